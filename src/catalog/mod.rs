@@ -1,0 +1,239 @@
+//! Tool catalogs: the [`Tool`] descriptor, the validated [`Catalog`], and the
+//! importers for every format toolsift reads (see [`import`]).
+//!
+//! A `Catalog` is always valid: at least one tool, every name non-empty after
+//! trimming, names unique, every `input_schema` a JSON object. Anything else is
+//! a [`CatalogError`] that says what was wrong and where (file, line, tool).
+
+mod error;
+mod import;
+mod lint;
+mod source;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+pub use error::CatalogError;
+pub use import::{Format, SourceKind, parse};
+pub use lint::{LARGE_TOOL_BYTES, Lint, lint};
+pub use source::{BUILTIN_CATALOGS, CatalogSource, load, load_all};
+
+/// One tool of a catalog, as the SDKs describe it (CONTRACT §1), plus the
+/// simulated handler result the explorer and the breaker simulator use.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tool {
+    pub name: String,
+    pub description: String,
+    /// Normally a JSON Schema with `"type":"object"`; always a JSON object.
+    pub input_schema: Value,
+    pub read_only: bool,
+    pub idempotent: bool,
+    pub always_load: bool,
+    /// `handler.result` of the native TOML format: what a simulated call returns.
+    pub handler_result: Option<Value>,
+    /// Where the tool was defined.
+    pub position: Position,
+}
+
+impl Tool {
+    /// A tool with the given name and description, an empty object schema,
+    /// all flags false, and no position.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Tool {
+            name: name.into(),
+            description: description.into(),
+            input_schema: serde_json::json!({"type": "object", "properties": {}}),
+            read_only: false,
+            idempotent: false,
+            always_load: false,
+            handler_result: None,
+            position: Position::default(),
+        }
+    }
+}
+
+/// Where a tool stands: its source (file path, `<stdin>`, `@demo`), its index in
+/// that source (0-based) and, when known, its line (1-based).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Position {
+    pub origin: Arc<str>,
+    pub index: usize,
+    pub line: Option<usize>,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.origin.is_empty() {
+            write!(f, "{}: ", self.origin)?;
+        }
+        write!(f, "tool #{}", self.index + 1)?;
+        if let Some(line) = self.line {
+            write!(f, " (line {line})")?;
+        }
+        Ok(())
+    }
+}
+
+/// A note made while importing that does not stop the import (an unknown field,
+/// a missing schema replaced by an empty one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportNote {
+    pub position: Position,
+    pub tool: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for ImportNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.position)?;
+        if let Some(name) = &self.tool {
+            write!(f, " {name:?}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// A validated catalog: non-empty, unique non-blank names, object schemas.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Catalog {
+    name: String,
+    tools: Vec<Tool>,
+    formats: Vec<Format>,
+    notes: Vec<ImportNote>,
+}
+
+impl Catalog {
+    /// Validates `tools` and builds a catalog named `name`.
+    pub fn new(name: impl Into<String>, tools: Vec<Tool>) -> Result<Self, CatalogError> {
+        Self::build(name.into(), tools, Vec::new(), Vec::new(), "")
+    }
+
+    pub(crate) fn build(
+        name: String,
+        tools: Vec<Tool>,
+        formats: Vec<Format>,
+        notes: Vec<ImportNote>,
+        origin: &str,
+    ) -> Result<Self, CatalogError> {
+        if tools.is_empty() {
+            return Err(CatalogError::Empty {
+                origin: origin.to_string(),
+            });
+        }
+        let mut seen: HashMap<&str, &Position> = HashMap::with_capacity(tools.len());
+        for tool in &tools {
+            if tool.name.trim().is_empty() {
+                return Err(CatalogError::EmptyName {
+                    position: tool.position.clone(),
+                });
+            }
+            if !tool.input_schema.is_object() {
+                return Err(CatalogError::Tool {
+                    position: tool.position.clone(),
+                    tool: Some(tool.name.clone()),
+                    message: format!(
+                        "field `input_schema` must be a JSON object, got {}",
+                        import::describe_value(&tool.input_schema)
+                    ),
+                });
+            }
+            if let Some(first) = seen.insert(tool.name.as_str(), &tool.position) {
+                return Err(CatalogError::DuplicateName {
+                    name: tool.name.clone(),
+                    first: first.clone(),
+                    second: tool.position.clone(),
+                });
+            }
+        }
+        Ok(Catalog {
+            name,
+            tools,
+            formats,
+            notes,
+        })
+    }
+
+    /// Merges several catalogs into one (the tools of each, in order). A name
+    /// defined in two of them is an error naming both places.
+    pub fn merge(catalogs: Vec<Catalog>) -> Result<Self, CatalogError> {
+        let name = catalogs
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>()
+            .join(" + ");
+        let mut tools = Vec::new();
+        let mut formats = Vec::new();
+        let mut notes = Vec::new();
+        for catalog in catalogs {
+            tools.extend(catalog.tools);
+            for format in catalog.formats {
+                if !formats.contains(&format) {
+                    formats.push(format);
+                }
+            }
+            notes.extend(catalog.notes);
+        }
+        Self::build(name, tools, formats, notes, "")
+    }
+
+    /// The catalog's display name (the `[catalog] name` of a TOML file, else
+    /// the file name).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Always false: a catalog has at least one tool.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.tools.iter().position(|t| t.name == name)
+    }
+
+    /// The formats the tools were read from, in order of first appearance.
+    pub fn formats(&self) -> &[Format] {
+        &self.formats
+    }
+
+    /// Notes made while importing (unknown fields, defaults filled in).
+    pub fn notes(&self) -> &[ImportNote] {
+        &self.notes
+    }
+
+    /// Names of the always-load tools, in catalog order.
+    pub fn always_load_names(&self) -> Vec<&str> {
+        self.tools
+            .iter()
+            .filter(|t| t.always_load)
+            .map(|t| t.name.as_str())
+            .collect()
+    }
+
+    /// The same catalog with `always_load` of tool `index` set to `value`.
+    pub fn with_always_load(&self, index: usize, value: bool) -> Catalog {
+        let mut copy = self.clone();
+        if let Some(tool) = copy.tools.get_mut(index) {
+            tool.always_load = value;
+        }
+        copy
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,352 @@
+//! The tools handle (CONTRACT §2): strategy `all` or `deferred`, the initial
+//! set, and the default search cap, with the SDK's checks in the SDK's order
+//! and with its exact messages.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::catalog::{Catalog, Tool};
+
+/// The SDK's default `initial_tool_count`.
+pub const DEFAULT_INITIAL_TOOL_COUNT: i64 = 8;
+
+/// `all` sends the whole catalog; `deferred` sends the always-load tools plus
+/// a few others and searches for the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    #[default]
+    All,
+    Deferred,
+}
+
+impl Strategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::All => "all",
+            Strategy::Deferred => "deferred",
+        }
+    }
+
+    pub fn toggled(self) -> Self {
+        match self {
+            Strategy::All => Strategy::Deferred,
+            Strategy::Deferred => Strategy::All,
+        }
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Strategy {
+    type Err = SelectError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "all" => Ok(Strategy::All),
+            "deferred" => Ok(Strategy::Deferred),
+            _ => Err(SelectError::Strategy),
+        }
+    }
+}
+
+/// The SDK's validation errors, with its exact messages (Python spelling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SelectError {
+    #[error("strategy must be all or deferred")]
+    Strategy,
+    #[error("initial_tool_count must be a non-negative integer")]
+    InitialToolCount,
+    #[error("max_loaded_tools must be a positive integer")]
+    MaxLoadedTools,
+    #[error("max_loaded_tools must be at least the always_load tool count")]
+    MaxLoadedBelowAlwaysLoad,
+    #[error("max_tools must be a positive integer")]
+    MaxTools,
+}
+
+/// The options of a handle before validation, as a user states them. Integers
+/// are signed so that a negative value reaches the SDK's check and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandleOptions {
+    pub strategy: Strategy,
+    pub initial_tool_count: i64,
+    pub max_loaded_tools: Option<i64>,
+}
+
+impl Default for HandleOptions {
+    fn default() -> Self {
+        HandleOptions {
+            strategy: Strategy::All,
+            initial_tool_count: DEFAULT_INITIAL_TOOL_COUNT,
+            max_loaded_tools: None,
+        }
+    }
+}
+
+/// A validated selection over a catalog: the SDK's `tools(...)` handle.
+#[derive(Debug, Clone)]
+pub struct ToolsHandle {
+    catalog: Arc<Catalog>,
+    strategy: Strategy,
+    initial_tool_count: u64,
+    max_loaded_tools: Option<u64>,
+    initial: Vec<usize>,
+}
+
+impl ToolsHandle {
+    /// Validates the options (strategy is already typed; then
+    /// `initial_tool_count`, `max_loaded_tools`, and for `deferred` the
+    /// always-load count against the cap) and computes the initial set.
+    pub fn new(catalog: Arc<Catalog>, options: &HandleOptions) -> Result<Self, SelectError> {
+        let initial_tool_count =
+            u64::try_from(options.initial_tool_count).map_err(|_| SelectError::InitialToolCount)?;
+        let max_loaded_tools = match options.max_loaded_tools {
+            None => None,
+            Some(m) if m >= 1 => Some(m as u64),
+            Some(_) => return Err(SelectError::MaxLoadedTools),
+        };
+        let initial = match options.strategy {
+            Strategy::All => (0..catalog.len()).collect(),
+            Strategy::Deferred => {
+                let always: Vec<usize> = (0..catalog.len())
+                    .filter(|&i| catalog.tools()[i].always_load)
+                    .collect();
+                let always_count = always.len() as u64;
+                if let Some(max) = max_loaded_tools
+                    && always_count > max
+                {
+                    return Err(SelectError::MaxLoadedBelowAlwaysLoad);
+                }
+                let lazy_limit = match max_loaded_tools {
+                    None => initial_tool_count,
+                    Some(max) => initial_tool_count.min(max - always_count),
+                };
+                let lazy = (0..catalog.len())
+                    .filter(|&i| !catalog.tools()[i].always_load)
+                    .take(usize::try_from(lazy_limit).unwrap_or(usize::MAX));
+                always.into_iter().chain(lazy).collect()
+            }
+        };
+        Ok(ToolsHandle {
+            catalog,
+            strategy: options.strategy,
+            initial_tool_count,
+            max_loaded_tools,
+            initial,
+        })
+    }
+
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
+    }
+
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    pub fn initial_tool_count(&self) -> u64 {
+        self.initial_tool_count
+    }
+
+    pub fn max_loaded_tools(&self) -> Option<u64> {
+        self.max_loaded_tools
+    }
+
+    /// Catalog indices of the initial set, in the SDK's order.
+    pub fn initial_indices(&self) -> &[usize] {
+        &self.initial
+    }
+
+    /// The initial set, in the SDK's order.
+    pub fn initial_tools(&self) -> impl Iterator<Item = &Tool> + '_ {
+        self.initial.iter().map(|&i| &self.catalog.tools()[i])
+    }
+
+    pub fn initial_names(&self) -> Vec<&str> {
+        self.initial_tools().map(|t| t.name.as_str()).collect()
+    }
+
+    pub fn is_initial(&self, index: usize) -> bool {
+        self.initial.contains(&index)
+    }
+
+    /// The cap a search sends: the per-call `max_tools` if given (it must be
+    /// positive), else `max_loaded_tools`, else none (the service default).
+    pub fn search_cap(&self, max_tools: Option<i64>) -> Result<Option<u64>, SelectError> {
+        match max_tools {
+            Some(m) if m >= 1 => Ok(Some(m as u64)),
+            Some(_) => Err(SelectError::MaxTools),
+            None => Ok(self.max_loaded_tools),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::{any, prop_assert, prop_assert_eq, proptest};
+
+    fn tool(name: &str, always: bool) -> Tool {
+        let mut t = Tool::new(name, name);
+        t.always_load = always;
+        t
+    }
+
+    fn catalog(tools: Vec<Tool>) -> Arc<Catalog> {
+        Arc::new(Catalog::new("t", tools).unwrap())
+    }
+
+    fn opts(strategy: Strategy, initial: i64, max: Option<i64>) -> HandleOptions {
+        HandleOptions {
+            strategy,
+            initial_tool_count: initial,
+            max_loaded_tools: max,
+        }
+    }
+
+    #[test]
+    fn sdk_deferred_counts_and_mandatory_tools() {
+        // SDK: [always, lazy1, lazy2], initial 8, max 2 -> [always, lazy1].
+        let c = catalog(vec![
+            tool("always", true),
+            tool("lazy1", false),
+            tool("lazy2", false),
+        ]);
+        let h = ToolsHandle::new(c.clone(), &opts(Strategy::Deferred, 8, Some(2))).unwrap();
+        assert_eq!(h.initial_names(), ["always", "lazy1"]);
+        assert_eq!("unknown".parse::<Strategy>(), Err(SelectError::Strategy));
+        assert_eq!(
+            ToolsHandle::new(c.clone(), &opts(Strategy::All, -1, None)).unwrap_err(),
+            SelectError::InitialToolCount
+        );
+        assert_eq!(h.search_cap(Some(0)), Err(SelectError::MaxTools));
+        let two = catalog(vec![tool("always", true), tool("always2", true)]);
+        assert_eq!(
+            ToolsHandle::new(two, &opts(Strategy::Deferred, 8, Some(1))).unwrap_err(),
+            SelectError::MaxLoadedBelowAlwaysLoad
+        );
+    }
+
+    #[test]
+    fn sdk_default_cap_and_override() {
+        let c = catalog(vec![tool("safe", false)]);
+        let h = ToolsHandle::new(c.clone(), &opts(Strategy::Deferred, 8, Some(2))).unwrap();
+        assert_eq!(h.search_cap(None), Ok(Some(2)));
+        assert_eq!(h.search_cap(Some(1)), Ok(Some(1)));
+        assert_eq!(
+            ToolsHandle::new(c.clone(), &opts(Strategy::All, 8, Some(0))).unwrap_err(),
+            SelectError::MaxLoadedTools
+        );
+        let uncapped = ToolsHandle::new(c, &HandleOptions::default()).unwrap();
+        assert_eq!(uncapped.search_cap(None), Ok(None));
+    }
+
+    #[test]
+    fn messages_are_the_sdks() {
+        assert_eq!(
+            SelectError::Strategy.to_string(),
+            "strategy must be all or deferred"
+        );
+        assert_eq!(
+            SelectError::InitialToolCount.to_string(),
+            "initial_tool_count must be a non-negative integer"
+        );
+        assert_eq!(
+            SelectError::MaxLoadedTools.to_string(),
+            "max_loaded_tools must be a positive integer"
+        );
+        assert_eq!(
+            SelectError::MaxLoadedBelowAlwaysLoad.to_string(),
+            "max_loaded_tools must be at least the always_load tool count"
+        );
+        assert_eq!(
+            SelectError::MaxTools.to_string(),
+            "max_tools must be a positive integer"
+        );
+    }
+
+    #[test]
+    fn always_load_comes_first() {
+        // CONTRACT: [lazy1, always] gives [always, lazy1].
+        let c = catalog(vec![tool("lazy1", false), tool("always", true)]);
+        let h = ToolsHandle::new(c, &opts(Strategy::Deferred, 8, None)).unwrap();
+        assert_eq!(h.initial_names(), ["always", "lazy1"]);
+        assert_eq!(h.initial_indices(), [1, 0]);
+        assert!(h.is_initial(0) && h.is_initial(1));
+    }
+
+    #[test]
+    fn strategy_all_is_whole_catalog_uncapped() {
+        let c = catalog((0..20).map(|i| tool(&format!("t{i}"), i == 7)).collect());
+        let h = ToolsHandle::new(c, &opts(Strategy::All, 2, Some(3))).unwrap();
+        assert_eq!(h.initial_indices().len(), 20);
+        assert_eq!(h.initial_indices(), (0..20).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn checks_run_in_sdk_order() {
+        // Both initial_tool_count and max_loaded_tools are bad: the first check wins.
+        let c = catalog(vec![tool("a", true), tool("b", true)]);
+        assert_eq!(
+            ToolsHandle::new(c.clone(), &opts(Strategy::Deferred, -1, Some(0))).unwrap_err(),
+            SelectError::InitialToolCount
+        );
+        // max 0 is reported as not positive before the always-load comparison.
+        assert_eq!(
+            ToolsHandle::new(c.clone(), &opts(Strategy::Deferred, 0, Some(0))).unwrap_err(),
+            SelectError::MaxLoadedTools
+        );
+        // Strategy all never compares the cap with the always-load count.
+        assert!(ToolsHandle::new(c, &opts(Strategy::All, 0, Some(1))).is_ok());
+    }
+
+    #[test]
+    fn initial_zero_keeps_only_always_load() {
+        let c = catalog(vec![tool("a", false), tool("b", true), tool("c", false)]);
+        let h = ToolsHandle::new(c, &opts(Strategy::Deferred, 0, None)).unwrap();
+        assert_eq!(h.initial_names(), ["b"]);
+    }
+
+    proptest! {
+        #[test]
+        fn deferred_invariants(
+            flags in proptest::collection::vec(any::<bool>(), 1..60),
+            initial in 0i64..20,
+            max in proptest::option::of(1i64..30),
+        ) {
+            let c = catalog(flags.iter().enumerate().map(|(i, &a)| tool(&format!("t{i}"), a)).collect());
+            let always: Vec<usize> = flags.iter().enumerate().filter(|(_, a)| **a).map(|(i, _)| i).collect();
+            match ToolsHandle::new(c.clone(), &opts(Strategy::Deferred, initial, max)) {
+                Err(e) => {
+                    prop_assert_eq!(e, SelectError::MaxLoadedBelowAlwaysLoad);
+                    prop_assert!(always.len() as i64 > max.unwrap());
+                }
+                Ok(h) => {
+                    let set = h.initial_indices();
+                    // Every always-load tool is there, first, in catalog order.
+                    prop_assert_eq!(&set[..always.len()], &always[..]);
+                    // The rest are the first non-always tools in catalog order.
+                    let lazy: Vec<usize> = (0..flags.len()).filter(|&i| !flags[i]).collect();
+                    let rest = &set[always.len()..];
+                    prop_assert_eq!(rest, &lazy[..rest.len()]);
+                    // Never over the cap, never over always + initial.
+                    if let Some(m) = max { prop_assert!(set.len() as i64 <= m); }
+                    prop_assert!(rest.len() as i64 <= initial);
+                    // As many as allowed.
+                    let allowed = match max { Some(m) => initial.min(m - always.len() as i64), None => initial };
+                    prop_assert_eq!(rest.len(), (allowed as usize).min(lazy.len()));
+                    // No duplicates.
+                    let mut sorted = set.to_vec(); sorted.sort(); sorted.dedup();
+                    prop_assert_eq!(sorted.len(), set.len());
+                }
+            }
+        }
+    }
+}
