@@ -3,9 +3,10 @@
 //!
 //! The pure core: [`catalog`] (descriptors and importers), [`select`] (the
 //! tools handle), [`breaker`] (the retry-loop breaker), [`tokens`] (schema
-//! token costs and savings).
+//! token costs and savings). [`check`] builds the `toolsift check` report.
 
 pub mod breaker;
 pub mod catalog;
+pub mod check;
 pub mod select;
 pub mod tokens;

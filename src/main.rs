@@ -1,1 +1,155 @@
-fn main() {}
+//! The `toolsift` command line.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+
+use toolsift::catalog::{self, Catalog, CatalogSource};
+use toolsift::check::CheckReport;
+use toolsift::select::{HandleOptions, SelectError, Strategy};
+use toolsift::tokens::{TokenBasis, TokenCounter};
+
+#[derive(Parser)]
+#[command(
+    name = "toolsift",
+    version,
+    about = "See what a tool catalog costs, how deferred loading and search treat it, and why a tool was or was not found",
+    after_help = "CATALOG is a file (TOML, Caveman/TypeScript/MCP/OpenAI/Anthropic JSON), `-` for standard input, or a built-in catalog: @demo (the default), @github-mcp."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Report a catalog's tools, flags, token costs, initial set and lints.
+    Check(CheckArgs),
+}
+
+/// The tools-handle options, taken as text so that a bad value gets the SDK's
+/// own message (`initial_tool_count must be a non-negative integer`, ...).
+#[derive(Args)]
+struct HandleArgs {
+    /// all | deferred
+    #[arg(long, value_name = "STRATEGY", default_value = "all")]
+    strategy: String,
+    /// Non-mandatory tools in the deferred initial set.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "8",
+        allow_hyphen_values = true
+    )]
+    initial_tool_count: String,
+    /// Cap for the deferred initial set and default search cap.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    max_loaded_tools: Option<String>,
+    /// o200k_base | cl100k_base | estimated_bytes_div_4
+    #[arg(long, value_name = "BASIS", default_value = "o200k_base")]
+    token_basis: String,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// Catalog: a path, `-` (stdin) or @demo.
+    #[arg(value_name = "CATALOG", default_value = "@demo")]
+    catalog: String,
+    #[command(flatten)]
+    handle: HandleArgs,
+    /// One JSON object on stdout instead of the text report.
+    #[arg(long)]
+    json: bool,
+}
+
+/// An error for the user: printed on stderr, exit code 2.
+struct UsageError(String);
+
+impl<E: std::fmt::Display> From<E> for UsageError {
+    fn from(e: E) -> Self {
+        UsageError(e.to_string())
+    }
+}
+
+impl HandleArgs {
+    /// The SDK's checks in the SDK's order: strategy, initial_tool_count,
+    /// max_loaded_tools. (The always-load check needs the catalog.)
+    fn options(&self) -> Result<(HandleOptions, TokenBasis), UsageError> {
+        let strategy: Strategy = self.strategy.parse()?;
+        let initial_tool_count = parse_int(&self.initial_tool_count)
+            .filter(|n| *n >= 0)
+            .ok_or(SelectError::InitialToolCount)?;
+        let max_loaded_tools = match &self.max_loaded_tools {
+            None => None,
+            Some(text) => Some(
+                parse_int(text)
+                    .filter(|n| *n >= 1)
+                    .ok_or(SelectError::MaxLoadedTools)?,
+            ),
+        };
+        let basis: TokenBasis = self.token_basis.parse()?;
+        Ok((
+            HandleOptions {
+                strategy,
+                initial_tool_count,
+                max_loaded_tools,
+            },
+            basis,
+        ))
+    }
+}
+
+/// A whole number as the SDK's `isinstance(x, int)` would see it; anything
+/// else (text, fractions, out of range) is `None`.
+fn parse_int(text: &str) -> Option<i64> {
+    text.trim().parse::<i64>().ok()
+}
+
+fn load_catalog(arg: &str) -> Result<Arc<Catalog>, UsageError> {
+    Ok(Arc::new(catalog::load(&CatalogSource::parse(arg))?))
+}
+
+fn run_check(args: &CheckArgs) -> Result<(), UsageError> {
+    let (options, basis) = args.handle.options()?;
+    let catalog = load_catalog(&args.catalog)?;
+    let report = CheckReport::new(catalog, &options, basis, &TokenCounter::new())?;
+    let text = if args.json {
+        let mut json = serde_json::to_string_pretty(&report)?;
+        json.push('\n');
+        json
+    } else {
+        report.render_text()
+    };
+    write_stdout(&text)
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error worth a message.
+fn write_stdout(text: &str) -> Result<(), UsageError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+fn main() -> ExitCode {
+    let _ = color_eyre::install();
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Some(Command::Check(args)) => run_check(args),
+        None => {
+            use clap::CommandFactory;
+            let _ = Cli::command().print_help();
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(UsageError(message)) => {
+            eprintln!("toolsift: error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

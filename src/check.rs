@@ -1,0 +1,269 @@
+//! The `toolsift check` report: what a catalog costs and what a deferred
+//! handle would send first.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::catalog::{self, Catalog};
+use crate::select::{HandleOptions, SelectError, ToolsHandle};
+use crate::tokens::{Savings, TokenBasis, TokenCounter};
+
+/// One row of the per-tool table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolCost {
+    pub name: String,
+    pub read_only: bool,
+    pub idempotent: bool,
+    pub always_load: bool,
+    pub initial: bool,
+    pub tokens: u64,
+}
+
+/// Everything `check` reports. Serialised as the `--json` output.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckReport {
+    pub catalog: String,
+    pub formats: Vec<String>,
+    /// Number of tools in the catalog.
+    pub tools: usize,
+    pub always_load: Vec<String>,
+    pub strategy: String,
+    pub initial_tool_count: u64,
+    pub max_loaded_tools: Option<u64>,
+    /// The initial set, in the SDK's order.
+    pub initial: Vec<String>,
+    pub full_schema_tokens: u64,
+    pub initial_schema_tokens: u64,
+    /// Tokens the initial set saves against sending the full catalog.
+    pub initial_saved_tokens: u64,
+    pub initial_reduction_pct: f64,
+    pub token_basis: TokenBasis,
+    /// Import notes and lints, as sentences.
+    pub warnings: Vec<String>,
+    pub tool_costs: Vec<ToolCost>,
+}
+
+impl CheckReport {
+    /// Validates the options against the catalog and counts every tool.
+    pub fn new(
+        catalog: Arc<Catalog>,
+        options: &HandleOptions,
+        basis: TokenBasis,
+        counter: &TokenCounter,
+    ) -> Result<Self, SelectError> {
+        let handle = ToolsHandle::new(catalog.clone(), options)?;
+        let costs = counter.tools_tokens(catalog.tools(), basis);
+        let full: u64 = costs.iter().sum();
+        let initial_tokens: u64 = handle.initial_indices().iter().map(|&i| costs[i]).sum();
+        let savings = Savings::new(full, initial_tokens);
+        let warnings = catalog
+            .notes()
+            .iter()
+            .map(ToString::to_string)
+            .chain(catalog::lint(&catalog).iter().map(ToString::to_string))
+            .collect();
+        let tool_costs = catalog
+            .tools()
+            .iter()
+            .zip(&costs)
+            .enumerate()
+            .map(|(i, (t, &tokens))| ToolCost {
+                name: t.name.clone(),
+                read_only: t.read_only,
+                idempotent: t.idempotent,
+                always_load: t.always_load,
+                initial: handle.is_initial(i),
+                tokens,
+            })
+            .collect();
+        Ok(CheckReport {
+            catalog: catalog.name().to_string(),
+            formats: catalog.formats().iter().map(|f| f.label().into()).collect(),
+            tools: catalog.len(),
+            always_load: catalog
+                .always_load_names()
+                .into_iter()
+                .map(String::from)
+                .collect(),
+            strategy: handle.strategy().to_string(),
+            initial_tool_count: handle.initial_tool_count(),
+            max_loaded_tools: handle.max_loaded_tools(),
+            initial: handle
+                .initial_names()
+                .into_iter()
+                .map(String::from)
+                .collect(),
+            full_schema_tokens: full,
+            initial_schema_tokens: initial_tokens,
+            initial_saved_tokens: savings.saved_tokens,
+            initial_reduction_pct: savings.reduction_pct,
+            token_basis: basis,
+            warnings,
+            tool_costs,
+        })
+    }
+
+    /// The human-readable report.
+    pub fn render_text(&self) -> String {
+        let mut out = String::new();
+        let always = self.always_load.len();
+        let _ = writeln!(
+            out,
+            "catalog   {} ({}): {} tools, {} always-load",
+            self.catalog,
+            self.formats.join(", "),
+            self.tools,
+            always
+        );
+        let _ = writeln!(
+            out,
+            "handle    strategy {}, initial_tool_count {}, max_loaded_tools {}, token basis {}",
+            self.strategy,
+            self.initial_tool_count,
+            self.max_loaded_tools
+                .map_or_else(|| "none".to_string(), |m| m.to_string()),
+            self.token_basis
+        );
+        let _ = writeln!(
+            out,
+            "tokens    full catalog {}, initial set {} ({} tools): saves {} ({:.1} %)",
+            thousands(self.full_schema_tokens),
+            thousands(self.initial_schema_tokens),
+            self.initial.len(),
+            thousands(self.initial_saved_tokens),
+            self.initial_reduction_pct
+        );
+        let _ = writeln!(
+            out,
+            "always    {}",
+            if self.always_load.is_empty() {
+                "(none)".to_string()
+            } else {
+                self.always_load.join(", ")
+            }
+        );
+        let _ = writeln!(out, "initial   {}", self.initial.join(", "));
+        out.push('\n');
+        let width = self
+            .tool_costs
+            .iter()
+            .map(|t| t.name.chars().count())
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        let _ = writeln!(
+            out,
+            "{:>4}  {:<width$}  {:<8}  {:>7}  initial",
+            "#", "name", "flags", "tokens"
+        );
+        for (i, t) in self.tool_costs.iter().enumerate() {
+            let flags = format!(
+                "{} {} {}",
+                if t.always_load { "AL" } else { "--" },
+                if t.read_only { "RO" } else { "--" },
+                if t.idempotent { "ID" } else { "--" },
+            );
+            let row = format!(
+                "{:>4}  {:<width$}  {:<8}  {:>7}  {}",
+                i + 1,
+                t.name,
+                flags,
+                thousands(t.tokens),
+                if t.initial { "yes" } else { "" }
+            );
+            let _ = writeln!(out, "{}", row.trim_end());
+        }
+        let _ = writeln!(
+            out,
+            "\nflags: AL always-load, RO read-only, ID idempotent; tokens: {} of the provider definition",
+            self.token_basis
+        );
+        if self.warnings.is_empty() {
+            out.push_str("\nno warnings\n");
+        } else {
+            let _ = writeln!(out, "\nwarnings ({})", self.warnings.len());
+            for w in &self.warnings {
+                let _ = writeln!(out, "  - {w}");
+            }
+        }
+        out
+    }
+}
+
+/// `8420` as `8,420`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Tool;
+    use crate::select::Strategy;
+
+    #[test]
+    fn thousands_groups() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(8420), "8,420");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn report_sums_match_rows() {
+        let mut tools: Vec<Tool> = (0..12)
+            .map(|i| Tool::new(format!("tool_{i}"), "x".repeat(i * 10)))
+            .collect();
+        tools[5].always_load = true;
+        let catalog = Arc::new(Catalog::new("t", tools).unwrap());
+        let options = HandleOptions {
+            strategy: Strategy::Deferred,
+            initial_tool_count: 3,
+            max_loaded_tools: None,
+        };
+        let r = CheckReport::new(
+            catalog,
+            &options,
+            TokenBasis::EstimatedBytesDiv4,
+            &TokenCounter::new(),
+        )
+        .unwrap();
+        assert_eq!(r.initial, ["tool_5", "tool_0", "tool_1", "tool_2"]);
+        assert_eq!(
+            r.full_schema_tokens,
+            r.tool_costs.iter().map(|t| t.tokens).sum::<u64>()
+        );
+        assert_eq!(
+            r.initial_schema_tokens,
+            r.tool_costs
+                .iter()
+                .filter(|t| t.initial)
+                .map(|t| t.tokens)
+                .sum::<u64>()
+        );
+        assert_eq!(
+            r.initial_saved_tokens,
+            r.full_schema_tokens - r.initial_schema_tokens
+        );
+        let text = r.render_text();
+        assert!(text.contains("12 tools, 1 always-load"), "{text}");
+        assert!(text.contains("tool_5"));
+        // The empty description of tool_0 is linted.
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w.contains("tool_0") && w.contains("empty description"))
+        );
+    }
+}
