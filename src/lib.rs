@@ -8,5 +8,7 @@
 pub mod breaker;
 pub mod catalog;
 pub mod check;
+pub mod engine;
+pub mod eval;
 pub mod select;
 pub mod tokens;

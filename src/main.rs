@@ -27,6 +27,27 @@ struct Cli {
 enum Command {
     /// Report a catalog's tools, flags, token costs, initial set and lints.
     Check(CheckArgs),
+    /// Measure search quality on requests with known answers (bfcl-dev JSONL).
+    Eval(EvalArgs),
+}
+
+#[derive(Args)]
+struct EvalArgs {
+    /// Catalog: a path, `-` (stdin) or @demo.
+    #[arg(value_name = "CATALOG")]
+    catalog: String,
+    /// JSON lines: {"query", "expected": [names], "equivalents"?, "id"?, "category"?}
+    #[arg(value_name = "QUERIES.jsonl")]
+    queries: std::path::PathBuf,
+    /// List the requests whose expected tool is not in the top K.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    k: usize,
+    /// More tools added to the catalog (repeatable).
+    #[arg(long, value_name = "FILE")]
+    extra_catalog: Vec<String>,
+    /// One JSON object on stdout instead of the text report.
+    #[arg(long)]
+    json: bool,
 }
 
 /// The tools-handle options, taken as text so that a bad value gets the SDK's
@@ -111,6 +132,25 @@ fn load_catalog(arg: &str) -> Result<Arc<Catalog>, UsageError> {
     Ok(Arc::new(catalog::load(&CatalogSource::parse(arg))?))
 }
 
+fn run_eval(args: &EvalArgs) -> Result<(), UsageError> {
+    if args.k == 0 {
+        return Err(UsageError("--k must be a positive integer".into()));
+    }
+    let mut sources = vec![CatalogSource::parse(&args.catalog)];
+    sources.extend(args.extra_catalog.iter().map(|c| CatalogSource::parse(c)));
+    let catalog = catalog::load_all(&sources)?;
+    let queries = toolsift::eval::load_queries(&args.queries)?;
+    let report = toolsift::eval::evaluate(&catalog, &queries, args.k)?;
+    let text = if args.json {
+        let mut json = serde_json::to_string_pretty(&report)?;
+        json.push('\n');
+        json
+    } else {
+        report.render_text()
+    };
+    write_stdout(&text)
+}
+
 fn run_check(args: &CheckArgs) -> Result<(), UsageError> {
     let (options, basis) = args.handle.options()?;
     let catalog = load_catalog(&args.catalog)?;
@@ -139,6 +179,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Some(Command::Check(args)) => run_check(args),
+        Some(Command::Eval(args)) => run_eval(args),
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();

@@ -1,0 +1,226 @@
+//! Text analysis made for tool catalogs.
+//!
+//! - Words are maximal runs of Unicode letters and digits; identifiers are
+//!   split further at case changes (`getUserProfile` -> get user profile,
+//!   `HTTPServer` -> http server), so snake_case, camelCase, PascalCase,
+//!   kebab-case, dotted and `mcp__server__tool` names all give their words.
+//! - CJK ideographs and kana are one word each (no spaces to split on).
+//! - Case is folded (Unicode lower case); numbers are kept as words.
+//! - English stop words are dropped (Lucene's 33-word list); queries also drop
+//!   request filler ("please", "could", "want", ...).
+//! - Words are stemmed with the Snowball English (Porter2) stemmer.
+
+use std::borrow::Cow;
+
+/// Lucene's English stop words.
+pub const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
+    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
+    "they", "this", "to", "was", "will", "with",
+];
+
+/// Words of a request that say nothing about which tool it needs.
+pub const QUERY_FILLER: &[&str] = &[
+    "please", "pls", "kindly", "help", "want", "wants", "wanted", "need", "needs", "like", "me",
+    "my", "i", "i'm", "im", "you", "your", "we", "our", "us", "could", "would", "can", "should",
+    "shall", "may", "might", "do", "does", "did", "also", "just", "hey", "hi", "hello", "thanks",
+    "thank", "tell", "let", "know", "so", "some", "what", "which", "who", "whom", "how", "when",
+    "where", "why",
+];
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF      // hiragana, katakana
+        | 0x3400..=0x4DBF    // CJK extension A
+        | 0x4E00..=0x9FFF    // CJK unified ideographs
+        | 0xF900..=0xFAFF    // compatibility ideographs
+        | 0xAC00..=0xD7AF    // hangul syllables
+        | 0x20000..=0x2FFFF) // extensions B and later
+}
+
+/// Calls `f` with each word of `text`, already lower-cased, in order.
+///
+/// `buf` is scratch space reused between calls, so analysing a large catalog
+/// does not allocate per word.
+pub fn for_each_word(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+    let mut chars = text.char_indices().peekable();
+    while let Some((start, c)) = chars.next() {
+        if is_cjk(c) {
+            buf.clear();
+            buf.push(c);
+            f(buf);
+            continue;
+        }
+        if !c.is_alphanumeric() {
+            continue;
+        }
+        // A maximal run of letters and digits (not CJK).
+        let mut end = start + c.len_utf8();
+        while let Some(&(i, d)) = chars.peek() {
+            if d.is_alphanumeric() && !is_cjk(d) {
+                end = i + d.len_utf8();
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        split_identifier(&text[start..end], buf, &mut f);
+    }
+}
+
+/// Splits one run of letters and digits at case changes and lower-cases it.
+fn split_identifier(run: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
+    let bytes_ascii = run.is_ascii();
+    let has_upper = if bytes_ascii {
+        run.bytes().any(|b| b.is_ascii_uppercase())
+    } else {
+        run.chars().any(char::is_uppercase)
+    };
+    if !has_upper {
+        f(run);
+        return;
+    }
+    let chars: Vec<(usize, char)> = run.char_indices().collect();
+    let mut piece_start = 0;
+    for k in 1..chars.len() {
+        let prev = chars[k - 1].1;
+        let cur = chars[k].1;
+        let next = chars.get(k + 1).map(|x| x.1);
+        // aB -> a|B ; 9B -> 9|B ; ABc -> A|Bc
+        let boundary = cur.is_uppercase()
+            && (prev.is_lowercase()
+                || prev.is_numeric()
+                || (prev.is_uppercase() && next.is_some_and(char::is_lowercase)));
+        if boundary {
+            emit_lower(&run[piece_start..chars[k].0], buf, f);
+            piece_start = chars[k].0;
+        }
+    }
+    emit_lower(&run[piece_start..], buf, f);
+}
+
+fn emit_lower(piece: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
+    buf.clear();
+    if piece.is_ascii() {
+        buf.push_str(piece);
+        buf.make_ascii_lowercase();
+    } else {
+        buf.extend(piece.chars().flat_map(char::to_lowercase));
+    }
+    f(buf);
+}
+
+/// The words of a tool name, lower-cased, not stemmed: the name's identity.
+pub fn name_words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut buf = String::new();
+    for_each_word(name, &mut buf, |w| words.push(w.to_string()));
+    words
+}
+
+/// The key a tool name is recognised by in a query: its words joined by `_`,
+/// so `github.create_issue`, `github_create_issue` and `GithubCreateIssue`
+/// are the same name.
+pub fn name_key(name: &str) -> String {
+    name_words(name).join("_")
+}
+
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.binary_search(&word).is_ok()
+}
+
+pub fn is_query_filler(word: &str) -> bool {
+    QUERY_FILLER.contains(&word)
+}
+
+/// The Snowball English stemmer.
+pub struct Stemmer(rust_stemmers::Stemmer);
+
+impl Default for Stemmer {
+    fn default() -> Self {
+        Stemmer(rust_stemmers::Stemmer::create(
+            rust_stemmers::Algorithm::English,
+        ))
+    }
+}
+
+impl Stemmer {
+    pub fn stem<'a>(&self, word: &'a str) -> Cow<'a, str> {
+        // Numbers and CJK pass through unchanged.
+        if word
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || is_cjk(c))
+        {
+            return Cow::Borrowed(word);
+        }
+        self.0.stem(word)
+    }
+}
+
+impl std::fmt::Debug for Stemmer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stemmer(english)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut buf = String::new();
+        for_each_word(text, &mut buf, |w| out.push(w.to_string()));
+        out
+    }
+
+    #[test]
+    fn splits_every_naming_style() {
+        assert_eq!(words("get_user_profile"), ["get", "user", "profile"]);
+        assert_eq!(words("getUserProfile"), ["get", "user", "profile"]);
+        assert_eq!(words("GetUserProfile"), ["get", "user", "profile"]);
+        assert_eq!(words("get-user-profile"), ["get", "user", "profile"]);
+        assert_eq!(words("github.create_issue"), ["github", "create", "issue"]);
+        assert_eq!(
+            words("mcp__github__create_issue"),
+            ["mcp", "github", "create", "issue"]
+        );
+        assert_eq!(words("HTTPServerError"), ["http", "server", "error"]);
+        assert_eq!(words("parseJSON2XML"), ["parse", "json2", "xml"]);
+        assert_eq!(words("canvas_create_edge"), ["canvas", "create", "edge"]);
+    }
+
+    #[test]
+    fn folds_unicode_and_keeps_numbers() {
+        assert_eq!(words("Größe ÄNDERN 42 v2"), ["größe", "ändern", "42", "v2"]);
+        assert_eq!(words("Ünïcode"), ["ünïcode"]);
+        assert_eq!(words("天气 预报"), ["天", "气", "预", "报"]);
+        assert_eq!(words("  --  "), Vec::<String>::new());
+    }
+
+    #[test]
+    fn name_keys_unify_separators() {
+        assert_eq!(name_key("github.create_issue"), "github_create_issue");
+        assert_eq!(name_key("githubCreateIssue"), "github_create_issue");
+        assert_eq!(name_key("ask_codex"), "ask_codex");
+    }
+
+    #[test]
+    fn stop_words_sorted_for_binary_search() {
+        let mut sorted = STOP_WORDS.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, STOP_WORDS);
+        assert!(is_stop_word("the") && !is_stop_word("status"));
+        assert!(is_query_filler("please") && !is_query_filler("weather"));
+    }
+
+    #[test]
+    fn snowball_english() {
+        let s = Stemmer::default();
+        assert_eq!(s.stem("running"), "run");
+        assert_eq!(s.stem("issues"), "issu");
+        assert_eq!(s.stem("issue"), "issu");
+        assert_eq!(s.stem("2024"), "2024");
+    }
+}

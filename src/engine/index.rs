@@ -1,0 +1,919 @@
+//! A BM25F index over a catalog's tools.
+//!
+//! Each tool is a document with weighted fields: its name's words, its
+//! description, its parameter names, its parameter descriptions with enum
+//! values (every nesting level of the schema), and word bigrams of the name and
+//! of the description. Query terms are counted once each, so a term's score in
+//! a document never changes after the index is built: it is stored in the
+//! posting list as an impact, and a query only sums impacts.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::analyzer::{QUERY_FILLER, Stemmer, for_each_word, is_stop_word, name_key};
+use crate::catalog::Tool;
+
+/// The fields of a tool document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Field {
+    Name,
+    Description,
+    ParamName,
+    ParamDescription,
+    NameBigram,
+    DescriptionBigram,
+}
+
+impl Field {
+    pub const ALL: [Field; 6] = [
+        Field::Name,
+        Field::Description,
+        Field::ParamName,
+        Field::ParamDescription,
+        Field::NameBigram,
+        Field::DescriptionBigram,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::Name => "name",
+            Field::Description => "description",
+            Field::ParamName => "parameter name",
+            Field::ParamDescription => "parameter description",
+            Field::NameBigram => "name phrase",
+            Field::DescriptionBigram => "description phrase",
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// Weight and length normalisation of one field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FieldParams {
+    pub weight: f32,
+    pub b: f32,
+}
+
+/// Ranking parameters. The defaults were tuned on the BFCL dev set (see
+/// BENCHMARKS.md for the figures and the reasoning).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    pub k1: f32,
+    /// Indexed by `Field as usize`.
+    pub fields: [FieldParams; 6],
+    /// Lucene's idf raised to this power (< 1 flattens rare-term dominance).
+    pub idf_power: f32,
+    /// A query of at least this many sentences is also scored sentence by
+    /// sentence, so each request in a message pulls its own tool up.
+    pub min_sentences: usize,
+    /// Weight of the best sentence score in that blend.
+    pub sentence_weight: f32,
+    /// Weight of `context` terms that are not in the query itself.
+    pub context_weight: f32,
+    /// Words dropped from queries (not from tools): request filler.
+    pub query_filler: &'static [&'static str],
+    /// Recognise exact tool names in the query and rank those tools first.
+    pub exact_names: bool,
+    /// Weight of query words that are only digits.
+    pub number_weight: f32,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        let f = |weight, b| FieldParams { weight, b };
+        Params {
+            k1: 1.2,
+            fields: [
+                f(8.0, 0.75),  // name words
+                f(1.0, 0.5),   // description
+                f(2.0, 0.75),  // parameter names
+                f(1.0, 0.75),  // parameter descriptions + enum values
+                f(1.0, 0.75),  // name bigrams
+                f(0.25, 0.75), // description bigrams
+            ],
+            idf_power: 0.5,
+            min_sentences: 4,
+            sentence_weight: 0.8,
+            context_weight: 0.5,
+            query_filler: QUERY_FILLER,
+            exact_names: true,
+            number_weight: 0.5,
+        }
+    }
+}
+
+/// One ranked tool.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Hit {
+    /// Index of the tool in the catalog.
+    pub doc: usize,
+    pub score: f32,
+    /// The query named this tool exactly.
+    pub exact: bool,
+}
+
+/// Why a tool matched: each query term that hit it, the fields it hit, and
+/// what it added to the score.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TermMatch {
+    /// The query word (or two words, for a phrase).
+    pub term: String,
+    pub fields: Vec<Field>,
+    pub score: f32,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Explanation {
+    pub exact_name: bool,
+    pub matches: Vec<TermMatch>,
+}
+
+/// A query term: its id, weight, and the words it came from (for explain).
+#[derive(Debug, Clone)]
+struct QueryTerm {
+    term: u32,
+    weight: f32,
+    text: String,
+}
+
+#[derive(Debug, Default)]
+struct AnalyzedQuery {
+    terms: Vec<QueryTerm>,
+    /// Term indices (into `terms`) per sentence, when the query is long enough
+    /// to be scored sentence by sentence.
+    sentences: Vec<Vec<usize>>,
+    exact: Vec<usize>,
+}
+
+/// The index. Immutable once built; searches share it across threads.
+pub struct Index {
+    params: Params,
+    n_docs: usize,
+    /// Lower-cased word -> unigram term (stop words absent).
+    words: HashMap<Box<str>, u32>,
+    /// Stem -> unigram term, for query words not seen verbatim.
+    stems: HashMap<Box<str>, u32>,
+    bigrams: HashMap<(u32, u32), u32>,
+    offsets: Vec<u32>,
+    post_docs: Vec<u32>,
+    post_impacts: Vec<f32>,
+    post_fields: Vec<u8>,
+    /// Name key -> tools, and how many words the name has.
+    names: HashMap<Box<str>, (Vec<u32>, usize)>,
+}
+
+impl fmt::Debug for Index {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Index")
+            .field("docs", &self.n_docs)
+            .field("terms", &(self.offsets.len().saturating_sub(1)))
+            .field("postings", &self.post_docs.len())
+            .finish()
+    }
+}
+
+/// Builds term ids while analysing the catalog.
+struct Vocab {
+    stemmer: Stemmer,
+    /// Word -> term, or `None` for a stop word.
+    words: HashMap<Box<str>, Option<u32>>,
+    stems: HashMap<Box<str>, u32>,
+    bigrams: HashMap<(u32, u32), u32>,
+    next: u32,
+    buf: String,
+}
+
+impl Vocab {
+    fn new() -> Self {
+        Vocab {
+            stemmer: Stemmer::default(),
+            words: HashMap::new(),
+            stems: HashMap::new(),
+            bigrams: HashMap::new(),
+            next: 0,
+            buf: String::new(),
+        }
+    }
+
+    fn term_of_word(&mut self, word: &str) -> Option<u32> {
+        if let Some(t) = self.words.get(word) {
+            return *t;
+        }
+        let term = if is_stop_word(word) {
+            None
+        } else {
+            let stem = self.stemmer.stem(word);
+            let next = &mut self.next;
+            let id = *self
+                .stems
+                .entry(Box::from(stem.as_ref()))
+                .or_insert_with(|| {
+                    *next += 1;
+                    *next - 1
+                });
+            Some(id)
+        };
+        self.words.insert(Box::from(word), term);
+        term
+    }
+
+    fn analyze(&mut self, text: &str, out: &mut Vec<u32>) {
+        self.analyze_filtered(text, out, false);
+    }
+
+    /// With `skip_numbers`, words that are only digits are left out (a name's
+    /// `_2` or `v_3` part says nothing about what the tool does).
+    fn analyze_filtered(&mut self, text: &str, out: &mut Vec<u32>, skip_numbers: bool) {
+        let mut buf = std::mem::take(&mut self.buf);
+        for_each_word(text, &mut buf, |w| {
+            if skip_numbers && w.bytes().all(|b| b.is_ascii_digit()) {
+                return;
+            }
+            if let Some(t) = self.term_of_word(w) {
+                out.push(t);
+            }
+        });
+        self.buf = buf;
+    }
+
+    fn bigram(&mut self, a: u32, b: u32) -> u32 {
+        let next = &mut self.next;
+        *self.bigrams.entry((a, b)).or_insert_with(|| {
+            *next += 1;
+            *next - 1
+        })
+    }
+}
+
+/// Walks a JSON schema: parameter names at every level into `names`,
+/// descriptions, titles and enum values into `texts`.
+fn walk_schema(schema: &Value, depth: usize, names: &mut String, texts: &mut String) {
+    const MAX_DEPTH: usize = 32;
+    let Value::Object(map) = schema else { return };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for key in ["description", "title"] {
+        if depth > 0
+            && let Some(Value::String(s)) = map.get(key)
+        {
+            texts.push_str(s);
+            texts.push('\n');
+        }
+    }
+    if let Some(Value::Array(values)) = map.get("enum") {
+        for v in values {
+            match v {
+                Value::String(s) => texts.push_str(s),
+                Value::Number(n) => texts.push_str(&n.to_string()),
+                _ => continue,
+            }
+            texts.push('\n');
+        }
+    }
+    if let Some(Value::Object(props)) = map.get("properties") {
+        for (name, prop) in props {
+            names.push_str(name);
+            names.push('\n');
+            walk_schema(prop, depth + 1, names, texts);
+        }
+    }
+    for key in ["items", "additionalProperties", "not"] {
+        match map.get(key) {
+            Some(v @ Value::Object(_)) => walk_schema(v, depth + 1, names, texts),
+            Some(Value::Array(items)) => {
+                for v in items {
+                    walk_schema(v, depth + 1, names, texts);
+                }
+            }
+            _ => {}
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        if let Some(Value::Array(items)) = map.get(key) {
+            for v in items {
+                walk_schema(v, depth + 1, names, texts);
+            }
+        }
+    }
+    for key in ["$defs", "definitions"] {
+        if let Some(Value::Object(defs)) = map.get(key) {
+            for v in defs.values() {
+                walk_schema(v, depth + 1, names, texts);
+            }
+        }
+    }
+}
+
+/// A top-level schema's own description counts as a parameter description.
+fn schema_texts(schema: &Value) -> (String, String) {
+    let mut names = String::new();
+    let mut texts = String::new();
+    if let Some(Value::String(s)) = schema.get("description") {
+        texts.push_str(s);
+        texts.push('\n');
+    }
+    walk_schema(schema, 0, &mut names, &mut texts);
+    (names, texts)
+}
+
+const UNIGRAM_FIELDS: usize = 4;
+
+impl Index {
+    /// Indexes `tools` with the default parameters.
+    pub fn build(tools: &[Tool]) -> Self {
+        Self::build_with(tools, Params::default())
+    }
+
+    pub fn build_with(tools: &[Tool], params: Params) -> Self {
+        let mut vocab = Vocab::new();
+        let n = tools.len();
+        // Per document: the term sequence of each field.
+        let mut docs: Vec<[Vec<u32>; 6]> = Vec::with_capacity(n);
+        let mut names: HashMap<Box<str>, (Vec<u32>, usize)> = HashMap::new();
+        for (i, tool) in tools.iter().enumerate() {
+            let mut fields: [Vec<u32>; 6] = Default::default();
+            vocab.analyze_filtered(&tool.name, &mut fields[Field::Name as usize], true);
+            vocab.analyze(&tool.description, &mut fields[Field::Description as usize]);
+            let (param_names, param_texts) = schema_texts(&tool.input_schema);
+            vocab.analyze(&param_names, &mut fields[Field::ParamName as usize]);
+            vocab.analyze(&param_texts, &mut fields[Field::ParamDescription as usize]);
+            for (source, target) in [
+                (Field::Name, Field::NameBigram),
+                (Field::Description, Field::DescriptionBigram),
+            ] {
+                let seq = std::mem::take(&mut fields[source as usize]);
+                let pairs: Vec<u32> = seq.windows(2).map(|w| vocab.bigram(w[0], w[1])).collect();
+                fields[source as usize] = seq;
+                fields[target as usize] = pairs;
+            }
+            let key = name_key(&tool.name);
+            if !key.is_empty() {
+                let words = key.split('_').count();
+                names
+                    .entry(Box::from(key))
+                    .or_insert_with(|| (Vec::new(), words))
+                    .0
+                    .push(i as u32);
+            }
+            docs.push(fields);
+        }
+
+        // Average field lengths.
+        let mut avg = [0f32; 6];
+        for fields in &docs {
+            for (a, f) in avg.iter_mut().zip(fields) {
+                *a += f.len() as f32;
+            }
+        }
+        for a in &mut avg {
+            *a = if n == 0 {
+                1.0
+            } else {
+                (*a / n as f32).max(1e-6)
+            };
+        }
+
+        // (term, doc, weighted tf, field mask), one entry per term per doc.
+        let n_terms = vocab.next as usize;
+        let mut entries: Vec<(u32, u32, f32, u8)> = Vec::new();
+        let mut per_doc: Vec<(u32, u8)> = Vec::new();
+        for (d, fields) in docs.iter().enumerate() {
+            per_doc.clear();
+            for (f, seq) in fields.iter().enumerate() {
+                per_doc.extend(seq.iter().map(|&t| (t, f as u8)));
+            }
+            per_doc.sort_unstable();
+            let mut i = 0;
+            while i < per_doc.len() {
+                let term = per_doc[i].0;
+                let mut tfw = 0f32;
+                let mut mask = 0u8;
+                while i < per_doc.len() && per_doc[i].0 == term {
+                    let f = per_doc[i].1 as usize;
+                    let mut tf = 0u32;
+                    while i < per_doc.len() && per_doc[i] == (term, f as u8) {
+                        tf += 1;
+                        i += 1;
+                    }
+                    let p = params.fields[f];
+                    let len = fields[f].len() as f32;
+                    let norm = 1.0 - p.b + p.b * len / avg[f];
+                    tfw += p.weight * tf as f32 / norm;
+                    mask |= 1 << f;
+                }
+                entries.push((term, d as u32, tfw, mask));
+            }
+        }
+
+        // Counting sort into posting lists (docs ascending within a term).
+        let mut offsets = vec![0u32; n_terms + 1];
+        for e in &entries {
+            offsets[e.0 as usize + 1] += 1;
+        }
+        for t in 0..n_terms {
+            offsets[t + 1] += offsets[t];
+        }
+        let total = entries.len();
+        let mut post_docs = vec![0u32; total];
+        let mut post_impacts = vec![0f32; total];
+        let mut post_fields = vec![0u8; total];
+        let mut cursor: Vec<u32> = offsets[..n_terms].to_vec();
+        let k1 = params.k1;
+        for (term, doc, tfw, mask) in entries {
+            let t = term as usize;
+            let df = (offsets[t + 1] - offsets[t]) as f32;
+            let idf = (1.0 + (n as f32 - df + 0.5) / (df + 0.5))
+                .ln()
+                .powf(params.idf_power);
+            let slot = cursor[t] as usize;
+            cursor[t] += 1;
+            post_docs[slot] = doc;
+            post_impacts[slot] = idf * tfw * (k1 + 1.0) / (tfw + k1);
+            post_fields[slot] = mask;
+        }
+
+        let words = vocab
+            .words
+            .into_iter()
+            .filter_map(|(w, t)| t.map(|t| (w, t)))
+            .collect();
+        Index {
+            params,
+            n_docs: n,
+            words,
+            stems: vocab.stems,
+            bigrams: vocab.bigrams,
+            offsets,
+            post_docs,
+            post_impacts,
+            post_fields,
+            names,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.n_docs
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n_docs == 0
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    fn postings(&self, term: u32) -> std::ops::Range<usize> {
+        let t = term as usize;
+        self.offsets[t] as usize..self.offsets[t + 1] as usize
+    }
+
+    fn lookup_word(&self, word: &str, stemmer: &Stemmer) -> Option<u32> {
+        if let Some(&t) = self.words.get(word) {
+            return Some(t);
+        }
+        self.stems.get(stemmer.stem(word).as_ref()).copied()
+    }
+
+    /// Query terms of `text` with weight `weight`, appended to `q` unless
+    /// already there. Returns the indices (into `q.terms`) of this text's
+    /// terms, per sentence.
+    fn analyze_query(
+        &self,
+        text: &str,
+        weight: f32,
+        q: &mut AnalyzedQuery,
+        stemmer: &Stemmer,
+    ) -> Vec<Vec<usize>> {
+        let mut sentences = Vec::new();
+        let mut buf = String::new();
+        for sentence in split_sentences(text) {
+            let mut in_sentence = Vec::new();
+            let mut prev: Option<(u32, String)> = None;
+            for_each_word(sentence, &mut buf, |w| {
+                if is_stop_word(w) || self.params.query_filler.contains(&w) {
+                    return;
+                }
+                let Some(term) = self.lookup_word(w, stemmer) else {
+                    prev = None;
+                    return;
+                };
+                let mut push = |term: u32, text: String, weight: f32, q: &mut AnalyzedQuery| {
+                    let idx = match q.terms.iter().position(|t| t.term == term) {
+                        Some(i) => i,
+                        None => {
+                            q.terms.push(QueryTerm { term, weight, text });
+                            q.terms.len() - 1
+                        }
+                    };
+                    if !in_sentence.contains(&idx) {
+                        in_sentence.push(idx);
+                    }
+                };
+                let number = w.bytes().all(|b| b.is_ascii_digit());
+                let weight = if number {
+                    weight * self.params.number_weight
+                } else {
+                    weight
+                };
+                let mut push =
+                    |term: u32, text: String, q: &mut AnalyzedQuery| push(term, text, weight, q);
+                push(term, w.to_string(), q);
+                if let Some((p, ptext)) = &prev
+                    && let Some(&bigram) = self.bigrams.get(&(*p, term))
+                {
+                    push(bigram, format!("{ptext} {w}"), q);
+                }
+                prev = Some((term, w.to_string()));
+            });
+            if !in_sentence.is_empty() {
+                sentences.push(in_sentence);
+            }
+        }
+        sentences
+    }
+
+    fn analyze(&self, query: &str, context: Option<&str>) -> AnalyzedQuery {
+        let stemmer = Stemmer::default();
+        let mut q = AnalyzedQuery::default();
+        let sentences = self.analyze_query(query, 1.0, &mut q, &stemmer);
+        if sentences.len() >= self.params.min_sentences.max(2) {
+            q.sentences = sentences;
+        }
+        if let Some(context) = context {
+            self.analyze_query(context, self.params.context_weight, &mut q, &stemmer);
+        }
+        if self.params.exact_names {
+            q.exact = self.exact_names(query);
+        }
+        q
+    }
+
+    /// Tools the query names exactly, in the order it names them. A one-word
+    /// name counts only when it is the whole query or quoted in backticks; a
+    /// name of several words counts wherever it stands as one token.
+    fn exact_names(&self, query: &str) -> Vec<usize> {
+        let mut found = Vec::new();
+        let trimmed = query.trim();
+        let whole = trimmed.trim_matches(|c: char| "`'\".,;:!?()[]{}<>".contains(c));
+        let consider = |token: &str, single_ok: bool, found: &mut Vec<usize>| {
+            let key = name_key(token);
+            if let Some((docs, words)) = self.names.get(key.as_str())
+                && (*words > 1 || single_ok)
+            {
+                for &d in docs {
+                    if !found.contains(&(d as usize)) {
+                        found.push(d as usize);
+                    }
+                }
+            }
+        };
+        if !whole.contains(char::is_whitespace) {
+            consider(whole, true, &mut found);
+        }
+        for raw in trimmed.split_whitespace() {
+            let quoted = raw.starts_with('`')
+                && raw
+                    .trim_end_matches(['.', ',', ';', ':', '?', '!'])
+                    .ends_with('`');
+            let token = raw.trim_matches(|c: char| "`'\".,;:!?()[]{}<>".contains(c));
+            if token.is_empty() || token == whole {
+                continue;
+            }
+            // A name is an identifier: it has a separator or a case change.
+            let identifier = token.contains(['_', '.', '-', '/'])
+                || token.chars().skip(1).any(char::is_uppercase);
+            if identifier || quoted {
+                consider(token, quoted, &mut found);
+            }
+        }
+        found
+    }
+
+    fn accumulate(
+        &self,
+        q: &AnalyzedQuery,
+        terms: &[usize],
+        scores: &mut [f32],
+        touched: &mut Vec<u32>,
+    ) {
+        for &i in terms {
+            let qt = &q.terms[i];
+            for slot in self.postings(qt.term) {
+                let d = self.post_docs[slot];
+                let s = &mut scores[d as usize];
+                if *s == 0.0 {
+                    touched.push(d);
+                }
+                *s += qt.weight * self.post_impacts[slot];
+            }
+        }
+    }
+
+    /// The best `k` tools for `query` (and optional `context`), best first.
+    /// Exactly named tools come first; tools that match nothing are never
+    /// returned; ties break by catalog order.
+    pub fn search(&self, query: &str, context: Option<&str>, k: usize) -> Vec<Hit> {
+        if k == 0 || self.n_docs == 0 {
+            return Vec::new();
+        }
+        let q = self.analyze(query, context);
+        let mut scores = vec![0f32; self.n_docs];
+        let mut touched = Vec::new();
+        let all: Vec<usize> = (0..q.terms.len()).collect();
+        self.accumulate(&q, &all, &mut scores, &mut touched);
+
+        if !q.sentences.is_empty() && !touched.is_empty() {
+            // Blend: the whole message's score and each sentence's, each
+            // normalised by its best document, so every request in a
+            // multi-request message can pull its own tool up.
+            let max_full = touched
+                .iter()
+                .map(|&d| scores[d as usize])
+                .fold(0f32, f32::max);
+            let mut best_sentence = vec![0f32; self.n_docs];
+            let mut s_scores = vec![0f32; self.n_docs];
+            let mut s_touched = Vec::new();
+            for sentence in &q.sentences {
+                self.accumulate(&q, sentence, &mut s_scores, &mut s_touched);
+                let max_s = s_touched
+                    .iter()
+                    .map(|&d| s_scores[d as usize])
+                    .fold(0f32, f32::max);
+                if max_s > 0.0 {
+                    for &d in &s_touched {
+                        let v = s_scores[d as usize] / max_s;
+                        let b = &mut best_sentence[d as usize];
+                        *b = b.max(v);
+                    }
+                }
+                for &d in &s_touched {
+                    s_scores[d as usize] = 0.0;
+                }
+                s_touched.clear();
+            }
+            let w = self.params.sentence_weight;
+            for &d in &touched {
+                let d = d as usize;
+                scores[d] = scores[d] / max_full + w * best_sentence[d];
+            }
+        }
+
+        let mut hits: Vec<Hit> = q
+            .exact
+            .iter()
+            .map(|&d| Hit {
+                doc: d,
+                score: scores[d],
+                exact: true,
+            })
+            .collect();
+        let mut rest: Vec<(f32, u32)> = touched
+            .iter()
+            .filter(|&&d| scores[d as usize] > 0.0 && !q.exact.contains(&(d as usize)))
+            .map(|&d| (scores[d as usize], d))
+            .collect();
+        let want = k.saturating_sub(hits.len());
+        let order = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+        if rest.len() > want && want > 0 {
+            rest.select_nth_unstable_by(want - 1, order);
+            rest.truncate(want);
+        }
+        rest.sort_unstable_by(order);
+        hits.extend(rest.into_iter().take(want).map(|(score, d)| Hit {
+            doc: d as usize,
+            score,
+            exact: false,
+        }));
+        hits.truncate(k);
+        hits
+    }
+
+    /// Why tool `doc` matched `query`: each query term that hit it, in query
+    /// order, with the fields it hit and what it added (before any
+    /// multi-sentence blending).
+    pub fn explain(&self, query: &str, context: Option<&str>, doc: usize) -> Explanation {
+        let q = self.analyze(query, context);
+        let mut matches = Vec::new();
+        for qt in &q.terms {
+            let range = self.postings(qt.term);
+            let docs = &self.post_docs[range.clone()];
+            if let Ok(pos) = docs.binary_search(&(doc as u32)) {
+                let slot = range.start + pos;
+                let mask = self.post_fields[slot];
+                let fields = Field::ALL
+                    .into_iter()
+                    .filter(|f| mask & f.bit() != 0)
+                    .collect();
+                matches.push(TermMatch {
+                    term: qt.text.clone(),
+                    fields,
+                    score: qt.weight * self.post_impacts[slot],
+                });
+            }
+        }
+        Explanation {
+            exact_name: q.exact.contains(&doc),
+            matches,
+        }
+    }
+}
+
+/// Sentences of a message: split after `.`, `?`, `!` or `;` followed by white
+/// space, and at line breaks. (`3.5` and `v1.2` stay whole.)
+fn split_sentences(text: &str) -> impl Iterator<Item = &str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        let end_mark = matches!(b, b'.' | b'?' | b'!' | b';')
+            && bytes.get(i + 1).is_none_or(|c| c.is_ascii_whitespace());
+        if end_mark || b == b'\n' {
+            out.push(&text[start..=i]);
+            start = i + 1;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out.into_iter().filter(|s| !s.trim().is_empty())
+}
+
+const _: () = assert!(UNIGRAM_FIELDS == 4);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str, description: &str, schema: Value) -> Tool {
+        let mut t = Tool::new(name, description);
+        t.input_schema = schema;
+        t
+    }
+
+    fn names(index: &Index, tools: &[Tool], query: &str, k: usize) -> Vec<String> {
+        index
+            .search(query, None, k)
+            .iter()
+            .map(|h| tools[h.doc].name.clone())
+            .collect()
+    }
+
+    fn sample() -> Vec<Tool> {
+        vec![
+            tool(
+                "send_invoice",
+                "Send an invoice to a customer by email.",
+                serde_json::json!({"type":"object","properties":{"customer_id":{"type":"string","description":"The customer to bill"}}}),
+            ),
+            tool(
+                "lookup_status",
+                "Look up the current service status.",
+                serde_json::json!({"type":"object","properties":{}}),
+            ),
+            tool(
+                "list_incidents",
+                "List open incidents for a service.",
+                serde_json::json!({"type":"object","properties":{"severity":{"type":"string","enum":["critical","minor"]}}}),
+            ),
+            tool(
+                "get_weather",
+                "Current weather for a city.",
+                serde_json::json!({"type":"object","properties":{"city":{"type":"string"},"units":{"type":"string","enum":["celsius","fahrenheit"]}}}),
+            ),
+        ]
+    }
+
+    #[test]
+    fn ranks_by_fields() {
+        let tools = sample();
+        let index = Index::build(&tools);
+        assert_eq!(
+            names(&index, &tools, "check service status", 2),
+            ["lookup_status", "list_incidents"]
+        );
+        assert_eq!(
+            names(&index, &tools, "weather in Paris in fahrenheit", 1),
+            ["get_weather"]
+        );
+        // Enum values are indexed with the parameter descriptions.
+        assert_eq!(names(&index, &tools, "critical", 5), ["list_incidents"]);
+        // Nothing matches: nothing returned, not padding.
+        assert!(index.search("zebra", None, 5).is_empty());
+        assert!(index.search("", None, 5).is_empty());
+        assert!(index.search("the of and", None, 5).is_empty());
+    }
+
+    #[test]
+    fn explain_names_fields() {
+        let tools = sample();
+        let index = Index::build(&tools);
+        let e = index.explain("send invoices to customers", None, 0);
+        let terms: Vec<&str> = e.matches.iter().map(|m| m.term.as_str()).collect();
+        assert_eq!(
+            terms,
+            [
+                "send",
+                "invoices",
+                "send invoices",
+                "customers",
+                "invoices customers"
+            ]
+        );
+        assert_eq!(e.matches[0].fields, [Field::Name, Field::Description]);
+        assert_eq!(
+            e.matches[3].fields,
+            [
+                Field::Description,
+                Field::ParamName,
+                Field::ParamDescription
+            ]
+        );
+        assert!(e.matches.iter().all(|m| m.score > 0.0));
+        let total: f32 = e.matches.iter().map(|m| m.score).sum();
+        let hit = index.search("send invoices to customers", None, 1)[0];
+        assert!((hit.score - total).abs() < 1e-4);
+    }
+
+    #[test]
+    fn exact_names_rank_first() {
+        let mut tools = sample();
+        tools.push(tool("status", "Status.", serde_json::json!({})));
+        let index = Index::build(&tools);
+        assert_eq!(
+            names(&index, &tools, "please run list_incidents now", 1),
+            ["list_incidents"]
+        );
+        assert_eq!(
+            names(&index, &tools, "use `get_weather`", 1),
+            ["get_weather"]
+        );
+        // Dotted and camel forms are the same name.
+        assert_eq!(names(&index, &tools, "lookupStatus", 1), ["lookup_status"]);
+        let hit = index.search("lookup.status", None, 1)[0];
+        assert!(hit.exact);
+        // A one-word name wins only as the whole query or in backticks.
+        assert_eq!(names(&index, &tools, "status", 1), ["status"]);
+        assert!(!index.search("service status please", None, 1)[0].exact);
+        assert!(index.search("call `status`", None, 1)[0].exact);
+    }
+
+    #[test]
+    fn deterministic_ties_by_catalog_order() {
+        let tools: Vec<Tool> = (0..5)
+            .map(|i| tool(&format!("t{i}"), "same words here", serde_json::json!({})))
+            .collect();
+        let index = Index::build(&tools);
+        let docs: Vec<usize> = index
+            .search("same words", None, 5)
+            .iter()
+            .map(|h| h.doc)
+            .collect();
+        assert_eq!(docs, [0, 1, 2, 3, 4]);
+        assert_eq!(index.search("same words", None, 3).len(), 3);
+    }
+
+    #[test]
+    fn sentences_split() {
+        let s: Vec<&str> =
+            split_sentences("Get 3.5 kg. Then v1.2 please?\nNext one; last").collect();
+        assert_eq!(
+            s,
+            [
+                "Get 3.5 kg.",
+                " Then v1.2 please?",
+                "\n",
+                "Next one;",
+                " last"
+            ]
+            .into_iter()
+            .filter(|x| !x.trim().is_empty())
+            .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn deep_schemas_do_not_overflow() {
+        let mut schema = serde_json::json!({"type":"string","description":"leaf"});
+        for i in 0..500 {
+            schema = serde_json::json!({"type":"object","properties":{ format!("p{i}"): schema }});
+        }
+        let tools = vec![tool("deep", "deep", schema)];
+        let index = Index::build(&tools);
+        assert_eq!(index.search("deep", None, 1).len(), 1);
+    }
+}

@@ -1,0 +1,7 @@
+//! The ranking engine: a tool-aware analyzer and a BM25F index with exact-name
+//! matching and explanations. Pure: no I/O, no async.
+
+pub mod analyzer;
+mod index;
+
+pub use index::{Explanation, Field, FieldParams, Hit, Index, Params, TermMatch};

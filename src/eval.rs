@@ -1,0 +1,442 @@
+//! `toolsift eval`: search quality on requests with known answers (the
+//! bfcl-dev format), with the metrics of `eval/bfcl-dev/score.py`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::Catalog;
+use crate::engine::{Index, Params};
+
+/// The cut-offs every metric is reported at.
+pub const KS: [usize; 4] = [1, 3, 5, 10];
+
+/// One request with its known answer.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct EvalQuery {
+    #[serde(default)]
+    pub id: String,
+    #[serde(default)]
+    pub category: String,
+    pub query: String,
+    pub expected: Vec<String>,
+    /// Per expected tool, the tools that count as the same tool (lenient).
+    #[serde(default)]
+    pub equivalents: Vec<Vec<String>>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    Line {
+        path: String,
+        line: usize,
+        message: String,
+    },
+    #[error("{path}: no queries")]
+    Empty { path: String },
+    #[error("query {id:?}: expected tool {tool:?} is not in the catalog")]
+    UnknownTool { id: String, tool: String },
+}
+
+/// Reads a JSONL file of queries; a bad line is an error naming its number.
+pub fn load_queries(path: &Path) -> Result<Vec<EvalQuery>, EvalError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| EvalError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    parse_queries(&text, &shown)
+}
+
+pub fn parse_queries(text: &str, origin: &str) -> Result<Vec<EvalQuery>, EvalError> {
+    let mut queries = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let line_err = |message: String| EvalError::Line {
+            path: origin.to_string(),
+            line: i + 1,
+            message,
+        };
+        let mut q: EvalQuery = serde_json::from_str(line).map_err(|e| line_err(e.to_string()))?;
+        if q.expected.is_empty() {
+            return Err(line_err("`expected` is empty".into()));
+        }
+        if q.id.is_empty() {
+            q.id = format!("line {}", i + 1);
+        }
+        if q.equivalents.len() != q.expected.len() {
+            q.equivalents = q.expected.iter().map(|e| vec![e.clone()]).collect();
+        }
+        queries.push(q);
+    }
+    if queries.is_empty() {
+        return Err(EvalError::Empty {
+            path: origin.to_string(),
+        });
+    }
+    Ok(queries)
+}
+
+/// all@k and any@k for k in [`KS`] (percent, 0-100), and MRR@10 (0-1).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Metrics {
+    pub all: [f64; 4],
+    pub any: [f64; 4],
+    pub mrr10: f64,
+}
+
+impl Serialize for Metrics {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(9))?;
+        for (i, k) in KS.iter().enumerate() {
+            map.serialize_entry(&format!("all@{k}"), &round(self.all[i], 2))?;
+        }
+        for (i, k) in KS.iter().enumerate() {
+            map.serialize_entry(&format!("any@{k}"), &round(self.any[i], 2))?;
+        }
+        map.serialize_entry("mrr@10", &round(self.mrr10, 4))?;
+        map.end()
+    }
+}
+
+fn round(x: f64, places: i32) -> f64 {
+    let f = 10f64.powi(places);
+    (x * f).round() / f
+}
+
+#[derive(Debug, Default)]
+struct Tally {
+    n: usize,
+    all: [usize; 4],
+    any: [usize; 4],
+    rr: f64,
+}
+
+impl Tally {
+    /// `positions`: for each expected tool, its 1-based rank if found.
+    fn add(&mut self, positions: &[Option<usize>]) {
+        self.n += 1;
+        for (i, &k) in KS.iter().enumerate() {
+            if positions.iter().all(|p| p.is_some_and(|p| p <= k)) {
+                self.all[i] += 1;
+            }
+            if positions.iter().any(|p| p.is_some_and(|p| p <= k)) {
+                self.any[i] += 1;
+            }
+        }
+        if let Some(best) = positions.iter().flatten().filter(|&&p| p <= 10).min() {
+            self.rr += 1.0 / *best as f64;
+        }
+    }
+
+    fn metrics(&self) -> Metrics {
+        let n = self.n.max(1) as f64;
+        Metrics {
+            all: self.all.map(|c| 100.0 * c as f64 / n),
+            any: self.any.map(|c| 100.0 * c as f64 / n),
+            mrr10: self.rr / n,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CategoryMetrics {
+    pub queries: usize,
+    pub strict: Metrics,
+    pub lenient: Metrics,
+}
+
+/// A request whose expected tool is not in the top k.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Miss {
+    pub id: String,
+    pub query: String,
+    pub expected: Vec<String>,
+    /// The expected tools that are not in the top k.
+    pub missing: Vec<String>,
+    pub top: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvalReport {
+    pub queries: usize,
+    pub catalog_tools: usize,
+    pub k: usize,
+    pub strict: Metrics,
+    pub lenient: Metrics,
+    pub per_category: BTreeMap<String, CategoryMetrics>,
+    pub misses: Vec<Miss>,
+    /// Ranking only (index already built), one thread.
+    pub queries_per_second: f64,
+    pub index_build_ms: f64,
+}
+
+/// First 1-based rank at which any name of `group` appears.
+fn rank_of(ranked: &[&str], group: &[String]) -> Option<usize> {
+    ranked
+        .iter()
+        .position(|n| group.iter().any(|g| g == n))
+        .map(|p| p + 1)
+}
+
+/// Ranks every query against `catalog` and scores the rankings. `k` is the
+/// cut-off for the list of misses.
+pub fn evaluate(
+    catalog: &Catalog,
+    queries: &[EvalQuery],
+    k: usize,
+) -> Result<EvalReport, EvalError> {
+    evaluate_with(catalog, queries, k, Params::default())
+}
+
+/// [`evaluate`] with explicit ranking parameters (for tuning).
+pub fn evaluate_with(
+    catalog: &Catalog,
+    queries: &[EvalQuery],
+    k: usize,
+    params: Params,
+) -> Result<EvalReport, EvalError> {
+    let known: HashMap<&str, usize> = catalog
+        .tools()
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.as_str(), i))
+        .collect();
+    for q in queries {
+        for e in &q.expected {
+            if !known.contains_key(e.as_str()) {
+                return Err(EvalError::UnknownTool {
+                    id: q.id.clone(),
+                    tool: e.clone(),
+                });
+            }
+        }
+    }
+    let started = Instant::now();
+    let index = Index::build_with(catalog.tools(), params);
+    let index_build_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let depth = k.max(10);
+
+    let started = Instant::now();
+    let rankings: Vec<Vec<usize>> = queries
+        .iter()
+        .map(|q| {
+            index
+                .search(&q.query, None, depth)
+                .iter()
+                .map(|h| h.doc)
+                .collect()
+        })
+        .collect();
+    let mut best = started.elapsed();
+    // More timed passes, for a steadier figure (best pass counts).
+    let budget = Instant::now();
+    while budget.elapsed() < Duration::from_millis(400) {
+        let t = Instant::now();
+        for q in queries {
+            std::hint::black_box(index.search(&q.query, None, depth));
+        }
+        best = best.min(t.elapsed());
+    }
+    let queries_per_second = queries.len() as f64 / best.as_secs_f64().max(1e-9);
+
+    let mut strict = Tally::default();
+    let mut lenient = Tally::default();
+    let mut per_cat: BTreeMap<String, (Tally, Tally)> = BTreeMap::new();
+    let mut misses = Vec::new();
+    for (q, ranking) in queries.iter().zip(&rankings) {
+        let names: Vec<&str> = ranking
+            .iter()
+            .map(|&d| catalog.tools()[d].name.as_str())
+            .collect();
+        let strict_pos: Vec<Option<usize>> = q
+            .expected
+            .iter()
+            .map(|e| rank_of(&names, std::slice::from_ref(e)))
+            .collect();
+        let lenient_pos: Vec<Option<usize>> =
+            q.equivalents.iter().map(|g| rank_of(&names, g)).collect();
+        strict.add(&strict_pos);
+        lenient.add(&lenient_pos);
+        let cat = per_cat.entry(q.category.clone()).or_default();
+        cat.0.add(&strict_pos);
+        cat.1.add(&lenient_pos);
+        let missing: Vec<String> = q
+            .expected
+            .iter()
+            .zip(&strict_pos)
+            .filter(|(_, p)| !p.is_some_and(|p| p <= k))
+            .map(|(e, _)| e.clone())
+            .collect();
+        if !missing.is_empty() {
+            misses.push(Miss {
+                id: q.id.clone(),
+                query: q.query.clone(),
+                expected: q.expected.clone(),
+                missing,
+                top: names.iter().take(k).map(|s| s.to_string()).collect(),
+            });
+        }
+    }
+    Ok(EvalReport {
+        queries: queries.len(),
+        catalog_tools: catalog.len(),
+        k,
+        strict: strict.metrics(),
+        lenient: lenient.metrics(),
+        per_category: per_cat
+            .into_iter()
+            .map(|(c, (s, l))| {
+                (
+                    c,
+                    CategoryMetrics {
+                        queries: s.n,
+                        strict: s.metrics(),
+                        lenient: l.metrics(),
+                    },
+                )
+            })
+            .collect(),
+        misses,
+        queries_per_second,
+        index_build_ms,
+    })
+}
+
+impl EvalReport {
+    pub fn render_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let header = "           all@1  all@3  all@5 all@10  any@1  any@3  any@5 any@10  MRR@10";
+        let row = |name: &str, m: &Metrics| {
+            let mut s = format!("{name:<9}");
+            for v in m.all.iter().chain(&m.any) {
+                let _ = write!(s, " {v:>6.1}");
+            }
+            let _ = write!(s, "  {:>6.3}", m.mrr10);
+            s
+        };
+        let _ = writeln!(
+            out,
+            "{} queries against {} tools; index built in {:.1} ms; {:.0} queries/s (ranking, one thread)\n",
+            self.queries, self.catalog_tools, self.index_build_ms, self.queries_per_second
+        );
+        let _ = writeln!(out, "{header}");
+        let _ = writeln!(out, "{}", row("strict", &self.strict));
+        let _ = writeln!(out, "{}", row("lenient", &self.lenient));
+        if self.per_category.len() > 1 {
+            let _ = writeln!(
+                out,
+                "\nper category (strict all@1/all@5/all@10, lenient all@10):"
+            );
+            for (c, m) in &self.per_category {
+                let _ = writeln!(
+                    out,
+                    "  {c:<28} {:>4} queries  {:>5.1} {:>5.1} {:>5.1}  {:>5.1}",
+                    m.queries, m.strict.all[0], m.strict.all[2], m.strict.all[3], m.lenient.all[3]
+                );
+            }
+        }
+        let _ = writeln!(
+            out,
+            "\n{} requests with an expected tool outside the top {}:",
+            self.misses.len(),
+            self.k
+        );
+        for m in &self.misses {
+            let query: String = m.query.chars().take(100).collect();
+            let ellipsis = if query.len() < m.query.len() {
+                "…"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "  [{}] {query}{ellipsis}", m.id);
+            let _ = writeln!(
+                out,
+                "      missing {}; top: {}",
+                m.missing.join(", "),
+                m.top.join(", ")
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Tool;
+
+    #[test]
+    fn metrics_match_score_py_definitions() {
+        let mut t = Tally::default();
+        t.add(&[Some(1)]); // hit everywhere
+        t.add(&[Some(4), None]); // two tools, one missing
+        t.add(&[Some(2), Some(3)]);
+        let m = t.metrics();
+        assert_eq!(m.all, [100.0 / 3.0, 200.0 / 3.0, 200.0 / 3.0, 200.0 / 3.0]);
+        assert_eq!(m.any, [100.0 / 3.0, 200.0 / 3.0, 100.0, 100.0]);
+        assert!((m.mrr10 - (1.0 + 0.25 + 0.5) / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn parse_errors_name_the_line() {
+        let err = parse_queries(
+            "{\"query\":\"a\",\"expected\":[\"x\"]}\n{oops}\n",
+            "q.jsonl",
+        )
+        .unwrap_err();
+        assert!(err.to_string().starts_with("q.jsonl:2: "), "{err}");
+        let err = parse_queries("{\"query\":\"a\",\"expected\":[]}", "q.jsonl").unwrap_err();
+        assert_eq!(err.to_string(), "q.jsonl:1: `expected` is empty");
+        assert!(matches!(
+            parse_queries("\n\n", "q"),
+            Err(EvalError::Empty { .. })
+        ));
+    }
+
+    #[test]
+    fn evaluate_small_catalog() {
+        let tools = vec![
+            Tool::new("get_weather", "Current weather for a city"),
+            Tool::new("send_email", "Send an email message"),
+            Tool::new("get_weather__2", "Weather forecast for a city"),
+        ];
+        let catalog = Catalog::new("t", tools).unwrap();
+        let queries = parse_queries(
+            concat!(
+                "{\"id\":\"a\",\"category\":\"c1\",\"query\":\"weather forecast in Paris\",\"expected\":[\"get_weather\"],\"equivalents\":[[\"get_weather\",\"get_weather__2\"]]}\n",
+                "{\"id\":\"b\",\"category\":\"c2\",\"query\":\"email my boss\",\"expected\":[\"send_email\"]}\n",
+            ),
+            "q",
+        )
+        .unwrap();
+        let r = evaluate(&catalog, &queries, 1).unwrap();
+        assert_eq!(r.queries, 2);
+        // "forecast" puts get_weather__2 first: strict misses at 1, lenient hits.
+        assert_eq!(r.strict.all[0], 50.0);
+        assert_eq!(r.lenient.all[0], 100.0);
+        assert_eq!(r.misses.len(), 1);
+        assert_eq!(r.misses[0].id, "a");
+        assert_eq!(r.misses[0].top, ["get_weather__2"]);
+        assert_eq!(r.per_category.len(), 2);
+        assert!(r.queries_per_second > 0.0);
+        let bad = parse_queries("{\"query\":\"x\",\"expected\":[\"nope\"]}", "q").unwrap();
+        assert!(matches!(
+            evaluate(&catalog, &bad, 5),
+            Err(EvalError::UnknownTool { .. })
+        ));
+    }
+}
