@@ -134,6 +134,10 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
+fn bytecount_newlines(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
 /// A short description of a JSON value's kind, for messages.
 pub(crate) fn describe_value(value: &Value) -> String {
     match value {
@@ -168,9 +172,14 @@ fn parse_json(text: &str, origin: &str, default_name: &str) -> Result<Catalog, C
     let origin_arc: Arc<str> = Arc::from(origin);
     let mut reader = Reader::new();
     let mut tools = Vec::with_capacity(items.len());
+    // Items come in text order: count lines incrementally, not from the start.
+    let (mut seen, mut line) = (0usize, 1usize);
     for (index, raw) in items.iter().enumerate() {
         let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
-        let (line, _) = line_col(text, offset);
+        if offset >= seen {
+            line += bytecount_newlines(&text.as_bytes()[seen..offset]);
+            seen = offset;
+        }
         let position = Position {
             origin: origin_arc.clone(),
             index,
@@ -296,8 +305,13 @@ fn parse_toml(text: &str, origin: &str, default_name: &str) -> Result<Catalog, C
     let origin_arc: Arc<str> = Arc::from(origin);
     let mut reader = Reader::new();
     let mut tools = Vec::with_capacity(file.tool.len());
+    let (mut seen, mut line) = (0usize, 1usize);
     for (index, spanned) in file.tool.into_iter().enumerate() {
-        let (line, _) = line_col(text, spanned.span().start);
+        let offset = spanned.span().start.min(text.len());
+        if offset >= seen {
+            line += bytecount_newlines(&text.as_bytes()[seen..offset]);
+            seen = offset;
+        }
         let position = Position {
             origin: origin_arc.clone(),
             index,

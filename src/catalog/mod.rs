@@ -9,10 +9,12 @@ mod error;
 mod import;
 mod lint;
 mod source;
+pub mod synthetic;
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::io::Write as _;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -103,6 +105,10 @@ pub struct Catalog {
     tools: Vec<Tool>,
     formats: Vec<Format>,
     notes: Vec<ImportNote>,
+    /// Content hash of the tools' names, descriptions and schemas, computed
+    /// once on first use (flags are not part of it: they change selection,
+    /// not the index or the token counts).
+    fingerprint: OnceLock<u128>,
 }
 
 impl Catalog {
@@ -153,6 +159,7 @@ impl Catalog {
             tools,
             formats,
             notes,
+            fingerprint: OnceLock::new(),
         })
     }
 
@@ -223,6 +230,33 @@ impl Catalog {
             .filter(|t| t.always_load)
             .map(|t| t.name.as_str())
             .collect()
+    }
+
+    /// A 128-bit content hash of every tool's name, description and schema,
+    /// in order: equal for catalogs that index and cost the same.
+    pub fn fingerprint(&self) -> u128 {
+        *self.fingerprint.get_or_init(|| {
+            struct Hasher(xxhash_rust::xxh3::Xxh3);
+            impl std::io::Write for Hasher {
+                fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                    self.0.update(buf);
+                    Ok(buf.len())
+                }
+                fn flush(&mut self) -> std::io::Result<()> {
+                    Ok(())
+                }
+            }
+            let mut h = Hasher(xxhash_rust::xxh3::Xxh3::new());
+            for tool in &self.tools {
+                let _ = h.write_all(tool.name.as_bytes());
+                let _ = h.write_all(&[0]);
+                let _ = h.write_all(tool.description.as_bytes());
+                let _ = h.write_all(&[0]);
+                let _ = serde_json::to_writer(&mut h, &tool.input_schema);
+                let _ = h.write_all(&[0xff]);
+            }
+            h.0.digest128()
+        })
     }
 
     /// The same catalog with `always_load` of tool `index` set to `value`.

@@ -472,3 +472,20 @@ fn arb_json() -> impl Strategy<Value = serde_json::Value> {
         ]
     })
 }
+
+#[test]
+fn fingerprint_tracks_content_not_flags() {
+    let a = fixture("caveman.json");
+    let b = fixture("anthropic.json");
+    // Same names, descriptions and schemas except the first tool's schema.
+    assert_ne!(a.fingerprint(), b.fingerprint());
+    assert_eq!(a.fingerprint(), fixture("caveman.json").fingerprint());
+    let flipped = a.with_always_load(1, true);
+    assert_eq!(flipped.fingerprint(), a.fingerprint());
+    let mut tools = a.tools().to_vec();
+    tools[1].description.push('!');
+    assert_ne!(
+        Catalog::new("x", tools).unwrap().fingerprint(),
+        a.fingerprint()
+    );
+}

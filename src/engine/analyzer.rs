@@ -43,41 +43,77 @@ fn is_cjk(c: char) -> bool {
 /// `buf` is scratch space reused between calls, so analysing a large catalog
 /// does not allocate per word.
 pub fn for_each_word(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
-    let mut chars = text.char_indices().peekable();
-    while let Some((start, c)) = chars.next() {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() {
+            if !b.is_ascii_alphanumeric() {
+                i += 1;
+                continue;
+            }
+            // ASCII fast path: a run of ASCII letters and digits, unless a
+            // non-ASCII letter continues it.
+            let start = i;
+            while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+            if i < bytes.len() && !bytes[i].is_ascii() {
+                i = slow_run_end(text, start);
+            }
+            split_identifier(&text[start..i], buf, &mut f);
+            continue;
+        }
+        // Non-ASCII: decode one character.
+        let c = text[i..].chars().next().unwrap_or(' ');
         if is_cjk(c) {
             buf.clear();
             buf.push(c);
             f(buf);
-            continue;
+            i += c.len_utf8();
+        } else if c.is_alphanumeric() {
+            let start = i;
+            i = slow_run_end(text, start);
+            split_identifier(&text[start..i], buf, &mut f);
+        } else {
+            i += c.len_utf8();
         }
-        if !c.is_alphanumeric() {
-            continue;
-        }
-        // A maximal run of letters and digits (not CJK).
-        let mut end = start + c.len_utf8();
-        while let Some(&(i, d)) = chars.peek() {
-            if d.is_alphanumeric() && !is_cjk(d) {
-                end = i + d.len_utf8();
-                chars.next();
-            } else {
-                break;
-            }
-        }
-        split_identifier(&text[start..end], buf, &mut f);
     }
+}
+
+/// End of the run of letters and digits (not CJK) that starts at `start`.
+fn slow_run_end(text: &str, start: usize) -> usize {
+    for (offset, c) in text[start..].char_indices() {
+        if !c.is_alphanumeric() || is_cjk(c) {
+            return start + offset;
+        }
+    }
+    text.len()
 }
 
 /// Splits one run of letters and digits at case changes and lower-cases it.
 fn split_identifier(run: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
-    let bytes_ascii = run.is_ascii();
-    let has_upper = if bytes_ascii {
-        run.bytes().any(|b| b.is_ascii_uppercase())
-    } else {
-        run.chars().any(char::is_uppercase)
-    };
-    if !has_upper {
-        f(run);
+    if run.is_ascii() {
+        let b = run.as_bytes();
+        let mut piece_start = 0;
+        for k in 1..b.len() {
+            let (prev, cur) = (b[k - 1], b[k]);
+            // aB -> a|B ; 9B -> 9|B ; ABc -> A|Bc
+            let boundary = cur.is_ascii_uppercase()
+                && (prev.is_ascii_lowercase()
+                    || prev.is_ascii_digit()
+                    || (prev.is_ascii_uppercase()
+                        && b.get(k + 1).is_some_and(u8::is_ascii_lowercase)));
+            if boundary {
+                emit_lower(&run[piece_start..k], buf, f);
+                piece_start = k;
+            }
+        }
+        emit_lower(&run[piece_start..], buf, f);
+        return;
+    }
+    if !run.chars().any(char::is_uppercase) {
+        emit_lower(run, buf, f);
         return;
     }
     let chars: Vec<(usize, char)> = run.char_indices().collect();
@@ -86,7 +122,6 @@ fn split_identifier(run: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
         let prev = chars[k - 1].1;
         let cur = chars[k].1;
         let next = chars.get(k + 1).map(|x| x.1);
-        // aB -> a|B ; 9B -> 9|B ; ABc -> A|Bc
         let boundary = cur.is_uppercase()
             && (prev.is_lowercase()
                 || prev.is_numeric()

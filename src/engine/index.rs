@@ -7,7 +7,9 @@
 //! a document never changes after the index is built: it is stored in the
 //! posting list as an impact, and a query only sums impacts.
 
-use std::collections::HashMap;
+use std::cell::RefCell;
+
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 
 use serde::Serialize;
@@ -162,8 +164,9 @@ struct AnalyzedQuery {
 pub struct Index {
     params: Params,
     n_docs: usize,
-    /// Lower-cased word -> unigram term (stop words absent).
-    words: HashMap<Box<str>, u32>,
+    /// Lower-cased word -> unigram term; `None` for query filler. Stop words
+    /// are absent.
+    words: HashMap<Box<str>, Option<u32>>,
     /// Stem -> unigram term, for query words not seen verbatim.
     stems: HashMap<Box<str>, u32>,
     bigrams: HashMap<(u32, u32), u32>,
@@ -200,9 +203,9 @@ impl Vocab {
     fn new() -> Self {
         Vocab {
             stemmer: Stemmer::default(),
-            words: HashMap::new(),
-            stems: HashMap::new(),
-            bigrams: HashMap::new(),
+            words: HashMap::default(),
+            stems: HashMap::default(),
+            bigrams: HashMap::default(),
             next: 0,
             buf: String::new(),
         }
@@ -343,7 +346,7 @@ impl Index {
         let n = tools.len();
         // Per document: the term sequence of each field.
         let mut docs: Vec<[Vec<u32>; 6]> = Vec::with_capacity(n);
-        let mut names: HashMap<Box<str>, (Vec<u32>, usize)> = HashMap::new();
+        let mut names: HashMap<Box<str>, (Vec<u32>, usize)> = HashMap::default();
         for (i, tool) in tools.iter().enumerate() {
             let mut fields: [Vec<u32>; 6] = Default::default();
             vocab.analyze_filtered(&tool.name, &mut fields[Field::Name as usize], true);
@@ -446,11 +449,12 @@ impl Index {
             post_fields[slot] = mask;
         }
 
-        let words = vocab
-            .words
-            .into_iter()
-            .filter_map(|(w, t)| t.map(|t| (w, t)))
-            .collect();
+        // Query lookups: every word seen (stop words map to None), with the
+        // query filler shadowed to None.
+        let mut words = vocab.words;
+        for filler in params.query_filler {
+            words.insert(Box::from(*filler), None);
+        }
         Index {
             params,
             n_docs: n,
@@ -482,80 +486,109 @@ impl Index {
         self.offsets[t] as usize..self.offsets[t + 1] as usize
     }
 
-    fn lookup_word(&self, word: &str, stemmer: &Stemmer) -> Option<u32> {
+    /// `Some(None)`: a word to skip (stop word, filler); `None`: unknown.
+    fn lookup_word(&self, word: &str, stemmer: &Stemmer) -> Option<Option<u32>> {
         if let Some(&t) = self.words.get(word) {
             return Some(t);
         }
-        self.stems.get(stemmer.stem(word).as_ref()).copied()
+        if is_stop_word(word) {
+            return Some(None);
+        }
+        self.stems
+            .get(stemmer.stem(word).as_ref())
+            .map(|&t| Some(t))
     }
 
     /// Query terms of `text` with weight `weight`, appended to `q` unless
     /// already there. Returns the indices (into `q.terms`) of this text's
     /// terms, per sentence.
+    /// Adds the query terms of `text` (weight `weight`) to `q`, each term
+    /// once, and records which terms each sentence has.
     fn analyze_query(
         &self,
         text: &str,
         weight: f32,
         q: &mut AnalyzedQuery,
         stemmer: &Stemmer,
+        with_text: bool,
     ) -> Vec<Vec<usize>> {
         let mut sentences = Vec::new();
         let mut buf = String::new();
-        for sentence in split_sentences(text) {
-            let mut in_sentence = Vec::new();
-            let mut prev: Option<(u32, String)> = None;
-            for_each_word(sentence, &mut buf, |w| {
-                if is_stop_word(w) || self.params.query_filler.contains(&w) {
-                    return;
+        let mut in_sentence: Vec<usize> = Vec::new();
+        let add = |term: u32,
+                   weight: f32,
+                   text: &dyn Fn() -> String,
+                   q: &mut AnalyzedQuery,
+                   in_sentence: &mut Vec<usize>| {
+            let idx = match q.terms.iter().position(|t| t.term == term) {
+                Some(i) => i,
+                None => {
+                    let text = if with_text { text() } else { String::new() };
+                    q.terms.push(QueryTerm { term, weight, text });
+                    q.terms.len() - 1
                 }
-                let Some(term) = self.lookup_word(w, stemmer) else {
-                    prev = None;
-                    return;
-                };
-                let mut push = |term: u32, text: String, weight: f32, q: &mut AnalyzedQuery| {
-                    let idx = match q.terms.iter().position(|t| t.term == term) {
-                        Some(i) => i,
-                        None => {
-                            q.terms.push(QueryTerm { term, weight, text });
-                            q.terms.len() - 1
-                        }
-                    };
-                    if !in_sentence.contains(&idx) {
-                        in_sentence.push(idx);
+            };
+            if !in_sentence.contains(&idx) {
+                in_sentence.push(idx);
+            }
+        };
+        for sentence in split_sentences(text) {
+            let mut prev: Option<u32> = None;
+            let mut prev_word = String::new();
+            for_each_word(sentence, &mut buf, |w| {
+                let term = match self.lookup_word(w, stemmer) {
+                    Some(Some(term)) => term,
+                    Some(None) => return,
+                    None => {
+                        prev = None;
+                        return;
                     }
                 };
-                let number = w.bytes().all(|b| b.is_ascii_digit());
-                let weight = if number {
+                let weight = if w.bytes().all(|b| b.is_ascii_digit()) {
                     weight * self.params.number_weight
                 } else {
                     weight
                 };
-                let mut push =
-                    |term: u32, text: String, q: &mut AnalyzedQuery| push(term, text, weight, q);
-                push(term, w.to_string(), q);
-                if let Some((p, ptext)) = &prev
-                    && let Some(&bigram) = self.bigrams.get(&(*p, term))
+                add(term, weight, &|| w.to_string(), q, &mut in_sentence);
+                if let Some(p) = prev
+                    && let Some(&bigram) = self.bigrams.get(&(p, term))
                 {
-                    push(bigram, format!("{ptext} {w}"), q);
+                    add(
+                        bigram,
+                        weight,
+                        &|| format!("{prev_word} {w}"),
+                        q,
+                        &mut in_sentence,
+                    );
                 }
-                prev = Some((term, w.to_string()));
+                prev = Some(term);
+                if with_text {
+                    prev_word.clear();
+                    prev_word.push_str(w);
+                }
             });
             if !in_sentence.is_empty() {
-                sentences.push(in_sentence);
+                sentences.push(std::mem::take(&mut in_sentence));
             }
         }
         sentences
     }
 
-    fn analyze(&self, query: &str, context: Option<&str>) -> AnalyzedQuery {
+    fn analyze(&self, query: &str, context: Option<&str>, with_text: bool) -> AnalyzedQuery {
         let stemmer = Stemmer::default();
         let mut q = AnalyzedQuery::default();
-        let sentences = self.analyze_query(query, 1.0, &mut q, &stemmer);
+        let sentences = self.analyze_query(query, 1.0, &mut q, &stemmer, with_text);
         if sentences.len() >= self.params.min_sentences.max(2) {
             q.sentences = sentences;
         }
         if let Some(context) = context {
-            self.analyze_query(context, self.params.context_weight, &mut q, &stemmer);
+            self.analyze_query(
+                context,
+                self.params.context_weight,
+                &mut q,
+                &stemmer,
+                with_text,
+            );
         }
         if self.params.exact_names {
             q.exact = self.exact_names(query);
@@ -567,9 +600,28 @@ impl Index {
     /// name counts only when it is the whole query or quoted in backticks; a
     /// name of several words counts wherever it stands as one token.
     fn exact_names(&self, query: &str) -> Vec<usize> {
+        fn punct(c: char) -> bool {
+            matches!(
+                c,
+                '`' | '\''
+                    | '"'
+                    | '.'
+                    | ','
+                    | ';'
+                    | ':'
+                    | '!'
+                    | '?'
+                    | '('
+                    | ')'
+                    | '['
+                    | ']'
+                    | '{'
+                    | '}'
+                    | '<'
+                    | '>'
+            )
+        }
         let mut found = Vec::new();
-        let trimmed = query.trim();
-        let whole = trimmed.trim_matches(|c: char| "`'\".,;:!?()[]{}<>".contains(c));
         let consider = |token: &str, single_ok: bool, found: &mut Vec<usize>| {
             let key = name_key(token);
             if let Some((docs, words)) = self.names.get(key.as_str())
@@ -582,44 +634,67 @@ impl Index {
                 }
             }
         };
-        if !whole.contains(char::is_whitespace) {
-            consider(whole, true, &mut found);
+        // Most requests name no tool: skip them with one pass over the bytes.
+        // A name has a separator inside a word, a backtick, or a case change.
+        let b = query.as_bytes();
+        let maybe_name = b.iter().enumerate().any(|(i, &c)| {
+            let next_alnum = b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric);
+            match c {
+                b'`' => true,
+                b'_' | b'.' | b'-' | b'/' => {
+                    i > 0 && b[i - 1].is_ascii_alphanumeric() && next_alnum
+                }
+                c if c.is_ascii_lowercase() => b.get(i + 1).is_some_and(u8::is_ascii_uppercase),
+                _ => false,
+            }
+        }) || !query.trim().contains(char::is_whitespace)
+            || !query.is_ascii();
+        if !maybe_name {
+            return found;
         }
-        for raw in trimmed.split_whitespace() {
+        let trimmed = query.trim();
+        let whole = trimmed.trim_matches(punct);
+        if !whole.is_empty() && !whole.contains(char::is_whitespace) {
+            consider(whole, true, &mut found);
+            return found;
+        }
+        for raw in trimmed.split_ascii_whitespace() {
             let quoted = raw.starts_with('`')
                 && raw
                     .trim_end_matches(['.', ',', ';', ':', '?', '!'])
                     .ends_with('`');
-            let token = raw.trim_matches(|c: char| "`'\".,;:!?()[]{}<>".contains(c));
-            if token.is_empty() || token == whole {
-                continue;
-            }
+            let token = raw.trim_matches(punct);
             // A name is an identifier: it has a separator or a case change.
-            let identifier = token.contains(['_', '.', '-', '/'])
+            let identifier = token
+                .bytes()
+                .any(|b| matches!(b, b'_' | b'.' | b'-' | b'/'))
                 || token.chars().skip(1).any(char::is_uppercase);
-            if identifier || quoted {
+            if !token.is_empty() && (identifier || quoted) {
                 consider(token, quoted, &mut found);
             }
         }
         found
     }
 
-    fn accumulate(
-        &self,
-        q: &AnalyzedQuery,
-        terms: &[usize],
-        scores: &mut [f32],
-        touched: &mut Vec<u32>,
-    ) {
+    /// Postings a query walks (for profiling).
+    #[doc(hidden)]
+    pub fn postings_walked(&self, query: &str) -> (usize, usize, usize) {
+        let q = self.analyze(query, None, false);
+        let n: usize = q.terms.iter().map(|t| self.postings(t.term).len()).sum();
+        (q.terms.len(), n, q.sentences.len())
+    }
+
+    /// Adds each term's impacts into `scores` (one array entry per tool).
+    fn accumulate(&self, q: &AnalyzedQuery, terms: &[usize], scores: &mut [f32]) {
         for &i in terms {
             let qt = &q.terms[i];
-            for slot in self.postings(qt.term) {
-                let d = self.post_docs[slot];
-                let s = &mut scores[d as usize];
-                if *s == 0.0 {
-                    touched.push(d);
+            let range = self.postings(qt.term);
+            let docs = &self.post_docs[range.clone()];
+            let impacts = &self.post_impacts[range];
+            for (&d, &impact) in docs.iter().zip(impacts) {
+                if let Some(s) = scores.get_mut(d as usize) {
+                    *s += qt.weight * impact;
                 }
-                *s += qt.weight * self.post_impacts[slot];
             }
         }
     }
@@ -631,45 +706,45 @@ impl Index {
         if k == 0 || self.n_docs == 0 {
             return Vec::new();
         }
-        let q = self.analyze(query, context);
-        let mut scores = vec![0f32; self.n_docs];
-        let mut touched = Vec::new();
-        let all: Vec<usize> = (0..q.terms.len()).collect();
-        self.accumulate(&q, &all, &mut scores, &mut touched);
+        let q = self.analyze(query, context, false);
+        SCRATCH.with_borrow_mut(|scratch| self.search_analyzed(&q, k, scratch))
+    }
 
-        if !q.sentences.is_empty() && !touched.is_empty() {
+    fn search_analyzed(&self, q: &AnalyzedQuery, k: usize, scratch: &mut Scratch) -> Vec<Hit> {
+        scratch.reset(self.n_docs, !q.sentences.is_empty());
+        let Scratch {
+            scores,
+            best_sentence,
+            s_scores,
+        } = scratch;
+        let all: Vec<usize> = (0..q.terms.len()).collect();
+        self.accumulate(q, &all, scores);
+
+        let max_full = if q.sentences.is_empty() {
+            0.0
+        } else {
+            scores.iter().copied().fold(0f32, f32::max)
+        };
+        if max_full > 0.0 {
             // Blend: the whole message's score and each sentence's, each
             // normalised by its best document, so every request in a
             // multi-request message can pull its own tool up.
-            let max_full = touched
-                .iter()
-                .map(|&d| scores[d as usize])
-                .fold(0f32, f32::max);
-            let mut best_sentence = vec![0f32; self.n_docs];
-            let mut s_scores = vec![0f32; self.n_docs];
-            let mut s_touched = Vec::new();
             for sentence in &q.sentences {
-                self.accumulate(&q, sentence, &mut s_scores, &mut s_touched);
-                let max_s = s_touched
-                    .iter()
-                    .map(|&d| s_scores[d as usize])
-                    .fold(0f32, f32::max);
+                s_scores.fill(0.0);
+                self.accumulate(q, sentence, s_scores);
+                let max_s = s_scores.iter().copied().fold(0f32, f32::max);
                 if max_s > 0.0 {
-                    for &d in &s_touched {
-                        let v = s_scores[d as usize] / max_s;
-                        let b = &mut best_sentence[d as usize];
-                        *b = b.max(v);
+                    let inv = 1.0 / max_s;
+                    for (b, &v) in best_sentence.iter_mut().zip(s_scores.iter()) {
+                        *b = b.max(v * inv);
                     }
                 }
-                for &d in &s_touched {
-                    s_scores[d as usize] = 0.0;
-                }
-                s_touched.clear();
             }
             let w = self.params.sentence_weight;
-            for &d in &touched {
-                let d = d as usize;
-                scores[d] = scores[d] / max_full + w * best_sentence[d];
+            for (s, &b) in scores.iter_mut().zip(best_sentence.iter()) {
+                if *s > 0.0 {
+                    *s = *s / max_full + w * b;
+                }
             }
         }
 
@@ -682,19 +757,11 @@ impl Index {
                 exact: true,
             })
             .collect();
-        let mut rest: Vec<(f32, u32)> = touched
-            .iter()
-            .filter(|&&d| scores[d as usize] > 0.0 && !q.exact.contains(&(d as usize)))
-            .map(|&d| (scores[d as usize], d))
-            .collect();
-        let want = k.saturating_sub(hits.len());
-        let order = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
-        if rest.len() > want && want > 0 {
-            rest.select_nth_unstable_by(want - 1, order);
-            rest.truncate(want);
+        for &d in &q.exact {
+            scores[d] = 0.0;
         }
-        rest.sort_unstable_by(order);
-        hits.extend(rest.into_iter().take(want).map(|(score, d)| Hit {
+        let want = k.saturating_sub(hits.len());
+        hits.extend(top_k(scores, want).into_iter().map(|(score, d)| Hit {
             doc: d as usize,
             score,
             exact: false,
@@ -703,11 +770,36 @@ impl Index {
         hits
     }
 
+    /// Analysis only (no scoring): for profiling.
+    #[doc(hidden)]
+    pub fn analyze_only(&self, query: &str) -> usize {
+        let q = self.analyze(query, None, false);
+        q.terms.len() + q.exact.len()
+    }
+
     /// Why tool `doc` matched `query`: each query term that hit it, in query
     /// order, with the fields it hit and what it added (before any
     /// multi-sentence blending).
     pub fn explain(&self, query: &str, context: Option<&str>, doc: usize) -> Explanation {
-        let q = self.analyze(query, context);
+        self.explain_many(query, context, &[doc])
+            .pop()
+            .unwrap_or_default()
+    }
+
+    /// [`Index::explain`] for several tools, analysing the query once.
+    pub fn explain_many(
+        &self,
+        query: &str,
+        context: Option<&str>,
+        docs: &[usize],
+    ) -> Vec<Explanation> {
+        let q = self.analyze(query, context, true);
+        docs.iter()
+            .map(|&doc| self.explain_analyzed(&q, doc))
+            .collect()
+    }
+
+    fn explain_analyzed(&self, q: &AnalyzedQuery, doc: usize) -> Explanation {
         let mut matches = Vec::new();
         for qt in &q.terms {
             let range = self.postings(qt.term);
@@ -733,24 +825,95 @@ impl Index {
     }
 }
 
+/// The `k` best positive scores as `(score, doc)`, best first; ties go to
+/// the lower catalog index. Scores are non-negative floats, whose bit
+/// patterns order like the floats, so each candidate is one integer key and
+/// most candidates fail to enter with one comparison.
+fn top_k(scores: &[f32], k: usize) -> Vec<(f32, u32)> {
+    if k == 0 {
+        return Vec::new();
+    }
+    let key = |d: usize, s: f32| (u64::from(s.to_bits()) << 32) | u64::from(!(d as u32));
+    let mut top: Vec<u64> = Vec::with_capacity(k + 1);
+    // Below this nothing enters: while the list is not full, any positive score.
+    let mut floor = u64::from(u32::MAX);
+    for (d, &s) in scores.iter().enumerate() {
+        let kk = key(d, s);
+        if kk <= floor {
+            continue;
+        }
+        let at = top.partition_point(|&t| t > kk);
+        top.insert(at, kk);
+        if top.len() > k {
+            top.pop();
+        }
+        if top.len() == k {
+            floor = top[k - 1];
+        }
+    }
+    top.into_iter()
+        .map(|kk| (f32::from_bits((kk >> 32) as u32), !(kk as u32)))
+        .collect()
+}
+
+/// Per-thread buffers reused by every search, so a query allocates little.
+#[derive(Default)]
+struct Scratch {
+    scores: Vec<f32>,
+    best_sentence: Vec<f32>,
+    s_scores: Vec<f32>,
+}
+
+impl Scratch {
+    /// Zeroed buffers for `n` documents (the sentence buffers only when
+    /// `sentences`).
+    fn reset(&mut self, n: usize, sentences: bool) {
+        let bufs: &mut [&mut Vec<f32>] = if sentences {
+            &mut [
+                &mut self.scores,
+                &mut self.best_sentence,
+                &mut self.s_scores,
+            ]
+        } else {
+            &mut [&mut self.scores]
+        };
+        for buf in bufs {
+            buf.clear();
+            buf.resize(n, 0.0);
+        }
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
 /// Sentences of a message: split after `.`, `?`, `!` or `;` followed by white
 /// space, and at line breaks. (`3.5` and `v1.2` stay whole.)
 fn split_sentences(text: &str) -> impl Iterator<Item = &str> {
-    let mut out = Vec::new();
-    let mut start = 0;
     let bytes = text.as_bytes();
-    for (i, &b) in bytes.iter().enumerate() {
-        let end_mark = matches!(b, b'.' | b'?' | b'!' | b';')
-            && bytes.get(i + 1).is_none_or(|c| c.is_ascii_whitespace());
-        if end_mark || b == b'\n' {
-            out.push(&text[start..=i]);
-            start = i + 1;
+    let mut start = 0;
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let b = bytes[i];
+            i += 1;
+            let end_mark = matches!(b, b'.' | b'?' | b'!' | b';')
+                && bytes.get(i).is_none_or(|c| c.is_ascii_whitespace());
+            if end_mark || b == b'\n' {
+                let piece = &text[start..i];
+                start = i;
+                return Some(piece);
+            }
         }
-    }
-    if start < text.len() {
-        out.push(&text[start..]);
-    }
-    out.into_iter().filter(|s| !s.trim().is_empty())
+        if start < bytes.len() {
+            let piece = &text[start..];
+            start = bytes.len();
+            return Some(piece);
+        }
+        None
+    })
+    .filter(|s| !s.trim().is_empty())
 }
 
 const _: () = assert!(UNIGRAM_FIELDS == 4);

@@ -1,0 +1,142 @@
+//! Search benchmarks: `cargo bench --bench search` (release build, one thread).
+//!
+//! Prints the figures BENCHMARKS.md records: index build and ranking speed on
+//! the bfcl-dev catalog (2,101 tools), build and query latency on a synthetic
+//! 10,000-tool catalog, and the service core's behaviour on a repeated catalog.
+//! `--json FILE` also writes them as JSON. Set `TOOLSIFT_BENCH_QUICK=1` for a
+//! short run.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use toolsift::catalog::{CatalogSource, load, synthetic};
+use toolsift::engine::Index;
+use toolsift::eval::load_queries;
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() - 1) as f64 * p / 100.0).round() as usize;
+    sorted[i]
+}
+
+fn time_builds(tools: &[toolsift::catalog::Tool], min_runs: usize, budget: Duration) -> Vec<f64> {
+    let mut ms = Vec::new();
+    let start = Instant::now();
+    while ms.len() < min_runs || start.elapsed() < budget {
+        let t = Instant::now();
+        std::hint::black_box(Index::build(tools));
+        ms.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    ms.sort_by(f64::total_cmp);
+    ms
+}
+
+fn main() {
+    let quick = std::env::var_os("TOOLSIFT_BENCH_QUICK").is_some();
+    let budget = Duration::from_millis(if quick { 300 } else { 3000 });
+    let json_out = std::env::args().skip_while(|a| a != "--json").nth(1);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("eval/bfcl-dev");
+    let catalog = load(&CatalogSource::Path(dir.join("catalog.json"))).expect("bfcl catalog");
+    let queries = load_queries(&dir.join("queries-dev.jsonl")).expect("bfcl queries");
+
+    // bfcl-dev: build.
+    let builds = time_builds(catalog.tools(), 10, budget);
+    let index = Index::build(catalog.tools());
+    // bfcl-dev: ranking throughput, best of passes over all queries, and per-query latency.
+    let mut best = Duration::MAX;
+    let mut lat_us = Vec::new();
+    let start = Instant::now();
+    while start.elapsed() < budget || lat_us.is_empty() {
+        let pass = Instant::now();
+        for q in &queries {
+            let t = Instant::now();
+            std::hint::black_box(index.search(&q.query, None, 10));
+            lat_us.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+        best = best.min(pass.elapsed());
+    }
+    lat_us.sort_by(f64::total_cmp);
+    let qps = queries.len() as f64 / best.as_secs_f64();
+    println!(
+        "bfcl-dev catalog: {} tools, {} queries",
+        catalog.len(),
+        queries.len()
+    );
+    println!(
+        "  index build: p50 {:.2} ms, min {:.2} ms ({} builds)",
+        percentile(&builds, 50.0),
+        builds[0],
+        builds.len()
+    );
+    println!(
+        "  ranking: {:.0} queries/s (best pass, one thread); latency p50 {:.1} µs, p95 {:.1} µs, p99 {:.1} µs",
+        qps,
+        percentile(&lat_us, 50.0),
+        percentile(&lat_us, 95.0),
+        percentile(&lat_us, 99.0)
+    );
+
+    // Synthetic 10,000 tools.
+    let big = synthetic::generate(10_000, 42);
+    let big_builds = time_builds(big.tools(), 5, budget);
+    let big_index = Index::build(big.tools());
+    let mut big_lat = Vec::new();
+    let start = Instant::now();
+    while start.elapsed() < budget || big_lat.len() < queries.len() {
+        for q in &queries {
+            let t = Instant::now();
+            std::hint::black_box(big_index.search(&q.query, None, 10));
+            big_lat.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        let synthetic_queries = [
+            "list pending invoices for a customer",
+            "rotate the secret key of the cluster",
+            "search recent incidents by priority",
+            "schedule a meeting with the team",
+        ];
+        for q in synthetic_queries {
+            let t = Instant::now();
+            std::hint::black_box(big_index.search(q, None, 10));
+            big_lat.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    big_lat.sort_by(f64::total_cmp);
+    println!("synthetic catalog: {} tools", big.len());
+    println!(
+        "  index build: p50 {:.1} ms, min {:.1} ms ({} builds)",
+        percentile(&big_builds, 50.0),
+        big_builds[0],
+        big_builds.len()
+    );
+    println!(
+        "  query: p50 {:.3} ms, p95 {:.3} ms, p99 {:.3} ms ({} queries)",
+        percentile(&big_lat, 50.0),
+        percentile(&big_lat, 95.0),
+        percentile(&big_lat, 99.0),
+        big_lat.len()
+    );
+
+    if let Some(path) = json_out {
+        let v = serde_json::json!({
+            "bfcl": {
+                "tools": catalog.len(),
+                "queries": queries.len(),
+                "build_ms_p50": percentile(&builds, 50.0),
+                "build_ms_min": builds[0],
+                "queries_per_second": qps,
+                "latency_us_p50": percentile(&lat_us, 50.0),
+                "latency_us_p95": percentile(&lat_us, 95.0),
+            },
+            "synthetic_10k": {
+                "tools": big.len(),
+                "build_ms_p50": percentile(&big_builds, 50.0),
+                "query_ms_p50": percentile(&big_lat, 50.0),
+                "query_ms_p95": percentile(&big_lat, 95.0),
+            },
+        });
+        std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap_or_default())
+            .expect("write json");
+    }
+}
