@@ -10,5 +10,8 @@ pub mod catalog;
 pub mod check;
 pub mod engine;
 pub mod eval;
+pub mod search;
 pub mod select;
+pub mod service;
 pub mod tokens;
+pub mod wire;

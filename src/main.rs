@@ -8,7 +8,8 @@ use clap::{Args, Parser, Subcommand};
 
 use toolsift::catalog::{self, Catalog, CatalogSource};
 use toolsift::check::CheckReport;
-use toolsift::select::{HandleOptions, SelectError, Strategy};
+use toolsift::search::{SearchRequest, Searcher};
+use toolsift::select::{HandleOptions, SelectError, Strategy, ToolsHandle};
 use toolsift::tokens::{TokenBasis, TokenCounter};
 
 #[derive(Parser)]
@@ -27,8 +28,37 @@ struct Cli {
 enum Command {
     /// Report a catalog's tools, flags, token costs, initial set and lints.
     Check(CheckArgs),
+    /// Search a catalog the way a deferred app would: loaded set, scores, why, tokens.
+    Search(SearchArgs),
     /// Measure search quality on requests with known answers (bfcl-dev JSONL).
     Eval(EvalArgs),
+}
+
+#[derive(Args)]
+struct SearchArgs {
+    /// Catalog: a path, `-` (stdin) or @demo.
+    #[arg(value_name = "CATALOG")]
+    catalog: String,
+    /// The request to find tools for.
+    #[arg(value_name = "QUERY")]
+    query: String,
+    /// Cap on returned tools (always-load tools count); default: --max-loaded-tools, else the service's 8.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    max_tools: Option<String>,
+    #[command(flatten)]
+    handle: HandleArgs,
+    /// bm25 | embeddings
+    #[arg(long, value_name = "RANKER")]
+    ranker: Option<String>,
+    /// More text about the task (weighted below the query).
+    #[arg(long, value_name = "TEXT")]
+    context: Option<String>,
+    /// Continue a tool session.
+    #[arg(long, value_name = "ID")]
+    session_id: Option<String>,
+    /// One JSON object on stdout instead of the table.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -132,6 +162,41 @@ fn load_catalog(arg: &str) -> Result<Arc<Catalog>, UsageError> {
     Ok(Arc::new(catalog::load(&CatalogSource::parse(arg))?))
 }
 
+/// A search the service refused: exit code 1.
+struct SearchFailed(String);
+
+fn run_search(args: &SearchArgs) -> Result<Result<(), SearchFailed>, UsageError> {
+    let (options, basis) = args.handle.options()?;
+    let catalog = load_catalog(&args.catalog)?;
+    let handle = ToolsHandle::new(catalog.clone(), &options)?;
+    let max_tools = match &args.max_tools {
+        None => None,
+        Some(text) => Some(parse_int(text).ok_or(SelectError::MaxTools)?),
+    };
+    let cap = handle.search_cap(max_tools)?;
+    let request = SearchRequest {
+        query: args.query.clone(),
+        context: args.context.clone(),
+        max_tools: cap,
+        session_id: args.session_id.clone(),
+        ranker: args.ranker.clone(),
+        token_basis: Some(basis),
+    };
+    let result = match Searcher::embedded().search(&catalog, &request) {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(SearchFailed(e.to_string()))),
+    };
+    let text = if args.json {
+        let mut json = serde_json::to_string_pretty(&result.to_json(&catalog))?;
+        json.push('\n');
+        json
+    } else {
+        result.render_text(&catalog)
+    };
+    write_stdout(&text)?;
+    Ok(Ok(()))
+}
+
 fn run_eval(args: &EvalArgs) -> Result<(), UsageError> {
     if args.k == 0 {
         return Err(UsageError("--k must be a positive integer".into()));
@@ -180,6 +245,14 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Some(Command::Check(args)) => run_check(args),
         Some(Command::Eval(args)) => run_eval(args),
+        Some(Command::Search(args)) => match run_search(args) {
+            Ok(Err(SearchFailed(message))) => {
+                eprintln!("toolsift: search failed: {message}");
+                return ExitCode::from(1);
+            }
+            Ok(Ok(())) => Ok(()),
+            Err(e) => Err(e),
+        },
         None => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();

@@ -223,7 +223,7 @@ pub fn generate(n: usize, seed: u64) -> Catalog {
         tool.input_schema = json!({"type": "object", "properties": props, "required": required});
         tool.read_only = matches!(verb, "get" | "list" | "search" | "fetch" | "query");
         tool.idempotent = tool.read_only;
-        tool.always_load = i % 997 == 0 && i < 3000;
+        tool.always_load = i % 1000 == 500 && i < 3000;
         tool.position = Position {
             origin: "@synthetic".into(),
             index: i,

@@ -1,0 +1,359 @@
+use super::*;
+use crate::catalog::Tool;
+use serde_json::json;
+
+fn tool(name: &str, description: &str, always: bool) -> Tool {
+    let mut t = Tool::new(name, description);
+    t.always_load = always;
+    t
+}
+
+fn catalog() -> Catalog {
+    Catalog::new(
+        "t",
+        vec![
+            tool(
+                "send_invoice",
+                "Send an invoice to a customer by email",
+                false,
+            ),
+            tool("page_oncall", "Page the on-call engineer", true),
+            tool("lookup_status", "Look up the current service status", false),
+            tool("list_incidents", "List open incidents of a service", false),
+            tool("get_weather", "Weather forecast for a city", false),
+            tool("get_current_user", "Who is signed in", true),
+        ],
+    )
+    .unwrap()
+}
+
+fn params(query: &str) -> SearchParams {
+    SearchParams {
+        query: query.into(),
+        ..Default::default()
+    }
+}
+
+fn names<'a>(c: &'a Catalog, o: &SearchOutcome) -> Vec<&'a str> {
+    o.tools
+        .iter()
+        .map(|s| c.tools()[s.index].name.as_str())
+        .collect()
+}
+
+#[test]
+fn loaded_set_is_always_load_then_ranked_without_padding() {
+    let c = catalog();
+    let s = Service::default();
+    let o = s.tool_search(&c, &params("service status"), "").unwrap();
+    assert_eq!(
+        names(&c, &o),
+        [
+            "page_oncall",
+            "get_current_user",
+            "lookup_status",
+            "list_incidents"
+        ]
+    );
+    assert_eq!(o.tools[0].reason, Reason::AlwaysLoad);
+    assert_eq!(o.tools[2].reason, Reason::Ranked);
+    assert!(o.tools[2].score > o.tools[3].score);
+    assert!(o.note.is_none());
+    assert_eq!(o.deferred_count, 2);
+    assert_eq!(o.method, "bm25");
+    assert_eq!(o.token_basis, TokenBasis::O200kBase);
+    let costs = &o.tool_tokens;
+    assert_eq!(o.full_schema_tokens, costs.iter().sum::<u64>());
+    assert_eq!(
+        o.sent_schema_tokens,
+        o.tools.iter().map(|t| costs[t.index]).sum::<u64>()
+    );
+    // Explanations say which words hit which fields.
+    let why = &o.tools[2].explanation.matches;
+    assert!(why.iter().any(|m| m.term == "status"));
+}
+
+#[test]
+fn caps_count_always_load_tools() {
+    let c = catalog();
+    let s = Service::default();
+    let mut p = params("service status invoice weather");
+    p.max_tools = Some(3);
+    let o = s.tool_search(&c, &p, "").unwrap();
+    assert_eq!(o.tools.len(), 3);
+    assert_eq!(names(&c, &o)[..2], ["page_oncall", "get_current_user"]);
+    p.max_tools = Some(2);
+    let o = s.tool_search(&c, &p, "").unwrap();
+    assert_eq!(names(&c, &o), ["page_oncall", "get_current_user"]);
+    assert!(o.note.as_deref().is_some_and(|n| n.contains("no room")));
+    p.max_tools = Some(1);
+    let e = s.tool_search(&c, &p, "").unwrap_err();
+    assert_eq!((e.status, e.code), (400, "max_tools_below_always_load"));
+    p.max_tools = Some(0);
+    assert_eq!(
+        s.tool_search(&c, &p, "").unwrap_err().message,
+        "max_tools must be a positive integer"
+    );
+}
+
+#[test]
+fn default_cap_never_drops_always_load() {
+    let tools: Vec<Tool> = (0..12)
+        .map(|i| tool(&format!("always_{i}"), "mandatory", true))
+        .chain((0..5).map(|i| tool(&format!("lazy_{i}"), "mandatory too", false)))
+        .collect();
+    let c = Catalog::new("t", tools).unwrap();
+    let o = Service::default()
+        .tool_search(&c, &params("mandatory"), "")
+        .unwrap();
+    assert_eq!(o.tools.len(), 12);
+    assert!(o.tools.iter().all(|t| t.reason == Reason::AlwaysLoad));
+}
+
+#[test]
+fn nothing_matches_gives_a_note_not_padding() {
+    let c = catalog();
+    let s = Service::default();
+    let o = s.tool_search(&c, &params("zebra xylophone"), "").unwrap();
+    assert_eq!(names(&c, &o), ["page_oncall", "get_current_user"]);
+    let note = o.note.unwrap();
+    assert!(note.starts_with("no tool matches the query"), "{note}");
+    let o = s.tool_search(&c, &params("   "), "").unwrap();
+    assert!(o.note.unwrap().starts_with("empty query"));
+}
+
+#[test]
+fn rankers() {
+    let c = catalog();
+    let s = Service::default();
+    let mut p = params("status");
+    p.ranker = Some("bm25".into());
+    assert!(s.tool_search(&c, &p, "").is_ok());
+    p.ranker = Some("embeddings".into());
+    let e = s.tool_search(&c, &p, "").unwrap_err();
+    assert_eq!((e.status, e.code), (400, "ranker_unavailable"));
+    p.ranker = Some("tfidf".into());
+    assert_eq!(
+        s.tool_search(&c, &p, "").unwrap_err().code,
+        "unknown_ranker"
+    );
+}
+
+#[test]
+fn repeated_catalog_is_not_reindexed_or_retokenized() {
+    let s = Service::default();
+    let text = r#"[{"name":"a_tool","description":"alpha","input_schema":{}},{"name":"b_tool","description":"beta","input_schema":{}}]"#;
+    for _ in 0..3 {
+        // A fresh parse each time, as an HTTP request would be.
+        let c = catalog::parse(text, "request", "request", SourceKind::Json).unwrap();
+        s.tool_search(&c, &params("alpha"), "").unwrap();
+    }
+    let stats = s.stats();
+    assert_eq!(stats.searches, 3);
+    assert_eq!(stats.index_builds, 1);
+    assert_eq!(stats.index_cache_hits, 2);
+    assert_eq!(stats.cost_vectors, 1);
+    assert_eq!(stats.tokenized, 2);
+    // Another basis is counted once more; another catalog is indexed once more.
+    let c = catalog::parse(text, "request", "request", SourceKind::Json).unwrap();
+    let mut p = params("alpha");
+    p.token_basis = Some(TokenBasis::Cl100kBase);
+    s.tool_search(&c, &p, "").unwrap();
+    assert_eq!(s.stats().tokenized, 4);
+    s.tool_search(&catalog(), &params("alpha"), "").unwrap();
+    assert_eq!(s.stats().index_builds, 2);
+}
+
+#[test]
+fn sessions_append_in_first_load_order_and_are_scoped() {
+    let c = catalog();
+    let s = Service::default();
+    let first = s.tool_search(&c, &params("weather"), "key-a").unwrap();
+    assert_eq!(first.session_id.len(), 32);
+    assert!(first.session_id.bytes().all(|b| b.is_ascii_hexdigit()));
+    assert_eq!(
+        first.session_tools,
+        ["page_oncall", "get_current_user", "get_weather"]
+    );
+    let mut p = params("service status");
+    p.session_id = Some(first.session_id.clone());
+    let second = s.tool_search(&c, &p, "key-a").unwrap();
+    assert_eq!(second.session_id, first.session_id);
+    assert_eq!(
+        second.session_tools,
+        [
+            "page_oncall",
+            "get_current_user",
+            "get_weather",
+            "lookup_status",
+            "list_incidents"
+        ]
+    );
+    // The same id under another key is another session.
+    let other = s.tool_search(&c, &p, "key-b").unwrap();
+    assert_eq!(other.session_id, first.session_id);
+    assert_eq!(
+        other.session_tools,
+        [
+            "page_oncall",
+            "get_current_user",
+            "lookup_status",
+            "list_incidents"
+        ]
+    );
+    // A new id is created when unknown; a bad one is refused.
+    p.session_id = Some("my-session.1".into());
+    assert_eq!(
+        s.tool_search(&c, &p, "").unwrap().session_id,
+        "my-session.1"
+    );
+    p.session_id = Some("no spaces".into());
+    assert_eq!(
+        s.tool_search(&c, &p, "").unwrap_err().code,
+        "invalid_session_id"
+    );
+    assert_ne!(
+        s.tool_search(&c, &params("x"), "").unwrap().session_id,
+        first.session_id,
+        "minted ids differ"
+    );
+}
+
+#[test]
+fn sessions_expire_and_are_bounded() {
+    let c = catalog();
+    let config = ServiceConfig {
+        session_idle: Duration::from_secs(60),
+        max_sessions: 3,
+        ..Default::default()
+    };
+    let s = Service::new(config);
+    let t0 = Instant::now();
+    let mut p = params("weather");
+    p.session_id = Some("s1".into());
+    s.tool_search_at(&c, &p, "", t0).unwrap();
+    p.query = "invoice".into();
+    let later = s
+        .tool_search_at(&c, &p, "", t0 + Duration::from_secs(61))
+        .unwrap();
+    assert!(
+        !later.session_tools.iter().any(|n| n == "get_weather"),
+        "an idle session starts again: {:?}",
+        later.session_tools
+    );
+    for i in 0..5 {
+        p.session_id = Some(format!("n{i}"));
+        s.tool_search_at(&c, &p, "", t0 + Duration::from_secs(62 + i))
+            .unwrap();
+    }
+    assert_eq!(s.stats().sessions, 3);
+}
+
+#[test]
+fn session_survives_a_changed_catalog() {
+    let c = catalog();
+    let s = Service::default();
+    let mut p = params("weather invoice");
+    p.session_id = Some("s".into());
+    s.tool_search(&c, &p, "").unwrap();
+    let smaller = Catalog::new(
+        "t",
+        c.tools()
+            .iter()
+            .filter(|t| t.name != "get_weather")
+            .cloned()
+            .collect(),
+    )
+    .unwrap();
+    p.query = "status".into();
+    let o = s.tool_search(&smaller, &p, "").unwrap();
+    assert_eq!(
+        o.session_tools,
+        [
+            "page_oncall",
+            "get_current_user",
+            "send_invoice",
+            "lookup_status"
+        ]
+    );
+}
+
+#[test]
+fn too_many_tools() {
+    let s = Service::new(ServiceConfig {
+        max_catalog_tools: 5,
+        ..Default::default()
+    });
+    let e = s.tool_search(&catalog(), &params("x"), "").unwrap_err();
+    assert_eq!((e.status, e.code), (400, "too_many_tools"));
+}
+
+#[test]
+fn json_requests_and_errors() {
+    let s = Service::default();
+    let body = json!({
+        "tools": [
+            {"name": "lookup_status", "description": "Look up the current service status",
+             "input_schema": {"type": "object", "properties": {}}, "read_only": true,
+             "idempotent": true, "always_load": false},
+            {"name": "send_invoice", "description": "Send an invoice",
+             "input_schema": {"type": "object"}, "read_only": false, "idempotent": false,
+             "always_load": true}
+        ],
+        "query": "check service status",
+        "max_tools": 5
+    });
+    let r = s
+        .tool_search_json(body.to_string().as_bytes(), Some("k"))
+        .unwrap();
+    let v = serde_json::to_value(&r).unwrap();
+    for key in [
+        "tools",
+        "sent_schema_tokens",
+        "full_schema_tokens",
+        "deferred_count",
+        "method",
+        "token_basis",
+        "session_id",
+    ] {
+        assert!(v.get(key).is_some(), "{key} missing: {v}");
+    }
+    assert_eq!(v["tools"][0]["name"], "send_invoice");
+    assert_eq!(v["tools"][0]["reason"], "always_load");
+    assert_eq!(v["tools"][1]["name"], "lookup_status");
+    assert_eq!(v["tools"][1]["read_only"], true);
+    assert!(v["tools"][1]["score"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["tools"][1]["matched"][0]["term"], "service");
+    assert_eq!(v["deferred_count"], 0);
+    assert!(v.get("note").is_none());
+
+    let err = |body: &str| s.tool_search_json(body.as_bytes(), None).unwrap_err();
+    let e = err("{");
+    assert_eq!((e.status, e.code), (400, "invalid_request"));
+    let e = err(r#"{"tools": [], "query": "x"}"#);
+    assert_eq!(e.code, "invalid_catalog");
+    let e = err(r#"{"tools": [{"name": "a", "input_schema": 3}], "query": "x"}"#);
+    assert!(
+        e.message.contains("tool #1") && e.message.contains("input_schema"),
+        "{}",
+        e.message
+    );
+    let e = err(r#"{"tools": [{"name": "a"}, {"name": "a"}], "query": "x"}"#);
+    assert!(e.message.contains("duplicate tool name"), "{}", e.message);
+    let e = err(r#"{"tools": [{"name": "a"}], "query": 3}"#);
+    assert_eq!(e.message, "query must be a string");
+    for bad in ["0", "-1", "1.5", "\"3\""] {
+        let e = err(&format!(
+            r#"{{"tools": [{{"name": "a"}}], "query": "x", "max_tools": {bad}}}"#
+        ));
+        assert_eq!(e.message, "max_tools must be a positive integer", "{bad}");
+    }
+    let e = err(r#"{"tools": [{"name": "a"}], "query": "x", "ranker": "embeddings"}"#);
+    assert_eq!(e.code, "ranker_unavailable");
+    let e = err(r#"{"tools": [{"name": "a"}], "query": "x", "token_basis": "gpt2"}"#);
+    assert!(e.message.contains("unknown token basis"));
+    assert_eq!(
+        serde_json::to_value(e.body()).unwrap(),
+        json!({"error": {"code": "invalid_request", "message": e.message}})
+    );
+}

@@ -1,0 +1,230 @@
+//! `toolsift search` and `toolsift eval` as a user runs them.
+
+mod common;
+
+use common::{assert_usage_error, fixture, json, run};
+
+#[test]
+fn search_json_has_the_documented_keys() {
+    let v = json(&run(&["search", "@demo", "check service status", "--json"]));
+    for key in [
+        "tools",
+        "session_id",
+        "method",
+        "deferred_count",
+        "full_schema_tokens",
+        "sent_schema_tokens",
+        "saved_tokens",
+        "reduction_pct",
+        "token_basis",
+        "basis",
+    ] {
+        assert!(v.get(key).is_some(), "{key} missing in {v}");
+    }
+    assert_eq!(v["method"], "bm25");
+    assert_eq!(v["basis"], "inferred");
+    assert_eq!(v["token_basis"], "o200k_base");
+    let tools = v["tools"].as_array().unwrap();
+    assert!(tools.len() <= 8);
+    assert!(
+        tools
+            .iter()
+            .all(|t| t["name"].is_string() && t["score"].is_number())
+    );
+    // Always-load tools first, then the ranked ones, best first.
+    let ranked: Vec<f64> = tools
+        .iter()
+        .filter(|t| t["reason"] == "ranked")
+        .map(|t| t["score"].as_f64().unwrap())
+        .collect();
+    assert!(ranked.windows(2).all(|w| w[0] >= w[1]), "{ranked:?}");
+    assert!(tools.iter().any(|t| t["name"] == "lookup_service_status"));
+    let full = v["full_schema_tokens"].as_u64().unwrap();
+    let sent = v["sent_schema_tokens"].as_u64().unwrap();
+    assert_eq!(v["saved_tokens"].as_u64().unwrap(), full - sent);
+    assert!(v.get("note").is_none());
+}
+
+#[test]
+fn search_text_and_caps() {
+    let out = run(&["search", "@demo", "refund a payment", "--max-tools", "5"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("refund_payment"), "{text}");
+    assert!(
+        text.contains("method bm25, token basis o200k_base (inferred)"),
+        "{text}"
+    );
+    let v = json(&run(&[
+        "search",
+        "@demo",
+        "refund a payment",
+        "--max-tools",
+        "5",
+        "--json",
+    ]));
+    assert_eq!(v["tools"].as_array().unwrap().len(), 5);
+    // max_loaded_tools is the default cap.
+    let v = json(&run(&[
+        "search",
+        "@demo",
+        "refund a payment",
+        "--max-loaded-tools",
+        "6",
+        "--json",
+    ]));
+    assert_eq!(v["tools"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn search_nothing_matches_says_why() {
+    let v = json(&run(&["search", "@demo", "zebra xylophone", "--json"]));
+    assert!(
+        v["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("no tool matches the query")
+    );
+    assert!(
+        v["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["reason"] == "always_load")
+    );
+}
+
+#[test]
+fn search_errors() {
+    assert_usage_error(
+        &run(&["search", "@demo", "x", "--max-tools", "0"]),
+        "max_tools must be a positive integer",
+    );
+    assert_usage_error(
+        &run(&["search", "@demo", "x", "--strategy", "nope"]),
+        "strategy must be all or deferred",
+    );
+    assert_usage_error(
+        &run(&["search", &fixture("duplicate.json").to_string_lossy(), "x"]),
+        "duplicate tool name",
+    );
+    let out = run(&["search", "@demo", "x", "--ranker", "embeddings"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ranker_unavailable"));
+    let out = run(&["search", "@demo", "x", "--max-tools", "2"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("max_tools_below_always_load"));
+}
+
+#[test]
+fn search_session_continues() {
+    let first = json(&run(&["search", "@demo", "send an email", "--json"]));
+    let id = first["session_id"].as_str().unwrap();
+    let v = json(&run(&[
+        "search",
+        "@demo",
+        "x",
+        "--session-id",
+        "abc-1",
+        "--json",
+    ]));
+    assert_eq!(v["session_id"], "abc-1");
+    assert_eq!(id.len(), 32);
+}
+
+fn queries_file(lines: &str) -> tempfile_path::TempPath {
+    tempfile_path::TempPath::new(lines)
+}
+
+/// A tiny temp-file helper (the std library has none).
+mod tempfile_path {
+    use std::path::PathBuf;
+    pub struct TempPath(pub PathBuf);
+    impl TempPath {
+        pub fn new(content: &str) -> Self {
+            use std::sync::atomic::{AtomicU32, Ordering};
+            static N: AtomicU32 = AtomicU32::new(0);
+            let path = std::env::temp_dir().join(format!(
+                "toolsift-test-{}-{}.jsonl",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
+            std::fs::write(&path, content).unwrap();
+            TempPath(path)
+        }
+    }
+    impl Drop for TempPath {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+}
+
+#[test]
+fn eval_reports_metrics_and_misses() {
+    let q = queries_file(concat!(
+        "{\"id\":\"a\",\"category\":\"x\",\"query\":\"refund a payment\",\"expected\":[\"refund_payment\"]}\n",
+        "{\"id\":\"b\",\"category\":\"y\",\"query\":\"zebra\",\"expected\":[\"send_email\"]}\n",
+    ));
+    let v = json(&run(&[
+        "eval",
+        "@demo",
+        q.0.to_str().unwrap(),
+        "--json",
+        "--k",
+        "5",
+    ]));
+    assert_eq!(v["queries"], 2);
+    for mode in ["strict", "lenient"] {
+        for key in [
+            "all@1", "all@3", "all@5", "all@10", "any@1", "any@3", "any@5", "any@10", "mrr@10",
+        ] {
+            assert!(v[mode][key].is_number(), "{mode}.{key}");
+        }
+    }
+    assert_eq!(v["strict"]["all@10"], 50.0);
+    assert_eq!(v["misses"].as_array().unwrap().len(), 1);
+    assert_eq!(v["misses"][0]["id"], "b");
+    assert!(v["misses"][0]["top"].is_array());
+    assert!(v["queries_per_second"].as_f64().unwrap() > 0.0);
+    assert!(v["per_category"]["x"]["strict"]["all@1"].is_number());
+    let text = run(&["eval", "@demo", q.0.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("[b] zebra"));
+}
+
+#[test]
+fn eval_errors_name_the_line() {
+    let q = queries_file("{\"query\":\"x\",\"expected\":[\"send_email\"]}\nnot json\n");
+    assert_usage_error(&run(&["eval", "@demo", q.0.to_str().unwrap()]), ":2: ");
+    let q = queries_file("{\"id\":\"q1\",\"query\":\"x\",\"expected\":[\"nope\"]}\n");
+    assert_usage_error(
+        &run(&["eval", "@demo", q.0.to_str().unwrap()]),
+        "expected tool \"nope\" is not in the catalog",
+    );
+}
+
+#[test]
+fn eval_on_bfcl_with_distractors() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("eval/bfcl-dev");
+    let mut small = String::new();
+    for line in std::fs::read_to_string(dir.join("queries-dev.jsonl"))
+        .unwrap()
+        .lines()
+        .take(40)
+    {
+        small.push_str(line);
+        small.push('\n');
+    }
+    let q = queries_file(&small);
+    let v = json(&run(&[
+        "eval",
+        dir.join("catalog.json").to_str().unwrap(),
+        q.0.to_str().unwrap(),
+        "--extra-catalog",
+        dir.join("distractors.json").to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(v["catalog_tools"], 2730);
+    assert_eq!(v["queries"], 40);
+}
