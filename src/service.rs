@@ -151,6 +151,8 @@ pub struct ServiceStats {
     pub index_builds: u64,
     pub index_cache_hits: u64,
     pub cost_vectors: u64,
+    /// Request catalogs parsed (a byte-identical catalog is parsed once).
+    pub catalog_parses: u64,
     /// Tool definitions actually run through a tokenizer.
     pub tokenized: u64,
     pub sessions: usize,
@@ -184,6 +186,15 @@ impl<K: PartialEq, V: Clone> Lru<K, V> {
         }
     }
 
+    fn get(&mut self, key: &K) -> Option<V> {
+        self.clock += 1;
+        let clock = self.clock;
+        self.entries.iter_mut().find(|e| e.0 == *key).map(|e| {
+            e.2 = clock;
+            e.1.clone()
+        })
+    }
+
     fn get_or_insert(&mut self, key: K, make: impl FnOnce() -> V) -> V {
         self.clock += 1;
         if let Some(e) = self.entries.iter_mut().find(|e| e.0 == key) {
@@ -214,6 +225,9 @@ pub struct Service {
     config: ServiceConfig,
     indexes: Mutex<Lru<u128, Cell<Index>>>,
     costs: Mutex<CostCache>,
+    /// Parsed request catalogs keyed by a hash of their exact JSON text.
+    parsed: Mutex<Lru<u128, Arc<Catalog>>>,
+    catalog_parses: AtomicU64,
     counter: TokenCounter,
     sessions: Mutex<Sessions>,
     searches: AtomicU64,
@@ -264,6 +278,8 @@ impl Service {
         Service {
             indexes: Mutex::new(Lru::new(config.index_cache_size)),
             costs: Mutex::new(Lru::new(config.index_cache_size * 3)),
+            parsed: Mutex::new(Lru::new(config.index_cache_size)),
+            catalog_parses: AtomicU64::new(0),
             config,
             counter: TokenCounter::new(),
             sessions: Mutex::new(Sessions::default()),
@@ -284,6 +300,7 @@ impl Service {
             index_builds: self.index_builds.load(Ordering::Relaxed),
             index_cache_hits: self.index_cache_hits.load(Ordering::Relaxed),
             cost_vectors: self.cost_vectors.load(Ordering::Relaxed),
+            catalog_parses: self.catalog_parses.load(Ordering::Relaxed),
             tokenized: self.counter.tokenized_count(),
             sessions: lock(&self.sessions).map.len(),
         }
@@ -564,8 +581,20 @@ impl Service {
             ServiceError::bad_request("invalid_request", format!("request body: {e}"))
         })?;
         let params = params_from_wire(&request)?;
-        let catalog = catalog::parse(request.tools.get(), "request", "request", SourceKind::Json)
-            .map_err(|e| ServiceError::bad_request("invalid_catalog", e.to_string()))?;
+        let raw = request.tools.get();
+        let key = xxhash_rust::xxh3::xxh3_128(raw.as_bytes());
+        let cached = lock(&self.parsed).get(&key);
+        let catalog = match cached {
+            Some(c) => c,
+            None => {
+                self.catalog_parses.fetch_add(1, Ordering::Relaxed);
+                let c = catalog::parse(raw, "request", "request", SourceKind::Json)
+                    .map_err(|e| ServiceError::bad_request("invalid_catalog", e.to_string()))?;
+                let c = Arc::new(c);
+                lock(&self.parsed).get_or_insert(key, || c.clone());
+                c
+            }
+        };
         let outcome = self.tool_search(&catalog, &params, api_key.unwrap_or(""))?;
         Ok(to_wire(&catalog, &outcome))
     }

@@ -8,6 +8,7 @@
 //! posting list as an impact, and a query only sums impacts.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
@@ -162,6 +163,8 @@ struct AnalyzedQuery {
 
 /// The index. Immutable once built; searches share it across threads.
 pub struct Index {
+    /// Unique per index built (for the per-thread stem cache).
+    id: u64,
     params: Params,
     n_docs: usize,
     /// Lower-cased word -> unigram term; `None` for query filler. Stop words
@@ -261,76 +264,55 @@ impl Vocab {
     }
 }
 
-/// Walks a JSON schema: parameter names at every level into `names`,
-/// descriptions, titles and enum values into `texts`.
-fn walk_schema(schema: &Value, depth: usize, names: &mut String, texts: &mut String) {
+/// Walks a JSON schema, analysing parameter names at every level into
+/// `names` and descriptions, titles and enum values into `texts`. Each object
+/// is read in one pass over its keys.
+fn walk_schema(
+    schema: &Value,
+    depth: usize,
+    vocab: &mut Vocab,
+    names: &mut Vec<u32>,
+    texts: &mut Vec<u32>,
+) {
     const MAX_DEPTH: usize = 32;
     let Value::Object(map) = schema else { return };
     if depth > MAX_DEPTH {
         return;
     }
-    for key in ["description", "title"] {
-        if depth > 0
-            && let Some(Value::String(s)) = map.get(key)
-        {
-            texts.push_str(s);
-            texts.push('\n');
-        }
-    }
-    if let Some(Value::Array(values)) = map.get("enum") {
-        for v in values {
-            match v {
-                Value::String(s) => texts.push_str(s),
-                Value::Number(n) => texts.push_str(&n.to_string()),
-                _ => continue,
+    for (key, value) in map {
+        match (key.as_str(), value) {
+            ("description" | "title", Value::String(s)) => vocab.analyze(s, texts),
+            ("enum", Value::Array(values)) => {
+                for v in values {
+                    match v {
+                        Value::String(s) => vocab.analyze(s, texts),
+                        Value::Number(n) => vocab.analyze(&n.to_string(), texts),
+                        _ => {}
+                    }
+                }
             }
-            texts.push('\n');
-        }
-    }
-    if let Some(Value::Object(props)) = map.get("properties") {
-        for (name, prop) in props {
-            names.push_str(name);
-            names.push('\n');
-            walk_schema(prop, depth + 1, names, texts);
-        }
-    }
-    for key in ["items", "additionalProperties", "not"] {
-        match map.get(key) {
-            Some(v @ Value::Object(_)) => walk_schema(v, depth + 1, names, texts),
-            Some(Value::Array(items)) => {
+            ("properties", Value::Object(props)) => {
+                for (name, prop) in props {
+                    vocab.analyze(name, names);
+                    walk_schema(prop, depth + 1, vocab, names, texts);
+                }
+            }
+            ("items" | "additionalProperties" | "not", v @ Value::Object(_)) => {
+                walk_schema(v, depth + 1, vocab, names, texts)
+            }
+            ("items" | "anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(items)) => {
                 for v in items {
-                    walk_schema(v, depth + 1, names, texts);
+                    walk_schema(v, depth + 1, vocab, names, texts);
+                }
+            }
+            ("$defs" | "definitions", Value::Object(defs)) => {
+                for v in defs.values() {
+                    walk_schema(v, depth + 1, vocab, names, texts);
                 }
             }
             _ => {}
         }
     }
-    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
-        if let Some(Value::Array(items)) = map.get(key) {
-            for v in items {
-                walk_schema(v, depth + 1, names, texts);
-            }
-        }
-    }
-    for key in ["$defs", "definitions"] {
-        if let Some(Value::Object(defs)) = map.get(key) {
-            for v in defs.values() {
-                walk_schema(v, depth + 1, names, texts);
-            }
-        }
-    }
-}
-
-/// A top-level schema's own description counts as a parameter description.
-fn schema_texts(schema: &Value) -> (String, String) {
-    let mut names = String::new();
-    let mut texts = String::new();
-    if let Some(Value::String(s)) = schema.get("description") {
-        texts.push_str(s);
-        texts.push('\n');
-    }
-    walk_schema(schema, 0, &mut names, &mut texts);
-    (names, texts)
 }
 
 const UNIGRAM_FIELDS: usize = 4;
@@ -351,9 +333,8 @@ impl Index {
             let mut fields: [Vec<u32>; 6] = Default::default();
             vocab.analyze_filtered(&tool.name, &mut fields[Field::Name as usize], true);
             vocab.analyze(&tool.description, &mut fields[Field::Description as usize]);
-            let (param_names, param_texts) = schema_texts(&tool.input_schema);
-            vocab.analyze(&param_names, &mut fields[Field::ParamName as usize]);
-            vocab.analyze(&param_texts, &mut fields[Field::ParamDescription as usize]);
+            let [_, _, param_names, param_texts, _, _] = &mut fields;
+            walk_schema(&tool.input_schema, 0, &mut vocab, param_names, param_texts);
             for (source, target) in [
                 (Field::Name, Field::NameBigram),
                 (Field::Description, Field::DescriptionBigram),
@@ -436,12 +417,17 @@ impl Index {
         let mut post_fields = vec![0u8; total];
         let mut cursor: Vec<u32> = offsets[..n_terms].to_vec();
         let k1 = params.k1;
+        let idfs: Vec<f32> = (0..n_terms)
+            .map(|t| {
+                let df = (offsets[t + 1] - offsets[t]) as f32;
+                (1.0 + (n as f32 - df + 0.5) / (df + 0.5))
+                    .ln()
+                    .powf(params.idf_power)
+            })
+            .collect();
         for (term, doc, tfw, mask) in entries {
             let t = term as usize;
-            let df = (offsets[t + 1] - offsets[t]) as f32;
-            let idf = (1.0 + (n as f32 - df + 0.5) / (df + 0.5))
-                .ln()
-                .powf(params.idf_power);
+            let idf = idfs[t];
             let slot = cursor[t] as usize;
             cursor[t] += 1;
             post_docs[slot] = doc;
@@ -455,7 +441,9 @@ impl Index {
         for filler in params.query_filler {
             words.insert(Box::from(*filler), None);
         }
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Index {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             params,
             n_docs: n,
             words,
@@ -494,9 +482,26 @@ impl Index {
         if is_stop_word(word) {
             return Some(None);
         }
-        self.stems
-            .get(stemmer.stem(word).as_ref())
-            .map(|&t| Some(t))
+        // Words not seen verbatim are stemmed; the answer is remembered per
+        // thread (typing a query repeats its words at every keystroke).
+        STEMMED.with_borrow_mut(|(owner, cache)| {
+            if *owner != self.id {
+                cache.clear();
+                *owner = self.id;
+            }
+            if let Some(&t) = cache.get(word) {
+                return t;
+            }
+            let t = self
+                .stems
+                .get(stemmer.stem(word).as_ref())
+                .map(|&t| Some(t));
+            if cache.len() >= 8192 {
+                cache.clear();
+            }
+            cache.insert(Box::from(word), t);
+            t
+        })
     }
 
     /// Query terms of `text` with weight `weight`, appended to `q` unless
@@ -576,7 +581,10 @@ impl Index {
 
     fn analyze(&self, query: &str, context: Option<&str>, with_text: bool) -> AnalyzedQuery {
         let stemmer = Stemmer::default();
-        let mut q = AnalyzedQuery::default();
+        let mut q = AnalyzedQuery {
+            terms: Vec::with_capacity(32),
+            ..AnalyzedQuery::default()
+        };
         let sentences = self.analyze_query(query, 1.0, &mut q, &stemmer, with_text);
         if sentences.len() >= self.params.min_sentences.max(2) {
             q.sentences = sentences;
@@ -622,8 +630,15 @@ impl Index {
             )
         }
         let mut found = Vec::new();
-        let consider = |token: &str, single_ok: bool, found: &mut Vec<usize>| {
-            let key = name_key(token);
+        let mut key = String::new();
+        let mut buf = String::new();
+        let mut consider = |token: &str, single_ok: bool, found: &mut Vec<usize>| {
+            key.clear();
+            for_each_word(token, &mut buf, |w| {
+                key.push_str(w);
+                key.push('_');
+            });
+            key.pop();
             if let Some((docs, words)) = self.names.get(key.as_str())
                 && (*words > 1 || single_ok)
             {
@@ -635,19 +650,8 @@ impl Index {
             }
         };
         // Most requests name no tool: skip them with one pass over the bytes.
-        // A name has a separator inside a word, a backtick, or a case change.
-        let b = query.as_bytes();
-        let maybe_name = b.iter().enumerate().any(|(i, &c)| {
-            let next_alnum = b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric);
-            match c {
-                b'`' => true,
-                b'_' | b'.' | b'-' | b'/' => {
-                    i > 0 && b[i - 1].is_ascii_alphanumeric() && next_alnum
-                }
-                c if c.is_ascii_lowercase() => b.get(i + 1).is_some_and(u8::is_ascii_uppercase),
-                _ => false,
-            }
-        }) || !query.trim().contains(char::is_whitespace)
+        let maybe_name = may_name_a_tool(query.as_bytes())
+            || !query.trim().contains(char::is_whitespace)
             || !query.is_ascii();
         if !maybe_name {
             return found;
@@ -659,6 +663,9 @@ impl Index {
             return found;
         }
         for raw in trimmed.split_ascii_whitespace() {
+            if raw.is_ascii() && !may_name_a_tool(raw.as_bytes()) {
+                continue;
+            }
             let quoted = raw.starts_with('`')
                 && raw
                     .trim_end_matches(['.', ',', ';', ':', '?', '!'])
@@ -676,18 +683,13 @@ impl Index {
         found
     }
 
-    /// Postings a query walks (for profiling).
-    #[doc(hidden)]
-    pub fn postings_walked(&self, query: &str) -> (usize, usize, usize) {
-        let q = self.analyze(query, None, false);
-        let n: usize = q.terms.iter().map(|t| self.postings(t.term).len()).sum();
-        (q.terms.len(), n, q.sentences.len())
-    }
-
     /// Adds each term's impacts into `scores` (one array entry per tool).
     fn accumulate(&self, q: &AnalyzedQuery, terms: &[usize], scores: &mut [f32]) {
-        for &i in terms {
-            let qt = &q.terms[i];
+        self.accumulate_terms(terms.iter().map(|&i| &q.terms[i]), scores);
+    }
+
+    fn accumulate_terms<'a>(&self, terms: impl Iterator<Item = &'a QueryTerm>, scores: &mut [f32]) {
+        for qt in terms {
             let range = self.postings(qt.term);
             let docs = &self.post_docs[range.clone()];
             let impacts = &self.post_impacts[range];
@@ -717,13 +719,12 @@ impl Index {
             best_sentence,
             s_scores,
         } = scratch;
-        let all: Vec<usize> = (0..q.terms.len()).collect();
-        self.accumulate(q, &all, scores);
+        self.accumulate_terms(q.terms.iter(), scores);
 
         let max_full = if q.sentences.is_empty() {
             0.0
         } else {
-            scores.iter().copied().fold(0f32, f32::max)
+            max_of(scores)
         };
         if max_full > 0.0 {
             // Blend: the whole message's score and each sentence's, each
@@ -732,11 +733,13 @@ impl Index {
             for sentence in &q.sentences {
                 s_scores.fill(0.0);
                 self.accumulate(q, sentence, s_scores);
-                let max_s = s_scores.iter().copied().fold(0f32, f32::max);
+                // Written as compare-and-select so the passes vectorise.
+                let max_s = max_of(s_scores);
                 if max_s > 0.0 {
                     let inv = 1.0 / max_s;
                     for (b, &v) in best_sentence.iter_mut().zip(s_scores.iter()) {
-                        *b = b.max(v * inv);
+                        let x = v * inv;
+                        *b = if x > *b { x } else { *b };
                     }
                 }
             }
@@ -768,13 +771,6 @@ impl Index {
         }));
         hits.truncate(k);
         hits
-    }
-
-    /// Analysis only (no scoring): for profiling.
-    #[doc(hidden)]
-    pub fn analyze_only(&self, query: &str) -> usize {
-        let q = self.analyze(query, None, false);
-        q.terms.len() + q.exact.len()
     }
 
     /// Why tool `doc` matched `query`: each query term that hit it, in query
@@ -825,6 +821,83 @@ impl Index {
     }
 }
 
+/// Byte classes for [`may_name_a_tool`].
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DIGIT: u8 = 4;
+const SEP: u8 = 8;
+const TICK: u8 = 16;
+static BYTE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = if c.is_ascii_lowercase() {
+            LOWER
+        } else if c.is_ascii_uppercase() {
+            UPPER
+        } else if c.is_ascii_digit() {
+            DIGIT
+        } else if matches!(c, b'_' | b'.' | b'-' | b'/') {
+            SEP
+        } else if c == b'`' {
+            TICK
+        } else {
+            0
+        };
+        i += 1;
+    }
+    t
+};
+
+/// Whether an ASCII text may contain a tool name: a backtick, a case change
+/// inside a word (`getUser`), or a separator inside a word with a letter on
+/// one side (`get_user`, `github.issue`, but not `3.5` or `2024-01-02`).
+fn may_name_a_tool(b: &[u8]) -> bool {
+    let class = |i: usize| b.get(i).map_or(0, |&c| BYTE_CLASS[c as usize]);
+    for i in 0..b.len() {
+        let c = BYTE_CLASS[b[i] as usize];
+        if c == 0 || c == DIGIT || c == UPPER {
+            continue;
+        }
+        match c {
+            TICK => return true,
+            LOWER => {
+                if class(i + 1) == UPPER {
+                    return true;
+                }
+            }
+            _ => {
+                // SEP
+                let (prev, next) = (if i > 0 { class(i - 1) } else { 0 }, class(i + 1));
+                let alnum = LOWER | UPPER | DIGIT;
+                if prev & alnum != 0 && next & alnum != 0 && (prev | next) & (LOWER | UPPER) != 0 {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The largest value of `xs` (0 when empty or all negative), eight lanes at a
+/// time so the compiler can use vector instructions.
+fn max_of(xs: &[f32]) -> f32 {
+    let mut lanes = [0f32; 8];
+    let chunks = xs.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..8 {
+            lanes[i] = if c[i] > lanes[i] { c[i] } else { lanes[i] };
+        }
+    }
+    let mut m = rest.iter().fold(0f32, |m, &v| if v > m { v } else { m });
+    for l in lanes {
+        m = if l > m { l } else { m };
+    }
+    m
+}
+
 /// The `k` best positive scores as `(score, doc)`, best first; ties go to
 /// the lower catalog index. Scores are non-negative floats, whose bit
 /// patterns order like the floats, so each candidate is one integer key and
@@ -837,18 +910,28 @@ fn top_k(scores: &[f32], k: usize) -> Vec<(f32, u32)> {
     let mut top: Vec<u64> = Vec::with_capacity(k + 1);
     // Below this nothing enters: while the list is not full, any positive score.
     let mut floor = u64::from(u32::MAX);
-    for (d, &s) in scores.iter().enumerate() {
-        let kk = key(d, s);
-        if kk <= floor {
+    let mut floor_score = 0f32;
+    const CHUNK: usize = 16;
+    for (c, chunk) in scores.chunks(CHUNK).enumerate() {
+        // Most chunks hold nothing better than the floor: one vectorisable max.
+        let chunk_max = max_of(chunk);
+        if chunk_max < floor_score || chunk_max <= 0.0 {
             continue;
         }
-        let at = top.partition_point(|&t| t > kk);
-        top.insert(at, kk);
-        if top.len() > k {
-            top.pop();
-        }
-        if top.len() == k {
-            floor = top[k - 1];
+        for (j, &s) in chunk.iter().enumerate() {
+            let kk = key(c * CHUNK + j, s);
+            if kk <= floor {
+                continue;
+            }
+            let at = top.partition_point(|&t| t > kk);
+            top.insert(at, kk);
+            if top.len() > k {
+                top.pop();
+            }
+            if top.len() == k {
+                floor = top[k - 1];
+                floor_score = f32::from_bits((floor >> 32) as u32);
+            }
         }
     }
     top.into_iter()
@@ -884,8 +967,11 @@ impl Scratch {
     }
 }
 
+type StemCache = (u64, HashMap<Box<str>, Option<Option<u32>>>);
+
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+    static STEMMED: RefCell<StemCache> = RefCell::new((0, HashMap::default()));
 }
 
 /// Sentences of a message: split after `.`, `?`, `!` or `;` followed by white

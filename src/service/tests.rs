@@ -306,6 +306,11 @@ fn json_requests_and_errors() {
     let r = s
         .tool_search_json(body.to_string().as_bytes(), Some("k"))
         .unwrap();
+    // The same catalog text again is not parsed again.
+    s.tool_search_json(body.to_string().as_bytes(), Some("k"))
+        .unwrap();
+    assert_eq!(s.stats().catalog_parses, 1);
+    assert_eq!(s.stats().index_builds, 1);
     let v = serde_json::to_value(&r).unwrap();
     for key in [
         "tools",
