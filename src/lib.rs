@@ -8,10 +8,12 @@
 pub mod breaker;
 pub mod catalog;
 pub mod check;
+pub mod config;
 pub mod engine;
 pub mod eval;
 pub mod search;
 pub mod select;
 pub mod service;
 pub mod tokens;
+pub mod tui;
 pub mod wire;

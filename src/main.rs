@@ -11,6 +11,8 @@ use toolsift::check::CheckReport;
 use toolsift::search::{SearchRequest, Searcher};
 use toolsift::select::{HandleOptions, SelectError, Strategy, ToolsHandle};
 use toolsift::tokens::{TokenBasis, TokenCounter};
+use toolsift::tui::app::Settings;
+use toolsift::tui::keymap::Keymap;
 
 #[derive(Parser)]
 #[command(
@@ -26,12 +28,37 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Open the terminal explorer (the default when no command is given).
+    Explore(ExploreArgs),
     /// Report a catalog's tools, flags, token costs, initial set and lints.
     Check(CheckArgs),
     /// Search a catalog the way a deferred app would: loaded set, scores, why, tokens.
     Search(SearchArgs),
     /// Measure search quality on requests with known answers (bfcl-dev JSONL).
     Eval(EvalArgs),
+}
+
+#[derive(Args, Default)]
+struct ExploreArgs {
+    /// Catalogs to load (several files merge; a name in two files is an error). Default: @demo.
+    #[arg(value_name = "CATALOG")]
+    catalogs: Vec<String>,
+    /// all | deferred (default from the config file: deferred)
+    #[arg(long, value_name = "STRATEGY")]
+    strategy: Option<String>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    initial_tool_count: Option<String>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    max_loaded_tools: Option<String>,
+    /// Cap on tools a search returns (default: the service's 8).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    max_tools: Option<String>,
+    /// o200k_base | cl100k_base | estimated_bytes_div_4
+    #[arg(long, value_name = "BASIS")]
+    token_basis: Option<String>,
+    /// Config file (else $TOOLSIFT_CONFIG, $XDG_CONFIG_HOME/toolsift/config.toml, ~/.config/toolsift/config.toml).
+    #[arg(long, value_name = "FILE")]
+    config: Option<std::path::PathBuf>,
 }
 
 #[derive(Args)]
@@ -162,6 +189,93 @@ fn load_catalog(arg: &str) -> Result<Arc<Catalog>, UsageError> {
     Ok(Arc::new(catalog::load(&CatalogSource::parse(arg))?))
 }
 
+/// Settings from the config file with the flags over them, checked with the
+/// SDK's checks and messages.
+fn explore_settings(
+    args: &ExploreArgs,
+    config: &toolsift::config::Config,
+) -> Result<Settings, UsageError> {
+    let x = &config.explorer;
+    let origin = config.origin();
+    let strategy: Strategy = args
+        .strategy
+        .as_deref()
+        .or(x.strategy.as_deref())
+        .unwrap_or("deferred")
+        .parse()?;
+    let int = |flag: &Option<String>,
+               from_file: Option<i64>,
+               err: SelectError|
+     -> Result<Option<i64>, UsageError> {
+        match flag {
+            Some(text) => Ok(Some(parse_int(text).ok_or(err)?)),
+            None => Ok(from_file),
+        }
+    };
+    let initial_tool_count = int(
+        &args.initial_tool_count,
+        x.initial_tool_count,
+        SelectError::InitialToolCount,
+    )?
+    .unwrap_or(8);
+    let max_loaded_tools = int(
+        &args.max_loaded_tools,
+        x.max_loaded_tools,
+        SelectError::MaxLoadedTools,
+    )?;
+    let max_tools = int(&args.max_tools, x.max_tools, SelectError::MaxTools)?;
+    let ranker = x.ranker.clone().unwrap_or_else(|| "bm25".into());
+    if ranker != "bm25" && ranker != "embeddings" {
+        return Err(UsageError(format!(
+            "{origin}: [explorer] ranker must be bm25 or embeddings, not {ranker:?}"
+        )));
+    }
+    let token_basis: TokenBasis = args
+        .token_basis
+        .as_deref()
+        .or(x.token_basis.as_deref())
+        .unwrap_or("o200k_base")
+        .parse()?;
+    Ok(Settings {
+        strategy,
+        initial_tool_count,
+        max_loaded_tools,
+        max_tools,
+        ranker,
+        token_basis,
+    })
+}
+
+fn run_explore(args: &ExploreArgs) -> Result<(), UsageError> {
+    use std::io::IsTerminal;
+    let config = toolsift::config::Config::load(args.config.as_deref())?;
+    let settings = explore_settings(args, &config)?;
+    let sources: Vec<CatalogSource> = args
+        .catalogs
+        .iter()
+        .map(|c| CatalogSource::parse(c))
+        .collect();
+    let catalog = Arc::new(catalog::load_all(&sources)?);
+    // The SDK's checks against this catalog, before the terminal is touched.
+    settings.validate(&catalog)?;
+    let keymap = Keymap::build(&config.default_keys, &config.user_keys, &config.origin())
+        .map_err(UsageError)?;
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        return Err(UsageError(
+            "the explorer needs a terminal (stdin and stdout are not both a tty); for scripts use `toolsift check` or `toolsift search`".into(),
+        ));
+    }
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    toolsift::tui::run(toolsift::tui::Setup {
+        sources: catalog.name().to_string(),
+        catalog,
+        settings,
+        keymap,
+        no_color,
+    })
+    .map_err(|e| UsageError(format!("terminal: {e}")))
+}
+
 /// A search the service refused: exit code 1.
 struct SearchFailed(String);
 
@@ -181,6 +295,7 @@ fn run_search(args: &SearchArgs) -> Result<Result<(), SearchFailed>, UsageError>
         session_id: args.session_id.clone(),
         ranker: args.ranker.clone(),
         token_basis: Some(basis),
+        preview: false,
     };
     let result = match Searcher::embedded().search(&catalog, &request) {
         Ok(r) => r,
@@ -253,11 +368,8 @@ fn main() -> ExitCode {
             Ok(Ok(())) => Ok(()),
             Err(e) => Err(e),
         },
-        None => {
-            use clap::CommandFactory;
-            let _ = Cli::command().print_help();
-            Ok(())
-        }
+        Some(Command::Explore(args)) => run_explore(args),
+        None => run_explore(&ExploreArgs::default()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

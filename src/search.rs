@@ -37,6 +37,8 @@ pub struct SearchRequest {
     pub session_id: Option<String>,
     pub ranker: Option<String>,
     pub token_basis: Option<TokenBasis>,
+    /// Search as you type: no session is created or extended.
+    pub preview: bool,
 }
 
 /// One returned tool, reattached to the local catalog.
@@ -119,6 +121,7 @@ impl Searcher {
                     session_id: request.session_id.clone(),
                     ranker: request.ranker.clone(),
                     token_basis: request.token_basis,
+                    preview: request.preview,
                 };
                 let outcome = service
                     .tool_search(catalog, &params, "")
@@ -140,7 +143,7 @@ impl Searcher {
                     .collect();
                 Ok(SearchResult {
                     tools,
-                    session_id: Some(outcome.session_id),
+                    session_id: Some(outcome.session_id).filter(|s| !s.is_empty()),
                     method: outcome.method.to_string(),
                     deferred_count: outcome.deferred_count,
                     savings: Savings::new(outcome.full_schema_tokens, outcome.sent_schema_tokens),

@@ -97,6 +97,9 @@ pub struct SearchParams {
     /// `bm25` (the default) or `embeddings`.
     pub ranker: Option<String>,
     pub token_basis: Option<TokenBasis>,
+    /// A preview (the explorer's search as you type): the session is neither
+    /// created nor extended; `session_id` comes back as given, or empty.
+    pub preview: bool,
 }
 
 /// Why a tool is in the loaded set.
@@ -491,8 +494,11 @@ impl Service {
             .iter()
             .map(|&d| catalog.tools()[d].name.as_str())
             .collect();
-        let (session_id, session_tools) =
-            self.record_session(catalog, params.session_id.clone(), scope, &names, now)?;
+        let (session_id, session_tools) = if params.preview {
+            (params.session_id.clone().unwrap_or_default(), Vec::new())
+        } else {
+            self.record_session(catalog, params.session_id.clone(), scope, &names, now)?
+        };
         Ok(SearchOutcome {
             deferred_count: (catalog.len() - docs.len()) as u64,
             tools,
@@ -644,6 +650,7 @@ fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchParams, Ser
         session_id: optional_string(&request.session_id, "session_id")?,
         ranker: optional_string(&request.ranker, "ranker")?,
         token_basis,
+        preview: false,
     })
 }
 

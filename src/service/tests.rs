@@ -362,3 +362,18 @@ fn json_requests_and_errors() {
         json!({"error": {"code": "invalid_request", "message": e.message}})
     );
 }
+
+#[test]
+fn previews_touch_no_session() {
+    let c = catalog();
+    let s = Service::default();
+    let mut p = params("weather");
+    p.preview = true;
+    let o = s.tool_search(&c, &p, "").unwrap();
+    assert_eq!(o.session_id, "");
+    assert!(o.session_tools.is_empty());
+    assert_eq!(s.stats().sessions, 0);
+    p.session_id = Some("keep".into());
+    assert_eq!(s.tool_search(&c, &p, "").unwrap().session_id, "keep");
+    assert_eq!(s.stats().sessions, 0);
+}

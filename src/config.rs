@@ -1,0 +1,260 @@
+//! The config file: built-in defaults (`assets/config.toml`, embedded), a
+//! user file merged over them, then command-line flags over both.
+//!
+//! The user file is `--config FILE`, else `$TOOLSIFT_CONFIG`, else
+//! `$XDG_CONFIG_HOME/toolsift/config.toml`, else
+//! `~/.config/toolsift/config.toml`. A file named by a flag or the variable
+//! must exist; the usual places may be empty.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The embedded defaults.
+pub const DEFAULT_CONFIG: &str = include_str!("../assets/config.toml");
+
+/// Why the config could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{}: cannot read: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{origin}:{line}:{column}: {message}")]
+    Syntax {
+        origin: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{origin}: {message}")]
+    Invalid { origin: String, message: String },
+}
+
+/// `[explorer]`: the explorer's starting settings.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplorerConfig {
+    pub strategy: Option<String>,
+    pub initial_tool_count: Option<i64>,
+    pub max_loaded_tools: Option<i64>,
+    pub max_tools: Option<i64>,
+    pub ranker: Option<String>,
+    pub token_basis: Option<String>,
+}
+
+/// A key list may be written as one string or a list of strings.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Keys {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Keys {
+    pub fn to_vec(&self) -> Vec<String> {
+        match self {
+            Keys::One(k) => vec![k.clone()],
+            Keys::Many(ks) => ks.clone(),
+        }
+    }
+}
+
+/// One config file as written.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    #[serde(default)]
+    pub explorer: ExplorerConfig,
+    #[serde(default)]
+    pub keys: BTreeMap<String, Keys>,
+}
+
+/// The merged configuration and where its user part came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub explorer: ExplorerConfig,
+    /// Default key bindings, per action name.
+    pub default_keys: BTreeMap<String, Vec<String>>,
+    /// The user's bindings, per action name (replacing that action's defaults).
+    pub user_keys: BTreeMap<String, Vec<String>>,
+    /// The user file that was read, if any.
+    pub source: Option<PathBuf>,
+}
+
+/// Parses one config file's text.
+pub fn parse(text: &str, origin: &str) -> Result<ConfigFile, ConfigError> {
+    toml::from_str(text).map_err(|e| {
+        let (line, column) = e.span().map_or((1, 1), |s| {
+            let before = &text[..s.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            (line, column)
+        });
+        ConfigError::Syntax {
+            origin: origin.to_string(),
+            line,
+            column,
+            message: e.message().trim().to_string(),
+        }
+    })
+}
+
+/// Where the user file is looked for, given the flag and the environment.
+pub fn locate(
+    flag: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<(PathBuf, bool)> {
+    if let Some(p) = flag {
+        return Some((p.to_path_buf(), true));
+    }
+    if let Some(p) = env("TOOLSIFT_CONFIG").filter(|p| !p.is_empty()) {
+        return Some((PathBuf::from(p), true));
+    }
+    if let Some(x) = env("XDG_CONFIG_HOME").filter(|p| !p.is_empty()) {
+        return Some((Path::new(&x).join("toolsift/config.toml"), false));
+    }
+    env("HOME")
+        .filter(|p| !p.is_empty())
+        .map(|h| (Path::new(&h).join(".config/toolsift/config.toml"), false))
+}
+
+impl Config {
+    /// Reads the defaults and the user file (see the module docs).
+    pub fn load(flag: Option<&Path>) -> Result<Config, ConfigError> {
+        Self::load_with(flag, &|k| std::env::var(k).ok())
+    }
+
+    pub fn load_with(
+        flag: Option<&Path>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let defaults = parse(DEFAULT_CONFIG, "built-in config")?;
+        let mut config = Config {
+            explorer: defaults.explorer,
+            default_keys: defaults
+                .keys
+                .iter()
+                .map(|(a, k)| (a.clone(), k.to_vec()))
+                .collect(),
+            user_keys: BTreeMap::new(),
+            source: None,
+        };
+        let Some((path, required)) = locate(flag, env) else {
+            return Ok(config);
+        };
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => return Ok(config),
+            Err(source) => return Err(ConfigError::Io { path, source }),
+        };
+        let user = parse(&text, &path.display().to_string())?;
+        config.merge(user);
+        config.source = Some(path);
+        Ok(config)
+    }
+
+    /// Merges a user file over this config.
+    pub fn merge(&mut self, user: ConfigFile) {
+        let e = user.explorer;
+        let x = &mut self.explorer;
+        x.strategy = e.strategy.or(x.strategy.take());
+        x.initial_tool_count = e.initial_tool_count.or(x.initial_tool_count);
+        x.max_loaded_tools = e.max_loaded_tools.or(x.max_loaded_tools);
+        x.max_tools = e.max_tools.or(x.max_tools);
+        x.ranker = e.ranker.or(x.ranker.take());
+        x.token_basis = e.token_basis.or(x.token_basis.take());
+        for (action, keys) in user.keys {
+            self.user_keys.insert(action, keys.to_vec());
+        }
+    }
+
+    /// The origin to name in messages about the user part.
+    pub fn origin(&self) -> String {
+        self.source.as_ref().map_or_else(
+            || "built-in config".to_string(),
+            |p| p.display().to_string(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn defaults_parse() {
+        let c = Config::load_with(None, &no_env).unwrap();
+        assert_eq!(c.explorer.strategy.as_deref(), Some("deferred"));
+        assert_eq!(c.explorer.initial_tool_count, Some(8));
+        assert_eq!(c.default_keys["quit"], ["q", "ctrl-c"]);
+        assert!(c.source.is_none());
+    }
+
+    #[test]
+    fn lookup_order() {
+        let env = |k: &str| match k {
+            "TOOLSIFT_CONFIG" => Some("/a.toml".to_string()),
+            "XDG_CONFIG_HOME" => Some("/xdg".to_string()),
+            "HOME" => Some("/home/u".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            locate(Some(Path::new("/flag.toml")), &env),
+            Some((PathBuf::from("/flag.toml"), true))
+        );
+        assert_eq!(locate(None, &env), Some((PathBuf::from("/a.toml"), true)));
+        let env2 = |k: &str| env(k).filter(|_| k != "TOOLSIFT_CONFIG");
+        assert_eq!(
+            locate(None, &env2),
+            Some((PathBuf::from("/xdg/toolsift/config.toml"), false))
+        );
+        let env3 = |k: &str| env(k).filter(|_| k == "HOME");
+        assert_eq!(
+            locate(None, &env3),
+            Some((PathBuf::from("/home/u/.config/toolsift/config.toml"), false))
+        );
+    }
+
+    #[test]
+    fn user_file_merges_and_missing_default_location_is_fine() {
+        let dir = std::env::temp_dir().join(format!("toolsift-config-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("toolsift")).unwrap();
+        let file = dir.join("toolsift/config.toml");
+        std::fs::write(
+            &file,
+            "[explorer]\ninitial_tool_count = 3\n[keys]\nquit = \"x\"\n",
+        )
+        .unwrap();
+        let d = dir.display().to_string();
+        let env = move |k: &str| (k == "XDG_CONFIG_HOME").then(|| d.clone());
+        let c = Config::load_with(None, &env).unwrap();
+        assert_eq!(c.explorer.initial_tool_count, Some(3));
+        assert_eq!(c.explorer.strategy.as_deref(), Some("deferred"));
+        assert_eq!(c.user_keys["quit"], ["x"]);
+        assert_eq!(c.source.as_deref(), Some(file.as_path()));
+        std::fs::remove_file(&file).unwrap();
+        assert!(Config::load_with(None, &env).unwrap().source.is_none());
+        // A file named explicitly must exist.
+        let err = Config::load_with(Some(&file), &no_env).unwrap_err();
+        assert!(err.to_string().contains("cannot read"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_key() {
+        let err = parse("[explorer]\nstrategy = \n", "c.toml").unwrap_err();
+        assert!(err.to_string().starts_with("c.toml:2:"), "{err}");
+        let err = parse("[explorer]\nstratgy = \"all\"\n", "c.toml").unwrap_err();
+        assert!(err.to_string().contains("stratgy"), "{err}");
+        let err = parse("[colors]\n", "c.toml").unwrap_err();
+        assert!(err.to_string().contains("colors"), "{err}");
+    }
+}

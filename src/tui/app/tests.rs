@@ -1,0 +1,381 @@
+//! `App::update` without a terminal: keys in, state and effects out.
+
+use super::*;
+use crate::catalog::{CatalogSource, load};
+use crossterm::event::KeyEventState;
+
+fn demo() -> (App, Vec<Effect>) {
+    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
+    App::new(
+        catalog,
+        "demo".into(),
+        Searcher::embedded(),
+        Keymap::defaults(),
+        Settings::default(),
+    )
+    .unwrap()
+}
+
+fn settle(app: &mut App, effects: Vec<Effect>) {
+    app.settle(effects);
+}
+
+fn started() -> App {
+    let (mut app, effects) = demo();
+    settle(&mut app, effects);
+    app
+}
+
+fn key_mod(code: KeyCode, modifiers: KeyModifiers) -> Msg {
+    Msg::Key(KeyEvent {
+        code,
+        modifiers,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    })
+}
+
+fn key(code: KeyCode) -> Msg {
+    key_mod(code, KeyModifiers::NONE)
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    let effects = app.update(key(code));
+    settle(app, effects);
+}
+
+fn chars(app: &mut App, text: &str) {
+    for c in text.chars() {
+        press(app, KeyCode::Char(c));
+    }
+}
+
+fn result_names(app: &App) -> Vec<String> {
+    match &app.results {
+        Results::Found(r) => r
+            .tools
+            .iter()
+            .map(|h| app.tool(h.index).name.clone())
+            .collect(),
+        other => panic!("no results: {other:?}"),
+    }
+}
+
+#[test]
+fn starts_with_always_load_results_and_costs() {
+    let app = started();
+    assert_eq!(app.focus, Focus::Catalog);
+    assert!(app.costs.is_some());
+    let names = result_names(&app);
+    assert_eq!(names.len(), 4, "empty query: the always-load tools");
+    assert!(
+        matches!(&app.results, Results::Found(r) if r.note.as_deref().is_some_and(|n| n.starts_with("empty query")))
+    );
+    assert_eq!(app.handle.initial_indices().len(), 12);
+}
+
+#[test]
+fn typing_searches_live() {
+    let mut app = started();
+    press(&mut app, KeyCode::Char('/'));
+    assert_eq!(app.focus, Focus::Query);
+    chars(&mut app, "refund a payment");
+    assert_eq!(app.query.text, "refund a payment");
+    assert_eq!(app.results_query, "refund a payment");
+    let names = result_names(&app);
+    assert!(names.contains(&"refund_payment".to_string()), "{names:?}");
+    assert!(!app.searching());
+    // `q` types in the query box; Ctrl-C always quits.
+    press(&mut app, KeyCode::Char('q'));
+    assert!(!app.should_quit);
+    assert_eq!(app.query.text, "refund a paymentq");
+    app.update(key_mod(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    assert!(app.should_quit);
+}
+
+#[test]
+fn an_older_answer_never_replaces_a_newer_one() {
+    let mut app = started();
+    press(&mut app, KeyCode::Char('/'));
+    let first = app.update(key(KeyCode::Char('r')));
+    let second = app.update(key(KeyCode::Char('e')));
+    assert!(app.searching());
+    let searcher = app.searcher.clone();
+    // The newer answer arrives first, then the older one.
+    let newer = run_effect(&searcher, second.into_iter().next().unwrap());
+    let older = run_effect(&searcher, first.into_iter().next().unwrap());
+    app.update(newer);
+    assert_eq!(app.results_query, "re");
+    app.update(older);
+    assert_eq!(app.results_query, "re", "the stale answer was dropped");
+    assert!(!app.searching());
+}
+
+#[test]
+fn history_recall_and_editing() {
+    let mut app = started();
+    press(&mut app, KeyCode::Char('/'));
+    chars(&mut app, "first");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Focus::Results);
+    assert!(app.session.is_some(), "a committed query opens a session");
+    press(&mut app, KeyCode::Char('/'));
+    app.update(key_mod(KeyCode::Char('u'), KeyModifiers::CONTROL));
+    chars(&mut app, "second query");
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Char('/'));
+    app.update(key_mod(KeyCode::Char('w'), KeyModifiers::CONTROL));
+    assert_eq!(app.query.text, "second ");
+    press(&mut app, KeyCode::Up);
+    assert_eq!(app.query.text, "second query");
+    press(&mut app, KeyCode::Up);
+    assert_eq!(app.query.text, "first");
+    press(&mut app, KeyCode::Up);
+    assert_eq!(app.query.text, "first");
+    press(&mut app, KeyCode::Down);
+    assert_eq!(app.query.text, "second query");
+    press(&mut app, KeyCode::Down);
+    assert_eq!(app.query.text, "");
+    assert_eq!(app.results_query, "");
+    // Cursor editing in the middle.
+    chars(&mut app, "ac");
+    press(&mut app, KeyCode::Left);
+    chars(&mut app, "b");
+    assert_eq!(app.query.text, "abc");
+    press(&mut app, KeyCode::Home);
+    press(&mut app, KeyCode::Delete);
+    assert_eq!(app.query.text, "bc");
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.focus, Focus::Results);
+}
+
+#[test]
+fn panes_popups_and_quit() {
+    let mut app = started();
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Focus::Results);
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Focus::Detail);
+    press(&mut app, KeyCode::BackTab);
+    assert_eq!(app.focus, Focus::Results);
+    press(&mut app, KeyCode::Char('?'));
+    assert_eq!(app.popup, Some(Popup::Help));
+    press(&mut app, KeyCode::Char('j'));
+    assert_eq!(
+        app.popup,
+        Some(Popup::Help),
+        "other keys do nothing under help"
+    );
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.popup, None);
+    press(&mut app, KeyCode::F(1));
+    assert_eq!(app.popup, Some(Popup::Help));
+    press(&mut app, KeyCode::Char('q'));
+    assert_eq!(app.popup, None, "q closes a popup first");
+    assert!(!app.should_quit);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(app.should_quit);
+}
+
+#[test]
+fn detail_is_a_pane_when_wide_and_a_popup_when_narrow() {
+    let mut app = started();
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Focus::Detail);
+    app.update(Msg::Resize(90, 30));
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.popup, Some(Popup::Detail));
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.popup, None);
+}
+
+#[test]
+fn catalog_navigation_scrolls() {
+    let mut app = started();
+    app.update(Msg::Resize(120, 35));
+    let height = app.list_height();
+    press(&mut app, KeyCode::Char('j'));
+    assert_eq!(app.catalog_list.selected, 1);
+    press(&mut app, KeyCode::Char('G'));
+    assert_eq!(app.catalog_list.selected, 63);
+    assert_eq!(app.catalog_list.offset, 64 - height);
+    press(&mut app, KeyCode::Char('g'));
+    assert_eq!(app.catalog_list, ListState::default());
+    app.update(key_mod(KeyCode::Char('d'), KeyModifiers::CONTROL));
+    assert_eq!(app.catalog_list.selected, height / 2);
+    press(&mut app, KeyCode::Char('k'));
+    assert_eq!(app.catalog_list.selected, height / 2 - 1);
+    press(&mut app, KeyCode::Char('k'));
+    press(&mut app, KeyCode::PageUp);
+    assert_eq!(app.catalog_list.selected, 0);
+}
+
+#[test]
+fn sort_and_filter() {
+    let mut app = started();
+    press(&mut app, KeyCode::Char('o'));
+    assert_eq!(app.sort, Sort::Name);
+    let names: Vec<&str> = app
+        .view
+        .iter()
+        .map(|&i| app.tool(i).name.as_str())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    press(&mut app, KeyCode::Char('o'));
+    assert_eq!(app.sort, Sort::Tokens);
+    let costs = app.costs.clone().unwrap();
+    assert!(app.view.windows(2).all(|w| costs[w[0]] >= costs[w[1]]));
+    press(&mut app, KeyCode::Char('o'));
+    assert_eq!(app.view, (0..64).collect::<Vec<_>>());
+    press(&mut app, KeyCode::Char('f'));
+    assert_eq!(app.filter, Filter::AlwaysLoad);
+    assert_eq!(app.view.len(), 4);
+    press(&mut app, KeyCode::Char('f'));
+    assert_eq!(app.view.len(), 12);
+    press(&mut app, KeyCode::Char('f'));
+    assert_eq!(app.filter, Filter::Selected);
+    assert_eq!(
+        app.view.len(),
+        4,
+        "the always-load results of the empty query"
+    );
+    press(&mut app, KeyCode::Char('f'));
+    assert_eq!(app.view.len(), 64);
+}
+
+#[test]
+fn toggling_always_load_updates_the_initial_set() {
+    let mut app = started();
+    // create_ticket is the first tool, not always-load.
+    assert!(!app.tool(0).always_load);
+    let before = app.handle.initial_indices().to_vec();
+    press(&mut app, KeyCode::Char('a'));
+    assert!(app.tool(0).always_load);
+    assert_eq!(app.handle.initial_indices()[0], 0, "always-load tools lead");
+    assert_ne!(app.handle.initial_indices(), &before[..]);
+    assert_eq!(result_names(&app)[0], "create_ticket");
+    press(&mut app, KeyCode::Char('a'));
+    assert!(!app.tool(0).always_load);
+    assert_eq!(app.handle.initial_indices(), &before[..]);
+    // With a cap of exactly the always-load count, another one is refused.
+    let mut s = app.settings.clone();
+    s.max_loaded_tools = Some(4);
+    let effects = app.apply_settings(s);
+    settle(&mut app, effects);
+    press(&mut app, KeyCode::Char('a'));
+    assert!(!app.tool(0).always_load, "refused");
+    assert!(
+        app.status
+            .as_deref()
+            .unwrap()
+            .contains("max_loaded_tools must be at least the always_load tool count")
+    );
+}
+
+#[test]
+fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
+    let mut app = started();
+    press(&mut app, KeyCode::Char('s'));
+    assert_eq!(app.popup, Some(Popup::Settings));
+    // initial_tool_count: 8 -> 7 ... -> -1
+    press(&mut app, KeyCode::Down);
+    for _ in 0..9 {
+        press(&mut app, KeyCode::Left);
+    }
+    assert_eq!(app.edited.initial_tool_count, -1);
+    assert_eq!(
+        app.settings_error.as_deref(),
+        Some("initial_tool_count must be a non-negative integer")
+    );
+    assert_eq!(
+        app.settings.initial_tool_count, 0,
+        "the last valid value stays"
+    );
+    assert_eq!(app.handle.initial_indices().len(), 4);
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.settings_error, None);
+    // max_loaded_tools: none -> 1 (below the 4 always-load tools).
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.edited.max_loaded_tools, Some(1));
+    assert_eq!(
+        app.settings_error.as_deref(),
+        Some("max_loaded_tools must be at least the always_load tool count")
+    );
+    assert_eq!(app.settings.max_loaded_tools, None);
+    for _ in 0..3 {
+        press(&mut app, KeyCode::Right);
+    }
+    assert_eq!(app.settings.max_loaded_tools, Some(4));
+    assert_eq!(app.settings_error, None);
+    // max_tools below the always-load count: a failed search, shown as such.
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.settings.max_tools, Some(1));
+    assert!(
+        matches!(&app.results, Results::Failed(m) if m.contains("max_tools_below_always_load"))
+    );
+    // Back down: 0 is refused with the SDK's message, then none.
+    press(&mut app, KeyCode::Left);
+    assert_eq!(
+        app.settings_error.as_deref(),
+        Some("max_tools must be a positive integer")
+    );
+    press(&mut app, KeyCode::Left);
+    assert_eq!(app.settings.max_tools, None);
+    // Ranker embeddings: refused by the service, shown as an error.
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.settings.ranker, "embeddings");
+    assert!(matches!(&app.results, Results::Failed(m) if m.contains("ranker_unavailable")));
+    press(&mut app, KeyCode::Right);
+    assert!(matches!(app.results, Results::Found(_)));
+    // Token basis: new costs are counted.
+    press(&mut app, KeyCode::Down);
+    let before = app.costs.clone().unwrap();
+    let effects = app.update(key(KeyCode::Right));
+    assert_eq!(app.settings.token_basis, TokenBasis::Cl100kBase);
+    assert!(app.costs.is_none(), "old-basis costs are not shown as new");
+    assert!(effects.iter().any(|e| matches!(
+        e,
+        Effect::Costs {
+            basis: TokenBasis::Cl100kBase,
+            ..
+        }
+    )));
+    settle(&mut app, effects);
+    assert_ne!(app.costs.clone().unwrap(), before);
+    // Strategy all: the initial set is everything.
+    for _ in 0..5 {
+        press(&mut app, KeyCode::Up);
+    }
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.settings.strategy, Strategy::All);
+    assert_eq!(app.handle.initial_indices().len(), 64);
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.popup, None);
+}
+
+#[test]
+fn results_navigation_and_detail_follow_the_focus() {
+    let mut app = started();
+    press(&mut app, KeyCode::Char('/'));
+    chars(&mut app, "send");
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(
+        app.focus,
+        Focus::Catalog,
+        "back to the pane the query was opened from"
+    );
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Focus::Results);
+    press(&mut app, KeyCode::Char('G'));
+    let last = result_names(&app).len() - 1;
+    assert_eq!(app.results_list.selected, last);
+    let (index, hit) = app.current_tool().unwrap();
+    assert!(hit.is_some());
+    assert_eq!(app.tool(index).name, result_names(&app)[last]);
+}

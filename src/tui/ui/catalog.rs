@@ -1,0 +1,81 @@
+//! The catalog pane: every tool with its flags, cost and marks.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{Theme, pane};
+use crate::check::thousands;
+use crate::tui::app::{App, Filter, Focus, Sort};
+
+pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let focused = app.focus == Focus::Catalog;
+    let mut title = vec![Span::styled(
+        format!(" Catalog {} ", app.view.len()),
+        theme.title,
+    )];
+    if app.sort != Sort::Catalog {
+        title.push(Span::styled(format!("by {} ", app.sort.label()), theme.dim));
+    }
+    if app.filter != Filter::All {
+        title.push(Span::styled(
+            format!("· {} only ", app.filter.label()),
+            theme.dim,
+        ));
+    }
+    let block = pane(Line::from(title), focused, theme);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let height = usize::from(inner.height);
+    let width = usize::from(inner.width);
+    let list = app.catalog_list;
+    let name_width = width.saturating_sub(1 + 8 + 11 + 2).max(8);
+    let mut lines = Vec::with_capacity(height);
+    if app.view.is_empty() {
+        lines.push(Line::from(Span::styled(
+            format!("no {} tools", app.filter.label()),
+            theme.dim,
+        )));
+    }
+    for (row, &index) in app.view.iter().enumerate().skip(list.offset).take(height) {
+        let t = app.tool(index);
+        let name: String = if t.name.chars().count() > name_width {
+            let cut: String = t.name.chars().take(name_width.saturating_sub(1)).collect();
+            format!("{cut}…")
+        } else {
+            format!("{:<name_width$}", t.name)
+        };
+        let tokens = app
+            .tokens_of(index)
+            .map_or_else(|| "…".to_string(), thousands);
+        let selected = app.is_selected(index);
+        let initial = app.handle.is_initial(index);
+        let current = row == list.selected;
+        let mut spans = vec![
+            Span::raw(if current { "›" } else { " " }),
+            Span::styled(if t.always_load { "★ " } else { "  " }, theme.always),
+            Span::raw(if t.read_only { "RO " } else { "   " }),
+            Span::raw(if t.idempotent { "ID " } else { "   " }),
+            Span::styled(
+                name,
+                if selected {
+                    theme.selected
+                } else {
+                    Default::default()
+                },
+            ),
+            Span::styled(format!(" {tokens:>6} tk "), theme.dim),
+            Span::styled(if initial { "●" } else { " " }, theme.initial),
+            Span::styled(if selected { "◆" } else { " " }, theme.selected),
+        ];
+        if current && focused {
+            spans = spans
+                .into_iter()
+                .map(|s| s.patch_style(theme.highlight))
+                .collect();
+        }
+        lines.push(Line::from(spans));
+    }
+    f.render_widget(Paragraph::new(lines), inner);
+}

@@ -1,0 +1,172 @@
+//! The detail of one tool: description, flags, cost, schema, and why it ranked.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::{Theme, pane};
+use crate::check::thousands;
+use crate::tui::app::{App, Focus, Popup};
+
+/// Pretty JSON with its keys, strings, numbers and literals coloured.
+pub fn json_lines<'a>(value: &serde_json::Value, theme: &Theme) -> Vec<Line<'a>> {
+    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.lines()
+        .map(|line| {
+            let indent = line.len() - line.trim_start().len();
+            let body = line.trim_start();
+            let mut spans = vec![Span::raw(" ".repeat(indent))];
+            // "key": value  |  value
+            let (key, rest) = match body.strip_prefix('"').and_then(|b| {
+                let end = closing_quote(b)?;
+                let after = b[end + 1..].strip_prefix(": ")?;
+                Some((&body[..end + 2], after))
+            }) {
+                Some((k, rest)) => (Some(k), rest),
+                None => (None, body),
+            };
+            if let Some(k) = key {
+                spans.push(Span::styled(k.to_string(), theme.json_key));
+                spans.push(Span::raw(": "));
+            }
+            let (value, tail) = match rest.strip_suffix(',') {
+                Some(v) => (v, ","),
+                None => (rest, ""),
+            };
+            let style = if value.starts_with('"') {
+                theme.json_string
+            } else if value == "true" || value == "false" || value == "null" {
+                theme.json_literal
+            } else if value.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+                theme.json_number
+            } else {
+                Default::default()
+            };
+            spans.push(Span::styled(value.to_string(), style));
+            spans.push(Span::raw(tail));
+            Line::from(spans)
+        })
+        .collect()
+}
+
+/// Index of the quote that closes a JSON string whose opening quote was
+/// just before `s`.
+fn closing_quote(s: &str) -> Option<usize> {
+    let mut escaped = false;
+    for (i, c) in s.char_indices() {
+        match c {
+            '\\' if !escaped => escaped = true,
+            '"' if !escaped => return Some(i),
+            _ => escaped = false,
+        }
+    }
+    None
+}
+
+pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let focused = app.focus == Focus::Detail || app.popup == Some(Popup::Detail);
+    let Some((index, hit)) = app.current_tool() else {
+        let block = pane(
+            Line::from(Span::styled(" Detail ", theme.title)),
+            focused,
+            theme,
+        );
+        f.render_widget(Paragraph::new("no tool").block(block), area);
+        return;
+    };
+    let t = app.tool(index);
+    let block = pane(
+        Line::from(Span::styled(format!(" {} ", t.name), theme.title)),
+        focused,
+        theme,
+    );
+    let mut lines: Vec<Line> = Vec::new();
+    if t.description.trim().is_empty() {
+        lines.push(Line::from(Span::styled("(no description)", theme.dim)));
+    } else {
+        lines.push(Line::from(t.description.trim().to_string()));
+    }
+    lines.push(Line::from(""));
+    let mut flags = Vec::new();
+    if t.always_load {
+        flags.push("always-load");
+    }
+    if t.read_only {
+        flags.push("read-only");
+    }
+    if t.idempotent {
+        flags.push("idempotent");
+    }
+    if flags.is_empty() {
+        flags.push("writes, not idempotent");
+    }
+    let tokens = app
+        .tokens_of(index)
+        .map_or_else(|| "… tk".to_string(), |n| format!("{} tk", thousands(n)));
+    let mut meta = vec![
+        Span::styled(flags.join(" · "), theme.always),
+        Span::raw(" · "),
+    ];
+    meta.push(Span::raw(format!(
+        "{tokens} ({})",
+        app.settings.token_basis
+    )));
+    if app.handle.is_initial(index) {
+        meta.push(Span::styled(" · in the initial set", theme.initial));
+    }
+    lines.push(Line::from(meta));
+    if let Some(hit) = hit {
+        lines.push(Line::from(""));
+        let mut why = vec![Span::styled("why: ", theme.key)];
+        if hit.explanation.exact_name {
+            why.push(Span::styled("the query names it", theme.matched));
+        } else if hit.explanation.matches.is_empty() {
+            why.push(Span::raw("always-load (no query word matched)"));
+        } else if let Some(score) = hit.score {
+            why.push(Span::raw(format!("score {score:.2}")));
+        }
+        lines.push(Line::from(why));
+        for m in &hit.explanation.matches {
+            let fields: Vec<&str> = m.fields.iter().map(|f| f.label()).collect();
+            lines.push(Line::from(vec![
+                Span::raw("  "),
+                Span::styled(m.term.clone(), theme.matched),
+                Span::raw(format!(" {:.2} → {}", m.score, fields.join(", "))),
+            ]));
+        }
+    }
+    lines.push(Line::from(""));
+    lines.extend(json_lines(&t.input_schema, theme));
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false })
+            .scroll((app.detail_scroll, 0)),
+        area,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_is_split_into_styled_parts() {
+        let theme = Theme::new(false);
+        let v = serde_json::json!({"a \"q\"": "x", "n": 3, "b": true, "o": {"k": null}});
+        let lines = json_lines(&v, &theme);
+        let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        assert_eq!(text.join("\n"), serde_json::to_string_pretty(&v).unwrap());
+        let key_line = lines
+            .iter()
+            .find(|l| l.to_string().contains("\"n\""))
+            .unwrap();
+        assert!(
+            key_line
+                .spans
+                .iter()
+                .any(|s| s.content == "3" && s.style == theme.json_number)
+        );
+    }
+}

@@ -1,0 +1,143 @@
+//! The results pane: the loaded set of the current search, best first.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::{Theme, pane};
+use crate::service::Reason;
+use crate::tui::app::{App, Focus, Results};
+
+pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let focused = app.focus == Focus::Results;
+    let mut title = vec![Span::styled(" Results ", theme.title)];
+    match &app.results {
+        Results::Found(r) => {
+            title.push(Span::styled(
+                format!("{} of {} ", r.tools.len(), app.catalog.len()),
+                theme.title,
+            ));
+            if let Some(l) = app.search_latency {
+                title.push(Span::styled(
+                    format!("· {:.2} ms ", l.as_secs_f64() * 1000.0),
+                    theme.dim,
+                ));
+            }
+        }
+        Results::Failed(_) => title.push(Span::styled("· failed ", theme.error)),
+        Results::Waiting => {}
+    }
+    if app.searching() {
+        title.push(Span::styled("· searching… ", theme.dim));
+    }
+    let block = pane(Line::from(title), focused, theme);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let result = match &app.results {
+        Results::Waiting => {
+            f.render_widget(Paragraph::new(Span::styled("searching…", theme.dim)), inner);
+            return;
+        }
+        Results::Failed(message) => {
+            let text = vec![
+                Line::from(Span::styled("search failed", theme.error)),
+                Line::from(message.clone()),
+                Line::from(""),
+                Line::from(Span::styled(
+                    "nothing is shown as found: fix the settings (s) or the query",
+                    theme.dim,
+                )),
+            ];
+            f.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), inner);
+            return;
+        }
+        Results::Found(r) => r,
+    };
+    let height = usize::from(inner.height);
+    let width = usize::from(inner.width);
+    let list = app.results_list;
+    let mut lines: Vec<Line> = Vec::with_capacity(height);
+    let mut rank = result
+        .tools
+        .iter()
+        .take(list.offset)
+        .filter(|h| h.reason != Some(Reason::AlwaysLoad))
+        .count();
+    let name_width = result
+        .tools
+        .iter()
+        .map(|h| app.tool(h.index).name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .min(width.saturating_sub(16).max(8));
+    for (row, hit) in result.tools.iter().enumerate().skip(list.offset) {
+        if lines.len() >= height {
+            break;
+        }
+        let t = app.tool(hit.index);
+        let current = row == list.selected;
+        let rank_cell = if hit.reason == Some(Reason::AlwaysLoad) {
+            " ★".to_string()
+        } else {
+            rank += 1;
+            format!("{rank:>2}")
+        };
+        let name: String = if t.name.chars().count() > name_width {
+            let cut: String = t.name.chars().take(name_width.saturating_sub(1)).collect();
+            format!("{cut}…")
+        } else {
+            format!("{:<name_width$}", t.name)
+        };
+        let mut spans = vec![
+            Span::raw(if current { "›" } else { " " }),
+            Span::styled(
+                rank_cell,
+                if hit.reason == Some(Reason::AlwaysLoad) {
+                    theme.always
+                } else {
+                    Default::default()
+                },
+            ),
+            Span::raw(" "),
+            Span::raw(name),
+        ];
+        match (hit.reason, hit.score) {
+            (Some(Reason::AlwaysLoad), _) if hit.explanation.matches.is_empty() => {
+                spans.push(Span::styled("  always-load", theme.always));
+            }
+            (_, Some(score)) => spans.push(Span::raw(format!(" {score:>6.2} "))),
+            _ => {}
+        }
+        if hit.reason == Some(Reason::ExactName) {
+            spans.push(Span::styled("exact name ", theme.matched));
+        }
+        let terms: Vec<&str> = hit
+            .explanation
+            .matches
+            .iter()
+            .map(|m| m.term.as_str())
+            .collect();
+        for (i, term) in terms.iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::raw(", "));
+            }
+            spans.push(Span::styled(term.to_string(), theme.matched));
+        }
+        if current && focused {
+            spans = spans
+                .into_iter()
+                .map(|s| s.patch_style(theme.highlight))
+                .collect();
+        }
+        lines.push(Line::from(spans));
+    }
+    if let Some(note) = &result.note
+        && lines.len() + 2 <= height
+    {
+        lines.push(Line::from(""));
+        lines.push(Line::from(Span::styled(format!("note: {note}"), theme.dim)));
+    }
+    // One line per tool (no wrapping, so rows and list positions agree).
+    f.render_widget(Paragraph::new(lines), inner);
+}

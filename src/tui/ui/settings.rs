@@ -1,0 +1,84 @@
+//! The settings popup: every tunable, changed with the arrow keys. An invalid
+//! combination shows the SDK's message; the last valid settings stay in force.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
+
+use super::{Theme, centered, pane};
+use crate::tui::app::{App, SETTINGS_ROWS, Settings};
+
+fn value(s: &Settings, row: usize) -> String {
+    let cap = |v: Option<i64>, none: &str| v.map_or_else(|| none.to_string(), |v| v.to_string());
+    match row {
+        0 => s.strategy.to_string(),
+        1 => s.initial_tool_count.to_string(),
+        2 => cap(s.max_loaded_tools, "none"),
+        3 => cap(s.max_tools, "service default (8)"),
+        4 => s.ranker.clone(),
+        _ => s.token_basis.to_string(),
+    }
+}
+
+pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let r = centered(area, 70, 16);
+    f.render_widget(Clear, r);
+    let block = pane(
+        Line::from(Span::styled(" Settings ", theme.title)),
+        true,
+        theme,
+    );
+    let mut lines = Vec::new();
+    for (i, name) in SETTINGS_ROWS.iter().enumerate() {
+        let current = i == app.settings_row;
+        let edited = value(&app.edited, i);
+        let in_force = value(&app.settings, i);
+        let mut spans = vec![
+            Span::raw(if current { " › " } else { "   " }),
+            Span::raw(format!("{name:<20}")),
+            Span::styled("◀ ", theme.dim),
+            Span::styled(
+                edited.clone(),
+                if current {
+                    theme.highlight
+                } else {
+                    Default::default()
+                },
+            ),
+            Span::styled(" ▶", theme.dim),
+        ];
+        if edited != in_force {
+            spans.push(Span::styled(
+                format!("   (in force: {in_force})"),
+                theme.dim,
+            ));
+        }
+        lines.push(Line::from(spans));
+    }
+    lines.push(Line::from(""));
+    match &app.settings_error {
+        Some(e) => {
+            lines.push(Line::from(Span::styled(format!(" ✗ {e}"), theme.error)));
+            lines.push(Line::from(Span::styled(
+                " the last valid settings stay in force",
+                theme.dim,
+            )));
+        }
+        None => lines.push(Line::from(Span::styled(
+            " ✓ valid, in force",
+            theme.selected,
+        ))),
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        " ↑↓ choose   ←→ change   Enter/Esc close",
+        theme.dim,
+    )));
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false }),
+        r,
+    );
+}

@@ -1,0 +1,249 @@
+//! The real binary in a real pseudo-terminal: start, search, help, quit, and
+//! the terminal left as it was found.
+
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+
+const COLS: u16 = 120;
+const ROWS: u16 = 35;
+
+struct Tty {
+    child: Box<dyn Child + Send + Sync>,
+    writer: Box<dyn Write + Send>,
+    screen: Arc<Mutex<vt100::Parser>>,
+    raw: Arc<Mutex<Vec<u8>>>,
+    _master: Box<dyn MasterPty + Send>,
+    config_dir: std::path::PathBuf,
+}
+
+impl Tty {
+    fn spawn(args: &[&str]) -> Tty {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("open a pty");
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_toolsift"));
+        cmd.args(args);
+        cmd.env("TERM", "xterm-256color");
+        // No user config from the machine running the tests.
+        let config_dir = std::env::temp_dir().join(format!(
+            "toolsift-e2e-{}-{}",
+            std::process::id(),
+            args.join("_").replace(['/', '@'], "")
+        ));
+        std::fs::create_dir_all(&config_dir).unwrap();
+        cmd.env("XDG_CONFIG_HOME", &config_dir);
+        cmd.env_remove("TOOLSIFT_CONFIG");
+        let child = pair.slave.spawn_command(cmd).expect("spawn toolsift");
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let writer = pair.master.take_writer().unwrap();
+        let screen = Arc::new(Mutex::new(vt100::Parser::new(
+            std::num::NonZeroU16::new(ROWS).unwrap(),
+            std::num::NonZeroU16::new(COLS).unwrap(),
+            0,
+        )));
+        let raw = Arc::new(Mutex::new(Vec::new()));
+        let (s, r) = (screen.clone(), raw.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        s.lock().unwrap().process(&buf[..n]);
+                        r.lock().unwrap().extend_from_slice(&buf[..n]);
+                    }
+                }
+            }
+        });
+        Tty {
+            child,
+            writer,
+            screen,
+            raw,
+            _master: pair.master,
+            config_dir,
+        }
+    }
+
+    fn contents(&self) -> String {
+        self.screen.lock().unwrap().screen().contents()
+    }
+
+    /// Waits (at most 15 s) until the screen shows `needle`.
+    fn wait_for(&mut self, needle: &str) {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while Instant::now() < deadline {
+            if self.contents().contains(needle) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let screen = self.contents();
+        let _ = self.child.kill();
+        panic!("timed out waiting for {needle:?}; the screen was:\n{screen}");
+    }
+
+    fn wait_gone(&mut self, needle: &str) {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while Instant::now() < deadline {
+            if !self.contents().contains(needle) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        panic!("{needle:?} did not go away");
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).unwrap();
+        self.writer.flush().unwrap();
+        // Let one key's frame land before the next key, as a person would.
+        std::thread::sleep(Duration::from_millis(15));
+    }
+
+    fn wait_exit(&mut self) -> portable_pty::ExitStatus {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                // Let the reader take the last bytes.
+                std::thread::sleep(Duration::from_millis(100));
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        panic!(
+            "toolsift did not exit; the screen was:\n{}",
+            self.contents()
+        );
+    }
+}
+
+impl Drop for Tty {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = std::fs::remove_dir_all(&self.config_dir);
+    }
+}
+
+#[test]
+fn search_help_and_quit_in_a_real_terminal() {
+    let mut tty = Tty::spawn(&[]);
+    tty.wait_for("64 tools · 4 always-load · deferred · embedded bm25");
+    tty.wait_for("Results 4 of 64");
+    tty.send(b"/");
+    for c in "refund a payment".bytes() {
+        tty.send(&[c]);
+    }
+    tty.wait_for("1 refund_payment");
+    // Leave the query box, open and close help.
+    tty.send(b"\x1b");
+    tty.send(b"?");
+    tty.wait_for("Keys (from your keymap");
+    tty.send(b"\x1b");
+    tty.wait_gone("Keys (from your keymap");
+    // Settings: an invalid cap shows the SDK's message.
+    tty.send(b"s");
+    tty.send(b"\x1b[B");
+    tty.send(b"\x1b[B");
+    tty.send(b"\x1b[C");
+    tty.wait_for("max_loaded_tools must be at least the always_load tool count");
+    tty.send(b"\x1b");
+    tty.send(b"q");
+    let status = tty.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+    let raw = tty.raw.lock().unwrap().clone();
+    let text = String::from_utf8_lossy(&raw);
+    let entered = text
+        .find("\x1b[?1049h")
+        .expect("entered the alternate screen");
+    let left = text
+        .rfind("\x1b[?1049l")
+        .expect("left the alternate screen");
+    assert!(left > entered);
+    assert!(
+        text[left..].contains("\x1b[?25h")
+            || text[..left].rfind("\x1b[?25h") > text[..left].rfind("\x1b[?25l"),
+        "cursor shown again"
+    );
+}
+
+#[test]
+fn ctrl_c_quits_from_the_query_box() {
+    let mut tty = Tty::spawn(&["explore", "@github-mcp", "--strategy", "all"]);
+    tty.wait_for("117 tools");
+    tty.send(b"/");
+    tty.send(b"q");
+    tty.wait_for("> q");
+    tty.send(b"\x03");
+    assert!(tty.wait_exit().success());
+}
+
+#[test]
+fn bad_catalog_fails_before_the_terminal_is_touched() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolsift"))
+        .args(["explore", "/no/such/catalog.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "nothing drawn");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("/no/such/catalog.json: cannot read"),
+        "{stderr}"
+    );
+    // The same through the pty: the message, and no alternate screen.
+    let mut tty = Tty::spawn(&["explore", "/no/such/catalog.json"]);
+    tty.wait_for("cannot read");
+    assert_eq!(tty.wait_exit().exit_code(), 2);
+    assert!(!String::from_utf8_lossy(&tty.raw.lock().unwrap()).contains("\x1b[?1049h"));
+}
+
+#[test]
+fn not_a_terminal_is_a_clear_error() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolsift"))
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("needs a terminal"), "{stderr}");
+}
+
+#[test]
+fn bad_flags_and_config_fail_with_the_message() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_toolsift"))
+            .args(args)
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .output()
+            .unwrap()
+    };
+    let out = run(&["explore", "--max-loaded-tools", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("max_loaded_tools must be at least the always_load tool count")
+    );
+    let out = run(&["explore", "--config", "/no/such.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such.toml: cannot read"));
+    let dir = std::env::temp_dir().join(format!("toolsift-badcfg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("c.toml");
+    std::fs::write(&cfg, "[keys]\nquit = [\"hyper-q\"]\n").unwrap();
+    let out = run(&["explore", "--config", cfg.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown key \"hyper-q\""));
+    let _ = std::fs::remove_dir_all(&dir);
+}

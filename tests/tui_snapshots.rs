@@ -1,0 +1,155 @@
+//! Whole screens of the explorer, drawn into ratatui's TestBackend after
+//! scripted keys, compared with insta snapshots.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use toolsift::catalog::{CatalogSource, load};
+use toolsift::search::Searcher;
+use toolsift::tui::app::{App, Msg, Settings};
+use toolsift::tui::keymap::Keymap;
+use toolsift::tui::ui;
+
+fn app(width: u16, height: u16) -> App {
+    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
+    let (mut app, effects) = App::new(
+        catalog,
+        "demo".into(),
+        Searcher::embedded(),
+        Keymap::defaults(),
+        Settings::default(),
+    )
+    .unwrap();
+    app.update(Msg::Resize(width, height));
+    app.settle(effects);
+    app
+}
+
+fn keys(app: &mut App, keys: &[KeyCode]) {
+    for &code in keys {
+        let effects = app.update(Msg::Key(KeyEvent {
+            code,
+            modifiers: KeyModifiers::NONE,
+            kind: KeyEventKind::Press,
+            state: KeyEventState::NONE,
+        }));
+        app.settle(effects);
+    }
+}
+
+fn type_text(app: &mut App, text: &str) {
+    let codes: Vec<KeyCode> = text.chars().map(KeyCode::Char).collect();
+    keys(app, &codes);
+}
+
+/// The screen as text. Latency is pinned so the snapshot does not change
+/// from run to run.
+fn screen(app: &mut App) -> String {
+    if app.search_latency.is_some() {
+        app.search_latency = Some(Duration::from_micros(210));
+    }
+    let (w, h) = app.size;
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| ui::draw(f, app)).unwrap();
+    format!("{}", terminal.backend())
+}
+
+#[test]
+fn start() {
+    let mut app = app(120, 35);
+    insta::assert_snapshot!(screen(&mut app));
+}
+
+#[test]
+fn query_with_results() {
+    let mut app = app(120, 35);
+    keys(&mut app, &[KeyCode::Char('/')]);
+    type_text(&mut app, "refund a payment");
+    keys(
+        &mut app,
+        &[
+            KeyCode::Esc,
+            KeyCode::Tab,
+            KeyCode::Down,
+            KeyCode::Down,
+            KeyCode::Down,
+            KeyCode::Down,
+        ],
+    );
+    let s = screen(&mut app);
+    assert!(s.contains("refund_payment"));
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn query_matching_nothing() {
+    let mut app = app(120, 35);
+    keys(&mut app, &[KeyCode::Char('/')]);
+    type_text(&mut app, "zebra xylophone");
+    let s = screen(&mut app);
+    assert!(s.contains("note: no tool matches the query"));
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn failed_search() {
+    let mut app = app(120, 35);
+    let mut settings = app.settings.clone();
+    settings.ranker = "embeddings".into();
+    let effects = app.apply_settings(settings);
+    app.settle(effects);
+    keys(&mut app, &[KeyCode::Char('/')]);
+    type_text(&mut app, "status");
+    let s = screen(&mut app);
+    assert!(s.contains("search failed"));
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn invalid_setting() {
+    let mut app = app(120, 35);
+    keys(
+        &mut app,
+        &[
+            KeyCode::Char('s'),
+            KeyCode::Down,
+            KeyCode::Down,
+            KeyCode::Right,
+        ],
+    );
+    let s = screen(&mut app);
+    assert!(s.contains("max_loaded_tools must be at least the always_load tool count"));
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn help() {
+    let mut app = app(120, 35);
+    keys(&mut app, &[KeyCode::Char('?')]);
+    insta::assert_snapshot!(screen(&mut app));
+}
+
+#[test]
+fn small_terminal_80x24() {
+    let mut app = app(80, 24);
+    keys(&mut app, &[KeyCode::Char('/')]);
+    type_text(&mut app, "schedule a meeting");
+    insta::assert_snapshot!(screen(&mut app));
+}
+
+#[test]
+fn detail_popup_when_narrow() {
+    let mut app = app(90, 30);
+    keys(&mut app, &[KeyCode::Enter]);
+    insta::assert_snapshot!(screen(&mut app));
+}
+
+#[test]
+fn too_small() {
+    let mut app = app(70, 20);
+    insta::assert_snapshot!(screen(&mut app));
+}
