@@ -21,6 +21,9 @@ cargo build --release --quiet
 echo "== toolsift search benchmarks" >&2
 cargo bench --quiet --bench search -- --json "$out/toolsift.json" >&2
 
+echo "== explorer benchmarks" >&2
+cargo bench --quiet --bench tui -- --json "$out/tui.json" >&2
+
 echo "== Python baselines" >&2
 scripts/baselines/run.sh --json-out "$out/baselines.json" >&2
 

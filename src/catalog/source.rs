@@ -64,6 +64,15 @@ fn file_stem(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
+fn builtin_names() -> String {
+    let mut names: Vec<String> = BUILTIN_CATALOGS
+        .iter()
+        .map(|(n, _, _)| format!("@{n}"))
+        .collect();
+    names.push("@synthetic-N (N tools, 1 to 100000)".into());
+    names.join(", ")
+}
+
 /// Reads and parses one catalog.
 pub fn load(source: &CatalogSource) -> Result<Catalog, CatalogError> {
     match source {
@@ -103,15 +112,22 @@ pub fn load(source: &CatalogSource) -> Result<Catalog, CatalogError> {
             })?;
             parse(&text, "<stdin>", "stdin", SourceKind::Sniff)
         }
+        CatalogSource::Builtin(name) if name.starts_with("synthetic-") => {
+            let n = name["synthetic-".len()..]
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=100_000).contains(n))
+                .ok_or_else(|| CatalogError::UnknownBuiltin {
+                    name: format!("@{name}"),
+                    available: builtin_names(),
+                })?;
+            Ok(super::synthetic::generate(n, 42))
+        }
         CatalogSource::Builtin(name) => {
             let Some((_, file, text)) = BUILTIN_CATALOGS.iter().find(|(n, _, _)| n == name) else {
                 return Err(CatalogError::UnknownBuiltin {
                     name: format!("@{name}"),
-                    available: BUILTIN_CATALOGS
-                        .iter()
-                        .map(|(n, _, _)| format!("@{n}"))
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    available: builtin_names(),
                 });
             };
             parse(
