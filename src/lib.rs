@@ -11,6 +11,7 @@ pub mod check;
 pub mod config;
 pub mod engine;
 pub mod eval;
+pub mod replay;
 pub mod search;
 pub mod select;
 pub mod service;

@@ -34,6 +34,8 @@ enum Command {
     Check(CheckArgs),
     /// Search a catalog the way a deferred app would: loaded set, scores, why, tokens.
     Search(SearchArgs),
+    /// Run a trace of tool calls through the retry-loop breaker: would it stop the loop, and where?
+    Replay(ReplayArgs),
     /// Measure search quality on requests with known answers (bfcl-dev JSONL).
     Eval(EvalArgs),
 }
@@ -84,6 +86,24 @@ struct SearchArgs {
     #[arg(long, value_name = "ID")]
     session_id: Option<String>,
     /// One JSON object on stdout instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct ReplayArgs {
+    /// JSON lines of {"name": "...", "arguments": {...}}, or @example.
+    #[arg(value_name = "TRACE.jsonl")]
+    trace: String,
+    /// Identical consecutive calls allowed before the next is blocked.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "3",
+        allow_hyphen_values = true
+    )]
+    threshold: String,
+    /// One JSON object on stdout instead of the text report.
     #[arg(long)]
     json: bool,
 }
@@ -312,6 +332,24 @@ fn run_search(args: &SearchArgs) -> Result<Result<(), SearchFailed>, UsageError>
     Ok(Ok(()))
 }
 
+fn run_replay(args: &ReplayArgs) -> Result<(), UsageError> {
+    let threshold: u32 = args
+        .threshold
+        .trim()
+        .parse()
+        .map_err(|_| UsageError("threshold must be a non-negative integer".into()))?;
+    let calls = toolsift::replay::load_trace(&args.trace)?;
+    let report = toolsift::replay::replay(&calls, threshold);
+    let text = if args.json {
+        let mut json = serde_json::to_string_pretty(&report)?;
+        json.push('\n');
+        json
+    } else {
+        report.render_text()
+    };
+    write_stdout(&text)
+}
+
 fn run_eval(args: &EvalArgs) -> Result<(), UsageError> {
     if args.k == 0 {
         return Err(UsageError("--k must be a positive integer".into()));
@@ -360,6 +398,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Some(Command::Check(args)) => run_check(args),
         Some(Command::Eval(args)) => run_eval(args),
+        Some(Command::Replay(args)) => run_replay(args),
         Some(Command::Search(args)) => match run_search(args) {
             Ok(Err(SearchFailed(message))) => {
                 eprintln!("toolsift: search failed: {message}");

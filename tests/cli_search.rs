@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{assert_usage_error, fixture, json, run};
+use common::{TempFile, assert_usage_error, fixture, json, run};
 
 #[test]
 fn search_json_has_the_documented_keys() {
@@ -133,32 +133,8 @@ fn search_session_continues() {
     assert_eq!(id.len(), 32);
 }
 
-fn queries_file(lines: &str) -> tempfile_path::TempPath {
-    tempfile_path::TempPath::new(lines)
-}
-
-/// A tiny temp-file helper (the std library has none).
-mod tempfile_path {
-    use std::path::PathBuf;
-    pub struct TempPath(pub PathBuf);
-    impl TempPath {
-        pub fn new(content: &str) -> Self {
-            use std::sync::atomic::{AtomicU32, Ordering};
-            static N: AtomicU32 = AtomicU32::new(0);
-            let path = std::env::temp_dir().join(format!(
-                "toolsift-test-{}-{}.jsonl",
-                std::process::id(),
-                N.fetch_add(1, Ordering::Relaxed)
-            ));
-            std::fs::write(&path, content).unwrap();
-            TempPath(path)
-        }
-    }
-    impl Drop for TempPath {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_file(&self.0);
-        }
-    }
+fn queries_file(lines: &str) -> TempFile {
+    TempFile::new(lines)
 }
 
 #[test]

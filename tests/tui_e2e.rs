@@ -159,6 +159,16 @@ fn search_help_and_quit_in_a_real_terminal() {
     tty.send(b"\x1b[C");
     tty.wait_for("max_loaded_tools must be at least the always_load tool count");
     tty.send(b"\x1b");
+    // The breaker: four identical calls at threshold 3, the fourth blocked.
+    tty.send(b"b");
+    tty.wait_for("Breaker simulator · threshold 3");
+    for _ in 0..4 {
+        tty.send(b"\r");
+    }
+    tty.wait_for("BLOCKED 4/3");
+    tty.wait_for("streak 4 > 3: BLOCKED");
+    tty.send(b"\x1b");
+    tty.wait_gone("Breaker simulator");
     tty.send(b"q");
     let status = tty.wait_exit();
     assert!(status.success(), "exit status {status:?}");

@@ -153,3 +153,83 @@ fn too_small() {
     let mut app = app(70, 20);
     insta::assert_snapshot!(screen(&mut app));
 }
+
+/// The breaker simulator on `get_payment` after `keys`.
+fn breaker_screen(keys_after: &[KeyCode]) -> String {
+    let mut app = app(120, 35);
+    // Highlight get_payment in the catalog, open the simulator.
+    let index = app.catalog.index_of("get_payment").unwrap();
+    let row = app.view.iter().position(|&i| i == index).unwrap();
+    keys(&mut app, &vec![KeyCode::Char('j'); row]);
+    keys(&mut app, &[KeyCode::Char('b')]);
+    keys(&mut app, keys_after);
+    screen(&mut app)
+}
+
+#[test]
+fn breaker_fresh() {
+    insta::assert_snapshot!(breaker_screen(&[]));
+}
+
+#[test]
+fn breaker_streak() {
+    let s = breaker_screen(&[KeyCode::Enter, KeyCode::Enter]);
+    assert!(s.contains("streak 2 of 3"));
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn breaker_blocked() {
+    let s = breaker_screen(&[KeyCode::Enter; 4]);
+    assert!(s.contains("BLOCKED 4/3"));
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn breaker_threshold_changed() {
+    let s = breaker_screen(&[
+        KeyCode::Enter,
+        KeyCode::Enter,
+        KeyCode::Enter,
+        KeyCode::Char('+'),
+        KeyCode::Char('+'),
+        KeyCode::Enter,
+    ]);
+    assert!(s.contains("4/5"));
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn breaker_reset() {
+    let s = breaker_screen(&[
+        KeyCode::Enter,
+        KeyCode::Enter,
+        KeyCode::Enter,
+        KeyCode::Enter,
+        KeyCode::Char('r'),
+        KeyCode::Enter,
+    ]);
+    assert!(s.contains("breaker reset") || s.contains("1/3"));
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn breaker_replay_tripped() {
+    let s = breaker_screen(&[KeyCode::Char('o'), KeyCode::Enter, KeyCode::Char('R')]);
+    assert!(s.contains("trips at call 9"));
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn breaker_invalid_json() {
+    let s = breaker_screen(&[
+        KeyCode::Char('e'),
+        KeyCode::Backspace,
+        KeyCode::Char(','),
+        KeyCode::Esc,
+        KeyCode::Enter,
+    ]);
+    assert!(s.contains("invalid JSON"));
+    assert!(s.contains("no calls yet"), "invalid JSON was not sent");
+    insta::assert_snapshot!(s);
+}

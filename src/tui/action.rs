@@ -21,12 +21,13 @@ pub enum Action {
     CycleSort,
     CycleFilter,
     Settings,
+    Breaker,
     Help,
 }
 
 impl Action {
     /// Every action, in the order help lists them.
-    pub const ALL: [Action; 17] = [
+    pub const ALL: [Action; 18] = [
         Action::FocusQuery,
         Action::Escape,
         Action::NextPane,
@@ -42,6 +43,7 @@ impl Action {
         Action::CycleSort,
         Action::CycleFilter,
         Action::Settings,
+        Action::Breaker,
         Action::Help,
         Action::Quit,
     ];
@@ -65,6 +67,7 @@ impl Action {
             Action::CycleSort => "cycle_sort",
             Action::CycleFilter => "cycle_filter",
             Action::Settings => "settings",
+            Action::Breaker => "breaker",
             Action::Help => "help",
         }
     }
@@ -92,6 +95,7 @@ impl Action {
             Action::CycleSort => "sort the catalog: catalog order, name, tokens",
             Action::CycleFilter => "filter the catalog: all, always-load, initial, selected",
             Action::Settings => "settings: strategy, initial count, caps, ranker, token basis",
+            Action::Breaker => "breaker simulator: call the highlighted tool, replay a trace",
             Action::Help => "this help",
         }
     }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::action::Action;
+use super::breaker::BreakerPane;
 use super::keymap::Keymap;
 use crate::catalog::{Catalog, Tool};
 use crate::search::{SearchError, SearchHit, SearchRequest, SearchResult, Searcher};
@@ -29,6 +30,8 @@ pub enum Popup {
     Help,
     Settings,
     Detail,
+    /// The breaker simulator (a full screen).
+    Breaker,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,7 +138,7 @@ impl LineInput {
     }
 
     /// Applies an editing key; true when the text changed.
-    fn edit(&mut self, key: &KeyEvent) -> bool {
+    pub(crate) fn edit(&mut self, key: &KeyEvent) -> bool {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let len = self.text.chars().count();
         match key.code {
@@ -200,7 +203,7 @@ impl LineInput {
         }
     }
 
-    fn set(&mut self, text: &str) {
+    pub(crate) fn set(&mut self, text: &str) {
         self.text = text.to_string();
         self.cursor = text.chars().count();
     }
@@ -322,6 +325,8 @@ pub struct App {
     pub session: Option<String>,
     pub session_tools: usize,
     pub status: Option<String>,
+    /// The breaker simulator, once opened (its log and streak survive closing).
+    pub breaker: Option<BreakerPane>,
     pub no_color: bool,
     pub size: (u16, u16),
     pub should_quit: bool,
@@ -369,6 +374,7 @@ impl App {
             session: None,
             session_tools: 0,
             status: None,
+            breaker: None,
             no_color: false,
             size: (120, 35),
             should_quit: false,
@@ -533,6 +539,15 @@ impl App {
                 }
                 return Vec::new();
             }
+            Some(Popup::Breaker) => {
+                let tools = self.view.clone();
+                if let Some(pane) = &mut self.breaker
+                    && !pane.on_key(&key, &self.catalog, &tools)
+                {
+                    self.popup = None;
+                }
+                return Vec::new();
+            }
             Some(Popup::Detail) => {
                 match action {
                     Some(Action::Down) => self.detail_scroll = self.detail_scroll.saturating_add(1),
@@ -688,6 +703,17 @@ impl App {
                 self.popup = Some(Popup::Settings);
             }
             Action::Help => self.popup = Some(Popup::Help),
+            Action::Breaker => {
+                // The highlighted tool (results or catalog) is the one to call.
+                if let Some((index, _)) = self.current_tool() {
+                    match &mut self.breaker {
+                        Some(pane) if pane.tool != index => pane.pick(&self.catalog, index),
+                        Some(_) => {}
+                        None => self.breaker = Some(BreakerPane::new(&self.catalog, index)),
+                    }
+                    self.popup = Some(Popup::Breaker);
+                }
+            }
         }
         Vec::new()
     }

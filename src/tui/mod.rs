@@ -4,6 +4,7 @@
 
 pub mod action;
 pub mod app;
+pub mod breaker;
 pub mod keymap;
 pub mod ui;
 

@@ -379,3 +379,28 @@ fn results_navigation_and_detail_follow_the_focus() {
     assert!(hit.is_some());
     assert_eq!(app.tool(index).name, result_names(&app)[last]);
 }
+
+#[test]
+fn b_opens_the_breaker_on_the_highlighted_tool() {
+    let mut app = started();
+    press(&mut app, KeyCode::Char('j'));
+    press(&mut app, KeyCode::Char('b'));
+    assert_eq!(app.popup, Some(Popup::Breaker));
+    let pane = app.breaker.as_ref().unwrap();
+    assert_eq!(app.tool(pane.tool).name, "get_ticket");
+    for _ in 0..4 {
+        press(&mut app, KeyCode::Enter);
+    }
+    let pane = app.breaker.as_ref().unwrap();
+    assert_eq!(pane.log.len(), 4);
+    assert!(!pane.log[3].ran);
+    // q and Esc close the simulator, not the explorer; the log survives.
+    press(&mut app, KeyCode::Char('q'));
+    assert_eq!(app.popup, None);
+    assert!(!app.should_quit);
+    press(&mut app, KeyCode::Char('b'));
+    assert_eq!(app.breaker.as_ref().unwrap().log.len(), 4);
+    // Ctrl-C still quits from inside.
+    app.update(key_mod(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    assert!(app.should_quit);
+}

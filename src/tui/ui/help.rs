@@ -34,6 +34,14 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         " RO read-only, ID idempotent, ● initial set, ◆ selected by the search.",
         theme.dim,
     )));
+    lines.push(Line::from(Span::styled(
+        " In the breaker: Enter call, e edit arguments, L loop, +/- threshold, [ ] loop count,",
+        theme.dim,
+    )));
+    lines.push(Line::from(Span::styled(
+        " r reset, t/T another tool, o open a trace, n step, R run it, Esc back.",
+        theme.dim,
+    )));
     let height = lines.len() as u16 + 2;
     let r = centered(area, 86, height);
     f.render_widget(Clear, r);

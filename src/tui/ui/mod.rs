@@ -1,5 +1,6 @@
 //! Drawing: pure functions of `&App`, one file per pane.
 
+mod breaker;
 mod catalog;
 mod detail;
 mod gauges;
@@ -207,6 +208,7 @@ pub fn draw(f: &mut Frame, app: &App) {
     match app.popup {
         Some(Popup::Help) => help::draw(f, area, app, &theme),
         Some(Popup::Settings) => settings::draw(f, area, app, &theme),
+        Some(Popup::Breaker) => breaker::draw(f, area, app, &theme),
         Some(Popup::Detail) => {
             let r = centered(
                 area,

@@ -22,6 +22,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         (Action::CycleSort, "sort"),
         (Action::CycleFilter, "filter"),
         (Action::Settings, "settings"),
+        (Action::Breaker, "breaker"),
         (Action::Help, "help"),
         (Action::Quit, "quit"),
     ];

@@ -1,0 +1,532 @@
+//! The breaker simulator: call a tool by hand through the SDK's
+//! retry-loop breaker, or replay a trace, and watch where it trips.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::{Map, Value, json};
+
+use super::app::LineInput;
+use crate::breaker::{RetryLoopBreaker, signature};
+use crate::catalog::{Catalog, Tool};
+use crate::replay::{TraceCall, load_trace};
+
+/// Thresholds the simulator offers.
+pub const THRESHOLDS: std::ops::RangeInclusive<u32> = 1..=20;
+/// How many times `L` repeats the call, at most.
+pub const MAX_LOOP: u32 = 50;
+
+/// One call in the log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallEntry {
+    pub tool: String,
+    pub signature: String,
+    pub ran: bool,
+    pub repeats: u64,
+    pub threshold: u32,
+    /// The handler's result (compact JSON) or the `RetryLoopError` message.
+    pub outcome: String,
+    /// The trace line this call came from, if any.
+    pub trace_line: Option<usize>,
+}
+
+/// A loaded trace and how far the replay has gone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceState {
+    pub origin: String,
+    pub calls: Vec<TraceCall>,
+    /// Index of the next call to run.
+    pub next: usize,
+    /// Index of the first blocked call, once it happened.
+    pub tripped_at: Option<usize>,
+    /// Whether each call that ran so far ran (true) or was blocked.
+    pub outcomes: Vec<bool>,
+}
+
+/// The simulator's state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BreakerPane {
+    /// Catalog index of the tool being called.
+    pub tool: usize,
+    pub args: LineInput,
+    pub editing: bool,
+    pub breaker: RetryLoopBreaker,
+    pub log: Vec<CallEntry>,
+    pub loop_count: u32,
+    pub trace: Option<TraceState>,
+    /// The trace path being typed, while the prompt is open.
+    pub path: Option<LineInput>,
+    pub message: Option<String>,
+}
+
+/// Arguments a person would start from: the schema's required parameters
+/// with an empty value of their type.
+pub fn example_arguments(tool: &Tool) -> Value {
+    let mut args = Map::new();
+    let props = tool
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object);
+    let required = tool
+        .input_schema
+        .get("required")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for name in required.iter().filter_map(Value::as_str) {
+        let schema = props.and_then(|p| p.get(name));
+        let value = match schema.and_then(|s| s.get("type")).and_then(Value::as_str) {
+            _ if schema.and_then(|s| s.get("enum")).is_some() => schema
+                .and_then(|s| s.get("enum"))
+                .and_then(Value::as_array)
+                .and_then(|e| e.first().cloned())
+                .unwrap_or(Value::Null),
+            Some("integer") | Some("number") => json!(0),
+            Some("boolean") => json!(false),
+            Some("array") => json!([]),
+            Some("object") => json!({}),
+            _ => json!(""),
+        };
+        args.insert(name.to_string(), value);
+    }
+    Value::Object(args)
+}
+
+/// What a simulated call returns: the catalog's `handler.result`, else a
+/// clear stand-in.
+pub fn handler_result(tool: &Tool) -> Value {
+    tool.handler_result.clone().unwrap_or_else(|| {
+        json!({"simulated": true, "tool": tool.name, "note": "no handler.result in the catalog"})
+    })
+}
+
+impl BreakerPane {
+    pub fn new(catalog: &Catalog, tool: usize) -> BreakerPane {
+        let mut pane = BreakerPane {
+            tool,
+            args: LineInput::default(),
+            editing: false,
+            breaker: RetryLoopBreaker::default(),
+            log: Vec::new(),
+            loop_count: 5,
+            trace: None,
+            path: None,
+            message: None,
+        };
+        pane.pick(catalog, tool);
+        pane
+    }
+
+    /// Calls another tool from now on (the streak is the breaker's business:
+    /// a different call starts a new one).
+    pub fn pick(&mut self, catalog: &Catalog, tool: usize) {
+        if let Some(t) = catalog.tools().get(tool) {
+            self.tool = tool;
+            self.args.set(&example_arguments(t).to_string());
+        }
+    }
+
+    /// The arguments as typed, if they can be sent: a JSON object.
+    pub fn parsed_args(&self) -> Result<Value, String> {
+        match serde_json::from_str::<Value>(&self.args.text) {
+            Ok(v @ Value::Object(_)) => Ok(v),
+            Ok(_) => Err("arguments must be a JSON object".into()),
+            Err(e) => Err(format!("invalid JSON: {e}")),
+        }
+    }
+
+    /// The current call's signature, when its arguments are valid.
+    pub fn current_signature(&self, catalog: &Catalog) -> Option<String> {
+        let name = &catalog.tools().get(self.tool)?.name;
+        self.parsed_args().ok().map(|a| signature(name, &a))
+    }
+
+    /// Runs one call through `RetryLoopBreaker::guard`.
+    fn run(&mut self, tool: &Tool, args: &Value, trace_line: Option<usize>) -> bool {
+        let result = self
+            .breaker
+            .guard(&tool.name, args, || handler_result(tool));
+        let entry = match result {
+            Ok(value) => CallEntry {
+                tool: tool.name.clone(),
+                signature: signature(&tool.name, args),
+                ran: true,
+                repeats: self.breaker.repeats(),
+                threshold: self.breaker.threshold(),
+                outcome: value.to_string(),
+                trace_line,
+            },
+            Err(e) => CallEntry {
+                tool: tool.name.clone(),
+                signature: e.signature.clone(),
+                ran: false,
+                repeats: e.repeats,
+                threshold: e.threshold,
+                outcome: e.to_string(),
+                trace_line,
+            },
+        };
+        let ran = entry.ran;
+        self.log.push(entry);
+        ran
+    }
+
+    /// Calls the current tool once; invalid arguments cannot be sent.
+    pub fn call(&mut self, catalog: &Catalog) -> bool {
+        let args = match self.parsed_args() {
+            Ok(a) => a,
+            Err(e) => {
+                self.message = Some(format!("not sent: {e}"));
+                return false;
+            }
+        };
+        let Some(tool) = catalog.tools().get(self.tool) else {
+            return false;
+        };
+        self.message = None;
+        self.run(tool, &args, None)
+    }
+
+    /// Calls the current tool `loop_count` times.
+    pub fn call_loop(&mut self, catalog: &Catalog) {
+        for _ in 0..self.loop_count {
+            if self.parsed_args().is_err() {
+                self.call(catalog);
+                return;
+            }
+            self.call(catalog);
+        }
+    }
+
+    pub fn change_threshold(&mut self, delta: i64) {
+        let t = (i64::from(self.breaker.threshold()) + delta)
+            .clamp(i64::from(*THRESHOLDS.start()), i64::from(*THRESHOLDS.end()))
+            as u32;
+        // The streak is kept, as changing the SDK object's threshold would.
+        self.breaker.set_threshold(t);
+    }
+
+    pub fn reset(&mut self) {
+        self.breaker.reset();
+        self.message = Some("breaker reset: the next call starts a new streak".into());
+    }
+
+    /// Loads a trace (`@example` or a path) and starts its replay on a fresh
+    /// breaker.
+    pub fn load(&mut self, path: &str) {
+        match load_trace(path) {
+            Ok(calls) => {
+                self.breaker.reset();
+                self.message = Some(format!(
+                    "loaded {} calls from {path}; the breaker starts fresh",
+                    calls.len()
+                ));
+                self.trace = Some(TraceState {
+                    origin: path.to_string(),
+                    calls,
+                    next: 0,
+                    tripped_at: None,
+                    outcomes: Vec::new(),
+                });
+            }
+            Err(e) => self.message = Some(e.to_string()),
+        }
+    }
+
+    /// Runs the next call of the trace; false at the end.
+    pub fn step(&mut self, catalog: &Catalog) -> bool {
+        let Some(trace) = &self.trace else {
+            self.message = Some("no trace loaded: press o to open one".into());
+            return false;
+        };
+        let Some(call) = trace.calls.get(trace.next).cloned() else {
+            if trace.tripped_at.is_none() {
+                self.message = Some("the trace is over".into());
+            }
+            return false;
+        };
+        let tool = catalog
+            .get(&call.name)
+            .cloned()
+            .unwrap_or_else(|| Tool::new(call.name.clone(), ""));
+        let ran = self.run(&tool, &call.arguments, Some(call.line));
+        if let Some(trace) = &mut self.trace {
+            if !ran && trace.tripped_at.is_none() {
+                trace.tripped_at = Some(trace.next);
+                self.message = Some(format!(
+                    "the breaker trips at call {} (line {})",
+                    trace.next, call.line
+                ));
+            }
+            trace.outcomes.push(ran);
+            trace.next += 1;
+        }
+        true
+    }
+
+    /// Runs the rest of the trace.
+    pub fn run_trace(&mut self, catalog: &Catalog) {
+        while self.step(catalog) {}
+        if let Some(t) = &self.trace
+            && t.tripped_at.is_none()
+        {
+            self.message = Some(format!(
+                "the breaker (threshold {}) never tripped on {} calls",
+                self.breaker.threshold(),
+                t.calls.len()
+            ));
+        }
+    }
+
+    /// Handles a key; returns false when the simulator should close.
+    pub fn on_key(&mut self, key: &KeyEvent, catalog: &Catalog, tools: &[usize]) -> bool {
+        if let Some(path) = &mut self.path {
+            match key.code {
+                KeyCode::Esc => self.path = None,
+                KeyCode::Enter => {
+                    let p = path.text.trim().to_string();
+                    self.path = None;
+                    self.load(&p);
+                }
+                _ => {
+                    path.edit(key);
+                }
+            }
+            return true;
+        }
+        if self.editing {
+            match key.code {
+                KeyCode::Esc => self.editing = false,
+                KeyCode::Enter => {
+                    self.call(catalog);
+                }
+                _ => {
+                    self.args.edit(key);
+                }
+            }
+            return true;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('b') | KeyCode::Char('q') if !ctrl => return false,
+            KeyCode::Enter | KeyCode::Char('c') => {
+                self.call(catalog);
+            }
+            KeyCode::Char('e') | KeyCode::Char('i') => self.editing = true,
+            KeyCode::Char('L') => self.call_loop(catalog),
+            KeyCode::Char('+') | KeyCode::Char('=') => self.change_threshold(1),
+            KeyCode::Char('-') => self.change_threshold(-1),
+            KeyCode::Char(']') => self.loop_count = (self.loop_count + 1).min(MAX_LOOP),
+            KeyCode::Char('[') => self.loop_count = self.loop_count.saturating_sub(1).max(1),
+            KeyCode::Char('r') => self.reset(),
+            KeyCode::Char('t') | KeyCode::Char('T') => {
+                if let Some(pos) = tools.iter().position(|&i| i == self.tool) {
+                    let n = tools.len();
+                    let next = if key.code == KeyCode::Char('t') {
+                        (pos + 1) % n
+                    } else {
+                        (pos + n - 1) % n
+                    };
+                    self.pick(catalog, tools[next]);
+                } else if let Some(&first) = tools.first() {
+                    self.pick(catalog, first);
+                }
+            }
+            KeyCode::Char('o') => {
+                let mut input = LineInput::default();
+                input.set(
+                    self.trace
+                        .as_ref()
+                        .map_or("@example", |t| t.origin.as_str()),
+                );
+                self.path = Some(input);
+            }
+            KeyCode::Char('n') => {
+                self.step(catalog);
+            }
+            KeyCode::Char('R') => self.run_trace(catalog),
+            _ => {}
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{CatalogSource, load};
+    use crossterm::event::{KeyEventKind, KeyEventState};
+
+    fn demo() -> Catalog {
+        load(&CatalogSource::demo()).unwrap()
+    }
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent {
+            code,
+            modifiers: KeyModifiers::NONE,
+            kind: KeyEventKind::Press,
+            state: KeyEventState::NONE,
+        }
+    }
+
+    fn pane_for(catalog: &Catalog, name: &str) -> BreakerPane {
+        BreakerPane::new(catalog, catalog.index_of(name).unwrap())
+    }
+
+    #[test]
+    fn starts_from_the_schemas_required_arguments() {
+        let c = demo();
+        let p = pane_for(&c, "get_payment");
+        assert_eq!(p.args.text, r#"{"payment_id":""}"#);
+        assert_eq!(p.breaker.threshold(), 3);
+        assert_eq!(
+            p.current_signature(&c).as_deref(),
+            Some(r#"get_payment({"payment_id":""})"#)
+        );
+    }
+
+    #[test]
+    fn fourth_identical_call_is_blocked_and_its_handler_not_run() {
+        let c = demo();
+        let mut p = pane_for(&c, "get_payment");
+        for i in 1..=3 {
+            assert!(p.call(&c));
+            assert_eq!(p.log.last().unwrap().repeats, i);
+        }
+        assert!(!p.call(&c));
+        let last = p.log.last().unwrap();
+        assert!(!last.ran);
+        assert_eq!(last.repeats, 4);
+        assert!(
+            last.outcome
+                .starts_with("retry loop interrupted: tool call")
+        );
+        // Ran calls carry the catalog's simulated result.
+        let expected = c
+            .get("get_payment")
+            .unwrap()
+            .handler_result
+            .clone()
+            .unwrap();
+        assert_eq!(p.log[0].outcome, expected.to_string());
+    }
+
+    #[test]
+    fn key_order_does_not_matter_and_other_args_start_a_new_streak() {
+        let c = demo();
+        let mut p = pane_for(&c, "get_ticket");
+        p.args.set(r#"{"ticket_id":"T-1","include_comments":true}"#);
+        p.call(&c);
+        p.args.set(r#"{"include_comments":true,"ticket_id":"T-1"}"#);
+        p.call(&c);
+        assert_eq!(p.log[1].repeats, 2);
+        assert_eq!(p.log[0].signature, p.log[1].signature);
+        p.args.set(r#"{"ticket_id":"T-2"}"#);
+        p.call(&c);
+        assert_eq!(p.log[2].repeats, 1);
+    }
+
+    #[test]
+    fn invalid_json_cannot_be_sent() {
+        let c = demo();
+        let mut p = pane_for(&c, "get_ticket");
+        p.args.set(r#"{"ticket_id": "#);
+        assert!(p.parsed_args().unwrap_err().starts_with("invalid JSON"));
+        assert!(!p.call(&c));
+        assert!(p.log.is_empty());
+        assert!(
+            p.message
+                .as_deref()
+                .unwrap()
+                .starts_with("not sent: invalid JSON")
+        );
+        p.args.set("[1]");
+        assert_eq!(
+            p.parsed_args().unwrap_err(),
+            "arguments must be a JSON object"
+        );
+        assert!(p.current_signature(&c).is_none());
+    }
+
+    #[test]
+    fn threshold_changes_keep_the_streak_reset_clears_it() {
+        let c = demo();
+        let mut p = pane_for(&c, "get_payment");
+        p.breaker.set_threshold(5);
+        for _ in 0..3 {
+            p.call(&c);
+        }
+        p.change_threshold(-2);
+        assert_eq!(p.breaker.threshold(), 3);
+        assert_eq!(p.breaker.repeats(), 3);
+        assert!(!p.call(&c), "the kept streak trips at once");
+        p.change_threshold(-10);
+        assert_eq!(p.breaker.threshold(), 1);
+        p.change_threshold(100);
+        assert_eq!(p.breaker.threshold(), 20);
+        p.reset();
+        assert_eq!(p.breaker.repeats(), 0);
+        assert!(p.call(&c));
+    }
+
+    #[test]
+    fn loop_calls_n_times() {
+        let c = demo();
+        let mut p = pane_for(&c, "get_payment");
+        p.loop_count = 6;
+        p.call_loop(&c);
+        assert_eq!(p.log.len(), 6);
+        assert_eq!(p.log.iter().filter(|e| e.ran).count(), 3);
+    }
+
+    #[test]
+    fn replay_steps_and_trips() {
+        let c = demo();
+        let mut p = pane_for(&c, "get_payment");
+        p.call(&c);
+        p.load("@example");
+        assert_eq!(p.breaker.repeats(), 0, "a replay starts fresh");
+        for _ in 0..9 {
+            assert!(p.step(&c));
+        }
+        assert_eq!(p.trace.as_ref().unwrap().tripped_at, None);
+        assert!(p.step(&c));
+        assert_eq!(p.trace.as_ref().unwrap().tripped_at, Some(9));
+        assert!(p.message.as_deref().unwrap().contains("trips at call 9"));
+        p.run_trace(&c);
+        let t = p.trace.as_ref().unwrap();
+        assert_eq!(t.next, t.calls.len());
+        assert!(!p.step(&c));
+        p.load("/no/such/trace.jsonl");
+        assert!(p.message.as_deref().unwrap().contains("cannot read"));
+    }
+
+    #[test]
+    fn keys_drive_the_simulator() {
+        let c = demo();
+        let tools: Vec<usize> = (0..c.len()).collect();
+        let mut p = pane_for(&c, "get_payment");
+        assert!(p.on_key(&key(KeyCode::Enter), &c, &tools));
+        assert_eq!(p.log.len(), 1);
+        p.on_key(&key(KeyCode::Char('e')), &c, &tools);
+        assert!(p.editing);
+        p.on_key(&key(KeyCode::Char('x')), &c, &tools);
+        assert!(p.args.text.ends_with('x'));
+        p.on_key(&key(KeyCode::Esc), &c, &tools);
+        assert!(!p.editing);
+        p.on_key(&key(KeyCode::Char('+')), &c, &tools);
+        assert_eq!(p.breaker.threshold(), 4);
+        p.on_key(&key(KeyCode::Char(']')), &c, &tools);
+        assert_eq!(p.loop_count, 6);
+        p.on_key(&key(KeyCode::Char('t')), &c, &tools);
+        assert_ne!(c.tools()[p.tool].name, "get_payment");
+        p.on_key(&key(KeyCode::Char('T')), &c, &tools);
+        assert_eq!(c.tools()[p.tool].name, "get_payment");
+        p.on_key(&key(KeyCode::Char('o')), &c, &tools);
+        assert_eq!(p.path.as_ref().unwrap().text, "@example");
+        p.on_key(&key(KeyCode::Enter), &c, &tools);
+        assert!(p.trace.is_some());
+        p.on_key(&key(KeyCode::Char('R')), &c, &tools);
+        assert!(p.trace.as_ref().unwrap().tripped_at.is_some());
+        assert!(!p.on_key(&key(KeyCode::Esc), &c, &tools));
+    }
+}
