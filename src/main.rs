@@ -321,14 +321,9 @@ fn run_search(args: &SearchArgs) -> Result<Result<(), SearchFailed>, UsageError>
         Ok(r) => r,
         Err(e) => return Ok(Err(SearchFailed(e.to_string()))),
     };
-    let text = if args.json {
-        let mut json = serde_json::to_string_pretty(&result.to_json(&catalog))?;
-        json.push('\n');
-        json
-    } else {
+    emit(args.json, &result.to_json(&catalog), || {
         result.render_text(&catalog)
-    };
-    write_stdout(&text)?;
+    })?;
     Ok(Ok(()))
 }
 
@@ -340,14 +335,7 @@ fn run_replay(args: &ReplayArgs) -> Result<(), UsageError> {
         .map_err(|_| UsageError("threshold must be a non-negative integer".into()))?;
     let calls = toolsift::replay::load_trace(&args.trace)?;
     let report = toolsift::replay::replay(&calls, threshold);
-    let text = if args.json {
-        let mut json = serde_json::to_string_pretty(&report)?;
-        json.push('\n');
-        json
-    } else {
-        report.render_text()
-    };
-    write_stdout(&text)
+    emit(args.json, &report, || report.render_text())
 }
 
 fn run_eval(args: &EvalArgs) -> Result<(), UsageError> {
@@ -359,28 +347,29 @@ fn run_eval(args: &EvalArgs) -> Result<(), UsageError> {
     let catalog = catalog::load_all(&sources)?;
     let queries = toolsift::eval::load_queries(&args.queries)?;
     let report = toolsift::eval::evaluate(&catalog, &queries, args.k)?;
-    let text = if args.json {
-        let mut json = serde_json::to_string_pretty(&report)?;
-        json.push('\n');
-        json
-    } else {
-        report.render_text()
-    };
-    write_stdout(&text)
+    emit(args.json, &report, || report.render_text())
 }
 
 fn run_check(args: &CheckArgs) -> Result<(), UsageError> {
     let (options, basis) = args.handle.options()?;
     let catalog = load_catalog(&args.catalog)?;
     let report = CheckReport::new(catalog, &options, basis, &TokenCounter::new())?;
-    let text = if args.json {
-        let mut json = serde_json::to_string_pretty(&report)?;
-        json.push('\n');
-        json
+    emit(args.json, &report, || report.render_text())
+}
+
+/// Prints `value` as pretty JSON with `--json`, else the text report.
+fn emit<T: serde::Serialize>(
+    json: bool,
+    value: &T,
+    text: impl FnOnce() -> String,
+) -> Result<(), UsageError> {
+    if json {
+        let mut out = serde_json::to_string_pretty(value)?;
+        out.push('\n');
+        write_stdout(&out)
     } else {
-        report.render_text()
-    };
-    write_stdout(&text)
+        write_stdout(&text())
+    }
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error worth a message.

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use crate::catalog::Catalog;
 use crate::engine::Explanation;
-use crate::service::{Reason, SearchParams, Service, ServiceError};
-use crate::tokens::{Savings, TokenBasis};
+use crate::service::{Reason, Service, ServiceError};
+use crate::tokens::Savings;
 
 /// `basis` of every result: the counts are the service's estimate.
 pub const BASIS_INFERRED: &str = "inferred";
@@ -28,18 +28,9 @@ pub enum SearchError {
     UnknownOrDuplicate,
 }
 
-/// What a search asks for.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SearchRequest {
-    pub query: String,
-    pub context: Option<String>,
-    pub max_tools: Option<u64>,
-    pub session_id: Option<String>,
-    pub ranker: Option<String>,
-    pub token_basis: Option<TokenBasis>,
-    /// Search as you type: no session is created or extended.
-    pub preview: bool,
-}
+/// What a search asks for: the service's parameters (a remote searcher
+/// will send the same on the wire).
+pub use crate::service::SearchParams as SearchRequest;
 
 /// One returned tool, reattached to the local catalog.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,17 +105,8 @@ impl Searcher {
     ) -> Result<SearchResult, SearchError> {
         match self {
             Searcher::Embedded(service) => {
-                let params = SearchParams {
-                    query: request.query.clone(),
-                    context: request.context.clone(),
-                    max_tools: request.max_tools,
-                    session_id: request.session_id.clone(),
-                    ranker: request.ranker.clone(),
-                    token_basis: request.token_basis,
-                    preview: request.preview,
-                };
                 let outcome = service
-                    .tool_search(catalog, &params, "")
+                    .tool_search(catalog, request, "")
                     .map_err(SearchError::Service)?;
                 let names = outcome
                     .tools

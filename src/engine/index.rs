@@ -315,8 +315,6 @@ fn walk_schema(
     }
 }
 
-const UNIGRAM_FIELDS: usize = 4;
-
 impl Index {
     /// Indexes `tools` with the default parameters.
     pub fn build(tools: &[Tool]) -> Self {
@@ -1001,8 +999,6 @@ fn split_sentences(text: &str) -> impl Iterator<Item = &str> {
     })
     .filter(|s| !s.trim().is_empty())
 }
-
-const _: () = assert!(UNIGRAM_FIELDS == 4);
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{Theme, pane};
+use super::{Theme, fit, pane};
 use crate::check::thousands;
 use crate::tui::app::{App, Filter, Focus, Sort};
 
@@ -40,12 +40,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     for (row, &index) in app.view.iter().enumerate().skip(list.offset).take(height) {
         let t = app.tool(index);
-        let name: String = if t.name.chars().count() > name_width {
-            let cut: String = t.name.chars().take(name_width.saturating_sub(1)).collect();
-            format!("{cut}…")
-        } else {
-            format!("{:<name_width$}", t.name)
-        };
+        let name = fit(&t.name, name_width);
         let tokens = app
             .tokens_of(index)
             .map_or_else(|| "…".to_string(), thousands);

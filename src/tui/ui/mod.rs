@@ -111,35 +111,27 @@ fn areas(area: Rect) -> Areas {
         Constraint::Length(1),
     ])
     .areas(area);
-    if area.width >= DETAIL_PANE_MIN_WIDTH {
-        let [catalog, results, detail] = Layout::horizontal([
+    let (catalog, results, detail) = if area.width >= DETAIL_PANE_MIN_WIDTH {
+        let [c, r, d] = Layout::horizontal([
             Constraint::Percentage(36),
             Constraint::Percentage(36),
             Constraint::Percentage(28),
         ])
         .areas(middle);
-        Areas {
-            header,
-            query,
-            catalog,
-            results,
-            detail: Some(detail),
-            gauges,
-            status,
-        }
+        (c, r, Some(d))
     } else {
-        let [catalog, results] =
-            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-                .areas(middle);
-        Areas {
-            header,
-            query,
-            catalog,
-            results,
-            detail: None,
-            gauges,
-            status,
-        }
+        let [c, r] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(middle);
+        (c, r, None)
+    };
+    Areas {
+        header,
+        query,
+        catalog,
+        results,
+        detail,
+        gauges,
+        status,
     }
 }
 
@@ -152,6 +144,16 @@ pub fn list_rows(size: (u16, u16)) -> usize {
 /// Whether the detail is a popup (narrow terminals) rather than a pane.
 pub fn detail_is_popup(size: (u16, u16)) -> bool {
     size.0 < DETAIL_PANE_MIN_WIDTH
+}
+
+/// `text` padded or cut (with an ellipsis) to exactly `width` characters.
+pub(crate) fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() > width {
+        let cut: String = text.chars().take(width.saturating_sub(1)).collect();
+        format!("{cut}…")
+    } else {
+        format!("{text:<width$}")
+    }
 }
 
 /// A bordered block, highlighted when its pane has the focus.

@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{Theme, pane};
+use super::{Theme, fit, pane};
 use crate::service::Reason;
 use crate::tui::app::{App, Focus, Results};
 
@@ -83,12 +83,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             rank += 1;
             format!("{rank:>2}")
         };
-        let name: String = if t.name.chars().count() > name_width {
-            let cut: String = t.name.chars().take(name_width.saturating_sub(1)).collect();
-            format!("{cut}…")
-        } else {
-            format!("{:<name_width$}", t.name)
-        };
+        let name = fit(&t.name, name_width);
         let mut spans = vec![
             Span::raw(if current { "›" } else { " " }),
             Span::styled(
