@@ -257,3 +257,25 @@ fn bad_flags_and_config_fail_with_the_message() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown key \"hyper-q\""));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn two_catalogs_defining_one_name_is_an_error_naming_both() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/catalogs");
+    let a = fixtures.join("caveman.json");
+    let b = fixtures.join("native.toml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolsift"))
+        .args(["explore", a.to_str().unwrap(), b.to_str().unwrap()])
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("duplicate tool name \"lookup_status\""),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("caveman.json: tool #1") && stderr.contains("native.toml: tool #1"),
+        "{stderr}"
+    );
+}

@@ -233,3 +233,27 @@ fn breaker_invalid_json() {
     assert!(s.contains("no calls yet"), "invalid JSON was not sent");
     insta::assert_snapshot!(s);
 }
+
+#[test]
+fn no_color_reads_the_same() {
+    let mut colored = app(120, 35);
+    keys(&mut colored, &[KeyCode::Char('/')]);
+    type_text(&mut colored, "refund a payment");
+    let mut plain = app(120, 35);
+    plain.no_color = true;
+    keys(&mut plain, &[KeyCode::Char('/')]);
+    type_text(&mut plain, "refund a payment");
+    // The text is the same; only styles differ, and without colour.
+    assert_eq!(screen(&mut colored), screen(&mut plain));
+    let (w, h) = plain.size;
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| ui::draw(f, &plain)).unwrap();
+    let buffer = terminal.backend().buffer();
+    assert!(
+        buffer
+            .content()
+            .iter()
+            .all(|c| c.fg == ratatui::style::Color::Reset && c.bg == ratatui::style::Color::Reset),
+        "NO_COLOR draws no colour"
+    );
+}
