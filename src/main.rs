@@ -19,7 +19,7 @@ use toolsift::tui::keymap::Keymap;
     name = "toolsift",
     version,
     about = "See what a tool catalog costs, how deferred loading and search treat it, and why a tool was or was not found",
-    after_help = "CATALOG is a file (TOML, Caveman/TypeScript/MCP/OpenAI/Anthropic JSON), `-` for standard input, or a built-in catalog: @demo (the default), @github-mcp."
+    after_help = "CATALOG is a file (TOML, Caveman/TypeScript/MCP/OpenAI/Anthropic JSON), `-` for standard input, or a built-in catalog: @demo (the default), @github-mcp, @synthetic-N."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -48,8 +48,10 @@ struct ExploreArgs {
     /// all | deferred (default from the config file: deferred)
     #[arg(long, value_name = "STRATEGY")]
     strategy: Option<String>,
+    /// Non-mandatory tools in the deferred initial set (default 8).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     initial_tool_count: Option<String>,
+    /// Cap for the deferred initial set and default search cap (default: none).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     max_loaded_tools: Option<String>,
     /// Cap on tools a search returns (default: the service's 8).
