@@ -372,32 +372,43 @@ impl Index {
         // (term, doc, weighted tf, field mask), one entry per term per doc.
         let n_terms = vocab.next as usize;
         let mut entries: Vec<(u32, u32, f32, u8)> = Vec::new();
-        let mut per_doc: Vec<(u32, u8)> = Vec::new();
+        // Per document, each term's counts per field, found through a dense
+        // term -> slot table (no sorting): `owner[t]` says which document the
+        // slot `slot[t]` belongs to.
+        let mut owner = vec![u32::MAX; n_terms];
+        let mut slot = vec![0u32; n_terms];
+        let mut counts: Vec<(u32, [u16; 6])> = Vec::new();
         for (d, fields) in docs.iter().enumerate() {
-            per_doc.clear();
+            counts.clear();
             for (f, seq) in fields.iter().enumerate() {
-                per_doc.extend(seq.iter().map(|&t| (t, f as u8)));
+                for &t in seq {
+                    let t = t as usize;
+                    if owner[t] != d as u32 {
+                        owner[t] = d as u32;
+                        slot[t] = counts.len() as u32;
+                        counts.push((t as u32, [0; 6]));
+                    }
+                    let c = &mut counts[slot[t] as usize].1[f];
+                    *c = c.saturating_add(1);
+                }
             }
-            per_doc.sort_unstable();
-            let mut i = 0;
-            while i < per_doc.len() {
-                let term = per_doc[i].0;
+            // Each field's length normalisation, once per document.
+            let mut scale = [0f32; 6];
+            for (f, s) in scale.iter_mut().enumerate() {
+                let p = params.fields[f];
+                let norm = 1.0 - p.b + p.b * fields[f].len() as f32 / avg[f];
+                *s = p.weight / norm;
+            }
+            for (term, tf) in &counts {
                 let mut tfw = 0f32;
                 let mut mask = 0u8;
-                while i < per_doc.len() && per_doc[i].0 == term {
-                    let f = per_doc[i].1 as usize;
-                    let mut tf = 0u32;
-                    while i < per_doc.len() && per_doc[i] == (term, f as u8) {
-                        tf += 1;
-                        i += 1;
+                for f in 0..6 {
+                    if tf[f] > 0 {
+                        tfw += scale[f] * f32::from(tf[f]);
+                        mask |= 1 << f;
                     }
-                    let p = params.fields[f];
-                    let len = fields[f].len() as f32;
-                    let norm = 1.0 - p.b + p.b * len / avg[f];
-                    tfw += p.weight * tf as f32 / norm;
-                    mask |= 1 << f;
                 }
-                entries.push((term, d as u32, tfw, mask));
+                entries.push((*term, d as u32, tfw, mask));
             }
         }
 
@@ -908,15 +919,26 @@ fn top_k(scores: &[f32], k: usize) -> Vec<(f32, u32)> {
     let mut top: Vec<u64> = Vec::with_capacity(k + 1);
     // Below this nothing enters: while the list is not full, any positive score.
     let mut floor = u64::from(u32::MAX);
-    let mut floor_score = 0f32;
     const CHUNK: usize = 16;
+    // Each chunk's maximum, vectorised. The k-th largest of them bounds the
+    // k-th best score from below (the k chunks above it hold k tools at least
+    // that good), so most chunks and most tools are passed over at once.
+    let maxima: Vec<f32> = scores.chunks(CHUNK).map(max_of).collect();
+    let mut floor_score = if maxima.len() >= k {
+        let mut m = maxima.clone();
+        *m.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a)).1
+    } else {
+        0.0
+    };
     for (c, chunk) in scores.chunks(CHUNK).enumerate() {
-        // Most chunks hold nothing better than the floor: one vectorisable max.
-        let chunk_max = max_of(chunk);
+        let chunk_max = maxima[c];
         if chunk_max < floor_score || chunk_max <= 0.0 {
             continue;
         }
         for (j, &s) in chunk.iter().enumerate() {
+            if s < floor_score {
+                continue;
+            }
             let kk = key(c * CHUNK + j, s);
             if kk <= floor {
                 continue;
@@ -1130,6 +1152,29 @@ mod tests {
             .collect();
         assert_eq!(docs, [0, 1, 2, 3, 4]);
         assert_eq!(index.search("same words", None, 3).len(), 3);
+    }
+
+    use proptest::strategy::Strategy as _;
+
+    proptest::proptest! {
+        #[test]
+        fn top_k_is_the_sorted_prefix(
+            scores in proptest::collection::vec(
+                proptest::prop_oneof![proptest::strategy::Just(0.0f32), 0.0f32..10.0, (0u8..4).prop_map(f32::from)],
+                0..300,
+            ),
+            k in 0usize..40,
+        ) {
+            let mut expected: Vec<(f32, u32)> = scores
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| **s > 0.0)
+                .map(|(d, s)| (*s, d as u32))
+                .collect();
+            expected.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            expected.truncate(k);
+            proptest::prop_assert_eq!(top_k(&scores, k), expected);
+        }
     }
 
     #[test]
