@@ -99,7 +99,7 @@ impl fmt::Display for ImportNote {
 }
 
 /// A validated catalog: non-empty, unique non-blank names, object schemas.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Catalog {
     name: String,
     tools: Vec<Tool>,
@@ -109,6 +109,18 @@ pub struct Catalog {
     /// once on first use (flags are not part of it: they change selection,
     /// not the index or the token counts).
     fingerprint: OnceLock<u128>,
+    /// Name -> index, built on first lookup.
+    by_name: OnceLock<HashMap<String, usize>>,
+}
+
+/// Equal content, whatever has been computed and cached so far.
+impl PartialEq for Catalog {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.tools == other.tools
+            && self.formats == other.formats
+            && self.notes == other.notes
+    }
 }
 
 impl Catalog {
@@ -160,6 +172,7 @@ impl Catalog {
             formats,
             notes,
             fingerprint: OnceLock::new(),
+            by_name: OnceLock::new(),
         })
     }
 
@@ -206,11 +219,21 @@ impl Catalog {
     }
 
     pub fn get(&self, name: &str) -> Option<&Tool> {
-        self.tools.iter().find(|t| t.name == name)
+        self.index_of(name).map(|i| &self.tools[i])
     }
 
+    /// The index of the tool named `name` (a hash lookup after the first call).
     pub fn index_of(&self, name: &str) -> Option<usize> {
-        self.tools.iter().position(|t| t.name == name)
+        self.by_name
+            .get_or_init(|| {
+                self.tools
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (t.name.clone(), i))
+                    .collect()
+            })
+            .get(name)
+            .copied()
     }
 
     /// The formats the tools were read from, in order of first appearance.

@@ -480,6 +480,11 @@ fn fingerprint_tracks_content_not_flags() {
     // Same names, descriptions and schemas except the first tool's schema.
     assert_ne!(a.fingerprint(), b.fingerprint());
     assert_eq!(a.fingerprint(), fixture("caveman.json").fingerprint());
+    // Equality is about content, not about what was cached.
+    let fresh = fixture("caveman.json");
+    assert_eq!(a.index_of("send_invoice"), Some(1));
+    assert_eq!(a, fresh);
+    assert_eq!(a.get("nope"), None);
     let flipped = a.with_always_load(1, true);
     assert_eq!(flipped.fingerprint(), a.fingerprint());
     let mut tools = a.tools().to_vec();
