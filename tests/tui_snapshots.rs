@@ -257,3 +257,20 @@ fn no_color_reads_the_same() {
         "NO_COLOR draws no colour"
     );
 }
+
+#[test]
+fn breaker_at_80x24() {
+    let mut app = app(80, 24);
+    keys(
+        &mut app,
+        &[
+            KeyCode::Char('b'),
+            KeyCode::Char('o'),
+            KeyCode::Enter,
+            KeyCode::Char('n'),
+            KeyCode::Char('n'),
+            KeyCode::Enter,
+        ],
+    );
+    insta::assert_snapshot!(screen(&mut app));
+}

@@ -254,6 +254,8 @@ pub enum Results {
 #[derive(Debug, Clone)]
 pub enum Msg {
     Key(KeyEvent),
+    /// The terminal's input ended (closed or broken): nothing more can be typed.
+    InputClosed,
     Resize(u16, u16),
     SearchDone {
         generation: u64,
@@ -459,6 +461,10 @@ impl App {
     /// The one update function.
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
         match msg {
+            Msg::InputClosed => {
+                self.should_quit = true;
+                Vec::new()
+            }
             Msg::Resize(w, h) => {
                 self.size = (w, h);
                 let height = self.list_height();

@@ -40,7 +40,8 @@ fn spawn_effect(searcher: &Searcher, effect: Effect, tx: &UnboundedSender<Msg>) 
     });
 }
 
-/// Terminal events into messages, until the terminal closes.
+/// Terminal events into messages, until the terminal closes; then the
+/// explorer quits rather than waiting for keys that cannot come.
 async fn read_events(tx: UnboundedSender<Msg>) {
     let mut events = EventStream::new();
     while let Some(event) = events.next().await {
@@ -51,9 +52,10 @@ async fn read_events(tx: UnboundedSender<Msg>) {
             Err(_) => break,
         };
         if tx.send(msg).is_err() {
-            break;
+            return;
         }
     }
+    let _ = tx.send(Msg::InputClosed);
 }
 
 /// The loop: draw, wait for a message, update, run effects, draw again. It

@@ -404,3 +404,10 @@ fn b_opens_the_breaker_on_the_highlighted_tool() {
     app.update(key_mod(KeyCode::Char('c'), KeyModifiers::CONTROL));
     assert!(app.should_quit);
 }
+
+#[test]
+fn closed_input_quits() {
+    let mut app = started();
+    app.update(Msg::InputClosed);
+    assert!(app.should_quit);
+}

@@ -23,8 +23,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let [main, keys] = Layout::vertical([Constraint::Min(5), Constraint::Length(1)]).areas(body);
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(46), Constraint::Percentage(54)]).areas(main);
+    // The call panel keeps about 16 rows; the trace gets what is left, at most half.
     let trace_height = if p.trace.is_some() {
-        left.height / 2
+        (left.height / 2).min(left.height.saturating_sub(16)).max(4)
     } else {
         0
     };
@@ -42,7 +43,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         let width = usize::from(call.width.saturating_sub(2).max(1));
         let col = 7 + p.args.text.chars().take(p.args.cursor).count();
         let x = call.x + 1 + (col % width) as u16;
-        let y = call.y + 2 + (col / width) as u16;
+        let y = call.y + 5 + (col / width) as u16;
         if y < call.bottom().saturating_sub(1) {
             f.set_cursor_position((x, y));
         }
@@ -61,12 +62,45 @@ fn draw_call(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Them
     );
     let inner = block.inner(area);
     f.render_widget(block, area);
+    // Short lines and the gauge first, at fixed rows; the arguments and the
+    // signature, which can be long, wrap below them.
+    let [top, gauge, _, rest] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    let head = vec![
+        Line::from(vec![
+            Span::styled("tool   ", theme.key),
+            Span::raw(tool.name.clone()),
+            Span::styled("  (t/T another tool)", theme.dim),
+        ]),
+        Line::from(vec![
+            Span::styled("threshold ", theme.key),
+            Span::raw(format!("{} (+/-)", p.breaker.threshold())),
+            Span::styled("   loop ", theme.key),
+            Span::raw(format!("×{} ([ ])", p.loop_count)),
+        ]),
+    ];
+    f.render_widget(Paragraph::new(head), top);
+    let repeats = p.breaker.repeats();
+    let threshold = u64::from(p.breaker.threshold());
+    let tripped = repeats > threshold;
+    let label = if tripped {
+        format!("streak {repeats} > {threshold}: BLOCKED")
+    } else {
+        format!("streak {repeats} of {threshold}")
+    };
+    f.render_widget(
+        Gauge::default()
+            .gauge_style(if tripped { theme.error } else { theme.gauge })
+            .ratio((repeats as f64 / threshold.max(1) as f64).clamp(0.0, 1.0))
+            .label(label),
+        gauge,
+    );
     let mut lines = vec![Line::from(vec![
-        Span::styled("tool   ", theme.key),
-        Span::raw(tool.name.clone()),
-        Span::styled("  (t/T another tool)", theme.dim),
-    ])];
-    lines.push(Line::from(vec![
         Span::styled("args   ", theme.key),
         Span::styled(
             p.args.text.clone(),
@@ -76,9 +110,8 @@ fn draw_call(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Them
                 Default::default()
             },
         ),
-    ]));
-    let valid = p.parsed_args();
-    lines.push(Line::from(match &valid {
+    ])];
+    lines.push(Line::from(match p.parsed_args() {
         Ok(_) => Span::styled("       ✓ valid JSON object", theme.selected),
         Err(e) => Span::styled(format!("       ✗ {e}: cannot be sent"), theme.error),
     }));
@@ -100,59 +133,23 @@ fn draw_call(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Them
                 theme.dim,
             )));
         }
-        None => {
-            lines.push(Line::from(Span::styled("call   -", theme.dim)));
-            lines.push(Line::from(""));
-        }
+        None => lines.push(Line::from(Span::styled("call   -", theme.dim))),
     }
-    lines.push(Line::from(""));
-    lines.push(Line::from(vec![
-        Span::styled("threshold ", theme.key),
-        Span::raw(format!("{} (+/-)", p.breaker.threshold())),
-        Span::styled("   loop ", theme.key),
-        Span::raw(format!("×{} ([ ])", p.loop_count)),
-    ]));
-    // Long arguments wrap; the gauge goes below however many rows they take.
-    let width = usize::from(inner.width.max(1));
-    let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil(width)).sum();
-    let [text, gauge, rest] = Layout::vertical([
-        Constraint::Length(rows as u16),
-        Constraint::Length(1),
-        Constraint::Min(0),
-    ])
-    .areas(inner);
-    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text);
-    let repeats = p.breaker.repeats();
-    let threshold = u64::from(p.breaker.threshold());
-    let tripped = repeats > threshold;
-    let label = if tripped {
-        format!("streak {repeats} > {threshold}: BLOCKED")
-    } else {
-        format!("streak {repeats} of {threshold}")
-    };
-    f.render_widget(
-        Gauge::default()
-            .gauge_style(if tripped { theme.error } else { theme.gauge })
-            .ratio((repeats as f64 / threshold.max(1) as f64).clamp(0.0, 1.0))
-            .label(label),
-        gauge,
-    );
-    let mut below = Vec::new();
     if let Some(path) = &p.path {
-        below.push(Line::from(""));
-        below.push(Line::from(vec![
+        lines.push(Line::from(""));
+        lines.push(Line::from(vec![
             Span::styled("trace  ", theme.key),
             Span::styled(path.text.clone(), theme.highlight),
         ]));
-        below.push(Line::from(Span::styled(
+        lines.push(Line::from(Span::styled(
             "       a JSONL file of {\"name\", \"arguments\"}, or @example; Enter loads",
             theme.dim,
         )));
     } else if let Some(m) = &p.message {
-        below.push(Line::from(""));
-        below.push(Line::from(Span::raw(m.clone())));
+        lines.push(Line::from(""));
+        lines.push(Line::from(Span::raw(m.clone())));
     }
-    f.render_widget(Paragraph::new(below).wrap(Wrap { trim: false }), rest);
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), rest);
 }
 
 fn draw_trace(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
