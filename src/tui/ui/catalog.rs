@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{Theme, fit, pane};
+use super::{Theme, fit, pane, row};
 use crate::check::thousands;
 use crate::tui::app::{App, Filter, Focus, Sort};
 
@@ -38,7 +38,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             theme.dim,
         )));
     }
-    for (row, &index) in app.view.iter().enumerate().skip(list.offset).take(height) {
+    for (i, &index) in app.view.iter().enumerate().skip(list.offset).take(height) {
         let t = app.tool(index);
         let name = fit(&t.name, name_width);
         let tokens = app
@@ -46,8 +46,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .map_or_else(|| "…".to_string(), thousands);
         let selected = app.is_selected(index);
         let initial = app.handle.is_initial(index);
-        let current = row == list.selected;
-        let mut spans = vec![
+        let current = i == list.selected;
+        let spans = vec![
             Span::raw(if current { "›" } else { " " }),
             Span::styled(if t.always_load { "★ " } else { "  " }, theme.always),
             Span::raw(if t.read_only { "RO " } else { "   " }),
@@ -64,13 +64,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(if initial { "●" } else { " " }, theme.initial),
             Span::styled(if selected { "◆" } else { " " }, theme.selected),
         ];
-        if current && focused {
-            spans = spans
-                .into_iter()
-                .map(|s| s.patch_style(theme.highlight))
-                .collect();
-        }
-        lines.push(Line::from(spans));
+        lines.push(row(spans, current && focused, theme));
     }
     f.render_widget(Paragraph::new(lines), inner);
 }

@@ -9,6 +9,15 @@ use super::{Theme, centered, pane};
 use crate::tui::action::Action;
 use crate::tui::app::App;
 
+/// What the keymap does not say: the query box, the marks, the breaker.
+const NOTES: &[&str] = &[
+    " In the query box: type to search, Enter commits (session), ↑↓ earlier queries,",
+    " Ctrl-U clears, Ctrl-W deletes a word, Esc leaves. Marks: ★ always-load,",
+    " RO read-only, ID idempotent, ● initial set, ◆ selected by the search.",
+    " In the breaker: Enter call, e edit arguments, L loop, +/- threshold, [ ] loop count,",
+    " r reset, t/T another tool, o open a trace, n step, R run it, Esc back.",
+];
+
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut lines = vec![Line::from(Span::styled(
         " Keys (from your keymap; set them in the config file's [keys])",
@@ -22,26 +31,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ]));
     }
     lines.push(Line::from(""));
-    lines.push(Line::from(Span::styled(
-        " In the query box: type to search, Enter commits (session), ↑↓ earlier queries,",
-        theme.dim,
-    )));
-    lines.push(Line::from(Span::styled(
-        " Ctrl-U clears, Ctrl-W deletes a word, Esc leaves. Marks: ★ always-load,",
-        theme.dim,
-    )));
-    lines.push(Line::from(Span::styled(
-        " RO read-only, ID idempotent, ● initial set, ◆ selected by the search.",
-        theme.dim,
-    )));
-    lines.push(Line::from(Span::styled(
-        " In the breaker: Enter call, e edit arguments, L loop, +/- threshold, [ ] loop count,",
-        theme.dim,
-    )));
-    lines.push(Line::from(Span::styled(
-        " r reset, t/T another tool, o open a trace, n step, R run it, Esc back.",
-        theme.dim,
-    )));
+    for note in NOTES {
+        lines.push(Line::from(Span::styled(*note, theme.dim)));
+    }
     let height = lines.len() as u16 + 2;
     let r = centered(area, 86, height);
     f.render_widget(Clear, r);

@@ -156,6 +156,24 @@ pub(crate) fn fit(text: &str, width: usize) -> String {
     }
 }
 
+/// A list row, highlighted as the current row of the focused pane.
+pub(crate) fn row<'a>(
+    spans: Vec<ratatui::text::Span<'a>>,
+    highlighted: bool,
+    theme: &Theme,
+) -> Line<'a> {
+    if highlighted {
+        Line::from(
+            spans
+                .into_iter()
+                .map(|s| s.patch_style(theme.highlight))
+                .collect::<Vec<_>>(),
+        )
+    } else {
+        Line::from(spans)
+    }
+}
+
 /// A bordered block, highlighted when its pane has the focus.
 pub(crate) fn pane<'a>(title: Line<'a>, focused: bool, theme: &Theme) -> Block<'a> {
     Block::default()

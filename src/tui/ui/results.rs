@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{Theme, fit, pane};
+use super::{Theme, fit, pane, row};
 use crate::service::Reason;
 use crate::tui::app::{App, Focus, Results};
 
@@ -71,12 +71,12 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .max()
         .unwrap_or(4)
         .min(width.saturating_sub(16).max(8));
-    for (row, hit) in result.tools.iter().enumerate().skip(list.offset) {
+    for (i, hit) in result.tools.iter().enumerate().skip(list.offset) {
         if lines.len() >= height {
             break;
         }
         let t = app.tool(hit.index);
-        let current = row == list.selected;
+        let current = i == list.selected;
         let rank_cell = if hit.reason == Some(Reason::AlwaysLoad) {
             " ★".to_string()
         } else {
@@ -119,13 +119,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             }
             spans.push(Span::styled(term.to_string(), theme.matched));
         }
-        if current && focused {
-            spans = spans
-                .into_iter()
-                .map(|s| s.patch_style(theme.highlight))
-                .collect();
-        }
-        lines.push(Line::from(spans));
+        lines.push(row(spans, current && focused, theme));
     }
     if let Some(note) = &result.note
         && lines.len() + 2 <= height
