@@ -88,12 +88,9 @@ pub struct Config {
 /// Parses one config file's text.
 pub fn parse(text: &str, origin: &str) -> Result<ConfigFile, ConfigError> {
     toml::from_str(text).map_err(|e| {
-        let (line, column) = e.span().map_or((1, 1), |s| {
-            let before = &text[..s.start.min(text.len())];
-            let line = before.matches('\n').count() + 1;
-            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-            (line, column)
-        });
+        let (line, column) = e
+            .span()
+            .map_or((1, 1), |s| crate::catalog::line_col(text, s.start));
         ConfigError::Syntax {
             origin: origin.to_string(),
             line,

@@ -171,11 +171,6 @@ impl TokenCounter {
     pub fn tokenized_count(&self) -> u64 {
         self.tokenized.load(Ordering::Relaxed)
     }
-
-    /// Number of cached counts.
-    pub fn cached_len(&self) -> usize {
-        self.cache.read().map_or(0, |c| c.len())
-    }
 }
 
 /// The client's view of a search's token figures (CONTRACT §3): invalid

@@ -121,7 +121,7 @@ pub fn parse(
 }
 
 /// 1-based line and column of byte `offset` in `text` (column in characters).
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let mut start = offset;
     while !text.is_char_boundary(start) {

@@ -19,6 +19,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 pub use error::CatalogError;
+pub(crate) use import::line_col;
 pub use import::{Format, SourceKind, parse};
 pub use lint::{LARGE_TOOL_BYTES, Lint, lint};
 pub use source::{BUILTIN_CATALOGS, CatalogSource, load, load_all};

@@ -164,10 +164,6 @@ pub fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.binary_search(&word).is_ok()
 }
 
-pub fn is_query_filler(word: &str) -> bool {
-    QUERY_FILLER.contains(&word)
-}
-
 /// The Snowball English stemmer.
 pub struct Stemmer(rust_stemmers::Stemmer);
 
@@ -247,7 +243,7 @@ mod tests {
         sorted.sort_unstable();
         assert_eq!(sorted, STOP_WORDS);
         assert!(is_stop_word("the") && !is_stop_word("status"));
-        assert!(is_query_filler("please") && !is_query_filler("weather"));
+        assert!(QUERY_FILLER.contains(&"please") && !QUERY_FILLER.contains(&"weather"));
     }
 
     #[test]
