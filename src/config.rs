@@ -42,7 +42,7 @@ pub struct ExplorerConfig {
     pub initial_tool_count: Option<i64>,
     pub max_loaded_tools: Option<i64>,
     pub max_tools: Option<i64>,
-    pub ranker: Option<String>,
+    pub ranker: Option<crate::engine::Ranker>,
     pub token_basis: Option<String>,
 }
 

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 
 use toolsift::catalog::{self, Catalog, CatalogSource};
 use toolsift::check::CheckReport;
+use toolsift::engine::Ranker;
 use toolsift::search::{SearchRequest, Searcher};
 use toolsift::select::{HandleOptions, SelectError, Strategy, ToolsHandle};
 use toolsift::tokens::{TokenBasis, TokenCounter};
@@ -80,7 +81,7 @@ struct SearchArgs {
     handle: HandleArgs,
     /// bm25 | embeddings
     #[arg(long, value_name = "RANKER")]
-    ranker: Option<String>,
+    ranker: Option<Ranker>,
     /// More text about the task (weighted below the query).
     #[arg(long, value_name = "TEXT")]
     context: Option<String>,
@@ -246,12 +247,7 @@ fn explore_settings(
         SelectError::MaxLoadedTools,
     )?;
     let max_tools = int(&args.max_tools, x.max_tools, SelectError::MaxTools)?;
-    let ranker = x.ranker.clone().unwrap_or_else(|| "bm25".into());
-    if ranker != "bm25" && ranker != "embeddings" {
-        return Err(UsageError(format!(
-            "{origin}: [explorer] ranker must be bm25 or embeddings, not {ranker:?}"
-        )));
-    }
+    let ranker = x.ranker.unwrap_or_default();
     let token_basis: TokenBasis = args
         .token_basis
         .as_deref()
@@ -315,7 +311,7 @@ fn run_search(args: &SearchArgs) -> Result<Result<(), SearchFailed>, UsageError>
         context: args.context.clone(),
         max_tools: cap,
         session_id: args.session_id.clone(),
-        ranker: args.ranker.clone(),
+        ranker: args.ranker,
         token_basis: Some(basis),
         preview: false,
     };

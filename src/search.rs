@@ -90,6 +90,14 @@ impl Searcher {
         Searcher::Embedded(Arc::new(Service::default()))
     }
 
+    /// Every tool's schema tokens under `basis`, in catalog order (cached by
+    /// catalog fingerprint).
+    pub fn tool_costs(&self, catalog: &Catalog, basis: crate::tokens::TokenBasis) -> Arc<Vec<u64>> {
+        match self {
+            Searcher::Embedded(service) => service.costs_for(catalog, basis),
+        }
+    }
+
     /// `embedded bm25`, for headers and reports.
     pub fn describe(&self) -> &'static str {
         match self {
@@ -342,7 +350,7 @@ mod tests {
                 &c,
                 &SearchRequest {
                     query: "x".into(),
-                    ranker: Some("embeddings".into()),
+                    ranker: Some(crate::engine::Ranker::Embeddings),
                     ..Default::default()
                 },
             )

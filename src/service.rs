@@ -18,15 +18,15 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::catalog::{self, Catalog, SourceKind};
-use crate::engine::{Explanation, Index};
+use crate::engine::{Explanation, Index, Ranker};
 use crate::tokens::{TokenBasis, TokenCounter};
 use crate::wire::{
     ErrorBody, ErrorDetail, ToolSearchRequest, ToolSearchResponse, WireMatch, WireSelectedTool,
     WireTool,
 };
 
-/// What the service reports as `method` for its ranker.
-pub const METHOD_BM25: &str = "bm25";
+/// `max_tools` when a request gives none (CONTRACT §4: server default 8).
+pub const DEFAULT_MAX_TOOLS: u64 = 8;
 
 /// Limits and defaults of a service.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,7 +48,7 @@ pub struct ServiceConfig {
 impl Default for ServiceConfig {
     fn default() -> Self {
         ServiceConfig {
-            default_max_tools: 8,
+            default_max_tools: DEFAULT_MAX_TOOLS,
             max_catalog_tools: 10_000,
             session_idle: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
@@ -94,8 +94,8 @@ pub struct SearchParams {
     /// Must be at least 1 when given.
     pub max_tools: Option<u64>,
     pub session_id: Option<String>,
-    /// `bm25` (the default) or `embeddings`.
-    pub ranker: Option<String>,
+    /// The service's default (BM25F) when `None`.
+    pub ranker: Option<Ranker>,
     pub token_basis: Option<TokenBasis>,
     /// A preview (the explorer's search as you type): the session is neither
     /// created nor extended; `session_id` comes back as given, or empty.
@@ -358,18 +358,12 @@ impl Service {
         scope: &str,
         now: Instant,
     ) -> Result<SearchOutcome, ServiceError> {
-        match params.ranker.as_deref() {
-            None | Some("bm25") => {}
-            Some("embeddings") => {
+        match params.ranker.unwrap_or_default() {
+            Ranker::Bm25 => {}
+            Ranker::Embeddings => {
                 return Err(ServiceError::bad_request(
                     "ranker_unavailable",
                     "ranker \"embeddings\" needs an embedding provider and none is configured; use \"bm25\"",
-                ));
-            }
-            Some(other) => {
-                return Err(ServiceError::bad_request(
-                    "unknown_ranker",
-                    format!("unknown ranker {other:?} (expected \"bm25\" or \"embeddings\")"),
                 ));
             }
         }
@@ -504,7 +498,7 @@ impl Service {
             tools,
             full_schema_tokens: full,
             sent_schema_tokens: sent,
-            method: METHOD_BM25,
+            method: Ranker::Bm25.as_str(),
             token_basis: basis,
             session_id,
             session_tools,
@@ -648,7 +642,13 @@ fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchParams, Ser
         context: optional_string(&request.context, "context")?,
         max_tools,
         session_id: optional_string(&request.session_id, "session_id")?,
-        ranker: optional_string(&request.ranker, "ranker")?,
+        ranker: match optional_string(&request.ranker, "ranker")? {
+            None => None,
+            Some(name) => Some(
+                name.parse::<Ranker>()
+                    .map_err(|e| ServiceError::bad_request("unknown_ranker", e.to_string()))?,
+            ),
+        },
         token_basis,
         preview: false,
     })

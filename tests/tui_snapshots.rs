@@ -99,7 +99,7 @@ fn query_matching_nothing() {
 fn failed_search() {
     let mut app = app(120, 35);
     let mut settings = app.settings.clone();
-    settings.ranker = "embeddings".into();
+    settings.ranker = toolsift::engine::Ranker::Embeddings;
     let effects = app.apply_settings(settings);
     app.settle(effects);
     keys(&mut app, &[KeyCode::Char('/')]);

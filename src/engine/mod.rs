@@ -3,5 +3,7 @@
 
 pub mod analyzer;
 mod index;
+pub mod ranker;
 
 pub use index::{Explanation, Field, FieldParams, Hit, Index, Params, TermMatch};
+pub use ranker::{CatalogRanker, Ranker, UnknownRanker};

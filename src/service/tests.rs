@@ -127,16 +127,18 @@ fn rankers() {
     let c = catalog();
     let s = Service::default();
     let mut p = params("status");
-    p.ranker = Some("bm25".into());
+    p.ranker = Some(Ranker::Bm25);
     assert!(s.tool_search(&c, &p, "").is_ok());
-    p.ranker = Some("embeddings".into());
+    p.ranker = Some(Ranker::Embeddings);
     let e = s.tool_search(&c, &p, "").unwrap_err();
     assert_eq!((e.status, e.code), (400, "ranker_unavailable"));
-    p.ranker = Some("tfidf".into());
-    assert_eq!(
-        s.tool_search(&c, &p, "").unwrap_err().code,
-        "unknown_ranker"
-    );
+    let e = s
+        .tool_search_json(
+            br#"{"tools": [{"name": "a"}], "query": "x", "ranker": "tfidf"}"#,
+            None,
+        )
+        .unwrap_err();
+    assert_eq!((e.status, e.code), (400, "unknown_ranker"));
 }
 
 #[test]

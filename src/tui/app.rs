@@ -11,6 +11,7 @@ use super::action::Action;
 use super::breaker::BreakerPane;
 use super::keymap::Keymap;
 use crate::catalog::{Catalog, Tool};
+use crate::engine::Ranker;
 use crate::search::{SearchError, SearchHit, SearchRequest, SearchResult, Searcher};
 use crate::select::{HandleOptions, SelectError, Strategy, ToolsHandle};
 use crate::tokens::TokenBasis;
@@ -78,7 +79,7 @@ pub struct Settings {
     pub initial_tool_count: i64,
     pub max_loaded_tools: Option<i64>,
     pub max_tools: Option<i64>,
-    pub ranker: String,
+    pub ranker: Ranker,
     pub token_basis: TokenBasis,
 }
 
@@ -86,10 +87,10 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             strategy: Strategy::Deferred,
-            initial_tool_count: 8,
+            initial_tool_count: crate::select::DEFAULT_INITIAL_TOOL_COUNT,
             max_loaded_tools: None,
             max_tools: None,
-            ranker: "bm25".into(),
+            ranker: Ranker::Bm25,
             token_basis: TokenBasis::O200kBase,
         }
     }
@@ -408,7 +409,7 @@ impl App {
                 context: None,
                 max_tools,
                 session_id: self.session.clone(),
-                ranker: Some(self.settings.ranker.clone()),
+                ranker: Some(self.settings.ranker),
                 token_basis: Some(self.settings.token_basis),
                 preview,
             },
@@ -839,14 +840,7 @@ impl App {
             1 => e.initial_tool_count += step,
             2 => e.max_loaded_tools = step_optional(e.max_loaded_tools, step),
             3 => e.max_tools = step_optional(e.max_tools, step),
-            4 => {
-                e.ranker = if e.ranker == "bm25" {
-                    "embeddings"
-                } else {
-                    "bm25"
-                }
-                .into()
-            }
+            4 => e.ranker = e.ranker.cycle(step < 0),
             _ => {
                 e.token_basis = if step > 0 {
                     e.token_basis.next()
@@ -929,9 +923,7 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
             }
         }
         Effect::Costs { catalog, basis } => {
-            let costs = match searcher {
-                Searcher::Embedded(service) => service.costs_for(&catalog, basis),
-            };
+            let costs = searcher.tool_costs(&catalog, basis);
             Msg::CostsReady { basis, costs }
         }
     }

@@ -329,7 +329,7 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     // Ranker embeddings: refused by the service, shown as an error.
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.settings.ranker, "embeddings");
+    assert_eq!(app.settings.ranker, crate::engine::Ranker::Embeddings);
     assert!(matches!(&app.results, Results::Failed(m) if m.contains("ranker_unavailable")));
     press(&mut app, KeyCode::Right);
     assert!(matches!(app.results, Results::Found(_)));

@@ -15,8 +15,11 @@ fn value(s: &Settings, row: usize) -> String {
         0 => s.strategy.to_string(),
         1 => s.initial_tool_count.to_string(),
         2 => cap(s.max_loaded_tools, "none"),
-        3 => cap(s.max_tools, "service default (8)"),
-        4 => s.ranker.clone(),
+        3 => cap(
+            s.max_tools,
+            &format!("service default ({})", crate::service::DEFAULT_MAX_TOOLS),
+        ),
+        4 => s.ranker.to_string(),
         _ => s.token_basis.to_string(),
     }
 }

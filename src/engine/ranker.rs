@@ -1,0 +1,135 @@
+//! Rankers: which one a request asks for ([`Ranker`], parsed once) and the one
+//! interface every ranker implements over a catalog ([`CatalogRanker`]).
+//!
+//! The service builds a [`CatalogRanker`] once per catalog fingerprint and
+//! ranker, caches it, and asks it to rank and to explain. BM25F
+//! ([`super::Index`]) is one implementation; a dense or hybrid ranker is
+//! another, added here without touching the service's steps.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Explanation, Hit, Index};
+
+/// A ranker a request may name (`ranker` on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ranker {
+    /// toolsift's tool-aware BM25F (the default).
+    #[default]
+    Bm25,
+    /// Dense vectors; needs an embedding provider.
+    Embeddings,
+}
+
+impl Ranker {
+    /// Every ranker, in the order a settings screen cycles through them.
+    pub const ALL: [Ranker; 2] = [Ranker::Bm25, Ranker::Embeddings];
+
+    /// The wire name, also the `method` a response reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ranker::Bm25 => "bm25",
+            Ranker::Embeddings => "embeddings",
+        }
+    }
+
+    /// The next ranker in [`Ranker::ALL`] (wrapping), `back` for the previous.
+    pub fn cycle(self, back: bool) -> Ranker {
+        let all = Ranker::ALL;
+        let i = all.iter().position(|r| *r == self).unwrap_or(0);
+        let n = all.len();
+        all[if back { (i + n - 1) % n } else { (i + 1) % n }]
+    }
+}
+
+impl fmt::Display for Ranker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A ranker name that is not one of [`Ranker::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown ranker {0:?} (expected {expected})", expected = expected_rankers())]
+pub struct UnknownRanker(pub String);
+
+fn expected_rankers() -> String {
+    Ranker::ALL
+        .iter()
+        .map(|r| format!("\"{r}\""))
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+impl FromStr for Ranker {
+    type Err = UnknownRanker;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ranker::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| UnknownRanker(s.to_string()))
+    }
+}
+
+/// One catalog, ready to rank: built once per catalog and ranker.
+pub trait CatalogRanker: Send + Sync + fmt::Debug {
+    /// Which ranker this is (the response's `method`).
+    fn ranker(&self) -> Ranker;
+
+    /// Number of tools ranked over.
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The best `k` tools for `query` (with optional `context`), best first;
+    /// tools that match nothing are never returned.
+    fn rank(&self, query: &str, context: Option<&str>, k: usize) -> Vec<Hit>;
+
+    /// Why each of `docs` matched `query`, in the order of `docs`.
+    fn explain(&self, query: &str, context: Option<&str>, docs: &[usize]) -> Vec<Explanation>;
+}
+
+impl CatalogRanker for Index {
+    fn ranker(&self) -> Ranker {
+        Ranker::Bm25
+    }
+
+    fn len(&self) -> usize {
+        Index::len(self)
+    }
+
+    fn rank(&self, query: &str, context: Option<&str>, k: usize) -> Vec<Hit> {
+        self.search(query, context, k)
+    }
+
+    fn explain(&self, query: &str, context: Option<&str>, docs: &[usize]) -> Vec<Explanation> {
+        self.explain_many(query, context, docs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_print() {
+        for r in Ranker::ALL {
+            assert_eq!(r.as_str().parse::<Ranker>(), Ok(r));
+            assert_eq!(r.to_string(), r.as_str());
+        }
+        let e = "tfidf".parse::<Ranker>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown ranker \"tfidf\" (expected \"bm25\" or \"embeddings\")"
+        );
+        assert_eq!(Ranker::Bm25.cycle(false), Ranker::Embeddings);
+        assert_eq!(Ranker::Bm25.cycle(true), Ranker::Embeddings);
+        assert_eq!(Ranker::Embeddings.cycle(false), Ranker::Bm25);
+    }
+}
