@@ -219,7 +219,6 @@ fn explore_settings(
     config: &toolsift::config::Config,
 ) -> Result<Settings, UsageError> {
     let x = &config.explorer;
-    let origin = config.origin();
     let strategy: Strategy = args
         .strategy
         .as_deref()
