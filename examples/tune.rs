@@ -2,8 +2,9 @@
 //! Prints strict all@1/5/10, lenient all@10 and strict MRR@10 per variant.
 
 use toolsift::catalog::{CatalogSource, load};
+use toolsift::engine::Index;
 use toolsift::engine::Params;
-use toolsift::eval::{evaluate_with, load_queries};
+use toolsift::eval::{evaluate, load_queries};
 
 fn main() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("eval/bfcl-dev");
@@ -121,7 +122,8 @@ fn main() {
     );
     let _ = &variants;
     for (name, params) in variants {
-        let r = evaluate_with(&catalog, &queries, 10, params).expect("eval");
+        let index = Index::build_with(catalog.tools(), params);
+        let r = evaluate(&catalog, &queries, 10, &index).expect("eval");
         println!(
             "{:<18} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.3}",
             name,

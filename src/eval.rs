@@ -1,14 +1,14 @@
 //! `toolsift eval`: search quality on requests with known answers (the
 //! bfcl-dev format), with the metrics of `eval/bfcl-dev/score.py`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::Catalog;
-use crate::engine::{Index, Params};
+use crate::engine::CatalogRanker;
 
 /// The cut-offs every metric is reported at.
 pub const KS: [usize; 4] = [1, 3, 5, 10];
@@ -178,9 +178,52 @@ pub struct EvalReport {
     pub lenient: Metrics,
     pub per_category: BTreeMap<String, CategoryMetrics>,
     pub misses: Vec<Miss>,
-    /// Ranking only (index already built), one thread.
+    /// How fast the ranker ran, when measured ([`measure_speed`]).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<Speed>,
+}
+
+/// A ranker's speed on an eval's requests.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Speed {
+    /// Ranking only (the ranker already built), one thread, best pass.
     pub queries_per_second: f64,
+    /// Building the ranker over the catalog.
     pub index_build_ms: f64,
+}
+
+/// How many tools each request is ranked to: the cut-off `k`, and at least
+/// the deepest metric (10).
+fn depth(k: usize) -> usize {
+    k.max(KS[KS.len() - 1])
+}
+
+/// Times `ranker` on `queries`: passes over every request for about
+/// `budget`, the best pass counts. `index_build_ms` is the caller's figure.
+pub fn measure_speed(
+    ranker: &dyn CatalogRanker,
+    queries: &[EvalQuery],
+    k: usize,
+    budget: Duration,
+    index_build_ms: f64,
+) -> Speed {
+    let depth = depth(k);
+    let mut best = Duration::MAX;
+    let started = Instant::now();
+    loop {
+        let t = Instant::now();
+        for q in queries {
+            std::hint::black_box(ranker.rank(&q.query, None, depth));
+        }
+        best = best.min(t.elapsed());
+        if started.elapsed() >= budget {
+            break;
+        }
+    }
+    Speed {
+        queries_per_second: queries.len() as f64 / best.as_secs_f64().max(1e-9),
+        index_build_ms,
+    }
 }
 
 /// First 1-based rank at which any name of `group` appears.
@@ -191,32 +234,18 @@ fn rank_of(ranked: &[&str], group: &[String]) -> Option<usize> {
         .map(|p| p + 1)
 }
 
-/// Ranks every query against `catalog` and scores the rankings. `k` is the
-/// cut-off for the list of misses.
+/// Ranks every query with `ranker` (built over `catalog`) and scores the
+/// rankings. `k` is the cut-off for the list of misses. Quality only: time
+/// the ranker with [`measure_speed`].
 pub fn evaluate(
     catalog: &Catalog,
     queries: &[EvalQuery],
     k: usize,
+    ranker: &dyn CatalogRanker,
 ) -> Result<EvalReport, EvalError> {
-    evaluate_with(catalog, queries, k, Params::default())
-}
-
-/// [`evaluate`] with explicit ranking parameters (for tuning).
-pub fn evaluate_with(
-    catalog: &Catalog,
-    queries: &[EvalQuery],
-    k: usize,
-    params: Params,
-) -> Result<EvalReport, EvalError> {
-    let known: HashMap<&str, usize> = catalog
-        .tools()
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.name.as_str(), i))
-        .collect();
     for q in queries {
         for e in &q.expected {
-            if !known.contains_key(e.as_str()) {
+            if catalog.index_of(e).is_none() {
                 return Err(EvalError::UnknownTool {
                     id: q.id.clone(),
                     tool: e.clone(),
@@ -224,33 +253,17 @@ pub fn evaluate_with(
             }
         }
     }
-    let started = Instant::now();
-    let index = Index::build_with(catalog.tools(), params);
-    let index_build_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let depth = k.max(10);
-
-    let started = Instant::now();
+    let depth = depth(k);
     let rankings: Vec<Vec<usize>> = queries
         .iter()
         .map(|q| {
-            index
-                .search(&q.query, None, depth)
+            ranker
+                .rank(&q.query, None, depth)
                 .iter()
                 .map(|h| h.doc)
                 .collect()
         })
         .collect();
-    let mut best = started.elapsed();
-    // More timed passes, for a steadier figure (best pass counts).
-    let budget = Instant::now();
-    while budget.elapsed() < Duration::from_millis(400) {
-        let t = Instant::now();
-        for q in queries {
-            std::hint::black_box(index.search(&q.query, None, depth));
-        }
-        best = best.min(t.elapsed());
-    }
-    let queries_per_second = queries.len() as f64 / best.as_secs_f64().max(1e-9);
 
     let mut strict = Tally::default();
     let mut lenient = Tally::default();
@@ -310,8 +323,7 @@ pub fn evaluate_with(
             })
             .collect(),
         misses,
-        queries_per_second,
-        index_build_ms,
+        speed: None,
     })
 }
 
@@ -328,11 +340,19 @@ impl EvalReport {
             let _ = write!(s, "  {:>6.3}", m.mrr10);
             s
         };
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "{} queries against {} tools; index built in {:.1} ms; {:.0} queries/s (ranking, one thread)\n",
-            self.queries, self.catalog_tools, self.index_build_ms, self.queries_per_second
+            "{} queries against {} tools",
+            self.queries, self.catalog_tools
         );
+        if let Some(speed) = &self.speed {
+            let _ = write!(
+                out,
+                "; index built in {:.1} ms; {:.0} queries/s (ranking, one thread)",
+                speed.index_build_ms, speed.queries_per_second
+            );
+        }
+        let _ = writeln!(out, "\n");
         let _ = writeln!(out, "{header}");
         let _ = writeln!(out, "{}", row("strict", &self.strict));
         let _ = writeln!(out, "{}", row("lenient", &self.lenient));
@@ -423,7 +443,8 @@ mod tests {
             "q",
         )
         .unwrap();
-        let r = evaluate(&catalog, &queries, 1).unwrap();
+        let index = crate::engine::Index::build(catalog.tools());
+        let r = evaluate(&catalog, &queries, 1, &index).unwrap();
         assert_eq!(r.queries, 2);
         // "forecast" puts get_weather__2 first: strict misses at 1, lenient hits.
         assert_eq!(r.strict.all[0], 50.0);
@@ -432,10 +453,13 @@ mod tests {
         assert_eq!(r.misses[0].id, "a");
         assert_eq!(r.misses[0].top, ["get_weather__2"]);
         assert_eq!(r.per_category.len(), 2);
-        assert!(r.queries_per_second > 0.0);
+        assert_eq!(r.speed, None);
+        let speed = measure_speed(&index, &queries, 1, Duration::ZERO, 0.5);
+        assert!(speed.queries_per_second > 0.0);
+        assert_eq!(speed.index_build_ms, 0.5);
         let bad = parse_queries("{\"query\":\"x\",\"expected\":[\"nope\"]}", "q").unwrap();
         assert!(matches!(
-            evaluate(&catalog, &bad, 5),
+            evaluate(&catalog, &bad, 5, &index),
             Err(EvalError::UnknownTool { .. })
         ));
     }

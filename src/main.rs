@@ -125,6 +125,12 @@ struct EvalArgs {
     /// More tools added to the catalog (repeatable).
     #[arg(long, value_name = "FILE")]
     extra_catalog: Vec<String>,
+    /// bm25 | embeddings
+    #[arg(long, value_name = "RANKER", default_value_t = Ranker::Bm25)]
+    ranker: Ranker,
+    /// How long to time the ranker, in milliseconds (0: one pass).
+    #[arg(long, value_name = "MS", default_value_t = 400)]
+    time_budget_ms: u64,
     /// One JSON object on stdout instead of the text report.
     #[arg(long)]
     json: bool,
@@ -335,7 +341,7 @@ fn run_replay(args: &ReplayArgs) -> Result<(), UsageError> {
     emit(args.json, &report, || report.render_text())
 }
 
-fn run_eval(args: &EvalArgs) -> Result<(), UsageError> {
+fn run_eval(args: &EvalArgs) -> Result<Result<(), SearchFailed>, UsageError> {
     if args.k == 0 {
         return Err(UsageError("--k must be a positive integer".into()));
     }
@@ -343,8 +349,23 @@ fn run_eval(args: &EvalArgs) -> Result<(), UsageError> {
     sources.extend(args.extra_catalog.iter().map(|c| CatalogSource::parse(c)));
     let catalog = catalog::load_all(&sources)?;
     let queries = toolsift::eval::load_queries(&args.queries)?;
-    let report = toolsift::eval::evaluate(&catalog, &queries, args.k)?;
-    emit(args.json, &report, || report.render_text())
+    let service = toolsift::service::Service::default();
+    let started = std::time::Instant::now();
+    let ranker = match service.ranker_for(&catalog, args.ranker) {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(SearchFailed(format!("{} ({})", e.message, e.code)))),
+    };
+    let build_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let mut report = toolsift::eval::evaluate(&catalog, &queries, args.k, ranker.as_ref())?;
+    report.speed = Some(toolsift::eval::measure_speed(
+        ranker.as_ref(),
+        &queries,
+        args.k,
+        std::time::Duration::from_millis(args.time_budget_ms),
+        build_ms,
+    ));
+    emit(args.json, &report, || report.render_text())?;
+    Ok(Ok(()))
 }
 
 fn run_check(args: &CheckArgs) -> Result<(), UsageError> {
@@ -383,8 +404,15 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Some(Command::Check(args)) => run_check(args),
-        Some(Command::Eval(args)) => run_eval(args),
         Some(Command::Replay(args)) => run_replay(args),
+        Some(Command::Eval(args)) => match run_eval(args) {
+            Ok(Err(SearchFailed(message))) => {
+                eprintln!("toolsift: eval failed: {message}");
+                return ExitCode::from(1);
+            }
+            Ok(Ok(())) => Ok(()),
+            Err(e) => Err(e),
+        },
         Some(Command::Search(args)) => match run_search(args) {
             Ok(Err(SearchFailed(message))) => {
                 eprintln!("toolsift: search failed: {message}");

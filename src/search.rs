@@ -1,20 +1,35 @@
 //! The searcher every front end uses, and the client rules of CONTRACT §3.
 //!
-//! `Searcher::Embedded` calls [`Service`] in-process: the same code
-//! `toolsift serve` exposes, minus the socket and the JSON. Whatever path an
-//! answer takes, it goes through [`reattach`] and [`Savings`]: names are
-//! checked against the local catalog (unknown or duplicate is an error) and
-//! the local descriptors are returned; token counts are validated.
+//! [`Searcher`] is the only door to search. Whatever the transport, an
+//! answer is a wire response ([`ToolSearchResponse`]) that goes through
+//! [`accept`], the client rules written once: names are checked against the
+//! local catalog (unknown or duplicate is an error) and the local descriptors
+//! are returned; token counts are validated; `saved_tokens`,
+//! `reduction_pct` and `basis` are computed here. The embedded searcher
+//! calls [`Service`] in-process and hands its answer over as a value (no
+//! JSON); a remote one parses the body with [`parse_response`] first.
 
 use std::sync::Arc;
 
+use serde_json::Value;
+
 use crate::catalog::Catalog;
 use crate::engine::Explanation;
-use crate::service::{Reason, Service, ServiceError};
-use crate::tokens::Savings;
+use crate::service::{Reason, Service, ServiceError, to_wire};
+use crate::tokens::{Savings, TokenBasis};
+use crate::wire::{ToolSearchBody, ToolSearchResponse, WireMatch, WireSelectedTool, WireTool};
 
 /// `basis` of every result: the counts are the service's estimate.
 pub const BASIS_INFERRED: &str = "inferred";
+
+/// `token_basis` of a response that named none.
+pub const TOKEN_BASIS_UNAVAILABLE: &str = "unavailable";
+
+/// `method` of a response that named none.
+pub const METHOD_UNKNOWN: &str = "unknown";
+
+/// Largest integer a JSON number carries exactly (2^53 - 1).
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// Why a search failed. A failed search is never an empty result.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -26,11 +41,42 @@ pub enum SearchError {
     NotAnArray,
     #[error("tool search response contained an unknown or duplicate tool")]
     UnknownOrDuplicate,
+    /// The response body is not a JSON object.
+    #[error("tool search response is not a JSON object: {0}")]
+    InvalidBody(String),
+}
+
+impl SearchError {
+    /// A stable code: the service's, or the client rule's.
+    pub fn code(&self) -> &str {
+        match self {
+            SearchError::Service(e) => e.code,
+            SearchError::NotAnArray => "response_tools_not_array",
+            SearchError::UnknownOrDuplicate => "response_unknown_or_duplicate_tool",
+            SearchError::InvalidBody(_) => "response_not_json",
+        }
+    }
 }
 
 /// What a search asks for: the service's parameters (a remote searcher
-/// will send the same on the wire).
+/// sends the same on the wire, see [`SearchRequest::body`]).
 pub use crate::service::SearchParams as SearchRequest;
+
+impl SearchRequest {
+    /// The wire body of this request over `catalog` (the full catalog).
+    pub fn body<'a>(&'a self, catalog: &Catalog) -> ToolSearchBody<'a> {
+        ToolSearchBody {
+            tools: catalog.tools().iter().map(WireTool::from).collect(),
+            query: &self.query,
+            context: self.context.as_deref(),
+            max_tools: self.max_tools,
+            session_id: self.session_id.as_deref(),
+            ranker: self.ranker,
+            token_basis: ToolSearchBody::basis(self.token_basis),
+            preview: self.preview,
+        }
+    }
+}
 
 /// One returned tool, reattached to the local catalog.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +101,8 @@ pub struct SearchResult {
     pub basis: &'static str,
     pub note: Option<String>,
     pub session_tools: Vec<String>,
-    /// Per-tool schema tokens (catalog order), when the service gave them.
+    /// Per-tool schema tokens (catalog order), counted by the searcher
+    /// ([`Searcher::tool_costs`]) with the request's token basis.
     pub tool_tokens: Option<Arc<Vec<u64>>>,
 }
 
@@ -78,7 +125,150 @@ pub fn reattach<'a>(
     Ok(out)
 }
 
-/// Where searches go.
+/// The client rules of CONTRACT §3 over a wire response: the local
+/// descriptors for the returned names, validated counts, savings.
+pub fn accept(
+    catalog: &Catalog,
+    response: ToolSearchResponse,
+) -> Result<SearchResult, SearchError> {
+    let indices = reattach(catalog, response.tools.iter().map(|t| t.tool.name.as_str()))?;
+    let tools = indices
+        .into_iter()
+        .zip(response.tools)
+        .map(|(index, t)| {
+            let reason = t.reason.as_deref().and_then(Reason::from_wire);
+            SearchHit {
+                index,
+                score: t.score.map(|s| s as f32),
+                reason,
+                explanation: Explanation {
+                    exact_name: reason == Some(Reason::ExactName),
+                    matches: t.matched.iter().map(WireMatch::to_match).collect(),
+                },
+            }
+        })
+        .collect();
+    let (full, sent) = if response.sent_schema_tokens > response.full_schema_tokens
+        || response.full_schema_tokens > MAX_SAFE_INTEGER
+    {
+        (0, 0)
+    } else {
+        (response.full_schema_tokens, response.sent_schema_tokens)
+    };
+    let blank = |s: String, fallback: &str| {
+        if s.trim().is_empty() {
+            fallback.to_string()
+        } else {
+            s
+        }
+    };
+    Ok(SearchResult {
+        tools,
+        session_id: Some(response.session_id).filter(|s| !s.is_empty()),
+        method: blank(response.method, METHOD_UNKNOWN),
+        deferred_count: if response.deferred_count > MAX_SAFE_INTEGER {
+            0
+        } else {
+            response.deferred_count
+        },
+        savings: Savings::new(full, sent),
+        token_basis: blank(response.token_basis, TOKEN_BASIS_UNAVAILABLE),
+        basis: BASIS_INFERRED,
+        note: response.note,
+        session_tools: response.session_tools,
+        tool_tokens: None,
+    })
+}
+
+/// A count as the SDK accepts it: a non-negative integer up to 2^53 - 1.
+fn wire_count(v: Option<&Value>) -> Option<u64> {
+    let v = v?;
+    let n = match v.as_u64() {
+        Some(n) => n,
+        None => {
+            let f = v.as_f64()?;
+            if f < 0.0 || f.fract() != 0.0 || f > MAX_SAFE_INTEGER as f64 {
+                return None;
+            }
+            f as u64
+        }
+    };
+    (n <= MAX_SAFE_INTEGER).then_some(n)
+}
+
+fn wire_string(v: Option<&Value>) -> Option<String> {
+    v.and_then(Value::as_str).map(str::to_string)
+}
+
+/// A response body as a compatible client reads it: leniently where the SDKs
+/// are lenient (bad counts become 0, a missing `method` or `token_basis`
+/// becomes blank for [`accept`] to name), strictly where they are strict
+/// (`tools` must be an array of objects with string names).
+pub fn parse_response(body: &[u8]) -> Result<ToolSearchResponse, SearchError> {
+    let value: Value =
+        serde_json::from_slice(body).map_err(|e| SearchError::InvalidBody(e.to_string()))?;
+    let Value::Object(object) = value else {
+        return Err(SearchError::InvalidBody("not an object".into()));
+    };
+    let Some(Value::Array(items)) = object.get("tools") else {
+        return Err(SearchError::NotAnArray);
+    };
+    let mut tools = Vec::with_capacity(items.len());
+    for item in items {
+        let Some(name) = item.get("name").and_then(Value::as_str) else {
+            return Err(SearchError::UnknownOrDuplicate);
+        };
+        let matched = item
+            .get("matched")
+            .and_then(|m| serde_json::from_value::<Vec<WireMatch>>(m.clone()).ok())
+            .unwrap_or_default();
+        tools.push(WireSelectedTool {
+            tool: WireTool {
+                name: name.to_string(),
+                description: wire_string(item.get("description")).unwrap_or_default(),
+                input_schema: item.get("input_schema").cloned().unwrap_or(Value::Null),
+                read_only: item
+                    .get("read_only")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+                idempotent: item
+                    .get("idempotent")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+                always_load: item
+                    .get("always_load")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            },
+            score: item.get("score").and_then(Value::as_f64),
+            reason: wire_string(item.get("reason")),
+            matched,
+        });
+    }
+    let (sent, full) = match (
+        wire_count(object.get("sent_schema_tokens")),
+        wire_count(object.get("full_schema_tokens")),
+    ) {
+        (Some(s), Some(f)) => (s, f),
+        _ => (0, 0),
+    };
+    Ok(ToolSearchResponse {
+        tools,
+        sent_schema_tokens: sent,
+        full_schema_tokens: full,
+        deferred_count: wire_count(object.get("deferred_count")).unwrap_or(0),
+        method: wire_string(object.get("method")).unwrap_or_default(),
+        token_basis: wire_string(object.get("token_basis")).unwrap_or_default(),
+        session_id: wire_string(object.get("session_id")).unwrap_or_default(),
+        note: wire_string(object.get("note")),
+        session_tools: object
+            .get("session_tools")
+            .and_then(|v| serde_json::from_value::<Vec<String>>(v.clone()).ok())
+            .unwrap_or_default(),
+    })
+}
+
+/// Where searches go. Nothing outside this module matches on its variants.
 #[derive(Debug, Clone)]
 pub enum Searcher {
     Embedded(Arc<Service>),
@@ -92,13 +282,20 @@ impl Searcher {
 
     /// Every tool's schema tokens under `basis`, in catalog order (cached by
     /// catalog fingerprint).
-    pub fn tool_costs(&self, catalog: &Catalog, basis: crate::tokens::TokenBasis) -> Arc<Vec<u64>> {
+    pub fn tool_costs(&self, catalog: &Catalog, basis: TokenBasis) -> Arc<Vec<u64>> {
         match self {
             Searcher::Embedded(service) => service.costs_for(catalog, basis),
         }
     }
 
-    /// `embedded bm25`, for headers and reports.
+    /// The token basis used when a request names none.
+    pub fn default_token_basis(&self) -> TokenBasis {
+        match self {
+            Searcher::Embedded(service) => service.config().token_basis,
+        }
+    }
+
+    /// `embedded`, for headers and reports.
     pub fn describe(&self) -> &'static str {
         match self {
             Searcher::Embedded(_) => "embedded",
@@ -111,40 +308,21 @@ impl Searcher {
         catalog: &Catalog,
         request: &SearchRequest,
     ) -> Result<SearchResult, SearchError> {
-        match self {
+        let response = match self {
             Searcher::Embedded(service) => {
                 let outcome = service
                     .tool_search(catalog, request, "")
                     .map_err(SearchError::Service)?;
-                let names = outcome
-                    .tools
-                    .iter()
-                    .map(|s| catalog.tools()[s.index].name.as_str());
-                let indices = reattach(catalog, names)?;
-                let tools = indices
-                    .into_iter()
-                    .zip(outcome.tools)
-                    .map(|(index, s)| SearchHit {
-                        index,
-                        score: Some(s.score),
-                        reason: Some(s.reason),
-                        explanation: s.explanation,
-                    })
-                    .collect();
-                Ok(SearchResult {
-                    tools,
-                    session_id: Some(outcome.session_id).filter(|s| !s.is_empty()),
-                    method: outcome.method.to_string(),
-                    deferred_count: outcome.deferred_count,
-                    savings: Savings::new(outcome.full_schema_tokens, outcome.sent_schema_tokens),
-                    token_basis: outcome.token_basis.as_str().to_string(),
-                    basis: BASIS_INFERRED,
-                    note: outcome.note,
-                    session_tools: outcome.session_tools,
-                    tool_tokens: Some(outcome.tool_tokens),
-                })
+                to_wire(catalog, &outcome)
             }
-        }
+        };
+        let mut result = accept(catalog, response)?;
+        let basis = request
+            .token_basis
+            .or_else(|| result.token_basis.parse().ok())
+            .unwrap_or_else(|| self.default_token_basis());
+        result.tool_tokens = Some(self.tool_costs(catalog, basis));
+        Ok(result)
     }
 }
 
@@ -356,5 +534,172 @@ mod tests {
             )
             .unwrap_err();
         assert!(matches!(&err, SearchError::Service(e) if e.code == "ranker_unavailable"));
+    }
+
+    fn response(names: &[&str], sent: u64, full: u64) -> ToolSearchResponse {
+        let c = catalog();
+        ToolSearchResponse {
+            tools: names
+                .iter()
+                .map(|n| WireSelectedTool {
+                    tool: WireTool::from(c.get(n).unwrap()),
+                    score: None,
+                    reason: None,
+                    matched: Vec::new(),
+                })
+                .collect(),
+            sent_schema_tokens: sent,
+            full_schema_tokens: full,
+            deferred_count: 1,
+            method: String::new(),
+            token_basis: " ".into(),
+            session_id: String::new(),
+            note: None,
+            session_tools: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn accept_applies_the_count_and_name_rules() {
+        let c = catalog();
+        let r = accept(&c, response(&["send_invoice"], 120, 840)).unwrap();
+        assert_eq!(r.tools[0].index, 1);
+        assert_eq!(
+            (r.savings.saved_tokens, r.savings.reduction_pct),
+            (720, 85.7)
+        );
+        assert_eq!(r.method, "unknown");
+        assert_eq!(r.token_basis, "unavailable");
+        assert_eq!(r.basis, "inferred");
+        assert_eq!(r.session_id, None);
+        // sent > full: both become 0.
+        let r = accept(&c, response(&[], 200, 100)).unwrap();
+        assert_eq!(
+            (
+                r.savings.full_schema_tokens,
+                r.savings.sent_schema_tokens,
+                r.savings.saved_tokens,
+                r.savings.reduction_pct
+            ),
+            (0, 0, 0, 0.0)
+        );
+        assert_eq!(
+            accept(&c, response(&["send_invoice", "send_invoice"], 0, 0)).unwrap_err(),
+            SearchError::UnknownOrDuplicate
+        );
+    }
+
+    #[test]
+    fn parse_response_is_lenient_where_the_sdk_is() {
+        let c = catalog();
+        let body = br#"{"tools":[{"name":"lookup_status","score":2.5,"reason":"ranked",
+            "matched":[{"term":"status","fields":["name","param_description","future_field"],"score":1.25}]}],
+            "sent_schema_tokens":"12","full_schema_tokens":100,"deferred_count":-1,
+            "session_id":"abc"}"#;
+        let r = accept(&c, parse_response(body).unwrap()).unwrap();
+        assert_eq!(r.savings.full_schema_tokens, 0, "a bad count zeroes both");
+        assert_eq!(r.deferred_count, 0);
+        assert_eq!(r.method, "unknown");
+        assert_eq!(r.session_id.as_deref(), Some("abc"));
+        let hit = &r.tools[0];
+        assert_eq!(
+            (hit.index, hit.score, hit.reason),
+            (0, Some(2.5), Some(Reason::Ranked))
+        );
+        assert_eq!(
+            hit.explanation.matches[0].fields,
+            [
+                crate::engine::Field::Name,
+                crate::engine::Field::ParamDescription
+            ]
+        );
+        let r = accept(
+            &c,
+            parse_response(br#"{"tools":[],"sent_schema_tokens":3.0,"full_schema_tokens":9,"method":"bm25","token_basis":"o200k_base"}"#).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            (r.savings.sent_schema_tokens, r.savings.full_schema_tokens),
+            (3, 9)
+        );
+        assert_eq!(
+            parse_response(br#"{"tools":{}}"#).unwrap_err(),
+            SearchError::NotAnArray
+        );
+        assert_eq!(
+            parse_response(br#"{"tools":[{"title":"x"}]}"#).unwrap_err(),
+            SearchError::UnknownOrDuplicate
+        );
+        assert!(matches!(
+            parse_response(b"<html>"),
+            Err(SearchError::InvalidBody(_))
+        ));
+        assert!(matches!(
+            parse_response(b"[]"),
+            Err(SearchError::InvalidBody(_))
+        ));
+    }
+
+    #[test]
+    fn request_body_keys_in_sdk_order_and_omitted_when_absent() {
+        let c = catalog();
+        let mut request = SearchRequest {
+            query: "q".into(),
+            ..Default::default()
+        };
+        let body = serde_json::to_string(&request.body(&c)).unwrap();
+        assert!(
+            body.starts_with(r#"{"tools":[{"name":"lookup_status","description":"#),
+            "{body}"
+        );
+        assert!(body.ends_with(r#""query":"q"}"#), "{body}");
+        request.max_tools = Some(3);
+        request.session_id = Some("s1".into());
+        request.ranker = Some(crate::engine::Ranker::Bm25);
+        request.context = Some("ctx".into());
+        request.preview = true;
+        let text = serde_json::to_string(&request.body(&c)).unwrap();
+        // Top-level keys in order of appearance (the catalog's own keys are
+        // inside `tools`, which comes first and is skipped).
+        let after_tools = &text[text.find(r#"],"query""#).unwrap()..];
+        let positions: Vec<usize> = [
+            "query",
+            "context",
+            "max_tools",
+            "session_id",
+            "ranker",
+            "preview",
+        ]
+        .iter()
+        .map(|k| after_tools.find(&format!("\"{k}\":")).unwrap())
+        .collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{after_tools}");
+        let body: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(body.as_object().unwrap().len(), 7);
+        assert_eq!(body["ranker"], "bm25");
+        assert_eq!(body["tools"][2]["always_load"], true);
+    }
+
+    #[test]
+    fn explanations_survive_the_wire_form() {
+        let c = catalog();
+        let service = Arc::new(Service::default());
+        let request = SearchRequest {
+            query: "look up the service status".into(),
+            preview: true,
+            ..Default::default()
+        };
+        let outcome = service.tool_search(&c, &request, "").unwrap();
+        let r = Searcher::Embedded(service).search(&c, &request).unwrap();
+        assert_eq!(r.tools.len(), outcome.tools.len());
+        for (hit, selected) in r.tools.iter().zip(&outcome.tools) {
+            assert_eq!(hit.index, selected.index);
+            assert_eq!(hit.reason, Some(selected.reason));
+            assert_eq!(hit.score, Some(selected.score));
+            assert_eq!(hit.explanation, selected.explanation);
+        }
+        assert!(!r.tools[1].explanation.matches.is_empty());
+        // A preview recorded no session.
+        assert_eq!(r.session_id, None);
     }
 }

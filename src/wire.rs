@@ -1,13 +1,24 @@
 //! Serde types of the Caveman tool-search protocol (CONTRACT §3), field names
-//! exactly as on the wire, plus toolsift's documented extensions (`score`,
-//! `matched`, `note`, `session_tools`, request `token_basis`), which Caveman
-//! clients ignore.
+//! exactly as on the wire, plus toolsift's documented extensions, which
+//! Caveman clients and services ignore:
+//!
+//! - request `token_basis`: the counter for the token figures;
+//! - request `preview: true`: a search made while typing, which neither
+//!   creates nor extends a session (sent only when true);
+//! - response `note` (why nothing matched), `session_tools` (every tool loaded
+//!   in the session, first-load order);
+//! - per returned tool: `score`, `reason` (`always_load`, `exact_name`,
+//!   `ranked`) and `matched`: `[{"term", "fields", "score"}]`, where `fields`
+//!   are the engine's field keys (`name`, `description`, `param_name`,
+//!   `param_description`, `name_bigram`, `description_bigram`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::catalog::Tool;
+use crate::engine::{Field, Ranker, TermMatch};
+use crate::tokens::TokenBasis;
 
 /// The path of the endpoint, below the base URL.
 pub const TOOL_SEARCH_PATH: &str = "/sdk/v1/tool-search";
@@ -31,6 +42,36 @@ pub struct ToolSearchRequest<'a> {
     /// toolsift extension: the counter for the token figures.
     #[serde(default)]
     pub token_basis: Option<Value>,
+    /// toolsift extension: a preview records no session.
+    #[serde(default)]
+    pub preview: Option<Value>,
+}
+
+/// A request body as a client sends it: keys in the SDKs' order, optional
+/// ones only when given (CONTRACT §3), then toolsift's extensions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSearchBody<'a> {
+    pub tools: Vec<WireTool>,
+    pub query: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tools: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ranker: Option<Ranker>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_basis: Option<&'static str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub preview: bool,
+}
+
+impl<'a> ToolSearchBody<'a> {
+    /// The token basis as its wire name.
+    pub fn basis(basis: Option<TokenBasis>) -> Option<&'static str> {
+        basis.map(TokenBasis::as_str)
+    }
 }
 
 /// A tool as sent in a request (snake_case descriptor).
@@ -61,8 +102,35 @@ impl From<&Tool> for WireTool {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WireMatch {
     pub term: String,
+    /// Field keys ([`Field::key`]).
     pub fields: Vec<String>,
     pub score: f64,
+}
+
+impl From<&TermMatch> for WireMatch {
+    fn from(m: &TermMatch) -> Self {
+        WireMatch {
+            term: m.term.clone(),
+            fields: m.fields.iter().map(|f| f.key().to_string()).collect(),
+            score: f64::from(m.score),
+        }
+    }
+}
+
+impl WireMatch {
+    /// Back to the engine's form; field keys this build does not know (a
+    /// newer service's) are left out.
+    pub fn to_match(&self) -> TermMatch {
+        TermMatch {
+            term: self.term.clone(),
+            fields: self
+                .fields
+                .iter()
+                .filter_map(|f| f.parse::<Field>().ok())
+                .collect(),
+            score: self.score as f32,
+        }
+    }
 }
 
 /// A returned tool: the descriptor plus why it was loaded.
@@ -71,9 +139,12 @@ pub struct WireSelectedTool {
     #[serde(flatten)]
     pub tool: WireTool,
     /// Ranking score (0 for an always-load tool that matched nothing).
-    pub score: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
     /// `always_load`, `exact_name` or `ranked`.
-    pub reason: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default)]
     pub matched: Vec<WireMatch>,
 }
 

@@ -150,6 +150,8 @@ fn eval_reports_metrics_and_misses() {
         "--json",
         "--k",
         "5",
+        "--time-budget-ms",
+        "0",
     ]));
     assert_eq!(v["queries"], 2);
     for mode in ["strict", "lenient"] {
@@ -165,8 +167,25 @@ fn eval_reports_metrics_and_misses() {
     assert!(v["misses"][0]["top"].is_array());
     assert!(v["queries_per_second"].as_f64().unwrap() > 0.0);
     assert!(v["per_category"]["x"]["strict"]["all@1"].is_number());
-    let text = run(&["eval", "@demo", q.0.to_str().unwrap()]);
+    let text = run(&[
+        "eval",
+        "@demo",
+        q.0.to_str().unwrap(),
+        "--time-budget-ms",
+        "0",
+    ]);
     assert!(String::from_utf8_lossy(&text.stdout).contains("[b] zebra"));
+    // Every ranker goes through the same interface: one the service cannot
+    // run fails the eval (exit 1), never an empty report.
+    let out = run(&[
+        "eval",
+        "@demo",
+        q.0.to_str().unwrap(),
+        "--ranker",
+        "embeddings",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ranker_unavailable"));
 }
 
 #[test]
@@ -200,6 +219,8 @@ fn eval_on_bfcl_with_distractors() {
         "--extra-catalog",
         dir.join("distractors.json").to_str().unwrap(),
         "--json",
+        "--time-budget-ms",
+        "0",
     ]));
     assert_eq!(v["catalog_tools"], 2730);
     assert_eq!(v["queries"], 40);

@@ -159,7 +159,10 @@ fn bfcl_dev_quality_floor() {
     assert_eq!(catalog.len(), 2101);
     let queries = toolsift::eval::load_queries(&dir.join("queries-dev.jsonl")).unwrap();
     assert_eq!(queries.len(), 504);
-    let r = toolsift::eval::evaluate(&catalog, &queries, 10).unwrap();
+    let ranker = toolsift::service::Service::default()
+        .ranker_for(&catalog, toolsift::engine::Ranker::Bm25)
+        .unwrap();
+    let r = toolsift::eval::evaluate(&catalog, &queries, 10, ranker.as_ref()).unwrap();
     assert!(r.strict.all[2] >= 74.0, "strict all@5 {}", r.strict.all[2]);
     assert!(r.strict.all[3] >= 86.0, "strict all@10 {}", r.strict.all[3]);
     assert!(

@@ -2,6 +2,7 @@
 //! matching and explanations. Pure: no I/O, no async.
 
 pub mod analyzer;
+mod field_key;
 mod index;
 pub mod ranker;
 

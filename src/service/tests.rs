@@ -1,5 +1,5 @@
 use super::*;
-use crate::catalog::Tool;
+use crate::catalog::{self, SourceKind, Tool};
 use serde_json::json;
 
 fn tool(name: &str, description: &str, always: bool) -> Tool {
@@ -60,7 +60,7 @@ fn loaded_set_is_always_load_then_ranked_without_padding() {
     assert!(o.tools[2].score > o.tools[3].score);
     assert!(o.note.is_none());
     assert_eq!(o.deferred_count, 2);
-    assert_eq!(o.method, "bm25");
+    assert_eq!(o.method, Ranker::Bm25);
     assert_eq!(o.token_basis, TokenBasis::O200kBase);
     let costs = &o.tool_tokens;
     assert_eq!(o.full_schema_tokens, costs.iter().sum::<u64>());
@@ -378,4 +378,52 @@ fn previews_touch_no_session() {
     p.session_id = Some("keep".into());
     assert_eq!(s.tool_search(&c, &p, "").unwrap().session_id, "keep");
     assert_eq!(s.stats().sessions, 0);
+}
+
+#[test]
+fn preview_travels_on_the_wire_and_records_nothing() {
+    let s = Service::default();
+    let body = json!({"tools": [{"name": "lookup_status", "description": "status"}], "query": "status", "preview": true});
+    let r = s
+        .tool_search_json(body.to_string().as_bytes(), None)
+        .unwrap();
+    assert_eq!(r.session_id, "");
+    assert_eq!(s.stats().sessions, 0);
+    let body = json!({"tools": [{"name": "a"}], "query": "x", "preview": "yes"});
+    let e = s
+        .tool_search_json(body.to_string().as_bytes(), None)
+        .unwrap_err();
+    assert_eq!((e.status, e.code), (400, "invalid_request"));
+}
+
+#[test]
+fn always_load_scores_share_the_ranked_scale() {
+    // Many tools match "status"; the always-load one ranks below the cut.
+    let mut tools: Vec<Tool> = (0..6)
+        .map(|i| {
+            tool(
+                &format!("status_tool_{i}"),
+                "Check service status now",
+                false,
+            )
+        })
+        .collect();
+    tools.push(tool(
+        "audit_status",
+        "Write an audit log entry with a status",
+        true,
+    ));
+    let c = Catalog::new("t", tools).unwrap();
+    let s = Service::default();
+    let mut p = params("service status");
+    p.max_tools = Some(2);
+    let o = s.tool_search(&c, &p, "").unwrap();
+    assert_eq!(o.tools[0].reason, Reason::AlwaysLoad);
+    let full = s
+        .ranker_for(&c, Ranker::Bm25)
+        .unwrap()
+        .rank("service status", None, c.len());
+    let expected = full.iter().find(|h| h.doc == 6).unwrap().score;
+    assert_eq!(o.tools[0].score, expected);
+    assert!(o.tools[0].score < o.tools[1].score);
 }

@@ -1,0 +1,135 @@
+//! The service from a wire request body to a wire response (the HTTP
+//! server's call), and the conversions between the wire and typed values.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use serde_json::Value;
+
+use super::{SearchOutcome, SearchParams, Service, ServiceError, lock};
+use crate::catalog::{self, Catalog, SourceKind};
+use crate::engine::Ranker;
+use crate::tokens::TokenBasis;
+use crate::wire::{ToolSearchRequest, ToolSearchResponse, WireMatch, WireSelectedTool, WireTool};
+
+impl Service {
+    /// A wire request body in, a wire response out. `api_key` scopes the
+    /// sessions.
+    pub fn tool_search_json(
+        &self,
+        body: &[u8],
+        api_key: Option<&str>,
+    ) -> Result<ToolSearchResponse, ServiceError> {
+        let request: ToolSearchRequest<'_> = serde_json::from_slice(body).map_err(|e| {
+            ServiceError::bad_request("invalid_request", format!("request body: {e}"))
+        })?;
+        let params = params_from_wire(&request)?;
+        let catalog = self.request_catalog(request.tools.get())?;
+        let outcome = self.tool_search(&catalog, &params, api_key.unwrap_or(""))?;
+        Ok(to_wire(&catalog, &outcome))
+    }
+
+    /// The catalog of a request, parsed once per exact text.
+    fn request_catalog(&self, raw: &str) -> Result<Arc<Catalog>, ServiceError> {
+        let key = xxhash_rust::xxh3::xxh3_128(raw.as_bytes());
+        if let Some(c) = lock(&self.parsed).get(&key) {
+            return Ok(c);
+        }
+        self.catalog_parses.fetch_add(1, Ordering::Relaxed);
+        let c = catalog::parse(raw, "request", "request", SourceKind::Json)
+            .map_err(|e| ServiceError::bad_request("invalid_catalog", e.to_string()))?;
+        let c = Arc::new(c);
+        lock(&self.parsed).get_or_insert(key, || c.clone());
+        Ok(c)
+    }
+}
+
+fn optional_string(value: &Option<Value>, field: &str) -> Result<Option<String>, ServiceError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(ServiceError::bad_request(
+            "invalid_request",
+            format!("{field} must be a string"),
+        )),
+    }
+}
+
+/// A request's parameters, typed, with the service's messages for bad ones.
+pub fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchParams, ServiceError> {
+    let Value::String(query) = &request.query else {
+        return Err(ServiceError::bad_request(
+            "invalid_request",
+            "query must be a string",
+        ));
+    };
+    let max_tools = match &request.max_tools {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_u64() {
+            Some(m) if m >= 1 => Some(m),
+            _ => {
+                return Err(ServiceError::bad_request(
+                    "invalid_max_tools",
+                    "max_tools must be a positive integer",
+                ));
+            }
+        },
+    };
+    let token_basis = match optional_string(&request.token_basis, "token_basis")? {
+        None => None,
+        Some(b) => Some(
+            b.parse::<TokenBasis>()
+                .map_err(|e| ServiceError::bad_request("invalid_request", e.to_string()))?,
+        ),
+    };
+    let ranker = match optional_string(&request.ranker, "ranker")? {
+        None => None,
+        Some(name) => Some(
+            name.parse::<Ranker>()
+                .map_err(|e| ServiceError::bad_request("unknown_ranker", e.to_string()))?,
+        ),
+    };
+    let preview = match &request.preview {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            return Err(ServiceError::bad_request(
+                "invalid_request",
+                "preview must be a boolean",
+            ));
+        }
+    };
+    Ok(SearchParams {
+        query: query.clone(),
+        context: optional_string(&request.context, "context")?,
+        max_tools,
+        session_id: optional_string(&request.session_id, "session_id")?,
+        ranker,
+        token_basis,
+        preview,
+    })
+}
+
+/// The wire response for an outcome over `catalog`.
+pub fn to_wire(catalog: &Catalog, outcome: &SearchOutcome) -> ToolSearchResponse {
+    ToolSearchResponse {
+        tools: outcome
+            .tools
+            .iter()
+            .map(|s| WireSelectedTool {
+                tool: WireTool::from(&catalog.tools()[s.index]),
+                score: Some(f64::from(s.score)),
+                reason: Some(s.reason.as_str().to_string()),
+                matched: s.explanation.matches.iter().map(WireMatch::from).collect(),
+            })
+            .collect(),
+        sent_schema_tokens: outcome.sent_schema_tokens,
+        full_schema_tokens: outcome.full_schema_tokens,
+        deferred_count: outcome.deferred_count,
+        method: outcome.method.as_str().to_string(),
+        token_basis: outcome.token_basis.as_str().to_string(),
+        session_id: outcome.session_id.clone(),
+        note: outcome.note.clone(),
+        session_tools: outcome.session_tools.clone(),
+    }
+}
