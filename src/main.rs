@@ -219,12 +219,13 @@ fn explore_settings(
     config: &toolsift::config::Config,
 ) -> Result<Settings, UsageError> {
     let x = &config.explorer;
-    let strategy: Strategy = args
-        .strategy
-        .as_deref()
-        .or(x.strategy.as_deref())
-        .unwrap_or("deferred")
-        .parse()?;
+    // What neither the flags nor a config file set (the built-in file sets
+    // them all, so this is a backstop).
+    let defaults = Settings::default();
+    let strategy = match &args.strategy {
+        Some(text) => text.parse()?,
+        None => x.strategy.unwrap_or(defaults.strategy),
+    };
     let int = |flag: &Option<String>,
                from_file: Option<i64>,
                err: SelectError|
@@ -239,20 +240,18 @@ fn explore_settings(
         x.initial_tool_count,
         SelectError::InitialToolCount,
     )?
-    .unwrap_or(8);
+    .unwrap_or(defaults.initial_tool_count);
     let max_loaded_tools = int(
         &args.max_loaded_tools,
         x.max_loaded_tools,
         SelectError::MaxLoadedTools,
     )?;
     let max_tools = int(&args.max_tools, x.max_tools, SelectError::MaxTools)?;
-    let ranker = x.ranker.unwrap_or_default();
-    let token_basis: TokenBasis = args
-        .token_basis
-        .as_deref()
-        .or(x.token_basis.as_deref())
-        .unwrap_or("o200k_base")
-        .parse()?;
+    let ranker = x.ranker.unwrap_or(defaults.ranker);
+    let token_basis = match &args.token_basis {
+        Some(text) => text.parse()?,
+        None => x.token_basis.unwrap_or(defaults.token_basis),
+    };
     Ok(Settings {
         strategy,
         initial_tool_count,

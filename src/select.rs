@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::catalog::{Catalog, Tool};
 
@@ -53,6 +53,14 @@ impl FromStr for Strategy {
             "deferred" => Ok(Strategy::Deferred),
             _ => Err(SelectError::Strategy),
         }
+    }
+}
+
+/// From its name, with the SDK's message for any other value.
+impl<'de> Deserialize<'de> for Strategy {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
     }
 }
 
