@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use toolsift::catalog::{self, Catalog, CatalogSource};
 use toolsift::check::CheckReport;
 use toolsift::engine::Ranker;
-use toolsift::search::{SearchRequest, Searcher};
+use toolsift::search::{SearchError, SearchRequest, Searcher};
 use toolsift::select::{HandleOptions, SelectError, Strategy, ToolsHandle};
 use toolsift::tokens::{TokenBasis, TokenCounter};
 use toolsift::tui::app::Settings;
@@ -165,19 +165,66 @@ struct CheckArgs {
     json: bool,
 }
 
-/// An error for the user: printed on stderr, exit code 2.
-struct UsageError(String);
+/// Why a command failed: printed on stderr, with its exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum CliError {
+    /// Bad input (usage, catalog, config, trace, queries, I/O): exit code 2.
+    Input(String),
+    /// A search the service refused: exit code 1.
+    SearchFailed(String),
+}
 
-impl<E: std::fmt::Display> From<E> for UsageError {
-    fn from(e: E) -> Self {
-        UsageError(e.to_string())
+impl CliError {
+    fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Input(_) => 2,
+            CliError::SearchFailed(_) => 1,
+        }
+    }
+}
+
+/// The stderr line, after `toolsift: `.
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::Input(message) => write!(f, "error: {message}"),
+            CliError::SearchFailed(message) => write!(f, "search failed: {message}"),
+        }
+    }
+}
+
+/// The library's errors about what the user gave us.
+macro_rules! input_errors {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<$error> for CliError {
+            fn from(e: $error) -> Self {
+                CliError::Input(e.to_string())
+            }
+        }
+    )*};
+}
+
+input_errors!(
+    toolsift::catalog::CatalogError,
+    toolsift::config::ConfigError,
+    toolsift::eval::EvalError,
+    toolsift::replay::TraceError,
+    toolsift::tokens::UnknownBasis,
+    SelectError,
+    std::io::Error,
+    serde_json::Error,
+);
+
+impl From<SearchError> for CliError {
+    fn from(e: SearchError) -> Self {
+        CliError::SearchFailed(e.to_string())
     }
 }
 
 impl HandleArgs {
     /// The SDK's checks in the SDK's order: strategy, initial_tool_count,
     /// max_loaded_tools. (The always-load check needs the catalog.)
-    fn options(&self) -> Result<(HandleOptions, TokenBasis), UsageError> {
+    fn options(&self) -> Result<(HandleOptions, TokenBasis), CliError> {
         let strategy: Strategy = self.strategy.parse()?;
         let initial_tool_count = parse_int(&self.initial_tool_count)
             .filter(|n| *n >= 0)
@@ -208,7 +255,7 @@ fn parse_int(text: &str) -> Option<i64> {
     text.trim().parse::<i64>().ok()
 }
 
-fn load_catalog(arg: &str) -> Result<Arc<Catalog>, UsageError> {
+fn load_catalog(arg: &str) -> Result<Arc<Catalog>, CliError> {
     Ok(Arc::new(catalog::load(&CatalogSource::parse(arg))?))
 }
 
@@ -217,7 +264,7 @@ fn load_catalog(arg: &str) -> Result<Arc<Catalog>, UsageError> {
 fn explore_settings(
     args: &ExploreArgs,
     config: &toolsift::config::Config,
-) -> Result<Settings, UsageError> {
+) -> Result<Settings, CliError> {
     let x = &config.explorer;
     // What neither the flags nor a config file set (the built-in file sets
     // them all, so this is a backstop).
@@ -229,7 +276,7 @@ fn explore_settings(
     let int = |flag: &Option<String>,
                from_file: Option<i64>,
                err: SelectError|
-     -> Result<Option<i64>, UsageError> {
+     -> Result<Option<i64>, CliError> {
         match flag {
             Some(text) => Ok(Some(parse_int(text).ok_or(err)?)),
             None => Ok(from_file),
@@ -262,7 +309,7 @@ fn explore_settings(
     })
 }
 
-fn run_explore(args: &ExploreArgs) -> Result<(), UsageError> {
+fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     use std::io::IsTerminal;
     let config = toolsift::config::Config::load(args.config.as_deref())?;
     let settings = explore_settings(args, &config)?;
@@ -275,9 +322,9 @@ fn run_explore(args: &ExploreArgs) -> Result<(), UsageError> {
     // The SDK's checks against this catalog, before the terminal is touched.
     settings.validate(&catalog)?;
     let keymap = Keymap::build(&config.default_keys, &config.user_keys, &config.origin())
-        .map_err(UsageError)?;
+        .map_err(CliError::Input)?;
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
-        return Err(UsageError(
+        return Err(CliError::Input(
             "the explorer needs a terminal (stdin and stdout are not both a tty); for scripts use `toolsift check` or `toolsift search`".into(),
         ));
     }
@@ -289,13 +336,10 @@ fn run_explore(args: &ExploreArgs) -> Result<(), UsageError> {
         keymap,
         no_color,
     })
-    .map_err(|e| UsageError(format!("terminal: {e}")))
+    .map_err(|e| CliError::Input(format!("terminal: {e}")))
 }
 
-/// A search the service refused: exit code 1.
-struct SearchFailed(String);
-
-fn run_search(args: &SearchArgs) -> Result<Result<(), SearchFailed>, UsageError> {
+fn run_search(args: &SearchArgs) -> Result<(), CliError> {
     let (options, basis) = args.handle.options()?;
     let catalog = load_catalog(&args.catalog)?;
     let handle = ToolsHandle::new(catalog.clone(), &options)?;
@@ -313,30 +357,26 @@ fn run_search(args: &SearchArgs) -> Result<Result<(), SearchFailed>, UsageError>
         token_basis: Some(basis),
         preview: false,
     };
-    let result = match Searcher::embedded().search(&catalog, &request) {
-        Ok(r) => r,
-        Err(e) => return Ok(Err(SearchFailed(e.to_string()))),
-    };
+    let result = Searcher::embedded().search(&catalog, &request)?;
     emit(args.json, &result.to_json(&catalog), || {
         result.render_text(&catalog)
-    })?;
-    Ok(Ok(()))
+    })
 }
 
-fn run_replay(args: &ReplayArgs) -> Result<(), UsageError> {
+fn run_replay(args: &ReplayArgs) -> Result<(), CliError> {
     let threshold: u32 = args
         .threshold
         .trim()
         .parse()
-        .map_err(|_| UsageError("threshold must be a non-negative integer".into()))?;
+        .map_err(|_| CliError::Input("threshold must be a non-negative integer".into()))?;
     let calls = toolsift::replay::load_trace(&args.trace)?;
     let report = toolsift::replay::replay(&calls, threshold);
     emit(args.json, &report, || report.render_text())
 }
 
-fn run_eval(args: &EvalArgs) -> Result<(), UsageError> {
+fn run_eval(args: &EvalArgs) -> Result<(), CliError> {
     if args.k == 0 {
-        return Err(UsageError("--k must be a positive integer".into()));
+        return Err(CliError::Input("--k must be a positive integer".into()));
     }
     let mut sources = vec![CatalogSource::parse(&args.catalog)];
     sources.extend(args.extra_catalog.iter().map(|c| CatalogSource::parse(c)));
@@ -346,7 +386,7 @@ fn run_eval(args: &EvalArgs) -> Result<(), UsageError> {
     emit(args.json, &report, || report.render_text())
 }
 
-fn run_check(args: &CheckArgs) -> Result<(), UsageError> {
+fn run_check(args: &CheckArgs) -> Result<(), CliError> {
     let (options, basis) = args.handle.options()?;
     let catalog = load_catalog(&args.catalog)?;
     let report = CheckReport::new(catalog, &options, basis, &TokenCounter::new())?;
@@ -358,7 +398,7 @@ fn emit<T: serde::Serialize>(
     json: bool,
     value: &T,
     text: impl FnOnce() -> String,
-) -> Result<(), UsageError> {
+) -> Result<(), CliError> {
     if json {
         let mut out = serde_json::to_string_pretty(value)?;
         out.push('\n');
@@ -369,7 +409,7 @@ fn emit<T: serde::Serialize>(
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error worth a message.
-fn write_stdout(text: &str) -> Result<(), UsageError> {
+fn write_stdout(text: &str) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
@@ -384,22 +424,35 @@ fn main() -> ExitCode {
         Some(Command::Check(args)) => run_check(args),
         Some(Command::Eval(args)) => run_eval(args),
         Some(Command::Replay(args)) => run_replay(args),
-        Some(Command::Search(args)) => match run_search(args) {
-            Ok(Err(SearchFailed(message))) => {
-                eprintln!("toolsift: search failed: {message}");
-                return ExitCode::from(1);
-            }
-            Ok(Ok(())) => Ok(()),
-            Err(e) => Err(e),
-        },
+        Some(Command::Search(args)) => run_search(args),
         Some(Command::Explore(args)) => run_explore(args),
         None => run_explore(&ExploreArgs::default()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(UsageError(message)) => {
-            eprintln!("toolsift: error: {message}");
-            ExitCode::from(2)
+        Err(e) => {
+            eprintln!("toolsift: {e}");
+            ExitCode::from(e.exit_code())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_error_type_with_its_exit_code() {
+        let e = CliError::from(SelectError::Strategy);
+        assert_eq!(e.exit_code(), 2);
+        assert_eq!(e.to_string(), "error: strategy must be all or deferred");
+        let e = CliError::from("x".parse::<TokenBasis>().unwrap_err());
+        assert_eq!(e.exit_code(), 2);
+        let e = CliError::from(SearchError::UnknownOrDuplicate);
+        assert_eq!(e.exit_code(), 1);
+        assert_eq!(
+            e.to_string(),
+            "search failed: tool search response contained an unknown or duplicate tool"
+        );
     }
 }
