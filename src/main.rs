@@ -6,11 +6,15 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 
+use toolsift::breaker::DEFAULT_THRESHOLD;
 use toolsift::catalog::{self, Catalog, CatalogSource};
 use toolsift::check::CheckReport;
 use toolsift::engine::Ranker;
 use toolsift::search::{SearchError, SearchRequest, Searcher};
-use toolsift::select::{HandleOptions, SelectError, Strategy, ToolsHandle};
+use toolsift::select::{
+    DEFAULT_INITIAL_TOOL_COUNT, HandleOptions, SelectError, Strategy, ToolsHandle,
+};
+use toolsift::service::DEFAULT_MAX_TOOLS;
 use toolsift::tokens::{TokenBasis, TokenCounter};
 use toolsift::tui::app::Settings;
 use toolsift::tui::keymap::Keymap;
@@ -46,20 +50,16 @@ struct ExploreArgs {
     /// Catalogs to load (several files merge; a name in two files is an error). Default: @demo.
     #[arg(value_name = "CATALOG")]
     catalogs: Vec<String>,
-    /// all | deferred (default from the config file: deferred)
-    #[arg(long, value_name = "STRATEGY")]
+    #[arg(long, value_name = "STRATEGY", help = from_config(&choices(&Strategy::ALL), Settings::default().strategy))]
     strategy: Option<String>,
-    /// Non-mandatory tools in the deferred initial set (default 8).
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, help = from_config("Non-mandatory tools in the deferred initial set", Settings::default().initial_tool_count))]
     initial_tool_count: Option<String>,
     /// Cap for the deferred initial set and default search cap (default: none).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     max_loaded_tools: Option<String>,
-    /// Cap on tools a search returns (default: the service's 8).
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, help = format!("Cap on tools a search returns (default: the service's {DEFAULT_MAX_TOOLS})"))]
     max_tools: Option<String>,
-    /// o200k_base | cl100k_base | estimated_bytes_div_4
-    #[arg(long, value_name = "BASIS")]
+    #[arg(long, value_name = "BASIS", help = from_config(&choices(&TokenBasis::ALL), Settings::default().token_basis))]
     token_basis: Option<String>,
     /// Config file (else $TOOLSIFT_CONFIG, $XDG_CONFIG_HOME/toolsift/config.toml, ~/.config/toolsift/config.toml).
     #[arg(long, value_name = "FILE")]
@@ -74,13 +74,11 @@ struct SearchArgs {
     /// The request to find tools for.
     #[arg(value_name = "QUERY")]
     query: String,
-    /// Cap on returned tools (always-load tools count); default: --max-loaded-tools, else the service's 8.
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, help = format!("Cap on returned tools (always-load tools count); default: --max-loaded-tools, else the service's {DEFAULT_MAX_TOOLS}"))]
     max_tools: Option<String>,
     #[command(flatten)]
     handle: HandleArgs,
-    /// bm25 | embeddings
-    #[arg(long, value_name = "RANKER")]
+    #[arg(long, value_name = "RANKER", help = choices(&Ranker::ALL))]
     ranker: Option<Ranker>,
     /// More text about the task (weighted below the query).
     #[arg(long, value_name = "TEXT")]
@@ -102,7 +100,7 @@ struct ReplayArgs {
     #[arg(
         long,
         value_name = "N",
-        default_value = "3",
+        default_value_t = DEFAULT_THRESHOLD.to_string(),
         allow_hyphen_values = true
     )]
     threshold: String,
@@ -130,26 +128,38 @@ struct EvalArgs {
     json: bool,
 }
 
+/// `a | b`: the values a flag takes.
+fn choices<T: std::fmt::Display>(all: &[T]) -> String {
+    all.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// A flag's help when its default comes from the config file, whose built-in
+/// values are the explorer's defaults.
+fn from_config(text: &str, default: impl std::fmt::Display) -> String {
+    format!("{text} (default: the config file's, else {default})")
+}
+
 /// The tools-handle options, taken as text so that a bad value gets the SDK's
 /// own message (`initial_tool_count must be a non-negative integer`, ...).
 #[derive(Args)]
 struct HandleArgs {
-    /// all | deferred
-    #[arg(long, value_name = "STRATEGY", default_value = "all")]
+    #[arg(long, value_name = "STRATEGY", help = choices(&Strategy::ALL), default_value_t = Strategy::default().to_string())]
     strategy: String,
     /// Non-mandatory tools in the deferred initial set.
     #[arg(
         long,
         value_name = "N",
-        default_value = "8",
+        default_value_t = DEFAULT_INITIAL_TOOL_COUNT.to_string(),
         allow_hyphen_values = true
     )]
     initial_tool_count: String,
     /// Cap for the deferred initial set and default search cap.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     max_loaded_tools: Option<String>,
-    /// o200k_base | cl100k_base | estimated_bytes_div_4
-    #[arg(long, value_name = "BASIS", default_value = "o200k_base")]
+    #[arg(long, value_name = "BASIS", help = choices(&TokenBasis::ALL), default_value_t = TokenBasis::default().to_string())]
     token_basis: String,
 }
 

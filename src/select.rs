@@ -24,6 +24,9 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// Every strategy, in the SDK's order.
+    pub const ALL: [Strategy; 2] = [Strategy::All, Strategy::Deferred];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Strategy::All => "all",
