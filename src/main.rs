@@ -15,6 +15,7 @@ use toolsift::select::{
     DEFAULT_INITIAL_TOOL_COUNT, HandleOptions, SelectError, Strategy, ToolsHandle,
 };
 use toolsift::service::DEFAULT_MAX_TOOLS;
+use toolsift::terminal_text;
 use toolsift::tokens::{TokenBasis, TokenCounter};
 use toolsift::tui::app::Settings;
 use toolsift::tui::keymap::Keymap;
@@ -403,18 +404,22 @@ fn run_check(args: &CheckArgs) -> Result<(), CliError> {
     emit(args.json, &report, || report.render_text())
 }
 
-/// Prints `value` as pretty JSON with `--json`, else the text report.
+/// Prints `value` as pretty JSON with `--json`, else the text report. Both
+/// are safe on a terminal: the JSON escapes every control character (and
+/// still parses to the exact strings), each report escapes the untrusted
+/// text it shows, and any control character left (none should be) is escaped
+/// here, newlines and tabs of the layout aside.
 fn emit<T: serde::Serialize>(
     json: bool,
     value: &T,
     text: impl FnOnce() -> String,
 ) -> Result<(), CliError> {
     if json {
-        let mut out = serde_json::to_string_pretty(value)?;
+        let mut out = terminal_text::json_for_terminal(value)?;
         out.push('\n');
         write_stdout(&out)
     } else {
-        write_stdout(&text())
+        write_stdout(&terminal_text::escape_layout(&text()))
     }
 }
 
@@ -441,7 +446,9 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("toolsift: {e}");
+            // Messages quote catalogs, configs and traces: escape what a
+            // terminal would act on (the messages' own newlines stay).
+            eprintln!("toolsift: {}", terminal_text::escape_layout(&e.to_string()));
             ExitCode::from(e.exit_code())
         }
     }
