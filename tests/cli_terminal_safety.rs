@@ -195,8 +195,8 @@ fn errors_escape_what_they_quote() {
     assert!(stderr.contains("q\\u{1b}[2J"), "{stderr}");
 
     // A message quoting raw text is escaped at the final print.
-    let missing = format!("/no/such\u{1b}]52;c;aGk=\u{7}.json");
-    let out = run(&["check", &missing]);
+    let missing = "/no/such\u{1b}]52;c;aGk=\u{7}.json";
+    let out = run(&["check", missing]);
     assert_eq!(out.status.code(), Some(2));
     assert_terminal_safe(&out.stderr, "stderr");
     assert!(
