@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::catalog::{self, Catalog};
 use crate::select::{HandleOptions, SelectError, ToolsHandle};
+use crate::terminal_text::{escape, escape_join};
 use crate::tokens::{Savings, TokenBasis, TokenCounter};
 
 /// One row of the per-tool table.
@@ -105,15 +106,16 @@ impl CheckReport {
         })
     }
 
-    /// The human-readable report.
+    /// The human-readable report. Catalog text (names, warnings) is escaped
+    /// for the terminal: a catalog is untrusted input.
     pub fn render_text(&self) -> String {
         let mut out = String::new();
         let always = self.always_load.len();
         let _ = writeln!(
             out,
             "catalog   {} ({}): {} tools, {} always-load",
-            self.catalog,
-            self.formats.join(", "),
+            escape(&self.catalog),
+            escape_join(&self.formats, ", "),
             self.tools,
             always
         );
@@ -141,15 +143,15 @@ impl CheckReport {
             if self.always_load.is_empty() {
                 "(none)".to_string()
             } else {
-                self.always_load.join(", ")
+                escape_join(&self.always_load, ", ")
             }
         );
-        let _ = writeln!(out, "initial   {}", self.initial.join(", "));
+        let _ = writeln!(out, "initial   {}", escape_join(&self.initial, ", "));
         out.push('\n');
-        let width = self
-            .tool_costs
+        let names: Vec<_> = self.tool_costs.iter().map(|t| escape(&t.name)).collect();
+        let width = names
             .iter()
-            .map(|t| t.name.chars().count())
+            .map(|n| n.chars().count())
             .max()
             .unwrap_or(4)
             .max(4);
@@ -158,7 +160,7 @@ impl CheckReport {
             "{:>4}  {:<width$}  {:<8}  {:>7}  initial",
             "#", "name", "flags", "tokens"
         );
-        for (i, t) in self.tool_costs.iter().enumerate() {
+        for (i, (t, name)) in self.tool_costs.iter().zip(&names).enumerate() {
             let flags = format!(
                 "{} {} {}",
                 if t.always_load { "AL" } else { "--" },
@@ -168,7 +170,7 @@ impl CheckReport {
             let row = format!(
                 "{:>4}  {:<width$}  {:<8}  {:>7}  {}",
                 i + 1,
-                t.name,
+                name,
                 flags,
                 thousands(t.tokens),
                 if t.initial { "yes" } else { "" }
@@ -185,7 +187,7 @@ impl CheckReport {
         } else {
             let _ = writeln!(out, "\nwarnings ({})", self.warnings.len());
             for w in &self.warnings {
-                let _ = writeln!(out, "  - {w}");
+                let _ = writeln!(out, "  - {}", escape(w));
             }
         }
         out

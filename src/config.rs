@@ -38,12 +38,12 @@ pub enum ConfigError {
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExplorerConfig {
-    pub strategy: Option<String>,
+    pub strategy: Option<crate::select::Strategy>,
     pub initial_tool_count: Option<i64>,
     pub max_loaded_tools: Option<i64>,
     pub max_tools: Option<i64>,
     pub ranker: Option<crate::engine::Ranker>,
-    pub token_basis: Option<String>,
+    pub token_basis: Option<crate::tokens::TokenBasis>,
 }
 
 /// A key list may be written as one string or a list of strings.
@@ -158,12 +158,12 @@ impl Config {
     pub fn merge(&mut self, user: ConfigFile) {
         let e = user.explorer;
         let x = &mut self.explorer;
-        x.strategy = e.strategy.or(x.strategy.take());
+        x.strategy = e.strategy.or(x.strategy);
         x.initial_tool_count = e.initial_tool_count.or(x.initial_tool_count);
         x.max_loaded_tools = e.max_loaded_tools.or(x.max_loaded_tools);
         x.max_tools = e.max_tools.or(x.max_tools);
-        x.ranker = e.ranker.or(x.ranker.take());
-        x.token_basis = e.token_basis.or(x.token_basis.take());
+        x.ranker = e.ranker.or(x.ranker);
+        x.token_basis = e.token_basis.or(x.token_basis);
         for (action, keys) in user.keys {
             self.user_keys.insert(action, keys.to_vec());
         }
@@ -181,6 +181,9 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Ranker;
+    use crate::select::{DEFAULT_INITIAL_TOOL_COUNT, Strategy};
+    use crate::tokens::TokenBasis;
 
     fn no_env(_: &str) -> Option<String> {
         None
@@ -189,7 +192,7 @@ mod tests {
     #[test]
     fn defaults_parse() {
         let c = Config::load_with(None, &no_env).unwrap();
-        assert_eq!(c.explorer.strategy.as_deref(), Some("deferred"));
+        assert_eq!(c.explorer.strategy, Some(Strategy::Deferred));
         assert_eq!(c.explorer.initial_tool_count, Some(8));
         assert_eq!(c.default_keys["quit"], ["q", "ctrl-c"]);
         assert!(c.source.is_none());
@@ -234,7 +237,7 @@ mod tests {
         let env = move |k: &str| (k == "XDG_CONFIG_HOME").then(|| d.clone());
         let c = Config::load_with(None, &env).unwrap();
         assert_eq!(c.explorer.initial_tool_count, Some(3));
-        assert_eq!(c.explorer.strategy.as_deref(), Some("deferred"));
+        assert_eq!(c.explorer.strategy, Some(Strategy::Deferred));
         assert_eq!(c.user_keys["quit"], ["x"]);
         assert_eq!(c.source.as_deref(), Some(file.as_path()));
         std::fs::remove_file(&file).unwrap();
@@ -253,5 +256,52 @@ mod tests {
         assert!(err.to_string().contains("stratgy"), "{err}");
         let err = parse("[colors]\n", "c.toml").unwrap_err();
         assert!(err.to_string().contains("colors"), "{err}");
+    }
+
+    #[test]
+    fn the_built_in_file_states_the_code_defaults() {
+        let x = parse(DEFAULT_CONFIG, "built-in config").unwrap().explorer;
+        let explorer = crate::tui::app::Settings::default();
+        assert_eq!(x.strategy, Some(explorer.strategy));
+        assert_eq!(x.initial_tool_count, Some(DEFAULT_INITIAL_TOOL_COUNT));
+        assert_eq!(x.initial_tool_count, Some(explorer.initial_tool_count));
+        assert_eq!(x.max_loaded_tools, None);
+        assert_eq!(x.max_tools, None);
+        assert_eq!(x.ranker, Some(Ranker::default()));
+        assert_eq!(x.token_basis, Some(TokenBasis::default()));
+        assert_eq!(x.token_basis, Some(explorer.token_basis));
+    }
+
+    #[test]
+    fn typed_values_parse() {
+        let f = parse(
+            "[explorer]\nstrategy = \"all\"\ntoken_basis = \"cl100k_base\"\nranker = \"embeddings\"\n",
+            "c.toml",
+        )
+        .unwrap();
+        assert_eq!(f.explorer.strategy, Some(Strategy::All));
+        assert_eq!(f.explorer.token_basis, Some(TokenBasis::Cl100kBase));
+        assert_eq!(f.explorer.ranker, Some(Ranker::Embeddings));
+    }
+
+    #[test]
+    fn a_bad_value_names_file_line_and_column_with_the_sdk_message() {
+        let cases = [
+            (
+                "[explorer]\nstrategy = \"lazy\"\n",
+                "c.toml:2:12: strategy must be all or deferred",
+            ),
+            (
+                "[explorer]\ninitial_tool_count = 2\ntoken_basis = \"gpt2\"\n",
+                "c.toml:3:15: unknown token basis \"gpt2\"",
+            ),
+            ("[explorer]\nranker = \"dense\"\n", "c.toml:2:10: "),
+            ("[explorer]\nstrategy = 3\n", "c.toml:2:12: "),
+        ];
+        for (text, needle) in cases {
+            let err = parse(text, "c.toml").unwrap_err();
+            assert!(matches!(err, ConfigError::Syntax { .. }), "{err:?}");
+            assert!(err.to_string().starts_with(needle), "{err}");
+        }
     }
 }

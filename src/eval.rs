@@ -329,6 +329,9 @@ pub fn evaluate(
 
 impl EvalReport {
     pub fn render_text(&self) -> String {
+        // Queries, ids, categories and tool names are escaped for the
+        // terminal: a queries file and a catalog are untrusted.
+        use crate::terminal_text::{escape, escape_join};
         use std::fmt::Write as _;
         let mut out = String::new();
         let header = "           all@1  all@3  all@5 all@10  any@1  any@3  any@5 any@10  MRR@10";
@@ -364,8 +367,13 @@ impl EvalReport {
             for (c, m) in &self.per_category {
                 let _ = writeln!(
                     out,
-                    "  {c:<28} {:>4} queries  {:>5.1} {:>5.1} {:>5.1}  {:>5.1}",
-                    m.queries, m.strict.all[0], m.strict.all[2], m.strict.all[3], m.lenient.all[3]
+                    "  {:<28} {:>4} queries  {:>5.1} {:>5.1} {:>5.1}  {:>5.1}",
+                    escape(c),
+                    m.queries,
+                    m.strict.all[0],
+                    m.strict.all[2],
+                    m.strict.all[3],
+                    m.lenient.all[3]
                 );
             }
         }
@@ -382,12 +390,12 @@ impl EvalReport {
             } else {
                 ""
             };
-            let _ = writeln!(out, "  [{}] {query}{ellipsis}", m.id);
+            let _ = writeln!(out, "  [{}] {}{ellipsis}", escape(&m.id), escape(&query));
             let _ = writeln!(
                 out,
                 "      missing {}; top: {}",
-                m.missing.join(", "),
-                m.top.join(", ")
+                escape_join(&m.missing, ", "),
+                escape_join(&m.top, ", ")
             );
         }
         out

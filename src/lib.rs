@@ -3,7 +3,8 @@
 //!
 //! The pure core: [`catalog`] (descriptors and importers), [`select`] (the
 //! tools handle), [`breaker`] (the retry-loop breaker), [`tokens`] (schema
-//! token costs and savings). [`check`] builds the `toolsift check` report.
+//! token costs and savings). [`check`] builds the `toolsift check` report;
+//! [`terminal_text`] makes untrusted text safe to print on a terminal.
 
 pub mod breaker;
 pub mod catalog;
@@ -15,6 +16,7 @@ pub mod replay;
 pub mod search;
 pub mod select;
 pub mod service;
+pub mod terminal_text;
 pub mod tokens;
 pub mod tui;
 pub mod wire;

@@ -6,11 +6,16 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 
+use toolsift::breaker::DEFAULT_THRESHOLD;
 use toolsift::catalog::{self, Catalog, CatalogSource};
 use toolsift::check::CheckReport;
 use toolsift::engine::Ranker;
-use toolsift::search::{SearchRequest, Searcher};
-use toolsift::select::{HandleOptions, SelectError, Strategy, ToolsHandle};
+use toolsift::search::{SearchError, SearchRequest, Searcher};
+use toolsift::select::{
+    DEFAULT_INITIAL_TOOL_COUNT, HandleOptions, SelectError, Strategy, ToolsHandle,
+};
+use toolsift::service::DEFAULT_MAX_TOOLS;
+use toolsift::terminal_text;
 use toolsift::tokens::{TokenBasis, TokenCounter};
 use toolsift::tui::app::Settings;
 use toolsift::tui::keymap::Keymap;
@@ -46,20 +51,16 @@ struct ExploreArgs {
     /// Catalogs to load (several files merge; a name in two files is an error). Default: @demo.
     #[arg(value_name = "CATALOG")]
     catalogs: Vec<String>,
-    /// all | deferred (default from the config file: deferred)
-    #[arg(long, value_name = "STRATEGY")]
+    #[arg(long, value_name = "STRATEGY", help = from_config(&choices(&Strategy::ALL), Settings::default().strategy))]
     strategy: Option<String>,
-    /// Non-mandatory tools in the deferred initial set (default 8).
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, help = from_config("Non-mandatory tools in the deferred initial set", Settings::default().initial_tool_count))]
     initial_tool_count: Option<String>,
     /// Cap for the deferred initial set and default search cap (default: none).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     max_loaded_tools: Option<String>,
-    /// Cap on tools a search returns (default: the service's 8).
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, help = format!("Cap on tools a search returns (default: the service's {DEFAULT_MAX_TOOLS})"))]
     max_tools: Option<String>,
-    /// o200k_base | cl100k_base | estimated_bytes_div_4
-    #[arg(long, value_name = "BASIS")]
+    #[arg(long, value_name = "BASIS", help = from_config(&choices(&TokenBasis::ALL), Settings::default().token_basis))]
     token_basis: Option<String>,
     /// Config file (else $TOOLSIFT_CONFIG, $XDG_CONFIG_HOME/toolsift/config.toml, ~/.config/toolsift/config.toml).
     #[arg(long, value_name = "FILE")]
@@ -74,13 +75,11 @@ struct SearchArgs {
     /// The request to find tools for.
     #[arg(value_name = "QUERY")]
     query: String,
-    /// Cap on returned tools (always-load tools count); default: --max-loaded-tools, else the service's 8.
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, help = format!("Cap on returned tools (always-load tools count); default: --max-loaded-tools, else the service's {DEFAULT_MAX_TOOLS}"))]
     max_tools: Option<String>,
     #[command(flatten)]
     handle: HandleArgs,
-    /// bm25 | embeddings
-    #[arg(long, value_name = "RANKER")]
+    #[arg(long, value_name = "RANKER", help = choices(&Ranker::ALL))]
     ranker: Option<Ranker>,
     /// More text about the task (weighted below the query).
     #[arg(long, value_name = "TEXT")]
@@ -102,7 +101,7 @@ struct ReplayArgs {
     #[arg(
         long,
         value_name = "N",
-        default_value = "3",
+        default_value_t = DEFAULT_THRESHOLD.to_string(),
         allow_hyphen_values = true
     )]
     threshold: String,
@@ -136,26 +135,38 @@ struct EvalArgs {
     json: bool,
 }
 
+/// `a | b`: the values a flag takes.
+fn choices<T: std::fmt::Display>(all: &[T]) -> String {
+    all.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// A flag's help when its default comes from the config file, whose built-in
+/// values are the explorer's defaults.
+fn from_config(text: &str, default: impl std::fmt::Display) -> String {
+    format!("{text} (default: the config file's, else {default})")
+}
+
 /// The tools-handle options, taken as text so that a bad value gets the SDK's
 /// own message (`initial_tool_count must be a non-negative integer`, ...).
 #[derive(Args)]
 struct HandleArgs {
-    /// all | deferred
-    #[arg(long, value_name = "STRATEGY", default_value = "all")]
+    #[arg(long, value_name = "STRATEGY", help = choices(&Strategy::ALL), default_value_t = Strategy::default().to_string())]
     strategy: String,
     /// Non-mandatory tools in the deferred initial set.
     #[arg(
         long,
         value_name = "N",
-        default_value = "8",
+        default_value_t = DEFAULT_INITIAL_TOOL_COUNT.to_string(),
         allow_hyphen_values = true
     )]
     initial_tool_count: String,
     /// Cap for the deferred initial set and default search cap.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     max_loaded_tools: Option<String>,
-    /// o200k_base | cl100k_base | estimated_bytes_div_4
-    #[arg(long, value_name = "BASIS", default_value = "o200k_base")]
+    #[arg(long, value_name = "BASIS", help = choices(&TokenBasis::ALL), default_value_t = TokenBasis::default().to_string())]
     token_basis: String,
 }
 
@@ -171,19 +182,66 @@ struct CheckArgs {
     json: bool,
 }
 
-/// An error for the user: printed on stderr, exit code 2.
-struct UsageError(String);
+/// Why a command failed: printed on stderr, with its exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum CliError {
+    /// Bad input (usage, catalog, config, trace, queries, I/O): exit code 2.
+    Input(String),
+    /// A search the service refused: exit code 1.
+    SearchFailed(String),
+}
 
-impl<E: std::fmt::Display> From<E> for UsageError {
-    fn from(e: E) -> Self {
-        UsageError(e.to_string())
+impl CliError {
+    fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Input(_) => 2,
+            CliError::SearchFailed(_) => 1,
+        }
+    }
+}
+
+/// The stderr line, after `toolsift: `.
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::Input(message) => write!(f, "error: {message}"),
+            CliError::SearchFailed(message) => write!(f, "search failed: {message}"),
+        }
+    }
+}
+
+/// The library's errors about what the user gave us.
+macro_rules! input_errors {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<$error> for CliError {
+            fn from(e: $error) -> Self {
+                CliError::Input(e.to_string())
+            }
+        }
+    )*};
+}
+
+input_errors!(
+    toolsift::catalog::CatalogError,
+    toolsift::config::ConfigError,
+    toolsift::eval::EvalError,
+    toolsift::replay::TraceError,
+    toolsift::tokens::UnknownBasis,
+    SelectError,
+    std::io::Error,
+    serde_json::Error,
+);
+
+impl From<SearchError> for CliError {
+    fn from(e: SearchError) -> Self {
+        CliError::SearchFailed(e.to_string())
     }
 }
 
 impl HandleArgs {
     /// The SDK's checks in the SDK's order: strategy, initial_tool_count,
     /// max_loaded_tools. (The always-load check needs the catalog.)
-    fn options(&self) -> Result<(HandleOptions, TokenBasis), UsageError> {
+    fn options(&self) -> Result<(HandleOptions, TokenBasis), CliError> {
         let strategy: Strategy = self.strategy.parse()?;
         let initial_tool_count = parse_int(&self.initial_tool_count)
             .filter(|n| *n >= 0)
@@ -214,7 +272,7 @@ fn parse_int(text: &str) -> Option<i64> {
     text.trim().parse::<i64>().ok()
 }
 
-fn load_catalog(arg: &str) -> Result<Arc<Catalog>, UsageError> {
+fn load_catalog(arg: &str) -> Result<Arc<Catalog>, CliError> {
     Ok(Arc::new(catalog::load(&CatalogSource::parse(arg))?))
 }
 
@@ -223,18 +281,19 @@ fn load_catalog(arg: &str) -> Result<Arc<Catalog>, UsageError> {
 fn explore_settings(
     args: &ExploreArgs,
     config: &toolsift::config::Config,
-) -> Result<Settings, UsageError> {
+) -> Result<Settings, CliError> {
     let x = &config.explorer;
-    let strategy: Strategy = args
-        .strategy
-        .as_deref()
-        .or(x.strategy.as_deref())
-        .unwrap_or("deferred")
-        .parse()?;
+    // What neither the flags nor a config file set (the built-in file sets
+    // them all, so this is a backstop).
+    let defaults = Settings::default();
+    let strategy = match &args.strategy {
+        Some(text) => text.parse()?,
+        None => x.strategy.unwrap_or(defaults.strategy),
+    };
     let int = |flag: &Option<String>,
                from_file: Option<i64>,
                err: SelectError|
-     -> Result<Option<i64>, UsageError> {
+     -> Result<Option<i64>, CliError> {
         match flag {
             Some(text) => Ok(Some(parse_int(text).ok_or(err)?)),
             None => Ok(from_file),
@@ -245,20 +304,18 @@ fn explore_settings(
         x.initial_tool_count,
         SelectError::InitialToolCount,
     )?
-    .unwrap_or(8);
+    .unwrap_or(defaults.initial_tool_count);
     let max_loaded_tools = int(
         &args.max_loaded_tools,
         x.max_loaded_tools,
         SelectError::MaxLoadedTools,
     )?;
     let max_tools = int(&args.max_tools, x.max_tools, SelectError::MaxTools)?;
-    let ranker = x.ranker.unwrap_or_default();
-    let token_basis: TokenBasis = args
-        .token_basis
-        .as_deref()
-        .or(x.token_basis.as_deref())
-        .unwrap_or("o200k_base")
-        .parse()?;
+    let ranker = x.ranker.unwrap_or(defaults.ranker);
+    let token_basis = match &args.token_basis {
+        Some(text) => text.parse()?,
+        None => x.token_basis.unwrap_or(defaults.token_basis),
+    };
     Ok(Settings {
         strategy,
         initial_tool_count,
@@ -269,7 +326,7 @@ fn explore_settings(
     })
 }
 
-fn run_explore(args: &ExploreArgs) -> Result<(), UsageError> {
+fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     use std::io::IsTerminal;
     let config = toolsift::config::Config::load(args.config.as_deref())?;
     let settings = explore_settings(args, &config)?;
@@ -282,9 +339,9 @@ fn run_explore(args: &ExploreArgs) -> Result<(), UsageError> {
     // The SDK's checks against this catalog, before the terminal is touched.
     settings.validate(&catalog)?;
     let keymap = Keymap::build(&config.default_keys, &config.user_keys, &config.origin())
-        .map_err(UsageError)?;
+        .map_err(CliError::Input)?;
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
-        return Err(UsageError(
+        return Err(CliError::Input(
             "the explorer needs a terminal (stdin and stdout are not both a tty); for scripts use `toolsift check` or `toolsift search`".into(),
         ));
     }
@@ -296,13 +353,10 @@ fn run_explore(args: &ExploreArgs) -> Result<(), UsageError> {
         keymap,
         no_color,
     })
-    .map_err(|e| UsageError(format!("terminal: {e}")))
+    .map_err(|e| CliError::Input(format!("terminal: {e}")))
 }
 
-/// A search the service refused: exit code 1.
-struct SearchFailed(String);
-
-fn run_search(args: &SearchArgs) -> Result<Result<(), SearchFailed>, UsageError> {
+fn run_search(args: &SearchArgs) -> Result<(), CliError> {
     let (options, basis) = args.handle.options()?;
     let catalog = load_catalog(&args.catalog)?;
     let handle = ToolsHandle::new(catalog.clone(), &options)?;
@@ -320,30 +374,26 @@ fn run_search(args: &SearchArgs) -> Result<Result<(), SearchFailed>, UsageError>
         token_basis: Some(basis),
         preview: false,
     };
-    let result = match Searcher::embedded().search(&catalog, &request) {
-        Ok(r) => r,
-        Err(e) => return Ok(Err(SearchFailed(e.to_string()))),
-    };
+    let result = Searcher::embedded().search(&catalog, &request)?;
     emit(args.json, &result.to_json(&catalog), || {
         result.render_text(&catalog)
-    })?;
-    Ok(Ok(()))
+    })
 }
 
-fn run_replay(args: &ReplayArgs) -> Result<(), UsageError> {
+fn run_replay(args: &ReplayArgs) -> Result<(), CliError> {
     let threshold: u32 = args
         .threshold
         .trim()
         .parse()
-        .map_err(|_| UsageError("threshold must be a non-negative integer".into()))?;
+        .map_err(|_| CliError::Input("threshold must be a non-negative integer".into()))?;
     let calls = toolsift::replay::load_trace(&args.trace)?;
     let report = toolsift::replay::replay(&calls, threshold);
     emit(args.json, &report, || report.render_text())
 }
 
-fn run_eval(args: &EvalArgs) -> Result<Result<(), SearchFailed>, UsageError> {
+fn run_eval(args: &EvalArgs) -> Result<(), CliError> {
     if args.k == 0 {
-        return Err(UsageError("--k must be a positive integer".into()));
+        return Err(CliError::Input("--k must be a positive integer".into()));
     }
     let mut sources = vec![CatalogSource::parse(&args.catalog)];
     sources.extend(args.extra_catalog.iter().map(|c| CatalogSource::parse(c)));
@@ -353,7 +403,12 @@ fn run_eval(args: &EvalArgs) -> Result<Result<(), SearchFailed>, UsageError> {
     let started = std::time::Instant::now();
     let ranker = match service.ranker_for(&catalog, args.ranker) {
         Ok(r) => r,
-        Err(e) => return Ok(Err(SearchFailed(format!("{} ({})", e.message, e.code)))),
+        Err(e) => {
+            return Err(CliError::SearchFailed(format!(
+                "{} ({})",
+                e.message, e.code
+            )));
+        }
     };
     let build_ms = started.elapsed().as_secs_f64() * 1000.0;
     let mut report = toolsift::eval::evaluate(&catalog, &queries, args.k, ranker.as_ref())?;
@@ -364,34 +419,37 @@ fn run_eval(args: &EvalArgs) -> Result<Result<(), SearchFailed>, UsageError> {
         std::time::Duration::from_millis(args.time_budget_ms),
         build_ms,
     ));
-    emit(args.json, &report, || report.render_text())?;
-    Ok(Ok(()))
+    emit(args.json, &report, || report.render_text())
 }
 
-fn run_check(args: &CheckArgs) -> Result<(), UsageError> {
+fn run_check(args: &CheckArgs) -> Result<(), CliError> {
     let (options, basis) = args.handle.options()?;
     let catalog = load_catalog(&args.catalog)?;
     let report = CheckReport::new(catalog, &options, basis, &TokenCounter::new())?;
     emit(args.json, &report, || report.render_text())
 }
 
-/// Prints `value` as pretty JSON with `--json`, else the text report.
+/// Prints `value` as pretty JSON with `--json`, else the text report. Both
+/// are safe on a terminal: the JSON escapes every control character (and
+/// still parses to the exact strings), each report escapes the untrusted
+/// text it shows, and any control character left (none should be) is escaped
+/// here, newlines and tabs of the layout aside.
 fn emit<T: serde::Serialize>(
     json: bool,
     value: &T,
     text: impl FnOnce() -> String,
-) -> Result<(), UsageError> {
+) -> Result<(), CliError> {
     if json {
-        let mut out = serde_json::to_string_pretty(value)?;
+        let mut out = terminal_text::json_for_terminal(value)?;
         out.push('\n');
         write_stdout(&out)
     } else {
-        write_stdout(&text())
+        write_stdout(&terminal_text::escape_layout(&text()))
     }
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error worth a message.
-fn write_stdout(text: &str) -> Result<(), UsageError> {
+fn write_stdout(text: &str) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
@@ -405,30 +463,38 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Some(Command::Check(args)) => run_check(args),
         Some(Command::Replay(args)) => run_replay(args),
-        Some(Command::Eval(args)) => match run_eval(args) {
-            Ok(Err(SearchFailed(message))) => {
-                eprintln!("toolsift: eval failed: {message}");
-                return ExitCode::from(1);
-            }
-            Ok(Ok(())) => Ok(()),
-            Err(e) => Err(e),
-        },
-        Some(Command::Search(args)) => match run_search(args) {
-            Ok(Err(SearchFailed(message))) => {
-                eprintln!("toolsift: search failed: {message}");
-                return ExitCode::from(1);
-            }
-            Ok(Ok(())) => Ok(()),
-            Err(e) => Err(e),
-        },
+        Some(Command::Eval(args)) => run_eval(args),
+        Some(Command::Search(args)) => run_search(args),
         Some(Command::Explore(args)) => run_explore(args),
         None => run_explore(&ExploreArgs::default()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(UsageError(message)) => {
-            eprintln!("toolsift: error: {message}");
-            ExitCode::from(2)
+        Err(e) => {
+            // Messages quote catalogs, configs and traces: escape what a
+            // terminal would act on (the messages' own newlines stay).
+            eprintln!("toolsift: {}", terminal_text::escape_layout(&e.to_string()));
+            ExitCode::from(e.exit_code())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_error_type_with_its_exit_code() {
+        let e = CliError::from(SelectError::Strategy);
+        assert_eq!(e.exit_code(), 2);
+        assert_eq!(e.to_string(), "error: strategy must be all or deferred");
+        let e = CliError::from("x".parse::<TokenBasis>().unwrap_err());
+        assert_eq!(e.exit_code(), 2);
+        let e = CliError::from(SearchError::UnknownOrDuplicate);
+        assert_eq!(e.exit_code(), 1);
+        assert_eq!(
+            e.to_string(),
+            "search failed: tool search response contained an unknown or duplicate tool"
+        );
     }
 }

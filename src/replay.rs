@@ -151,8 +151,11 @@ pub fn replay(calls: &[TraceCall], threshold: u32) -> ReplayReport {
 }
 
 impl ReplayReport {
-    /// The human-readable report of `toolsift replay`.
+    /// The human-readable report of `toolsift replay`. Signatures (a tool
+    /// name and its arguments, from an untrusted trace) are escaped for the
+    /// terminal.
     pub fn render_text(&self) -> String {
+        use crate::terminal_text::escape;
         use std::fmt::Write as _;
         let mut out = String::new();
         for c in &self.calls {
@@ -162,7 +165,7 @@ impl ReplayReport {
                 c.index,
                 if c.ran { "ran" } else { "BLOCKED" },
                 c.repeats,
-                c.signature
+                escape(&c.signature)
             );
         }
         out.push('\n');
@@ -170,10 +173,11 @@ impl ReplayReport {
             Some(e) => {
                 let _ = writeln!(
                     out,
-                    "verdict: the breaker (threshold {}) fires at call {} (0-based) of {}: {e}",
+                    "verdict: the breaker (threshold {}) fires at call {} (0-based) of {}: {}",
                     self.threshold,
                     self.fired_at_call,
-                    self.calls.len()
+                    self.calls.len(),
+                    escape(&e.to_string())
                 );
             }
             None => {

@@ -376,13 +376,20 @@ impl SearchResult {
 
     /// The human-readable table of `toolsift search`.
     pub fn render_text(&self, catalog: &Catalog) -> String {
+        // Names, matched words, the note and the service's strings are
+        // escaped for the terminal: a catalog and a service are untrusted.
         use crate::check::thousands;
+        use crate::terminal_text::escape;
         use std::fmt::Write as _;
         let mut out = String::new();
-        let width = self
+        let names: Vec<_> = self
             .tools
             .iter()
-            .map(|h| catalog.tools()[h.index].name.chars().count())
+            .map(|h| escape(&catalog.tools()[h.index].name))
+            .collect();
+        let width = names
+            .iter()
+            .map(|n| n.chars().count())
             .max()
             .unwrap_or(4)
             .max(4);
@@ -394,7 +401,7 @@ impl SearchResult {
             );
         }
         let mut rank = 0;
-        for h in &self.tools {
+        for (h, name) in self.tools.iter().zip(&names) {
             let t = &catalog.tools()[h.index];
             let rank_cell = if h.reason == Some(Reason::AlwaysLoad) {
                 "AL".to_string()
@@ -422,7 +429,7 @@ impl SearchResult {
                 .iter()
                 .map(|m| {
                     let fields: Vec<&str> = m.fields.iter().map(|f| f.label()).collect();
-                    format!("{} ({})", m.term, fields.join(", "))
+                    format!("{} ({})", escape(&m.term), fields.join(", "))
                 })
                 .collect();
             if h.reason == Some(Reason::ExactName) {
@@ -432,14 +439,13 @@ impl SearchResult {
                 matched.push("always-load".into());
             }
             let row = format!(
-                "{rank_cell:>4}  {:<width$}  {flags:<8}  {tokens:>6}  {score:>7}  {}",
-                t.name,
+                "{rank_cell:>4}  {name:<width$}  {flags:<8}  {tokens:>6}  {score:>7}  {}",
                 matched.join("; ")
             );
             let _ = writeln!(out, "{}", row.trim_end());
         }
         if let Some(note) = &self.note {
-            let _ = writeln!(out, "note: {note}");
+            let _ = writeln!(out, "note: {}", escape(note));
         }
         let s = &self.savings;
         let _ = writeln!(
@@ -450,10 +456,10 @@ impl SearchResult {
             thousands(s.saved_tokens),
             s.reduction_pct,
             self.deferred_count,
-            self.method,
-            self.token_basis,
-            self.basis,
-            self.session_id.as_deref().unwrap_or("-")
+            escape(&self.method),
+            escape(&self.token_basis),
+            escape(self.basis),
+            escape(self.session_id.as_deref().unwrap_or("-"))
         );
         out
     }

@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::catalog::{Catalog, Tool};
 
@@ -24,6 +24,9 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// Every strategy, in the SDK's order.
+    pub const ALL: [Strategy; 2] = [Strategy::All, Strategy::Deferred];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Strategy::All => "all",
@@ -53,6 +56,14 @@ impl FromStr for Strategy {
             "deferred" => Ok(Strategy::Deferred),
             _ => Err(SelectError::Strategy),
         }
+    }
+}
+
+/// From its name, with the SDK's message for any other value.
+impl<'de> Deserialize<'de> for Strategy {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
     }
 }
 

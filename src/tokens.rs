@@ -12,7 +12,7 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{OnceLock, RwLock};
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 use tiktoken_rs::CoreBPE;
 
 use crate::catalog::Tool;
@@ -100,6 +100,14 @@ impl FromStr for TokenBasis {
             .into_iter()
             .find(|b| b.as_str() == s)
             .ok_or_else(|| UnknownBasis(s.to_string()))
+    }
+}
+
+/// From its wire name; any other value is an [`UnknownBasis`].
+impl<'de> Deserialize<'de> for TokenBasis {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
     }
 }
 
