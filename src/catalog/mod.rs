@@ -109,7 +109,7 @@ pub struct Catalog {
     /// Content hash of the tools' names, descriptions and schemas, computed
     /// once on first use (flags are not part of it: they change selection,
     /// not the index or the token counts).
-    fingerprint: OnceLock<u128>,
+    fingerprint: OnceLock<(u128, usize)>,
     /// Name -> index, built on first lookup.
     by_name: OnceLock<HashMap<String, usize>>,
 }
@@ -259,18 +259,29 @@ impl Catalog {
     /// A 128-bit content hash of every tool's name, description and schema,
     /// in order: equal for catalogs that index and cost the same.
     pub fn fingerprint(&self) -> u128 {
+        self.content().0
+    }
+
+    /// The size of that content in bytes (names, descriptions, compact
+    /// schemas): what caches weigh a catalog by.
+    pub fn content_bytes(&self) -> usize {
+        self.content().1
+    }
+
+    fn content(&self) -> (u128, usize) {
         *self.fingerprint.get_or_init(|| {
-            struct Hasher(xxhash_rust::xxh3::Xxh3);
+            struct Hasher(xxhash_rust::xxh3::Xxh3, usize);
             impl std::io::Write for Hasher {
                 fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
                     self.0.update(buf);
+                    self.1 += buf.len();
                     Ok(buf.len())
                 }
                 fn flush(&mut self) -> std::io::Result<()> {
                     Ok(())
                 }
             }
-            let mut h = Hasher(xxhash_rust::xxh3::Xxh3::new());
+            let mut h = Hasher(xxhash_rust::xxh3::Xxh3::new(), 0);
             for tool in &self.tools {
                 let _ = h.write_all(tool.name.as_bytes());
                 let _ = h.write_all(&[0]);
@@ -279,7 +290,7 @@ impl Catalog {
                 let _ = serde_json::to_writer(&mut h, &tool.input_schema);
                 let _ = h.write_all(&[0xff]);
             }
-            h.0.digest128()
+            (h.0.digest128(), h.1)
         })
     }
 

@@ -1,48 +1,110 @@
-//! A small least-recently-used map for the service's caches.
+//! A small least-recently-used map for the service's caches, bounded in
+//! entries and in bytes.
 
-/// A small least-recently-used map (linear scans: it holds a handful).
+/// A least-recently-used map (linear scans: it holds a handful). Each entry
+/// has a weight (its approximate size in bytes); inserting evicts the least
+/// recently used entries until both the count and the total weight fit. An
+/// entry heavier than the whole budget is still kept, alone.
 pub(crate) struct Lru<K, V> {
-    entries: Vec<(K, V, u64)>,
+    entries: Vec<Entry<K, V>>,
     clock: u64,
     capacity: usize,
+    max_weight: usize,
+    weight: usize,
+}
+
+struct Entry<K, V> {
+    key: K,
+    value: V,
+    used: u64,
+    weight: usize,
 }
 
 impl<K: PartialEq, V: Clone> Lru<K, V> {
-    pub(crate) fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize, max_weight: usize) -> Self {
         Lru {
             entries: Vec::new(),
             clock: 0,
             capacity: capacity.max(1),
+            max_weight,
+            weight: 0,
         }
     }
 
     pub(crate) fn get(&mut self, key: &K) -> Option<V> {
         self.clock += 1;
         let clock = self.clock;
-        self.entries.iter_mut().find(|e| e.0 == *key).map(|e| {
-            e.2 = clock;
-            e.1.clone()
+        self.entries.iter_mut().find(|e| e.key == *key).map(|e| {
+            e.used = clock;
+            e.value.clone()
         })
     }
 
-    pub(crate) fn get_or_insert(&mut self, key: K, make: impl FnOnce() -> V) -> V {
-        self.clock += 1;
-        if let Some(e) = self.entries.iter_mut().find(|e| e.0 == key) {
-            e.2 = self.clock;
-            return e.1.clone();
+    /// The value under `key`, made (and weighed `weight`) if absent.
+    pub(crate) fn get_or_insert(&mut self, key: K, weight: usize, make: impl FnOnce() -> V) -> V {
+        if let Some(v) = self.get(&key) {
+            return v;
         }
-        if self.entries.len() >= self.capacity
-            && let Some(oldest) = self
-                .entries
-                .iter()
-                .enumerate()
-                .min_by_key(|(_, e)| e.2)
-                .map(|(i, _)| i)
+        while !self.entries.is_empty()
+            && (self.entries.len() >= self.capacity
+                || self.weight.saturating_add(weight) > self.max_weight)
         {
-            self.entries.swap_remove(oldest);
+            self.evict_oldest();
         }
         let value = make();
-        self.entries.push((key, value.clone(), self.clock));
+        self.weight = self.weight.saturating_add(weight);
+        self.entries.push(Entry {
+            key,
+            value: value.clone(),
+            used: self.clock,
+            weight,
+        });
         value
+    }
+
+    fn evict_oldest(&mut self) {
+        if let Some(oldest) = self
+            .entries
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, e)| e.used)
+            .map(|(i, _)| i)
+        {
+            let e = self.entries.swap_remove(oldest);
+            self.weight = self.weight.saturating_sub(e.weight);
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Total weight of the entries held.
+    pub(crate) fn weight(&self) -> usize {
+        self.weight
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Lru;
+
+    #[test]
+    fn bounded_by_count_and_weight() {
+        let mut lru: Lru<u32, u32> = Lru::new(3, 100);
+        for k in 0..3 {
+            lru.get_or_insert(k, 10, || k);
+        }
+        assert_eq!(lru.get(&0), Some(0));
+        lru.get_or_insert(3, 10, || 3); // evicts 1, the least recently used
+        assert_eq!(lru.get(&1), None);
+        assert_eq!(lru.len(), 3);
+        lru.get_or_insert(4, 90, || 4); // over the weight: evicts until it fits
+        assert_eq!(lru.len(), 1);
+        assert_eq!(lru.weight(), 90);
+        lru.get_or_insert(5, 500, || 5); // heavier than the budget: kept alone
+        assert_eq!((lru.len(), lru.weight()), (1, 500));
+        assert_eq!(lru.get_or_insert(5, 500, || 99), 5);
     }
 }

@@ -39,7 +39,7 @@ impl Service {
         let c = catalog::parse(raw, "request", "request", SourceKind::Json)
             .map_err(|e| ServiceError::bad_request("invalid_catalog", e.to_string()))?;
         let c = Arc::new(c);
-        lock(&self.parsed).get_or_insert(key, || c.clone());
+        lock(&self.parsed).get_or_insert(key, raw.len(), || c.clone());
         Ok(c)
     }
 }

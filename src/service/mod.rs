@@ -43,6 +43,9 @@ pub struct ServiceConfig {
     pub max_sessions: usize,
     /// Catalog indexes kept (least recently used go first).
     pub index_cache_size: usize,
+    /// Bytes of catalog content the parsed-catalog and ranker caches may
+    /// each hold (approximate; least recently used go first).
+    pub cache_bytes: usize,
     /// Token basis when a request names none.
     pub token_basis: TokenBasis,
 }
@@ -55,6 +58,7 @@ impl Default for ServiceConfig {
             session_idle: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
             index_cache_size: 16,
+            cache_bytes: 256 << 20,
             token_basis: TokenBasis::O200kBase,
         }
     }
@@ -170,6 +174,8 @@ pub struct ServiceStats {
     /// Tool definitions actually run through a tokenizer.
     pub tokenized: u64,
     pub sessions: usize,
+    /// Bytes held by the parsed-catalog and ranker caches (approximate).
+    pub cache_bytes: usize,
 }
 
 type Cell<T> = Arc<OnceLock<Arc<T>>>;
@@ -233,9 +239,9 @@ impl Default for Service {
 impl Service {
     pub fn new(config: ServiceConfig) -> Self {
         Service {
-            rankers: Mutex::new(Lru::new(config.index_cache_size)),
-            costs: Mutex::new(Lru::new(config.index_cache_size * 3)),
-            parsed: Mutex::new(Lru::new(config.index_cache_size)),
+            rankers: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
+            costs: Mutex::new(Lru::new(config.index_cache_size * 3, usize::MAX)),
+            parsed: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
             catalog_parses: AtomicU64::new(0),
             sessions: Mutex::new(Sessions::new(config.session_idle, config.max_sessions)),
             config,
@@ -260,6 +266,7 @@ impl Service {
             catalog_parses: self.catalog_parses.load(Ordering::Relaxed),
             tokenized: self.counter.tokenized_count(),
             sessions: lock(&self.sessions).len(),
+            cache_bytes: lock(&self.parsed).weight() + lock(&self.rankers).weight(),
         }
     }
 
@@ -280,7 +287,8 @@ impl Service {
             }
         };
         let key = (catalog.fingerprint(), ranker);
-        let cell = lock(&self.rankers).get_or_insert(key, || Arc::new(OnceLock::new()));
+        let weight = catalog.content_bytes();
+        let cell = lock(&self.rankers).get_or_insert(key, weight, || Arc::new(OnceLock::new()));
         let mut built = false;
         let ranked = cell
             .get_or_init(|| {
@@ -300,7 +308,8 @@ impl Service {
     /// Every tool's schema tokens with `basis`, computed once per fingerprint.
     pub fn costs_for(&self, catalog: &Catalog, basis: TokenBasis) -> Arc<Vec<u64>> {
         let key = (catalog.fingerprint(), basis);
-        let cell = lock(&self.costs).get_or_insert(key, || Arc::new(OnceLock::new()));
+        let weight = catalog.len() * std::mem::size_of::<u64>();
+        let cell = lock(&self.costs).get_or_insert(key, weight, || Arc::new(OnceLock::new()));
         cell.get_or_init(|| {
             self.cost_vectors.fetch_add(1, Ordering::Relaxed);
             Arc::new(self.counter.tools_tokens(catalog.tools(), basis))
