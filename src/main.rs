@@ -276,7 +276,7 @@ fn run_explore(args: &ExploreArgs) -> Result<(), UsageError> {
     // The SDK's checks against this catalog, before the terminal is touched.
     settings.validate(&catalog)?;
     let keymap = Keymap::build(&config.default_keys, &config.user_keys, &config.origin())
-        .map_err(UsageError)?;
+        .map_err(|e| UsageError(e.to_string()))?;
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err(UsageError(
             "the explorer needs a terminal (stdin and stdout are not both a tty); for scripts use `toolsift check` or `toolsift search`".into(),
