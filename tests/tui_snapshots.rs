@@ -382,3 +382,18 @@ async fn a_script_that_ends_without_quitting_closes_the_explorer() {
     assert!(app.should_quit);
     assert_eq!(app.size(), (90, 30));
 }
+
+#[test]
+fn large_terminal_200x60() {
+    let mut app = app(200, 60);
+    keys(&mut app, &[KeyCode::Char('/')]);
+    type_text(&mut app, "refund a payment");
+    keys(&mut app, &[KeyCode::Enter]);
+    let s = screen(&mut app);
+    assert!(s.contains("? F1 help") && s.contains("q quit"), "{s}");
+    // The session id is random: check its shape, then pin it.
+    let id = app.search.session.clone().unwrap();
+    let short = toolsift::tui::ui::short_id(&id);
+    assert!(s.contains(&format!("session {short}")), "{s}");
+    insta::assert_snapshot!(s.replace(&short, "SESSION"));
+}

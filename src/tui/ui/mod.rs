@@ -5,6 +5,7 @@ mod catalog;
 mod detail;
 mod gauges;
 mod header;
+pub use header::short_id;
 mod help;
 mod query;
 mod results;
