@@ -19,6 +19,7 @@ use ratatui::backend::TestBackend;
 
 use toolsift::catalog::synthetic;
 use toolsift::search::Searcher;
+use toolsift::tui::action::Action;
 use toolsift::tui::app::{App, Msg, Settings};
 use toolsift::tui::keymap::Keymap;
 use toolsift::tui::ui;
@@ -65,8 +66,8 @@ fn keystrokes() -> (Vec<f64>, Vec<f64>) {
     ];
     for _round in 0..4 {
         for q in queries {
-            app.update(key(KeyCode::Char('/'), KeyModifiers::NONE));
-            app.update(key(KeyCode::Char('u'), KeyModifiers::CONTROL));
+            app.update(Msg::Action(Action::FocusQuery));
+            app.update(Msg::Action(Action::InputClear));
             for c in q.chars() {
                 let t = Instant::now();
                 let effects = app.update(key(KeyCode::Char(c), KeyModifiers::NONE));
@@ -74,7 +75,7 @@ fn keystrokes() -> (Vec<f64>, Vec<f64>) {
                 terminal.draw(|f| ui::draw(f, &app)).expect("draw");
                 typing.push(t.elapsed().as_secs_f64() * 1000.0);
             }
-            app.update(key(KeyCode::Esc, KeyModifiers::NONE));
+            app.update(Msg::Action(Action::InputCancel));
             for (code, m) in [
                 (KeyCode::Char('j'), KeyModifiers::NONE),
                 (KeyCode::Char('d'), KeyModifiers::CONTROL),

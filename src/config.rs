@@ -194,7 +194,8 @@ mod tests {
         let c = Config::load_with(None, &no_env).unwrap();
         assert_eq!(c.explorer.strategy, Some(Strategy::Deferred));
         assert_eq!(c.explorer.initial_tool_count, Some(8));
-        assert_eq!(c.default_keys["quit"], ["q", "ctrl-c"]);
+        assert_eq!(c.default_keys["quit"], ["q"]);
+        assert_eq!(c.default_keys["quit_now"], ["ctrl-c"]);
         assert!(c.source.is_none());
     }
 

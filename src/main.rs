@@ -339,7 +339,7 @@ fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     // The SDK's checks against this catalog, before the terminal is touched.
     settings.validate(&catalog)?;
     let keymap = Keymap::build(&config.default_keys, &config.user_keys, &config.origin())
-        .map_err(CliError::Input)?;
+        .map_err(|e| CliError::Input(e.to_string()))?;
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err(CliError::Input(
             "the explorer needs a terminal (stdin and stdout are not both a tty); for scripts use `toolsift check` or `toolsift search`".into(),

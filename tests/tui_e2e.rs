@@ -149,9 +149,9 @@ fn search_help_and_quit_in_a_real_terminal() {
     // Leave the query box, open and close help.
     tty.send(b"\x1b");
     tty.send(b"?");
-    tty.wait_for("Keys (from your keymap");
+    tty.wait_for("Help: keys from your keymap");
     tty.send(b"\x1b");
-    tty.wait_gone("Keys (from your keymap");
+    tty.wait_gone("Help: keys from your keymap");
     // Settings: an invalid cap shows the SDK's message.
     tty.send(b"s");
     tty.send(b"\x1b[B");

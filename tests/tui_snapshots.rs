@@ -49,10 +49,10 @@ fn type_text(app: &mut App, text: &str) {
 /// The screen as text. Latency is pinned so the snapshot does not change
 /// from run to run.
 fn screen(app: &mut App) -> String {
-    if app.search_latency.is_some() {
-        app.search_latency = Some(Duration::from_micros(210));
+    if app.search.latency.is_some() {
+        app.search.latency = Some(Duration::from_micros(210));
     }
-    let (w, h) = app.size;
+    let (w, h) = app.size();
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| ui::draw(f, app)).unwrap();
     format!("{}", terminal.backend())
@@ -159,7 +159,12 @@ fn breaker_screen(keys_after: &[KeyCode]) -> String {
     let mut app = app(120, 35);
     // Highlight get_payment in the catalog, open the simulator.
     let index = app.catalog.index_of("get_payment").unwrap();
-    let row = app.view.iter().position(|&i| i == index).unwrap();
+    let row = app
+        .catalog_view
+        .rows
+        .iter()
+        .position(|&i| i == index)
+        .unwrap();
     keys(&mut app, &vec![KeyCode::Char('j'); row]);
     keys(&mut app, &[KeyCode::Char('b')]);
     keys(&mut app, keys_after);
@@ -245,7 +250,7 @@ fn no_color_reads_the_same() {
     type_text(&mut plain, "refund a payment");
     // The text is the same; only styles differ, and without colour.
     assert_eq!(screen(&mut colored), screen(&mut plain));
-    let (w, h) = plain.size;
+    let (w, h) = plain.size();
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| ui::draw(f, &plain)).unwrap();
     let buffer = terminal.backend().buffer();
@@ -273,4 +278,122 @@ fn breaker_at_80x24() {
         ],
     );
     insta::assert_snapshot!(screen(&mut app));
+}
+
+#[test]
+fn help_at_80x24_shows_how_to_scroll_and_close() {
+    let mut app = app(80, 24);
+    keys(
+        &mut app,
+        &[KeyCode::Char('?'), KeyCode::Char('j'), KeyCode::Char('j')],
+    );
+    let s = screen(&mut app);
+    assert!(s.contains("j k scroll · Esc close"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+/// The explorer driven through its swappable message source: a script of
+/// actions, typed text and pauses, on a TestBackend, without knowing the
+/// keymap (here a remapped one, where the default keys would do nothing).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_script_drives_the_explorer_to_a_clean_exit() {
+    use toolsift::tui::action::Action;
+    use toolsift::tui::event::{Script, ScriptStep};
+
+    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
+    let user = toolsift::config::parse(
+        "[keys]\nfocus_query = \"ctrl-f\"\nsettings = \"S\"\nquit = \"Q\"\n",
+        "script.toml",
+    )
+    .unwrap();
+    let keymap = Keymap::build(
+        &Keymap::default_table(),
+        &Keymap::table_of(&user),
+        "script.toml",
+    )
+    .unwrap();
+    let (mut app, initial) = App::new(
+        catalog,
+        "demo".into(),
+        Searcher::embedded(),
+        keymap,
+        Settings::default(),
+    )
+    .unwrap();
+    let pause = ScriptStep::Pause(Duration::from_millis(300));
+    let script = Script::new([
+        ScriptStep::Action(Action::FocusQuery),
+        ScriptStep::Type("refund a payment".into()),
+        pause.clone(),
+        ScriptStep::Action(Action::InputSubmit),
+        pause.clone(),
+        ScriptStep::Action(Action::Settings),
+        ScriptStep::Action(Action::SettingsDown),
+        ScriptStep::Action(Action::SettingsIncrease),
+        pause.clone(),
+        ScriptStep::Action(Action::SettingsClose),
+        pause,
+        ScriptStep::Action(Action::Quit),
+        // Never reached: the explorer has quit.
+        ScriptStep::Type("ignored".into()),
+    ])
+    .with_key_delay(Duration::from_millis(1));
+    let mut terminal = Terminal::new(TestBackend::new(120, 35)).unwrap();
+    toolsift::tui::run_with(&mut terminal, &mut app, initial, script.into_stream())
+        .await
+        .expect("the loop ends cleanly");
+    assert!(app.should_quit);
+    assert_eq!(app.query.text(), "refund a payment");
+    assert_eq!(app.query.history, ["refund a payment"]);
+    assert_eq!(app.settings.initial_tool_count, 9);
+    assert_eq!(app.popup, None);
+    assert!(
+        app.search.session.is_some(),
+        "the committed query opened a session"
+    );
+    assert_eq!(app.search.query, "refund a payment");
+    let screen = format!("{}", terminal.backend());
+    assert!(screen.contains("> refund a payment"), "{screen}");
+    assert!(screen.contains("init 9"), "{screen}");
+    assert!(screen.contains("refund_payment"), "{screen}");
+    assert!(
+        screen.contains("S settings"),
+        "the key line follows the keymap"
+    );
+}
+
+#[tokio::test]
+async fn a_script_that_ends_without_quitting_closes_the_explorer() {
+    use toolsift::tui::event::{Script, ScriptStep};
+    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
+    let (mut app, initial) = App::new(
+        catalog,
+        "demo".into(),
+        Searcher::embedded(),
+        Keymap::defaults(),
+        Settings::default(),
+    )
+    .unwrap();
+    let script = Script::new([ScriptStep::Resize(90, 30)]);
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    toolsift::tui::run_with(&mut terminal, &mut app, initial, script.into_stream())
+        .await
+        .unwrap();
+    assert!(app.should_quit);
+    assert_eq!(app.size(), (90, 30));
+}
+
+#[test]
+fn large_terminal_200x60() {
+    let mut app = app(200, 60);
+    keys(&mut app, &[KeyCode::Char('/')]);
+    type_text(&mut app, "refund a payment");
+    keys(&mut app, &[KeyCode::Enter]);
+    let s = screen(&mut app);
+    assert!(s.contains("? F1 help") && s.contains("q quit"), "{s}");
+    // The session id is random: check its shape, then pin it.
+    let id = app.search.session.clone().unwrap();
+    let short = toolsift::tui::ui::short_id(&id);
+    assert!(s.contains(&format!("session {short}")), "{s}");
+    insta::assert_snapshot!(s.replace(&short, "SESSION"));
 }

@@ -101,8 +101,9 @@ mod tests {
         assert_eq!(lru.get(&1), None);
         assert_eq!(lru.len(), 3);
         lru.get_or_insert(4, 90, || 4); // over the weight: evicts until it fits
-        assert_eq!(lru.len(), 1);
-        assert_eq!(lru.weight(), 90);
+        assert_eq!(lru.len(), 2);
+        assert_eq!(lru.weight(), 100);
+        assert_eq!(lru.get(&3), Some(3), "the most recent one stays");
         lru.get_or_insert(5, 500, || 5); // heavier than the budget: kept alone
         assert_eq!((lru.len(), lru.weight()), (1, 500));
         assert_eq!(lru.get_or_insert(5, 500, || 99), 5);

@@ -1,102 +1,174 @@
-//! What a key can ask for. The keymap names these in snake_case.
+//! What a key can ask for. Every key on every screen is an [`Action`]; the
+//! keymap names them in snake_case. An action belongs to one [`Context`] (the
+//! screen where its keys are looked up), so the same key can mean different
+//! things on different screens. Main-screen actions have plain names
+//! (`focus_query`); the others carry their context as a prefix
+//! (`input_clear`, `settings_up`, `breaker_call`).
 
 use serde::{Deserialize, Serialize};
 
+/// Where an action's keys are looked up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Action {
-    Quit,
-    FocusQuery,
-    Escape,
-    NextPane,
-    PrevPane,
-    Down,
-    Up,
-    Top,
-    Bottom,
-    HalfPageDown,
-    HalfPageUp,
-    OpenDetail,
-    ToggleAlwaysLoad,
-    CycleSort,
-    CycleFilter,
+pub enum Context {
+    /// The panes (catalog, results, detail) and the help and detail popups.
+    Main,
+    /// Every text box: the query box, the breaker's arguments and trace path.
+    Input,
+    /// The settings popup.
     Settings,
+    /// The breaker simulator.
     Breaker,
-    Help,
+    /// Every screen, after the screen's own keys.
+    Global,
 }
 
-impl Action {
-    /// Every action, in the order help lists them.
-    pub const ALL: [Action; 18] = [
-        Action::FocusQuery,
-        Action::Escape,
-        Action::NextPane,
-        Action::PrevPane,
-        Action::Down,
-        Action::Up,
-        Action::Top,
-        Action::Bottom,
-        Action::HalfPageDown,
-        Action::HalfPageUp,
-        Action::OpenDetail,
-        Action::ToggleAlwaysLoad,
-        Action::CycleSort,
-        Action::CycleFilter,
-        Action::Settings,
-        Action::Breaker,
-        Action::Help,
-        Action::Quit,
+impl Context {
+    /// Every context, in the order help lists them.
+    pub const ALL: [Context; 5] = [
+        Context::Main,
+        Context::Input,
+        Context::Settings,
+        Context::Breaker,
+        Context::Global,
     ];
 
-    /// The name in the keymap (`focus_query`).
-    pub fn name(self) -> &'static str {
+    /// The heading of its section in help.
+    pub fn title(self) -> &'static str {
         match self {
-            Action::Quit => "quit",
-            Action::FocusQuery => "focus_query",
-            Action::Escape => "escape",
-            Action::NextPane => "next_pane",
-            Action::PrevPane => "prev_pane",
-            Action::Down => "down",
-            Action::Up => "up",
-            Action::Top => "top",
-            Action::Bottom => "bottom",
-            Action::HalfPageDown => "half_page_down",
-            Action::HalfPageUp => "half_page_up",
-            Action::OpenDetail => "open_detail",
-            Action::ToggleAlwaysLoad => "toggle_always_load",
-            Action::CycleSort => "cycle_sort",
-            Action::CycleFilter => "cycle_filter",
-            Action::Settings => "settings",
-            Action::Breaker => "breaker",
-            Action::Help => "help",
+            Context::Main => "Panes and popups",
+            Context::Input => "Text boxes (query, breaker arguments, trace path)",
+            Context::Settings => "Settings",
+            Context::Breaker => "Breaker simulator",
+            Context::Global => "Everywhere",
         }
     }
 
+    /// The prefix of its actions' names (`""` for the main screen).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Context::Main | Context::Global => "",
+            Context::Input => "input_",
+            Context::Settings => "settings_",
+            Context::Breaker => "breaker_",
+        }
+    }
+}
+
+macro_rules! actions {
+    ($( $variant:ident = $name:literal, $context:ident, $short:literal, $describe:literal; )*) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum Action {
+            $( $variant, )*
+        }
+
+        impl Action {
+            /// Every action, in the order help lists them (within a context).
+            pub const ALL: &'static [Action] = &[ $( Action::$variant, )* ];
+
+            /// The name in the keymap (`focus_query`).
+            pub fn name(self) -> &'static str {
+                match self { $( Action::$variant => $name, )* }
+            }
+
+            /// The screen where its keys are looked up.
+            pub fn context(self) -> Context {
+                match self { $( Action::$variant => Context::$context, )* }
+            }
+
+            /// A word or two for a key line (`query`, `pane`).
+            pub fn short(self) -> &'static str {
+                match self { $( Action::$variant => $short, )* }
+            }
+
+            /// What it does, for the help screen.
+            pub fn describe(self) -> &'static str {
+                match self { $( Action::$variant => $describe, )* }
+            }
+        }
+    };
+}
+
+actions! {
+    FocusQuery = "focus_query", Main, "query", "type a query: search runs on every keystroke";
+    Escape = "escape", Main, "back", "close a popup / leave the detail pane";
+    NextPane = "next_pane", Main, "pane", "next pane";
+    PrevPane = "prev_pane", Main, "prev pane", "previous pane";
+    Down = "down", Main, "down", "move down (scrolls help and detail)";
+    Up = "up", Main, "up", "move up";
+    Top = "top", Main, "top", "go to the top";
+    Bottom = "bottom", Main, "bottom", "go to the bottom";
+    HalfPageDown = "half_page_down", Main, "page down", "half a page down";
+    HalfPageUp = "half_page_up", Main, "page up", "half a page up";
+    OpenDetail = "open_detail", Main, "detail", "detail of the highlighted tool";
+    ToggleAlwaysLoad = "toggle_always_load", Main, "always-load", "toggle always-load on the highlighted tool";
+    CycleSort = "cycle_sort", Main, "sort", "sort the catalog: catalog order, name, tokens";
+    CycleFilter = "cycle_filter", Main, "filter", "filter the catalog: all, always-load, initial, selected";
+    Settings = "settings", Main, "settings", "settings: strategy, initial count, caps, ranker, token basis";
+    Breaker = "breaker", Main, "breaker", "breaker simulator: call the highlighted tool, replay traces";
+    Help = "help", Main, "help", "this help";
+    Quit = "quit", Main, "quit", "quit (closes a popup first)";
+    InputLeft = "input_left", Input, "left", "cursor left";
+    InputRight = "input_right", Input, "right", "cursor right";
+    InputHome = "input_home", Input, "home", "cursor to the start";
+    InputEnd = "input_end", Input, "end", "cursor to the end";
+    InputBackspace = "input_backspace", Input, "backspace", "delete the character before the cursor";
+    InputDelete = "input_delete", Input, "delete", "delete the character under the cursor";
+    InputClear = "input_clear", Input, "clear", "clear the line";
+    InputDeleteWord = "input_delete_word", Input, "delete word", "delete the word before the cursor";
+    InputHistoryPrev = "input_history_prev", Input, "history", "query box: an earlier query";
+    InputHistoryNext = "input_history_next", Input, "later", "query box: a later query";
+    InputSubmit = "input_submit", Input, "commit", "commit the query (to the session) / send the call / load the trace";
+    InputCancel = "input_cancel", Input, "leave", "leave the text box";
+    SettingsUp = "settings_up", Settings, "choose", "previous setting";
+    SettingsDown = "settings_down", Settings, "next", "next setting";
+    SettingsDecrease = "settings_decrease", Settings, "change", "previous value (valid values apply at once)";
+    SettingsIncrease = "settings_increase", Settings, "more", "next value (valid values apply at once)";
+    SettingsClose = "settings_close", Settings, "close", "close the settings";
+    BreakerCall = "breaker_call", Breaker, "call", "call the tool once";
+    BreakerEdit = "breaker_edit", Breaker, "edit args", "edit the arguments (JSON)";
+    BreakerLoop = "breaker_loop", Breaker, "loop", "call the tool in a loop";
+    BreakerThresholdUp = "breaker_threshold_up", Breaker, "threshold", "raise the threshold";
+    BreakerThresholdDown = "breaker_threshold_down", Breaker, "threshold down", "lower the threshold";
+    BreakerLoopMore = "breaker_loop_more", Breaker, "loop count", "more calls per loop";
+    BreakerLoopLess = "breaker_loop_less", Breaker, "fewer", "fewer calls per loop";
+    BreakerReset = "breaker_reset", Breaker, "reset", "reset the breaker (a new streak)";
+    BreakerNextTool = "breaker_next_tool", Breaker, "tool", "call the next tool of the catalog pane";
+    BreakerPrevTool = "breaker_prev_tool", Breaker, "prev tool", "call the previous tool";
+    BreakerOpenTrace = "breaker_open_trace", Breaker, "open trace", "open a trace (JSONL path or @example)";
+    BreakerStep = "breaker_step", Breaker, "step", "run the trace's next call";
+    BreakerRunTrace = "breaker_run_trace", Breaker, "run", "run the rest of the trace";
+    BreakerClose = "breaker_close", Breaker, "back", "back to the explorer (the log is kept)";
+    QuitNow = "quit_now", Global, "quit", "quit at once, from any screen";
+}
+
+impl Action {
     pub fn from_name(name: &str) -> Option<Action> {
-        Action::ALL.into_iter().find(|a| a.name() == name)
+        Action::ALL.iter().copied().find(|a| a.name() == name)
     }
 
-    /// What it does, for the help screen.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Action::Quit => "quit (Ctrl-C always quits)",
-            Action::FocusQuery => "type a query: search runs on every keystroke",
-            Action::Escape => "close a popup / leave the query box",
-            Action::NextPane => "next pane",
-            Action::PrevPane => "previous pane",
-            Action::Down => "move down",
-            Action::Up => "move up",
-            Action::Top => "go to the top",
-            Action::Bottom => "go to the bottom",
-            Action::HalfPageDown => "half a page down",
-            Action::HalfPageUp => "half a page up",
-            Action::OpenDetail => "detail of the highlighted tool",
-            Action::ToggleAlwaysLoad => "toggle always-load on the highlighted tool",
-            Action::CycleSort => "sort the catalog: catalog order, name, tokens",
-            Action::CycleFilter => "filter the catalog: all, always-load, initial, selected",
-            Action::Settings => "settings: strategy, initial count, caps, ranker, token basis",
-            Action::Breaker => "breaker simulator: call the highlighted tool, replay a trace",
-            Action::Help => "this help",
+    /// The actions of one context, in help order.
+    pub fn of(context: Context) -> impl Iterator<Item = Action> {
+        Action::ALL
+            .iter()
+            .copied()
+            .filter(move |a| a.context() == context)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_match_serde_and_prefixes() {
+        for &a in Action::ALL {
+            let json = serde_json::to_string(&a).unwrap();
+            assert_eq!(json, format!("\"{}\"", a.name()));
+            assert_eq!(Action::from_name(a.name()), Some(a));
+            let prefix = a.context().prefix();
+            assert!(a.name().starts_with(prefix), "{a:?}");
         }
     }
 }

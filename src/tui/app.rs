@@ -1,20 +1,38 @@
 //! The explorer's state and its one update function. No terminal here: the
 //! loop feeds [`Msg`]s in and carries the returned [`Effect`]s out, so tests
 //! drive `App::update` directly.
+//!
+//! The state is split by what owns the keys: the query box, the catalog
+//! view, the search state (results pane), the settings editor and the
+//! breaker each handle their own actions; `update` resolves a key to an
+//! action in the context of the screen that has the keyboard and dispatches.
+
+mod catalog_view;
+mod query_box;
+mod search_state;
+mod settings;
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::{KeyEvent, KeyEventKind};
+use ratatui::layout::Rect;
 
-use super::action::Action;
-use super::breaker::BreakerPane;
-use super::keymap::Keymap;
+use super::action::{Action, Context};
+use super::breaker::{BreakerOutcome, BreakerPane};
+use super::help::help_rows;
+use super::keymap::{Key, Keymap};
+use super::layout::{ScreenLayout, layout};
 use crate::catalog::{Catalog, Tool};
-use crate::engine::Ranker;
-use crate::search::{SearchError, SearchHit, SearchRequest, SearchResult, Searcher};
-use crate::select::{HandleOptions, SelectError, Strategy, ToolsHandle};
+use crate::replay::{TraceCall, TraceError};
+use crate::search::{SearchHit, SearchRequest, Searcher};
+use crate::select::{SelectError, ToolsHandle};
 use crate::tokens::TokenBasis;
+
+pub use super::line_input::LineInput;
+pub use catalog_view::{CatalogView, Filter, ListState, Sort, ViewSource, movement};
+pub use query_box::{QueryBox, QueryOutcome};
+pub use search_state::{Results, SearchAnswer, SearchState};
+pub use settings::{SETTINGS_ROWS, Settings, SettingsEditor, SettingsOutcome};
 
 /// Which pane has the keyboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,257 +53,55 @@ pub enum Popup {
     Breaker,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sort {
-    Catalog,
-    Name,
-    Tokens,
-}
-
-impl Sort {
-    pub fn label(self) -> &'static str {
-        match self {
-            Sort::Catalog => "catalog order",
-            Sort::Name => "name",
-            Sort::Tokens => "tokens",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Filter {
-    All,
-    AlwaysLoad,
-    Initial,
-    Selected,
-}
-
-impl Filter {
-    pub fn label(self) -> &'static str {
-        match self {
-            Filter::All => "all",
-            Filter::AlwaysLoad => "always-load",
-            Filter::Initial => "initial",
-            Filter::Selected => "selected",
-        }
-    }
-}
-
-/// The settings a person tunes. Integers are signed so that an invalid value
-/// can be shown with the SDK's message instead of being clamped.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Settings {
-    pub strategy: Strategy,
-    pub initial_tool_count: i64,
-    pub max_loaded_tools: Option<i64>,
-    pub max_tools: Option<i64>,
-    pub ranker: Ranker,
-    pub token_basis: TokenBasis,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            strategy: Strategy::Deferred,
-            initial_tool_count: crate::select::DEFAULT_INITIAL_TOOL_COUNT,
-            max_loaded_tools: None,
-            max_tools: None,
-            ranker: Ranker::Bm25,
-            token_basis: TokenBasis::O200kBase,
-        }
-    }
-}
-
-impl Settings {
-    pub fn handle_options(&self) -> HandleOptions {
-        HandleOptions {
-            strategy: self.strategy,
-            initial_tool_count: self.initial_tool_count,
-            max_loaded_tools: self.max_loaded_tools,
-        }
-    }
-
-    /// The SDK's checks, in its order, then `max_tools`.
-    pub fn validate(&self, catalog: &Arc<Catalog>) -> Result<ToolsHandle, SelectError> {
-        let handle = ToolsHandle::new(catalog.clone(), &self.handle_options())?;
-        handle.search_cap(self.max_tools)?;
-        Ok(handle)
-    }
-}
-
-/// The rows of the settings popup.
-pub const SETTINGS_ROWS: [&str; 6] = [
-    "strategy",
-    "initial_tool_count",
-    "max_loaded_tools",
-    "max_tools",
-    "ranker",
-    "token_basis",
-];
-
-/// A one-line text input with a cursor (a char index).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct LineInput {
-    pub text: String,
-    pub cursor: usize,
-}
-
-impl LineInput {
-    fn byte_at(&self, char_index: usize) -> usize {
-        self.text
-            .char_indices()
-            .nth(char_index)
-            .map_or(self.text.len(), |(i, _)| i)
-    }
-
-    /// Applies an editing key; true when the text changed.
-    pub(crate) fn edit(&mut self, key: &KeyEvent) -> bool {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let len = self.text.chars().count();
-        match key.code {
-            KeyCode::Char('u') if ctrl => {
-                let changed = !self.text.is_empty();
-                self.text.clear();
-                self.cursor = 0;
-                changed
-            }
-            KeyCode::Char('w') if ctrl => {
-                let end = self.byte_at(self.cursor);
-                let before = &self.text[..end];
-                let trimmed = before.trim_end();
-                let start = trimmed.rfind(char::is_whitespace).map_or(0, |i| i + 1);
-                let removed = self.text[start..end].chars().count();
-                self.text.replace_range(start..end, "");
-                self.cursor -= removed;
-                removed > 0
-            }
-            KeyCode::Char('a') if ctrl => {
-                self.cursor = 0;
-                false
-            }
-            KeyCode::Char('e') if ctrl => {
-                self.cursor = len;
-                false
-            }
-            KeyCode::Char(c) if !ctrl && !key.modifiers.contains(KeyModifiers::ALT) => {
-                let at = self.byte_at(self.cursor);
-                self.text.insert(at, c);
-                self.cursor += 1;
-                true
-            }
-            KeyCode::Backspace if self.cursor > 0 => {
-                let at = self.byte_at(self.cursor - 1);
-                self.text.remove(at);
-                self.cursor -= 1;
-                true
-            }
-            KeyCode::Delete if self.cursor < len => {
-                let at = self.byte_at(self.cursor);
-                self.text.remove(at);
-                true
-            }
-            KeyCode::Left => {
-                self.cursor = self.cursor.saturating_sub(1);
-                false
-            }
-            KeyCode::Right => {
-                self.cursor = (self.cursor + 1).min(len);
-                false
-            }
-            KeyCode::Home => {
-                self.cursor = 0;
-                false
-            }
-            KeyCode::End => {
-                self.cursor = len;
-                false
-            }
-            _ => false,
-        }
-    }
-
-    pub(crate) fn set(&mut self, text: &str) {
-        self.text = text.to_string();
-        self.cursor = text.chars().count();
-    }
-}
-
-/// A scrolling list: the highlighted row and the first row shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ListState {
-    pub selected: usize,
-    pub offset: usize,
-}
-
-impl ListState {
-    /// Moves by `delta` rows within `len`, keeping the selection visible in a
-    /// window of `height` rows.
-    fn shift(&mut self, delta: isize, len: usize, height: usize) {
-        if len == 0 {
-            *self = ListState::default();
-            return;
-        }
-        let target = (self.selected as isize + delta).clamp(0, len as isize - 1) as usize;
-        self.selected = target;
-        self.keep_visible(len, height);
-    }
-
-    fn keep_visible(&mut self, len: usize, height: usize) {
-        let height = height.max(1);
-        self.selected = self.selected.min(len.saturating_sub(1));
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + height {
-            self.offset = self.selected + 1 - height;
-        }
-        self.offset = self.offset.min(len.saturating_sub(height));
-    }
-}
-
-/// The answer shown in the results pane.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Results {
-    /// No search has come back yet.
-    Waiting,
-    Found(SearchResult),
-    Failed(String),
-}
-
 /// What the loop feeds in.
 #[derive(Debug, Clone)]
 pub enum Msg {
+    /// A key, resolved through the keymap for the screen that has it.
     Key(KeyEvent),
-    /// The terminal's input ended (closed or broken): nothing more can be typed.
+    /// An action, as if its key had been pressed (scripts use these, so they
+    /// need not know the user's keymap). An action of another screen than
+    /// the one that has the keyboard does nothing.
+    Action(Action),
+    /// Text typed into the text box that has the keyboard (none: nothing).
+    Type(String),
+    /// The input ended (terminal closed or broken, script over).
     InputClosed,
     Resize(u16, u16),
-    SearchDone {
-        generation: u64,
-        query: String,
-        /// A search as you type (no session recorded).
-        preview: bool,
-        result: Box<Result<SearchResult, SearchError>>,
-        elapsed: Duration,
-    },
+    SearchDone(SearchAnswer),
     CostsReady {
         basis: TokenBasis,
         costs: Arc<Vec<u64>>,
     },
+    /// A trace file, read for the breaker.
+    TraceLoaded {
+        path: String,
+        result: Result<Vec<TraceCall>, TraceError>,
+    },
 }
 
-/// What the loop must do for the app.
+/// What the loop must do for the app (off the UI thread; each answer comes
+/// back as a `Msg`).
 #[derive(Debug, Clone)]
 pub enum Effect {
-    /// Run a search off the UI thread and send back `Msg::SearchDone`.
+    /// Run a search; answers `Msg::SearchDone`.
     Search {
         generation: u64,
         catalog: Arc<Catalog>,
         request: SearchRequest,
     },
-    /// Count every tool's tokens with `basis` and send back `Msg::CostsReady`.
+    /// Count every tool's tokens with `basis`; answers `Msg::CostsReady`.
     Costs {
         catalog: Arc<Catalog>,
         basis: TokenBasis,
     },
+    /// Read a trace file (or `@example`); answers `Msg::TraceLoaded`.
+    LoadTrace { path: String },
+}
+
+/// A key, resolved.
+enum Command {
+    Act(Action),
+    Type(char),
 }
 
 /// Everything the explorer shows.
@@ -298,40 +114,24 @@ pub struct App {
     pub settings: Settings,
     /// The handle of the settings in force (the last valid ones).
     pub handle: ToolsHandle,
-    /// Settings as edited in the popup (may be invalid).
-    pub edited: Settings,
-    /// The SDK's message for the edited settings, when invalid.
-    pub settings_error: Option<String>,
-    pub settings_row: usize,
+    pub editor: SettingsEditor,
     pub focus: Focus,
-    /// Where Esc from the query box returns to.
+    /// Where leaving the query box returns to.
     pub last_list: Focus,
     pub popup: Option<Popup>,
-    pub query: LineInput,
-    pub history: Vec<String>,
-    history_pos: Option<usize>,
-    pub sort: Sort,
-    pub filter: Filter,
-    /// Catalog indices in display order (sorted, filtered).
-    pub view: Vec<usize>,
-    pub catalog_list: ListState,
-    pub results_list: ListState,
+    pub query: QueryBox,
+    pub catalog_view: CatalogView,
+    pub search: SearchState,
     pub detail_scroll: u16,
-    pub results: Results,
-    /// The query the shown results answer.
-    pub results_query: String,
-    pub search_latency: Option<Duration>,
-    next_generation: u64,
-    applied_generation: u64,
+    pub help_scroll: usize,
     /// Per-tool tokens for `settings.token_basis`, once counted.
     pub costs: Option<Arc<Vec<u64>>>,
-    pub session: Option<String>,
-    pub session_tools: usize,
     pub status: Option<String>,
     /// The breaker simulator, once opened (its log and streak survive closing).
     pub breaker: Option<BreakerPane>,
     pub no_color: bool,
-    pub size: (u16, u16),
+    /// Where everything goes at the current size.
+    pub layout: ScreenLayout,
     pub should_quit: bool,
 }
 
@@ -347,43 +147,35 @@ impl App {
     ) -> Result<(App, Vec<Effect>), SelectError> {
         let handle = settings.validate(&catalog)?;
         let mut app = App {
-            view: (0..catalog.len()).collect(),
+            catalog_view: CatalogView::new(catalog.len()),
             catalog,
             sources,
             searcher,
             keymap,
-            edited: settings.clone(),
+            editor: SettingsEditor::new(&settings),
             settings,
             handle,
-            settings_error: None,
-            settings_row: 0,
             focus: Focus::Catalog,
             last_list: Focus::Catalog,
             popup: None,
-            query: LineInput::default(),
-            history: Vec::new(),
-            history_pos: None,
-            sort: Sort::Catalog,
-            filter: Filter::All,
-            catalog_list: ListState::default(),
-            results_list: ListState::default(),
+            query: QueryBox::default(),
+            search: SearchState::default(),
             detail_scroll: 0,
-            results: Results::Waiting,
-            results_query: String::new(),
-            search_latency: None,
-            next_generation: 0,
-            applied_generation: 0,
+            help_scroll: 0,
             costs: None,
-            session: None,
-            session_tools: 0,
             status: None,
             breaker: None,
             no_color: false,
-            size: (120, 35),
+            layout: layout(Rect::new(0, 0, 120, 35), false),
             should_quit: false,
         };
         let effects = vec![app.costs_effect(), app.search_effect(true)];
         Ok((app, effects))
+    }
+
+    /// The terminal size the layout is for.
+    pub fn size(&self) -> (u16, u16) {
+        (self.layout.area.width, self.layout.area.height)
     }
 
     fn costs_effect(&self) -> Effect {
@@ -395,30 +187,24 @@ impl App {
 
     /// A search of the current query; `preview` while typing.
     fn search_effect(&mut self, preview: bool) -> Effect {
-        self.next_generation += 1;
         let max_tools = self
             .handle
             .search_cap(self.settings.max_tools)
             .ok()
             .flatten();
+        let request = self
+            .search
+            .request(self.query.text(), max_tools, &self.settings, preview);
         Effect::Search {
-            generation: self.next_generation,
+            generation: self.search.next_generation(),
             catalog: self.catalog.clone(),
-            request: SearchRequest {
-                query: self.query.text.clone(),
-                context: None,
-                max_tools,
-                session_id: self.session.clone(),
-                ranker: Some(self.settings.ranker),
-                token_basis: Some(self.settings.token_basis),
-                preview,
-            },
+            request,
         }
     }
 
     /// A search is under way whose answer has not come back.
     pub fn searching(&self) -> bool {
-        self.applied_generation < self.next_generation
+        self.search.searching()
     }
 
     /// The tool whose detail is shown: the highlighted row of the results
@@ -427,18 +213,11 @@ impl App {
         let from_results = matches!(self.focus, Focus::Results)
             || (matches!(self.focus, Focus::Detail | Focus::Query)
                 && self.last_list == Focus::Results);
-        if from_results
-            && let Results::Found(r) = &self.results
-            && let Some(hit) = r.tools.get(self.results_list.selected)
-        {
+        if from_results && let Some(hit) = self.search.current() {
             return Some((hit.index, Some(hit)));
         }
-        let index = *self.view.get(self.catalog_list.selected)?;
-        let hit = match &self.results {
-            Results::Found(r) => r.tools.iter().find(|h| h.index == index),
-            _ => None,
-        };
-        Some((index, hit))
+        let index = self.catalog_view.current()?;
+        Some((index, self.search.hit(index)))
     }
 
     pub fn tool(&self, index: usize) -> &Tool {
@@ -447,7 +226,7 @@ impl App {
 
     /// Tools the current search selected.
     pub fn is_selected(&self, index: usize) -> bool {
-        matches!(&self.results, Results::Found(r) if r.tools.iter().any(|h| h.index == index))
+        self.search.hit(index).is_some()
     }
 
     pub fn tokens_of(&self, index: usize) -> Option<u64> {
@@ -456,59 +235,90 @@ impl App {
 
     /// Rows a list pane shows at the current terminal size.
     pub fn list_height(&self) -> usize {
-        super::ui::list_rows(self.size)
+        self.layout.list_rows()
+    }
+
+    /// The context the keys are looked up in: the screen with the keyboard.
+    pub fn context(&self) -> Context {
+        match self.popup {
+            Some(Popup::Settings) => Context::Settings,
+            Some(Popup::Breaker) if self.breaker.as_ref().is_some_and(|b| b.is_typing()) => {
+                Context::Input
+            }
+            Some(Popup::Breaker) => Context::Breaker,
+            Some(Popup::Help | Popup::Detail) => Context::Main,
+            None if self.focus == Focus::Query => Context::Input,
+            None => Context::Main,
+        }
+    }
+
+    /// Main-screen actions that keys typing no text reach from the query box.
+    fn reaches_from_query(action: Action) -> bool {
+        matches!(
+            action,
+            Action::Quit | Action::Help | Action::Settings | Action::NextPane | Action::PrevPane
+        )
+    }
+
+    /// A key in the screen's context, else text typed in a text box, else a
+    /// global action.
+    fn resolve(&self, ev: &KeyEvent) -> Option<Command> {
+        let context = self.context();
+        if let Some(a) = self.keymap.action_in(context, ev) {
+            return Some(Command::Act(a));
+        }
+        if context == Context::Input {
+            if let Some(c) = Key::from_event(ev).and_then(|k| k.text()) {
+                return Some(Command::Type(c));
+            }
+            if self.popup.is_none()
+                && let Some(a) = self.keymap.action_in(Context::Main, ev)
+                && App::reaches_from_query(a)
+            {
+                return Some(Command::Act(a));
+            }
+        }
+        self.keymap.action_in(Context::Global, ev).map(Command::Act)
     }
 
     /// The one update function.
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
-        match msg {
+        let trace_loaded = self.trace_loaded();
+        let effects = match msg {
             Msg::InputClosed => {
                 self.should_quit = true;
                 Vec::new()
             }
             Msg::Resize(w, h) => {
-                self.size = (w, h);
+                self.layout = layout(Rect::new(0, 0, w, h), trace_loaded);
                 let height = self.list_height();
-                self.catalog_list.keep_visible(self.view.len(), height);
+                let len = self.catalog_view.rows.len();
+                self.catalog_view.list.keep_visible(len, height);
+                let len = self.search.len();
+                self.search.list.keep_visible(len, height);
                 Vec::new()
             }
             Msg::CostsReady { basis, costs } => {
-                if basis == self.settings.token_basis {
+                if basis == self.settings.token_basis && costs.len() == self.catalog.len() {
                     self.costs = Some(costs);
-                    if self.sort == Sort::Tokens {
+                    if self.catalog_view.sort == Sort::Tokens {
                         self.rebuild_view();
                     }
                 }
                 Vec::new()
             }
-            Msg::SearchDone {
-                generation,
-                query,
-                preview,
-                result,
-                elapsed,
-            } => {
-                // An older query's answer never replaces a newer one's.
-                if generation <= self.applied_generation {
-                    return Vec::new();
-                }
-                self.applied_generation = generation;
-                self.search_latency = Some(elapsed);
-                self.results_query = query;
-                self.results = match *result {
-                    Ok(r) => {
-                        if !preview && let Some(id) = &r.session_id {
-                            self.session = Some(id.clone());
-                            self.session_tools = r.session_tools.len();
-                        }
-                        Results::Found(r)
-                    }
-                    Err(e) => Results::Failed(e.to_string()),
-                };
-                let len = self.result_len();
-                self.results_list.keep_visible(len, self.list_height());
-                if self.filter == Filter::Selected {
+            Msg::SearchDone(answer) => {
+                let height = self.list_height();
+                if self.search.receive(answer, &self.catalog, height)
+                    && self.catalog_view.filter == Filter::Selected
+                {
                     self.rebuild_view();
+                }
+                Vec::new()
+            }
+            Msg::TraceLoaded { path, result } => {
+                if let Some(pane) = &mut self.breaker {
+                    pane.loaded(&path, result);
                 }
                 Vec::new()
             }
@@ -516,132 +326,140 @@ impl App {
                 if key.kind == KeyEventKind::Release {
                     return Vec::new();
                 }
-                self.on_key(key)
+                // A message shows until the next key.
+                self.status = None;
+                match self.resolve(&key) {
+                    Some(Command::Act(a)) => self.act(a),
+                    Some(Command::Type(c)) => self.type_text(&c.to_string()),
+                    None => Vec::new(),
+                }
             }
+            Msg::Action(a) => {
+                self.status = None;
+                let context = self.context();
+                let reaches = a.context() == context
+                    || a.context() == Context::Global
+                    || (context == Context::Input
+                        && self.popup.is_none()
+                        && App::reaches_from_query(a));
+                if reaches { self.act(a) } else { Vec::new() }
+            }
+            Msg::Type(text) => self.type_text(&text),
+        };
+        if self.trace_loaded() != self.layout.breaker.trace.is_some() {
+            self.layout = layout(self.layout.area, self.trace_loaded());
         }
+        effects
     }
 
-    fn result_len(&self) -> usize {
-        match &self.results {
-            Results::Found(r) => r.tools.len(),
-            _ => 0,
-        }
+    fn trace_loaded(&self) -> bool {
+        self.breaker.as_ref().is_some_and(|b| b.trace.is_some())
     }
 
-    fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let ctrl_c =
-            key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
-        if ctrl_c {
+    /// Text into the text box that has the keyboard.
+    fn type_text(&mut self, text: &str) -> Vec<Effect> {
+        if self.context() != Context::Input {
+            return Vec::new();
+        }
+        if self.popup == Some(Popup::Breaker) {
+            if let Some(pane) = &mut self.breaker {
+                pane.type_text(text);
+            }
+            return Vec::new();
+        }
+        let outcome = self.query.type_text(text);
+        self.on_query(outcome)
+    }
+
+    /// Dispatches an action to whoever owns the screen.
+    fn act(&mut self, action: Action) -> Vec<Effect> {
+        if action == Action::QuitNow {
             self.should_quit = true;
             return Vec::new();
         }
-        let action = self.keymap.action(&key);
         match self.popup {
-            Some(Popup::Settings) => return self.on_settings_key(key, action),
-            Some(Popup::Help) => {
-                if matches!(action, Some(Action::Escape | Action::Help | Action::Quit))
-                    || key.code == KeyCode::Esc
-                {
+            Some(Popup::Settings) => match self.editor.handle(action) {
+                SettingsOutcome::Nothing => Vec::new(),
+                SettingsOutcome::Close => {
                     self.popup = None;
+                    Vec::new()
                 }
-                return Vec::new();
-            }
+                SettingsOutcome::Apply(edited) => self.apply_settings(edited),
+            },
             Some(Popup::Breaker) => {
-                let tools = self.view.clone();
-                if let Some(pane) = &mut self.breaker
-                    && !pane.on_key(&key, &self.catalog, &tools)
-                {
+                let Some(pane) = &mut self.breaker else {
                     self.popup = None;
+                    return Vec::new();
+                };
+                match pane.handle(action, &self.catalog, &self.catalog_view.rows) {
+                    BreakerOutcome::Stay => Vec::new(),
+                    BreakerOutcome::Close => {
+                        self.popup = None;
+                        Vec::new()
+                    }
+                    BreakerOutcome::Load(path) => vec![Effect::LoadTrace { path }],
                 }
-                return Vec::new();
+            }
+            Some(Popup::Help) => {
+                let rows = help_rows(&self.keymap).len();
+                let height = self.layout.help_rows();
+                let max = rows.saturating_sub(height) as isize;
+                match action {
+                    Action::Escape | Action::Help | Action::Quit => self.popup = None,
+                    other => {
+                        if let Some(d) = movement(other, height) {
+                            self.help_scroll =
+                                (self.help_scroll as isize).saturating_add(d).clamp(0, max)
+                                    as usize;
+                        }
+                    }
+                }
+                Vec::new()
             }
             Some(Popup::Detail) => {
                 match action {
-                    Some(Action::Down) => self.detail_scroll = self.detail_scroll.saturating_add(1),
-                    Some(Action::Up) => self.detail_scroll = self.detail_scroll.saturating_sub(1),
-                    Some(Action::Escape | Action::OpenDetail | Action::Quit) => self.popup = None,
-                    _ if key.code == KeyCode::Esc => self.popup = None,
-                    _ => {}
+                    Action::Escape | Action::OpenDetail | Action::Quit => self.popup = None,
+                    other => self.scroll_detail(other),
                 }
-                return Vec::new();
+                Vec::new()
             }
-            None => {}
-        }
-        if self.focus == Focus::Query {
-            return self.on_query_key(key, action);
-        }
-        match action {
-            Some(a) => self.on_action(a),
-            None => Vec::new(),
+            None if self.focus == Focus::Query && action.context() == Context::Input => {
+                let outcome = self.query.handle(action);
+                self.on_query(outcome)
+            }
+            None => self.on_main(action),
         }
     }
 
-    fn on_query_key(&mut self, key: KeyEvent, action: Option<Action>) -> Vec<Effect> {
-        match key.code {
-            KeyCode::Esc => {
-                self.focus = self.last_list;
-                Vec::new()
+    fn on_query(&mut self, outcome: QueryOutcome) -> Vec<Effect> {
+        match outcome {
+            QueryOutcome::Nothing => Vec::new(),
+            QueryOutcome::Changed => {
+                self.search.list = ListState::default();
+                vec![self.search_effect(true)]
             }
-            KeyCode::Enter => {
-                let q = self.query.text.trim().to_string();
-                if !q.is_empty() && self.history.last() != Some(&q) {
-                    self.history.push(q);
-                }
-                self.history_pos = None;
+            QueryOutcome::Commit => {
                 self.focus = Focus::Results;
                 self.last_list = Focus::Results;
                 // A committed query is recorded in the session.
                 vec![self.search_effect(false)]
             }
-            KeyCode::Up | KeyCode::Down => {
-                self.recall(key.code == KeyCode::Up);
-                vec![self.search_effect(true)]
-            }
-            KeyCode::Tab | KeyCode::BackTab => {
-                self.focus = if key.code == KeyCode::Tab {
-                    Focus::Catalog
-                } else {
-                    Focus::Detail
-                };
+            QueryOutcome::Leave => {
+                self.focus = self.last_list;
                 Vec::new()
             }
-            KeyCode::F(_) => match action {
-                Some(a @ (Action::Help | Action::Settings)) => self.on_action(a),
-                _ => Vec::new(),
-            },
-            _ => {
-                if self.query.edit(&key) {
-                    self.history_pos = None;
-                    self.results_list = ListState::default();
-                    vec![self.search_effect(true)]
-                } else {
-                    Vec::new()
-                }
-            }
         }
     }
 
-    /// Up/Down in the query box: earlier and later queries.
-    fn recall(&mut self, earlier: bool) {
-        if self.history.is_empty() {
-            return;
+    fn scroll_detail(&mut self, action: Action) {
+        if let Some(d) = movement(action, usize::from(self.layout.area.height)) {
+            let d = d.clamp(-10_000, 10_000) as i32;
+            self.detail_scroll = (i32::from(self.detail_scroll) + d).clamp(0, 10_000) as u16;
         }
-        let last = self.history.len() - 1;
-        self.history_pos = match (self.history_pos, earlier) {
-            (None, true) => Some(last),
-            (None, false) => None,
-            (Some(0), true) => Some(0),
-            (Some(i), true) => Some(i - 1),
-            (Some(i), false) if i >= last => None,
-            (Some(i), false) => Some(i + 1),
-        };
-        let text = self
-            .history_pos
-            .map_or(String::new(), |i| self.history[i].clone());
-        self.query.set(&text);
     }
 
-    fn on_action(&mut self, action: Action) -> Vec<Effect> {
+    /// The panes' actions.
+    fn on_main(&mut self, action: Action) -> Vec<Effect> {
         let height = self.list_height();
         match action {
             Action::Quit => self.should_quit = true,
@@ -665,51 +483,23 @@ impl App {
                     self.last_list = self.focus;
                 }
             }
-            Action::Down | Action::Up | Action::HalfPageDown | Action::HalfPageUp => {
-                let half = (height / 2).max(1) as isize;
-                let delta = match action {
-                    Action::Down => 1,
-                    Action::Up => -1,
-                    Action::HalfPageDown => half,
-                    _ => -half,
-                };
-                self.move_by(delta, height);
-            }
-            Action::Top => self.move_by(isize::MIN / 2, height),
-            Action::Bottom => self.move_by(isize::MAX / 2, height),
             Action::OpenDetail => {
                 self.detail_scroll = 0;
-                if super::ui::detail_is_popup(self.size) {
+                if self.layout.detail_is_popup() {
                     self.popup = Some(Popup::Detail);
                 } else {
                     self.focus = Focus::Detail;
                 }
             }
             Action::ToggleAlwaysLoad => return self.toggle_always_load(),
-            Action::CycleSort => {
-                self.sort = match self.sort {
-                    Sort::Catalog => Sort::Name,
-                    Sort::Name => Sort::Tokens,
-                    Sort::Tokens => Sort::Catalog,
-                };
-                self.rebuild_view();
-            }
-            Action::CycleFilter => {
-                self.filter = match self.filter {
-                    Filter::All => Filter::AlwaysLoad,
-                    Filter::AlwaysLoad => Filter::Initial,
-                    Filter::Initial => Filter::Selected,
-                    Filter::Selected => Filter::All,
-                };
-                self.catalog_list = ListState::default();
-                self.rebuild_view();
-            }
             Action::Settings => {
-                self.edited = self.settings.clone();
-                self.settings_error = None;
+                self.editor.open(&self.settings);
                 self.popup = Some(Popup::Settings);
             }
-            Action::Help => self.popup = Some(Popup::Help),
+            Action::Help => {
+                self.help_scroll = 0;
+                self.popup = Some(Popup::Help);
+            }
             Action::Breaker => {
                 // The highlighted tool (results or catalog) is the one to call.
                 if let Some((index, _)) = self.current_tool() {
@@ -721,66 +511,39 @@ impl App {
                     self.popup = Some(Popup::Breaker);
                 }
             }
+            other => match self.focus {
+                Focus::Results => {
+                    self.search.handle(other, height);
+                }
+                Focus::Detail => self.scroll_detail(other),
+                _ => {
+                    if self.catalog_view.handle(other, height) {
+                        self.rebuild_view();
+                    }
+                }
+            },
         }
         Vec::new()
     }
 
-    fn move_by(&mut self, delta: isize, height: usize) {
-        match self.focus {
-            Focus::Results => {
-                let len = self.result_len();
-                self.results_list.shift(delta, len, height);
-            }
-            Focus::Detail => {
-                let d = delta.clamp(-10_000, 10_000) as i32;
-                self.detail_scroll = (i32::from(self.detail_scroll) + d).clamp(0, 10_000) as u16;
-            }
-            _ => self.catalog_list.shift(delta, self.view.len(), height),
-        }
-    }
-
-    /// Recomputes the catalog pane's order and filter, keeping the highlighted
-    /// tool highlighted when it is still shown.
+    /// Recomputes the catalog pane's rows.
     pub fn rebuild_view(&mut self) {
-        let keep = self.view.get(self.catalog_list.selected).copied();
-        let mut view: Vec<usize> = (0..self.catalog.len())
-            .filter(|&i| match self.filter {
-                Filter::All => true,
-                Filter::AlwaysLoad => self.catalog.tools()[i].always_load,
-                Filter::Initial => self.handle.is_initial(i),
-                Filter::Selected => self.is_selected(i),
-            })
-            .collect();
-        match self.sort {
-            Sort::Catalog => {}
-            Sort::Name => view.sort_by(|&a, &b| {
-                self.catalog.tools()[a]
-                    .name
-                    .to_lowercase()
-                    .cmp(&self.catalog.tools()[b].name.to_lowercase())
-                    .then(a.cmp(&b))
-            }),
-            Sort::Tokens => {
-                if let Some(costs) = &self.costs {
-                    view.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
-                }
-            }
-        }
-        self.view = view;
-        if let Some(i) = keep.and_then(|k| self.view.iter().position(|&v| v == k)) {
-            self.catalog_list.selected = i;
-        }
-        let height = self.list_height();
-        self.catalog_list.keep_visible(self.view.len(), height);
+        let search = &self.search;
+        let selected = |i: usize| search.hit(i).is_some();
+        let src = ViewSource {
+            catalog: &self.catalog,
+            handle: &self.handle,
+            costs: self.costs.as_deref().map(Vec::as_slice),
+            selected: &selected,
+            height: self.layout.list_rows(),
+        };
+        self.catalog_view.rebuild(&src);
     }
 
     fn toggle_always_load(&mut self) -> Vec<Effect> {
         let index = match self.focus {
-            Focus::Results => match &self.results {
-                Results::Found(r) => r.tools.get(self.results_list.selected).map(|h| h.index),
-                _ => None,
-            },
-            _ => self.view.get(self.catalog_list.selected).copied(),
+            Focus::Results => self.search.current().map(|h| h.index),
+            _ => self.catalog_view.current(),
         };
         let Some(index) = index else {
             return Vec::new();
@@ -808,61 +571,17 @@ impl App {
         vec![self.search_effect(true)]
     }
 
-    fn on_settings_key(&mut self, key: KeyEvent, action: Option<Action>) -> Vec<Effect> {
-        match key.code {
-            KeyCode::Esc | KeyCode::Enter => {
-                self.popup = None;
-                return Vec::new();
-            }
-            KeyCode::Up | KeyCode::Char('k') => {
-                self.settings_row = self.settings_row.saturating_sub(1);
-                return Vec::new();
-            }
-            KeyCode::Down | KeyCode::Char('j') => {
-                self.settings_row = (self.settings_row + 1).min(SETTINGS_ROWS.len() - 1);
-                return Vec::new();
-            }
-            _ => {}
-        }
-        let step: i64 = match key.code {
-            KeyCode::Left | KeyCode::Char('-') | KeyCode::Char('h') => -1,
-            KeyCode::Right | KeyCode::Char('+') | KeyCode::Char('l') | KeyCode::Char(' ') => 1,
-            _ => {
-                if matches!(action, Some(Action::Settings | Action::Quit)) {
-                    self.popup = None;
-                }
-                return Vec::new();
-            }
-        };
-        let mut e = self.edited.clone();
-        match self.settings_row {
-            0 => e.strategy = e.strategy.toggled(),
-            1 => e.initial_tool_count += step,
-            2 => e.max_loaded_tools = step_optional(e.max_loaded_tools, step),
-            3 => e.max_tools = step_optional(e.max_tools, step),
-            4 => e.ranker = e.ranker.cycle(step < 0),
-            _ => {
-                e.token_basis = if step > 0 {
-                    e.token_basis.next()
-                } else {
-                    e.token_basis.next().next()
-                }
-            }
-        }
-        self.apply_settings(e)
-    }
-
     /// Validates edited settings: valid ones take effect at once; invalid ones
     /// are shown with the SDK's message and the last valid ones stay in force.
     pub fn apply_settings(&mut self, edited: Settings) -> Vec<Effect> {
-        self.edited = edited.clone();
+        self.editor.edited = edited.clone();
         match edited.validate(&self.catalog) {
             Err(e) => {
-                self.settings_error = Some(e.to_string());
+                self.editor.error = Some(e.to_string());
                 Vec::new()
             }
             Ok(handle) => {
-                self.settings_error = None;
+                self.editor.error = None;
                 let basis_changed = edited.token_basis != self.settings.token_basis;
                 self.settings = edited;
                 self.handle = handle;
@@ -877,21 +596,7 @@ impl App {
             }
         }
     }
-}
 
-/// `None` (no cap) -> 1 -> 2 ...; stepping down from 1 gives 0, which the
-/// SDK refuses (shown, not clamped); down from 0 or below gives `None`.
-fn step_optional(value: Option<i64>, step: i64) -> Option<i64> {
-    match (value, step > 0) {
-        (None, true) => Some(1),
-        (None, false) => None,
-        (Some(v), true) => Some(v + 1),
-        (Some(v), false) if v <= 0 => None,
-        (Some(v), false) => Some(v - 1),
-    }
-}
-
-impl App {
     /// Runs `effects` (and those their answers cause) here and now, in order:
     /// for tests and benchmarks, which need no terminal and no runtime.
     pub fn settle(&mut self, effects: Vec<Effect>) {
@@ -904,7 +609,8 @@ impl App {
     }
 }
 
-/// Runs an effect where it stands (tests, benchmarks): the answer as a `Msg`.
+/// Runs an effect where it stands (the loop does so off the UI thread;
+/// tests and benchmarks right away): the answer as a `Msg`.
 pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
     match effect {
         Effect::Search {
@@ -914,17 +620,22 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
         } => {
             let started = std::time::Instant::now();
             let result = Box::new(searcher.search(&catalog, &request));
-            Msg::SearchDone {
+            Msg::SearchDone(SearchAnswer {
                 generation,
+                catalog,
                 preview: request.preview,
                 query: request.query,
                 result,
                 elapsed: started.elapsed(),
-            }
+            })
         }
         Effect::Costs { catalog, basis } => {
             let costs = searcher.tool_costs(&catalog, basis);
             Msg::CostsReady { basis, costs }
+        }
+        Effect::LoadTrace { path } => {
+            let result = crate::replay::load_trace(&path);
+            Msg::TraceLoaded { path, result }
         }
     }
 }

@@ -1,13 +1,13 @@
 //! The breaker simulator: call a tool by hand through the SDK's
 //! retry-loop breaker, or replay a trace, and watch where it trips.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Map, Value, json};
 
-use super::app::LineInput;
+use super::action::Action;
+use super::line_input::LineInput;
 use crate::breaker::{RetryLoopBreaker, signature};
 use crate::catalog::{Catalog, Tool};
-use crate::replay::{TraceCall, load_trace};
+use crate::replay::{TraceCall, TraceError};
 
 /// Thresholds the simulator offers.
 pub const THRESHOLDS: std::ops::RangeInclusive<u32> = 1..=20;
@@ -209,10 +209,10 @@ impl BreakerPane {
         self.message = Some("breaker reset: the next call starts a new streak".into());
     }
 
-    /// Loads a trace (`@example` or a path) and starts its replay on a fresh
-    /// breaker.
-    pub fn load(&mut self, path: &str) {
-        match load_trace(path) {
+    /// Takes a trace read from `path` (the read is an effect of the loop,
+    /// never done here) and starts its replay on a fresh breaker.
+    pub fn loaded(&mut self, path: &str, result: Result<Vec<TraceCall>, TraceError>) {
+        match result {
             Ok(calls) => {
                 self.breaker.reset();
                 self.message = Some(format!(
@@ -234,7 +234,7 @@ impl BreakerPane {
     /// Runs the next call of the trace; false at the end.
     pub fn step(&mut self, catalog: &Catalog) -> bool {
         let Some(trace) = &self.trace else {
-            self.message = Some("no trace loaded: press o to open one".into());
+            self.message = Some("no trace loaded: open one first".into());
             return false;
         };
         let Some(call) = trace.calls.get(trace.next).cloned() else {
@@ -276,51 +276,66 @@ impl BreakerPane {
         }
     }
 
-    /// Handles a key; returns false when the simulator should close.
-    pub fn on_key(&mut self, key: &KeyEvent, catalog: &Catalog, tools: &[usize]) -> bool {
+    /// A text box has the keyboard (the arguments or the trace path).
+    pub fn is_typing(&self) -> bool {
+        self.editing || self.path.is_some()
+    }
+
+    /// Typed text, into the text box being edited.
+    pub fn type_text(&mut self, text: &str) {
         if let Some(path) = &mut self.path {
-            match key.code {
-                KeyCode::Esc => self.path = None,
-                KeyCode::Enter => {
+            path.insert(text);
+        } else if self.editing {
+            self.args.insert(text);
+        }
+    }
+
+    /// The simulator's keys: `breaker_*` actions, or `input_*` ones while a
+    /// text box has the keyboard. `tools` are the catalog pane's rows (what
+    /// next/previous tool step through).
+    pub fn handle(&mut self, action: Action, catalog: &Catalog, tools: &[usize]) -> BreakerOutcome {
+        if let Some(path) = &mut self.path {
+            match action {
+                Action::InputCancel => self.path = None,
+                Action::InputSubmit => {
                     let p = path.text.trim().to_string();
                     self.path = None;
-                    self.load(&p);
+                    return BreakerOutcome::Load(p);
                 }
-                _ => {
-                    path.edit(key);
+                other => {
+                    path.edit(other);
                 }
             }
-            return true;
+            return BreakerOutcome::Stay;
         }
         if self.editing {
-            match key.code {
-                KeyCode::Esc => self.editing = false,
-                KeyCode::Enter => {
+            match action {
+                Action::InputCancel => self.editing = false,
+                Action::InputSubmit => {
                     self.call(catalog);
                 }
-                _ => {
-                    self.args.edit(key);
+                other => {
+                    self.args.edit(other);
                 }
             }
-            return true;
+            return BreakerOutcome::Stay;
         }
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        match key.code {
-            KeyCode::Esc | KeyCode::Char('b') | KeyCode::Char('q') if !ctrl => return false,
-            KeyCode::Enter | KeyCode::Char('c') => {
+        match action {
+            Action::BreakerClose => return BreakerOutcome::Close,
+            Action::BreakerCall => {
                 self.call(catalog);
             }
-            KeyCode::Char('e') | KeyCode::Char('i') => self.editing = true,
-            KeyCode::Char('L') => self.call_loop(catalog),
-            KeyCode::Char('+') | KeyCode::Char('=') => self.change_threshold(1),
-            KeyCode::Char('-') => self.change_threshold(-1),
-            KeyCode::Char(']') => self.loop_count = (self.loop_count + 1).min(MAX_LOOP),
-            KeyCode::Char('[') => self.loop_count = self.loop_count.saturating_sub(1).max(1),
-            KeyCode::Char('r') => self.reset(),
-            KeyCode::Char('t') | KeyCode::Char('T') => {
+            Action::BreakerEdit => self.editing = true,
+            Action::BreakerLoop => self.call_loop(catalog),
+            Action::BreakerThresholdUp => self.change_threshold(1),
+            Action::BreakerThresholdDown => self.change_threshold(-1),
+            Action::BreakerLoopMore => self.loop_count = (self.loop_count + 1).min(MAX_LOOP),
+            Action::BreakerLoopLess => self.loop_count = self.loop_count.saturating_sub(1).max(1),
+            Action::BreakerReset => self.reset(),
+            Action::BreakerNextTool | Action::BreakerPrevTool => {
                 if let Some(pos) = tools.iter().position(|&i| i == self.tool) {
                     let n = tools.len();
-                    let next = if key.code == KeyCode::Char('t') {
+                    let next = if action == Action::BreakerNextTool {
                         (pos + 1) % n
                     } else {
                         (pos + n - 1) % n
@@ -330,42 +345,44 @@ impl BreakerPane {
                     self.pick(catalog, first);
                 }
             }
-            KeyCode::Char('o') => {
-                let mut input = LineInput::default();
-                input.set(
+            Action::BreakerOpenTrace => {
+                self.path = Some(LineInput::new(
                     self.trace
                         .as_ref()
                         .map_or("@example", |t| t.origin.as_str()),
-                );
-                self.path = Some(input);
+                ));
             }
-            KeyCode::Char('n') => {
+            Action::BreakerStep => {
                 self.step(catalog);
             }
-            KeyCode::Char('R') => self.run_trace(catalog),
+            Action::BreakerRunTrace => self.run_trace(catalog),
             _ => {}
         }
-        true
+        BreakerOutcome::Stay
     }
+}
+
+/// What the simulator asks of the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BreakerOutcome {
+    Stay,
+    Close,
+    /// Read this trace file (an effect; the answer comes back as a message).
+    Load(String),
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::catalog::{CatalogSource, load};
-    use crossterm::event::{KeyEventKind, KeyEventState};
+    use crate::replay::load_trace;
 
     fn demo() -> Catalog {
         load(&CatalogSource::demo()).unwrap()
     }
 
-    fn key(code: KeyCode) -> KeyEvent {
-        KeyEvent {
-            code,
-            modifiers: KeyModifiers::NONE,
-            kind: KeyEventKind::Press,
-            state: KeyEventState::NONE,
-        }
+    fn open(p: &mut BreakerPane, path: &str) {
+        p.loaded(path, load_trace(path));
     }
 
     fn pane_for(catalog: &Catalog, name: &str) -> BreakerPane {
@@ -483,7 +500,7 @@ mod tests {
         let c = demo();
         let mut p = pane_for(&c, "get_payment");
         p.call(&c);
-        p.load("@example");
+        open(&mut p, "@example");
         assert_eq!(p.breaker.repeats(), 0, "a replay starts fresh");
         for _ in 0..9 {
             assert!(p.step(&c));
@@ -496,37 +513,44 @@ mod tests {
         let t = p.trace.as_ref().unwrap();
         assert_eq!(t.next, t.calls.len());
         assert!(!p.step(&c));
-        p.load("/no/such/trace.jsonl");
+        open(&mut p, "/no/such/trace.jsonl");
         assert!(p.message.as_deref().unwrap().contains("cannot read"));
     }
 
     #[test]
-    fn keys_drive_the_simulator() {
+    fn actions_drive_the_simulator() {
+        use Action::*;
         let c = demo();
         let tools: Vec<usize> = (0..c.len()).collect();
         let mut p = pane_for(&c, "get_payment");
-        assert!(p.on_key(&key(KeyCode::Enter), &c, &tools));
+        let act = |p: &mut BreakerPane, a: Action| p.handle(a, &c, &tools);
+        assert_eq!(act(&mut p, BreakerCall), BreakerOutcome::Stay);
         assert_eq!(p.log.len(), 1);
-        p.on_key(&key(KeyCode::Char('e')), &c, &tools);
-        assert!(p.editing);
-        p.on_key(&key(KeyCode::Char('x')), &c, &tools);
+        act(&mut p, BreakerEdit);
+        assert!(p.editing && p.is_typing());
+        p.type_text("x");
         assert!(p.args.text.ends_with('x'));
-        p.on_key(&key(KeyCode::Esc), &c, &tools);
+        act(&mut p, InputCancel);
         assert!(!p.editing);
-        p.on_key(&key(KeyCode::Char('+')), &c, &tools);
+        act(&mut p, BreakerThresholdUp);
         assert_eq!(p.breaker.threshold(), 4);
-        p.on_key(&key(KeyCode::Char(']')), &c, &tools);
+        act(&mut p, BreakerLoopMore);
         assert_eq!(p.loop_count, 6);
-        p.on_key(&key(KeyCode::Char('t')), &c, &tools);
+        act(&mut p, BreakerNextTool);
         assert_ne!(c.tools()[p.tool].name, "get_payment");
-        p.on_key(&key(KeyCode::Char('T')), &c, &tools);
+        act(&mut p, BreakerPrevTool);
         assert_eq!(c.tools()[p.tool].name, "get_payment");
-        p.on_key(&key(KeyCode::Char('o')), &c, &tools);
+        act(&mut p, BreakerOpenTrace);
         assert_eq!(p.path.as_ref().unwrap().text, "@example");
-        p.on_key(&key(KeyCode::Enter), &c, &tools);
-        assert!(p.trace.is_some());
-        p.on_key(&key(KeyCode::Char('R')), &c, &tools);
+        // Opening is asked of the app (file I/O is an effect), not done here.
+        assert_eq!(
+            act(&mut p, InputSubmit),
+            BreakerOutcome::Load("@example".into())
+        );
+        assert!(p.trace.is_none());
+        open(&mut p, "@example");
+        act(&mut p, BreakerRunTrace);
         assert!(p.trace.as_ref().unwrap().tripped_at.is_some());
-        assert!(!p.on_key(&key(KeyCode::Esc), &c, &tools));
+        assert_eq!(act(&mut p, BreakerClose), BreakerOutcome::Close);
     }
 }

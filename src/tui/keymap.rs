@@ -1,12 +1,14 @@
 //! Keys to actions: the defaults of `assets/config.toml`, with the user's
 //! `[keys]` table over them (an action the user sets loses its default keys).
+//! Each key is looked up in the context of the screen that has the keyboard
+//! (see [`Context`]), then in the global context.
 
 use std::collections::BTreeMap;
 use std::fmt;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::action::Action;
+use super::action::{Action, Context};
 
 /// A key as the keymap writes it: a code and the Ctrl/Alt modifiers (Shift is
 /// part of the character: `G` is shift-g).
@@ -43,40 +45,87 @@ const NAMED: &[(&str, KeyCode)] = &[
     ("insert", KeyCode::Insert),
 ];
 
+/// A key the keymap cannot read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    #[error(
+        "unknown key {0:?} (keys look like \"q\", \"G\", \"ctrl-c\", \"shift-tab\", \"enter\", \"f1\", \"space\")"
+    )]
+    Unknown(String),
+    #[error("unknown key {0:?} (function keys are f1 to f24)")]
+    NoSuchFunctionKey(String),
+}
+
+/// Why a keymap could not be built. `origin` is the config file (its path)
+/// or `built-in config`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeymapError {
+    #[error(
+        "{origin}: [keys]: unknown action {name:?} (actions: {})",
+        known_actions()
+    )]
+    UnknownAction { origin: String, name: String },
+    #[error("{origin}: [keys] {action}: {source}")]
+    BadKey {
+        origin: String,
+        action: String,
+        #[source]
+        source: KeyError,
+    },
+    #[error(
+        "{origin}: [keys]: {key} is bound to both {first} and {second}, which share the {context:?} screen"
+    )]
+    Conflict {
+        origin: String,
+        key: String,
+        first: String,
+        second: String,
+        context: Context,
+    },
+}
+
+fn known_actions() -> String {
+    Action::ALL
+        .iter()
+        .map(|a| a.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl Key {
     /// Parses `q`, `G`, `?`, `ctrl-c`, `alt-x`, `shift-tab`, `f1`, `space`, `enter`, ...
-    pub fn parse(text: &str) -> Result<Key, String> {
+    pub fn parse(text: &str) -> Result<Key, KeyError> {
         let mut rest = text.trim();
         let (mut ctrl, mut alt) = (false, false);
         loop {
-            let lower = rest.to_ascii_lowercase();
-            if rest.chars().count() > 1 && lower.starts_with("ctrl-") {
+            if rest.chars().count() <= 1 {
+                break;
+            }
+            if let Some(r) = strip_prefix_ignore_case(rest, "ctrl-") {
                 ctrl = true;
-                rest = &rest[5..];
-            } else if rest.chars().count() > 1 && lower.starts_with("alt-") {
+                rest = r;
+            } else if let Some(r) = strip_prefix_ignore_case(rest, "alt-") {
                 alt = true;
-                rest = &rest[4..];
+                rest = r;
             } else {
                 break;
             }
         }
-        let lower = rest.to_ascii_lowercase();
-        let code = if rest.chars().count() == 1 {
-            let c = rest.chars().next().unwrap_or(' ');
+        let lower = rest.to_lowercase();
+        let mut chars = rest.chars();
+        let code = if let (Some(c), None) = (chars.next(), chars.next()) {
             KeyCodeOrd::Char(if ctrl { c.to_ascii_lowercase() } else { c })
         } else if lower == "space" {
             KeyCodeOrd::Char(' ')
         } else if let Some(n) = lower.strip_prefix('f').and_then(|n| n.parse::<u8>().ok()) {
             if !(1..=24).contains(&n) {
-                return Err(format!("unknown key {text:?}"));
+                return Err(KeyError::NoSuchFunctionKey(text.to_string()));
             }
             KeyCodeOrd::F(n)
         } else if let Some(i) = NAMED.iter().position(|(n, _)| *n == lower) {
             KeyCodeOrd::Named(i as u8)
         } else {
-            return Err(format!(
-                "unknown key {text:?} (keys look like \"q\", \"G\", \"ctrl-c\", \"shift-tab\", \"enter\", \"f1\", \"space\")"
-            ));
+            return Err(KeyError::Unknown(text.to_string()));
         };
         Ok(Key { code, ctrl, alt })
     }
@@ -92,6 +141,22 @@ impl Key {
         };
         Some(Key { code, ctrl, alt })
     }
+
+    /// The character this key types in a text box, if any (no Ctrl, no Alt).
+    pub fn text(&self) -> Option<char> {
+        match self.code {
+            KeyCodeOrd::Char(c) if !self.ctrl && !self.alt => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// `text` without `prefix`, compared ASCII-case-insensitively, on char
+/// boundaries only.
+fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &text[prefix.len()..])
 }
 
 impl fmt::Display for Key {
@@ -114,6 +179,9 @@ impl fmt::Display for Key {
                     "enter" => "Enter",
                     "tab" => "Tab",
                     "shift-tab" => "Shift-Tab",
+                    "backspace" => "Backspace",
+                    "delete" => "Del",
+                    "insert" => "Ins",
                     "up" => "↑",
                     "down" => "↓",
                     "left" => "←",
@@ -130,85 +198,140 @@ impl fmt::Display for Key {
     }
 }
 
+/// Key lists per action name, as a config file writes them.
+pub type KeyTable = BTreeMap<String, Vec<String>>;
+
 /// The live keymap.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Keymap {
-    bindings: BTreeMap<Key, Action>,
+    bindings: BTreeMap<(Context, Key), Action>,
+    /// Each action's keys in the order the config writes them (a key taken
+    /// by another action since is skipped when shown).
+    written: BTreeMap<Action, Vec<Key>>,
 }
+
+type Parsed = Vec<(Action, Vec<Key>)>;
+
+fn parse_table(table: &KeyTable, origin: &str) -> Result<Parsed, KeymapError> {
+    table
+        .iter()
+        .map(|(name, keys)| {
+            let action = Action::from_name(name).ok_or_else(|| KeymapError::UnknownAction {
+                origin: origin.to_string(),
+                name: name.clone(),
+            })?;
+            let keys = keys
+                .iter()
+                .map(|k| {
+                    Key::parse(k).map_err(|source| KeymapError::BadKey {
+                        origin: origin.to_string(),
+                        action: name.clone(),
+                        source,
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((action, keys))
+        })
+        .collect()
+}
+
+/// Binds `keys` to `action`; a key already bound in the same context (by
+/// the same table) is a conflict.
+fn bind(
+    bindings: &mut BTreeMap<(Context, Key), Action>,
+    table: &Parsed,
+    origin: &str,
+) -> Result<(), KeymapError> {
+    let mut mine: BTreeMap<(Context, Key), Action> = BTreeMap::new();
+    for (action, keys) in table {
+        for &k in keys {
+            let slot = (action.context(), k);
+            if let Some(&first) = mine.get(&slot)
+                && first != *action
+            {
+                return Err(KeymapError::Conflict {
+                    origin: origin.to_string(),
+                    key: k.to_string(),
+                    first: first.name().to_string(),
+                    second: action.name().to_string(),
+                    context: action.context(),
+                });
+            }
+            mine.insert(slot, *action);
+        }
+    }
+    bindings.extend(mine);
+    Ok(())
+}
+
+/// The origin of the embedded defaults in messages.
+pub const BUILT_IN: &str = "built-in config";
 
 impl Keymap {
     /// Builds the keymap from the default bindings and the user's, per action
-    /// name. `origin` names the user's file in errors.
+    /// name. `origin` names the user's file in errors. A user binding wins
+    /// over another action's default key in the same context.
     pub fn build(
-        defaults: &BTreeMap<String, Vec<String>>,
-        user: &BTreeMap<String, Vec<String>>,
+        defaults: &KeyTable,
+        user: &KeyTable,
         origin: &str,
-    ) -> Result<Keymap, String> {
+    ) -> Result<Keymap, KeymapError> {
+        let user = parse_table(user, origin)?;
+        let defaults: Parsed = parse_table(defaults, BUILT_IN)?
+            .into_iter()
+            .filter(|(a, _)| !user.iter().any(|(u, _)| u == a))
+            .collect();
         let mut bindings = BTreeMap::new();
-        let parse_all = |table: &BTreeMap<String, Vec<String>>,
-                         origin: &str|
-         -> Result<Vec<(Action, Vec<Key>)>, String> {
-            table
-                .iter()
-                .map(|(name, keys)| {
-                    let action = Action::from_name(name).ok_or_else(|| {
-                        format!(
-                            "{origin}: [keys]: unknown action {name:?} (actions: {})",
-                            Action::ALL.map(|a| a.name()).join(", ")
-                        )
-                    })?;
-                    let keys = keys
-                        .iter()
-                        .map(|k| Key::parse(k).map_err(|e| format!("{origin}: [keys] {name}: {e}")))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    Ok((action, keys))
-                })
-                .collect()
-        };
-        let user = parse_all(user, origin)?;
-        for (action, keys) in parse_all(defaults, "built-in config")? {
-            if user.iter().any(|(a, _)| *a == action) {
-                continue;
-            }
-            for k in keys {
-                bindings.insert(k, action);
-            }
-        }
-        for (action, keys) in user {
-            for k in keys {
-                bindings.insert(k, action);
-            }
-        }
-        Ok(Keymap { bindings })
+        bind(&mut bindings, &defaults, BUILT_IN)?;
+        bind(&mut bindings, &user, origin)?;
+        let written = defaults.into_iter().chain(user).collect();
+        Ok(Keymap { bindings, written })
+    }
+
+    /// The embedded defaults as a key table.
+    pub fn default_table() -> KeyTable {
+        crate::config::parse(crate::config::DEFAULT_CONFIG, BUILT_IN)
+            .map(|c| Keymap::table_of(&c))
+            .unwrap_or_default()
     }
 
     /// The built-in keymap.
     pub fn defaults() -> Keymap {
-        let config = crate::config::parse(crate::config::DEFAULT_CONFIG, "built-in config")
-            .unwrap_or_default();
-        let defaults = config
-            .keys
-            .iter()
-            .map(|(a, k)| (a.clone(), k.to_vec()))
-            .collect();
-        Keymap::build(&defaults, &BTreeMap::new(), "built-in config").unwrap_or(Keymap {
+        Keymap::build(&Keymap::default_table(), &KeyTable::new(), BUILT_IN).unwrap_or(Keymap {
             bindings: BTreeMap::new(),
+            written: BTreeMap::new(),
         })
     }
 
-    pub fn action(&self, ev: &KeyEvent) -> Option<Action> {
-        Key::from_event(ev).and_then(|k| self.bindings.get(&k).copied())
+    /// The key table of one config file (its `[keys]`).
+    pub fn table_of(file: &crate::config::ConfigFile) -> KeyTable {
+        file.keys
+            .iter()
+            .map(|(a, k)| (a.clone(), k.to_vec()))
+            .collect()
     }
 
-    /// The keys bound to `action`: plain keys first, then in key order.
+    /// The action of `ev` in `context` (not falling back anywhere).
+    pub fn action_in(&self, context: Context, ev: &KeyEvent) -> Option<Action> {
+        let key = Key::from_event(ev)?;
+        self.bindings.get(&(context, key)).copied()
+    }
+
+    /// The action of `ev` on the main screen, else a global one.
+    pub fn action(&self, ev: &KeyEvent) -> Option<Action> {
+        self.action_in(Context::Main, ev)
+            .or_else(|| self.action_in(Context::Global, ev))
+    }
+
+    /// The keys bound to `action`, in the order the config writes them.
     pub fn keys_for(&self, action: Action) -> Vec<Key> {
-        let mut keys: Vec<Key> = self
-            .bindings
-            .iter()
-            .filter(|(_, a)| **a == action)
-            .map(|(k, _)| *k)
-            .collect();
-        keys.sort_by_key(|k| (k.ctrl || k.alt, *k));
+        let context = action.context();
+        let mut keys: Vec<Key> = Vec::new();
+        for k in self.written.get(&action).into_iter().flatten() {
+            if self.bindings.get(&(context, *k)) == Some(&action) && !keys.contains(k) {
+                keys.push(*k);
+            }
+        }
         keys
     }
 
@@ -223,6 +346,19 @@ impl Keymap {
                 .collect::<Vec<_>>()
                 .join(" ")
         }
+    }
+
+    /// The first key of `action`, as shown in a key line.
+    pub fn first(&self, action: Action) -> Option<Key> {
+        self.keys_for(action).first().copied()
+    }
+
+    /// The first key of `action` that does not type text (for key lines
+    /// shown while a text box has the keyboard).
+    pub fn first_non_text(&self, action: Action) -> Option<Key> {
+        self.keys_for(action)
+            .into_iter()
+            .find(|k| k.text().is_none())
     }
 }
 
@@ -240,6 +376,13 @@ mod tests {
         }
     }
 
+    fn table(entries: &[(&str, &[&str])]) -> KeyTable {
+        entries
+            .iter()
+            .map(|(a, ks)| (a.to_string(), ks.iter().map(|k| k.to_string()).collect()))
+            .collect()
+    }
+
     #[test]
     fn defaults_map_the_documented_keys() {
         let k = Keymap::defaults();
@@ -247,7 +390,7 @@ mod tests {
         assert_eq!(k.action(&ev(KeyCode::Char('q'), none)), Some(Action::Quit));
         assert_eq!(
             k.action(&ev(KeyCode::Char('c'), KeyModifiers::CONTROL)),
-            Some(Action::Quit)
+            Some(Action::QuitNow)
         );
         assert_eq!(
             k.action(&ev(KeyCode::Char('/'), none)),
@@ -273,26 +416,31 @@ mod tests {
         );
         assert_eq!(k.action(&ev(KeyCode::Char('z'), none)), None);
         assert_eq!(k.label(Action::Help), "? F1");
+        // The same key means different things on different screens.
+        let ctrl_u = ev(KeyCode::Char('u'), KeyModifiers::CONTROL);
+        assert_eq!(k.action(&ctrl_u), Some(Action::HalfPageUp));
+        assert_eq!(
+            k.action_in(Context::Input, &ctrl_u),
+            Some(Action::InputClear)
+        );
+        assert_eq!(
+            k.action_in(Context::Breaker, &ev(KeyCode::Enter, none)),
+            Some(Action::BreakerCall)
+        );
         // Every action has a key.
-        for a in Action::ALL {
+        for &a in Action::ALL {
             assert!(!k.keys_for(a).is_empty(), "{a:?} unbound");
         }
     }
 
     #[test]
     fn user_keys_replace_an_actions_defaults() {
-        let defaults = [
-            (
-                "quit".to_string(),
-                vec!["q".to_string(), "ctrl-c".to_string()],
-            ),
-            ("help".to_string(), vec!["?".to_string()]),
-        ]
-        .into_iter()
-        .collect();
-        let user = [("quit".to_string(), vec!["x".to_string(), "?".to_string()])]
-            .into_iter()
-            .collect();
+        let defaults = table(&[
+            ("quit", &["q"]),
+            ("help", &["?"]),
+            ("quit_now", &["ctrl-c"]),
+        ]);
+        let user = table(&[("quit", &["x", "?"])]);
         let k = Keymap::build(&defaults, &user, "u.toml").unwrap();
         let none = KeyModifiers::NONE;
         assert_eq!(k.action(&ev(KeyCode::Char('x'), none)), Some(Action::Quit));
@@ -302,24 +450,52 @@ mod tests {
     }
 
     #[test]
-    fn bad_names_and_keys_are_errors() {
-        let empty = BTreeMap::new();
-        let user = [("quitt".to_string(), vec!["x".to_string()])]
-            .into_iter()
-            .collect();
-        let err = Keymap::build(&empty, &user, "u.toml").unwrap_err();
+    fn bad_names_keys_and_conflicts_are_typed_errors_naming_the_file() {
+        let empty = KeyTable::new();
+        let err =
+            Keymap::build(&empty, &table(&[("quitt", &["x"])]), "/home/u/c.toml").unwrap_err();
         assert!(
-            err.starts_with("u.toml: [keys]: unknown action \"quitt\""),
+            matches!(&err, KeymapError::UnknownAction { name, .. } if name == "quitt"),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string()
+                .starts_with("/home/u/c.toml: [keys]: unknown action \"quitt\""),
             "{err}"
         );
-        let user = [(
-            "quit".to_string(),
-            vec!["ctrl-".to_string(), "hyper-x".to_string()],
-        )]
-        .into_iter()
-        .collect();
-        let err = Keymap::build(&empty, &user, "u.toml").unwrap_err();
-        assert!(err.contains("unknown key"), "{err}");
+        let err = Keymap::build(
+            &empty,
+            &table(&[("breaker_call", &["ctrl-", "hyper-x"])]),
+            "/home/u/c.toml",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            KeymapError::BadKey {
+                origin: "/home/u/c.toml".into(),
+                action: "breaker_call".into(),
+                source: KeyError::Unknown("ctrl-".into()),
+            }
+        );
+        assert!(
+            err.to_string()
+                .starts_with("/home/u/c.toml: [keys] breaker_call: unknown key \"ctrl-\""),
+            "{err}"
+        );
+        let err = Keymap::build(
+            &empty,
+            &table(&[("breaker_call", &["x"]), ("breaker_reset", &["x"])]),
+            "c.toml",
+        )
+        .unwrap_err();
+        assert!(matches!(err, KeymapError::Conflict { .. }), "{err:?}");
+        // The same key on two screens is fine.
+        Keymap::build(
+            &empty,
+            &table(&[("breaker_call", &["x"]), ("settings_close", &["x"])]),
+            "c.toml",
+        )
+        .unwrap();
     }
 
     #[test]
@@ -327,8 +503,14 @@ mod tests {
         assert_eq!(Key::parse("ctrl-C"), Key::parse("ctrl-c"));
         assert_eq!(Key::parse("space").unwrap().to_string(), "Space");
         assert_eq!(Key::parse("f12").unwrap().to_string(), "F12");
-        assert!(Key::parse("f99").is_err());
+        assert_eq!(
+            Key::parse("f99"),
+            Err(KeyError::NoSuchFunctionKey("f99".into()))
+        );
         assert_eq!(Key::parse("shift-tab").unwrap().to_string(), "Shift-Tab");
         assert_eq!(Key::parse("-").unwrap().to_string(), "-");
+        assert_eq!(Key::parse("é").unwrap().to_string(), "é");
+        assert_eq!(Key::parse("ctrl-é").unwrap().to_string(), "Ctrl-é");
+        assert!(Key::parse("ctrlé").is_err());
     }
 }

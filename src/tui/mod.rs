@@ -1,20 +1,24 @@
 //! The terminal explorer: one [`App`](app::App), one message channel, pure
-//! drawing. The loop is generic over the ratatui backend, so tests drive it
-//! with `TestBackend`.
+//! drawing. The loop ([`run_with`]) is generic over the ratatui backend and
+//! over the source of its messages, so tests and scripts drive it with
+//! `TestBackend` and a [`Script`](event::Script).
 
 pub mod action;
 pub mod app;
 pub mod breaker;
+pub mod event;
+pub mod help;
 pub mod keymap;
+pub mod layout;
+pub mod line_input;
 pub mod ui;
 
 use std::sync::Arc;
 
-use crossterm::event::{Event, EventStream};
-use futures_util::StreamExt;
+use futures_util::{Stream, StreamExt};
 use ratatui::Terminal;
 use ratatui::backend::Backend;
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use app::{App, Effect, Msg, Settings, run_effect};
 use keymap::Keymap;
@@ -40,17 +44,12 @@ fn spawn_effect(searcher: &Searcher, effect: Effect, tx: &UnboundedSender<Msg>) 
     });
 }
 
-/// Terminal events into messages, until the terminal closes; then the
-/// explorer quits rather than waiting for keys that cannot come.
-async fn read_events(tx: UnboundedSender<Msg>) {
-    let mut events = EventStream::new();
-    while let Some(event) = events.next().await {
-        let msg = match event {
-            Ok(Event::Key(key)) => Msg::Key(key),
-            Ok(Event::Resize(w, h)) => Msg::Resize(w, h),
-            Ok(_) => continue,
-            Err(_) => break,
-        };
+/// Forwards `source` into the loop's channel, then the end of input.
+async fn forward<S>(mut source: S, tx: UnboundedSender<Msg>)
+where
+    S: Stream<Item = Msg> + Unpin,
+{
+    while let Some(msg) = source.next().await {
         if tx.send(msg).is_err() {
             return;
         }
@@ -58,34 +57,50 @@ async fn read_events(tx: UnboundedSender<Msg>) {
     let _ = tx.send(Msg::InputClosed);
 }
 
-/// The loop: draw, wait for a message, update, run effects, draw again. It
-/// draws only after something happened, so an idle explorer does nothing.
-pub async fn run_loop<B: Backend>(
+/// The loop: draw, wait for a message (from `source`, or an effect's
+/// answer), update, run effects, draw again. It draws only after something
+/// happened, so an idle explorer does nothing. It returns when the app
+/// quits; the end of `source` quits it. Needs a tokio runtime (`source` is
+/// read by a task of its own, effects run on the blocking pool, script
+/// pauses on its clock).
+pub async fn run_with<B, S>(
     terminal: &mut Terminal<B>,
     app: &mut App,
     initial: Vec<Effect>,
-    tx: UnboundedSender<Msg>,
-    mut rx: UnboundedReceiver<Msg>,
-) -> Result<(), B::Error> {
+    source: S,
+) -> Result<(), B::Error>
+where
+    B: Backend,
+    S: Stream<Item = Msg> + Unpin + Send + 'static,
+{
+    let (tx, mut rx) = unbounded_channel();
+    let size = terminal.size()?;
+    app.update(Msg::Resize(size.width, size.height));
     for effect in initial {
         spawn_effect(&app.searcher, effect, &tx);
     }
     terminal.draw(|f| ui::draw(f, app))?;
-    while let Some(msg) = rx.recv().await {
-        let mut effects = app.update(msg);
-        // Take whatever else is waiting before drawing once.
-        while let Ok(more) = rx.try_recv() {
-            effects.extend(app.update(more));
+    let reader = tokio::spawn(forward(source, tx.clone()));
+    let result = async {
+        while let Some(msg) = rx.recv().await {
+            let mut effects = app.update(msg);
+            // Take whatever else is waiting before drawing once.
+            while let Ok(more) = rx.try_recv() {
+                effects.extend(app.update(more));
+            }
+            if app.should_quit {
+                break;
+            }
+            for effect in effects {
+                spawn_effect(&app.searcher, effect, &tx);
+            }
+            terminal.draw(|f| ui::draw(f, app))?;
         }
-        if app.should_quit {
-            break;
-        }
-        for effect in effects {
-            spawn_effect(&app.searcher, effect, &tx);
-        }
-        terminal.draw(|f| ui::draw(f, app))?;
+        Ok(())
     }
-    Ok(())
+    .await;
+    reader.abort();
+    result
 }
 
 /// Restores the terminal on every way out of [`run`], panics included
@@ -117,12 +132,7 @@ pub fn run(setup: Setup) -> std::io::Result<()> {
     runtime.block_on(async {
         let mut terminal = ratatui::init();
         let _restore = Restore;
-        if let Ok(size) = terminal.size() {
-            app.size = (size.width, size.height);
-        }
-        let (tx, rx) = unbounded_channel();
-        tokio::spawn(read_events(tx.clone()));
-        run_loop(&mut terminal, &mut app, initial, tx, rx).await
+        run_with(&mut terminal, &mut app, initial, event::terminal_events()).await
     })?;
     runtime.shutdown_background();
     Ok(())

@@ -2,55 +2,62 @@
 //! the threshold, the call log, and a trace being replayed.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Gauge, Paragraph, Wrap};
 
-use super::{Theme, pane};
+use super::{Theme, key_line, pane};
+use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::breaker::BreakerPane;
+use crate::tui::help::{KeyLine, key_line as keys_of};
+use crate::tui::layout::BreakerLayout;
 
-const KEYS: &str = " Enter call · e edit args · L loop · +/- threshold · [ ] loop count · r reset · t/T tool · o open trace · n step · R run · Esc back";
+/// The label before the arguments (and the indent of the lines under it).
+const LABEL_WIDTH: usize = 7;
 
-pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+/// The keys of two actions as a hint: `"+ -"`.
+fn hint(app: &App, actions: &[Action]) -> String {
+    actions
+        .iter()
+        .filter_map(|&a| app.keymap.first(a))
+        .map(|k| k.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub fn draw(f: &mut Frame, l: &BreakerLayout, app: &App, theme: &Theme) {
     let Some(p) = &app.breaker else { return };
-    let body = Rect {
-        y: area.y + 1,
-        height: area.height.saturating_sub(2),
-        ..area
-    };
-    f.render_widget(Clear, body);
-    let [main, keys] = Layout::vertical([Constraint::Min(5), Constraint::Length(1)]).areas(body);
-    let [left, right] =
-        Layout::horizontal([Constraint::Percentage(46), Constraint::Percentage(54)]).areas(main);
-    // The call panel keeps about 16 rows; the trace gets what is left, at most half.
-    let trace_height = if p.trace.is_some() {
-        (left.height / 2).min(left.height.saturating_sub(16)).max(4)
-    } else {
-        0
-    };
-    let [call, trace] =
-        Layout::vertical([Constraint::Min(12), Constraint::Length(trace_height)]).areas(left);
-    draw_call(f, call, app, p, theme);
-    if p.trace.is_some() {
+    f.render_widget(Clear, l.body);
+    draw_call(f, l, app, p, theme);
+    if let Some(trace) = l.trace {
         draw_trace(f, trace, p, theme);
     }
-    draw_log(f, right, p, theme);
-    f.render_widget(Paragraph::new(Span::styled(KEYS, theme.dim)), keys);
+    draw_log(f, l.log, app, p, theme);
+    let which = if p.is_typing() {
+        KeyLine::BreakerInput
+    } else {
+        KeyLine::Breaker
+    };
+    let keys = keys_of(&app.keymap, which);
+    f.render_widget(
+        Paragraph::new(key_line(keys, usize::from(l.keys.width), 1, theme)),
+        l.keys,
+    );
     // The terminal cursor in the arguments being typed (row and column
-    // follow the wrapping of the `args` line).
+    // follow the wrapping of the arguments' line, the first of `args`).
     if p.editing && p.path.is_none() {
-        let width = usize::from(call.width.saturating_sub(2).max(1));
-        let col = 7 + p.args.text.chars().take(p.args.cursor).count();
-        let x = call.x + 1 + (col % width) as u16;
-        let y = call.y + 5 + (col / width) as u16;
-        if y < call.bottom().saturating_sub(1) {
-            f.set_cursor_position((x, y));
+        let width = usize::from(l.args.width.max(1));
+        let col = LABEL_WIDTH + p.args.text.chars().take(p.args.cursor).count();
+        let x = l.args.x as usize + col % width;
+        let y = l.args.y as usize + col / width;
+        if y < usize::from(l.args.bottom()) {
+            f.set_cursor_position((x as u16, y as u16));
         }
     }
 }
 
-fn draw_call(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Theme) {
+fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &App, p: &BreakerPane, theme: &Theme) {
     let tool = app.tool(p.tool);
     let block = pane(
         Line::from(Span::styled(
@@ -60,31 +67,38 @@ fn draw_call(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Them
         true,
         theme,
     );
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    // Short lines and the gauge first, at fixed rows; the arguments and the
-    // signature, which can be long, wrap below them.
-    let [top, gauge, _, rest] = Layout::vertical([
-        Constraint::Length(2),
-        Constraint::Length(1),
-        Constraint::Length(1),
-        Constraint::Min(0),
-    ])
-    .areas(inner);
+    f.render_widget(block, l.call);
     let head = vec![
         Line::from(vec![
             Span::styled("tool   ", theme.key),
             Span::raw(tool.name.clone()),
-            Span::styled("  (t/T another tool)", theme.dim),
+            Span::styled(
+                format!(
+                    "  ({} another tool)",
+                    hint(app, &[Action::BreakerNextTool, Action::BreakerPrevTool])
+                ),
+                theme.dim,
+            ),
         ]),
         Line::from(vec![
             Span::styled("threshold ", theme.key),
-            Span::raw(format!("{} (+/-)", p.breaker.threshold())),
+            Span::raw(format!(
+                "{} ({})",
+                p.breaker.threshold(),
+                hint(
+                    app,
+                    &[Action::BreakerThresholdUp, Action::BreakerThresholdDown]
+                )
+            )),
             Span::styled("   loop ", theme.key),
-            Span::raw(format!("×{} ([ ])", p.loop_count)),
+            Span::raw(format!(
+                "×{} ({})",
+                p.loop_count,
+                hint(app, &[Action::BreakerLoopLess, Action::BreakerLoopMore])
+            )),
         ]),
     ];
-    f.render_widget(Paragraph::new(head), top);
+    f.render_widget(Paragraph::new(head), l.call_head);
     let repeats = p.breaker.repeats();
     let threshold = u64::from(p.breaker.threshold());
     let tripped = repeats > threshold;
@@ -98,10 +112,10 @@ fn draw_call(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Them
             .gauge_style(if tripped { theme.error } else { theme.gauge })
             .ratio((repeats as f64 / threshold.max(1) as f64).clamp(0.0, 1.0))
             .label(label),
-        gauge,
+        l.gauge,
     );
     let mut lines = vec![Line::from(vec![
-        Span::styled("args   ", theme.key),
+        Span::styled(format!("{:<LABEL_WIDTH$}", "args"), theme.key),
         Span::styled(
             p.args.text.clone(),
             if p.editing {
@@ -142,14 +156,17 @@ fn draw_call(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Them
             Span::styled(path.text.clone(), theme.highlight),
         ]));
         lines.push(Line::from(Span::styled(
-            "       a JSONL file of {\"name\", \"arguments\"}, or @example; Enter loads",
+            format!(
+                "       a JSONL file of {{\"name\", \"arguments\"}}, or @example; {} loads",
+                app.keymap.label(Action::InputSubmit)
+            ),
             theme.dim,
         )));
     } else if let Some(m) = &p.message {
         lines.push(Line::from(""));
         lines.push(Line::from(Span::raw(m.clone())));
     }
-    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), rest);
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), l.args);
 }
 
 fn draw_trace(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
@@ -194,7 +211,7 @@ fn draw_trace(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
     f.render_widget(Paragraph::new(lines), inner);
 }
 
-fn draw_log(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
+fn draw_log(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Theme) {
     let ran = p.log.iter().filter(|e| e.ran).count();
     let block = pane(
         Line::from(Span::styled(
@@ -214,7 +231,11 @@ fn draw_log(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
     if p.log.is_empty() {
         f.render_widget(
             Paragraph::new(Span::styled(
-                "no calls yet: Enter calls the tool, L calls it in a loop",
+                format!(
+                    "no calls yet: {} calls the tool, {} calls it in a loop",
+                    hint(app, &[Action::BreakerCall]),
+                    hint(app, &[Action::BreakerLoop])
+                ),
                 theme.dim,
             )),
             inner,

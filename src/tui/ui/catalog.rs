@@ -12,15 +12,19 @@ use crate::tui::app::{App, Filter, Focus, Sort};
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus == Focus::Catalog;
     let mut title = vec![Span::styled(
-        format!(" Catalog {} ", app.view.len()),
+        format!(" Catalog {} ", app.catalog_view.rows.len()),
         theme.title,
     )];
-    if app.sort != Sort::Catalog {
-        title.push(Span::styled(format!("by {} ", app.sort.label()), theme.dim));
-    }
-    if app.filter != Filter::All {
+    let view = &app.catalog_view;
+    if view.sort != Sort::Catalog {
         title.push(Span::styled(
-            format!("· {} only ", app.filter.label()),
+            format!("by {} ", view.sort.label()),
+            theme.dim,
+        ));
+    }
+    if view.filter != Filter::All {
+        title.push(Span::styled(
+            format!("· {} only ", view.filter.label()),
             theme.dim,
         ));
     }
@@ -29,16 +33,16 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     f.render_widget(block, area);
     let height = usize::from(inner.height);
     let width = usize::from(inner.width);
-    let list = app.catalog_list;
+    let list = view.list;
     let name_width = width.saturating_sub(1 + 8 + 11 + 2).max(8);
     let mut lines = Vec::with_capacity(height);
-    if app.view.is_empty() {
+    if view.rows.is_empty() {
         lines.push(Line::from(Span::styled(
-            format!("no {} tools", app.filter.label()),
+            format!("no {} tools", view.filter.label()),
             theme.dim,
         )));
     }
-    for (i, &index) in app.view.iter().enumerate().skip(list.offset).take(height) {
+    for (i, &index) in view.rows.iter().enumerate().skip(list.offset).take(height) {
         let t = app.tool(index);
         let name = fit(&t.name, name_width);
         let tokens = app

@@ -17,7 +17,9 @@ pub fn json_lines<'a>(value: &serde_json::Value, theme: &Theme) -> Vec<Line<'a>>
             let indent = line.len() - line.trim_start().len();
             let body = line.trim_start();
             let mut spans = vec![Span::raw(" ".repeat(indent))];
-            // "key": value  |  value
+            // "key": value  |  value. `end` is the byte index of an ASCII
+            // quote, so `end + 1` (in `b`) and `end + 2` (in `body`, one quote
+            // longer) are char boundaries whatever the text.
             let (key, rest) = match body.strip_prefix('"').and_then(|b| {
                 let end = closing_quote(b)?;
                 let after = b[end + 1..].strip_prefix(": ")?;

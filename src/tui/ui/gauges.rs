@@ -24,7 +24,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(inner);
 
     // Line 1: the current search.
-    match &app.results {
+    match &app.search.results {
         Results::Found(r) => {
             let s = r.savings;
             let left = format!(
@@ -41,7 +41,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     r.method,
                     r.token_basis,
                     r.basis,
-                    app.search_latency.map_or_else(String::new, |l| format!(
+                    app.search.latency.map_or_else(String::new, |l| format!(
                         "{:.2} ms",
                         l.as_secs_f64() * 1000.0
                     ))

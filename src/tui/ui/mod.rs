@@ -5,6 +5,7 @@ mod catalog;
 mod detail;
 mod gauges;
 mod header;
+pub use header::short_id;
 mod help;
 mod query;
 mod results;
@@ -12,17 +13,13 @@ mod settings;
 mod status;
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
+use super::action::Action;
 use super::app::{App, Focus, Popup};
-
-/// The smallest terminal the explorer draws in.
-pub const MIN_SIZE: (u16, u16) = (80, 24);
-/// Below this width the detail pane is a popup.
-pub const DETAIL_PANE_MIN_WIDTH: u16 = 100;
+use super::layout::{MIN_SIZE, layout};
 
 /// Styles; with `NO_COLOR` only bold, reverse and underline carry meaning.
 pub struct Theme {
@@ -91,61 +88,6 @@ impl Theme {
     }
 }
 
-/// The areas of the screen.
-struct Areas {
-    header: Rect,
-    query: Rect,
-    catalog: Rect,
-    results: Rect,
-    detail: Option<Rect>,
-    gauges: Rect,
-    status: Rect,
-}
-
-fn areas(area: Rect) -> Areas {
-    let [header, query, middle, gauges, status] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Length(3),
-        Constraint::Min(5),
-        Constraint::Length(4),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    let (catalog, results, detail) = if area.width >= DETAIL_PANE_MIN_WIDTH {
-        let [c, r, d] = Layout::horizontal([
-            Constraint::Percentage(36),
-            Constraint::Percentage(36),
-            Constraint::Percentage(28),
-        ])
-        .areas(middle);
-        (c, r, Some(d))
-    } else {
-        let [c, r] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-            .areas(middle);
-        (c, r, None)
-    };
-    Areas {
-        header,
-        query,
-        catalog,
-        results,
-        detail,
-        gauges,
-        status,
-    }
-}
-
-/// Rows a list pane shows in a terminal of `size`.
-pub fn list_rows(size: (u16, u16)) -> usize {
-    let middle = size.1.saturating_sub(1 + 3 + 4 + 1);
-    usize::from(middle.saturating_sub(2)).max(1)
-}
-
-/// Whether the detail is a popup (narrow terminals) rather than a pane.
-pub fn detail_is_popup(size: (u16, u16)) -> bool {
-    size.0 < DETAIL_PANE_MIN_WIDTH
-}
-
 /// `text` padded or cut (with an ellipsis) to exactly `width` characters.
 pub(crate) fn fit(text: &str, width: usize) -> String {
     if text.chars().count() > width {
@@ -191,56 +133,72 @@ pub(crate) fn pane<'a>(title: Line<'a>, focused: bool, theme: &Theme) -> Block<'
         .title(title)
 }
 
-/// A centred rectangle of at most `w` x `h` inside `area`.
-pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
-    let w = w.min(area.width);
-    let h = h.min(area.height);
-    Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + (area.height - h) / 2,
-        width: w,
-        height: h,
+/// A key line: `keys what` pairs, cut to `width` columns by leaving out
+/// pairs before the last `keep` ones (help and quit stay visible).
+pub(crate) fn key_line<'a>(
+    pairs: Vec<(String, &'a str)>,
+    width: usize,
+    keep: usize,
+    theme: &Theme,
+) -> Line<'a> {
+    let cell = |(k, w): &(String, &str)| k.chars().count() + w.chars().count() + 3;
+    let mut pairs = pairs;
+    while pairs.len() > keep && pairs.iter().map(cell).sum::<usize>() > width {
+        let drop = pairs.len() - keep - 1;
+        pairs.remove(drop);
     }
+    let mut spans = Vec::new();
+    for (keys, what) in pairs {
+        spans.push(Span::styled(format!(" {keys}"), theme.key));
+        spans.push(Span::raw(format!(" {what} ")));
+    }
+    Line::from(spans)
 }
 
-/// Draws the whole screen.
+/// Draws the whole screen, laid out as the app's layout says (or, for a
+/// frame of another size, as the same layout function says for it).
 pub fn draw(f: &mut Frame, app: &App) {
     let theme = Theme::new(app.no_color);
     let area = f.area();
-    if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
+    let fresh;
+    let l = if area == app.layout.area {
+        &app.layout
+    } else {
+        fresh = layout(area, app.layout.breaker.trace.is_some());
+        &fresh
+    };
+    if l.too_small {
         let text = format!(
-            "toolsift needs at least {}x{} (this terminal is {}x{}). Enlarge it, or press q to quit.",
-            MIN_SIZE.0, MIN_SIZE.1, area.width, area.height
+            "toolsift needs at least {}x{} (this terminal is {}x{}). Enlarge it, or press {} to quit.",
+            MIN_SIZE.0,
+            MIN_SIZE.1,
+            area.width,
+            area.height,
+            app.keymap.label(Action::Quit)
         );
         f.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
     }
-    let a = areas(area);
-    header::draw(f, a.header, app, &theme);
-    query::draw(f, a.query, app, &theme);
-    catalog::draw(f, a.catalog, app, &theme);
-    results::draw(f, a.results, app, &theme);
-    if let Some(d) = a.detail {
+    header::draw(f, l.header, app, &theme);
+    query::draw(f, l.query, app, &theme);
+    catalog::draw(f, l.catalog, app, &theme);
+    results::draw(f, l.results, app, &theme);
+    if let Some(d) = l.detail {
         detail::draw_pane(f, d, app, &theme);
     }
-    gauges::draw(f, a.gauges, app, &theme);
-    status::draw(f, a.status, app, &theme);
+    gauges::draw(f, l.gauges, app, &theme);
+    status::draw(f, l.status, app, &theme);
     match app.popup {
-        Some(Popup::Help) => help::draw(f, area, app, &theme),
-        Some(Popup::Settings) => settings::draw(f, area, app, &theme),
-        Some(Popup::Breaker) => breaker::draw(f, area, app, &theme),
+        Some(Popup::Help) => help::draw(f, l.help_popup, app, &theme),
+        Some(Popup::Settings) => settings::draw(f, l.settings_popup, app, &theme),
+        Some(Popup::Breaker) => breaker::draw(f, &l.breaker, app, &theme),
         Some(Popup::Detail) => {
-            let r = centered(
-                area,
-                area.width.saturating_sub(6),
-                area.height.saturating_sub(4),
-            );
-            f.render_widget(Clear, r);
-            detail::draw_pane(f, r, app, &theme);
+            f.render_widget(Clear, l.detail_popup);
+            detail::draw_pane(f, l.detail_popup, app, &theme);
         }
         None => {
             if app.focus == Focus::Query {
-                query::place_cursor(f, a.query, app);
+                query::place_cursor(f, l.query_text, app);
             }
         }
     }

@@ -8,6 +8,9 @@ use ratatui::widgets::Paragraph;
 use super::{Theme, pane};
 use crate::tui::app::{App, Focus};
 
+/// What the query line starts with.
+const PROMPT: &str = "> ";
+
 fn summary(app: &App) -> String {
     let s = &app.settings;
     let cap = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
@@ -29,7 +32,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     f.render_widget(block, area);
     let right = summary(app);
     let width = usize::from(inner.width);
-    let text = if app.query.text.is_empty() && !focused {
+    let query = app.query.text();
+    let text = if query.is_empty() && !focused {
         Span::styled(
             format!(
                 "press {} to search",
@@ -38,16 +42,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             theme.dim,
         )
     } else {
-        Span::raw(app.query.text.clone())
+        Span::raw(query.to_string())
     };
-    let used = 2 + app
-        .query
-        .text
-        .chars()
-        .count()
-        .max(text.content.chars().count());
+    let used = PROMPT.chars().count() + query.chars().count().max(text.content.chars().count());
     let pad = width.saturating_sub(used + right.chars().count());
-    let mut spans = vec![Span::styled("> ", theme.key), text];
+    let mut spans = vec![Span::styled(PROMPT, theme.key), text];
     if pad > 0 {
         spans.push(Span::raw(" ".repeat(pad)));
         spans.push(Span::styled(right, theme.dim));
@@ -55,11 +54,15 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     f.render_widget(Paragraph::new(Line::from(spans)), inner);
 }
 
-/// The terminal cursor sits in the query text while typing.
-pub fn place_cursor(f: &mut Frame, area: Rect, app: &App) {
-    let x = area.x + 1 + 2 + app.query.text.chars().take(app.query.cursor).count() as u16;
+/// The terminal cursor sits in the query text while typing (`text` is the
+/// box's inner line, from the layout).
+pub fn place_cursor(f: &mut Frame, text: Rect, app: &App) {
+    let before = PROMPT.chars().count() + app.query.input.cursor;
+    let x = text
+        .x
+        .saturating_add(u16::try_from(before).unwrap_or(u16::MAX));
     f.set_cursor_position(Position {
-        x: x.min(area.right().saturating_sub(2)),
-        y: area.y + 1,
+        x: x.min(text.right().saturating_sub(1)),
+        y: text.y,
     });
 }

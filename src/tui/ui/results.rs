@@ -6,19 +6,30 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{Theme, fit, pane, row};
+use crate::search::SearchError;
 use crate::service::Reason;
+use crate::tui::action::Action;
 use crate::tui::app::{App, Focus, Results};
+
+/// A failed search's code and message. Errors the service did not send
+/// (a malformed answer) have a code of their own here.
+pub fn error_parts(e: &SearchError) -> (&str, String) {
+    match e {
+        SearchError::Service(s) => (s.code, s.message.clone()),
+        other => ("invalid_response", other.to_string()),
+    }
+}
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus == Focus::Results;
     let mut title = vec![Span::styled(" Results ", theme.title)];
-    match &app.results {
+    match &app.search.results {
         Results::Found(r) => {
             title.push(Span::styled(
                 format!("{} of {} ", r.tools.len(), app.catalog.len()),
                 theme.title,
             ));
-            if let Some(l) = app.search_latency {
+            if let Some(l) = app.search.latency {
                 title.push(Span::styled(
                     format!("· {:.2} ms ", l.as_secs_f64() * 1000.0),
                     theme.dim,
@@ -34,18 +45,25 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let block = pane(Line::from(title), focused, theme);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let result = match &app.results {
+    let result = match &app.search.results {
         Results::Waiting => {
             f.render_widget(Paragraph::new(Span::styled("searching…", theme.dim)), inner);
             return;
         }
-        Results::Failed(message) => {
+        Results::Failed(error) => {
+            let (code, message) = error_parts(error);
             let text = vec![
-                Line::from(Span::styled("search failed", theme.error)),
-                Line::from(message.clone()),
+                Line::from(vec![
+                    Span::styled("search failed: ", theme.error),
+                    Span::styled(code.to_string(), theme.error),
+                ]),
+                Line::from(message),
                 Line::from(""),
                 Line::from(Span::styled(
-                    "nothing is shown as found: fix the settings (s) or the query",
+                    format!(
+                        "nothing is shown as found: fix the settings ({}) or the query",
+                        app.keymap.label(Action::Settings)
+                    ),
                     theme.dim,
                 )),
             ];
@@ -56,7 +74,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let height = usize::from(inner.height);
     let width = usize::from(inner.width);
-    let list = app.results_list;
+    let list = app.search.list;
     let mut lines: Vec<Line> = Vec::with_capacity(height);
     let mut rank = result
         .tools

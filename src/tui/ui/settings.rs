@@ -6,8 +6,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 
-use super::{Theme, centered, pane};
+use super::{Theme, key_line, pane};
 use crate::tui::app::{App, SETTINGS_ROWS, Settings};
+use crate::tui::help::{KeyLine, key_line as keys_of};
 
 fn value(s: &Settings, row: usize) -> String {
     let cap = |v: Option<i64>, none: &str| v.map_or_else(|| none.to_string(), |v| v.to_string());
@@ -24,8 +25,8 @@ fn value(s: &Settings, row: usize) -> String {
     }
 }
 
-pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let r = centered(area, 70, 16);
+/// Draws the popup in `r` (from the layout).
+pub fn draw(f: &mut Frame, r: Rect, app: &App, theme: &Theme) {
     f.render_widget(Clear, r);
     let block = pane(
         Line::from(Span::styled(" Settings ", theme.title)),
@@ -34,8 +35,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     );
     let mut lines = Vec::new();
     for (i, name) in SETTINGS_ROWS.iter().enumerate() {
-        let current = i == app.settings_row;
-        let edited = value(&app.edited, i);
+        let current = i == app.editor.row;
+        let edited = value(&app.editor.edited, i);
         let in_force = value(&app.settings, i);
         let mut spans = vec![
             Span::raw(if current { " › " } else { "   " }),
@@ -60,7 +61,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         lines.push(Line::from(spans));
     }
     lines.push(Line::from(""));
-    match &app.settings_error {
+    match &app.editor.error {
         Some(e) => {
             lines.push(Line::from(Span::styled(format!(" ✗ {e}"), theme.error)));
             lines.push(Line::from(Span::styled(
@@ -74,10 +75,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ))),
     }
     lines.push(Line::from(""));
-    lines.push(Line::from(Span::styled(
-        " ↑↓ choose   ←→ change   Enter/Esc close",
-        theme.dim,
-    )));
+    let keys = keys_of(&app.keymap, KeyLine::Settings);
+    lines.push(key_line(
+        keys,
+        usize::from(r.width.saturating_sub(2)),
+        1,
+        theme,
+    ));
     f.render_widget(
         Paragraph::new(lines)
             .block(block)

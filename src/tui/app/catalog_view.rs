@@ -1,0 +1,203 @@
+//! The catalog pane's state: order, filter, the rows shown and the
+//! highlighted one. Also the scrolling list both list panes use.
+
+use crate::catalog::Catalog;
+use crate::select::ToolsHandle;
+use crate::tui::action::Action;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sort {
+    Catalog,
+    Name,
+    Tokens,
+}
+
+impl Sort {
+    pub fn label(self) -> &'static str {
+        match self {
+            Sort::Catalog => "catalog order",
+            Sort::Name => "name",
+            Sort::Tokens => "tokens",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Filter {
+    All,
+    AlwaysLoad,
+    Initial,
+    Selected,
+}
+
+impl Filter {
+    pub fn label(self) -> &'static str {
+        match self {
+            Filter::All => "all",
+            Filter::AlwaysLoad => "always-load",
+            Filter::Initial => "initial",
+            Filter::Selected => "selected",
+        }
+    }
+}
+
+/// A scrolling list: the highlighted row and the first row shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ListState {
+    pub selected: usize,
+    pub offset: usize,
+}
+
+/// How far a movement action moves in a window of `height` rows.
+pub fn movement(action: Action, height: usize) -> Option<isize> {
+    let half = (height / 2).max(1) as isize;
+    match action {
+        Action::Down => Some(1),
+        Action::Up => Some(-1),
+        Action::HalfPageDown => Some(half),
+        Action::HalfPageUp => Some(-half),
+        Action::Top => Some(isize::MIN / 2),
+        Action::Bottom => Some(isize::MAX / 2),
+        _ => None,
+    }
+}
+
+impl ListState {
+    /// Moves by `delta` rows within `len`, keeping the selection visible in a
+    /// window of `height` rows.
+    pub fn shift(&mut self, delta: isize, len: usize, height: usize) {
+        if len == 0 {
+            *self = ListState::default();
+            return;
+        }
+        let target = (self.selected as isize)
+            .saturating_add(delta)
+            .clamp(0, len as isize - 1);
+        self.selected = target as usize;
+        self.keep_visible(len, height);
+    }
+
+    /// A movement action (`down`, `half_page_up`, `top`, ...); true when it
+    /// was one.
+    pub fn handle(&mut self, action: Action, len: usize, height: usize) -> bool {
+        match movement(action, height) {
+            Some(delta) => {
+                self.shift(delta, len, height);
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn keep_visible(&mut self, len: usize, height: usize) {
+        let height = height.max(1);
+        self.selected = self.selected.min(len.saturating_sub(1));
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + height {
+            self.offset = self.selected + 1 - height;
+        }
+        self.offset = self.offset.min(len.saturating_sub(height));
+    }
+}
+
+/// What the catalog pane shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CatalogView {
+    pub sort: Sort,
+    pub filter: Filter,
+    /// Catalog indices in display order (sorted, filtered).
+    pub rows: Vec<usize>,
+    pub list: ListState,
+}
+
+/// What the rows are computed from.
+pub struct ViewSource<'a> {
+    pub catalog: &'a Catalog,
+    pub handle: &'a ToolsHandle,
+    pub costs: Option<&'a [u64]>,
+    /// Whether the current search selected a tool.
+    pub selected: &'a dyn Fn(usize) -> bool,
+    pub height: usize,
+}
+
+impl CatalogView {
+    pub fn new(len: usize) -> CatalogView {
+        CatalogView {
+            sort: Sort::Catalog,
+            filter: Filter::All,
+            rows: (0..len).collect(),
+            list: ListState::default(),
+        }
+    }
+
+    /// The highlighted tool.
+    pub fn current(&self) -> Option<usize> {
+        self.rows.get(self.list.selected).copied()
+    }
+
+    /// The pane's keys: movement, sort and filter. True when the rows must
+    /// be rebuilt.
+    pub fn handle(&mut self, action: Action, height: usize) -> bool {
+        match action {
+            Action::CycleSort => {
+                self.sort = match self.sort {
+                    Sort::Catalog => Sort::Name,
+                    Sort::Name => Sort::Tokens,
+                    Sort::Tokens => Sort::Catalog,
+                };
+                true
+            }
+            Action::CycleFilter => {
+                self.filter = match self.filter {
+                    Filter::All => Filter::AlwaysLoad,
+                    Filter::AlwaysLoad => Filter::Initial,
+                    Filter::Initial => Filter::Selected,
+                    Filter::Selected => Filter::All,
+                };
+                self.list = ListState::default();
+                true
+            }
+            other => {
+                self.list.handle(other, self.rows.len(), height);
+                false
+            }
+        }
+    }
+
+    /// Recomputes the order and filter, keeping the highlighted tool
+    /// highlighted when it is still shown.
+    pub fn rebuild(&mut self, src: &ViewSource) {
+        let keep = self.current();
+        let tools = src.catalog.tools();
+        let mut rows: Vec<usize> = (0..src.catalog.len())
+            .filter(|&i| match self.filter {
+                Filter::All => true,
+                Filter::AlwaysLoad => tools[i].always_load,
+                Filter::Initial => src.handle.is_initial(i),
+                Filter::Selected => (src.selected)(i),
+            })
+            .collect();
+        match self.sort {
+            Sort::Catalog => {}
+            Sort::Name => rows.sort_by(|&a, &b| {
+                tools[a]
+                    .name
+                    .to_lowercase()
+                    .cmp(&tools[b].name.to_lowercase())
+                    .then(a.cmp(&b))
+            }),
+            Sort::Tokens => {
+                if let Some(costs) = src.costs {
+                    let cost = |i: usize| costs.get(i).copied().unwrap_or(0);
+                    rows.sort_by(|&a, &b| cost(b).cmp(&cost(a)).then(a.cmp(&b)));
+                }
+            }
+        }
+        self.rows = rows;
+        if let Some(i) = keep.and_then(|k| self.rows.iter().position(|&v| v == k)) {
+            self.list.selected = i;
+        }
+        self.list.keep_visible(self.rows.len(), src.height);
+    }
+}

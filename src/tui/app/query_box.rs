@@ -1,0 +1,92 @@
+//! The query box: the text being typed and the queries committed before.
+
+use crate::tui::action::Action;
+use crate::tui::line_input::LineInput;
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct QueryBox {
+    pub input: LineInput,
+    /// Committed queries, oldest first.
+    pub history: Vec<String>,
+    history_pos: Option<usize>,
+}
+
+/// What the query box asks of the app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryOutcome {
+    Nothing,
+    /// The text changed: search it (a preview).
+    Changed,
+    /// Search it and record it in the session.
+    Commit,
+    /// Give the keyboard back.
+    Leave,
+}
+
+impl QueryBox {
+    pub fn text(&self) -> &str {
+        &self.input.text
+    }
+
+    /// Typed text.
+    pub fn type_text(&mut self, text: &str) -> QueryOutcome {
+        if self.input.insert(text) {
+            self.history_pos = None;
+            QueryOutcome::Changed
+        } else {
+            QueryOutcome::Nothing
+        }
+    }
+
+    /// The box's keys (`input_*` actions).
+    pub fn handle(&mut self, action: Action) -> QueryOutcome {
+        match action {
+            Action::InputCancel => QueryOutcome::Leave,
+            Action::InputSubmit => {
+                let q = self.input.text.trim().to_string();
+                if !q.is_empty() && self.history.last() != Some(&q) {
+                    self.history.push(q);
+                }
+                self.history_pos = None;
+                QueryOutcome::Commit
+            }
+            Action::InputHistoryPrev | Action::InputHistoryNext => {
+                let before = self.input.text.clone();
+                self.recall(action == Action::InputHistoryPrev);
+                if self.input.text == before {
+                    QueryOutcome::Nothing
+                } else {
+                    QueryOutcome::Changed
+                }
+            }
+            other => {
+                if self.input.edit(other) {
+                    self.history_pos = None;
+                    QueryOutcome::Changed
+                } else {
+                    QueryOutcome::Nothing
+                }
+            }
+        }
+    }
+
+    /// Earlier and later queries.
+    fn recall(&mut self, earlier: bool) {
+        if self.history.is_empty() {
+            return;
+        }
+        let last = self.history.len() - 1;
+        self.history_pos = match (self.history_pos, earlier) {
+            (None, true) => Some(last),
+            (None, false) => None,
+            (Some(0), true) => Some(0),
+            (Some(i), true) => Some(i - 1),
+            (Some(i), false) if i >= last => None,
+            (Some(i), false) => Some(i + 1),
+        };
+        let text = self
+            .history_pos
+            .map_or(String::new(), |i| self.history[i].clone());
+        self.input.set(&text);
+    }
+}

@@ -1,0 +1,141 @@
+//! The settings a person tunes, and the popup that edits them.
+
+use std::sync::Arc;
+
+use crate::catalog::Catalog;
+use crate::engine::Ranker;
+use crate::select::{HandleOptions, SelectError, Strategy, ToolsHandle};
+use crate::tokens::TokenBasis;
+use crate::tui::action::Action;
+
+/// The settings a person tunes. Integers are signed so that an invalid value
+/// can be shown with the SDK's message instead of being clamped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    pub strategy: Strategy,
+    pub initial_tool_count: i64,
+    pub max_loaded_tools: Option<i64>,
+    pub max_tools: Option<i64>,
+    pub ranker: Ranker,
+    pub token_basis: TokenBasis,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            strategy: Strategy::Deferred,
+            initial_tool_count: crate::select::DEFAULT_INITIAL_TOOL_COUNT,
+            max_loaded_tools: None,
+            max_tools: None,
+            ranker: Ranker::Bm25,
+            token_basis: TokenBasis::O200kBase,
+        }
+    }
+}
+
+impl Settings {
+    pub fn handle_options(&self) -> HandleOptions {
+        HandleOptions {
+            strategy: self.strategy,
+            initial_tool_count: self.initial_tool_count,
+            max_loaded_tools: self.max_loaded_tools,
+        }
+    }
+
+    /// The SDK's checks, in its order, then `max_tools`.
+    pub fn validate(&self, catalog: &Arc<Catalog>) -> Result<ToolsHandle, SelectError> {
+        let handle = ToolsHandle::new(catalog.clone(), &self.handle_options())?;
+        handle.search_cap(self.max_tools)?;
+        Ok(handle)
+    }
+}
+
+/// The rows of the settings popup.
+pub const SETTINGS_ROWS: [&str; 6] = [
+    "strategy",
+    "initial_tool_count",
+    "max_loaded_tools",
+    "max_tools",
+    "ranker",
+    "token_basis",
+];
+
+/// The settings popup: the settings as edited (maybe invalid), the SDK's
+/// message when they are, and the highlighted row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingsEditor {
+    pub edited: Settings,
+    pub error: Option<String>,
+    pub row: usize,
+}
+
+/// What the popup asks of the app.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SettingsOutcome {
+    Nothing,
+    Close,
+    /// Validate these and put them in force if valid.
+    Apply(Settings),
+}
+
+impl SettingsEditor {
+    pub fn new(settings: &Settings) -> SettingsEditor {
+        SettingsEditor {
+            edited: settings.clone(),
+            error: None,
+            row: 0,
+        }
+    }
+
+    /// Opens on the settings in force (the row is kept).
+    pub fn open(&mut self, settings: &Settings) {
+        self.edited = settings.clone();
+        self.error = None;
+    }
+
+    /// The popup's keys (`settings_*` actions).
+    pub fn handle(&mut self, action: Action) -> SettingsOutcome {
+        let step: i64 = match action {
+            Action::SettingsClose => return SettingsOutcome::Close,
+            Action::SettingsUp => {
+                self.row = self.row.saturating_sub(1);
+                return SettingsOutcome::Nothing;
+            }
+            Action::SettingsDown => {
+                self.row = (self.row + 1).min(SETTINGS_ROWS.len() - 1);
+                return SettingsOutcome::Nothing;
+            }
+            Action::SettingsDecrease => -1,
+            Action::SettingsIncrease => 1,
+            _ => return SettingsOutcome::Nothing,
+        };
+        let mut e = self.edited.clone();
+        match self.row {
+            0 => e.strategy = e.strategy.toggled(),
+            1 => e.initial_tool_count += step,
+            2 => e.max_loaded_tools = step_optional(e.max_loaded_tools, step),
+            3 => e.max_tools = step_optional(e.max_tools, step),
+            4 => e.ranker = e.ranker.cycle(step < 0),
+            _ => {
+                e.token_basis = if step > 0 {
+                    e.token_basis.next()
+                } else {
+                    e.token_basis.next().next()
+                }
+            }
+        }
+        SettingsOutcome::Apply(e)
+    }
+}
+
+/// `None` (no cap) -> 1 -> 2 ...; stepping down from 1 gives 0, which the
+/// SDK refuses (shown, not clamped); down from 0 or below gives `None`.
+fn step_optional(value: Option<i64>, step: i64) -> Option<i64> {
+    match (value, step > 0) {
+        (None, true) => Some(1),
+        (None, false) => None,
+        (Some(v), true) => Some(v + 1),
+        (Some(v), false) if v <= 0 => None,
+        (Some(v), false) => Some(v - 1),
+    }
+}

@@ -1,0 +1,125 @@
+//! What help and the key lines say, as data generated from the live keymap
+//! (drawing lays it out; `update` uses its length to scroll help).
+
+use super::action::{Action, Context};
+use super::keymap::Keymap;
+
+/// One row of the help screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HelpRow {
+    Heading(&'static str),
+    Binding { keys: String, what: &'static str },
+    Note(&'static str),
+    Blank,
+}
+
+/// What the keymap does not say.
+const NOTES: &[&str] = &[
+    "Keys bound to no input_ action type text in a text box.",
+    "Marks: ★ always-load, RO read-only, ID idempotent, ● initial set,",
+    "◆ selected by the search.",
+];
+
+/// Help: every context's actions with their keys, then the notes.
+pub fn help_rows(keymap: &Keymap) -> Vec<HelpRow> {
+    let mut rows = Vec::new();
+    for context in Context::ALL {
+        rows.push(HelpRow::Heading(context.title()));
+        for action in Action::of(context) {
+            rows.push(HelpRow::Binding {
+                keys: keymap.label(action),
+                what: action.describe(),
+            });
+        }
+        rows.push(HelpRow::Blank);
+    }
+    rows.extend(NOTES.iter().map(|n| HelpRow::Note(n)));
+    rows
+}
+
+/// The screens with a key line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyLine {
+    /// The panes.
+    Main,
+    /// The query box has the keyboard.
+    Query,
+    Settings,
+    Breaker,
+    /// A text box of the breaker.
+    BreakerInput,
+}
+
+/// `(keys, what)` pairs of a key line, most useful first, from the live
+/// keymap. Actions bound to no key are left out.
+pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<(String, &'static str)> {
+    use Action::*;
+    let groups: &[(&[Action], &'static str)] = match line {
+        KeyLine::Main => &[
+            (&[FocusQuery], "query"),
+            (&[NextPane], "pane"),
+            (&[OpenDetail], "detail"),
+            (&[ToggleAlwaysLoad], "always-load"),
+            (&[CycleSort], "sort"),
+            (&[CycleFilter], "filter"),
+            (&[Settings], "settings"),
+            (&[Breaker], "breaker"),
+            (&[Help], "help"),
+            (&[Quit], "quit"),
+        ],
+        KeyLine::Query => &[
+            (&[InputSubmit], "commit"),
+            (&[InputCancel], "leave"),
+            (&[InputHistoryPrev, InputHistoryNext], "history"),
+            (&[InputClear], "clear"),
+            (&[InputDeleteWord], "delete word"),
+            (&[Help], "help"),
+            (&[QuitNow], "quit"),
+        ],
+        KeyLine::Settings => &[
+            (&[SettingsUp, SettingsDown], "choose"),
+            (&[SettingsDecrease, SettingsIncrease], "change"),
+            (&[SettingsClose], "close"),
+        ],
+        KeyLine::Breaker => &[
+            (&[BreakerCall], "call"),
+            (&[BreakerEdit], "edit args"),
+            (&[BreakerLoop], "loop"),
+            (&[BreakerThresholdUp, BreakerThresholdDown], "threshold"),
+            (&[BreakerLoopLess, BreakerLoopMore], "loop count"),
+            (&[BreakerReset], "reset"),
+            (&[BreakerNextTool, BreakerPrevTool], "tool"),
+            (&[BreakerOpenTrace], "open trace"),
+            (&[BreakerStep], "step"),
+            (&[BreakerRunTrace], "run"),
+            (&[BreakerClose], "back"),
+        ],
+        KeyLine::BreakerInput => &[
+            (&[InputSubmit], "send / load"),
+            (&[InputCancel], "leave the text box"),
+            (&[InputClear], "clear"),
+            (&[InputDeleteWord], "delete word"),
+            (&[QuitNow], "quit"),
+        ],
+    };
+    // In a text box, only keys that type nothing can reach actions
+    // outside it.
+    let typing = matches!(line, KeyLine::Query | KeyLine::BreakerInput);
+    groups
+        .iter()
+        .filter_map(|(actions, what)| {
+            let keys: Vec<String> = actions
+                .iter()
+                .filter_map(|&a| {
+                    if typing && a.context() == Context::Main {
+                        keymap.first_non_text(a)
+                    } else {
+                        keymap.first(a)
+                    }
+                })
+                .map(|k| k.to_string())
+                .collect();
+            (!keys.is_empty()).then(|| (keys.join(" "), *what))
+        })
+        .collect()
+}

@@ -1,0 +1,194 @@
+//! Where everything goes: one pure function of the terminal's size, computed
+//! on resize and kept in the app. `update` reads it (page sizes, whether the
+//! detail is a popup) and so does drawing; no layout number is written twice.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::widgets::Block;
+
+/// The smallest terminal the explorer draws in.
+pub const MIN_SIZE: (u16, u16) = (80, 24);
+/// Below this width the detail pane is a popup.
+pub const DETAIL_PANE_MIN_WIDTH: u16 = 100;
+
+/// The breaker simulator's screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BreakerLayout {
+    /// Everything it covers (all but the header and the bottom line).
+    pub body: Rect,
+    /// The call panel (bordered) and, inside it, its parts.
+    pub call: Rect,
+    /// Tool and threshold lines.
+    pub call_head: Rect,
+    /// The streak gauge.
+    pub gauge: Rect,
+    /// Arguments (first row), their check, the call's signature, messages.
+    pub args: Rect,
+    /// The trace panel, when a trace is loaded.
+    pub trace: Option<Rect>,
+    /// The call log panel.
+    pub log: Rect,
+    /// Its key line.
+    pub keys: Rect,
+}
+
+/// The areas of the screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ScreenLayout {
+    pub area: Rect,
+    /// Below [`MIN_SIZE`]: only a message is drawn.
+    pub too_small: bool,
+    pub header: Rect,
+    pub query: Rect,
+    /// The query box's text line (inside its border).
+    pub query_text: Rect,
+    pub catalog: Rect,
+    pub results: Rect,
+    /// The detail pane; `None` below [`DETAIL_PANE_MIN_WIDTH`] columns,
+    /// where the detail is a popup.
+    pub detail: Option<Rect>,
+    pub gauges: Rect,
+    /// The bottom line: status message or key line.
+    pub status: Rect,
+    pub detail_popup: Rect,
+    pub help_popup: Rect,
+    pub settings_popup: Rect,
+    pub breaker: BreakerLayout,
+}
+
+/// The inside of a bordered pane.
+pub fn inner(r: Rect) -> Rect {
+    Block::bordered().inner(r)
+}
+
+/// A centred rectangle of at most `w` x `h` inside `area`.
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+/// Lays out a screen of `area`; `trace_loaded` gives the breaker's trace
+/// panel its rows.
+pub fn layout(area: Rect, trace_loaded: bool) -> ScreenLayout {
+    let [header, query, middle, gauges, status] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(3),
+        Constraint::Min(5),
+        Constraint::Length(4),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let (catalog, results, detail) = if area.width >= DETAIL_PANE_MIN_WIDTH {
+        let [c, r, d] = Layout::horizontal([
+            Constraint::Percentage(36),
+            Constraint::Percentage(36),
+            Constraint::Percentage(28),
+        ])
+        .areas(middle);
+        (c, r, Some(d))
+    } else {
+        let [c, r] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(middle);
+        (c, r, None)
+    };
+    // Popups leave the header and the bottom line visible.
+    let below_header = Rect {
+        y: area.y + header.height,
+        height: area.height.saturating_sub(header.height + status.height),
+        ..area
+    };
+    ScreenLayout {
+        area,
+        too_small: area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1,
+        header,
+        query,
+        query_text: inner(query),
+        catalog,
+        results,
+        detail,
+        gauges,
+        status,
+        detail_popup: centered(
+            area,
+            area.width.saturating_sub(6),
+            area.height.saturating_sub(4),
+        ),
+        help_popup: centered(below_header, 86, below_header.height),
+        settings_popup: centered(area, 70, 16),
+        breaker: breaker_layout(below_header, trace_loaded),
+    }
+}
+
+fn breaker_layout(body: Rect, trace_loaded: bool) -> BreakerLayout {
+    let [main, keys] = Layout::vertical([Constraint::Min(5), Constraint::Length(1)]).areas(body);
+    let [left, log] =
+        Layout::horizontal([Constraint::Percentage(46), Constraint::Percentage(54)]).areas(main);
+    // The call panel keeps about 16 rows; the trace gets what is left, at most half.
+    let trace_height = if trace_loaded {
+        (left.height / 2).min(left.height.saturating_sub(16)).max(4)
+    } else {
+        0
+    };
+    let [call, trace] =
+        Layout::vertical([Constraint::Min(12), Constraint::Length(trace_height)]).areas(left);
+    // Short lines and the gauge first, at fixed rows; the arguments and the
+    // signature, which can be long, wrap below them.
+    let [call_head, gauge, _, args] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(inner(call));
+    BreakerLayout {
+        body,
+        call,
+        call_head,
+        gauge,
+        args,
+        trace: trace_loaded.then_some(trace),
+        log,
+        keys,
+    }
+}
+
+impl ScreenLayout {
+    /// Rows a list pane shows.
+    pub fn list_rows(&self) -> usize {
+        usize::from(inner(self.catalog).height).max(1)
+    }
+
+    /// Whether the detail is a popup (narrow terminals) rather than a pane.
+    pub fn detail_is_popup(&self) -> bool {
+        self.detail.is_none()
+    }
+
+    /// Rows the help popup shows.
+    pub fn help_rows(&self) -> usize {
+        usize::from(inner(self.help_popup).height).max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panes_and_popups_follow_the_size() {
+        let l = layout(Rect::new(0, 0, 120, 35), false);
+        assert!(!l.too_small);
+        assert_eq!(l.list_rows(), 35 - 1 - 3 - 4 - 1 - 2);
+        assert!(!l.detail_is_popup());
+        assert!(l.breaker.trace.is_none());
+        let l = layout(Rect::new(0, 0, 90, 30), true);
+        assert!(l.detail_is_popup());
+        assert!(l.breaker.trace.is_some());
+        assert_eq!(l.breaker.args.y, l.breaker.call.y + 1 + 2 + 1 + 1);
+        assert!(layout(Rect::new(0, 0, 70, 20), false).too_small);
+    }
+}
