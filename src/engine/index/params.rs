@@ -1,0 +1,106 @@
+//! Ranking parameters: the fields of a tool document and how each is weighted.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::engine::analyzer::QUERY_FILLER;
+
+/// The fields of a tool document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Field {
+    Name,
+    Description,
+    ParamName,
+    ParamDescription,
+    NameBigram,
+    DescriptionBigram,
+}
+
+impl Field {
+    pub const ALL: [Field; 6] = [
+        Field::Name,
+        Field::Description,
+        Field::ParamName,
+        Field::ParamDescription,
+        Field::NameBigram,
+        Field::DescriptionBigram,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::Name => "name",
+            Field::Description => "description",
+            Field::ParamName => "parameter name",
+            Field::ParamDescription => "parameter description",
+            Field::NameBigram => "name phrase",
+            Field::DescriptionBigram => "description phrase",
+        }
+    }
+
+    pub(super) fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// Weight and length normalisation of one field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FieldParams {
+    pub weight: f32,
+    pub b: f32,
+}
+
+/// Ranking parameters. The defaults were tuned on the BFCL dev set (see
+/// BENCHMARKS.md for the figures and the reasoning).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    pub k1: f32,
+    /// Indexed by `Field as usize`.
+    pub fields: [FieldParams; 6],
+    /// Lucene's idf raised to this power (< 1 flattens rare-term dominance).
+    pub idf_power: f32,
+    /// A query of at least this many sentences is also scored sentence by
+    /// sentence, so each request in a message pulls its own tool up.
+    pub min_sentences: usize,
+    /// Weight of the best sentence score in that blend.
+    pub sentence_weight: f32,
+    /// Weight of `context` terms that are not in the query itself.
+    pub context_weight: f32,
+    /// Words dropped from queries (not from tools): request filler.
+    pub query_filler: &'static [&'static str],
+    /// Recognise exact tool names in the query and rank those tools first.
+    pub exact_names: bool,
+    /// Weight of query words that are only digits.
+    pub number_weight: f32,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        let f = |weight, b| FieldParams { weight, b };
+        Params {
+            k1: 1.2,
+            fields: [
+                f(8.0, 0.75),  // name words
+                f(1.0, 0.5),   // description
+                f(2.0, 0.75),  // parameter names
+                f(1.0, 0.75),  // parameter descriptions + enum values
+                f(1.0, 0.75),  // name bigrams
+                f(0.25, 0.75), // description bigrams
+            ],
+            idf_power: 0.5,
+            min_sentences: 4,
+            sentence_weight: 0.8,
+            context_weight: 0.5,
+            query_filler: QUERY_FILLER,
+            exact_names: true,
+            number_weight: 0.5,
+        }
+    }
+}
