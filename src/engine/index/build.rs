@@ -144,13 +144,15 @@ impl Index {
         let mut vocab = Vocab::new();
         let n = tools.len();
         // Per document: the term sequence of each field.
-        let mut docs: Vec<[Vec<u32>; 6]> = Vec::with_capacity(n);
+        let mut docs: Vec<[Vec<u32>; Field::COUNT]> = Vec::with_capacity(n);
         let mut names: HashMap<Box<str>, (Vec<u32>, usize)> = HashMap::default();
         for (i, tool) in tools.iter().enumerate() {
-            let mut fields: [Vec<u32>; 6] = Default::default();
+            let mut fields: [Vec<u32>; Field::COUNT] = Default::default();
             vocab.analyze_filtered(&tool.name, &mut fields[Field::Name as usize], true);
             vocab.analyze(&tool.description, &mut fields[Field::Description as usize]);
-            let [_, _, param_names, param_texts, _, _] = &mut fields;
+            let [param_names, param_texts] = fields
+                .get_disjoint_mut([Field::ParamName as usize, Field::ParamDescription as usize])
+                .expect("two distinct fields");
             walk_schema(&tool.input_schema, 0, &mut vocab, param_names, param_texts);
             for (source, target) in [
                 (Field::Name, Field::NameBigram),
@@ -174,7 +176,7 @@ impl Index {
         }
 
         // Average field lengths.
-        let mut avg = [0f32; 6];
+        let mut avg = [0f32; Field::COUNT];
         for fields in &docs {
             for (a, f) in avg.iter_mut().zip(fields) {
                 *a += f.len() as f32;
@@ -196,7 +198,7 @@ impl Index {
         // slot `slot[t]` belongs to.
         let mut owner = vec![u32::MAX; n_terms];
         let mut slot = vec![0u32; n_terms];
-        let mut counts: Vec<(u32, [u16; 6])> = Vec::new();
+        let mut counts: Vec<(u32, [u16; Field::COUNT])> = Vec::new();
         for (d, fields) in docs.iter().enumerate() {
             counts.clear();
             for (f, seq) in fields.iter().enumerate() {
@@ -205,14 +207,14 @@ impl Index {
                     if owner[t] != d as u32 {
                         owner[t] = d as u32;
                         slot[t] = counts.len() as u32;
-                        counts.push((t as u32, [0; 6]));
+                        counts.push((t as u32, [0; Field::COUNT]));
                     }
                     let c = &mut counts[slot[t] as usize].1[f];
                     *c = c.saturating_add(1);
                 }
             }
             // Each field's length normalisation, once per document.
-            let mut scale = [0f32; 6];
+            let mut scale = [0f32; Field::COUNT];
             for (f, s) in scale.iter_mut().enumerate() {
                 let p = params.fields[f];
                 let norm = 1.0 - p.b + p.b * fields[f].len() as f32 / avg[f];
@@ -221,7 +223,7 @@ impl Index {
             for (term, tf) in &counts {
                 let mut tfw = 0f32;
                 let mut mask = 0u8;
-                for f in 0..6 {
+                for f in 0..Field::COUNT {
                     if tf[f] > 0 {
                         tfw += scale[f] * f32::from(tf[f]);
                         mask |= 1 << f;

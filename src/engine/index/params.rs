@@ -18,8 +18,16 @@ pub enum Field {
     DescriptionBigram,
 }
 
+// A posting stores the fields a term hit as one bit each in a `u8`.
+const _: () = assert!(Field::COUNT <= u8::BITS as usize);
+
 impl Field {
-    pub const ALL: [Field; 6] = [
+    /// How many fields a tool document has: the length of [`Field::ALL`] and
+    /// of every per-field array.
+    pub const COUNT: usize = 6;
+
+    /// Every field, in `Field as usize` order.
+    pub const ALL: [Field; Field::COUNT] = [
         Field::Name,
         Field::Description,
         Field::ParamName,
@@ -63,7 +71,7 @@ pub struct FieldParams {
 pub struct Params {
     pub k1: f32,
     /// Indexed by `Field as usize`.
-    pub fields: [FieldParams; 6],
+    pub fields: [FieldParams; Field::COUNT],
     /// Lucene's idf raised to this power (< 1 flattens rare-term dominance).
     pub idf_power: f32,
     /// A query of at least this many sentences is also scored sentence by
