@@ -1,8 +1,6 @@
 //! Building the index: analysing each tool into its fields' term sequences,
 //! then turning term counts into BM25F impacts in posting lists.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
 
@@ -271,9 +269,7 @@ impl Index {
         for filler in params.query_filler {
             words.insert(Box::from(*filler), None);
         }
-        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Index {
-            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             params,
             n_docs: n,
             words,

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::query::AnalyzedQuery;
+use super::score::SCRATCH;
 use super::{Field, Index};
 
 /// Why a tool matched: each query term that hit it, the fields it hit, and
@@ -39,7 +40,7 @@ impl Index {
         context: Option<&str>,
         docs: &[usize],
     ) -> Vec<Explanation> {
-        let q = self.analyze(query, context, true);
+        let q = SCRATCH.with_borrow_mut(|s| self.analyze(query, context, true, &mut s.stems));
         docs.iter()
             .map(|&doc| self.explain_analyzed(&q, doc))
             .collect()

@@ -34,8 +34,6 @@ pub use score::Hit;
 
 /// The index. Immutable once built; searches share it across threads.
 pub struct Index {
-    /// Unique per index built (for the per-thread stem cache).
-    id: u64,
     params: Params,
     n_docs: usize,
     /// Lower-cased word -> unigram term; `None` for query filler. Stop words

@@ -1,8 +1,6 @@
 //! Query analysis: a query (and optional context) into weighted terms of the
 //! index, each term once, with the terms of each sentence for long messages.
 
-use std::cell::RefCell;
-
 use rustc_hash::FxHashMap as HashMap;
 
 use super::Index;
@@ -26,41 +24,45 @@ pub(super) struct AnalyzedQuery {
     pub(super) exact: Vec<usize>,
 }
 
-type StemCache = (u64, HashMap<Box<str>, Option<Option<u32>>>);
+/// A memo of the stemmer: word -> stem. A word's stem does not depend on the
+/// index, so one memo serves every index; typing a query repeats its words
+/// at every keystroke, and stemming is the costly part of an unseen word.
+#[derive(Debug, Default)]
+pub(super) struct StemMemo {
+    stemmer: Stemmer,
+    stems: HashMap<Box<str>, Box<str>>,
+}
 
-thread_local! {
-    static STEMMED: RefCell<StemCache> = RefCell::new((0, HashMap::default()));
+impl StemMemo {
+    /// Entries kept before the memo starts over.
+    const CAPACITY: usize = 8192;
+
+    /// Calls `f` with the stem of `word`.
+    fn with_stem<R>(&mut self, word: &str, f: impl FnOnce(&str) -> R) -> R {
+        if let Some(stem) = self.stems.get(word) {
+            return f(stem);
+        }
+        let stem = self.stemmer.stem(word);
+        let r = f(&stem);
+        if self.stems.len() >= Self::CAPACITY {
+            self.stems.clear();
+        }
+        self.stems.insert(Box::from(word), Box::from(stem.as_ref()));
+        r
+    }
 }
 
 impl Index {
     /// `Some(None)`: a word to skip (stop word, filler); `None`: unknown.
-    fn lookup_word(&self, word: &str, stemmer: &Stemmer) -> Option<Option<u32>> {
+    fn lookup_word(&self, word: &str, memo: &mut StemMemo) -> Option<Option<u32>> {
         if let Some(&t) = self.words.get(word) {
             return Some(t);
         }
         if is_stop_word(word) {
             return Some(None);
         }
-        // Words not seen verbatim are stemmed; the answer is remembered per
-        // thread (typing a query repeats its words at every keystroke).
-        STEMMED.with_borrow_mut(|(owner, cache)| {
-            if *owner != self.id {
-                cache.clear();
-                *owner = self.id;
-            }
-            if let Some(&t) = cache.get(word) {
-                return t;
-            }
-            let t = self
-                .stems
-                .get(stemmer.stem(word).as_ref())
-                .map(|&t| Some(t));
-            if cache.len() >= 8192 {
-                cache.clear();
-            }
-            cache.insert(Box::from(word), t);
-            t
-        })
+        // Words not seen verbatim are looked up by their stem.
+        memo.with_stem(word, |stem| self.stems.get(stem).map(|&t| Some(t)))
     }
 
     /// Adds the query terms of `text` (weight `weight`) to `q`, each term
@@ -71,7 +73,7 @@ impl Index {
         text: &str,
         weight: f32,
         q: &mut AnalyzedQuery,
-        stemmer: &Stemmer,
+        memo: &mut StemMemo,
         with_text: bool,
     ) -> Vec<Vec<usize>> {
         let mut sentences = Vec::new();
@@ -98,7 +100,7 @@ impl Index {
             let mut prev: Option<u32> = None;
             let mut prev_word = String::new();
             for_each_word(sentence, &mut buf, |w| {
-                let term = match self.lookup_word(w, stemmer) {
+                let term = match self.lookup_word(w, memo) {
                     Some(Some(term)) => term,
                     Some(None) => return,
                     None => {
@@ -144,24 +146,18 @@ impl Index {
         query: &str,
         context: Option<&str>,
         with_text: bool,
+        memo: &mut StemMemo,
     ) -> AnalyzedQuery {
-        let stemmer = Stemmer::default();
         let mut q = AnalyzedQuery {
             terms: Vec::with_capacity(32),
             ..AnalyzedQuery::default()
         };
-        let sentences = self.analyze_query(query, 1.0, &mut q, &stemmer, with_text);
+        let sentences = self.analyze_query(query, 1.0, &mut q, memo, with_text);
         if sentences.len() >= self.params.min_sentences.max(2) {
             q.sentences = sentences;
         }
         if let Some(context) = context {
-            self.analyze_query(
-                context,
-                self.params.context_weight,
-                &mut q,
-                &stemmer,
-                with_text,
-            );
+            self.analyze_query(context, self.params.context_weight, &mut q, memo, with_text);
         }
         if self.params.exact_names {
             q.exact = self.exact_names(query);

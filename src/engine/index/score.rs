@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use serde::Serialize;
 
 use super::Index;
-use super::query::{AnalyzedQuery, QueryTerm};
+use super::query::{AnalyzedQuery, QueryTerm, StemMemo};
 
 /// One ranked tool.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -19,7 +19,8 @@ pub struct Hit {
 }
 
 thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+    /// This thread's search state; nothing in it belongs to one index.
+    pub(super) static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
 impl Index {
@@ -48,8 +49,10 @@ impl Index {
         if k == 0 || self.n_docs == 0 {
             return Vec::new();
         }
-        let q = self.analyze(query, context, false);
-        SCRATCH.with_borrow_mut(|scratch| self.search_analyzed(&q, k, scratch))
+        SCRATCH.with_borrow_mut(|scratch| {
+            let q = self.analyze(query, context, false, &mut scratch.stems);
+            self.search_analyzed(&q, k, scratch)
+        })
     }
 
     fn search_analyzed(&self, q: &AnalyzedQuery, k: usize, scratch: &mut Scratch) -> Vec<Hit> {
@@ -58,6 +61,7 @@ impl Index {
             scores,
             best_sentence,
             s_scores,
+            stems: _,
         } = scratch;
         self.accumulate_terms(q.terms.iter(), scores);
 
@@ -184,12 +188,15 @@ pub(super) fn top_k(scores: &[f32], k: usize) -> Vec<(f32, u32)> {
         .collect()
 }
 
-/// Per-thread buffers reused by every search, so a query allocates little.
+/// Per-thread state reused by every search, whatever the index, so a query
+/// allocates little: score buffers, and the stemmer's memo for query words
+/// that no index has seen verbatim.
 #[derive(Default)]
-struct Scratch {
+pub(super) struct Scratch {
     scores: Vec<f32>,
     best_sentence: Vec<f32>,
     s_scores: Vec<f32>,
+    pub(super) stems: StemMemo,
 }
 
 impl Scratch {

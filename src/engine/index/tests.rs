@@ -184,3 +184,30 @@ fn deep_schemas_do_not_overflow() {
     let index = Index::build(&tools);
     assert_eq!(index.search("deep", None, 1).len(), 1);
 }
+
+#[test]
+fn stem_memo_serves_every_index() {
+    // "invoices" is in neither catalog verbatim: each index finds it by its
+    // stem in its own map, whichever index the thread searched before.
+    let a = vec![tool(
+        "send_invoice",
+        "Send an invoice.",
+        serde_json::json!({}),
+    )];
+    let b = vec![
+        tool("other", "Something else.", serde_json::json!({})),
+        tool("pay_invoice", "Pay an invoice.", serde_json::json!({})),
+    ];
+    let (ia, ib) = (Index::build(&a), Index::build(&b));
+    let docs = |index: &Index| -> Vec<usize> {
+        index
+            .search("invoices", None, 5)
+            .iter()
+            .map(|h| h.doc)
+            .collect()
+    };
+    for _ in 0..2 {
+        assert_eq!(docs(&ia), [0]);
+        assert_eq!(docs(&ib), [1]);
+    }
+}
