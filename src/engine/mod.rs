@@ -5,5 +5,5 @@ pub mod analyzer;
 mod index;
 pub mod ranker;
 
-pub use index::{Explanation, Field, FieldParams, Hit, Index, Params, TermMatch};
+pub use index::{Explanation, Field, FieldParams, Hit, Index, Params, TermMatch, UnknownField};
 pub use ranker::{CatalogRanker, Ranker, UnknownRanker};

@@ -29,7 +29,7 @@ use std::ops::Range;
 use rustc_hash::FxHashMap as HashMap;
 
 pub use explain::{Explanation, TermMatch};
-pub use params::{Field, FieldParams, Params};
+pub use params::{Field, FieldParams, Params, UnknownField};
 pub use score::Hit;
 
 /// The index. Immutable once built; searches share it across threads.

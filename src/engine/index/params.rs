@@ -1,6 +1,7 @@
 //! Ranking parameters: the fields of a tool document and how each is weighted.
 
 use std::fmt;
+use std::str::FromStr;
 
 use serde::Serialize;
 
@@ -36,6 +37,7 @@ impl Field {
         Field::DescriptionBigram,
     ];
 
+    /// The human label (what explanations show).
     pub fn label(self) -> &'static str {
         match self {
             Field::Name => "name",
@@ -47,6 +49,19 @@ impl Field {
         }
     }
 
+    /// The machine name: the serialised form, which [`FromStr`] parses back.
+    pub fn key(self) -> &'static str {
+        match self {
+            Field::Name => "name",
+            Field::Description => "description",
+            Field::ParamName => "param_name",
+            Field::ParamDescription => "param_description",
+            Field::NameBigram => "name_bigram",
+            Field::DescriptionBigram => "description_bigram",
+        }
+    }
+
+    /// This field's bit in a posting's field mask.
     pub(super) fn bit(self) -> u8 {
         1 << (self as u8)
     }
@@ -55,6 +70,30 @@ impl Field {
 impl fmt::Display for Field {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.label())
+    }
+}
+
+/// A field name that is not the [`Field::key`] of any field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown field {0:?} (expected {expected})", expected = expected_fields())]
+pub struct UnknownField(pub String);
+
+fn expected_fields() -> String {
+    let keys: Vec<String> = Field::ALL
+        .iter()
+        .map(|f| format!("\"{}\"", f.key()))
+        .collect();
+    keys.join(", ")
+}
+
+impl FromStr for Field {
+    type Err = UnknownField;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Field::ALL
+            .into_iter()
+            .find(|f| f.key() == s)
+            .ok_or_else(|| UnknownField(s.to_string()))
     }
 }
 

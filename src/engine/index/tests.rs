@@ -211,3 +211,21 @@ fn stem_memo_serves_every_index() {
         assert_eq!(docs(&ib), [1]);
     }
 }
+
+#[test]
+fn field_keys_round_trip() {
+    for f in Field::ALL {
+        assert_eq!(f.key().parse::<Field>(), Ok(f));
+        // The key is the serialised form.
+        assert_eq!(serde_json::to_value(f).unwrap(), Value::from(f.key()));
+    }
+    assert_eq!(Field::ALL.len(), Field::COUNT);
+    assert_eq!(Field::ParamName.key(), "param_name");
+    assert_eq!(Field::ParamName.label(), "parameter name");
+    let e = "parameter name".parse::<Field>().unwrap_err();
+    assert_eq!(e, UnknownField("parameter name".to_string()));
+    assert_eq!(
+        e.to_string(),
+        "unknown field \"parameter name\" (expected \"name\", \"description\", \"param_name\", \"param_description\", \"name_bigram\", \"description_bigram\")"
+    );
+}
