@@ -6,5 +6,5 @@ mod field_key;
 mod index;
 pub mod ranker;
 
-pub use index::{Explanation, Field, FieldParams, Hit, Index, Params, TermMatch};
+pub use index::{Explanation, Field, FieldParams, Hit, Index, Params, TermMatch, UnknownField};
 pub use ranker::{CatalogRanker, Ranker, UnknownRanker};

@@ -1,0 +1,285 @@
+//! Building the index: analysing each tool into its fields' term sequences,
+//! then turning term counts into BM25F impacts in posting lists.
+
+use rustc_hash::FxHashMap as HashMap;
+use serde_json::Value;
+
+use super::{Field, Index, Params};
+use crate::catalog::Tool;
+use crate::engine::analyzer::{Stemmer, for_each_word, is_stop_word, name_key};
+
+/// Builds term ids while analysing the catalog.
+struct Vocab {
+    stemmer: Stemmer,
+    /// Word -> term, or `None` for a stop word.
+    words: HashMap<Box<str>, Option<u32>>,
+    stems: HashMap<Box<str>, u32>,
+    bigrams: HashMap<(u32, u32), u32>,
+    next: u32,
+    buf: String,
+}
+
+impl Vocab {
+    fn new() -> Self {
+        Vocab {
+            stemmer: Stemmer::default(),
+            words: HashMap::default(),
+            stems: HashMap::default(),
+            bigrams: HashMap::default(),
+            next: 0,
+            buf: String::new(),
+        }
+    }
+
+    fn term_of_word(&mut self, word: &str) -> Option<u32> {
+        if let Some(t) = self.words.get(word) {
+            return *t;
+        }
+        let term = if is_stop_word(word) {
+            None
+        } else {
+            let stem = self.stemmer.stem(word);
+            let next = &mut self.next;
+            let id = *self
+                .stems
+                .entry(Box::from(stem.as_ref()))
+                .or_insert_with(|| {
+                    *next += 1;
+                    *next - 1
+                });
+            Some(id)
+        };
+        self.words.insert(Box::from(word), term);
+        term
+    }
+
+    fn analyze(&mut self, text: &str, out: &mut Vec<u32>) {
+        self.analyze_filtered(text, out, false);
+    }
+
+    /// With `skip_numbers`, words that are only digits are left out (a name's
+    /// `_2` or `v_3` part says nothing about what the tool does).
+    fn analyze_filtered(&mut self, text: &str, out: &mut Vec<u32>, skip_numbers: bool) {
+        let mut buf = std::mem::take(&mut self.buf);
+        for_each_word(text, &mut buf, |w| {
+            if skip_numbers && w.bytes().all(|b| b.is_ascii_digit()) {
+                return;
+            }
+            if let Some(t) = self.term_of_word(w) {
+                out.push(t);
+            }
+        });
+        self.buf = buf;
+    }
+
+    fn bigram(&mut self, a: u32, b: u32) -> u32 {
+        let next = &mut self.next;
+        *self.bigrams.entry((a, b)).or_insert_with(|| {
+            *next += 1;
+            *next - 1
+        })
+    }
+}
+
+/// Walks a JSON schema, analysing parameter names at every level into
+/// `names` and descriptions, titles and enum values into `texts`. Each object
+/// is read in one pass over its keys.
+fn walk_schema(
+    schema: &Value,
+    depth: usize,
+    vocab: &mut Vocab,
+    names: &mut Vec<u32>,
+    texts: &mut Vec<u32>,
+) {
+    const MAX_DEPTH: usize = 32;
+    let Value::Object(map) = schema else { return };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for (key, value) in map {
+        match (key.as_str(), value) {
+            ("description" | "title", Value::String(s)) => vocab.analyze(s, texts),
+            ("enum", Value::Array(values)) => {
+                for v in values {
+                    match v {
+                        Value::String(s) => vocab.analyze(s, texts),
+                        Value::Number(n) => vocab.analyze(&n.to_string(), texts),
+                        _ => {}
+                    }
+                }
+            }
+            ("properties", Value::Object(props)) => {
+                for (name, prop) in props {
+                    vocab.analyze(name, names);
+                    walk_schema(prop, depth + 1, vocab, names, texts);
+                }
+            }
+            ("items" | "additionalProperties" | "not", v @ Value::Object(_)) => {
+                walk_schema(v, depth + 1, vocab, names, texts)
+            }
+            ("items" | "anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(items)) => {
+                for v in items {
+                    walk_schema(v, depth + 1, vocab, names, texts);
+                }
+            }
+            ("$defs" | "definitions", Value::Object(defs)) => {
+                for v in defs.values() {
+                    walk_schema(v, depth + 1, vocab, names, texts);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Index {
+    /// Indexes `tools` with the default parameters.
+    pub fn build(tools: &[Tool]) -> Self {
+        Self::build_with(tools, Params::default())
+    }
+
+    pub fn build_with(tools: &[Tool], params: Params) -> Self {
+        let mut vocab = Vocab::new();
+        let n = tools.len();
+        // Per document: the term sequence of each field.
+        let mut docs: Vec<[Vec<u32>; Field::COUNT]> = Vec::with_capacity(n);
+        let mut names: HashMap<Box<str>, (Vec<u32>, usize)> = HashMap::default();
+        for (i, tool) in tools.iter().enumerate() {
+            let mut fields: [Vec<u32>; Field::COUNT] = Default::default();
+            vocab.analyze_filtered(&tool.name, &mut fields[Field::Name as usize], true);
+            vocab.analyze(&tool.description, &mut fields[Field::Description as usize]);
+            let [param_names, param_texts] = fields
+                .get_disjoint_mut([Field::ParamName as usize, Field::ParamDescription as usize])
+                .expect("two distinct fields");
+            walk_schema(&tool.input_schema, 0, &mut vocab, param_names, param_texts);
+            for (source, target) in [
+                (Field::Name, Field::NameBigram),
+                (Field::Description, Field::DescriptionBigram),
+            ] {
+                let seq = std::mem::take(&mut fields[source as usize]);
+                let pairs: Vec<u32> = seq.windows(2).map(|w| vocab.bigram(w[0], w[1])).collect();
+                fields[source as usize] = seq;
+                fields[target as usize] = pairs;
+            }
+            let key = name_key(&tool.name);
+            if !key.is_empty() {
+                let words = key.split('_').count();
+                names
+                    .entry(Box::from(key))
+                    .or_insert_with(|| (Vec::new(), words))
+                    .0
+                    .push(i as u32);
+            }
+            docs.push(fields);
+        }
+
+        // Average field lengths.
+        let mut avg = [0f32; Field::COUNT];
+        for fields in &docs {
+            for (a, f) in avg.iter_mut().zip(fields) {
+                *a += f.len() as f32;
+            }
+        }
+        for a in &mut avg {
+            *a = if n == 0 {
+                1.0
+            } else {
+                (*a / n as f32).max(1e-6)
+            };
+        }
+
+        // (term, doc, weighted tf, field mask), one entry per term per doc.
+        let n_terms = vocab.next as usize;
+        let mut entries: Vec<(u32, u32, f32, u8)> = Vec::new();
+        // Per document, each term's counts per field, found through a dense
+        // term -> slot table (no sorting): `owner[t]` says which document the
+        // slot `slot[t]` belongs to.
+        let mut owner = vec![u32::MAX; n_terms];
+        let mut slot = vec![0u32; n_terms];
+        let mut counts: Vec<(u32, [u16; Field::COUNT])> = Vec::new();
+        for (d, fields) in docs.iter().enumerate() {
+            counts.clear();
+            for (f, seq) in fields.iter().enumerate() {
+                for &t in seq {
+                    let t = t as usize;
+                    if owner[t] != d as u32 {
+                        owner[t] = d as u32;
+                        slot[t] = counts.len() as u32;
+                        counts.push((t as u32, [0; Field::COUNT]));
+                    }
+                    let c = &mut counts[slot[t] as usize].1[f];
+                    *c = c.saturating_add(1);
+                }
+            }
+            // Each field's length normalisation, once per document.
+            let mut scale = [0f32; Field::COUNT];
+            for (f, s) in scale.iter_mut().enumerate() {
+                let p = params.fields[f];
+                let norm = 1.0 - p.b + p.b * fields[f].len() as f32 / avg[f];
+                *s = p.weight / norm;
+            }
+            for (term, tf) in &counts {
+                let mut tfw = 0f32;
+                let mut mask = 0u8;
+                for f in 0..Field::COUNT {
+                    if tf[f] > 0 {
+                        tfw += scale[f] * f32::from(tf[f]);
+                        mask |= 1 << f;
+                    }
+                }
+                entries.push((*term, d as u32, tfw, mask));
+            }
+        }
+
+        // Counting sort into posting lists (docs ascending within a term).
+        let mut offsets = vec![0u32; n_terms + 1];
+        for e in &entries {
+            offsets[e.0 as usize + 1] += 1;
+        }
+        for t in 0..n_terms {
+            offsets[t + 1] += offsets[t];
+        }
+        let total = entries.len();
+        let mut post_docs = vec![0u32; total];
+        let mut post_impacts = vec![0f32; total];
+        let mut post_fields = vec![0u8; total];
+        let mut cursor: Vec<u32> = offsets[..n_terms].to_vec();
+        let k1 = params.k1;
+        let idfs: Vec<f32> = (0..n_terms)
+            .map(|t| {
+                let df = (offsets[t + 1] - offsets[t]) as f32;
+                (1.0 + (n as f32 - df + 0.5) / (df + 0.5))
+                    .ln()
+                    .powf(params.idf_power)
+            })
+            .collect();
+        for (term, doc, tfw, mask) in entries {
+            let t = term as usize;
+            let idf = idfs[t];
+            let slot = cursor[t] as usize;
+            cursor[t] += 1;
+            post_docs[slot] = doc;
+            post_impacts[slot] = idf * tfw * (k1 + 1.0) / (tfw + k1);
+            post_fields[slot] = mask;
+        }
+
+        // Query lookups: every word seen (stop words map to None), with the
+        // query filler shadowed to None.
+        let mut words = vocab.words;
+        for filler in params.query_filler {
+            words.insert(Box::from(*filler), None);
+        }
+        Index {
+            params,
+            n_docs: n,
+            words,
+            stems: vocab.stems,
+            bigrams: vocab.bigrams,
+            offsets,
+            post_docs,
+            post_impacts,
+            post_fields,
+            names,
+        }
+    }
+}

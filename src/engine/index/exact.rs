@@ -1,0 +1,146 @@
+//! Exact-name matching: tools the query names verbatim (`get_weather`,
+//! `getWeather`, `github.create_issue`, or a one-word name in backticks) rank
+//! first.
+
+use super::Index;
+use crate::engine::analyzer::for_each_word;
+
+impl Index {
+    /// Tools the query names exactly, in the order it names them. A one-word
+    /// name counts only when it is the whole query or quoted in backticks; a
+    /// name of several words counts wherever it stands as one token.
+    pub(super) fn exact_names(&self, query: &str) -> Vec<usize> {
+        fn punct(c: char) -> bool {
+            matches!(
+                c,
+                '`' | '\''
+                    | '"'
+                    | '.'
+                    | ','
+                    | ';'
+                    | ':'
+                    | '!'
+                    | '?'
+                    | '('
+                    | ')'
+                    | '['
+                    | ']'
+                    | '{'
+                    | '}'
+                    | '<'
+                    | '>'
+            )
+        }
+        let mut found = Vec::new();
+        let mut key = String::new();
+        let mut buf = String::new();
+        let mut consider = |token: &str, single_ok: bool, found: &mut Vec<usize>| {
+            key.clear();
+            for_each_word(token, &mut buf, |w| {
+                key.push_str(w);
+                key.push('_');
+            });
+            key.pop();
+            if let Some((docs, words)) = self.names.get(key.as_str())
+                && (*words > 1 || single_ok)
+            {
+                for &d in docs {
+                    if !found.contains(&(d as usize)) {
+                        found.push(d as usize);
+                    }
+                }
+            }
+        };
+        // Most requests name no tool: skip them with one pass over the bytes.
+        let maybe_name = may_name_a_tool(query.as_bytes())
+            || !query.trim().contains(char::is_whitespace)
+            || !query.is_ascii();
+        if !maybe_name {
+            return found;
+        }
+        let trimmed = query.trim();
+        let whole = trimmed.trim_matches(punct);
+        if !whole.is_empty() && !whole.contains(char::is_whitespace) {
+            consider(whole, true, &mut found);
+            return found;
+        }
+        for raw in trimmed.split_ascii_whitespace() {
+            if raw.is_ascii() && !may_name_a_tool(raw.as_bytes()) {
+                continue;
+            }
+            let quoted = raw.starts_with('`')
+                && raw
+                    .trim_end_matches(['.', ',', ';', ':', '?', '!'])
+                    .ends_with('`');
+            let token = raw.trim_matches(punct);
+            // A name is an identifier: it has a separator or a case change.
+            let identifier = token
+                .bytes()
+                .any(|b| matches!(b, b'_' | b'.' | b'-' | b'/'))
+                || token.chars().skip(1).any(char::is_uppercase);
+            if !token.is_empty() && (identifier || quoted) {
+                consider(token, quoted, &mut found);
+            }
+        }
+        found
+    }
+}
+
+/// Byte classes for [`may_name_a_tool`].
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DIGIT: u8 = 4;
+const SEP: u8 = 8;
+const TICK: u8 = 16;
+static BYTE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = if c.is_ascii_lowercase() {
+            LOWER
+        } else if c.is_ascii_uppercase() {
+            UPPER
+        } else if c.is_ascii_digit() {
+            DIGIT
+        } else if matches!(c, b'_' | b'.' | b'-' | b'/') {
+            SEP
+        } else if c == b'`' {
+            TICK
+        } else {
+            0
+        };
+        i += 1;
+    }
+    t
+};
+
+/// Whether an ASCII text may contain a tool name: a backtick, a case change
+/// inside a word (`getUser`), or a separator inside a word with a letter on
+/// one side (`get_user`, `github.issue`, but not `3.5` or `2024-01-02`).
+fn may_name_a_tool(b: &[u8]) -> bool {
+    let class = |i: usize| b.get(i).map_or(0, |&c| BYTE_CLASS[c as usize]);
+    for i in 0..b.len() {
+        let c = BYTE_CLASS[b[i] as usize];
+        if c == 0 || c == DIGIT || c == UPPER {
+            continue;
+        }
+        match c {
+            TICK => return true,
+            LOWER => {
+                if class(i + 1) == UPPER {
+                    return true;
+                }
+            }
+            _ => {
+                // SEP
+                let (prev, next) = (if i > 0 { class(i - 1) } else { 0 }, class(i + 1));
+                let alnum = LOWER | UPPER | DIGIT;
+                if prev & alnum != 0 && next & alnum != 0 && (prev | next) & (LOWER | UPPER) != 0 {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}

@@ -1,0 +1,73 @@
+//! Explanations: which query terms matched a tool, in which fields, and what
+//! each added to its score.
+
+use serde::Serialize;
+
+use super::query::AnalyzedQuery;
+use super::score::SCRATCH;
+use super::{Field, Index};
+
+/// Why a tool matched: each query term that hit it, the fields it hit, and
+/// what it added to the score.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TermMatch {
+    /// The query word (or two words, for a phrase).
+    pub term: String,
+    pub fields: Vec<Field>,
+    pub score: f32,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Explanation {
+    pub exact_name: bool,
+    pub matches: Vec<TermMatch>,
+}
+
+impl Index {
+    /// Why tool `doc` matched `query`: each query term that hit it, in query
+    /// order, with the fields it hit and what it added (before any
+    /// multi-sentence blending).
+    pub fn explain(&self, query: &str, context: Option<&str>, doc: usize) -> Explanation {
+        self.explain_many(query, context, &[doc])
+            .pop()
+            .unwrap_or_default()
+    }
+
+    /// [`Index::explain`] for several tools, analysing the query once.
+    pub fn explain_many(
+        &self,
+        query: &str,
+        context: Option<&str>,
+        docs: &[usize],
+    ) -> Vec<Explanation> {
+        let q = SCRATCH.with_borrow_mut(|s| self.analyze(query, context, true, &mut s.stems));
+        docs.iter()
+            .map(|&doc| self.explain_analyzed(&q, doc))
+            .collect()
+    }
+
+    fn explain_analyzed(&self, q: &AnalyzedQuery, doc: usize) -> Explanation {
+        let mut matches = Vec::new();
+        for qt in &q.terms {
+            let range = self.postings(qt.term);
+            let docs = &self.post_docs[range.clone()];
+            if let Ok(pos) = docs.binary_search(&(doc as u32)) {
+                let slot = range.start + pos;
+                let mask = self.post_fields[slot];
+                let fields = Field::ALL
+                    .into_iter()
+                    .filter(|f| mask & f.bit() != 0)
+                    .collect();
+                matches.push(TermMatch {
+                    term: qt.text.clone(),
+                    fields,
+                    score: qt.weight * self.post_impacts[slot],
+                });
+            }
+        }
+        Explanation {
+            exact_name: q.exact.contains(&doc),
+            matches,
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! A BM25F index over a catalog's tools.
+//!
+//! Each tool is a document with weighted fields: its name's words, its
+//! description, its parameter names, its parameter descriptions with enum
+//! values (every nesting level of the schema), and word bigrams of the name and
+//! of the description. Query terms are counted once each, so a term's score in
+//! a document never changes after the index is built: it is stored in the
+//! posting list as an impact, and a query only sums impacts.
+//!
+//! - [`params`]: the fields and the ranking parameters;
+//! - [`build`]: analysing a catalog into posting lists;
+//! - [`query`]: analysing a query into weighted terms;
+//! - [`exact`]: recognising tool names written in a query;
+//! - [`score`]: summing impacts, the multi-sentence blend, top-k;
+//! - [`explain`]: why a tool matched.
+
+mod build;
+mod exact;
+mod explain;
+mod params;
+mod query;
+mod score;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::ops::Range;
+
+use rustc_hash::FxHashMap as HashMap;
+
+pub use explain::{Explanation, TermMatch};
+pub use params::{Field, FieldParams, Params, UnknownField};
+pub use score::Hit;
+
+/// The index. Immutable once built; searches share it across threads.
+pub struct Index {
+    params: Params,
+    n_docs: usize,
+    /// Lower-cased word -> unigram term; `None` for query filler. Stop words
+    /// are absent.
+    words: HashMap<Box<str>, Option<u32>>,
+    /// Stem -> unigram term, for query words not seen verbatim.
+    stems: HashMap<Box<str>, u32>,
+    bigrams: HashMap<(u32, u32), u32>,
+    offsets: Vec<u32>,
+    post_docs: Vec<u32>,
+    post_impacts: Vec<f32>,
+    post_fields: Vec<u8>,
+    /// Name key -> tools, and how many words the name has.
+    names: HashMap<Box<str>, (Vec<u32>, usize)>,
+}
+
+impl fmt::Debug for Index {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Index")
+            .field("docs", &self.n_docs)
+            .field("terms", &(self.offsets.len().saturating_sub(1)))
+            .field("postings", &self.post_docs.len())
+            .finish()
+    }
+}
+
+impl Index {
+    pub fn len(&self) -> usize {
+        self.n_docs
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n_docs == 0
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Where `term`'s postings are in `post_docs`, `post_impacts` and
+    /// `post_fields`.
+    fn postings(&self, term: u32) -> Range<usize> {
+        let t = term as usize;
+        self.offsets[t] as usize..self.offsets[t + 1] as usize
+    }
+}

@@ -1,0 +1,195 @@
+//! Query analysis: a query (and optional context) into weighted terms of the
+//! index, each term once, with the terms of each sentence for long messages.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::Index;
+use crate::engine::analyzer::{Stemmer, for_each_word, is_stop_word};
+
+/// A query term: its id, weight, and the words it came from (for explain).
+#[derive(Debug, Clone)]
+pub(super) struct QueryTerm {
+    pub(super) term: u32,
+    pub(super) weight: f32,
+    pub(super) text: String,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct AnalyzedQuery {
+    pub(super) terms: Vec<QueryTerm>,
+    /// Term indices (into `terms`) per sentence, when the query is long enough
+    /// to be scored sentence by sentence.
+    pub(super) sentences: Vec<Vec<usize>>,
+    /// Tools the query names exactly, in the order it names them.
+    pub(super) exact: Vec<usize>,
+}
+
+/// A memo of the stemmer: word -> stem. A word's stem does not depend on the
+/// index, so one memo serves every index; typing a query repeats its words
+/// at every keystroke, and stemming is the costly part of an unseen word.
+#[derive(Debug, Default)]
+pub(super) struct StemMemo {
+    stemmer: Stemmer,
+    stems: HashMap<Box<str>, Box<str>>,
+}
+
+impl StemMemo {
+    /// Entries kept before the memo starts over.
+    const CAPACITY: usize = 8192;
+
+    /// Calls `f` with the stem of `word`.
+    fn with_stem<R>(&mut self, word: &str, f: impl FnOnce(&str) -> R) -> R {
+        if let Some(stem) = self.stems.get(word) {
+            return f(stem);
+        }
+        let stem = self.stemmer.stem(word);
+        let r = f(&stem);
+        if self.stems.len() >= Self::CAPACITY {
+            self.stems.clear();
+        }
+        self.stems.insert(Box::from(word), Box::from(stem.as_ref()));
+        r
+    }
+}
+
+impl Index {
+    /// `Some(None)`: a word to skip (stop word, filler); `None`: unknown.
+    fn lookup_word(&self, word: &str, memo: &mut StemMemo) -> Option<Option<u32>> {
+        if let Some(&t) = self.words.get(word) {
+            return Some(t);
+        }
+        if is_stop_word(word) {
+            return Some(None);
+        }
+        // Words not seen verbatim are looked up by their stem.
+        memo.with_stem(word, |stem| self.stems.get(stem).map(|&t| Some(t)))
+    }
+
+    /// Adds the query terms of `text` (weight `weight`) to `q`, each term
+    /// once, and returns which terms (indices into `q.terms`) each sentence
+    /// has.
+    fn analyze_query(
+        &self,
+        text: &str,
+        weight: f32,
+        q: &mut AnalyzedQuery,
+        memo: &mut StemMemo,
+        with_text: bool,
+    ) -> Vec<Vec<usize>> {
+        let mut sentences = Vec::new();
+        let mut buf = String::new();
+        let mut in_sentence: Vec<usize> = Vec::new();
+        let add = |term: u32,
+                   weight: f32,
+                   text: &dyn Fn() -> String,
+                   q: &mut AnalyzedQuery,
+                   in_sentence: &mut Vec<usize>| {
+            let idx = match q.terms.iter().position(|t| t.term == term) {
+                Some(i) => i,
+                None => {
+                    let text = if with_text { text() } else { String::new() };
+                    q.terms.push(QueryTerm { term, weight, text });
+                    q.terms.len() - 1
+                }
+            };
+            if !in_sentence.contains(&idx) {
+                in_sentence.push(idx);
+            }
+        };
+        for sentence in split_sentences(text) {
+            let mut prev: Option<u32> = None;
+            let mut prev_word = String::new();
+            for_each_word(sentence, &mut buf, |w| {
+                let term = match self.lookup_word(w, memo) {
+                    Some(Some(term)) => term,
+                    Some(None) => return,
+                    None => {
+                        prev = None;
+                        return;
+                    }
+                };
+                let weight = if w.bytes().all(|b| b.is_ascii_digit()) {
+                    weight * self.params.number_weight
+                } else {
+                    weight
+                };
+                add(term, weight, &|| w.to_string(), q, &mut in_sentence);
+                if let Some(p) = prev
+                    && let Some(&bigram) = self.bigrams.get(&(p, term))
+                {
+                    add(
+                        bigram,
+                        weight,
+                        &|| format!("{prev_word} {w}"),
+                        q,
+                        &mut in_sentence,
+                    );
+                }
+                prev = Some(term);
+                if with_text {
+                    prev_word.clear();
+                    prev_word.push_str(w);
+                }
+            });
+            if !in_sentence.is_empty() {
+                sentences.push(std::mem::take(&mut in_sentence));
+            }
+        }
+        sentences
+    }
+
+    /// The query's terms, its sentences (when there are enough to blend), the
+    /// context's terms, and the tools it names exactly. `with_text` keeps
+    /// each term's words, for explanations.
+    pub(super) fn analyze(
+        &self,
+        query: &str,
+        context: Option<&str>,
+        with_text: bool,
+        memo: &mut StemMemo,
+    ) -> AnalyzedQuery {
+        let mut q = AnalyzedQuery {
+            terms: Vec::with_capacity(32),
+            ..AnalyzedQuery::default()
+        };
+        let sentences = self.analyze_query(query, 1.0, &mut q, memo, with_text);
+        if sentences.len() >= self.params.min_sentences.max(2) {
+            q.sentences = sentences;
+        }
+        if let Some(context) = context {
+            self.analyze_query(context, self.params.context_weight, &mut q, memo, with_text);
+        }
+        if self.params.exact_names {
+            q.exact = self.exact_names(query);
+        }
+        q
+    }
+}
+
+/// Sentences of a message: split after `.`, `?`, `!` or `;` followed by white
+/// space, and at line breaks. (`3.5` and `v1.2` stay whole.)
+pub(super) fn split_sentences(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let b = bytes[i];
+            i += 1;
+            let end_mark = matches!(b, b'.' | b'?' | b'!' | b';')
+                && bytes.get(i).is_none_or(|c| c.is_ascii_whitespace());
+            if end_mark || b == b'\n' {
+                let piece = &text[start..i];
+                start = i;
+                return Some(piece);
+            }
+        }
+        if start < bytes.len() {
+            let piece = &text[start..];
+            start = bytes.len();
+            return Some(piece);
+        }
+        None
+    })
+    .filter(|s| !s.trim().is_empty())
+}

@@ -1,0 +1,220 @@
+//! Scoring: summing each query term's impacts over its posting list, the
+//! sentence-by-sentence blend for long messages, and the top `k`.
+
+use std::cell::RefCell;
+
+use serde::Serialize;
+
+use super::Index;
+use super::query::{AnalyzedQuery, QueryTerm, StemMemo};
+
+/// One ranked tool.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Hit {
+    /// Index of the tool in the catalog.
+    pub doc: usize,
+    pub score: f32,
+    /// The query named this tool exactly.
+    pub exact: bool,
+}
+
+thread_local! {
+    /// This thread's search state; nothing in it belongs to one index.
+    pub(super) static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+impl Index {
+    /// Adds each term's impacts into `scores` (one array entry per tool).
+    fn accumulate(&self, q: &AnalyzedQuery, terms: &[usize], scores: &mut [f32]) {
+        self.accumulate_terms(terms.iter().map(|&i| &q.terms[i]), scores);
+    }
+
+    fn accumulate_terms<'a>(&self, terms: impl Iterator<Item = &'a QueryTerm>, scores: &mut [f32]) {
+        for qt in terms {
+            let range = self.postings(qt.term);
+            let docs = &self.post_docs[range.clone()];
+            let impacts = &self.post_impacts[range];
+            for (&d, &impact) in docs.iter().zip(impacts) {
+                if let Some(s) = scores.get_mut(d as usize) {
+                    *s += qt.weight * impact;
+                }
+            }
+        }
+    }
+
+    /// The best `k` tools for `query` (and optional `context`), best first.
+    /// Exactly named tools come first; tools that match nothing are never
+    /// returned; ties break by catalog order.
+    pub fn search(&self, query: &str, context: Option<&str>, k: usize) -> Vec<Hit> {
+        if k == 0 || self.n_docs == 0 {
+            return Vec::new();
+        }
+        SCRATCH.with_borrow_mut(|scratch| {
+            let q = self.analyze(query, context, false, &mut scratch.stems);
+            self.search_analyzed(&q, k, scratch)
+        })
+    }
+
+    fn search_analyzed(&self, q: &AnalyzedQuery, k: usize, scratch: &mut Scratch) -> Vec<Hit> {
+        scratch.reset(self.n_docs, !q.sentences.is_empty());
+        let Scratch {
+            scores,
+            best_sentence,
+            s_scores,
+            stems: _,
+        } = scratch;
+        self.accumulate_terms(q.terms.iter(), scores);
+
+        let max_full = if q.sentences.is_empty() {
+            0.0
+        } else {
+            max_of(scores)
+        };
+        if max_full > 0.0 {
+            // Blend: the whole message's score and each sentence's, each
+            // normalised by its best document, so every request in a
+            // multi-request message can pull its own tool up.
+            for sentence in &q.sentences {
+                s_scores.fill(0.0);
+                self.accumulate(q, sentence, s_scores);
+                // Written as compare-and-select so the passes vectorise.
+                let max_s = max_of(s_scores);
+                if max_s > 0.0 {
+                    let inv = 1.0 / max_s;
+                    for (b, &v) in best_sentence.iter_mut().zip(s_scores.iter()) {
+                        let x = v * inv;
+                        *b = if x > *b { x } else { *b };
+                    }
+                }
+            }
+            let w = self.params.sentence_weight;
+            for (s, &b) in scores.iter_mut().zip(best_sentence.iter()) {
+                if *s > 0.0 {
+                    *s = *s / max_full + w * b;
+                }
+            }
+        }
+
+        let mut hits: Vec<Hit> = q
+            .exact
+            .iter()
+            .map(|&d| Hit {
+                doc: d,
+                score: scores[d],
+                exact: true,
+            })
+            .collect();
+        for &d in &q.exact {
+            scores[d] = 0.0;
+        }
+        let want = k.saturating_sub(hits.len());
+        hits.extend(top_k(scores, want).into_iter().map(|(score, d)| Hit {
+            doc: d as usize,
+            score,
+            exact: false,
+        }));
+        hits.truncate(k);
+        hits
+    }
+}
+
+/// The largest value of `xs` (0 when empty or all negative), eight lanes at a
+/// time so the compiler can use vector instructions.
+fn max_of(xs: &[f32]) -> f32 {
+    let mut lanes = [0f32; 8];
+    let chunks = xs.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..8 {
+            lanes[i] = if c[i] > lanes[i] { c[i] } else { lanes[i] };
+        }
+    }
+    let mut m = rest.iter().fold(0f32, |m, &v| if v > m { v } else { m });
+    for l in lanes {
+        m = if l > m { l } else { m };
+    }
+    m
+}
+
+/// The `k` best positive scores as `(score, doc)`, best first; ties go to
+/// the lower catalog index. Scores are non-negative floats, whose bit
+/// patterns order like the floats, so each candidate is one integer key and
+/// most candidates fail to enter with one comparison.
+pub(super) fn top_k(scores: &[f32], k: usize) -> Vec<(f32, u32)> {
+    if k == 0 {
+        return Vec::new();
+    }
+    let key = |d: usize, s: f32| (u64::from(s.to_bits()) << 32) | u64::from(!(d as u32));
+    let mut top: Vec<u64> = Vec::with_capacity(k + 1);
+    // Below this nothing enters: while the list is not full, any positive score.
+    let mut floor = u64::from(u32::MAX);
+    const CHUNK: usize = 16;
+    // Each chunk's maximum, vectorised. The k-th largest of them bounds the
+    // k-th best score from below (the k chunks above it hold k tools at least
+    // that good), so most chunks and most tools are passed over at once.
+    let maxima: Vec<f32> = scores.chunks(CHUNK).map(max_of).collect();
+    let mut floor_score = if maxima.len() >= k {
+        let mut m = maxima.clone();
+        *m.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a)).1
+    } else {
+        0.0
+    };
+    for (c, chunk) in scores.chunks(CHUNK).enumerate() {
+        let chunk_max = maxima[c];
+        if chunk_max < floor_score || chunk_max <= 0.0 {
+            continue;
+        }
+        for (j, &s) in chunk.iter().enumerate() {
+            if s < floor_score {
+                continue;
+            }
+            let kk = key(c * CHUNK + j, s);
+            if kk <= floor {
+                continue;
+            }
+            let at = top.partition_point(|&t| t > kk);
+            top.insert(at, kk);
+            if top.len() > k {
+                top.pop();
+            }
+            if top.len() == k {
+                floor = top[k - 1];
+                floor_score = f32::from_bits((floor >> 32) as u32);
+            }
+        }
+    }
+    top.into_iter()
+        .map(|kk| (f32::from_bits((kk >> 32) as u32), !(kk as u32)))
+        .collect()
+}
+
+/// Per-thread state reused by every search, whatever the index, so a query
+/// allocates little: score buffers, and the stemmer's memo for query words
+/// that no index has seen verbatim.
+#[derive(Default)]
+pub(super) struct Scratch {
+    scores: Vec<f32>,
+    best_sentence: Vec<f32>,
+    s_scores: Vec<f32>,
+    pub(super) stems: StemMemo,
+}
+
+impl Scratch {
+    /// Zeroed buffers for `n` documents (the sentence buffers only when
+    /// `sentences`).
+    fn reset(&mut self, n: usize, sentences: bool) {
+        let bufs: &mut [&mut Vec<f32>] = if sentences {
+            &mut [
+                &mut self.scores,
+                &mut self.best_sentence,
+                &mut self.s_scores,
+            ]
+        } else {
+            &mut [&mut self.scores]
+        };
+        for buf in bufs {
+            buf.clear();
+            buf.resize(n, 0.0);
+        }
+    }
+}

@@ -1,0 +1,231 @@
+use serde_json::Value;
+
+use super::query::split_sentences;
+use super::score::top_k;
+use super::*;
+use crate::catalog::Tool;
+
+fn tool(name: &str, description: &str, schema: Value) -> Tool {
+    let mut t = Tool::new(name, description);
+    t.input_schema = schema;
+    t
+}
+
+fn names(index: &Index, tools: &[Tool], query: &str, k: usize) -> Vec<String> {
+    index
+        .search(query, None, k)
+        .iter()
+        .map(|h| tools[h.doc].name.clone())
+        .collect()
+}
+
+fn sample() -> Vec<Tool> {
+    vec![
+        tool(
+            "send_invoice",
+            "Send an invoice to a customer by email.",
+            serde_json::json!({"type":"object","properties":{"customer_id":{"type":"string","description":"The customer to bill"}}}),
+        ),
+        tool(
+            "lookup_status",
+            "Look up the current service status.",
+            serde_json::json!({"type":"object","properties":{}}),
+        ),
+        tool(
+            "list_incidents",
+            "List open incidents for a service.",
+            serde_json::json!({"type":"object","properties":{"severity":{"type":"string","enum":["critical","minor"]}}}),
+        ),
+        tool(
+            "get_weather",
+            "Current weather for a city.",
+            serde_json::json!({"type":"object","properties":{"city":{"type":"string"},"units":{"type":"string","enum":["celsius","fahrenheit"]}}}),
+        ),
+    ]
+}
+
+#[test]
+fn ranks_by_fields() {
+    let tools = sample();
+    let index = Index::build(&tools);
+    assert_eq!(
+        names(&index, &tools, "check service status", 2),
+        ["lookup_status", "list_incidents"]
+    );
+    assert_eq!(
+        names(&index, &tools, "weather in Paris in fahrenheit", 1),
+        ["get_weather"]
+    );
+    // Enum values are indexed with the parameter descriptions.
+    assert_eq!(names(&index, &tools, "critical", 5), ["list_incidents"]);
+    // Nothing matches: nothing returned, not padding.
+    assert!(index.search("zebra", None, 5).is_empty());
+    assert!(index.search("", None, 5).is_empty());
+    assert!(index.search("the of and", None, 5).is_empty());
+}
+
+#[test]
+fn explain_names_fields() {
+    let tools = sample();
+    let index = Index::build(&tools);
+    let e = index.explain("send invoices to customers", None, 0);
+    let terms: Vec<&str> = e.matches.iter().map(|m| m.term.as_str()).collect();
+    assert_eq!(
+        terms,
+        [
+            "send",
+            "invoices",
+            "send invoices",
+            "customers",
+            "invoices customers"
+        ]
+    );
+    assert_eq!(e.matches[0].fields, [Field::Name, Field::Description]);
+    assert_eq!(
+        e.matches[3].fields,
+        [
+            Field::Description,
+            Field::ParamName,
+            Field::ParamDescription
+        ]
+    );
+    assert!(e.matches.iter().all(|m| m.score > 0.0));
+    let total: f32 = e.matches.iter().map(|m| m.score).sum();
+    let hit = index.search("send invoices to customers", None, 1)[0];
+    assert!((hit.score - total).abs() < 1e-4);
+}
+
+#[test]
+fn exact_names_rank_first() {
+    let mut tools = sample();
+    tools.push(tool("status", "Status.", serde_json::json!({})));
+    let index = Index::build(&tools);
+    assert_eq!(
+        names(&index, &tools, "please run list_incidents now", 1),
+        ["list_incidents"]
+    );
+    assert_eq!(
+        names(&index, &tools, "use `get_weather`", 1),
+        ["get_weather"]
+    );
+    // Dotted and camel forms are the same name.
+    assert_eq!(names(&index, &tools, "lookupStatus", 1), ["lookup_status"]);
+    let hit = index.search("lookup.status", None, 1)[0];
+    assert!(hit.exact);
+    // A one-word name wins only as the whole query or in backticks.
+    assert_eq!(names(&index, &tools, "status", 1), ["status"]);
+    assert!(!index.search("service status please", None, 1)[0].exact);
+    assert!(index.search("call `status`", None, 1)[0].exact);
+}
+
+#[test]
+fn deterministic_ties_by_catalog_order() {
+    let tools: Vec<Tool> = (0..5)
+        .map(|i| tool(&format!("t{i}"), "same words here", serde_json::json!({})))
+        .collect();
+    let index = Index::build(&tools);
+    let docs: Vec<usize> = index
+        .search("same words", None, 5)
+        .iter()
+        .map(|h| h.doc)
+        .collect();
+    assert_eq!(docs, [0, 1, 2, 3, 4]);
+    assert_eq!(index.search("same words", None, 3).len(), 3);
+}
+
+use proptest::strategy::Strategy as _;
+
+proptest::proptest! {
+    #[test]
+    fn top_k_is_the_sorted_prefix(
+        scores in proptest::collection::vec(
+            proptest::prop_oneof![proptest::strategy::Just(0.0f32), 0.0f32..10.0, (0u8..4).prop_map(f32::from)],
+            0..300,
+        ),
+        k in 0usize..40,
+    ) {
+        let mut expected: Vec<(f32, u32)> = scores
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s > 0.0)
+            .map(|(d, s)| (*s, d as u32))
+            .collect();
+        expected.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        expected.truncate(k);
+        proptest::prop_assert_eq!(top_k(&scores, k), expected);
+    }
+}
+
+#[test]
+fn sentences_split() {
+    let s: Vec<&str> = split_sentences("Get 3.5 kg. Then v1.2 please?\nNext one; last").collect();
+    assert_eq!(
+        s,
+        [
+            "Get 3.5 kg.",
+            " Then v1.2 please?",
+            "\n",
+            "Next one;",
+            " last"
+        ]
+        .into_iter()
+        .filter(|x| !x.trim().is_empty())
+        .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn deep_schemas_do_not_overflow() {
+    let mut schema = serde_json::json!({"type":"string","description":"leaf"});
+    for i in 0..500 {
+        schema = serde_json::json!({"type":"object","properties":{ format!("p{i}"): schema }});
+    }
+    let tools = vec![tool("deep", "deep", schema)];
+    let index = Index::build(&tools);
+    assert_eq!(index.search("deep", None, 1).len(), 1);
+}
+
+#[test]
+fn stem_memo_serves_every_index() {
+    // "invoices" is in neither catalog verbatim: each index finds it by its
+    // stem in its own map, whichever index the thread searched before.
+    let a = vec![tool(
+        "send_invoice",
+        "Send an invoice.",
+        serde_json::json!({}),
+    )];
+    let b = vec![
+        tool("other", "Something else.", serde_json::json!({})),
+        tool("pay_invoice", "Pay an invoice.", serde_json::json!({})),
+    ];
+    let (ia, ib) = (Index::build(&a), Index::build(&b));
+    let docs = |index: &Index| -> Vec<usize> {
+        index
+            .search("invoices", None, 5)
+            .iter()
+            .map(|h| h.doc)
+            .collect()
+    };
+    for _ in 0..2 {
+        assert_eq!(docs(&ia), [0]);
+        assert_eq!(docs(&ib), [1]);
+    }
+}
+
+#[test]
+fn field_keys_round_trip() {
+    for f in Field::ALL {
+        assert_eq!(f.key().parse::<Field>(), Ok(f));
+        // The key is the serialised form.
+        assert_eq!(serde_json::to_value(f).unwrap(), Value::from(f.key()));
+    }
+    assert_eq!(Field::ALL.len(), Field::COUNT);
+    assert_eq!(Field::ParamName.key(), "param_name");
+    assert_eq!(Field::ParamName.label(), "parameter name");
+    let e = "parameter name".parse::<Field>().unwrap_err();
+    assert_eq!(e, UnknownField("parameter name".to_string()));
+    assert_eq!(
+        e.to_string(),
+        "unknown field \"parameter name\" (expected \"name\", \"description\", \"param_name\", \"param_description\", \"name_bigram\", \"description_bigram\")"
+    );
+}
