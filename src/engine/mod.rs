@@ -2,7 +2,6 @@
 //! matching and explanations. Pure: no I/O, no async.
 
 pub mod analyzer;
-mod field_key;
 mod index;
 pub mod ranker;
 
