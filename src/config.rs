@@ -46,6 +46,28 @@ pub struct ExplorerConfig {
     pub token_basis: Option<crate::tokens::TokenBasis>,
 }
 
+/// `[serve]`: `toolsift serve`'s settings (flags win over these).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServeSection {
+    /// HOST:PORT to listen on.
+    pub addr: Option<std::net::SocketAddr>,
+    /// Names of environment variables that hold accepted API keys.
+    pub api_key_env: Option<Vec<String>>,
+    pub max_body_bytes: Option<usize>,
+    pub max_catalog_tools: Option<usize>,
+    pub default_max_tools: Option<u64>,
+    pub token_basis: Option<crate::tokens::TokenBasis>,
+    pub request_timeout_ms: Option<u64>,
+    pub max_in_flight: Option<usize>,
+    pub max_queued: Option<usize>,
+    pub max_sessions: Option<usize>,
+    pub session_idle_secs: Option<u64>,
+    pub cache_bytes: Option<usize>,
+    pub log_queries: Option<bool>,
+    pub insecure_no_auth: Option<bool>,
+}
+
 /// A key list may be written as one string or a list of strings.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
@@ -70,6 +92,8 @@ pub struct ConfigFile {
     #[serde(default)]
     pub explorer: ExplorerConfig,
     #[serde(default)]
+    pub serve: ServeSection,
+    #[serde(default)]
     pub keys: BTreeMap<String, Keys>,
 }
 
@@ -77,6 +101,8 @@ pub struct ConfigFile {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     pub explorer: ExplorerConfig,
+    /// `[serve]` of the user file (no built-in values: the code's defaults).
+    pub serve: ServeSection,
     /// Default key bindings, per action name.
     pub default_keys: BTreeMap<String, Vec<String>>,
     /// The user's bindings, per action name (replacing that action's defaults).
@@ -132,6 +158,7 @@ impl Config {
         let defaults = parse(DEFAULT_CONFIG, "built-in config")?;
         let mut config = Config {
             explorer: defaults.explorer,
+            serve: ServeSection::default(),
             default_keys: defaults
                 .keys
                 .iter()
@@ -164,6 +191,7 @@ impl Config {
         x.max_tools = e.max_tools.or(x.max_tools);
         x.ranker = e.ranker.or(x.ranker);
         x.token_basis = e.token_basis.or(x.token_basis);
+        self.serve = user.serve;
         for (action, keys) in user.keys {
             self.user_keys.insert(action, keys.to_vec());
         }

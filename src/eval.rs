@@ -45,6 +45,8 @@ pub enum EvalError {
     Empty { path: String },
     #[error("query {id:?}: expected tool {tool:?} is not in the catalog")]
     UnknownTool { id: String, tool: String },
+    #[error("query {id:?}: {message}")]
+    Rank { id: String, message: String },
 }
 
 /// Reads a JSONL file of queries; a bad line is an error naming its number.
@@ -181,6 +183,39 @@ pub struct EvalReport {
     /// How fast the ranker ran, when measured ([`measure_speed`]).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub speed: Option<Speed>,
+    /// Per-request latency, when the ranker waits on a remote service.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Latency>,
+}
+
+/// Latency percentiles of a remote ranker's requests, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Latency {
+    pub requests: usize,
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+}
+
+impl Latency {
+    /// Nearest-rank percentiles; `None` for no samples.
+    pub fn of(samples: &[Duration]) -> Option<Latency> {
+        if samples.is_empty() {
+            return None;
+        }
+        let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+        ms.sort_by(f64::total_cmp);
+        let at =
+            |p: f64| ms[((p / 100.0 * ms.len() as f64).ceil() as usize).clamp(1, ms.len()) - 1];
+        Some(Latency {
+            requests: ms.len(),
+            p50_ms: at(50.0),
+            p95_ms: at(95.0),
+            p99_ms: at(99.0),
+            max_ms: ms[ms.len() - 1],
+        })
+    }
 }
 
 /// A ranker's speed on an eval's requests.
@@ -213,7 +248,7 @@ pub fn measure_speed(
     loop {
         let t = Instant::now();
         for q in queries {
-            std::hint::black_box(ranker.rank(&q.query, None, depth));
+            let _ = std::hint::black_box(ranker.rank(&q.query, None, depth));
         }
         best = best.min(t.elapsed());
         if started.elapsed() >= budget {
@@ -254,16 +289,16 @@ pub fn evaluate(
         }
     }
     let depth = depth(k);
-    let rankings: Vec<Vec<usize>> = queries
-        .iter()
-        .map(|q| {
-            ranker
-                .rank(&q.query, None, depth)
-                .iter()
-                .map(|h| h.doc)
-                .collect()
-        })
-        .collect();
+    let mut rankings: Vec<Vec<usize>> = Vec::with_capacity(queries.len());
+    for q in queries {
+        let hits = ranker
+            .rank(&q.query, None, depth)
+            .map_err(|e| EvalError::Rank {
+                id: q.id.clone(),
+                message: e.to_string(),
+            })?;
+        rankings.push(hits.iter().map(|h| h.doc).collect());
+    }
 
     let mut strict = Tally::default();
     let mut lenient = Tally::default();
@@ -324,6 +359,7 @@ pub fn evaluate(
             .collect(),
         misses,
         speed: None,
+        latency: Latency::of(&ranker.latencies()),
     })
 }
 
@@ -353,6 +389,13 @@ impl EvalReport {
                 out,
                 "; index built in {:.1} ms; {:.0} queries/s (ranking, one thread)",
                 speed.index_build_ms, speed.queries_per_second
+            );
+        }
+        if let Some(l) = &self.latency {
+            let _ = write!(
+                out,
+                "; {} requests to the service, latency p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms",
+                l.requests, l.p50_ms, l.p95_ms, l.p99_ms
             );
         }
         let _ = writeln!(out, "\n");

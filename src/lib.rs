@@ -9,12 +9,14 @@
 pub mod breaker;
 pub mod catalog;
 pub mod check;
+pub mod client;
 pub mod config;
 pub mod engine;
 pub mod eval;
 pub mod replay;
 pub mod search;
 pub mod select;
+pub mod server;
 pub mod service;
 pub mod terminal_text;
 pub mod tokens;

@@ -44,6 +44,45 @@ enum Command {
     Replay(ReplayArgs),
     /// Measure search quality on requests with known answers (bfcl-dev JSONL).
     Eval(EvalArgs),
+    /// Serve the Caveman-compatible tool-search API over HTTP (POST /sdk/v1/tool-search).
+    Serve(ServeArgs),
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// HOST:PORT to listen on (default 127.0.0.1:8787; port 0 picks a free one).
+    #[arg(long, value_name = "HOST:PORT")]
+    addr: Option<std::net::SocketAddr>,
+    /// An environment variable holding an accepted API key (repeatable). With keys, requests need `authorization: Bearer KEY`.
+    #[arg(long, value_name = "NAME")]
+    api_key_env: Vec<String>,
+    /// Largest request body in bytes (default 16 MiB).
+    #[arg(long, value_name = "N")]
+    max_body_bytes: Option<usize>,
+    /// Largest catalog a request may carry (default 10,000 tools).
+    #[arg(long, value_name = "N")]
+    max_catalog_tools: Option<usize>,
+    /// `max_tools` when a request gives none (default 8).
+    #[arg(long, value_name = "N")]
+    default_max_tools: Option<u64>,
+    /// Token basis when a request names none: o200k_base | cl100k_base | estimated_bytes_div_4.
+    #[arg(long, value_name = "BASIS")]
+    token_basis: Option<TokenBasis>,
+    /// Time limit of one request, body included, in milliseconds (default 10,000).
+    #[arg(long, value_name = "MS")]
+    request_timeout_ms: Option<u64>,
+    /// Searches ranked at once (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    max_in_flight: Option<usize>,
+    /// Put each request's query text in the access log.
+    #[arg(long)]
+    log_queries: bool,
+    /// Allow a non-loopback address without an API key.
+    #[arg(long)]
+    insecure_no_auth: bool,
+    /// Config file (its [serve] section; flags win).
+    #[arg(long, value_name = "FILE")]
+    config: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Default)]
@@ -67,11 +106,68 @@ struct ExploreArgs {
     config: Option<std::path::PathBuf>,
 }
 
+/// Where searches go: a remote compatible service, or (by default) the
+/// embedded one.
+#[derive(Args, Default)]
+struct ServiceArgs {
+    /// A compatible tool-search service to use instead of the embedded one (else $CAVE_BASE_URL).
+    #[arg(long, value_name = "URL")]
+    service: Option<String>,
+    /// Environment variable that holds the service's API key (else $CAVE_API_KEY).
+    #[arg(long, value_name = "NAME")]
+    service_key_env: Option<String>,
+    /// x-cave-agent (default toolsift).
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
+    /// x-cave-workflow (else $CAVE_WORKFLOW, else unlabeled-workflow).
+    #[arg(long, value_name = "NAME")]
+    workflow: Option<String>,
+    /// x-cave-retention (default metadata).
+    #[arg(long, value_name = "POLICY")]
+    retention: Option<String>,
+    /// x-cave-user-hash, sent only when given.
+    #[arg(long, value_name = "HASH")]
+    user_hash: Option<String>,
+}
+
+impl ServiceArgs {
+    /// The searcher these settings name: remote when a service is given
+    /// here or in $CAVE_BASE_URL, else embedded.
+    fn searcher(&self) -> Result<Searcher, CliError> {
+        use toolsift::client::{Client, ClientConfig, ClientSettings};
+        let env = |n: &str| std::env::var(n).ok();
+        let api_key = match &self.service_key_env {
+            None => None,
+            Some(name) => Some(env(name).filter(|k| !k.is_empty()).ok_or_else(|| {
+                CliError::Input(format!(
+                    "--service-key-env {name}: the environment variable is not set or empty"
+                ))
+            })?),
+        };
+        let settings = ClientSettings {
+            service: self.service.clone(),
+            api_key,
+            agent: self.agent.clone(),
+            workflow: self.workflow.clone(),
+            retention: self.retention.clone(),
+            user_hash: self.user_hash.clone(),
+        };
+        match ClientConfig::resolve(&settings, &env).map_err(|e| CliError::Input(e.to_string()))? {
+            None => Ok(Searcher::embedded()),
+            Some(config) => Ok(Searcher::remote(
+                Client::new(config).map_err(|e| CliError::Input(e.to_string()))?,
+            )),
+        }
+    }
+}
+
 #[derive(Args)]
 struct SearchArgs {
     /// Catalog: a path, `-` (stdin) or @demo.
     #[arg(value_name = "CATALOG")]
     catalog: String,
+    #[command(flatten)]
+    remote: ServiceArgs,
     /// The request to find tools for.
     #[arg(value_name = "QUERY")]
     query: String,
@@ -115,6 +211,8 @@ struct EvalArgs {
     /// Catalog: a path, `-` (stdin) or @demo.
     #[arg(value_name = "CATALOG")]
     catalog: String,
+    #[command(flatten)]
+    remote: ServiceArgs,
     /// JSON lines: {"query", "expected": [names], "equivalents"?, "id"?, "category"?}
     #[arg(value_name = "QUERIES.jsonl")]
     queries: std::path::PathBuf,
@@ -374,7 +472,7 @@ fn run_search(args: &SearchArgs) -> Result<(), CliError> {
         token_basis: Some(basis),
         preview: false,
     };
-    let result = Searcher::embedded().search(&catalog, &request)?;
+    let result = args.remote.searcher()?.search(&catalog, &request)?;
     emit(args.json, &result.to_json(&catalog), || {
         result.render_text(&catalog)
     })
@@ -397,28 +495,28 @@ fn run_eval(args: &EvalArgs) -> Result<(), CliError> {
     }
     let mut sources = vec![CatalogSource::parse(&args.catalog)];
     sources.extend(args.extra_catalog.iter().map(|c| CatalogSource::parse(c)));
-    let catalog = catalog::load_all(&sources)?;
+    let catalog = Arc::new(catalog::load_all(&sources)?);
     let queries = toolsift::eval::load_queries(&args.queries)?;
-    let service = toolsift::service::Service::default();
+    let searcher = args.remote.searcher()?;
     let started = std::time::Instant::now();
-    let ranker = match service.ranker_for(&catalog, args.ranker) {
-        Ok(r) => r,
-        Err(e) => {
-            return Err(CliError::SearchFailed(format!(
-                "{} ({})",
-                e.message, e.code
-            )));
-        }
-    };
+    let ranker = searcher.ranker_for(&catalog, args.ranker)?;
     let build_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let mut report = toolsift::eval::evaluate(&catalog, &queries, args.k, ranker.as_ref())?;
-    report.speed = Some(toolsift::eval::measure_speed(
-        ranker.as_ref(),
-        &queries,
-        args.k,
-        std::time::Duration::from_millis(args.time_budget_ms),
-        build_ms,
-    ));
+    let mut report = match toolsift::eval::evaluate(&catalog, &queries, args.k, ranker.as_ref()) {
+        Err(e @ toolsift::eval::EvalError::Rank { .. }) => {
+            return Err(CliError::SearchFailed(e.to_string()));
+        }
+        other => other?,
+    };
+    if report.latency.is_none() {
+        // In-process: time the ranker (a remote one reports its latency).
+        report.speed = Some(toolsift::eval::measure_speed(
+            ranker.as_ref(),
+            &queries,
+            args.k,
+            std::time::Duration::from_millis(args.time_budget_ms),
+            build_ms,
+        ));
+    }
     emit(args.json, &report, || report.render_text())
 }
 
@@ -457,6 +555,80 @@ fn write_stdout(text: &str) -> Result<(), CliError> {
     }
 }
 
+/// The server's settings: flags, then the config file's `[serve]`, then the
+/// defaults.
+fn serve_config(args: &ServeArgs) -> Result<toolsift::server::ServeConfig, CliError> {
+    use toolsift::server::{ApiKeys, ServeConfig};
+    let config = toolsift::config::Config::load(args.config.as_deref())?;
+    let file = &config.serve;
+    let mut c = ServeConfig::default();
+    c.addr = args.addr.or(file.addr).unwrap_or(c.addr);
+    let names = if args.api_key_env.is_empty() {
+        file.api_key_env.clone().unwrap_or_default()
+    } else {
+        args.api_key_env.clone()
+    };
+    c.keys = ApiKeys::from_env(&names, &|n| std::env::var(n).ok())
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    c.max_body_bytes = args
+        .max_body_bytes
+        .or(file.max_body_bytes)
+        .unwrap_or(c.max_body_bytes);
+    if let Some(ms) = args.request_timeout_ms.or(file.request_timeout_ms) {
+        c.request_timeout = std::time::Duration::from_millis(ms.max(1));
+    }
+    c.max_in_flight = args
+        .max_in_flight
+        .or(file.max_in_flight)
+        .unwrap_or(c.max_in_flight)
+        .max(1);
+    c.max_queued = file.max_queued.unwrap_or(c.max_queued);
+    c.log_queries = args.log_queries || file.log_queries.unwrap_or(false);
+    c.insecure_no_auth = args.insecure_no_auth || file.insecure_no_auth.unwrap_or(false);
+    let s = &mut c.service;
+    s.max_catalog_tools = args
+        .max_catalog_tools
+        .or(file.max_catalog_tools)
+        .unwrap_or(s.max_catalog_tools);
+    s.default_max_tools = args
+        .default_max_tools
+        .or(file.default_max_tools)
+        .unwrap_or(s.default_max_tools);
+    if s.default_max_tools == 0 {
+        return Err(CliError::Input(
+            "--default-max-tools must be a positive integer".into(),
+        ));
+    }
+    s.token_basis = args
+        .token_basis
+        .or(file.token_basis)
+        .unwrap_or(s.token_basis);
+    s.max_sessions = file.max_sessions.unwrap_or(s.max_sessions);
+    if let Some(secs) = file.session_idle_secs {
+        s.session_idle = std::time::Duration::from_secs(secs);
+    }
+    s.cache_bytes = file.cache_bytes.unwrap_or(s.cache_bytes);
+    Ok(c)
+}
+
+fn run_serve(args: &ServeArgs) -> Result<(), CliError> {
+    let config = serve_config(args)?;
+    toolsift::server::check_bind(&config).map_err(|e| CliError::Input(e.to_string()))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let listener = toolsift::server::bind(&config)
+            .await
+            .map_err(|e| CliError::Input(e.to_string()))?;
+        let local = listener.local_addr()?;
+        write_stdout(&format!("listening on http://{local}\n"))?;
+        toolsift::server::serve_on(listener, &config, toolsift::server::shutdown_signal())
+            .await
+            .map_err(|e| CliError::Input(e.to_string()))
+    })
+}
+
 fn main() -> ExitCode {
     let _ = color_eyre::install();
     let cli = Cli::parse();
@@ -466,6 +638,7 @@ fn main() -> ExitCode {
         Some(Command::Eval(args)) => run_eval(args),
         Some(Command::Search(args)) => run_search(args),
         Some(Command::Explore(args)) => run_explore(args),
+        Some(Command::Serve(args)) => run_serve(args),
         None => run_explore(&ExploreArgs::default()),
     };
     match result {

@@ -14,8 +14,10 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::catalog::Catalog;
-use crate::engine::Explanation;
-use crate::service::{Reason, Service, ServiceError, to_wire};
+use crate::client::Client;
+use crate::engine::{CatalogRanker, Explanation, Hit, RankError};
+pub use crate::service::Reason;
+use crate::service::{Service, ServiceError, to_wire};
 use crate::tokens::{Savings, TokenBasis};
 use crate::wire::{ToolSearchBody, ToolSearchResponse, WireMatch, WireSelectedTool, WireTool};
 
@@ -44,6 +46,10 @@ pub enum SearchError {
     /// The response body is not a JSON object.
     #[error("tool search response is not a JSON object: {0}")]
     InvalidBody(String),
+    /// A remote service could not be used (unreachable, time-out, redirect,
+    /// an HTTP error with its message, a body that is not JSON).
+    #[error("{0}")]
+    Remote(crate::client::RemoteError),
 }
 
 impl SearchError {
@@ -54,6 +60,7 @@ impl SearchError {
             SearchError::NotAnArray => "response_tools_not_array",
             SearchError::UnknownOrDuplicate => "response_unknown_or_duplicate_tool",
             SearchError::InvalidBody(_) => "response_not_json",
+            SearchError::Remote(e) => e.code(),
         }
     }
 }
@@ -271,7 +278,13 @@ pub fn parse_response(body: &[u8]) -> Result<ToolSearchResponse, SearchError> {
 /// Where searches go. Nothing outside this module matches on its variants.
 #[derive(Debug, Clone)]
 pub enum Searcher {
+    /// The service in-process.
     Embedded(Arc<Service>),
+    /// A compatible service over HTTP; `local` counts token costs here.
+    Remote {
+        client: Arc<Client>,
+        local: Arc<Service>,
+    },
 }
 
 impl Searcher {
@@ -280,25 +293,66 @@ impl Searcher {
         Searcher::Embedded(Arc::new(Service::default()))
     }
 
-    /// Every tool's schema tokens under `basis`, in catalog order (cached by
-    /// catalog fingerprint).
-    pub fn tool_costs(&self, catalog: &Catalog, basis: TokenBasis) -> Arc<Vec<u64>> {
-        match self {
-            Searcher::Embedded(service) => service.costs_for(catalog, basis),
+    /// A searcher over a remote service.
+    pub fn remote(client: Client) -> Self {
+        Searcher::Remote {
+            client: Arc::new(client),
+            local: Arc::new(Service::default()),
         }
+    }
+
+    /// The remote service's host, if this searcher is remote.
+    pub fn remote_host(&self) -> Option<String> {
+        match self {
+            Searcher::Embedded(_) => None,
+            Searcher::Remote { client, .. } => Some(client.host()),
+        }
+    }
+
+    fn local(&self) -> &Service {
+        match self {
+            Searcher::Embedded(service) => service,
+            Searcher::Remote { local, .. } => local,
+        }
+    }
+
+    /// Every tool's schema tokens under `basis`, in catalog order (cached by
+    /// catalog fingerprint; counted here, whatever the transport).
+    pub fn tool_costs(&self, catalog: &Catalog, basis: TokenBasis) -> Arc<Vec<u64>> {
+        self.local().costs_for(catalog, basis)
     }
 
     /// The token basis used when a request names none.
     pub fn default_token_basis(&self) -> TokenBasis {
+        self.local().config().token_basis
+    }
+
+    /// `embedded`, or `remote HOST`, for headers and reports.
+    pub fn describe(&self) -> String {
         match self {
-            Searcher::Embedded(service) => service.config().token_basis,
+            Searcher::Embedded(_) => "embedded".to_string(),
+            Searcher::Remote { client, .. } => format!("remote {}", client.host()),
         }
     }
 
-    /// `embedded`, for headers and reports.
-    pub fn describe(&self) -> &'static str {
+    /// `ranker` over `catalog`, to rank whole lists (eval): the service's own
+    /// ranker in-process, or the remote service asked for `k` tools at a
+    /// time.
+    pub fn ranker_for(
+        &self,
+        catalog: &Arc<Catalog>,
+        ranker: crate::engine::Ranker,
+    ) -> Result<Arc<dyn CatalogRanker>, SearchError> {
         match self {
-            Searcher::Embedded(_) => "embedded",
+            Searcher::Embedded(service) => service
+                .ranker_for(catalog, ranker)
+                .map_err(SearchError::Service),
+            Searcher::Remote { client, .. } => Ok(Arc::new(RemoteRanker {
+                client: client.clone(),
+                catalog: catalog.clone(),
+                ranker,
+                latencies: std::sync::Mutex::new(Vec::new()),
+            })),
         }
     }
 
@@ -315,6 +369,7 @@ impl Searcher {
                     .map_err(SearchError::Service)?;
                 to_wire(catalog, &outcome)
             }
+            Searcher::Remote { client, .. } => client.tool_search(catalog, request)?,
         };
         let mut result = accept(catalog, response)?;
         let basis = request
@@ -323,6 +378,65 @@ impl Searcher {
             .unwrap_or_else(|| self.default_token_basis());
         result.tool_tokens = Some(self.tool_costs(catalog, basis));
         Ok(result)
+    }
+}
+
+/// A remote service as a ranker: each `rank` is one search for `k` tools
+/// (always-load tools, which a service puts first, count among them). Each
+/// call's latency is kept for the eval report.
+#[derive(Debug)]
+struct RemoteRanker {
+    client: Arc<Client>,
+    catalog: Arc<Catalog>,
+    ranker: crate::engine::Ranker,
+    latencies: std::sync::Mutex<Vec<std::time::Duration>>,
+}
+
+impl CatalogRanker for RemoteRanker {
+    fn ranker(&self) -> crate::engine::Ranker {
+        self.ranker
+    }
+
+    fn len(&self) -> usize {
+        self.catalog.len()
+    }
+
+    fn rank(&self, query: &str, context: Option<&str>, k: usize) -> Result<Vec<Hit>, RankError> {
+        if k == 0 {
+            return Ok(Vec::new());
+        }
+        let request = SearchRequest {
+            query: query.to_string(),
+            context: context.map(str::to_string),
+            max_tools: Some(k as u64),
+            ranker: Some(self.ranker),
+            preview: true,
+            ..SearchRequest::default()
+        };
+        let (response, elapsed) = self.client.timed_search(&self.catalog, &request);
+        if let Ok(mut l) = self.latencies.lock() {
+            l.push(elapsed);
+        }
+        let result = response
+            .and_then(|r| accept(&self.catalog, r))
+            .map_err(|e| RankError(e.to_string()))?;
+        Ok(result
+            .tools
+            .iter()
+            .map(|h| Hit {
+                doc: h.index,
+                score: h.score.unwrap_or(0.0),
+                exact: h.reason == Some(Reason::ExactName),
+            })
+            .collect())
+    }
+
+    fn explain(&self, _query: &str, _context: Option<&str>, docs: &[usize]) -> Vec<Explanation> {
+        vec![Explanation::default(); docs.len()]
+    }
+
+    fn latencies(&self) -> Vec<std::time::Duration> {
+        self.latencies.lock().map(|l| l.clone()).unwrap_or_default()
     }
 }
 

@@ -6,4 +6,4 @@ mod index;
 pub mod ranker;
 
 pub use index::{Explanation, Field, FieldParams, Hit, Index, Params, TermMatch, UnknownField};
-pub use ranker::{CatalogRanker, Ranker, UnknownRanker};
+pub use ranker::{CatalogRanker, RankError, Ranker, UnknownRanker};

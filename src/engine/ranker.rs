@@ -75,6 +75,12 @@ impl FromStr for Ranker {
     }
 }
 
+/// A ranking that could not be made (a remote ranker or an embedding
+/// provider failed). Never an empty list instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct RankError(pub String);
+
 /// One catalog, ready to rank: built once per catalog and ranker.
 pub trait CatalogRanker: Send + Sync + fmt::Debug {
     /// Which ranker this is (the response's `method`).
@@ -89,10 +95,16 @@ pub trait CatalogRanker: Send + Sync + fmt::Debug {
 
     /// The best `k` tools for `query` (with optional `context`), best first;
     /// tools that match nothing are never returned.
-    fn rank(&self, query: &str, context: Option<&str>, k: usize) -> Vec<Hit>;
+    fn rank(&self, query: &str, context: Option<&str>, k: usize) -> Result<Vec<Hit>, RankError>;
 
     /// Why each of `docs` matched `query`, in the order of `docs`.
     fn explain(&self, query: &str, context: Option<&str>, docs: &[usize]) -> Vec<Explanation>;
+
+    /// How long each `rank` call took, when the ranker waits on something
+    /// outside (a remote service); empty for in-process rankers.
+    fn latencies(&self) -> Vec<std::time::Duration> {
+        Vec::new()
+    }
 }
 
 impl CatalogRanker for Index {
@@ -104,8 +116,8 @@ impl CatalogRanker for Index {
         Index::len(self)
     }
 
-    fn rank(&self, query: &str, context: Option<&str>, k: usize) -> Vec<Hit> {
-        self.search(query, context, k)
+    fn rank(&self, query: &str, context: Option<&str>, k: usize) -> Result<Vec<Hit>, RankError> {
+        Ok(self.search(query, context, k))
     }
 
     fn explain(&self, query: &str, context: Option<&str>, docs: &[usize]) -> Vec<Explanation> {

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::catalog::Catalog;
-use crate::engine::{CatalogRanker, Explanation, Hit, Index, Ranker};
+use crate::engine::{CatalogRanker, Explanation, Hit, Index, RankError, Ranker};
 use crate::tokens::{TokenBasis, TokenCounter};
 use crate::wire::{ErrorBody, ErrorDetail};
 use cache::Lru;
@@ -340,7 +340,11 @@ impl Service {
         let plan = self.validate(catalog, params)?;
         let ranker = self.ranker_for(catalog, plan.ranker)?;
         self.searches.fetch_add(1, Ordering::Relaxed);
-        let ranked = rank(ranker.as_ref(), catalog, params, &plan);
+        let ranked = rank(ranker.as_ref(), catalog, params, &plan).map_err(|e| ServiceError {
+            status: 502,
+            code: "ranker_failed",
+            message: format!("ranker {} failed: {e}", plan.ranker),
+        })?;
         let tools = assemble(ranker.as_ref(), params, &plan, ranked);
         let note = note_for(params, &plan, &tools);
         let basis = params.token_basis.unwrap_or(self.config.token_basis);
@@ -452,11 +456,11 @@ fn rank(
     catalog: &Catalog,
     params: &SearchParams,
     plan: &Plan,
-) -> Ranked {
+) -> Result<Ranked, RankError> {
     let room = plan.cap - plan.always.len();
     let (query, context) = (params.query.as_str(), context_of(params));
     let hits = if room > 0 {
-        ranker.rank(query, context, room.saturating_add(plan.always.len()))
+        ranker.rank(query, context, room.saturating_add(plan.always.len()))?
     } else {
         Vec::new()
     };
@@ -468,7 +472,7 @@ fn rank(
     if always_scores.iter().any(Option::is_none) && !query.trim().is_empty() {
         // Some always-load tools ranked below the cut: score them with the
         // same ranking so their scores compare with the others'.
-        let all = ranker.rank(query, context, ranker.len());
+        let all = ranker.rank(query, context, ranker.len())?;
         for (slot, d) in always_scores.iter_mut().zip(&plan.always) {
             if slot.is_none() {
                 *slot = all.iter().find(|h| h.doc == *d).map(|h| h.score);
@@ -480,13 +484,13 @@ fn rank(
         .filter(|h| !catalog.tools()[h.doc].always_load)
         .take(room)
         .collect();
-    Ranked {
+    Ok(Ranked {
         hits,
         always_scores: always_scores
             .into_iter()
             .map(|s| s.unwrap_or(0.0))
             .collect(),
-    }
+    })
 }
 
 /// Step three: the loaded set, always-load tools first, with explanations.

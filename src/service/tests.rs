@@ -422,7 +422,8 @@ fn always_load_scores_share_the_ranked_scale() {
     let full = s
         .ranker_for(&c, Ranker::Bm25)
         .unwrap()
-        .rank("service status", None, c.len());
+        .rank("service status", None, c.len())
+        .unwrap();
     let expected = full.iter().find(|h| h.doc == 6).unwrap().score;
     assert_eq!(o.tools[0].score, expected);
     assert!(o.tools[0].score < o.tools[1].score);

@@ -6,8 +6,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{Theme, fit, pane, row};
+use crate::search::Reason;
 use crate::search::SearchError;
-use crate::service::Reason;
 use crate::tui::action::Action;
 use crate::tui::app::{App, Focus, Results};
 

@@ -1,0 +1,324 @@
+//! The HTTP handlers and the access log.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::header::{AUTHORIZATION, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
+
+use super::AppState;
+use crate::service::ServiceError;
+use crate::terminal_text::escape;
+use crate::wire::{ErrorBody, ErrorDetail};
+
+/// What a handler tells the access log about its request.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LogFields {
+    catalog_tools: Option<usize>,
+    returned: Option<usize>,
+    query: Option<String>,
+}
+
+/// A JSON error response.
+fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+    let body = ErrorBody {
+        error: ErrorDetail {
+            code: code.to_string(),
+            message: message.into(),
+        },
+    };
+    (status, Json(body)).into_response()
+}
+
+fn service_error(e: &ServiceError) -> Response {
+    let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    error(status, e.code, e.message.clone())
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// Reads the whole body, at most `limit` bytes.
+async fn read_body(body: Body, limit: usize) -> Result<Vec<u8>, Response> {
+    let mut stream = body.into_data_stream();
+    let mut out = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| {
+            error(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                format!("reading the request body: {e}"),
+            )
+        })?;
+        if out.len() + chunk.len() > limit {
+            return Err(too_large(limit));
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
+}
+
+fn too_large(limit: usize) -> Response {
+    error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "body_too_large",
+        format!("the request body is over this service's limit of {limit} bytes"),
+    )
+}
+
+/// Closes the connection after this response.
+fn closing(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// `POST /sdk/v1/tool-search`.
+pub(crate) async fn tool_search(
+    State(st): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let started = Instant::now();
+    let Some(scope) = st
+        .keys
+        .check(headers.get(AUTHORIZATION).map(HeaderValue::as_bytes))
+    else {
+        let message = if headers.contains_key(AUTHORIZATION) {
+            "the API key is not valid for this service"
+        } else {
+            "this service needs an API key: send authorization: Bearer KEY"
+        };
+        return error(StatusCode::UNAUTHORIZED, "unauthorized", message);
+    };
+    let scope = scope.to_string();
+    if !is_json(&headers) {
+        return error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "the request body must be JSON (content-type: application/json)",
+        );
+    }
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > st.max_body_bytes) {
+        return closing(too_large(st.max_body_bytes));
+    }
+    let Ok(_admitted) = st.admission.try_acquire() else {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "overloaded",
+            "too many requests are waiting; try again shortly",
+        );
+    };
+    let limit = st.request_timeout;
+    let bytes = match tokio::time::timeout(limit, read_body(body, st.max_body_bytes)).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(response)) => return closing(response),
+        Err(_) => {
+            return closing(error(
+                StatusCode::REQUEST_TIMEOUT,
+                "request_timeout",
+                format!(
+                    "the request body did not arrive within {} ms",
+                    limit.as_millis()
+                ),
+            ));
+        }
+    };
+    let remaining = limit.saturating_sub(started.elapsed());
+    let work = async {
+        let permit = st.workers.clone().acquire_owned().await;
+        let service = st.service.clone();
+        let log_queries = st.log_queries;
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            let query = log_queries.then(|| query_of(&bytes)).flatten();
+            (service.tool_search_json(&bytes, Some(&scope)), query)
+        })
+        .await
+    };
+    let (result, query) = match tokio::time::timeout(remaining, work).await {
+        Ok(Ok(answer)) => answer,
+        Ok(Err(e)) => {
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                format!("the search failed: {e}"),
+            );
+        }
+        Err(_) => {
+            return error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "timeout",
+                format!("the search did not finish within {} ms", limit.as_millis()),
+            );
+        }
+    };
+    let mut fields = LogFields {
+        query,
+        ..LogFields::default()
+    };
+    let mut response = match result {
+        Ok(answer) => {
+            fields.returned = Some(answer.tools.len());
+            fields.catalog_tools = usize::try_from(answer.deferred_count)
+                .ok()
+                .map(|d| d + answer.tools.len());
+            Json(answer).into_response()
+        }
+        Err(e) => service_error(&e),
+    };
+    response.extensions_mut().insert(fields);
+    response
+}
+
+/// The request's query, for `--log-queries`.
+fn query_of(body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct QueryOnly {
+        query: String,
+    }
+    serde_json::from_slice::<QueryOnly>(body)
+        .ok()
+        .map(|q| q.query)
+}
+
+/// `GET /healthz`.
+pub(crate) async fn healthz(State(st): State<Arc<AppState>>) -> Response {
+    let stats = st.service.stats();
+    Json(serde_json::json!({
+        "status": "ok",
+        "sessions": stats.sessions,
+        "searches": stats.searches,
+    }))
+    .into_response()
+}
+
+/// `GET /metrics`.
+pub(crate) async fn metrics(State(st): State<Arc<AppState>>) -> Response {
+    let text = st.metrics.render(&st.service.stats());
+    (
+        [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        text,
+    )
+        .into_response()
+}
+
+pub(crate) async fn not_found() -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        "no such endpoint; this service answers POST /sdk/v1/tool-search, GET /healthz and GET /metrics",
+    )
+}
+
+pub(crate) async fn method_not_allowed() -> Response {
+    error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this endpoint does not take that method",
+    )
+}
+
+/// One line per request on stderr: method, path, status, milliseconds,
+/// catalog size, returned count (and the query with `--log-queries`);
+/// never a key.
+pub(crate) async fn access_log(
+    State(st): State<Arc<AppState>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let started = Instant::now();
+    let method = request.method().clone();
+    let path = request.uri().path().to_string();
+    let response = next.run(request).await;
+    let elapsed = started.elapsed();
+    let status = response.status().as_u16();
+    st.metrics.record(&path, status, elapsed);
+    let fields = response
+        .extensions()
+        .get::<LogFields>()
+        .cloned()
+        .unwrap_or_default();
+    eprintln!(
+        "{}",
+        log_line(method.as_str(), &path, status, elapsed, &fields)
+    );
+    response
+}
+
+fn log_line(method: &str, path: &str, status: u16, elapsed: Duration, f: &LogFields) -> String {
+    let count = |n: Option<usize>| n.map_or_else(|| "-".to_string(), |n| n.to_string());
+    let mut line = format!(
+        "{method} {} {status} {:.1}ms tools={} returned={}",
+        escape(path),
+        elapsed.as_secs_f64() * 1000.0,
+        count(f.catalog_tools),
+        count(f.returned)
+    );
+    if let Some(q) = &f.query {
+        line.push_str(&format!(" query={:?}", escape(q)));
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_types() {
+        let mut h = HeaderMap::new();
+        assert!(!is_json(&h));
+        h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        assert!(is_json(&h));
+        h.insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("Application/JSON; charset=utf-8"),
+        );
+        assert!(is_json(&h));
+        h.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+        assert!(!is_json(&h));
+    }
+
+    #[test]
+    fn log_lines_escape_and_never_hold_keys() {
+        let f = LogFields {
+            catalog_tools: Some(12),
+            returned: Some(3),
+            query: Some("hi\u{1b}]52;c;x\u{7}".into()),
+        };
+        let line = log_line(
+            "POST",
+            "/sdk/v1/tool-search",
+            200,
+            Duration::from_millis(3),
+            &f,
+        );
+        assert!(line.starts_with("POST /sdk/v1/tool-search 200 3.0ms tools=12 returned=3 query="));
+        assert!(!line.contains('\u{1b}'));
+        let line = log_line(
+            "GET",
+            "/x\u{1b}[2J",
+            404,
+            Duration::ZERO,
+            &LogFields::default(),
+        );
+        assert_eq!(line, "GET /x\\x1b[2J 404 0.0ms tools=- returned=-");
+    }
+}

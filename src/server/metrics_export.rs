@@ -1,0 +1,67 @@
+//! `/metrics` in the Prometheus text format, through the `metrics` facade
+//! and its Prometheus exporter.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+use crate::service::ServiceStats;
+
+pub(crate) const REQUESTS: &str = "toolsift_requests_total";
+pub(crate) const LATENCY: &str = "toolsift_request_duration_seconds";
+
+/// Latency buckets, in seconds: 0.5 ms to 10 s.
+const BUCKETS: [f64; 14] = [
+    0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0,
+];
+
+/// The process's recorder (one per process: the `metrics` facade is global).
+static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+
+#[derive(Clone)]
+pub(crate) struct Metrics {
+    handle: Option<PrometheusHandle>,
+}
+
+impl Metrics {
+    /// Installs the recorder once; later servers in the same process share it.
+    pub(crate) fn install() -> Metrics {
+        let handle = HANDLE
+            .get_or_init(|| {
+                PrometheusBuilder::new()
+                    .set_buckets_for_metric(Matcher::Full(LATENCY.to_string()), &BUCKETS)
+                    .ok()?
+                    .install_recorder()
+                    .ok()
+            })
+            .clone();
+        Metrics { handle }
+    }
+
+    /// One finished request.
+    pub(crate) fn record(&self, path: &str, status: u16, elapsed: Duration) {
+        let path = match path {
+            crate::wire::TOOL_SEARCH_PATH | "/healthz" | "/metrics" => path.to_string(),
+            _ => "other".to_string(),
+        };
+        metrics::counter!(REQUESTS, "path" => path.clone(), "status" => status.to_string())
+            .increment(1);
+        metrics::histogram!(LATENCY, "path" => path).record(elapsed.as_secs_f64());
+    }
+
+    /// The text of `/metrics`, with the service's counters as of now.
+    pub(crate) fn render(&self, stats: &ServiceStats) -> String {
+        metrics::counter!("toolsift_searches_total").absolute(stats.searches);
+        metrics::counter!("toolsift_index_cache_hits_total").absolute(stats.index_cache_hits);
+        metrics::counter!("toolsift_index_cache_misses_total").absolute(stats.index_builds);
+        metrics::counter!("toolsift_catalog_parses_total").absolute(stats.catalog_parses);
+        metrics::counter!("toolsift_tools_tokenized_total").absolute(stats.tokenized);
+        metrics::gauge!("toolsift_sessions").set(stats.sessions as f64);
+        metrics::gauge!("toolsift_cache_bytes").set(stats.cache_bytes as f64);
+        match &self.handle {
+            Some(h) => h.render(),
+            None => String::new(),
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! `toolsift serve`: the service core behind HTTP, wire-compatible with the
+//! Caveman SDKs (CONTRACT §3-4).
+//!
+//! Routes: `POST /sdk/v1/tool-search`, `GET /healthz`, `GET /metrics`
+//! (Prometheus text). Ranking and token counting are CPU work: they run on
+//! the blocking pool, at most `max_in_flight` at once; at most
+//! `max_queued` more wait for a place, and any further request gets 503 at
+//! once. Every request has a time limit, body reading included, so a client
+//! that never finishes its body is answered 408 and its connection closed.
+//! Every error is JSON `{"error": {"code", "message"}}`.
+
+mod auth;
+mod handlers;
+mod metrics_export;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::routing::{get, post};
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+use crate::service::{Service, ServiceConfig};
+use crate::wire::TOOL_SEARCH_PATH;
+
+pub use auth::ApiKeys;
+
+/// The default address: loopback only.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8787";
+/// The default body limit (16 MiB).
+pub const DEFAULT_MAX_BODY_BYTES: usize = 16 << 20;
+/// The default time limit of one request, body reading included.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Everything `serve` needs, from flags and the config file.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    pub addr: SocketAddr,
+    pub keys: ApiKeys,
+    pub max_body_bytes: usize,
+    pub request_timeout: Duration,
+    /// Searches ranked at once (default: the number of cores).
+    pub max_in_flight: usize,
+    /// Requests waiting for a place beyond those; more get 503.
+    pub max_queued: usize,
+    /// Put the query text in the access log.
+    pub log_queries: bool,
+    /// Allow a non-loopback address without an API key.
+    pub insecure_no_auth: bool,
+    pub service: ServiceConfig,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        ServeConfig {
+            addr: DEFAULT_ADDR
+                .parse()
+                .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 8787))),
+            keys: ApiKeys::default(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            max_in_flight: cores,
+            max_queued: cores * 64,
+            log_queries: false,
+            insecure_no_auth: false,
+            service: ServiceConfig::default(),
+        }
+    }
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error(
+        "refusing to listen on {addr} without an API key: anyone who can reach it could use it; give --api-key-env NAME, or --insecure-no-auth if you mean it"
+    )]
+    NoAuthOnPublicAddress { addr: SocketAddr },
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("server: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// State shared by the handlers.
+pub(crate) struct AppState {
+    pub(crate) service: Arc<Service>,
+    pub(crate) keys: ApiKeys,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) request_timeout: Duration,
+    pub(crate) log_queries: bool,
+    /// A place to wait in: in flight plus queued.
+    pub(crate) admission: Semaphore,
+    /// A place to rank in.
+    pub(crate) workers: Arc<Semaphore>,
+    pub(crate) metrics: metrics_export::Metrics,
+}
+
+/// Checks the address against the auth rule, before binding.
+pub fn check_bind(config: &ServeConfig) -> Result<(), ServeError> {
+    if config.keys.is_empty() && !config.addr.ip().is_loopback() && !config.insecure_no_auth {
+        return Err(ServeError::NoAuthOnPublicAddress { addr: config.addr });
+    }
+    Ok(())
+}
+
+/// Binds the configured address (after [`check_bind`]).
+pub async fn bind(config: &ServeConfig) -> Result<TcpListener, ServeError> {
+    check_bind(config)?;
+    TcpListener::bind(config.addr)
+        .await
+        .map_err(|source| ServeError::Bind {
+            addr: config.addr,
+            source,
+        })
+}
+
+/// The routes over a service.
+pub fn router(config: &ServeConfig, service: Arc<Service>) -> Router {
+    let state = Arc::new(AppState {
+        service,
+        keys: config.keys.clone(),
+        max_body_bytes: config.max_body_bytes,
+        request_timeout: config.request_timeout,
+        log_queries: config.log_queries,
+        admission: Semaphore::new(config.max_in_flight.max(1) + config.max_queued),
+        workers: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
+        metrics: metrics_export::Metrics::install(),
+    });
+    Router::new()
+        .route(TOOL_SEARCH_PATH, post(handlers::tool_search))
+        .route("/healthz", get(handlers::healthz))
+        .route("/metrics", get(handlers::metrics))
+        .fallback(handlers::not_found)
+        .method_not_allowed_fallback(handlers::method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            handlers::access_log,
+        ))
+        .with_state(state)
+}
+
+/// Serves on `listener` until `shutdown` resolves; then refuses new
+/// connections and lets the requests in flight finish.
+pub async fn serve_on(
+    listener: TcpListener,
+    config: &ServeConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    // Load the tokenizer now, not in the first request.
+    let basis = config.service.token_basis;
+    let _ = tokio::task::spawn_blocking(move || basis.count("warm up")).await;
+    let service = Arc::new(Service::new(config.service.clone()));
+    let app = router(config, service);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    Ok(())
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = interrupt.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = interrupt => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
+}
