@@ -84,3 +84,67 @@ impl Drop for TempFile {
         let _ = std::fs::remove_file(&self.0);
     }
 }
+
+/// A `toolsift serve` started for a test on a free loopback port; killed
+/// when dropped.
+pub struct Server {
+    pub child: std::process::Child,
+    /// `http://127.0.0.1:PORT`
+    pub url: String,
+    /// What the server printed on stderr (the access log), read in the
+    /// background.
+    pub log: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Server {
+    /// Starts `toolsift serve --addr 127.0.0.1:0 ARGS...` with `envs` and
+    /// waits for its `listening on` line.
+    pub fn start(args: &[&str], envs: &[(&str, &str)]) -> Server {
+        use std::io::{BufRead, BufReader, Read};
+        let mut child = bin()
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .args(args)
+            .envs(envs.iter().copied())
+            .env_remove("CAVE_BASE_URL")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn toolsift serve");
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("read the listening line");
+        let url = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_string();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let mut stderr = child.stderr.take().unwrap();
+        let sink = log.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stderr.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        Server { child, url, log }
+    }
+
+    /// The access log so far.
+    pub fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
