@@ -458,3 +458,44 @@ fn score_py_against_serve_matches_eval() {
         assert!((a - b).abs() < 1e-3, "{ours} mrr: eval {a}, score.py {b}");
     }
 }
+
+/// `[serve]` of the config file sets what the flags would.
+#[test]
+fn serve_settings_from_the_config_file() {
+    let dir = std::env::temp_dir().join(format!("toolsift-serve-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(
+        &config,
+        "[serve]\napi_key_env = [\"CONF_KEY\"]\ndefault_max_tools = 1\nmax_catalog_tools = 2\n",
+    )
+    .unwrap();
+    let server = Server::start(
+        &["--config", config.to_str().unwrap()],
+        &[("CONF_KEY", "from-config")],
+    );
+    assert_error(&search(&server.url, None, &good()), 401, "unauthorized");
+    let (status, r) = search(
+        &server.url,
+        Some("from-config"),
+        &json!({"tools": catalog().as_array().unwrap()[..2], "query": "status invoice"}),
+    );
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(
+        r["tools"].as_array().unwrap().len(),
+        1,
+        "default_max_tools 1: {r}"
+    );
+    assert_error(
+        &search(&server.url, Some("from-config"), &good()),
+        400,
+        "too_many_tools",
+    );
+    // A bad value names the file, line and column.
+    std::fs::write(&config, "[serve]\ntoken_basis = \"gpt2\"\n").unwrap();
+    let out = common::run(&["serve", "--config", config.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("config.toml:2:"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
