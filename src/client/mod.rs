@@ -192,8 +192,18 @@ pub struct Client {
     http: Http,
 }
 
+/// Installs rustls's ring provider as the process default (once; a
+/// provider already installed stays). Every HTTPS client here needs it.
+pub fn install_tls_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
 impl Client {
     pub fn new(config: ClientConfig) -> Result<Client, ClientConfigError> {
+        install_tls_provider();
         let http = Http::builder()
             .default_headers(config.headers()?)
             .redirect(reqwest::redirect::Policy::none())
