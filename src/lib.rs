@@ -18,6 +18,7 @@ pub mod search;
 pub mod select;
 pub mod server;
 pub mod service;
+pub mod sources;
 pub mod terminal_text;
 pub mod tokens;
 pub mod tui;

@@ -615,6 +615,7 @@ impl Reader {
             always_load: fields.flag("always_load")?.unwrap_or(false),
             handler_result,
             position: position.clone(),
+            mcp: None,
             name,
         };
         self.saw(format);
@@ -669,6 +670,7 @@ impl Reader {
             always_load: fields.flag("alwaysLoad")?.unwrap_or(false),
             handler_result: None,
             position: position.clone(),
+            mcp: None,
             name,
         };
         self.saw(if mcp { Format::Mcp } else { Format::CamelCase });
@@ -702,6 +704,7 @@ impl Reader {
             always_load: false,
             handler_result: None,
             position: position.clone(),
+            mcp: None,
             name,
         })
     }

@@ -6,6 +6,7 @@
 //! a [`CatalogError`] that says what was wrong and where (file, line, tool).
 
 mod error;
+pub mod export;
 mod import;
 mod lint;
 mod source;
@@ -39,6 +40,19 @@ pub struct Tool {
     pub handler_result: Option<Value>,
     /// Where the tool was defined.
     pub position: Position,
+    /// The MCP server it came from, when it came from one.
+    pub mcp: Option<McpOrigin>,
+}
+
+/// Where a tool gathered from a live MCP server came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpOrigin {
+    /// The server's name in the config.
+    pub server: Arc<str>,
+    /// The tool's name on that server (the catalog may prefix it).
+    pub name: String,
+    /// The MCP `title`, for display.
+    pub title: Option<String>,
 }
 
 impl Tool {
@@ -54,6 +68,7 @@ impl Tool {
             always_load: false,
             handler_result: None,
             position: Position::default(),
+            mcp: None,
         }
     }
 }

@@ -1,0 +1,177 @@
+//! A catalog written back out in one of the formats the importers read, so
+//! a gathered catalog (MCP servers) can be versioned, diffed and served.
+
+use serde_json::{Map, Value, json};
+
+use super::{Catalog, Tool};
+
+/// The formats `toolsift export-catalog` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// The Caveman wire descriptors: a JSON array of `{name, description,
+    /// input_schema, read_only, idempotent, always_load}`.
+    Caveman,
+    /// MCP `tools/list`: `{"tools": [{name, title?, description,
+    /// inputSchema, annotations: {readOnlyHint, idempotentHint}}]}`.
+    Mcp,
+    /// OpenAI Chat Completions tools: `[{"type": "function", "function":
+    /// {name, description, parameters}}]`.
+    Openai,
+    /// Anthropic tools: `[{name, description, input_schema}]`.
+    Anthropic,
+    /// toolsift's TOML catalog (`[catalog]`, `[[tool]]`).
+    Toml,
+}
+
+/// A catalog that one format cannot hold.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tool {tool:?}: {message}")]
+pub struct ExportError {
+    pub tool: String,
+    pub message: String,
+}
+
+fn caveman(t: &Tool) -> Value {
+    json!({
+        "name": t.name,
+        "description": t.description,
+        "input_schema": t.input_schema,
+        "read_only": t.read_only,
+        "idempotent": t.idempotent,
+        "always_load": t.always_load,
+    })
+}
+
+fn mcp(t: &Tool) -> Value {
+    let mut v = Map::new();
+    v.insert("name".into(), json!(t.name));
+    if let Some(title) = t.mcp.as_ref().and_then(|m| m.title.as_ref()) {
+        v.insert("title".into(), json!(title));
+    }
+    v.insert("description".into(), json!(t.description));
+    v.insert("inputSchema".into(), t.input_schema.clone());
+    v.insert(
+        "annotations".into(),
+        json!({"readOnlyHint": t.read_only, "idempotentHint": t.idempotent}),
+    );
+    Value::Object(v)
+}
+
+/// `catalog` in `format`, ending with a newline.
+pub fn export(catalog: &Catalog, format: ExportFormat) -> Result<String, ExportError> {
+    let tools = catalog.tools();
+    let value = match format {
+        ExportFormat::Caveman => Value::Array(tools.iter().map(caveman).collect()),
+        ExportFormat::Mcp => json!({"tools": tools.iter().map(mcp).collect::<Vec<_>>()}),
+        ExportFormat::Openai => Value::Array(
+            tools
+                .iter()
+                .map(|t| {
+                    json!({"type": "function", "function": {
+                        "name": t.name, "description": t.description, "parameters": t.input_schema,
+                    }})
+                })
+                .collect(),
+        ),
+        ExportFormat::Anthropic => Value::Array(
+            tools
+                .iter()
+                .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
+                .collect(),
+        ),
+        ExportFormat::Toml => return toml_catalog(catalog),
+    };
+    let mut text = serde_json::to_string_pretty(&value).map_err(|e| ExportError {
+        tool: String::new(),
+        message: e.to_string(),
+    })?;
+    text.push('\n');
+    Ok(text)
+}
+
+fn toml_catalog(catalog: &Catalog) -> Result<String, ExportError> {
+    let mut out = String::new();
+    let head = toml::to_string(&json!({"catalog": {"name": catalog.name()}})).map_err(|e| {
+        ExportError {
+            tool: String::new(),
+            message: e.to_string(),
+        }
+    })?;
+    out.push_str(&head);
+    for t in catalog.tools() {
+        let one = json!({"tool": [caveman(t)]});
+        let text = toml::to_string(&one).map_err(|e| ExportError {
+            tool: t.name.clone(),
+            message: format!(
+                "TOML cannot hold it ({e}); a JSON null in its schema is the usual cause: use --format caveman"
+            ),
+        })?;
+        out.push('\n');
+        out.push_str(&text);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{SourceKind, parse};
+
+    fn sample() -> Catalog {
+        let mut a = Tool::new("get_time", "Current time in a time zone");
+        a.input_schema = json!({"type": "object", "properties": {"tz": {"type": "string", "enum": ["UTC", "CET"]}}, "required": ["tz"]});
+        a.read_only = true;
+        a.idempotent = true;
+        let mut b = Tool::new("git_commit", "Commit staged changes");
+        b.always_load = true;
+        Catalog::new("sample", vec![a, b]).unwrap()
+    }
+
+    fn same_tools(a: &Catalog, b: &Catalog, flags: bool) {
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.tools().iter().zip(b.tools()) {
+            assert_eq!(
+                (&x.name, &x.description, &x.input_schema),
+                (&y.name, &y.description, &y.input_schema)
+            );
+            if flags {
+                assert_eq!(
+                    (x.read_only, x.idempotent, x.always_load),
+                    (y.read_only, y.idempotent, y.always_load)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_format_loads_back() {
+        let c = sample();
+        for (format, kind, flags) in [
+            (ExportFormat::Caveman, SourceKind::Json, true),
+            (ExportFormat::Toml, SourceKind::Toml, true),
+            (ExportFormat::Mcp, SourceKind::Json, false),
+            (ExportFormat::Openai, SourceKind::Json, false),
+            (ExportFormat::Anthropic, SourceKind::Json, false),
+        ] {
+            let text = export(&c, format).unwrap();
+            let back =
+                parse(&text, "x", "x", kind).unwrap_or_else(|e| panic!("{format:?}: {e}\n{text}"));
+            same_tools(&c, &back, flags);
+            assert_eq!(back.fingerprint(), c.fingerprint(), "{format:?}");
+        }
+        let mcp = export(&c, ExportFormat::Mcp).unwrap();
+        let back = parse(&mcp, "x", "x", SourceKind::Json).unwrap();
+        assert!(back.tools()[0].read_only && back.tools()[0].idempotent);
+    }
+
+    #[test]
+    fn toml_refuses_null_with_the_tool_named() {
+        let mut t = Tool::new("x", "d");
+        t.input_schema = json!({"type": "object", "properties": {"a": {"default": null}}});
+        let e = export(&Catalog::new("n", vec![t]).unwrap(), ExportFormat::Toml).unwrap_err();
+        assert!(
+            e.to_string().starts_with("tool \"x\": TOML cannot hold it"),
+            "{e}"
+        );
+    }
+}

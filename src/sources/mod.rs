@@ -1,0 +1,3 @@
+//! Catalog sources beyond files: live MCP servers.
+
+pub mod mcp;
