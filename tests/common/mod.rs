@@ -113,7 +113,9 @@ impl Server {
             .expect("spawn toolsift serve");
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
         let mut line = String::new();
-        stdout.read_line(&mut line).expect("read the listening line");
+        stdout
+            .read_line(&mut line)
+            .expect("read the listening line");
         let url = line
             .trim()
             .strip_prefix("listening on ")
