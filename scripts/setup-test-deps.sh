@@ -5,7 +5,7 @@
 # installed version and returns at once.
 #
 #   TOOLSIFT_SDK_VENV  where the venv goes (default ~/.cache/toolsift-sdk-venv)
-#   PYTHON             the interpreter that creates it (default python3, >= 3.10)
+#   PYTHON             the interpreter that creates it (default python3; caveman-sdk needs >= 3.11)
 #
 # The tests find the venv's python at the same default path, or through
 # TOOLSIFT_SDK_PYTHON (the path this script prints last).
@@ -36,7 +36,9 @@ make_venv() {
 }
 
 if [ ! -x "$VPY" ] || ! "$VPY" -m pip --version >/dev/null 2>&1; then
-    command -v "$PYTHON" >/dev/null || { echo "error: $PYTHON not found; install Python 3 (3.10 or newer)" >&2; exit 1; }
+    command -v "$PYTHON" >/dev/null || { echo "error: $PYTHON not found; install Python 3.11 or newer" >&2; exit 1; }
+    "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
+        { echo "error: caveman-sdk needs Python 3.11 or newer; $PYTHON is $("$PYTHON" -V 2>&1); set PYTHON=/path/to/python3.11" >&2; exit 1; }
     mkdir -p "$(dirname "$VENV")"
     if ! make_venv; then
         # Debian and Ubuntu ship venv's ensurepip separately (python3-venv).
