@@ -20,6 +20,22 @@ pub struct ToolCost {
     pub always_load: bool,
     pub initial: bool,
     pub tokens: u64,
+    /// The MCP server it came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+}
+
+/// An MCP server the catalog was gathered from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ServerReport {
+    pub name: String,
+    /// `loaded` or `failed`.
+    pub state: &'static str,
+    pub tools: usize,
+    /// Tools renamed `server__tool` because another server has the name.
+    pub prefixed: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// Everything `check` reports. Serialised as the `--json` output.
@@ -44,6 +60,9 @@ pub struct CheckReport {
     /// Import notes and lints, as sentences.
     pub warnings: Vec<String>,
     pub tool_costs: Vec<ToolCost>,
+    /// MCP servers, when the catalog was gathered from some.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<ServerReport>,
 }
 
 impl CheckReport {
@@ -77,6 +96,7 @@ impl CheckReport {
                 always_load: t.always_load,
                 initial: handle.is_initial(i),
                 tokens,
+                server: t.mcp.as_ref().map(|m| m.server.to_string()),
             })
             .collect();
         Ok(CheckReport {
@@ -103,6 +123,7 @@ impl CheckReport {
             token_basis: basis,
             warnings,
             tool_costs,
+            servers: Vec::new(),
         })
     }
 
@@ -147,7 +168,19 @@ impl CheckReport {
             }
         );
         let _ = writeln!(out, "initial   {}", escape_join(&self.initial, ", "));
+        for s in &self.servers {
+            let line = match &s.error {
+                Some(e) => format!("{}: failed: {e}", s.name),
+                None if s.prefixed > 0 => format!(
+                    "{}: {} tools ({} prefixed {}__ because another server has the name)",
+                    s.name, s.tools, s.prefixed, s.name
+                ),
+                None => format!("{}: {} tools", s.name, s.tools),
+            };
+            let _ = writeln!(out, "server    {}", escape(&line));
+        }
         out.push('\n');
+        let with_servers = self.tool_costs.iter().any(|t| t.server.is_some());
         let names: Vec<_> = self.tool_costs.iter().map(|t| escape(&t.name)).collect();
         let width = names
             .iter()
@@ -157,8 +190,12 @@ impl CheckReport {
             .max(4);
         let _ = writeln!(
             out,
-            "{:>4}  {:<width$}  {:<8}  {:>7}  initial",
-            "#", "name", "flags", "tokens"
+            "{:>4}  {:<width$}  {:<8}  {:>7}  initial{}",
+            "#",
+            "name",
+            "flags",
+            "tokens",
+            if with_servers { "  server" } else { "" }
         );
         for (i, (t, name)) in self.tool_costs.iter().zip(&names).enumerate() {
             let flags = format!(
@@ -167,7 +204,7 @@ impl CheckReport {
                 if t.read_only { "RO" } else { "--" },
                 if t.idempotent { "ID" } else { "--" },
             );
-            let row = format!(
+            let mut row = format!(
                 "{:>4}  {:<width$}  {:<8}  {:>7}  {}",
                 i + 1,
                 name,
@@ -175,6 +212,15 @@ impl CheckReport {
                 thousands(t.tokens),
                 if t.initial { "yes" } else { "" }
             );
+            if with_servers {
+                let _ = write!(
+                    row,
+                    "{:pad$}{}",
+                    "",
+                    escape(t.server.as_deref().unwrap_or("-")),
+                    pad = if t.initial { 2 } else { 5 }
+                );
+            }
             let _ = writeln!(out, "{}", row.trim_end());
         }
         let _ = writeln!(
@@ -205,6 +251,32 @@ pub fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+impl From<&crate::sources::mcp::ServerStatus> for ServerReport {
+    fn from(s: &crate::sources::mcp::ServerStatus) -> Self {
+        use crate::sources::mcp::ServerState;
+        match &s.state {
+            ServerState::Loaded { tools, prefixed } => ServerReport {
+                name: s.name.clone(),
+                state: "loaded",
+                tools: *tools,
+                prefixed: *prefixed,
+                error: None,
+            },
+            ServerState::Failed { .. } => ServerReport {
+                name: s.name.clone(),
+                state: "failed",
+                tools: 0,
+                prefixed: 0,
+                error: Some(
+                    s.summary()
+                        .split_once(": failed: ")
+                        .map_or_else(|| s.summary(), |(_, e)| e.to_string()),
+                ),
+            },
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,12 +2,14 @@
 
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 
+mod cli;
+use cli::mcp::McpArgs;
+
 use toolsift::breaker::DEFAULT_THRESHOLD;
-use toolsift::catalog::{self, Catalog, CatalogSource};
+
 use toolsift::check::CheckReport;
 use toolsift::engine::Ranker;
 use toolsift::search::{SearchError, SearchRequest, Searcher};
@@ -46,6 +48,20 @@ enum Command {
     Eval(EvalArgs),
     /// Serve the Caveman-compatible tool-search API over HTTP (POST /sdk/v1/tool-search).
     Serve(ServeArgs),
+    /// Write a catalog (files and/or MCP servers) in one format on stdout, to version, diff or serve it.
+    ExportCatalog(ExportArgs),
+}
+
+#[derive(Args)]
+struct ExportArgs {
+    /// Catalogs to include (several merge); with --mcp, leave them out to export the servers' tools alone.
+    #[arg(value_name = "CATALOG")]
+    catalogs: Vec<String>,
+    #[command(flatten)]
+    mcp: McpArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "caveman")]
+    format: toolsift::catalog::export::ExportFormat,
 }
 
 #[derive(Args)]
@@ -87,9 +103,11 @@ struct ServeArgs {
 
 #[derive(Args, Default)]
 struct ExploreArgs {
-    /// Catalogs to load (several files merge; a name in two files is an error). Default: @demo.
+    /// Catalogs to load (several files merge; a name in two files is an error). Default: @demo, or none with --mcp.
     #[arg(value_name = "CATALOG")]
     catalogs: Vec<String>,
+    #[command(flatten)]
+    mcp: McpArgs,
     #[arg(long, value_name = "STRATEGY", help = from_config(&choices(&Strategy::ALL), Settings::default().strategy))]
     strategy: Option<String>,
     #[arg(long, value_name = "N", allow_hyphen_values = true, help = from_config("Non-mandatory tools in the deferred initial set", Settings::default().initial_tool_count))]
@@ -163,14 +181,16 @@ impl ServiceArgs {
 
 #[derive(Args)]
 struct SearchArgs {
-    /// Catalog: a path, `-` (stdin) or @demo.
+    /// Catalog: a path, `-` (stdin) or @demo (leave it out with --mcp).
     #[arg(value_name = "CATALOG")]
     catalog: String,
-    #[command(flatten)]
-    remote: ServiceArgs,
     /// The request to find tools for.
     #[arg(value_name = "QUERY")]
-    query: String,
+    query: Option<String>,
+    #[command(flatten)]
+    remote: ServiceArgs,
+    #[command(flatten)]
+    mcp: McpArgs,
     #[arg(long, value_name = "N", allow_hyphen_values = true, help = format!("Cap on returned tools (always-load tools count); default: --max-loaded-tools, else the service's {DEFAULT_MAX_TOOLS}"))]
     max_tools: Option<String>,
     #[command(flatten)]
@@ -208,14 +228,16 @@ struct ReplayArgs {
 
 #[derive(Args)]
 struct EvalArgs {
-    /// Catalog: a path, `-` (stdin) or @demo.
+    /// Catalog: a path, `-` (stdin) or @demo (leave it out with --mcp).
     #[arg(value_name = "CATALOG")]
     catalog: String,
-    #[command(flatten)]
-    remote: ServiceArgs,
     /// JSON lines: {"query", "expected": [names], "equivalents"?, "id"?, "category"?}
     #[arg(value_name = "QUERIES.jsonl")]
-    queries: std::path::PathBuf,
+    queries: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    remote: ServiceArgs,
+    #[command(flatten)]
+    mcp: McpArgs,
     /// List the requests whose expected tool is not in the top K.
     #[arg(long, value_name = "N", default_value_t = 10)]
     k: usize,
@@ -270,9 +292,11 @@ struct HandleArgs {
 
 #[derive(Args)]
 struct CheckArgs {
-    /// Catalog: a path, `-` (stdin) or @demo.
-    #[arg(value_name = "CATALOG", default_value = "@demo")]
-    catalog: String,
+    /// Catalogs (several merge): paths, `-` (stdin) or @demo; default @demo, or none with --mcp.
+    #[arg(value_name = "CATALOG")]
+    catalogs: Vec<String>,
+    #[command(flatten)]
+    mcp: McpArgs,
     #[command(flatten)]
     handle: HandleArgs,
     /// One JSON object on stdout instead of the text report.
@@ -370,10 +394,6 @@ fn parse_int(text: &str) -> Option<i64> {
     text.trim().parse::<i64>().ok()
 }
 
-fn load_catalog(arg: &str) -> Result<Arc<Catalog>, CliError> {
-    Ok(Arc::new(catalog::load(&CatalogSource::parse(arg))?))
-}
-
 /// Settings from the config file with the flags over them, checked with the
 /// SDK's checks and messages.
 fn explore_settings(
@@ -428,12 +448,9 @@ fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     use std::io::IsTerminal;
     let config = toolsift::config::Config::load(args.config.as_deref())?;
     let settings = explore_settings(args, &config)?;
-    let sources: Vec<CatalogSource> = args
-        .catalogs
-        .iter()
-        .map(|c| CatalogSource::parse(c))
-        .collect();
-    let catalog = Arc::new(catalog::load_all(&sources)?);
+    let loaded =
+        cli::mcp::load(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Input)?;
+    let catalog = loaded.catalog;
     // The SDK's checks against this catalog, before the terminal is touched.
     settings.validate(&catalog)?;
     let keymap = Keymap::build(&config.default_keys, &config.user_keys, &config.origin())
@@ -450,13 +467,38 @@ fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         settings,
         keymap,
         no_color,
+        mcp: loaded.host,
+        mcp_servers: loaded.servers,
     })
     .map_err(|e| CliError::Input(format!("terminal: {e}")))
 }
 
+/// `CATALOG QUERY`, or just `QUERY` with MCP servers.
+fn catalog_and_second<'a, T>(
+    first: &'a str,
+    second: Option<&'a T>,
+    mcp: &McpArgs,
+    what: &str,
+) -> Result<(Vec<String>, &'a T), CliError>
+where
+    str: AsRef<T>,
+    T: ?Sized,
+{
+    match second {
+        Some(s) => Ok((vec![first.to_string()], s)),
+        None if mcp.any() => Ok((Vec::new(), first.as_ref())),
+        None => Err(CliError::Input(format!(
+            "give CATALOG and {what} (or {what} alone with --mcp, --mcp-stdio or --mcp-url)"
+        ))),
+    }
+}
+
 fn run_search(args: &SearchArgs) -> Result<(), CliError> {
     let (options, basis) = args.handle.options()?;
-    let catalog = load_catalog(&args.catalog)?;
+    let (files, query) =
+        catalog_and_second(&args.catalog, args.query.as_deref(), &args.mcp, "QUERY")?;
+    let loaded = cli::mcp::load(&files, None, &args.mcp).map_err(CliError::Input)?;
+    let catalog = loaded.catalog;
     let handle = ToolsHandle::new(catalog.clone(), &options)?;
     let max_tools = match &args.max_tools {
         None => None,
@@ -464,7 +506,7 @@ fn run_search(args: &SearchArgs) -> Result<(), CliError> {
     };
     let cap = handle.search_cap(max_tools)?;
     let request = SearchRequest {
-        query: args.query.clone(),
+        query: query.to_string(),
         context: args.context.clone(),
         max_tools: cap,
         session_id: args.session_id.clone(),
@@ -493,10 +535,16 @@ fn run_eval(args: &EvalArgs) -> Result<(), CliError> {
     if args.k == 0 {
         return Err(CliError::Input("--k must be a positive integer".into()));
     }
-    let mut sources = vec![CatalogSource::parse(&args.catalog)];
-    sources.extend(args.extra_catalog.iter().map(|c| CatalogSource::parse(c)));
-    let catalog = Arc::new(catalog::load_all(&sources)?);
-    let queries = toolsift::eval::load_queries(&args.queries)?;
+    let (mut files, queries) = catalog_and_second(
+        &args.catalog,
+        args.queries.as_deref().map(|p| p.as_os_str()),
+        &args.mcp,
+        "QUERIES.jsonl",
+    )?;
+    files.extend(args.extra_catalog.iter().cloned());
+    let loaded = cli::mcp::load(&files, None, &args.mcp).map_err(CliError::Input)?;
+    let catalog = loaded.catalog;
+    let queries = toolsift::eval::load_queries(std::path::Path::new(queries))?;
     let searcher = args.remote.searcher()?;
     let started = std::time::Instant::now();
     let ranker = searcher.ranker_for(&catalog, args.ranker)?;
@@ -520,10 +568,26 @@ fn run_eval(args: &EvalArgs) -> Result<(), CliError> {
     emit(args.json, &report, || report.render_text())
 }
 
+fn run_export(args: &ExportArgs) -> Result<(), CliError> {
+    if args.catalogs.is_empty() && !args.mcp.any() {
+        return Err(CliError::Input(
+            "nothing to export: give CATALOG files, --mcp CONFIG, --mcp-stdio or --mcp-url".into(),
+        ));
+    }
+    let loaded = cli::mcp::load(&args.catalogs, None, &args.mcp).map_err(CliError::Input)?;
+    let text = toolsift::catalog::export::export(&loaded.catalog, args.format)
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    // The payload is data, exact: JSON escapes control characters itself;
+    // TOML strings do too (basic strings escape controls).
+    write_stdout(&text)
+}
+
 fn run_check(args: &CheckArgs) -> Result<(), CliError> {
     let (options, basis) = args.handle.options()?;
-    let catalog = load_catalog(&args.catalog)?;
-    let report = CheckReport::new(catalog, &options, basis, &TokenCounter::new())?;
+    let loaded =
+        cli::mcp::load(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Input)?;
+    let mut report = CheckReport::new(loaded.catalog, &options, basis, &TokenCounter::new())?;
+    report.servers = loaded.servers.iter().map(Into::into).collect();
     emit(args.json, &report, || report.render_text())
 }
 
@@ -639,6 +703,7 @@ fn main() -> ExitCode {
         Some(Command::Search(args)) => run_search(args),
         Some(Command::Explore(args)) => run_explore(args),
         Some(Command::Serve(args)) => run_serve(args),
+        Some(Command::ExportCatalog(args)) => run_export(args),
         None => run_explore(&ExploreArgs::default()),
     };
     match result {

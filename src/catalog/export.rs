@@ -81,7 +81,9 @@ pub fn export(catalog: &Catalog, format: ExportFormat) -> Result<String, ExportE
         ),
         ExportFormat::Toml => return toml_catalog(catalog),
     };
-    let mut text = serde_json::to_string_pretty(&value).map_err(|e| ExportError {
+    // Exact JSON that is also safe on a terminal (DEL, C1 and bidi controls
+    // written as \u escapes).
+    let mut text = crate::terminal_text::json_for_terminal(&value).map_err(|e| ExportError {
         tool: String::new(),
         message: e.to_string(),
     })?;

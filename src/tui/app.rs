@@ -130,6 +130,10 @@ pub struct App {
     /// The breaker simulator, once opened (its log and streak survive closing).
     pub breaker: Option<BreakerPane>,
     pub no_color: bool,
+    /// Live MCP servers the catalog came from (tool calls go there).
+    pub mcp: Option<Arc<crate::sources::mcp::McpHost>>,
+    /// What became of each MCP server.
+    pub mcp_servers: Vec<crate::sources::mcp::ServerStatus>,
     /// Where everything goes at the current size.
     pub layout: ScreenLayout,
     pub should_quit: bool,
@@ -166,6 +170,8 @@ impl App {
             status: None,
             breaker: None,
             no_color: false,
+            mcp: None,
+            mcp_servers: Vec::new(),
             layout: layout(Rect::new(0, 0, 120, 35), false),
             should_quit: false,
         };

@@ -33,6 +33,17 @@ pub struct Setup {
     pub settings: Settings,
     pub keymap: Keymap,
     pub no_color: bool,
+    /// Live MCP servers the catalog came from, if any.
+    pub mcp: Option<Arc<crate::sources::mcp::McpHost>>,
+    pub mcp_servers: Vec<crate::sources::mcp::ServerStatus>,
+}
+
+/// True while the explorer owns the terminal (raw mode, alternate screen):
+/// a signal handler then restores it before exiting.
+static TERMINAL_IN_USE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+pub fn terminal_in_use() -> bool {
+    TERMINAL_IN_USE.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Runs an effect off the UI thread; its answer comes back on `tx`.
@@ -109,6 +120,7 @@ struct Restore;
 
 impl Drop for Restore {
     fn drop(&mut self) {
+        TERMINAL_IN_USE.store(false, std::sync::atomic::Ordering::SeqCst);
         ratatui::restore();
     }
 }
@@ -129,8 +141,11 @@ pub fn run(setup: Setup) -> std::io::Result<()> {
     )
     .map_err(|e| std::io::Error::other(e.to_string()))?;
     app.no_color = setup.no_color;
+    app.mcp = setup.mcp;
+    app.mcp_servers = setup.mcp_servers;
     runtime.block_on(async {
         let mut terminal = ratatui::init();
+        TERMINAL_IN_USE.store(true, std::sync::atomic::Ordering::SeqCst);
         let _restore = Restore;
         run_with(&mut terminal, &mut app, initial, event::terminal_events()).await
     })?;

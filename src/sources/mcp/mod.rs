@@ -523,6 +523,8 @@ fn describe_failure(why: &str) -> String {
     let why = why.trim();
     if why.is_empty() {
         "the connection closed during the handshake".into()
+    } else if why.contains("Broken pipe") || why.contains("connection closed") {
+        format!("it exited or closed its input before answering the handshake ({why})")
     } else {
         why.to_string()
     }
@@ -625,7 +627,7 @@ fn build_catalog(
         .map(|s| s.name.as_str())
         .collect();
     let name = format!("mcp: {}", names.join(", "));
-    match Catalog::new(name, all) {
+    match Catalog::build(name, all, vec![catalog::Format::Mcp], Vec::new(), "") {
         Ok(c) => (Some(c), failed),
         Err(e) => {
             // Only a prefixed name that another server also uses gets here.

@@ -1,0 +1,148 @@
+//! `--mcp CONFIG`, `--mcp-stdio "CMD ARGS"`, `--mcp-url URL`: catalogs
+//! gathered from live MCP servers, alone or merged with catalog files.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use toolsift::catalog::{self, Catalog, CatalogSource};
+use toolsift::sources::mcp::{self, McpConfig, McpHost, ServerState, ServerStatus};
+use toolsift::terminal_text::escape;
+
+/// The MCP servers to gather tools from.
+#[derive(Args, Default, Debug, Clone)]
+pub struct McpArgs {
+    /// MCP servers to gather tools from: an `mcpServers` JSON file (Claude Desktop, Claude Code `.mcp.json`, Cursor) or a TOML file with [mcp.servers.NAME] sections (repeatable).
+    #[arg(long, value_name = "CONFIG")]
+    pub mcp: Vec<PathBuf>,
+    /// One stdio MCP server: its command line, e.g. "uvx mcp-server-time" (repeatable).
+    #[arg(long, value_name = "CMD ARGS")]
+    pub mcp_stdio: Vec<String>,
+    /// One streamable-HTTP MCP server (repeatable).
+    #[arg(long, value_name = "URL")]
+    pub mcp_url: Vec<String>,
+    /// Seconds each server gets to start and list its tools (default 20, or the config's [mcp] timeout_secs).
+    #[arg(long, value_name = "SECS")]
+    pub mcp_timeout: Option<f64>,
+}
+
+impl McpArgs {
+    pub fn any(&self) -> bool {
+        !(self.mcp.is_empty() && self.mcp_stdio.is_empty() && self.mcp_url.is_empty())
+    }
+
+    /// The servers these flags name, merged in order.
+    pub fn config(&self) -> Result<McpConfig, String> {
+        let env = |n: &str| std::env::var(n).ok();
+        let mut config = McpConfig::default();
+        for path in &self.mcp {
+            let one = mcp::config::load(path, &env).map_err(|e| e.to_string())?;
+            config.servers.extend(one.servers);
+            config.always_load.extend(one.always_load);
+            config.timeout = one.timeout;
+        }
+        for line in &self.mcp_stdio {
+            config
+                .servers
+                .push(mcp::config::stdio_server(line).map_err(|e| e.to_string())?);
+        }
+        for url in &self.mcp_url {
+            config
+                .servers
+                .push(mcp::config::http_server(url).map_err(|e| e.to_string())?);
+        }
+        if let Some(secs) = self.mcp_timeout {
+            if !(secs > 0.0 && secs <= 3600.0) {
+                return Err(format!(
+                    "--mcp-timeout must be between 0 and 3600 seconds, not {secs}"
+                ));
+            }
+            config.timeout = Duration::from_secs_f64(secs);
+        }
+        // Two servers of one name would be ambiguous: number the later ones.
+        let mut seen = std::collections::HashMap::<String, usize>::new();
+        for s in &mut config.servers {
+            let n = seen.entry(s.name.clone()).or_default();
+            *n += 1;
+            if *n > 1 {
+                s.name = format!("{}-{n}", s.name);
+            }
+        }
+        Ok(config)
+    }
+}
+
+/// A catalog from files and MCP servers, with the live connections.
+pub struct Loaded {
+    pub catalog: Arc<Catalog>,
+    pub host: Option<Arc<McpHost>>,
+    pub servers: Vec<ServerStatus>,
+}
+
+/// Restores the terminal when a signal ends toolsift during the explorer.
+fn restore_terminal() {
+    if toolsift::tui::terminal_in_use() {
+        ratatui::restore();
+    }
+}
+
+/// Loads `files` (or `default` when there are none and no MCP server) and
+/// gathers the MCP servers of `args`. Each server that failed is a warning on
+/// stderr; none loading (and no file) is an error.
+pub fn load(files: &[String], default: Option<&str>, args: &McpArgs) -> Result<Loaded, String> {
+    if !args.any() {
+        let sources: Vec<CatalogSource> = if files.is_empty() {
+            default.map(CatalogSource::parse).into_iter().collect()
+        } else {
+            files.iter().map(|f| CatalogSource::parse(f)).collect()
+        };
+        let catalog = catalog::load_all(&sources).map_err(|e| e.to_string())?;
+        return Ok(Loaded {
+            catalog: Arc::new(catalog),
+            host: None,
+            servers: Vec::new(),
+        });
+    }
+    let config = args.config()?;
+    mcp::install_exit_guards(restore_terminal);
+    let host = McpHost::new(Duration::from_secs(60)).map_err(|e| format!("MCP: {e}"))?;
+    let gathered = host.gather(&config);
+    for s in &gathered.servers {
+        if matches!(s.state, ServerState::Failed { .. }) {
+            eprintln!("toolsift: warning: MCP server {}", escape(&s.summary()));
+        }
+    }
+    let mut catalogs: Vec<Catalog> = files
+        .iter()
+        .map(|f| catalog::load(&CatalogSource::parse(f)))
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    match gathered.catalog {
+        Some(c) => catalogs.push(c),
+        None if catalogs.is_empty() => {
+            let why = if gathered.servers.is_empty() {
+                "no MCP server is configured".to_string()
+            } else if gathered
+                .servers
+                .iter()
+                .all(|s| matches!(s.state, ServerState::Failed { .. }))
+            {
+                "no MCP server loaded".to_string()
+            } else {
+                "the MCP servers list no tools".to_string()
+            };
+            return Err(why);
+        }
+        None => {}
+    }
+    let catalog = match catalogs.len() {
+        1 => catalogs.pop().ok_or("no catalog")?,
+        _ => Catalog::merge(catalogs).map_err(|e| e.to_string())?,
+    };
+    Ok(Loaded {
+        catalog: Arc::new(catalog),
+        host: Some(Arc::new(host)),
+        servers: gathered.servers,
+    })
+}

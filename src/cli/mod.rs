@@ -1,0 +1,3 @@
+//! Parts of the command line too large for `main.rs`.
+
+pub mod mcp;
