@@ -248,7 +248,7 @@ impl Workload {
 /// Request `i` of client `c` in phase `tag`: one in three without a session,
 /// the others in sessions of `SESSION_TURNS` requests.
 fn session_of(tag: &str, c: usize, i: usize) -> Option<String> {
-    (i % 3 != 0).then(|| format!("load-{tag}-{c}-{}", i / (SESSION_TURNS * 3 / 2)))
+    (!i.is_multiple_of(3)).then(|| format!("load-{tag}-{c}-{}", i / (SESSION_TURNS * 3 / 2)))
 }
 
 /// Sends one request; the latency in ms, or what went wrong.
