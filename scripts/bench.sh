@@ -5,7 +5,9 @@
 #   scripts/bench.sh [OUT_DIR]        (default: ${TMPDIR:-/tmp}/toolsift-bench)
 #
 # Needs cargo and python3 (the baselines' venv is made on first use, see
-# scripts/baselines/README.md).
+# scripts/baselines/README.md). The load run of `toolsift serve` (with the
+# naive Python service) uses loopback only and takes about a minute; set
+# TOOLSIFT_SKIP_LOAD=1 to leave it out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolsift-target}"
@@ -26,5 +28,10 @@ cargo bench --quiet --bench tui -- --json "$out/tui.json" >&2
 
 echo "== Python baselines" >&2
 scripts/baselines/run.sh --json-out "$out/baselines.json" >&2
+
+if [ -z "${TOOLSIFT_SKIP_LOAD:-}" ]; then
+    echo "== toolsift serve under load, and the naive Python service (loopback)" >&2
+    cargo bench --quiet --bench serve_load -- --json "$out/serve_load.json" >&2
+fi
 
 python3 scripts/bench_report.py "$out"
