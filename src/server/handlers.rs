@@ -50,9 +50,9 @@ fn is_json(headers: &HeaderMap) -> bool {
 }
 
 /// Reads the whole body, at most `limit` bytes.
-async fn read_body(body: Body, limit: usize) -> Result<Vec<u8>, Response> {
+async fn read_body(body: Body, limit: usize, expected: Option<usize>) -> Result<Vec<u8>, Response> {
     let mut stream = body.into_data_stream();
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(expected.unwrap_or(0).min(limit));
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| {
             error(
@@ -126,20 +126,21 @@ pub(crate) async fn tool_search(
         );
     };
     let limit = st.request_timeout;
-    let bytes = match tokio::time::timeout(limit, read_body(body, st.max_body_bytes)).await {
-        Ok(Ok(bytes)) => bytes,
-        Ok(Err(response)) => return closing(response),
-        Err(_) => {
-            return closing(error(
-                StatusCode::REQUEST_TIMEOUT,
-                "request_timeout",
-                format!(
-                    "the request body did not arrive within {} ms",
-                    limit.as_millis()
-                ),
-            ));
-        }
-    };
+    let bytes =
+        match tokio::time::timeout(limit, read_body(body, st.max_body_bytes, declared)).await {
+            Ok(Ok(bytes)) => bytes,
+            Ok(Err(response)) => return closing(response),
+            Err(_) => {
+                return closing(error(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "request_timeout",
+                    format!(
+                        "the request body did not arrive within {} ms",
+                        limit.as_millis()
+                    ),
+                ));
+            }
+        };
     let remaining = limit.saturating_sub(started.elapsed());
     let work = async {
         let permit = st.workers.clone().acquire_owned().await;

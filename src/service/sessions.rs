@@ -1,7 +1,7 @@
 //! Tool sessions: append-only loaded sets in first-load order, scoped per API
 //! key, forgotten after idle time, bounded in number.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use super::ServiceError;
@@ -11,15 +11,22 @@ struct Session {
     fingerprint: u128,
     loaded: Vec<String>,
     last_used: Instant,
+    /// Tie-breaker among sessions used at the same instant.
+    seq: u64,
 }
 
-/// Every live session, keyed by (hash of the API key, session id).
+type Key = (u128, String);
+
+/// Every live session, keyed by (hash of the API key, session id), with an
+/// index by last use: expiring, evicting and touching a session cost
+/// O(log n), whatever the number of sessions.
 pub(crate) struct Sessions {
-    map: HashMap<(u128, String), Session>,
-    calls: u64,
+    map: HashMap<Key, Session>,
+    by_age: BTreeMap<(Instant, u64), Key>,
+    next_seq: u64,
     /// A session unused this long is forgotten.
     idle: Duration,
-    /// At most this many sessions are kept.
+    /// At most this many sessions are kept (least recently used go first).
     max_sessions: usize,
 }
 
@@ -46,7 +53,8 @@ impl Sessions {
     pub(crate) fn new(idle: Duration, max_sessions: usize) -> Self {
         Sessions {
             map: HashMap::new(),
-            calls: 0,
+            by_age: BTreeMap::new(),
+            next_seq: 0,
             idle,
             max_sessions: max_sessions.max(1),
         }
@@ -54,6 +62,22 @@ impl Sessions {
 
     pub(crate) fn len(&self) -> usize {
         self.map.len()
+    }
+
+    fn remove_oldest(&mut self) {
+        if let Some((_, key)) = self.by_age.pop_first() {
+            self.map.remove(&key);
+        }
+    }
+
+    /// Forgets the sessions idle for `idle` or more at `now`.
+    fn expire(&mut self, now: Instant) {
+        while let Some((&(used, _), _)) = self.by_age.first_key_value() {
+            if now.saturating_duration_since(used) < self.idle {
+                break;
+            }
+            self.remove_oldest();
+        }
     }
 
     /// Continues (or creates) session `id` of `scope` and appends the newly
@@ -66,40 +90,33 @@ impl Sessions {
         loaded: &[&str],
         now: Instant,
     ) -> Vec<String> {
-        let (idle, max_sessions) = (self.idle, self.max_sessions);
-        let scope = xxhash_rust::xxh3::xxh3_128(scope.as_bytes());
-        self.calls += 1;
-        if self.calls.is_multiple_of(64) || self.map.len() >= max_sessions {
-            self.map
-                .retain(|_, s| now.saturating_duration_since(s.last_used) < idle);
-        }
-        let key = (scope, id.to_string());
-        let expired = self
-            .map
-            .get(&key)
-            .is_some_and(|s| now.saturating_duration_since(s.last_used) >= idle);
-        if expired {
-            self.map.remove(&key);
-        }
-        if !self.map.contains_key(&key) && self.map.len() >= max_sessions {
-            // Full of live sessions: forget the least recently used.
-            let excess = self.map.len() + 1 - max_sessions;
-            let mut by_age: Vec<(Instant, (u128, String))> = self
-                .map
-                .iter()
-                .map(|(k, s)| (s.last_used, k.clone()))
-                .collect();
-            by_age.sort_by_key(|(t, _)| *t);
-            for (_, k) in by_age.into_iter().take(excess) {
-                self.map.remove(&k);
-            }
-        }
+        self.expire(now);
+        let key: Key = (
+            xxhash_rust::xxh3::xxh3_128(scope.as_bytes()),
+            id.to_string(),
+        );
         let fingerprint = catalog.fingerprint();
-        let session = self.map.entry(key).or_insert_with(|| Session {
-            fingerprint,
-            loaded: Vec::new(),
-            last_used: now,
-        });
+        if let Some(session) = self.map.get(&key) {
+            self.by_age.remove(&(session.last_used, session.seq));
+        } else {
+            while self.map.len() >= self.max_sessions {
+                self.remove_oldest();
+            }
+            self.map.insert(
+                key.clone(),
+                Session {
+                    fingerprint,
+                    loaded: Vec::new(),
+                    last_used: now,
+                    seq: 0,
+                },
+            );
+        }
+        self.next_seq += 1;
+        let seq = self.next_seq;
+        let Some(session) = self.map.get_mut(&key) else {
+            return Vec::new();
+        };
         if session.fingerprint != fingerprint {
             // The catalog changed: keep the loaded tools that still exist.
             session.loaded.retain(|n| catalog.get(n).is_some());
@@ -110,7 +127,11 @@ impl Sessions {
                 session.loaded.push((*name).to_string());
             }
         }
-        session.last_used = now;
-        session.loaded.clone()
+        // A clock that went back (tests give instants) keeps the later one.
+        session.last_used = session.last_used.max(now);
+        session.seq = seq;
+        let answer = session.loaded.clone();
+        self.by_age.insert((session.last_used, seq), key);
+        answer
     }
 }
