@@ -1,0 +1,390 @@
+//! The searcher every front end uses, and the client rules of CONTRACT §3.
+//!
+//! [`Searcher`] is the only door to search. Whatever the transport, an
+//! answer is a wire response ([`ToolSearchResponse`]) that goes through
+//! [`accept`], the client rules written once: names are checked against the
+//! local catalog (unknown or duplicate is an error) and the local descriptors
+//! are returned; token counts are validated; `saved_tokens`,
+//! `reduction_pct` and `basis` are computed here. The embedded searcher
+//! calls [`Service`] in-process and hands its answer over as a value (no
+//! JSON); a remote one parses the body with [`parse_response`] first.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::catalog::Catalog;
+use crate::client::Client;
+use crate::engine::{CatalogRanker, Explanation, Hit, RankError};
+pub use crate::service::Reason;
+use crate::service::{Service, ServiceError, to_wire};
+use crate::tokens::{Savings, TokenBasis};
+use crate::wire::{ToolSearchBody, ToolSearchResponse, WireMatch, WireSelectedTool, WireTool};
+
+/// `basis` of every result: the counts are the service's estimate.
+pub const BASIS_INFERRED: &str = "inferred";
+
+/// `token_basis` of a response that named none.
+pub const TOKEN_BASIS_UNAVAILABLE: &str = "unavailable";
+
+/// `method` of a response that named none.
+pub const METHOD_UNKNOWN: &str = "unknown";
+
+/// Largest integer a JSON number carries exactly (2^53 - 1).
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// Why a search failed. A failed search is never an empty result.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SearchError {
+    /// The service refused the request (HTTP status, code, message).
+    #[error("{} ({})", .0.message, .0.code)]
+    Service(ServiceError),
+    #[error("tool search response tools must be an array")]
+    NotAnArray,
+    #[error("tool search response contained an unknown or duplicate tool")]
+    UnknownOrDuplicate,
+    /// The response body is not a JSON object.
+    #[error("tool search response is not a JSON object: {0}")]
+    InvalidBody(String),
+    /// A remote service could not be used (unreachable, time-out, redirect,
+    /// an HTTP error with its message, a body that is not JSON).
+    #[error("{0}")]
+    Remote(crate::client::RemoteError),
+}
+
+impl SearchError {
+    /// A stable code: the service's, or the client rule's.
+    pub fn code(&self) -> &str {
+        match self {
+            SearchError::Service(e) => e.code,
+            SearchError::NotAnArray => "response_tools_not_array",
+            SearchError::UnknownOrDuplicate => "response_unknown_or_duplicate_tool",
+            SearchError::InvalidBody(_) => "response_not_json",
+            SearchError::Remote(e) => e.code(),
+        }
+    }
+}
+
+/// What a search asks for: the service's parameters (a remote searcher
+/// sends the same on the wire, see [`SearchRequest::body`]).
+pub use crate::service::SearchParams as SearchRequest;
+
+impl SearchRequest {
+    /// The wire body of this request over `catalog` (the full catalog).
+    pub fn body<'a>(&'a self, catalog: &Catalog) -> ToolSearchBody<'a> {
+        ToolSearchBody {
+            tools: catalog.tools().iter().map(WireTool::from).collect(),
+            query: &self.query,
+            context: self.context.as_deref(),
+            max_tools: self.max_tools,
+            session_id: self.session_id.as_deref(),
+            ranker: self.ranker,
+            token_basis: ToolSearchBody::basis(self.token_basis),
+            preview: self.preview,
+        }
+    }
+}
+
+/// One returned tool, reattached to the local catalog.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchHit {
+    /// Index of the tool in the local catalog.
+    pub index: usize,
+    /// Ranking score, when the service reported one.
+    pub score: Option<f32>,
+    pub reason: Option<Reason>,
+    pub explanation: Explanation,
+}
+
+/// A search's answer as a client sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchResult {
+    pub tools: Vec<SearchHit>,
+    pub session_id: Option<String>,
+    pub method: String,
+    pub deferred_count: u64,
+    pub savings: Savings,
+    pub token_basis: String,
+    pub basis: &'static str,
+    pub note: Option<String>,
+    pub session_tools: Vec<String>,
+    /// Per-tool schema tokens (catalog order), counted by the searcher
+    /// ([`Searcher::tool_costs`]) with the request's token basis.
+    pub tool_tokens: Option<Arc<Vec<u64>>>,
+}
+
+/// Maps returned names to local catalog indices: every name must be in the
+/// catalog and appear once.
+pub fn reattach<'a>(
+    catalog: &Catalog,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<usize>, SearchError> {
+    let mut out: Vec<usize> = Vec::new();
+    for name in names {
+        let index = catalog
+            .index_of(name)
+            .ok_or(SearchError::UnknownOrDuplicate)?;
+        if out.contains(&index) {
+            return Err(SearchError::UnknownOrDuplicate);
+        }
+        out.push(index);
+    }
+    Ok(out)
+}
+
+/// The client rules of CONTRACT §3 over a wire response: the local
+/// descriptors for the returned names, validated counts, savings.
+pub fn accept(
+    catalog: &Catalog,
+    response: ToolSearchResponse,
+) -> Result<SearchResult, SearchError> {
+    let indices = reattach(catalog, response.tools.iter().map(|t| t.tool.name.as_str()))?;
+    let tools = indices
+        .into_iter()
+        .zip(response.tools)
+        .map(|(index, t)| {
+            let reason = t.reason.as_deref().and_then(Reason::from_wire);
+            SearchHit {
+                index,
+                score: t.score.map(|s| s as f32),
+                reason,
+                explanation: Explanation {
+                    exact_name: reason == Some(Reason::ExactName),
+                    matches: t.matched.iter().map(WireMatch::to_match).collect(),
+                },
+            }
+        })
+        .collect();
+    let (full, sent) = if response.sent_schema_tokens > response.full_schema_tokens
+        || response.full_schema_tokens > MAX_SAFE_INTEGER
+    {
+        (0, 0)
+    } else {
+        (response.full_schema_tokens, response.sent_schema_tokens)
+    };
+    let blank = |s: String, fallback: &str| {
+        if s.trim().is_empty() {
+            fallback.to_string()
+        } else {
+            s
+        }
+    };
+    Ok(SearchResult {
+        tools,
+        session_id: Some(response.session_id).filter(|s| !s.is_empty()),
+        method: blank(response.method, METHOD_UNKNOWN),
+        deferred_count: if response.deferred_count > MAX_SAFE_INTEGER {
+            0
+        } else {
+            response.deferred_count
+        },
+        savings: Savings::new(full, sent),
+        token_basis: blank(response.token_basis, TOKEN_BASIS_UNAVAILABLE),
+        basis: BASIS_INFERRED,
+        note: response.note,
+        session_tools: response.session_tools,
+        tool_tokens: None,
+    })
+}
+
+/// A count as the SDK accepts it: a non-negative integer up to 2^53 - 1.
+fn wire_count(v: Option<&Value>) -> Option<u64> {
+    let v = v?;
+    let n = match v.as_u64() {
+        Some(n) => n,
+        None => {
+            let f = v.as_f64()?;
+            if f < 0.0 || f.fract() != 0.0 || f > MAX_SAFE_INTEGER as f64 {
+                return None;
+            }
+            f as u64
+        }
+    };
+    (n <= MAX_SAFE_INTEGER).then_some(n)
+}
+
+fn wire_string(v: Option<&Value>) -> Option<String> {
+    v.and_then(Value::as_str).map(str::to_string)
+}
+
+/// A response body as a compatible client reads it: leniently where the SDKs
+/// are lenient (bad counts become 0, a missing `method` or `token_basis`
+/// becomes blank for [`accept`] to name), strictly where they are strict
+/// (`tools` must be an array of objects with string names).
+pub fn parse_response(body: &[u8]) -> Result<ToolSearchResponse, SearchError> {
+    let value: Value =
+        serde_json::from_slice(body).map_err(|e| SearchError::InvalidBody(e.to_string()))?;
+    let Value::Object(object) = value else {
+        return Err(SearchError::InvalidBody("not an object".into()));
+    };
+    let Some(Value::Array(items)) = object.get("tools") else {
+        return Err(SearchError::NotAnArray);
+    };
+    let mut tools = Vec::with_capacity(items.len());
+    for item in items {
+        let Some(name) = item.get("name").and_then(Value::as_str) else {
+            return Err(SearchError::UnknownOrDuplicate);
+        };
+        let matched = item
+            .get("matched")
+            .and_then(|m| serde_json::from_value::<Vec<WireMatch>>(m.clone()).ok())
+            .unwrap_or_default();
+        tools.push(WireSelectedTool {
+            tool: WireTool {
+                name: name.to_string(),
+                description: wire_string(item.get("description")).unwrap_or_default(),
+                input_schema: item.get("input_schema").cloned().unwrap_or(Value::Null),
+                read_only: item
+                    .get("read_only")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+                idempotent: item
+                    .get("idempotent")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+                always_load: item
+                    .get("always_load")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            },
+            score: item.get("score").and_then(Value::as_f64),
+            reason: wire_string(item.get("reason")),
+            matched,
+        });
+    }
+    let (sent, full) = match (
+        wire_count(object.get("sent_schema_tokens")),
+        wire_count(object.get("full_schema_tokens")),
+    ) {
+        (Some(s), Some(f)) => (s, f),
+        _ => (0, 0),
+    };
+    Ok(ToolSearchResponse {
+        tools,
+        sent_schema_tokens: sent,
+        full_schema_tokens: full,
+        deferred_count: wire_count(object.get("deferred_count")).unwrap_or(0),
+        method: wire_string(object.get("method")).unwrap_or_default(),
+        token_basis: wire_string(object.get("token_basis")).unwrap_or_default(),
+        session_id: wire_string(object.get("session_id")).unwrap_or_default(),
+        note: wire_string(object.get("note")),
+        session_tools: object
+            .get("session_tools")
+            .and_then(|v| serde_json::from_value::<Vec<String>>(v.clone()).ok())
+            .unwrap_or_default(),
+    })
+}
+
+/// Where searches go. Nothing outside this module matches on its variants.
+#[derive(Debug, Clone)]
+pub enum Searcher {
+    /// The service in-process.
+    Embedded(Arc<Service>),
+    /// A compatible service over HTTP; `local` counts token costs here.
+    Remote {
+        client: Arc<Client>,
+        local: Arc<Service>,
+    },
+}
+
+impl Searcher {
+    /// An embedded searcher over a new service with default limits.
+    pub fn embedded() -> Self {
+        Searcher::Embedded(Arc::new(Service::default()))
+    }
+
+    /// A searcher over a remote service.
+    pub fn remote(client: Client) -> Self {
+        Searcher::Remote {
+            client: Arc::new(client),
+            local: Arc::new(Service::default()),
+        }
+    }
+
+    /// The remote service's host, if this searcher is remote.
+    pub fn remote_host(&self) -> Option<String> {
+        match self {
+            Searcher::Embedded(_) => None,
+            Searcher::Remote { client, .. } => Some(client.host()),
+        }
+    }
+
+    fn local(&self) -> &Service {
+        match self {
+            Searcher::Embedded(service) => service,
+            Searcher::Remote { local, .. } => local,
+        }
+    }
+
+    /// Every tool's schema tokens under `basis`, in catalog order (cached by
+    /// catalog fingerprint; counted here, whatever the transport).
+    pub fn tool_costs(&self, catalog: &Catalog, basis: TokenBasis) -> Arc<Vec<u64>> {
+        self.local().costs_for(catalog, basis)
+    }
+
+    /// The token basis used when a request names none.
+    pub fn default_token_basis(&self) -> TokenBasis {
+        self.local().config().token_basis
+    }
+
+    /// `embedded`, or `remote HOST`, for headers and reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Searcher::Embedded(_) => "embedded".to_string(),
+            Searcher::Remote { client, .. } => format!("remote {}", client.host()),
+        }
+    }
+
+    /// `ranker` over `catalog`, to rank whole lists (eval): the service's own
+    /// ranker in-process, or the remote service asked for `k` tools at a
+    /// time.
+    pub fn ranker_for(
+        &self,
+        catalog: &Arc<Catalog>,
+        ranker: crate::engine::Ranker,
+    ) -> Result<Arc<dyn CatalogRanker>, SearchError> {
+        match self {
+            Searcher::Embedded(service) => service
+                .ranker_for(catalog, ranker)
+                .map_err(SearchError::Service),
+            Searcher::Remote { client, .. } => Ok(Arc::new(RemoteRanker {
+                client: client.clone(),
+                catalog: catalog.clone(),
+                ranker,
+                latencies: std::sync::Mutex::new(Vec::new()),
+            })),
+        }
+    }
+
+    /// Searches the full `catalog`.
+    pub fn search(
+        &self,
+        catalog: &Catalog,
+        request: &SearchRequest,
+    ) -> Result<SearchResult, SearchError> {
+        let response = match self {
+            Searcher::Embedded(service) => {
+                let outcome = service
+                    .tool_search(catalog, request, "")
+                    .map_err(SearchError::Service)?;
+                to_wire(catalog, &outcome)
+            }
+            Searcher::Remote { client, .. } => client.tool_search(catalog, request)?,
+        };
+        let mut result = accept(catalog, response)?;
+        let basis = request
+            .token_basis
+            .or_else(|| result.token_basis.parse().ok())
+            .unwrap_or_else(|| self.default_token_basis());
+        result.tool_tokens = Some(self.tool_costs(catalog, basis));
+        Ok(result)
+    }
+}
+
+mod remote;
+use remote::RemoteRanker;
+
+mod render;
+
+#[cfg(test)]
+mod tests;

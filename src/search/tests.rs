@@ -1,0 +1,241 @@
+use super::*;
+use crate::catalog::Tool;
+
+fn catalog() -> Catalog {
+    let mut tools = vec![
+        Tool::new("lookup_status", "Look up the current service status"),
+        Tool::new("send_invoice", "Send an invoice to a customer"),
+        Tool::new("page_oncall", "Page the on-call engineer"),
+    ];
+    tools[2].always_load = true;
+    Catalog::new("t", tools).unwrap()
+}
+
+#[test]
+fn reattach_rejects_unknown_and_duplicates() {
+    let c = catalog();
+    assert_eq!(
+        reattach(&c, ["send_invoice", "lookup_status"]),
+        Ok(vec![1, 0])
+    );
+    assert_eq!(reattach(&c, ["nope"]), Err(SearchError::UnknownOrDuplicate));
+    assert_eq!(
+        reattach(&c, ["send_invoice", "send_invoice"]),
+        Err(SearchError::UnknownOrDuplicate)
+    );
+    assert_eq!(
+        SearchError::UnknownOrDuplicate.to_string(),
+        "tool search response contained an unknown or duplicate tool"
+    );
+}
+
+#[test]
+fn embedded_search_applies_client_rules() {
+    let c = catalog();
+    let searcher = Searcher::embedded();
+    let r = searcher
+        .search(
+            &c,
+            &SearchRequest {
+                query: "check service status".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let names: Vec<&str> = r
+        .tools
+        .iter()
+        .map(|h| c.tools()[h.index].name.as_str())
+        .collect();
+    assert_eq!(names, ["page_oncall", "lookup_status"]);
+    assert_eq!(r.method, "bm25");
+    assert_eq!(r.basis, "inferred");
+    assert_eq!(r.token_basis, "o200k_base");
+    assert_eq!(r.deferred_count, 1);
+    let costs = r.tool_tokens.clone().unwrap();
+    assert_eq!(r.savings.full_schema_tokens, costs.iter().sum::<u64>());
+    assert_eq!(r.savings.sent_schema_tokens, costs[2] + costs[0]);
+    assert_eq!(
+        r.savings.saved_tokens,
+        r.savings.full_schema_tokens - r.savings.sent_schema_tokens
+    );
+    assert!(r.session_id.as_deref().is_some_and(|s| s.len() == 32));
+    let err = searcher
+        .search(
+            &c,
+            &SearchRequest {
+                query: "x".into(),
+                ranker: Some(crate::engine::Ranker::Embeddings),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+    assert!(matches!(&err, SearchError::Service(e) if e.code == "ranker_unavailable"));
+}
+
+fn response(names: &[&str], sent: u64, full: u64) -> ToolSearchResponse {
+    let c = catalog();
+    ToolSearchResponse {
+        tools: names
+            .iter()
+            .map(|n| WireSelectedTool {
+                tool: WireTool::from(c.get(n).unwrap()),
+                score: None,
+                reason: None,
+                matched: Vec::new(),
+            })
+            .collect(),
+        sent_schema_tokens: sent,
+        full_schema_tokens: full,
+        deferred_count: 1,
+        method: String::new(),
+        token_basis: " ".into(),
+        session_id: String::new(),
+        note: None,
+        session_tools: Vec::new(),
+    }
+}
+
+#[test]
+fn accept_applies_the_count_and_name_rules() {
+    let c = catalog();
+    let r = accept(&c, response(&["send_invoice"], 120, 840)).unwrap();
+    assert_eq!(r.tools[0].index, 1);
+    assert_eq!(
+        (r.savings.saved_tokens, r.savings.reduction_pct),
+        (720, 85.7)
+    );
+    assert_eq!(r.method, "unknown");
+    assert_eq!(r.token_basis, "unavailable");
+    assert_eq!(r.basis, "inferred");
+    assert_eq!(r.session_id, None);
+    // sent > full: both become 0.
+    let r = accept(&c, response(&[], 200, 100)).unwrap();
+    assert_eq!(
+        (
+            r.savings.full_schema_tokens,
+            r.savings.sent_schema_tokens,
+            r.savings.saved_tokens,
+            r.savings.reduction_pct
+        ),
+        (0, 0, 0, 0.0)
+    );
+    assert_eq!(
+        accept(&c, response(&["send_invoice", "send_invoice"], 0, 0)).unwrap_err(),
+        SearchError::UnknownOrDuplicate
+    );
+}
+
+#[test]
+fn parse_response_is_lenient_where_the_sdk_is() {
+    let c = catalog();
+    let body = br#"{"tools":[{"name":"lookup_status","score":2.5,"reason":"ranked",
+        "matched":[{"term":"status","fields":["name","param_description","future_field"],"score":1.25}]}],
+        "sent_schema_tokens":"12","full_schema_tokens":100,"deferred_count":-1,
+        "session_id":"abc"}"#;
+    let r = accept(&c, parse_response(body).unwrap()).unwrap();
+    assert_eq!(r.savings.full_schema_tokens, 0, "a bad count zeroes both");
+    assert_eq!(r.deferred_count, 0);
+    assert_eq!(r.method, "unknown");
+    assert_eq!(r.session_id.as_deref(), Some("abc"));
+    let hit = &r.tools[0];
+    assert_eq!(
+        (hit.index, hit.score, hit.reason),
+        (0, Some(2.5), Some(Reason::Ranked))
+    );
+    assert_eq!(
+        hit.explanation.matches[0].fields,
+        [
+            crate::engine::Field::Name,
+            crate::engine::Field::ParamDescription
+        ]
+    );
+    let r = accept(
+        &c,
+        parse_response(br#"{"tools":[],"sent_schema_tokens":3.0,"full_schema_tokens":9,"method":"bm25","token_basis":"o200k_base"}"#).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (r.savings.sent_schema_tokens, r.savings.full_schema_tokens),
+        (3, 9)
+    );
+    assert_eq!(
+        parse_response(br#"{"tools":{}}"#).unwrap_err(),
+        SearchError::NotAnArray
+    );
+    assert_eq!(
+        parse_response(br#"{"tools":[{"title":"x"}]}"#).unwrap_err(),
+        SearchError::UnknownOrDuplicate
+    );
+    assert!(matches!(
+        parse_response(b"<html>"),
+        Err(SearchError::InvalidBody(_))
+    ));
+    assert!(matches!(
+        parse_response(b"[]"),
+        Err(SearchError::InvalidBody(_))
+    ));
+}
+
+#[test]
+fn request_body_keys_in_sdk_order_and_omitted_when_absent() {
+    let c = catalog();
+    let mut request = SearchRequest {
+        query: "q".into(),
+        ..Default::default()
+    };
+    let body = serde_json::to_string(&request.body(&c)).unwrap();
+    assert!(
+        body.starts_with(r#"{"tools":[{"name":"lookup_status","description":"#),
+        "{body}"
+    );
+    assert!(body.ends_with(r#""query":"q"}"#), "{body}");
+    request.max_tools = Some(3);
+    request.session_id = Some("s1".into());
+    request.ranker = Some(crate::engine::Ranker::Bm25);
+    request.context = Some("ctx".into());
+    request.preview = true;
+    let text = serde_json::to_string(&request.body(&c)).unwrap();
+    // Top-level keys in order of appearance (the catalog's own keys are
+    // inside `tools`, which comes first and is skipped).
+    let after_tools = &text[text.find(r#"],"query""#).unwrap()..];
+    let positions: Vec<usize> = [
+        "query",
+        "context",
+        "max_tools",
+        "session_id",
+        "ranker",
+        "preview",
+    ]
+    .iter()
+    .map(|k| after_tools.find(&format!("\"{k}\":")).unwrap())
+    .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{after_tools}");
+    let body: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(body.as_object().unwrap().len(), 7);
+    assert_eq!(body["ranker"], "bm25");
+    assert_eq!(body["tools"][2]["always_load"], true);
+}
+
+#[test]
+fn explanations_survive_the_wire_form() {
+    let c = catalog();
+    let service = Arc::new(Service::default());
+    let request = SearchRequest {
+        query: "look up the service status".into(),
+        preview: true,
+        ..Default::default()
+    };
+    let outcome = service.tool_search(&c, &request, "").unwrap();
+    let r = Searcher::Embedded(service).search(&c, &request).unwrap();
+    assert_eq!(r.tools.len(), outcome.tools.len());
+    for (hit, selected) in r.tools.iter().zip(&outcome.tools) {
+        assert_eq!(hit.index, selected.index);
+        assert_eq!(hit.reason, Some(selected.reason));
+        assert_eq!(hit.score, Some(selected.score));
+        assert_eq!(hit.explanation, selected.explanation);
+    }
+    assert!(!r.tools[1].explanation.matches.is_empty());
+    // A preview recorded no session.
+    assert_eq!(r.session_id, None);
+}
