@@ -682,12 +682,14 @@ fn run_serve(args: &ServeArgs) -> Result<(), CliError> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
+        let shutdown = toolsift::server::shutdown_signal()?;
         let listener = toolsift::server::bind(&config)
             .await
             .map_err(|e| CliError::Input(e.to_string()))?;
+        toolsift::server::warm_up(&config).await;
         let local = listener.local_addr()?;
         write_stdout(&format!("listening on http://{local}\n"))?;
-        toolsift::server::serve_on(listener, &config, toolsift::server::shutdown_signal())
+        toolsift::server::serve_on(listener, &config, shutdown)
             .await
             .map_err(|e| CliError::Input(e.to_string()))
     })

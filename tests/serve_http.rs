@@ -499,3 +499,46 @@ fn serve_settings_from_the_config_file() {
     assert!(err.contains("config.toml:2:"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// SIGTERM lets a request in flight finish, then stops.
+#[test]
+fn graceful_shutdown_finishes_the_request_in_flight() {
+    let mut server = Server::start(&[], &[]);
+    let addr = server.url.strip_prefix("http://").unwrap().to_string();
+    let body = good().to_string();
+    let (first, rest) = body.split_at(body.len() / 2);
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+        .write_all(
+            format!(
+                "POST /sdk/v1/tool-search HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{first}",
+                body.len()
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let pid = server.child.id().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    stream.write_all(rest.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let (status, answer) = parse_response(&raw);
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["tools"][0]["name"], "page_oncall");
+    let started = Instant::now();
+    while server.child.try_wait().unwrap().is_none() {
+        assert!(started.elapsed() < Duration::from_secs(10), "did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -153,9 +153,6 @@ pub async fn serve_on(
     config: &ServeConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    // Load the tokenizer now, not in the first request.
-    let basis = config.service.token_basis;
-    let _ = tokio::task::spawn_blocking(move || basis.count("warm up")).await;
     let service = Arc::new(Service::new(config.service.clone()));
     let app = router(config, service);
     axum::serve(listener, app)
@@ -164,26 +161,24 @@ pub async fn serve_on(
     Ok(())
 }
 
-/// Resolves on SIGINT or SIGTERM.
-pub async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut term =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(s) => s,
-                Err(_) => {
-                    let _ = interrupt.await;
-                    return;
-                }
-            };
+/// Loads what the first request would otherwise wait for (the tokenizer).
+pub async fn warm_up(config: &ServeConfig) {
+    let basis = config.service.token_basis;
+    let _ = tokio::task::spawn_blocking(move || basis.count("warm up")).await;
+}
+
+/// A future that resolves on SIGINT or SIGTERM. The handlers are installed
+/// here, before it is first polled, so a signal that comes early (while the
+/// server warms up) is caught rather than ending the process at once.
+pub fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()> + Send + 'static>
+{
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut term = signal(SignalKind::terminate())?;
+    Ok(async move {
         tokio::select! {
-            _ = interrupt => {}
+            _ = interrupt.recv() => {}
             _ = term.recv() => {}
         }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = interrupt.await;
-    }
+    })
 }
