@@ -107,6 +107,14 @@ pub fn load(files: &[String], default: Option<&str>, args: &McpArgs) -> Result<L
     let config = args.config()?;
     mcp::install_exit_guards(restore_terminal);
     let host = McpHost::new(Duration::from_secs(60)).map_err(|e| format!("MCP: {e}"))?;
+    if std::io::IsTerminal::is_terminal(&std::io::stderr()) && !config.servers.is_empty() {
+        eprintln!(
+            "toolsift: starting {} MCP server{} (up to {} s each)...",
+            config.servers.len(),
+            if config.servers.len() == 1 { "" } else { "s" },
+            config.timeout.as_secs_f64()
+        );
+    }
     let gathered = host.gather(&config);
     for s in &gathered.servers {
         if matches!(s.state, ServerState::Failed { .. }) {
