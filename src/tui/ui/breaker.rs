@@ -7,9 +7,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Gauge, Paragraph, Wrap};
 
 use super::{Theme, key_line, pane};
+use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::app::App;
-use crate::tui::breaker::BreakerPane;
+use crate::tui::breaker::{BreakerPane, CallEntry, LiveState, PendingCall};
 use crate::tui::help::{KeyLine, key_line as keys_of};
 use crate::tui::layout::BreakerLayout;
 
@@ -34,7 +35,9 @@ pub fn draw(f: &mut Frame, l: &BreakerLayout, app: &App, theme: &Theme) {
         draw_trace(f, trace, p, theme);
     }
     draw_log(f, l.log, app, p, theme);
-    let which = if p.is_typing() {
+    let which = if p.confirming() {
+        KeyLine::Confirm
+    } else if p.is_typing() {
         KeyLine::BreakerInput
     } else {
         KeyLine::Breaker
@@ -44,6 +47,10 @@ pub fn draw(f: &mut Frame, l: &BreakerLayout, app: &App, theme: &Theme) {
         Paragraph::new(key_line(keys, usize::from(l.keys.width), 1, theme)),
         l.keys,
     );
+    if let Some(c) = &p.confirm {
+        draw_confirm(f, l.confirm, app, c, theme);
+        return;
+    }
     // The terminal cursor in the arguments being typed (row and column
     // follow the wrapping of the arguments' line, the first of `args`).
     if p.editing && p.path.is_none() {
@@ -149,6 +156,31 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &App, p: &BreakerPane, theme
         }
         None => lines.push(Line::from(Span::styled("call   -", theme.dim))),
     }
+    if let Some(o) = p.live_origin(&app.catalog, app.mcp.is_some()) {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "       a real call to server {} ({})",
+                escape(&o.server),
+                if tool.read_only {
+                    "read-only: sent at once"
+                } else {
+                    "may write: asks first"
+                }
+            ),
+            theme.always,
+        )));
+    }
+    let calling = p.in_flight();
+    if calling > 0 {
+        lines.push(Line::from(Span::styled(
+            if calling == 1 {
+                "       calling…".to_string()
+            } else {
+                format!("       calling… ({calling} calls under way)")
+            },
+            theme.key,
+        )));
+    }
     if let Some(path) = &p.path {
         lines.push(Line::from(""));
         lines.push(Line::from(vec![
@@ -166,7 +198,81 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &App, p: &BreakerPane, theme
         lines.push(Line::from(""));
         lines.push(Line::from(Span::raw(m.clone())));
     }
+    if let Some(e) = p.last_answer() {
+        lines.push(Line::from(""));
+        lines.extend(answer_lines(e, theme));
+    }
     f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), l.args);
+}
+
+/// The last real call's answer, whole (already sanitised when it came).
+fn answer_lines<'a>(e: &CallEntry, theme: &Theme) -> Vec<Line<'a>> {
+    let Some(live) = &e.live else {
+        return Vec::new();
+    };
+    let (head, style) = match live.state {
+        LiveState::ToolError => ("tool error", theme.error),
+        LiveState::Failed => ("call failed", theme.error),
+        _ => ("answer", Default::default()),
+    };
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{head:<LABEL_WIDTH$}"), theme.key.patch(style)),
+        Span::styled(
+            format!("from {} · {}", escape(&live.server), escape(&e.tool)),
+            theme.dim,
+        ),
+    ])];
+    lines.extend(
+        e.outcome
+            .lines()
+            .map(|l| Line::from(Span::styled(l.to_string(), style))),
+    );
+    lines
+}
+
+/// The question before a real call: which tool, on which server, with
+/// which arguments.
+fn draw_confirm(f: &mut Frame, area: Rect, app: &App, c: &PendingCall, theme: &Theme) {
+    f.render_widget(Clear, area);
+    let block = pane(
+        Line::from(Span::styled(" A real call ", theme.title)),
+        true,
+        theme,
+    );
+    let first = |a: Action| app.keymap.first(a).map_or(String::new(), |k| k.to_string());
+    let args = serde_json::to_string(&c.arguments).unwrap_or_default();
+    let lines = vec![
+        Line::from(vec![
+            Span::raw("Call "),
+            Span::styled(escape(&c.tool).into_owned(), theme.key),
+            Span::raw(" on server "),
+            Span::styled(escape(&c.server).into_owned(), theme.key),
+            Span::raw(" with "),
+            Span::raw(escape(&args).into_owned()),
+            Span::raw("? "),
+            Span::styled(
+                format!("{}/{}", first(Action::ConfirmYes), first(Action::ConfirmNo)),
+                theme.key,
+            ),
+        ]),
+        Line::from(""),
+        Line::from(Span::styled(
+            "The tool is not marked read-only: every call to it asks first.",
+            theme.dim,
+        )),
+        Line::from(vec![
+            Span::styled(app.keymap.label(Action::ConfirmYes), theme.key),
+            Span::raw(" call   "),
+            Span::styled(app.keymap.label(Action::ConfirmNo), theme.key),
+            Span::raw(" cancel: nothing is sent"),
+        ]),
+    ];
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false }),
+        area,
+    );
 }
 
 fn draw_trace(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
@@ -251,22 +357,34 @@ fn draw_log(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Theme
         let from = e
             .trace_line
             .map_or(String::new(), |l| format!(" (trace line {l})"));
+        let (mark, style, outcome_style) = match e.live.as_ref().map(|l| l.state) {
+            _ if !e.ran => ("BLOCKED ", theme.error, theme.error),
+            Some(LiveState::Calling(_)) => ("calling ", theme.key, theme.key),
+            Some(LiveState::ToolError) => ("ERROR   ", theme.error, theme.error),
+            Some(LiveState::Failed) => ("FAILED  ", theme.error, theme.error),
+            _ => ("ran     ", theme.selected, theme.dim),
+        };
+        let server = e
+            .live
+            .as_ref()
+            .map_or(String::new(), |l| format!(" on {}", escape(&l.server)));
         lines.push(Line::from(vec![
             Span::raw(format!("{:>3} ", i + 1)),
-            Span::styled(
-                if e.ran { "ran     " } else { "BLOCKED " },
-                if e.ran { theme.selected } else { theme.error },
-            ),
+            Span::styled(mark, style),
             Span::raw(format!("{}/{} ", e.repeats, e.threshold)),
             Span::raw(e.signature.clone()),
+            Span::styled(server, theme.always),
             Span::styled(from, theme.dim),
         ]));
+        // One line of the outcome; the call panel shows the last answer whole.
+        let mut outcome_lines = e.outcome.lines();
+        let mut outcome = outcome_lines.next().unwrap_or("").to_string();
+        if outcome_lines.next().is_some() {
+            outcome.push_str(" …");
+        }
         lines.push(Line::from(vec![
             Span::raw("    → "),
-            Span::styled(
-                e.outcome.clone(),
-                if e.ran { theme.dim } else { theme.error },
-            ),
+            Span::styled(outcome, outcome_style),
         ]));
     }
     f.render_widget(Paragraph::new(lines), inner);
