@@ -10,7 +10,7 @@ use super::{Theme, key_line, pane};
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::app::App;
-use crate::tui::breaker::{BreakerPane, CallEntry, LiveState, PendingCall};
+use crate::tui::breaker::{BreakerPane, LiveState, PendingCall};
 use crate::tui::help::{KeyLine, key_line as keys_of};
 use crate::tui::layout::BreakerLayout;
 
@@ -198,36 +198,7 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &App, p: &BreakerPane, theme
         lines.push(Line::from(""));
         lines.push(Line::from(Span::raw(m.clone())));
     }
-    if let Some(e) = p.last_answer() {
-        lines.push(Line::from(""));
-        lines.extend(answer_lines(e, theme));
-    }
     f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), l.args);
-}
-
-/// The last real call's answer, whole (already sanitised when it came).
-fn answer_lines<'a>(e: &CallEntry, theme: &Theme) -> Vec<Line<'a>> {
-    let Some(live) = &e.live else {
-        return Vec::new();
-    };
-    let (head, style) = match live.state {
-        LiveState::ToolError => ("tool error", theme.error),
-        LiveState::Failed => ("call failed", theme.error),
-        _ => ("answer", Default::default()),
-    };
-    let mut lines = vec![Line::from(vec![
-        Span::styled(format!("{head:<LABEL_WIDTH$}"), theme.key.patch(style)),
-        Span::styled(
-            format!("from {} · {}", escape(&live.server), escape(&e.tool)),
-            theme.dim,
-        ),
-    ])];
-    lines.extend(
-        e.outcome
-            .lines()
-            .map(|l| Line::from(Span::styled(l.to_string(), style))),
-    );
-    lines
 }
 
 /// The question before a real call: which tool, on which server, with
@@ -348,12 +319,18 @@ fn draw_log(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Theme
         );
         return;
     }
-    // Newest at the bottom; two lines per call.
-    let per = 2usize;
-    let fit = (usize::from(inner.height) / per).max(1);
-    let start = p.log.len().saturating_sub(fit);
-    let mut lines = Vec::new();
-    for (i, e) in p.log.iter().enumerate().skip(start) {
+    // Newest at the bottom; two lines per call, except the newest answer of
+    // a real call, shown whole (wrapped to the pane).
+    let width = usize::from(inner.width).max(8);
+    let height = usize::from(inner.height);
+    let whole = p.log.iter().rposition(|e| {
+        e.live
+            .as_ref()
+            .is_some_and(|l| !matches!(l.state, LiveState::Calling(_)))
+    });
+    let mut groups: Vec<Vec<Line>> = Vec::new();
+    let mut used = 0;
+    for (i, e) in p.log.iter().enumerate().rev() {
         let from = e
             .trace_line
             .map_or(String::new(), |l| format!(" (trace line {l})"));
@@ -362,30 +339,64 @@ fn draw_log(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Theme
             Some(LiveState::Calling(_)) => ("calling ", theme.key, theme.key),
             Some(LiveState::ToolError) => ("ERROR   ", theme.error, theme.error),
             Some(LiveState::Failed) => ("FAILED  ", theme.error, theme.error),
-            _ => ("ran     ", theme.selected, theme.dim),
+            Some(LiveState::Answered) => ("ran     ", theme.selected, Default::default()),
+            None => ("ran     ", theme.selected, theme.dim),
         };
         let server = e
             .live
             .as_ref()
-            .map_or(String::new(), |l| format!(" on {}", escape(&l.server)));
-        lines.push(Line::from(vec![
+            .map_or(String::new(), |l| format!("[{}] ", escape(&l.server)));
+        let mut group = vec![Line::from(vec![
             Span::raw(format!("{:>3} ", i + 1)),
             Span::styled(mark, style),
             Span::raw(format!("{}/{} ", e.repeats, e.threshold)),
-            Span::raw(e.signature.clone()),
             Span::styled(server, theme.always),
+            Span::raw(e.signature.clone()),
             Span::styled(from, theme.dim),
-        ]));
-        // One line of the outcome; the call panel shows the last answer whole.
-        let mut outcome_lines = e.outcome.lines();
-        let mut outcome = outcome_lines.next().unwrap_or("").to_string();
-        if outcome_lines.next().is_some() {
-            outcome.push_str(" …");
+        ])];
+        if whole == Some(i) {
+            let room = width.saturating_sub(4).max(4);
+            for line in e.outcome.lines() {
+                let chars: Vec<char> = line.chars().collect();
+                for (k, chunk) in chars.chunks(room).enumerate() {
+                    let lead = if k == 0 && group.len() == 1 {
+                        "  → "
+                    } else {
+                        "    "
+                    };
+                    group.push(Line::from(vec![
+                        Span::raw(lead),
+                        Span::styled(chunk.iter().collect::<String>(), outcome_style),
+                    ]));
+                }
+            }
+            if group.len() == 1 {
+                group.push(Line::from("  → "));
+            }
+            // Room for at least the entry before it.
+            let max = height.saturating_sub(2).max(2);
+            if group.len() > max {
+                group.truncate(max - 1);
+                group.push(Line::from(Span::styled("    …", theme.dim)));
+            }
+        } else {
+            // One line of the outcome.
+            let mut outcome_lines = e.outcome.lines();
+            let mut outcome = outcome_lines.next().unwrap_or("").to_string();
+            if outcome_lines.next().is_some() {
+                outcome.push_str(" …");
+            }
+            group.push(Line::from(vec![
+                Span::raw("    → "),
+                Span::styled(outcome, outcome_style),
+            ]));
         }
-        lines.push(Line::from(vec![
-            Span::raw("    → "),
-            Span::styled(outcome, outcome_style),
-        ]));
+        if used + group.len() > height && !groups.is_empty() {
+            break;
+        }
+        used += group.len();
+        groups.push(group);
     }
+    let lines: Vec<Line> = groups.into_iter().rev().flatten().collect();
     f.render_widget(Paragraph::new(lines), inner);
 }
