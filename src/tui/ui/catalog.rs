@@ -44,11 +44,14 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let name_width = width.saturating_sub(1 + 8 + 11 + 2).max(8);
     // Tools from MCP servers show their server in a short column, when the
     // names keep room.
+    // (Not when every tool comes from one server: the servers' line says so.)
+    let one_server = view.servers.len() == 1 && app.catalog.tools().iter().all(|t| t.mcp.is_some());
     let longest = view
         .servers
         .iter()
         .map(|s| escape(s).chars().count())
         .max()
+        .filter(|_| !one_server)
         .unwrap_or(0);
     let server_width = longest
         .min(MAX_SERVER_WIDTH)
