@@ -3,7 +3,7 @@
 //! screen where its keys are looked up), so the same key can mean different
 //! things on different screens. Main-screen actions have plain names
 //! (`focus_query`); the others carry their context as a prefix
-//! (`input_clear`, `settings_up`, `breaker_call`).
+//! (`input_clear`, `settings_up`, `breaker_call`, `confirm_yes`).
 
 use serde::{Deserialize, Serialize};
 
@@ -19,17 +19,20 @@ pub enum Context {
     Settings,
     /// The breaker simulator.
     Breaker,
+    /// The question before a real call to an MCP server that may write.
+    Confirm,
     /// Every screen, after the screen's own keys.
     Global,
 }
 
 impl Context {
     /// Every context, in the order help lists them.
-    pub const ALL: [Context; 5] = [
+    pub const ALL: [Context; 6] = [
         Context::Main,
         Context::Input,
         Context::Settings,
         Context::Breaker,
+        Context::Confirm,
         Context::Global,
     ];
 
@@ -40,6 +43,7 @@ impl Context {
             Context::Input => "Text boxes (query, breaker arguments, trace path)",
             Context::Settings => "Settings",
             Context::Breaker => "Breaker simulator",
+            Context::Confirm => "Before a real call to an MCP server",
             Context::Global => "Everywhere",
         }
     }
@@ -51,6 +55,7 @@ impl Context {
             Context::Input => "input_",
             Context::Settings => "settings_",
             Context::Breaker => "breaker_",
+            Context::Confirm => "confirm_",
         }
     }
 }
@@ -103,8 +108,8 @@ actions! {
     HalfPageUp = "half_page_up", Main, "page up", "half a page up";
     OpenDetail = "open_detail", Main, "detail", "detail of the highlighted tool";
     ToggleAlwaysLoad = "toggle_always_load", Main, "always-load", "toggle always-load on the highlighted tool";
-    CycleSort = "cycle_sort", Main, "sort", "sort the catalog: catalog order, name, tokens";
-    CycleFilter = "cycle_filter", Main, "filter", "filter the catalog: all, always-load, initial, selected";
+    CycleSort = "cycle_sort", Main, "sort", "sort the catalog: catalog order, name, tokens, server";
+    CycleFilter = "cycle_filter", Main, "filter", "catalog filter: all, always-load, initial, selected, server";
     Settings = "settings", Main, "settings", "settings: strategy, initial count, caps, ranker, token basis";
     Breaker = "breaker", Main, "breaker", "breaker simulator: call the highlighted tool, replay traces";
     Help = "help", Main, "help", "this help";
@@ -126,7 +131,7 @@ actions! {
     SettingsDecrease = "settings_decrease", Settings, "change", "previous value (valid values apply at once)";
     SettingsIncrease = "settings_increase", Settings, "more", "next value (valid values apply at once)";
     SettingsClose = "settings_close", Settings, "close", "close the settings";
-    BreakerCall = "breaker_call", Breaker, "call", "call the tool once";
+    BreakerCall = "breaker_call", Breaker, "call", "call the tool once (an MCP tool for real)";
     BreakerEdit = "breaker_edit", Breaker, "edit args", "edit the arguments (JSON)";
     BreakerLoop = "breaker_loop", Breaker, "loop", "call the tool in a loop";
     BreakerThresholdUp = "breaker_threshold_up", Breaker, "threshold", "raise the threshold";
@@ -140,6 +145,8 @@ actions! {
     BreakerStep = "breaker_step", Breaker, "step", "run the trace's next call";
     BreakerRunTrace = "breaker_run_trace", Breaker, "run", "run the rest of the trace";
     BreakerClose = "breaker_close", Breaker, "back", "back to the explorer (the log is kept)";
+    ConfirmYes = "confirm_yes", Confirm, "call", "make the real call";
+    ConfirmNo = "confirm_no", Confirm, "cancel", "cancel: nothing is sent";
     QuitNow = "quit_now", Global, "quit", "quit at once, from any screen";
 }
 

@@ -26,6 +26,7 @@ use crate::catalog::{Catalog, Tool};
 use crate::replay::{TraceCall, TraceError};
 use crate::search::{SearchHit, SearchRequest, Searcher};
 use crate::select::{SelectError, ToolsHandle};
+use crate::sources::mcp::{CallOutcome, McpCallError, McpHost, ServerStatus};
 use crate::tokens::TokenBasis;
 
 pub use super::line_input::LineInput;
@@ -77,6 +78,11 @@ pub enum Msg {
         path: String,
         result: Result<Vec<TraceCall>, TraceError>,
     },
+    /// The answer of real call `id` to an MCP server (the breaker's).
+    McpCallDone {
+        id: u64,
+        result: Result<CallOutcome, McpCallError>,
+    },
 }
 
 /// What the loop must do for the app (off the UI thread; each answer comes
@@ -96,6 +102,16 @@ pub enum Effect {
     },
     /// Read a trace file (or `@example`); answers `Msg::TraceLoaded`.
     LoadTrace { path: String },
+    /// Call `tool` (its name on `server`) for real through `host` (which
+    /// blocks until the answer or its time limit); answers
+    /// `Msg::McpCallDone`.
+    McpCall {
+        id: u64,
+        host: Arc<McpHost>,
+        server: String,
+        tool: String,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    },
 }
 
 /// A key, resolved.
@@ -131,9 +147,9 @@ pub struct App {
     pub breaker: Option<BreakerPane>,
     pub no_color: bool,
     /// Live MCP servers the catalog came from (tool calls go there).
-    pub mcp: Option<Arc<crate::sources::mcp::McpHost>>,
+    pub mcp: Option<Arc<McpHost>>,
     /// What became of each MCP server.
-    pub mcp_servers: Vec<crate::sources::mcp::ServerStatus>,
+    pub mcp_servers: Vec<ServerStatus>,
     /// Where everything goes at the current size.
     pub layout: ScreenLayout,
     pub should_quit: bool,
@@ -151,7 +167,7 @@ impl App {
     ) -> Result<(App, Vec<Effect>), SelectError> {
         let handle = settings.validate(&catalog)?;
         let mut app = App {
-            catalog_view: CatalogView::new(catalog.len()),
+            catalog_view: CatalogView::new(&catalog),
             catalog,
             sources,
             searcher,
@@ -172,7 +188,7 @@ impl App {
             no_color: false,
             mcp: None,
             mcp_servers: Vec::new(),
-            layout: layout(Rect::new(0, 0, 120, 35), false),
+            layout: layout(Rect::new(0, 0, 120, 35), false, false),
             should_quit: false,
         };
         let effects = vec![app.costs_effect(), app.search_effect(true)];
@@ -248,6 +264,9 @@ impl App {
     pub fn context(&self) -> Context {
         match self.popup {
             Some(Popup::Settings) => Context::Settings,
+            Some(Popup::Breaker) if self.breaker.as_ref().is_some_and(|b| b.confirming()) => {
+                Context::Confirm
+            }
             Some(Popup::Breaker) if self.breaker.as_ref().is_some_and(|b| b.is_typing()) => {
                 Context::Input
             }
@@ -296,7 +315,7 @@ impl App {
                 Vec::new()
             }
             Msg::Resize(w, h) => {
-                self.layout = layout(Rect::new(0, 0, w, h), trace_loaded);
+                self.layout = layout(Rect::new(0, 0, w, h), trace_loaded, self.servers_line());
                 let height = self.list_height();
                 let len = self.catalog_view.rows.len();
                 self.catalog_view.list.keep_visible(len, height);
@@ -328,6 +347,12 @@ impl App {
                 }
                 Vec::new()
             }
+            Msg::McpCallDone { id, result } => {
+                if let Some(pane) = &mut self.breaker {
+                    pane.receive(id, result);
+                }
+                Vec::new()
+            }
             Msg::Key(key) => {
                 if key.kind == KeyEventKind::Release {
                     return Vec::new();
@@ -352,10 +377,17 @@ impl App {
             }
             Msg::Type(text) => self.type_text(&text),
         };
-        if self.trace_loaded() != self.layout.breaker.trace.is_some() {
-            self.layout = layout(self.layout.area, self.trace_loaded());
+        if self.trace_loaded() != self.layout.breaker.trace.is_some()
+            || self.servers_line() != self.layout.servers.is_some()
+        {
+            self.layout = layout(self.layout.area, self.trace_loaded(), self.servers_line());
         }
         effects
+    }
+
+    /// The header has a line for the MCP servers (the catalog came from some).
+    pub fn servers_line(&self) -> bool {
+        !self.mcp_servers.is_empty()
     }
 
     fn trace_loaded(&self) -> bool {
@@ -397,17 +429,33 @@ impl App {
                     self.popup = None;
                     return Vec::new();
                 };
-                match pane.handle(action, &self.catalog, &self.catalog_view.rows) {
+                let live = self.mcp.is_some();
+                match pane.handle(action, &self.catalog, &self.catalog_view.rows, live) {
                     BreakerOutcome::Stay => Vec::new(),
                     BreakerOutcome::Close => {
                         self.popup = None;
                         Vec::new()
                     }
                     BreakerOutcome::Load(path) => vec![Effect::LoadTrace { path }],
+                    BreakerOutcome::Call(calls) => {
+                        let Some(host) = &self.mcp else {
+                            return Vec::new();
+                        };
+                        calls
+                            .into_iter()
+                            .map(|c| Effect::McpCall {
+                                id: c.id,
+                                host: host.clone(),
+                                server: c.server,
+                                tool: c.tool,
+                                arguments: c.arguments,
+                            })
+                            .collect()
+                    }
                 }
             }
             Some(Popup::Help) => {
-                let rows = help_rows(&self.keymap).len();
+                let rows = help_rows(&self.keymap, &self.mcp_servers).len();
                 let height = self.layout.help_rows();
                 let max = rows.saturating_sub(height) as isize;
                 match action {
@@ -643,8 +691,21 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
             let result = crate::replay::load_trace(&path);
             Msg::TraceLoaded { path, result }
         }
+        Effect::McpCall {
+            id,
+            host,
+            server,
+            tool,
+            arguments,
+        } => Msg::McpCallDone {
+            id,
+            result: host.call(&server, &tool, arguments),
+        },
     }
 }
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tests_mcp;

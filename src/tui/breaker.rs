@@ -1,18 +1,90 @@
 //! The breaker simulator: call a tool by hand through the SDK's
 //! retry-loop breaker, or replay a trace, and watch where it trips.
+//!
+//! A tool gathered from a live MCP server (when the explorer has the
+//! connection) is called for real: the breaker records the call first (a
+//! blocked call never reaches the server), then the app sends it as an
+//! effect and its answer comes back through [`BreakerPane::receive`]. A
+//! read-only tool is called at once; any other asks for a yes every time.
+//! Trace replays stay simulated.
 
 use serde_json::{Map, Value, json};
 
 use super::action::Action;
 use super::line_input::LineInput;
 use crate::breaker::{RetryLoopBreaker, signature};
-use crate::catalog::{Catalog, Tool};
+use crate::catalog::{Catalog, McpOrigin, Tool};
 use crate::replay::{TraceCall, TraceError};
+use crate::sources::mcp::{CallOutcome, McpCallError};
+use crate::terminal_text::escape;
 
 /// Thresholds the simulator offers.
 pub const THRESHOLDS: std::ops::RangeInclusive<u32> = 1..=20;
 /// How many times `L` repeats the call, at most.
 pub const MAX_LOOP: u32 = 50;
+/// How much of a server's answer is kept (characters).
+pub const MAX_ANSWER_CHARS: usize = 8000;
+
+/// A real call to an MCP server, for the app to send (as an effect).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveCall {
+    /// Matches the answer to its log entry.
+    pub id: u64,
+    pub server: String,
+    /// The tool's name on the server.
+    pub tool: String,
+    pub arguments: Map<String, Value>,
+}
+
+/// A real call waiting for a yes or a no.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingCall {
+    /// The tool's name in the catalog (what the breaker records).
+    pub name: String,
+    pub server: String,
+    /// The tool's name on the server.
+    pub tool: String,
+    pub arguments: Value,
+}
+
+/// Where a real call stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LiveState {
+    /// Sent; its answer has not come back.
+    Calling(u64),
+    /// The tool answered.
+    Answered,
+    /// The tool answered with `isError`.
+    ToolError,
+    /// The call failed on the way (no connection, timeout, protocol).
+    Failed,
+}
+
+/// A call to a live MCP server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveEntry {
+    pub server: String,
+    pub state: LiveState,
+}
+
+/// Untrusted text (a server's answer) made safe to draw: each line with its
+/// control, bidi and other unsafe characters escaped, tabs as spaces, at
+/// most [`MAX_ANSWER_CHARS`] characters.
+pub fn sanitise(text: &str) -> String {
+    let total = text.chars().count();
+    let kept: String = text.chars().take(MAX_ANSWER_CHARS).collect();
+    let mut out = kept
+        .replace("\r\n", "\n")
+        .replace('\t', "    ")
+        .split('\n')
+        .map(|l| escape(l).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n");
+    if total > MAX_ANSWER_CHARS {
+        out.push_str(&format!("\n… (cut: the answer has {total} characters)"));
+    }
+    out
+}
 
 /// One call in the log.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +98,9 @@ pub struct CallEntry {
     pub outcome: String,
     /// The trace line this call came from, if any.
     pub trace_line: Option<usize>,
+    /// A real call to an MCP server (its outcome is the answer's text,
+    /// sanitised, lines joined by `\n`).
+    pub live: Option<LiveEntry>,
 }
 
 /// A loaded trace and how far the replay has gone.
@@ -55,6 +130,10 @@ pub struct BreakerPane {
     /// The trace path being typed, while the prompt is open.
     pub path: Option<LineInput>,
     pub message: Option<String>,
+    /// The real call waiting for a yes, if any.
+    pub confirm: Option<PendingCall>,
+    /// The id of the next real call.
+    pub next_id: u64,
 }
 
 /// Arguments a person would start from: the schema's required parameters
@@ -110,6 +189,8 @@ impl BreakerPane {
             trace: None,
             path: None,
             message: None,
+            confirm: None,
+            next_id: 1,
         };
         pane.pick(catalog, tool);
         pane
@@ -153,6 +234,7 @@ impl BreakerPane {
                 threshold: self.breaker.threshold(),
                 outcome: value.to_string(),
                 trace_line,
+                live: None,
             },
             Err(e) => CallEntry {
                 tool: tool.name.clone(),
@@ -162,6 +244,7 @@ impl BreakerPane {
                 threshold: e.threshold,
                 outcome: e.to_string(),
                 trace_line,
+                live: None,
             },
         };
         let ran = entry.ran;
@@ -194,6 +277,204 @@ impl BreakerPane {
             }
             self.call(catalog);
         }
+    }
+
+    /// The tool's server and name there, when calls to the current tool
+    /// are real (`live`: the explorer has the servers' connections).
+    pub fn live_origin<'a>(&self, catalog: &'a Catalog, live: bool) -> Option<&'a McpOrigin> {
+        if !live {
+            return None;
+        }
+        catalog.tools().get(self.tool)?.mcp.as_ref()
+    }
+
+    /// Calls the current tool once. A simulated tool runs here; a live MCP
+    /// tool goes through the breaker and comes back as a call to send:
+    /// read-only at once, any other after a yes ([`Self::answer`]). A call
+    /// the breaker blocks is logged and never asked about.
+    pub fn request(&mut self, catalog: &Catalog, live: bool) -> Vec<LiveCall> {
+        let Some(origin) = self.live_origin(catalog, live).cloned() else {
+            self.call(catalog);
+            return Vec::new();
+        };
+        let args = match self.parsed_args() {
+            Ok(a) => a,
+            Err(e) => {
+                self.message = Some(format!("not sent: {e}"));
+                return Vec::new();
+            }
+        };
+        let Some(tool) = catalog.tools().get(self.tool) else {
+            return Vec::new();
+        };
+        self.message = None;
+        let pending = PendingCall {
+            name: tool.name.clone(),
+            server: origin.server.to_string(),
+            tool: origin.name.clone(),
+            arguments: args,
+        };
+        if !tool.read_only
+            && self
+                .breaker
+                .clone()
+                .record(&tool.name, &pending.arguments)
+                .is_ok()
+        {
+            self.confirm = Some(pending);
+            return Vec::new();
+        }
+        self.send(pending).into_iter().collect()
+    }
+
+    /// The user's answer to the question before a real call.
+    pub fn answer(&mut self, yes: bool) -> Vec<LiveCall> {
+        let Some(pending) = self.confirm.take() else {
+            return Vec::new();
+        };
+        if !yes {
+            self.message = Some(format!(
+                "cancelled: nothing was sent to server {}",
+                escape(&pending.server)
+            ));
+            return Vec::new();
+        }
+        self.send(pending).into_iter().collect()
+    }
+
+    /// Records a real call with the breaker; one it lets through is logged
+    /// as calling and returned, to be sent.
+    fn send(&mut self, call: PendingCall) -> Option<LiveCall> {
+        let id = self.next_id;
+        let live = |state| {
+            Some(LiveEntry {
+                server: call.server.clone(),
+                state,
+            })
+        };
+        match self.breaker.record(&call.name, &call.arguments) {
+            Ok(record) => {
+                self.next_id += 1;
+                self.log.push(CallEntry {
+                    tool: call.name.clone(),
+                    signature: record.signature,
+                    ran: true,
+                    repeats: record.repeats,
+                    threshold: self.breaker.threshold(),
+                    outcome: "calling…".into(),
+                    trace_line: None,
+                    live: live(LiveState::Calling(id)),
+                });
+                Some(LiveCall {
+                    id,
+                    server: call.server.clone(),
+                    tool: call.tool.clone(),
+                    arguments: call.arguments.as_object().cloned().unwrap_or_default(),
+                })
+            }
+            Err(e) => {
+                self.log.push(CallEntry {
+                    tool: call.name.clone(),
+                    signature: e.signature.clone(),
+                    ran: false,
+                    repeats: e.repeats,
+                    threshold: e.threshold,
+                    outcome: format!("{e} (nothing was sent to server {})", escape(&call.server)),
+                    trace_line: None,
+                    live: None,
+                });
+                None
+            }
+        }
+    }
+
+    /// The answer of real call `id`, shown in its log entry.
+    pub fn receive(&mut self, id: u64, result: Result<CallOutcome, McpCallError>) {
+        let Some(entry) = self.log.iter_mut().find(|e| {
+            e.live
+                .as_ref()
+                .is_some_and(|l| l.state == LiveState::Calling(id))
+        }) else {
+            return;
+        };
+        let (state, text) = match result {
+            Ok(outcome) => {
+                let text = if outcome.text.trim().is_empty() {
+                    outcome.raw.to_string()
+                } else {
+                    outcome.text
+                };
+                let state = if outcome.is_error {
+                    LiveState::ToolError
+                } else {
+                    LiveState::Answered
+                };
+                (state, text)
+            }
+            Err(e) => (LiveState::Failed, e.to_string()),
+        };
+        entry.outcome = sanitise(&text);
+        if let Some(live) = &mut entry.live {
+            live.state = state;
+        }
+    }
+
+    /// Real calls sent whose answers have not come back.
+    pub fn in_flight(&self) -> usize {
+        self.log
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.live,
+                    Some(LiveEntry {
+                        state: LiveState::Calling(_),
+                        ..
+                    })
+                )
+            })
+            .count()
+    }
+
+    /// The newest real call that has its answer.
+    pub fn last_answer(&self) -> Option<&CallEntry> {
+        self.log.iter().rev().find(|e| {
+            e.live
+                .as_ref()
+                .is_some_and(|l| !matches!(l.state, LiveState::Calling(_)))
+        })
+    }
+
+    /// Calls the current tool `loop_count` times; a live tool only when it
+    /// is read-only (the calls go out together).
+    pub fn request_loop(&mut self, catalog: &Catalog, live: bool) -> Vec<LiveCall> {
+        let Some(read_only) = self
+            .live_origin(catalog, live)
+            .and_then(|_| catalog.tools().get(self.tool))
+            .map(|t| t.read_only)
+        else {
+            self.call_loop(catalog);
+            return Vec::new();
+        };
+        if !read_only {
+            self.message = Some(
+                "no loop of real calls to a tool that may write: call it once at a time, each after a yes"
+                    .into(),
+            );
+            return Vec::new();
+        }
+        let mut calls = Vec::new();
+        for _ in 0..self.loop_count {
+            calls.extend(self.request(catalog, live));
+            if self.parsed_args().is_err() {
+                break;
+            }
+        }
+        calls
+    }
+
+    /// The question before a real call is open.
+    pub fn confirming(&self) -> bool {
+        self.confirm.is_some()
     }
 
     pub fn change_threshold(&mut self, delta: i64) {
@@ -290,10 +571,31 @@ impl BreakerPane {
         }
     }
 
-    /// The simulator's keys: `breaker_*` actions, or `input_*` ones while a
-    /// text box has the keyboard. `tools` are the catalog pane's rows (what
-    /// next/previous tool step through).
-    pub fn handle(&mut self, action: Action, catalog: &Catalog, tools: &[usize]) -> BreakerOutcome {
+    /// The simulator's keys: `breaker_*` actions, `input_*` ones while a
+    /// text box has the keyboard, `confirm_*` ones while a real call waits
+    /// for a yes. `tools` are the catalog pane's rows (what next/previous
+    /// tool step through); `live`: MCP tools are called for real.
+    pub fn handle(
+        &mut self,
+        action: Action,
+        catalog: &Catalog,
+        tools: &[usize],
+        live: bool,
+    ) -> BreakerOutcome {
+        let send = |calls: Vec<LiveCall>| {
+            if calls.is_empty() {
+                BreakerOutcome::Stay
+            } else {
+                BreakerOutcome::Call(calls)
+            }
+        };
+        if self.confirm.is_some() {
+            return match action {
+                Action::ConfirmYes => send(self.answer(true)),
+                Action::ConfirmNo => send(self.answer(false)),
+                _ => BreakerOutcome::Stay,
+            };
+        }
         if let Some(path) = &mut self.path {
             match action {
                 Action::InputCancel => self.path = None,
@@ -311,9 +613,7 @@ impl BreakerPane {
         if self.editing {
             match action {
                 Action::InputCancel => self.editing = false,
-                Action::InputSubmit => {
-                    self.call(catalog);
-                }
+                Action::InputSubmit => return send(self.request(catalog, live)),
                 other => {
                     self.args.edit(other);
                 }
@@ -322,11 +622,9 @@ impl BreakerPane {
         }
         match action {
             Action::BreakerClose => return BreakerOutcome::Close,
-            Action::BreakerCall => {
-                self.call(catalog);
-            }
+            Action::BreakerCall => return send(self.request(catalog, live)),
             Action::BreakerEdit => self.editing = true,
-            Action::BreakerLoop => self.call_loop(catalog),
+            Action::BreakerLoop => return send(self.request_loop(catalog, live)),
             Action::BreakerThresholdUp => self.change_threshold(1),
             Action::BreakerThresholdDown => self.change_threshold(-1),
             Action::BreakerLoopMore => self.loop_count = (self.loop_count + 1).min(MAX_LOOP),
@@ -363,12 +661,14 @@ impl BreakerPane {
 }
 
 /// What the simulator asks of the app.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum BreakerOutcome {
     Stay,
     Close,
     /// Read this trace file (an effect; the answer comes back as a message).
     Load(String),
+    /// Send these real calls (effects; each answer comes back as a message).
+    Call(Vec<LiveCall>),
 }
 
 #[cfg(test)]
@@ -523,7 +823,7 @@ mod tests {
         let c = demo();
         let tools: Vec<usize> = (0..c.len()).collect();
         let mut p = pane_for(&c, "get_payment");
-        let act = |p: &mut BreakerPane, a: Action| p.handle(a, &c, &tools);
+        let act = |p: &mut BreakerPane, a: Action| p.handle(a, &c, &tools, false);
         assert_eq!(act(&mut p, BreakerCall), BreakerOutcome::Stay);
         assert_eq!(p.log.len(), 1);
         act(&mut p, BreakerEdit);

@@ -3,15 +3,28 @@
 
 use super::action::{Action, Context};
 use super::keymap::Keymap;
+use crate::sources::mcp::{ServerState, ServerStatus};
+use crate::terminal_text::escape;
 
 /// One row of the help screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HelpRow {
     Heading(&'static str),
-    Binding { keys: String, what: &'static str },
+    Binding {
+        keys: String,
+        what: &'static str,
+    },
     Note(&'static str),
+    /// An MCP server's summary (escaped), and whether it failed.
+    Server {
+        summary: String,
+        failed: bool,
+    },
     Blank,
 }
+
+/// The widest row of a server's summary in help (the popup is 86 wide).
+const SERVER_ROW_WIDTH: usize = 78;
 
 /// What the keymap does not say.
 const NOTES: &[&str] = &[
@@ -20,9 +33,27 @@ const NOTES: &[&str] = &[
     "◆ selected by the search.",
 ];
 
-/// Help: every context's actions with their keys, then the notes.
-pub fn help_rows(keymap: &Keymap) -> Vec<HelpRow> {
+/// Help: the MCP servers the catalog came from (if any), every context's
+/// actions with their keys, then the notes.
+pub fn help_rows(keymap: &Keymap, servers: &[ServerStatus]) -> Vec<HelpRow> {
     let mut rows = Vec::new();
+    if !servers.is_empty() {
+        rows.push(HelpRow::Heading("MCP servers"));
+        for s in servers {
+            let failed = matches!(s.state, ServerState::Failed { .. });
+            // In rows that fit the help popup, a server's stderr lines too.
+            for line in s.summary().lines() {
+                let chars: Vec<char> = escape(line).chars().collect();
+                for chunk in chars.chunks(SERVER_ROW_WIDTH) {
+                    rows.push(HelpRow::Server {
+                        summary: chunk.iter().collect(),
+                        failed,
+                    });
+                }
+            }
+        }
+        rows.push(HelpRow::Blank);
+    }
     for context in Context::ALL {
         rows.push(HelpRow::Heading(context.title()));
         for action in Action::of(context) {
@@ -48,6 +79,8 @@ pub enum KeyLine {
     Breaker,
     /// A text box of the breaker.
     BreakerInput,
+    /// The question before a real call.
+    Confirm,
 }
 
 /// `(keys, what)` pairs of a key line, most useful first, from the live
@@ -93,6 +126,11 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<(String, &'static str)> {
             (&[BreakerStep], "step"),
             (&[BreakerRunTrace], "run"),
             (&[BreakerClose], "back"),
+        ],
+        KeyLine::Confirm => &[
+            (&[ConfirmYes], "call"),
+            (&[ConfirmNo], "cancel"),
+            (&[QuitNow], "quit"),
         ],
         KeyLine::BreakerInput => &[
             (&[InputSubmit], "send / load"),

@@ -29,6 +29,8 @@ pub struct BreakerLayout {
     pub log: Rect,
     /// Its key line.
     pub keys: Rect,
+    /// The question before a real call to an MCP server.
+    pub confirm: Rect,
 }
 
 /// The areas of the screen.
@@ -38,6 +40,9 @@ pub struct ScreenLayout {
     /// Below [`MIN_SIZE`]: only a message is drawn.
     pub too_small: bool,
     pub header: Rect,
+    /// The MCP servers' line under the header, when the catalog came from
+    /// MCP servers.
+    pub servers: Option<Rect>,
     pub query: Rect,
     /// The query box's text line (inside its border).
     pub query_text: Rect,
@@ -73,16 +78,22 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
 }
 
 /// Lays out a screen of `area`; `trace_loaded` gives the breaker's trace
-/// panel its rows.
-pub fn layout(area: Rect, trace_loaded: bool) -> ScreenLayout {
-    let [header, query, middle, gauges, status] = Layout::vertical([
-        Constraint::Length(1),
+/// panel its rows; `servers_line` gives the MCP servers a line under the
+/// header.
+pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool) -> ScreenLayout {
+    let [top, query, middle, gauges, status] = Layout::vertical([
+        Constraint::Length(if servers_line { 2 } else { 1 }),
         Constraint::Length(3),
         Constraint::Min(5),
         Constraint::Length(4),
         Constraint::Length(1),
     ])
     .areas(area);
+    let [header, servers] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(top.height.saturating_sub(1)),
+    ])
+    .areas(top);
     let (catalog, results, detail) = if area.width >= DETAIL_PANE_MIN_WIDTH {
         let [c, r, d] = Layout::horizontal([
             Constraint::Percentage(36),
@@ -96,16 +107,18 @@ pub fn layout(area: Rect, trace_loaded: bool) -> ScreenLayout {
             .areas(middle);
         (c, r, None)
     };
-    // Popups leave the header and the bottom line visible.
+    // Popups leave the header (and the servers' line) and the bottom line
+    // visible.
     let below_header = Rect {
-        y: area.y + header.height,
-        height: area.height.saturating_sub(header.height + status.height),
+        y: area.y + top.height,
+        height: area.height.saturating_sub(top.height + status.height),
         ..area
     };
     ScreenLayout {
         area,
         too_small: area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1,
         header,
+        servers: servers_line.then_some(servers),
         query,
         query_text: inner(query),
         catalog,
@@ -154,6 +167,7 @@ fn breaker_layout(body: Rect, trace_loaded: bool) -> BreakerLayout {
         trace: trace_loaded.then_some(trace),
         log,
         keys,
+        confirm: centered(main, 72, 9),
     }
 }
 
@@ -180,15 +194,24 @@ mod tests {
 
     #[test]
     fn panes_and_popups_follow_the_size() {
-        let l = layout(Rect::new(0, 0, 120, 35), false);
+        let l = layout(Rect::new(0, 0, 120, 35), false, false);
         assert!(!l.too_small);
+        assert!(l.servers.is_none());
         assert_eq!(l.list_rows(), 35 - 1 - 3 - 4 - 1 - 2);
         assert!(!l.detail_is_popup());
         assert!(l.breaker.trace.is_none());
-        let l = layout(Rect::new(0, 0, 90, 30), true);
+        let l = layout(Rect::new(0, 0, 90, 30), true, false);
         assert!(l.detail_is_popup());
         assert!(l.breaker.trace.is_some());
         assert_eq!(l.breaker.args.y, l.breaker.call.y + 1 + 2 + 1 + 1);
-        assert!(layout(Rect::new(0, 0, 70, 20), false).too_small);
+        assert!(layout(Rect::new(0, 0, 70, 20), false, false).too_small);
+        // The MCP servers' line takes one row from the lists, none from the
+        // bottom line.
+        let l = layout(Rect::new(0, 0, 80, 24), false, true);
+        assert_eq!(l.servers, Some(Rect::new(0, 1, 80, 1)));
+        assert_eq!(l.query.y, 2);
+        assert_eq!(l.status, Rect::new(0, 23, 80, 1));
+        assert_eq!(l.list_rows(), 24 - 2 - 3 - 4 - 1 - 2);
+        assert_eq!(l.breaker.body.y, 2);
     }
 }

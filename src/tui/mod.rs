@@ -150,5 +150,10 @@ pub fn run(setup: Setup) -> std::io::Result<()> {
         run_with(&mut terminal, &mut app, initial, event::terminal_events()).await
     })?;
     runtime.shutdown_background();
+    // A real call still under way holds the MCP host, so dropping the app
+    // would not stop the servers: stop them here.
+    if app.mcp.as_ref().is_some_and(|h| Arc::strong_count(h) > 1) {
+        crate::sources::mcp::kill_all_servers();
+    }
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! The catalog pane's state: order, filter, the rows shown and the
 //! highlighted one. Also the scrolling list both list panes use.
 
+use std::sync::Arc;
+
 use crate::catalog::Catalog;
 use crate::select::ToolsHandle;
 use crate::tui::action::Action;
@@ -10,6 +12,9 @@ pub enum Sort {
     Catalog,
     Name,
     Tokens,
+    /// Grouped by MCP server (in the servers' order), catalog order within;
+    /// tools from catalog files last. Offered only when a tool has a server.
+    Server,
 }
 
 impl Sort {
@@ -18,6 +23,7 @@ impl Sort {
             Sort::Catalog => "catalog order",
             Sort::Name => "name",
             Sort::Tokens => "tokens",
+            Sort::Server => "server",
         }
     }
 }
@@ -28,17 +34,38 @@ pub enum Filter {
     AlwaysLoad,
     Initial,
     Selected,
+    /// The tools of one MCP server: an index into [`CatalogView::servers`].
+    Server(usize),
 }
 
 impl Filter {
-    pub fn label(self) -> &'static str {
+    /// What the pane's title says (`servers` names a server filter's server).
+    pub fn label(self, servers: &[Arc<str>]) -> String {
         match self {
-            Filter::All => "all",
-            Filter::AlwaysLoad => "always-load",
-            Filter::Initial => "initial",
-            Filter::Selected => "selected",
+            Filter::All => "all".into(),
+            Filter::AlwaysLoad => "always-load".into(),
+            Filter::Initial => "initial".into(),
+            Filter::Selected => "selected".into(),
+            Filter::Server(i) => format!(
+                "server {}",
+                crate::terminal_text::escape(servers.get(i).map_or("?", |s| s))
+            ),
         }
     }
+}
+
+/// The MCP servers of a catalog's tools, in the order their first tool
+/// comes.
+pub fn servers_of(catalog: &Catalog) -> Vec<Arc<str>> {
+    let mut servers: Vec<Arc<str>> = Vec::new();
+    for t in catalog.tools() {
+        if let Some(o) = &t.mcp
+            && !servers.contains(&o.server)
+        {
+            servers.push(o.server.clone());
+        }
+    }
+    servers
 }
 
 /// A scrolling list: the highlighted row and the first row shown.
@@ -109,6 +136,9 @@ pub struct CatalogView {
     /// Catalog indices in display order (sorted, filtered).
     pub rows: Vec<usize>,
     pub list: ListState,
+    /// The MCP servers of the catalog's tools (the server filters and the
+    /// server sort), empty for a catalog from files.
+    pub servers: Vec<Arc<str>>,
 }
 
 /// What the rows are computed from.
@@ -122,13 +152,19 @@ pub struct ViewSource<'a> {
 }
 
 impl CatalogView {
-    pub fn new(len: usize) -> CatalogView {
+    pub fn new(catalog: &Catalog) -> CatalogView {
         CatalogView {
             sort: Sort::Catalog,
             filter: Filter::All,
-            rows: (0..len).collect(),
+            rows: (0..catalog.len()).collect(),
             list: ListState::default(),
+            servers: servers_of(catalog),
         }
+    }
+
+    /// What the title says of the filter.
+    pub fn filter_label(&self) -> String {
+        self.filter.label(&self.servers)
     }
 
     /// The highlighted tool.
@@ -144,7 +180,8 @@ impl CatalogView {
                 self.sort = match self.sort {
                     Sort::Catalog => Sort::Name,
                     Sort::Name => Sort::Tokens,
-                    Sort::Tokens => Sort::Catalog,
+                    Sort::Tokens if !self.servers.is_empty() => Sort::Server,
+                    Sort::Tokens | Sort::Server => Sort::Catalog,
                 };
                 true
             }
@@ -153,7 +190,9 @@ impl CatalogView {
                     Filter::All => Filter::AlwaysLoad,
                     Filter::AlwaysLoad => Filter::Initial,
                     Filter::Initial => Filter::Selected,
-                    Filter::Selected => Filter::All,
+                    Filter::Selected if !self.servers.is_empty() => Filter::Server(0),
+                    Filter::Server(i) if i + 1 < self.servers.len() => Filter::Server(i + 1),
+                    Filter::Selected | Filter::Server(_) => Filter::All,
                 };
                 self.list = ListState::default();
                 true
@@ -176,6 +215,10 @@ impl CatalogView {
                 Filter::AlwaysLoad => tools[i].always_load,
                 Filter::Initial => src.handle.is_initial(i),
                 Filter::Selected => (src.selected)(i),
+                Filter::Server(s) => tools[i]
+                    .mcp
+                    .as_ref()
+                    .is_some_and(|o| self.servers.get(s) == Some(&o.server)),
             })
             .collect();
         match self.sort {
@@ -192,6 +235,16 @@ impl CatalogView {
                     let cost = |i: usize| costs.get(i).copied().unwrap_or(0);
                     rows.sort_by(|&a, &b| cost(b).cmp(&cost(a)).then(a.cmp(&b)));
                 }
+            }
+            Sort::Server => {
+                let group = |i: usize| {
+                    tools[i]
+                        .mcp
+                        .as_ref()
+                        .and_then(|o| self.servers.iter().position(|s| *s == o.server))
+                        .unwrap_or(usize::MAX)
+                };
+                rows.sort_by_key(|&i| (group(i), i));
             }
         }
         self.rows = rows;

@@ -441,7 +441,7 @@ fn keymap_from_toml(text: &str) -> Keymap {
 
 /// Everything help shows, as text.
 fn help_text(app: &App) -> String {
-    crate::tui::help::help_rows(&app.keymap)
+    crate::tui::help::help_rows(&app.keymap, &app.mcp_servers)
         .iter()
         .map(|r| format!("{r:?}"))
         .collect::<Vec<_>>()
@@ -502,7 +502,7 @@ settings_increase = ["p"]
     // Help and the key lines show the new keys, not the old ones.
     let help = help_text(&app);
     assert!(
-        help.contains(r#"keys: "x", what: "call the tool once""#),
+        help.contains(r#"keys: "x", what: "call the tool once"#),
         "{help}"
     );
     assert!(help.contains(r#"keys: "u", what: "raise the threshold""#));

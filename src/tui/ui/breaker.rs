@@ -7,9 +7,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Gauge, Paragraph, Wrap};
 
 use super::{Theme, key_line, pane};
+use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::app::App;
-use crate::tui::breaker::BreakerPane;
+use crate::tui::breaker::{BreakerPane, LiveState, PendingCall};
 use crate::tui::help::{KeyLine, key_line as keys_of};
 use crate::tui::layout::BreakerLayout;
 
@@ -34,7 +35,9 @@ pub fn draw(f: &mut Frame, l: &BreakerLayout, app: &App, theme: &Theme) {
         draw_trace(f, trace, p, theme);
     }
     draw_log(f, l.log, app, p, theme);
-    let which = if p.is_typing() {
+    let which = if p.confirming() {
+        KeyLine::Confirm
+    } else if p.is_typing() {
         KeyLine::BreakerInput
     } else {
         KeyLine::Breaker
@@ -44,6 +47,10 @@ pub fn draw(f: &mut Frame, l: &BreakerLayout, app: &App, theme: &Theme) {
         Paragraph::new(key_line(keys, usize::from(l.keys.width), 1, theme)),
         l.keys,
     );
+    if let Some(c) = &p.confirm {
+        draw_confirm(f, l.confirm, app, c, theme);
+        return;
+    }
     // The terminal cursor in the arguments being typed (row and column
     // follow the wrapping of the arguments' line, the first of `args`).
     if p.editing && p.path.is_none() {
@@ -149,6 +156,31 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &App, p: &BreakerPane, theme
         }
         None => lines.push(Line::from(Span::styled("call   -", theme.dim))),
     }
+    if let Some(o) = p.live_origin(&app.catalog, app.mcp.is_some()) {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "       a real call to server {} ({})",
+                escape(&o.server),
+                if tool.read_only {
+                    "read-only: sent at once"
+                } else {
+                    "may write: asks first"
+                }
+            ),
+            theme.always,
+        )));
+    }
+    let calling = p.in_flight();
+    if calling > 0 {
+        lines.push(Line::from(Span::styled(
+            if calling == 1 {
+                "       calling…".to_string()
+            } else {
+                format!("       calling… ({calling} calls under way)")
+            },
+            theme.key,
+        )));
+    }
     if let Some(path) = &p.path {
         lines.push(Line::from(""));
         lines.push(Line::from(vec![
@@ -167,6 +199,51 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &App, p: &BreakerPane, theme
         lines.push(Line::from(Span::raw(m.clone())));
     }
     f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), l.args);
+}
+
+/// The question before a real call: which tool, on which server, with
+/// which arguments.
+fn draw_confirm(f: &mut Frame, area: Rect, app: &App, c: &PendingCall, theme: &Theme) {
+    f.render_widget(Clear, area);
+    let block = pane(
+        Line::from(Span::styled(" A real call ", theme.title)),
+        true,
+        theme,
+    );
+    let first = |a: Action| app.keymap.first(a).map_or(String::new(), |k| k.to_string());
+    let args = serde_json::to_string(&c.arguments).unwrap_or_default();
+    let lines = vec![
+        Line::from(vec![
+            Span::raw("Call "),
+            Span::styled(escape(&c.tool).into_owned(), theme.key),
+            Span::raw(" on server "),
+            Span::styled(escape(&c.server).into_owned(), theme.key),
+            Span::raw(" with "),
+            Span::raw(escape(&args).into_owned()),
+            Span::raw("? "),
+            Span::styled(
+                format!("{}/{}", first(Action::ConfirmYes), first(Action::ConfirmNo)),
+                theme.key,
+            ),
+        ]),
+        Line::from(""),
+        Line::from(Span::styled(
+            "The tool is not marked read-only: every call to it asks first.",
+            theme.dim,
+        )),
+        Line::from(vec![
+            Span::styled(app.keymap.label(Action::ConfirmYes), theme.key),
+            Span::raw(" call   "),
+            Span::styled(app.keymap.label(Action::ConfirmNo), theme.key),
+            Span::raw(" cancel: nothing is sent"),
+        ]),
+    ];
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false }),
+        area,
+    );
 }
 
 fn draw_trace(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
@@ -242,32 +319,84 @@ fn draw_log(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Theme
         );
         return;
     }
-    // Newest at the bottom; two lines per call.
-    let per = 2usize;
-    let fit = (usize::from(inner.height) / per).max(1);
-    let start = p.log.len().saturating_sub(fit);
-    let mut lines = Vec::new();
-    for (i, e) in p.log.iter().enumerate().skip(start) {
+    // Newest at the bottom; two lines per call, except the newest answer of
+    // a real call, shown whole (wrapped to the pane).
+    let width = usize::from(inner.width).max(8);
+    let height = usize::from(inner.height);
+    let whole = p.log.iter().rposition(|e| {
+        e.live
+            .as_ref()
+            .is_some_and(|l| !matches!(l.state, LiveState::Calling(_)))
+    });
+    let mut groups: Vec<Vec<Line>> = Vec::new();
+    let mut used = 0;
+    for (i, e) in p.log.iter().enumerate().rev() {
         let from = e
             .trace_line
             .map_or(String::new(), |l| format!(" (trace line {l})"));
-        lines.push(Line::from(vec![
+        let (mark, style, outcome_style) = match e.live.as_ref().map(|l| l.state) {
+            _ if !e.ran => ("BLOCKED ", theme.error, theme.error),
+            Some(LiveState::Calling(_)) => ("calling ", theme.key, theme.key),
+            Some(LiveState::ToolError) => ("ERROR   ", theme.error, theme.error),
+            Some(LiveState::Failed) => ("FAILED  ", theme.error, theme.error),
+            Some(LiveState::Answered) => ("ran     ", theme.selected, Default::default()),
+            None => ("ran     ", theme.selected, theme.dim),
+        };
+        let server = e
+            .live
+            .as_ref()
+            .map_or(String::new(), |l| format!("[{}] ", escape(&l.server)));
+        let mut group = vec![Line::from(vec![
             Span::raw(format!("{:>3} ", i + 1)),
-            Span::styled(
-                if e.ran { "ran     " } else { "BLOCKED " },
-                if e.ran { theme.selected } else { theme.error },
-            ),
+            Span::styled(mark, style),
             Span::raw(format!("{}/{} ", e.repeats, e.threshold)),
+            Span::styled(server, theme.always),
             Span::raw(e.signature.clone()),
             Span::styled(from, theme.dim),
-        ]));
-        lines.push(Line::from(vec![
-            Span::raw("    → "),
-            Span::styled(
-                e.outcome.clone(),
-                if e.ran { theme.dim } else { theme.error },
-            ),
-        ]));
+        ])];
+        if whole == Some(i) {
+            let room = width.saturating_sub(4).max(4);
+            for line in e.outcome.lines() {
+                let chars: Vec<char> = line.chars().collect();
+                for (k, chunk) in chars.chunks(room).enumerate() {
+                    let lead = if k == 0 && group.len() == 1 {
+                        "  → "
+                    } else {
+                        "    "
+                    };
+                    group.push(Line::from(vec![
+                        Span::raw(lead),
+                        Span::styled(chunk.iter().collect::<String>(), outcome_style),
+                    ]));
+                }
+            }
+            if group.len() == 1 {
+                group.push(Line::from("  → "));
+            }
+            // Room for at least the entry before it.
+            let max = height.saturating_sub(2).max(2);
+            if group.len() > max {
+                group.truncate(max - 1);
+                group.push(Line::from(Span::styled("    …", theme.dim)));
+            }
+        } else {
+            // One line of the outcome.
+            let mut outcome_lines = e.outcome.lines();
+            let mut outcome = outcome_lines.next().unwrap_or("").to_string();
+            if outcome_lines.next().is_some() {
+                outcome.push_str(" …");
+            }
+            group.push(Line::from(vec![
+                Span::raw("    → "),
+                Span::styled(outcome, outcome_style),
+            ]));
+        }
+        if used + group.len() > height && !groups.is_empty() {
+            break;
+        }
+        used += group.len();
+        groups.push(group);
     }
+    let lines: Vec<Line> = groups.into_iter().rev().flatten().collect();
     f.render_widget(Paragraph::new(lines), inner);
 }

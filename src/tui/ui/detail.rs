@@ -7,6 +7,8 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{Theme, pane};
 use crate::check::thousands;
+use crate::terminal_text::escape;
+use crate::tui::action::Action;
 use crate::tui::app::{App, Focus, Popup};
 
 /// Pretty JSON with its keys, strings, numbers and literals coloured.
@@ -50,6 +52,73 @@ pub fn json_lines<'a>(value: &serde_json::Value, theme: &Theme) -> Vec<Line<'a>>
             Line::from(spans)
         })
         .collect()
+}
+
+/// Where a tool from an MCP server came from: its server, its name there
+/// (and why the catalog prefixed it), its MCP title, the server's summary,
+/// and how the breaker calls it.
+fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
+    let t = app.tool(index);
+    let Some(o) = &t.mcp else {
+        return Vec::new();
+    };
+    let server = escape(&o.server).into_owned();
+    let mut lines = Vec::new();
+    if let Some(title) = o.title.as_deref().filter(|t| !t.trim().is_empty()) {
+        lines.push(Line::from(vec![
+            Span::styled("title: ", theme.key),
+            Span::raw(escape(title.trim()).into_owned()),
+        ]));
+    }
+    let mut origin = vec![Span::styled("server: ", theme.key)];
+    if t.name == o.name {
+        origin.push(Span::raw(server.clone()));
+    } else {
+        // The other servers with a tool of the same name.
+        let mut others: Vec<String> = Vec::new();
+        for other in app.catalog.tools() {
+            if let Some(oo) = &other.mcp
+                && oo.name == o.name
+                && oo.server != o.server
+            {
+                let name = escape(&oo.server).into_owned();
+                if !others.contains(&name) {
+                    others.push(name);
+                }
+            }
+        }
+        let why = match others.as_slice() {
+            [] => "another tool has the same name".to_string(),
+            [one] => format!("server {one} has the same name"),
+            many => format!("servers {} have the same name", many.join(", ")),
+        };
+        origin.push(Span::raw(format!(
+            "named {} on server {server}; prefixed because {why}",
+            escape(&o.name)
+        )));
+    }
+    lines.push(Line::from(origin));
+    if let Some(status) = app.mcp_servers.iter().find(|s| *s.name == *o.server) {
+        lines.push(Line::from(Span::styled(
+            escape(&status.summary()).into_owned(),
+            theme.dim,
+        )));
+    }
+    if app.mcp.is_some() {
+        let how = if t.read_only {
+            "read-only: called at once"
+        } else {
+            "may write: asks before every call"
+        };
+        lines.push(Line::from(Span::styled(
+            format!(
+                "{} calls it for real ({how})",
+                app.keymap.label(Action::Breaker)
+            ),
+            theme.dim,
+        )));
+    }
+    lines
 }
 
 /// Index of the quote that closes a JSON string whose opening quote was
@@ -118,6 +187,7 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         meta.push(Span::styled(" · in the initial set", theme.initial));
     }
     lines.push(Line::from(meta));
+    lines.extend(origin_lines(app, index, theme));
     if let Some(hit) = hit {
         lines.push(Line::from(""));
         let mut why = vec![Span::styled("why: ", theme.key)];

@@ -11,7 +11,7 @@ use crate::tui::app::App;
 use crate::tui::help::{HelpRow, help_rows};
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let rows = help_rows(&app.keymap);
+    let rows = help_rows(&app.keymap, &app.mcp_servers);
     let lines: Vec<Line> = rows
         .iter()
         .skip(app.help_scroll)
@@ -22,6 +22,14 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 Span::raw(*what),
             ]),
             HelpRow::Note(note) => Line::from(Span::styled(format!(" {note}"), theme.dim)),
+            HelpRow::Server { summary, failed } => Line::from(Span::styled(
+                format!("   {summary}"),
+                if *failed {
+                    theme.error
+                } else {
+                    Default::default()
+                },
+            )),
             HelpRow::Blank => Line::from(""),
         })
         .collect();

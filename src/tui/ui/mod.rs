@@ -164,7 +164,7 @@ pub fn draw(f: &mut Frame, app: &App) {
     let l = if area == app.layout.area {
         &app.layout
     } else {
-        fresh = layout(area, app.layout.breaker.trace.is_some());
+        fresh = layout(area, app.layout.breaker.trace.is_some(), app.servers_line());
         &fresh
     };
     if l.too_small {
@@ -180,6 +180,9 @@ pub fn draw(f: &mut Frame, app: &App) {
         return;
     }
     header::draw(f, l.header, app, &theme);
+    if let Some(servers) = l.servers {
+        header::draw_servers(f, servers, app, &theme);
+    }
     query::draw(f, l.query, app, &theme);
     catalog::draw(f, l.catalog, app, &theme);
     results::draw(f, l.results, app, &theme);

@@ -1,0 +1,389 @@
+//! The explorer over tools from MCP servers, without a server: the effects
+//! `update` asks for, and synthetic answers fed back as messages.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::*;
+use crate::catalog::McpOrigin;
+use crate::sources::mcp::ServerState;
+use crate::tui::breaker::LiveState;
+use crossterm::event::{KeyCode, KeyEventState, KeyModifiers};
+
+fn tool(server: &str, name: &str, on_server: &str, read_only: bool) -> Tool {
+    let mut t = Tool::new(name, format!("{on_server} on {server}"));
+    t.read_only = read_only;
+    t.input_schema = json!({
+        "type": "object",
+        "properties": {"value": {"type": "string"}},
+        "required": ["value"]
+    });
+    t.mcp = Some(McpOrigin {
+        server: server.into(),
+        name: on_server.into(),
+        title: None,
+    });
+    t
+}
+
+/// Two servers (one name prefixed on both), a tool from a file, and a
+/// third server that failed.
+fn mcp_catalog() -> Catalog {
+    Catalog::new(
+        "mcp",
+        vec![
+            tool("time", "get_current_time", "get_current_time", true),
+            tool("git", "git_status", "git_status", true),
+            tool("git", "git_commit", "git_commit", false),
+            tool("time", "time__now", "now", true),
+            tool("git", "git__now", "now", false),
+            Tool::new("from_a_file", "a tool from a catalog file"),
+        ],
+    )
+    .unwrap()
+}
+
+fn statuses() -> Vec<ServerStatus> {
+    vec![
+        ServerStatus {
+            name: "time".into(),
+            state: ServerState::Loaded {
+                tools: 2,
+                prefixed: 1,
+            },
+        },
+        ServerStatus {
+            name: "git".into(),
+            state: ServerState::Loaded {
+                tools: 3,
+                prefixed: 1,
+            },
+        },
+        ServerStatus {
+            name: "slow".into(),
+            state: ServerState::Failed {
+                why: "did not answer within 20 s".into(),
+                stderr_tail: String::new(),
+            },
+        },
+    ]
+}
+
+/// The explorer over [`mcp_catalog`]; `live`: with a host (connected to
+/// no server: a call that reaches it fails with "no connection").
+fn mcp_app(live: bool) -> App {
+    let (mut app, effects) = App::new(
+        Arc::new(mcp_catalog()),
+        "mcp".into(),
+        Searcher::embedded(),
+        Keymap::defaults(),
+        Settings::default(),
+    )
+    .unwrap();
+    if live {
+        app.mcp = Some(Arc::new(McpHost::new(Duration::from_secs(5)).unwrap()));
+    }
+    app.mcp_servers = statuses();
+    app.update(Msg::Resize(120, 35));
+    app.settle(effects);
+    app
+}
+
+fn key(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent {
+        code,
+        modifiers: KeyModifiers::NONE,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    })
+}
+
+/// Opens the breaker on `name` with `args`.
+fn breaker_on(app: &mut App, name: &str, args: &str) {
+    if app.popup == Some(Popup::Breaker) {
+        app.update(Msg::Action(Action::BreakerClose));
+    }
+    let index = app.catalog.index_of(name).unwrap();
+    app.catalog_view.list.selected = app
+        .catalog_view
+        .rows
+        .iter()
+        .position(|&i| i == index)
+        .unwrap();
+    app.update(Msg::Action(Action::Breaker));
+    assert_eq!(app.popup, Some(Popup::Breaker));
+    app.breaker.as_mut().unwrap().args.set(args);
+}
+
+fn pane(app: &App) -> &BreakerPane {
+    app.breaker.as_ref().unwrap()
+}
+
+/// The one real call among `effects`: (id, server, tool, arguments).
+fn the_call(effects: &[Effect]) -> (u64, String, String, serde_json::Value) {
+    match effects {
+        [
+            Effect::McpCall {
+                id,
+                server,
+                tool,
+                arguments,
+                ..
+            },
+        ] => (
+            *id,
+            server.clone(),
+            tool.clone(),
+            serde_json::Value::Object(arguments.clone()),
+        ),
+        other => panic!("expected one real call, got {other:?}"),
+    }
+}
+
+fn answer(id: u64, is_error: bool, text: &str) -> Msg {
+    Msg::McpCallDone {
+        id,
+        result: Ok(CallOutcome {
+            is_error,
+            text: text.into(),
+            raw: json!({"content": [{"type": "text", "text": text}]}),
+        }),
+    }
+}
+
+#[test]
+fn a_read_only_tool_is_called_for_real_at_once() {
+    let mut app = mcp_app(true);
+    breaker_on(&mut app, "get_current_time", r#"{"value":"UTC"}"#);
+    let effects = app.update(key(KeyCode::Enter));
+    let (id, server, tool, args) = the_call(&effects);
+    assert_eq!(
+        (server.as_str(), tool.as_str()),
+        ("time", "get_current_time")
+    );
+    assert_eq!(args, json!({"value": "UTC"}));
+    assert_eq!(pane(&app).in_flight(), 1, "calling…");
+    assert_eq!(pane(&app).breaker.repeats(), 1, "the breaker recorded it");
+    app.update(answer(id, false, "12:00\nUTC"));
+    let p = pane(&app);
+    assert_eq!(p.in_flight(), 0);
+    let last = p.last_answer().unwrap();
+    assert_eq!(last.live.as_ref().unwrap().state, LiveState::Answered);
+    assert_eq!(last.outcome, "12:00\nUTC");
+    // An answer for no call (or a second one) changes nothing.
+    app.update(answer(id, true, "late"));
+    assert_eq!(pane(&app).last_answer().unwrap().outcome, "12:00\nUTC");
+}
+
+#[test]
+fn prefixed_tools_are_called_by_their_name_on_the_server() {
+    let mut app = mcp_app(true);
+    breaker_on(&mut app, "time__now", r#"{"value":"x"}"#);
+    let effects = app.update(Msg::Action(Action::BreakerCall));
+    let (_, server, tool, _) = the_call(&effects);
+    assert_eq!((server.as_str(), tool.as_str()), ("time", "now"));
+}
+
+#[test]
+fn a_tool_that_may_write_asks_every_time() {
+    let mut app = mcp_app(true);
+    breaker_on(&mut app, "git_commit", r#"{"value":"x"}"#);
+    // Asked, nothing sent, nothing recorded.
+    assert!(app.update(key(KeyCode::Enter)).is_empty());
+    let c = pane(&app).confirm.clone().unwrap();
+    assert_eq!((c.server.as_str(), c.tool.as_str()), ("git", "git_commit"));
+    assert_eq!(c.arguments, json!({"value": "x"}));
+    assert_eq!(app.context(), Context::Confirm);
+    assert_eq!(pane(&app).breaker.repeats(), 0);
+    // n cancels: nothing sent, nothing recorded.
+    assert!(app.update(key(KeyCode::Char('n'))).is_empty());
+    assert!(!pane(&app).confirming());
+    assert!(pane(&app).log.is_empty());
+    assert_eq!(pane(&app).breaker.repeats(), 0);
+    assert!(
+        pane(&app)
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("nothing was sent")
+    );
+    // Esc cancels too, and the breaker stays open.
+    app.update(key(KeyCode::Char('c')));
+    assert!(app.update(key(KeyCode::Esc)).is_empty());
+    assert_eq!(app.popup, Some(Popup::Breaker));
+    assert!(pane(&app).log.is_empty());
+    // y sends it, through the breaker.
+    app.update(key(KeyCode::Enter));
+    let effects = app.update(key(KeyCode::Char('y')));
+    let (_, server, tool, _) = the_call(&effects);
+    assert_eq!((server.as_str(), tool.as_str()), ("git", "git_commit"));
+    assert_eq!(pane(&app).breaker.repeats(), 1);
+    // The next call asks again; Enter says yes.
+    assert!(app.update(key(KeyCode::Char('c'))).is_empty());
+    assert!(pane(&app).confirming());
+    the_call(&app.update(key(KeyCode::Enter)));
+    // Other keys do nothing while the question is open.
+    app.update(key(KeyCode::Char('c')));
+    assert!(app.update(key(KeyCode::Char('q'))).is_empty());
+    assert!(app.update(key(KeyCode::Char('L'))).is_empty());
+    assert!(pane(&app).confirming());
+    assert_eq!(app.popup, Some(Popup::Breaker));
+    // A loop never makes real calls to a tool that may write.
+    app.update(key(KeyCode::Char('n')));
+    assert!(app.update(key(KeyCode::Char('L'))).is_empty());
+    assert!(!pane(&app).confirming());
+    assert!(pane(&app).message.as_deref().unwrap().contains("no loop"));
+}
+
+#[test]
+fn the_fourth_identical_call_is_blocked_before_the_server() {
+    let mut app = mcp_app(true);
+    breaker_on(&mut app, "git_status", r#"{"value":"x"}"#);
+    for _ in 0..3 {
+        the_call(&app.update(Msg::Action(Action::BreakerCall)));
+    }
+    assert!(app.update(Msg::Action(Action::BreakerCall)).is_empty());
+    let last = pane(&app).log.last().unwrap();
+    assert!(!last.ran);
+    assert_eq!(last.repeats, 4);
+    assert!(last.outcome.contains("nothing was sent to server git"));
+    // A tool that may write: a blocked call is not even asked about.
+    breaker_on(&mut app, "git_commit", r#"{"value":"y"}"#);
+    for _ in 0..3 {
+        app.update(Msg::Action(Action::BreakerCall));
+        the_call(&app.update(Msg::Action(Action::ConfirmYes)));
+    }
+    assert!(app.update(Msg::Action(Action::BreakerCall)).is_empty());
+    assert!(!pane(&app).confirming());
+    assert!(!pane(&app).log.last().unwrap().ran);
+}
+
+#[test]
+fn a_loop_of_a_read_only_tool_sends_what_the_breaker_lets_through() {
+    let mut app = mcp_app(true);
+    breaker_on(&mut app, "get_current_time", r#"{"value":"x"}"#);
+    let effects = app.update(key(KeyCode::Char('L')));
+    assert_eq!(effects.len(), 3, "threshold 3 of a loop of 5");
+    assert_eq!(pane(&app).log.len(), 5);
+    assert_eq!(pane(&app).in_flight(), 3);
+}
+
+#[test]
+fn answers_are_sanitised_and_errors_shown_as_errors() {
+    let mut app = mcp_app(true);
+    breaker_on(&mut app, "get_current_time", r#"{"value":"x"}"#);
+    let (id, ..) = the_call(&app.update(Msg::Action(Action::BreakerCall)));
+    app.update(answer(
+        id,
+        false,
+        "ok\u{1b}]52;c;SGVsbG8=\u{7}\u{1b}[2J\r\n\u{202e}evil\tend",
+    ));
+    let out = &pane(&app).last_answer().unwrap().outcome;
+    assert!(
+        !out.chars()
+            .any(|c| c != '\n' && crate::terminal_text::is_unsafe(c)),
+        "{out:?}"
+    );
+    assert_eq!(
+        out,
+        "ok\\x1b]52;c;SGVsbG8=\\x07\\x1b[2J\n\\u{202e}evil    end"
+    );
+    // isError: the tool ran and failed.
+    let (id, ..) = the_call(&app.update(Msg::Action(Action::BreakerCall)));
+    app.update(answer(id, true, "no such timezone"));
+    let last = pane(&app).last_answer().unwrap();
+    assert_eq!(last.live.as_ref().unwrap().state, LiveState::ToolError);
+    assert_eq!(last.outcome, "no such timezone");
+    // A transport error.
+    let (id, ..) = the_call(&app.update(Msg::Action(Action::BreakerCall)));
+    app.update(Msg::McpCallDone {
+        id,
+        result: Err(McpCallError::Timeout {
+            server: "time".into(),
+            secs: 60,
+        }),
+    });
+    let last = pane(&app).last_answer().unwrap();
+    assert_eq!(last.live.as_ref().unwrap().state, LiveState::Failed);
+    assert!(last.outcome.contains("did not answer within 60 s"));
+}
+
+#[test]
+fn the_effect_goes_through_the_host() {
+    // The host has no connection to "time": the answer is a transport
+    // error, as a message.
+    let mut app = mcp_app(true);
+    breaker_on(&mut app, "get_current_time", r#"{"value":"x"}"#);
+    let effects = app.update(Msg::Action(Action::BreakerCall));
+    app.settle(effects);
+    let last = pane(&app).last_answer().unwrap();
+    assert_eq!(last.live.as_ref().unwrap().state, LiveState::Failed);
+    assert!(last.outcome.contains("no connection to MCP server"));
+}
+
+#[test]
+fn without_a_host_mcp_tools_are_simulated() {
+    let mut app = mcp_app(false);
+    breaker_on(&mut app, "git_commit", r#"{"value":"x"}"#);
+    assert!(app.update(Msg::Action(Action::BreakerCall)).is_empty());
+    let p = pane(&app);
+    assert!(!p.confirming());
+    assert!(p.log[0].ran && p.log[0].live.is_none());
+}
+
+#[test]
+fn the_catalog_filters_and_sorts_by_server() {
+    let mut app = mcp_app(true);
+    let names = |app: &App| -> Vec<String> {
+        app.catalog_view
+            .rows
+            .iter()
+            .map(|&i| app.tool(i).name.clone())
+            .collect()
+    };
+    assert_eq!(app.catalog_view.servers.len(), 2);
+    for _ in 0..4 {
+        app.update(Msg::Action(Action::CycleFilter));
+    }
+    assert_eq!(app.catalog_view.filter, Filter::Server(0));
+    assert_eq!(app.catalog_view.filter_label(), "server time");
+    assert_eq!(names(&app), ["get_current_time", "time__now"]);
+    app.update(Msg::Action(Action::CycleFilter));
+    assert_eq!(app.catalog_view.filter_label(), "server git");
+    assert_eq!(names(&app), ["git_status", "git_commit", "git__now"]);
+    app.update(Msg::Action(Action::CycleFilter));
+    assert_eq!(app.catalog_view.filter, Filter::All);
+    for _ in 0..3 {
+        app.update(Msg::Action(Action::CycleSort));
+    }
+    assert_eq!(app.catalog_view.sort, Sort::Server);
+    assert_eq!(
+        names(&app),
+        [
+            "get_current_time",
+            "time__now",
+            "git_status",
+            "git_commit",
+            "git__now",
+            "from_a_file"
+        ]
+    );
+    app.update(Msg::Action(Action::CycleSort));
+    assert_eq!(app.catalog_view.sort, Sort::Catalog);
+}
+
+#[test]
+fn servers_have_a_line_and_help_has_their_summaries() {
+    let mut app = mcp_app(true);
+    assert!(app.layout.servers.is_some());
+    app.mcp_servers.clear();
+    app.update(Msg::Resize(120, 35));
+    assert!(app.layout.servers.is_none());
+    app.mcp_servers = statuses();
+    app.update(Msg::Resize(120, 35));
+    let rows = crate::tui::help::help_rows(&app.keymap, &app.mcp_servers);
+    assert!(rows.iter().any(|r| matches!(r,
+        crate::tui::help::HelpRow::Server { summary, failed: true }
+            if summary == "slow: failed: did not answer within 20 s")));
+}
