@@ -7,7 +7,8 @@
 //! A missing server FAILS the test, naming the setup script: these tests
 //! never skip. Where the servers are:
 //!
-//!   TOOLSIFT_MCP_BIN_DIR  the venv's bin (default ~/.cache/toolsift-sdk-venv/bin):
+//!   TOOLSIFT_MCP_BIN_DIR  the venv's bin (default $TOOLSIFT_SDK_VENV/bin, else
+//!                         ~/.cache/toolsift-sdk-venv/bin):
 //!                         python, mcp-server-time, mcp-server-git
 //!   TOOLSIFT_NPM_PREFIX   the npm prefix (default ~/.cache/toolsift-npm):
 //!                         node_modules/.bin/mcp-server-everything
@@ -32,13 +33,16 @@ fn home() -> PathBuf {
 }
 
 fn venv_bin() -> PathBuf {
-    std::env::var_os("TOOLSIFT_MCP_BIN_DIR")
+    let nonempty = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    nonempty("TOOLSIFT_MCP_BIN_DIR")
         .map(PathBuf::from)
+        .or_else(|| nonempty("TOOLSIFT_SDK_VENV").map(|v| PathBuf::from(v).join("bin")))
         .unwrap_or_else(|| home().join(".cache/toolsift-sdk-venv/bin"))
 }
 
 fn npm_prefix() -> PathBuf {
     std::env::var_os("TOOLSIFT_NPM_PREFIX")
+        .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| home().join(".cache/toolsift-npm"))
 }
@@ -47,8 +51,8 @@ fn npm_prefix() -> PathBuf {
 fn need(path: PathBuf, what: &str) -> String {
     assert!(
         path.is_file(),
-        "{what} is not installed: {} is missing. Run {SETUP} (it installs the MCP servers these tests use; \
-         TOOLSIFT_MCP_BIN_DIR / TOOLSIFT_NPM_PREFIX point elsewhere)",
+        "{what} is not installed: {} is missing. Run {SETUP} once: it installs the MCP servers these tests use \
+         (or set TOOLSIFT_MCP_BIN_DIR / TOOLSIFT_NPM_PREFIX to where they are)",
         path.display()
     );
     path.to_str().expect("UTF-8 path").to_string()
