@@ -1,32 +1,80 @@
 #!/usr/bin/env bash
-# Installs what the interop tests (tests/sdk_interop.rs) need: the real
-# Caveman Python SDK from PyPI (caveman-sdk, import name caveman_cloud) in a
-# virtual environment outside the clone. Idempotent: a second run checks the
-# installed version and returns at once.
+# Installs what the tests that run real programs need, outside the clone:
 #
-#   TOOLSIFT_SDK_VENV  where the venv goes (default ~/.cache/toolsift-sdk-venv)
-#   PYTHON             the interpreter that creates it (default python3; caveman-sdk needs >= 3.11)
+# - tests/sdk_interop.rs: the real Caveman Python SDK from PyPI (caveman-sdk,
+#   import name caveman_cloud), in a virtual environment;
+# - tests/mcp_servers.rs: real MCP servers, mcp-server-time and
+#   mcp-server-git from PyPI in the same venv (git on PATH for the latter)
+#   and @modelcontextprotocol/server-everything from npm in a prefix of its
+#   own. The tests run the installed programs; nothing downloads at test time.
 #
-# The tests find the venv's python at the same default path, or through
-# TOOLSIFT_SDK_PYTHON (the path this script prints last).
+# Idempotent: a second run checks the installed versions and returns at once.
+# As root on Debian or Ubuntu it installs what is missing of python3-venv,
+# git, nodejs and npm with apt-get.
+#
+#   TOOLSIFT_SDK_VENV    where the venv goes (default ~/.cache/toolsift-sdk-venv)
+#   TOOLSIFT_NPM_PREFIX  where server-everything goes (default ~/.cache/toolsift-npm)
+#   PYTHON               the interpreter that creates the venv (default python3; caveman-sdk needs >= 3.11)
+#
+# The tests find both at the same default paths, or through the same
+# variables (TOOLSIFT_SDK_PYTHON: the python this script prints last;
+# TOOLSIFT_MCP_BIN_DIR: the venv's bin).
 set -euo pipefail
 
 SDK_VERSION="1.2.0"
+MCP_TIME_VERSION="2026.10.19"
+MCP_GIT_VERSION="2026.10.19"
+EVERYTHING_VERSION="2026.8.31"
 VENV="${TOOLSIFT_SDK_VENV:-$HOME/.cache/toolsift-sdk-venv}"
+NPM_PREFIX="${TOOLSIFT_NPM_PREFIX:-$HOME/.cache/toolsift-npm}"
 PYTHON="${PYTHON:-python3}"
 VPY="$VENV/bin/python"
+EVERYTHING_DIR="$NPM_PREFIX/node_modules/@modelcontextprotocol/server-everything"
 
-installed() {
-    [ -x "$VPY" ] && "$VPY" - "$SDK_VERSION" <<'PY' 2>/dev/null
+python_installed() {
+    [ -x "$VPY" ] && [ -x "$VENV/bin/mcp-server-time" ] && [ -x "$VENV/bin/mcp-server-git" ] &&
+        "$VPY" - "$SDK_VERSION" "$MCP_TIME_VERSION" "$MCP_GIT_VERSION" <<'PY' 2>/dev/null
 import sys
 from importlib.metadata import version
 import caveman_cloud  # noqa: F401
-sys.exit(0 if version("caveman-sdk") == sys.argv[1] else 1)
+wanted = {"caveman-sdk": sys.argv[1], "mcp-server-time": sys.argv[2], "mcp-server-git": sys.argv[3]}
+sys.exit(0 if all(version(p) == v for p, v in wanted.items()) else 1)
 PY
 }
 
-if installed; then
-    echo "caveman-sdk $SDK_VERSION already in $VENV"
+npm_installed() {
+    [ -x "$NPM_PREFIX/node_modules/.bin/mcp-server-everything" ] &&
+        grep -q "\"version\": \"$EVERYTHING_VERSION\"" "$EVERYTHING_DIR/package.json" 2>/dev/null
+}
+
+# Installs Debian packages, as root only; else says what is missing.
+apt_install() {
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "installing $* with apt-get" >&2
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+    else
+        echo "error: $* missing; install it (Debian/Ubuntu: sudo apt-get install $*) and rerun" >&2
+        exit 1
+    fi
+}
+
+# mcp-server-git runs git.
+command -v git >/dev/null || apt_install git
+
+if ! npm_installed; then
+    command -v npm >/dev/null && command -v node >/dev/null || apt_install nodejs npm
+    mkdir -p "$NPM_PREFIX"
+    npm install --prefix "$NPM_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
+        "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" >/dev/null
+    npm_installed || { echo "error: server-everything $EVERYTHING_VERSION did not install into $NPM_PREFIX" >&2; exit 1; }
+    echo "@modelcontextprotocol/server-everything $EVERYTHING_VERSION installed in $NPM_PREFIX"
+else
+    echo "@modelcontextprotocol/server-everything $EVERYTHING_VERSION already in $NPM_PREFIX"
+fi
+
+if python_installed; then
+    echo "caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION, mcp-server-git $MCP_GIT_VERSION already in $VENV"
     echo "$VPY"
     exit 0
 fi
@@ -43,9 +91,8 @@ if [ ! -x "$VPY" ] || ! "$VPY" -m pip --version >/dev/null 2>&1; then
     if ! make_venv; then
         # Debian and Ubuntu ship venv's ensurepip separately (python3-venv).
         if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-            echo "$PYTHON -m venv failed; installing python3-venv" >&2
-            apt-get update -qq
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
+            echo "$PYTHON -m venv failed" >&2
+            apt_install python3-venv
             make_venv || { echo "error: cannot create a venv at $VENV with $PYTHON" >&2; exit 1; }
         else
             echo "error: '$PYTHON -m venv $VENV' failed; install your system's venv package (Debian/Ubuntu: sudo apt-get install python3-venv) and rerun" >&2
@@ -54,7 +101,8 @@ if [ ! -x "$VPY" ] || ! "$VPY" -m pip --version >/dev/null 2>&1; then
     fi
 fi
 
-"$VPY" -m pip install --quiet --disable-pip-version-check "caveman-sdk==$SDK_VERSION"
-installed || { echo "error: caveman-sdk $SDK_VERSION did not install into $VENV" >&2; exit 1; }
-echo "caveman-sdk $SDK_VERSION installed in $VENV"
+"$VPY" -m pip install --quiet --disable-pip-version-check "caveman-sdk==$SDK_VERSION" \
+    "mcp-server-time==$MCP_TIME_VERSION" "mcp-server-git==$MCP_GIT_VERSION"
+python_installed || { echo "error: caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION or mcp-server-git $MCP_GIT_VERSION did not install into $VENV" >&2; exit 1; }
+echo "caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION, mcp-server-git $MCP_GIT_VERSION installed in $VENV"
 echo "$VPY"

@@ -1,0 +1,967 @@
+//! toolsift against REAL MCP servers: mcp-server-time and mcp-server-git
+//! (PyPI) and @modelcontextprotocol/server-everything (npm), installed by
+//! scripts/setup-test-deps.sh outside the clone, plus small fake servers in
+//! tests/fixtures/mcp/ for what real servers do not do on demand (paging,
+//! crashing, hanging, counting calls).
+//!
+//! A missing server FAILS the test, naming the setup script: these tests
+//! never skip. Where the servers are:
+//!
+//!   TOOLSIFT_MCP_BIN_DIR  the venv's bin (default $TOOLSIFT_SDK_VENV/bin, else
+//!                         ~/.cache/toolsift-sdk-venv/bin):
+//!                         python, mcp-server-time, mcp-server-git
+//!   TOOLSIFT_NPM_PREFIX   the npm prefix (default ~/.cache/toolsift-npm):
+//!                         node_modules/.bin/mcp-server-everything
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use common::{bin, json, run};
+use serde_json::{Value, json};
+
+const SETUP: &str = "scripts/setup-test-deps.sh";
+
+fn home() -> PathBuf {
+    PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
+}
+
+fn venv_bin() -> PathBuf {
+    let nonempty = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    nonempty("TOOLSIFT_MCP_BIN_DIR")
+        .map(PathBuf::from)
+        .or_else(|| nonempty("TOOLSIFT_SDK_VENV").map(|v| PathBuf::from(v).join("bin")))
+        .unwrap_or_else(|| home().join(".cache/toolsift-sdk-venv/bin"))
+}
+
+fn npm_prefix() -> PathBuf {
+    std::env::var_os("TOOLSIFT_NPM_PREFIX")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home().join(".cache/toolsift-npm"))
+}
+
+/// `path` as a string, or a failure saying how to install it.
+fn need(path: PathBuf, what: &str) -> String {
+    assert!(
+        path.is_file(),
+        "{what} is not installed: {} is missing. Run {SETUP} once: it installs the MCP servers these tests use \
+         (or set TOOLSIFT_MCP_BIN_DIR / TOOLSIFT_NPM_PREFIX to where they are)",
+        path.display()
+    );
+    path.to_str().expect("UTF-8 path").to_string()
+}
+
+fn python() -> String {
+    need(venv_bin().join("python"), "the test venv's python")
+}
+
+fn time_bin() -> String {
+    need(venv_bin().join("mcp-server-time"), "mcp-server-time")
+}
+
+fn git_bin() -> String {
+    need(venv_bin().join("mcp-server-git"), "mcp-server-git")
+}
+
+fn everything_bin() -> String {
+    need(
+        npm_prefix().join("node_modules/.bin/mcp-server-everything"),
+        "@modelcontextprotocol/server-everything",
+    )
+}
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/mcp")
+        .join(name)
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The real servers start slowly on a loaded machine: a generous limit,
+/// (the failure tests set their own short one).
+fn run_mcp(args: &[&str]) -> Output {
+    let mut all = args.to_vec();
+    all.extend(["--mcp-timeout", "60"]);
+    run(&all)
+}
+
+/// A unique word to find this test's processes by.
+fn marker(tag: &str) -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "toolsift-mcptest-{tag}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A directory in the temp directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(marker(tag));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn write(&self, name: &str, text: &str) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.0.join(name).to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A git repository for mcp-server-git, with one commit.
+fn git_repo(dir: &TempDir) -> String {
+    let repo = dir.path("repo");
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-C", &repo])
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("git (needed by mcp-server-git; {SETUP} installs it): {e}"));
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&["init", "-q"]);
+    std::fs::write(Path::new(&repo).join("README"), "hello\n").unwrap();
+    git(&["add", "README"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.com",
+        "commit",
+        "-q",
+        "-m",
+        "first",
+    ]);
+    repo
+}
+
+/// An `mcpServers` JSON config of `servers` (name -> entry).
+fn mcp_json(dir: &TempDir, servers: Value) -> String {
+    dir.write(
+        "mcp.json",
+        &serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap(),
+    )
+}
+
+/// The three real servers as `mcpServers` entries.
+fn real_servers(repo: &str) -> Value {
+    json!({
+        "time": {"command": time_bin(), "args": ["--local-timezone", "Etc/UTC"]},
+        "git": {"command": git_bin(), "args": ["--repository", repo]},
+        "everything": {"command": everything_bin()},
+    })
+}
+
+/// The server's own tools/list (every page), read by
+/// tests/fixtures/mcp/list_tools.py in plain JSON-RPC: the ground truth.
+fn raw_tools(command: &[&str]) -> Vec<Value> {
+    let out = Command::new(python())
+        .arg(fixture("list_tools.py"))
+        .args(command)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "list_tools.py {command:?}: {out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn hint(tool: &Value, name: &str) -> bool {
+    tool["annotations"][name].as_bool().unwrap_or(false)
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// check --json's tool_costs by name.
+fn costs(report: &Value) -> BTreeMap<String, Value> {
+    report["tool_costs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap().to_string(), t.clone()))
+        .collect()
+}
+
+/// export-catalog --format mcp's tools by name.
+fn exported(out: &Output) -> BTreeMap<String, Value> {
+    json(out)["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap().to_string(), t.clone()))
+        .collect()
+}
+
+/// PIDs of live processes whose command line or environment holds `marker`.
+fn procs_with(marker: &str) -> Vec<u32> {
+    let me = std::process::id();
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let has = |file: &str| {
+            std::fs::read(entry.path().join(file))
+                .map(|b| String::from_utf8_lossy(&b).contains(marker))
+                .unwrap_or(false)
+        };
+        // A zombie has an empty cmdline and environ: it is gone.
+        if has("cmdline") || has("environ") {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// Waits up to `limit` for every process holding `marker` to end.
+fn assert_gone(marker: &str, limit: Duration) {
+    let start = Instant::now();
+    loop {
+        let left = procs_with(marker);
+        if left.is_empty() {
+            return;
+        }
+        if start.elapsed() > limit {
+            let lines: Vec<String> = left
+                .iter()
+                .map(|p| {
+                    let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+                    format!("{p}: {}", String::from_utf8_lossy(&cmd).replace('\0', " "))
+                })
+                .collect();
+            panic!("processes left behind: {lines:#?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Waits up to `limit` for at least `n` processes holding `marker`.
+fn wait_for_procs(marker: &str, n: usize, limit: Duration) {
+    let start = Instant::now();
+    while procs_with(marker).len() < n {
+        assert!(
+            start.elapsed() < limit,
+            "fewer than {n} processes with {marker} appeared"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn wait_exit(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("toolsift did not exit within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn stdio_servers_list_their_real_tools() {
+    let dir = TempDir::new("stdio");
+    let repo = git_repo(&dir);
+    let config = mcp_json(&dir, real_servers(&repo));
+    let report = json(&run_mcp(&["check", "--json", "--mcp", &config]));
+
+    let truth = [
+        (
+            "time",
+            raw_tools(&[&time_bin(), "--local-timezone", "Etc/UTC"]),
+        ),
+        ("git", raw_tools(&[&git_bin(), "--repository", &repo])),
+        ("everything", raw_tools(&[&everything_bin()])),
+    ];
+    let servers = report["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 3, "{servers:?}");
+    let costs = costs(&report);
+    let mut total = 0;
+    for (server, tools) in &truth {
+        assert!(tools.len() >= 2, "{server} lists {tools:?}");
+        total += tools.len();
+        let status = servers.iter().find(|s| s["name"] == *server).unwrap();
+        assert_eq!(status["state"], "loaded", "{status}");
+        assert_eq!(status["tools"], tools.len(), "{status}");
+        assert_eq!(status["prefixed"], 0, "{status}");
+        for t in tools {
+            let name = t["name"].as_str().unwrap();
+            let c = costs
+                .get(name)
+                .unwrap_or_else(|| panic!("{server}'s {name} missing"));
+            assert_eq!(c["server"], *server, "{c}");
+            assert_eq!(c["read_only"], hint(t, "readOnlyHint"), "{name}: {c}");
+            assert_eq!(c["idempotent"], hint(t, "idempotentHint"), "{name}: {c}");
+            assert!(c["tokens"].as_u64().unwrap() > 0, "{c}");
+        }
+    }
+    assert_eq!(report["tools"], total);
+    assert_eq!(costs.len(), total);
+    // The flags the servers' annotations give, spelled out.
+    assert_eq!(costs["get_current_time"]["read_only"], true);
+    assert_eq!(costs["get_current_time"]["idempotent"], true);
+    assert_eq!(costs["git_commit"]["read_only"], false);
+    assert_eq!(costs["git_status"]["read_only"], true);
+    assert_eq!(costs["echo"]["server"], "everything");
+
+    // Descriptions, titles and schemas exactly as the servers give them.
+    let out = run_mcp(&["export-catalog", "--mcp", &config, "--format", "mcp"]);
+    let ours = exported(&out);
+    for (server, tools) in &truth {
+        for t in tools {
+            let name = t["name"].as_str().unwrap();
+            let e = &ours[name];
+            assert_eq!(e["description"], t["description"], "{server}/{name}");
+            assert_eq!(e["inputSchema"], t["inputSchema"], "{server}/{name}");
+            if let Some(title) = t.get("title") {
+                assert_eq!(&e["title"], title, "{server}/{name}");
+            }
+        }
+    }
+    assert_eq!(
+        ours["get_current_time"]["description"],
+        "Get current time in a specific timezone"
+    );
+}
+
+/// server-everything in its streamable HTTP mode on a free loopback port,
+/// killed (its whole process group) when dropped.
+struct HttpServer {
+    child: Child,
+    port: u16,
+}
+
+impl HttpServer {
+    fn start() -> HttpServer {
+        let bin = everything_bin();
+        for _attempt in 0..3 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let mut child = Command::new(&bin)
+                .arg("streamableHttp")
+                .env("PORT", port.to_string())
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .process_group(0)
+                .spawn()
+                .unwrap();
+            let (tx, rx) = std::sync::mpsc::channel();
+            let err = child.stderr.take().unwrap();
+            std::thread::spawn(move || {
+                for line in BufReader::new(err).lines().map_while(Result::ok) {
+                    let _ = tx.send(line);
+                }
+            });
+            let deadline = Instant::now() + Duration::from_secs(60);
+            let mut seen = Vec::new();
+            while let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            {
+                if line.contains("listening on port") {
+                    return HttpServer { child, port };
+                }
+                seen.push(line);
+            }
+            let server = HttpServer { child, port };
+            drop(server);
+            if seen.iter().any(|l| l.contains("already in use")) {
+                continue;
+            }
+            panic!("server-everything streamableHttp did not start: {seen:#?}");
+        }
+        panic!("no free port for server-everything");
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        // SAFETY: the group is the one this test started.
+        unsafe {
+            libc::killpg(self.child.id() as i32, libc::SIGKILL);
+        }
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn streamable_http_lists_the_same_tools_as_stdio() {
+    let server = HttpServer::start();
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let report = json(&run_mcp(&["check", "--json", "--mcp-url", &url]));
+    let stdio = raw_tools(&[&everything_bin()]);
+    let names = |tools: &[Value]| -> Vec<String> {
+        tools
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let listed: Vec<String> = names(report["tool_costs"].as_array().unwrap());
+    assert_eq!(listed, names(&stdio));
+    let name = format!("127.0.0.1:{}", server.port);
+    assert_eq!(
+        report["servers"],
+        json!([{"name": name, "state": "loaded", "tools": stdio.len(), "prefixed": 0}])
+    );
+    for t in report["tool_costs"].as_array().unwrap() {
+        assert_eq!(t["server"], name.as_str());
+    }
+    // Same flags as over stdio.
+    let by_name: BTreeMap<&str, &Value> = stdio
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t))
+        .collect();
+    for t in report["tool_costs"].as_array().unwrap() {
+        let raw = by_name[t["name"].as_str().unwrap()];
+        assert_eq!(t["read_only"], hint(raw, "readOnlyHint"), "{t}");
+    }
+    drop(server);
+}
+
+#[test]
+fn a_paginated_listing_is_gathered_whole() {
+    let line = format!(
+        "{} {} paged --pages 3 --per-page 5",
+        python(),
+        fixture("fake_server.py")
+    );
+    // The fixture really pages: its first page alone is 5 tools.
+    let truth = raw_tools(&[
+        &python(),
+        &fixture("fake_server.py"),
+        "paged",
+        "--pages",
+        "3",
+        "--per-page",
+        "5",
+    ]);
+    assert_eq!(truth.len(), 15);
+    let report = json(&run_mcp(&["check", "--json", "--mcp-stdio", &line]));
+    let names: Vec<&str> = report["tool_costs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    let expected: Vec<String> = (0..15).map(|n| format!("paged_tool_{n:02}")).collect();
+    assert_eq!(names, expected);
+    assert_eq!(report["servers"][0]["tools"], 15);
+    // Page 3's last tool, with its description, made it.
+    let out = run_mcp(&["export-catalog", "--mcp-stdio", &line, "--format", "mcp"]);
+    assert_eq!(
+        exported(&out)["paged_tool_14"]["description"],
+        "Tool 14 of the paged server (page 3)"
+    );
+}
+
+/// Today's UTC date as YYYY-MM-DD (the civil-from-days algorithm).
+fn utc_date(unix: u64) -> String {
+    let z = (unix / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[test]
+fn breaker_lets_three_real_calls_through_and_blocks_the_fourth() {
+    use toolsift::breaker::RetryLoopBreaker;
+    use toolsift::sources::mcp::{McpConfig, McpHost, McpServer, ServerState, Transport};
+
+    let dir = TempDir::new("breaker");
+    let counter = dir.path("calls");
+    let config = McpConfig {
+        servers: vec![McpServer {
+            name: "time".into(),
+            transport: Transport::Stdio {
+                command: python(),
+                args: vec![fixture("counting_proxy.py"), counter.clone(), time_bin()],
+                env: BTreeMap::new(),
+                cwd: None,
+            },
+            always_load: false,
+        }],
+        timeout: Duration::from_secs(60),
+        ..McpConfig::default()
+    };
+    let host = McpHost::new(Duration::from_secs(60)).unwrap();
+    let gathered = host.gather(&config);
+    assert!(
+        matches!(
+            gathered.servers[0].state,
+            ServerState::Loaded { tools: 2, .. }
+        ),
+        "{:?}",
+        gathered.servers
+    );
+    let calls_seen = || {
+        std::fs::read_to_string(&counter)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    assert_eq!(calls_seen(), 0);
+
+    let args = json!({"timezone": "Etc/UTC"});
+    let map = args.as_object().unwrap().clone();
+    let mut breaker = RetryLoopBreaker::new(3);
+    let mut results = Vec::new();
+    for _ in 0..4 {
+        results.push(breaker.guard("get_current_time", &args, || {
+            host.call("time", "get_current_time", map.clone())
+        }));
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let days = [utc_date(now - 60), utc_date(now + 60)];
+    for r in &results[..3] {
+        let outcome = r.as_ref().expect("not blocked").as_ref().expect("call ok");
+        assert!(!outcome.is_error, "{outcome:?}");
+        let time: Value = serde_json::from_str(&outcome.text).expect("the time as JSON");
+        assert_eq!(time["timezone"], "Etc/UTC", "{time}");
+        let datetime = time["datetime"].as_str().unwrap();
+        assert!(
+            days.iter().any(|d| datetime.starts_with(d.as_str())),
+            "{datetime} is not today ({days:?})"
+        );
+    }
+    let blocked = results[3].as_ref().unwrap_err();
+    assert_eq!((blocked.repeats, blocked.threshold), (4, 3));
+    assert_eq!(
+        blocked.signature,
+        r#"get_current_time({"timezone":"Etc/UTC"})"#
+    );
+    // The server saw exactly the three calls let through.
+    assert_eq!(calls_seen(), 3);
+    let seen: Vec<Value> = std::fs::read_to_string(&counter)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for s in &seen {
+        assert_eq!(s["name"], "get_current_time");
+        assert_eq!(s["arguments"], args);
+    }
+    // A different call goes through again, and reaches the server.
+    let paris = json!({"timezone": "Europe/Paris"});
+    let r = breaker.guard("get_current_time", &paris, || {
+        host.call(
+            "time",
+            "get_current_time",
+            paris.as_object().unwrap().clone(),
+        )
+    });
+    let outcome = r.unwrap().unwrap();
+    assert!(outcome.text.contains("Europe/Paris"), "{outcome:?}");
+    assert_eq!(calls_seen(), 4);
+    // A server that is not connected is an error, not a hang.
+    assert!(host.call("nope", "x", serde_json::Map::new()).is_err());
+}
+
+/// `mcpServers` entries for the fake server in `mode`, with `marker` in its
+/// environment and command line.
+fn fake(mode: &str, marker: &str, extra: &[&str]) -> Value {
+    let mut args = vec![fixture("fake_server.py"), mode.to_string()];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend(["--marker".to_string(), marker.to_string()]);
+    json!({"command": python(), "args": args, "env": {"TOOLSIFT_TEST_MARKER": marker}})
+}
+
+#[test]
+fn failing_servers_are_warnings_and_the_others_load() {
+    let dir = TempDir::new("fail");
+    let mark = marker("fail");
+    let config = mcp_json(
+        &dir,
+        json!({
+            "paged": fake("paged", &mark, &["--pages", "1"]),
+            "crashes": fake("boom", &mark, &[]),
+            "hangs": fake("hang", &mark, &["--grandchild"]),
+            "missing": {"command": dir.path("no-such-server")},
+        }),
+    );
+    let start = Instant::now();
+    let out = run(&["check", "--json", "--mcp", &config, "--mcp-timeout", "2"]);
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    let err = stderr(&out);
+    let report = json(&out);
+    assert_eq!(out.status.code(), Some(0));
+    for line in [
+        "toolsift: warning: MCP server crashes: failed:",
+        "toolsift: warning: MCP server hangs: failed: did not answer within 2 s",
+        "toolsift: warning: MCP server missing: failed: cannot start",
+    ] {
+        assert!(err.contains(line), "{line:?} not in {err}");
+    }
+    let crash_line = err
+        .lines()
+        .find(|l| l.contains("MCP server crashes"))
+        .unwrap();
+    assert!(
+        crash_line.contains("its stderr ended with:"),
+        "{crash_line}"
+    );
+    assert!(crash_line.contains("boom"), "{crash_line}");
+    assert!(!err.contains("MCP server paged"), "{err}");
+    let states: BTreeMap<&str, &str> = report["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["state"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        states,
+        BTreeMap::from([
+            ("crashes", "failed"),
+            ("hangs", "failed"),
+            ("missing", "failed"),
+            ("paged", "loaded")
+        ])
+    );
+    let crashed = report["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "crashes")
+        .unwrap();
+    assert!(
+        crashed["error"].as_str().unwrap().contains("boom"),
+        "{crashed}"
+    );
+    assert_eq!(report["tools"], 4);
+    assert_gone(&mark, Duration::from_secs(2));
+
+    // None loading: exit 2, each named, and why.
+    let config = mcp_json(
+        &dir,
+        json!({
+            "crashes": fake("boom", &mark, &[]),
+            "hangs": fake("hang", &mark, &[]),
+        }),
+    );
+    let start = Instant::now();
+    let out = run(&["check", "--mcp", &config, "--mcp-timeout", "2"]);
+    assert!(start.elapsed() < Duration::from_secs(10));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(err.contains("MCP server crashes: failed"), "{err}");
+    assert!(err.contains("MCP server hangs: failed"), "{err}");
+    assert!(
+        err.contains("toolsift: error: no MCP server loaded"),
+        "{err}"
+    );
+    assert_gone(&mark, Duration::from_secs(2));
+}
+
+#[test]
+fn no_server_process_outlives_check() {
+    let dir = TempDir::new("procs");
+    let mark = marker("procs");
+    let config = mcp_json(
+        &dir,
+        json!({
+            "time": {"command": time_bin(), "env": {"TOOLSIFT_TEST_MARKER": mark}},
+            "everything": {"command": everything_bin(), "env": {"TOOLSIFT_TEST_MARKER": mark}},
+            "paged": fake("paged", &mark, &["--grandchild"]),
+            "hangs": fake("hang", &mark, &["--grandchild"]),
+        }),
+    );
+    let mut child = bin()
+        .args(["check", "--json", "--mcp", &config, "--mcp-timeout", "5"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The servers and the fakes' children are there while it runs (so the
+    // search below can see them)...
+    wait_for_procs(&mark, 6, Duration::from_secs(30));
+    let status = wait_exit(&mut child, Duration::from_secs(30));
+    assert!(status.success(), "{status:?}");
+    let out = child.wait_with_output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["servers"].as_array().unwrap().len(), 4);
+    // ...and gone, grandchildren too, once it is done.
+    assert_gone(&mark, Duration::from_secs(2));
+}
+
+#[test]
+fn sigint_ends_toolsift_and_its_servers() {
+    let dir = TempDir::new("sigint");
+    let mark = marker("sigint");
+    let config = mcp_json(
+        &dir,
+        json!({
+            "time": {"command": time_bin(), "env": {"TOOLSIFT_TEST_MARKER": mark}},
+            "slow": fake("slow", &mark, &["--grandchild"]),
+        }),
+    );
+    let mut child = bin()
+        .args([
+            "search",
+            "--mcp",
+            &config,
+            "--mcp-timeout",
+            "60",
+            "current time",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // time, slow and slow's child.
+    wait_for_procs(&mark, 3, Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(child.try_wait().unwrap().is_none(), "search ended early");
+    // SAFETY: a signal to the child this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let status = wait_exit(&mut child, Duration::from_secs(5));
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    assert_gone(&mark, Duration::from_secs(2));
+}
+
+#[test]
+fn one_tool_name_in_two_servers_is_prefixed() {
+    let dir = TempDir::new("prefix");
+    let config = mcp_json(
+        &dir,
+        json!({
+            "a": {"command": time_bin()},
+            "b": {"command": time_bin(), "args": ["--local-timezone", "Europe/Paris"]},
+        }),
+    );
+    let report = json(&run_mcp(&["check", "--json", "--mcp", &config]));
+    let costs = costs(&report);
+    let names: Vec<&str> = costs.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "a__convert_time",
+            "a__get_current_time",
+            "b__convert_time",
+            "b__get_current_time"
+        ]
+    );
+    assert_eq!(costs["a__get_current_time"]["server"], "a");
+    assert_eq!(costs["b__get_current_time"]["server"], "b");
+    assert_eq!(costs["b__get_current_time"]["read_only"], true);
+    assert_eq!(
+        report["servers"],
+        json!([
+            {"name": "a", "state": "loaded", "tools": 2, "prefixed": 2},
+            {"name": "b", "state": "loaded", "tools": 2, "prefixed": 2},
+        ])
+    );
+    let text = run_mcp(&["check", "--mcp", &config]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("a: 2 tools (2 prefixed a__ because another server has the name)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn always_load_from_a_toml_config() {
+    let dir = TempDir::new("always");
+    let repo = git_repo(&dir);
+    let toml = format!(
+        r#"[mcp]
+timeout_secs = 60
+always_load = ["a/*", "git/git_status", "git_log"]
+
+[mcp.servers.a]
+command = "{time}"
+
+[mcp.servers.b]
+command = "{time}"
+
+[mcp.servers.git]
+command = "{git}"
+args = ["--repository", "{repo}"]
+
+[mcp.servers.paged]
+command = "{python}"
+args = ["{paged}", "paged", "--pages", "2", "--per-page", "2"]
+always_load = true
+"#,
+        time = time_bin(),
+        git = git_bin(),
+        python = python(),
+        paged = fixture("fake_server.py"),
+    );
+    let config = dir.write("toolsift.toml", &toml);
+    let report = json(&run_mcp(&["check", "--json", "--mcp", &config]));
+    let mut always: Vec<&str> = report["always_load"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    always.sort();
+    assert_eq!(
+        always,
+        [
+            "a__convert_time",
+            "a__get_current_time",
+            "git_log",
+            "git_status",
+            "paged_tool_00",
+            "paged_tool_01",
+            "paged_tool_02",
+            "paged_tool_03",
+        ]
+    );
+    let costs = costs(&report);
+    assert_eq!(costs["b__get_current_time"]["always_load"], false);
+    assert_eq!(costs["git_commit"]["always_load"], false);
+    assert_eq!(costs["git_status"]["always_load"], true);
+    assert_eq!(costs["paged_tool_03"]["always_load"], true);
+}
+
+/// The same tools, descriptions, schemas and annotations (a title is MCP's
+/// alone: a catalog file has none to keep).
+fn same_tools(back: &BTreeMap<String, Value>, live: &BTreeMap<String, Value>) {
+    assert_eq!(
+        back.keys().collect::<Vec<_>>(),
+        live.keys().collect::<Vec<_>>()
+    );
+    for (name, tool) in live {
+        let mut tool = tool.clone();
+        tool.as_object_mut().unwrap().remove("title");
+        assert_eq!(back[name], tool, "{name}");
+    }
+}
+
+#[test]
+fn exported_catalog_loads_back_the_same() {
+    let dir = TempDir::new("export");
+    let repo = git_repo(&dir);
+    let config = mcp_json(&dir, real_servers(&repo));
+    let live = json(&run_mcp(&["check", "--json", "--mcp", &config]));
+    let live_mcp = exported(&run_mcp(&[
+        "export-catalog",
+        "--mcp",
+        &config,
+        "--format",
+        "mcp",
+    ]));
+    // tool_costs without the server (a file has none), of `names` or all.
+    let costs_of = |report: &Value, names: Option<&[&str]>| -> Vec<Value> {
+        report["tool_costs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| names.is_none_or(|n| n.contains(&t["name"].as_str().unwrap())))
+            .map(|t| {
+                let mut t = t.clone();
+                t.as_object_mut().unwrap().remove("server");
+                t
+            })
+            .collect()
+    };
+
+    // Caveman JSON: same tools, flags and token costs; exporting the file
+    // again gives the same bytes (descriptions and schemas kept exactly).
+    let out = run_mcp(&["export-catalog", "--mcp", &config, "--format", "caveman"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let file = dir.write(
+        "catalog.json",
+        &String::from_utf8(out.stdout.clone()).unwrap(),
+    );
+    let back = json(&run(&["check", "--json", &file]));
+    assert_eq!(costs_of(&back, None), costs_of(&live, None));
+    assert_eq!(back["full_schema_tokens"], live["full_schema_tokens"]);
+    let again = run(&["export-catalog", &file, "--format", "caveman"]);
+    assert_eq!(
+        String::from_utf8_lossy(&again.stdout),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    same_tools(
+        &exported(&run(&["export-catalog", &file, "--format", "mcp"])),
+        &live_mcp,
+    );
+
+    // TOML: mcp-server-git's schemas hold JSON nulls, which TOML cannot;
+    // the export says so, naming the tool, and exits 2.
+    let git = format!("{} --repository {repo}", git_bin());
+    let out = run_mcp(&["export-catalog", "--mcp-stdio", &git, "--format", "toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(
+        stderr(&out).contains("TOML cannot hold it"),
+        "{}",
+        stderr(&out)
+    );
+    // time and everything have none: their TOML loads back the same.
+    let config = mcp_json(
+        &dir,
+        json!({
+            "time": {"command": time_bin(), "args": ["--local-timezone", "Etc/UTC"]},
+            "everything": {"command": everything_bin()},
+        }),
+    );
+    let out = run_mcp(&["export-catalog", "--mcp", &config, "--format", "toml"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let file = dir.write("catalog.toml", &String::from_utf8(out.stdout).unwrap());
+    let back = json(&run(&["check", "--json", &file]));
+    let back_mcp = exported(&run(&["export-catalog", &file, "--format", "mcp"]));
+    let names: Vec<&str> = back_mcp.keys().map(String::as_str).collect();
+    assert!(
+        names.contains(&"get_current_time") && names.contains(&"echo"),
+        "{names:?}"
+    );
+    assert!(!names.contains(&"git_status"), "{names:?}");
+    assert_eq!(costs_of(&back, None), costs_of(&live, Some(&names)));
+    let live_mcp: BTreeMap<String, Value> = live_mcp
+        .into_iter()
+        .filter(|(n, _)| names.contains(&n.as_str()))
+        .collect();
+    same_tools(&back_mcp, &live_mcp);
+}
