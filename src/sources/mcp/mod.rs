@@ -58,7 +58,10 @@ impl ServerStatus {
             ServerState::Loaded { tools, prefixed } => {
                 let mut s = format!("{}: {tools} tools", self.name);
                 if *prefixed > 0 {
-                    s.push_str(&format!(" ({prefixed} prefixed with {}__)", self.name));
+                    s.push_str(&format!(
+                        " ({prefixed} prefixed {}__ because another server has the name)",
+                        self.name
+                    ));
                 }
                 s
             }
@@ -446,9 +449,11 @@ async fn connect_and_list(server: &McpServer, limit: Duration) -> Result<Connect
                 Ok::<_, String>((client, tools))
             })
             .await;
-            let stderr_tail = || {
+            if !matches!(outcome, Ok(Ok(_))) {
                 // Give the reader a moment to catch the last words.
-                std::thread::sleep(Duration::from_millis(50));
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            let stderr_tail = || {
                 tail.lock()
                     .map(|t| String::from_utf8_lossy(&t).into_owned())
                     .unwrap_or_default()
