@@ -111,17 +111,23 @@ pub struct Config {
     pub source: Option<PathBuf>,
 }
 
+/// Where a TOML error is in `text` (line, column, 1-based) and its message.
+pub fn toml_error_at(text: &str, e: &toml::de::Error) -> (usize, usize, String) {
+    let (line, column) = e
+        .span()
+        .map_or((1, 1), |s| crate::catalog::line_col(text, s.start));
+    (line, column, e.message().trim().to_string())
+}
+
 /// Parses one config file's text.
 pub fn parse(text: &str, origin: &str) -> Result<ConfigFile, ConfigError> {
     toml::from_str(text).map_err(|e| {
-        let (line, column) = e
-            .span()
-            .map_or((1, 1), |s| crate::catalog::line_col(text, s.start));
+        let (line, column, message) = toml_error_at(text, &e);
         ConfigError::Syntax {
             origin: origin.to_string(),
             line,
             column,
-            message: e.message().trim().to_string(),
+            message,
         }
     })
 }

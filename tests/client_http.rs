@@ -170,17 +170,20 @@ fn the_exact_wire() {
     );
 }
 
+/// One search for "x" over the small catalog at `url`.
+fn search_x(url: &str) -> Result<toolsift::search::SearchResult, SearchError> {
+    Searcher::remote(client(url, None)).search(
+        &small_catalog(),
+        &SearchRequest {
+            query: "x".into(),
+            ..Default::default()
+        },
+    )
+}
+
 fn remote_error(reply: (u16, Vec<(&'static str, &'static str)>, String)) -> (SearchError, usize) {
     let (url, seen) = recording_server(reply);
-    let err = Searcher::remote(client(&url, None))
-        .search(
-            &small_catalog(),
-            &SearchRequest {
-                query: "x".into(),
-                ..Default::default()
-            },
-        )
-        .unwrap_err();
+    let err = search_x(&url).unwrap_err();
     let n = seen.lock().unwrap().len();
     (err, n)
 }
@@ -227,15 +230,7 @@ fn redirects_errors_and_bad_answers() {
     assert_eq!(e, SearchError::UnknownOrDuplicate);
     // Impossible counts: both become 0; a missing method and basis are named.
     let (url, _) = recording_server((200, vec![], json!({"tools": [{"name": "send_invoice"}], "sent_schema_tokens": 50, "full_schema_tokens": 10, "deferred_count": "x"}).to_string()));
-    let r = Searcher::remote(client(&url, None))
-        .search(
-            &small_catalog(),
-            &SearchRequest {
-                query: "x".into(),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    let r = search_x(&url).unwrap();
     assert_eq!(
         (
             r.savings.full_schema_tokens,
@@ -253,15 +248,7 @@ fn redirects_errors_and_bad_answers() {
         .unwrap()
         .local_addr()
         .unwrap();
-    let e = Searcher::remote(client(&format!("http://{free}"), None))
-        .search(
-            &small_catalog(),
-            &SearchRequest {
-                query: "x".into(),
-                ..Default::default()
-            },
-        )
-        .unwrap_err();
+    let e = search_x(&format!("http://{free}")).unwrap_err();
     assert_eq!(e.code(), "cave_unreachable");
     assert!(e.to_string().contains(&free.to_string()), "{e}");
 }

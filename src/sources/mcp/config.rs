@@ -185,14 +185,12 @@ pub fn parse(
         return Ok(config);
     }
     let file: TomlFile = toml::from_str(text).map_err(|e| {
-        let (line, column) = e
-            .span()
-            .map_or((1, 1), |s| crate::catalog::line_col(text, s.start));
+        let (line, column, message) = crate::config::toml_error_at(text, &e);
         McpConfigError::Syntax {
             path: origin.to_string(),
             line,
             column,
-            message: e.message().trim().to_string(),
+            message,
         }
     })?;
     let Some(mcp) = file.mcp else {
