@@ -44,6 +44,20 @@ pub struct ExplorerConfig {
     pub max_tools: Option<i64>,
     pub ranker: Option<crate::engine::Ranker>,
     pub token_basis: Option<crate::tokens::TokenBasis>,
+    /// A compatible tool-search service to search through (checked as the
+    /// file is read: a bad URL is an error at its line).
+    #[serde(default, deserialize_with = "service_url")]
+    pub service: Option<String>,
+}
+
+/// `service = "URL"`: an absolute http(s) URL, as the client takes it.
+fn service_url<'de, D>(d: D) -> Result<Option<String>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let url = String::deserialize(d)?;
+    crate::client::normalize_base_url(&url).map_err(serde::de::Error::custom)?;
+    Ok(Some(url))
 }
 
 /// `[serve]`: `toolsift serve`'s settings (flags win over these).
@@ -197,6 +211,7 @@ impl Config {
         x.max_tools = e.max_tools.or(x.max_tools);
         x.ranker = e.ranker.or(x.ranker);
         x.token_basis = e.token_basis.or(x.token_basis);
+        x.service = e.service.or(x.service.take());
         self.serve = user.serve;
         for (action, keys) in user.keys {
             self.user_keys.insert(action, keys.to_vec());
@@ -338,5 +353,28 @@ mod tests {
             assert!(matches!(err, ConfigError::Syntax { .. }), "{err:?}");
             assert!(err.to_string().starts_with(needle), "{err}");
         }
+    }
+
+    #[test]
+    fn the_explorer_service_is_a_url_checked_at_its_line() {
+        let f = parse(
+            "[explorer]\nservice = \"http://127.0.0.1:8787\"\n",
+            "c.toml",
+        )
+        .unwrap();
+        assert_eq!(f.explorer.service.as_deref(), Some("http://127.0.0.1:8787"));
+        let err = parse("[explorer]\nservice = \"ftp://tools.example\"\n", "c.toml").unwrap_err();
+        assert!(matches!(err, ConfigError::Syntax { .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(text.starts_with("c.toml:2:11: "), "{text}");
+        assert!(text.contains("ftp://tools.example"), "{text}");
+        assert!(text.contains("absolute http(s) URL"), "{text}");
+        // A user file's service replaces none; a later one wins.
+        let mut c = Config::load_with(None, &|_| None).unwrap();
+        assert_eq!(c.explorer.service, None);
+        c.merge(f);
+        assert_eq!(c.explorer.service.as_deref(), Some("http://127.0.0.1:8787"));
+        c.merge(parse("[explorer]\n", "d.toml").unwrap());
+        assert_eq!(c.explorer.service.as_deref(), Some("http://127.0.0.1:8787"));
     }
 }

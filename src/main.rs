@@ -122,6 +122,8 @@ struct ExploreArgs {
     /// Config file (else $TOOLSIFT_CONFIG, $XDG_CONFIG_HOME/toolsift/config.toml, ~/.config/toolsift/config.toml).
     #[arg(long, value_name = "FILE")]
     config: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    remote: ServiceArgs,
 }
 
 /// Where searches go: a remote compatible service, or (by default) the
@@ -152,6 +154,12 @@ impl ServiceArgs {
     /// The searcher these settings name: remote when a service is given
     /// here or in $CAVE_BASE_URL, else embedded.
     fn searcher(&self) -> Result<Searcher, CliError> {
+        self.searcher_or(None)
+    }
+
+    /// [`ServiceArgs::searcher`] with a service from the config file, used
+    /// when the flag names none (before $CAVE_BASE_URL).
+    fn searcher_or(&self, from_config: Option<&str>) -> Result<Searcher, CliError> {
         use toolsift::client::{Client, ClientConfig, ClientSettings};
         let env = |n: &str| std::env::var(n).ok();
         let api_key = match &self.service_key_env {
@@ -163,7 +171,10 @@ impl ServiceArgs {
             })?),
         };
         let settings = ClientSettings {
-            service: self.service.clone(),
+            service: self
+                .service
+                .clone()
+                .or_else(|| from_config.map(str::to_string)),
             api_key,
             agent: self.agent.clone(),
             workflow: self.workflow.clone(),
@@ -455,6 +466,9 @@ fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     settings.validate(&catalog)?;
     let keymap = Keymap::build(&config.default_keys, &config.user_keys, &config.origin())
         .map_err(|e| CliError::Input(e.to_string()))?;
+    let searcher = args
+        .remote
+        .searcher_or(config.explorer.service.as_deref())?;
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err(CliError::Input(
             "the explorer needs a terminal (stdin and stdout are not both a tty); for scripts use `toolsift check` or `toolsift search`".into(),
@@ -469,6 +483,7 @@ fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         no_color,
         mcp: loaded.host,
         mcp_servers: loaded.servers,
+        searcher,
     })
     .map_err(|e| CliError::Input(format!("terminal: {e}")))
 }

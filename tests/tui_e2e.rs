@@ -1,6 +1,8 @@
 //! The real binary in a real pseudo-terminal: start, search, help, quit, and
 //! the terminal left as it was found.
 
+mod common;
+
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -41,6 +43,9 @@ impl Tty {
         std::fs::create_dir_all(&config_dir).unwrap();
         cmd.env("XDG_CONFIG_HOME", &config_dir);
         cmd.env_remove("TOOLSIFT_CONFIG");
+        // No remote service from the machine running the tests.
+        cmd.env_remove("CAVE_BASE_URL");
+        cmd.env_remove("CAVE_API_KEY");
         let child = pair.slave.spawn_command(cmd).expect("spawn toolsift");
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().unwrap();
@@ -186,6 +191,44 @@ fn search_help_and_quit_in_a_real_terminal() {
             || text[..left].rfind("\x1b[?25h") > text[..left].rfind("\x1b[?25l"),
         "cursor shown again"
     );
+}
+
+#[test]
+fn a_remote_service_that_goes_away_and_comes_back() {
+    let server = common::Server::start(&[], &[]);
+    let url = server.url.clone();
+    let addr = server.addr().to_string();
+    let mut tty = Tty::spawn(&["explore", "--service", &url]);
+    // The header names the service and the last search's latency.
+    tty.wait_for(&format!("remote {addr} · "));
+    tty.wait_for(" ms ");
+    tty.wait_for("Results 4 of 64");
+    tty.send(b"/");
+    for c in "refund".bytes() {
+        tty.send(&[c]);
+    }
+    tty.wait_for("1 refund_payment");
+    // The service stops: typing goes on, and the error says how to retry.
+    let mut server = server;
+    let _ = server.child.kill();
+    let _ = server.child.wait();
+    for c in " a payment".bytes() {
+        tty.send(&[c]);
+    }
+    tty.wait_for("search failed: cave_unreachable");
+    tty.wait_for("cannot reach the");
+    tty.wait_for("Ctrl-R retries the search");
+    tty.wait_for("> refund a payment");
+    // A new service on the same port: the retry key brings the results back.
+    let again = common::Server::start_at(&addr, &[], &[]);
+    assert_eq!(again.url, url);
+    tty.send(b"\x12");
+    tty.wait_gone("search failed");
+    tty.wait_for("1 refund_payment");
+    tty.send(b"\x1b");
+    tty.send(b"q");
+    let status = tty.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
 }
 
 #[test]

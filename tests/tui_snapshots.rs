@@ -640,3 +640,110 @@ mod mcp {
         insta::assert_snapshot!(result_screen(200, 60));
     }
 }
+
+/// The explorer with a remote searcher (`URL` is never reached: answers
+/// are fed in by the test).
+fn remote_app(width: u16, height: u16) -> (App, Vec<toolsift::tui::app::Effect>) {
+    use toolsift::client::{Client, ClientConfig, ClientSettings};
+    let settings = ClientSettings {
+        service: Some("http://127.0.0.1:8787".into()),
+        ..ClientSettings::default()
+    };
+    let config = ClientConfig::resolve(&settings, &|_| None)
+        .unwrap()
+        .unwrap();
+    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
+    let (mut app, effects) = App::new(
+        catalog,
+        "demo".into(),
+        Searcher::remote(Client::new(config).unwrap()),
+        Keymap::defaults(),
+        Settings::default(),
+    )
+    .unwrap();
+    app.update(Msg::Resize(width, height));
+    (app, effects)
+}
+
+/// Runs `effects` with the embedded searcher, as if the service answered.
+fn answer_embedded(app: &mut App, effects: Vec<toolsift::tui::app::Effect>) {
+    let embedded = Searcher::embedded();
+    let mut queue = std::collections::VecDeque::from(effects);
+    while let Some(effect) = queue.pop_front() {
+        let msg = toolsift::tui::app::run_effect(&embedded, effect);
+        queue.extend(app.update(msg));
+    }
+}
+
+#[test]
+fn remote_header_at_80x24() {
+    let (mut app, effects) = remote_app(80, 24);
+    answer_embedded(&mut app, effects);
+    let effects = app.update(Msg::Key(KeyEvent::new(
+        KeyCode::Char('/'),
+        KeyModifiers::NONE,
+    )));
+    answer_embedded(&mut app, effects);
+    let effects = app.update(Msg::Type("schedule a meeting".into()));
+    answer_embedded(&mut app, effects);
+    let s = screen(&mut app);
+    let header = s.lines().next().unwrap();
+    assert!(
+        header.contains("remote 127.0.0.1:8787 · 0.2 ms"),
+        "{header}"
+    );
+    assert!(header.contains("? F1 help"), "{header}");
+    assert!(s.contains("quit"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn remote_error_with_the_retry_key() {
+    use toolsift::client::{RemoteError, RemoteFailure};
+    use toolsift::search::SearchError;
+    use toolsift::tui::app::{Effect, SearchAnswer};
+    let (mut app, effects) = remote_app(80, 24);
+    answer_embedded(&mut app, effects);
+    keys(&mut app, &[KeyCode::Tab]);
+    assert_eq!(app.focus, toolsift::tui::app::Focus::Results);
+    // `r` in the results pane re-sends the last search; the service is down.
+    let effects = app.update(Msg::Key(KeyEvent::new(
+        KeyCode::Char('r'),
+        KeyModifiers::NONE,
+    )));
+    let [
+        Effect::Search {
+            generation,
+            catalog,
+            request,
+        },
+    ] = effects.as_slice()
+    else {
+        panic!("retry sends one search: {effects:?}");
+    };
+    let error = SearchError::Remote(RemoteError {
+        service: "http://127.0.0.1:8787".into(),
+        failure: RemoteFailure::Unreachable("Connection refused (os error 111)".into()),
+    });
+    app.update(Msg::SearchDone(SearchAnswer {
+        generation: *generation,
+        catalog: catalog.clone(),
+        query: request.query.clone(),
+        preview: request.preview,
+        result: Box::new(Err(error)),
+        elapsed: Duration::from_millis(1),
+    }));
+    let s = screen(&mut app);
+    assert!(s.contains("search failed: cave_unreachable"), "{s}");
+    assert!(s.contains("cannot reach the tool-search service"), "{s}");
+    assert!(s.contains("r Ctrl-R retries the search"), "{s}");
+    insta::assert_snapshot!(s);
+    // The retry key sends it again; a newer answer replaces the error.
+    let effects = app.update(Msg::Key(KeyEvent::new(
+        KeyCode::Char('r'),
+        KeyModifiers::NONE,
+    )));
+    assert_eq!(effects.len(), 1);
+    answer_embedded(&mut app, effects);
+    assert!(!screen(&mut app).contains("search failed"));
+}

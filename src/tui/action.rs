@@ -112,6 +112,7 @@ actions! {
     CycleFilter = "cycle_filter", Main, "filter", "catalog filter: all, always-load, initial, selected, server";
     Settings = "settings", Main, "settings", "settings: strategy, initial count, caps, ranker, token basis";
     Breaker = "breaker", Main, "breaker", "breaker simulator: call the highlighted tool, replay traces";
+    RetrySearch = "retry_search", Main, "retry", "re-send the last search (the service may be back)";
     Help = "help", Main, "help", "this help";
     Quit = "quit", Main, "quit", "quit (closes a popup first)";
     InputLeft = "input_left", Input, "left", "cursor left";

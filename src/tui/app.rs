@@ -217,6 +217,21 @@ impl App {
         let request = self
             .search
             .request(self.query.text(), max_tools, &self.settings, preview);
+        self.search.last_request = Some(request.clone());
+        Effect::Search {
+            generation: self.search.next_generation(),
+            catalog: self.catalog.clone(),
+            request,
+        }
+    }
+
+    /// The last search again (a new generation, the session as it is now):
+    /// after a failure, the service may be back.
+    fn retry_effect(&mut self) -> Effect {
+        let Some(mut request) = self.search.last_request.clone() else {
+            return self.search_effect(true);
+        };
+        request.session_id = self.search.session.clone();
         Effect::Search {
             generation: self.search.next_generation(),
             catalog: self.catalog.clone(),
@@ -281,7 +296,12 @@ impl App {
     fn reaches_from_query(action: Action) -> bool {
         matches!(
             action,
-            Action::Quit | Action::Help | Action::Settings | Action::NextPane | Action::PrevPane
+            Action::Quit
+                | Action::Help
+                | Action::Settings
+                | Action::NextPane
+                | Action::PrevPane
+                | Action::RetrySearch
         )
     }
 
@@ -554,6 +574,7 @@ impl App {
                 self.help_scroll = 0;
                 self.popup = Some(Popup::Help);
             }
+            Action::RetrySearch => return vec![self.retry_effect()],
             Action::Breaker => {
                 // The highlighted tool (results or catalog) is the one to call.
                 if let Some((index, _)) = self.current_tool() {

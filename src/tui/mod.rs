@@ -36,6 +36,8 @@ pub struct Setup {
     /// Live MCP servers the catalog came from, if any.
     pub mcp: Option<Arc<crate::sources::mcp::McpHost>>,
     pub mcp_servers: Vec<crate::sources::mcp::ServerStatus>,
+    /// Where searches go: the embedded service or a remote one.
+    pub searcher: Searcher,
 }
 
 /// True while the explorer owns the terminal (raw mode, alternate screen):
@@ -131,11 +133,10 @@ pub fn run(setup: Setup) -> std::io::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let searcher = Searcher::embedded();
     let (mut app, initial) = App::new(
         setup.catalog,
         setup.sources,
-        searcher,
+        setup.searcher,
         setup.keymap,
         setup.settings,
     )

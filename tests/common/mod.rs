@@ -100,9 +100,15 @@ impl Server {
     /// Starts `toolsift serve --addr 127.0.0.1:0 ARGS...` with `envs` and
     /// waits for its `listening on` line.
     pub fn start(args: &[&str], envs: &[(&str, &str)]) -> Server {
+        Server::start_at("127.0.0.1:0", args, envs)
+    }
+
+    /// [`Server::start`] on `addr` (`127.0.0.1:PORT`: a server started again
+    /// on the port of one that was stopped).
+    pub fn start_at(addr: &str, args: &[&str], envs: &[(&str, &str)]) -> Server {
         use std::io::{BufRead, BufReader, Read};
         let mut child = bin()
-            .args(["serve", "--addr", "127.0.0.1:0"])
+            .args(["serve", "--addr", addr])
             .args(args)
             .envs(envs.iter().copied())
             .env_remove("CAVE_BASE_URL")
@@ -136,6 +142,11 @@ impl Server {
             }
         });
         Server { child, url, log }
+    }
+
+    /// `127.0.0.1:PORT`, the address it listens on.
+    pub fn addr(&self) -> &str {
+        self.url.strip_prefix("http://").unwrap_or(&self.url)
     }
 
     /// The access log so far.

@@ -44,6 +44,8 @@ pub struct SearchState {
     pub session: Option<String>,
     /// Tools the session has loaded so far.
     pub session_tools: usize,
+    /// The last search sent (what a retry re-sends).
+    pub last_request: Option<SearchRequest>,
 }
 
 impl Default for SearchState {
@@ -57,6 +59,7 @@ impl Default for SearchState {
             list: ListState::default(),
             session: None,
             session_tools: 0,
+            last_request: None,
         }
     }
 }

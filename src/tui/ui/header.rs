@@ -9,7 +9,7 @@ use super::{Theme, fit};
 use crate::sources::mcp::{ServerState, ServerStatus};
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
-use crate::tui::app::App;
+use crate::tui::app::{App, Results};
 
 /// A session id as the header shows it: ids longer than 12 characters as
 /// their first and last 4 characters. Counted in chars (a remote service
@@ -42,31 +42,90 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             app.keymap.label(Action::InputSubmit)
         ),
     };
+    let remote = app.searcher.remote_host();
+    let searcher = if remote.is_some() {
+        String::new()
+    } else {
+        format!("{} ", app.searcher.describe())
+    };
     let left = format!(
-        " {} · {} tools · {} always-load · {} · {} {} · {}",
+        " {} · {} tools · {} always-load · {} · {}{} · {}",
         app.sources,
         c.len(),
         always,
         app.settings.strategy,
-        app.searcher.describe(),
+        searcher,
         app.settings.ranker,
         session
     );
     let help = format!(" {} help ", app.keymap.label(Action::Help));
-    // The help key always shows: the rest is cut to make room for it.
+    // The help key always shows, and the remote service with it: the rest
+    // is cut to make room for them.
     let title = " toolsift";
-    let room = usize::from(area.width).saturating_sub(title.chars().count() + help.chars().count());
+    let mut room =
+        usize::from(area.width).saturating_sub(title.chars().count() + help.chars().count());
+    let remote = remote.map(|host| {
+        let (latency, failed) = remote_latency(app);
+        let text = remote_part(&host, &latency, room.saturating_sub(MIN_LEFT));
+        room = room.saturating_sub(text.chars().count());
+        (text, failed)
+    });
     let left = if left.chars().count() > room {
         fit(&left, room)
     } else {
         format!("{left:<room$}")
     };
-    let line = Line::from(vec![
-        Span::styled(title, theme.title),
-        Span::raw(left),
-        Span::styled(help, theme.key),
-    ]);
+    let mut spans = vec![Span::styled(title, theme.title), Span::raw(left)];
+    if let Some((text, failed)) = remote {
+        spans.push(Span::styled(
+            text,
+            if failed { theme.error } else { theme.title },
+        ));
+    }
+    spans.push(Span::styled(help, theme.key));
+    let line = Line::from(spans);
     f.render_widget(Paragraph::new(line), area);
+}
+
+/// Columns the header keeps for what is loaded when a remote service shows.
+const MIN_LEFT: usize = 24;
+
+/// The last search's latency as the header shows it (`3.1 ms`, `—` before
+/// any answer) and whether it failed.
+fn remote_latency(app: &App) -> (String, bool) {
+    let failed = matches!(app.search.results, Results::Failed(_));
+    let latency = match app.search.latency {
+        Some(l) => format!("{:.1} ms", l.as_secs_f64() * 1000.0),
+        None => "—".to_string(),
+    };
+    (
+        if failed {
+            format!("{latency} failed")
+        } else {
+            latency
+        },
+        failed,
+    )
+}
+
+/// ` remote HOST · LATENCY ` in at most `width` columns: the host is
+/// shortened first (escaped: it came from a flag, a file or the
+/// environment).
+pub fn remote_part(host: &str, latency: &str, width: usize) -> String {
+    let host = escape(host);
+    let full = format!(" remote {host} · {latency} ");
+    let len = full.chars().count();
+    if len <= width {
+        return full;
+    }
+    let host_room = host.chars().count().saturating_sub(len - width).max(6);
+    let short = fit(&host, host_room);
+    let text = format!(" remote {} · {latency} ", short.trim_end());
+    if text.chars().count() <= width {
+        text
+    } else {
+        fit(&text, width)
+    }
 }
 
 fn tools(n: usize) -> String {
@@ -235,6 +294,24 @@ mod tests {
         let line = text(&server_parts(&evil, 200));
         assert!(!line.chars().any(crate::terminal_text::is_unsafe), "{line}");
         assert!(!line.contains("second line"));
+    }
+
+    #[test]
+    fn the_remote_part_shortens_the_host_first() {
+        assert_eq!(
+            remote_part("127.0.0.1:8787", "3.1 ms", 80),
+            " remote 127.0.0.1:8787 · 3.1 ms "
+        );
+        let host = "tool-search.internal.example.com:8443";
+        let short = remote_part(host, "12.4 ms", 36);
+        assert_eq!(short.chars().count(), 36, "{short}");
+        assert!(short.starts_with(" remote tool-search"), "{short}");
+        assert!(
+            short.contains('…') && short.ends_with(" · 12.4 ms "),
+            "{short}"
+        );
+        let evil = remote_part("e\x1b]52;c;AA\x07:1", "1.0 ms", 80);
+        assert!(!evil.chars().any(crate::terminal_text::is_unsafe), "{evil}");
     }
 
     #[test]

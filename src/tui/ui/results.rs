@@ -8,15 +8,31 @@ use ratatui::widgets::{Paragraph, Wrap};
 use super::{Theme, fit, pane, row};
 use crate::search::Reason;
 use crate::search::SearchError;
+use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::app::{App, Focus, Results};
 
 /// A failed search's code and message. Errors the service did not send
 /// (a malformed answer) have a code of their own here.
+/// Text from a remote service is escaped.
 pub fn error_parts(e: &SearchError) -> (&str, String) {
     match e {
-        SearchError::Service(s) => (s.code, s.message.clone()),
-        other => ("invalid_response", other.to_string()),
+        SearchError::Service(s) => (s.code, escape(&s.message).into_owned()),
+        SearchError::Remote(r) => (r.code(), escape(&r.to_string()).into_owned()),
+        other => ("invalid_response", escape(&other.to_string()).into_owned()),
+    }
+}
+
+/// The retry keys as the error view names them: those that type nothing
+/// too when the query box has the keyboard (a letter would be typed).
+pub fn retry_key(app: &App) -> String {
+    if app.focus == Focus::Query {
+        match app.keymap.first_non_text(Action::RetrySearch) {
+            Some(k) => k.to_string(),
+            None => app.keymap.label(Action::RetrySearch),
+        }
+    } else {
+        app.keymap.label(Action::RetrySearch)
     }
 }
 
@@ -52,21 +68,32 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
         Results::Failed(error) => {
             let (code, message) = error_parts(error);
-            let text = vec![
+            let mut text = vec![
                 Line::from(vec![
                     Span::styled("search failed: ", theme.error),
                     Span::styled(code.to_string(), theme.error),
                 ]),
                 Line::from(message),
                 Line::from(""),
-                Line::from(Span::styled(
+            ];
+            if matches!(error, SearchError::Remote(_)) {
+                // The service may be back: the retry key is the way out.
+                text.push(Line::from(vec![
+                    Span::styled(retry_key(app), theme.key),
+                    Span::styled(
+                        " retries the search (the service may be back); nothing is shown as found",
+                        theme.dim,
+                    ),
+                ]));
+            } else {
+                text.push(Line::from(Span::styled(
                     format!(
                         "nothing is shown as found: fix the settings ({}) or the query",
                         app.keymap.label(Action::Settings)
                     ),
                     theme.dim,
-                )),
-            ];
+                )));
+            }
             f.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), inner);
             return;
         }
