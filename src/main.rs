@@ -217,6 +217,9 @@ struct SearchArgs {
     /// One JSON object on stdout instead of the table.
     #[arg(long)]
     json: bool,
+    /// Print only the loaded tools as a provider payload (a JSON array in that provider's shape).
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with = "json")]
+    export: Option<toolsift::catalog::export::PayloadFormat>,
 }
 
 #[derive(Args)]
@@ -530,6 +533,12 @@ fn run_search(args: &SearchArgs) -> Result<(), CliError> {
         preview: false,
     };
     let result = args.remote.searcher()?.search(&catalog, &request)?;
+    if let Some(format) = args.export {
+        let tools = result.tools.iter().map(|h| &catalog.tools()[h.index]);
+        let text = toolsift::catalog::export::payload(tools, format)
+            .map_err(|e| CliError::Input(e.to_string()))?;
+        return write_stdout(&text);
+    }
     emit(args.json, &result.to_json(&catalog), || {
         result.render_text(&catalog)
     })

@@ -225,3 +225,42 @@ fn eval_on_bfcl_with_distractors() {
     assert_eq!(v["catalog_tools"], 2730);
     assert_eq!(v["queries"], 40);
 }
+
+#[test]
+fn search_exports_the_loaded_tools_as_a_provider_payload() {
+    let out = run(&[
+        "search",
+        "@demo",
+        "check service status",
+        "--max-tools",
+        "6",
+        "--export",
+        "openai-responses",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tools = v.as_array().unwrap();
+    assert_eq!(tools.len(), 6);
+    assert!(
+        tools
+            .iter()
+            .all(|t| t["type"] == "function" && t["parameters"]["type"] == "object")
+    );
+    assert!(tools.iter().any(|t| t["name"] == "lookup_service_status"));
+    let out = run(&[
+        "search",
+        "@demo",
+        "check service status",
+        "--export",
+        "anthropic",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v[0]["input_schema"].is_object() && v[0].get("parameters").is_none());
+    let out = run(&["search", "@demo", "x", "--export", "anthropic", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+}

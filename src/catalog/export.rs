@@ -23,6 +23,57 @@ pub enum ExportFormat {
     Toml,
 }
 
+/// The provider payload formats: the loaded tools as a request to that
+/// provider carries them (`toolsift search --export`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PayloadFormat {
+    /// OpenAI Responses API: `{"type": "function", "name", "description",
+    /// "parameters"}`.
+    OpenaiResponses,
+    /// OpenAI Chat Completions: `{"type": "function", "function": {"name",
+    /// "description", "parameters"}}`.
+    OpenaiChat,
+    /// Anthropic Messages: `{"name", "description", "input_schema"}`.
+    Anthropic,
+    /// MCP `Tool`: `{"name", "title"?, "description", "inputSchema",
+    /// "annotations"}`.
+    Mcp,
+    /// The Caveman wire descriptor.
+    Caveman,
+}
+
+/// One tool in a provider's shape.
+pub fn payload_tool(t: &Tool, format: PayloadFormat) -> Value {
+    match format {
+        PayloadFormat::OpenaiResponses => json!({
+            "type": "function", "name": t.name, "description": t.description, "parameters": t.input_schema,
+        }),
+        PayloadFormat::OpenaiChat => json!({"type": "function", "function": {
+            "name": t.name, "description": t.description, "parameters": t.input_schema,
+        }}),
+        PayloadFormat::Anthropic => {
+            json!({"name": t.name, "description": t.description, "input_schema": t.input_schema})
+        }
+        PayloadFormat::Mcp => mcp(t),
+        PayloadFormat::Caveman => caveman(t),
+    }
+}
+
+/// The tools as a provider payload: a JSON array in `format`'s shape,
+/// exact and safe on a terminal, ending with a newline.
+pub fn payload<'a>(
+    tools: impl IntoIterator<Item = &'a Tool>,
+    format: PayloadFormat,
+) -> Result<String, ExportError> {
+    let value = Value::Array(tools.into_iter().map(|t| payload_tool(t, format)).collect());
+    let mut text = crate::terminal_text::json_for_terminal(&value).map_err(|e| ExportError {
+        tool: String::new(),
+        message: e.to_string(),
+    })?;
+    text.push('\n');
+    Ok(text)
+}
+
 /// A catalog that one format cannot hold.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("tool {tool:?}: {message}")]
@@ -164,6 +215,47 @@ mod tests {
         let mcp = export(&c, ExportFormat::Mcp).unwrap();
         let back = parse(&mcp, "x", "x", SourceKind::Json).unwrap();
         assert!(back.tools()[0].read_only && back.tools()[0].idempotent);
+    }
+
+    #[test]
+    fn payloads_in_each_providers_shape() {
+        let c = sample();
+        let tools: Vec<&Tool> = c.tools().iter().collect();
+        let get =
+            |f| -> Value { serde_json::from_str(&payload(tools.clone(), f).unwrap()).unwrap() };
+        let r = get(PayloadFormat::OpenaiResponses);
+        assert_eq!(r[0]["type"], "function");
+        assert_eq!(r[0]["name"], "get_time");
+        assert_eq!(r[0]["parameters"]["required"][0], "tz");
+        assert!(r[0].get("function").is_none());
+        let ch = get(PayloadFormat::OpenaiChat);
+        assert_eq!(ch[1]["function"]["name"], "git_commit");
+        assert_eq!(ch[1]["function"]["parameters"]["type"], "object");
+        let a = get(PayloadFormat::Anthropic);
+        assert_eq!(a[0].as_object().unwrap().len(), 3);
+        assert_eq!(a[0]["input_schema"]["type"], "object");
+        let m = get(PayloadFormat::Mcp);
+        assert_eq!(m[0]["inputSchema"]["type"], "object");
+        assert_eq!(m[0]["annotations"]["readOnlyHint"], true);
+        let cv = get(PayloadFormat::Caveman);
+        assert_eq!(cv[1]["always_load"], true);
+        // Each loads back through the importer as the same tools.
+        for f in [
+            PayloadFormat::OpenaiResponses,
+            PayloadFormat::OpenaiChat,
+            PayloadFormat::Anthropic,
+            PayloadFormat::Mcp,
+            PayloadFormat::Caveman,
+        ] {
+            let back = parse(
+                &payload(tools.clone(), f).unwrap(),
+                "x",
+                "x",
+                SourceKind::Json,
+            )
+            .unwrap();
+            assert_eq!(back.fingerprint(), c.fingerprint(), "{f:?}");
+        }
     }
 
     #[test]
