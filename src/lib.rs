@@ -22,4 +22,5 @@ pub mod sources;
 pub mod terminal_text;
 pub mod tokens;
 pub mod tui;
+pub mod tune;
 pub mod wire;

@@ -48,6 +48,8 @@ enum Command {
     Eval(EvalArgs),
     /// Serve the Caveman-compatible tool-search API over HTTP (POST /sdk/v1/tool-search).
     Serve(ServeArgs),
+    /// Find the search cap and initial set a catalog wants, on requests with known answers.
+    Tune(cli::tune::TuneArgs),
     /// Write a catalog (files and/or MCP servers) in one format on stdout, to version, diff or serve it.
     ExportCatalog(ExportArgs),
 }
@@ -730,6 +732,7 @@ fn main() -> ExitCode {
         Some(Command::Explore(args)) => run_explore(args),
         Some(Command::Serve(args)) => run_serve(args),
         Some(Command::ExportCatalog(args)) => run_export(args),
+        Some(Command::Tune(args)) => cli::tune::run(args),
         None => run_explore(&ExploreArgs::default()),
     };
     match result {

@@ -1,0 +1,101 @@
+//! `toolsift tune` as a user runs it.
+
+mod common;
+
+use common::{TempFile, assert_usage_error, json, run};
+
+fn queries() -> TempFile {
+    TempFile::new(concat!(
+        "{\"id\":\"a\",\"query\":\"open a new ticket for a bug\",\"expected\":[\"create_ticket\"]}\n",
+        "{\"id\":\"b\",\"query\":\"look up ticket 42\",\"expected\":[\"get_ticket\"],\"equivalents\":[[\"get_ticket\",\"search_tickets\"]]}\n",
+        "{\"id\":\"c\",\"query\":\"find tickets about login and comment on one\",\"expected\":[\"search_tickets\",\"add_ticket_comment\"]}\n",
+        "{\"id\":\"d\",\"query\":\"change the priority of a ticket\",\"expected\":[\"update_ticket\"]}\n",
+    ))
+}
+
+#[test]
+fn tune_json_has_points_initial_and_recommendation() {
+    let q = queries();
+    let out = run(&["tune", "@demo", q.path(), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    let points = v["points"].as_array().unwrap();
+    let always = v["always_load"].as_u64().unwrap();
+    assert!(always >= 1);
+    // One point per cap, from the always-load count up to 32.
+    let caps: Vec<u64> = points
+        .iter()
+        .map(|p| p["max_tools"].as_u64().unwrap())
+        .collect();
+    assert_eq!(caps, (always..=32).collect::<Vec<_>>());
+    for p in points {
+        for key in [
+            "all_loaded_pct",
+            "lenient_all_loaded_pct",
+            "mean_sent_tokens",
+            "p95_sent_tokens",
+            "saved_pct",
+        ] {
+            let x = p[key].as_f64().unwrap_or_else(|| panic!("{key} in {p}"));
+            assert!(x >= 0.0, "{key} in {p}");
+        }
+        assert!(p["all_loaded_pct"].as_f64().unwrap() <= 100.0);
+        assert!(p["saved_pct"].as_f64().unwrap() <= 100.0);
+        assert!(p["lenient_all_loaded_pct"].as_f64() >= p["all_loaded_pct"].as_f64());
+    }
+    let initial = v["initial"].as_array().unwrap();
+    assert_eq!(initial.len(), 33);
+    for (m, p) in initial.iter().enumerate() {
+        assert_eq!(p["initial_tool_count"], m as u64);
+        assert!(p["covered_pct"].is_number() && p["tokens"].is_u64());
+    }
+    let r = &v["recommended"];
+    let cap = r["max_tools"].as_u64().unwrap();
+    assert!((always..=32).contains(&cap));
+    assert!(r["initial_tool_count"].as_u64().unwrap() <= cap - always);
+}
+
+#[test]
+fn tune_text_has_tables_and_snippet() {
+    let q = queries();
+    let out = run(&["tune", "@demo", q.path(), "--strategy", "deferred"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for needle in [
+        "max_tools  all loaded  lenient  mean tokens  p95 tokens  saved",
+        "initial_tool_count  covered  tokens",
+        "<- current",
+        "recommended: max_loaded_tools ",
+        "[explorer]\nstrategy = \"deferred\"\nmax_loaded_tools = ",
+        "cave.tools(catalog, strategy=\"deferred\", initial_tool_count=",
+    ] {
+        assert!(text.contains(needle), "{needle:?} in {text}");
+    }
+}
+
+#[test]
+fn tune_unknown_expected_tool_is_a_usage_error() {
+    let q = TempFile::new("{\"id\":\"zz\",\"query\":\"x\",\"expected\":[\"no_such_tool\"]}\n");
+    let out = run(&["tune", "@demo", q.path()]);
+    assert_usage_error(
+        &out,
+        "query \"zz\": expected tool \"no_such_tool\" is not in the catalog",
+    );
+}
+
+#[test]
+fn tune_bad_target_is_a_usage_error() {
+    let q = queries();
+    assert_usage_error(
+        &run(&["tune", "@demo", q.path(), "--target", "0"]),
+        "--target",
+    );
+}
