@@ -182,12 +182,7 @@ impl CheckReport {
         out.push('\n');
         let with_servers = self.tool_costs.iter().any(|t| t.server.is_some());
         let names: Vec<_> = self.tool_costs.iter().map(|t| escape(&t.name)).collect();
-        let width = names
-            .iter()
-            .map(|n| n.chars().count())
-            .max()
-            .unwrap_or(4)
-            .max(4);
+        let width = crate::terminal_text::column_width(&names, 4);
         let _ = writeln!(
             out,
             "{:>4}  {:<width$}  {:<8}  {:>7}  initial{}",

@@ -108,6 +108,16 @@ pub fn json_for_terminal<T: serde::Serialize + ?Sized>(
     Ok(out)
 }
 
+/// The width of a column holding `cells` (escaped text), at least `min`.
+pub fn column_width<S: AsRef<str>>(cells: &[S], min: usize) -> usize {
+    cells
+        .iter()
+        .map(|c| c.as_ref().chars().count())
+        .max()
+        .unwrap_or(min)
+        .max(min)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

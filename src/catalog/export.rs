@@ -65,8 +65,15 @@ pub fn payload<'a>(
     tools: impl IntoIterator<Item = &'a Tool>,
     format: PayloadFormat,
 ) -> Result<String, ExportError> {
-    let value = Value::Array(tools.into_iter().map(|t| payload_tool(t, format)).collect());
-    let mut text = crate::terminal_text::json_for_terminal(&value).map_err(|e| ExportError {
+    json_text(&Value::Array(
+        tools.into_iter().map(|t| payload_tool(t, format)).collect(),
+    ))
+}
+
+/// Exact JSON that is also safe on a terminal (DEL, C1 and bidi controls
+/// written as `\u` escapes), ending with a newline.
+fn json_text(value: &Value) -> Result<String, ExportError> {
+    let mut text = crate::terminal_text::json_for_terminal(value).map_err(|e| ExportError {
         tool: String::new(),
         message: e.to_string(),
     })?;
@@ -111,35 +118,15 @@ fn mcp(t: &Tool) -> Value {
 /// `catalog` in `format`, ending with a newline.
 pub fn export(catalog: &Catalog, format: ExportFormat) -> Result<String, ExportError> {
     let tools = catalog.tools();
+    let each = |f: PayloadFormat| Value::Array(tools.iter().map(|t| payload_tool(t, f)).collect());
     let value = match format {
-        ExportFormat::Caveman => Value::Array(tools.iter().map(caveman).collect()),
-        ExportFormat::Mcp => json!({"tools": tools.iter().map(mcp).collect::<Vec<_>>()}),
-        ExportFormat::Openai => Value::Array(
-            tools
-                .iter()
-                .map(|t| {
-                    json!({"type": "function", "function": {
-                        "name": t.name, "description": t.description, "parameters": t.input_schema,
-                    }})
-                })
-                .collect(),
-        ),
-        ExportFormat::Anthropic => Value::Array(
-            tools
-                .iter()
-                .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
-                .collect(),
-        ),
+        ExportFormat::Caveman => each(PayloadFormat::Caveman),
+        ExportFormat::Mcp => json!({"tools": each(PayloadFormat::Mcp)}),
+        ExportFormat::Openai => each(PayloadFormat::OpenaiChat),
+        ExportFormat::Anthropic => each(PayloadFormat::Anthropic),
         ExportFormat::Toml => return toml_catalog(catalog),
     };
-    // Exact JSON that is also safe on a terminal (DEL, C1 and bidi controls
-    // written as \u escapes).
-    let mut text = crate::terminal_text::json_for_terminal(&value).map_err(|e| ExportError {
-        tool: String::new(),
-        message: e.to_string(),
-    })?;
-    text.push('\n');
-    Ok(text)
+    json_text(&value)
 }
 
 fn toml_catalog(catalog: &Catalog) -> Result<String, ExportError> {

@@ -63,12 +63,7 @@ impl SearchResult {
             .iter()
             .map(|h| escape(&catalog.tools()[h.index].name))
             .collect();
-        let width = names
-            .iter()
-            .map(|n| n.chars().count())
-            .max()
-            .unwrap_or(4)
-            .max(4);
+        let width = crate::terminal_text::column_width(&names, 4);
         if !self.tools.is_empty() {
             let _ = writeln!(
                 out,
