@@ -2,6 +2,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
@@ -129,6 +130,10 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             format!("{rank:>2}")
         };
         let name = fit(&t.name, name_width);
+        // What is left of the row after the mark, rank and name: the
+        // explanation shortens to fit (whole words, then "…"), never cut
+        // mid-word by the pane's edge.
+        let mut room = width.saturating_sub(1 + 2 + 1 + name.chars().count());
         let mut spans = vec![
             Span::raw(if current { "›" } else { " " }),
             Span::styled(
@@ -142,27 +147,65 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::raw(" "),
             Span::raw(name),
         ];
+        let push =
+            |spans: &mut Vec<Span<'static>>, text: String, style, room: &mut usize| -> bool {
+                let n = text.chars().count();
+                if n <= *room {
+                    *room -= n;
+                    spans.push(Span::styled(text, style));
+                    true
+                } else {
+                    false
+                }
+            };
         match (hit.reason, hit.score) {
             (Some(Reason::AlwaysLoad), _) if hit.explanation.matches.is_empty() => {
-                spans.push(Span::styled("  always-load", theme.always));
+                let label = if room >= "  always-load".len() {
+                    "  always-load"
+                } else {
+                    " AL"
+                };
+                push(&mut spans, label.into(), theme.always, &mut room);
             }
-            (_, Some(score)) => spans.push(Span::raw(format!(" {score:>6.2} "))),
+            (_, Some(score)) => {
+                push(
+                    &mut spans,
+                    format!(" {score:>6.2} "),
+                    Style::default(),
+                    &mut room,
+                );
+            }
             _ => {}
         }
+        let mut words: Vec<(String, Style)> = Vec::new();
         if hit.reason == Some(Reason::ExactName) {
-            spans.push(Span::styled("exact name ", theme.matched));
+            words.push(("exact name".into(), theme.matched));
         }
-        let terms: Vec<&str> = hit
-            .explanation
-            .matches
-            .iter()
-            .map(|m| m.term.as_str())
-            .collect();
-        for (i, term) in terms.iter().enumerate() {
-            if i > 0 {
-                spans.push(Span::raw(", "));
+        words.extend(
+            hit.explanation
+                .matches
+                .iter()
+                .map(|m| (escape(&m.term).into_owned(), theme.matched)),
+        );
+        let count = words.len();
+        for (i, (word, style)) in words.into_iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            // Keep room for "…" unless this is the last word.
+            let reserve = if i + 1 < count { 1 } else { 0 };
+            let need = sep.chars().count() + word.chars().count() + reserve;
+            if need > room {
+                if i == 0 && room >= 3 {
+                    // Not even the first word fits: its start, shortened.
+                    push(&mut spans, fit(&word, room), style, &mut room);
+                } else {
+                    push(&mut spans, "…".into(), theme.dim, &mut room);
+                }
+                break;
             }
-            spans.push(Span::styled(term.to_string(), theme.matched));
+            if !sep.is_empty() {
+                push(&mut spans, sep.into(), Style::default(), &mut room);
+            }
+            push(&mut spans, word, style, &mut room);
         }
         lines.push(row(spans, current && focused, theme));
     }
