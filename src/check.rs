@@ -264,11 +264,7 @@ impl From<&crate::sources::mcp::ServerStatus> for ServerReport {
                 state: "failed",
                 tools: 0,
                 prefixed: 0,
-                error: Some(
-                    s.summary()
-                        .split_once(": failed: ")
-                        .map_or_else(|| s.summary(), |(_, e)| e.to_string()),
-                ),
+                error: s.failure(),
             },
         }
     }

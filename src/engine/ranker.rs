@@ -100,6 +100,21 @@ pub trait CatalogRanker: Send + Sync + fmt::Debug {
     /// Why each of `docs` matched `query`, in the order of `docs`.
     fn explain(&self, query: &str, context: Option<&str>, docs: &[usize]) -> Vec<Explanation>;
 
+    /// The scores of `docs` for `query`, on the scale `rank` reports (0 for
+    /// a tool that matches nothing). By default read off a full ranking.
+    fn score(
+        &self,
+        query: &str,
+        context: Option<&str>,
+        docs: &[usize],
+    ) -> Result<Vec<f32>, RankError> {
+        let all = self.rank(query, context, self.len())?;
+        Ok(docs
+            .iter()
+            .map(|d| all.iter().find(|h| h.doc == *d).map_or(0.0, |h| h.score))
+            .collect())
+    }
+
     /// How long each `rank` call took, when the ranker waits on something
     /// outside (a remote service); empty for in-process rankers.
     fn latencies(&self) -> Vec<std::time::Duration> {
@@ -122,6 +137,15 @@ impl CatalogRanker for Index {
 
     fn explain(&self, query: &str, context: Option<&str>, docs: &[usize]) -> Vec<Explanation> {
         self.explain_many(query, context, docs)
+    }
+
+    fn score(
+        &self,
+        query: &str,
+        context: Option<&str>,
+        docs: &[usize],
+    ) -> Result<Vec<f32>, RankError> {
+        Ok(self.scores_of(query, context, docs))
     }
 }
 

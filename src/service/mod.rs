@@ -472,11 +472,16 @@ fn rank(
     if always_scores.iter().any(Option::is_none) && !query.trim().is_empty() {
         // Some always-load tools ranked below the cut: score them with the
         // same ranking so their scores compare with the others'.
-        let all = ranker.rank(query, context, ranker.len())?;
-        for (slot, d) in always_scores.iter_mut().zip(&plan.always) {
-            if slot.is_none() {
-                *slot = all.iter().find(|h| h.doc == *d).map(|h| h.score);
-            }
+        let missing: Vec<usize> = plan
+            .always
+            .iter()
+            .zip(&always_scores)
+            .filter(|(_, s)| s.is_none())
+            .map(|(d, _)| *d)
+            .collect();
+        let mut scores = ranker.score(query, context, &missing)?.into_iter();
+        for slot in always_scores.iter_mut().filter(|s| s.is_none()) {
+            *slot = scores.next();
         }
     }
     let hits = hits

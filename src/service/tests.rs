@@ -426,5 +426,13 @@ fn always_load_scores_share_the_ranked_scale() {
         .unwrap();
     let expected = full.iter().find(|h| h.doc == 6).unwrap().score;
     assert_eq!(o.tools[0].score, expected);
+    // The index scores it directly to the same number.
+    let direct = s
+        .ranker_for(&c, Ranker::Bm25)
+        .unwrap()
+        .score("service status", None, &[6, 0])
+        .unwrap();
+    assert_eq!(direct[0], expected);
+    assert_eq!(direct[1], full.iter().find(|h| h.doc == 0).unwrap().score);
     assert!(o.tools[0].score < o.tools[1].score);
 }

@@ -55,7 +55,23 @@ impl Index {
         })
     }
 
-    fn search_analyzed(&self, q: &AnalyzedQuery, k: usize, scratch: &mut Scratch) -> Vec<Hit> {
+    /// The scores `docs` get for `query`: the same numbers a search ranks
+    /// by, without selecting a top k.
+    pub fn scores_of(&self, query: &str, context: Option<&str>, docs: &[usize]) -> Vec<f32> {
+        if self.n_docs == 0 {
+            return vec![0.0; docs.len()];
+        }
+        SCRATCH.with_borrow_mut(|scratch| {
+            let q = self.analyze(query, context, false, &mut scratch.stems);
+            self.score_all(&q, scratch);
+            docs.iter()
+                .map(|&d| scratch.scores.get(d).copied().unwrap_or(0.0))
+                .collect()
+        })
+    }
+
+    /// Fills `scratch.scores` with every document's score for `q`.
+    fn score_all(&self, q: &AnalyzedQuery, scratch: &mut Scratch) {
         scratch.reset(self.n_docs, !q.sentences.is_empty());
         let Scratch {
             scores,
@@ -94,7 +110,11 @@ impl Index {
                 }
             }
         }
+    }
 
+    fn search_analyzed(&self, q: &AnalyzedQuery, k: usize, scratch: &mut Scratch) -> Vec<Hit> {
+        self.score_all(q, scratch);
+        let scores = &mut scratch.scores;
         let mut hits: Vec<Hit> = q
             .exact
             .iter()

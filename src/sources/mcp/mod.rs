@@ -65,16 +65,27 @@ impl ServerStatus {
                 }
                 s
             }
-            ServerState::Failed { why, stderr_tail } => {
-                let mut s = format!("{}: failed: {why}", self.name);
-                let tail = stderr_tail.trim();
-                if !tail.is_empty() {
-                    s.push_str("; its stderr ended with: ");
-                    s.push_str(tail);
-                }
-                s
+            ServerState::Failed { .. } => {
+                format!(
+                    "{}: failed: {}",
+                    self.name,
+                    self.failure().unwrap_or_default()
+                )
             }
         }
+    }
+
+    /// Why the server failed, with the end of its stderr; `None` if it loaded.
+    pub fn failure(&self) -> Option<String> {
+        let ServerState::Failed { why, stderr_tail } = &self.state else {
+            return None;
+        };
+        let tail = stderr_tail.trim();
+        Some(if tail.is_empty() {
+            why.clone()
+        } else {
+            format!("{why}; its stderr ended with: {tail}")
+        })
     }
 }
 
