@@ -48,6 +48,13 @@ pub struct ExplorerConfig {
     /// file is read: a bad URL is an error at its line).
     #[serde(default, deserialize_with = "service_url")]
     pub service: Option<String>,
+    /// Requests with known answers for the Tune screen (JSONL in the eval
+    /// format, or `@demo`).
+    pub queries: Option<String>,
+    /// Tokens the model's context can spend on tool definitions: when a
+    /// search fails, the explorer offers to send the full catalog instead
+    /// only if it fits. None: never offered.
+    pub context_budget: Option<u64>,
 }
 
 /// `service = "URL"`: an absolute http(s) URL, as the client takes it.
@@ -123,6 +130,9 @@ pub struct Config {
     pub user_keys: BTreeMap<String, Vec<String>>,
     /// The user file that was read, if any.
     pub source: Option<PathBuf>,
+    /// Where the explorer saves settings: the file read, else the usual
+    /// place (created then).
+    pub save_path: Option<PathBuf>,
 }
 
 /// Where a TOML error is in `text` (line, column, 1-based) and its message.
@@ -186,10 +196,12 @@ impl Config {
                 .collect(),
             user_keys: BTreeMap::new(),
             source: None,
+            save_path: None,
         };
         let Some((path, required)) = locate(flag, env) else {
             return Ok(config);
         };
+        config.save_path = Some(path.clone());
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => return Ok(config),
@@ -212,6 +224,8 @@ impl Config {
         x.ranker = e.ranker.or(x.ranker);
         x.token_basis = e.token_basis.or(x.token_basis);
         x.service = e.service.or(x.service.take());
+        x.queries = e.queries.or(x.queries.take());
+        x.context_budget = e.context_budget.or(x.context_budget);
         self.serve = user.serve;
         for (action, keys) in user.keys {
             self.user_keys.insert(action, keys.to_vec());
@@ -227,6 +241,96 @@ impl Config {
     }
 }
 
+/// The explorer's settings as [`save_explorer_settings`] writes them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavedSettings {
+    pub strategy: crate::select::Strategy,
+    pub initial_tool_count: i64,
+    pub max_loaded_tools: Option<i64>,
+    pub max_tools: Option<i64>,
+    pub ranker: crate::engine::Ranker,
+    pub token_basis: crate::tokens::TokenBasis,
+}
+
+/// The name a value has in the file (its serde name).
+fn toml_name<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Writes `settings` into the `[explorer]` table of the config file at
+/// `path`, keeping everything else of the file as it was (comments, other
+/// tables, key order); a setting with no value is removed. The file is
+/// created (with its folder) if missing, replaced atomically, and read back
+/// as the explorer would read it before this returns.
+pub fn save_explorer_settings(path: &Path, settings: &SavedSettings) -> Result<(), ConfigError> {
+    let origin = path.display().to_string();
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => {
+            return Err(ConfigError::Io {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    // A file the explorer could not read is not overwritten.
+    parse(&text, &origin)?;
+    let mut doc: toml_edit::DocumentMut =
+        text.parse()
+            .map_err(|e: toml_edit::TomlError| ConfigError::Invalid {
+                origin: origin.clone(),
+                message: e.to_string(),
+            })?;
+    let explorer = doc
+        .entry("explorer")
+        .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()));
+    let Some(table) = explorer.as_table_like_mut() else {
+        return Err(ConfigError::Invalid {
+            origin,
+            message: "`explorer` is not a table".into(),
+        });
+    };
+    let mut set = |key: &str, value: Option<toml_edit::Value>| match value {
+        Some(v) => {
+            table.insert(key, toml_edit::Item::Value(v));
+        }
+        None => {
+            table.remove(key);
+        }
+    };
+    set("strategy", Some(toml_name(&settings.strategy).into()));
+    set(
+        "initial_tool_count",
+        Some(settings.initial_tool_count.into()),
+    );
+    set(
+        "max_loaded_tools",
+        settings.max_loaded_tools.map(Into::into),
+    );
+    set("max_tools", settings.max_tools.map(Into::into));
+    set("ranker", Some(toml_name(&settings.ranker).into()));
+    set("token_basis", Some(toml_name(&settings.token_basis).into()));
+    let out = doc.to_string();
+    parse(&out, &origin)?;
+    let io = |source| ConfigError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let tmp = path.with_extension("toml.toolsift-tmp");
+    std::fs::write(&tmp, out).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,6 +340,52 @@ mod tests {
 
     fn no_env(_: &str) -> Option<String> {
         None
+    }
+
+    #[test]
+    fn saving_settings_keeps_the_rest_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/config.toml");
+        let saved = SavedSettings {
+            strategy: Strategy::Deferred,
+            initial_tool_count: 3,
+            max_loaded_tools: Some(12),
+            max_tools: None,
+            ranker: Ranker::Bm25,
+            token_basis: TokenBasis::O200kBase,
+        };
+        // A missing file (and folder) is created.
+        save_explorer_settings(&path, &saved).unwrap();
+        let c = Config::load_with(Some(&path), &no_env).unwrap();
+        assert_eq!(c.explorer.initial_tool_count, Some(3));
+        assert_eq!(c.explorer.max_loaded_tools, Some(12));
+        // Comments, other keys and tables survive; a setting with no value
+        // goes.
+        std::fs::write(
+            &path,
+            "# mine\n[explorer]\nservice = \"http://127.0.0.1:9\" # remote\nmax_tools = 5\n\n[keys]\nquit = \"Q\"\n",
+        )
+        .unwrap();
+        save_explorer_settings(&path, &saved).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("# mine\n"), "{text}");
+        assert!(
+            text.contains("service = \"http://127.0.0.1:9\" # remote"),
+            "{text}"
+        );
+        assert!(!text.contains("max_tools"), "{text}");
+        assert!(text.contains("quit = \"Q\""), "{text}");
+        let c = Config::load_with(Some(&path), &no_env).unwrap();
+        assert_eq!(c.explorer.strategy, Some(Strategy::Deferred));
+        assert_eq!(c.explorer.max_loaded_tools, Some(12));
+        assert_eq!(c.user_keys["quit"], ["Q"]);
+        // A file the explorer cannot read is left alone, with where.
+        std::fs::write(&path, "[explorer\n").unwrap();
+        let e = save_explorer_settings(&path, &saved)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("config.toml:1"), "{e}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "[explorer\n");
     }
 
     #[test]

@@ -50,6 +50,17 @@ pub enum EvalError {
 }
 
 /// Reads a JSONL file of queries; a bad line is an error naming its number.
+/// The demo catalog's requests with known answers (`@demo`).
+pub const DEMO_QUERIES: &str = include_str!("../assets/queries/demo.jsonl");
+
+/// Requests from a path, or `@demo` for the demo catalog's.
+pub fn load_queries_arg(source: &str) -> Result<Vec<EvalQuery>, EvalError> {
+    if source == "@demo" {
+        return parse_queries(DEMO_QUERIES, "@demo");
+    }
+    load_queries(Path::new(source))
+}
+
 pub fn load_queries(path: &Path) -> Result<Vec<EvalQuery>, EvalError> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| EvalError::Io {

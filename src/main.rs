@@ -52,6 +52,18 @@ enum Command {
     Tune(cli::tune::TuneArgs),
     /// Write a catalog (files and/or MCP servers) in one format on stdout, to version, diff or serve it.
     ExportCatalog(ExportArgs),
+    /// Play a captioned tour of the explorer on the demo catalog (Space pauses, → steps, q quits).
+    Demo(DemoArgs),
+}
+
+#[derive(Args)]
+struct DemoArgs {
+    /// A tour of your own (TOML [[step]] list: action, type, pause, caption; see README). Default: the built-in tour.
+    #[arg(long, value_name = "FILE")]
+    script: Option<std::path::PathBuf>,
+    /// Playing speed: 2 plays twice as fast, 0.5 at half speed.
+    #[arg(long, value_name = "X", default_value = "1")]
+    speed: f64,
 }
 
 #[derive(Args)]
@@ -124,6 +136,12 @@ struct ExploreArgs {
     /// Config file (else $TOOLSIFT_CONFIG, $XDG_CONFIG_HOME/toolsift/config.toml, ~/.config/toolsift/config.toml).
     #[arg(long, value_name = "FILE")]
     config: Option<std::path::PathBuf>,
+    /// Requests with known answers for the Tune screen (JSONL: query, expected; @demo for the demo catalog's). Default: the config's, or @demo on the demo catalog.
+    #[arg(long, value_name = "FILE")]
+    queries: Option<String>,
+    /// Tokens the model's context can spend on tool definitions: after a failed search the full catalog is offered only if it fits (default: the config's, else never offered).
+    #[arg(long, value_name = "TOKENS")]
+    context_budget: Option<u64>,
     #[command(flatten)]
     remote: ServiceArgs,
 }
@@ -474,6 +492,20 @@ fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     let searcher = args
         .remote
         .searcher_or(config.explorer.service.as_deref())?;
+    // The Tune screen's requests: the flag, the config, or the demo
+    // catalog's own. A file that cannot be read, or names tools the catalog
+    // lacks, is an error here, before the terminal is touched.
+    let on_demo = args.catalogs.iter().all(|c| c == "@demo") && !args.mcp.any();
+    let queries = args
+        .queries
+        .clone()
+        .or_else(|| config.explorer.queries.clone())
+        .or_else(|| on_demo.then(|| "@demo".to_string()));
+    if let Some(q) = &queries {
+        let parsed = toolsift::eval::load_queries_arg(q)?;
+        toolsift::tune::resolve(&catalog, &parsed)?;
+    }
+    let context_budget = args.context_budget.or(config.explorer.context_budget);
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err(CliError::Input(
             "the explorer needs a terminal (stdin and stdout are not both a tty); for scripts use `toolsift check` or `toolsift search`".into(),
@@ -489,8 +521,61 @@ fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         mcp: loaded.host,
         mcp_servers: loaded.servers,
         searcher,
+        queries,
+        config_path: config.save_path.clone(),
+        context_budget,
     })
     .map_err(|e| CliError::Input(format!("terminal: {e}")))
+}
+
+/// `toolsift demo`: the script is read and checked before the terminal is
+/// touched; the tour runs on the demo catalog with the built-in settings
+/// and keys (what its captions describe), whatever the user's config says.
+fn run_demo(args: &DemoArgs) -> Result<(), CliError> {
+    use std::io::IsTerminal;
+    if !(args.speed.is_finite() && args.speed > 0.0 && args.speed <= 100.0) {
+        return Err(CliError::Input(format!(
+            "--speed must be above 0 and at most 100, not {}",
+            args.speed
+        )));
+    }
+    let steps = match &args.script {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| CliError::Input(format!("{}: cannot read: {e}", path.display())))?;
+            toolsift::tui::demo::parse_script(&text, &path.display().to_string())
+        }
+        None => toolsift::tui::demo::parse_script(
+            toolsift::tui::demo::DEFAULT_SCRIPT,
+            "built-in demo script",
+        ),
+    }
+    .map_err(|e| CliError::Input(e.to_string()))?;
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        return Err(CliError::Input(
+            "the demo needs a terminal (stdin and stdout are not both a tty)".into(),
+        ));
+    }
+    let catalog = std::sync::Arc::new(toolsift::catalog::load(
+        &toolsift::catalog::CatalogSource::demo(),
+    )?);
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let setup = toolsift::tui::Setup {
+        sources: catalog.name().to_string(),
+        catalog,
+        settings: Settings::default(),
+        keymap: Keymap::defaults(),
+        no_color,
+        mcp: None,
+        mcp_servers: Vec::new(),
+        searcher: Searcher::embedded(),
+        queries: Some("@demo".into()),
+        // The demo never writes the user's config.
+        config_path: None,
+        context_budget: None,
+    };
+    toolsift::tui::run_demo(setup, steps, args.speed)
+        .map_err(|e| CliError::Input(format!("terminal: {e}")))
 }
 
 /// `CATALOG QUERY`, or just `QUERY` with MCP servers.
@@ -570,7 +655,7 @@ fn run_eval(args: &EvalArgs) -> Result<(), CliError> {
     files.extend(args.extra_catalog.iter().cloned());
     let loaded = cli::mcp::load(&files, None, &args.mcp).map_err(CliError::Input)?;
     let catalog = loaded.catalog;
-    let queries = toolsift::eval::load_queries(std::path::Path::new(queries))?;
+    let queries = toolsift::eval::load_queries_arg(&queries.to_string_lossy())?;
     let searcher = args.remote.searcher()?;
     let started = std::time::Instant::now();
     let ranker = searcher.ranker_for(&catalog, args.ranker)?;
@@ -733,6 +818,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => run_serve(args),
         Some(Command::ExportCatalog(args)) => run_export(args),
         Some(Command::Tune(args)) => cli::tune::run(args),
+        Some(Command::Demo(args)) => run_demo(args),
         None => run_explore(&ExploreArgs::default()),
     };
     match result {

@@ -398,6 +398,29 @@ pub fn tune(
     })
 }
 
+/// The settings in force as the tables count them: the search cap a search
+/// sends (the explicit `max_tools`, else `max_loaded_tools`, else the
+/// service's default, never below the always-load count) and the initial
+/// set's deferred tools. `None` with strategy `all` (nothing is deferred).
+pub fn current_setting(
+    handle: &ToolsHandle,
+    max_tools: Option<u64>,
+    always: usize,
+) -> Option<(usize, usize)> {
+    if handle.strategy() != Strategy::Deferred {
+        return None;
+    }
+    let cap = max_tools.or(handle.max_loaded_tools()).map_or(
+        (crate::service::DEFAULT_MAX_TOOLS as usize).max(always),
+        |m| m as usize,
+    );
+    let count = handle.initial_tool_count();
+    let initial = handle
+        .max_loaded_tools()
+        .map_or(count, |m| count.min(m.saturating_sub(always as u64))) as usize;
+    Some((cap, initial))
+}
+
 impl TuneReport {
     /// The config file's lines and the SDK call for the recommendation.
     pub fn snippet(&self) -> String {
@@ -496,3 +519,42 @@ impl TuneReport {
 
 #[cfg(test)]
 mod tests;
+
+/// A small report for other modules' tests (the Tune screen's).
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+
+    pub fn small_report() -> TuneReport {
+        let points = (1..=4)
+            .map(|cap| Point {
+                max_tools: cap,
+                all_loaded_pct: 25.0 * cap as f64,
+                lenient_all_loaded_pct: 25.0 * cap as f64,
+                mean_sent_tokens: 100.0 * cap as f64,
+                p95_sent_tokens: 100 * cap as u64,
+                saved_pct: 100.0 - 20.0 * cap as f64,
+            })
+            .collect();
+        TuneReport {
+            catalog: "t".into(),
+            catalog_tools: 5,
+            always_load: 0,
+            queries: 4,
+            token_basis: TokenBasis::O200kBase,
+            full_tokens: 500,
+            target_pct: 95.0,
+            target_reached: true,
+            points,
+            initial: vec![InitialPoint {
+                initial_tool_count: 0,
+                covered_pct: 0.0,
+                tokens: 0,
+            }],
+            recommended: Recommended {
+                max_tools: 4,
+                initial_tool_count: 0,
+            },
+        }
+    }
+}

@@ -23,6 +23,10 @@ struct Tty {
 
 impl Tty {
     fn spawn(args: &[&str]) -> Tty {
+        Tty::spawn_with(args, &[])
+    }
+
+    fn spawn_with(args: &[&str], envs: &[(&str, &str)]) -> Tty {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: ROWS,
@@ -46,6 +50,9 @@ impl Tty {
         // No remote service from the machine running the tests.
         cmd.env_remove("CAVE_BASE_URL");
         cmd.env_remove("CAVE_API_KEY");
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
         let child = pair.slave.spawn_command(cmd).expect("spawn toolsift");
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().unwrap();
@@ -321,4 +328,119 @@ fn two_catalogs_defining_one_name_is_an_error_naming_both() {
         stderr.contains("caveman.json: tool #1") && stderr.contains("native.toml: tool #1"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_service_refusing_the_key_shows_its_message_and_the_retry() {
+    let server = common::Server::start(&["--api-key-env", "E2E_KEY"], &[("E2E_KEY", "right")]);
+    let mut tty = Tty::spawn_with(
+        &[
+            "explore",
+            "--service",
+            &server.url,
+            "--context-budget",
+            "100",
+        ],
+        &[("CAVE_API_KEY", "wrong")],
+    );
+    tty.wait_for("search failed");
+    tty.wait_for("401");
+    tty.wait_for("retries the search");
+    // The full catalog does not fit a budget of 100 tokens: said, with why.
+    tty.wait_for("full catalog not offered");
+    tty.send(b"q");
+    let status = tty.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+}
+
+#[test]
+fn the_demo_plays_its_tour_to_the_end_and_exits_0() {
+    let mut tty = Tty::spawn(&["demo", "--speed", "8"]);
+    // Each part of the tour shows, in order (the screen is read as it
+    // plays; the captions stay long enough at this speed).
+    for step in [
+        "toolsift: what a tool catalog costs",
+        "Strategy all sends every tool",
+        "initial only",
+        "> refund the duplicate charge",
+        "> who is on call for payments",
+        "Tune · requests from @demo",
+        "applied: max_loaded_tools",
+        "BLOCKED",
+        "That's toolsift.",
+    ] {
+        tty.wait_for(step);
+    }
+    let status = tty.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+    let raw = tty.raw.lock().unwrap().clone();
+    let text = String::from_utf8_lossy(&raw);
+    // The terminal is given back: mouse reports off, main screen back.
+    let left = text
+        .rfind("\x1b[?1049l")
+        .expect("left the alternate screen");
+    assert!(text.contains("\x1b[?1000l") || text[..left].contains("\x1b[?1000l"));
+}
+
+#[test]
+fn the_viewer_steps_pauses_and_quits_a_demo() {
+    let dir = std::env::temp_dir().join(format!("toolsift-demo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("tour.toml");
+    std::fs::write(
+        &script,
+        "[[step]]\ncaption = \"first caption\"\npause = 60\n\n[[step]]\ncaption = \"second caption\"\npause = 60\n",
+    )
+    .unwrap();
+    let mut tty = Tty::spawn(&["demo", "--script", script.to_str().unwrap()]);
+    tty.wait_for("first caption");
+    tty.wait_for("Space pause");
+    // → ends the pause at once.
+    tty.send(b"\x1b[C");
+    tty.wait_for("second caption");
+    tty.send(b" ");
+    tty.wait_for("paused · Space resumes");
+    tty.send(b"q");
+    let status = tty.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bad_demo_script_fails_before_the_terminal_is_touched() {
+    let dir = std::env::temp_dir().join(format!("toolsift-demo-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("bad.toml");
+    std::fs::write(
+        &script,
+        "[[step]]\ncaption = \"ok\"\n\n[[step]]\naction = \"jump\"\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolsift"))
+        .args(["demo", "--script", script.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("bad.toml:4: step 2: unknown action \"jump\""),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "the terminal was touched");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_click_selects_a_row_in_a_real_terminal() {
+    let mut tty = Tty::spawn(&[]);
+    tty.wait_for("Results 4 of 64");
+    // SGR mouse: left press and release on the catalog pane's third row
+    // (columns and rows are 1-based; the pane starts under the query box).
+    tty.send(b"\x1b[<0;10;8M");
+    tty.send(b"\x1b[<0;10;8m");
+    // The detail pane follows the selected tool: the catalog's third tool.
+    tty.wait_for("search_tickets");
+    tty.send(b"q");
+    let status = tty.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
 }

@@ -747,3 +747,55 @@ fn remote_error_with_the_retry_key() {
     answer_embedded(&mut app, effects);
     assert!(!screen(&mut app).contains("search failed"));
 }
+
+fn tune_screen(width: u16, height: u16) -> App {
+    let mut app = app(width, height);
+    app.tune = toolsift::tui::tune::TunePane::new(Some("@demo".into()));
+    keys(&mut app, &[KeyCode::Char('t')]);
+    assert!(app.tune.report().is_some());
+    app
+}
+
+#[test]
+fn tune_at_80x24() {
+    let mut app = tune_screen(80, 24);
+    let s = screen(&mut app);
+    // The marks, their figures, and the ways out stay visible.
+    assert!(s.contains("█ now") && s.contains("• best"), "{s}");
+    assert!(s.contains("back"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn tune_at_200x60_with_the_table() {
+    let mut app = tune_screen(200, 60);
+    let s = screen(&mut app);
+    assert!(s.contains("cap  loaded  lenient"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn tune_after_applying_the_recommendation() {
+    let mut app = tune_screen(120, 35);
+    keys(&mut app, &[KeyCode::Char('a')]);
+    let s = screen(&mut app);
+    assert!(s.contains("applied: max_loaded_tools"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn tune_prompt_for_a_request_file() {
+    let mut app = app(80, 24);
+    keys(&mut app, &[KeyCode::Char('t')]);
+    type_text(&mut app, "evals/requests.jsonl");
+    insta::assert_snapshot!(screen(&mut app));
+}
+
+#[test]
+fn export_popup_at_80x24() {
+    let mut app = app(80, 24);
+    keys(&mut app, &[KeyCode::Char('x'), KeyCode::Down]);
+    let s = screen(&mut app);
+    assert!(s.contains("openai-chat"), "{s}");
+    insta::assert_snapshot!(s);
+}

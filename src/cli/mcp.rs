@@ -83,7 +83,7 @@ pub struct Loaded {
 /// Restores the terminal when a signal ends toolsift during the explorer.
 fn restore_terminal() {
     if toolsift::tui::terminal_in_use() {
-        ratatui::restore();
+        toolsift::tui::restore_terminal();
     }
 }
 

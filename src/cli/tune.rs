@@ -5,8 +5,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use toolsift::engine::Ranker;
-use toolsift::select::{Strategy, ToolsHandle};
-use toolsift::service::DEFAULT_MAX_TOOLS;
+use toolsift::select::ToolsHandle;
 use toolsift::tune::{TuneError, TuneOptions};
 
 use crate::{CliError, HandleArgs, ServiceArgs, choices, emit};
@@ -16,9 +15,9 @@ pub struct TuneArgs {
     /// Catalog: a path, `-` (stdin) or @demo.
     #[arg(value_name = "CATALOG")]
     catalog: String,
-    /// JSON lines: {"query", "expected": [names], "equivalents"?, "id"?}
+    /// JSON lines: {"query", "expected": [names], "equivalents"?, "id"?}; @demo for the demo catalog's.
     #[arg(value_name = "QUERIES.jsonl")]
-    queries: std::path::PathBuf,
+    queries: String,
     /// The current settings, marked in the tables (and checked as the SDK would).
     #[command(flatten)]
     handle: HandleArgs,
@@ -51,7 +50,7 @@ pub fn run(args: &TuneArgs) -> Result<(), CliError> {
     .map_err(CliError::Input)?;
     let catalog: Arc<_> = loaded.catalog;
     let handle = ToolsHandle::new(catalog.clone(), &options)?;
-    let queries = toolsift::eval::load_queries(&args.queries)?;
+    let queries = toolsift::eval::load_queries_arg(&args.queries)?;
     let searcher = args.remote.searcher()?;
     let report = toolsift::tune::tune(
         &searcher,
@@ -69,16 +68,6 @@ pub fn run(args: &TuneArgs) -> Result<(), CliError> {
     })?;
     // The flags' settings, when deferred: the cap a search sends and the
     // initial count the handle keeps.
-    let current = (handle.strategy() == Strategy::Deferred).then(|| {
-        let always = report.always_load;
-        let cap = handle
-            .max_loaded_tools()
-            .map_or((DEFAULT_MAX_TOOLS as usize).max(always), |m| m as usize);
-        let count = handle.initial_tool_count();
-        let initial = handle
-            .max_loaded_tools()
-            .map_or(count, |m| count.min(m - always as u64)) as usize;
-        (cap, initial)
-    });
+    let current = toolsift::tune::current_setting(&handle, None, report.always_load);
     emit(args.json, &report, || report.render_text(current))
 }

@@ -21,18 +21,21 @@ pub enum Context {
     Breaker,
     /// The question before a real call to an MCP server that may write.
     Confirm,
+    /// The Tune screen.
+    Tune,
     /// Every screen, after the screen's own keys.
     Global,
 }
 
 impl Context {
     /// Every context, in the order help lists them.
-    pub const ALL: [Context; 6] = [
+    pub const ALL: [Context; 7] = [
         Context::Main,
         Context::Input,
         Context::Settings,
         Context::Breaker,
         Context::Confirm,
+        Context::Tune,
         Context::Global,
     ];
 
@@ -40,10 +43,11 @@ impl Context {
     pub fn title(self) -> &'static str {
         match self {
             Context::Main => "Panes and popups",
-            Context::Input => "Text boxes (query, breaker arguments, trace path)",
+            Context::Input => "Text boxes (query, breaker arguments, paths)",
             Context::Settings => "Settings",
             Context::Breaker => "Breaker simulator",
             Context::Confirm => "Before a real call to an MCP server",
+            Context::Tune => "Tune (caps measured on requests with known answers)",
             Context::Global => "Everywhere",
         }
     }
@@ -56,6 +60,7 @@ impl Context {
             Context::Settings => "settings_",
             Context::Breaker => "breaker_",
             Context::Confirm => "confirm_",
+            Context::Tune => "tune_",
         }
     }
 }
@@ -113,6 +118,9 @@ actions! {
     Settings = "settings", Main, "settings", "settings: strategy, initial count, caps, ranker, token basis";
     Breaker = "breaker", Main, "breaker", "breaker simulator: call the highlighted tool, replay traces";
     RetrySearch = "retry_search", Main, "retry", "re-send the last search (the service may be back)";
+    SendFullCatalog = "send_full_catalog", Main, "full catalog", "after a failed search: send the full catalog instead (if it fits the context budget)";
+    Tune = "tune", Main, "tune", "Tune screen: loaded share against tokens sent for every cap, on requests with known answers";
+    Export = "export", Main, "export", "export the loaded tools as a provider payload, to a file";
     Help = "help", Main, "help", "this help";
     Quit = "quit", Main, "quit", "quit (closes a popup first)";
     InputLeft = "input_left", Input, "left", "cursor left";
@@ -123,8 +131,8 @@ actions! {
     InputDelete = "input_delete", Input, "delete", "delete the character under the cursor";
     InputClear = "input_clear", Input, "clear", "clear the line";
     InputDeleteWord = "input_delete_word", Input, "delete word", "delete the word before the cursor";
-    InputHistoryPrev = "input_history_prev", Input, "history", "query box: an earlier query";
-    InputHistoryNext = "input_history_next", Input, "later", "query box: a later query";
+    InputHistoryPrev = "input_history_prev", Input, "history", "query box: an earlier query; export: the previous format";
+    InputHistoryNext = "input_history_next", Input, "later", "query box: a later query; export: the next format";
     InputSubmit = "input_submit", Input, "commit", "commit the query (to the session) / send the call / load the trace";
     InputCancel = "input_cancel", Input, "leave", "leave the text box";
     SettingsUp = "settings_up", Settings, "choose", "previous setting";
@@ -148,6 +156,15 @@ actions! {
     BreakerClose = "breaker_close", Breaker, "back", "back to the explorer (the log is kept)";
     ConfirmYes = "confirm_yes", Confirm, "call", "make the real call";
     ConfirmNo = "confirm_no", Confirm, "cancel", "cancel: nothing is sent";
+    TuneCapDown = "tune_cap_down", Tune, "cap", "a smaller search cap (the current mark moves)";
+    TuneCapUp = "tune_cap_up", Tune, "cap up", "a larger search cap";
+    TuneInitialDown = "tune_initial_down", Tune, "initial", "fewer tools in the initial set";
+    TuneInitialUp = "tune_initial_up", Tune, "initial up", "more tools in the initial set";
+    TuneApply = "tune_apply", Tune, "apply", "put the recommendation in force";
+    TuneSave = "tune_save", Tune, "save", "save the settings in force to the config file";
+    TuneOpen = "tune_open", Tune, "requests", "pick the request file (JSONL: query, expected)";
+    TuneRerun = "tune_rerun", Tune, "measure", "measure again (the file may have changed)";
+    TuneClose = "tune_close", Tune, "back", "back to the explorer";
     QuitNow = "quit_now", Global, "quit", "quit at once, from any screen";
 }
 

@@ -8,6 +8,7 @@
 //! action in the context of the screen that has the keyboard and dispatches.
 
 mod catalog_view;
+mod export_box;
 mod query_box;
 mod search_state;
 mod settings;
@@ -22,6 +23,7 @@ use super::breaker::{BreakerOutcome, BreakerPane};
 use super::help::help_rows;
 use super::keymap::{Key, Keymap};
 use super::layout::{ScreenLayout, layout};
+use super::tune::{Measured, TuneOutcome, TunePane};
 use crate::catalog::{Catalog, Tool};
 use crate::replay::{TraceCall, TraceError};
 use crate::search::{SearchHit, SearchRequest, Searcher};
@@ -31,6 +33,7 @@ use crate::tokens::TokenBasis;
 
 pub use super::line_input::LineInput;
 pub use catalog_view::{CatalogView, Filter, ListState, Sort, ViewSource, movement};
+pub use export_box::{ExportBox, ExportOutcome, default_path, format_name};
 pub use query_box::{QueryBox, QueryOutcome};
 pub use search_state::{Results, SearchAnswer, SearchState};
 pub use settings::{SETTINGS_ROWS, Settings, SettingsEditor, SettingsOutcome};
@@ -52,6 +55,10 @@ pub enum Popup {
     Detail,
     /// The breaker simulator (a full screen).
     Breaker,
+    /// The Tune screen (a full screen).
+    Tune,
+    /// The export of the loaded tools to a file.
+    Export,
 }
 
 /// What the loop feeds in.
@@ -65,6 +72,12 @@ pub enum Msg {
     Action(Action),
     /// Text typed into the text box that has the keyboard (none: nothing).
     Type(String),
+    /// A click or the wheel (everything it does, keys do too).
+    Mouse(crossterm::event::MouseEvent),
+    /// A demo's caption (none: hide it).
+    Caption(Option<String>),
+    /// A demo was paused (true) or resumed.
+    DemoPaused(bool),
     /// The input ended (terminal closed or broken, script over).
     InputClosed,
     Resize(u16, u16),
@@ -83,6 +96,13 @@ pub enum Msg {
         id: u64,
         result: Result<CallOutcome, McpCallError>,
     },
+    /// A Tune measurement (the newest one's answer is shown).
+    TuneDone {
+        generation: u64,
+        result: Result<crate::tune::TuneReport, String>,
+    },
+    /// A file was written (export, saved settings): the message to show.
+    Written(Result<String, String>),
 }
 
 /// What the loop must do for the app (off the UI thread; each answer comes
@@ -111,6 +131,26 @@ pub enum Effect {
         server: String,
         tool: String,
         arguments: serde_json::Map<String, serde_json::Value>,
+    },
+    /// Measure the caps on the request file `queries`; answers
+    /// `Msg::TuneDone`.
+    Tune {
+        generation: u64,
+        catalog: Arc<Catalog>,
+        queries: String,
+        options: crate::tune::TuneOptions,
+    },
+    /// Write `text` to `path`; answers `Msg::Written` with `done`.
+    WriteFile {
+        path: String,
+        text: String,
+        done: String,
+    },
+    /// Save the explorer's settings to the config file; answers
+    /// `Msg::Written`.
+    SaveSettings {
+        path: std::path::PathBuf,
+        settings: crate::config::SavedSettings,
     },
 }
 
@@ -150,6 +190,19 @@ pub struct App {
     pub mcp: Option<Arc<McpHost>>,
     /// What became of each MCP server.
     pub mcp_servers: Vec<ServerStatus>,
+    /// The Tune screen's measurement and request file.
+    pub tune: TunePane,
+    /// The export popup, while open.
+    pub export: Option<ExportBox>,
+    /// Where the settings are saved (the config file).
+    pub config_path: Option<std::path::PathBuf>,
+    /// Tokens the context can spend on tools: the full catalog is offered
+    /// after a failed search only if it fits. None: never offered.
+    pub context_budget: Option<u64>,
+    /// A demo's caption, while one is shown.
+    pub caption: Option<String>,
+    /// In a demo: whether it is paused (None: not a demo).
+    pub demo: Option<bool>,
     /// Where everything goes at the current size.
     pub layout: ScreenLayout,
     pub should_quit: bool,
@@ -188,7 +241,13 @@ impl App {
             no_color: false,
             mcp: None,
             mcp_servers: Vec::new(),
-            layout: layout(Rect::new(0, 0, 120, 35), false, false),
+            tune: TunePane::new(None),
+            export: None,
+            config_path: None,
+            context_budget: None,
+            caption: None,
+            demo: None,
+            layout: layout(Rect::new(0, 0, 120, 35), false, false, false),
             should_quit: false,
         };
         let effects = vec![app.costs_effect(), app.search_effect(true)];
@@ -286,6 +345,9 @@ impl App {
                 Context::Input
             }
             Some(Popup::Breaker) => Context::Breaker,
+            Some(Popup::Tune) if self.tune.is_typing() => Context::Input,
+            Some(Popup::Tune) => Context::Tune,
+            Some(Popup::Export) => Context::Input,
             Some(Popup::Help | Popup::Detail) => Context::Main,
             None if self.focus == Focus::Query => Context::Input,
             None => Context::Main,
@@ -335,7 +397,12 @@ impl App {
                 Vec::new()
             }
             Msg::Resize(w, h) => {
-                self.layout = layout(Rect::new(0, 0, w, h), trace_loaded, self.servers_line());
+                self.layout = layout(
+                    Rect::new(0, 0, w, h),
+                    trace_loaded,
+                    self.servers_line(),
+                    self.caption.is_some(),
+                );
                 let height = self.list_height();
                 let len = self.catalog_view.rows.len();
                 self.catalog_view.list.keep_visible(len, height);
@@ -373,6 +440,22 @@ impl App {
                 }
                 Vec::new()
             }
+            Msg::TuneDone { generation, result } => {
+                self.tune.receive(generation, result);
+                Vec::new()
+            }
+            Msg::Written(result) => {
+                let message = match result {
+                    Ok(m) => m,
+                    Err(e) => format!("not written: {e}"),
+                };
+                if self.popup == Some(Popup::Tune) {
+                    self.tune.message = Some(message);
+                } else {
+                    self.status = Some(message);
+                }
+                Vec::new()
+            }
             Msg::Key(key) => {
                 if key.kind == KeyEventKind::Release {
                     return Vec::new();
@@ -396,13 +479,115 @@ impl App {
                 if reaches { self.act(a) } else { Vec::new() }
             }
             Msg::Type(text) => self.type_text(&text),
+            Msg::Mouse(m) => {
+                self.mouse(m);
+                Vec::new()
+            }
+            Msg::Caption(text) => {
+                self.caption = text.filter(|t| !t.trim().is_empty());
+                Vec::new()
+            }
+            Msg::DemoPaused(paused) => {
+                self.demo = Some(paused);
+                Vec::new()
+            }
         };
         if self.trace_loaded() != self.layout.breaker.trace.is_some()
             || self.servers_line() != self.layout.servers.is_some()
+            || self.caption.is_some() != self.layout.caption.is_some()
         {
-            self.layout = layout(self.layout.area, self.trace_loaded(), self.servers_line());
+            self.layout = layout(
+                self.layout.area,
+                self.trace_loaded(),
+                self.servers_line(),
+                self.caption.is_some(),
+            );
         }
         effects
+    }
+
+    /// A click focuses the pane under it and selects the row clicked; the
+    /// wheel scrolls the pane under it (help and detail popups too).
+    /// Other screens take keys only.
+    fn mouse(&mut self, m: crossterm::event::MouseEvent) {
+        use crossterm::event::{MouseButton, MouseEventKind};
+        let at = ratatui::layout::Position::new(m.column, m.row);
+        let wheel = match m.kind {
+            MouseEventKind::ScrollDown => Some(Action::Down),
+            MouseEventKind::ScrollUp => Some(Action::Up),
+            _ => None,
+        };
+        match self.popup {
+            Some(Popup::Help | Popup::Detail) => {
+                if let Some(a) = wheel {
+                    for _ in 0..3 {
+                        self.act(a);
+                    }
+                }
+                return;
+            }
+            Some(_) => return,
+            None => {}
+        }
+        let l = self.layout;
+        let height = self.list_height();
+        let pane = if l.catalog.contains(at) {
+            Focus::Catalog
+        } else if l.results.contains(at) {
+            Focus::Results
+        } else if l.detail.is_some_and(|d| d.contains(at)) {
+            Focus::Detail
+        } else if l.query.contains(at) {
+            Focus::Query
+        } else {
+            return;
+        };
+        if let Some(a) = wheel {
+            for _ in 0..3 {
+                match pane {
+                    Focus::Catalog => {
+                        if self.catalog_view.handle(a, height) {
+                            self.rebuild_view();
+                        }
+                    }
+                    Focus::Results => {
+                        self.search.handle(a, height);
+                    }
+                    Focus::Detail => self.scroll_detail(a),
+                    Focus::Query => {}
+                }
+            }
+            return;
+        }
+        if m.kind != MouseEventKind::Down(MouseButton::Left) {
+            return;
+        }
+        if matches!(pane, Focus::Catalog | Focus::Results) {
+            self.last_list = pane;
+        }
+        self.focus = pane;
+        // The row clicked (the pane's first row is under its top border).
+        let row = usize::from(m.row.saturating_sub(l.catalog.y + 1));
+        let inside = m.row > l.catalog.y && m.row + 1 < l.catalog.bottom();
+        match pane {
+            Focus::Catalog if inside => {
+                let len = self.catalog_view.rows.len();
+                let index = self.catalog_view.list.offset + row;
+                if index < len {
+                    self.catalog_view.list.selected = index;
+                    self.catalog_view.list.keep_visible(len, height);
+                }
+            }
+            Focus::Results if inside => {
+                let len = self.search.len();
+                let index = self.search.list.offset + row;
+                if index < len {
+                    self.search.list.selected = index;
+                    self.search.list.keep_visible(len, height);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// The header has a line for the MCP servers (the catalog came from some).
@@ -422,6 +607,16 @@ impl App {
         if self.popup == Some(Popup::Breaker) {
             if let Some(pane) = &mut self.breaker {
                 pane.type_text(text);
+            }
+            return Vec::new();
+        }
+        if self.popup == Some(Popup::Tune) {
+            self.tune.type_text(text);
+            return Vec::new();
+        }
+        if self.popup == Some(Popup::Export) {
+            if let Some(b) = &mut self.export {
+                b.type_text(text);
             }
             return Vec::new();
         }
@@ -471,6 +666,26 @@ impl App {
                                 arguments: c.arguments,
                             })
                             .collect()
+                    }
+                }
+            }
+            Some(Popup::Tune) => self.on_tune(action),
+            Some(Popup::Export) => {
+                let Some(b) = &mut self.export else {
+                    self.popup = None;
+                    return Vec::new();
+                };
+                match b.handle(action) {
+                    ExportOutcome::Stay => Vec::new(),
+                    ExportOutcome::Close => {
+                        self.popup = None;
+                        self.export = None;
+                        Vec::new()
+                    }
+                    ExportOutcome::Write { format, path } => {
+                        self.popup = None;
+                        self.export = None;
+                        self.export_effect(format, path)
                     }
                 }
             }
@@ -574,7 +789,24 @@ impl App {
                 self.help_scroll = 0;
                 self.popup = Some(Popup::Help);
             }
-            Action::RetrySearch => return vec![self.retry_effect()],
+            Action::RetrySearch => {
+                self.search.full_catalog = false;
+                return vec![self.retry_effect()];
+            }
+            Action::SendFullCatalog => self.send_full_catalog(),
+            Action::Tune => return self.open_tune(),
+            Action::Export => {
+                let tools = self.loaded_tools().map_or(0, |t| t.len());
+                if tools == 0 {
+                    self.status = Some(
+                        "nothing to export: no tools are loaded (the search has not come back or failed)"
+                            .into(),
+                    );
+                } else {
+                    self.export = Some(ExportBox::new(tools));
+                    self.popup = Some(Popup::Export);
+                }
+            }
             Action::Breaker => {
                 // The highlighted tool (results or catalog) is the one to call.
                 if let Some((index, _)) = self.current_tool() {
@@ -667,9 +899,225 @@ impl App {
                     effects.push(self.costs_effect());
                 }
                 effects.push(self.search_effect(true));
+                if self.popup == Some(Popup::Tune) {
+                    effects.extend(self.tune_effects());
+                }
                 effects
             }
         }
+    }
+
+    /// The tools the app would send now: the current search's loaded set,
+    /// or the full catalog when it was sent instead after a failure.
+    pub fn loaded_tools(&self) -> Option<Vec<usize>> {
+        if self.search.full_catalog {
+            return Some((0..self.catalog.len()).collect());
+        }
+        match &self.search.results {
+            Results::Found(r) => Some(r.tools.iter().map(|h| h.index).collect()),
+            _ => None,
+        }
+    }
+
+    /// The full catalog's tokens (once counted) and whether they fit the
+    /// context budget: `Err` says why the full catalog is not offered.
+    pub fn full_catalog_offer(&self) -> Result<u64, String> {
+        use crate::check::thousands;
+        let Some(budget) = self.context_budget else {
+            return Err("no context budget is set (--context-budget TOKENS)".into());
+        };
+        let Some(costs) = &self.costs else {
+            return Err("the catalog's tokens are still being counted".into());
+        };
+        let full: u64 = costs.iter().sum();
+        if full <= budget {
+            Ok(full)
+        } else {
+            Err(format!(
+                "the full catalog is {} tokens; the budget is {}",
+                thousands(full),
+                thousands(budget)
+            ))
+        }
+    }
+
+    fn send_full_catalog(&mut self) {
+        if !matches!(self.search.results, Results::Failed(_)) {
+            self.status = Some("the full catalog is offered only when a search fails".into());
+            return;
+        }
+        match self.full_catalog_offer() {
+            Ok(tokens) => {
+                self.search.full_catalog = true;
+                self.status = Some(format!(
+                    "sending the full catalog instead: {} tools, {} tokens",
+                    self.catalog.len(),
+                    crate::check::thousands(tokens)
+                ));
+            }
+            Err(why) => self.status = Some(format!("not sent: {why}")),
+        }
+    }
+
+    fn export_effect(
+        &mut self,
+        format: crate::catalog::export::PayloadFormat,
+        path: String,
+    ) -> Vec<Effect> {
+        let Some(indices) = self.loaded_tools() else {
+            self.status = Some("nothing to export: no tools are loaded".into());
+            return Vec::new();
+        };
+        let tools = indices.iter().map(|&i| &self.catalog.tools()[i]);
+        match crate::catalog::export::payload(tools, format) {
+            Ok(text) => {
+                let shown = std::path::absolute(&path)
+                    .map_or_else(|_| path.clone(), |p| p.display().to_string());
+                vec![Effect::WriteFile {
+                    done: format!(
+                        "wrote {} tools ({}) to {}",
+                        indices.len(),
+                        format_name(format),
+                        crate::terminal_text::escape(&shown)
+                    ),
+                    path,
+                    text,
+                }]
+            }
+            Err(e) => {
+                self.status = Some(format!("not exported: {e}"));
+                Vec::new()
+            }
+        }
+    }
+
+    /// What a Tune measurement is for now.
+    fn tune_wanted(&self) -> Option<Measured> {
+        Some(Measured {
+            catalog: self.catalog.clone(),
+            ranker: self.settings.ranker,
+            basis: self.settings.token_basis,
+            queries: self.tune.queries.clone()?,
+        })
+    }
+
+    /// A measurement if the one shown is not for the catalog and settings
+    /// in force.
+    fn tune_effects(&mut self) -> Vec<Effect> {
+        let Some(wanted) = self.tune_wanted() else {
+            return Vec::new();
+        };
+        if !self.tune.needs(&wanted) {
+            return Vec::new();
+        }
+        let generation = self.tune.start(wanted.clone());
+        vec![Effect::Tune {
+            generation,
+            catalog: wanted.catalog,
+            queries: wanted.queries,
+            options: crate::tune::TuneOptions {
+                ranker: Some(wanted.ranker),
+                token_basis: wanted.basis,
+                target_pct: None,
+            },
+        }]
+    }
+
+    fn open_tune(&mut self) -> Vec<Effect> {
+        self.popup = Some(Popup::Tune);
+        if self.tune.queries.is_none() {
+            // Nothing to measure yet: the prompt for a file opens at once.
+            self.tune.handle(Action::TuneOpen);
+        }
+        self.tune_effects()
+    }
+
+    /// The search cap and initial count the Tune screen marks.
+    pub fn tune_current(&self) -> Option<(usize, usize)> {
+        let always = self
+            .catalog
+            .tools()
+            .iter()
+            .filter(|t| t.always_load)
+            .count();
+        let max_tools = self
+            .handle
+            .search_cap(self.settings.max_tools)
+            .ok()
+            .flatten();
+        crate::tune::current_setting(&self.handle, max_tools, always)
+    }
+
+    fn on_tune(&mut self, action: Action) -> Vec<Effect> {
+        let mut edited = self.settings.clone();
+        match self.tune.handle(action) {
+            TuneOutcome::Stay => return Vec::new(),
+            TuneOutcome::Close => {
+                self.popup = None;
+                return Vec::new();
+            }
+            TuneOutcome::Measure => return self.tune_effects(),
+            TuneOutcome::Save => return self.save_settings(),
+            TuneOutcome::Cap(d) => {
+                let Some((cap, _)) = self.tune_current() else {
+                    self.tune.message =
+                        Some("strategy all loads every tool: no cap to change".into());
+                    return Vec::new();
+                };
+                let next = (cap as i64 + d).max(1);
+                // The explicit search cap if there is one, else the handle's.
+                if edited.max_tools.is_some() {
+                    edited.max_tools = Some(next);
+                } else {
+                    edited.max_loaded_tools = Some(next);
+                }
+            }
+            TuneOutcome::Initial(d) => {
+                edited.initial_tool_count = (edited.initial_tool_count + d).max(0);
+            }
+            TuneOutcome::Apply => {
+                let Some(report) = self.tune.report() else {
+                    self.tune.message = Some("nothing measured yet: no recommendation".into());
+                    return Vec::new();
+                };
+                let r = report.recommended;
+                edited.strategy = crate::select::Strategy::Deferred;
+                edited.max_loaded_tools = Some(r.max_tools as i64);
+                edited.max_tools = None;
+                edited.initial_tool_count = r.initial_tool_count as i64;
+                self.tune.message = Some(format!(
+                    "applied: max_loaded_tools {} · initial_tool_count {} ({} saves them)",
+                    r.max_tools,
+                    r.initial_tool_count,
+                    self.keymap.label(Action::TuneSave)
+                ));
+            }
+        }
+        let effects = self.apply_settings(edited);
+        if let Some(e) = self.editor.error.take() {
+            self.tune.message = Some(format!("refused: {e}"));
+        }
+        effects
+    }
+
+    fn save_settings(&mut self) -> Vec<Effect> {
+        let Some(path) = self.config_path.clone() else {
+            self.tune.message =
+                Some("no config file to save to (set --config, TOOLSIFT_CONFIG or HOME)".into());
+            return Vec::new();
+        };
+        let s = &self.settings;
+        vec![Effect::SaveSettings {
+            path,
+            settings: crate::config::SavedSettings {
+                strategy: s.strategy,
+                initial_tool_count: s.initial_tool_count,
+                max_loaded_tools: s.max_loaded_tools,
+                max_tools: s.max_tools,
+                ranker: s.ranker,
+                token_basis: s.token_basis,
+            },
+        }]
     }
 
     /// Runs `effects` (and those their answers cause) here and now, in order:
@@ -722,6 +1170,34 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
             id,
             result: host.call(&server, &tool, arguments),
         },
+        Effect::Tune {
+            generation,
+            catalog,
+            queries,
+            options,
+        } => {
+            let result = crate::eval::load_queries_arg(&queries)
+                .map_err(|e| e.to_string())
+                .and_then(|q| {
+                    crate::tune::tune(searcher, &catalog, &q, &options).map_err(|e| e.to_string())
+                });
+            Msg::TuneDone { generation, result }
+        }
+        Effect::WriteFile { path, text, done } => Msg::Written(
+            std::fs::write(&path, text)
+                .map(|()| done)
+                .map_err(|e| format!("{}: {e}", crate::terminal_text::escape(&path))),
+        ),
+        Effect::SaveSettings { path, settings } => Msg::Written(
+            crate::config::save_explorer_settings(&path, &settings)
+                .map(|()| {
+                    format!(
+                        "saved the settings to {}",
+                        crate::terminal_text::escape(&path.display().to_string())
+                    )
+                })
+                .map_err(|e| e.to_string()),
+        ),
     }
 }
 
@@ -730,3 +1206,6 @@ mod tests;
 
 #[cfg(test)]
 mod tests_mcp;
+
+#[cfg(test)]
+mod tests_tune;

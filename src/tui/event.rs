@@ -22,6 +22,7 @@ pub fn terminal_events() -> impl Stream<Item = Msg> + Unpin + Send + 'static {
             std::future::ready(match event {
                 Ok(Event::Key(key)) => Some(Msg::Key(key)),
                 Ok(Event::Resize(w, h)) => Some(Msg::Resize(w, h)),
+                Ok(Event::Mouse(m)) => Some(Msg::Mouse(m)),
                 _ => None,
             })
         })
@@ -41,6 +42,51 @@ pub enum ScriptStep {
     Pause(Duration),
     /// The terminal is resized.
     Resize(u16, u16),
+    /// A demo's caption appears (none: it goes).
+    Caption(Option<String>),
+}
+
+impl ScriptStep {
+    /// The message of a step that is not a pause.
+    pub fn into_msg(self) -> Option<Msg> {
+        Some(match self {
+            ScriptStep::Pause(_) => return None,
+            ScriptStep::Action(a) => Msg::Action(a),
+            ScriptStep::Type(t) => Msg::Type(t),
+            ScriptStep::Key(k) => Msg::Key(k),
+            ScriptStep::Resize(w, h) => Msg::Resize(w, h),
+            ScriptStep::Caption(c) => Msg::Caption(c),
+        })
+    }
+}
+
+/// Steps with typed text split into one step per character, and a pause
+/// of `delay` after every keystroke (none when zero).
+pub fn expand(
+    steps: impl IntoIterator<Item = ScriptStep>,
+    delay: Duration,
+) -> VecDeque<ScriptStep> {
+    let mut expanded = VecDeque::new();
+    for step in steps {
+        match step {
+            ScriptStep::Type(text) => {
+                for c in text.chars() {
+                    expanded.push_back(ScriptStep::Type(c.to_string()));
+                    if !delay.is_zero() {
+                        expanded.push_back(ScriptStep::Pause(delay));
+                    }
+                }
+            }
+            key @ (ScriptStep::Action(_) | ScriptStep::Key(_)) => {
+                expanded.push_back(key);
+                if !delay.is_zero() {
+                    expanded.push_back(ScriptStep::Pause(delay));
+                }
+            }
+            other => expanded.push_back(other),
+        }
+    }
+    expanded
 }
 
 /// A scripted source: its steps in order, then the end of input (which
@@ -68,41 +114,13 @@ impl Script {
 
     /// The steps as messages; pauses sleep on the tokio clock.
     pub fn into_stream(self) -> impl Stream<Item = Msg> + Unpin + Send + 'static {
-        let delay = self.key_delay;
-        // Typed text becomes one message per character.
-        let mut expanded: VecDeque<ScriptStep> = VecDeque::new();
-        for step in self.steps {
-            match step {
-                ScriptStep::Type(text) => {
-                    for c in text.chars() {
-                        expanded.push_back(ScriptStep::Type(c.to_string()));
-                        if !delay.is_zero() {
-                            expanded.push_back(ScriptStep::Pause(delay));
-                        }
-                    }
-                }
-                key @ (ScriptStep::Action(_) | ScriptStep::Key(_)) => {
-                    expanded.push_back(key);
-                    if !delay.is_zero() {
-                        expanded.push_back(ScriptStep::Pause(delay));
-                    }
-                }
-                other => expanded.push_back(other),
-            }
-        }
+        let expanded = expand(self.steps, self.key_delay);
         Box::pin(stream::unfold(expanded, |mut steps| async move {
             loop {
-                let msg = match steps.pop_front()? {
-                    ScriptStep::Pause(d) => {
-                        tokio::time::sleep(d).await;
-                        continue;
-                    }
-                    ScriptStep::Action(a) => Msg::Action(a),
-                    ScriptStep::Type(t) => Msg::Type(t),
-                    ScriptStep::Key(k) => Msg::Key(k),
-                    ScriptStep::Resize(w, h) => Msg::Resize(w, h),
-                };
-                return Some((msg, steps));
+                match steps.pop_front()? {
+                    ScriptStep::Pause(d) => tokio::time::sleep(d).await,
+                    step => return step.into_msg().map(|msg| (msg, steps)),
+                }
             }
         }))
     }

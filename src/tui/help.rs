@@ -81,6 +81,11 @@ pub enum KeyLine {
     BreakerInput,
     /// The question before a real call.
     Confirm,
+    Tune,
+    /// The Tune screen's request-file prompt.
+    TuneInput,
+    /// The export popup.
+    Export,
 }
 
 /// `(keys, what)` pairs of a key line, most useful first, from the live
@@ -97,6 +102,8 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<(String, &'static str)> {
             (&[CycleFilter], "filter"),
             (&[Settings], "settings"),
             (&[Breaker], "breaker"),
+            (&[Tune], "tune"),
+            (&[Export], "export"),
             (&[Help], "help"),
             (&[Quit], "quit"),
         ],
@@ -132,6 +139,27 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<(String, &'static str)> {
             (&[ConfirmNo], "cancel"),
             (&[QuitNow], "quit"),
         ],
+        KeyLine::Tune => &[
+            (&[TuneCapDown, TuneCapUp], "cap"),
+            (&[TuneInitialDown, TuneInitialUp], "initial"),
+            (&[TuneApply], "apply best"),
+            (&[TuneSave], "save"),
+            (&[TuneOpen], "requests"),
+            (&[TuneRerun], "measure"),
+            (&[TuneClose], "back"),
+        ],
+        KeyLine::TuneInput => &[
+            (&[InputSubmit], "measure"),
+            (&[InputCancel], "cancel"),
+            (&[InputClear], "clear"),
+            (&[QuitNow], "quit"),
+        ],
+        KeyLine::Export => &[
+            (&[InputHistoryPrev, InputHistoryNext], "format"),
+            (&[InputSubmit], "write"),
+            (&[InputCancel], "cancel"),
+            (&[QuitNow], "quit"),
+        ],
         KeyLine::BreakerInput => &[
             (&[InputSubmit], "send / load"),
             (&[InputCancel], "leave the text box"),
@@ -142,7 +170,10 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<(String, &'static str)> {
     };
     // In a text box, only keys that type nothing can reach actions
     // outside it.
-    let typing = matches!(line, KeyLine::Query | KeyLine::BreakerInput);
+    let typing = matches!(
+        line,
+        KeyLine::Query | KeyLine::BreakerInput | KeyLine::TuneInput | KeyLine::Export
+    );
     groups
         .iter()
         .filter_map(|(actions, what)| {

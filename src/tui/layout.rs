@@ -33,6 +33,28 @@ pub struct BreakerLayout {
     pub confirm: Rect,
 }
 
+/// The Tune screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TuneLayout {
+    /// Everything it covers (all but the header and the bottom line).
+    pub body: Rect,
+    /// The bordered panel around the chart, table and legend.
+    pub panel: Rect,
+    /// The chart: loaded share against tokens sent, one point per cap.
+    pub chart: Rect,
+    /// The caps as a table, on wide terminals.
+    pub table: Option<Rect>,
+    /// Current setting, recommendation, initial set, message.
+    pub legend: Rect,
+    /// Its key line.
+    pub keys: Rect,
+    /// The request-file prompt.
+    pub prompt: Rect,
+}
+
+/// Below this width the Tune screen has no table beside the chart.
+pub const TUNE_TABLE_MIN_WIDTH: u16 = 110;
+
 /// The areas of the screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ScreenLayout {
@@ -54,10 +76,14 @@ pub struct ScreenLayout {
     pub gauges: Rect,
     /// The bottom line: status message or key line.
     pub status: Rect,
+    /// A demo's caption (above the bottom line), while one is shown.
+    pub caption: Option<Rect>,
     pub detail_popup: Rect,
     pub help_popup: Rect,
     pub settings_popup: Rect,
     pub breaker: BreakerLayout,
+    pub tune: TuneLayout,
+    pub export_popup: Rect,
 }
 
 /// The inside of a bordered pane.
@@ -79,13 +105,14 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
 
 /// Lays out a screen of `area`; `trace_loaded` gives the breaker's trace
 /// panel its rows; `servers_line` gives the MCP servers a line under the
-/// header.
-pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool) -> ScreenLayout {
-    let [top, query, middle, gauges, status] = Layout::vertical([
+/// header; `caption` gives a demo's caption three rows above the bottom line.
+pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool, caption: bool) -> ScreenLayout {
+    let [top, query, middle, gauges, caption_area, status] = Layout::vertical([
         Constraint::Length(if servers_line { 2 } else { 1 }),
         Constraint::Length(3),
         Constraint::Min(5),
         Constraint::Length(4),
+        Constraint::Length(if caption { 3 } else { 0 }),
         Constraint::Length(1),
     ])
     .areas(area);
@@ -111,7 +138,9 @@ pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool) -> ScreenLayou
     // visible.
     let below_header = Rect {
         y: area.y + top.height,
-        height: area.height.saturating_sub(top.height + status.height),
+        height: area
+            .height
+            .saturating_sub(top.height + caption_area.height + status.height),
         ..area
     };
     ScreenLayout {
@@ -126,6 +155,7 @@ pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool) -> ScreenLayou
         detail,
         gauges,
         status,
+        caption: caption.then_some(caption_area),
         detail_popup: centered(
             area,
             area.width.saturating_sub(6),
@@ -134,6 +164,29 @@ pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool) -> ScreenLayou
         help_popup: centered(below_header, 86, below_header.height),
         settings_popup: centered(area, 70, 16),
         breaker: breaker_layout(below_header, trace_loaded),
+        tune: tune_layout(below_header),
+        export_popup: centered(area, 76, 7),
+    }
+}
+
+fn tune_layout(body: Rect) -> TuneLayout {
+    let [panel, keys] = Layout::vertical([Constraint::Min(8), Constraint::Length(1)]).areas(body);
+    let [top, legend] =
+        Layout::vertical([Constraint::Min(4), Constraint::Length(4)]).areas(inner(panel));
+    let (chart, table) = if body.width >= TUNE_TABLE_MIN_WIDTH {
+        let [c, t] = Layout::horizontal([Constraint::Min(40), Constraint::Length(50)]).areas(top);
+        (c, Some(t))
+    } else {
+        (top, None)
+    };
+    TuneLayout {
+        body,
+        panel,
+        chart,
+        table,
+        legend,
+        keys,
+        prompt: centered(body, 76, 5),
     }
 }
 
@@ -194,20 +247,20 @@ mod tests {
 
     #[test]
     fn panes_and_popups_follow_the_size() {
-        let l = layout(Rect::new(0, 0, 120, 35), false, false);
+        let l = layout(Rect::new(0, 0, 120, 35), false, false, false);
         assert!(!l.too_small);
         assert!(l.servers.is_none());
         assert_eq!(l.list_rows(), 35 - 1 - 3 - 4 - 1 - 2);
         assert!(!l.detail_is_popup());
         assert!(l.breaker.trace.is_none());
-        let l = layout(Rect::new(0, 0, 90, 30), true, false);
+        let l = layout(Rect::new(0, 0, 90, 30), true, false, false);
         assert!(l.detail_is_popup());
         assert!(l.breaker.trace.is_some());
         assert_eq!(l.breaker.args.y, l.breaker.call.y + 1 + 2 + 1 + 1);
-        assert!(layout(Rect::new(0, 0, 70, 20), false, false).too_small);
+        assert!(layout(Rect::new(0, 0, 70, 20), false, false, false).too_small);
         // The MCP servers' line takes one row from the lists, none from the
         // bottom line.
-        let l = layout(Rect::new(0, 0, 80, 24), false, true);
+        let l = layout(Rect::new(0, 0, 80, 24), false, true, false);
         assert_eq!(l.servers, Some(Rect::new(0, 1, 80, 1)));
         assert_eq!(l.query.y, 2);
         assert_eq!(l.status, Rect::new(0, 23, 80, 1));

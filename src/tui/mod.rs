@@ -6,11 +6,13 @@
 pub mod action;
 pub mod app;
 pub mod breaker;
+pub mod demo;
 pub mod event;
 pub mod help;
 pub mod keymap;
 pub mod layout;
 pub mod line_input;
+pub mod tune;
 pub mod ui;
 
 use std::sync::Arc;
@@ -38,6 +40,12 @@ pub struct Setup {
     pub mcp_servers: Vec<crate::sources::mcp::ServerStatus>,
     /// Where searches go: the embedded service or a remote one.
     pub searcher: Searcher,
+    /// The Tune screen's request file (JSONL or `@demo`), if any.
+    pub queries: Option<String>,
+    /// Where the settings are saved.
+    pub config_path: Option<std::path::PathBuf>,
+    /// Tokens the context can spend on tools (the full-catalog fallback).
+    pub context_budget: Option<u64>,
 }
 
 /// True while the explorer owns the terminal (raw mode, alternate screen):
@@ -116,6 +124,13 @@ where
     result
 }
 
+/// Gives the terminal back as it was: mouse reports off, raw mode off, the
+/// main screen back.
+pub fn restore_terminal() {
+    let _ = crossterm::execute!(std::io::stdout(), crossterm::event::DisableMouseCapture);
+    ratatui::restore();
+}
+
 /// Restores the terminal on every way out of [`run`], panics included
 /// (ratatui's own panic hook covers those).
 struct Restore;
@@ -123,12 +138,29 @@ struct Restore;
 impl Drop for Restore {
     fn drop(&mut self) {
         TERMINAL_IN_USE.store(false, std::sync::atomic::Ordering::SeqCst);
-        ratatui::restore();
+        restore_terminal();
     }
 }
 
 /// Opens the explorer in this terminal and runs it until the user quits.
 pub fn run(setup: Setup) -> std::io::Result<()> {
+    run_from(setup, |_| Box::pin(event::terminal_events()))
+}
+
+/// Plays a demo tour (`steps`, at `speed`) in this terminal, steered by the
+/// viewer's keys; returns at its end or when the viewer quits.
+pub fn run_demo(setup: Setup, steps: Vec<event::ScriptStep>, speed: f64) -> std::io::Result<()> {
+    run_from(setup, move |app| {
+        app.demo = Some(false);
+        Box::pin(demo::player(steps, speed, event::terminal_events()))
+    })
+}
+
+type Source = std::pin::Pin<Box<dyn Stream<Item = Msg> + Send>>;
+
+/// Opens the explorer in this terminal with messages from `source` (made
+/// once the app exists, inside the runtime).
+fn run_from(setup: Setup, source: impl FnOnce(&mut App) -> Source) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -144,11 +176,17 @@ pub fn run(setup: Setup) -> std::io::Result<()> {
     app.no_color = setup.no_color;
     app.mcp = setup.mcp;
     app.mcp_servers = setup.mcp_servers;
+    app.tune = tune::TunePane::new(setup.queries);
+    app.config_path = setup.config_path;
+    app.context_budget = setup.context_budget;
     runtime.block_on(async {
+        let source = source(&mut app);
         let mut terminal = ratatui::init();
         TERMINAL_IN_USE.store(true, std::sync::atomic::Ordering::SeqCst);
         let _restore = Restore;
-        run_with(&mut terminal, &mut app, initial, event::terminal_events()).await
+        // Clicks and the wheel (everything they do, keys do too).
+        let _ = crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture);
+        run_with(&mut terminal, &mut app, initial, source).await
     })?;
     runtime.shutdown_background();
     // A real call still under way holds the MCP host, so dropping the app

@@ -46,6 +46,9 @@ pub struct SearchState {
     pub session_tools: usize,
     /// The last search sent (what a retry re-sends).
     pub last_request: Option<SearchRequest>,
+    /// After a failed search, the user chose to send the full catalog
+    /// instead (until the next answer).
+    pub full_catalog: bool,
 }
 
 impl Default for SearchState {
@@ -60,6 +63,7 @@ impl Default for SearchState {
             session: None,
             session_tools: 0,
             last_request: None,
+            full_catalog: false,
         }
     }
 }
@@ -104,6 +108,7 @@ impl SearchState {
             return false;
         }
         self.applied_generation = answer.generation;
+        self.full_catalog = false;
         self.latency = Some(answer.elapsed);
         self.query = answer.query;
         self.results = match *answer.result {

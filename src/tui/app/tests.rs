@@ -514,7 +514,11 @@ settings_increase = ["p"]
     press(&mut app, KeyCode::Char('q'));
     assert_eq!(app.popup, None);
     press(&mut app, KeyCode::Char('x'));
-    assert_eq!(app.popup, None, "x means nothing on the main screen");
+    assert_eq!(
+        app.popup,
+        Some(Popup::Export),
+        "x on the main screen is its own export key, not the breaker's call"
+    );
 }
 
 #[test]

@@ -66,6 +66,20 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             );
             f.render_widget(Paragraph::new(Span::styled(right, theme.dim)), rt);
         }
+        Results::Failed(_) if app.search.full_catalog => {
+            let full: u64 = app.costs.as_ref().map_or(0, |c| c.iter().sum());
+            f.render_widget(
+                Paragraph::new(Span::styled(
+                    format!(
+                        " the search failed; full catalog sent instead: {} tools, {} tokens, nothing saved",
+                        app.catalog.len(),
+                        thousands(full)
+                    ),
+                    theme.error,
+                )),
+                first,
+            );
+        }
         Results::Failed(_) => f.render_widget(
             Paragraph::new(Span::styled(" no figures: the search failed", theme.error)),
             first,

@@ -3,6 +3,7 @@
 mod breaker;
 mod catalog;
 mod detail;
+mod export;
 mod gauges;
 mod header;
 pub use header::short_id;
@@ -11,6 +12,7 @@ mod query;
 mod results;
 mod settings;
 mod status;
+pub mod tune;
 
 use ratatui::Frame;
 use ratatui::style::{Color, Modifier, Style};
@@ -155,6 +157,52 @@ pub(crate) fn key_line<'a>(
     Line::from(spans)
 }
 
+/// A demo's caption: one short sentence, bold in a box across the screen,
+/// with the demo's keys in its border.
+fn draw_caption(f: &mut Frame, area: ratatui::layout::Rect, app: &App, theme: &Theme) {
+    let Some(text) = &app.caption else { return };
+    let keys = if app.demo == Some(true) {
+        " paused · Space resumes · → step · q quit "
+    } else {
+        " Space pause · → step · q quit "
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Double)
+        .border_style(theme.border_focused)
+        .title_bottom(Line::from(Span::styled(keys, theme.dim)).right_aligned());
+    let inner = block.inner(area);
+    f.render_widget(Clear, area);
+    f.render_widget(block, area);
+    let width = usize::from(inner.width);
+    let text = crate::terminal_text::escape(text);
+    // A caption too long for the line shortens by whole words.
+    let shown = if text.chars().count() <= width {
+        text.into_owned()
+    } else {
+        let mut out = String::new();
+        for word in text.split(' ') {
+            if out.chars().count() + word.chars().count() + 2 > width {
+                break;
+            }
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(word);
+        }
+        out.push('…');
+        out
+    };
+    f.render_widget(
+        Paragraph::new(Span::styled(
+            shown,
+            theme.title.add_modifier(Modifier::BOLD),
+        ))
+        .alignment(ratatui::layout::Alignment::Center),
+        inner,
+    );
+}
+
 /// Draws the whole screen, laid out as the app's layout says (or, for a
 /// frame of another size, as the same layout function says for it).
 pub fn draw(f: &mut Frame, app: &App) {
@@ -164,7 +212,12 @@ pub fn draw(f: &mut Frame, app: &App) {
     let l = if area == app.layout.area {
         &app.layout
     } else {
-        fresh = layout(area, app.layout.breaker.trace.is_some(), app.servers_line());
+        fresh = layout(
+            area,
+            app.layout.breaker.trace.is_some(),
+            app.servers_line(),
+            app.caption.is_some(),
+        );
         &fresh
     };
     if l.too_small {
@@ -191,10 +244,15 @@ pub fn draw(f: &mut Frame, app: &App) {
     }
     gauges::draw(f, l.gauges, app, &theme);
     status::draw(f, l.status, app, &theme);
+    if let Some(area) = l.caption {
+        draw_caption(f, area, app, &theme);
+    }
     match app.popup {
         Some(Popup::Help) => help::draw(f, l.help_popup, app, &theme),
         Some(Popup::Settings) => settings::draw(f, l.settings_popup, app, &theme),
         Some(Popup::Breaker) => breaker::draw(f, &l.breaker, app, &theme),
+        Some(Popup::Tune) => tune::draw(f, &l.tune, app, &theme),
+        Some(Popup::Export) => export::draw(f, l.export_popup, app, &theme),
         Some(Popup::Detail) => {
             f.render_widget(Clear, l.detail_popup);
             detail::draw_pane(f, l.detail_popup, app, &theme);

@@ -95,6 +95,34 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     theme.dim,
                 )));
             }
+            // The seed's fallback, made visible: the full catalog instead,
+            // only within the context budget.
+            text.push(Line::from(""));
+            if app.search.full_catalog {
+                text.push(Line::from(Span::styled(
+                    format!(
+                        "sending the full catalog instead: all {} tools",
+                        app.catalog.len()
+                    ),
+                    theme.selected,
+                )));
+            } else {
+                match app.full_catalog_offer() {
+                    Ok(tokens) => text.push(Line::from(vec![
+                        Span::styled(app.keymap.label(Action::SendFullCatalog), theme.key),
+                        Span::raw(format!(
+                            " sends the full catalog instead ({} tools, {} tokens, within the budget of {})",
+                            app.catalog.len(),
+                            crate::check::thousands(tokens),
+                            crate::check::thousands(app.context_budget.unwrap_or(0))
+                        )),
+                    ])),
+                    Err(why) => text.push(Line::from(Span::styled(
+                        format!("full catalog not offered: {why}"),
+                        theme.dim,
+                    ))),
+                }
+            }
             f.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), inner);
             return;
         }

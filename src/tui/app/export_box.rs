@@ -1,0 +1,124 @@
+//! The export popup: the loaded tools as a provider payload, written to a
+//! file. The path is a text box; the format changes with the keys that
+//! page through history in the query box.
+
+use clap::ValueEnum;
+
+use crate::catalog::export::PayloadFormat;
+use crate::tui::action::Action;
+use crate::tui::line_input::LineInput;
+
+/// The name of a format, as `--export` takes it.
+pub fn format_name(format: PayloadFormat) -> &'static str {
+    match format {
+        PayloadFormat::OpenaiResponses => "openai-responses",
+        PayloadFormat::OpenaiChat => "openai-chat",
+        PayloadFormat::Anthropic => "anthropic",
+        PayloadFormat::Mcp => "mcp",
+        PayloadFormat::Caveman => "caveman",
+    }
+}
+
+/// The file a format is written to unless the user types another.
+pub fn default_path(format: PayloadFormat) -> String {
+    format!("toolsift-tools.{}.json", format_name(format))
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportBox {
+    pub format: PayloadFormat,
+    pub path: LineInput,
+    /// How many tools would be written.
+    pub tools: usize,
+}
+
+/// What the popup asks of the app.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExportOutcome {
+    Stay,
+    Close,
+    Write { format: PayloadFormat, path: String },
+}
+
+impl ExportBox {
+    pub fn new(tools: usize) -> ExportBox {
+        let format = PayloadFormat::OpenaiResponses;
+        ExportBox {
+            format,
+            path: LineInput::new(&default_path(format)),
+            tools,
+        }
+    }
+
+    fn step_format(&mut self, step: isize) {
+        let all = PayloadFormat::value_variants();
+        let i = all.iter().position(|f| *f == self.format).unwrap_or(0) as isize;
+        let next = all[(i + step).rem_euclid(all.len() as isize) as usize];
+        // A path the user has not changed follows the format.
+        if self.path.text == default_path(self.format) {
+            self.path = LineInput::new(&default_path(next));
+        }
+        self.format = next;
+    }
+
+    pub fn type_text(&mut self, text: &str) {
+        self.path.insert(text);
+    }
+
+    pub fn handle(&mut self, action: Action) -> ExportOutcome {
+        match action {
+            Action::InputCancel => ExportOutcome::Close,
+            Action::InputHistoryPrev => {
+                self.step_format(-1);
+                ExportOutcome::Stay
+            }
+            Action::InputHistoryNext => {
+                self.step_format(1);
+                ExportOutcome::Stay
+            }
+            Action::InputSubmit => {
+                let path = self.path.text.trim().to_string();
+                if path.is_empty() {
+                    return ExportOutcome::Stay;
+                }
+                ExportOutcome::Write {
+                    format: self.format,
+                    path,
+                }
+            }
+            other => {
+                self.path.edit(other);
+                ExportOutcome::Stay
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_path_follows_the_format_until_edited() {
+        let mut b = ExportBox::new(3);
+        assert_eq!(b.path.text, "toolsift-tools.openai-responses.json");
+        b.handle(Action::InputHistoryNext);
+        assert_eq!(b.format, PayloadFormat::OpenaiChat);
+        assert_eq!(b.path.text, "toolsift-tools.openai-chat.json");
+        b.handle(Action::InputHistoryPrev);
+        b.handle(Action::InputHistoryPrev);
+        assert_eq!(b.format, PayloadFormat::Caveman);
+        b.handle(Action::InputClear);
+        b.type_text("out.json");
+        b.handle(Action::InputHistoryNext);
+        assert_eq!(b.path.text, "out.json");
+        assert_eq!(
+            b.handle(Action::InputSubmit),
+            ExportOutcome::Write {
+                format: PayloadFormat::OpenaiResponses,
+                path: "out.json".into()
+            }
+        );
+        assert_eq!(b.handle(Action::InputCancel), ExportOutcome::Close);
+    }
+}

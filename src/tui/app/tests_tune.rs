@@ -1,0 +1,322 @@
+//! The Tune screen, the export popup, the full-catalog fallback and the
+//! mouse, through `App::update`.
+
+use super::*;
+use crate::catalog::{CatalogSource, load};
+use crate::select::Strategy;
+use crossterm::event::{
+    KeyCode, KeyEventState, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+
+fn started() -> App {
+    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
+    let (mut app, effects) = App::new(
+        catalog,
+        "demo".into(),
+        Searcher::embedded(),
+        Keymap::defaults(),
+        Settings::default(),
+    )
+    .unwrap();
+    app.update(Msg::Resize(120, 35));
+    app.settle(effects);
+    app
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    let effects = app.update(Msg::Key(KeyEvent {
+        code,
+        modifiers: KeyModifiers::NONE,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    }));
+    app.settle(effects);
+}
+
+fn tuned() -> App {
+    let mut app = started();
+    app.tune = TunePane::new(Some("@demo".into()));
+    press(&mut app, KeyCode::Char('t'));
+    assert_eq!(app.popup, Some(Popup::Tune));
+    app
+}
+
+#[test]
+fn the_tune_screen_measures_the_demo_requests_and_marks_the_setting() {
+    let app = tuned();
+    let report = app.tune.report().expect("measured").clone();
+    assert_eq!(report.queries, 42);
+    assert_eq!(report.catalog_tools, app.catalog.len());
+    // Deferred with no caps: the service's default cap of 8, and the
+    // SDK's default initial count.
+    assert_eq!(app.tune_current(), Some((8, 8)));
+    // The same figures as `toolsift tune` (the library call) gives.
+    let again = crate::tune::tune(
+        &app.searcher,
+        &app.catalog,
+        &crate::eval::load_queries_arg("@demo").unwrap(),
+        &crate::tune::TuneOptions {
+            ranker: Some(app.settings.ranker),
+            token_basis: app.settings.token_basis,
+            target_pct: None,
+        },
+    )
+    .unwrap();
+    assert_eq!(*report, again);
+}
+
+#[test]
+fn cap_keys_move_the_current_mark_and_apply_takes_the_recommendation() {
+    let mut app = tuned();
+    press(&mut app, KeyCode::Char('+'));
+    assert_eq!(app.settings.max_loaded_tools, Some(9));
+    assert_eq!(app.tune_current().map(|c| c.0), Some(9));
+    press(&mut app, KeyCode::Char('-'));
+    press(&mut app, KeyCode::Char('-'));
+    assert_eq!(app.tune_current().map(|c| c.0), Some(7));
+    press(&mut app, KeyCode::Char('['));
+    assert_eq!(app.settings.initial_tool_count, 7);
+    // A cap below the always-load count is refused with the SDK's message;
+    // the settings in force stay.
+    for _ in 0..10 {
+        press(&mut app, KeyCode::Char('-'));
+    }
+    let floor = app.settings.max_loaded_tools;
+    assert!(floor.is_some_and(|m| m >= 1), "{floor:?}");
+    let rec = app.tune.report().unwrap().recommended;
+    press(&mut app, KeyCode::Char('a'));
+    assert_eq!(app.settings.strategy, Strategy::Deferred);
+    assert_eq!(app.settings.max_loaded_tools, Some(rec.max_tools as i64));
+    assert_eq!(
+        app.settings.initial_tool_count,
+        rec.initial_tool_count as i64
+    );
+    assert_eq!(app.tune_current().map(|c| c.0), Some(rec.max_tools));
+    assert!(app.tune.message.as_deref().unwrap().starts_with("applied"));
+    // The measurement is for the same catalog and ranker: not redone.
+    assert!(app.tune.report().is_some());
+}
+
+#[test]
+fn a_new_catalog_or_ranker_makes_the_measurement_stale() {
+    let mut app = tuned();
+    let first = app.tune.generation;
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('a')); // always-load toggled: a new catalog
+    press(&mut app, KeyCode::Char('t'));
+    assert_eq!(app.tune.generation, first + 1);
+    assert!(app.tune.report().is_some());
+}
+
+#[test]
+fn saving_writes_the_settings_to_the_config_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    let mut app = tuned();
+    app.config_path = Some(path.clone());
+    press(&mut app, KeyCode::Char('a'));
+    press(&mut app, KeyCode::Char('s'));
+    let message = app.tune.message.clone().unwrap();
+    assert!(message.starts_with("saved the settings to"), "{message}");
+    let c = crate::config::Config::load_with(Some(&path), &|_| None).unwrap();
+    assert_eq!(c.explorer.max_loaded_tools, app.settings.max_loaded_tools);
+    assert_eq!(
+        c.explorer.initial_tool_count,
+        Some(app.settings.initial_tool_count)
+    );
+}
+
+#[test]
+fn a_bad_request_file_is_an_error_on_the_screen() {
+    let mut app = started();
+    press(&mut app, KeyCode::Char('t'));
+    // No file yet: the prompt opens at once.
+    assert!(app.tune.is_typing());
+    let effects = app.update(Msg::Type("/no/such/requests.jsonl".into()));
+    app.settle(effects);
+    press(&mut app, KeyCode::Enter);
+    match &app.tune.state {
+        crate::tui::tune::TuneState::Failed(e) => {
+            assert!(e.contains("/no/such/requests.jsonl"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn export_writes_the_loaded_tools_in_the_chosen_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tools.json");
+    let mut app = started();
+    let effects = app.update(Msg::Action(Action::FocusQuery));
+    app.settle(effects);
+    let effects = app.update(Msg::Type("refund a payment".into()));
+    app.settle(effects);
+    press(&mut app, KeyCode::Esc);
+    let loaded = app.loaded_tools().unwrap();
+    press(&mut app, KeyCode::Char('x'));
+    assert_eq!(app.popup, Some(Popup::Export));
+    press(&mut app, KeyCode::Down); // openai-chat
+    let effects = app.update(Msg::Action(Action::InputClear));
+    app.settle(effects);
+    let effects = app.update(Msg::Type(path.display().to_string()));
+    app.settle(effects);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.popup, None);
+    let status = app.status.clone().unwrap();
+    assert!(
+        status.starts_with(&format!("wrote {} tools (openai-chat)", loaded.len())),
+        "{status}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let names: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            assert_eq!(t["type"], "function");
+            t["function"]["name"].as_str().unwrap()
+        })
+        .collect();
+    let expected: Vec<&str> = loaded.iter().map(|&i| app.tool(i).name.as_str()).collect();
+    assert_eq!(names, expected);
+}
+
+fn failed(app: &mut App) {
+    let request = app.search.request("x", None, &app.settings, true);
+    let generation = app.search.next_generation();
+    app.update(Msg::SearchDone(SearchAnswer {
+        generation,
+        catalog: app.catalog.clone(),
+        query: request.query,
+        preview: true,
+        result: Box::new(Err(crate::search::SearchError::Remote(
+            crate::client::RemoteError {
+                service: "http://127.0.0.1:9".into(),
+                failure: crate::client::RemoteFailure::Unreachable("refused".into()),
+            },
+        ))),
+        elapsed: std::time::Duration::from_millis(1),
+    }));
+}
+
+#[test]
+fn the_full_catalog_is_offered_only_within_the_budget() {
+    let mut app = started();
+    let full: u64 = app.costs.as_ref().unwrap().iter().sum();
+    failed(&mut app);
+    // No budget: never offered.
+    press(&mut app, KeyCode::Char('F'));
+    assert!(!app.search.full_catalog);
+    assert!(app.status.as_deref().unwrap().contains("no context budget"));
+    // Too small a budget: refused, saying why with both figures.
+    app.context_budget = Some(full - 1);
+    press(&mut app, KeyCode::Char('F'));
+    assert!(!app.search.full_catalog);
+    let why = app.status.clone().unwrap();
+    assert!(
+        why.contains("the full catalog is") && why.contains("the budget is"),
+        "{why}"
+    );
+    // Within the budget: sent, and the export takes every tool.
+    app.context_budget = Some(full);
+    press(&mut app, KeyCode::Char('F'));
+    assert!(app.search.full_catalog);
+    assert_eq!(app.loaded_tools().unwrap().len(), app.catalog.len());
+    // The next answer ends the fallback.
+    press(&mut app, KeyCode::Char('r'));
+    assert!(!app.search.full_catalog);
+    assert!(matches!(app.search.results, Results::Found(_)));
+}
+
+fn click(app: &mut App, kind: MouseEventKind, column: u16, row: u16) {
+    app.update(Msg::Mouse(MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    }));
+}
+
+#[test]
+fn a_click_focuses_a_pane_and_selects_a_row_and_the_wheel_scrolls() {
+    let mut app = started();
+    let r = app.layout.results;
+    click(
+        &mut app,
+        MouseEventKind::Down(MouseButton::Left),
+        r.x + 3,
+        r.y + 3,
+    );
+    assert_eq!(app.focus, Focus::Results);
+    assert_eq!(app.search.list.selected, 2);
+    let c = app.layout.catalog;
+    click(
+        &mut app,
+        MouseEventKind::Down(MouseButton::Left),
+        c.x + 3,
+        c.y + 5,
+    );
+    assert_eq!(app.focus, Focus::Catalog);
+    assert_eq!(app.catalog_view.list.selected, 4);
+    click(&mut app, MouseEventKind::ScrollDown, c.x + 3, c.y + 5);
+    assert_eq!(app.catalog_view.list.selected, 7);
+    // A click on a border selects nothing; on the query box, focuses it.
+    click(
+        &mut app,
+        MouseEventKind::Down(MouseButton::Left),
+        c.x + 3,
+        c.y,
+    );
+    assert_eq!(app.catalog_view.list.selected, 7);
+    let q = app.layout.query;
+    click(
+        &mut app,
+        MouseEventKind::Down(MouseButton::Left),
+        q.x + 2,
+        q.y + 1,
+    );
+    assert_eq!(app.focus, Focus::Query);
+}
+
+#[test]
+fn the_default_tour_plays_through_the_app() {
+    use crate::tui::event::ScriptStep;
+    let steps = crate::tui::demo::parse_script(crate::tui::demo::DEFAULT_SCRIPT, "demo").unwrap();
+    let mut app = started();
+    app.tune = TunePane::new(Some("@demo".into()));
+    app.demo = Some(false);
+    let mut strategies = Vec::new();
+    let mut captions = 0;
+    for step in crate::tui::event::expand(steps, std::time::Duration::ZERO) {
+        if let ScriptStep::Caption(_) = step {
+            captions += 1;
+        }
+        if let Some(msg) = step.into_msg() {
+            let effects = app.update(msg);
+            app.settle(effects);
+            strategies.push(app.settings.strategy);
+        }
+        assert!(!app.should_quit, "the tour quit early");
+    }
+    assert!(captions >= 8);
+    // Strategy all was shown, then deferred again.
+    assert!(strategies.contains(&Strategy::All));
+    assert_eq!(app.settings.strategy, Strategy::Deferred);
+    // Three searches were typed; the recommendation was applied; the
+    // breaker stopped the loop; every screen was closed again.
+    assert_eq!(
+        app.query.text(),
+        "schedule a call with the customer on Friday"
+    );
+    let rec = app.tune.report().expect("measured").recommended;
+    assert_eq!(app.settings.max_loaded_tools, Some(rec.max_tools as i64));
+    let breaker = app.breaker.as_ref().expect("the breaker ran");
+    assert!(
+        breaker.log.iter().any(|c| !c.ran),
+        "the breaker never tripped"
+    );
+    assert_eq!(app.popup, None);
+    assert_eq!(app.catalog_view.filter, Filter::All);
+}

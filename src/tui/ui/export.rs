@@ -1,0 +1,57 @@
+//! The export popup: which provider's shape, how many tools, which file.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+use super::{Theme, key_line, pane};
+use crate::terminal_text::escape;
+use crate::tui::app::{App, format_name};
+use crate::tui::help::{KeyLine, key_line as keys_of};
+
+/// The label before each value (and the indent of the path).
+const LABEL: usize = 8;
+
+pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let Some(b) = &app.export else { return };
+    f.render_widget(Clear, area);
+    let block = pane(
+        Line::from(Span::styled(
+            " Export the loaded tools as a provider payload ",
+            theme.title,
+        )),
+        true,
+        theme,
+    );
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let width = usize::from(inner.width.max(1));
+    let room = width.saturating_sub(LABEL).max(1);
+    let chars: Vec<char> = escape(&b.path.text).chars().collect();
+    let skip = b.path.cursor.saturating_sub(room - 1);
+    let shown: String = chars.iter().skip(skip).take(room).collect();
+    let source = if app.search.full_catalog {
+        "the full catalog"
+    } else {
+        "the current search's loaded set"
+    };
+    let lines = vec![
+        Line::from(vec![
+            Span::styled(format!("{:<LABEL$}", "format"), theme.key),
+            Span::styled(format!("◂ {} ▸", format_name(b.format)), theme.selected),
+        ]),
+        Line::from(vec![
+            Span::styled(format!("{:<LABEL$}", "tools"), theme.key),
+            Span::raw(format!("{} ({source})", b.tools)),
+        ]),
+        Line::from(vec![
+            Span::styled(format!("{:<LABEL$}", "file"), theme.key),
+            Span::raw(shown),
+        ]),
+        key_line(keys_of(&app.keymap, KeyLine::Export), width, 1, theme),
+    ];
+    f.render_widget(Paragraph::new(lines), inner);
+    let x = inner.x + (LABEL + (b.path.cursor - skip).min(room - 1)) as u16;
+    f.set_cursor_position((x, inner.y + 2));
+}
