@@ -389,6 +389,23 @@ mod tests {
     }
 
     #[test]
+    fn the_example_file_parses() {
+        let text = include_str!("../assets/config.example.toml");
+        let uncommented: String = text
+            .lines()
+            .map(|l| {
+                l.strip_prefix("# ")
+                    .filter(|r| r.contains(" = "))
+                    .unwrap_or(l)
+            })
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let file = parse(&uncommented, "example").unwrap();
+        assert_eq!(file.explorer.context_budget, Some(32000));
+        assert_eq!(file.explorer.queries.as_deref(), Some("requests.jsonl"));
+    }
+
+    #[test]
     fn defaults_parse() {
         let c = Config::load_with(None, &no_env).unwrap();
         assert_eq!(c.explorer.strategy, Some(Strategy::Deferred));
