@@ -99,3 +99,35 @@ fn tune_bad_target_is_a_usage_error() {
         "--target",
     );
 }
+
+#[test]
+fn tune_through_a_remote_service_measures_what_the_embedded_one_does() {
+    let server = common::Server::start(&[], &[]);
+    let embedded = run(&["tune", "@demo", "@demo", "--json"]);
+    assert!(embedded.status.success());
+    let remote = run(&["tune", "@demo", "@demo", "--json", "--service", &server.url]);
+    assert!(
+        remote.status.success(),
+        "{}",
+        String::from_utf8_lossy(&remote.stderr)
+    );
+    // The same engine behind HTTP: the same figures, request for request.
+    assert_eq!(json(&embedded)["points"], json(&remote)["points"]);
+    assert_eq!(json(&embedded)["recommended"], json(&remote)["recommended"]);
+    // The service saw the searches (one per request).
+    let log = server.log.lock().unwrap().clone();
+    assert!(log.matches("tool-search").count() >= 42, "{log}");
+    // A service that is gone is a failed search (exit 1), naming it.
+    drop(server);
+    let gone = run(&["tune", "@demo", "@demo", "--service", &remote_url_of_dead()]);
+    assert_eq!(gone.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&gone.stderr).contains("127.0.0.1"));
+}
+
+/// A loopback URL nothing listens on.
+fn remote_url_of_dead() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    drop(l);
+    format!("http://127.0.0.1:{port}")
+}

@@ -305,6 +305,20 @@ fn bad_flags_and_config_fail_with_the_message() {
     let out = run(&["explore", "--config", cfg.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown key \"hyper-q\""));
+    // The Tune screen's requests are read before the terminal is touched:
+    // a missing file, or one naming a tool the catalog lacks.
+    let out = run(&["explore", "--queries", "/no/such/requests.jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/requests.jsonl"));
+    let q = dir.join("q.jsonl");
+    std::fs::write(
+        &q,
+        "{\"id\":\"x\",\"query\":\"hi\",\"expected\":[\"no_such_tool\"]}\n",
+    )
+    .unwrap();
+    let out = run(&["explore", "--queries", q.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no_such_tool"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
