@@ -5,11 +5,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use super::ServiceError;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Tool};
 
 struct Session {
     fingerprint: u128,
     loaded: Vec<String>,
+    /// The loaded tools' definitions, in the same order (for provider calls).
+    defs: Vec<Tool>,
     last_used: Instant,
     /// Tie-breaker among sessions used at the same instant.
     seq: u64,
@@ -107,6 +109,7 @@ impl Sessions {
                 Session {
                     fingerprint,
                     loaded: Vec::new(),
+                    defs: Vec::new(),
                     last_used: now,
                     seq: 0,
                 },
@@ -120,11 +123,19 @@ impl Sessions {
         if session.fingerprint != fingerprint {
             // The catalog changed: keep the loaded tools that still exist.
             session.loaded.retain(|n| catalog.get(n).is_some());
+            session.defs = session
+                .loaded
+                .iter()
+                .filter_map(|n| catalog.get(n).cloned())
+                .collect();
             session.fingerprint = fingerprint;
         }
         for name in loaded {
-            if !session.loaded.iter().any(|n| n == name) {
+            if !session.loaded.iter().any(|n| n == name)
+                && let Some(def) = catalog.get(name)
+            {
                 session.loaded.push((*name).to_string());
+                session.defs.push(def.clone());
             }
         }
         // A clock that went back (tests give instants) keeps the later one.
@@ -133,5 +144,28 @@ impl Sessions {
         let answer = session.loaded.clone();
         self.by_age.insert((session.last_used, seq), key);
         answer
+    }
+
+    /// Session `id` of `scope`, touched (a provider call is a use): its
+    /// catalog fingerprint and loaded tools' definitions in first-load order.
+    /// `None` when unknown or expired.
+    pub(crate) fn lookup(
+        &mut self,
+        id: &str,
+        scope: &str,
+        now: Instant,
+    ) -> Option<(u128, Vec<Tool>)> {
+        self.expire(now);
+        let key: Key = (
+            xxhash_rust::xxh3::xxh3_128(scope.as_bytes()),
+            id.to_string(),
+        );
+        let session = self.map.get_mut(&key)?;
+        self.by_age.remove(&(session.last_used, session.seq));
+        self.next_seq += 1;
+        session.last_used = session.last_used.max(now);
+        session.seq = self.next_seq;
+        self.by_age.insert((session.last_used, session.seq), key);
+        Some((session.fingerprint, session.defs.clone()))
     }
 }
