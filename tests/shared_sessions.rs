@@ -178,7 +178,7 @@ fn concurrent_appends_from_both_instances_lose_nothing() {
             .iter()
             .filter(|n| {
                 let i: usize = n[5..].parse().unwrap();
-                i >= 1 + c * per && i < 1 + (c + 1) * per
+                (1 + c * per..1 + (c + 1) * per).contains(&i)
             })
             .collect();
         let expected: Vec<String> = (0..per)

@@ -219,7 +219,7 @@ mod tests {
     use serde_json::json;
 
     fn tool(name: &str) -> Tool {
-        let mut t = Tool::new(name, &format!("{name} does things"));
+        let mut t = Tool::new(name, format!("{name} does things"));
         t.input_schema = json!({"type": "object", "properties": {"x": {"type": "string"}}});
         t
     }
