@@ -2,6 +2,7 @@
 //! key, forgotten after idle time, bounded in number.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use super::ServiceError;
@@ -10,8 +11,9 @@ use crate::catalog::{Catalog, Tool};
 struct Session {
     fingerprint: u128,
     loaded: Vec<String>,
-    /// The loaded tools' definitions, in the same order (for provider calls).
-    defs: Vec<Tool>,
+    /// The loaded tools' definitions, in the same order (for provider calls),
+    /// shared by every session that loaded the same tool of one catalog.
+    defs: Vec<Arc<Tool>>,
     last_used: Instant,
     /// Tie-breaker among sessions used at the same instant.
     seq: u64,
@@ -30,6 +32,25 @@ pub(crate) struct Sessions {
     idle: Duration,
     /// At most this many sessions are kept (least recently used go first).
     max_sessions: usize,
+    /// One copy of each (catalog fingerprint, tool) that live sessions hold.
+    interned: HashMap<(u128, String), Weak<Tool>>,
+    /// `interned` drops its dead entries when it grows past this.
+    prune_at: usize,
+}
+
+/// The shared copy of `tool` of catalog `fingerprint`.
+fn intern(
+    interned: &mut HashMap<(u128, String), Weak<Tool>>,
+    fingerprint: u128,
+    tool: &Tool,
+) -> Arc<Tool> {
+    let key = (fingerprint, tool.name.clone());
+    if let Some(t) = interned.get(&key).and_then(Weak::upgrade) {
+        return t;
+    }
+    let t = Arc::new(tool.clone());
+    interned.insert(key, Arc::downgrade(&t));
+    t
 }
 
 /// A new session id: 128 random bits as 32 hex digits.
@@ -59,6 +80,8 @@ impl Sessions {
             next_seq: 0,
             idle,
             max_sessions: max_sessions.max(1),
+            interned: HashMap::new(),
+            prune_at: 1024,
         }
     }
 
@@ -126,7 +149,8 @@ impl Sessions {
             session.defs = session
                 .loaded
                 .iter()
-                .filter_map(|n| catalog.get(n).cloned())
+                .filter_map(|n| catalog.get(n))
+                .map(|t| intern(&mut self.interned, fingerprint, t))
                 .collect();
             session.fingerprint = fingerprint;
         }
@@ -135,7 +159,9 @@ impl Sessions {
                 && let Some(def) = catalog.get(name)
             {
                 session.loaded.push((*name).to_string());
-                session.defs.push(def.clone());
+                session
+                    .defs
+                    .push(intern(&mut self.interned, fingerprint, def));
             }
         }
         // A clock that went back (tests give instants) keeps the later one.
@@ -143,6 +169,10 @@ impl Sessions {
         session.seq = seq;
         let answer = session.loaded.clone();
         self.by_age.insert((session.last_used, seq), key);
+        if self.interned.len() > self.prune_at {
+            self.interned.retain(|_, t| t.strong_count() > 0);
+            self.prune_at = (2 * self.interned.len()).max(1024);
+        }
         answer
     }
 
@@ -166,6 +196,9 @@ impl Sessions {
         session.last_used = session.last_used.max(now);
         session.seq = self.next_seq;
         self.by_age.insert((session.last_used, session.seq), key);
-        Some((session.fingerprint, session.defs.clone()))
+        Some((
+            session.fingerprint,
+            session.defs.iter().map(|t| Tool::clone(t)).collect(),
+        ))
     }
 }
