@@ -130,7 +130,6 @@ fn two_instances_continue_one_session() {
         "tool_03,tool_07,tool_01"
     );
     assert_eq!(up.only().tool_names(), ["tool_03", "tool_07", "tool_01"]);
-    // Another key's id is another session.
     let health: Value = serde_json::from_str(&get(&a, "/healthz")).unwrap();
     assert_eq!(health["status"], "ok", "{health}");
     assert_eq!(health["session_store"]["state"], "ok", "{health}");
