@@ -25,6 +25,11 @@
 //!   --long        toolsift's run 10x longer, and whether RSS stays flat
 //!                 after warm-up (TOOLSIFT_LOAD_LONG=1)
 //!   --no-baseline toolsift alone
+//!   --no-redis    without the two-instance run: after the one instance with
+//!                 memory sessions, two instances with `--sessions redis://`
+//!                 sharing a `redis-server` the bench starts (free loopback
+//!                 port, no persistence), each session's turns alternating
+//!                 between the instances
 //!   --json OUT    also write the figures as JSON
 //! `TOOLSIFT_BENCH_QUICK=1` makes it a 3 s run. Network: loopback only.
 
@@ -56,6 +61,7 @@ struct Opts {
     seconds: f64,
     long: bool,
     baseline: bool,
+    redis: bool,
     json: Option<String>,
 }
 
@@ -70,6 +76,7 @@ fn opts() -> Opts {
         seconds: env_parse("TOOLSIFT_LOAD_SECONDS").unwrap_or(if quick { 3.0 } else { 10.0 }),
         long: std::env::var("TOOLSIFT_LOAD_LONG").is_ok_and(|v| v == "1"),
         baseline: true,
+        redis: true,
         json: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -91,6 +98,7 @@ fn opts() -> Opts {
             }
             "--long" => o.long = true,
             "--no-baseline" => o.baseline = false,
+            "--no-redis" => o.redis = false,
             // `cargo bench` passes --bench; anything else is ignored too.
             _ => {}
         }
@@ -383,19 +391,47 @@ fn run_phase(
     duration: Duration,
     tag: &str,
 ) -> Phase {
-    let endpoint = format!("{url}{TOOL_SEARCH_PATH}");
+    run_phase_on(&[(url.to_string(), pid)], work, clients, duration, tag)
+}
+
+/// RSS of several processes together.
+fn rss_sum(pids: &[u32]) -> Option<u64> {
+    pids.iter().map(|p| rss_kb(*p)).sum()
+}
+
+fn cpu_sum(pids: &[u32]) -> Option<f64> {
+    pids.iter().map(|p| cpu_seconds(&p.to_string())).sum()
+}
+
+/// [`run_phase`] over several instances: request `i` of client `c` goes to
+/// instance `(c + i) % n`, so a session's turns move between instances.
+/// RSS and CPU are the instances' sums.
+fn run_phase_on(
+    servers: &[(String, u32)],
+    work: &Arc<Workload>,
+    clients: usize,
+    duration: Duration,
+    tag: &str,
+) -> Phase {
+    let endpoints: Arc<Vec<String>> = Arc::new(
+        servers
+            .iter()
+            .map(|(url, _)| format!("{url}{TOOL_SEARCH_PATH}"))
+            .collect(),
+    );
+    let pids: Vec<u32> = servers.iter().map(|(_, pid)| *pid).collect();
     let stop = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicUsize::new(0));
     let start_line = Arc::new(Barrier::new(clients + 1));
-    let rss_before = rss_kb(pid).unwrap_or(0);
+    let rss_before = rss_sum(&pids).unwrap_or(0);
     let sampler = {
-        let (stop, done) = (stop.clone(), done.clone());
+        let (stop, done, pids) = (stop.clone(), done.clone(), pids.clone());
         std::thread::spawn(move || {
             let t0 = Instant::now();
             let mut series = Vec::new();
             // Bounded: the phase is at most 600 s plus slack.
             while !stop.load(Ordering::Relaxed) && t0.elapsed() < Duration::from_secs(900) {
-                if let Some(kb) = rss_kb(pid) {
+                if let Some(kb) = rss_sum(&pids) {
                     series.push((t0.elapsed().as_secs_f64(), kb, done.load(Ordering::Relaxed)));
                 }
                 std::thread::sleep(SAMPLE_EVERY);
@@ -405,7 +441,8 @@ fn run_phase(
     };
     let workers: Vec<_> = (0..clients)
         .map(|c| {
-            let (work, endpoint, start_line) = (work.clone(), endpoint.clone(), start_line.clone());
+            let (work, endpoints, start_line) =
+                (work.clone(), endpoints.clone(), start_line.clone());
             let (tag, done) = (tag.to_string(), done.clone());
             std::thread::spawn(move || {
                 let http = reqwest::blocking::Client::builder()
@@ -428,7 +465,8 @@ fn run_phase(
                     }
                     let session = session_of(&tag, c, i);
                     let body = work.body(first_query + i, session.as_deref());
-                    let answer = request(&http, &endpoint, body, session.as_deref());
+                    let endpoint = &endpoints[(c + i) % endpoints.len()];
+                    let answer = request(&http, endpoint, body, session.as_deref());
                     done.fetch_add(1, Ordering::Relaxed);
                     match answer {
                         Ok(ms) => lat.push(ms),
@@ -444,7 +482,7 @@ fn run_phase(
             })
         })
         .collect();
-    let (server_cpu0, client_cpu0) = (cpu_seconds(&pid.to_string()), cpu_seconds("self"));
+    let (server_cpu0, client_cpu0) = (cpu_sum(&pids), cpu_seconds("self"));
     start_line.wait();
     let t0 = Instant::now();
     let mut phase = Phase {
@@ -462,13 +500,13 @@ fn run_phase(
         phase.error_samples.extend(samples);
     }
     phase.seconds = t0.elapsed().as_secs_f64();
-    phase.server_cpu_s = cpu_seconds(&pid.to_string()).unwrap_or(0.0) - server_cpu0.unwrap_or(0.0);
+    phase.server_cpu_s = cpu_sum(&pids).unwrap_or(0.0) - server_cpu0.unwrap_or(0.0);
     phase.client_cpu_s = cpu_seconds("self").unwrap_or(0.0) - client_cpu0.unwrap_or(0.0);
     stop.store(true, Ordering::Relaxed);
     phase.rss_series = sampler.join().unwrap_or_default();
     phase.rss_max_kb = phase.rss_series.iter().map(|s| s.1).max().unwrap_or(0);
     std::thread::sleep(Duration::from_secs(1));
-    phase.rss_after_kb = rss_kb(pid).unwrap_or(0);
+    phase.rss_after_kb = rss_sum(&pids).unwrap_or(0);
     phase.latency_ms.sort_by(f64::total_cmp);
     phase
 }
@@ -808,6 +846,14 @@ fn main() {
         }
     }
 
+    // Two instances sharing their sessions through Redis, the same load
+    // (the default length even with --long).
+    let shared = if o.redis {
+        shared_sessions(&bin, &work, &o)
+    } else {
+        json!({"skipped": "--no-redis"})
+    };
+
     // The naive Python service, the same load (the default length even
     // with --long: the long run is about toolsift's memory).
     let baseline = if !o.baseline {
@@ -826,6 +872,7 @@ fn main() {
             "long": o.long,
             "floor": floor,
             "toolsift": ts,
+            "toolsift_two_instances_redis": shared,
             "naive_python": baseline,
         });
         std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default())
@@ -897,4 +944,93 @@ fn naive(manifest: &Path, work: &Arc<Workload>, o: &Opts, ts: &Phase) -> Value {
         obj.extend(x.clone());
     }
     v
+}
+
+/// A `redis-server` for the bench on a free loopback port, no persistence.
+struct BenchRedis {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl BenchRedis {
+    fn start() -> Result<BenchRedis, String> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| e.to_string())?
+            .port();
+        let dir = std::env::temp_dir().join(format!("toolsift-bench-redis-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| {
+                format!("cannot start redis-server ({e}); scripts/setup-test-deps.sh installs it")
+            })?;
+        let r = BenchRedis { child, port, dir };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if Instant::now() > deadline {
+                return Err("redis-server did not start".into());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(r)
+    }
+}
+
+impl Drop for BenchRedis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Two `serve --sessions redis://` instances under the same load.
+fn shared_sessions(bin: &Path, work: &Arc<Workload>, o: &Opts) -> Value {
+    let redis = match BenchRedis::start() {
+        Ok(r) => r,
+        Err(e) => {
+            println!("two instances with Redis: skipped: {e}");
+            return json!({"skipped": e});
+        }
+    };
+    let url = format!("redis://127.0.0.1:{}/0", redis.port);
+    let mut procs = Vec::new();
+    for _ in 0..2 {
+        let mut cmd = Command::new(bin);
+        cmd.args(["serve", "--addr", "127.0.0.1:0", "--sessions", &url])
+            .env_remove("CAVE_BASE_URL");
+        match Proc::start(cmd) {
+            Ok(p) => procs.push(p),
+            Err(e) => return json!({"error": e}),
+        }
+    }
+    for p in &procs {
+        if let Err(e) = warm_up(&p.url, work, 3) {
+            return json!({"error": e});
+        }
+    }
+    let servers: Vec<(String, u32)> = procs.iter().map(|p| (p.url.clone(), p.pid())).collect();
+    println!(
+        "toolsift serve x2 --sessions {url} ({} and {}):",
+        servers[0].0, servers[1].0
+    );
+    let loaded = run_phase_on(
+        &servers,
+        work,
+        o.clients,
+        Duration::from_secs_f64(o.seconds),
+        "redis-n",
+    );
+    loaded.print("loaded, 2 instances", None);
+    drop(procs);
+    drop(redis);
+    json!({"instances": 2, "sessions": "redis", "loaded": loaded.to_json()})
 }

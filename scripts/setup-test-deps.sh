@@ -6,11 +6,13 @@
 # - tests/mcp_servers.rs: real MCP servers, mcp-server-time and
 #   mcp-server-git from PyPI in the same venv (git on PATH for the latter)
 #   and @modelcontextprotocol/server-everything from npm in a prefix of its
-#   own. The tests run the installed programs; nothing downloads at test time.
+#   own. The tests run the installed programs; nothing downloads at test time;
+# - tests/shared_sessions.rs and benches/serve_load.rs: redis-server (the
+#   Debian package); each test starts its own on a free loopback port.
 #
 # Idempotent: a second run checks the installed versions and returns at once.
 # As root on Debian or Ubuntu it installs what is missing of python3-venv,
-# git, nodejs and npm with apt-get.
+# git, nodejs, npm and redis-server with apt-get.
 #
 #   TOOLSIFT_SDK_VENV    where the venv goes (default ~/.cache/toolsift-sdk-venv)
 #   TOOLSIFT_NPM_PREFIX  where server-everything goes (default ~/.cache/toolsift-npm)
@@ -61,6 +63,13 @@ apt_install() {
 
 # mcp-server-git runs git.
 command -v git >/dev/null || apt_install git
+
+# The shared-session tests run a real Redis (started by the tests).
+if command -v redis-server >/dev/null; then
+    echo "$(redis-server --version | cut -d' ' -f1-3) already installed"
+else
+    apt_install redis-server
+fi
 
 if ! npm_installed; then
     command -v npm >/dev/null && command -v node >/dev/null || apt_install nodejs npm

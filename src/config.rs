@@ -87,6 +87,22 @@ pub struct ServeSection {
     pub cache_bytes: Option<usize>,
     pub log_queries: Option<bool>,
     pub insecure_no_auth: Option<bool>,
+    /// `memory` or a Redis/Valkey URL.
+    pub sessions: Option<String>,
+    pub upstream_timeout_ms: Option<u64>,
+    /// `[serve.upstreams.openai]`, `[serve.upstreams.anthropic]`.
+    #[serde(default)]
+    pub upstreams: BTreeMap<String, UpstreamSection>,
+}
+
+/// One provider's upstream in the config file.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpstreamSection {
+    /// The provider API's base URL, or "none" for no pass-through.
+    pub url: Option<String>,
+    /// An environment variable holding the upstream key.
+    pub key_env: Option<String>,
 }
 
 /// A key list may be written as one string or a list of strings.

@@ -110,6 +110,18 @@ struct ServeArgs {
     /// Allow a non-loopback address without an API key.
     #[arg(long)]
     insecure_no_auth: bool,
+    /// A provider's upstream for the pass-through, PROVIDER=URL (openai, anthropic; repeatable; URL "none" turns it off). Defaults: https://api.openai.com/v1, https://api.anthropic.com.
+    #[arg(long, value_name = "PROVIDER=URL")]
+    upstream: Vec<String>,
+    /// An environment variable holding a provider's upstream key, PROVIDER=NAME (repeatable); a request's x-cave-upstream-key wins.
+    #[arg(long, value_name = "PROVIDER=NAME")]
+    upstream_key_env: Vec<String>,
+    /// Longest wait for an upstream's answer to begin, and between two of its reads, in milliseconds (default 300,000).
+    #[arg(long, value_name = "MS")]
+    upstream_timeout_ms: Option<u64>,
+    /// Where tool sessions live: memory (default) or redis://HOST:PORT/DB (Redis or Valkey, shared by several instances).
+    #[arg(long, value_name = "STORE")]
+    sessions: Option<String>,
     /// Config file (its [serve] section; flags win).
     #[arg(long, value_name = "FILE")]
     config: Option<std::path::PathBuf>,
@@ -783,7 +795,93 @@ fn serve_config(args: &ServeArgs) -> Result<toolsift::server::ServeConfig, CliEr
         s.session_idle = std::time::Duration::from_secs(secs);
     }
     s.cache_bytes = file.cache_bytes.unwrap_or(s.cache_bytes);
+    if let Some(ms) = args.upstream_timeout_ms.or(file.upstream_timeout_ms) {
+        c.upstream_timeout = std::time::Duration::from_millis(ms.max(1));
+    }
+    if let Some(spec) = args.sessions.as_ref().or(file.sessions.as_ref()) {
+        c.sessions = spec
+            .parse()
+            .map_err(|e| CliError::Input(format!("--sessions {e}")))?;
+    }
+    c.upstreams = upstreams(args, file, &|n| std::env::var(n).ok())?;
     Ok(c)
+}
+
+/// `PROVIDER=VALUE` of `flag`.
+fn provider_pair(flag: &str, text: &str) -> Result<(toolsift::server::Provider, String), CliError> {
+    let (p, v) = text.split_once('=').ok_or_else(|| {
+        CliError::Input(format!(
+            "--{flag} {text:?}: write PROVIDER=VALUE, e.g. openai=..."
+        ))
+    })?;
+    let p = p
+        .parse()
+        .map_err(|e| CliError::Input(format!("--{flag} {text:?}: {e}")))?;
+    Ok((p, v.to_string()))
+}
+
+/// The upstreams: flags, then `[serve.upstreams.PROVIDER]`, then the
+/// providers' public URLs; keys from the named environment variables.
+fn upstreams(
+    args: &ServeArgs,
+    file: &toolsift::config::ServeSection,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<toolsift::server::Upstreams, CliError> {
+    use toolsift::server::{Provider, Upstream, Upstreams};
+    for name in file.upstreams.keys() {
+        name.parse::<Provider>()
+            .map_err(|e| CliError::Input(format!("config [serve.upstreams.{name}]: {e}")))?;
+    }
+    let mut urls = std::collections::BTreeMap::new();
+    for text in &args.upstream {
+        let (p, url) = provider_pair("upstream", text)?;
+        urls.insert(p.as_str(), url);
+    }
+    let mut key_envs = std::collections::BTreeMap::new();
+    for text in &args.upstream_key_env {
+        let (p, name) = provider_pair("upstream-key-env", text)?;
+        key_envs.insert(p.as_str(), name);
+    }
+    let mut out = Upstreams::default();
+    for p in Provider::ALL {
+        let section = file.upstreams.get(p.as_str());
+        let url = urls
+            .get(p.as_str())
+            .cloned()
+            .or_else(|| section.and_then(|s| s.url.clone()))
+            .unwrap_or_else(|| p.default_base().to_string());
+        let key_env = key_envs
+            .get(p.as_str())
+            .cloned()
+            .or_else(|| section.and_then(|s| s.key_env.clone()));
+        let key = match key_env {
+            None => None,
+            Some(name) => {
+                let key = env(&name).filter(|k| !k.is_empty()).ok_or_else(|| {
+                    CliError::Input(format!(
+                        "--upstream-key-env {}={name}: the environment variable is not set or empty",
+                        p.as_str()
+                    ))
+                })?;
+                if key.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                    return Err(CliError::Input(format!(
+                        "--upstream-key-env {}={name}: the key has white space or control characters",
+                        p.as_str()
+                    )));
+                }
+                Some(key)
+            }
+        };
+        *out.get_mut(p) = if url == "none" {
+            None
+        } else {
+            Some(
+                Upstream::new(&url, key)
+                    .map_err(|e| CliError::Input(format!("--upstream {}: {e}", p.as_str())))?,
+            )
+        };
+    }
+    Ok(out)
 }
 
 fn run_serve(args: &ServeArgs) -> Result<(), CliError> {

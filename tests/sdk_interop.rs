@@ -292,3 +292,50 @@ fn sessions_are_scoped_per_api_key() {
         "{v}"
     );
 }
+
+#[test]
+fn sdk_provider_call_carries_the_sessions_tools_to_the_upstream() {
+    let up = common::fake_upstream::FakeUpstream::start();
+    let srv = Server::start(
+        &[
+            "--api-key-env",
+            "TOOLSIFT_TEST_KEY",
+            "--upstream",
+            &format!("openai={}/v1", up.url),
+        ],
+        &[("TOOLSIFT_TEST_KEY", KEY)],
+    );
+    let v = script("provider_session.py", &srv.url, &[]);
+    assert!(is_session_id(&v["session_id"]), "{v}");
+    assert_eq!(v["later_session_id"], v["session_id"], "{v}");
+    assert_eq!(names(&v["names"]), ["lookup_status"], "{v}");
+    assert_eq!(names(&v["later_names"]), ["send_email"], "{v}");
+    // The SDK got the upstream's answer.
+    assert_eq!(v["response"]["id"], "resp_fake", "{v}");
+    assert_eq!(
+        names(&v["response"]["tools_seen"]),
+        ["lookup_status", "send_email"],
+        "{v}"
+    );
+    let seen = up.only();
+    assert_eq!(seen.path, "/v1/responses");
+    assert_eq!(seen.header("authorization"), Some("Bearer upstream-key"));
+    assert!(
+        seen.headers
+            .iter()
+            .all(|(n, v)| !n.starts_with("x-cave-") && !v.contains(KEY)),
+        "{seen:?}"
+    );
+    // The app's own tool first, then the session's other one, in the
+    // Responses shape.
+    assert_eq!(seen.tool_names(), ["lookup_status", "send_email"]);
+    let body = seen.json();
+    assert_eq!(body["tools"][1]["type"], "function");
+    assert_eq!(
+        body["tools"][1]["description"],
+        "Send an email message to a recipient"
+    );
+    assert_eq!(body["input"], "Check service status.");
+    let log = log_lines(&srv, "POST /openai/v1/responses 200", 1);
+    assert!(log.contains("injected=1"), "{log}");
+}

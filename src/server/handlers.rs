@@ -20,13 +20,15 @@ use crate::wire::{ErrorBody, ErrorDetail};
 /// What a handler tells the access log about its request.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LogFields {
-    catalog_tools: Option<usize>,
-    returned: Option<usize>,
-    query: Option<String>,
+    pub(crate) catalog_tools: Option<usize>,
+    pub(crate) returned: Option<usize>,
+    pub(crate) query: Option<String>,
+    /// Tools a session hint added to a provider call.
+    pub(crate) injected: Option<usize>,
 }
 
 /// A JSON error response.
-fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+pub(crate) fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
     let body = ErrorBody {
         error: ErrorDetail {
             code: code.to_string(),
@@ -50,7 +52,11 @@ fn is_json(headers: &HeaderMap) -> bool {
 }
 
 /// Reads the whole body, at most `limit` bytes.
-async fn read_body(body: Body, limit: usize, expected: Option<usize>) -> Result<Vec<u8>, Response> {
+pub(crate) async fn read_body(
+    body: Body,
+    limit: usize,
+    expected: Option<usize>,
+) -> Result<Vec<u8>, Response> {
     let mut stream = body.into_data_stream();
     let mut out = Vec::with_capacity(expected.unwrap_or(0).min(limit));
     while let Some(chunk) = stream.next().await {
@@ -69,7 +75,7 @@ async fn read_body(body: Body, limit: usize, expected: Option<usize>) -> Result<
     Ok(out)
 }
 
-fn too_large(limit: usize) -> Response {
+pub(crate) fn too_large(limit: usize) -> Response {
     error(
         StatusCode::PAYLOAD_TOO_LARGE,
         "body_too_large",
@@ -78,11 +84,21 @@ fn too_large(limit: usize) -> Response {
 }
 
 /// Closes the connection after this response.
-fn closing(mut response: Response) -> Response {
+pub(crate) fn closing(mut response: Response) -> Response {
     response
         .headers_mut()
         .insert(CONNECTION, HeaderValue::from_static("close"));
     response
+}
+
+/// 401, saying whether the key was missing or wrong.
+pub(crate) fn unauthorized(headers: &HeaderMap) -> Response {
+    let message = if headers.contains_key(AUTHORIZATION) {
+        "the API key is not valid for this service"
+    } else {
+        "this service needs an API key: send authorization: Bearer KEY"
+    };
+    error(StatusCode::UNAUTHORIZED, "unauthorized", message)
 }
 
 /// `POST /sdk/v1/tool-search`.
@@ -96,12 +112,7 @@ pub(crate) async fn tool_search(
         .keys
         .check(headers.get(AUTHORIZATION).map(HeaderValue::as_bytes))
     else {
-        let message = if headers.contains_key(AUTHORIZATION) {
-            "the API key is not valid for this service"
-        } else {
-            "this service needs an API key: send authorization: Bearer KEY"
-        };
-        return error(StatusCode::UNAUTHORIZED, "unauthorized", message);
+        return unauthorized(&headers);
     };
     let scope = scope.to_string();
     if !is_json(&headers) {
@@ -142,19 +153,54 @@ pub(crate) async fn tool_search(
             }
         };
     let remaining = limit.saturating_sub(started.elapsed());
+    let in_memory = st.store.is_memory();
     let work = async {
         let permit = st.workers.clone().acquire_owned().await;
         let service = st.service.clone();
         let log_queries = st.log_queries;
+        let scope = scope.clone();
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
             let query = log_queries.then(|| query_of(&bytes)).flatten();
-            (service.tool_search_json(&bytes, Some(&scope)), query)
+            let result = if in_memory {
+                service
+                    .tool_search_json(&bytes, Some(&scope))
+                    .map(|answer| (answer, None))
+            } else {
+                service.tool_search_json_deferred(&bytes, Some(&scope))
+            };
+            (result, query)
         })
         .await
     };
     let (result, query) = match tokio::time::timeout(remaining, work).await {
-        Ok(Ok(answer)) => answer,
+        Ok(Ok((Ok((mut answer, Some(pending))), query))) => {
+            // A shared store: the session is recorded there.
+            let mut saved = true;
+            match st.store.record(&st.service, &pending).await {
+                Ok(loaded) => answer.session_tools = loaded,
+                // A session the request continues needs the store; a new
+                // one is answered anyway, and said to be unsaved.
+                Err(_) if !pending.named => saved = false,
+                Err(e) => {
+                    return error(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "session_store_unavailable",
+                        e.to_string(),
+                    );
+                }
+            }
+            if !saved {
+                let mut response = Json(answer).into_response();
+                response.headers_mut().insert(
+                    "x-toolsift-tool-session",
+                    HeaderValue::from_static("not-saved"),
+                );
+                return response;
+            }
+            (Ok(answer), query)
+        }
+        Ok(Ok((result, query))) => (result.map(|(answer, _)| answer), query),
         Ok(Err(e)) => {
             return error(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -199,20 +245,38 @@ fn query_of(body: &[u8]) -> Option<String> {
         .map(|q| q.query)
 }
 
-/// `GET /healthz`.
+/// `GET /healthz`: 200 while the server runs; `status` is `degraded` when
+/// the session store does not answer (searches and provider calls without a
+/// session still work).
 pub(crate) async fn healthz(State(st): State<Arc<AppState>>) -> Response {
     let stats = st.service.stats();
+    let (status, store) = match st.store.check().await {
+        Ok(()) => (
+            "ok",
+            serde_json::json!({"kind": st.store.name(), "state": "ok"}),
+        ),
+        Err(e) => (
+            "degraded",
+            serde_json::json!({"kind": st.store.name(), "state": "unavailable", "message": e.message}),
+        ),
+    };
+    let sessions = if st.store.is_memory() {
+        serde_json::json!(stats.sessions)
+    } else {
+        serde_json::Value::Null
+    };
     Json(serde_json::json!({
-        "status": "ok",
-        "sessions": stats.sessions,
+        "status": status,
+        "sessions": sessions,
         "searches": stats.searches,
+        "session_store": store,
     }))
     .into_response()
 }
 
 /// `GET /metrics`.
 pub(crate) async fn metrics(State(st): State<Arc<AppState>>) -> Response {
-    let text = st.metrics.render(&st.service.stats());
+    let text = st.metrics.render(&st.service.stats(), st.store.errors());
     (
         [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
         text,
@@ -224,7 +288,7 @@ pub(crate) async fn not_found() -> Response {
     error(
         StatusCode::NOT_FOUND,
         "not_found",
-        "no such endpoint; this service answers POST /sdk/v1/tool-search, GET /healthz and GET /metrics",
+        "no such endpoint; this service answers POST /sdk/v1/tool-search, GET /healthz, GET /metrics and provider calls under /openai/v1/ and /anthropic/",
     )
 }
 
@@ -272,6 +336,9 @@ fn log_line(method: &str, path: &str, status: u16, elapsed: Duration, f: &LogFie
         count(f.catalog_tools),
         count(f.returned)
     );
+    if let Some(n) = f.injected {
+        line.push_str(&format!(" injected={n}"));
+    }
     if let Some(q) = &f.query {
         line.push_str(&format!(" query={:?}", escape(q)));
     }
@@ -303,6 +370,7 @@ mod tests {
             catalog_tools: Some(12),
             returned: Some(3),
             query: Some("hi\u{1b}]52;c;x\u{7}".into()),
+            injected: None,
         };
         let line = log_line(
             "POST",

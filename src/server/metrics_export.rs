@@ -43,6 +43,8 @@ impl Metrics {
     pub(crate) fn record(&self, path: &str, status: u16, elapsed: Duration) {
         let path = match path {
             crate::wire::TOOL_SEARCH_PATH | "/healthz" | "/metrics" => path.to_string(),
+            p if p.starts_with("/openai/") => "/openai".to_string(),
+            p if p.starts_with("/anthropic/") => "/anthropic".to_string(),
             _ => "other".to_string(),
         };
         metrics::counter!(REQUESTS, "path" => path.clone(), "status" => status.to_string())
@@ -51,7 +53,8 @@ impl Metrics {
     }
 
     /// The text of `/metrics`, with the service's counters as of now.
-    pub(crate) fn render(&self, stats: &ServiceStats) -> String {
+    pub(crate) fn render(&self, stats: &ServiceStats, store_errors: u64) -> String {
+        metrics::counter!("toolsift_session_store_errors_total").absolute(store_errors);
         metrics::counter!("toolsift_searches_total").absolute(stats.searches);
         metrics::counter!("toolsift_index_cache_hits_total").absolute(stats.index_cache_hits);
         metrics::counter!("toolsift_index_cache_misses_total").absolute(stats.index_builds);

@@ -2,7 +2,9 @@
 //! Caveman SDKs (CONTRACT §3-4).
 //!
 //! Routes: `POST /sdk/v1/tool-search`, `GET /healthz`, `GET /metrics`
-//! (Prometheus text). Ranking and token counting are CPU work: they run on
+//! (Prometheus text), and the provider pass-through under `/openai/v1/` and
+//! `/anthropic/` ([`passthrough`]). Sessions live in a [`SessionStore`]:
+//! this process's memory or Redis. Ranking and token counting are CPU work: they run on
 //! the blocking pool, at most `max_in_flight` at once; at most
 //! `max_queued` more wait for a place, and any further request gets 503 at
 //! once. Every request has a time limit, body reading included, so a client
@@ -12,20 +14,23 @@
 mod auth;
 mod handlers;
 mod metrics_export;
+pub mod passthrough;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
+use crate::service::store::{SessionStore, StoreError, StoreSpec};
 use crate::service::{Service, ServiceConfig};
 use crate::wire::TOOL_SEARCH_PATH;
 
 pub use auth::ApiKeys;
+pub use passthrough::{Provider, Upstream, Upstreams};
 
 /// The default address: loopback only.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8787";
@@ -33,6 +38,9 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:8787";
 pub const DEFAULT_MAX_BODY_BYTES: usize = 16 << 20;
 /// The default time limit of one request, body reading included.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default wait for an upstream's answer to begin, and between two of
+/// its reads (as long as the SDK waits for a provider call).
+pub const DEFAULT_UPSTREAM_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Everything `serve` needs, from flags and the config file.
 #[derive(Debug, Clone)]
@@ -50,6 +58,12 @@ pub struct ServeConfig {
     /// Allow a non-loopback address without an API key.
     pub insecure_no_auth: bool,
     pub service: ServiceConfig,
+    /// Where provider calls go.
+    pub upstreams: Upstreams,
+    /// The longest wait for an upstream's answer to begin (and between reads).
+    pub upstream_timeout: Duration,
+    /// Where sessions live.
+    pub sessions: StoreSpec,
 }
 
 impl Default for ServeConfig {
@@ -67,6 +81,9 @@ impl Default for ServeConfig {
             log_queries: false,
             insecure_no_auth: false,
             service: ServiceConfig::default(),
+            upstreams: Upstreams::default(),
+            upstream_timeout: DEFAULT_UPSTREAM_TIMEOUT,
+            sessions: StoreSpec::Memory,
         }
     }
 }
@@ -86,6 +103,8 @@ pub enum ServeError {
     },
     #[error("server: {0}")]
     Io(#[from] std::io::Error),
+    #[error("--sessions: {0}")]
+    Store(#[from] StoreError),
 }
 
 /// State shared by the handlers.
@@ -100,6 +119,10 @@ pub(crate) struct AppState {
     /// A place to rank in.
     pub(crate) workers: Arc<Semaphore>,
     pub(crate) metrics: metrics_export::Metrics,
+    pub(crate) store: SessionStore,
+    pub(crate) upstreams: Upstreams,
+    pub(crate) upstream_timeout: Duration,
+    pub(crate) http: reqwest::Client,
 }
 
 /// Checks the address against the auth rule, before binding.
@@ -121,8 +144,10 @@ pub async fn bind(config: &ServeConfig) -> Result<TcpListener, ServeError> {
         })
 }
 
-/// The routes over a service.
-pub fn router(config: &ServeConfig, service: Arc<Service>) -> Router {
+/// The routes over a service. Needs a tokio runtime (the Redis store's
+/// connection is made in it, lazily).
+pub fn router(config: &ServeConfig, service: Arc<Service>) -> Result<Router, ServeError> {
+    let store = SessionStore::open(&config.sessions, config.service.session_idle)?;
     let state = Arc::new(AppState {
         service,
         keys: config.keys.clone(),
@@ -132,18 +157,29 @@ pub fn router(config: &ServeConfig, service: Arc<Service>) -> Router {
         admission: Semaphore::new(config.max_in_flight.max(1) + config.max_queued),
         workers: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
         metrics: metrics_export::Metrics::install(),
+        store,
+        upstreams: config.upstreams.clone(),
+        upstream_timeout: config.upstream_timeout,
+        http: passthrough::http_client(config.upstream_timeout),
     });
-    Router::new()
+    Ok(Router::new()
         .route(TOOL_SEARCH_PATH, post(handlers::tool_search))
         .route("/healthz", get(handlers::healthz))
         .route("/metrics", get(handlers::metrics))
+        .route("/openai", any(passthrough::openai))
+        .route("/openai/{*rest}", any(passthrough::openai))
+        .route("/anthropic", any(passthrough::anthropic))
+        .route("/anthropic/{*rest}", any(passthrough::anthropic))
+        .route("/gemini/{*rest}", any(passthrough::unsupported))
+        .route("/vertex/{*rest}", any(passthrough::unsupported))
+        .route("/bedrock/{*rest}", any(passthrough::unsupported))
         .fallback(handlers::not_found)
         .method_not_allowed_fallback(handlers::method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             handlers::access_log,
         ))
-        .with_state(state)
+        .with_state(state))
 }
 
 /// Serves on `listener` until `shutdown` resolves; then refuses new
@@ -154,7 +190,7 @@ pub async fn serve_on(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let service = Arc::new(Service::new(config.service.clone()));
-    let app = router(config, service);
+    let app = router(config, service)?;
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await?;

@@ -29,6 +29,37 @@ impl Service {
         Ok(to_wire(&catalog, &outcome))
     }
 
+    /// [`Service::tool_search_json`] without touching this service's own
+    /// sessions: the session (if any) is for the caller's session store to
+    /// record, as the returned [`PendingSession`] says.
+    pub fn tool_search_json_deferred(
+        &self,
+        body: &[u8],
+        api_key: Option<&str>,
+    ) -> Result<(ToolSearchResponse, Option<PendingSession>), ServiceError> {
+        let request: ToolSearchRequest<'_> = serde_json::from_slice(body).map_err(|e| {
+            ServiceError::bad_request("invalid_request", format!("request body: {e}"))
+        })?;
+        let params = params_from_wire(&request)?;
+        let catalog = self.request_catalog(request.tools.get())?;
+        let outcome = self.search_inner(
+            &catalog,
+            &params,
+            api_key.unwrap_or(""),
+            std::time::Instant::now(),
+            false,
+        )?;
+        let wire = to_wire(&catalog, &outcome);
+        let pending = (!params.preview).then(|| PendingSession {
+            id: outcome.session_id.clone(),
+            scope: api_key.unwrap_or("").to_string(),
+            loaded: outcome.session_tools.clone(),
+            catalog,
+            named: params.session_id.is_some(),
+        });
+        Ok((wire, pending))
+    }
+
     /// The catalog of a request, parsed once per exact text.
     fn request_catalog(&self, raw: &str) -> Result<Arc<Catalog>, ServiceError> {
         let key = xxhash_rust::xxh3::xxh3_128(raw.as_bytes());
@@ -40,8 +71,22 @@ impl Service {
             .map_err(|e| ServiceError::bad_request("invalid_catalog", e.to_string()))?;
         let c = Arc::new(c);
         lock(&self.parsed).get_or_insert(key, raw.len(), || c.clone());
+        lock(&self.by_fingerprint).get_or_insert(c.fingerprint(), raw.len(), || c.clone());
         Ok(c)
     }
+}
+
+/// A search's session, for a session store to record.
+#[derive(Debug, Clone)]
+pub struct PendingSession {
+    pub id: String,
+    /// The API key (empty for none); stores keep a hash of it.
+    pub scope: String,
+    /// This search's loaded tools, in order.
+    pub loaded: Vec<String>,
+    pub catalog: Arc<Catalog>,
+    /// The request named the session (else the service minted its id).
+    pub named: bool,
 }
 
 fn optional_string(value: &Option<Value>, field: &str) -> Result<Option<String>, ServiceError> {

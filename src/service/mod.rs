@@ -11,8 +11,10 @@
 //! request body to a wire response, for the HTTP server.
 
 mod cache;
+pub mod inject;
 mod json;
 mod sessions;
+pub mod store;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -25,7 +27,7 @@ use crate::wire::{ErrorBody, ErrorDetail};
 use cache::Lru;
 use sessions::Sessions;
 
-pub use json::{params_from_wire, to_wire};
+pub use json::{PendingSession, params_from_wire, to_wire};
 
 /// `max_tools` when a request gives none (CONTRACT §4: server default 8).
 pub const DEFAULT_MAX_TOOLS: u64 = 8;
@@ -208,6 +210,9 @@ pub struct Service {
     costs: Mutex<CostCache>,
     /// Parsed request catalogs keyed by a hash of their exact JSON text.
     parsed: Mutex<Lru<u128, Arc<Catalog>>>,
+    /// The same catalogs by fingerprint (a session's catalog, for provider
+    /// calls whose history calls a tool).
+    by_fingerprint: Mutex<Lru<u128, Arc<Catalog>>>,
     catalog_parses: AtomicU64,
     counter: TokenCounter,
     sessions: Mutex<Sessions>,
@@ -242,6 +247,7 @@ impl Service {
             rankers: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
             costs: Mutex::new(Lru::new(config.index_cache_size * 3, usize::MAX)),
             parsed: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
+            by_fingerprint: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
             catalog_parses: AtomicU64::new(0),
             sessions: Mutex::new(Sessions::new(config.session_idle, config.max_sessions)),
             config,
@@ -337,6 +343,20 @@ impl Service {
         scope: &str,
         now: Instant,
     ) -> Result<SearchOutcome, ServiceError> {
+        self.search_inner(catalog, params, scope, now, true)
+    }
+
+    /// The five steps; with `record` false the session is left to a session
+    /// store outside the service (the id is minted if absent, and
+    /// `session_tools` holds only this search's tools).
+    fn search_inner(
+        &self,
+        catalog: &Catalog,
+        params: &SearchParams,
+        scope: &str,
+        now: Instant,
+        record: bool,
+    ) -> Result<SearchOutcome, ServiceError> {
         let plan = self.validate(catalog, params)?;
         let ranker = self.ranker_for(catalog, plan.ranker)?;
         self.searches.fetch_add(1, Ordering::Relaxed);
@@ -350,8 +370,21 @@ impl Service {
         let basis = params.token_basis.unwrap_or(self.config.token_basis);
         let costs = self.costs_for(catalog, basis);
         let sent: u64 = tools.iter().map(|t| costs[t.index]).sum();
-        let (session_id, session_tools) =
-            self.record_session(catalog, params, scope, &tools, now)?;
+        let (session_id, session_tools) = if record {
+            self.record_session(catalog, params, scope, &tools, now)?
+        } else if params.preview {
+            (params.session_id.clone().unwrap_or_default(), Vec::new())
+        } else {
+            let id = match &params.session_id {
+                Some(id) => id.clone(),
+                None => sessions::mint_session_id()?,
+            };
+            let names = tools
+                .iter()
+                .map(|t| catalog.tools()[t.index].name.clone())
+                .collect();
+            (id, names)
+        };
         Ok(SearchOutcome {
             deferred_count: (catalog.len() - tools.len()) as u64,
             tools,
@@ -417,6 +450,24 @@ impl Service {
             cap,
             always,
         })
+    }
+
+    /// Session `id` of `scope` in this service's own (memory) sessions,
+    /// touched: its loaded tools and, when still cached, its catalog.
+    pub fn session_tools(&self, id: &str, scope: &str) -> Option<inject::SessionTools> {
+        if !sessions::valid_session_id(id) {
+            return None;
+        }
+        let (fingerprint, loaded) = lock(&self.sessions).lookup(id, scope, Instant::now())?;
+        Some(inject::SessionTools {
+            loaded,
+            catalog: self.catalog_by_fingerprint(fingerprint),
+        })
+    }
+
+    /// A catalog this instance parsed recently, by fingerprint.
+    pub fn catalog_by_fingerprint(&self, fingerprint: u128) -> Option<Arc<Catalog>> {
+        lock(&self.by_fingerprint).get(&fingerprint)
     }
 
     /// Step five: continues (or creates) the session, unless this is a

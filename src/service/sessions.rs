@@ -2,14 +2,18 @@
 //! key, forgotten after idle time, bounded in number.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use super::ServiceError;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Tool};
 
 struct Session {
     fingerprint: u128,
     loaded: Vec<String>,
+    /// The loaded tools' definitions, in the same order (for provider calls),
+    /// shared by every session that loaded the same tool of one catalog.
+    defs: Vec<Arc<Tool>>,
     last_used: Instant,
     /// Tie-breaker among sessions used at the same instant.
     seq: u64,
@@ -28,6 +32,25 @@ pub(crate) struct Sessions {
     idle: Duration,
     /// At most this many sessions are kept (least recently used go first).
     max_sessions: usize,
+    /// One copy of each (catalog fingerprint, tool) that live sessions hold.
+    interned: HashMap<(u128, String), Weak<Tool>>,
+    /// `interned` drops its dead entries when it grows past this.
+    prune_at: usize,
+}
+
+/// The shared copy of `tool` of catalog `fingerprint`.
+fn intern(
+    interned: &mut HashMap<(u128, String), Weak<Tool>>,
+    fingerprint: u128,
+    tool: &Tool,
+) -> Arc<Tool> {
+    let key = (fingerprint, tool.name.clone());
+    if let Some(t) = interned.get(&key).and_then(Weak::upgrade) {
+        return t;
+    }
+    let t = Arc::new(tool.clone());
+    interned.insert(key, Arc::downgrade(&t));
+    t
 }
 
 /// A new session id: 128 random bits as 32 hex digits.
@@ -57,6 +80,8 @@ impl Sessions {
             next_seq: 0,
             idle,
             max_sessions: max_sessions.max(1),
+            interned: HashMap::new(),
+            prune_at: 1024,
         }
     }
 
@@ -107,6 +132,7 @@ impl Sessions {
                 Session {
                     fingerprint,
                     loaded: Vec::new(),
+                    defs: Vec::new(),
                     last_used: now,
                     seq: 0,
                 },
@@ -120,11 +146,22 @@ impl Sessions {
         if session.fingerprint != fingerprint {
             // The catalog changed: keep the loaded tools that still exist.
             session.loaded.retain(|n| catalog.get(n).is_some());
+            session.defs = session
+                .loaded
+                .iter()
+                .filter_map(|n| catalog.get(n))
+                .map(|t| intern(&mut self.interned, fingerprint, t))
+                .collect();
             session.fingerprint = fingerprint;
         }
         for name in loaded {
-            if !session.loaded.iter().any(|n| n == name) {
+            if !session.loaded.iter().any(|n| n == name)
+                && let Some(def) = catalog.get(name)
+            {
                 session.loaded.push((*name).to_string());
+                session
+                    .defs
+                    .push(intern(&mut self.interned, fingerprint, def));
             }
         }
         // A clock that went back (tests give instants) keeps the later one.
@@ -132,6 +169,36 @@ impl Sessions {
         session.seq = seq;
         let answer = session.loaded.clone();
         self.by_age.insert((session.last_used, seq), key);
+        if self.interned.len() > self.prune_at {
+            self.interned.retain(|_, t| t.strong_count() > 0);
+            self.prune_at = (2 * self.interned.len()).max(1024);
+        }
         answer
+    }
+
+    /// Session `id` of `scope`, touched (a provider call is a use): its
+    /// catalog fingerprint and loaded tools' definitions in first-load order.
+    /// `None` when unknown or expired.
+    pub(crate) fn lookup(
+        &mut self,
+        id: &str,
+        scope: &str,
+        now: Instant,
+    ) -> Option<(u128, Vec<Tool>)> {
+        self.expire(now);
+        let key: Key = (
+            xxhash_rust::xxh3::xxh3_128(scope.as_bytes()),
+            id.to_string(),
+        );
+        let session = self.map.get_mut(&key)?;
+        self.by_age.remove(&(session.last_used, session.seq));
+        self.next_seq += 1;
+        session.last_used = session.last_used.max(now);
+        session.seq = self.next_seq;
+        self.by_age.insert((session.last_used, session.seq), key);
+        Some((
+            session.fingerprint,
+            session.defs.iter().map(|t| Tool::clone(t)).collect(),
+        ))
     }
 }

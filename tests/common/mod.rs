@@ -1,6 +1,9 @@
 //! Helpers shared by the tests that run the real `toolsift` binary.
 #![allow(dead_code)]
 
+pub mod fake_upstream;
+pub mod redis;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
