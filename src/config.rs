@@ -80,6 +80,8 @@ pub struct ServeSection {
     pub cache_bytes: Option<usize>,
     pub log_queries: Option<bool>,
     pub insecure_no_auth: Option<bool>,
+    /// The ranker of requests that name none.
+    pub default_ranker: Option<crate::engine::Ranker>,
 }
 
 /// A key list may be written as one string or a list of strings.
@@ -107,6 +109,9 @@ pub struct ConfigFile {
     pub explorer: ExplorerConfig,
     #[serde(default)]
     pub serve: ServeSection,
+    /// `[embeddings]`: the embedding provider of the dense rankers.
+    #[serde(default)]
+    pub embeddings: crate::embed::EmbeddingSettings,
     #[serde(default)]
     pub keys: BTreeMap<String, Keys>,
 }
@@ -117,6 +122,8 @@ pub struct Config {
     pub explorer: ExplorerConfig,
     /// `[serve]` of the user file (no built-in values: the code's defaults).
     pub serve: ServeSection,
+    /// `[embeddings]` of the user file.
+    pub embeddings: crate::embed::EmbeddingSettings,
     /// Default key bindings, per action name.
     pub default_keys: BTreeMap<String, Vec<String>>,
     /// The user's bindings, per action name (replacing that action's defaults).
@@ -179,6 +186,7 @@ impl Config {
         let mut config = Config {
             explorer: defaults.explorer,
             serve: ServeSection::default(),
+            embeddings: Default::default(),
             default_keys: defaults
                 .keys
                 .iter()
@@ -213,6 +221,7 @@ impl Config {
         x.token_basis = e.token_basis.or(x.token_basis);
         x.service = e.service.or(x.service.take());
         self.serve = user.serve;
+        self.embeddings = user.embeddings;
         for (action, keys) in user.keys {
             self.user_keys.insert(action, keys.to_vec());
         }

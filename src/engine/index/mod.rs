@@ -28,7 +28,7 @@ use std::ops::Range;
 
 use rustc_hash::FxHashMap as HashMap;
 
-pub use explain::{Explanation, TermMatch};
+pub use explain::{DenseMatch, Explanation, TermMatch};
 pub use params::{Field, FieldParams, Params, UnknownField};
 pub use score::Hit;
 
