@@ -7,7 +7,10 @@
 //!
 //! - `embeddings`: tools by cosine, best first.
 //! - `hybrid`: [`fuse`]: the standard scores of the BM25F and cosine lists
-//!   over the whole catalog, mixed with weight [`HYBRID_WEIGHT`] on BM25F.
+//!   over the whole catalog, mixed with weight [`HYBRID_WEIGHT`] on BM25F;
+//!   a message of [`LEXICAL_SENTENCES`] sentences or more (several requests
+//!   in one) is ranked by BM25F's sentence-by-sentence scores alone, which
+//!   one vector of the whole message does not improve.
 //!
 //! In both, tools the request names exactly come first, as in BM25F.
 
@@ -18,13 +21,19 @@ use std::time::{Duration, Instant};
 use crate::catalog::{Catalog, Tool};
 use crate::engine::analyzer::name_words;
 use crate::engine::dense::{Vectors, fuse, ranks, top_k};
-use crate::engine::{CatalogRanker, DenseMatch, Explanation, Hit, Index, RankError, Ranker};
+use crate::engine::{
+    CatalogRanker, DenseMatch, Explanation, Hit, Index, RankError, Ranker, sentence_count,
+};
 
 use super::{EmbedError, Embeddings, Role};
 
 /// The weight of BM25F's standard score in `hybrid` (the dense list gets
 /// the rest); chosen on bfcl-dev (BENCHMARKS.md).
 pub const HYBRID_WEIGHT: f32 = 0.5;
+
+/// From this many sentences on, `hybrid` ranks by BM25F alone (the
+/// sentence count from which BM25F blends per-sentence scores).
+pub const LEXICAL_SENTENCES: usize = 4;
 
 /// Latency samples kept for reports (the most recent).
 const MAX_LATENCIES: usize = 100_000;
@@ -126,7 +135,11 @@ impl DenseRanker {
                 for h in &lexical {
                     bm25[h.doc] = h.score;
                 }
-                fuse(&bm25, &cosines, self.weight)
+                if sentence_count(query) >= LEXICAL_SENTENCES {
+                    bm25
+                } else {
+                    fuse(&bm25, &cosines, self.weight)
+                }
             }
             _ => cosines.clone(),
         };

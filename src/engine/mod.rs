@@ -8,5 +8,6 @@ pub mod ranker;
 
 pub use index::{
     DenseMatch, Explanation, Field, FieldParams, Hit, Index, Params, TermMatch, UnknownField,
+    sentence_count,
 };
 pub use ranker::{CatalogRanker, RankError, Ranker, UnknownRanker};

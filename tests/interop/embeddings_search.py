@@ -8,6 +8,6 @@ status, body = raw_search(
     {"tools": wire(CATALOG), "query": "shoot a message to the customer", "ranker": "hybrid", "max_tools": 3}
 )
 emit({
-    "embeddings": attempt(lambda: tools.search("shoot a note to the customer", ranker="embeddings", max_tools=3)),
+    "embeddings": attempt(lambda: tools.search("put something in the customer's inbox", ranker="embeddings", max_tools=3)),
     "hybrid": {"status": status, "method": body.get("method"), "names": [t["name"] for t in body.get("tools", [])]},
 })

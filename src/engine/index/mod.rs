@@ -30,6 +30,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 pub use explain::{DenseMatch, Explanation, TermMatch};
 pub use params::{Field, FieldParams, Params, UnknownField};
+pub use query::sentence_count;
 pub use score::Hit;
 
 /// The index. Immutable once built; searches share it across threads.

@@ -183,6 +183,13 @@ impl Index {
     }
 }
 
+/// How many sentences `text` has, as BM25F splits a message.
+pub fn sentence_count(text: &str) -> usize {
+    split_sentences(text)
+        .filter(|s| !s.trim().is_empty())
+        .count()
+}
+
 /// Sentences of a message: split after `.`, `?`, `!` or `;` followed by white
 /// space, and at line breaks. (`3.5` and `v1.2` stay whole.)
 pub(super) fn split_sentences(text: &str) -> impl Iterator<Item = &str> {
