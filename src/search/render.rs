@@ -28,6 +28,13 @@ impl SearchResult {
                 if let Some(costs) = &self.tool_tokens {
                     v["tokens"] = json!(costs.get(h.index));
                 }
+                if let Some(d) = &h.explanation.dense {
+                    v["dense"] = json!({
+                        "cosine": (f64::from(d.cosine) * 10_000.0).round() / 10_000.0,
+                        "dense_rank": d.dense_rank,
+                        "lexical_rank": d.lexical_rank,
+                    });
+                }
                 v
             })
             .collect();
