@@ -110,6 +110,18 @@ impl SearchResult {
                     format!("{} ({})", escape(&m.term), fields.join(", "))
                 })
                 .collect();
+            if let Some(d) = &h.explanation.dense {
+                let lexical = d
+                    .lexical_rank
+                    .map_or_else(|| "no word matched".to_string(), |r| format!("BM25F #{r}"));
+                matched.insert(
+                    0,
+                    format!(
+                        "cosine {:.3} (dense #{}, {lexical})",
+                        d.cosine, d.dense_rank
+                    ),
+                );
+            }
             if h.reason == Some(Reason::ExactName) {
                 matched.insert(0, "exact name".into());
             }
