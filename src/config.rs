@@ -93,6 +93,8 @@ pub struct ServeSection {
     /// `[serve.upstreams.openai]`, `[serve.upstreams.anthropic]`.
     #[serde(default)]
     pub upstreams: BTreeMap<String, UpstreamSection>,
+    /// The ranker of requests that name none.
+    pub default_ranker: Option<crate::engine::Ranker>,
 }
 
 /// One provider's upstream in the config file.
@@ -130,6 +132,9 @@ pub struct ConfigFile {
     pub explorer: ExplorerConfig,
     #[serde(default)]
     pub serve: ServeSection,
+    /// `[embeddings]`: the embedding provider of the dense rankers.
+    #[serde(default)]
+    pub embeddings: crate::embed::EmbeddingSettings,
     #[serde(default)]
     pub keys: BTreeMap<String, Keys>,
 }
@@ -140,6 +145,8 @@ pub struct Config {
     pub explorer: ExplorerConfig,
     /// `[serve]` of the user file (no built-in values: the code's defaults).
     pub serve: ServeSection,
+    /// `[embeddings]` of the user file.
+    pub embeddings: crate::embed::EmbeddingSettings,
     /// Default key bindings, per action name.
     pub default_keys: BTreeMap<String, Vec<String>>,
     /// The user's bindings, per action name (replacing that action's defaults).
@@ -205,6 +212,7 @@ impl Config {
         let mut config = Config {
             explorer: defaults.explorer,
             serve: ServeSection::default(),
+            embeddings: Default::default(),
             default_keys: defaults
                 .keys
                 .iter()
@@ -243,6 +251,7 @@ impl Config {
         x.queries = e.queries.or(x.queries.take());
         x.context_budget = e.context_budget.or(x.context_budget);
         self.serve = user.serve;
+        self.embeddings = user.embeddings;
         for (action, keys) in user.keys {
             self.user_keys.insert(action, keys.to_vec());
         }

@@ -405,8 +405,16 @@ impl EvalReport {
         if let Some(l) = &self.latency {
             let _ = write!(
                 out,
-                "; {} requests to the service, latency p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms",
-                l.requests, l.p50_ms, l.p95_ms, l.p99_ms
+                "; {} requests {}, latency p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms",
+                l.requests,
+                if self.speed.is_some() {
+                    "ranked (query embedding included)"
+                } else {
+                    "to the service"
+                },
+                l.p50_ms,
+                l.p95_ms,
+                l.p99_ms
             );
         }
         let _ = writeln!(out, "\n");

@@ -11,6 +11,7 @@ pub mod catalog;
 pub mod check;
 pub mod client;
 pub mod config;
+pub mod embed;
 pub mod engine;
 pub mod eval;
 pub mod replay;

@@ -6,11 +6,13 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 mod cli;
+use cli::embed::EmbeddingArgs;
 use cli::mcp::McpArgs;
 
 use toolsift::breaker::DEFAULT_THRESHOLD;
 
 use toolsift::check::CheckReport;
+use toolsift::embed::Embeddings;
 use toolsift::engine::Ranker;
 use toolsift::search::{SearchError, SearchRequest, Searcher};
 use toolsift::select::{
@@ -122,9 +124,13 @@ struct ServeArgs {
     /// Where tool sessions live: memory (default) or redis://HOST:PORT/DB (Redis or Valkey, shared by several instances).
     #[arg(long, value_name = "STORE")]
     sessions: Option<String>,
-    /// Config file (its [serve] section; flags win).
+    /// Config file (its [serve] and [embeddings] sections; flags win).
     #[arg(long, value_name = "FILE")]
     config: Option<std::path::PathBuf>,
+    #[arg(long, value_name = "RANKER", help = format!("Ranker of requests that name none: {} (default bm25)", choices(&Ranker::ALL)))]
+    default_ranker: Option<Ranker>,
+    #[command(flatten)]
+    embed: EmbeddingArgs,
 }
 
 #[derive(Args, Default)]
@@ -156,6 +162,10 @@ struct ExploreArgs {
     context_budget: Option<u64>,
     #[command(flatten)]
     remote: ServiceArgs,
+    #[arg(long, value_name = "RANKER", help = from_config(&choices(&Ranker::ALL), Settings::default().ranker))]
+    ranker: Option<Ranker>,
+    #[command(flatten)]
+    embed: EmbeddingArgs,
 }
 
 /// Where searches go: a remote compatible service, or (by default) the
@@ -185,13 +195,17 @@ struct ServiceArgs {
 impl ServiceArgs {
     /// The searcher these settings name: remote when a service is given
     /// here or in $CAVE_BASE_URL, else embedded.
-    fn searcher(&self) -> Result<Searcher, CliError> {
-        self.searcher_or(None)
+    fn searcher(&self, embeddings: Option<Embeddings>) -> Result<Searcher, CliError> {
+        self.searcher_or(None, embeddings)
     }
 
     /// [`ServiceArgs::searcher`] with a service from the config file, used
     /// when the flag names none (before $CAVE_BASE_URL).
-    fn searcher_or(&self, from_config: Option<&str>) -> Result<Searcher, CliError> {
+    fn searcher_or(
+        &self,
+        from_config: Option<&str>,
+        embeddings: Option<Embeddings>,
+    ) -> Result<Searcher, CliError> {
         use toolsift::client::{Client, ClientConfig, ClientSettings};
         let env = |n: &str| std::env::var(n).ok();
         let api_key = match &self.service_key_env {
@@ -214,7 +228,15 @@ impl ServiceArgs {
             user_hash: self.user_hash.clone(),
         };
         match ClientConfig::resolve(&settings, &env).map_err(|e| CliError::Input(e.to_string()))? {
-            None => Ok(Searcher::embedded()),
+            None => Ok(Searcher::Embedded(std::sync::Arc::new(
+                toolsift::service::Service::new(toolsift::service::ServiceConfig {
+                    embeddings,
+                    ..Default::default()
+                }),
+            ))),
+            Some(_) if embeddings.is_some() => Err(CliError::Input(
+                "an embedding provider serves the embedded search; with a remote service (--service, $CAVE_BASE_URL or the config's service) the service ranks, so leave the --embeddings-* flags out".into(),
+            )),
             Some(config) => Ok(Searcher::remote(
                 Client::new(config).map_err(|e| CliError::Input(e.to_string()))?,
             )),
@@ -240,6 +262,8 @@ struct SearchArgs {
     handle: HandleArgs,
     #[arg(long, value_name = "RANKER", help = choices(&Ranker::ALL))]
     ranker: Option<Ranker>,
+    #[command(flatten)]
+    embed: EmbeddingArgs,
     /// More text about the task (weighted below the query).
     #[arg(long, value_name = "TEXT")]
     context: Option<String>,
@@ -290,9 +314,10 @@ struct EvalArgs {
     /// More tools added to the catalog (repeatable).
     #[arg(long, value_name = "FILE")]
     extra_catalog: Vec<String>,
-    /// bm25 | embeddings
-    #[arg(long, value_name = "RANKER", default_value_t = Ranker::Bm25)]
+    #[arg(long, value_name = "RANKER", default_value_t = Ranker::Bm25, help = choices(&Ranker::ALL))]
     ranker: Ranker,
+    #[command(flatten)]
+    embed: EmbeddingArgs,
     /// How long to time the ranker, in milliseconds (0: one pass).
     #[arg(long, value_name = "MS", default_value_t = 400)]
     time_budget_ms: u64,
@@ -475,7 +500,7 @@ fn explore_settings(
         SelectError::MaxLoadedTools,
     )?;
     let max_tools = int(&args.max_tools, x.max_tools, SelectError::MaxTools)?;
-    let ranker = x.ranker.unwrap_or(defaults.ranker);
+    let ranker = args.ranker.or(x.ranker).unwrap_or(defaults.ranker);
     let token_basis = match &args.token_basis {
         Some(text) => text.parse()?,
         None => x.token_basis.unwrap_or(defaults.token_basis),
@@ -501,9 +526,10 @@ fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     settings.validate(&catalog)?;
     let keymap = Keymap::build(&config.default_keys, &config.user_keys, &config.origin())
         .map_err(|e| CliError::Input(e.to_string()))?;
+    let embeddings = args.embed.build(Some(&config.embeddings), false)?;
     let searcher = args
         .remote
-        .searcher_or(config.explorer.service.as_deref())?;
+        .searcher_or(config.explorer.service.as_deref(), embeddings)?;
     // The Tune screen's requests: the flag, the config, or the demo
     // catalog's own. A file that cannot be read, or names tools the catalog
     // lacks, is an error here, before the terminal is touched.
@@ -631,7 +657,11 @@ fn run_search(args: &SearchArgs) -> Result<(), CliError> {
         token_basis: Some(basis),
         preview: false,
     };
-    let result = args.remote.searcher()?.search(&catalog, &request)?;
+    let embeddings = embeddings_for(&args.embed, args.ranker)?;
+    let result = args
+        .remote
+        .searcher(embeddings)?
+        .search(&catalog, &request)?;
     if let Some(format) = args.export {
         let tools = result.tools.iter().map(|h| &catalog.tools()[h.index]);
         let text = toolsift::catalog::export::payload(tools, format)
@@ -668,7 +698,9 @@ fn run_eval(args: &EvalArgs) -> Result<(), CliError> {
     let loaded = cli::mcp::load(&files, None, &args.mcp).map_err(CliError::Input)?;
     let catalog = loaded.catalog;
     let queries = toolsift::eval::load_queries_arg(&queries.to_string_lossy())?;
-    let searcher = args.remote.searcher()?;
+    let searcher = args
+        .remote
+        .searcher(embeddings_for(&args.embed, Some(args.ranker))?)?;
     let started = std::time::Instant::now();
     let ranker = searcher.ranker_for(&catalog, args.ranker)?;
     let build_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -687,6 +719,16 @@ fn run_eval(args: &EvalArgs) -> Result<(), CliError> {
             std::time::Duration::from_millis(args.time_budget_ms),
             build_ms,
         ));
+    } else if searcher.remote_host().is_none() {
+        // A dense ranker: each request's latency (its query embedding
+        // included) is measured; the build is the catalog's embedding.
+        report.speed = Some(toolsift::eval::Speed {
+            queries_per_second: report
+                .latency
+                .as_ref()
+                .map_or(0.0, |l| 1000.0 / l.p50_ms.max(1e-6)),
+            index_build_ms: build_ms,
+        });
     }
     emit(args.json, &report, || report.render_text())
 }
@@ -712,6 +754,23 @@ fn run_check(args: &CheckArgs) -> Result<(), CliError> {
     let mut report = CheckReport::new(loaded.catalog, &options, basis, &TokenCounter::new())?;
     report.servers = loaded.servers.iter().map(Into::into).collect();
     emit(args.json, &report, || report.render_text())
+}
+
+/// The embedding provider for a command that ranks with `ranker`: the flags,
+/// else (when the ranker needs one) the user config's `[embeddings]` and
+/// the environment.
+fn embeddings_for(
+    args: &EmbeddingArgs,
+    ranker: Option<Ranker>,
+) -> Result<Option<Embeddings>, CliError> {
+    if args.any() {
+        return args.build(None, true);
+    }
+    if ranker.is_some_and(Ranker::needs_embeddings) {
+        let config = toolsift::config::Config::load(None)?;
+        return args.build(Some(&config.embeddings), true);
+    }
+    Ok(None)
 }
 
 /// Prints `value` as pretty JSON with `--json`, else the text report. Both
@@ -804,6 +863,17 @@ fn serve_config(args: &ServeArgs) -> Result<toolsift::server::ServeConfig, CliEr
             .map_err(|e| CliError::Input(format!("--sessions {e}")))?;
     }
     c.upstreams = upstreams(args, file, &|n| std::env::var(n).ok())?;
+    s.embeddings = args.embed.build(Some(&config.embeddings), false)?;
+    s.default_ranker = args
+        .default_ranker
+        .or(file.default_ranker)
+        .unwrap_or(s.default_ranker);
+    if s.default_ranker.needs_embeddings() && s.embeddings.is_none() {
+        return Err(CliError::Input(format!(
+            "--default-ranker {}: needs an embedding provider (--embeddings-local or --embeddings-url, or [embeddings] in the config)",
+            s.default_ranker
+        )));
+    }
     Ok(c)
 }
 

@@ -146,6 +146,10 @@ pub struct WireSelectedTool {
     pub reason: Option<String>,
     #[serde(default)]
     pub matched: Vec<WireMatch>,
+    /// toolsift's extension for dense and hybrid rankings: the cosine and
+    /// the tool's rank in each list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dense: Option<crate::engine::DenseMatch>,
 }
 
 /// A response body: every contract field always present.

@@ -28,6 +28,8 @@ pub struct TuneArgs {
     ranker: Option<Ranker>,
     #[command(flatten)]
     remote: ServiceArgs,
+    #[command(flatten)]
+    embed: super::embed::EmbeddingArgs,
     /// One JSON object on stdout instead of the tables.
     #[arg(long)]
     json: bool,
@@ -51,7 +53,9 @@ pub fn run(args: &TuneArgs) -> Result<(), CliError> {
     let catalog: Arc<_> = loaded.catalog;
     let handle = ToolsHandle::new(catalog.clone(), &options)?;
     let queries = toolsift::eval::load_queries_arg(&args.queries)?;
-    let searcher = args.remote.searcher()?;
+    let searcher = args
+        .remote
+        .searcher(crate::embeddings_for(&args.embed, args.ranker)?)?;
     let report = toolsift::tune::tune(
         &searcher,
         &catalog,

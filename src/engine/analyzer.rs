@@ -145,6 +145,46 @@ fn emit_lower(piece: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
     f(buf);
 }
 
+/// Abbreviations of tool vocabulary and their long forms (lower case, the
+/// long form's words separated by one space). A query word (or two-word
+/// phrase) in either column also looks up the other, at a lower weight, so
+/// "open a PR" finds `create_pull_request` and "list repositories" finds a
+/// tool that says "repos".
+pub const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("pr", "pull request"),
+    ("repo", "repository"),
+    ("repos", "repositories"),
+    ("dm", "direct message"),
+    ("env", "environment"),
+    ("config", "configuration"),
+    ("db", "database"),
+    ("k8s", "kubernetes"),
+    ("msg", "message"),
+    ("org", "organization"),
+    ("dir", "directory"),
+    ("auth", "authentication"),
+    ("info", "information"),
+    ("docs", "documentation"),
+    ("app", "application"),
+    ("pkg", "package"),
+    ("img", "image"),
+    ("tz", "timezone"),
+    ("stats", "statistics"),
+];
+
+/// The other forms of `word` (or two-word phrase) in [`ABBREVIATIONS`].
+pub fn abbreviation_forms(word: &str) -> impl Iterator<Item = &'static str> + '_ {
+    ABBREVIATIONS.iter().filter_map(move |&(short, long)| {
+        if short == word {
+            Some(long)
+        } else if long == word {
+            Some(short)
+        } else {
+            None
+        }
+    })
+}
+
 /// The words of a tool name, lower-cased, not stemmed: the name's identity.
 pub fn name_words(name: &str) -> Vec<String> {
     let mut words = Vec::new();

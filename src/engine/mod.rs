@@ -2,8 +2,12 @@
 //! matching and explanations. Pure: no I/O, no async.
 
 pub mod analyzer;
+pub mod dense;
 mod index;
 pub mod ranker;
 
-pub use index::{Explanation, Field, FieldParams, Hit, Index, Params, TermMatch, UnknownField};
+pub use index::{
+    DenseMatch, Explanation, Field, FieldParams, Hit, Index, Params, TermMatch, UnknownField,
+    sentence_count,
+};
 pub use ranker::{CatalogRanker, RankError, Ranker, UnknownRanker};

@@ -22,18 +22,27 @@ pub enum Ranker {
     Bm25,
     /// Dense vectors; needs an embedding provider.
     Embeddings,
+    /// BM25F and dense vectors fused (toolsift's extension of the wire's
+    /// values); needs an embedding provider.
+    Hybrid,
 }
 
 impl Ranker {
     /// Every ranker, in the order a settings screen cycles through them.
-    pub const ALL: [Ranker; 2] = [Ranker::Bm25, Ranker::Embeddings];
+    pub const ALL: [Ranker; 3] = [Ranker::Bm25, Ranker::Embeddings, Ranker::Hybrid];
 
     /// The wire name, also the `method` a response reports.
     pub fn as_str(self) -> &'static str {
         match self {
             Ranker::Bm25 => "bm25",
             Ranker::Embeddings => "embeddings",
+            Ranker::Hybrid => "hybrid",
         }
+    }
+
+    /// Whether this ranker needs an embedding provider.
+    pub fn needs_embeddings(self) -> bool {
+        matches!(self, Ranker::Embeddings | Ranker::Hybrid)
     }
 
     /// The next ranker in [`Ranker::ALL`] (wrapping), `back` for the previous.
@@ -61,7 +70,7 @@ fn expected_rankers() -> String {
         .iter()
         .map(|r| format!("\"{r}\""))
         .collect::<Vec<_>>()
-        .join(" or ")
+        .join(", ")
 }
 
 impl FromStr for Ranker {
@@ -162,10 +171,10 @@ mod tests {
         let e = "tfidf".parse::<Ranker>().unwrap_err();
         assert_eq!(
             e.to_string(),
-            "unknown ranker \"tfidf\" (expected \"bm25\" or \"embeddings\")"
+            "unknown ranker \"tfidf\" (expected \"bm25\", \"embeddings\", \"hybrid\")"
         );
         assert_eq!(Ranker::Bm25.cycle(false), Ranker::Embeddings);
-        assert_eq!(Ranker::Bm25.cycle(true), Ranker::Embeddings);
-        assert_eq!(Ranker::Embeddings.cycle(false), Ranker::Bm25);
+        assert_eq!(Ranker::Bm25.cycle(true), Ranker::Hybrid);
+        assert_eq!(Ranker::Hybrid.cycle(false), Ranker::Bm25);
     }
 }

@@ -151,6 +151,7 @@ pub fn accept(
                 explanation: Explanation {
                     exact_name: reason == Some(Reason::ExactName),
                     matches: t.matched.iter().map(WireMatch::to_match).collect(),
+                    dense: t.dense,
                 },
             }
         })
@@ -250,6 +251,9 @@ pub fn parse_response(body: &[u8]) -> Result<ToolSearchResponse, SearchError> {
             score: item.get("score").and_then(Value::as_f64),
             reason: wire_string(item.get("reason")),
             matched,
+            dense: item
+                .get("dense")
+                .and_then(|d| serde_json::from_value(d.clone()).ok()),
         });
     }
     let (sent, full) = match (

@@ -28,6 +28,13 @@ impl SearchResult {
                 if let Some(costs) = &self.tool_tokens {
                     v["tokens"] = json!(costs.get(h.index));
                 }
+                if let Some(d) = &h.explanation.dense {
+                    v["dense"] = json!({
+                        "cosine": (f64::from(d.cosine) * 10_000.0).round() / 10_000.0,
+                        "dense_rank": d.dense_rank,
+                        "lexical_rank": d.lexical_rank,
+                    });
+                }
                 v
             })
             .collect();
@@ -103,6 +110,18 @@ impl SearchResult {
                     format!("{} ({})", escape(&m.term), fields.join(", "))
                 })
                 .collect();
+            if let Some(d) = &h.explanation.dense {
+                let lexical = d
+                    .lexical_rank
+                    .map_or_else(|| "no word matched".to_string(), |r| format!("BM25F #{r}"));
+                matched.insert(
+                    0,
+                    format!(
+                        "cosine {:.3} (dense #{}, {lexical})",
+                        d.cosine, d.dense_rank
+                    ),
+                );
+            }
             if h.reason == Some(Reason::ExactName) {
                 matched.insert(0, "exact name".into());
             }

@@ -83,6 +83,7 @@ fn response(names: &[&str], sent: u64, full: u64) -> ToolSearchResponse {
                 score: None,
                 reason: None,
                 matched: Vec::new(),
+                dense: None,
             })
             .collect(),
         sent_schema_tokens: sent,

@@ -166,6 +166,7 @@ pub fn to_wire(catalog: &Catalog, outcome: &SearchOutcome) -> ToolSearchResponse
                 score: Some(f64::from(s.score)),
                 reason: Some(s.reason.as_str().to_string()),
                 matched: s.explanation.matches.iter().map(WireMatch::from).collect(),
+                dense: s.explanation.dense,
             })
             .collect(),
         sent_schema_tokens: outcome.sent_schema_tokens,

@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::catalog::Catalog;
+use crate::embed::{DenseRanker, Embeddings};
 use crate::engine::{CatalogRanker, Explanation, Hit, Index, RankError, Ranker};
 use crate::tokens::{TokenBasis, TokenCounter};
 use crate::wire::{ErrorBody, ErrorDetail};
@@ -33,7 +34,7 @@ pub use json::{PendingSession, params_from_wire, to_wire};
 pub const DEFAULT_MAX_TOOLS: u64 = 8;
 
 /// Limits and defaults of a service.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ServiceConfig {
     /// `max_tools` when a request gives none.
     pub default_max_tools: u64,
@@ -50,6 +51,25 @@ pub struct ServiceConfig {
     pub cache_bytes: usize,
     /// Token basis when a request names none.
     pub token_basis: TokenBasis,
+    /// The ranker of requests that name none.
+    pub default_ranker: Ranker,
+    /// The embedding provider of the `embeddings` and `hybrid` rankers;
+    /// without one they are the `ranker_unavailable` error.
+    pub embeddings: Option<Embeddings>,
+}
+
+impl PartialEq for ServiceConfig {
+    fn eq(&self, other: &Self) -> bool {
+        self.default_max_tools == other.default_max_tools
+            && self.max_catalog_tools == other.max_catalog_tools
+            && self.session_idle == other.session_idle
+            && self.max_sessions == other.max_sessions
+            && self.index_cache_size == other.index_cache_size
+            && self.cache_bytes == other.cache_bytes
+            && self.token_basis == other.token_basis
+            && self.default_ranker == other.default_ranker
+            && self.embeddings.is_some() == other.embeddings.is_some()
+    }
 }
 
 impl Default for ServiceConfig {
@@ -62,6 +82,8 @@ impl Default for ServiceConfig {
             index_cache_size: 16,
             cache_bytes: 256 << 20,
             token_basis: TokenBasis::O200kBase,
+            default_ranker: Ranker::Bm25,
+            embeddings: None,
         }
     }
 }
@@ -181,8 +203,23 @@ pub struct ServiceStats {
 }
 
 type Cell<T> = Arc<OnceLock<Arc<T>>>;
-type RankerCache = Lru<(u128, Ranker), Arc<OnceLock<Arc<dyn CatalogRanker>>>>;
+/// One ranker slot: filled once; a build holds its lock, so concurrent
+/// searches of one catalog wait for one build instead of each making one.
+type RankerCell = Arc<Mutex<Option<Arc<dyn CatalogRanker>>>>;
+type RankerCache = Lru<(u128, Ranker), RankerCell>;
 type CostCache = Lru<(u128, TokenBasis), Cell<Vec<u64>>>;
+
+/// A background build's progress (texts embedded of all).
+#[derive(Debug, Default)]
+struct BuildProgress {
+    done: AtomicU64,
+    total: AtomicU64,
+    /// The build ended (built, or failed: the next search reports why).
+    finished: std::sync::atomic::AtomicBool,
+}
+
+/// A background build: its ranker's key and progress.
+type Building = ((u128, Ranker), Arc<BuildProgress>);
 
 /// What a request asks for, checked: the ranker, the cap and the always-load
 /// tools (step one of a search).
@@ -206,7 +243,7 @@ struct Ranked {
 /// The service. Share it in an `Arc`; every method takes `&self`.
 pub struct Service {
     config: ServiceConfig,
-    rankers: Mutex<RankerCache>,
+    rankers: Arc<Mutex<RankerCache>>,
     costs: Mutex<CostCache>,
     /// Parsed request catalogs keyed by a hash of their exact JSON text.
     parsed: Mutex<Lru<u128, Arc<Catalog>>>,
@@ -215,6 +252,9 @@ pub struct Service {
     by_fingerprint: Mutex<Lru<u128, Arc<Catalog>>>,
     catalog_parses: AtomicU64,
     counter: TokenCounter,
+    /// Dense rankers being built in the background for previews: done and
+    /// total texts.
+    building: Mutex<Vec<Building>>,
     sessions: Mutex<Sessions>,
     searches: AtomicU64,
     index_builds: AtomicU64,
@@ -244,7 +284,10 @@ impl Default for Service {
 impl Service {
     pub fn new(config: ServiceConfig) -> Self {
         Service {
-            rankers: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
+            rankers: Arc::new(Mutex::new(Lru::new(
+                config.index_cache_size,
+                config.cache_bytes,
+            ))),
             costs: Mutex::new(Lru::new(config.index_cache_size * 3, usize::MAX)),
             parsed: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
             by_fingerprint: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
@@ -252,6 +295,7 @@ impl Service {
             sessions: Mutex::new(Sessions::new(config.session_idle, config.max_sessions)),
             config,
             counter: TokenCounter::new(),
+            building: Mutex::new(Vec::new()),
             searches: AtomicU64::new(0),
             index_builds: AtomicU64::new(0),
             index_cache_hits: AtomicU64::new(0),
@@ -283,25 +327,22 @@ impl Service {
         catalog: &Catalog,
         ranker: Ranker,
     ) -> Result<Arc<dyn CatalogRanker>, ServiceError> {
-        let build: fn(&Catalog) -> Arc<dyn CatalogRanker> = match ranker {
-            Ranker::Bm25 => |c| Arc::new(Index::build(c.tools())),
-            Ranker::Embeddings => {
+        let embeddings = match (ranker.needs_embeddings(), &self.config.embeddings) {
+            (false, _) => None,
+            (true, Some(e)) => Some(e.clone()),
+            (true, None) => {
                 return Err(ServiceError::bad_request(
                     "ranker_unavailable",
-                    "ranker \"embeddings\" needs an embedding provider and none is configured; use \"bm25\"",
+                    format!(
+                        "ranker \"{ranker}\" needs an embedding provider and none is configured; use \"bm25\""
+                    ),
                 ));
             }
         };
         let key = (catalog.fingerprint(), ranker);
         let weight = catalog.content_bytes();
-        let cell = lock(&self.rankers).get_or_insert(key, weight, || Arc::new(OnceLock::new()));
-        let mut built = false;
-        let ranked = cell
-            .get_or_init(|| {
-                built = true;
-                build(catalog)
-            })
-            .clone();
+        let cell = lock(&self.rankers).get_or_insert(key, weight, || Arc::new(Mutex::new(None)));
+        let (ranked, built) = fill_cell(&cell, catalog, ranker, embeddings)?;
         let counter = if built {
             &self.index_builds
         } else {
@@ -309,6 +350,61 @@ impl Service {
         };
         counter.fetch_add(1, Ordering::Relaxed);
         Ok(ranked)
+    }
+
+    /// `None` when `ranker` over `catalog` is built (or cannot be, which
+    /// the search then reports); else starts building it on a thread of its
+    /// own, once, and gives its progress (texts done, total).
+    fn build_in_background(&self, catalog: &Catalog, ranker: Ranker) -> Option<(u64, u64)> {
+        let embeddings = self.config.embeddings.clone()?;
+        let key = (catalog.fingerprint(), ranker);
+        let built = lock(&self.rankers)
+            .get(&key)
+            .is_some_and(|cell| cell.try_lock().is_ok_and(|slot| slot.is_some()));
+        let mut building = lock(&self.building);
+        if built {
+            building.retain(|(k, _)| *k != key);
+            return None;
+        }
+        if let Some((_, p)) = building.iter().find(|(k, _)| *k == key) {
+            if p.finished.load(Ordering::Relaxed) {
+                // Ended without a ranker (failed, or evicted already): the
+                // search builds it itself and reports what happens.
+                building.retain(|(k, _)| *k != key);
+                return None;
+            }
+            return Some((
+                p.done.load(Ordering::Relaxed),
+                p.total.load(Ordering::Relaxed),
+            ));
+        }
+        let progress = Arc::new(BuildProgress::default());
+        progress
+            .total
+            .store(catalog.len() as u64, Ordering::Relaxed);
+        building.push((key, progress.clone()));
+        drop(building);
+        let sink = progress.clone();
+        let embeddings = embeddings.also_progress(Arc::new(move |p: crate::embed::Progress| {
+            sink.done.store(p.done as u64, Ordering::Relaxed);
+            sink.total.store(p.total as u64, Ordering::Relaxed);
+        }));
+        let rankers = self.rankers.clone();
+        let total = catalog.len() as u64;
+        let catalog = catalog.clone();
+        let spawned = std::thread::Builder::new()
+            .name("toolsift-embed".into())
+            .spawn(move || {
+                let weight = catalog.content_bytes();
+                let cell = lock(&rankers).get_or_insert(key, weight, || Arc::new(Mutex::new(None)));
+                let _ = fill_cell(&cell, &catalog, ranker, Some(embeddings));
+                progress.finished.store(true, Ordering::Relaxed);
+            });
+        if spawned.is_err() {
+            lock(&self.building).retain(|(k, _)| *k != key);
+            return None;
+        }
+        Some((0, total))
     }
 
     /// Every tool's schema tokens with `basis`, computed once per fingerprint.
@@ -357,7 +453,17 @@ impl Service {
         now: Instant,
         record: bool,
     ) -> Result<SearchOutcome, ServiceError> {
-        let plan = self.validate(catalog, params)?;
+        let mut plan = self.validate(catalog, params)?;
+        let mut waiting = None;
+        if params.preview
+            && plan.ranker.needs_embeddings()
+            && let Some(progress) = self.build_in_background(catalog, plan.ranker)
+        {
+            // A preview (the explorer as you type) does not wait for a
+            // catalog's vectors: BM25F answers, and the note says so.
+            waiting = Some((plan.ranker, progress));
+            plan.ranker = Ranker::Bm25;
+        }
         let ranker = self.ranker_for(catalog, plan.ranker)?;
         self.searches.fetch_add(1, Ordering::Relaxed);
         let ranked = rank(ranker.as_ref(), catalog, params, &plan).map_err(|e| ServiceError {
@@ -366,7 +472,12 @@ impl Service {
             message: format!("ranker {} failed: {e}", plan.ranker),
         })?;
         let tools = assemble(ranker.as_ref(), params, &plan, ranked);
-        let note = note_for(params, &plan, &tools);
+        let note = match waiting {
+            Some((wanted, (done, total))) => Some(format!(
+                "{wanted}: embedding the catalog ({done} of {total} tools); BM25F results until the vectors are ready"
+            )),
+            None => note_for(params, &plan, &tools),
+        };
         let basis = params.token_basis.unwrap_or(self.config.token_basis);
         let costs = self.costs_for(catalog, basis);
         let sent: u64 = tools.iter().map(|t| costs[t.index]).sum();
@@ -446,7 +557,7 @@ impl Service {
                 .max(always.len()),
         };
         Ok(Plan {
-            ranker: params.ranker.unwrap_or_default(),
+            ranker: params.ranker.unwrap_or(self.config.default_ranker),
             cap,
             always,
         })
@@ -494,6 +605,34 @@ impl Service {
         let loaded = lock(&self.sessions).record(catalog, &id, scope, &names, now);
         Ok((id, loaded))
     }
+}
+
+/// The ranker in `cell`, built now (holding the cell's lock, so others
+/// wait for this build) when it is empty; `true` when built here. A failed
+/// build (a provider down) leaves the cell empty: an error now, a new try
+/// next time.
+fn fill_cell(
+    cell: &RankerCell,
+    catalog: &Catalog,
+    ranker: Ranker,
+    embeddings: Option<Embeddings>,
+) -> Result<(Arc<dyn CatalogRanker>, bool), ServiceError> {
+    let mut slot = lock(cell);
+    if let Some(ranked) = slot.as_ref() {
+        return Ok((ranked.clone(), false));
+    }
+    let built: Arc<dyn CatalogRanker> = match embeddings {
+        None => Arc::new(Index::build(catalog.tools())),
+        Some(e) => Arc::new(
+            DenseRanker::build(catalog, ranker, e).map_err(|e| ServiceError {
+                status: 502,
+                code: "ranker_failed",
+                message: format!("ranker {ranker} failed: {e}"),
+            })?,
+        ),
+    };
+    *slot = Some(built.clone());
+    Ok((built, true))
 }
 
 fn context_of(params: &SearchParams) -> Option<&str> {

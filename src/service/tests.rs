@@ -122,6 +122,79 @@ fn nothing_matches_gives_a_note_not_padding() {
     assert!(o.note.unwrap().starts_with("empty query"));
 }
 
+fn with_embeddings() -> Service {
+    let provider = Arc::new(crate::embed::HashEmbedder::default());
+    let cache = Arc::new(crate::embed::VectorCache::new(100, None));
+    Service::new(ServiceConfig {
+        embeddings: Some(Embeddings::new(provider, cache)),
+        ..ServiceConfig::default()
+    })
+}
+
+#[test]
+fn dense_rankers_need_a_provider_and_explain_their_hits() {
+    let c = catalog();
+    let mut p = params("weather forecast for a city");
+    p.ranker = Some(Ranker::Hybrid);
+    let e = Service::default().tool_search(&c, &p, "").unwrap_err();
+    assert_eq!((e.status, e.code), (400, "ranker_unavailable"));
+    assert!(e.message.contains("\"hybrid\""), "{}", e.message);
+    let s = with_embeddings();
+    for ranker in [Ranker::Embeddings, Ranker::Hybrid] {
+        p.ranker = Some(ranker);
+        let o = s.tool_search(&c, &p, "").unwrap();
+        assert_eq!(o.method, ranker);
+        let first = o
+            .tools
+            .iter()
+            .find(|t| t.reason != Reason::AlwaysLoad)
+            .unwrap();
+        assert_eq!(c.tools()[first.index].name, "get_weather");
+        let d = first.explanation.dense.expect("dense explanation");
+        assert_eq!(d.dense_rank, 1);
+        assert!(d.cosine > 0.5);
+        let wire = to_wire(&c, &o);
+        assert_eq!(wire.method, ranker.as_str());
+    }
+    // Exact names still come first.
+    p.query = "call lookup_status and then the weather forecast for a city".into();
+    let o = s.tool_search(&c, &p, "").unwrap();
+    let ranked: Vec<&Selected> = o
+        .tools
+        .iter()
+        .filter(|t| t.reason != Reason::AlwaysLoad)
+        .collect();
+    assert_eq!(c.tools()[ranked[0].index].name, "lookup_status");
+    assert_eq!(ranked[0].reason, Reason::ExactName);
+}
+
+#[test]
+fn a_preview_does_not_wait_for_the_vectors() {
+    let c = catalog();
+    let s = with_embeddings();
+    let mut p = params("weather forecast");
+    p.ranker = Some(Ranker::Hybrid);
+    p.preview = true;
+    let first = s.tool_search(&c, &p, "").unwrap();
+    assert_eq!(first.method, Ranker::Bm25);
+    assert!(first.note.unwrap().contains("embedding the catalog"));
+    // Once built (the background thread fills the slot), previews are fused.
+    let mut answer = None;
+    for _ in 0..2000 {
+        let o = s.tool_search(&c, &p, "").unwrap();
+        if o.method == Ranker::Hybrid {
+            answer = Some(o);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let o = answer.expect("the background build finished");
+    assert_eq!(o.note, None);
+    // A search that is not a preview never answers with BM25F instead.
+    p.preview = false;
+    assert_eq!(s.tool_search(&c, &p, "").unwrap().method, Ranker::Hybrid);
+}
+
 #[test]
 fn rankers() {
     let c = catalog();

@@ -21,6 +21,22 @@ pub struct TermMatch {
 pub struct Explanation {
     pub exact_name: bool,
     pub matches: Vec<TermMatch>,
+    /// For a dense or hybrid ranking: the cosine and the tool's rank in
+    /// each list.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dense: Option<DenseMatch>,
+}
+
+/// Where a tool stood in a dense (and, for hybrid, the lexical) ranking.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+pub struct DenseMatch {
+    /// Cosine similarity of the request and the tool's text.
+    pub cosine: f32,
+    /// 1-based rank by cosine over the whole catalog.
+    pub dense_rank: usize,
+    /// 1-based rank by BM25F, when the tool matched a word of the request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lexical_rank: Option<usize>,
 }
 
 impl Index {
@@ -68,6 +84,7 @@ impl Index {
         Explanation {
             exact_name: q.exact.contains(&doc),
             matches,
+            dense: None,
         }
     }
 }

@@ -28,8 +28,9 @@ use std::ops::Range;
 
 use rustc_hash::FxHashMap as HashMap;
 
-pub use explain::{Explanation, TermMatch};
+pub use explain::{DenseMatch, Explanation, TermMatch};
 pub use params::{Field, FieldParams, Params, UnknownField};
+pub use query::sentence_count;
 pub use score::Hit;
 
 /// The index. Immutable once built; searches share it across threads.

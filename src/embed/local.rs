@@ -1,0 +1,286 @@
+//! A sentence-transformers BERT model run in-process with candle.
+//!
+//! The model directory is what sentence-transformers saves: `config.json`
+//! (a BERT config), `tokenizer.json`, `model.safetensors`, and optionally
+//! `modules.json`, `1_Pooling/config.json` (how token vectors become one
+//! vector) and `sentence_bert_config.json` (`max_seq_length`). Texts longer
+//! than the maximum are truncated, as the Python library does.
+
+use std::path::{Path, PathBuf};
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use serde::Deserialize;
+use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
+
+use super::bert::{Bert, BertConfig, mean_pool};
+use super::{EmbedError, Embedder, Role};
+
+/// How token vectors become one vector (`1_Pooling/config.json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pooling {
+    Mean,
+    Cls,
+    Max,
+}
+
+#[derive(Deserialize)]
+struct PoolingConfig {
+    #[serde(default)]
+    pooling_mode_cls_token: bool,
+    #[serde(default)]
+    pooling_mode_mean_tokens: bool,
+    #[serde(default)]
+    pooling_mode_max_tokens: bool,
+    #[serde(default)]
+    pooling_mode_mean_sqrt_len_tokens: bool,
+}
+
+#[derive(Deserialize)]
+struct Module {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    path: String,
+}
+
+#[derive(Deserialize)]
+struct SentenceBertConfig {
+    max_seq_length: Option<usize>,
+}
+
+/// A loaded model.
+pub struct LocalModel {
+    dir: PathBuf,
+    /// Directory name and a hash of the weights: the cache's model key.
+    model_id: String,
+    model: Bert,
+    tokenizer: Tokenizer,
+    pooling: Pooling,
+    normalize: bool,
+    dim: usize,
+    max_len: usize,
+    query_prefix: String,
+    document_prefix: String,
+}
+
+impl std::fmt::Debug for LocalModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalModel")
+            .field("dir", &self.dir)
+            .field("model", &self.model_id)
+            .field("pooling", &self.pooling)
+            .field("dim", &self.dim)
+            .field("max_len", &self.max_len)
+            .finish()
+    }
+}
+
+fn read_json<T: for<'de> Deserialize<'de>>(path: &Path, what: &str) -> Result<T, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read {what}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: bad {what}: {e}", path.display()))
+}
+
+impl LocalModel {
+    /// Loads the model in `dir`.
+    pub fn load(dir: &Path) -> Result<LocalModel, EmbedError> {
+        let provider = format!("local model {}", dir.display());
+        Self::load_inner(dir).map_err(|m| EmbedError::new(provider, m))
+    }
+
+    fn load_inner(dir: &Path) -> Result<LocalModel, String> {
+        if !dir.is_dir() {
+            return Err("not a directory (give a sentence-transformers model directory with config.json, tokenizer.json and model.safetensors)".into());
+        }
+        let config_path = dir.join("config.json");
+        let config: BertConfig = read_json(&config_path, "BERT config")?;
+        config
+            .check()
+            .map_err(|m| format!("{}: {m}", config_path.display()))?;
+        let (pooling, normalize) = read_modules(dir)?;
+        let max_len = match dir.join("sentence_bert_config.json") {
+            p if p.is_file() => read_json::<SentenceBertConfig>(&p, "sentence_bert_config")?
+                .max_seq_length
+                .unwrap_or(config.max_position_embeddings),
+            _ => config.max_position_embeddings,
+        }
+        .min(config.max_position_embeddings);
+        let tok_path = dir.join("tokenizer.json");
+        let mut tokenizer = Tokenizer::from_file(&tok_path)
+            .map_err(|e| format!("{}: bad tokenizer: {e}", tok_path.display()))?;
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: max_len,
+                ..TruncationParams::default()
+            }))
+            .map_err(|e| format!("tokenizer truncation: {e}"))?;
+        tokenizer.with_padding(Some(PaddingParams {
+            pad_id: config.pad_token_id as u32,
+            ..PaddingParams::default()
+        }));
+        let weights = dir.join("model.safetensors");
+        let bytes = std::fs::read(&weights)
+            .map_err(|e| format!("{}: cannot read the weights: {e}", weights.display()))?;
+        let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu)
+            .map_err(|e| format!("{}: bad safetensors: {e}", weights.display()))?;
+        let model = Bert::load(vb, &config)
+            .map_err(|e| format!("{}: not a BERT model: {e}", weights.display()))?;
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "model".into());
+        Ok(LocalModel {
+            dir: dir.to_path_buf(),
+            model_id: format!("{name}@{hash:016x}"),
+            model,
+            tokenizer,
+            pooling,
+            normalize,
+            dim: config.hidden_size,
+            max_len,
+            query_prefix: String::new(),
+            document_prefix: String::new(),
+        })
+    }
+
+    /// Prefixes put before queries and documents (e5: `query: `, `passage: `).
+    pub fn with_prefixes(mut self, query: String, document: String) -> Self {
+        self.query_prefix = query;
+        self.document_prefix = document;
+        self
+    }
+
+    /// The longest input in tokens (longer texts are truncated).
+    pub fn max_len(&self) -> usize {
+        self.max_len
+    }
+
+    fn run(&self, texts: &[String]) -> candle_core::Result<Vec<Vec<f32>>> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(candle_core::Error::msg)?;
+        let n = encodings.len();
+        let len = encodings.first().map_or(0, |e| e.get_ids().len());
+        let flat = |f: &dyn Fn(&tokenizers::Encoding) -> &[u32]| -> Vec<u32> {
+            encodings
+                .iter()
+                .flat_map(|e| f(e).iter().copied())
+                .collect()
+        };
+        let ids = Tensor::from_vec(flat(&|e| e.get_ids()), (n, len), &Device::Cpu)?;
+        let types = Tensor::from_vec(flat(&|e| e.get_type_ids()), (n, len), &Device::Cpu)?;
+        let mask = Tensor::from_vec(flat(&|e| e.get_attention_mask()), (n, len), &Device::Cpu)?;
+        let hidden = self.model.forward(&ids, &types, &mask)?; // (n, len, dim)
+        let pooled = match self.pooling {
+            Pooling::Mean => mean_pool(&hidden, &mask)?,
+            Pooling::Cls => hidden.narrow(1, 0, 1)?.squeeze(1)?,
+            Pooling::Max => {
+                // Padding positions can never win.
+                let maskf = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+                let shift = ((maskf - 1.0)? * 1e9)?;
+                hidden.broadcast_add(&shift)?.max(1)?
+            }
+        };
+        let mut out: Vec<Vec<f32>> = pooled.to_vec2()?;
+        if self.normalize {
+            for v in &mut out {
+                super::normalize(v);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The pooling and whether vectors are normalised, from `modules.json` and
+/// the pooling module's config (mean pooling, no normalisation, when the
+/// directory has neither, as sentence-transformers does for a bare model).
+fn read_modules(dir: &Path) -> Result<(Pooling, bool), String> {
+    let modules_path = dir.join("modules.json");
+    if !modules_path.is_file() {
+        return Ok((Pooling::Mean, false));
+    }
+    let modules: Vec<Module> = read_json(&modules_path, "modules.json")?;
+    let mut pooling = Pooling::Mean;
+    let mut normalize = false;
+    for m in &modules {
+        let kind = m.kind.rsplit('.').next().unwrap_or(&m.kind);
+        match kind {
+            "Transformer" => {}
+            "Normalize" => normalize = true,
+            "Pooling" => {
+                let p = dir.join(&m.path).join("config.json");
+                let c: PoolingConfig = read_json(&p, "pooling config")?;
+                let modes = [
+                    (c.pooling_mode_mean_tokens, Pooling::Mean),
+                    (c.pooling_mode_cls_token, Pooling::Cls),
+                    (c.pooling_mode_max_tokens, Pooling::Max),
+                ];
+                let on: Vec<Pooling> = modes.iter().filter(|m| m.0).map(|m| m.1).collect();
+                if c.pooling_mode_mean_sqrt_len_tokens || on.len() != 1 {
+                    return Err(format!(
+                        "{}: only one of mean, cls or max pooling is supported",
+                        p.display()
+                    ));
+                }
+                pooling = on[0];
+            }
+            other => {
+                return Err(format!(
+                    "{}: module {other:?} is not supported (Transformer, Pooling and Normalize are)",
+                    modules_path.display()
+                ));
+            }
+        }
+    }
+    Ok((pooling, normalize))
+}
+
+impl Embedder for LocalModel {
+    fn kind(&self) -> &'static str {
+        "local"
+    }
+
+    fn model(&self) -> &str {
+        &self.model_id
+    }
+
+    fn describe(&self) -> String {
+        format!("local model {}", self.dir.display())
+    }
+
+    fn prefix(&self, role: Role) -> &str {
+        match role {
+            Role::Query => &self.query_prefix,
+            Role::Document => &self.document_prefix,
+        }
+    }
+
+    fn dimension(&self) -> Option<usize> {
+        Some(self.dim)
+    }
+
+    fn embed(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let prefix = self.prefix(role);
+        // Batches of similar lengths pad less: sort by length, run in
+        // groups, put back in order.
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| texts[i].len());
+        let mut out = vec![Vec::new(); texts.len()];
+        for group in order.chunks(16) {
+            let batch: Vec<String> = group
+                .iter()
+                .map(|&i| format!("{prefix}{}", texts[i]))
+                .collect();
+            let vectors = self
+                .run(&batch)
+                .map_err(|e| EmbedError::new(self.describe(), e.to_string()))?;
+            for (&i, v) in group.iter().zip(vectors) {
+                out[i] = v;
+            }
+        }
+        Ok(out)
+    }
+}

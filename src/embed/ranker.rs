@@ -1,0 +1,243 @@
+//! The `embeddings` and `hybrid` rankers over one catalog.
+//!
+//! Built once per catalog (the service caches it): every tool's text is
+//! embedded (through the vector cache) and a BM25F index is built beside
+//! the vectors. A request costs one query embedding (cached in memory), a
+//! cosine over every tool and, for `hybrid`, a BM25F pass and the fusion.
+//!
+//! - `embeddings`: tools by cosine, best first.
+//! - `hybrid`: [`fuse`]: the standard scores of the BM25F and cosine lists
+//!   over the whole catalog, mixed with weight [`HYBRID_WEIGHT`] on BM25F;
+//!   a message of [`LEXICAL_SENTENCES`] sentences or more (several requests
+//!   in one) is ranked by BM25F's sentence-by-sentence scores alone, which
+//!   one vector of the whole message does not improve.
+//!
+//! In both, tools the request names exactly come first, as in BM25F.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::catalog::{Catalog, Tool};
+use crate::engine::analyzer::name_words;
+use crate::engine::dense::{Vectors, fuse, ranks, top_k};
+use crate::engine::{
+    CatalogRanker, DenseMatch, Explanation, Hit, Index, RankError, Ranker, sentence_count,
+};
+
+use super::{EmbedError, Embeddings, Role};
+
+/// The weight of BM25F's standard score in `hybrid` (the dense list gets
+/// the rest); chosen on bfcl-dev (BENCHMARKS.md).
+pub const HYBRID_WEIGHT: f32 = 0.5;
+
+/// From this many sentences on, `hybrid` ranks by BM25F alone (the
+/// sentence count from which BM25F blends per-sentence scores).
+pub const LEXICAL_SENTENCES: usize = 4;
+
+/// Latency samples kept for reports (the most recent).
+const MAX_LATENCIES: usize = 100_000;
+
+/// The text of a tool that is embedded: its name's words and its
+/// description.
+pub fn document_text(tool: &Tool) -> String {
+    let words = name_words(&tool.name).join(" ");
+    let description = tool.description.trim();
+    if description.is_empty() {
+        words
+    } else {
+        format!("{words}: {description}")
+    }
+}
+
+/// A dense or hybrid ranker over one catalog.
+pub struct DenseRanker {
+    kind: Ranker,
+    index: Index,
+    vectors: Vectors,
+    embeddings: Embeddings,
+    weight: f32,
+    latencies: Mutex<VecDeque<Duration>>,
+}
+
+impl std::fmt::Debug for DenseRanker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DenseRanker")
+            .field("kind", &self.kind)
+            .field("tools", &self.vectors.len())
+            .field("dim", &self.vectors.dim())
+            .field("provider", &self.embeddings.provider().describe())
+            .finish()
+    }
+}
+
+/// One request's lists, computed once for ranking or explaining.
+struct Lists {
+    cosines: Vec<f32>,
+    /// BM25F hits (matching tools only), best first.
+    lexical: Vec<Hit>,
+    /// The ranked score of every tool (cosine, or the fused score).
+    scores: Vec<f32>,
+}
+
+impl DenseRanker {
+    /// Embeds every tool of `catalog` (`kind` is `Embeddings` or `Hybrid`).
+    pub fn build(
+        catalog: &Catalog,
+        kind: Ranker,
+        embeddings: Embeddings,
+    ) -> Result<DenseRanker, EmbedError> {
+        let texts: Vec<String> = catalog.tools().iter().map(document_text).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let rows = embeddings.embed_all(&refs, Role::Document)?;
+        let dim = rows.first().map_or(0, Vec::len);
+        let vectors = Vectors::new(dim, &rows)
+            .map_err(|m| EmbedError::new(embeddings.provider().describe(), m))?;
+        Ok(DenseRanker {
+            kind,
+            index: Index::build(catalog.tools()),
+            vectors,
+            embeddings,
+            weight: HYBRID_WEIGHT,
+            latencies: Mutex::new(VecDeque::new()),
+        })
+    }
+
+    /// The weight of BM25F in `hybrid` (0 to 1).
+    pub fn with_weight(mut self, weight: f32) -> Self {
+        self.weight = weight.clamp(0.0, 1.0);
+        self
+    }
+
+    /// Bytes held by the vectors.
+    pub fn vector_bytes(&self) -> usize {
+        self.vectors.bytes()
+    }
+
+    fn lists(&self, query: &str, context: Option<&str>) -> Result<Option<Lists>, RankError> {
+        let text = if query.trim().is_empty() {
+            context.unwrap_or("")
+        } else {
+            query
+        };
+        if text.trim().is_empty() {
+            return Ok(None);
+        }
+        let q = self
+            .embeddings
+            .embed_query(text)
+            .map_err(|e| RankError(e.to_string()))?;
+        let cosines = self.vectors.cosines(&q);
+        let lexical = self.index.search(query, context, self.index.len());
+        let scores = match self.kind {
+            Ranker::Hybrid => {
+                let mut bm25 = vec![0.0; cosines.len()];
+                for h in &lexical {
+                    bm25[h.doc] = h.score;
+                }
+                if sentence_count(query) >= LEXICAL_SENTENCES {
+                    bm25
+                } else {
+                    fuse(&bm25, &cosines, self.weight)
+                }
+            }
+            _ => cosines.clone(),
+        };
+        Ok(Some(Lists {
+            cosines,
+            lexical,
+            scores,
+        }))
+    }
+}
+
+impl CatalogRanker for DenseRanker {
+    fn ranker(&self) -> Ranker {
+        self.kind
+    }
+
+    fn len(&self) -> usize {
+        self.vectors.len()
+    }
+
+    fn rank(&self, query: &str, context: Option<&str>, k: usize) -> Result<Vec<Hit>, RankError> {
+        let started = Instant::now();
+        let Some(lists) = self.lists(query, context)? else {
+            return Ok(Vec::new());
+        };
+        // Exactly named tools first, in BM25F's order.
+        let exact: Vec<Hit> = lists.lexical.iter().filter(|h| h.exact).copied().collect();
+        let mut hits: Vec<Hit> = exact
+            .iter()
+            .map(|h| Hit {
+                doc: h.doc,
+                score: lists.scores[h.doc],
+                exact: true,
+            })
+            .collect();
+        for (doc, score) in top_k(&lists.scores, k.saturating_add(exact.len())) {
+            if hits.len() >= k {
+                break;
+            }
+            if !exact.iter().any(|h| h.doc == doc) {
+                hits.push(Hit {
+                    doc,
+                    score,
+                    exact: false,
+                });
+            }
+        }
+        hits.truncate(k);
+        let mut latencies = self.latencies.lock().unwrap_or_else(|p| p.into_inner());
+        if latencies.len() >= MAX_LATENCIES {
+            latencies.pop_front();
+        }
+        latencies.push_back(started.elapsed());
+        Ok(hits)
+    }
+
+    fn explain(&self, query: &str, context: Option<&str>, docs: &[usize]) -> Vec<Explanation> {
+        let mut out = self.index.explain_many(query, context, docs);
+        // The query vector is cached from the ranking just made.
+        if let Ok(Some(lists)) = self.lists(query, context) {
+            let dense_rank = ranks(&lists.cosines);
+            for (e, &doc) in out.iter_mut().zip(docs) {
+                e.dense = Some(DenseMatch {
+                    cosine: lists.cosines.get(doc).copied().unwrap_or(0.0),
+                    dense_rank: dense_rank.get(doc).copied().unwrap_or(0),
+                    lexical_rank: lists
+                        .lexical
+                        .iter()
+                        .position(|h| h.doc == doc)
+                        .map(|r| r + 1),
+                });
+            }
+        }
+        out
+    }
+
+    fn score(
+        &self,
+        query: &str,
+        context: Option<&str>,
+        docs: &[usize],
+    ) -> Result<Vec<f32>, RankError> {
+        let Some(lists) = self.lists(query, context)? else {
+            return Ok(vec![0.0; docs.len()]);
+        };
+        Ok(docs
+            .iter()
+            .map(|&d| lists.scores.get(d).copied().unwrap_or(0.0))
+            .collect())
+    }
+
+    /// Each ranking's time, query embedding included.
+    fn latencies(&self) -> Vec<Duration> {
+        self.latencies
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .copied()
+            .collect()
+    }
+}
