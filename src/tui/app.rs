@@ -38,6 +38,10 @@ pub use query_box::{QueryBox, QueryOutcome};
 pub use search_state::{Results, SearchAnswer, SearchState};
 pub use settings::{SETTINGS_ROWS, Settings, SettingsEditor, SettingsOutcome};
 
+/// How long a preview answered by BM25F (the catalog's vectors not ready)
+/// waits before asking again.
+pub const REFRESH_WHILE_EMBEDDING: std::time::Duration = std::time::Duration::from_millis(400);
+
 /// Which pane has the keyboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
@@ -103,6 +107,11 @@ pub enum Msg {
     },
     /// A file was written (export, saved settings): the message to show.
     Written(Result<String, String>),
+    /// Time to ask again for the answer of search `generation`, which came
+    /// from BM25F while the catalog's vectors were being computed.
+    Refresh {
+        generation: u64,
+    },
 }
 
 /// What the loop must do for the app (off the UI thread; each answer comes
@@ -145,6 +154,11 @@ pub enum Effect {
         path: String,
         text: String,
         done: String,
+    },
+    /// Wait `after`, then answer `Msg::Refresh { generation }`.
+    Refresh {
+        after: std::time::Duration,
+        generation: u64,
     },
     /// Save the explorer's settings to the config file; answers
     /// `Msg::Written`.
@@ -421,12 +435,35 @@ impl App {
             }
             Msg::SearchDone(answer) => {
                 let height = self.list_height();
-                if self.search.receive(answer, &self.catalog, height)
-                    && self.catalog_view.filter == Filter::Selected
-                {
+                let taken = self.search.receive(answer, &self.catalog, height);
+                if taken && self.catalog_view.filter == Filter::Selected {
                     self.rebuild_view();
                 }
-                Vec::new()
+                // A dense ranker's preview answered by BM25F while the
+                // catalog's vectors are computed (its note says how far):
+                // ask again shortly, so the fused results and the progress
+                // show without a keystroke.
+                match &self.search.results {
+                    Results::Found(r)
+                        if taken
+                            && self.settings.ranker.needs_embeddings()
+                            && r.method != self.settings.ranker.to_string() =>
+                    {
+                        vec![Effect::Refresh {
+                            after: REFRESH_WHILE_EMBEDDING,
+                            generation: self.search.applied(),
+                        }]
+                    }
+                    _ => Vec::new(),
+                }
+            }
+            Msg::Refresh { generation } => {
+                // Only if nothing newer was asked for meanwhile.
+                if generation == self.search.applied() && !self.searching() {
+                    vec![self.search_effect(true)]
+                } else {
+                    Vec::new()
+                }
             }
             Msg::TraceLoaded { path, result } => {
                 if let Some(pane) = &mut self.breaker {
@@ -1182,6 +1219,10 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
                     crate::tune::tune(searcher, &catalog, &q, &options).map_err(|e| e.to_string())
                 });
             Msg::TuneDone { generation, result }
+        }
+        Effect::Refresh { after, generation } => {
+            std::thread::sleep(after);
+            Msg::Refresh { generation }
         }
         Effect::WriteFile { path, text, done } => Msg::Written(
             std::fs::write(&path, text)

@@ -94,6 +94,11 @@ impl SearchState {
         }
     }
 
+    /// The generation of the answer shown.
+    pub fn applied(&self) -> u64 {
+        self.applied_generation
+    }
+
     /// A search is under way whose answer has not come back.
     pub fn searching(&self) -> bool {
         self.applied_generation < self.next_generation

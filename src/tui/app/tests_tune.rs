@@ -320,3 +320,45 @@ fn the_default_tour_plays_through_the_app() {
     assert_eq!(app.popup, None);
     assert_eq!(app.catalog_view.filter, Filter::All);
 }
+
+#[test]
+fn a_dense_preview_answered_by_bm25_is_asked_again_until_the_vectors_are_ready() {
+    let mut app = started();
+    app.settings.ranker = crate::engine::Ranker::Hybrid;
+    // The service's answer while the catalog's vectors are computed: BM25F
+    // (its method says so).
+    let request = app.search.request("refund", None, &app.settings, true);
+    let mut bm25 = request.clone();
+    bm25.ranker = Some(crate::engine::Ranker::Bm25);
+    let found = app.searcher.search(&app.catalog, &bm25).unwrap();
+    assert_eq!(found.method, "bm25");
+    let generation = app.search.next_generation();
+    let catalog = app.catalog.clone();
+    let answer = |generation, result| {
+        Msg::SearchDone(SearchAnswer {
+            generation,
+            catalog: catalog.clone(),
+            query: "refund".into(),
+            preview: true,
+            result: Box::new(Ok(result)),
+            elapsed: std::time::Duration::from_millis(1),
+        })
+    };
+    let effects = app.update(answer(generation, found.clone()));
+    let [Effect::Refresh { generation: g, .. }] = effects.as_slice() else {
+        panic!("{effects:?}");
+    };
+    assert_eq!(*g, generation);
+    // Time's up and nothing newer was asked for: the search again.
+    let effects = app.update(Msg::Refresh { generation });
+    assert!(matches!(effects.as_slice(), [Effect::Search { request, .. }] if request.preview));
+    // A refresh for an answer that a newer one has replaced does nothing.
+    let newer = app.search.next_generation();
+    let mut fused = found;
+    fused.method = "hybrid".into();
+    assert!(
+        app.update(answer(newer, fused)).is_empty(),
+        "the fused answer needs no refresh"
+    );
+    assert!(app.update(Msg::Refresh { generation }).is_empty());
+}
