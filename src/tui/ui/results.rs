@@ -37,6 +37,38 @@ pub fn retry_key(app: &App) -> String {
     }
 }
 
+/// `text` in lines of at most `width` characters, broken between words (a
+/// word longer than a line is cut), at most `max_lines` of them; when text
+/// is left over, the last line ends with an ellipsis.
+pub fn wrap_words(text: &str, width: usize, max_lines: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for word in text.split_whitespace() {
+        let word: String = word.chars().take(width).collect();
+        let len = current.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut current));
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(&word);
+    }
+    if !current.is_empty() {
+        lines.push(current);
+    }
+    if lines.len() > max_lines {
+        lines.truncate(max_lines.max(1));
+        if let Some(last) = lines.last_mut() {
+            while last.chars().count() + 1 > width {
+                last.pop();
+            }
+            last.push('…');
+        }
+    }
+    lines
+}
+
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus == Focus::Results;
     let mut title = vec![Span::styled(" Results ", theme.title)];
@@ -240,9 +272,43 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if let Some(note) = &result.note
         && lines.len() + 2 <= height
     {
+        // The note wraps at word boundaries in the rows left (a remote
+        // service's text, escaped); what does not fit ends with an ellipsis.
         lines.push(Line::from(""));
-        lines.push(Line::from(Span::styled(format!("note: {note}"), theme.dim)));
+        let text = format!("note: {}", escape(note));
+        let wrapped = wrap_words(&text, width.max(1), height - lines.len());
+        lines.extend(
+            wrapped
+                .into_iter()
+                .map(|l| Line::from(Span::styled(l, theme.dim))),
+        );
     }
     // One line per tool (no wrapping, so rows and list positions agree).
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::wrap_words;
+
+    #[test]
+    fn notes_wrap_between_words() {
+        let w = wrap_words(
+            "note: hybrid: embedding the catalog (64 of 117 tools)",
+            20,
+            5,
+        );
+        assert_eq!(
+            w,
+            [
+                "note: hybrid:",
+                "embedding the",
+                "catalog (64 of 117",
+                "tools)"
+            ]
+        );
+        assert!(w.iter().all(|l| l.chars().count() <= 20));
+        let w = wrap_words("one two three four five", 9, 1);
+        assert_eq!(w, ["one two…"]);
+    }
 }
