@@ -443,18 +443,13 @@ impl App {
                 // catalog's vectors are computed (its note says how far):
                 // ask again shortly, so the fused results and the progress
                 // show without a keystroke.
-                match &self.search.results {
-                    Results::Found(r)
-                        if taken
-                            && self.settings.ranker.needs_embeddings()
-                            && r.method != self.settings.ranker.to_string() =>
-                    {
-                        vec![Effect::Refresh {
-                            after: REFRESH_WHILE_EMBEDDING,
-                            generation: self.search.applied(),
-                        }]
-                    }
-                    _ => Vec::new(),
+                if taken && self.vectors_pending() {
+                    vec![Effect::Refresh {
+                        after: REFRESH_WHILE_EMBEDDING,
+                        generation: self.search.applied(),
+                    }]
+                } else {
+                    Vec::new()
                 }
             }
             Msg::Refresh { generation } => {
@@ -942,6 +937,14 @@ impl App {
                 effects
             }
         }
+    }
+
+    /// The answer shown is BM25F's standing in for a dense ranker whose
+    /// catalog vectors are still being computed.
+    pub fn vectors_pending(&self) -> bool {
+        matches!(&self.search.results, Results::Found(r)
+            if self.settings.ranker.needs_embeddings()
+                && r.method != self.settings.ranker.to_string())
     }
 
     /// The tools the app would send now: the current search's loaded set,

@@ -349,6 +349,20 @@ fn a_dense_preview_answered_by_bm25_is_asked_again_until_the_vectors_are_ready()
         panic!("{effects:?}");
     };
     assert_eq!(*g, generation);
+    assert!(app.vectors_pending());
+    let header = {
+        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 35)).unwrap();
+        t.draw(|f| crate::tui::ui::draw(f, &app)).unwrap();
+        format!("{}", t.backend())
+            .lines()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        header.contains("hybrid (embedding; bm25 until ready)"),
+        "{header}"
+    );
     // Time's up and nothing newer was asked for: the search again.
     let effects = app.update(Msg::Refresh { generation });
     assert!(matches!(effects.as_slice(), [Effect::Search { request, .. }] if request.preview));

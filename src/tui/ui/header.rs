@@ -48,6 +48,12 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else {
         format!("{} ", app.searcher.describe())
     };
+    // While a dense ranker's vectors are computed, BM25F answers: said here.
+    let ranker = if app.vectors_pending() {
+        format!("{} (embedding; bm25 until ready)", app.settings.ranker)
+    } else {
+        app.settings.ranker.to_string()
+    };
     let left = format!(
         " {} · {} tools · {} always-load · {} · {}{} · {}",
         app.sources,
@@ -55,7 +61,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         always,
         app.settings.strategy,
         searcher,
-        app.settings.ranker,
+        ranker,
         session
     );
     let help = format!(" {} help ", app.keymap.label(Action::Help));
