@@ -25,7 +25,7 @@ fn settle(app: &mut App, effects: Vec<Effect>) {
     app.settle(effects);
 }
 
-fn started() -> App {
+pub(super) fn started() -> App {
     let (mut app, effects) = demo();
     settle(&mut app, effects);
     app
@@ -44,7 +44,7 @@ fn key(code: KeyCode) -> Msg {
     key_mod(code, KeyModifiers::NONE)
 }
 
-fn press(app: &mut App, code: KeyCode) {
+pub(super) fn press(app: &mut App, code: KeyCode) {
     let effects = app.update(key(code));
     settle(app, effects);
 }

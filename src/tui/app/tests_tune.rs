@@ -1,37 +1,10 @@
 //! The Tune screen, the export popup, the full-catalog fallback and the
 //! mouse, through `App::update`.
 
+use super::tests::{press, started};
 use super::*;
-use crate::catalog::{CatalogSource, load};
 use crate::select::Strategy;
-use crossterm::event::{
-    KeyCode, KeyEventState, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
-};
-
-fn started() -> App {
-    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
-    let (mut app, effects) = App::new(
-        catalog,
-        "demo".into(),
-        Searcher::embedded(),
-        Keymap::defaults(),
-        Settings::default(),
-    )
-    .unwrap();
-    app.update(Msg::Resize(120, 35));
-    app.settle(effects);
-    app
-}
-
-fn press(app: &mut App, code: KeyCode) {
-    let effects = app.update(Msg::Key(KeyEvent {
-        code,
-        modifiers: KeyModifiers::NONE,
-        kind: KeyEventKind::Press,
-        state: KeyEventState::NONE,
-    }));
-    app.settle(effects);
-}
+use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 fn tuned() -> App {
     let mut app = started();

@@ -47,50 +47,48 @@ pub fn draw(f: &mut Frame, l: &TuneLayout, app: &App, theme: &Theme) {
         pane(Line::from(Span::styled(title, theme.title)), true, theme),
         l.panel,
     );
-    match &app.tune.state {
-        TuneState::Ready(report) => {
-            draw_chart(f, l.chart, app, report, theme);
-            if let Some(t) = l.table {
-                draw_table(f, t, app, report, theme);
-            }
-            draw_legend(f, l.legend, app, report, theme);
+    if let TuneState::Ready(report) = &app.tune.state {
+        draw_chart(f, l.chart, app, report, theme);
+        if let Some(t) = l.table {
+            draw_table(f, t, app, report, theme);
         }
-        other => {
-            let (text, style) = match other {
-                TuneState::NoQueries => (
-                    format!(
-                        "No request file. {} picks one: JSON lines with \"query\" and \"expected\" (the eval format), or @demo on the demo catalog.",
-                        app.keymap.label(crate::tui::action::Action::TuneOpen)
-                    ),
-                    theme.dim,
-                ),
-                TuneState::Measuring => (
-                    format!(
-                        "measuring every cap on {}…",
-                        file.as_deref().unwrap_or("the requests")
-                    ),
-                    theme.dim,
-                ),
-                TuneState::Failed(e) => (
-                    format!(
-                        "could not measure: {}\n\n{} picks another file, {} measures again",
-                        escape(e),
-                        app.keymap.label(crate::tui::action::Action::TuneOpen),
-                        app.keymap.label(crate::tui::action::Action::TuneRerun)
-                    ),
-                    theme.error,
-                ),
-                TuneState::Ready(_) => unreachable!("handled above"),
-            };
-            let area = ratatui::layout::Rect {
-                height: l.chart.height + l.legend.height,
-                ..l.chart
-            };
-            f.render_widget(
-                Paragraph::new(Span::styled(text, style)).wrap(Wrap { trim: true }),
-                area,
-            );
-        }
+        draw_legend(f, l.legend, app, report, theme);
+    }
+    let message = match &app.tune.state {
+        TuneState::NoQueries => Some((
+            format!(
+                "No request file. {} picks one: JSON lines with \"query\" and \"expected\" (the eval format), or @demo on the demo catalog.",
+                app.keymap.label(crate::tui::action::Action::TuneOpen)
+            ),
+            theme.dim,
+        )),
+        TuneState::Measuring => Some((
+            format!(
+                "measuring every cap on {}…",
+                file.as_deref().unwrap_or("the requests")
+            ),
+            theme.dim,
+        )),
+        TuneState::Failed(e) => Some((
+            format!(
+                "could not measure: {}\n\n{} picks another file, {} measures again",
+                escape(e),
+                app.keymap.label(crate::tui::action::Action::TuneOpen),
+                app.keymap.label(crate::tui::action::Action::TuneRerun)
+            ),
+            theme.error,
+        )),
+        TuneState::Ready(_) => None,
+    };
+    if let Some((text, style)) = message {
+        let area = ratatui::layout::Rect {
+            height: l.chart.height + l.legend.height,
+            ..l.chart
+        };
+        f.render_widget(
+            Paragraph::new(Span::styled(text, style)).wrap(Wrap { trim: true }),
+            area,
+        );
     }
     let which = if app.tune.is_typing() {
         KeyLine::TuneInput
