@@ -14,8 +14,9 @@ use crate::CliError;
 /// `TOOLSIFT_EMBEDDINGS_URL`).
 #[derive(Args, Default, Clone)]
 pub struct EmbeddingArgs {
-    /// A sentence-transformers model directory run in-process (e.g. all-MiniLM-L6-v2).
-    #[arg(long, value_name = "DIR", conflicts_with = "embeddings_url")]
+    /// A sentence-transformers model run in-process: a directory, or a Hugging Face id
+    /// (sentence-transformers/all-MiniLM-L6-v2) fetched once into the hub cache.
+    #[arg(long, value_name = "DIR|HF_ID", conflicts_with = "embeddings_url")]
     pub embeddings_local: Option<String>,
     /// An OpenAI-compatible embeddings endpoint (…/v1/embeddings; Ollama, vLLM, TEI, OpenAI).
     #[arg(long, value_name = "URL")]

@@ -52,6 +52,8 @@ struct SentenceBertConfig {
 /// A loaded model.
 pub struct LocalModel {
     dir: PathBuf,
+    /// The Hugging Face id it was fetched by, if any (for messages).
+    hub_id: Option<String>,
     /// Directory name and a hash of the weights: the cache's model key.
     model_id: String,
     model: Bert,
@@ -133,6 +135,7 @@ impl LocalModel {
             .unwrap_or_else(|| "model".into());
         Ok(LocalModel {
             dir: dir.to_path_buf(),
+            hub_id: None,
             model_id: format!("{name}@{hash:016x}"),
             model,
             tokenizer,
@@ -143,6 +146,16 @@ impl LocalModel {
             query_prefix: String::new(),
             document_prefix: String::new(),
         })
+    }
+
+    /// Names the model by the Hugging Face id it was fetched by: its
+    /// messages and its cache key say the id rather than the snapshot
+    /// folder (the weights' hash stays in the key).
+    pub fn with_hub_id(mut self, id: &str) -> Self {
+        let hash = self.model_id.rsplit('@').next().unwrap_or_default();
+        self.model_id = format!("{id}@{hash}");
+        self.hub_id = Some(id.to_string());
+        self
     }
 
     /// Prefixes put before queries and documents (e5: `query: `, `passage: `).
@@ -248,7 +261,10 @@ impl Embedder for LocalModel {
     }
 
     fn describe(&self) -> String {
-        format!("local model {}", self.dir.display())
+        match &self.hub_id {
+            Some(id) => format!("local model {id} ({})", self.dir.display()),
+            None => format!("local model {}", self.dir.display()),
+        }
     }
 
     fn prefix(&self, role: Role) -> &str {

@@ -13,6 +13,7 @@
 pub mod bert;
 pub mod cache;
 pub mod http;
+pub mod hub;
 pub mod local;
 pub mod ranker;
 pub mod settings;

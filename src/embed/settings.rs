@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::http::{HttpConfig, HttpEmbedder};
+use super::hub::{self, HubSettings, ModelId};
 use super::local::LocalModel;
 use super::{Embedder, Embeddings, VectorCache, cache::DEFAULT_MEMORY_VECTORS};
 
@@ -113,12 +114,20 @@ impl EmbeddingSettings {
                     (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
                     _ => PathBuf::from(local),
                 };
-                if !dir.exists() {
+                let model = if dir.exists() {
+                    LocalModel::load(&dir).map_err(|e| SettingsError(e.to_string()))?
+                } else if let Some(id) = ModelId::parse(local) {
+                    let hub = HubSettings::from_env(env);
+                    let dir = hub::resolve(&id, &hub, &mut |m| eprintln!("toolsift: {m}"))
+                        .map_err(|m| SettingsError(format!("local model {m}")))?;
+                    LocalModel::load(&dir)
+                        .map_err(|e| SettingsError(e.to_string()))?
+                        .with_hub_id(&id.to_string())
+                } else {
                     return Err(SettingsError(format!(
-                        "local model {local:?}: no such directory (give a sentence-transformers model directory; this build does not download models by name)"
+                        "local model {local:?}: no such directory (give a sentence-transformers model directory, or a Hugging Face id such as sentence-transformers/all-MiniLM-L6-v2)"
                     )));
-                }
-                let model = LocalModel::load(&dir).map_err(|e| SettingsError(e.to_string()))?;
+                };
                 Arc::new(model.with_prefixes(
                     self.query_prefix.clone().unwrap_or_default(),
                     self.document_prefix.clone().unwrap_or_default(),

@@ -1,0 +1,296 @@
+//! Sentence-transformers models by Hugging Face id (`--embeddings-local
+//! sentence-transformers/all-MiniLM-L6-v2`), fetched once into the Hugging
+//! Face cache with the `hf-hub` crate and read from there afterwards, with
+//! no network.
+//!
+//! The cache is the one the Python libraries share (`$HF_HOME/hub`, by
+//! default `~/.cache/huggingface/hub`), so a model they fetched is found
+//! here too. `HF_ENDPOINT` names a mirror; `HF_TOKEN` (or the token file
+//! `huggingface-cli login` writes) opens private models.
+//!
+//! The optional files (`modules.json`, the pooling module's config,
+//! `sentence_bert_config.json`) are fetched first and the weights last, so
+//! a cached `model.safetensors` means an earlier fetch got everything.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use hf_hub::api::sync::{ApiBuilder, ApiError, ApiRepo};
+use hf_hub::{Cache, Repo, RepoType};
+use serde::Deserialize;
+
+/// The files a model needs, in the order they are fetched (weights last).
+const REQUIRED: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+
+/// The default hub.
+const HUB: &str = "https://huggingface.co";
+
+/// A model id with its revision: `owner/name[@revision]` or `name`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelId {
+    pub id: String,
+    pub revision: String,
+}
+
+impl ModelId {
+    /// `spec` read as a hub id, or `None` when it is shaped like a path
+    /// (it starts with `/`, `.` or `~`, has a backslash or more than one
+    /// `/`, or a character ids never have).
+    pub fn parse(spec: &str) -> Option<ModelId> {
+        let (id, revision) = match spec.split_once('@') {
+            Some((id, rev)) => (id, rev),
+            None => (spec, "main"),
+        };
+        let part_ok = |p: &str| {
+            !p.is_empty()
+                && p.len() <= 96
+                && !p.starts_with(['.', '-'])
+                && !p.ends_with('.')
+                && !p.contains("..")
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        };
+        let parts: Vec<&str> = id.split('/').collect();
+        let rev_ok = !revision.is_empty()
+            && revision.len() <= 128
+            && !revision.contains("..")
+            && revision
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
+        (parts.len() <= 2 && parts.iter().all(|p| part_ok(p)) && rev_ok).then(|| ModelId {
+            id: id.to_string(),
+            revision: revision.to_string(),
+        })
+    }
+
+    fn repo(&self) -> Repo {
+        Repo::with_revision(self.id.clone(), RepoType::Model, self.revision.clone())
+    }
+}
+
+impl std::fmt::Display for ModelId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.revision == "main" {
+            write!(f, "{}", self.id)
+        } else {
+            write!(f, "{}@{}", self.id, self.revision)
+        }
+    }
+}
+
+/// Where the hub is and where its files are kept, from the environment.
+#[derive(Debug, Clone)]
+pub struct HubSettings {
+    pub endpoint: String,
+    /// The hub cache (`$HF_HOME/hub`).
+    pub cache: PathBuf,
+    pub token: Option<String>,
+    /// A progress bar on stderr while fetching.
+    pub progress: bool,
+}
+
+impl HubSettings {
+    /// `HF_ENDPOINT`, `HF_HOME`, `HF_TOKEN` (else the token file), and a
+    /// progress bar when stderr is a terminal.
+    pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> HubSettings {
+        let cache = match env("HF_HOME").filter(|h| !h.is_empty()) {
+            Some(home) => PathBuf::from(home).join("hub"),
+            None => Cache::default().path().clone(),
+        };
+        let token = env("HF_TOKEN")
+            .filter(|t| !t.trim().is_empty())
+            .or_else(|| Cache::new(cache.clone()).token());
+        HubSettings {
+            endpoint: env("HF_ENDPOINT")
+                .filter(|e| !e.is_empty())
+                .map(|e| e.trim_end_matches('/').to_string())
+                .unwrap_or_else(|| HUB.to_string()),
+            cache,
+            token,
+            progress: std::io::stderr().is_terminal(),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Module {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    path: String,
+}
+
+/// The model's directory in the cache if an earlier fetch (ours or the
+/// Python libraries') completed; no network.
+pub fn cached(model: &ModelId, hub: &HubSettings) -> Option<PathBuf> {
+    let repo = Cache::new(hub.cache.clone()).repo(model.repo());
+    let paths: Option<Vec<PathBuf>> = REQUIRED.iter().map(|f| repo.get(f)).collect();
+    paths?.first()?.parent().map(Path::to_path_buf)
+}
+
+/// The model's directory: from the cache, else fetched from the hub.
+/// `announce` is told once before a fetch starts.
+pub fn resolve(
+    model: &ModelId,
+    hub: &HubSettings,
+    announce: &mut dyn FnMut(&str),
+) -> Result<PathBuf, String> {
+    if let Some(dir) = cached(model, hub) {
+        return Ok(dir);
+    }
+    announce(&format!(
+        "fetching {model} from {} into {}",
+        hub.endpoint,
+        hub.cache.display()
+    ));
+    let api = ApiBuilder::new()
+        .with_endpoint(hub.endpoint.clone())
+        .with_cache_dir(hub.cache.clone())
+        .with_token(hub.token.clone())
+        .with_progress(hub.progress)
+        .build()
+        .map_err(|e| format!("{model}: cannot start the hub client: {e}"))?;
+    let repo = api.repo(model.repo());
+    let fail = |file: &str, e: ApiError| describe(model, &hub.endpoint, file, e);
+
+    // Optional files first: their absence upstream is no error.
+    if let Some(path) = optional(&repo, "modules.json").map_err(|e| fail("modules.json", e))? {
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{model}: {e}"))?;
+        let modules: Vec<Module> = serde_json::from_str(&text)
+            .map_err(|e| format!("{model}: modules.json from the hub is not valid: {e}"))?;
+        for m in modules.iter().filter(|m| m.kind.ends_with("Pooling")) {
+            let file = format!("{}/config.json", m.path.trim_matches('/'));
+            if !plain_folder(&m.path) {
+                return Err(format!(
+                    "{model}: modules.json names a pooling path {:?} that is not a plain folder",
+                    m.path
+                ));
+            }
+            optional(&repo, &file).map_err(|e| fail(&file, e))?;
+        }
+    }
+    optional(&repo, "sentence_bert_config.json")
+        .map_err(|e| fail("sentence_bert_config.json", e))?;
+    let mut dir = None;
+    for file in REQUIRED {
+        let path = repo.download(file).map_err(|e| fail(file, e))?;
+        dir = path.parent().map(Path::to_path_buf);
+    }
+    dir.ok_or_else(|| format!("{model}: the hub cache gave no folder"))
+}
+
+/// A relative folder of plain names (no `..`, no root): safe to join.
+fn plain_folder(path: &str) -> bool {
+    let path = path.trim_matches('/');
+    !path.is_empty()
+        && path.split('/').all(|p| {
+            !p.is_empty()
+                && p != "."
+                && p != ".."
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        })
+}
+
+/// A file that may be missing upstream (404 is `None`).
+fn optional(repo: &ApiRepo, file: &str) -> Result<Option<PathBuf>, ApiError> {
+    match repo.download(file) {
+        Ok(p) => Ok(Some(p)),
+        Err(ApiError::RequestError(e)) if matches!(*e, ureq::Error::Status(404, _)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// One line saying what failed, where, and what to do.
+fn describe(model: &ModelId, endpoint: &str, file: &str, e: ApiError) -> String {
+    let why = match &e {
+        ApiError::RequestError(inner) => match inner.as_ref() {
+            ureq::Error::Status(401 | 403, _) => {
+                "access denied (a private or gated model needs HF_TOKEN)".to_string()
+            }
+            ureq::Error::Status(404, _) => {
+                "not found (is the model id right? it must be a sentence-transformers model)"
+                    .to_string()
+            }
+            ureq::Error::Status(code, r) => format!("HTTP {code} {}", r.status_text()),
+            ureq::Error::Transport(t) => format!(
+                "cannot reach the hub ({t}); on a machine without access give a model folder instead"
+            ),
+        },
+        other => other.to_string(),
+    };
+    format!("{model}: {file} from {endpoint}: {why}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_paths() {
+        let m = ModelId::parse("sentence-transformers/all-MiniLM-L6-v2").unwrap();
+        assert_eq!(m.id, "sentence-transformers/all-MiniLM-L6-v2");
+        assert_eq!(m.revision, "main");
+        assert_eq!(m.to_string(), "sentence-transformers/all-MiniLM-L6-v2");
+        let r = ModelId::parse("intfloat/e5-small-v2@refs/pr/3").unwrap();
+        assert_eq!(r.revision, "refs/pr/3");
+        assert_eq!(r.to_string(), "intfloat/e5-small-v2@refs/pr/3");
+        assert!(ModelId::parse("bert-base-uncased").is_some());
+        assert!(plain_folder("1_Pooling"));
+        assert!(!plain_folder("../x") && !plain_folder("a/../b") && !plain_folder(""));
+        for path in [
+            "/models/minilm",
+            "./minilm",
+            "../minilm",
+            "~/minilm",
+            "a/b/c",
+            "C:\\models",
+            "a b/c",
+            "",
+            "org/",
+            "org/name@",
+            "org/..",
+            "org/name@../../etc",
+        ] {
+            assert_eq!(ModelId::parse(path), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn settings_from_env() {
+        let env = |n: &str| match n {
+            "HF_HOME" => Some("/tmp/hfhome".to_string()),
+            "HF_ENDPOINT" => Some("http://127.0.0.1:9/".to_string()),
+            "HF_TOKEN" => Some("hf_x".to_string()),
+            _ => None,
+        };
+        let s = HubSettings::from_env(&env);
+        assert_eq!(s.cache, PathBuf::from("/tmp/hfhome/hub"));
+        assert_eq!(s.endpoint, "http://127.0.0.1:9");
+        assert_eq!(s.token.as_deref(), Some("hf_x"));
+        let none = HubSettings::from_env(&|_| None);
+        assert_eq!(none.endpoint, HUB);
+    }
+
+    #[test]
+    fn an_unreachable_hub_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let hub = HubSettings {
+            // Port 9 (discard) on loopback: nothing listens.
+            endpoint: "http://127.0.0.1:9".into(),
+            cache: dir.path().to_path_buf(),
+            token: None,
+            progress: false,
+        };
+        let model = ModelId::parse("org/model").unwrap();
+        let mut said = Vec::new();
+        let e = resolve(&model, &hub, &mut |m| said.push(m.to_string())).unwrap_err();
+        assert!(
+            e.starts_with("org/model: modules.json from http://127.0.0.1:9: cannot reach the hub"),
+            "{e}"
+        );
+        assert_eq!(said.len(), 1);
+        assert!(said[0].contains("fetching org/model from http://127.0.0.1:9"));
+        assert_eq!(cached(&model, &hub), None);
+    }
+}
