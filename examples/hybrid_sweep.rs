@@ -153,6 +153,78 @@ fn with_params(tool: &Tool) -> String {
     t
 }
 
+fn z(scores: &[f32]) -> Vec<f32> {
+    toolsift::engine::dense::zscores(scores)
+}
+
+/// Standard scores with mean and deviation taken over `mask`ed entries
+/// only; the rest get `floor`.
+fn z_over(scores: &[f32], mask: &[bool], floor: Option<f32>) -> Vec<f32> {
+    let vals: Vec<f64> = scores
+        .iter()
+        .zip(mask)
+        .filter(|(_, m)| **m)
+        .map(|(x, _)| f64::from(*x))
+        .collect();
+    if vals.len() < 2 {
+        return vec![0.0; scores.len()];
+    }
+    let mean = vals.iter().sum::<f64>() / vals.len() as f64;
+    let sd = (vals.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / vals.len() as f64).sqrt();
+    let sd = sd.max(1e-9);
+    let zs: Vec<f32> = scores
+        .iter()
+        .map(|&x| ((f64::from(x) - mean) / sd) as f32)
+        .collect();
+    let min = zs
+        .iter()
+        .zip(mask)
+        .filter(|(_, m)| **m)
+        .map(|(z, _)| *z)
+        .fold(f32::MAX, f32::min);
+    zs.iter()
+        .zip(mask)
+        .map(|(z, m)| if *m { *z } else { floor.unwrap_or(min) })
+        .collect()
+}
+
+fn top_mask(scores: &[f32], n: usize) -> Vec<bool> {
+    let mut m = vec![false; scores.len()];
+    for (d, _) in top_k(scores, n) {
+        m[d] = true;
+    }
+    m
+}
+
+fn mix(a: &[f32], b: &[f32], w: f32) -> Vec<f32> {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| w * x + (1.0 - w) * y)
+        .collect()
+}
+
+/// The fused list's top `k - r`, then the dense list's best not yet in,
+/// as `r` more, then the rest of the fused list.
+fn reserve(fused: &[f32], dense: &[f32], k: usize, r: usize) -> Vec<f32> {
+    let mut out = fused.to_vec();
+    let top: Vec<usize> = top_k(fused, k - r).into_iter().map(|(d, _)| d).collect();
+    let bonus = 1e6;
+    for (i, &d) in top.iter().enumerate() {
+        out[d] = bonus * 2.0 - i as f32;
+    }
+    let mut added = 0;
+    for (d, _) in top_k(dense, k) {
+        if added == r {
+            break;
+        }
+        if !top.contains(&d) {
+            out[d] = bonus - added as f32;
+            added += 1;
+        }
+    }
+    out
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let catalog = load(&CatalogSource::parse(&args[1])).expect("catalog");
@@ -226,6 +298,66 @@ fn main() {
                 .collect();
             report(name, &catalog, &queries, lists);
         };
+        if std::env::var_os("SWEEP_DIAG").is_some() {
+            let rank_of = |scores: &[f32], doc: usize| {
+                let r = toolsift::engine::dense::ranks(scores);
+                r[doc]
+            };
+            for q in &queries {
+                let l = &all[&q.query];
+                let fused = if l.sentences >= 4 {
+                    l.bm25.clone()
+                } else {
+                    fuse(&l.bm25, &l.cos, 0.5)
+                };
+                let top: Vec<usize> = ranked(&fused, &l.exact, 10).iter().map(|h| h.doc).collect();
+                let names: Vec<&str> = q.expected.iter().map(String::as_str).collect();
+                let docs: Vec<usize> = names
+                    .iter()
+                    .filter_map(|n| catalog.tools().iter().position(|t| t.name == *n))
+                    .collect();
+                if docs.iter().all(|d| top.contains(d)) {
+                    continue;
+                }
+                let info: Vec<String> = docs
+                    .iter()
+                    .map(|&d| {
+                        format!(
+                            "{} bm25#{}({:.1}) cos#{}({:.2}) fused#{}",
+                            catalog.tools()[d].name,
+                            if l.bm25[d] > 0.0 {
+                                rank_of(&l.bm25, d)
+                            } else {
+                                9999
+                            },
+                            l.bm25[d],
+                            rank_of(&l.cos, d),
+                            l.cos[d],
+                            rank_of(&fused, d)
+                        )
+                    })
+                    .collect();
+                let top3: Vec<String> = top[..3.min(top.len())]
+                    .iter()
+                    .map(|&d| {
+                        format!(
+                            "{}({:.1}/{:.2})",
+                            catalog.tools()[d].name,
+                            l.bm25[d],
+                            l.cos[d]
+                        )
+                    })
+                    .collect();
+                println!(
+                    "MISS {} s={} | {} | {} | top: {}",
+                    q.id,
+                    l.sentences,
+                    q.query.chars().take(110).collect::<String>(),
+                    info.join("; "),
+                    top3.join(", ")
+                );
+            }
+        }
         run("bm25f", &|l| l.bm25.clone());
         run("dense (cosine)", &|l| l.cos.clone());
         run("dense, max over sentences", &|l| l.cos_sentences.clone());
@@ -249,6 +381,43 @@ fn main() {
                 fuse(&l.bm25, &l.cos, 0.5)
             }
         });
+        let pick = |l: &Lists| {
+            if l.sentences >= 4 {
+                l.bm25.clone()
+            } else {
+                fuse(&l.bm25, &l.cos, 0.5)
+            }
+        };
+        let _ = pick;
+        for w in [0.4f32, 0.5, 0.6] {
+            run(&format!("z(log1p bm25) w={w}"), &|l| {
+                let lg: Vec<f32> = l.bm25.iter().map(|x| x.ln_1p()).collect();
+                mix(&z(&lg), &z(&l.cos), w)
+            });
+            run(&format!("bm25 z over matches (floor=min) w={w}"), &|l| {
+                let m: Vec<bool> = l.bm25.iter().map(|x| *x > 0.0).collect();
+                mix(&z_over(&l.bm25, &m, None), &z(&l.cos), w)
+            });
+            for n in [50usize, 100, 200] {
+                run(&format!("z over union top-{n} w={w}"), &|l| {
+                    let mb = top_mask(&l.bm25, n);
+                    let md = top_mask(&l.cos, n);
+                    let u: Vec<bool> = mb.iter().zip(&md).map(|(a, b)| *a || *b).collect();
+                    let zb = z_over(&l.bm25, &u, None);
+                    let zd = z_over(&l.cos, &u, None);
+                    let f = mix(&zb, &zd, w);
+                    f.iter()
+                        .zip(&u)
+                        .map(|(x, m)| if *m { *x } else { -1e9 })
+                        .collect()
+                });
+            }
+        }
+        for r in [1usize, 2] {
+            run(&format!("z-mix 0.5 (4+ bm25), dense reserve {r}"), &|l| {
+                reserve(&pick(l), &l.cos, 10, r)
+            });
+        }
         run("rrf k=60 equal", &|l| {
             rrf(&l.bm25, &l.cos, 0.5, 60.0, false)
         });
