@@ -716,6 +716,7 @@ fn remote_error_with_the_retry_key() {
             generation,
             catalog,
             request,
+            interim: false,
         },
     ] = effects.as_slice()
     else {
@@ -727,6 +728,7 @@ fn remote_error_with_the_retry_key() {
     });
     app.update(Msg::SearchDone(SearchAnswer {
         generation: *generation,
+        interim: false,
         catalog: catalog.clone(),
         query: request.query.clone(),
         preview: request.preview,

@@ -25,6 +25,7 @@ use super::keymap::{Key, Keymap};
 use super::layout::{ScreenLayout, layout};
 use super::tune::{Measured, TuneOutcome, TunePane};
 use crate::catalog::{Catalog, Tool};
+use crate::engine::Ranker;
 use crate::replay::{TraceCall, TraceError};
 use crate::search::{SearchHit, SearchRequest, Searcher};
 use crate::select::{SelectError, ToolsHandle};
@@ -123,6 +124,9 @@ pub enum Effect {
         generation: u64,
         catalog: Arc<Catalog>,
         request: SearchRequest,
+        /// BM25F's answer shown while a dense ranker's is computed (the
+        /// dense search has the next generation and replaces it).
+        interim: bool,
     },
     /// Count every tool's tokens with `basis`; answers `Msg::CostsReady`.
     Costs {
@@ -295,7 +299,35 @@ impl App {
             generation: self.search.next_generation(),
             catalog: self.catalog.clone(),
             request,
+            interim: false,
         }
+    }
+
+    /// The searches of a query being typed. With a dense ranker, BM25F's
+    /// answer (no model call) is asked for first and shown at once; the
+    /// dense search, one generation newer, replaces it when the query is
+    /// embedded, and an older keystroke's answers never replace a newer's.
+    fn typing_effects(&mut self) -> Vec<Effect> {
+        if !self.settings.ranker.needs_embeddings() {
+            return vec![self.search_effect(true)];
+        }
+        let Effect::Search {
+            generation,
+            catalog,
+            mut request,
+            ..
+        } = self.search_effect(true)
+        else {
+            unreachable!("search_effect makes a search");
+        };
+        request.ranker = Some(Ranker::Bm25);
+        let lexical = Effect::Search {
+            generation,
+            catalog,
+            request,
+            interim: true,
+        };
+        vec![lexical, self.search_effect(true)]
     }
 
     /// The last search again (a new generation, the session as it is now):
@@ -309,6 +341,7 @@ impl App {
             generation: self.search.next_generation(),
             catalog: self.catalog.clone(),
             request,
+            interim: false,
         }
     }
 
@@ -757,7 +790,7 @@ impl App {
             QueryOutcome::Nothing => Vec::new(),
             QueryOutcome::Changed => {
                 self.search.list = ListState::default();
-                vec![self.search_effect(true)]
+                self.typing_effects()
             }
             QueryOutcome::Commit => {
                 self.focus = Focus::Results;
@@ -942,7 +975,8 @@ impl App {
     /// The answer shown is BM25F's standing in for a dense ranker whose
     /// catalog vectors are still being computed.
     pub fn vectors_pending(&self) -> bool {
-        matches!(&self.search.results, Results::Found(r)
+        !self.search.interim
+            && matches!(&self.search.results, Results::Found(r)
             if self.settings.ranker.needs_embeddings()
                 && r.method != self.settings.ranker.to_string())
     }
@@ -1180,11 +1214,13 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
             generation,
             catalog,
             request,
+            interim,
         } => {
             let started = std::time::Instant::now();
             let result = Box::new(searcher.search(&catalog, &request));
             Msg::SearchDone(SearchAnswer {
                 generation,
+                interim,
                 catalog,
                 preview: request.preview,
                 query: request.query,

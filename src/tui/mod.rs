@@ -56,13 +56,63 @@ pub fn terminal_in_use() -> bool {
     TERMINAL_IN_USE.load(std::sync::atomic::Ordering::SeqCst)
 }
 
-/// Runs an effect off the UI thread; its answer comes back on `tx`.
-fn spawn_effect(searcher: &Searcher, effect: Effect, tx: &UnboundedSender<Msg>) {
+/// Runs an effect off the UI thread; its answer comes back on `tx`. A
+/// dense ranker's search as you type goes through `lane`.
+fn spawn_effect(searcher: &Searcher, effect: Effect, tx: &UnboundedSender<Msg>, lane: &Arc<Lane>) {
     let searcher = searcher.clone();
     let tx = tx.clone();
+    let dense_preview = matches!(&effect, Effect::Search { request, interim: false, .. }
+        if request.preview && request.ranker.is_some_and(|r| r.needs_embeddings()));
+    if dense_preview {
+        lane.submit(effect, move |e| {
+            let _ = tx.send(run_effect(&searcher, e));
+        });
+        return;
+    }
     tokio::task::spawn_blocking(move || {
         let _ = tx.send(run_effect(&searcher, effect));
     });
+}
+
+/// Effects run one at a time, newest first: one submitted while another
+/// runs waits, and replaces any still waiting, whose work is dropped
+/// unstarted. Dense searches as you type go here, so a burst of keystrokes
+/// embeds the query being run and the latest one, not every prefix.
+#[derive(Default)]
+pub struct Lane {
+    /// The effect waiting, and whether a worker runs.
+    state: std::sync::Mutex<(Option<Effect>, bool)>,
+}
+
+impl Lane {
+    /// Queues `effect` in place of the one waiting; a worker thread runs
+    /// `run` on each in turn until none waits.
+    pub fn submit(self: &Arc<Self>, effect: Effect, run: impl Fn(Effect) + Send + 'static) {
+        {
+            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            state.0 = Some(effect);
+            if state.1 {
+                return;
+            }
+            state.1 = true;
+        }
+        let lane = self.clone();
+        std::thread::spawn(move || {
+            loop {
+                let next = {
+                    let mut state = lane.state.lock().unwrap_or_else(|p| p.into_inner());
+                    match state.0.take() {
+                        Some(e) => e,
+                        None => {
+                            state.1 = false;
+                            return;
+                        }
+                    }
+                };
+                run(next);
+            }
+        });
+    }
 }
 
 /// Forwards `source` into the loop's channel, then the end of input.
@@ -95,10 +145,11 @@ where
     S: Stream<Item = Msg> + Unpin + Send + 'static,
 {
     let (tx, mut rx) = unbounded_channel();
+    let lane = Arc::new(Lane::default());
     let size = terminal.size()?;
     app.update(Msg::Resize(size.width, size.height));
     for effect in initial {
-        spawn_effect(&app.searcher, effect, &tx);
+        spawn_effect(&app.searcher, effect, &tx, &lane);
     }
     terminal.draw(|f| ui::draw(f, app))?;
     let reader = tokio::spawn(forward(source, tx.clone()));
@@ -113,7 +164,7 @@ where
                 break;
             }
             for effect in effects {
-                spawn_effect(&app.searcher, effect, &tx);
+                spawn_effect(&app.searcher, effect, &tx, &lane);
             }
             terminal.draw(|f| ui::draw(f, app))?;
         }
@@ -195,4 +246,68 @@ fn run_from(setup: Setup, source: impl FnOnce(&mut App) -> Source) -> std::io::R
         crate::sources::mcp::kill_all_servers();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod lane_tests {
+    use super::*;
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    fn refresh(generation: u64) -> Effect {
+        Effect::Refresh {
+            after: Duration::ZERO,
+            generation,
+        }
+    }
+
+    #[test]
+    fn a_lane_runs_the_first_and_the_newest_and_drops_those_between() {
+        let lane = Arc::new(Lane::default());
+        let ran = Arc::new(Mutex::new(Vec::new()));
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let go_rx = Arc::new(Mutex::new(go_rx));
+        let run = |ran: Arc<Mutex<Vec<u64>>>,
+                   started: std::sync::mpsc::Sender<u64>,
+                   go: Arc<Mutex<std::sync::mpsc::Receiver<()>>>| {
+            move |e: Effect| {
+                let Effect::Refresh { generation, .. } = e else {
+                    unreachable!()
+                };
+                let _ = started.send(generation);
+                // The first waits until the test has queued the others.
+                if generation == 1 {
+                    let _ = go.lock().unwrap().recv();
+                }
+                ran.lock().unwrap().push(generation);
+            }
+        };
+        lane.submit(
+            refresh(1),
+            run(ran.clone(), started_tx.clone(), go_rx.clone()),
+        );
+        assert_eq!(started_rx.recv_timeout(Duration::from_secs(10)), Ok(1));
+        for g in 2..=5 {
+            lane.submit(
+                refresh(g),
+                run(ran.clone(), started_tx.clone(), go_rx.clone()),
+            );
+        }
+        go_tx.send(()).unwrap();
+        assert_eq!(started_rx.recv_timeout(Duration::from_secs(10)), Ok(5));
+        // The worker ends once nothing waits; a new effect starts another.
+        for _ in 0..1000 {
+            if !lane.state.lock().unwrap().1 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(*ran.lock().unwrap(), vec![1, 5]);
+        lane.submit(
+            refresh(6),
+            run(ran.clone(), started_tx.clone(), go_rx.clone()),
+        );
+        assert_eq!(started_rx.recv_timeout(Duration::from_secs(10)), Ok(6));
+    }
 }

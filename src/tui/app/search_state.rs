@@ -23,6 +23,8 @@ pub enum Results {
 #[derive(Debug, Clone)]
 pub struct SearchAnswer {
     pub generation: u64,
+    /// BM25F's answer shown until the dense ranker's comes.
+    pub interim: bool,
     /// The catalog the search ran on: its hits index into this one.
     pub catalog: Arc<Catalog>,
     pub query: String,
@@ -37,6 +39,8 @@ pub struct SearchState {
     pub results: Results,
     /// The query the shown results answer.
     pub query: String,
+    /// The shown results are BM25F's, until the dense ranker's come.
+    pub interim: bool,
     pub latency: Option<Duration>,
     next_generation: u64,
     applied_generation: u64,
@@ -56,6 +60,7 @@ impl Default for SearchState {
         SearchState {
             results: Results::Waiting,
             query: String::new(),
+            interim: false,
             latency: None,
             next_generation: 0,
             applied_generation: 0,
@@ -116,8 +121,17 @@ impl SearchState {
         self.full_catalog = false;
         self.latency = Some(answer.elapsed);
         self.query = answer.query;
+        self.interim = answer.interim;
         self.results = match *answer.result {
-            Ok(r) => {
+            Ok(mut r) => {
+                if answer.interim {
+                    let interim =
+                        "BM25F's results while the query is embedded; the dense ranker's follow";
+                    r.note = Some(match r.note.take() {
+                        Some(note) => format!("{interim}. {note}"),
+                        None => interim.into(),
+                    });
+                }
                 if !answer.preview
                     && let Some(id) = &r.session_id
                 {

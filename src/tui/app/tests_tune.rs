@@ -161,6 +161,7 @@ fn failed(app: &mut App) {
     let generation = app.search.next_generation();
     app.update(Msg::SearchDone(SearchAnswer {
         generation,
+        interim: false,
         catalog: app.catalog.clone(),
         query: request.query,
         preview: true,
@@ -310,6 +311,7 @@ fn a_dense_preview_answered_by_bm25_is_asked_again_until_the_vectors_are_ready()
     let answer = |generation, result| {
         Msg::SearchDone(SearchAnswer {
             generation,
+            interim: false,
             catalog: catalog.clone(),
             query: "refund".into(),
             preview: true,
@@ -348,4 +350,111 @@ fn a_dense_preview_answered_by_bm25_is_asked_again_until_the_vectors_are_ready()
         "the fused answer needs no refresh"
     );
     assert!(app.update(Msg::Refresh { generation }).is_empty());
+}
+
+#[test]
+fn typing_with_a_dense_ranker_shows_bm25_at_once_then_the_dense_answer() {
+    let mut app = started();
+    app.settings.ranker = crate::engine::Ranker::Hybrid;
+    press(&mut app, KeyCode::Char('/'));
+    let effects = app.update(Msg::Key(crossterm::event::KeyEvent::from(KeyCode::Char(
+        'r',
+    ))));
+    let [
+        Effect::Search {
+            generation: g1,
+            request: lexical,
+            interim: true,
+            ..
+        },
+        Effect::Search {
+            generation: g2,
+            request: dense,
+            interim: false,
+            ..
+        },
+    ] = effects.as_slice()
+    else {
+        panic!("{effects:?}");
+    };
+    let (g1, g2) = (*g1, *g2);
+    assert_eq!(g2, g1 + 1, "the dense search is the newer");
+    assert_eq!(lexical.ranker, Some(crate::engine::Ranker::Bm25));
+    assert_eq!(dense.ranker, Some(crate::engine::Ranker::Hybrid));
+    assert!(lexical.preview && dense.preview);
+    assert_eq!(
+        app.search.last_request.as_ref(),
+        Some(dense),
+        "a retry re-sends the dense one"
+    );
+    let effects = effects.clone();
+    // BM25F's answer (the embedded service has no provider, so the dense
+    // search would fail; its answer is built here).
+    let searcher = app.searcher.clone();
+    let mut effects = effects.into_iter();
+    let first = run_effect(&searcher, effects.next().unwrap());
+    let Msg::SearchDone(answer) = &first else {
+        panic!("{first:?}");
+    };
+    let mut fused = answer.result.as_ref().clone().unwrap();
+    assert_eq!(fused.method, "bm25");
+    assert!(
+        app.update(first).is_empty(),
+        "no refresh: the dense answer is coming"
+    );
+    assert!(app.search.interim && app.searching() && !app.vectors_pending());
+    let Results::Found(shown) = &app.search.results else {
+        panic!("{:?}", app.search.results);
+    };
+    let note = shown.note.as_deref().unwrap_or_default();
+    assert!(
+        note.starts_with("BM25F's results while the query is embedded; the dense ranker's follow. no tool matches"),
+        "{note}"
+    );
+    fused.method = "hybrid".into();
+    fused.note = None;
+    let catalog = app.catalog.clone();
+    let dense_answer = |generation| {
+        Msg::SearchDone(SearchAnswer {
+            generation,
+            interim: false,
+            catalog: catalog.clone(),
+            query: "r".into(),
+            preview: true,
+            result: Box::new(Ok(fused.clone())),
+            elapsed: std::time::Duration::from_millis(1),
+        })
+    };
+    let msg = dense_answer(g2);
+    app.update(msg);
+    assert!(!app.search.interim && !app.searching());
+    let Results::Found(shown) = &app.search.results else {
+        panic!();
+    };
+    assert_eq!(shown.method, "hybrid");
+    assert_eq!(shown.note, None);
+    // Had the dense answer come first, BM25F's would have been dropped.
+    let effects = app.update(Msg::Key(crossterm::event::KeyEvent::from(KeyCode::Char(
+        'e',
+    ))));
+    let [
+        lexical @ Effect::Search { .. },
+        Effect::Search { generation, .. },
+    ] = effects.as_slice()
+    else {
+        panic!("{effects:?}");
+    };
+    let late_lexical = run_effect(&searcher, lexical.clone());
+    app.update(dense_answer(*generation));
+    app.update(late_lexical);
+    assert!(!app.search.interim, "the older BM25F answer was dropped");
+    // With BM25F, one search as before.
+    app.settings.ranker = crate::engine::Ranker::Bm25;
+    let effects = app.update(Msg::Key(crossterm::event::KeyEvent::from(KeyCode::Char(
+        'x',
+    ))));
+    assert!(matches!(
+        effects.as_slice(),
+        [Effect::Search { interim: false, .. }]
+    ));
 }
