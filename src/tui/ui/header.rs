@@ -31,39 +31,49 @@ pub fn short_id(id: &str) -> String {
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let c = &app.catalog;
     let always = c.tools().iter().filter(|t| t.always_load).count();
-    let session = match &app.search.session {
-        Some(id) => format!(
-            "session {} ({} loaded)",
-            short_id(id),
-            app.search.session_tools
-        ),
-        None => format!(
-            "no session yet ({} commits a query)",
-            app.keymap.label(Action::InputSubmit)
+    let (session, session_short) = match &app.search.session {
+        Some(id) => {
+            let short = format!("session {}", short_id(id));
+            (
+                format!("{short} ({} loaded)", app.search.session_tools),
+                short,
+            )
+        }
+        None => (
+            format!(
+                "no session yet ({} commits a query)",
+                app.keymap.label(Action::InputSubmit)
+            ),
+            "no session".to_string(),
         ),
     };
     let remote = app.searcher.remote_host();
     let searcher = if remote.is_some() {
-        String::new()
+        None
     } else {
-        format!("{} ", app.searcher.describe())
+        Some(app.searcher.describe())
     };
     // While a dense ranker's vectors are computed, BM25F answers: said here.
-    let ranker = if app.vectors_pending() {
-        format!("{} (embedding; bm25 until ready)", app.settings.ranker)
+    let (ranker, ranker_short) = if app.vectors_pending() {
+        (
+            format!("{} (embedding; bm25 until ready)", app.settings.ranker),
+            format!("{} (bm25 until ready)", app.settings.ranker),
+        )
     } else {
-        app.settings.ranker.to_string()
+        let r = app.settings.ranker.to_string();
+        (r.clone(), r)
     };
-    let left = format!(
-        " {} · {} tools · {} always-load · {} · {}{} · {}",
-        app.sources,
-        c.len(),
-        always,
-        app.settings.strategy,
+    let parts = HeaderParts {
+        sources: app.sources.to_string(),
+        tools: format!("{} tools", c.len()),
+        always: format!("{always} always-load"),
+        strategy: app.settings.strategy.to_string(),
         searcher,
         ranker,
-        session
-    );
+        ranker_short,
+        session,
+        session_short,
+    };
     let help = format!(" {} help ", app.keymap.label(Action::Help));
     // The help key always shows, and the remote service with it: the rest
     // is cut to make room for them.
@@ -76,11 +86,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         room = room.saturating_sub(text.chars().count());
         (text, failed)
     });
-    let left = if left.chars().count() > room {
-        fit(&left, room)
-    } else {
-        format!("{left:<room$}")
-    };
+    let left = parts.fit(room);
     let mut spans = vec![Span::styled(title, theme.title), Span::raw(left)];
     if let Some((text, failed)) = remote {
         spans.push(Span::styled(
@@ -91,6 +97,95 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     spans.push(Span::styled(help, theme.key));
     let line = Line::from(spans);
     f.render_widget(Paragraph::new(line), area);
+}
+
+/// What the header's left part says, in long and short forms.
+struct HeaderParts {
+    sources: String,
+    tools: String,
+    always: String,
+    strategy: String,
+    /// The embedded service's kind (`embedded`), absent for a remote one.
+    searcher: Option<String>,
+    ranker: String,
+    ranker_short: String,
+    session: String,
+    session_short: String,
+}
+
+impl HeaderParts {
+    /// The longest form that fits `room` columns, padded to it: detail
+    /// goes first (the session's hint, the searcher's kind, the ranker's
+    /// long note, the always-load count, the session), then what is left
+    /// is shortened between words.
+    fn fit(&self, room: usize) -> String {
+        let ranker_with = |ranker: &str, searcher: bool| match (&self.searcher, searcher) {
+            (Some(s), true) => format!("{s} {ranker}"),
+            _ => ranker.to_string(),
+        };
+        let form = |parts: &[&str]| format!(" {}", parts.join(" · "));
+        let (full, short) = (&self.ranker, &self.ranker_short);
+        let forms = [
+            form(&[
+                &self.sources,
+                &self.tools,
+                &self.always,
+                &self.strategy,
+                &ranker_with(full, true),
+                &self.session,
+            ]),
+            form(&[
+                &self.sources,
+                &self.tools,
+                &self.always,
+                &self.strategy,
+                &ranker_with(full, true),
+                &self.session_short,
+            ]),
+            form(&[
+                &self.sources,
+                &self.tools,
+                &self.always,
+                &self.strategy,
+                full,
+                &self.session_short,
+            ]),
+            form(&[
+                &self.sources,
+                &self.tools,
+                &self.always,
+                &self.strategy,
+                short,
+                &self.session_short,
+            ]),
+            form(&[
+                &self.sources,
+                &self.tools,
+                &self.strategy,
+                short,
+                &self.session_short,
+            ]),
+            form(&[&self.sources, &self.tools, &self.strategy, short]),
+        ];
+        for f in &forms {
+            if f.chars().count() <= room {
+                return format!("{f:<room$}");
+            }
+        }
+        let last = &forms[forms.len() - 1];
+        let mut cut = super::results::wrap_words(last, room.saturating_sub(1), 1)
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        // No separator left hanging before the ellipsis.
+        if let Some(head) = cut.strip_suffix(" ·…") {
+            cut = format!("{head}…");
+        }
+        format!(" {:<width$}", cut, width = room.saturating_sub(1))
+            .chars()
+            .take(room)
+            .collect()
+    }
 }
 
 /// Columns the header keeps for what is loaded when a remote service shows.
