@@ -47,6 +47,7 @@ struct Lists {
     /// Best cosine of any sentence, per tool.
     cos_sentences: Vec<f32>,
     sentences: usize,
+    words: usize,
 }
 
 fn ranked(scores: &[f32], exact: &[usize], k: usize) -> Vec<Hit> {
@@ -225,6 +226,31 @@ fn reserve(fused: &[f32], dense: &[f32], k: usize, r: usize) -> Vec<f32> {
     out
 }
 
+fn with_param_docs(tool: &Tool) -> String {
+    let mut t = document_text(tool);
+    if let Some(props) = tool
+        .input_schema
+        .get("properties")
+        .and_then(|p| p.as_object())
+    {
+        let parts: Vec<String> = props
+            .iter()
+            .map(|(k, v)| {
+                let name = toolsift::engine::analyzer::name_words(k).join(" ");
+                match v.get("description").and_then(|d| d.as_str()) {
+                    Some(d) if !d.trim().is_empty() => format!("{name} ({})", d.trim()),
+                    _ => name,
+                }
+            })
+            .collect();
+        if !parts.is_empty() {
+            t.push_str(" Parameters: ");
+            t.push_str(&parts.join("; "));
+        }
+    }
+    t
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let catalog = load(&CatalogSource::parse(&args[1])).expect("catalog");
@@ -246,7 +272,153 @@ fn main() {
             "+ parameter names",
             catalog.tools().iter().map(with_params).collect(),
         ),
+        (
+            "description only",
+            catalog
+                .tools()
+                .iter()
+                .map(|t| {
+                    let d = t.description.trim();
+                    if d.is_empty() {
+                        document_text(t)
+                    } else {
+                        d.to_string()
+                    }
+                })
+                .collect(),
+        ),
+        (
+            "name words + first sentence of the description",
+            catalog
+                .tools()
+                .iter()
+                .map(|t| {
+                    let words = toolsift::engine::analyzer::name_words(&t.name).join(" ");
+                    let first = sentences(&t.description)
+                        .into_iter()
+                        .next()
+                        .unwrap_or_default();
+                    format!("{words}: {first}")
+                })
+                .collect(),
+        ),
+        (
+            "+ parameter names and descriptions",
+            catalog.tools().iter().map(with_param_docs).collect(),
+        ),
     ];
+    if std::env::var_os("SWEEP_ENSEMBLE").is_some() {
+        // Two texts per tool, one vector each: the dense score is their
+        // cosines' mean (or best).
+        let vecs = |texts: &Vec<String>| {
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let rows = emb.embed_all(&refs, Role::Document).expect("embed");
+            Vectors::new(rows[0].len(), &rows).expect("vectors")
+        };
+        let a = vecs(&variants[0].1);
+        let b = vecs(&variants[4].1);
+        let c = vecs(&variants[1].1);
+        let mut rows: Vec<(
+            String,
+            Vec<f32>,
+            Vec<usize>,
+            Vec<f32>,
+            Vec<f32>,
+            Vec<f32>,
+            usize,
+        )> = Vec::new();
+        for q in &queries {
+            let hits = index.search(&q.query, None, catalog.len());
+            let mut bm25 = vec![0.0; catalog.len()];
+            for h in &hits {
+                bm25[h.doc] = h.score;
+            }
+            let exact: Vec<usize> = hits.iter().filter(|h| h.exact).map(|h| h.doc).collect();
+            let qv = emb.embed_query(&q.query).expect("query");
+            rows.push((
+                q.query.clone(),
+                bm25,
+                exact,
+                a.cosines(&qv),
+                b.cosines(&qv),
+                c.cosines(&qv),
+                sentences(&q.query).len(),
+            ));
+        }
+        let run = |name: &str, f: &dyn Fn(&[f32], &[f32], &[f32], &[f32], usize) -> Vec<f32>| {
+            let lists = rows
+                .iter()
+                .map(|(q, bm, ex, ca, cb, cc, s)| {
+                    (q.clone(), ranked(&f(bm, ca, cb, cc, *s), ex, 10))
+                })
+                .collect();
+            report(name, &catalog, &queries, lists);
+        };
+        let mean = |x: &[f32], y: &[f32]| {
+            x.iter()
+                .zip(y)
+                .map(|(p, q)| (p + q) / 2.0)
+                .collect::<Vec<f32>>()
+        };
+        let max = |x: &[f32], y: &[f32]| {
+            x.iter()
+                .zip(y)
+                .map(|(p, q)| p.max(*q))
+                .collect::<Vec<f32>>()
+        };
+        run("dense mean(text, +param docs)", &|_, a, b, _, _| mean(a, b));
+        run("dense max(text, +param docs)", &|_, a, b, _, _| max(a, b));
+        run("dense mean(text, +param names)", &|_, a, _, c, _| {
+            mean(a, c)
+        });
+        for w in [0.4f32, 0.5, 0.6] {
+            run(
+                &format!("hybrid {w}, dense mean(text, +param docs)"),
+                &|bm, a, b, _, s| {
+                    if s >= 4 {
+                        bm.to_vec()
+                    } else {
+                        fuse(bm, &mean(a, b), w)
+                    }
+                },
+            );
+            run(
+                &format!("hybrid {w}, dense max(text, +param docs)"),
+                &|bm, a, b, _, s| {
+                    if s >= 4 {
+                        bm.to_vec()
+                    } else {
+                        fuse(bm, &max(a, b), w)
+                    }
+                },
+            );
+            run(
+                &format!("hybrid {w}, dense mean(text, +param names)"),
+                &|bm, a, _, c, s| {
+                    if s >= 4 {
+                        bm.to_vec()
+                    } else {
+                        fuse(bm, &mean(a, c), w)
+                    }
+                },
+            );
+            run(
+                &format!("hybrid {w}, three-way z mix (bm25, text, +param docs)"),
+                &|bm, a, b, _, s| {
+                    if s >= 4 {
+                        return bm.to_vec();
+                    }
+                    let (zb, za, zd) = (z(bm), z(a), z(b));
+                    zb.iter()
+                        .zip(&za)
+                        .zip(&zd)
+                        .map(|((x, y), v)| w * x + (1.0 - w) / 2.0 * (y + v))
+                        .collect()
+                },
+            );
+        }
+        return;
+    }
     for (vi, (vname, texts)) in variants.iter().enumerate() {
         if vi > 0 && std::env::var_os("SWEEP_TEXTS").is_none() {
             break;
@@ -287,6 +459,7 @@ fn main() {
                     cos,
                     cos_sentences,
                     sentences: ss.len(),
+                    words: q.query.split_whitespace().count(),
                 },
             );
         }
@@ -411,6 +584,38 @@ fn main() {
                         .map(|(x, m)| if *m { *x } else { -1e9 })
                         .collect()
                 });
+            }
+        }
+        if std::env::var_os("SWEEP_MORE").is_some() {
+            for clip in [2.0f32, 3.0, 4.0, 6.0, 8.0] {
+                for w in [0.5f32, 0.6] {
+                    run(&format!("z clipped at {clip}, w={w} (4+ bm25)"), &|l| {
+                        if l.sentences >= 4 {
+                            return l.bm25.clone();
+                        }
+                        let c =
+                            |v: Vec<f32>| v.into_iter().map(|x| x.min(clip)).collect::<Vec<_>>();
+                        mix(&c(z(&l.bm25)), &c(z(&l.cos)), w)
+                    });
+                }
+            }
+            for (short_w, long_w, cut) in [
+                (0.4f32, 0.6f32, 12usize),
+                (0.4, 0.6, 20),
+                (0.45, 0.55, 15),
+                (0.5, 0.7, 20),
+                (0.3, 0.6, 15),
+            ] {
+                run(
+                    &format!("w={short_w} up to {cut} words, else {long_w} (4+ bm25)"),
+                    &|l| {
+                        if l.sentences >= 4 {
+                            return l.bm25.clone();
+                        }
+                        let w = if l.words <= cut { short_w } else { long_w };
+                        fuse(&l.bm25, &l.cos, w)
+                    },
+                );
             }
         }
         for r in [1usize, 2] {
