@@ -226,6 +226,21 @@ fn reserve(fused: &[f32], dense: &[f32], k: usize, r: usize) -> Vec<f32> {
     out
 }
 
+/// A request, its BM25F scores, exact hits, three cosine lists (name words +
+/// description; + parameter docs; + parameter names) and its sentences.
+type EnsembleRow = (
+    String,
+    Vec<f32>,
+    Vec<usize>,
+    Vec<f32>,
+    Vec<f32>,
+    Vec<f32>,
+    usize,
+);
+
+/// A fusion of (BM25F, cosines a, b, c, sentences).
+type EnsembleRecipe<'a> = dyn Fn(&[f32], &[f32], &[f32], &[f32], usize) -> Vec<f32> + 'a;
+
 fn with_param_docs(tool: &Tool) -> String {
     let mut t = document_text(tool);
     if let Some(props) = tool
@@ -318,15 +333,7 @@ fn main() {
         let a = vecs(&variants[0].1);
         let b = vecs(&variants[4].1);
         let c = vecs(&variants[1].1);
-        let mut rows: Vec<(
-            String,
-            Vec<f32>,
-            Vec<usize>,
-            Vec<f32>,
-            Vec<f32>,
-            Vec<f32>,
-            usize,
-        )> = Vec::new();
+        let mut rows: Vec<EnsembleRow> = Vec::new();
         for q in &queries {
             let hits = index.search(&q.query, None, catalog.len());
             let mut bm25 = vec![0.0; catalog.len()];
@@ -345,7 +352,7 @@ fn main() {
                 sentences(&q.query).len(),
             ));
         }
-        let run = |name: &str, f: &dyn Fn(&[f32], &[f32], &[f32], &[f32], usize) -> Vec<f32>| {
+        let run = |name: &str, f: &EnsembleRecipe<'_>| {
             let lists = rows
                 .iter()
                 .map(|(q, bm, ex, ca, cb, cc, s)| {

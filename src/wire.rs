@@ -6,7 +6,8 @@
 //! - request `preview: true`: a search made while typing, which neither
 //!   creates nor extends a session (sent only when true);
 //! - response `note` (why nothing matched), `session_tools` (every tool loaded
-//!   in the session, first-load order);
+//!   in the session, first-load order), `embedding: {"done", "total"}` (a
+//!   preview answered by BM25F while the catalog's vectors are computed);
 //! - per returned tool: `score`, `reason` (`always_load`, `exact_name`,
 //!   `ranked`) and `matched`: `[{"term", "fields", "score"}]`, where `fields`
 //!   are the engine's field keys (`name`, `description`, `param_name`,
@@ -168,6 +169,17 @@ pub struct ToolSearchResponse {
     /// Every tool loaded in this session so far, in first-load order.
     #[serde(default)]
     pub session_tools: Vec<String>,
+    /// While a dense ranker's catalog vectors are computed (a preview then
+    /// gets BM25F's answer): how many tools are embedded so far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<EmbeddingProgress>,
+}
+
+/// Tools embedded so far of a catalog's `total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmbeddingProgress {
+    pub done: u64,
+    pub total: u64,
 }
 
 /// Every error body: `{"error": {"code", "message"}}`.

@@ -326,7 +326,9 @@ async fn a_script_drives_the_explorer_to_a_clean_exit() {
         ScriptStep::Type("refund a payment".into()),
         pause.clone(),
         ScriptStep::Action(Action::InputSubmit),
-        pause.clone(),
+        // The committed search's answer (off the UI thread) must be back
+        // before the quit below; generous, for a loaded CI machine.
+        ScriptStep::Pause(Duration::from_secs(3)),
         ScriptStep::Action(Action::Settings),
         ScriptStep::Action(Action::SettingsDown),
         ScriptStep::Action(Action::SettingsIncrease),

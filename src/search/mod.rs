@@ -108,6 +108,9 @@ pub struct SearchResult {
     pub basis: &'static str,
     pub note: Option<String>,
     pub session_tools: Vec<String>,
+    /// Tools embedded so far and the total, while the service computes a
+    /// dense ranker's vectors (the answer is BM25F's meanwhile).
+    pub embedding: Option<(u64, u64)>,
     /// Per-tool schema tokens (catalog order), counted by the searcher
     /// ([`Searcher::tool_costs`]) with the request's token basis.
     pub tool_tokens: Option<Arc<Vec<u64>>>,
@@ -185,6 +188,10 @@ pub fn accept(
         note: response.note,
         session_tools: response.session_tools,
         tool_tokens: None,
+        embedding: response
+            .embedding
+            .filter(|p| p.total > 0 && p.done <= p.total)
+            .map(|p| (p.done, p.total)),
     })
 }
 
@@ -276,6 +283,9 @@ pub fn parse_response(body: &[u8]) -> Result<ToolSearchResponse, SearchError> {
             .get("session_tools")
             .and_then(|v| serde_json::from_value::<Vec<String>>(v.clone()).ok())
             .unwrap_or_default(),
+        embedding: object
+            .get("embedding")
+            .and_then(|v| serde_json::from_value(v.clone()).ok()),
     })
 }
 

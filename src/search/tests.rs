@@ -93,6 +93,7 @@ fn response(names: &[&str], sent: u64, full: u64) -> ToolSearchResponse {
         token_basis: " ".into(),
         session_id: String::new(),
         note: None,
+        embedding: None,
         session_tools: Vec::new(),
     }
 }
@@ -125,6 +126,29 @@ fn accept_applies_the_count_and_name_rules() {
         accept(&c, response(&["send_invoice", "send_invoice"], 0, 0)).unwrap_err(),
         SearchError::UnknownOrDuplicate
     );
+}
+
+#[test]
+fn embedding_progress_travels_and_nonsense_is_dropped() {
+    let c = catalog();
+    let body = |e: &str| {
+        format!(
+            r#"{{"tools":[],"sent_schema_tokens":0,"full_schema_tokens":9,"method":"bm25","token_basis":"o200k_base","session_id":"","embedding":{e}}}"#
+        )
+    };
+    let progress = |e: &str| {
+        accept(&c, parse_response(body(e).as_bytes()).unwrap())
+            .unwrap()
+            .embedding
+    };
+    assert_eq!(progress(r#"{"done":64,"total":117}"#), Some((64, 117)));
+    // More done than there is, no total, a wrong shape: no gauge, the
+    // answer itself still taken.
+    assert_eq!(progress(r#"{"done":118,"total":117}"#), None);
+    assert_eq!(progress(r#"{"done":0,"total":0}"#), None);
+    assert_eq!(progress(r#"{"done":-1,"total":117}"#), None);
+    assert_eq!(progress(r#""half""#), None);
+    assert_eq!(progress("null"), None);
 }
 
 #[test]

@@ -177,5 +177,8 @@ pub fn to_wire(catalog: &Catalog, outcome: &SearchOutcome) -> ToolSearchResponse
         session_id: outcome.session_id.clone(),
         note: outcome.note.clone(),
         session_tools: outcome.session_tools.clone(),
+        embedding: outcome
+            .embedding
+            .map(|(done, total)| crate::wire::EmbeddingProgress { done, total }),
     }
 }

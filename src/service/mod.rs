@@ -182,6 +182,9 @@ pub struct SearchOutcome {
     pub note: Option<String>,
     /// Schema tokens of every catalog tool, in catalog order.
     pub tool_tokens: Arc<Vec<u64>>,
+    /// Tools embedded so far and the total, while a dense ranker's vectors
+    /// are computed (this preview was answered by BM25F).
+    pub embedding: Option<(u64, u64)>,
 }
 
 /// Counters that show what the caches saved.
@@ -507,6 +510,7 @@ impl Service {
             session_tools,
             note,
             tool_tokens: costs,
+            embedding: waiting.map(|(_, progress)| progress),
         })
     }
 

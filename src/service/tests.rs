@@ -177,7 +177,25 @@ fn a_preview_does_not_wait_for_the_vectors() {
     p.preview = true;
     let first = s.tool_search(&c, &p, "").unwrap();
     assert_eq!(first.method, Ranker::Bm25);
-    assert!(first.note.unwrap().contains("embedding the catalog"));
+    assert!(
+        first
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("embedding the catalog")
+    );
+    let (done, total) = first
+        .embedding
+        .expect("the progress travels with the answer");
+    assert!(
+        done <= total && total == c.len() as u64,
+        "{done} of {total}"
+    );
+    let wire = super::json::to_wire(&c, &first);
+    assert_eq!(
+        wire.embedding,
+        Some(crate::wire::EmbeddingProgress { done, total })
+    );
     // Once built (the background thread fills the slot), previews are fused.
     let mut answer = None;
     for _ in 0..2000 {
@@ -190,6 +208,13 @@ fn a_preview_does_not_wait_for_the_vectors() {
     }
     let o = answer.expect("the background build finished");
     assert_eq!(o.note, None);
+    assert_eq!(o.embedding, None);
+    assert!(
+        !serde_json::to_string(&super::json::to_wire(&c, &o))
+            .unwrap()
+            .contains("\"embedding\""),
+        "absent from the wire when done"
+    );
     // A search that is not a preview never answers with BM25F instead.
     p.preview = false;
     assert_eq!(s.tool_search(&c, &p, "").unwrap().method, Ranker::Hybrid);

@@ -338,6 +338,23 @@ fn a_dense_preview_answered_by_bm25_is_asked_again_until_the_vectors_are_ready()
         header.contains("hybrid (embedding; bm25 until ready)"),
         "{header}"
     );
+    // With the service's progress, a gauge in the results pane, at 80x24
+    // and at 200x60.
+    let mut with_progress = found.clone();
+    with_progress.embedding = Some((64, 117));
+    let g = app.search.next_generation();
+    app.update(answer(g, with_progress));
+    for (w, h) in [(80, 24), (200, 60)] {
+        app.update(Msg::Resize(w, h));
+        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+        t.draw(|f| crate::tui::ui::draw(f, &app)).unwrap();
+        let screen = format!("{}", t.backend());
+        assert!(
+            screen.contains("embedding the catalog: 64 of 117 tools"),
+            "{w}x{h}:\n{screen}"
+        );
+    }
+    let generation = g;
     // Time's up and nothing newer was asked for: the search again.
     let effects = app.update(Msg::Refresh { generation });
     assert!(matches!(effects.as_slice(), [Effect::Search { request, .. }] if request.preview));

@@ -166,6 +166,7 @@ impl HeaderParts {
                 &self.session_short,
             ]),
             form(&[&self.sources, &self.tools, &self.strategy, short]),
+            form(&[&self.sources, &self.strategy, short]),
         ];
         for f in &forms {
             if f.chars().count() <= room {

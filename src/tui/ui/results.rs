@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::{Gauge, Paragraph, Wrap};
 
 use super::{Theme, fit, pane, row};
 use crate::search::Reason;
@@ -269,7 +269,26 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
         lines.push(row(spans, current && focused, theme));
     }
-    if let Some(note) = &result.note
+    // While the service computes a dense ranker's vectors (BM25F answers
+    // meanwhile): a gauge of the tools embedded so far.
+    let mut gauge = None;
+    if let Some((done, total)) = result.embedding
+        && lines.len() + 2 <= height
+    {
+        lines.push(Line::from(""));
+        gauge = Some((
+            Rect {
+                y: inner.y + lines.len() as u16,
+                height: 1,
+                ..inner
+            },
+            done,
+            total,
+        ));
+        lines.push(Line::from(""));
+    }
+    // The service's note says what the gauge and the header show.
+    if let Some(note) = result.note.as_ref().filter(|_| gauge.is_none())
         && lines.len() + 2 <= height
     {
         // The note wraps at word boundaries in the rows left (a remote
@@ -285,6 +304,26 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     // One line per tool (no wrapping, so rows and list positions agree).
     f.render_widget(Paragraph::new(lines), inner);
+    if let Some((area, done, total)) = gauge {
+        let ratio = if total == 0 {
+            0.0
+        } else {
+            (done as f64 / total as f64).clamp(0.0, 1.0)
+        };
+        let label = format!("embedding the catalog: {done} of {total} tools");
+        let label = if label.chars().count() <= usize::from(area.width) {
+            label
+        } else {
+            format!("{done}/{total}")
+        };
+        f.render_widget(
+            Gauge::default()
+                .gauge_style(theme.gauge)
+                .ratio(ratio)
+                .label(label),
+            area,
+        );
+    }
 }
 
 #[cfg(test)]
