@@ -625,6 +625,39 @@ fn main() {
                 );
             }
         }
+        for m in [1usize, 2, 3] {
+            run(
+                &format!("chosen + each list's top {m} kept in the top 10"),
+                &|l| {
+                    let fused = pick(l);
+                    let mut keep: Vec<usize> = Vec::new();
+                    for list in [&l.bm25, &l.cos] {
+                        for (d, v) in top_k(list, m) {
+                            if v > 0.0 && !keep.contains(&d) {
+                                keep.push(d);
+                            }
+                        }
+                    }
+                    let top: Vec<usize> = top_k(&fused, 10).into_iter().map(|(d, _)| d).collect();
+                    let missing: Vec<usize> =
+                        keep.iter().copied().filter(|d| !top.contains(d)).collect();
+                    // The missing ones take the last places of the top 10 that
+                    // are not kept ones themselves.
+                    let mut out = fused.clone();
+                    let mut order = top.clone();
+                    for &d in &missing {
+                        if let Some(at) = order.iter().rposition(|x| !keep.contains(x)) {
+                            order.remove(at);
+                            order.push(d);
+                        }
+                    }
+                    for (i, &d) in order.iter().enumerate() {
+                        out[d] = 1e6 - i as f32;
+                    }
+                    out
+                },
+            );
+        }
         for r in [1usize, 2] {
             run(&format!("z-mix 0.5 (4+ bm25), dense reserve {r}"), &|l| {
                 reserve(&pick(l), &l.cos, 10, r)
