@@ -14,7 +14,10 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
 
+use hf_hub::api::Progress;
 use hf_hub::api::sync::{ApiBuilder, ApiError, ApiRepo};
 use hf_hub::{Cache, Repo, RepoType};
 use serde::Deserialize;
@@ -24,6 +27,10 @@ const REQUIRED: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors
 
 /// The default hub.
 const HUB: &str = "https://huggingface.co";
+
+/// How long the hub may send nothing (no answer, no bytes) before the fetch
+/// is given up: the client has no time limits of its own.
+pub const STALL: Duration = Duration::from_secs(60);
 
 /// A model id with its revision: `owner/name[@revision]` or `name`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +94,8 @@ pub struct HubSettings {
     pub token: Option<String>,
     /// A progress bar on stderr while fetching.
     pub progress: bool,
+    /// Silence after which the fetch is given up ([`STALL`]).
+    pub stall: Duration,
 }
 
 impl HubSettings {
@@ -108,6 +117,7 @@ impl HubSettings {
             cache,
             token,
             progress: std::io::stderr().is_terminal(),
+            stall: STALL,
         }
     }
 }
@@ -129,7 +139,8 @@ pub fn cached(model: &ModelId, hub: &HubSettings) -> Option<PathBuf> {
 }
 
 /// The model's directory: from the cache, else fetched from the hub.
-/// `announce` is told once before a fetch starts.
+/// `announce` is told once before a fetch starts. A hub that sends nothing
+/// for `hub.stall` is given up on (the fetch thread is left behind).
 pub fn resolve(
     model: &ModelId,
     hub: &HubSettings,
@@ -143,18 +154,98 @@ pub fn resolve(
         hub.endpoint,
         hub.cache.display()
     ));
+    let (tx, rx) = mpsc::channel();
+    {
+        let (model, hub, tx) = (model.clone(), hub.clone(), tx.clone());
+        std::thread::spawn(move || {
+            let result = fetch(&model, &hub, &tx);
+            let _ = tx.send(Event::Done(result));
+        });
+    }
+    drop(tx);
+    loop {
+        match rx.recv_timeout(hub.stall) {
+            Ok(Event::Alive) => {}
+            Ok(Event::Done(result)) => return result,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                return Err(format!(
+                    "{model}: {} sent nothing for {} s; giving up (give a model folder instead, or try again)",
+                    hub.endpoint,
+                    hub.stall.as_secs_f64()
+                ));
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(format!("{model}: the fetch ended without an answer"));
+            }
+        }
+    }
+}
+
+/// What the fetch thread says: it is still receiving, or it is done.
+enum Event {
+    Alive,
+    Done(Result<PathBuf, String>),
+}
+
+/// A download's progress: every chunk tells the watcher the hub is alive,
+/// and draws the bar when there is one.
+struct Watch {
+    tx: mpsc::Sender<Event>,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Progress for Watch {
+    fn init(&mut self, size: usize, filename: &str) {
+        let _ = self.tx.send(Event::Alive);
+        if let Some(bar) = &self.bar {
+            bar.set_length(size as u64);
+            bar.set_position(0);
+            bar.set_message(filename.to_string());
+        }
+    }
+
+    fn update(&mut self, size: usize) {
+        let _ = self.tx.send(Event::Alive);
+        if let Some(bar) = &self.bar {
+            bar.inc(size as u64);
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// The fetch itself (on its own thread): optional files, then the model's.
+fn fetch(model: &ModelId, hub: &HubSettings, tx: &mpsc::Sender<Event>) -> Result<PathBuf, String> {
     let api = ApiBuilder::new()
         .with_endpoint(hub.endpoint.clone())
         .with_cache_dir(hub.cache.clone())
         .with_token(hub.token.clone())
-        .with_progress(hub.progress)
+        .with_progress(false)
         .build()
         .map_err(|e| format!("{model}: cannot start the hub client: {e}"))?;
     let repo = api.repo(model.repo());
     let fail = |file: &str, e: ApiError| describe(model, &hub.endpoint, file, e);
+    let watch = || Watch {
+        tx: tx.clone(),
+        bar: hub.progress.then(|| {
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr())
+                .with_style(
+                    indicatif::ProgressStyle::with_template(
+                        "{msg} {bar:30} {bytes}/{total_bytes} {bytes_per_sec} {eta}",
+                    )
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                )
+        }),
+    };
 
     // Optional files first: their absence upstream is no error.
-    if let Some(path) = optional(&repo, "modules.json").map_err(|e| fail("modules.json", e))? {
+    if let Some(path) =
+        optional(&repo, "modules.json", watch()).map_err(|e| fail("modules.json", e))?
+    {
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{model}: {e}"))?;
         let modules: Vec<Module> = serde_json::from_str(&text)
             .map_err(|e| format!("{model}: modules.json from the hub is not valid: {e}"))?;
@@ -166,14 +257,16 @@ pub fn resolve(
                     m.path
                 ));
             }
-            optional(&repo, &file).map_err(|e| fail(&file, e))?;
+            optional(&repo, &file, watch()).map_err(|e| fail(&file, e))?;
         }
     }
-    optional(&repo, "sentence_bert_config.json")
+    optional(&repo, "sentence_bert_config.json", watch())
         .map_err(|e| fail("sentence_bert_config.json", e))?;
     let mut dir = None;
     for file in REQUIRED {
-        let path = repo.download(file).map_err(|e| fail(file, e))?;
+        let path = repo
+            .download_with_progress(file, watch())
+            .map_err(|e| fail(file, e))?;
         dir = path.parent().map(Path::to_path_buf);
     }
     dir.ok_or_else(|| format!("{model}: the hub cache gave no folder"))
@@ -193,8 +286,8 @@ fn plain_folder(path: &str) -> bool {
 }
 
 /// A file that may be missing upstream (404 is `None`).
-fn optional(repo: &ApiRepo, file: &str) -> Result<Option<PathBuf>, ApiError> {
-    match repo.download(file) {
+fn optional(repo: &ApiRepo, file: &str, watch: Watch) -> Result<Option<PathBuf>, ApiError> {
+    match repo.download_with_progress(file, watch) {
         Ok(p) => Ok(Some(p)),
         Err(ApiError::RequestError(e)) if matches!(*e, ureq::Error::Status(404, _)) => Ok(None),
         Err(e) => Err(e),
@@ -207,6 +300,10 @@ fn describe(model: &ModelId, endpoint: &str, file: &str, e: ApiError) -> String 
         ApiError::RequestError(inner) => match inner.as_ref() {
             ureq::Error::Status(401 | 403, _) => {
                 "access denied (a private or gated model needs HF_TOKEN)".to_string()
+            }
+            ureq::Error::Status(404, _) if file == "model.safetensors" => {
+                "not found (toolsift reads safetensors weights; a model with only pytorch_model.bin cannot be used)"
+                    .to_string()
             }
             ureq::Error::Status(404, _) => {
                 "not found (is the model id right? it must be a sentence-transformers model)"
@@ -281,6 +378,7 @@ mod tests {
             cache: dir.path().to_path_buf(),
             token: None,
             progress: false,
+            stall: STALL,
         };
         let model = ModelId::parse("org/model").unwrap();
         let mut said = Vec::new();
@@ -292,5 +390,34 @@ mod tests {
         assert_eq!(said.len(), 1);
         assert!(said[0].contains("fetching org/model from http://127.0.0.1:9"));
         assert_eq!(cached(&model, &hub), None);
+    }
+
+    #[test]
+    fn a_hub_that_never_answers_is_given_up() {
+        // Accepts connections and says nothing.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let endpoint = format!("http://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for stream in listener.incoming().flatten() {
+                held.push(stream);
+            }
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let hub = HubSettings {
+            endpoint: endpoint.clone(),
+            cache: dir.path().to_path_buf(),
+            token: None,
+            progress: false,
+            stall: Duration::from_millis(300),
+        };
+        let model = ModelId::parse("org/model").unwrap();
+        let e = resolve(&model, &hub, &mut |_| {}).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "org/model: {endpoint} sent nothing for 0.3 s; giving up (give a model folder instead, or try again)"
+            )
+        );
     }
 }
