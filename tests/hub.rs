@@ -7,7 +7,7 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
@@ -17,23 +17,6 @@ use axum::http::{HeaderMap, Response, StatusCode};
 use axum::routing::get;
 
 const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
-
-fn minilm_dir() -> PathBuf {
-    let dir = std::env::var("TOOLSIFT_MINILM_DIR")
-        .ok()
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var("HOME").expect("HOME"))
-                .join(".cache/toolsift-models/all-MiniLM-L6-v2")
-        });
-    assert!(
-        dir.join("model.safetensors").is_file(),
-        "all-MiniLM-L6-v2 is missing at {}: run `scripts/setup-test-deps.sh` once",
-        dir.display()
-    );
-    dir
-}
 
 #[derive(Clone)]
 struct Hub {
@@ -160,7 +143,7 @@ fn search(model: &str, hf_home: &Path, endpoint: &str, vectors: &Path) -> std::p
 
 #[test]
 fn a_model_by_hub_id_is_fetched_once_then_used_offline() {
-    let dir = minilm_dir();
+    let dir = common::minilm_dir();
     let tmp = tempfile::tempdir().unwrap();
     let hf_home = tmp.path().join("hf");
     let vectors = tmp.path().join("xdg");

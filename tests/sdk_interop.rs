@@ -222,28 +222,9 @@ fn embeddings_ranker_is_an_sdk_http_error() {
     assert!(names(&v["bm25"]["ok"]).contains(&"lookup_status"), "{v}");
 }
 
-/// The local all-MiniLM-L6-v2 model the setup script unpacks
-/// (`TOOLSIFT_MINILM_DIR`, default `~/.cache/toolsift-models/all-MiniLM-L6-v2`).
-fn minilm_dir() -> String {
-    let dir = std::env::var("TOOLSIFT_MINILM_DIR")
-        .ok()
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var("HOME").expect("HOME"))
-                .join(".cache/toolsift-models/all-MiniLM-L6-v2")
-        });
-    assert!(
-        dir.join("model.safetensors").is_file(),
-        "all-MiniLM-L6-v2 is missing at {}: run `scripts/setup-test-deps.sh` once or set TOOLSIFT_MINILM_DIR",
-        dir.display()
-    );
-    dir.display().to_string()
-}
-
 #[test]
 fn embeddings_ranker_works_through_the_sdk_with_a_provider() {
-    let dir = minilm_dir();
+    let dir = common::minilm_dir().to_string_lossy().into_owned();
     let srv = Server::start(
         &[
             "--api-key-env",

@@ -20,7 +20,8 @@ use std::time::Duration;
 use hf_hub::api::Progress;
 use hf_hub::api::sync::{ApiBuilder, ApiError, ApiRepo};
 use hf_hub::{Cache, Repo, RepoType};
-use serde::Deserialize;
+
+use super::local::Module;
 
 /// The files a model needs, in the order they are fetched (weights last).
 const REQUIRED: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
@@ -120,14 +121,6 @@ impl HubSettings {
             stall: STALL,
         }
     }
-}
-
-#[derive(Deserialize)]
-struct Module {
-    #[serde(rename = "type")]
-    kind: String,
-    #[serde(default)]
-    path: String,
 }
 
 /// The model's directory in the cache if an earlier fetch (ours or the

@@ -36,12 +36,13 @@ struct PoolingConfig {
     pooling_mode_mean_sqrt_len_tokens: bool,
 }
 
+/// An entry of `modules.json`: a module's class and its folder.
 #[derive(Deserialize)]
-struct Module {
+pub(super) struct Module {
     #[serde(rename = "type")]
-    kind: String,
+    pub(super) kind: String,
     #[serde(default)]
-    path: String,
+    pub(super) path: String,
 }
 
 #[derive(Deserialize)]

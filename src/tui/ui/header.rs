@@ -119,55 +119,37 @@ impl HeaderParts {
     /// long note, the always-load count, the session), then what is left
     /// is shortened between words.
     fn fit(&self, room: usize) -> String {
-        let ranker_with = |ranker: &str, searcher: bool| match (&self.searcher, searcher) {
-            (Some(s), true) => format!("{s} {ranker}"),
-            _ => ranker.to_string(),
-        };
-        let form = |parts: &[&str]| format!(" {}", parts.join(" · "));
-        let (full, short) = (&self.ranker, &self.ranker_short);
-        let forms = [
-            form(&[
-                &self.sources,
-                &self.tools,
-                &self.always,
-                &self.strategy,
-                &ranker_with(full, true),
-                &self.session,
-            ]),
-            form(&[
-                &self.sources,
-                &self.tools,
-                &self.always,
-                &self.strategy,
-                &ranker_with(full, true),
-                &self.session_short,
-            ]),
-            form(&[
-                &self.sources,
-                &self.tools,
-                &self.always,
-                &self.strategy,
-                full,
-                &self.session_short,
-            ]),
-            form(&[
-                &self.sources,
-                &self.tools,
-                &self.always,
-                &self.strategy,
-                short,
-                &self.session_short,
-            ]),
-            form(&[
-                &self.sources,
-                &self.tools,
-                &self.strategy,
-                short,
-                &self.session_short,
-            ]),
-            form(&[&self.sources, &self.tools, &self.strategy, short]),
-            form(&[&self.sources, &self.strategy, short]),
-        ];
+        // Each form: (always-load count, searcher's kind, the ranker's long
+        // note, the session: full, short or none, the tool count).
+        let forms: Vec<String> = [
+            (true, true, true, Some(&self.session), true),
+            (true, true, true, Some(&self.session_short), true),
+            (true, false, true, Some(&self.session_short), true),
+            (true, false, false, Some(&self.session_short), true),
+            (false, false, false, Some(&self.session_short), true),
+            (false, false, false, None, true),
+            (false, false, false, None, false),
+        ]
+        .into_iter()
+        .map(|(always, searcher, long, session, tools)| {
+            let ranker = if long {
+                &self.ranker
+            } else {
+                &self.ranker_short
+            };
+            let ranker = match (&self.searcher, searcher) {
+                (Some(s), true) => format!("{s} {ranker}"),
+                _ => ranker.clone(),
+            };
+            let mut parts = vec![self.sources.as_str()];
+            parts.extend(tools.then_some(self.tools.as_str()));
+            parts.extend(always.then_some(self.always.as_str()));
+            parts.push(&self.strategy);
+            parts.push(&ranker);
+            parts.extend(session.map(String::as_str));
+            format!(" {}", parts.join(" · "))
+        })
+        .collect();
         for f in &forms {
             if f.chars().count() <= room {
                 return format!("{f:<room$}");
