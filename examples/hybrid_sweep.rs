@@ -238,6 +238,9 @@ type EnsembleRow = (
     usize,
 );
 
+/// A dense list from the three cosine lists.
+type EnsembleDense<'a> = dyn Fn(&[f32], &[f32], &[f32]) -> Vec<f32> + 'a;
+
 /// A fusion of (BM25F, cosines a, b, c, sentences).
 type EnsembleRecipe<'a> = dyn Fn(&[f32], &[f32], &[f32], &[f32], usize) -> Vec<f32> + 'a;
 
@@ -378,37 +381,23 @@ fn main() {
         run("dense mean(text, +param names)", &|_, a, _, c, _| {
             mean(a, c)
         });
+        // The dense list of each ensemble, then fused with BM25F (alone
+        // from four sentences on).
+        let dense: [(&str, &EnsembleDense<'_>); 3] = [
+            ("mean(text, +param docs)", &|a, b, _| mean(a, b)),
+            ("max(text, +param docs)", &|a, b, _| max(a, b)),
+            ("mean(text, +param names)", &|a, _, c| mean(a, c)),
+        ];
         for w in [0.4f32, 0.5, 0.6] {
-            run(
-                &format!("hybrid {w}, dense mean(text, +param docs)"),
-                &|bm, a, b, _, s| {
+            for (name, d) in &dense {
+                run(&format!("hybrid {w}, dense {name}"), &|bm, a, b, c, s| {
                     if s >= 4 {
                         bm.to_vec()
                     } else {
-                        fuse(bm, &mean(a, b), w)
+                        fuse(bm, &d(a, b, c), w)
                     }
-                },
-            );
-            run(
-                &format!("hybrid {w}, dense max(text, +param docs)"),
-                &|bm, a, b, _, s| {
-                    if s >= 4 {
-                        bm.to_vec()
-                    } else {
-                        fuse(bm, &max(a, b), w)
-                    }
-                },
-            );
-            run(
-                &format!("hybrid {w}, dense mean(text, +param names)"),
-                &|bm, a, _, c, s| {
-                    if s >= 4 {
-                        bm.to_vec()
-                    } else {
-                        fuse(bm, &mean(a, c), w)
-                    }
-                },
-            );
+                });
+            }
             run(
                 &format!("hybrid {w}, three-way z mix (bm25, text, +param docs)"),
                 &|bm, a, b, _, s| {
