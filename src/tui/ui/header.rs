@@ -64,7 +64,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         (r.clone(), r)
     };
     let parts = HeaderParts {
-        sources: app.sources.to_string(),
+        sources: escape(&app.sources).into_owned(),
         tools: format!("{} tools", c.len()),
         always: format!("{always} always-load"),
         strategy: app.settings.strategy.to_string(),
@@ -412,5 +412,60 @@ mod tests {
         assert_eq!(short_id("é"), "é");
         assert_eq!(short_id("ab\ncd"), "ab?cd");
         assert_eq!(short_id("🦀🦀🦀🦀🦀🦀🦀🦀🦀🦀🦀🦀🦀"), "🦀🦀🦀🦀…🦀🦀🦀🦀");
+    }
+
+    #[test]
+    fn the_header_fits_every_width_and_keeps_the_help_key() {
+        let parts = HeaderParts {
+            sources: escape("evil\x1b[2Jname, git, time").into_owned(),
+            tools: "117 tools".into(),
+            always: "4 always-load".into(),
+            strategy: "deferred".into(),
+            searcher: Some("embedded".into()),
+            ranker: "hybrid (embedding; bm25 until ready)".into(),
+            ranker_short: "hybrid (bm25 until ready)".into(),
+            session: "no session yet (Enter commits a query)".into(),
+            session_short: "no session".into(),
+        };
+        let all = [
+            &parts.sources,
+            &parts.tools,
+            &parts.always,
+            &parts.strategy,
+            "embedded",
+            &parts.ranker,
+            &parts.ranker_short,
+            &parts.session,
+            &parts.session_short,
+            "·",
+        ]
+        .join(" ");
+        let words: Vec<&str> = all.split_whitespace().collect();
+        let mut seen = Vec::new();
+        for room in 0..=200 {
+            let left = parts.fit(room);
+            assert_eq!(left.chars().count(), room, "{room}: {left:?}");
+            assert!(
+                !left.chars().any(crate::terminal_text::is_unsafe),
+                "{left:?}"
+            );
+            // Never a word cut in two: every word shown is a whole word of
+            // the longest form, save one that ends with the ellipsis.
+            for word in left.split_whitespace().filter(|w| !w.ends_with('…')) {
+                assert!(words.contains(&word), "{room}: {word:?} in {left:?}");
+            }
+            seen.push(left.trim_end().to_string());
+        }
+        assert!(seen[200].contains("no session yet (Enter commits a query)"));
+        // Detail goes before substance: at 80 columns (62 for this part)
+        // the ranker and its state stay whole.
+        let github = HeaderParts {
+            sources: "github-mcp".into(),
+            ..parts
+        };
+        assert_eq!(
+            github.fit(62).trim_end(),
+            " github-mcp · 117 tools · deferred · hybrid (bm25 until ready)"
+        );
     }
 }

@@ -60,8 +60,15 @@ pub fn wrap_words(text: &str, width: usize, max_lines: usize) -> Vec<String> {
     if lines.len() > max_lines {
         lines.truncate(max_lines.max(1));
         if let Some(last) = lines.last_mut() {
+            // Room for the ellipsis: whole words go first; a lone word is
+            // cut.
             while last.chars().count() + 1 > width {
-                last.pop();
+                match last.rfind(' ') {
+                    Some(at) if at > 0 => last.truncate(at),
+                    _ => {
+                        last.pop();
+                    }
+                }
             }
             last.push('…');
         }
