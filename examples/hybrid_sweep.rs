@@ -614,6 +614,18 @@ fn main() {
                 );
             }
         }
+        for w in [0.5f32, 0.6, 0.7, 0.8] {
+            run(
+                &format!("chosen, but 4+ sentences: {w} with sentence-max cosine"),
+                &|l| {
+                    if l.sentences >= 4 {
+                        fuse(&l.bm25, &l.cos_sentences, w)
+                    } else {
+                        fuse(&l.bm25, &l.cos, 0.5)
+                    }
+                },
+            );
+        }
         for m in [1usize, 2, 3] {
             run(
                 &format!("chosen + each list's top {m} kept in the top 10"),
