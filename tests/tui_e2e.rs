@@ -458,3 +458,35 @@ fn a_click_selects_a_row_in_a_real_terminal() {
     let status = tty.wait_exit();
     assert!(status.success(), "exit status {status:?}");
 }
+
+#[test]
+fn typing_with_hybrid_in_a_real_terminal_ends_on_the_fused_answer() {
+    let model = common::minilm_dir();
+    let cache = tempfile::tempdir().unwrap();
+    let catalog = common::fixture("paraphrase.json");
+    let mut tty = Tty::spawn_with(
+        &[
+            "explore",
+            catalog.to_str().unwrap(),
+            "--ranker",
+            "hybrid",
+            "--embeddings-local",
+            model.to_str().unwrap(),
+        ],
+        &[("XDG_CACHE_HOME", cache.path().to_str().unwrap())],
+    );
+    // The catalog's vectors are computed in the background, then the
+    // header says plain "hybrid".
+    tty.wait_for("hybrid · no session");
+    tty.send(b"/");
+    for c in "what hour is it in Tokyo".bytes() {
+        tty.send(&[c]);
+    }
+    // BM25F finds nothing for this paraphrase; the fused answer does, and
+    // replaces BM25F's interim one and its note.
+    tty.wait_for("1 get_current_time");
+    tty.wait_gone("searching");
+    tty.wait_gone("while the query is embedded");
+    tty.send(b"\x03");
+    assert!(tty.wait_exit().success());
+}
