@@ -135,23 +135,40 @@ fn sentences(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn with_params(tool: &Tool) -> String {
+/// The tool's text, then "Parameters: " and each top-level parameter as
+/// `describe` writes it (joined by `sep`), if it has any.
+fn with_parameters(
+    tool: &Tool,
+    sep: &str,
+    describe: impl Fn(String, &serde_json::Value) -> String,
+) -> String {
     let mut t = document_text(tool);
-    if let Some(props) = tool
+    let parts: Vec<String> = tool
         .input_schema
         .get("properties")
         .and_then(|p| p.as_object())
-    {
-        let names: Vec<String> = props
-            .keys()
-            .map(|k| toolsift::engine::analyzer::name_words(k).join(" "))
-            .collect();
-        if !names.is_empty() {
-            t.push_str(" Parameters: ");
-            t.push_str(&names.join(", "));
-        }
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| describe(toolsift::engine::analyzer::name_words(k).join(" "), v))
+        .collect();
+    if !parts.is_empty() {
+        t.push_str(" Parameters: ");
+        t.push_str(&parts.join(sep));
     }
     t
+}
+
+fn with_params(tool: &Tool) -> String {
+    with_parameters(tool, ", ", |name, _| name)
+}
+
+fn with_param_docs(tool: &Tool) -> String {
+    with_parameters(tool, "; ", |name, v| {
+        match v.get("description").and_then(|d| d.as_str()) {
+            Some(d) if !d.trim().is_empty() => format!("{name} ({})", d.trim()),
+            _ => name,
+        }
+    })
 }
 
 fn z(scores: &[f32]) -> Vec<f32> {
@@ -243,31 +260,6 @@ type EnsembleDense<'a> = dyn Fn(&[f32], &[f32], &[f32]) -> Vec<f32> + 'a;
 
 /// A fusion of (BM25F, cosines a, b, c, sentences).
 type EnsembleRecipe<'a> = dyn Fn(&[f32], &[f32], &[f32], &[f32], usize) -> Vec<f32> + 'a;
-
-fn with_param_docs(tool: &Tool) -> String {
-    let mut t = document_text(tool);
-    if let Some(props) = tool
-        .input_schema
-        .get("properties")
-        .and_then(|p| p.as_object())
-    {
-        let parts: Vec<String> = props
-            .iter()
-            .map(|(k, v)| {
-                let name = toolsift::engine::analyzer::name_words(k).join(" ");
-                match v.get("description").and_then(|d| d.as_str()) {
-                    Some(d) if !d.trim().is_empty() => format!("{name} ({})", d.trim()),
-                    _ => name,
-                }
-            })
-            .collect();
-        if !parts.is_empty() {
-            t.push_str(" Parameters: ");
-            t.push_str(&parts.join("; "));
-        }
-    }
-    t
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
