@@ -12,7 +12,7 @@ use toolsift::catalog::{CatalogSource, Tool, load};
 use toolsift::embed::local::LocalModel;
 use toolsift::embed::ranker::document_text;
 use toolsift::embed::{Embeddings, Role, VectorCache};
-use toolsift::engine::dense::{Vectors, fuse, top_k};
+use toolsift::engine::dense::{Vectors, fuse, scores_of, top_k};
 use toolsift::engine::{CatalogRanker, Explanation, Hit, Index, RankError, Ranker};
 use toolsift::eval::{EvalQuery, evaluate, load_queries};
 
@@ -331,10 +331,7 @@ fn main() {
         let mut rows: Vec<EnsembleRow> = Vec::new();
         for q in &queries {
             let hits = index.search(&q.query, None, catalog.len());
-            let mut bm25 = vec![0.0; catalog.len()];
-            for h in &hits {
-                bm25[h.doc] = h.score;
-            }
+            let bm25 = scores_of(&hits, catalog.len());
             let exact: Vec<usize> = hits.iter().filter(|h| h.exact).map(|h| h.doc).collect();
             let qv = emb.embed_query(&q.query).expect("query");
             rows.push((
@@ -422,10 +419,7 @@ fn main() {
         let mut all = HashMap::new();
         for q in &queries {
             let hits = index.search(&q.query, None, catalog.len());
-            let mut bm25 = vec![0.0; catalog.len()];
-            for h in &hits {
-                bm25[h.doc] = h.score;
-            }
+            let bm25 = scores_of(&hits, catalog.len());
             let exact: Vec<usize> = hits.iter().filter(|h| h.exact).map(|h| h.doc).collect();
             let qv = emb.embed_query(&q.query).expect("query");
             let cos = vectors.cosines(&qv);

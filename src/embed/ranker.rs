@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use crate::catalog::{Catalog, Tool};
 use crate::engine::analyzer::name_words;
-use crate::engine::dense::{Vectors, fuse, ranks, top_k};
+use crate::engine::dense::{Vectors, fuse, ranks, scores_of, top_k};
 use crate::engine::{
     CatalogRanker, DenseMatch, Explanation, Hit, Index, RankError, Ranker, sentence_count,
 };
@@ -131,10 +131,7 @@ impl DenseRanker {
         let lexical = self.index.search(query, context, self.index.len());
         let scores = match self.kind {
             Ranker::Hybrid => {
-                let mut bm25 = vec![0.0; cosines.len()];
-                for h in &lexical {
-                    bm25[h.doc] = h.score;
-                }
+                let bm25 = scores_of(&lexical, cosines.len());
                 if sentence_count(query) >= LEXICAL_SENTENCES {
                     bm25
                 } else {

@@ -114,6 +114,18 @@ pub fn zscores(scores: &[f32]) -> Vec<f32> {
         .collect()
 }
 
+/// Every tool's score in a list of `n` tools from a ranker's `hits` (0 for
+/// the tools it did not return): the lexical list [`fuse`] takes.
+pub fn scores_of(hits: &[crate::engine::Hit], n: usize) -> Vec<f32> {
+    let mut scores = vec![0.0; n];
+    for h in hits {
+        if let Some(s) = scores.get_mut(h.doc) {
+            *s = h.score;
+        }
+    }
+    scores
+}
+
 /// The hybrid score of every tool: `weight` of the lexical list's standard
 /// score plus `1 - weight` of the dense list's, both over the whole catalog.
 pub fn fuse(lexical: &[f32], dense: &[f32], weight: f32) -> Vec<f32> {
@@ -141,6 +153,16 @@ mod tests {
 
     #[test]
     fn zscores_and_fusion() {
+        let hit = |doc, score| crate::engine::Hit {
+            doc,
+            score,
+            exact: false,
+        };
+        // A doc beyond the list is ignored, not a panic.
+        assert_eq!(
+            scores_of(&[hit(2, 1.5), hit(0, 0.5), hit(9, 3.0)], 3),
+            vec![0.5, 0.0, 1.5]
+        );
         assert_eq!(zscores(&[2.0, 2.0]), vec![0.0, 0.0]);
         let z = zscores(&[1.0, 2.0, 3.0]);
         assert!((z[0] + 1.2247).abs() < 1e-3 && z[1].abs() < 1e-6);
