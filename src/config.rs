@@ -90,6 +90,14 @@ pub struct ServeSection {
     /// `memory` or a Redis/Valkey URL.
     pub sessions: Option<String>,
     pub upstream_timeout_ms: Option<u64>,
+    pub head_timeout_ms: Option<u64>,
+    pub idle_timeout_ms: Option<u64>,
+    pub max_connections: Option<usize>,
+    pub shutdown_grace_ms: Option<u64>,
+    pub max_passthrough: Option<usize>,
+    pub max_passthrough_queued: Option<usize>,
+    /// The environment variable holding the key `GET /metrics` needs.
+    pub metrics_key_env: Option<String>,
     /// `[serve.upstreams.openai]`, `[serve.upstreams.anthropic]`.
     #[serde(default)]
     pub upstreams: BTreeMap<String, UpstreamSection>,

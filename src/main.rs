@@ -121,6 +121,24 @@ struct ServeArgs {
     /// Longest wait for an upstream's answer to begin, and between two of its reads, in milliseconds (default 300,000).
     #[arg(long, value_name = "MS")]
     upstream_timeout_ms: Option<u64>,
+    /// Longest wait for a request head, from its first byte, in milliseconds (default 10,000); then 408 and closed.
+    #[arg(long, value_name = "MS")]
+    head_timeout_ms: Option<u64>,
+    /// Longest a kept-alive connection may wait for its next request, in milliseconds (default 60,000).
+    #[arg(long, value_name = "MS")]
+    idle_timeout_ms: Option<u64>,
+    /// Connections open at once (default: half the open-file limit, 16 to 4,096); one more gets 503.
+    #[arg(long, value_name = "N")]
+    max_connections: Option<usize>,
+    /// How long shutdown waits for requests in flight, in milliseconds (default 30,000).
+    #[arg(long, value_name = "MS")]
+    shutdown_grace_ms: Option<u64>,
+    /// Provider calls passed through at once (default 64; as many more may wait, then 503).
+    #[arg(long, value_name = "N")]
+    max_passthrough: Option<usize>,
+    /// An environment variable holding the key GET /metrics needs (default: none, /metrics is open like /healthz).
+    #[arg(long, value_name = "NAME")]
+    metrics_key_env: Option<String>,
     /// Where tool sessions live: memory (default) or redis://HOST:PORT/DB (Redis or Valkey, shared by several instances).
     #[arg(long, value_name = "STORE")]
     sessions: Option<String>,
@@ -856,6 +874,47 @@ fn serve_config(args: &ServeArgs) -> Result<toolsift::server::ServeConfig, CliEr
     s.cache_bytes = file.cache_bytes.unwrap_or(s.cache_bytes);
     if let Some(ms) = args.upstream_timeout_ms.or(file.upstream_timeout_ms) {
         c.upstream_timeout = std::time::Duration::from_millis(ms.max(1));
+    }
+    let ms = |flag: Option<u64>, key: Option<u64>, default: std::time::Duration| {
+        flag.or(key)
+            .map_or(default, |ms| std::time::Duration::from_millis(ms.max(1)))
+    };
+    c.conn.head_timeout = ms(
+        args.head_timeout_ms,
+        file.head_timeout_ms,
+        c.conn.head_timeout,
+    );
+    c.conn.idle_timeout = ms(
+        args.idle_timeout_ms,
+        file.idle_timeout_ms,
+        c.conn.idle_timeout,
+    );
+    c.conn.shutdown_grace = ms(
+        args.shutdown_grace_ms,
+        file.shutdown_grace_ms,
+        c.conn.shutdown_grace,
+    );
+    c.conn.max_connections = args
+        .max_connections
+        .or(file.max_connections)
+        .unwrap_or(c.conn.max_connections)
+        .max(1);
+    c.max_passthrough = args
+        .max_passthrough
+        .or(file.max_passthrough)
+        .unwrap_or(c.max_passthrough)
+        .max(1);
+    c.max_passthrough_queued = file.max_passthrough_queued.unwrap_or(c.max_passthrough);
+    if let Some(name) = args
+        .metrics_key_env
+        .as_ref()
+        .or(file.metrics_key_env.as_ref())
+    {
+        let keys = ApiKeys::from_env(std::slice::from_ref(name), &|n| std::env::var(n).ok())
+            .map_err(|e| {
+                CliError::Input(e.to_string().replace("--api-key-env", "--metrics-key-env"))
+            })?;
+        c.metrics_key = std::env::var(name).ok().filter(|_| !keys.is_empty());
     }
     if let Some(spec) = args.sessions.as_ref().or(file.sessions.as_ref()) {
         c.sessions = spec

@@ -364,3 +364,29 @@ fn sdk_provider_call_carries_the_sessions_tools_to_the_upstream() {
     let log = log_lines(&srv, "POST /openai/v1/responses 200", 1);
     assert!(log.contains("injected=1"), "{log}");
 }
+
+/// A catalog over the body limit: the SDK (urllib sends the whole body
+/// before reading) gets the 413 with its JSON message, not a broken pipe.
+#[test]
+fn sdk_sees_the_413_of_a_catalog_over_the_body_limit() {
+    let srv = Server::start(
+        &[
+            "--api-key-env",
+            "TOOLSIFT_TEST_KEY",
+            "--max-body-bytes",
+            "100000",
+        ],
+        &[("TOOLSIFT_TEST_KEY", KEY)],
+    );
+    let v = script("too_large.py", &srv.url, &[]);
+    let err = &v["too_large"]["error"];
+    assert_eq!(err["code"], 413, "{v}");
+    assert_eq!(err["body"]["error"]["code"], "body_too_large", "{v}");
+    assert!(
+        err["body"]["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("100000")),
+        "{v}"
+    );
+    assert_eq!(names(&v["control"]["ok"]), ["lookup_status"], "{v}");
+}

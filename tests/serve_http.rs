@@ -500,7 +500,9 @@ fn serve_settings_from_the_config_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// SIGTERM lets a request in flight finish, then stops.
+/// SIGTERM lets a request in flight finish, then stops. The request's head
+/// and half its body are in the socket when the signal comes: shutdown
+/// serves a head already sent (no sleep decides it).
 #[test]
 fn graceful_shutdown_finishes_the_request_in_flight() {
     let mut server = Server::start(&[], &[]);
@@ -520,7 +522,10 @@ fn graceful_shutdown_finishes_the_request_in_flight() {
             .as_bytes(),
         )
         .unwrap();
-    std::thread::sleep(Duration::from_millis(200));
+    // Connections are accepted in order: once a later one is answered, the
+    // server holds this one.
+    let (health, _) = http(&server.url, "GET", "/healthz", &[], b"");
+    assert_eq!(health, 200);
     let pid = server.child.id().to_string();
     assert!(
         std::process::Command::new("kill")
@@ -529,13 +534,20 @@ fn graceful_shutdown_finishes_the_request_in_flight() {
             .unwrap()
             .success()
     );
-    std::thread::sleep(Duration::from_millis(300));
+    // The rest of the body once the server says it is shutting down.
+    let said = Instant::now();
+    while !server.log().contains("shutting down") {
+        assert!(said.elapsed() < Duration::from_secs(10), "{}", server.log());
+        std::thread::sleep(Duration::from_millis(10));
+    }
     stream.write_all(rest.as_bytes()).unwrap();
     let mut raw = Vec::new();
     let _ = stream.read_to_end(&mut raw);
     let (status, answer) = parse_response(&raw);
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["tools"][0]["name"], "page_oncall");
+    let text = String::from_utf8_lossy(&raw).to_ascii_lowercase();
+    assert!(text.contains("connection: close"), "{text}");
     let started = Instant::now();
     while server.child.try_wait().unwrap().is_none() {
         assert!(started.elapsed() < Duration::from_secs(10), "did not stop");

@@ -1,5 +1,5 @@
-//! API keys: `authorization: Bearer KEY` must match one, compared in
-//! constant time. Keys never appear in logs or debug output.
+//! API keys: `authorization: Bearer KEY` (the scheme in any case) must match
+//! one, compared in constant time. Keys never appear in logs or debug output.
 
 use subtle::ConstantTimeEq;
 
@@ -62,7 +62,7 @@ impl ApiKeys {
         if self.keys.is_empty() {
             return Some("");
         }
-        let presented = authorization.and_then(|v| v.strip_prefix(b"Bearer ".as_slice()))?;
+        let presented = bearer_token(authorization?)?;
         // Compare against every key, without stopping at a match.
         let mut found = None;
         for key in &self.keys {
@@ -72,6 +72,17 @@ impl ApiKeys {
         }
         found
     }
+}
+
+/// The token of `Bearer TOKEN`: the scheme in any case (RFC 9110 §11.1),
+/// one or more spaces, then the token.
+fn bearer_token(value: &[u8]) -> Option<&[u8]> {
+    let (scheme, rest) = value.split_at_checked(6)?;
+    if !scheme.eq_ignore_ascii_case(b"bearer") || !rest.starts_with(b" ") {
+        return None;
+    }
+    let start = rest.iter().position(|b| *b != b' ')?;
+    Some(&rest[start..])
 }
 
 #[cfg(test)]
@@ -91,7 +102,11 @@ mod tests {
         assert_eq!(keys.check(Some(b"Bearer alpha-key")), Some("alpha-key"));
         assert_eq!(keys.check(Some(b"Bearer beta")), Some("beta"));
         assert_eq!(keys.check(Some(b"Bearer bet")), None);
-        assert_eq!(keys.check(Some(b"bearer beta")), None);
+        assert_eq!(keys.check(Some(b"bearer beta")), Some("beta"));
+        assert_eq!(keys.check(Some(b"BEARER  beta")), Some("beta"));
+        assert_eq!(keys.check(Some(b"Bearerbeta")), None);
+        assert_eq!(keys.check(Some(b"Basic beta")), None);
+        assert_eq!(keys.check(Some(b"Bearer ")), None);
         assert_eq!(keys.check(Some(b"beta")), None);
         assert_eq!(keys.check(None), None);
         assert!(!format!("{keys:?}").contains("alpha"));

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 use axum::Json;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::header::{AUTHORIZATION, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::header::{
+    AUTHORIZATION, CONNECTION, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE,
+};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -51,26 +53,90 @@ fn is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
 }
 
-/// Reads the whole body, at most `limit` bytes.
-pub(crate) async fn read_body(
+/// The most a too-large body is read on (and thrown away) before its 413, so
+/// that a client still sending sees the answer rather than a reset: four
+/// times the limit, at least 64 MiB.
+pub(crate) fn discard_bound(limit: usize) -> usize {
+    limit.saturating_mul(4).max(64 << 20)
+}
+
+/// The body's declared length, if it gives a valid one.
+pub(crate) fn declared_length(headers: &HeaderMap) -> Option<usize> {
+    headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+}
+
+/// Reads the whole body within the service's size limit and the request's
+/// time limit (from `started`); else the answer to give, closing the
+/// connection. A body over the limit is read to its end (up to a bound, in
+/// the time left) and thrown away, then answered 413, as nginx's lingering
+/// close does: a client that sends its whole body before reading (Python's
+/// urllib, so the Caveman Python SDK) then reads the 413 instead of a broken
+/// pipe.
+pub(crate) async fn read_request_body(
+    st: &AppState,
+    headers: &HeaderMap,
     body: Body,
-    limit: usize,
-    expected: Option<usize>,
+    started: Instant,
 ) -> Result<Vec<u8>, Response> {
+    let limit = st.max_body_bytes;
+    let declared = declared_length(headers);
+    let deadline = tokio::time::Instant::from_std(started) + st.request_timeout;
     let mut stream = body.into_data_stream();
-    let mut out = Vec::with_capacity(expected.unwrap_or(0).min(limit));
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| {
-            error(
-                StatusCode::BAD_REQUEST,
-                "invalid_request",
-                format!("reading the request body: {e}"),
-            )
-        })?;
-        if out.len() + chunk.len() > limit {
-            return Err(too_large(limit));
+    let timed_out = || {
+        closing(error(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            format!(
+                "the request body did not arrive within {} ms",
+                st.request_timeout.as_millis()
+            ),
+        ))
+    };
+    let mut out = Vec::new();
+    let mut over = declared.is_some_and(|n| n > limit);
+    if !over {
+        out.reserve(declared.unwrap_or(0).min(1 << 20));
+    }
+    if declared.is_some_and(|n| n > discard_bound(limit)) {
+        return Err(closing(too_large(limit)));
+    }
+    let mut seen = 0usize;
+    loop {
+        let next = match tokio::time::timeout_at(deadline, stream.next()).await {
+            Ok(next) => next,
+            Err(_) if over => break,
+            Err(_) => return Err(timed_out()),
+        };
+        let Some(chunk) = next else { break };
+        let chunk = match chunk {
+            Ok(chunk) => chunk,
+            Err(_) if over => break,
+            Err(e) => {
+                return Err(closing(error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_request",
+                    format!("reading the request body: {e}"),
+                )));
+            }
+        };
+        seen = seen.saturating_add(chunk.len());
+        if !over && seen > limit {
+            over = true;
+            out = Vec::new();
+        }
+        if over {
+            if seen > discard_bound(limit) {
+                break;
+            }
+            continue;
         }
         out.extend_from_slice(&chunk);
+    }
+    if over {
+        return Err(closing(too_large(limit)));
     }
     Ok(out)
 }
@@ -101,6 +167,50 @@ pub(crate) fn unauthorized(headers: &HeaderMap) -> Response {
     error(StatusCode::UNAUTHORIZED, "unauthorized", message)
 }
 
+/// Refuses a body this service would misread: compressed
+/// (`content-encoding` other than identity) or in a charset other than
+/// UTF-8 (415): the answer to give instead, if any.
+pub(crate) fn refuse_unreadable_body(headers: &HeaderMap) -> Option<Response> {
+    for value in headers.get_all(CONTENT_ENCODING) {
+        let text = String::from_utf8_lossy(value.as_bytes());
+        if text
+            .split(',')
+            .map(str::trim)
+            .any(|c| !c.is_empty() && !c.eq_ignore_ascii_case("identity"))
+        {
+            return Some(error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_content_encoding",
+                format!(
+                    "content-encoding {:?} is not read here; send the body uncompressed",
+                    escape(&text)
+                ),
+            ));
+        }
+    }
+    if let Some(charset) = headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .into_iter()
+        .flat_map(|v| v.split(';').skip(1))
+        .filter_map(|p| p.split_once('='))
+        .find(|(k, _)| k.trim().eq_ignore_ascii_case("charset"))
+        .map(|(_, v)| v.trim().trim_matches('"').to_string())
+        && !charset.eq_ignore_ascii_case("utf-8")
+        && !charset.eq_ignore_ascii_case("utf8")
+    {
+        return Some(error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_charset",
+            format!(
+                "charset {:?} is not read here; JSON bodies must be UTF-8",
+                escape(&charset)
+            ),
+        ));
+    }
+    None
+}
+
 /// `POST /sdk/v1/tool-search`.
 pub(crate) async fn tool_search(
     State(st): State<Arc<AppState>>,
@@ -122,12 +232,8 @@ pub(crate) async fn tool_search(
             "the request body must be JSON (content-type: application/json)",
         );
     }
-    let declared = headers
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > st.max_body_bytes) {
-        return closing(too_large(st.max_body_bytes));
+    if let Some(response) = refuse_unreadable_body(&headers) {
+        return response;
     }
     let Ok(_admitted) = st.admission.try_acquire() else {
         return error(
@@ -136,22 +242,11 @@ pub(crate) async fn tool_search(
             "too many requests are waiting; try again shortly",
         );
     };
+    let bytes = match read_request_body(&st, &headers, body, started).await {
+        Ok(bytes) => bytes,
+        Err(response) => return response,
+    };
     let limit = st.request_timeout;
-    let bytes =
-        match tokio::time::timeout(limit, read_body(body, st.max_body_bytes, declared)).await {
-            Ok(Ok(bytes)) => bytes,
-            Ok(Err(response)) => return closing(response),
-            Err(_) => {
-                return closing(error(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "request_timeout",
-                    format!(
-                        "the request body did not arrive within {} ms",
-                        limit.as_millis()
-                    ),
-                ));
-            }
-        };
     let remaining = limit.saturating_sub(started.elapsed());
     let in_memory = st.store.is_memory();
     let work = async {
@@ -275,7 +370,15 @@ pub(crate) async fn healthz(State(st): State<Arc<AppState>>) -> Response {
 }
 
 /// `GET /metrics`.
-pub(crate) async fn metrics(State(st): State<Arc<AppState>>) -> Response {
+/// With `--metrics-key-env`, it needs that key as a bearer token.
+pub(crate) async fn metrics(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    if let Some(keys) = &st.metrics_key
+        && keys
+            .check(headers.get(AUTHORIZATION).map(HeaderValue::as_bytes))
+            .is_none()
+    {
+        return unauthorized(&headers);
+    }
     let text = st.metrics.render(&st.service.stats(), st.store.errors());
     (
         [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],

@@ -7,14 +7,20 @@
 //! this process's memory or Redis. Ranking and token counting are CPU work: they run on
 //! the blocking pool, at most `max_in_flight` at once; at most
 //! `max_queued` more wait for a place, and any further request gets 503 at
-//! once. Every request has a time limit, body reading included, so a client
-//! that never finishes its body is answered 408 and its connection closed.
-//! Every error is JSON `{"error": {"code", "message"}}`.
+//! once; provider calls have an admission of their own. Every request has a
+//! time limit, body reading included, so a client that never finishes its
+//! body is answered 408 and its connection closed; connections, heads and
+//! idle keep-alive are bounded in [`conn`]. Every error is JSON
+//! `{"error": {"code", "message"}}`.
 
 mod auth;
+pub mod conn;
+mod forward;
 mod handlers;
 mod metrics_export;
 pub mod passthrough;
+mod upload;
+mod upstream;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -30,7 +36,8 @@ use crate::service::{Service, ServiceConfig};
 use crate::wire::TOOL_SEARCH_PATH;
 
 pub use auth::ApiKeys;
-pub use passthrough::{Provider, Upstream, Upstreams};
+pub use conn::ConnLimits;
+pub use upstream::{Provider, Upstream, Upstreams};
 
 /// The default address: loopback only.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8787";
@@ -41,6 +48,10 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default wait for an upstream's answer to begin, and between two of
 /// its reads (as long as the SDK waits for a provider call).
 pub const DEFAULT_UPSTREAM_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The default number of provider calls passed through at once (and of
+/// those that may wait beyond them).
+pub const DEFAULT_MAX_PASSTHROUGH: usize = 64;
 
 /// Everything `serve` needs, from flags and the config file.
 #[derive(Debug, Clone)]
@@ -64,6 +75,14 @@ pub struct ServeConfig {
     pub upstream_timeout: Duration,
     /// Where sessions live.
     pub sessions: StoreSpec,
+    /// Provider calls passed through at once.
+    pub max_passthrough: usize,
+    /// Provider calls waiting for a place beyond those; more get 503.
+    pub max_passthrough_queued: usize,
+    /// The key `GET /metrics` needs (none: open, as `/healthz` is).
+    pub metrics_key: Option<String>,
+    /// Connections, heads, keep-alive and shutdown.
+    pub conn: ConnLimits,
 }
 
 impl Default for ServeConfig {
@@ -84,6 +103,10 @@ impl Default for ServeConfig {
             upstreams: Upstreams::default(),
             upstream_timeout: DEFAULT_UPSTREAM_TIMEOUT,
             sessions: StoreSpec::Memory,
+            max_passthrough: DEFAULT_MAX_PASSTHROUGH,
+            max_passthrough_queued: DEFAULT_MAX_PASSTHROUGH,
+            metrics_key: None,
+            conn: ConnLimits::default(),
         }
     }
 }
@@ -123,6 +146,10 @@ pub(crate) struct AppState {
     pub(crate) upstreams: Upstreams,
     pub(crate) upstream_timeout: Duration,
     pub(crate) http: reqwest::Client,
+    /// Provider calls: a place to wait in, and a place to be passed in.
+    pub(crate) passthrough_admission: Semaphore,
+    pub(crate) passthrough_slots: Arc<Semaphore>,
+    pub(crate) metrics_key: Option<ApiKeys>,
 }
 
 /// Checks the address against the auth rule, before binding.
@@ -161,6 +188,11 @@ pub fn router(config: &ServeConfig, service: Arc<Service>) -> Result<Router, Ser
         upstreams: config.upstreams.clone(),
         upstream_timeout: config.upstream_timeout,
         http: passthrough::http_client(config.upstream_timeout),
+        passthrough_admission: Semaphore::new(
+            config.max_passthrough.max(1) + config.max_passthrough_queued,
+        ),
+        passthrough_slots: Arc::new(Semaphore::new(config.max_passthrough.max(1))),
+        metrics_key: config.metrics_key.clone().map(|k| ApiKeys::new(vec![k])),
     });
     Ok(Router::new()
         .route(TOOL_SEARCH_PATH, post(handlers::tool_search))
@@ -183,7 +215,8 @@ pub fn router(config: &ServeConfig, service: Arc<Service>) -> Result<Router, Ser
 }
 
 /// Serves on `listener` until `shutdown` resolves; then refuses new
-/// connections and lets the requests in flight finish.
+/// connections, closes idle ones and lets the requests in flight finish
+/// (within the shutdown grace).
 pub async fn serve_on(
     listener: TcpListener,
     config: &ServeConfig,
@@ -191,9 +224,7 @@ pub async fn serve_on(
 ) -> Result<(), ServeError> {
     let service = Arc::new(Service::new(config.service.clone()));
     let app = router(config, service)?;
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    conn::serve(listener, app, config.conn, shutdown).await?;
     Ok(())
 }
 

@@ -3,8 +3,12 @@
 //! goes to the configured upstream with the provider's own headers, the
 //! upstream's auth instead of Caveman's, and, with `x-cave-tool-session`,
 //! the session's tools added to the request (see
-//! [`crate::service::inject`]). Answers, streamed ones included, come back
-//! chunk by chunk as they arrive.
+//! [`crate::service::inject`]). A body with nothing to splice streams to the
+//! upstream as it arrives; one the session's tools go into is read whole
+//! (within the body limit). Answers, streamed ones included, come back chunk
+//! by chunk as they arrive. Calls have their own admission: at most
+//! `max_passthrough` at once and as many waiting, then 503. The forwarded path
+//! never leaves the upstream's base ([`super::forward`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,144 +18,15 @@ use axum::extract::{Request, State};
 use axum::http::header::{AUTHORIZATION, CONTENT_LENGTH};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
+use futures_util::StreamExt;
 
-use super::AppState;
-use super::handlers::{LogFields, error, read_body, too_large, unauthorized};
-use crate::service::inject::{Injected, ProviderShape, header_list, inject};
-
-/// The providers this service passes calls through to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Provider {
-    Openai,
-    Anthropic,
-}
-
-impl Provider {
-    pub const ALL: [Provider; 2] = [Provider::Openai, Provider::Anthropic];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Provider::Openai => "openai",
-            Provider::Anthropic => "anthropic",
-        }
-    }
-
-    /// The provider's public API base URL (the default upstream).
-    pub fn default_base(self) -> &'static str {
-        match self {
-            Provider::Openai => "https://api.openai.com/v1",
-            Provider::Anthropic => "https://api.anthropic.com",
-        }
-    }
-
-    /// The path prefix the SDKs put before the provider's own path.
-    fn prefix(self) -> &'static str {
-        match self {
-            Provider::Openai => "/openai/v1",
-            Provider::Anthropic => "/anthropic",
-        }
-    }
-
-    fn shape(self, rest: &str) -> Option<ProviderShape> {
-        match (self, rest) {
-            (Provider::Openai, "/responses") => Some(ProviderShape::OpenaiResponses),
-            (Provider::Openai, "/chat/completions") => Some(ProviderShape::OpenaiChat),
-            (Provider::Anthropic, "/v1/messages") => Some(ProviderShape::AnthropicMessages),
-            _ => None,
-        }
-    }
-}
-
-impl std::str::FromStr for Provider {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Provider::ALL
-            .into_iter()
-            .find(|p| p.as_str() == s)
-            .ok_or_else(|| format!("unknown provider {s:?}: give openai or anthropic"))
-    }
-}
-
-/// One provider's upstream: a base URL and, optionally, the key to send.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Upstream {
-    /// Without a trailing slash.
-    pub base: String,
-    pub key: Option<String>,
-}
-
-impl std::fmt::Debug for Upstream {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Upstream")
-            .field("base", &self.base)
-            .field("key", &self.key.as_ref().map(|_| "***"))
-            .finish()
-    }
-}
-
-impl Upstream {
-    /// An upstream at `url` (http or https, no query or fragment).
-    pub fn new(url: &str, key: Option<String>) -> Result<Upstream, String> {
-        let parsed = reqwest::Url::parse(url).map_err(|e| format!("{url:?}: {e}"))?;
-        if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(format!(
-                "{url:?}: the upstream must be an http or https URL"
-            ));
-        }
-        if parsed.query().is_some() || parsed.fragment().is_some() {
-            return Err(format!(
-                "{url:?}: the upstream is a base URL, without a query or fragment"
-            ));
-        }
-        if !parsed.username().is_empty() || parsed.password().is_some() {
-            return Err(format!(
-                "{url:?}: put no credentials in the upstream URL; use --upstream-key-env"
-            ));
-        }
-        Ok(Upstream {
-            base: url.trim_end_matches('/').to_string(),
-            key,
-        })
-    }
-}
-
-/// The upstream of each provider; `None` is one not configured (501).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Upstreams {
-    pub openai: Option<Upstream>,
-    pub anthropic: Option<Upstream>,
-}
-
-impl Default for Upstreams {
-    fn default() -> Self {
-        let public = |p: Provider| {
-            Some(Upstream {
-                base: p.default_base().to_string(),
-                key: None,
-            })
-        };
-        Upstreams {
-            openai: public(Provider::Openai),
-            anthropic: public(Provider::Anthropic),
-        }
-    }
-}
-
-impl Upstreams {
-    pub fn get(&self, p: Provider) -> Option<&Upstream> {
-        match p {
-            Provider::Openai => self.openai.as_ref(),
-            Provider::Anthropic => self.anthropic.as_ref(),
-        }
-    }
-
-    pub fn get_mut(&mut self, p: Provider) -> &mut Option<Upstream> {
-        match p {
-            Provider::Openai => &mut self.openai,
-            Provider::Anthropic => &mut self.anthropic,
-        }
-    }
-}
+use super::handlers::{
+    LogFields, closing, declared_length, discard_bound, error, read_request_body,
+    refuse_unreadable_body, too_large, unauthorized,
+};
+use super::upload::{self, Stopped, UploadFate};
+use super::{AppState, Provider, Upstream, forward};
+use crate::service::inject::{Injected, header_list, inject};
 
 /// Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1).
 const HOP_BY_HOP: [&str; 9] = [
@@ -197,11 +72,20 @@ fn upstream_headers(incoming: &HeaderMap, provider: Provider, key: Option<&str>)
         if dropped(name, &named) || name == AUTHORIZATION {
             continue;
         }
-        if provider == Provider::Anthropic && key.is_some() && name.as_str() == "x-api-key" {
-            continue;
-        }
         out.append(name.clone(), value.clone());
     }
+    set_upstream_key(&mut out, provider, key);
+    if provider == Provider::Anthropic && !out.contains_key("anthropic-version") {
+        out.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static("2023-06-01"),
+        );
+    }
+    out
+}
+
+/// The upstream's auth, in place of whatever the client sent for it.
+fn set_upstream_key(out: &mut HeaderMap, provider: Provider, key: Option<&str>) {
     if let Some(key) = key {
         let (name, value) = match provider {
             Provider::Openai => (AUTHORIZATION, format!("Bearer {key}")),
@@ -212,13 +96,6 @@ fn upstream_headers(incoming: &HeaderMap, provider: Provider, key: Option<&str>)
             out.insert(name, v);
         }
     }
-    if provider == Provider::Anthropic && !out.contains_key("anthropic-version") {
-        out.insert(
-            HeaderName::from_static("anthropic-version"),
-            HeaderValue::from_static("2023-06-01"),
-        );
-    }
-    out
 }
 
 /// Any method on `/openai/...`.
@@ -266,7 +143,10 @@ async fn pass(st: Arc<AppState>, provider: Provider, request: Request) -> Respon
     };
     let scope = scope.to_string();
     let path = parts.uri.path();
-    let Some(rest) = path.strip_prefix(provider.prefix()) else {
+    let Some(rest) = path
+        .strip_prefix(provider.prefix())
+        .filter(|r| r.is_empty() || r.starts_with('/'))
+    else {
         return error(
             StatusCode::NOT_FOUND,
             "not_found",
@@ -277,16 +157,8 @@ async fn pass(st: Arc<AppState>, provider: Provider, request: Request) -> Respon
             ),
         );
     };
-    if !(rest.is_empty() || rest.starts_with('/')) {
-        return error(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            format!(
-                "{} calls go under {}/",
-                provider.as_str(),
-                provider.prefix()
-            ),
-        );
+    if let Err(why) = forward::check_path(rest) {
+        return refused_path(path, why);
     }
     let Some(upstream) = st.upstreams.get(provider).cloned() else {
         return error(
@@ -299,38 +171,38 @@ async fn pass(st: Arc<AppState>, provider: Provider, request: Request) -> Respon
             ),
         );
     };
-    let declared = headers
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > st.max_body_bytes) {
-        return super::handlers::closing(too_large(st.max_body_bytes));
-    }
-    let limit = st.request_timeout;
-    let mut bytes =
-        match tokio::time::timeout(limit, read_body(body, st.max_body_bytes, declared)).await {
-            Ok(Ok(bytes)) => bytes,
-            Ok(Err(response)) => return super::handlers::closing(response),
-            Err(_) => {
-                return super::handlers::closing(error(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "request_timeout",
-                    format!(
-                        "the request body did not arrive within {} ms",
-                        limit.as_millis()
-                    ),
-                ));
-            }
-        };
+    let Some(url) = forward::upstream_url(&upstream, rest, parts.uri.query()) else {
+        return refused_path(path, "a path that leaves the upstream's base");
+    };
+    let Ok(_admitted) = st.passthrough_admission.try_acquire() else {
+        return overloaded("too many provider calls are waiting; try again shortly");
+    };
+    let wait = st.request_timeout.saturating_sub(started.elapsed());
+    let Ok(Ok(slot)) =
+        tokio::time::timeout(wait, st.passthrough_slots.clone().acquire_owned()).await
+    else {
+        return overloaded("no place for this provider call came free in time; try again shortly");
+    };
     let mut fields = LogFields::default();
     let mut extra: Vec<(&'static str, String)> = Vec::new();
-    if let Some(id) = headers
+    let session_id = headers
         .get("x-cave-tool-session")
-        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
-    {
-        match provider.shape(rest) {
-            None => extra.push((SESSION, "ignored".into())),
-            Some(shape) => match st.store.lookup(&st.service, &id, &scope).await {
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let shape = provider.shape(rest);
+    let fate = UploadFate::default();
+    let mut out_headers;
+    let outgoing = match (session_id, shape) {
+        (Some(id), Some(shape)) => {
+            // The session's tools go into the body: it is read whole (within
+            // the body limit) and spliced.
+            if let Some(response) = refuse_unreadable_body(headers) {
+                return response;
+            }
+            let mut bytes = match read_request_body(&st, headers, body, started).await {
+                Ok(bytes) => bytes,
+                Err(response) => return response,
+            };
+            match st.store.lookup(&st.service, &id, &scope).await {
                 Err(e) => {
                     return error(
                         StatusCode::SERVICE_UNAVAILABLE,
@@ -351,31 +223,59 @@ async fn pass(st: Arc<AppState>, provider: Provider, request: Request) -> Respon
                     fields.injected = Some(names.len());
                     extra.push((INJECTED, header_list(&names)));
                 }
-            },
+            }
+            out_headers = upstream_headers(headers, provider, None);
+            reqwest::Body::from(bytes)
         }
-    }
+        (id, _) => {
+            // Nothing to splice: the body streams through as it arrives.
+            if id.is_some() {
+                extra.push((SESSION, "ignored".into()));
+            }
+            let declared = declared_length(headers);
+            if declared.is_some_and(|n| n > st.max_body_bytes) {
+                return match read_request_body(&st, headers, body, started).await {
+                    Err(response) => response,
+                    Ok(_) => closing(too_large(st.max_body_bytes)),
+                };
+            }
+            out_headers = upstream_headers(headers, provider, None);
+            if let Some(n) = declared {
+                out_headers.insert(CONTENT_LENGTH, HeaderValue::from(n));
+            }
+            let deadline = tokio::time::Instant::from_std(started) + st.request_timeout;
+            reqwest::Body::wrap_stream(upload::bounded(
+                body,
+                st.max_body_bytes,
+                discard_bound(st.max_body_bytes),
+                deadline,
+                fate.clone(),
+            ))
+        }
+    };
     let key = headers
         .get("x-cave-upstream-key")
         .and_then(|v| v.to_str().ok())
         .filter(|k| !k.is_empty())
         .map(str::to_string)
         .or(upstream.key.clone());
-    let mut url = format!("{}{rest}", upstream.base);
-    if let Some(q) = parts.uri.query() {
-        url.push('?');
-        url.push_str(q);
-    }
-    let out_headers = upstream_headers(headers, provider, key.as_deref());
+    set_upstream_key(&mut out_headers, provider, key.as_deref());
     let send = st
         .http
         .request(parts.method.clone(), &url)
         .headers(out_headers)
-        .body(bytes)
+        .body(outgoing)
         .send();
     let remaining = st.upstream_timeout.saturating_sub(started.elapsed());
     let answer = match tokio::time::timeout(remaining, send).await {
         Ok(Ok(answer)) => answer,
-        Ok(Err(e)) => return with_fields(upstream_error(provider, &upstream, &e), fields),
+        Ok(Err(e)) => {
+            let response = match fate.get() {
+                Some(why) => upload_stopped(&st, why),
+                None => upstream_error(provider, &upstream, &e),
+            };
+            return with_fields(response, fields);
+        }
         Err(_) => {
             return with_fields(
                 error(
@@ -407,8 +307,13 @@ async fn pass(st: Arc<AppState>, provider: Provider, request: Request) -> Respon
             }
         }
     }
+    // The place is held until the answer has streamed whole.
+    let relayed = answer.bytes_stream().map(move |chunk| {
+        let _held = &slot;
+        chunk
+    });
     let response = response
-        .body(Body::from_stream(answer.bytes_stream()))
+        .body(Body::from_stream(relayed))
         .unwrap_or_else(|e| {
             error(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -417,6 +322,42 @@ async fn pass(st: Arc<AppState>, provider: Provider, request: Request) -> Respon
             )
         });
     with_fields(response, fields)
+}
+
+/// 400 for a path that would leave the upstream's base.
+fn refused_path(path: &str, why: &str) -> Response {
+    error(
+        StatusCode::BAD_REQUEST,
+        "invalid_path",
+        format!(
+            "the path {:?} is refused: it holds {why}; provider calls stay under the configured upstream",
+            crate::terminal_text::escape(path)
+        ),
+    )
+}
+
+fn overloaded(message: &str) -> Response {
+    error(StatusCode::SERVICE_UNAVAILABLE, "overloaded", message)
+}
+
+/// The answer when the client's body stopped the upload.
+fn upload_stopped(st: &AppState, why: Stopped) -> Response {
+    closing(match why {
+        Stopped::TooLarge => too_large(st.max_body_bytes),
+        Stopped::TimedOut => error(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            format!(
+                "the request body did not arrive within {} ms",
+                st.request_timeout.as_millis()
+            ),
+        ),
+        Stopped::Broken => error(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "the request body broke off before its end",
+        ),
+    })
 }
 
 fn with_fields(mut response: Response, fields: LogFields) -> Response {
@@ -513,22 +454,5 @@ mod tests {
         assert_eq!(a.get("x-api-key").unwrap(), "ak");
         let o = upstream_headers(&h, Provider::Openai, None);
         assert!(!o.contains_key(AUTHORIZATION));
-    }
-
-    #[test]
-    fn upstream_urls() {
-        assert_eq!(
-            Upstream::new("http://h:1/v1/", None).unwrap().base,
-            "http://h:1/v1"
-        );
-        assert!(Upstream::new("ftp://h", None).is_err());
-        assert!(Upstream::new("http://u:p@h", None).is_err());
-        assert!(Upstream::new("http://h?x=1", None).is_err());
-        assert!(Upstream::new("not a url", None).is_err());
-        let d = format!(
-            "{:?}",
-            Upstream::new("http://h", Some("secret".into())).unwrap()
-        );
-        assert!(!d.contains("secret"), "{d}");
     }
 }

@@ -1,0 +1,160 @@
+//! The providers a call can be passed through to, and where each one's
+//! calls go.
+
+use crate::service::inject::ProviderShape;
+
+/// The providers this service passes calls through to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    Openai,
+    Anthropic,
+}
+
+impl Provider {
+    pub const ALL: [Provider; 2] = [Provider::Openai, Provider::Anthropic];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Openai => "openai",
+            Provider::Anthropic => "anthropic",
+        }
+    }
+
+    /// The provider's public API base URL (the default upstream).
+    pub fn default_base(self) -> &'static str {
+        match self {
+            Provider::Openai => "https://api.openai.com/v1",
+            Provider::Anthropic => "https://api.anthropic.com",
+        }
+    }
+
+    /// The path prefix the SDKs put before the provider's own path.
+    pub(crate) fn prefix(self) -> &'static str {
+        match self {
+            Provider::Openai => "/openai/v1",
+            Provider::Anthropic => "/anthropic",
+        }
+    }
+
+    pub(crate) fn shape(self, rest: &str) -> Option<ProviderShape> {
+        match (self, rest) {
+            (Provider::Openai, "/responses") => Some(ProviderShape::OpenaiResponses),
+            (Provider::Openai, "/chat/completions") => Some(ProviderShape::OpenaiChat),
+            (Provider::Anthropic, "/v1/messages") => Some(ProviderShape::AnthropicMessages),
+            _ => None,
+        }
+    }
+}
+
+impl std::str::FromStr for Provider {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Provider::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| format!("unknown provider {s:?}: give openai or anthropic"))
+    }
+}
+
+/// One provider's upstream: a base URL and, optionally, the key to send.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Upstream {
+    /// Without a trailing slash.
+    pub base: String,
+    pub key: Option<String>,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("base", &self.base)
+            .field("key", &self.key.as_ref().map(|_| "***"))
+            .finish()
+    }
+}
+
+impl Upstream {
+    /// An upstream at `url` (http or https, no query or fragment).
+    pub fn new(url: &str, key: Option<String>) -> Result<Upstream, String> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| format!("{url:?}: {e}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(format!(
+                "{url:?}: the upstream must be an http or https URL"
+            ));
+        }
+        if parsed.query().is_some() || parsed.fragment().is_some() {
+            return Err(format!(
+                "{url:?}: the upstream is a base URL, without a query or fragment"
+            ));
+        }
+        if !parsed.username().is_empty() || parsed.password().is_some() {
+            return Err(format!(
+                "{url:?}: put no credentials in the upstream URL; use --upstream-key-env"
+            ));
+        }
+        Ok(Upstream {
+            base: url.trim_end_matches('/').to_string(),
+            key,
+        })
+    }
+}
+
+/// The upstream of each provider; `None` is one not configured (501).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Upstreams {
+    pub openai: Option<Upstream>,
+    pub anthropic: Option<Upstream>,
+}
+
+impl Default for Upstreams {
+    fn default() -> Self {
+        let public = |p: Provider| {
+            Some(Upstream {
+                base: p.default_base().to_string(),
+                key: None,
+            })
+        };
+        Upstreams {
+            openai: public(Provider::Openai),
+            anthropic: public(Provider::Anthropic),
+        }
+    }
+}
+
+impl Upstreams {
+    pub fn get(&self, p: Provider) -> Option<&Upstream> {
+        match p {
+            Provider::Openai => self.openai.as_ref(),
+            Provider::Anthropic => self.anthropic.as_ref(),
+        }
+    }
+
+    pub fn get_mut(&mut self, p: Provider) -> &mut Option<Upstream> {
+        match p {
+            Provider::Openai => &mut self.openai,
+            Provider::Anthropic => &mut self.anthropic,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn upstream_urls() {
+        assert_eq!(
+            Upstream::new("http://h:1/v1/", None).unwrap().base,
+            "http://h:1/v1"
+        );
+        assert!(Upstream::new("ftp://h", None).is_err());
+        assert!(Upstream::new("http://u:p@h", None).is_err());
+        assert!(Upstream::new("http://h?x=1", None).is_err());
+        assert!(Upstream::new("not a url", None).is_err());
+        let d = format!(
+            "{:?}",
+            Upstream::new("http://h", Some("secret".into())).unwrap()
+        );
+        assert!(!d.contains("secret"), "{d}");
+    }
+}
