@@ -440,6 +440,24 @@ impl Guarded {
         Poll::Ready(Ok(()))
     }
 
+    /// True when the kernel holds bytes for this socket that tokio has not
+    /// yet been told of (its readiness comes from the reactor, a turn late).
+    fn socket_has_bytes(&self) -> bool {
+        use std::os::fd::AsRawFd;
+        let mut byte = 0u8;
+        // SAFETY: a one-byte peek into a local buffer on a socket this
+        // struct owns; MSG_DONTWAIT never blocks.
+        let n = unsafe {
+            libc::recv(
+                self.inner.as_raw_fd(),
+                (&raw mut byte).cast(),
+                1,
+                libc::MSG_PEEK | libc::MSG_DONTWAIT,
+            )
+        };
+        n > 0
+    }
+
     /// What the reader waits for now, and until when.
     fn deadline(&mut self) -> (Wait, Instant) {
         let begun = self.state.begun.load(Ordering::Acquire);
@@ -493,6 +511,10 @@ impl AsyncRead for Guarded {
             return Poll::Pending;
         }
         if this.state.stopping.load(Ordering::Acquire) {
+            if this.socket_has_bytes() {
+                // Sent, but not yet seen by the reactor: it wakes us.
+                return Poll::Pending;
+            }
             // Nothing more in the socket: idle, or a head that is not whole.
             this.read_closed = true;
             return Poll::Ready(Ok(()));
@@ -565,3 +587,7 @@ impl Drop for Guarded {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "conn_tests.rs"]
+mod tests;
