@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex};
 use clap::Args;
 use toolsift::embed::{EmbeddingSettings, Embeddings, Progress};
 
-use crate::CliError;
+use toolsift::engine::Ranker;
+
+use super::error::CliError;
 
 /// The provider of the `embeddings` and `hybrid` rankers (else the config
 /// file's `[embeddings]`, else `TOOLSIFT_EMBEDDINGS_LOCAL` /
@@ -84,9 +86,7 @@ impl EmbeddingArgs {
             None => base,
         };
         let settings = self.flags().over(&base);
-        let built = settings
-            .build(&env)
-            .map_err(|e| CliError::Input(e.to_string()))?;
+        let built = settings.build(&env)?;
         Ok(built.map(|e| {
             if progress && std::io::stderr().is_terminal() {
                 e.with_progress(progress_bar())
@@ -120,4 +120,21 @@ fn progress_bar() -> toolsift::embed::ProgressSink {
         });
         b.set_position(p.done as u64);
     })
+}
+
+/// The embedding provider for a command that ranks with `ranker`: the flags,
+/// else (when the ranker needs one) the user config's `[embeddings]` and
+/// the environment.
+pub fn embeddings_for(
+    args: &EmbeddingArgs,
+    ranker: Option<Ranker>,
+) -> Result<Option<Embeddings>, CliError> {
+    if args.any() {
+        return args.build(None, true);
+    }
+    if ranker.is_some_and(Ranker::needs_embeddings) {
+        let config = toolsift::config::Config::load(None)?;
+        return args.build(Some(&config.embeddings), true);
+    }
+    Ok(None)
 }

@@ -1,5 +1,46 @@
-//! Parts of the command line too large for `main.rs`.
+//! The command line: clap definitions in [`args`], one file per command,
+//! the shared flag groups ([`embed`], [`mcp`], [`service`], [`handle`]), the
+//! error type and exit codes ([`error`]) and what goes on stdout
+//! ([`output`]).
 
+pub mod args;
+pub mod check;
+pub mod completions;
 pub mod embed;
+pub mod error;
+pub mod eval;
+pub mod explore;
+pub mod export;
+pub mod handle;
 pub mod mcp;
+pub mod output;
+pub mod replay;
+pub mod search;
+pub mod serve;
+pub mod service;
 pub mod tune;
+
+use args::{Command, ExploreArgs};
+use error::CliError;
+
+/// `--version`: the package's, and the commit it was built from when built
+/// from a git checkout (`0.1.0 (1a2b3c4d5 2026-12-01)`).
+pub const VERSION: &str = env!("TOOLSIFT_VERSION");
+
+/// Runs one command (the explorer when none is given).
+pub fn run(command: Option<&Command>) -> Result<(), CliError> {
+    match command {
+        Some(Command::Check(args)) => check::run(args),
+        Some(Command::Replay(args)) => replay::run(args),
+        Some(Command::Eval(args)) => eval::run(args),
+        Some(Command::Search(args)) => search::run(args),
+        Some(Command::Explore(args)) => explore::run_explore(args),
+        Some(Command::Serve(args)) => serve::run(args),
+        Some(Command::ExportCatalog(args)) => export::run(args),
+        Some(Command::Tune(args)) => tune::run(args),
+        Some(Command::Demo(args)) => explore::run_demo(args),
+        Some(Command::Completions(args)) => completions::completions(args),
+        Some(Command::Man) => completions::man(),
+        None => explore::run_explore(&ExploreArgs::default()),
+    }
+}

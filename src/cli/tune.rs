@@ -3,43 +3,18 @@
 
 use std::sync::Arc;
 
-use clap::Args;
-use toolsift::engine::Ranker;
 use toolsift::select::ToolsHandle;
 use toolsift::tune::{TuneError, TuneOptions};
 
-use crate::{CliError, HandleArgs, ServiceArgs, choices, emit};
-
-#[derive(Args)]
-pub struct TuneArgs {
-    /// Catalog: a path, `-` (stdin) or @demo.
-    #[arg(value_name = "CATALOG")]
-    catalog: String,
-    /// JSON lines: {"query", "expected": [names], "equivalents"?, "id"?}; @demo for the demo catalog's.
-    #[arg(value_name = "QUERIES.jsonl")]
-    queries: String,
-    /// The current settings, marked in the tables (and checked as the SDK would).
-    #[command(flatten)]
-    handle: HandleArgs,
-    /// Strict share (percent) the recommended cap must reach (default: 95 % of the best any cap reaches).
-    #[arg(long, value_name = "PCT")]
-    target: Option<f64>,
-    #[arg(long, value_name = "RANKER", help = choices(&Ranker::ALL))]
-    ranker: Option<Ranker>,
-    #[command(flatten)]
-    remote: ServiceArgs,
-    #[command(flatten)]
-    embed: super::embed::EmbeddingArgs,
-    /// One JSON object on stdout instead of the tables.
-    #[arg(long)]
-    json: bool,
-}
+use super::args::TuneArgs;
+use super::error::CliError;
+use super::output::emit;
 
 pub fn run(args: &TuneArgs) -> Result<(), CliError> {
     if let Some(t) = args.target
         && !(t > 0.0 && t <= 100.0)
     {
-        return Err(CliError::Input(format!(
+        return Err(CliError::Usage(format!(
             "--target must be a percentage above 0 and at most 100, not {t}"
         )));
     }
@@ -49,13 +24,13 @@ pub fn run(args: &TuneArgs) -> Result<(), CliError> {
         None,
         &super::mcp::McpArgs::default(),
     )
-    .map_err(CliError::Input)?;
+    .map_err(CliError::Mcp)?;
     let catalog: Arc<_> = loaded.catalog;
     let handle = ToolsHandle::new(catalog.clone(), &options)?;
     let queries = toolsift::eval::load_queries_arg(&args.queries)?;
     let searcher = args
         .remote
-        .searcher(crate::embeddings_for(&args.embed, args.ranker)?)?;
+        .searcher(super::embed::embeddings_for(&args.embed, args.ranker)?)?;
     let report = toolsift::tune::tune(
         &searcher,
         &catalog,
@@ -68,7 +43,7 @@ pub fn run(args: &TuneArgs) -> Result<(), CliError> {
     )
     .map_err(|e| match e {
         TuneError::Input(e) => CliError::from(e),
-        e @ TuneError::Search { .. } => CliError::SearchFailed(e.to_string()),
+        e @ TuneError::Search { .. } => CliError::Ranking(e.to_string()),
     })?;
     // The flags' settings, when deferred: the cap a search sends and the
     // initial count the handle keeps.

@@ -1,0 +1,366 @@
+//! The command line's definitions (clap): every command, its flags and their
+//! help. What each command does is in the file named after it.
+
+use clap::{Args, Parser, Subcommand};
+use toolsift::breaker::DEFAULT_THRESHOLD;
+use toolsift::engine::Ranker;
+use toolsift::select::{DEFAULT_INITIAL_TOOL_COUNT, Strategy};
+use toolsift::service::DEFAULT_MAX_TOOLS;
+use toolsift::tokens::TokenBasis;
+use toolsift::tui::app::Settings;
+
+use super::embed::EmbeddingArgs;
+use super::mcp::McpArgs;
+
+#[derive(Parser)]
+#[command(
+    name = "toolsift",
+    version = crate::cli::VERSION,
+    about = "See what a tool catalog costs, how deferred loading and search treat it, and why a tool was or was not found",
+    after_help = "CATALOG is a file (TOML, Caveman/TypeScript/MCP/OpenAI/Anthropic JSON), `-` for standard input, or a built-in catalog: @demo (the default), @github-mcp, @synthetic-N."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Open the terminal explorer (the default when no command is given).
+    Explore(ExploreArgs),
+    /// Report a catalog's tools, flags, token costs, initial set and lints.
+    Check(CheckArgs),
+    /// Search a catalog the way a deferred app would: loaded set, scores, why, tokens.
+    Search(SearchArgs),
+    /// Run a trace of tool calls through the retry-loop breaker: would it stop the loop, and where?
+    Replay(ReplayArgs),
+    /// Measure search quality on requests with known answers (bfcl-dev JSONL).
+    Eval(EvalArgs),
+    /// Serve the Caveman-compatible tool-search API over HTTP (POST /sdk/v1/tool-search).
+    Serve(ServeArgs),
+    /// Find the search cap and initial set a catalog wants, on requests with known answers.
+    Tune(TuneArgs),
+    /// Write a catalog (files and/or MCP servers) in one format on stdout, to version, diff or serve it.
+    ExportCatalog(ExportArgs),
+    /// Play a captioned tour of the explorer on the demo catalog (Space pauses, → steps, q quits).
+    Demo(DemoArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish) on stdout.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) on stdout: `toolsift man > toolsift.1`.
+    Man,
+}
+
+#[derive(Args)]
+pub struct CompletionsArgs {
+    /// The shell: bash | zsh | fish | powershell | elvish.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Args)]
+pub struct DemoArgs {
+    /// A tour of your own (TOML [[step]] list: action, type, pause, caption; see README). Default: the built-in tour.
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<std::path::PathBuf>,
+    /// Playing speed: 2 plays twice as fast, 0.5 at half speed.
+    #[arg(long, value_name = "X", default_value = "1")]
+    pub speed: f64,
+}
+
+#[derive(Args)]
+pub struct ExportArgs {
+    /// Catalogs to include (several merge); with --mcp, leave them out to export the servers' tools alone.
+    #[arg(value_name = "CATALOG")]
+    pub catalogs: Vec<String>,
+    #[command(flatten)]
+    pub mcp: McpArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "caveman")]
+    pub format: toolsift::catalog::export::ExportFormat,
+}
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// HOST:PORT to listen on (default 127.0.0.1:8787; port 0 picks a free one).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub addr: Option<std::net::SocketAddr>,
+    /// An environment variable holding an accepted API key (repeatable). With keys, requests need `authorization: Bearer KEY`.
+    #[arg(long, value_name = "NAME")]
+    pub api_key_env: Vec<String>,
+    /// Largest request body in bytes (default 16 MiB).
+    #[arg(long, value_name = "N")]
+    pub max_body_bytes: Option<usize>,
+    /// Largest catalog a request may carry (default 10,000 tools).
+    #[arg(long, value_name = "N")]
+    pub max_catalog_tools: Option<usize>,
+    /// `max_tools` when a request gives none (default 8).
+    #[arg(long, value_name = "N")]
+    pub default_max_tools: Option<u64>,
+    /// Token basis when a request names none: o200k_base | cl100k_base | estimated_bytes_div_4.
+    #[arg(long, value_name = "BASIS")]
+    pub token_basis: Option<TokenBasis>,
+    /// Time limit of one request, body included, in milliseconds (default 10,000).
+    #[arg(long, value_name = "MS")]
+    pub request_timeout_ms: Option<u64>,
+    /// Searches ranked at once (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    pub max_in_flight: Option<usize>,
+    /// Put each request's query text in the access log.
+    #[arg(long)]
+    pub log_queries: bool,
+    /// Allow a non-loopback address without an API key.
+    #[arg(long)]
+    pub insecure_no_auth: bool,
+    /// A provider's upstream for the pass-through, PROVIDER=URL (openai, anthropic; repeatable; URL "none" turns it off). Defaults: https://api.openai.com/v1, https://api.anthropic.com.
+    #[arg(long, value_name = "PROVIDER=URL")]
+    pub upstream: Vec<String>,
+    /// An environment variable holding a provider's upstream key, PROVIDER=NAME (repeatable); a request's x-cave-upstream-key wins.
+    #[arg(long, value_name = "PROVIDER=NAME")]
+    pub upstream_key_env: Vec<String>,
+    /// Longest wait for an upstream's answer to begin, and between two of its reads, in milliseconds (default 300,000).
+    #[arg(long, value_name = "MS")]
+    pub upstream_timeout_ms: Option<u64>,
+    /// Longest wait for a request head, from its first byte, in milliseconds (default 10,000); then 408 and closed.
+    #[arg(long, value_name = "MS")]
+    pub head_timeout_ms: Option<u64>,
+    /// Longest a kept-alive connection may wait for its next request, in milliseconds (default 60,000).
+    #[arg(long, value_name = "MS")]
+    pub idle_timeout_ms: Option<u64>,
+    /// Connections open at once (default: half the open-file limit, 16 to 4,096); one more gets 503.
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<usize>,
+    /// How long shutdown waits for requests in flight, in milliseconds (default 30,000).
+    #[arg(long, value_name = "MS")]
+    pub shutdown_grace_ms: Option<u64>,
+    /// Provider calls passed through at once (default 64; as many more may wait, then 503).
+    #[arg(long, value_name = "N")]
+    pub max_passthrough: Option<usize>,
+    /// An environment variable holding the key GET /metrics needs (default: none, /metrics is open like /healthz).
+    #[arg(long, value_name = "NAME")]
+    pub metrics_key_env: Option<String>,
+    /// Where tool sessions live: memory (default) or redis://HOST:PORT/DB (Redis or Valkey, shared by several instances).
+    #[arg(long, value_name = "STORE")]
+    pub sessions: Option<String>,
+    /// Config file (its [serve] and [embeddings] sections; flags win).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+    #[arg(long, value_name = "RANKER", help = format!("Ranker of requests that name none: {} (default bm25)", choices(&Ranker::ALL)))]
+    pub default_ranker: Option<Ranker>,
+    #[command(flatten)]
+    pub embed: EmbeddingArgs,
+}
+
+#[derive(Args, Default)]
+pub struct ExploreArgs {
+    /// Catalogs to load (several files merge; a name in two files is an error). Default: @demo, or none with --mcp.
+    #[arg(value_name = "CATALOG")]
+    pub catalogs: Vec<String>,
+    #[command(flatten)]
+    pub mcp: McpArgs,
+    #[arg(long, value_name = "STRATEGY", help = from_config(&choices(&Strategy::ALL), Settings::default().strategy))]
+    pub strategy: Option<String>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true, help = from_config("Non-mandatory tools in the deferred initial set", Settings::default().initial_tool_count))]
+    pub initial_tool_count: Option<String>,
+    /// Cap for the deferred initial set and default search cap (default: none).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub max_loaded_tools: Option<String>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true, help = format!("Cap on tools a search returns (default: the service's {DEFAULT_MAX_TOOLS})"))]
+    pub max_tools: Option<String>,
+    #[arg(long, value_name = "BASIS", help = from_config(&choices(&TokenBasis::ALL), Settings::default().token_basis))]
+    pub token_basis: Option<String>,
+    /// Config file (else $TOOLSIFT_CONFIG, $XDG_CONFIG_HOME/toolsift/config.toml, ~/.config/toolsift/config.toml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+    /// Requests with known answers for the Tune screen (JSONL: query, expected; @demo for the demo catalog's). Default: the config's, or @demo on the demo catalog.
+    #[arg(long, value_name = "FILE")]
+    pub queries: Option<String>,
+    /// Tokens the model's context can spend on tool definitions: after a failed search the full catalog is offered only if it fits (default: the config's, else never offered).
+    #[arg(long, value_name = "TOKENS")]
+    pub context_budget: Option<u64>,
+    #[command(flatten)]
+    pub remote: ServiceArgs,
+    #[arg(long, value_name = "RANKER", help = from_config(&choices(&Ranker::ALL), Settings::default().ranker))]
+    pub ranker: Option<Ranker>,
+    #[command(flatten)]
+    pub embed: EmbeddingArgs,
+}
+
+/// Where searches go: a remote compatible service, or (by default) the
+/// embedded one.
+#[derive(Args, Default)]
+pub struct ServiceArgs {
+    /// A compatible tool-search service to use instead of the embedded one (else $CAVE_BASE_URL).
+    #[arg(long, value_name = "URL")]
+    pub service: Option<String>,
+    /// Environment variable that holds the service's API key (else $CAVE_API_KEY).
+    #[arg(long, value_name = "NAME")]
+    pub service_key_env: Option<String>,
+    /// x-cave-agent (default toolsift).
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
+    /// x-cave-workflow (else $CAVE_WORKFLOW, else unlabeled-workflow).
+    #[arg(long, value_name = "NAME")]
+    pub workflow: Option<String>,
+    /// x-cave-retention (default metadata).
+    #[arg(long, value_name = "POLICY")]
+    pub retention: Option<String>,
+    /// x-cave-user-hash, sent only when given.
+    #[arg(long, value_name = "HASH")]
+    pub user_hash: Option<String>,
+}
+
+#[derive(Args)]
+pub struct SearchArgs {
+    /// Catalog: a path, `-` (stdin) or @demo (leave it out with --mcp).
+    #[arg(value_name = "CATALOG")]
+    pub catalog: String,
+    /// The request to find tools for.
+    #[arg(value_name = "QUERY")]
+    pub query: Option<String>,
+    #[command(flatten)]
+    pub remote: ServiceArgs,
+    #[command(flatten)]
+    pub mcp: McpArgs,
+    #[arg(long, value_name = "N", allow_hyphen_values = true, help = format!("Cap on returned tools (always-load tools count); default: --max-loaded-tools, else the service's {DEFAULT_MAX_TOOLS}"))]
+    pub max_tools: Option<String>,
+    #[command(flatten)]
+    pub handle: HandleArgs,
+    #[arg(long, value_name = "RANKER", help = choices(&Ranker::ALL))]
+    pub ranker: Option<Ranker>,
+    #[command(flatten)]
+    pub embed: EmbeddingArgs,
+    /// More text about the task (weighted below the query).
+    #[arg(long, value_name = "TEXT")]
+    pub context: Option<String>,
+    /// Continue a tool session.
+    #[arg(long, value_name = "ID")]
+    pub session_id: Option<String>,
+    /// One JSON object on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Print only the loaded tools as a provider payload (a JSON array in that provider's shape).
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with = "json")]
+    pub export: Option<toolsift::catalog::export::PayloadFormat>,
+}
+
+#[derive(Args)]
+pub struct ReplayArgs {
+    /// JSON lines of {"name": "...", "arguments": {...}}, or @example.
+    #[arg(value_name = "TRACE.jsonl")]
+    pub trace: String,
+    /// Identical consecutive calls allowed before the next is blocked.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = DEFAULT_THRESHOLD.to_string(),
+        allow_hyphen_values = true
+    )]
+    pub threshold: String,
+    /// One JSON object on stdout instead of the text report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct EvalArgs {
+    /// Catalog: a path, `-` (stdin) or @demo (leave it out with --mcp).
+    #[arg(value_name = "CATALOG")]
+    pub catalog: String,
+    /// JSON lines: {"query", "expected": [names], "equivalents"?, "id"?, "category"?}
+    #[arg(value_name = "QUERIES.jsonl")]
+    pub queries: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub remote: ServiceArgs,
+    #[command(flatten)]
+    pub mcp: McpArgs,
+    /// List the requests whose expected tool is not in the top K.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub k: usize,
+    /// More tools added to the catalog (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub extra_catalog: Vec<String>,
+    #[arg(long, value_name = "RANKER", default_value_t = Ranker::Bm25, help = choices(&Ranker::ALL))]
+    pub ranker: Ranker,
+    #[command(flatten)]
+    pub embed: EmbeddingArgs,
+    /// How long to time the ranker, in milliseconds (0: one pass).
+    #[arg(long, value_name = "MS", default_value_t = 400)]
+    pub time_budget_ms: u64,
+    /// One JSON object on stdout instead of the text report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `a | b`: the values a flag takes.
+pub fn choices<T: std::fmt::Display>(all: &[T]) -> String {
+    all.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// A flag's help when its default comes from the config file, whose built-in
+/// values are the explorer's defaults.
+pub fn from_config(text: &str, default: impl std::fmt::Display) -> String {
+    format!("{text} (default: the config file's, else {default})")
+}
+
+/// The tools-handle options, taken as text so that a bad value gets the SDK's
+/// own message (`initial_tool_count must be a non-negative integer`, ...).
+#[derive(Args)]
+pub struct HandleArgs {
+    #[arg(long, value_name = "STRATEGY", help = choices(&Strategy::ALL), default_value_t = Strategy::default().to_string())]
+    pub strategy: String,
+    /// Non-mandatory tools in the deferred initial set.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = DEFAULT_INITIAL_TOOL_COUNT.to_string(),
+        allow_hyphen_values = true
+    )]
+    pub initial_tool_count: String,
+    /// Cap for the deferred initial set and default search cap.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub max_loaded_tools: Option<String>,
+    #[arg(long, value_name = "BASIS", help = choices(&TokenBasis::ALL), default_value_t = TokenBasis::default().to_string())]
+    pub token_basis: String,
+}
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// Catalogs (several merge): paths, `-` (stdin) or @demo; default @demo, or none with --mcp.
+    #[arg(value_name = "CATALOG")]
+    pub catalogs: Vec<String>,
+    #[command(flatten)]
+    pub mcp: McpArgs,
+    #[command(flatten)]
+    pub handle: HandleArgs,
+    /// One JSON object on stdout instead of the text report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct TuneArgs {
+    /// Catalog: a path, `-` (stdin) or @demo.
+    #[arg(value_name = "CATALOG")]
+    pub catalog: String,
+    /// JSON lines: {"query", "expected": [names], "equivalents"?, "id"?}; @demo for the demo catalog's.
+    #[arg(value_name = "QUERIES.jsonl")]
+    pub queries: String,
+    /// The current settings, marked in the tables (and checked as the SDK would).
+    #[command(flatten)]
+    pub handle: HandleArgs,
+    /// Strict share (percent) the recommended cap must reach (default: 95 % of the best any cap reaches).
+    #[arg(long, value_name = "PCT")]
+    pub target: Option<f64>,
+    #[arg(long, value_name = "RANKER", help = choices(&Ranker::ALL))]
+    pub ranker: Option<Ranker>,
+    #[command(flatten)]
+    pub remote: ServiceArgs,
+    #[command(flatten)]
+    pub embed: EmbeddingArgs,
+    /// One JSON object on stdout instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+}

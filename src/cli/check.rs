@@ -1,0 +1,18 @@
+//! `toolsift check`: a catalog's tools, flags, token costs, initial set and
+//! lints.
+
+use toolsift::check::CheckReport;
+use toolsift::tokens::TokenCounter;
+
+use super::args::CheckArgs;
+use super::error::CliError;
+use super::output::emit;
+
+pub fn run(args: &CheckArgs) -> Result<(), CliError> {
+    let (options, basis) = args.handle.options()?;
+    let loaded =
+        super::mcp::load(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
+    let mut report = CheckReport::new(loaded.catalog, &options, basis, &TokenCounter::new())?;
+    report.servers = loaded.servers.iter().map(Into::into).collect();
+    emit(args.json, &report, || report.render_text())
+}

@@ -1,0 +1,161 @@
+//! `toolsift` and `toolsift explore`: the explorer, with its settings from
+//! the config file and the flags; `toolsift demo`: its captioned tour.
+
+use toolsift::search::Searcher;
+use toolsift::select::SelectError;
+use toolsift::tui::app::Settings;
+use toolsift::tui::keymap::Keymap;
+
+use super::args::{DemoArgs, ExploreArgs};
+use super::error::CliError;
+use super::handle::parse_int;
+
+/// Settings from the config file with the flags over them, checked with the
+/// SDK's checks and messages.
+pub fn explore_settings(
+    args: &ExploreArgs,
+    config: &toolsift::config::Config,
+) -> Result<Settings, CliError> {
+    let x = &config.explorer;
+    // What neither the flags nor a config file set (the built-in file sets
+    // them all, so this is a backstop).
+    let defaults = Settings::default();
+    let strategy = match &args.strategy {
+        Some(text) => text.parse()?,
+        None => x.strategy.unwrap_or(defaults.strategy),
+    };
+    let int = |flag: &Option<String>,
+               from_file: Option<i64>,
+               err: SelectError|
+     -> Result<Option<i64>, CliError> {
+        match flag {
+            Some(text) => Ok(Some(parse_int(text).ok_or(err)?)),
+            None => Ok(from_file),
+        }
+    };
+    let initial_tool_count = int(
+        &args.initial_tool_count,
+        x.initial_tool_count,
+        SelectError::InitialToolCount,
+    )?
+    .unwrap_or(defaults.initial_tool_count);
+    let max_loaded_tools = int(
+        &args.max_loaded_tools,
+        x.max_loaded_tools,
+        SelectError::MaxLoadedTools,
+    )?;
+    let max_tools = int(&args.max_tools, x.max_tools, SelectError::MaxTools)?;
+    let ranker = args.ranker.or(x.ranker).unwrap_or(defaults.ranker);
+    let token_basis = match &args.token_basis {
+        Some(text) => text.parse()?,
+        None => x.token_basis.unwrap_or(defaults.token_basis),
+    };
+    Ok(Settings {
+        strategy,
+        initial_tool_count,
+        max_loaded_tools,
+        max_tools,
+        ranker,
+        token_basis,
+    })
+}
+
+pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
+    use std::io::IsTerminal;
+    let config = toolsift::config::Config::load(args.config.as_deref())?;
+    let settings = explore_settings(args, &config)?;
+    let loaded =
+        super::mcp::load(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
+    let catalog = loaded.catalog;
+    // The SDK's checks against this catalog, before the terminal is touched.
+    settings.validate(&catalog)?;
+    let keymap = Keymap::build(&config.default_keys, &config.user_keys, &config.origin())?;
+    let embeddings = args.embed.build(Some(&config.embeddings), false)?;
+    let searcher = args
+        .remote
+        .searcher_or(config.explorer.service.as_deref(), embeddings)?;
+    // The Tune screen's requests: the flag, the config, or the demo
+    // catalog's own. A file that cannot be read, or names tools the catalog
+    // lacks, is an error here, before the terminal is touched.
+    let on_demo = args.catalogs.iter().all(|c| c == "@demo") && !args.mcp.any();
+    let queries = args
+        .queries
+        .clone()
+        .or_else(|| config.explorer.queries.clone())
+        .or_else(|| on_demo.then(|| "@demo".to_string()));
+    if let Some(q) = &queries {
+        let parsed = toolsift::eval::load_queries_arg(q)?;
+        toolsift::tune::resolve(&catalog, &parsed)?;
+    }
+    let context_budget = args.context_budget.or(config.explorer.context_budget);
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        return Err(CliError::Usage(
+            "the explorer needs a terminal (stdin and stdout are not both a tty); for scripts use `toolsift check` or `toolsift search`".into(),
+        ));
+    }
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    toolsift::tui::run(toolsift::tui::Setup {
+        sources: catalog.name().to_string(),
+        catalog,
+        settings,
+        keymap,
+        no_color,
+        mcp: loaded.host,
+        mcp_servers: loaded.servers,
+        searcher,
+        queries,
+        config_path: config.save_path.clone(),
+        context_budget,
+    })
+    .map_err(CliError::Terminal)
+}
+
+/// `toolsift demo`: the script is read and checked before the terminal is
+/// touched; the tour runs on the demo catalog with the built-in settings
+/// and keys (what its captions describe), whatever the user's config says.
+pub fn run_demo(args: &DemoArgs) -> Result<(), CliError> {
+    use std::io::IsTerminal;
+    if !(args.speed.is_finite() && args.speed > 0.0 && args.speed <= 100.0) {
+        return Err(CliError::Usage(format!(
+            "--speed must be above 0 and at most 100, not {}",
+            args.speed
+        )));
+    }
+    let steps = match &args.script {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|source| CliError::Read {
+                path: path.display().to_string(),
+                source,
+            })?;
+            toolsift::tui::demo::parse_script(&text, &path.display().to_string())
+        }
+        None => toolsift::tui::demo::parse_script(
+            toolsift::tui::demo::DEFAULT_SCRIPT,
+            "built-in demo script",
+        ),
+    }?;
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        return Err(CliError::Usage(
+            "the demo needs a terminal (stdin and stdout are not both a tty)".into(),
+        ));
+    }
+    let catalog = std::sync::Arc::new(toolsift::catalog::load(
+        &toolsift::catalog::CatalogSource::demo(),
+    )?);
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let setup = toolsift::tui::Setup {
+        sources: catalog.name().to_string(),
+        catalog,
+        settings: Settings::default(),
+        keymap: Keymap::defaults(),
+        no_color,
+        mcp: None,
+        mcp_servers: Vec::new(),
+        searcher: Searcher::embedded(),
+        queries: Some("@demo".into()),
+        // The demo never writes the user's config.
+        config_path: None,
+        context_budget: None,
+    };
+    toolsift::tui::run_demo(setup, steps, args.speed).map_err(CliError::Terminal)
+}

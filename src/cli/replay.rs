@@ -1,0 +1,17 @@
+//! `toolsift replay TRACE.jsonl`: a trace of tool calls through the
+//! retry-loop breaker.
+
+use super::args::ReplayArgs;
+use super::error::CliError;
+use super::output::emit;
+
+pub fn run(args: &ReplayArgs) -> Result<(), CliError> {
+    let threshold: u32 = args
+        .threshold
+        .trim()
+        .parse()
+        .map_err(|_| CliError::Usage("threshold must be a non-negative integer".into()))?;
+    let calls = toolsift::replay::load_trace(&args.trace)?;
+    let report = toolsift::replay::replay(&calls, threshold);
+    emit(args.json, &report, || report.render_text())
+}
