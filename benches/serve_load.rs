@@ -654,7 +654,7 @@ fn measure(
 
 fn main() {
     // reqwest here uses rustls without a built-in provider: install ring.
-    toolsift::client::install_tls_provider();
+    toolsift::tls::install_provider();
     let o = opts();
     let (cpu, cores) = machine();
     let date = today();

@@ -63,7 +63,7 @@ where
     D: serde::Deserializer<'de>,
 {
     let url = String::deserialize(d)?;
-    crate::client::normalize_base_url(&url).map_err(serde::de::Error::custom)?;
+    crate::wire::normalize_base_url(&url).map_err(serde::de::Error::custom)?;
     Ok(Some(url))
 }
 

@@ -21,6 +21,7 @@ pub mod server;
 pub mod service;
 pub mod sources;
 pub mod terminal_text;
+pub mod tls;
 pub mod tokens;
 pub mod tui;
 pub mod tune;

@@ -49,7 +49,7 @@ fn serve(redis: &Redis, up: Option<&FakeUpstream>) -> Server {
 }
 
 fn client() -> reqwest::blocking::Client {
-    toolsift::client::install_tls_provider();
+    toolsift::tls::install_provider();
     reqwest::blocking::Client::builder()
         .timeout(Duration::from_secs(60))
         .build()

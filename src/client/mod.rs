@@ -2,18 +2,20 @@
 //! service, on the wire exactly as the Caveman SDKs send it (CONTRACT §3):
 //! the same headers, body keys in the same order with optional ones left
 //! out, no redirects followed, a 30 s time limit, and the response read with
-//! the SDKs' rules ([`crate::search::parse_response`], then
+//! the SDKs' rules ([`crate::wire::parse_response`], then
 //! [`crate::search::accept`]).
 
 use std::time::{Duration, Instant};
 
-use reqwest::Url;
 use reqwest::blocking::Client as Http;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
 use crate::catalog::Catalog;
-use crate::search::{SearchError, SearchRequest, parse_response};
-use crate::wire::{ErrorBody, TOOL_SEARCH_PATH, ToolSearchResponse};
+use crate::service::SearchParams;
+use crate::wire::{
+    BaseUrlError, ErrorBody, ResponseError, TOOL_SEARCH_PATH, ToolSearchResponse,
+    normalize_base_url, parse_response,
+};
 
 /// The SDKs' default time limit.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -27,8 +29,8 @@ pub const DEFAULT_WORKFLOW: &str = "unlabeled-workflow";
 /// A bad client setting.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ClientConfigError {
-    #[error("service URL {0:?}: {1}")]
-    BaseUrl(String, &'static str),
+    #[error(transparent)]
+    BaseUrl(#[from] BaseUrlError),
     #[error("{0}: not a valid HTTP header value (control characters or non-ASCII)")]
     Header(&'static str),
     #[error("the HTTP client could not start: {0}")]
@@ -91,26 +93,6 @@ pub fn env_workflow(raw: Option<&str>) -> String {
     } else {
         DEFAULT_WORKFLOW.to_string()
     }
-}
-
-/// The SDKs' base-URL rules: no surrounding white space, absolute http(s)
-/// with a host, no credentials, query or fragment; trailing `/` stripped.
-pub fn normalize_base_url(value: &str) -> Result<String, ClientConfigError> {
-    let err = |why| ClientConfigError::BaseUrl(value.to_string(), why);
-    if value.trim() != value {
-        return Err(err("must not have surrounding white space"));
-    }
-    let url = Url::parse(value).map_err(|_| err("must be an absolute http(s) URL"))?;
-    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
-        return Err(err("must be an absolute http(s) URL"));
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(err("must not contain credentials"));
-    }
-    if url.query().is_some() || url.fragment().is_some() {
-        return Err(err("must not contain a query or fragment"));
-    }
-    Ok(value.trim_end_matches('/').to_string())
 }
 
 impl ClientConfig {
@@ -192,18 +174,9 @@ pub struct Client {
     http: Http,
 }
 
-/// Installs rustls's ring provider as the process default (once; a
-/// provider already installed stays). Every HTTPS client here needs it.
-pub fn install_tls_provider() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
-
 impl Client {
     pub fn new(config: ClientConfig) -> Result<Client, ClientConfigError> {
-        install_tls_provider();
+        crate::tls::install_provider();
         let http = Http::builder()
             .default_headers(config.headers()?)
             .redirect(reqwest::redirect::Policy::none())
@@ -224,7 +197,7 @@ impl Client {
 
     /// The service's host (and port), for headers and messages.
     pub fn host(&self) -> String {
-        Url::parse(&self.config.base_url)
+        url::Url::parse(&self.config.base_url)
             .ok()
             .and_then(|u| {
                 u.host_str().map(|h| {
@@ -240,15 +213,15 @@ impl Client {
     pub fn tool_search(
         &self,
         catalog: &Catalog,
-        request: &SearchRequest,
-    ) -> Result<ToolSearchResponse, SearchError> {
+        request: &SearchParams,
+    ) -> Result<ToolSearchResponse, RemoteError> {
         let body = serde_json::to_vec(&request.body(catalog))
             .map_err(|e| self.fail(RemoteFailure::Request(e.to_string())))?;
         self.post(body)
     }
 
     /// Sends a ready body (bench tools send one catalog many times).
-    pub fn post(&self, body: Vec<u8>) -> Result<ToolSearchResponse, SearchError> {
+    pub fn post(&self, body: Vec<u8>) -> Result<ToolSearchResponse, RemoteError> {
         let response = self
             .http
             .post(&self.endpoint)
@@ -283,8 +256,8 @@ impl Client {
             }));
         }
         parse_response(&bytes).map_err(|e| match e {
-            SearchError::InvalidBody(why) => self.fail(RemoteFailure::NotJson(why)),
-            other => other,
+            ResponseError::InvalidBody(why) => self.fail(RemoteFailure::NotJson(why)),
+            other => self.fail(RemoteFailure::Response(other)),
         })
     }
 
@@ -292,18 +265,18 @@ impl Client {
     pub fn timed_search(
         &self,
         catalog: &Catalog,
-        request: &SearchRequest,
-    ) -> (Result<ToolSearchResponse, SearchError>, Duration) {
+        request: &SearchParams,
+    ) -> (Result<ToolSearchResponse, RemoteError>, Duration) {
         let started = Instant::now();
         let r = self.tool_search(catalog, request);
         (r, started.elapsed())
     }
 
-    fn fail(&self, failure: RemoteFailure) -> SearchError {
-        SearchError::Remote(RemoteError {
+    fn fail(&self, failure: RemoteFailure) -> RemoteError {
+        RemoteError {
             service: self.config.base_url.clone(),
             failure,
-        })
+        }
     }
 }
 
@@ -343,6 +316,9 @@ pub enum RemoteFailure {
     Transport(String),
     /// The request could not be made.
     Request(String),
+    /// A JSON answer that breaks the client rules (tools not an array, a
+    /// tool without a name).
+    Response(ResponseError),
 }
 
 impl RemoteError {
@@ -356,6 +332,11 @@ impl RemoteError {
             RemoteFailure::NotJson(_) => "response_not_json",
             RemoteFailure::Transport(_) => "cave_transport",
             RemoteFailure::Request(_) => "invalid_request",
+            RemoteFailure::Response(ResponseError::NotAnArray) => "response_tools_not_array",
+            RemoteFailure::Response(ResponseError::UnknownOrDuplicate) => {
+                "response_unknown_or_duplicate_tool"
+            }
+            RemoteFailure::Response(ResponseError::InvalidBody(_)) => "response_not_json",
         }
     }
 
@@ -412,6 +393,7 @@ impl std::fmt::Display for RemoteError {
                 )
             }
             RemoteFailure::Request(why) => write!(f, "the request could not be made: {why}"),
+            RemoteFailure::Response(e) => write!(f, "{e}"),
         }
     }
 }

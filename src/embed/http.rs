@@ -115,7 +115,7 @@ struct Datum {
 
 impl HttpEmbedder {
     pub fn new(config: HttpConfig) -> Result<HttpEmbedder, EmbedError> {
-        crate::client::install_tls_provider();
+        crate::tls::install_provider();
         let http = Http::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(config.timeout)

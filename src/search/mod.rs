@@ -11,15 +11,14 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use crate::catalog::Catalog;
-use crate::client::Client;
+use crate::client::{Client, RemoteError};
 use crate::engine::{CatalogRanker, Explanation, Hit, RankError};
 pub use crate::service::Reason;
 use crate::service::{Service, ServiceError, to_wire};
 use crate::tokens::{Savings, TokenBasis};
-use crate::wire::{ToolSearchBody, ToolSearchResponse, WireMatch, WireSelectedTool, WireTool};
+pub use crate::wire::parse_response;
+use crate::wire::{MAX_SAFE_INTEGER, ResponseError, ToolSearchResponse, WireMatch};
 
 /// `basis` of every result: the counts are the service's estimate.
 pub const BASIS_INFERRED: &str = "inferred";
@@ -29,9 +28,6 @@ pub const TOKEN_BASIS_UNAVAILABLE: &str = "unavailable";
 
 /// `method` of a response that named none.
 pub const METHOD_UNKNOWN: &str = "unknown";
-
-/// Largest integer a JSON number carries exactly (2^53 - 1).
-const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// Why a search failed. A failed search is never an empty result.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -49,7 +45,28 @@ pub enum SearchError {
     /// A remote service could not be used (unreachable, time-out, redirect,
     /// an HTTP error with its message, a body that is not JSON).
     #[error("{0}")]
-    Remote(crate::client::RemoteError),
+    Remote(RemoteError),
+}
+
+impl From<ResponseError> for SearchError {
+    fn from(e: ResponseError) -> Self {
+        match e {
+            ResponseError::NotAnArray => SearchError::NotAnArray,
+            ResponseError::UnknownOrDuplicate => SearchError::UnknownOrDuplicate,
+            ResponseError::InvalidBody(why) => SearchError::InvalidBody(why),
+        }
+    }
+}
+
+/// A remote answer that broke the client rules is the same error as an
+/// embedded one would be; any other remote failure names the service.
+impl From<RemoteError> for SearchError {
+    fn from(e: RemoteError) -> Self {
+        match e.failure {
+            crate::client::RemoteFailure::Response(r) => r.into(),
+            _ => SearchError::Remote(e),
+        }
+    }
 }
 
 impl SearchError {
@@ -66,24 +83,8 @@ impl SearchError {
 }
 
 /// What a search asks for: the service's parameters (a remote searcher
-/// sends the same on the wire, see [`SearchRequest::body`]).
+/// sends the same on the wire, see [`crate::service::SearchParams::body`]).
 pub use crate::service::SearchParams as SearchRequest;
-
-impl SearchRequest {
-    /// The wire body of this request over `catalog` (the full catalog).
-    pub fn body<'a>(&'a self, catalog: &Catalog) -> ToolSearchBody<'a> {
-        ToolSearchBody {
-            tools: catalog.tools().iter().map(WireTool::from).collect(),
-            query: &self.query,
-            context: self.context.as_deref(),
-            max_tools: self.max_tools,
-            session_id: self.session_id.as_deref(),
-            ranker: self.ranker,
-            token_basis: ToolSearchBody::basis(self.token_basis),
-            preview: self.preview,
-        }
-    }
-}
 
 /// One returned tool, reattached to the local catalog.
 #[derive(Debug, Clone, PartialEq)]
@@ -196,99 +197,6 @@ pub fn accept(
 }
 
 /// A count as the SDK accepts it: a non-negative integer up to 2^53 - 1.
-fn wire_count(v: Option<&Value>) -> Option<u64> {
-    let v = v?;
-    let n = match v.as_u64() {
-        Some(n) => n,
-        None => {
-            let f = v.as_f64()?;
-            if f < 0.0 || f.fract() != 0.0 || f > MAX_SAFE_INTEGER as f64 {
-                return None;
-            }
-            f as u64
-        }
-    };
-    (n <= MAX_SAFE_INTEGER).then_some(n)
-}
-
-fn wire_string(v: Option<&Value>) -> Option<String> {
-    v.and_then(Value::as_str).map(str::to_string)
-}
-
-/// A response body as a compatible client reads it: leniently where the SDKs
-/// are lenient (bad counts become 0, a missing `method` or `token_basis`
-/// becomes blank for [`accept`] to name), strictly where they are strict
-/// (`tools` must be an array of objects with string names).
-pub fn parse_response(body: &[u8]) -> Result<ToolSearchResponse, SearchError> {
-    let value: Value =
-        serde_json::from_slice(body).map_err(|e| SearchError::InvalidBody(e.to_string()))?;
-    let Value::Object(object) = value else {
-        return Err(SearchError::InvalidBody("not an object".into()));
-    };
-    let Some(Value::Array(items)) = object.get("tools") else {
-        return Err(SearchError::NotAnArray);
-    };
-    let mut tools = Vec::with_capacity(items.len());
-    for item in items {
-        let Some(name) = item.get("name").and_then(Value::as_str) else {
-            return Err(SearchError::UnknownOrDuplicate);
-        };
-        let matched = item
-            .get("matched")
-            .and_then(|m| serde_json::from_value::<Vec<WireMatch>>(m.clone()).ok())
-            .unwrap_or_default();
-        tools.push(WireSelectedTool {
-            tool: WireTool {
-                name: name.to_string(),
-                description: wire_string(item.get("description")).unwrap_or_default(),
-                input_schema: item.get("input_schema").cloned().unwrap_or(Value::Null),
-                read_only: item
-                    .get("read_only")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-                idempotent: item
-                    .get("idempotent")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-                always_load: item
-                    .get("always_load")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-            },
-            score: item.get("score").and_then(Value::as_f64),
-            reason: wire_string(item.get("reason")),
-            matched,
-            dense: item
-                .get("dense")
-                .and_then(|d| serde_json::from_value(d.clone()).ok()),
-        });
-    }
-    let (sent, full) = match (
-        wire_count(object.get("sent_schema_tokens")),
-        wire_count(object.get("full_schema_tokens")),
-    ) {
-        (Some(s), Some(f)) => (s, f),
-        _ => (0, 0),
-    };
-    Ok(ToolSearchResponse {
-        tools,
-        sent_schema_tokens: sent,
-        full_schema_tokens: full,
-        deferred_count: wire_count(object.get("deferred_count")).unwrap_or(0),
-        method: wire_string(object.get("method")).unwrap_or_default(),
-        token_basis: wire_string(object.get("token_basis")).unwrap_or_default(),
-        session_id: wire_string(object.get("session_id")).unwrap_or_default(),
-        note: wire_string(object.get("note")),
-        session_tools: object
-            .get("session_tools")
-            .and_then(|v| serde_json::from_value::<Vec<String>>(v.clone()).ok())
-            .unwrap_or_default(),
-        embedding: object
-            .get("embedding")
-            .and_then(|v| serde_json::from_value(v.clone()).ok()),
-    })
-}
-
 /// Where searches go. Nothing outside this module matches on its variants.
 #[derive(Debug, Clone)]
 pub enum Searcher {

@@ -39,6 +39,7 @@ impl CatalogRanker for RemoteRanker {
             l.push(elapsed);
         }
         let result = response
+            .map_err(SearchError::from)
             .and_then(|r| accept(&self.catalog, r))
             .map_err(|e| RankError(e.to_string()))?;
         Ok(result

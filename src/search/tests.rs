@@ -1,5 +1,7 @@
 use super::*;
 use crate::catalog::Tool;
+use crate::wire::{WireSelectedTool, WireTool};
+use serde_json::Value;
 
 fn catalog() -> Catalog {
     let mut tools = vec![
@@ -186,19 +188,19 @@ fn parse_response_is_lenient_where_the_sdk_is() {
     );
     assert_eq!(
         parse_response(br#"{"tools":{}}"#).unwrap_err(),
-        SearchError::NotAnArray
+        ResponseError::NotAnArray
     );
     assert_eq!(
         parse_response(br#"{"tools":[{"title":"x"}]}"#).unwrap_err(),
-        SearchError::UnknownOrDuplicate
+        ResponseError::UnknownOrDuplicate
     );
     assert!(matches!(
         parse_response(b"<html>"),
-        Err(SearchError::InvalidBody(_))
+        Err(ResponseError::InvalidBody(_))
     ));
     assert!(matches!(
         parse_response(b"[]"),
-        Err(SearchError::InvalidBody(_))
+        Err(ResponseError::InvalidBody(_))
     ));
 }
 

@@ -400,7 +400,7 @@ fn upstream_error(provider: Provider, upstream: &Upstream, e: &reqwest::Error) -
 /// The HTTP client for upstreams: no redirects (keys stay on the configured
 /// host), a connect limit, and `idle` as the longest wait for a read.
 pub(crate) fn http_client(idle: Duration) -> reqwest::Client {
-    crate::client::install_tls_provider();
+    crate::tls::install_provider();
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(idle.min(Duration::from_secs(10)))

@@ -10,7 +10,9 @@ use super::{SearchOutcome, SearchParams, Service, ServiceError, lock};
 use crate::catalog::{self, Catalog, SourceKind};
 use crate::engine::Ranker;
 use crate::tokens::TokenBasis;
-use crate::wire::{ToolSearchRequest, ToolSearchResponse, WireMatch, WireSelectedTool, WireTool};
+use crate::wire::{
+    ToolSearchBody, ToolSearchRequest, ToolSearchResponse, WireMatch, WireSelectedTool, WireTool,
+};
 
 impl Service {
     /// A wire request body in, a wire response out. `api_key` scopes the
@@ -97,6 +99,23 @@ fn optional_string(value: &Option<Value>, field: &str) -> Result<Option<String>,
             "invalid_request",
             format!("{field} must be a string"),
         )),
+    }
+}
+
+impl SearchParams {
+    /// The wire body of this request over `catalog` (the full catalog): what a
+    /// remote searcher sends; [`params_from_wire`] reads it back.
+    pub fn body<'a>(&'a self, catalog: &Catalog) -> ToolSearchBody<'a> {
+        ToolSearchBody {
+            tools: catalog.tools().iter().map(WireTool::from).collect(),
+            query: &self.query,
+            context: self.context.as_deref(),
+            max_tools: self.max_tools,
+            session_id: self.session_id.as_deref(),
+            ranker: self.ranker,
+            token_basis: ToolSearchBody::basis(self.token_basis),
+            preview: self.preview,
+        }
     }
 }
 

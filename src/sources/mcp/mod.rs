@@ -216,7 +216,7 @@ pub fn install_exit_guards(on_signal: fn()) {
 impl McpHost {
     /// A host with its own runtime; `call_timeout` bounds each tool call.
     pub fn new(call_timeout: Duration) -> std::io::Result<McpHost> {
-        crate::client::install_tls_provider();
+        crate::tls::install_provider();
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("toolsift-mcp")

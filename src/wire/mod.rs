@@ -13,6 +13,12 @@
 //!   are the engine's field keys (`name`, `description`, `param_name`,
 //!   `param_description`, `name_bigram`, `description_bigram`).
 
+mod base_url;
+mod parse;
+
+pub use base_url::{BaseUrlError, normalize_base_url};
+pub use parse::{MAX_SAFE_INTEGER, ResponseError, parse_response};
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
