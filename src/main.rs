@@ -373,6 +373,9 @@ struct CheckArgs {
     /// One JSON object on stdout instead of the text report.
     #[arg(long)]
     json: bool,
+    /// Hidden text (tag, zero-width, invisible or bidi characters in a name, description or schema) is an error: the report, then exit code 2.
+    #[arg(long)]
+    strict: bool,
 }
 
 /// Why a command failed: printed on stderr, with its exit code.
@@ -753,7 +756,11 @@ fn run_check(args: &CheckArgs) -> Result<(), CliError> {
         cli::mcp::load(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Input)?;
     let mut report = CheckReport::new(loaded.catalog, &options, basis, &TokenCounter::new())?;
     report.servers = loaded.servers.iter().map(Into::into).collect();
-    emit(args.json, &report, || report.render_text())
+    emit(args.json, &report, || report.render_text())?;
+    match report.strict_error() {
+        Some(e) if args.strict => Err(CliError::Input(e)),
+        _ => Ok(()),
+    }
 }
 
 /// The embedding provider for a command that ranks with `ranker`: the flags,
