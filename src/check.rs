@@ -275,7 +275,9 @@ impl From<&crate::sources::mcp::ServerStatus> for ServerReport {
     fn from(s: &crate::sources::mcp::ServerStatus) -> Self {
         use crate::sources::mcp::ServerState;
         match &s.state {
-            ServerState::Loaded { tools, prefixed } => ServerReport {
+            ServerState::Loaded {
+                tools, prefixed, ..
+            } => ServerReport {
                 name: s.name.clone(),
                 state: "loaded",
                 tools: *tools,

@@ -1,4 +1,5 @@
-//! The MCP source's pure parts: always-load patterns and server summaries.
+//! The MCP source's pure parts: always-load patterns, server summaries, and
+//! the catalog built from servers' listings.
 
 use super::*;
 
@@ -30,5 +31,50 @@ fn summaries() {
     assert_eq!(
         s.summary(),
         "git: failed: did not answer within 2 s; its stderr ended with: boom"
+    );
+    assert!(s.warnings().is_empty());
+    let hidden = vec!["tool \"a\": hidden text in description: ...".to_string(); 2];
+    let s = ServerStatus {
+        name: "time".into(),
+        state: ServerState::Loaded {
+            tools: 2,
+            prefixed: 0,
+            hidden_text: hidden.clone(),
+        },
+    };
+    assert_eq!(s.summary(), "time: 2 tools; 2 warnings of hidden text");
+    assert_eq!(s.warnings(), hidden);
+}
+
+#[test]
+fn hidden_text_is_reported_with_its_server() {
+    let listed: Vec<rmcp::model::Tool> = serde_json::from_value(serde_json::json!([
+        {"name": "clean", "description": "Clean", "inputSchema": {"type": "object"}},
+        {"name": "sneaky", "description": "Reads\u{200b} files",
+         "inputSchema": {"type": "object", "properties": {"p": {"description": "a\u{202e}b"}}}},
+    ]))
+    .unwrap();
+    let server = config::stdio_server("fake-server").unwrap();
+    let mut statuses = vec![ServerStatus {
+        name: server.name.clone(),
+        state: ServerState::Loaded {
+            tools: 2,
+            prefixed: 0,
+            hidden_text: Vec::new(),
+        },
+    }];
+    let (catalog, failed) = build_catalog(vec![(server, listed)], &[], &mut statuses);
+    assert!(catalog.is_some() && failed.is_empty());
+    assert_eq!(
+        statuses[0].warnings(),
+        [
+            "tool \"sneaky\": hidden text in description: 1 zero-width or invisible character (\\u{200b})",
+            "tool \"sneaky\": hidden text in input_schema.properties.p.description: 1 bidirectional control (\\u{202e})",
+        ]
+    );
+    assert!(
+        statuses[0]
+            .summary()
+            .ends_with("; 2 warnings of hidden text")
     );
 }
