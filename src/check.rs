@@ -59,6 +59,9 @@ pub struct CheckReport {
     pub token_basis: TokenBasis,
     /// Import notes and lints, as sentences.
     pub warnings: Vec<String>,
+    /// The lints of text a reviewer cannot see (tag, zero-width, invisible
+    /// or bidi characters), also in `warnings`: errors under `--strict`.
+    pub hidden_text: Vec<String>,
     pub tool_costs: Vec<ToolCost>,
     /// MCP servers, when the catalog was gathered from some.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -78,11 +81,17 @@ impl CheckReport {
         let full: u64 = costs.iter().sum();
         let initial_tokens: u64 = handle.initial_indices().iter().map(|&i| costs[i]).sum();
         let savings = Savings::new(full, initial_tokens);
+        let lints = catalog::lint(&catalog);
         let warnings = catalog
             .notes()
             .iter()
             .map(ToString::to_string)
-            .chain(catalog::lint(&catalog).iter().map(ToString::to_string))
+            .chain(lints.iter().map(ToString::to_string))
+            .collect();
+        let hidden_text = lints
+            .iter()
+            .filter(|l| l.hidden_text)
+            .map(ToString::to_string)
             .collect();
         let tool_costs = catalog
             .tools()
@@ -122,6 +131,7 @@ impl CheckReport {
             initial_reduction_pct: savings.reduction_pct,
             token_basis: basis,
             warnings,
+            hidden_text,
             tool_costs,
             servers: Vec::new(),
         })
@@ -235,6 +245,19 @@ impl CheckReport {
     }
 }
 
+impl CheckReport {
+    /// Under `check --strict`, the error the hidden text makes: the first
+    /// lint of hidden text (naming the tool and field) and how many more.
+    pub fn strict_error(&self) -> Option<String> {
+        let first = self.hidden_text.first()?;
+        let more = self.hidden_text.len() - 1;
+        Some(match more {
+            0 => format!("hidden text (--strict): {first}"),
+            n => format!("hidden text (--strict): {first} (and {n} more in the warnings)"),
+        })
+    }
+}
+
 /// `8420` as `8,420`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -252,7 +275,9 @@ impl From<&crate::sources::mcp::ServerStatus> for ServerReport {
     fn from(s: &crate::sources::mcp::ServerStatus) -> Self {
         use crate::sources::mcp::ServerState;
         match &s.state {
-            ServerState::Loaded { tools, prefixed } => ServerReport {
+            ServerState::Loaded {
+                tools, prefixed, ..
+            } => ServerReport {
                 name: s.name.clone(),
                 state: "loaded",
                 tools: *tools,

@@ -485,6 +485,7 @@ mod mcp {
                 state: ServerState::Loaded {
                     tools: 3,
                     prefixed: 1,
+                    hidden_text: Vec::new(),
                 },
             },
             ServerStatus {
@@ -492,6 +493,7 @@ mod mcp {
                 state: ServerState::Loaded {
                     tools: 4,
                     prefixed: 1,
+                    hidden_text: Vec::new(),
                 },
             },
             ServerStatus {

@@ -1,6 +1,8 @@
 //! A catalog written back out in one of the formats the importers read, so
 //! a gathered catalog (MCP servers) can be versioned, diffed and served.
 
+mod toml_safe;
+
 use serde_json::{Map, Value, json};
 
 use super::{Catalog, Tool};
@@ -19,7 +21,9 @@ pub enum ExportFormat {
     Openai,
     /// Anthropic tools: `[{name, description, input_schema}]`.
     Anthropic,
-    /// toolsift's TOML catalog (`[catalog]`, `[[tool]]`).
+    /// toolsift's TOML catalog (`[catalog]`, `[[tool]]`). Control,
+    /// bidirectional and invisible characters are written as `\uXXXX`
+    /// escapes.
     Toml,
 }
 
@@ -149,7 +153,7 @@ fn toml_catalog(catalog: &Catalog) -> Result<String, ExportError> {
         out.push('\n');
         out.push_str(&text);
     }
-    Ok(out)
+    Ok(toml_safe::escape_strings(&out))
 }
 
 #[cfg(test)]
@@ -243,6 +247,56 @@ mod tests {
             .unwrap();
             assert_eq!(back.fingerprint(), c.fingerprint(), "{f:?}");
         }
+    }
+
+    /// C1 controls (CSI, OSC, NEL), bidi controls, zero-width and tag
+    /// characters in every kind of field, and text the TOML writer would
+    /// put in literal strings (a backslash) or multi-line ones (a newline).
+    fn hostile() -> Catalog {
+        let mut a = Tool::new(
+            "evil\u{9b}2J\u{202e}txt",
+            "Reads a file.\u{9d}52;c;aGk=\u{7}\u{85}\nSecond line \u{200b}\u{e0069}\u{e0067}\u{e006e}",
+        );
+        a.input_schema = json!({
+            "type": "object",
+            "properties": {
+                "pa\u{2066}th\u{feff}": {
+                    "type": "string",
+                    "description": "C:\\dir\u{9b}31m 'quoted' \u{200d}",
+                    "enum": ["\u{85}", "a\\\u{202d}", "\u{e0100}x"]
+                }
+            }
+        });
+        let b = Tool::new("plain\u{180e}", "C:\\path\u{61c}\nwith '''quotes''' \"\"\"");
+        Catalog::new("cat\u{9b}alog\u{202e}", vec![a, b]).unwrap()
+    }
+
+    #[test]
+    fn toml_escapes_unsafe_characters_and_loads_back() {
+        let c = hostile();
+        let text = export(&c, ExportFormat::Toml).unwrap();
+        for c in [
+            '\u{9b}',
+            '\u{9d}',
+            '\u{85}',
+            '\u{202e}',
+            '\u{200b}',
+            '\u{e0069}',
+            '\u{feff}',
+        ] {
+            assert!(!text.contains(c), "raw {c:?} in {text}");
+        }
+        assert!(
+            !text.contains(|c: char| c != '\n' && crate::terminal_text::is_unsafe(c)),
+            "{text}"
+        );
+        assert!(text.contains("evil\\u009B2J\\u202Etxt"), "{text}");
+        assert!(text.contains("\\U000E0069"), "{text}");
+        let back =
+            parse(&text, "x", "x", SourceKind::Toml).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        same_tools(&c, &back, true);
+        assert_eq!(back.name(), c.name());
+        assert_eq!(back.fingerprint(), c.fingerprint());
     }
 
     #[test]

@@ -22,7 +22,7 @@ use serde_json::Value;
 pub use error::CatalogError;
 pub(crate) use import::line_col;
 pub use import::{Format, SourceKind, parse};
-pub use lint::{LARGE_TOOL_BYTES, Lint, lint};
+pub use lint::{Finding, LARGE_TOOL_BYTES, Lint, hidden_text, lint, lint_tool, spell_tags};
 pub use source::{BUILTIN_CATALOGS, CatalogSource, load, load_all};
 
 /// One tool of a catalog, as the SDKs describe it (CONTRACT §1), plus the

@@ -338,6 +338,9 @@ pub struct CheckArgs {
     /// One JSON object on stdout instead of the text report.
     #[arg(long)]
     pub json: bool,
+    /// Hidden text (tag, zero-width, invisible or bidi characters in a name, description or schema) is an error: the report, then exit code 2.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Args)]

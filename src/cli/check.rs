@@ -14,5 +14,9 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
         super::mcp::load(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
     let mut report = CheckReport::new(loaded.catalog, &options, basis, &TokenCounter::new())?;
     report.servers = loaded.servers.iter().map(Into::into).collect();
-    emit(args.json, &report, || report.render_text())
+    emit(args.json, &report, || report.render_text())?;
+    match report.strict_error() {
+        Some(e) if args.strict => Err(CliError::HiddenText(e)),
+        _ => Ok(()),
+    }
 }

@@ -37,6 +37,9 @@ pub enum CliError {
     /// MCP servers that could not be configured, started or listed.
     #[error("error: {0}")]
     Mcp(String),
+    /// `check --strict`: the catalog hides text (the report says where).
+    #[error("error: {0}")]
+    HiddenText(String),
     /// `toolsift serve` could not start.
     #[error("error: {0}")]
     Serve(#[from] toolsift::server::ServeError),

@@ -120,6 +120,13 @@ pub fn load(files: &[String], default: Option<&str>, args: &McpArgs) -> Result<L
         if matches!(s.state, ServerState::Failed { .. }) {
             eprintln!("toolsift: warning: MCP server {}", escape(&s.summary()));
         }
+        for w in s.warnings() {
+            eprintln!(
+                "toolsift: warning: MCP server {}: {}",
+                escape(&s.name),
+                escape(w)
+            );
+        }
     }
     let mut catalogs: Vec<Catalog> = files
         .iter()

@@ -42,8 +42,11 @@ pub fn help_rows(keymap: &Keymap, servers: &[ServerStatus]) -> Vec<HelpRow> {
         for s in servers {
             let failed = matches!(s.state, ServerState::Failed { .. });
             // In rows that fit the help popup, a server's stderr lines too.
-            for line in s.summary().lines() {
-                let chars: Vec<char> = escape(line).chars().collect();
+            // Then the warnings about its tools (hidden text), escaped.
+            let warnings = s.warnings().iter().map(|w| format!("  warning: {w}"));
+            let failed = failed || !s.warnings().is_empty();
+            for line in s.summary().lines().map(String::from).chain(warnings) {
+                let chars: Vec<char> = escape(&line).chars().collect();
                 for chunk in chars.chunks(SERVER_ROW_WIDTH) {
                     rows.push(HelpRow::Server {
                         summary: chunk.iter().collect(),
@@ -191,4 +194,36 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<(String, &'static str)> {
             (!keys.is_empty()).then(|| (keys.join(" "), *what))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_servers_warnings_follow_its_summary_escaped() {
+        let servers = [ServerStatus {
+            name: "sneaky".into(),
+            state: ServerState::Loaded {
+                tools: 2,
+                prefixed: 0,
+                hidden_text: vec!["tool \"a\u{200b}\": hidden text in name: 1 zero-width".into()],
+            },
+        }];
+        let rows = help_rows(&Keymap::defaults(), &servers);
+        assert_eq!(
+            rows[1..3],
+            [
+                HelpRow::Server {
+                    summary: "sneaky: 2 tools; 1 warning of hidden text".into(),
+                    failed: true,
+                },
+                HelpRow::Server {
+                    summary: "  warning: tool \"a\\u{200b}\": hidden text in name: 1 zero-width"
+                        .into(),
+                    failed: true,
+                },
+            ]
+        );
+    }
 }

@@ -37,6 +37,10 @@ pub enum ServerState {
         tools: usize,
         /// Tools renamed `server__tool` because another server has the name.
         prefixed: usize,
+        /// The lints of hidden text in its tools (tag, zero-width, invisible
+        /// or bidi characters), as sentences naming the tool and field; not
+        /// escaped (the catalog's text is quoted raw).
+        hidden_text: Vec<String>,
     },
     Failed {
         why: String,
@@ -55,13 +59,22 @@ impl ServerStatus {
     /// One line for a warning or a header: `time: 2 tools`, `git: failed: ...`.
     pub fn summary(&self) -> String {
         match &self.state {
-            ServerState::Loaded { tools, prefixed } => {
+            ServerState::Loaded {
+                tools,
+                prefixed,
+                hidden_text,
+            } => {
                 let mut s = format!("{}: {tools} tools", self.name);
                 if *prefixed > 0 {
                     s.push_str(&format!(
                         " ({prefixed} prefixed {}__ because another server has the name)",
                         self.name
                     ));
+                }
+                match hidden_text.len() {
+                    0 => {}
+                    1 => s.push_str("; 1 warning of hidden text"),
+                    n => s.push_str(&format!("; {n} warnings of hidden text")),
                 }
                 s
             }
@@ -72,6 +85,15 @@ impl ServerStatus {
                     self.failure().unwrap_or_default()
                 )
             }
+        }
+    }
+
+    /// The warnings about the tools it listed (hidden text), as sentences
+    /// naming the tool and field (to escape before printing).
+    pub fn warnings(&self) -> &[String] {
+        match &self.state {
+            ServerState::Loaded { hidden_text, .. } => hidden_text,
+            ServerState::Failed { .. } => &[],
         }
     }
 
@@ -280,6 +302,7 @@ impl McpHost {
                         state: ServerState::Loaded {
                             tools: connected.tools.len(),
                             prefixed: 0,
+                            hidden_text: Vec::new(),
                         },
                     });
                     listed.push((server, connected.tools));
@@ -617,12 +640,21 @@ fn build_catalog(
     let mut all = Vec::new();
     for (server, tools) in per_server {
         let mut prefixed = 0;
+        let mut hidden_text = Vec::new();
         let n = tools.len();
         for mut tool in tools {
             if count.get(&tool.name).copied().unwrap_or(0) > 1 {
                 tool.name = format!("{}__{}", server.name, tool.name);
                 prefixed += 1;
             }
+            // A server's tools reach the model as it wrote them: what they
+            // hide is reported with the server.
+            hidden_text.extend(
+                catalog::lint_tool(&tool)
+                    .iter()
+                    .filter(|l| l.hidden_text)
+                    .map(ToString::to_string),
+            );
             tool.always_load = tool.always_load
                 || server.always_load
                 || always_load
@@ -631,7 +663,11 @@ fn build_catalog(
             all.push(tool);
         }
         if let Some(s) = statuses.iter_mut().find(|s| s.name == server.name) {
-            s.state = ServerState::Loaded { tools: n, prefixed };
+            s.state = ServerState::Loaded {
+                tools: n,
+                prefixed,
+                hidden_text,
+            };
         }
     }
     if all.is_empty() {
@@ -676,37 +712,4 @@ fn matches_pattern(pattern: &str, server: &str, tool: &Tool) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn patterns() {
-        let mut t = Tool::new("a__get_time", "");
-        t.mcp = Some(McpOrigin {
-            server: Arc::from("a"),
-            name: "get_time".into(),
-            title: None,
-        });
-        assert!(matches_pattern("a/*", "a", &t));
-        assert!(!matches_pattern("b/*", "a", &t));
-        assert!(matches_pattern("a/get_time", "a", &t));
-        assert!(matches_pattern("get_time", "a", &t));
-        assert!(matches_pattern("a__get_time", "a", &t));
-        assert!(!matches_pattern("time", "a", &t));
-    }
-
-    #[test]
-    fn summaries() {
-        let s = ServerStatus {
-            name: "git".into(),
-            state: ServerState::Failed {
-                why: "did not answer within 2 s".into(),
-                stderr_tail: "boom\n".into(),
-            },
-        };
-        assert_eq!(
-            s.summary(),
-            "git: failed: did not answer within 2 s; its stderr ended with: boom"
-        );
-    }
-}
+mod tests;

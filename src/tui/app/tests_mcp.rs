@@ -51,6 +51,7 @@ fn statuses() -> Vec<ServerStatus> {
             state: ServerState::Loaded {
                 tools: 2,
                 prefixed: 1,
+                hidden_text: Vec::new(),
             },
         },
         ServerStatus {
@@ -58,6 +59,7 @@ fn statuses() -> Vec<ServerStatus> {
             state: ServerState::Loaded {
                 tools: 3,
                 prefixed: 1,
+                hidden_text: Vec::new(),
             },
         },
         ServerStatus {

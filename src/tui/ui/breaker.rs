@@ -78,7 +78,7 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &App, p: &BreakerPane, theme
     let head = vec![
         Line::from(vec![
             Span::styled("tool   ", theme.key),
-            Span::raw(tool.name.clone()),
+            Span::raw(escape(&tool.name).into_owned()),
             Span::styled(
                 format!(
                     "  ({} another tool)",
@@ -281,7 +281,7 @@ fn draw_trace(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
             };
             Line::from(vec![
                 Span::styled(format!("{i:>3} {mark} "), style),
-                Span::raw(format!("{} {}", c.name, c.arguments)),
+                Span::raw(escape(&format!("{} {}", c.name, c.arguments)).into_owned()),
             ])
         })
         .collect();

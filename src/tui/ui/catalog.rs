@@ -70,7 +70,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     for (i, &index) in view.rows.iter().enumerate().skip(list.offset).take(height) {
         let t = app.tool(index);
-        let name = fit(&t.name, name_width);
+        let name = fit(&escape(&t.name), name_width);
         let tokens = app
             .tokens_of(index)
             .map_or_else(|| "…".to_string(), thousands);

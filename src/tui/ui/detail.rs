@@ -6,14 +6,16 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{Theme, pane};
+use crate::catalog::lint_tool;
 use crate::check::thousands;
-use crate::terminal_text::escape;
+use crate::terminal_text::{escape, escape_prose, json_for_terminal};
 use crate::tui::action::Action;
 use crate::tui::app::{App, Focus, Popup};
 
-/// Pretty JSON with its keys, strings, numbers and literals coloured.
+/// Pretty JSON with its keys, strings, numbers and literals coloured, safe
+/// on a terminal (unsafe and invisible characters as `\uXXXX` escapes).
 pub fn json_lines<'a>(value: &serde_json::Value, theme: &Theme) -> Vec<Line<'a>> {
-    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    let text = json_for_terminal(value).unwrap_or_default();
     text.lines()
         .map(|line| {
             let indent = line.len() - line.trim_start().len();
@@ -148,7 +150,7 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let t = app.tool(index);
     let block = pane(
-        Line::from(Span::styled(format!(" {} ", t.name), theme.title)),
+        Line::from(Span::styled(format!(" {} ", escape(&t.name)), theme.title)),
         focused,
         theme,
     );
@@ -156,7 +158,11 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if t.description.trim().is_empty() {
         lines.push(Line::from(Span::styled("(no description)", theme.dim)));
     } else {
-        lines.push(Line::from(t.description.trim().to_string()));
+        // Its own lines, each escaped as prose: emoji and joined letters
+        // show, hidden characters as escapes.
+        for line in t.description.trim().lines() {
+            lines.push(Line::from(escape_prose(line).into_owned()));
+        }
     }
     lines.push(Line::from(""));
     let mut flags = Vec::new();
@@ -188,6 +194,15 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     lines.push(Line::from(meta));
     lines.extend(origin_lines(app, index, theme));
+    // The tool's lints, hidden text first: what `toolsift check` warns about.
+    let mut lints = lint_tool(t);
+    lints.sort_by_key(|l| !l.hidden_text);
+    for lint in lints {
+        lines.push(Line::from(vec![
+            Span::styled("warning: ", theme.error),
+            Span::raw(escape(&lint.message).into_owned()),
+        ]));
+    }
     if let Some(hit) = hit {
         lines.push(Line::from(""));
         let mut why = vec![Span::styled("why: ", theme.key)];
@@ -203,7 +218,7 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let fields: Vec<&str> = m.fields.iter().map(|f| f.label()).collect();
             lines.push(Line::from(vec![
                 Span::raw("  "),
-                Span::styled(m.term.clone(), theme.matched),
+                Span::styled(escape(&m.term).into_owned(), theme.matched),
                 Span::raw(format!(" {:.2} → {}", m.score, fields.join(", "))),
             ]));
         }

@@ -227,12 +227,20 @@ fn tools(n: usize) -> String {
 /// servers, 1 failed`). Server names and reasons are escaped.
 pub fn server_parts(servers: &[ServerStatus], width: usize) -> Vec<(String, bool)> {
     let state = |s: &ServerStatus, full: bool| match &s.state {
-        ServerState::Loaded { tools: n, prefixed } => {
+        ServerState::Loaded {
+            tools: n,
+            prefixed,
+            hidden_text,
+        } => {
             let mut t = format!("{} {}", escape(&s.name), tools(*n));
             if full && *prefixed > 0 {
                 t.push_str(&format!(" ({prefixed} prefixed)"));
             }
-            (t, false)
+            // Hidden text in its tools shows as a warning, in the error style.
+            if full && !hidden_text.is_empty() {
+                t.push_str(&format!(" (hidden text: {})", hidden_text.len()));
+            }
+            (t, !hidden_text.is_empty())
         }
         ServerState::Failed { why, .. } => {
             let mut t = format!("{} failed", escape(&s.name));
@@ -330,6 +338,7 @@ mod tests {
                 state: ServerState::Loaded {
                     tools: 2,
                     prefixed: 0,
+                    hidden_text: Vec::new(),
                 },
             },
             ServerStatus {
@@ -337,6 +346,7 @@ mod tests {
                 state: ServerState::Loaded {
                     tools: 12,
                     prefixed: 1,
+                    hidden_text: Vec::new(),
                 },
             },
             ServerStatus {
@@ -378,6 +388,21 @@ mod tests {
         let line = text(&server_parts(&evil, 200));
         assert!(!line.chars().any(crate::terminal_text::is_unsafe), "{line}");
         assert!(!line.contains("second line"));
+    }
+
+    #[test]
+    fn a_server_hiding_text_is_marked() {
+        let s = vec![ServerStatus {
+            name: "sneaky".into(),
+            state: ServerState::Loaded {
+                tools: 2,
+                prefixed: 0,
+                hidden_text: vec!["tool \"a\": hidden text in name: ...".into(); 2],
+            },
+        }];
+        let parts = server_parts(&s, 200);
+        assert_eq!(text(&parts), "sneaky 2 tools (hidden text: 2)");
+        assert!(parts[0].1, "in the error style");
     }
 
     #[test]

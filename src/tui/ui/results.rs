@@ -180,7 +180,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let name_width = result
         .tools
         .iter()
-        .map(|h| app.tool(h.index).name.chars().count())
+        .map(|h| escape(&app.tool(h.index).name).chars().count())
         .max()
         .unwrap_or(4)
         .min(width.saturating_sub(16).max(8));
@@ -196,7 +196,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             rank += 1;
             format!("{rank:>2}")
         };
-        let name = fit(&t.name, name_width);
+        let name = fit(&escape(&t.name), name_width);
         // What is left of the row after the mark, rank and name: the
         // explanation shortens to fit (whole words, then "…"), never cut
         // mid-word by the pane's edge.

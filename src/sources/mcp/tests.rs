@@ -1,0 +1,80 @@
+//! The MCP source's pure parts: always-load patterns, server summaries, and
+//! the catalog built from servers' listings.
+
+use super::*;
+
+#[test]
+fn patterns() {
+    let mut t = Tool::new("a__get_time", "");
+    t.mcp = Some(McpOrigin {
+        server: Arc::from("a"),
+        name: "get_time".into(),
+        title: None,
+    });
+    assert!(matches_pattern("a/*", "a", &t));
+    assert!(!matches_pattern("b/*", "a", &t));
+    assert!(matches_pattern("a/get_time", "a", &t));
+    assert!(matches_pattern("get_time", "a", &t));
+    assert!(matches_pattern("a__get_time", "a", &t));
+    assert!(!matches_pattern("time", "a", &t));
+}
+
+#[test]
+fn summaries() {
+    let s = ServerStatus {
+        name: "git".into(),
+        state: ServerState::Failed {
+            why: "did not answer within 2 s".into(),
+            stderr_tail: "boom\n".into(),
+        },
+    };
+    assert_eq!(
+        s.summary(),
+        "git: failed: did not answer within 2 s; its stderr ended with: boom"
+    );
+    assert!(s.warnings().is_empty());
+    let hidden = vec!["tool \"a\": hidden text in description: ...".to_string(); 2];
+    let s = ServerStatus {
+        name: "time".into(),
+        state: ServerState::Loaded {
+            tools: 2,
+            prefixed: 0,
+            hidden_text: hidden.clone(),
+        },
+    };
+    assert_eq!(s.summary(), "time: 2 tools; 2 warnings of hidden text");
+    assert_eq!(s.warnings(), hidden);
+}
+
+#[test]
+fn hidden_text_is_reported_with_its_server() {
+    let listed: Vec<rmcp::model::Tool> = serde_json::from_value(serde_json::json!([
+        {"name": "clean", "description": "Clean", "inputSchema": {"type": "object"}},
+        {"name": "sneaky", "description": "Reads\u{200b} files",
+         "inputSchema": {"type": "object", "properties": {"p": {"description": "a\u{202e}b"}}}},
+    ]))
+    .unwrap();
+    let server = config::stdio_server("fake-server").unwrap();
+    let mut statuses = vec![ServerStatus {
+        name: server.name.clone(),
+        state: ServerState::Loaded {
+            tools: 2,
+            prefixed: 0,
+            hidden_text: Vec::new(),
+        },
+    }];
+    let (catalog, failed) = build_catalog(vec![(server, listed)], &[], &mut statuses);
+    assert!(catalog.is_some() && failed.is_empty());
+    assert_eq!(
+        statuses[0].warnings(),
+        [
+            "tool \"sneaky\": hidden text in description: 1 zero-width or invisible character (\\u{200b})",
+            "tool \"sneaky\": hidden text in input_schema.properties.p.description: 1 bidirectional control (\\u{202e})",
+        ]
+    );
+    assert!(
+        statuses[0]
+            .summary()
+            .ends_with("; 2 warnings of hidden text")
+    );
+}
