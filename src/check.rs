@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::catalog::{self, Catalog};
+use crate::numbers::thousands;
 use crate::select::{HandleOptions, SelectError, ToolsHandle};
 use crate::terminal_text::{escape, escape_join};
 use crate::tokens::{Savings, TokenBasis, TokenCounter};
@@ -258,19 +259,6 @@ impl CheckReport {
     }
 }
 
-/// `8420` as `8,420`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 impl From<&crate::sources::mcp::ServerStatus> for ServerReport {
     fn from(s: &crate::sources::mcp::ServerStatus) -> Self {
         use crate::sources::mcp::ServerState;
@@ -300,15 +288,6 @@ mod tests {
     use super::*;
     use crate::catalog::Tool;
     use crate::select::Strategy;
-
-    #[test]
-    fn thousands_groups() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(8420), "8,420");
-        assert_eq!(thousands(1234567), "1,234,567");
-    }
 
     #[test]
     fn report_sums_match_rows() {

@@ -14,6 +14,7 @@ pub mod config;
 pub mod embed;
 pub mod engine;
 pub mod eval;
+pub mod numbers;
 pub mod replay;
 pub mod search;
 pub mod select;
@@ -26,3 +27,6 @@ pub mod tokens;
 pub mod tui;
 pub mod tune;
 pub mod wire;
+
+#[cfg(test)]
+mod module_rules;

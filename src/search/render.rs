@@ -61,7 +61,7 @@ impl SearchResult {
     pub fn render_text(&self, catalog: &Catalog) -> String {
         // Names, matched words, the note and the service's strings are
         // escaped for the terminal: a catalog and a service are untrusted.
-        use crate::check::thousands;
+        use crate::numbers::thousands;
         use crate::terminal_text::escape;
         use std::fmt::Write as _;
         let mut out = String::new();

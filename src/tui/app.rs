@@ -996,7 +996,7 @@ impl App {
     /// The full catalog's tokens (once counted) and whether they fit the
     /// context budget: `Err` says why the full catalog is not offered.
     pub fn full_catalog_offer(&self) -> Result<u64, String> {
-        use crate::check::thousands;
+        use crate::numbers::thousands;
         let Some(budget) = self.context_budget else {
             return Err("no context budget is set (--context-budget TOKENS)".into());
         };
@@ -1026,7 +1026,7 @@ impl App {
                 self.status = Some(format!(
                     "sending the full catalog instead: {} tools, {} tokens",
                     self.catalog.len(),
-                    crate::check::thousands(tokens)
+                    crate::numbers::thousands(tokens)
                 ));
             }
             Err(why) => self.status = Some(format!("not sent: {why}")),

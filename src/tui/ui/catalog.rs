@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, fit, pane, row};
-use crate::check::thousands;
+use crate::numbers::thousands;
 use crate::terminal_text::escape;
 use crate::tui::app::{App, Filter, Focus, Sort};
 

@@ -7,7 +7,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{Theme, pane};
 use crate::catalog::lint_tool;
-use crate::check::thousands;
+use crate::numbers::thousands;
 use crate::terminal_text::{escape, escape_prose, json_for_terminal};
 use crate::tui::action::Action;
 use crate::tui::app::{App, Focus, Popup};

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph};
 
 use super::{Theme, pane};
-use crate::check::thousands;
+use crate::numbers::thousands;
 use crate::select::Strategy;
 use crate::tokens::Savings;
 use crate::tui::app::{App, Results};

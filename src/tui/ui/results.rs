@@ -152,8 +152,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                         Span::raw(format!(
                             " sends the full catalog instead ({} tools, {} tokens, within the budget of {})",
                             app.catalog.len(),
-                            crate::check::thousands(tokens),
-                            crate::check::thousands(app.context_budget.unwrap_or(0))
+                            crate::numbers::thousands(tokens),
+                            crate::numbers::thousands(app.context_budget.unwrap_or(0))
                         )),
                     ])),
                     Err(why) => text.push(Line::from(Span::styled(

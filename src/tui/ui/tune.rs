@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Chart, Clear, Dataset, GraphType, Paragraph, Wrap};
 
 use super::{Theme, key_line, pane};
-use crate::check::thousands;
+use crate::numbers::thousands;
 use crate::terminal_text::escape;
 use crate::tui::app::App;
 use crate::tui::help::{KeyLine, key_line as keys_of};

@@ -1,0 +1,114 @@
+//! The module rule that matters most, checked on the source: the pure core
+//! (`catalog`, `select`, `tokens`, `engine`, `wire`, `breaker`) imports no
+//! runtime, terminal or HTTP crate and no module above it.
+
+use std::path::{Path, PathBuf};
+
+/// The core's modules, and what they may use of this crate.
+const CORE: [&str; 6] = ["catalog", "select", "tokens", "engine", "wire", "breaker"];
+const BELOW_THE_CORE: [&str; 2] = ["terminal_text", "numbers"];
+/// Crates the core never uses.
+const FORBIDDEN_CRATES: [&str; 6] = ["tokio", "ratatui", "crossterm", "axum", "reqwest", "hyper"];
+
+fn sources(module: &str) -> Vec<PathBuf> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let file = src.join(format!("{module}.rs"));
+    let mut out = Vec::new();
+    if file.is_file() {
+        out.push(file);
+    }
+    let mut dirs = vec![src.join(module)];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+/// The `crate::NAME` and external crate paths a file names, outside comments.
+fn violations(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        for word in code.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')) {
+            if let Some(rest) = word.strip_prefix("crate::") {
+                let module = rest.split("::").next().unwrap_or("");
+                if !module.is_empty()
+                    && !CORE.contains(&module)
+                    && !BELOW_THE_CORE.contains(&module)
+                {
+                    found.push(format!("line {}: crate::{module}", n + 1));
+                }
+            }
+            let head = word.split("::").next().unwrap_or("");
+            if word.contains("::") && FORBIDDEN_CRATES.contains(&head) {
+                found.push(format!("line {}: {word}", n + 1));
+            }
+        }
+    }
+    // `crate::{a, b::c}` groups, across lines.
+    let code: String = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut rest = code.as_str();
+    while let Some(at) = rest.find("crate::{") {
+        rest = &rest[at + "crate::{".len()..];
+        let end = rest.find('}').unwrap_or(rest.len());
+        for item in rest[..end].split(',') {
+            let module = item.trim().split("::").next().unwrap_or("").trim();
+            if !module.is_empty()
+                && module != "self"
+                && !CORE.contains(&module)
+                && !BELOW_THE_CORE.contains(&module)
+            {
+                found.push(format!("a group: crate::{module}"));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_pure_core_imports_nothing_above_it() {
+    let mut broken = Vec::new();
+    for module in CORE {
+        let files = sources(module);
+        assert!(!files.is_empty(), "no source for {module}");
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for v in violations(&text) {
+                broken.push(format!("{}: {v}", file.display()));
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "the core reaches up:\n{}",
+        broken.join("\n")
+    );
+}
+
+#[test]
+fn the_rule_sees_what_it_forbids() {
+    assert_eq!(
+        violations(
+            "use crate::server::x;\nlet a = tokio::spawn(f); // crate::tui is fine in a comment\nuse crate::wire::X;"
+        ),
+        ["line 1: crate::server", "line 2: tokio::spawn"]
+    );
+    assert_eq!(
+        violations("use crate::{\n    catalog::Tool,\n    service::Service,\n};"),
+        ["a group: crate::service"]
+    );
+}
