@@ -1,7 +1,11 @@
 //! The MCP source's pure parts: always-load patterns, server summaries, and
 //! the catalog built from servers' listings.
 
+use std::sync::Arc;
+
+use super::listed::{build_catalog, matches_pattern};
 use super::*;
+use crate::catalog::{McpOrigin, Tool};
 
 #[test]
 fn patterns() {

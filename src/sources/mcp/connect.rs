@@ -1,0 +1,175 @@
+//! Starting (stdio) or reaching (streamable HTTP) one server and listing
+//! every page of its tools, within a time limit.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::transport::{
+    StreamableHttpClientTransport, TokioChildProcess,
+    streamable_http_client::StreamableHttpClientTransportConfig,
+};
+use tokio::io::AsyncReadExt;
+
+use super::host::Client;
+use super::reaper::register_group;
+use super::{McpServer, Transport};
+
+/// How much of a server's stderr is kept for its error report.
+const STDERR_TAIL_BYTES: usize = 2048;
+
+pub(super) struct Connected {
+    pub(super) client: Client,
+    pub(super) tools: Vec<rmcp::model::Tool>,
+    pub(super) pgid: Option<i32>,
+}
+
+pub(super) struct Failure {
+    pub(super) why: String,
+    pub(super) stderr_tail: String,
+    pub(super) pgid: Option<i32>,
+}
+
+/// Connects to one server and lists every page of its tools, within `limit`.
+pub(super) async fn connect_and_list(
+    server: &McpServer,
+    limit: Duration,
+) -> Result<Connected, Failure> {
+    match &server.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args).envs(env).kill_on_drop(true).process_group(0);
+            if let Some(dir) = cwd {
+                cmd.current_dir(dir);
+            }
+            let spawned = TokioChildProcess::builder(cmd)
+                .stderr(std::process::Stdio::piped())
+                .spawn();
+            let (process, stderr) = match spawned {
+                Ok(p) => p,
+                Err(e) => {
+                    return Err(Failure {
+                        why: format!("cannot start {command:?}: {e}"),
+                        stderr_tail: String::new(),
+                        pgid: None,
+                    });
+                }
+            };
+            let pgid = process.id().and_then(|id| i32::try_from(id).ok());
+            if let Some(p) = pgid {
+                register_group(p);
+            }
+            let tail = Arc::new(Mutex::new(Vec::<u8>::new()));
+            if let Some(mut stderr) = stderr {
+                let sink = tail.clone();
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 1024];
+                    while let Ok(n) = stderr.read(&mut buf).await {
+                        if n == 0 {
+                            break;
+                        }
+                        if let Ok(mut t) = sink.lock() {
+                            t.extend_from_slice(&buf[..n]);
+                            let excess = t.len().saturating_sub(STDERR_TAIL_BYTES);
+                            t.drain(..excess);
+                        }
+                    }
+                });
+            }
+            let outcome = tokio::time::timeout(limit, async {
+                let client = ().serve(process).await.map_err(|e| e.to_string())?;
+                let tools = client.list_all_tools().await.map_err(|e| e.to_string())?;
+                Ok::<_, String>((client, tools))
+            })
+            .await;
+            if !matches!(outcome, Ok(Ok(_))) {
+                // Give the reader a moment to catch the last words.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            let stderr_tail = || {
+                tail.lock()
+                    .map(|t| String::from_utf8_lossy(&t).into_owned())
+                    .unwrap_or_default()
+            };
+            match outcome {
+                Ok(Ok((client, tools))) => Ok(Connected {
+                    client,
+                    tools,
+                    pgid,
+                }),
+                Ok(Err(why)) => Err(Failure {
+                    why: describe_failure(&why),
+                    stderr_tail: stderr_tail(),
+                    pgid,
+                }),
+                Err(_) => Err(Failure {
+                    why: format!("did not answer within {} s", limit.as_secs_f64()),
+                    stderr_tail: stderr_tail(),
+                    pgid,
+                }),
+            }
+        }
+        Transport::Http { url, headers } => {
+            let mut custom = HashMap::new();
+            for (k, v) in headers {
+                let name = reqwest::header::HeaderName::from_bytes(k.as_bytes());
+                let value = reqwest::header::HeaderValue::from_str(v);
+                match (name, value) {
+                    (Ok(n), Ok(v)) => {
+                        custom.insert(n, v);
+                    }
+                    _ => {
+                        return Err(Failure {
+                            why: format!("header {k:?} is not a valid HTTP header"),
+                            stderr_tail: String::new(),
+                            pgid: None,
+                        });
+                    }
+                }
+            }
+            let config =
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            let transport = StreamableHttpClientTransport::from_config(config);
+            let outcome = tokio::time::timeout(limit, async {
+                let client = ().serve(transport).await.map_err(|e| e.to_string())?;
+                let tools = client.list_all_tools().await.map_err(|e| e.to_string())?;
+                Ok::<_, String>((client, tools))
+            })
+            .await;
+            match outcome {
+                Ok(Ok((client, tools))) => Ok(Connected {
+                    client,
+                    tools,
+                    pgid: None,
+                }),
+                Ok(Err(why)) => Err(Failure {
+                    why: describe_failure(&why),
+                    stderr_tail: String::new(),
+                    pgid: None,
+                }),
+                Err(_) => Err(Failure {
+                    why: format!("did not answer within {} s", limit.as_secs_f64()),
+                    stderr_tail: String::new(),
+                    pgid: None,
+                }),
+            }
+        }
+    }
+}
+
+fn describe_failure(why: &str) -> String {
+    let why = why.trim();
+    if why.is_empty() {
+        "the connection closed during the handshake".into()
+    } else if why.contains("Broken pipe") || why.contains("connection closed") {
+        format!("it exited or closed its input before answering the handshake ({why})")
+    } else {
+        why.to_string()
+    }
+}

@@ -1,0 +1,150 @@
+//! The servers' tool lists as one catalog, through the MCP importer.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::catalog::{self, Catalog, McpOrigin, SourceKind, Tool};
+
+use super::{McpServer, ServerState, ServerStatus};
+
+/// The servers' tools as one catalog: each server's list through the MCP
+/// importer (a server whose list fails its checks is failed, naming the
+/// tool and field), names present in two servers prefixed `server__` in
+/// both, always-load from the config. Returns the failed servers too.
+pub(super) fn build_catalog(
+    listed: Vec<(McpServer, Vec<rmcp::model::Tool>)>,
+    always_load: &[String],
+    statuses: &mut [ServerStatus],
+) -> (Option<Catalog>, Vec<String>) {
+    let mut failed = Vec::new();
+    let mut fail = |statuses: &mut [ServerStatus], server: &str, why: String| {
+        if let Some(s) = statuses.iter_mut().find(|s| s.name == server) {
+            s.state = ServerState::Failed {
+                why,
+                stderr_tail: String::new(),
+            };
+        }
+        failed.push(server.to_string());
+    };
+    let mut per_server: Vec<(McpServer, Vec<Tool>)> = Vec::new();
+    for (server, tools) in listed {
+        if tools.is_empty() {
+            per_server.push((server, Vec::new()));
+            continue;
+        }
+        let text = match serde_json::to_string(&tools) {
+            Ok(t) => t,
+            Err(e) => {
+                fail(statuses, &server.name, e.to_string());
+                continue;
+            }
+        };
+        let origin = format!("MCP server {}", server.name);
+        let imported = match catalog::parse(&text, &origin, &server.name, SourceKind::Json) {
+            Ok(c) => c.tools().to_vec(),
+            Err(e) => {
+                fail(
+                    statuses,
+                    &server.name,
+                    format!("its tools/list is not a valid catalog: {e}"),
+                );
+                continue;
+            }
+        };
+        let server_name: Arc<str> = Arc::from(server.name.as_str());
+        let with_origin = imported
+            .into_iter()
+            .zip(&tools)
+            .map(|(mut tool, listed)| {
+                tool.mcp = Some(McpOrigin {
+                    server: server_name.clone(),
+                    name: tool.name.clone(),
+                    title: listed
+                        .title
+                        .clone()
+                        .or_else(|| listed.annotations.as_ref().and_then(|a| a.title.clone())),
+                });
+                tool
+            })
+            .collect();
+        per_server.push((server, with_origin));
+    }
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    for (_, tools) in &per_server {
+        for t in tools {
+            *count.entry(t.name.clone()).or_default() += 1;
+        }
+    }
+    let mut all = Vec::new();
+    for (server, tools) in per_server {
+        let mut prefixed = 0;
+        let mut hidden_text = Vec::new();
+        let n = tools.len();
+        for mut tool in tools {
+            if count.get(&tool.name).copied().unwrap_or(0) > 1 {
+                tool.name = format!("{}__{}", server.name, tool.name);
+                prefixed += 1;
+            }
+            // A server's tools reach the model as it wrote them: what they
+            // hide is reported with the server.
+            hidden_text.extend(
+                catalog::lint_tool(&tool)
+                    .iter()
+                    .filter(|l| l.hidden_text)
+                    .map(ToString::to_string),
+            );
+            tool.always_load = tool.always_load
+                || server.always_load
+                || always_load
+                    .iter()
+                    .any(|p| matches_pattern(p, &server.name, &tool));
+            all.push(tool);
+        }
+        if let Some(s) = statuses.iter_mut().find(|s| s.name == server.name) {
+            s.state = ServerState::Loaded {
+                tools: n,
+                prefixed,
+                hidden_text,
+            };
+        }
+    }
+    if all.is_empty() {
+        return (None, failed);
+    }
+    let names: Vec<&str> = statuses
+        .iter()
+        .filter(|s| matches!(s.state, ServerState::Loaded { .. }))
+        .map(|s| s.name.as_str())
+        .collect();
+    let name = format!("mcp: {}", names.join(", "));
+    match Catalog::build(name, all, vec![catalog::Format::Mcp], Vec::new(), "") {
+        Ok(c) => (Some(c), failed),
+        Err(e) => {
+            // Only a prefixed name that another server also uses gets here.
+            for s in statuses.iter_mut() {
+                if matches!(s.state, ServerState::Loaded { .. }) {
+                    s.state = ServerState::Failed {
+                        why: format!("the servers' tools do not form one catalog: {e}"),
+                        stderr_tail: String::new(),
+                    };
+                    failed.push(s.name.clone());
+                }
+            }
+            (None, failed)
+        }
+    }
+}
+
+/// `server/*`, `server/tool`, or `tool` (the server's name for it or the
+/// catalog's).
+pub(super) fn matches_pattern(pattern: &str, server: &str, tool: &Tool) -> bool {
+    let original = tool
+        .mcp
+        .as_ref()
+        .map_or(tool.name.as_str(), |m| m.name.as_str());
+    match pattern.split_once('/') {
+        Some((s, "*")) => s == server,
+        Some((s, t)) => s == server && (t == original || t == tool.name),
+        None => pattern == original || pattern == tool.name,
+    }
+}

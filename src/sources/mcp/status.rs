@@ -1,0 +1,116 @@
+//! What became of each server, and of a tool call.
+
+use serde_json::Value;
+
+use crate::catalog::Catalog;
+
+/// What became of one server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerState {
+    Loaded {
+        tools: usize,
+        /// Tools renamed `server__tool` because another server has the name.
+        prefixed: usize,
+        /// The lints of hidden text in its tools (tag, zero-width, invisible
+        /// or bidi characters), as sentences naming the tool and field; not
+        /// escaped (the catalog's text is quoted raw).
+        hidden_text: Vec<String>,
+    },
+    Failed {
+        why: String,
+        /// The last lines the server wrote on stderr.
+        stderr_tail: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerStatus {
+    pub name: String,
+    pub state: ServerState,
+}
+
+impl ServerStatus {
+    /// One line for a warning or a header: `time: 2 tools`, `git: failed: ...`.
+    pub fn summary(&self) -> String {
+        match &self.state {
+            ServerState::Loaded {
+                tools,
+                prefixed,
+                hidden_text,
+            } => {
+                let mut s = format!("{}: {tools} tools", self.name);
+                if *prefixed > 0 {
+                    s.push_str(&format!(
+                        " ({prefixed} prefixed {}__ because another server has the name)",
+                        self.name
+                    ));
+                }
+                match hidden_text.len() {
+                    0 => {}
+                    1 => s.push_str("; 1 warning of hidden text"),
+                    n => s.push_str(&format!("; {n} warnings of hidden text")),
+                }
+                s
+            }
+            ServerState::Failed { .. } => {
+                format!(
+                    "{}: failed: {}",
+                    self.name,
+                    self.failure().unwrap_or_default()
+                )
+            }
+        }
+    }
+
+    /// The warnings about the tools it listed (hidden text), as sentences
+    /// naming the tool and field (to escape before printing).
+    pub fn warnings(&self) -> &[String] {
+        match &self.state {
+            ServerState::Loaded { hidden_text, .. } => hidden_text,
+            ServerState::Failed { .. } => &[],
+        }
+    }
+
+    /// Why the server failed, with the end of its stderr; `None` if it loaded.
+    pub fn failure(&self) -> Option<String> {
+        let ServerState::Failed { why, stderr_tail } = &self.state else {
+            return None;
+        };
+        let tail = stderr_tail.trim();
+        Some(if tail.is_empty() {
+            why.clone()
+        } else {
+            format!("{why}; its stderr ended with: {tail}")
+        })
+    }
+}
+
+/// The tools gathered and what became of each server.
+#[derive(Debug)]
+pub struct Gathered {
+    /// `None` when no server loaded a tool.
+    pub catalog: Option<Catalog>,
+    pub servers: Vec<ServerStatus>,
+}
+
+/// A tool call's outcome as the server gave it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallOutcome {
+    /// MCP `isError`: the tool ran and reported a failure.
+    pub is_error: bool,
+    /// The text content, joined; other content as JSON.
+    pub text: String,
+    /// The whole result.
+    pub raw: Value,
+}
+
+/// Why a call did not happen or did not finish.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpCallError {
+    #[error("no connection to MCP server {0:?} (it did not load)")]
+    NoServer(String),
+    #[error("MCP server {server:?}: {message}")]
+    Failed { server: String, message: String },
+    #[error("MCP server {server:?} did not answer within {secs} s")]
+    Timeout { server: String, secs: u64 },
+}
