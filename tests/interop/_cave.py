@@ -1,7 +1,7 @@
 """Shared by the interop scripts: a Cave pointed at the toolsift under test,
 a small catalog, a raw POST with the SDK's own headers, and JSON output.
 
-The Rust test (tests/sdk_interop.rs) passes TOOLSIFT_URL and TOOLSIFT_KEY.
+The Rust test (tests/external/python_sdk.rs) passes TOOLSIFT_URL and TOOLSIFT_KEY.
 """
 import json
 import os

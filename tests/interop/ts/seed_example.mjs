@@ -4,7 +4,7 @@
 // token counts and errors around it. Plain JavaScript: the seed's code with
 // its type annotations removed.
 //
-// tests/ts_interop.rs passes TOOLSIFT_TS_SDK_DIST (the compiled SDK's
+// tests/external/typescript_sdk.rs passes TOOLSIFT_TS_SDK_DIST (the compiled SDK's
 // directory), TOOLSIFT_URL and TOOLSIFT_KEY (a toolsift serve that takes the
 // key, has provider access to the test's fake openai upstream) and
 // CAVE_MODEL. Prints one JSON object: what each part saw, or what it threw.

@@ -14,7 +14,7 @@
 //!                         $TOOLSIFT_TS_PREFIX/caveman-sdk/dist, prefix default ~/.cache/toolsift-ts)
 //!   TOOLSIFT_NODE         the node to run (default `node` on PATH)
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! the clipboard, CSI 2J clears the screen, a newline fakes a table row).
 //! JSON output stays exact.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

@@ -6,7 +6,7 @@
 //! The SDK lives in a venv outside the clone that `scripts/setup-test-deps.sh`
 //! makes (`.ci/run` runs it). These tests fail, never skip, without it.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,6 +1,6 @@
 //! `toolsift replay` as a user runs it on a trace.
 
-mod common;
+use crate::common;
 
 use common::{TempFile, assert_usage_error, json, run};
 

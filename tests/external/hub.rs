@@ -4,7 +4,7 @@
 //! all. The files served are the real all-MiniLM-L6-v2 from
 //! `scripts/setup-test-deps.sh`; the test fails, never skips, without it.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! embedded searcher) and against a recording server written here (the exact
 //! wire: method, path, headers, body; redirects, errors and bad answers).
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;

@@ -4,7 +4,7 @@
 //! every output shows them escaped. The fixture is
 //! `tests/fixtures/catalogs/hidden-text.json`.
 
-mod common;
+use crate::common;
 
 use common::{fixture, json, run, run_stdin};
 

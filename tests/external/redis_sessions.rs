@@ -5,7 +5,7 @@
 //! and a Redis that goes away gives 503 naming the store for requests with
 //! a session (the others still work) until it comes back.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};

@@ -1,6 +1,6 @@
 //! `toolsift search` and `toolsift eval` as a user runs them.
 
-mod common;
+use crate::common;
 
 use common::{TempFile, assert_usage_error, fixture, json, run};
 

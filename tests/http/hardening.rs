@@ -5,7 +5,7 @@
 //! with a JSON body), bodies the service would misread, bearer schemes and
 //! the metrics key. Each runs the real binary over real sockets.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -2,7 +2,7 @@
 //! input (each a JSON error, and the service still serving afterwards), auth
 //! and session scope, limits, metrics, shutdown.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -13,7 +13,7 @@
 //!   TOOLSIFT_NPM_PREFIX   the npm prefix (default ~/.cache/toolsift-npm):
 //!                         node_modules/.bin/mcp-server-everything
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};

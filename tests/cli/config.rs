@@ -1,7 +1,7 @@
 //! The config file as `toolsift explore` reads it: a bad value is an error
 //! naming the file, line and column, before the terminal is touched.
 
-mod common;
+use crate::common;
 
 use common::{TempFile, assert_usage_error, run};
 

@@ -5,7 +5,7 @@
 //! chunk by chunk, upstream errors kept, and our own errors when the
 //! upstream is missing, unreachable or silent.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 

@@ -1,6 +1,6 @@
 //! `toolsift check` as a user runs it: the real binary, real files.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,13 @@
+//! The command line, run as the real binary: check, search, eval, tune, replay, export-catalog, config files, hidden text, terminal safety, search regressions.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod check;
+mod config;
+mod hidden_text;
+mod replay;
+mod search;
+mod search_regressions;
+mod terminal_safety;
+mod tune;

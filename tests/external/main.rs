@@ -1,0 +1,11 @@
+//! Against real outside programs: the Caveman Python and TypeScript SDKs, real MCP servers, Redis, embedding models and a model hub. Each fails, never skips, when its program is missing (scripts/setup-test-deps.sh installs them).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod embeddings;
+mod hub;
+mod mcp_servers;
+mod python_sdk;
+mod redis_sessions;
+mod typescript_sdk;

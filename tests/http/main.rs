@@ -1,0 +1,9 @@
+//! `toolsift serve` over real sockets, and the client against real servers: the contract, limits, hardening, the provider pass-through.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod client;
+mod hardening;
+mod passthrough;
+mod serve;
