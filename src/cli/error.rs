@@ -78,6 +78,7 @@ mod tests {
     use super::*;
     use toolsift::select::SelectError;
     use toolsift::tokens::TokenBasis;
+    use toolsift::wire::ResponseError;
 
     #[test]
     fn one_error_type_with_its_exit_code() {
@@ -86,7 +87,7 @@ mod tests {
         assert_eq!(e.to_string(), "error: strategy must be all or deferred");
         let e = CliError::from("x".parse::<TokenBasis>().unwrap_err());
         assert_eq!(e.exit_code(), 2);
-        let e = CliError::from(SearchError::UnknownOrDuplicate);
+        let e = CliError::from(SearchError::Response(ResponseError::UnknownOrDuplicate));
         assert_eq!(e.exit_code(), 1);
         assert_eq!(
             e.to_string(),

@@ -332,11 +332,7 @@ impl RemoteError {
             RemoteFailure::NotJson(_) => "response_not_json",
             RemoteFailure::Transport(_) => "cave_transport",
             RemoteFailure::Request(_) => "invalid_request",
-            RemoteFailure::Response(ResponseError::NotAnArray) => "response_tools_not_array",
-            RemoteFailure::Response(ResponseError::UnknownOrDuplicate) => {
-                "response_unknown_or_duplicate_tool"
-            }
-            RemoteFailure::Response(ResponseError::InvalidBody(_)) => "response_not_json",
+            RemoteFailure::Response(e) => e.code(),
         }
     }
 

@@ -35,27 +35,14 @@ pub enum SearchError {
     /// The service refused the request (HTTP status, code, message).
     #[error("{} ({})", .0.message, .0.code)]
     Service(ServiceError),
-    #[error("tool search response tools must be an array")]
-    NotAnArray,
-    #[error("tool search response contained an unknown or duplicate tool")]
-    UnknownOrDuplicate,
-    /// The response body is not a JSON object.
-    #[error("tool search response is not a JSON object: {0}")]
-    InvalidBody(String),
+    /// The answer breaks the client rules (tools not an array, an unknown
+    /// or duplicate tool, a body that is not a JSON object).
+    #[error(transparent)]
+    Response(#[from] ResponseError),
     /// A remote service could not be used (unreachable, time-out, redirect,
     /// an HTTP error with its message, a body that is not JSON).
     #[error("{0}")]
     Remote(RemoteError),
-}
-
-impl From<ResponseError> for SearchError {
-    fn from(e: ResponseError) -> Self {
-        match e {
-            ResponseError::NotAnArray => SearchError::NotAnArray,
-            ResponseError::UnknownOrDuplicate => SearchError::UnknownOrDuplicate,
-            ResponseError::InvalidBody(why) => SearchError::InvalidBody(why),
-        }
-    }
 }
 
 /// A remote answer that broke the client rules is the same error as an
@@ -63,7 +50,7 @@ impl From<ResponseError> for SearchError {
 impl From<RemoteError> for SearchError {
     fn from(e: RemoteError) -> Self {
         match e.failure {
-            crate::client::RemoteFailure::Response(r) => r.into(),
+            crate::client::RemoteFailure::Response(r) => SearchError::Response(r),
             _ => SearchError::Remote(e),
         }
     }
@@ -74,9 +61,7 @@ impl SearchError {
     pub fn code(&self) -> &str {
         match self {
             SearchError::Service(e) => e.code,
-            SearchError::NotAnArray => "response_tools_not_array",
-            SearchError::UnknownOrDuplicate => "response_unknown_or_duplicate_tool",
-            SearchError::InvalidBody(_) => "response_not_json",
+            SearchError::Response(e) => e.code(),
             SearchError::Remote(e) => e.code(),
         }
     }
@@ -127,9 +112,9 @@ pub fn reattach<'a>(
     for name in names {
         let index = catalog
             .index_of(name)
-            .ok_or(SearchError::UnknownOrDuplicate)?;
+            .ok_or(ResponseError::UnknownOrDuplicate)?;
         if out.contains(&index) {
-            return Err(SearchError::UnknownOrDuplicate);
+            return Err(ResponseError::UnknownOrDuplicate.into());
         }
         out.push(index);
     }

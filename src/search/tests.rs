@@ -20,13 +20,16 @@ fn reattach_rejects_unknown_and_duplicates() {
         reattach(&c, ["send_invoice", "lookup_status"]),
         Ok(vec![1, 0])
     );
-    assert_eq!(reattach(&c, ["nope"]), Err(SearchError::UnknownOrDuplicate));
     assert_eq!(
-        reattach(&c, ["send_invoice", "send_invoice"]),
-        Err(SearchError::UnknownOrDuplicate)
+        reattach(&c, ["nope"]),
+        Err(SearchError::Response(ResponseError::UnknownOrDuplicate))
     );
     assert_eq!(
-        SearchError::UnknownOrDuplicate.to_string(),
+        reattach(&c, ["send_invoice", "send_invoice"]),
+        Err(SearchError::Response(ResponseError::UnknownOrDuplicate))
+    );
+    assert_eq!(
+        SearchError::Response(ResponseError::UnknownOrDuplicate).to_string(),
         "tool search response contained an unknown or duplicate tool"
     );
 }
@@ -126,7 +129,7 @@ fn accept_applies_the_count_and_name_rules() {
     );
     assert_eq!(
         accept(&c, response(&["send_invoice", "send_invoice"], 0, 0)).unwrap_err(),
-        SearchError::UnknownOrDuplicate
+        SearchError::Response(ResponseError::UnknownOrDuplicate)
     );
 }
 

@@ -22,6 +22,17 @@ pub enum ResponseError {
     InvalidBody(String),
 }
 
+impl ResponseError {
+    /// A stable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ResponseError::NotAnArray => "response_tools_not_array",
+            ResponseError::UnknownOrDuplicate => "response_unknown_or_duplicate_tool",
+            ResponseError::InvalidBody(_) => "response_not_json",
+        }
+    }
+}
+
 fn wire_count(v: Option<&Value>) -> Option<u64> {
     let v = v?;
     let n = match v.as_u64() {

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use toolsift::catalog::{Catalog, Tool};
 use toolsift::client::{Client, ClientConfig, ClientSettings, RemoteFailure};
 use toolsift::search::{SearchError, SearchRequest, Searcher};
+use toolsift::wire::ResponseError;
 
 fn client(base: &str, key: Option<&str>) -> Client {
     let settings = ClientSettings {
@@ -215,19 +216,19 @@ fn redirects_errors_and_bad_answers() {
     let (e, _) = remote_error((200, vec![], "<html>hello</html>".into()));
     assert_eq!(e.code(), "response_not_json", "{e}");
     let (e, _) = remote_error((200, vec![], json!({"tools": {}}).to_string()));
-    assert_eq!(e, SearchError::NotAnArray);
+    assert_eq!(e, SearchError::Response(ResponseError::NotAnArray));
     let (e, _) = remote_error((
         200,
         vec![],
         json!({"tools": [{"name": "nope"}]}).to_string(),
     ));
-    assert_eq!(e, SearchError::UnknownOrDuplicate);
+    assert_eq!(e, SearchError::Response(ResponseError::UnknownOrDuplicate));
     let (e, _) = remote_error((
         200,
         vec![],
         json!({"tools": [{"name": "send_invoice"}, {"name": "send_invoice"}]}).to_string(),
     ));
-    assert_eq!(e, SearchError::UnknownOrDuplicate);
+    assert_eq!(e, SearchError::Response(ResponseError::UnknownOrDuplicate));
     // Impossible counts: both become 0; a missing method and basis are named.
     let (url, _) = recording_server((200, vec![], json!({"tools": [{"name": "send_invoice"}], "sent_schema_tokens": 50, "full_schema_tokens": 10, "deferred_count": "x"}).to_string()));
     let r = search_x(&url).unwrap();
