@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # toolsift's search benchmarks and the Python BM25 baselines, in one run on
-# the same machine and data, then a Markdown report for BENCHMARKS.md.
+# the same machine and data, then a Markdown report for docs/benchmarks.md.
 #
 #   scripts/bench.sh [OUT_DIR]        (default: ${TMPDIR:-/tmp}/toolsift-bench)
 #

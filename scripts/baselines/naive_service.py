@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A naive Python tool-search service: the baseline of `cargo bench --bench
-serve_load` (BENCHMARKS.md, "Service under load").
+serve_load` (docs/benchmarks.md, "The service under load").
 
 Answers POST /sdk/v1/tool-search like `toolsift serve` (same request and
 response shape, CONTRACT §3-4) the obvious way: parse the body, build a bm25s
