@@ -5,6 +5,7 @@ mod common;
 
 mod check;
 mod config;
+mod generated;
 mod hidden_text;
 mod replay;
 mod search;
