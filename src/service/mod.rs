@@ -13,6 +13,7 @@
 mod cache;
 pub mod inject;
 mod json;
+mod session_key;
 mod sessions;
 pub mod store;
 
