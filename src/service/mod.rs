@@ -50,6 +50,9 @@ pub struct ServiceConfig {
     /// Bytes of catalog content the parsed-catalog and ranker caches may
     /// each hold (approximate; least recently used go first).
     pub cache_bytes: usize,
+    /// Bytes the per-definition token counts may take (the counts used
+    /// most recently are kept).
+    pub token_cache_bytes: usize,
     /// Token basis when a request names none.
     pub token_basis: TokenBasis,
     /// The ranker of requests that name none.
@@ -67,6 +70,7 @@ impl PartialEq for ServiceConfig {
             && self.max_sessions == other.max_sessions
             && self.index_cache_size == other.index_cache_size
             && self.cache_bytes == other.cache_bytes
+            && self.token_cache_bytes == other.token_cache_bytes
             && self.token_basis == other.token_basis
             && self.default_ranker == other.default_ranker
             && self.embeddings.is_some() == other.embeddings.is_some()
@@ -82,6 +86,7 @@ impl Default for ServiceConfig {
             max_sessions: 10_000,
             index_cache_size: 16,
             cache_bytes: 256 << 20,
+            token_cache_bytes: crate::tokens::DEFAULT_CACHE_BYTES,
             token_basis: TokenBasis::O200kBase,
             default_ranker: Ranker::Bm25,
             embeddings: None,
@@ -202,8 +207,11 @@ pub struct ServiceStats {
     /// Tool definitions actually run through a tokenizer.
     pub tokenized: u64,
     pub sessions: usize,
-    /// Bytes held by the parsed-catalog and ranker caches (approximate).
+    /// Bytes held by the parsed-catalog and ranker caches and the token
+    /// counts (approximate).
     pub cache_bytes: usize,
+    /// Definitions whose token counts are cached.
+    pub token_counts: usize,
 }
 
 type Cell<T> = Arc<OnceLock<Arc<T>>>;
@@ -297,8 +305,8 @@ impl Service {
             by_fingerprint: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
             catalog_parses: AtomicU64::new(0),
             sessions: Mutex::new(Sessions::new(config.session_idle, config.max_sessions)),
+            counter: TokenCounter::with_cache_bytes(config.token_cache_bytes),
             config,
-            counter: TokenCounter::new(),
             building: Mutex::new(Vec::new()),
             searches: AtomicU64::new(0),
             index_builds: AtomicU64::new(0),
@@ -320,7 +328,10 @@ impl Service {
             catalog_parses: self.catalog_parses.load(Ordering::Relaxed),
             tokenized: self.counter.tokenized_count(),
             sessions: lock(&self.sessions).len(),
-            cache_bytes: lock(&self.parsed).weight() + lock(&self.rankers).weight(),
+            cache_bytes: lock(&self.parsed).weight()
+                + lock(&self.rankers).weight()
+                + self.counter.cache_bytes(),
+            token_counts: self.counter.cached_count(),
         }
     }
 

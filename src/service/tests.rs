@@ -264,6 +264,51 @@ fn repeated_catalog_is_not_reindexed_or_retokenized() {
     assert_eq!(s.stats().index_builds, 2);
 }
 
+/// Catalog `r` of a stream: `n` tools no other catalog of it has.
+fn fresh_catalog(r: usize, n: usize) -> Catalog {
+    let tools = (0..n)
+        .map(|i| {
+            tool(
+                &format!("t{r}_{i}"),
+                &format!("Looks up record {i} of {r}"),
+                false,
+            )
+        })
+        .collect();
+    Catalog::new("t", tools).unwrap()
+}
+
+#[test]
+fn token_counts_stay_bounded_under_new_catalogs_and_are_counted() {
+    let budget = 256 << 10;
+    let s = Service::new(ServiceConfig {
+        token_cache_bytes: budget,
+        token_basis: TokenBasis::EstimatedBytesDiv4,
+        ..ServiceConfig::default()
+    });
+    let mut p = params("record");
+    p.preview = true;
+    let mut most = 0;
+    for r in 0..60 {
+        s.tool_search(&fresh_catalog(r, 500), &p, "").unwrap();
+        let stats = s.stats();
+        let held = s.counter.cache_bytes();
+        assert!(held <= budget, "{held} after catalog {r}");
+        assert!(stats.cache_bytes >= held && held > 0);
+        assert_eq!(stats.token_counts, s.counter.cached_count());
+        most = most.max(stats.token_counts);
+    }
+    assert_eq!(s.stats().tokenized, 30_000);
+    assert!(most < 30_000 && most > 5_000, "{most}");
+    // The last catalog's counts are still there, the first's are not.
+    let basis = TokenBasis::EstimatedBytesDiv4;
+    s.counter
+        .tools_tokens(fresh_catalog(59, 500).tools(), basis);
+    assert_eq!(s.stats().tokenized, 30_000);
+    s.counter.tools_tokens(fresh_catalog(0, 500).tools(), basis);
+    assert_eq!(s.stats().tokenized, 30_500);
+}
+
 #[test]
 fn sessions_append_in_first_load_order_and_are_scoped() {
     let c = catalog();
