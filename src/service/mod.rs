@@ -10,6 +10,7 @@
 //! re-tokenized. [`Service::tool_search_json`] is the same call from a wire
 //! request body to a wire response, for the HTTP server.
 
+mod background;
 mod cache;
 pub mod inject;
 mod json;
@@ -26,6 +27,7 @@ use crate::embed::{DenseRanker, Embeddings};
 use crate::engine::{CatalogRanker, Explanation, Hit, Index, RankError, Ranker};
 use crate::tokens::{TokenBasis, TokenCounter};
 use crate::wire::{ErrorBody, ErrorDetail};
+use background::Building;
 use cache::Lru;
 use sessions::Sessions;
 
@@ -221,18 +223,6 @@ type RankerCell = Arc<Mutex<Option<Arc<dyn CatalogRanker>>>>;
 type RankerCache = Lru<(u128, Ranker), RankerCell>;
 type CostCache = Lru<(u128, TokenBasis), Cell<Vec<u64>>>;
 
-/// A background build's progress (texts embedded of all).
-#[derive(Debug, Default)]
-struct BuildProgress {
-    done: AtomicU64,
-    total: AtomicU64,
-    /// The build ended (built, or failed: the next search reports why).
-    finished: std::sync::atomic::AtomicBool,
-}
-
-/// A background build: its ranker's key and progress.
-type Building = ((u128, Ranker), Arc<BuildProgress>);
-
 /// What a request asks for, checked: the ranker, the cap and the always-load
 /// tools (step one of a search).
 #[derive(Debug)]
@@ -365,61 +355,6 @@ impl Service {
         };
         counter.fetch_add(1, Ordering::Relaxed);
         Ok(ranked)
-    }
-
-    /// `None` when `ranker` over `catalog` is built (or cannot be, which
-    /// the search then reports); else starts building it on a thread of its
-    /// own, once, and gives its progress (texts done, total).
-    fn build_in_background(&self, catalog: &Catalog, ranker: Ranker) -> Option<(u64, u64)> {
-        let embeddings = self.config.embeddings.clone()?;
-        let key = (catalog.fingerprint(), ranker);
-        let built = lock(&self.rankers)
-            .get(&key)
-            .is_some_and(|cell| cell.try_lock().is_ok_and(|slot| slot.is_some()));
-        let mut building = lock(&self.building);
-        if built {
-            building.retain(|(k, _)| *k != key);
-            return None;
-        }
-        if let Some((_, p)) = building.iter().find(|(k, _)| *k == key) {
-            if p.finished.load(Ordering::Relaxed) {
-                // Ended without a ranker (failed, or evicted already): the
-                // search builds it itself and reports what happens.
-                building.retain(|(k, _)| *k != key);
-                return None;
-            }
-            return Some((
-                p.done.load(Ordering::Relaxed),
-                p.total.load(Ordering::Relaxed),
-            ));
-        }
-        let progress = Arc::new(BuildProgress::default());
-        progress
-            .total
-            .store(catalog.len() as u64, Ordering::Relaxed);
-        building.push((key, progress.clone()));
-        drop(building);
-        let sink = progress.clone();
-        let embeddings = embeddings.also_progress(Arc::new(move |p: crate::embed::Progress| {
-            sink.done.store(p.done as u64, Ordering::Relaxed);
-            sink.total.store(p.total as u64, Ordering::Relaxed);
-        }));
-        let rankers = self.rankers.clone();
-        let total = catalog.len() as u64;
-        let catalog = catalog.clone();
-        let spawned = std::thread::Builder::new()
-            .name("toolsift-embed".into())
-            .spawn(move || {
-                let weight = catalog.content_bytes();
-                let cell = lock(&rankers).get_or_insert(key, weight, || Arc::new(Mutex::new(None)));
-                let _ = fill_cell(&cell, &catalog, ranker, Some(embeddings));
-                progress.finished.store(true, Ordering::Relaxed);
-            });
-        if spawned.is_err() {
-            lock(&self.building).retain(|(k, _)| *k != key);
-            return None;
-        }
-        Some((0, total))
     }
 
     /// Every tool's schema tokens with `basis`, computed once per fingerprint.
