@@ -143,15 +143,9 @@ pub const DEFAULT_CACHE_BYTES: usize = 16 << 20;
 /// halves (no 16-byte alignment, so an entry is 24 bytes).
 type Key = (u64, u64);
 
-/// Bytes of a hash table of `capacity` entries of `(Key, u64)`: a slot per
-/// bucket and a control byte per bucket (buckets are a power of two, at most
-/// 7/8 full), as std's table lays them out.
+/// Bytes of a table of counts with room for `capacity`.
 fn table_bytes(capacity: usize) -> usize {
-    if capacity == 0 {
-        return 0;
-    }
-    let buckets = (capacity.saturating_mul(8) / 7).next_power_of_two();
-    buckets.saturating_mul(std::mem::size_of::<(Key, u64)>() + 1)
+    crate::heap::table(capacity, std::mem::size_of::<(Key, u64)>())
 }
 
 /// The counts: two generations of a hash map. New counts go into the young
@@ -171,7 +165,7 @@ impl Counts {
     /// Two generations whose tables fit in `budget` bytes together.
     fn new(budget: usize) -> Self {
         let slot = std::mem::size_of::<(Key, u64)>() + 1;
-        let buckets = budget / 2 / slot;
+        let buckets = (budget / 2).saturating_sub(16) / slot;
         // The largest table that fits: a power of two of buckets, 7/8 full.
         let per_generation = match buckets {
             0..8 => 0,
@@ -479,10 +473,9 @@ mod tests {
         // Two generations of 7/8 of the largest power-of-two table that fits.
         let slot = std::mem::size_of::<(Key, u64)>() + 1;
         assert_eq!(slot, 25);
-        assert_eq!(Counts::new(2 * 1024 * slot).per_generation, 896);
-        assert_eq!(Counts::new(2 * 1023 * slot).per_generation, 448);
-        assert_eq!(table_bytes(896), 1024 * slot);
-        assert_eq!(table_bytes(3), 4 * slot);
+        assert_eq!(Counts::new(2 * (1024 * slot + 16)).per_generation, 896);
+        assert_eq!(Counts::new(2 * (1024 * slot + 15)).per_generation, 448);
+        assert_eq!(table_bytes(896), 1024 * slot + 16);
         assert_eq!(table_bytes(0), 0);
         // 8 MiB a generation: 335,544 slots, so a table of 262,144.
         assert_eq!(TokenCounter::new().cache().per_generation, 229_376);

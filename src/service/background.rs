@@ -2,10 +2,10 @@
 //! search as you type) does not wait for a catalog's vectors; BM25F answers
 //! meanwhile, with the build's progress.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
-use super::{Service, fill_cell, lock};
+use super::{Service, build_cached, lock};
 use crate::catalog::Catalog;
 use crate::engine::Ranker;
 
@@ -69,9 +69,7 @@ impl Service {
         let spawned = std::thread::Builder::new()
             .name("toolsift-embed".into())
             .spawn(move || {
-                let weight = catalog.content_bytes();
-                let cell = lock(&rankers).get_or_insert(key, weight, || Arc::new(Mutex::new(None)));
-                let _ = fill_cell(&cell, &catalog, ranker, Some(embeddings));
+                let _ = build_cached(&rankers, &catalog, ranker, Some(embeddings));
                 progress.finished.store(true, Ordering::Relaxed);
             });
         if spawned.is_err() {

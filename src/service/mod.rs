@@ -16,6 +16,7 @@ pub mod inject;
 mod json;
 mod session_key;
 mod sessions;
+mod stats;
 pub mod store;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,6 +33,7 @@ use cache::Lru;
 use sessions::Sessions;
 
 pub use json::{PendingSession, params_from_wire, to_wire};
+pub use stats::{CacheBytes, ServiceStats};
 
 /// `max_tools` when a request gives none (CONTRACT §4: server default 8).
 pub const DEFAULT_MAX_TOOLS: u64 = 8;
@@ -49,8 +51,8 @@ pub struct ServiceConfig {
     pub max_sessions: usize,
     /// Catalog indexes kept (least recently used go first).
     pub index_cache_size: usize,
-    /// Bytes of catalog content the parsed-catalog and ranker caches may
-    /// each hold (approximate; least recently used go first).
+    /// Bytes of catalog content the parsed-catalog, ranker and token-cost
+    /// caches may each hold (approximate; least recently used go first).
     pub cache_bytes: usize,
     /// Bytes the per-definition token counts may take (the counts used
     /// most recently are kept).
@@ -195,27 +197,6 @@ pub struct SearchOutcome {
     pub embedding: Option<(u64, u64)>,
 }
 
-/// Counters that show what the caches saved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ServiceStats {
-    pub searches: u64,
-    /// Rankers built (one per catalog fingerprint and ranker).
-    pub index_builds: u64,
-    /// Searches that found their ranker built already.
-    pub index_cache_hits: u64,
-    pub cost_vectors: u64,
-    /// Request catalogs parsed (a byte-identical catalog is parsed once).
-    pub catalog_parses: u64,
-    /// Tool definitions actually run through a tokenizer.
-    pub tokenized: u64,
-    pub sessions: usize,
-    /// Bytes held by the parsed-catalog and ranker caches and the token
-    /// counts (approximate).
-    pub cache_bytes: usize,
-    /// Definitions whose token counts are cached.
-    pub token_counts: usize,
-}
-
 type Cell<T> = Arc<OnceLock<Arc<T>>>;
 /// One ranker slot: filled once; a build holds its lock, so concurrent
 /// searches of one catalog wait for one build instead of each making one.
@@ -290,7 +271,7 @@ impl Service {
                 config.index_cache_size,
                 config.cache_bytes,
             ))),
-            costs: Mutex::new(Lru::new(config.index_cache_size * 3, usize::MAX)),
+            costs: Mutex::new(Lru::new(config.index_cache_size * 3, config.cache_bytes)),
             parsed: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
             by_fingerprint: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
             catalog_parses: AtomicU64::new(0),
@@ -307,22 +288,6 @@ impl Service {
 
     pub fn config(&self) -> &ServiceConfig {
         &self.config
-    }
-
-    pub fn stats(&self) -> ServiceStats {
-        ServiceStats {
-            searches: self.searches.load(Ordering::Relaxed),
-            index_builds: self.index_builds.load(Ordering::Relaxed),
-            index_cache_hits: self.index_cache_hits.load(Ordering::Relaxed),
-            cost_vectors: self.cost_vectors.load(Ordering::Relaxed),
-            catalog_parses: self.catalog_parses.load(Ordering::Relaxed),
-            tokenized: self.counter.tokenized_count(),
-            sessions: lock(&self.sessions).len(),
-            cache_bytes: lock(&self.parsed).weight()
-                + lock(&self.rankers).weight()
-                + self.counter.cache_bytes(),
-            token_counts: self.counter.cached_count(),
-        }
     }
 
     /// `ranker` over `catalog`, built once per (fingerprint, ranker). A ranker
@@ -344,10 +309,7 @@ impl Service {
                 ));
             }
         };
-        let key = (catalog.fingerprint(), ranker);
-        let weight = catalog.content_bytes();
-        let cell = lock(&self.rankers).get_or_insert(key, weight, || Arc::new(Mutex::new(None)));
-        let (ranked, built) = fill_cell(&cell, catalog, ranker, embeddings)?;
+        let (ranked, built) = build_cached(&self.rankers, catalog, ranker, embeddings)?;
         let counter = if built {
             &self.index_builds
         } else {
@@ -556,6 +518,25 @@ impl Service {
         let loaded = lock(&self.sessions).record(catalog, &id, scope, &names, now);
         Ok((id, loaded))
     }
+}
+
+/// `ranker` over `catalog` from `rankers`, built now if absent (see
+/// [`fill_cell`]); `true` when built here. A new ranker's cache entry is
+/// weighed by what the ranker holds (the catalog's text until then).
+fn build_cached(
+    rankers: &Mutex<RankerCache>,
+    catalog: &Catalog,
+    ranker: Ranker,
+    embeddings: Option<Embeddings>,
+) -> Result<(Arc<dyn CatalogRanker>, bool), ServiceError> {
+    let key = (catalog.fingerprint(), ranker);
+    let weight = catalog.content_bytes();
+    let cell = lock(rankers).get_or_insert(key, weight, || Arc::new(Mutex::new(None)));
+    let (ranked, built) = fill_cell(&cell, catalog, ranker, embeddings)?;
+    if built && ranked.heap_bytes() > 0 {
+        lock(rankers).reweigh(&key, ranked.heap_bytes());
+    }
+    Ok((ranked, built))
 }
 
 /// The ranker in `cell`, built now (holding the cell's lock, so others
