@@ -237,7 +237,7 @@ pub struct Service {
     counter: TokenCounter,
     /// Dense rankers being built in the background for previews: done and
     /// total texts.
-    building: Mutex<Vec<Building>>,
+    building: Arc<Mutex<Vec<Building>>>,
     sessions: Mutex<Sessions>,
     searches: AtomicU64,
     index_builds: AtomicU64,
@@ -278,7 +278,7 @@ impl Service {
             sessions: Mutex::new(Sessions::new(config.session_idle, config.max_sessions)),
             counter: TokenCounter::with_cache_bytes(config.token_cache_bytes),
             config,
-            building: Mutex::new(Vec::new()),
+            building: Arc::new(Mutex::new(Vec::new())),
             searches: AtomicU64::new(0),
             index_builds: AtomicU64::new(0),
             index_cache_hits: AtomicU64::new(0),
