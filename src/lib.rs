@@ -14,6 +14,7 @@ pub mod config;
 pub mod embed;
 pub mod engine;
 pub mod eval;
+pub mod heap;
 pub mod numbers;
 pub mod replay;
 pub mod search;

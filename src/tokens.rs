@@ -2,15 +2,16 @@
 //!
 //! A tool costs the tokens of its definition as a provider receives it: the
 //! compact JSON of `{"type":"function","name","description","parameters"}`.
-//! Counts are cached per basis by a 128-bit hash of that JSON, so a repeated
-//! tool is serialised and hashed, never tokenized again. The BPE vocabularies
-//! (bundled by tiktoken-rs, no network) load once, on first use.
+//! Counts are cached by a 128-bit hash of the basis and that JSON, so a
+//! repeated tool is serialised and hashed, never tokenized again; the cache
+//! is bounded in bytes and keeps the recently used counts. The BPE
+//! vocabularies (bundled by tiktoken-rs, no network) load once, on first use.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{OnceLock, RwLock};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use serde::{Deserialize, Deserializer, Serialize};
 use tiktoken_rs::CoreBPE;
@@ -134,32 +135,125 @@ pub fn provider_json(tool: &Tool) -> String {
     serde_json::to_string(&definition).unwrap_or_default()
 }
 
-/// Counts schema tokens, caching per-tool counts by content hash.
+/// Bytes of token counts a [`TokenCounter`] keeps by default (up to 458,752
+/// definitions' counts, 2 tables of 6.25 MiB).
+pub const DEFAULT_CACHE_BYTES: usize = 16 << 20;
+
+/// A definition's cache key: 128 bits of hash of its basis and JSON, as two
+/// halves (no 16-byte alignment, so an entry is 24 bytes).
+type Key = (u64, u64);
+
+/// Bytes of a table of counts with room for `capacity`.
+fn table_bytes(capacity: usize) -> usize {
+    crate::heap::table(capacity, std::mem::size_of::<(Key, u64)>())
+}
+
+/// The counts: two generations of a hash map. New counts go into the young
+/// one; when it is full the old one is dropped (its table reused) and the
+/// young one becomes old; a count found in the old one moves to the young
+/// one. So the counts used within the last generation are kept, and the
+/// tables never hold more than the budget.
 #[derive(Debug, Default)]
+struct Counts {
+    young: HashMap<Key, u64>,
+    old: HashMap<Key, u64>,
+    /// Entries a generation holds (0: nothing is cached).
+    per_generation: usize,
+}
+
+impl Counts {
+    /// Two generations whose tables fit in `budget` bytes together.
+    fn new(budget: usize) -> Self {
+        let slot = std::mem::size_of::<(Key, u64)>() + 1;
+        let buckets = (budget / 2).saturating_sub(16) / slot;
+        // The largest table that fits: a power of two of buckets, 7/8 full.
+        let per_generation = match buckets {
+            0..8 => 0,
+            b => (1usize << b.ilog2()) / 8 * 7,
+        };
+        Counts {
+            per_generation,
+            ..Counts::default()
+        }
+    }
+
+    fn get(&mut self, key: &Key) -> Option<u64> {
+        if let Some(&count) = self.young.get(key) {
+            return Some(count);
+        }
+        let count = self.old.remove(key)?;
+        self.insert(*key, count);
+        Some(count)
+    }
+
+    fn insert(&mut self, key: Key, count: u64) {
+        if self.per_generation == 0 {
+            return;
+        }
+        if self.young.len() >= self.per_generation {
+            std::mem::swap(&mut self.young, &mut self.old);
+            self.young.clear();
+            // A generation's full table at once, rather than grown by
+            // doubling (which holds two tables while it copies).
+            if self.young.capacity() < self.per_generation {
+                self.young = HashMap::with_capacity(self.per_generation);
+            }
+        }
+        self.young.insert(key, count);
+    }
+
+    fn len(&self) -> usize {
+        self.young.len() + self.old.len()
+    }
+
+    fn bytes(&self) -> usize {
+        table_bytes(self.young.capacity()) + table_bytes(self.old.capacity())
+    }
+}
+
+/// Counts schema tokens, caching per-tool counts by content hash.
+#[derive(Debug)]
 pub struct TokenCounter {
-    cache: RwLock<HashMap<(TokenBasis, u128), u64>>,
+    cache: Mutex<Counts>,
     tokenized: AtomicU64,
 }
 
+impl Default for TokenCounter {
+    fn default() -> Self {
+        Self::with_cache_bytes(DEFAULT_CACHE_BYTES)
+    }
+}
+
 impl TokenCounter {
+    /// A counter with the default cache, [`DEFAULT_CACHE_BYTES`].
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A counter whose cache holds at most `bytes` (0: no cache).
+    pub fn with_cache_bytes(bytes: usize) -> Self {
+        TokenCounter {
+            cache: Mutex::new(Counts::new(bytes)),
+            tokenized: AtomicU64::new(0),
+        }
+    }
+
+    fn cache(&self) -> MutexGuard<'_, Counts> {
+        self.cache.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The tool's schema tokens with `basis`.
     pub fn tool_tokens(&self, tool: &Tool, basis: TokenBasis) -> u64 {
         let json = provider_json(tool);
-        let key = (basis, xxhash_rust::xxh3::xxh3_128(json.as_bytes()));
-        if let Ok(cache) = self.cache.read()
-            && let Some(count) = cache.get(&key)
-        {
-            return *count;
+        let seed = basis as u64;
+        let hash = xxhash_rust::xxh3::xxh3_128_with_seed(json.as_bytes(), seed);
+        let key = ((hash >> 64) as u64, hash as u64);
+        if let Some(count) = self.cache().get(&key) {
+            return count;
         }
         let count = basis.count(&json);
         self.tokenized.fetch_add(1, Ordering::Relaxed);
-        if let Ok(mut cache) = self.cache.write() {
-            cache.insert(key, count);
-        }
+        self.cache().insert(key, count);
         count
     }
 
@@ -178,6 +272,17 @@ impl TokenCounter {
     /// How many definitions were actually tokenized (cache misses) so far.
     pub fn tokenized_count(&self) -> u64 {
         self.tokenized.load(Ordering::Relaxed)
+    }
+
+    /// Counts held in the cache now.
+    pub fn cached_count(&self) -> usize {
+        self.cache().len()
+    }
+
+    /// Bytes the cache's tables take now (approximate: what std's hash
+    /// table allocates for them).
+    pub fn cache_bytes(&self) -> usize {
+        self.cache().bytes()
     }
 }
 
@@ -308,6 +413,72 @@ mod tests {
             TokenBasis::O200kBase.count(text),
             TokenBasis::Cl100kBase.count(text)
         );
+    }
+
+    fn numbered(i: usize) -> Tool {
+        Tool::new(format!("tool_{i}"), format!("Does thing number {i}"))
+    }
+
+    #[test]
+    fn cache_stays_within_its_bytes_under_new_definitions() {
+        let budget = 64 << 10;
+        let counter = TokenCounter::with_cache_bytes(budget);
+        let basis = TokenBasis::EstimatedBytesDiv4;
+        let hot = Tool::new("hot", "Used at every turn");
+        counter.tool_tokens(&hot, basis);
+        let mut most = 0;
+        for i in 0..50_000 {
+            counter.tool_tokens(&numbered(i), basis);
+            if i % 500 == 0 {
+                // A definition in use stays cached, whatever streams past.
+                let before = counter.tokenized_count();
+                counter.tool_tokens(&hot, basis);
+                assert_eq!(counter.tokenized_count(), before, "hot evicted at {i}");
+            }
+            assert!(
+                counter.cache_bytes() <= budget,
+                "{} at {i}",
+                counter.cache_bytes()
+            );
+            most = most.max(counter.cached_count());
+        }
+        assert_eq!(counter.tokenized_count(), 50_001);
+        // Full generations: the budget is used, not a fraction of it.
+        assert!(
+            counter.cache_bytes() > budget / 2,
+            "{}",
+            counter.cache_bytes()
+        );
+        assert!(most > 1000 && most < 50_000, "{most}");
+        // The most recent are kept (a generation's worth: 896 here); the
+        // first are long gone.
+        let before = counter.tokenized_count();
+        for i in (49_200..50_000).rev() {
+            counter.tool_tokens(&numbered(i), basis);
+        }
+        assert_eq!(counter.tokenized_count(), before, "recent ones re-counted");
+        counter.tool_tokens(&numbered(0), basis);
+        assert_eq!(counter.tokenized_count(), before + 1);
+    }
+
+    #[test]
+    fn cache_budgets() {
+        // Nothing cached under a budget too small for a table.
+        let none = TokenCounter::with_cache_bytes(0);
+        let t = numbered(1);
+        none.tool_tokens(&t, TokenBasis::EstimatedBytesDiv4);
+        none.tool_tokens(&t, TokenBasis::EstimatedBytesDiv4);
+        assert_eq!((none.tokenized_count(), none.cached_count()), (2, 0));
+        assert_eq!(none.cache_bytes(), 0);
+        // Two generations of 7/8 of the largest power-of-two table that fits.
+        let slot = std::mem::size_of::<(Key, u64)>() + 1;
+        assert_eq!(slot, 25);
+        assert_eq!(Counts::new(2 * (1024 * slot + 16)).per_generation, 896);
+        assert_eq!(Counts::new(2 * (1024 * slot + 15)).per_generation, 448);
+        assert_eq!(table_bytes(896), 1024 * slot + 16);
+        assert_eq!(table_bytes(0), 0);
+        // 8 MiB a generation: 335,544 slots, so a table of 262,144.
+        assert_eq!(TokenCounter::new().cache().per_generation, 229_376);
     }
 
     #[test]

@@ -64,14 +64,30 @@ pub struct CacheStats {
     pub disk_writes: u64,
     /// Vectors held in memory now.
     pub in_memory: usize,
+    /// Bytes they take (approximate: the vectors, their headers and their
+    /// table slots).
+    pub memory_bytes: usize,
 }
 
 type Key = (u128, u128);
 
+#[derive(Default)]
 struct Memory {
     capacity: usize,
     young: HashMap<Key, Arc<[f32]>>,
     old: HashMap<Key, Arc<[f32]>>,
+    /// Bytes of the vectors in `young` and in `old` (see [`vector_bytes`]).
+    young_bytes: usize,
+    old_bytes: usize,
+}
+
+/// What one cached vector takes: its floats, the `Arc`'s counts and its
+/// slot in the table (key, pointer, length, control byte).
+fn vector_bytes(v: &[f32]) -> usize {
+    std::mem::size_of_val(v)
+        + 2 * std::mem::size_of::<usize>()
+        + std::mem::size_of::<(Key, Arc<[f32]>)>()
+        + 1
 }
 
 impl Memory {
@@ -80,6 +96,7 @@ impl Memory {
             return Some(v.clone());
         }
         let v = self.old.remove(key)?;
+        self.old_bytes = self.old_bytes.saturating_sub(vector_bytes(&v));
         self.insert(*key, v.clone());
         Some(v)
     }
@@ -90,12 +107,20 @@ impl Memory {
         }
         if self.young.len() >= self.capacity.div_ceil(2) {
             self.old = std::mem::take(&mut self.young);
+            self.old_bytes = std::mem::take(&mut self.young_bytes);
         }
-        self.young.insert(key, v);
+        self.young_bytes += vector_bytes(&v);
+        if let Some(replaced) = self.young.insert(key, v) {
+            self.young_bytes = self.young_bytes.saturating_sub(vector_bytes(&replaced));
+        }
     }
 
     fn len(&self) -> usize {
         self.young.len() + self.old.len()
+    }
+
+    fn bytes(&self) -> usize {
+        self.young_bytes + self.old_bytes
     }
 }
 
@@ -134,8 +159,7 @@ impl VectorCache {
         VectorCache {
             memory: Mutex::new(Memory {
                 capacity,
-                young: HashMap::new(),
-                old: HashMap::new(),
+                ..Memory::default()
             }),
             dir,
             disk: Mutex::new(()),
@@ -161,12 +185,17 @@ impl VectorCache {
     }
 
     pub fn stats(&self) -> CacheStats {
+        let (in_memory, memory_bytes) = {
+            let memory = lock(&self.memory);
+            (memory.len(), memory.bytes())
+        };
         CacheStats {
             memory_hits: self.memory_hits.load(Ordering::Relaxed),
             disk_hits: self.disk_hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
             disk_writes: self.disk_writes.load(Ordering::Relaxed),
-            in_memory: lock(&self.memory).len(),
+            in_memory,
+            memory_bytes,
         }
     }
 
@@ -370,6 +399,10 @@ mod tests {
             cache.put_memory(&n, &format!("t{i}"), &[i as f32]);
         }
         assert!(cache.stats().in_memory <= 4);
+        assert_eq!(
+            cache.stats().memory_bytes,
+            cache.stats().in_memory * vector_bytes(&[0.0])
+        );
         assert_eq!(cache.get_memory(&n, "t9"), Some(vec![9.0]));
         assert_eq!(cache.get_memory(&n, "t0"), None);
     }

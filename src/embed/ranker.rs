@@ -228,6 +228,13 @@ impl CatalogRanker for DenseRanker {
             .collect())
     }
 
+    /// The BM25F index, the vectors and the latencies kept.
+    fn heap_bytes(&self) -> usize {
+        self.index.heap_bytes()
+            + self.vectors.bytes()
+            + MAX_LATENCIES * std::mem::size_of::<Duration>()
+    }
+
     /// Each ranking's time, query embedding included.
     fn latencies(&self) -> Vec<Duration> {
         self.latencies

@@ -129,6 +129,12 @@ pub trait CatalogRanker: Send + Sync + fmt::Debug {
     fn latencies(&self) -> Vec<std::time::Duration> {
         Vec::new()
     }
+
+    /// Bytes this ranker holds in memory (approximate), for the caches'
+    /// budgets; 0 for one that holds nothing of note (a remote service).
+    fn heap_bytes(&self) -> usize {
+        0
+    }
 }
 
 impl CatalogRanker for Index {
@@ -155,6 +161,10 @@ impl CatalogRanker for Index {
         docs: &[usize],
     ) -> Result<Vec<f32>, RankError> {
         Ok(self.scores_of(query, context, docs))
+    }
+
+    fn heap_bytes(&self) -> usize {
+        Index::heap_bytes(self)
     }
 }
 

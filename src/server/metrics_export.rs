@@ -10,6 +10,9 @@ use crate::service::ServiceStats;
 
 pub(crate) const REQUESTS: &str = "toolsift_requests_total";
 pub(crate) const LATENCY: &str = "toolsift_request_duration_seconds";
+/// `toolsift_cache_bytes` cache by cache (label `cache`: `catalogs`,
+/// `rankers`, `token_costs`, `token_counts`, `vectors`).
+pub(crate) const CACHE_BYTES_BY_CACHE: &str = "toolsift_cache_bytes_by_cache";
 
 /// Latency buckets, in seconds: 0.5 ms to 10 s.
 const BUCKETS: [f64; 14] = [
@@ -62,6 +65,10 @@ impl Metrics {
         metrics::counter!("toolsift_tools_tokenized_total").absolute(stats.tokenized);
         metrics::gauge!("toolsift_sessions").set(stats.sessions as f64);
         metrics::gauge!("toolsift_cache_bytes").set(stats.cache_bytes as f64);
+        for (cache, bytes) in stats.caches.parts() {
+            metrics::gauge!(CACHE_BYTES_BY_CACHE, "cache" => cache).set(bytes as f64);
+        }
+        metrics::gauge!("toolsift_token_counts_cached").set(stats.token_counts as f64);
         match &self.handle {
             Some(h) => h.render(),
             None => String::new(),

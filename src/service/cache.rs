@@ -62,6 +62,20 @@ impl<K: PartialEq, V: Clone> Lru<K, V> {
         value
     }
 
+    /// Sets the weight of the entry under `key` (its value measured once
+    /// made), evicting the least recently used entries until the total
+    /// fits again.
+    pub(crate) fn reweigh(&mut self, key: &K, weight: usize) {
+        let Some(e) = self.entries.iter_mut().find(|e| e.key == *key) else {
+            return;
+        };
+        self.weight = self.weight.saturating_sub(e.weight).saturating_add(weight);
+        e.weight = weight;
+        while self.entries.len() > 1 && self.weight > self.max_weight {
+            self.evict_oldest();
+        }
+    }
+
     fn evict_oldest(&mut self) {
         if let Some(oldest) = self
             .entries
@@ -73,6 +87,11 @@ impl<K: PartialEq, V: Clone> Lru<K, V> {
             let e = self.entries.swap_remove(oldest);
             self.weight = self.weight.saturating_sub(e.weight);
         }
+    }
+
+    /// Every value held, with its weight.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&V, usize)> {
+        self.entries.iter().map(|e| (&e.value, e.weight))
     }
 
     #[cfg(test)]
@@ -107,5 +126,23 @@ mod tests {
         lru.get_or_insert(5, 500, || 5); // heavier than the budget: kept alone
         assert_eq!((lru.len(), lru.weight()), (1, 500));
         assert_eq!(lru.get_or_insert(5, 500, || 99), 5);
+    }
+
+    #[test]
+    fn reweighing_evicts_the_least_recently_used_to_fit() {
+        let mut lru: Lru<u32, u32> = Lru::new(10, 100);
+        for k in 0..4 {
+            lru.get_or_insert(k, 10, || k);
+        }
+        lru.get(&0);
+        lru.reweigh(&3, 30);
+        assert_eq!((lru.len(), lru.weight()), (4, 60));
+        // Measured heavier: 1 and 2 go (the least recently used), 0 stays.
+        lru.reweigh(&3, 85);
+        assert_eq!((lru.len(), lru.weight()), (2, 95));
+        assert_eq!(lru.get(&0), Some(0));
+        assert_eq!(lru.get(&1), None);
+        lru.reweigh(&9, 1000); // absent: nothing happens
+        assert_eq!(lru.weight(), 95);
     }
 }

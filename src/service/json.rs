@@ -72,8 +72,9 @@ impl Service {
         let c = catalog::parse(raw, "request", "request", SourceKind::Json)
             .map_err(|e| ServiceError::bad_request("invalid_catalog", e.to_string()))?;
         let c = Arc::new(c);
-        lock(&self.parsed).get_or_insert(key, raw.len(), || c.clone());
-        lock(&self.by_fingerprint).get_or_insert(c.fingerprint(), raw.len(), || c.clone());
+        let weight = crate::heap::catalog(&c);
+        lock(&self.parsed).get_or_insert(key, weight, || c.clone());
+        lock(&self.by_fingerprint).get_or_insert(c.fingerprint(), weight, || c.clone());
         Ok(c)
     }
 }

@@ -10,10 +10,13 @@
 //! re-tokenized. [`Service::tool_search_json`] is the same call from a wire
 //! request body to a wire response, for the HTTP server.
 
+mod background;
 mod cache;
 pub mod inject;
 mod json;
+mod session_key;
 mod sessions;
+mod stats;
 pub mod store;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,10 +28,12 @@ use crate::embed::{DenseRanker, Embeddings};
 use crate::engine::{CatalogRanker, Explanation, Hit, Index, RankError, Ranker};
 use crate::tokens::{TokenBasis, TokenCounter};
 use crate::wire::{ErrorBody, ErrorDetail};
+use background::Building;
 use cache::Lru;
 use sessions::Sessions;
 
 pub use json::{PendingSession, params_from_wire, to_wire};
+pub use stats::{CacheBytes, ServiceStats};
 
 /// `max_tools` when a request gives none (CONTRACT §4: server default 8).
 pub const DEFAULT_MAX_TOOLS: u64 = 8;
@@ -46,9 +51,12 @@ pub struct ServiceConfig {
     pub max_sessions: usize,
     /// Catalog indexes kept (least recently used go first).
     pub index_cache_size: usize,
-    /// Bytes of catalog content the parsed-catalog and ranker caches may
-    /// each hold (approximate; least recently used go first).
+    /// Bytes of catalog content the parsed-catalog, ranker and token-cost
+    /// caches may each hold (approximate; least recently used go first).
     pub cache_bytes: usize,
+    /// Bytes the per-definition token counts may take (the counts used
+    /// most recently are kept).
+    pub token_cache_bytes: usize,
     /// Token basis when a request names none.
     pub token_basis: TokenBasis,
     /// The ranker of requests that name none.
@@ -66,6 +74,7 @@ impl PartialEq for ServiceConfig {
             && self.max_sessions == other.max_sessions
             && self.index_cache_size == other.index_cache_size
             && self.cache_bytes == other.cache_bytes
+            && self.token_cache_bytes == other.token_cache_bytes
             && self.token_basis == other.token_basis
             && self.default_ranker == other.default_ranker
             && self.embeddings.is_some() == other.embeddings.is_some()
@@ -81,6 +90,7 @@ impl Default for ServiceConfig {
             max_sessions: 10_000,
             index_cache_size: 16,
             cache_bytes: 256 << 20,
+            token_cache_bytes: crate::tokens::DEFAULT_CACHE_BYTES,
             token_basis: TokenBasis::O200kBase,
             default_ranker: Ranker::Bm25,
             embeddings: None,
@@ -187,42 +197,12 @@ pub struct SearchOutcome {
     pub embedding: Option<(u64, u64)>,
 }
 
-/// Counters that show what the caches saved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ServiceStats {
-    pub searches: u64,
-    /// Rankers built (one per catalog fingerprint and ranker).
-    pub index_builds: u64,
-    /// Searches that found their ranker built already.
-    pub index_cache_hits: u64,
-    pub cost_vectors: u64,
-    /// Request catalogs parsed (a byte-identical catalog is parsed once).
-    pub catalog_parses: u64,
-    /// Tool definitions actually run through a tokenizer.
-    pub tokenized: u64,
-    pub sessions: usize,
-    /// Bytes held by the parsed-catalog and ranker caches (approximate).
-    pub cache_bytes: usize,
-}
-
 type Cell<T> = Arc<OnceLock<Arc<T>>>;
 /// One ranker slot: filled once; a build holds its lock, so concurrent
 /// searches of one catalog wait for one build instead of each making one.
 type RankerCell = Arc<Mutex<Option<Arc<dyn CatalogRanker>>>>;
 type RankerCache = Lru<(u128, Ranker), RankerCell>;
 type CostCache = Lru<(u128, TokenBasis), Cell<Vec<u64>>>;
-
-/// A background build's progress (texts embedded of all).
-#[derive(Debug, Default)]
-struct BuildProgress {
-    done: AtomicU64,
-    total: AtomicU64,
-    /// The build ended (built, or failed: the next search reports why).
-    finished: std::sync::atomic::AtomicBool,
-}
-
-/// A background build: its ranker's key and progress.
-type Building = ((u128, Ranker), Arc<BuildProgress>);
 
 /// What a request asks for, checked: the ranker, the cap and the always-load
 /// tools (step one of a search).
@@ -257,7 +237,7 @@ pub struct Service {
     counter: TokenCounter,
     /// Dense rankers being built in the background for previews: done and
     /// total texts.
-    building: Mutex<Vec<Building>>,
+    building: Arc<Mutex<Vec<Building>>>,
     sessions: Mutex<Sessions>,
     searches: AtomicU64,
     index_builds: AtomicU64,
@@ -291,14 +271,14 @@ impl Service {
                 config.index_cache_size,
                 config.cache_bytes,
             ))),
-            costs: Mutex::new(Lru::new(config.index_cache_size * 3, usize::MAX)),
+            costs: Mutex::new(Lru::new(config.index_cache_size * 3, config.cache_bytes)),
             parsed: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
             by_fingerprint: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
             catalog_parses: AtomicU64::new(0),
             sessions: Mutex::new(Sessions::new(config.session_idle, config.max_sessions)),
+            counter: TokenCounter::with_cache_bytes(config.token_cache_bytes),
             config,
-            counter: TokenCounter::new(),
-            building: Mutex::new(Vec::new()),
+            building: Arc::new(Mutex::new(Vec::new())),
             searches: AtomicU64::new(0),
             index_builds: AtomicU64::new(0),
             index_cache_hits: AtomicU64::new(0),
@@ -308,19 +288,6 @@ impl Service {
 
     pub fn config(&self) -> &ServiceConfig {
         &self.config
-    }
-
-    pub fn stats(&self) -> ServiceStats {
-        ServiceStats {
-            searches: self.searches.load(Ordering::Relaxed),
-            index_builds: self.index_builds.load(Ordering::Relaxed),
-            index_cache_hits: self.index_cache_hits.load(Ordering::Relaxed),
-            cost_vectors: self.cost_vectors.load(Ordering::Relaxed),
-            catalog_parses: self.catalog_parses.load(Ordering::Relaxed),
-            tokenized: self.counter.tokenized_count(),
-            sessions: lock(&self.sessions).len(),
-            cache_bytes: lock(&self.parsed).weight() + lock(&self.rankers).weight(),
-        }
     }
 
     /// `ranker` over `catalog`, built once per (fingerprint, ranker). A ranker
@@ -342,10 +309,7 @@ impl Service {
                 ));
             }
         };
-        let key = (catalog.fingerprint(), ranker);
-        let weight = catalog.content_bytes();
-        let cell = lock(&self.rankers).get_or_insert(key, weight, || Arc::new(Mutex::new(None)));
-        let (ranked, built) = fill_cell(&cell, catalog, ranker, embeddings)?;
+        let (ranked, built) = build_cached(&self.rankers, catalog, ranker, embeddings)?;
         let counter = if built {
             &self.index_builds
         } else {
@@ -353,61 +317,6 @@ impl Service {
         };
         counter.fetch_add(1, Ordering::Relaxed);
         Ok(ranked)
-    }
-
-    /// `None` when `ranker` over `catalog` is built (or cannot be, which
-    /// the search then reports); else starts building it on a thread of its
-    /// own, once, and gives its progress (texts done, total).
-    fn build_in_background(&self, catalog: &Catalog, ranker: Ranker) -> Option<(u64, u64)> {
-        let embeddings = self.config.embeddings.clone()?;
-        let key = (catalog.fingerprint(), ranker);
-        let built = lock(&self.rankers)
-            .get(&key)
-            .is_some_and(|cell| cell.try_lock().is_ok_and(|slot| slot.is_some()));
-        let mut building = lock(&self.building);
-        if built {
-            building.retain(|(k, _)| *k != key);
-            return None;
-        }
-        if let Some((_, p)) = building.iter().find(|(k, _)| *k == key) {
-            if p.finished.load(Ordering::Relaxed) {
-                // Ended without a ranker (failed, or evicted already): the
-                // search builds it itself and reports what happens.
-                building.retain(|(k, _)| *k != key);
-                return None;
-            }
-            return Some((
-                p.done.load(Ordering::Relaxed),
-                p.total.load(Ordering::Relaxed),
-            ));
-        }
-        let progress = Arc::new(BuildProgress::default());
-        progress
-            .total
-            .store(catalog.len() as u64, Ordering::Relaxed);
-        building.push((key, progress.clone()));
-        drop(building);
-        let sink = progress.clone();
-        let embeddings = embeddings.also_progress(Arc::new(move |p: crate::embed::Progress| {
-            sink.done.store(p.done as u64, Ordering::Relaxed);
-            sink.total.store(p.total as u64, Ordering::Relaxed);
-        }));
-        let rankers = self.rankers.clone();
-        let total = catalog.len() as u64;
-        let catalog = catalog.clone();
-        let spawned = std::thread::Builder::new()
-            .name("toolsift-embed".into())
-            .spawn(move || {
-                let weight = catalog.content_bytes();
-                let cell = lock(&rankers).get_or_insert(key, weight, || Arc::new(Mutex::new(None)));
-                let _ = fill_cell(&cell, &catalog, ranker, Some(embeddings));
-                progress.finished.store(true, Ordering::Relaxed);
-            });
-        if spawned.is_err() {
-            lock(&self.building).retain(|(k, _)| *k != key);
-            return None;
-        }
-        Some((0, total))
     }
 
     /// Every tool's schema tokens with `basis`, computed once per fingerprint.
@@ -609,6 +518,25 @@ impl Service {
         let loaded = lock(&self.sessions).record(catalog, &id, scope, &names, now);
         Ok((id, loaded))
     }
+}
+
+/// `ranker` over `catalog` from `rankers`, built now if absent (see
+/// [`fill_cell`]); `true` when built here. A new ranker's cache entry is
+/// weighed by what the ranker holds (the catalog's text until then).
+fn build_cached(
+    rankers: &Mutex<RankerCache>,
+    catalog: &Catalog,
+    ranker: Ranker,
+    embeddings: Option<Embeddings>,
+) -> Result<(Arc<dyn CatalogRanker>, bool), ServiceError> {
+    let key = (catalog.fingerprint(), ranker);
+    let weight = catalog.content_bytes();
+    let cell = lock(rankers).get_or_insert(key, weight, || Arc::new(Mutex::new(None)));
+    let (ranked, built) = fill_cell(&cell, catalog, ranker, embeddings)?;
+    if built && ranked.heap_bytes() > 0 {
+        lock(rankers).reweigh(&key, ranked.heap_bytes());
+    }
+    Ok((ranked, built))
 }
 
 /// The ranker in `cell`, built now (holding the cell's lock, so others

@@ -19,11 +19,12 @@ struct Session {
     seq: u64,
 }
 
-type Key = (u128, String);
+type Key = super::session_key::MemoryKey;
 
-/// Every live session, keyed by (hash of the API key, session id), with an
-/// index by last use: expiring, evicting and touching a session cost
-/// O(log n), whatever the number of sessions.
+/// Every live session, keyed by (hash of the API key, encoded session id:
+/// the identity Redis uses too, [`super::session_key`]), with an index by
+/// last use: expiring, evicting and touching a session cost O(log n),
+/// whatever the number of sessions.
 pub(crate) struct Sessions {
     map: HashMap<Key, Session>,
     by_age: BTreeMap<(Instant, u64), Key>,
@@ -116,10 +117,7 @@ impl Sessions {
         now: Instant,
     ) -> Vec<String> {
         self.expire(now);
-        let key: Key = (
-            xxhash_rust::xxh3::xxh3_128(scope.as_bytes()),
-            id.to_string(),
-        );
+        let key = super::session_key::memory_key(id, scope);
         let fingerprint = catalog.fingerprint();
         if let Some(session) = self.map.get(&key) {
             self.by_age.remove(&(session.last_used, session.seq));
@@ -186,10 +184,7 @@ impl Sessions {
         now: Instant,
     ) -> Option<(u128, Vec<Tool>)> {
         self.expire(now);
-        let key: Key = (
-            xxhash_rust::xxh3::xxh3_128(scope.as_bytes()),
-            id.to_string(),
-        );
+        let key = super::session_key::memory_key(id, scope);
         let session = self.map.get_mut(&key)?;
         self.by_age.remove(&(session.last_used, session.seq));
         self.next_seq += 1;

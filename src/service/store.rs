@@ -3,9 +3,11 @@
 //! instances continue each other's sessions.
 //!
 //! In Redis a session is two keys, both with the idle expiry as their TTL:
-//! `toolsift:s:{hash of the API key}:{id}` (a hash: `fp`, the catalog
-//! fingerprint, and `t:{name}`, each loaded tool's definition) and the same
-//! key with `:order` appended (a list: the loaded names in first-load order).
+//! `toolsift:session:{hash of the API key}:{id}` (a hash: `fp`, the catalog
+//! fingerprint, and `t:{name}`, each loaded tool's definition) and
+//! `toolsift:order:{hash of the API key}:{id}` (a list: the loaded names in
+//! first-load order), the id encoded so that no id, whatever it holds,
+//! names another session's keys ([`super::session_key`]).
 //! Appends run as one server-side script, so concurrent appends from any
 //! number of instances lose nothing and keep first-load order. Caches derived
 //! from a request's content (parsed catalogs, indexes, token counts) stay
@@ -18,7 +20,7 @@ use std::time::Duration;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use super::inject::SessionTools;
-use super::{PendingSession, Service, sessions};
+use super::{PendingSession, Service, session_key, sessions};
 use crate::catalog::Tool;
 
 /// `--sessions`: where sessions live.
@@ -243,13 +245,6 @@ impl RedisStore {
         }
     }
 
-    fn keys(id: &str, scope: &str) -> (String, String) {
-        let scope = xxhash_rust::xxh3::xxh3_128(scope.as_bytes());
-        let hash = format!("toolsift:s:{scope:032x}:{id}");
-        let order = format!("{hash}:order");
-        (hash, order)
-    }
-
     fn ttl_ms(&self) -> u64 {
         u64::try_from(self.idle.as_millis())
             .unwrap_or(u64::MAX)
@@ -266,7 +261,7 @@ impl RedisStore {
     }
 
     async fn record(&self, p: &PendingSession) -> Result<Vec<String>, StoreError> {
-        let (hash, order) = Self::keys(&p.id, &p.scope);
+        let (hash, order) = session_key::redis_keys(&p.id, &p.scope);
         let fp = format!("{:032x}", p.catalog.fingerprint());
         let mut saw = String::new();
         let mut names = p.loaded.clone();
@@ -304,7 +299,7 @@ impl RedisStore {
     }
 
     async fn lookup(&self, id: &str, scope: &str) -> Result<Option<(u128, Vec<Tool>)>, StoreError> {
-        let (hash, order) = Self::keys(id, scope);
+        let (hash, order) = session_key::redis_keys(id, scope);
         let mut c = self.manager.clone();
         let out: Vec<String> = self
             .touch

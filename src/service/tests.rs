@@ -264,6 +264,94 @@ fn repeated_catalog_is_not_reindexed_or_retokenized() {
     assert_eq!(s.stats().index_builds, 2);
 }
 
+/// Catalog `r` of a stream: `n` tools no other catalog of it has.
+fn fresh_catalog(r: usize, n: usize) -> Catalog {
+    let tools = (0..n)
+        .map(|i| {
+            tool(
+                &format!("t{r}_{i}"),
+                &format!("Looks up record {i} of {r}"),
+                false,
+            )
+        })
+        .collect();
+    Catalog::new("t", tools).unwrap()
+}
+
+#[test]
+fn token_counts_stay_bounded_under_new_catalogs_and_are_counted() {
+    let budget = 256 << 10;
+    let s = Service::new(ServiceConfig {
+        token_cache_bytes: budget,
+        token_basis: TokenBasis::EstimatedBytesDiv4,
+        ..ServiceConfig::default()
+    });
+    let mut p = params("record");
+    p.preview = true;
+    let mut most = 0;
+    for r in 0..60 {
+        s.tool_search(&fresh_catalog(r, 500), &p, "").unwrap();
+        let stats = s.stats();
+        let held = s.counter.cache_bytes();
+        assert!(held <= budget, "{held} after catalog {r}");
+        assert!(stats.cache_bytes >= held && held > 0);
+        assert_eq!(stats.token_counts, s.counter.cached_count());
+        most = most.max(stats.token_counts);
+    }
+    assert_eq!(s.stats().tokenized, 30_000);
+    assert!(most < 30_000 && most > 5_000, "{most}");
+    // The last catalog's counts are still there, the first's are not.
+    let basis = TokenBasis::EstimatedBytesDiv4;
+    s.counter
+        .tools_tokens(fresh_catalog(59, 500).tools(), basis);
+    assert_eq!(s.stats().tokenized, 30_000);
+    s.counter.tools_tokens(fresh_catalog(0, 500).tools(), basis);
+    assert_eq!(s.stats().tokenized, 30_500);
+}
+
+#[test]
+fn the_caches_bytes_are_what_they_hold_each_catalog_once() {
+    let s = Service::default();
+    let text = r#"[{"name":"a_tool","description":"alpha","input_schema":{"type":"object","properties":{"x":{"type":"string"}}}},{"name":"b_tool","description":"beta","input_schema":{}}]"#;
+    let body = |tools: &str| format!(r#"{{"tools": {tools}, "query": "alpha"}}"#);
+    s.tool_search_json(body(text).as_bytes(), None).unwrap();
+    let c = catalog::parse(text, "request", "request", SourceKind::Json).unwrap();
+    let stats = s.stats();
+    let caches = stats.caches;
+    assert_eq!(caches.catalogs, crate::heap::catalog(&c));
+    assert_eq!(caches.rankers, Index::build(c.tools()).heap_bytes());
+    assert_eq!(caches.token_costs, 2 * 8);
+    assert_eq!(caches.token_counts, s.counter.cache_bytes());
+    assert_eq!(caches.vectors, 0);
+    assert!(caches.catalogs > text.len() && caches.rankers > 0 && caches.token_counts > 0);
+    assert_eq!(stats.cache_bytes, caches.total());
+    assert_eq!(stats.token_counts, 2);
+    // The same tools in another text: parsed again (a second catalog held
+    // by text), but the same content (the fingerprint cache keeps the
+    // first), the same index and costs.
+    let spaced = text.replace(',', ", ");
+    s.tool_search_json(body(&spaced).as_bytes(), None).unwrap();
+    let again = s.stats().caches;
+    assert_eq!(again.catalogs, 2 * caches.catalogs);
+    assert_eq!(
+        (again.rankers, again.token_costs),
+        (caches.rankers, caches.token_costs)
+    );
+    // A dense ranker is weighed with its vectors, and the provider's cache
+    // with its own.
+    let dense = with_embeddings();
+    let mut p = params("weather");
+    p.ranker = Some(Ranker::Hybrid);
+    dense.tool_search(&c, &p, "").unwrap();
+    let caches = dense.stats().caches;
+    let index = Index::build(c.tools()).heap_bytes();
+    assert!(caches.rankers >= index + 2 * 64 * 4, "{caches:?}");
+    assert!(
+        caches.vectors >= 3 * 64 * 4,
+        "two tools and a query: {caches:?}"
+    );
+}
+
 #[test]
 fn sessions_append_in_first_load_order_and_are_scoped() {
     let c = catalog();

@@ -276,3 +276,85 @@ fn redis_down_is_503_naming_the_store_and_service_resumes_when_it_returns() {
     let health: Value = serde_json::from_str(&get(&srv, "/healthz")).unwrap();
     assert_eq!(health["status"], "ok", "{health}");
 }
+
+/// `toolsift_session_store_errors_total` of `srv`.
+fn store_errors(srv: &Server) -> f64 {
+    let metrics = get(srv, "/metrics");
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("toolsift_session_store_errors_total "))
+        .map_or(0.0, |v| v.trim().parse().unwrap())
+}
+
+#[test]
+fn ids_holding_separators_are_sessions_of_their_own_not_a_store_outage() {
+    let redis = Redis::start();
+    let up = FakeUpstream::start();
+    let srv = serve(&redis, Some(&up));
+    let (status, v) = search(&srv, 3, Some("S"));
+    assert_eq!(status, 200, "{v}");
+    let (_, v) = search(&srv, 4, Some("S"));
+    assert_eq!(names(&v["session_tools"]), ["tool_03", "tool_04"]);
+    let errors = store_errors(&srv);
+    let ids = [
+        "S:order",
+        "S:order:order",
+        "S:",
+        ":order",
+        ":",
+        "S.order",
+        "S-order",
+        "S_order",
+        "S:t:tool_03",
+        "S:fp",
+    ];
+    let provider = |id: &str| {
+        let r = client()
+            .post(format!("{}/openai/v1/responses", srv.url))
+            .bearer_auth(KEY)
+            .header("content-type", "application/json")
+            .header("x-cave-tool-session", id)
+            .body(r#"{"model":"m","input":"hi"}"#)
+            .send()
+            .unwrap();
+        let header = |name: &str| {
+            r.headers()
+                .get(name)
+                .map(|h| h.to_str().unwrap().to_string())
+        };
+        let session = header("x-toolsift-tool-session");
+        let injected = header("x-toolsift-injected-tools");
+        (r.status().as_u16(), session, injected)
+    };
+    let answer = |session: &str, injected: Option<&str>| {
+        (200, Some(session.to_string()), injected.map(str::to_string))
+    };
+    for id in ids {
+        // Unknown to the pass-through: forwarded as sent.
+        assert_eq!(
+            provider(id),
+            answer("unknown", None),
+            "pass-through with {id:?}"
+        );
+        // A search: a new session holding this search's tool alone.
+        let (status, v) = search(&srv, 9, Some(id));
+        assert_eq!(status, 200, "{id:?}: {v}");
+        assert_eq!(v["session_id"], id);
+        assert_eq!(names(&v["session_tools"]), ["tool_09"], "{id:?}");
+        assert_eq!(
+            provider(id),
+            answer("applied", Some("tool_09")),
+            "pass-through with {id:?}"
+        );
+    }
+    // `S` is as it was, and its next search continues it.
+    assert_eq!(provider("S"), answer("applied", Some("tool_03,tool_04")));
+    let (_, v) = search(&srv, 5, Some("S"));
+    assert_eq!(
+        names(&v["session_tools"]),
+        ["tool_03", "tool_04", "tool_05"]
+    );
+    assert_eq!(store_errors(&srv), errors);
+    let health: Value = serde_json::from_str(&get(&srv, "/healthz")).unwrap();
+    assert_eq!(health["status"], "ok", "{health}");
+}

@@ -391,6 +391,36 @@ fn metrics_in_prometheus_text() {
     ] {
         assert!(text.contains(needle), "{needle} not in:\n{text}");
     }
+    // The caches' bytes, cache by cache, add up to the total; the token
+    // counts of the catalog's tools are among them.
+    let gauge = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+            .map(|v| v.parse::<f64>().unwrap())
+    };
+    let total = gauge("toolsift_cache_bytes").unwrap_or_else(|| panic!("{text}"));
+    let parts: Vec<f64> = [
+        "catalogs",
+        "rankers",
+        "token_costs",
+        "token_counts",
+        "vectors",
+    ]
+    .iter()
+    .map(|c| {
+        gauge(&format!("toolsift_cache_bytes_by_cache{{cache=\"{c}\"}}"))
+            .unwrap_or_else(|| panic!("{c} not in:\n{text}"))
+    })
+    .collect();
+    assert_eq!(parts.iter().sum::<f64>(), total, "{text}");
+    assert!(parts[..4].iter().all(|&b| b > 0.0), "{parts:?}");
+    assert_eq!(parts[4], 0.0, "no embedding provider");
+    let counts = catalog().as_array().unwrap().len() as f64;
+    assert_eq!(
+        gauge("toolsift_token_counts_cached"),
+        Some(counts),
+        "{text}"
+    );
 }
 
 #[test]

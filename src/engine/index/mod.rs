@@ -66,6 +66,25 @@ impl Index {
         self.n_docs
     }
 
+    /// Bytes the index holds (approximate, see [`crate::heap`]): its
+    /// vocabulary, postings and name keys.
+    pub fn heap_bytes(&self) -> usize {
+        use crate::heap::hash_map;
+        let words = hash_map(&self.words) + self.words.keys().map(|k| k.len()).sum::<usize>();
+        let stems = hash_map(&self.stems) + self.stems.keys().map(|k| k.len()).sum::<usize>();
+        let names = hash_map(&self.names)
+            + self
+                .names
+                .iter()
+                .map(|(k, (docs, _))| k.len() + docs.capacity() * 4)
+                .sum::<usize>();
+        let postings = self.offsets.capacity() * 4
+            + self.post_docs.capacity() * 4
+            + self.post_impacts.capacity() * 4
+            + self.post_fields.capacity();
+        words + stems + names + hash_map(&self.bigrams) + postings
+    }
+
     pub fn is_empty(&self) -> bool {
         self.n_docs == 0
     }

@@ -36,6 +36,10 @@ pub(super) struct StemMemo {
 impl StemMemo {
     /// Entries kept before the memo starts over.
     const CAPACITY: usize = 8192;
+    /// Longer words (a query word may be of any length) are stemmed each
+    /// time, not kept: the memo holds at most `CAPACITY` words of this many
+    /// bytes and their stems, about 1 MiB.
+    const MAX_WORD_BYTES: usize = 64;
 
     /// Calls `f` with the stem of `word`.
     fn with_stem<R>(&mut self, word: &str, f: impl FnOnce(&str) -> R) -> R {
@@ -44,11 +48,20 @@ impl StemMemo {
         }
         let stem = self.stemmer.stem(word);
         let r = f(&stem);
-        if self.stems.len() >= Self::CAPACITY {
-            self.stems.clear();
+        if word.len() <= Self::MAX_WORD_BYTES {
+            if self.stems.len() >= Self::CAPACITY {
+                self.stems.clear();
+            }
+            self.stems.insert(Box::from(word), Box::from(stem.as_ref()));
         }
-        self.stems.insert(Box::from(word), Box::from(stem.as_ref()));
         r
+    }
+
+    /// Words held, and their bytes with their stems'.
+    #[cfg(test)]
+    pub(super) fn held(&self) -> (usize, usize) {
+        let bytes = self.stems.iter().map(|(w, s)| w.len() + s.len()).sum();
+        (self.stems.len(), bytes)
     }
 }
 
@@ -216,4 +229,35 @@ pub(super) fn split_sentences(text: &str) -> impl Iterator<Item = &str> {
         None
     })
     .filter(|s| !s.trim().is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StemMemo;
+
+    #[test]
+    fn the_stem_memo_is_bounded_in_bytes_whatever_the_words() {
+        let mut memo = StemMemo::default();
+        assert_eq!(memo.with_stem("running", str::to_string), "run");
+        assert_eq!(memo.held(), (1, "running".len() + "run".len()));
+        // Long words are stemmed, not kept.
+        for i in 0..50 {
+            let word = format!("{i}{}ing", "x".repeat(4_000));
+            assert!(memo.with_stem(&word, str::len) > 4_000);
+        }
+        assert_eq!(memo.held().0, 1);
+        let word = "x".repeat(StemMemo::MAX_WORD_BYTES);
+        memo.with_stem(&word, |_| ());
+        assert_eq!(memo.held().0, 2);
+        for i in 0..20_000 {
+            memo.with_stem(&format!("w{i}{word}"), |_| ());
+            memo.with_stem(&format!("w{i}"), |_| ());
+        }
+        let (words, bytes) = memo.held();
+        assert!(words <= StemMemo::CAPACITY, "{words}");
+        assert!(
+            bytes <= StemMemo::CAPACITY * 2 * StemMemo::MAX_WORD_BYTES,
+            "{bytes}"
+        );
+    }
 }
