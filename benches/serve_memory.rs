@@ -202,7 +202,7 @@ fn main() {
     let o = opts();
     let server = Server::start();
     let pid = server.child.id();
-    toolsift::client::install_tls_provider();
+    toolsift::tls::install_provider();
     let http = reqwest::blocking::Client::builder()
         .timeout(Duration::from_secs(120))
         .build()

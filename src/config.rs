@@ -85,6 +85,8 @@ pub struct ServeSection {
     pub max_sessions: Option<usize>,
     pub session_idle_secs: Option<u64>,
     pub cache_bytes: Option<usize>,
+    /// The budget of single definitions' token counts.
+    pub token_cache_bytes: Option<usize>,
     pub log_queries: Option<bool>,
     pub insecure_no_auth: Option<bool>,
     /// `memory` or a Redis/Valkey URL.

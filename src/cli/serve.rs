@@ -58,6 +58,7 @@ fn serve_config(args: &ServeArgs) -> Result<toolsift::server::ServeConfig, CliEr
         s.session_idle = std::time::Duration::from_secs(secs);
     }
     s.cache_bytes = file.cache_bytes.unwrap_or(s.cache_bytes);
+    s.token_cache_bytes = file.token_cache_bytes.unwrap_or(s.token_cache_bytes);
     if let Some(ms) = args.upstream_timeout_ms.or(file.upstream_timeout_ms) {
         c.upstream_timeout = std::time::Duration::from_millis(ms.max(1));
     }

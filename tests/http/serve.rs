@@ -497,7 +497,7 @@ fn serve_settings_from_the_config_file() {
     let config = dir.join("config.toml");
     std::fs::write(
         &config,
-        "[serve]\napi_key_env = [\"CONF_KEY\"]\ndefault_max_tools = 1\nmax_catalog_tools = 2\n",
+        "[serve]\napi_key_env = [\"CONF_KEY\"]\ndefault_max_tools = 1\nmax_catalog_tools = 2\ntoken_cache_bytes = 4096\nhead_timeout_ms = 5000\nmax_passthrough = 3\n",
     )
     .unwrap();
     let server = Server::start(
