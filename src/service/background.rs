@@ -12,7 +12,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{Service, build_cached, lock};
+use super::rankers::build_cached;
+use super::{Service, lock};
 use crate::catalog::Catalog;
 use crate::engine::Ranker;
 

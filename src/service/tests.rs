@@ -1,5 +1,6 @@
 use super::*;
 use crate::catalog::{self, SourceKind, Tool};
+use crate::engine::Index;
 use serde_json::json;
 
 fn tool(name: &str, description: &str, always: bool) -> Tool {

@@ -1,0 +1,320 @@
+//! A search in five named steps: validate, rank, assemble, count tokens,
+//! record the session.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use super::{Reason, SearchOutcome, SearchParams, Selected, Service, ServiceError, lock, sessions};
+use crate::catalog::Catalog;
+use crate::engine::{CatalogRanker, Hit, RankError, Ranker};
+
+/// What a request asks for, checked: the ranker, the cap and the always-load
+/// tools (step one of a search).
+#[derive(Debug)]
+struct Plan {
+    ranker: Ranker,
+    /// At most this many tools in the loaded set.
+    cap: usize,
+    /// The always-load tools, in catalog order.
+    always: Vec<usize>,
+}
+
+/// The ranked part of a search (step two).
+struct Ranked {
+    /// The best matching tools beyond the always-load ones, best first.
+    hits: Vec<Hit>,
+    /// Scores of the always-load tools, on the same scale as `hits`.
+    always_scores: Vec<f32>,
+}
+
+impl Service {
+    /// One search, for the API key `scope` (empty for none).
+    pub fn tool_search(
+        &self,
+        catalog: &Catalog,
+        params: &SearchParams,
+        scope: &str,
+    ) -> Result<SearchOutcome, ServiceError> {
+        self.tool_search_at(catalog, params, scope, Instant::now())
+    }
+
+    /// [`Service::tool_search`] at a given time (for session expiry tests):
+    /// validate, rank, assemble the loaded set, count tokens, record the
+    /// session.
+    pub fn tool_search_at(
+        &self,
+        catalog: &Catalog,
+        params: &SearchParams,
+        scope: &str,
+        now: Instant,
+    ) -> Result<SearchOutcome, ServiceError> {
+        self.search_inner(catalog, params, scope, now, true)
+    }
+
+    /// The five steps; with `record` false the session is left to a session
+    /// store outside the service (the id is minted if absent, and
+    /// `session_tools` holds only this search's tools).
+    pub(super) fn search_inner(
+        &self,
+        catalog: &Catalog,
+        params: &SearchParams,
+        scope: &str,
+        now: Instant,
+        record: bool,
+    ) -> Result<SearchOutcome, ServiceError> {
+        let mut plan = self.validate(catalog, params)?;
+        let mut waiting = None;
+        if params.preview
+            && plan.ranker.needs_embeddings()
+            && let Some(progress) = self.build_in_background(catalog, plan.ranker)
+        {
+            // A preview (the explorer as you type) does not wait for a
+            // catalog's vectors: BM25F answers, and the note says so.
+            waiting = Some((plan.ranker, progress));
+            plan.ranker = Ranker::Bm25;
+        }
+        let ranker = self.ranker_for(catalog, plan.ranker)?;
+        self.searches.fetch_add(1, Ordering::Relaxed);
+        let ranked = rank(ranker.as_ref(), catalog, params, &plan).map_err(|e| ServiceError {
+            status: 502,
+            code: "ranker_failed",
+            message: format!("ranker {} failed: {e}", plan.ranker),
+        })?;
+        let tools = assemble(ranker.as_ref(), params, &plan, ranked);
+        let note = match waiting {
+            Some((wanted, (done, total))) => Some(format!(
+                "{wanted}: embedding the catalog ({done} of {total} tools); BM25F results until the vectors are ready"
+            )),
+            None => note_for(params, &plan, &tools),
+        };
+        let basis = params.token_basis.unwrap_or(self.config.token_basis);
+        let costs = self.costs_for(catalog, basis);
+        let sent: u64 = tools.iter().map(|t| costs[t.index]).sum();
+        let (session_id, session_tools) = if record {
+            self.record_session(catalog, params, scope, &tools, now)?
+        } else if params.preview {
+            (params.session_id.clone().unwrap_or_default(), Vec::new())
+        } else {
+            let id = match &params.session_id {
+                Some(id) => id.clone(),
+                None => sessions::mint_session_id()?,
+            };
+            let names = tools
+                .iter()
+                .map(|t| catalog.tools()[t.index].name.clone())
+                .collect();
+            (id, names)
+        };
+        Ok(SearchOutcome {
+            deferred_count: (catalog.len() - tools.len()) as u64,
+            tools,
+            full_schema_tokens: costs.iter().sum(),
+            sent_schema_tokens: sent,
+            method: plan.ranker,
+            token_basis: basis,
+            session_id,
+            session_tools,
+            note,
+            tool_tokens: costs,
+            embedding: waiting.map(|(_, progress)| progress),
+        })
+    }
+
+    /// Step one: the request's limits and the cap.
+    fn validate(&self, catalog: &Catalog, params: &SearchParams) -> Result<Plan, ServiceError> {
+        if catalog.len() > self.config.max_catalog_tools {
+            return Err(ServiceError::bad_request(
+                "too_many_tools",
+                format!(
+                    "the catalog has {} tools; this service accepts at most {}",
+                    catalog.len(),
+                    self.config.max_catalog_tools
+                ),
+            ));
+        }
+        if let Some(id) = &params.session_id
+            && !sessions::valid_session_id(id)
+        {
+            return Err(ServiceError::bad_request(
+                "invalid_session_id",
+                "session_id must be 1 to 128 characters of letters, digits, '-', '_', '.' or ':'",
+            ));
+        }
+        let always: Vec<usize> = (0..catalog.len())
+            .filter(|&i| catalog.tools()[i].always_load)
+            .collect();
+        let cap = match params.max_tools {
+            Some(0) => {
+                return Err(ServiceError::bad_request(
+                    "invalid_max_tools",
+                    "max_tools must be a positive integer",
+                ));
+            }
+            Some(m) if m < always.len() as u64 => {
+                return Err(ServiceError::bad_request(
+                    "max_tools_below_always_load",
+                    format!(
+                        "max_tools is {m} but the catalog has {} always-load tools, which are always loaded; max_tools must be at least {}",
+                        always.len(),
+                        always.len()
+                    ),
+                ));
+            }
+            Some(m) => usize::try_from(m).unwrap_or(usize::MAX),
+            // The default never drops an always-load tool.
+            None => usize::try_from(self.config.default_max_tools)
+                .unwrap_or(usize::MAX)
+                .max(always.len()),
+        };
+        Ok(Plan {
+            ranker: params.ranker.unwrap_or(self.config.default_ranker),
+            cap,
+            always,
+        })
+    }
+
+    /// Step five: continues (or creates) the session, unless this is a
+    /// preview, which records nothing.
+    fn record_session(
+        &self,
+        catalog: &Catalog,
+        params: &SearchParams,
+        scope: &str,
+        tools: &[Selected],
+        now: Instant,
+    ) -> Result<(String, Vec<String>), ServiceError> {
+        if params.preview {
+            return Ok((params.session_id.clone().unwrap_or_default(), Vec::new()));
+        }
+        let id = match &params.session_id {
+            Some(id) => id.clone(),
+            None => sessions::mint_session_id()?,
+        };
+        let names: Vec<&str> = tools
+            .iter()
+            .map(|t| catalog.tools()[t.index].name.as_str())
+            .collect();
+        let loaded = lock(&self.sessions).record(catalog, &id, scope, &names, now);
+        Ok((id, loaded))
+    }
+}
+
+fn context_of(params: &SearchParams) -> Option<&str> {
+    params.context.as_deref().filter(|c| !c.trim().is_empty())
+}
+
+/// Step two: the best tools beyond the always-load ones, and the always-load
+/// tools' scores from the same ranking.
+fn rank(
+    ranker: &dyn CatalogRanker,
+    catalog: &Catalog,
+    params: &SearchParams,
+    plan: &Plan,
+) -> Result<Ranked, RankError> {
+    let room = plan.cap - plan.always.len();
+    let (query, context) = (params.query.as_str(), context_of(params));
+    let hits = if room > 0 {
+        ranker.rank(query, context, room.saturating_add(plan.always.len()))?
+    } else {
+        Vec::new()
+    };
+    let mut always_scores: Vec<Option<f32>> = plan
+        .always
+        .iter()
+        .map(|d| hits.iter().find(|h| h.doc == *d).map(|h| h.score))
+        .collect();
+    if always_scores.iter().any(Option::is_none) && !query.trim().is_empty() {
+        // Some always-load tools ranked below the cut: score them with the
+        // same ranking so their scores compare with the others'.
+        let missing: Vec<usize> = plan
+            .always
+            .iter()
+            .zip(&always_scores)
+            .filter(|(_, s)| s.is_none())
+            .map(|(d, _)| *d)
+            .collect();
+        let mut scores = ranker.score(query, context, &missing)?.into_iter();
+        for slot in always_scores.iter_mut().filter(|s| s.is_none()) {
+            *slot = scores.next();
+        }
+    }
+    let hits = hits
+        .into_iter()
+        .filter(|h| !catalog.tools()[h.doc].always_load)
+        .take(room)
+        .collect();
+    Ok(Ranked {
+        hits,
+        always_scores: always_scores
+            .into_iter()
+            .map(|s| s.unwrap_or(0.0))
+            .collect(),
+    })
+}
+
+/// Step three: the loaded set, always-load tools first, with explanations.
+fn assemble(
+    ranker: &dyn CatalogRanker,
+    params: &SearchParams,
+    plan: &Plan,
+    ranked: Ranked,
+) -> Vec<Selected> {
+    let docs: Vec<usize> = plan
+        .always
+        .iter()
+        .copied()
+        .chain(ranked.hits.iter().map(|h| h.doc))
+        .collect();
+    let explanations = ranker.explain(&params.query, context_of(params), &docs);
+    let always = plan
+        .always
+        .iter()
+        .zip(&ranked.always_scores)
+        .map(|(&doc, &score)| (doc, score, Reason::AlwaysLoad));
+    let others = ranked.hits.iter().map(|h| {
+        let reason = if h.exact {
+            Reason::ExactName
+        } else {
+            Reason::Ranked
+        };
+        (h.doc, h.score, reason)
+    });
+    always
+        .chain(others)
+        .zip(explanations)
+        .map(|((index, score, reason), explanation)| Selected {
+            index,
+            score,
+            reason,
+            explanation,
+        })
+        .collect()
+}
+
+/// Why nothing (or only the always-load tools) came back.
+fn note_for(params: &SearchParams, plan: &Plan, tools: &[Selected]) -> Option<String> {
+    let always = plan.always.len();
+    if tools.len() > always {
+        None
+    } else if plan.cap == always {
+        Some(format!(
+            "max_tools {} leaves no room beyond the {always} always-load tools",
+            plan.cap
+        ))
+    } else if params.query.trim().is_empty() && context_of(params).is_none() {
+        Some(if always == 0 {
+            "empty query: nothing to rank, so no tool is loaded".to_string()
+        } else {
+            "empty query: only the always-load tools are loaded".to_string()
+        })
+    } else {
+        Some(format!(
+            "no tool matches the query: none of its words (after stop words) appears in any tool's name, description or schema{}",
+            if always == 0 {
+                ""
+            } else {
+                "; only the always-load tools are loaded"
+            }
+        ))
+    }
+}
