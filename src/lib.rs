@@ -3,7 +3,8 @@
 //!
 //! The pure core: [`catalog`] (descriptors and importers), [`select`] (the
 //! tools handle), [`breaker`] (the retry-loop breaker), [`tokens`] (schema
-//! token costs and savings). [`check`] builds the `toolsift check` report;
+//! token costs and savings), [`settings`] (the explorer's settings record).
+//! [`check`] builds the `toolsift check` report;
 //! [`terminal_text`] makes untrusted text safe to print on a terminal.
 
 pub mod breaker;
@@ -20,6 +21,7 @@ pub mod search;
 pub mod select;
 pub mod server;
 pub mod service;
+pub mod settings;
 pub mod sources;
 pub mod terminal_text;
 pub mod tls;

@@ -6,8 +6,8 @@ use toolsift::breaker::DEFAULT_THRESHOLD;
 use toolsift::engine::Ranker;
 use toolsift::select::{DEFAULT_INITIAL_TOOL_COUNT, Strategy};
 use toolsift::service::DEFAULT_MAX_TOOLS;
+use toolsift::settings::Settings;
 use toolsift::tokens::TokenBasis;
-use toolsift::tui::app::Settings;
 
 use super::embed::EmbeddingArgs;
 use super::mcp::McpArgs;

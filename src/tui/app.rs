@@ -29,6 +29,7 @@ use crate::engine::Ranker;
 use crate::replay::{TraceCall, TraceError};
 use crate::search::{SearchHit, SearchRequest, Searcher};
 use crate::select::{SelectError, ToolsHandle};
+use crate::settings::Settings;
 use crate::sources::mcp::{CallOutcome, McpCallError, McpHost, ServerStatus};
 use crate::tokens::TokenBasis;
 
@@ -37,7 +38,7 @@ pub use catalog_view::{CatalogView, Filter, ListState, Sort, ViewSource, movemen
 pub use export_box::{ExportBox, ExportOutcome, default_path, format_name};
 pub use query_box::{QueryBox, QueryOutcome};
 pub use search_state::{Results, SearchAnswer, SearchState};
-pub use settings::{SETTINGS_ROWS, Settings, SettingsEditor, SettingsOutcome};
+pub use settings::{SETTINGS_ROWS, SettingsEditor, SettingsOutcome};
 
 /// How long a preview answered by BM25F (the catalog's vectors not ready)
 /// waits before asking again.
@@ -168,7 +169,7 @@ pub enum Effect {
     /// `Msg::Written`.
     SaveSettings {
         path: std::path::PathBuf,
-        settings: crate::config::SavedSettings,
+        settings: Settings,
     },
 }
 
@@ -1180,17 +1181,9 @@ impl App {
                 Some("no config file to save to (set --config, TOOLSIFT_CONFIG or HOME)".into());
             return Vec::new();
         };
-        let s = &self.settings;
         vec![Effect::SaveSettings {
             path,
-            settings: crate::config::SavedSettings {
-                strategy: s.strategy,
-                initial_tool_count: s.initial_tool_count,
-                max_loaded_tools: s.max_loaded_tools,
-                max_tools: s.max_tools,
-                ranker: s.ranker,
-                token_basis: s.token_basis,
-            },
+            settings: self.settings.clone(),
         }]
     }
 

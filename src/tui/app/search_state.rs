@@ -85,7 +85,7 @@ impl SearchState {
         &self,
         query: &str,
         max_tools: Option<u64>,
-        settings: &super::Settings,
+        settings: &crate::settings::Settings,
         preview: bool,
     ) -> SearchRequest {
         SearchRequest {
