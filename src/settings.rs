@@ -28,7 +28,10 @@ pub struct Settings {
     /// service's default).
     pub max_tools: Option<i64>,
     pub ranker: Ranker,
-    pub token_basis: TokenBasis,
+    /// The token basis the user chose (a flag, the config file, the
+    /// explorer's settings). None: the default counter counts, and a search
+    /// names no basis (the service's default), as the SDKs' searches do.
+    pub token_basis: Option<TokenBasis>,
 }
 
 impl Default for Settings {
@@ -39,7 +42,7 @@ impl Default for Settings {
             max_loaded_tools: None,
             max_tools: None,
             ranker: Ranker::Bm25,
-            token_basis: TokenBasis::O200kBase,
+            token_basis: None,
         }
     }
 }
@@ -54,6 +57,12 @@ impl Settings {
         "ranker",
         "token_basis",
     ];
+
+    /// The basis tokens are counted with: the one chosen, else the
+    /// default.
+    pub fn basis(&self) -> TokenBasis {
+        self.token_basis.unwrap_or_default()
+    }
 
     /// The SDK's handle options of these settings.
     pub fn handle_options(&self) -> HandleOptions {
@@ -107,7 +116,7 @@ impl PartialSettings {
             max_loaded_tools: self.max_loaded_tools.or(d.max_loaded_tools),
             max_tools: self.max_tools.or(d.max_tools),
             ranker: self.ranker.unwrap_or(d.ranker),
-            token_basis: self.token_basis.unwrap_or(d.token_basis),
+            token_basis: self.token_basis.or(d.token_basis),
         }
     }
 }
@@ -121,6 +130,7 @@ mod tests {
         let every = Settings {
             max_loaded_tools: Some(4),
             max_tools: Some(2),
+            token_basis: Some(TokenBasis::Cl100kBase),
             ..Settings::default()
         };
         let value = serde_json::to_value(&every).unwrap();

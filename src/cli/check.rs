@@ -15,7 +15,7 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
     let mut report = CheckReport::new(
         loaded.catalog,
         &settings.handle_options(),
-        settings.token_basis,
+        settings.basis(),
         &TokenCounter::new(),
     )?;
     report.servers = loaded.servers.iter().map(Into::into).collect();

@@ -32,7 +32,7 @@ impl HandleArgs {
             max_loaded_tools,
             max_tools: None,
             ranker: Default::default(),
-            token_basis: basis(&self.token_basis)?,
+            token_basis: self.token_basis.as_deref().map(basis).transpose()?,
         })
     }
 }

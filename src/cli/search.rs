@@ -47,7 +47,8 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
         max_tools: cap,
         session_id: args.session_id.clone(),
         ranker: args.ranker,
-        token_basis: Some(settings.token_basis),
+        // Named only when the user chose one, as the SDKs send none.
+        token_basis: settings.token_basis,
         preview: false,
     };
     let embeddings = super::embed::embeddings_for(&args.embed, args.ranker)?;

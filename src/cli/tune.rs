@@ -37,7 +37,7 @@ pub fn run(args: &TuneArgs) -> Result<(), CliError> {
         &queries,
         &TuneOptions {
             ranker: args.ranker,
-            token_basis: settings.token_basis,
+            token_basis: settings.basis(),
             target_pct: args.target,
         },
     )

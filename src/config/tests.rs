@@ -20,7 +20,7 @@ fn saving_settings_keeps_the_rest_of_the_file() {
         max_loaded_tools: Some(12),
         max_tools: None,
         ranker: Ranker::Bm25,
-        token_basis: TokenBasis::O200kBase,
+        token_basis: Some(TokenBasis::O200kBase),
     };
     // A missing file (and folder) is created.
     save_explorer_settings(&path, &saved).unwrap();
@@ -167,8 +167,8 @@ fn the_built_in_file_states_the_code_defaults() {
     assert_eq!(x.settings.max_loaded_tools, None);
     assert_eq!(x.settings.max_tools, None);
     assert_eq!(x.settings.ranker, Some(Ranker::default()));
-    assert_eq!(x.settings.token_basis, Some(TokenBasis::default()));
-    assert_eq!(x.settings.token_basis, Some(explorer.token_basis));
+    assert_eq!(x.settings.token_basis, None, "chosen by no one");
+    assert_eq!(x.settings.token_basis, explorer.token_basis);
 }
 
 #[test]

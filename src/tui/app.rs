@@ -199,7 +199,7 @@ pub struct App {
     pub search: SearchState,
     pub detail_scroll: u16,
     pub help_scroll: usize,
-    /// Per-tool tokens for `settings.token_basis`, once counted.
+    /// Per-tool tokens for `settings.basis()`, once counted.
     pub costs: Option<Arc<Vec<u64>>>,
     pub status: Option<String>,
     /// The breaker simulator, once opened (its log and streak survive closing).
@@ -281,7 +281,7 @@ impl App {
     fn costs_effect(&self) -> Effect {
         Effect::Costs {
             catalog: self.catalog.clone(),
-            basis: self.settings.token_basis,
+            basis: self.settings.basis(),
         }
     }
 
@@ -459,7 +459,7 @@ impl App {
                 Vec::new()
             }
             Msg::CostsReady { basis, costs } => {
-                if basis == self.settings.token_basis && costs.len() == self.catalog.len() {
+                if basis == self.settings.basis() && costs.len() == self.catalog.len() {
                     self.costs = Some(costs);
                     if self.catalog_view.sort == Sort::Tokens {
                         self.rebuild_view();
@@ -955,7 +955,7 @@ impl App {
             }
             Ok(handle) => {
                 self.editor.error = None;
-                let basis_changed = edited.token_basis != self.settings.token_basis;
+                let basis_changed = edited.basis() != self.settings.basis();
                 self.settings = edited;
                 self.handle = handle;
                 self.rebuild_view();
@@ -1071,7 +1071,7 @@ impl App {
         Some(Measured {
             catalog: self.catalog.clone(),
             ranker: self.settings.ranker,
-            basis: self.settings.token_basis,
+            basis: self.settings.basis(),
             queries: self.tune.queries.clone()?,
         })
     }

@@ -63,11 +63,12 @@ impl SettingsEditor {
             3 => e.max_tools = step_optional(e.max_tools, step),
             4 => e.ranker = e.ranker.cycle(step < 0),
             _ => {
-                e.token_basis = if step > 0 {
-                    e.token_basis.next()
+                let basis = e.basis();
+                e.token_basis = Some(if step > 0 {
+                    basis.next()
                 } else {
-                    e.token_basis.next().next()
-                }
+                    basis.next().next()
+                });
             }
         }
         SettingsOutcome::Apply(e)

@@ -30,7 +30,7 @@ fn the_tune_screen_measures_the_demo_requests_and_marks_the_setting() {
         &crate::eval::load_queries_arg("@demo").unwrap(),
         &crate::tune::TuneOptions {
             ranker: Some(app.settings.ranker),
-            token_basis: app.settings.token_basis,
+            token_basis: app.settings.basis(),
             target_pct: None,
         },
     )

@@ -22,7 +22,7 @@ fn value(s: &Settings, row: usize) -> String {
             &format!("service default ({})", crate::service::DEFAULT_MAX_TOOLS),
         ),
         4 => s.ranker.to_string(),
-        _ => s.token_basis.to_string(),
+        _ => s.basis().to_string(),
     }
 }
 
