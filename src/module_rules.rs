@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 const CORE: [&str; 7] = [
     "catalog", "select", "tokens", "engine", "wire", "breaker", "settings",
 ];
-const BELOW_THE_CORE: [&str; 2] = ["terminal_text", "numbers"];
+const BELOW_THE_CORE: [&str; 3] = ["terminal_text", "numbers", "file_value"];
 /// Crates the core never uses.
 const FORBIDDEN_CRATES: [&str; 6] = ["tokio", "ratatui", "crossterm", "axum", "reqwest", "hyper"];
 

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::Catalog;
 use crate::engine::Ranker;
+use crate::file_value;
 use crate::select::{
     DEFAULT_INITIAL_TOOL_COUNT, HandleOptions, SelectError, Strategy, ToolsHandle,
 };
@@ -82,15 +83,23 @@ impl Settings {
 }
 
 /// The same settings, each of them maybe left out: what one layer (the
-/// built-in file, the user's file, the flags) says.
+/// built-in file, the user's file, the flags) says. Read from a file, a bad
+/// value is refused with the SDK's rule and what was found
+/// ([`crate::file_value`]).
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PartialSettings {
+    #[serde(default, deserialize_with = "file_value::one_of")]
     pub strategy: Option<Strategy>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub initial_tool_count: Option<i64>,
+    #[serde(default, deserialize_with = "file_value::positive")]
     pub max_loaded_tools: Option<i64>,
+    #[serde(default, deserialize_with = "file_value::positive")]
     pub max_tools: Option<i64>,
+    #[serde(default, deserialize_with = "file_value::one_of")]
     pub ranker: Option<Ranker>,
+    #[serde(default, deserialize_with = "file_value::one_of")]
     pub token_basis: Option<TokenBasis>,
 }
 

@@ -55,6 +55,10 @@ impl<'de> DeserializeSeed<'de> for ServiceUrl {
     }
 }
 
+/// `context_budget`: tokens, 0 or more.
+#[derive(Deserialize)]
+struct Budget(#[serde(deserialize_with = "crate::file_value::count")] Option<u64>);
+
 /// A key of `[explorer]`; any other is an error at the key.
 enum Key {
     Setting(String),
@@ -134,7 +138,7 @@ impl<'de> Visitor<'de> for ExplorerVisitor {
                 }
                 Key::Service => out.service = Some(map.next_value_seed(ServiceUrl)?),
                 Key::Queries => out.queries = Some(map.next_value()?),
-                Key::ContextBudget => out.context_budget = Some(map.next_value()?),
+                Key::ContextBudget => out.context_budget = map.next_value::<Budget>()?.0,
             }
         }
         Ok(out)

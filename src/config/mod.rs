@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::file_value;
+
 mod explorer;
 mod save;
 
@@ -40,34 +42,55 @@ pub enum ConfigError {
     Invalid { origin: String, message: String },
 }
 
-/// `[serve]`: `toolsift serve`'s settings (flags win over these).
+/// `[serve]`: `toolsift serve`'s settings (flags win over these). A bad
+/// value is refused saying what was found ([`file_value`]).
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServeSection {
     /// HOST:PORT to listen on.
+    #[serde(default, deserialize_with = "address")]
     pub addr: Option<std::net::SocketAddr>,
     /// Names of environment variables that hold accepted API keys.
     pub api_key_env: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub max_body_bytes: Option<usize>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub max_catalog_tools: Option<usize>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub default_max_tools: Option<u64>,
+    #[serde(default, deserialize_with = "file_value::one_of")]
     pub token_basis: Option<crate::tokens::TokenBasis>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub request_timeout_ms: Option<u64>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub max_in_flight: Option<usize>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub max_queued: Option<usize>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub max_sessions: Option<usize>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub session_idle_secs: Option<u64>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub cache_bytes: Option<usize>,
+    #[serde(default, deserialize_with = "file_value::flag")]
     pub log_queries: Option<bool>,
+    #[serde(default, deserialize_with = "file_value::flag")]
     pub insecure_no_auth: Option<bool>,
     /// `memory` or a Redis/Valkey URL.
     pub sessions: Option<String>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub upstream_timeout_ms: Option<u64>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub head_timeout_ms: Option<u64>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub idle_timeout_ms: Option<u64>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub max_connections: Option<usize>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub shutdown_grace_ms: Option<u64>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub max_passthrough: Option<usize>,
+    #[serde(default, deserialize_with = "file_value::count")]
     pub max_passthrough_queued: Option<usize>,
     /// The environment variable holding the key `GET /metrics` needs.
     pub metrics_key_env: Option<String>,
@@ -75,7 +98,15 @@ pub struct ServeSection {
     #[serde(default)]
     pub upstreams: BTreeMap<String, UpstreamSection>,
     /// The ranker of requests that name none.
+    #[serde(default, deserialize_with = "file_value::one_of")]
     pub default_ranker: Option<crate::engine::Ranker>,
+}
+
+/// `addr = "HOST:PORT"`.
+fn address<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<std::net::SocketAddr>, D::Error> {
+    file_value::parsed(d, "an IP address and a port (HOST:PORT)").map(Some)
 }
 
 /// One provider's upstream in the config file.
@@ -147,10 +178,31 @@ pub fn toml_error_at(text: &str, e: &toml::de::Error) -> (usize, usize, String) 
     (line, column, e.message().trim().to_string())
 }
 
-/// Parses one config file's text.
+/// The key of the value an error is about (`strategy` of
+/// `[explorer] strategy = …`): toml records the path and writes it under
+/// its message when it has no text to quote.
+fn key_of(e: &toml::de::Error) -> Option<String> {
+    let mut bare = e.clone();
+    bare.set_input(None);
+    let shown = bare.to_string();
+    let path = shown
+        .lines()
+        .last()?
+        .strip_prefix("in `")?
+        .strip_suffix('`')?;
+    path.rsplit('.').next().map(str::to_string)
+}
+
+/// Parses one config file's text. A value refused by its check is named by
+/// its key: `strategy must be all or deferred, not "lazy"`.
 pub fn parse(text: &str, origin: &str) -> Result<ConfigFile, ConfigError> {
     toml::from_str(text).map_err(|e| {
-        let (line, column, message) = toml_error_at(text, &e);
+        let (line, column, mut message) = toml_error_at(text, &e);
+        if file_value::is_refusal(&message)
+            && let Some(key) = key_of(&e)
+        {
+            message = format!("{key} {message}");
+        }
         ConfigError::Syntax {
             origin: origin.to_string(),
             line,

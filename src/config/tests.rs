@@ -187,24 +187,81 @@ fn typed_values_parse() {
 }
 
 #[test]
-fn a_bad_value_names_file_line_and_column_with_the_sdk_message() {
+fn a_bad_value_names_file_line_and_column_and_what_was_found() {
     let cases = [
         (
             "[explorer]\nstrategy = \"lazy\"\n",
-            "c.toml:2:12: strategy must be all or deferred",
+            "c.toml:2:12: strategy must be all or deferred, not \"lazy\"",
         ),
         (
             "[explorer]\ninitial_tool_count = 2\ntoken_basis = \"gpt2\"\n",
-            "c.toml:3:15: unknown token basis \"gpt2\"",
+            "c.toml:3:15: token_basis must be o200k_base, cl100k_base or estimated_bytes_div_4, not \"gpt2\"",
         ),
-        ("[explorer]\nranker = \"dense\"\n", "c.toml:2:10: "),
-        ("[explorer]\nstrategy = 3\n", "c.toml:2:12: "),
+        (
+            "[explorer]\nranker = \"dense\"\n",
+            "c.toml:2:10: ranker must be bm25, embeddings or hybrid, not \"dense\"",
+        ),
+        (
+            "[explorer]\nstrategy = 3\n",
+            "c.toml:2:12: strategy must be all or deferred, not 3",
+        ),
+        // The SDK's rules, at the value.
+        (
+            "[explorer]\ninitial_tool_count = -1\n",
+            "c.toml:2:22: initial_tool_count must be a non-negative integer, not -1",
+        ),
+        (
+            "[explorer]\nmax_loaded_tools = 0\n",
+            "c.toml:2:20: max_loaded_tools must be a positive integer, not 0",
+        ),
+        (
+            "[explorer]\nmax_tools = \"8\"\n",
+            "c.toml:2:13: max_tools must be a positive integer, not \"8\"",
+        ),
+        (
+            "[explorer]\ncontext_budget = 1.5\n",
+            "c.toml:2:18: context_budget must be a non-negative integer, not 1.5",
+        ),
+        (
+            "[serve]\nmax_body_bytes = -1\n",
+            "c.toml:2:18: max_body_bytes must be a non-negative integer, not -1",
+        ),
+        (
+            "[serve]\ndefault_ranker = \"dense\"\n",
+            "c.toml:2:18: default_ranker must be bm25, embeddings or hybrid, not \"dense\"",
+        ),
+        (
+            "[serve]\nlog_queries = \"yes\"\n",
+            "c.toml:2:15: log_queries must be true or false, not \"yes\"",
+        ),
+        (
+            "[serve]\naddr = \"localhost\"\n",
+            "c.toml:2:8: addr must be an IP address and a port (HOST:PORT), not \"localhost\"",
+        ),
+        (
+            "[embeddings]\nbatch = [1]\n",
+            "c.toml:2:9: batch must be a non-negative integer, not an array",
+        ),
+        (
+            "[embeddings]\ndisk_cache = 1\n",
+            "c.toml:2:14: disk_cache must be true or false, not 1",
+        ),
     ];
-    for (text, needle) in cases {
+    for (text, expected) in cases {
         let err = parse(text, "c.toml").unwrap_err();
         assert!(matches!(err, ConfigError::Syntax { .. }), "{err:?}");
-        assert!(err.to_string().starts_with(needle), "{err}");
+        assert_eq!(err.to_string(), expected);
     }
+    // Good values still read.
+    let f = parse(
+        "[explorer]\ninitial_tool_count = 0\nmax_tools = 3\ncontext_budget = 0\n[serve]\naddr = \"127.0.0.1:0\"\nlog_queries = true\n",
+        "c.toml",
+    )
+    .unwrap();
+    assert_eq!(f.explorer.settings.initial_tool_count, Some(0));
+    assert_eq!(f.explorer.settings.max_tools, Some(3));
+    assert_eq!(f.explorer.context_budget, Some(0));
+    assert_eq!(f.serve.log_queries, Some(true));
 }
 
 #[test]
