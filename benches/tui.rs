@@ -19,8 +19,9 @@ use ratatui::backend::TestBackend;
 
 use toolsift::catalog::synthetic;
 use toolsift::search::Searcher;
+use toolsift::settings::Settings;
 use toolsift::tui::action::Action;
-use toolsift::tui::app::{App, Msg, Settings};
+use toolsift::tui::app::{App, Msg};
 use toolsift::tui::keymap::Keymap;
 use toolsift::tui::ui;
 

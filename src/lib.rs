@@ -3,7 +3,8 @@
 //!
 //! The pure core: [`catalog`] (descriptors and importers), [`select`] (the
 //! tools handle), [`breaker`] (the retry-loop breaker), [`tokens`] (schema
-//! token costs and savings). [`check`] builds the `toolsift check` report;
+//! token costs and savings), [`settings`] (the explorer's settings record).
+//! [`check`] builds the `toolsift check` report;
 //! [`terminal_text`] makes untrusted text safe to print on a terminal.
 
 pub mod breaker;
@@ -14,6 +15,7 @@ pub mod config;
 pub mod embed;
 pub mod engine;
 pub mod eval;
+pub mod file_value;
 pub mod heap;
 pub mod numbers;
 pub mod replay;
@@ -21,6 +23,7 @@ pub mod search;
 pub mod select;
 pub mod server;
 pub mod service;
+pub mod settings;
 pub mod sources;
 pub mod terminal_text;
 pub mod tls;

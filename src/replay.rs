@@ -118,36 +118,99 @@ pub struct ReplayReport {
     pub error: Option<RetryLoopError>,
 }
 
-/// Runs every call through one breaker; a blocked call is recorded and the
-/// replay goes on (the breaker does not reset on firing).
-pub fn replay(calls: &[TraceCall], threshold: u32) -> ReplayReport {
-    let mut breaker = RetryLoopBreaker::new(threshold);
-    let mut out = Vec::with_capacity(calls.len());
-    let mut first: Option<(usize, RetryLoopError)> = None;
-    for (index, call) in calls.iter().enumerate() {
-        let (signature, ran, repeats) = match breaker.record(&call.name, &call.arguments) {
-            Ok(r) => (r.signature, true, r.repeats),
+/// A trace replayed a call at a time through a breaker that may also see
+/// other calls between them (the explorer's simulator steps through a
+/// trace this way); [`replay`] runs one whole.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replay {
+    pub calls: Vec<TraceCall>,
+    /// What the breaker saw of each call run so far, in order.
+    pub replayed: Vec<ReplayedCall>,
+    /// The first blocked call: its index and the breaker's error.
+    pub first_blocked: Option<(usize, RetryLoopError)>,
+}
+
+/// One call as a replay step ran it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub call: TraceCall,
+    pub seen: ReplayedCall,
+    /// The breaker's error, when it blocked the call.
+    pub blocked: Option<RetryLoopError>,
+}
+
+impl Replay {
+    pub fn new(calls: Vec<TraceCall>) -> Replay {
+        Replay {
+            calls,
+            replayed: Vec::new(),
+            first_blocked: None,
+        }
+    }
+
+    /// The index of the next call (the number of calls at the end).
+    pub fn next(&self) -> usize {
+        self.replayed.len()
+    }
+
+    /// Whether call `index` ran (`None`: not yet replayed).
+    pub fn ran(&self, index: usize) -> Option<bool> {
+        self.replayed.get(index).map(|c| c.ran)
+    }
+
+    /// The index of the first blocked call, once it happened.
+    pub fn tripped_at(&self) -> Option<usize> {
+        self.first_blocked.as_ref().map(|(i, _)| *i)
+    }
+
+    /// Runs the next call through `breaker`; `None` at the end. A blocked
+    /// call is recorded and the replay goes on (the breaker does not reset
+    /// on firing).
+    pub fn step(&mut self, breaker: &mut RetryLoopBreaker) -> Option<Step> {
+        let index = self.next();
+        let call = self.calls.get(index)?.clone();
+        let (signature, ran, repeats, blocked) = match breaker.record(&call.name, &call.arguments) {
+            Ok(r) => (r.signature, true, r.repeats, None),
             Err(e) => {
-                let entry = (e.signature.clone(), false, e.repeats);
-                first.get_or_insert((index, e));
-                entry
+                self.first_blocked.get_or_insert((index, e.clone()));
+                (e.signature.clone(), false, e.repeats, Some(e))
             }
         };
-        out.push(ReplayedCall {
+        let seen = ReplayedCall {
             index,
             name: call.name.clone(),
             signature,
             ran,
             repeats,
-        });
+        };
+        self.replayed.push(seen.clone());
+        Some(Step {
+            call,
+            seen,
+            blocked,
+        })
     }
-    ReplayReport {
-        calls: out,
-        fired_at_call: first.as_ref().map_or(-1, |(i, _)| *i as i64),
-        repeats: first.as_ref().map_or(0, |(_, e)| e.repeats),
-        threshold,
-        error: first.map(|(_, e)| e),
+
+    /// The verdict on the calls replayed so far, for a breaker of
+    /// `threshold`.
+    pub fn report(self, threshold: u32) -> ReplayReport {
+        ReplayReport {
+            calls: self.replayed,
+            fired_at_call: self.first_blocked.as_ref().map_or(-1, |(i, _)| *i as i64),
+            repeats: self.first_blocked.as_ref().map_or(0, |(_, e)| e.repeats),
+            threshold,
+            error: self.first_blocked.map(|(_, e)| e),
+        }
     }
+}
+
+/// Runs every call through one breaker; a blocked call is recorded and the
+/// replay goes on (the breaker does not reset on firing).
+pub fn replay(calls: &[TraceCall], threshold: u32) -> ReplayReport {
+    let mut breaker = RetryLoopBreaker::new(threshold);
+    let mut replay = Replay::new(calls.to_vec());
+    while replay.step(&mut breaker).is_some() {}
+    replay.report(threshold)
 }
 
 impl ReplayReport {
@@ -239,6 +302,28 @@ mod tests {
         assert_eq!(r.repeats, 0);
         assert!(r.error.is_none());
         assert!(r.render_text().contains("never fires"));
+    }
+
+    #[test]
+    fn a_replay_a_call_at_a_time_sees_what_the_breaker_saw_between() {
+        let calls = load_trace("@example").unwrap();
+        let mut breaker = RetryLoopBreaker::new(3);
+        let mut stepped = Replay::new(calls.clone());
+        while stepped.step(&mut breaker).is_some() {}
+        assert_eq!(stepped.report(3), replay(&calls, 3));
+        // Another call between two of the trace's starts a new streak.
+        let mut breaker = RetryLoopBreaker::new(3);
+        let mut stepped = Replay::new(calls);
+        for _ in 0..9 {
+            stepped.step(&mut breaker);
+        }
+        breaker.record("other", &json!({})).unwrap();
+        let step = stepped.step(&mut breaker).unwrap();
+        assert!(step.seen.ran && step.blocked.is_none());
+        assert_eq!((step.seen.index, step.seen.repeats), (9, 1));
+        assert_eq!(stepped.tripped_at(), None);
+        assert_eq!(stepped.ran(9), Some(true));
+        assert_eq!(stepped.ran(10), None);
     }
 
     #[test]

@@ -42,6 +42,11 @@ impl Strategy {
     }
 }
 
+/// A config file names a strategy.
+impl crate::file_value::Named for Strategy {
+    const ALL: &'static [Self] = &Strategy::ALL;
+}
+
 impl fmt::Display for Strategy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -20,7 +20,8 @@
 //! so a table column can be measured on the escaped text. [`escape_layout`]
 //! does the same but keeps newlines and tabs: for a whole text whose lines
 //! the program laid out itself (a report, an error message), as a safety net
-//! behind the per-field escaping. [`escape_prose`] is for a description:
+//! behind the per-field escaping; [`escape_lines`] shows untrusted text of
+//! several lines as lines. [`escape_prose`] is for a description:
 //! it keeps the joiners and emoji variation selectors that are part of
 //! visible text (see [`prose_chars`]). [`json_for_terminal`] keeps JSON exact
 //! while writing the same characters as `\uXXXX` escapes.
@@ -149,6 +150,14 @@ pub fn escape_layout(text: &str) -> Cow<'_, str> {
     escape_where(text, |c| c != '\n' && c != '\t' && is_unsafe(c))
 }
 
+/// Untrusted text of several lines (a server's answer) to show as lines:
+/// `\r\n` ends a line as `\n` does, a tab is four spaces, and every other
+/// unsafe character is escaped ([`escape`]), a lone `\r` included.
+pub fn escape_lines(text: &str) -> String {
+    let text = text.replace("\r\n", "\n").replace('\t', "    ");
+    escape_layout(&text).into_owned()
+}
+
 /// A description's text (prose) with every unsafe character escaped but the
 /// joiners and variation selectors that belong to visible text
 /// ([`prose_chars`]). Borrows when there is nothing to escape.
@@ -249,6 +258,15 @@ pub fn column_width<S: AsRef<str>>(cells: &[S], min: usize) -> usize {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn lines_stay_lines_and_the_rest_is_escaped() {
+        assert_eq!(
+            escape_lines("ok\u{1b}[2J\r\n\u{202e}evil\tend\rx"),
+            "ok\\x1b[2J\n\\u{202e}evil    end\\rx"
+        );
+        assert_eq!(escape_lines("plain\ntext"), "plain\ntext");
+    }
 
     #[test]
     fn attacks_become_visible() {

@@ -83,6 +83,11 @@ impl Serialize for TokenBasis {
     }
 }
 
+/// A config file names a token basis.
+impl crate::file_value::Named for TokenBasis {
+    const ALL: &'static [Self] = &TokenBasis::ALL;
+}
+
 impl fmt::Display for TokenBasis {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -348,7 +348,8 @@ pub fn tune(
             query: q.query.clone(),
             max_tools: Some(deepest as u64),
             ranker: options.ranker,
-            token_basis: Some(options.token_basis),
+            // The figures are counted here: the service's are not read.
+            token_basis: None,
             preview: true,
             ..SearchRequest::default()
         };

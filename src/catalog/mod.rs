@@ -9,6 +9,7 @@ mod error;
 pub mod export;
 mod import;
 mod lint;
+pub mod schema;
 mod source;
 pub mod synthetic;
 

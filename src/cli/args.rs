@@ -6,8 +6,8 @@ use toolsift::breaker::DEFAULT_THRESHOLD;
 use toolsift::engine::Ranker;
 use toolsift::select::{DEFAULT_INITIAL_TOOL_COUNT, Strategy};
 use toolsift::service::DEFAULT_MAX_TOOLS;
+use toolsift::settings::Settings;
 use toolsift::tokens::TokenBasis;
-use toolsift::tui::app::Settings;
 
 use super::embed::EmbeddingArgs;
 use super::mcp::McpArgs;
@@ -166,7 +166,7 @@ pub struct ExploreArgs {
     pub max_loaded_tools: Option<String>,
     #[arg(long, value_name = "N", allow_hyphen_values = true, help = format!("Cap on tools a search returns (default: the service's {DEFAULT_MAX_TOOLS})"))]
     pub max_tools: Option<String>,
-    #[arg(long, value_name = "BASIS", help = from_config(&choices(&TokenBasis::ALL), Settings::default().token_basis))]
+    #[arg(long, value_name = "BASIS", help = from_config(&choices(&TokenBasis::ALL), TokenBasis::default()))]
     pub token_basis: Option<String>,
     /// Config file (else $TOOLSIFT_CONFIG, $XDG_CONFIG_HOME/toolsift/config.toml, ~/.config/toolsift/config.toml).
     #[arg(long, value_name = "FILE")]
@@ -322,8 +322,8 @@ pub struct HandleArgs {
     /// Cap for the deferred initial set and default search cap.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub max_loaded_tools: Option<String>,
-    #[arg(long, value_name = "BASIS", help = choices(&TokenBasis::ALL), default_value_t = TokenBasis::default().to_string())]
-    pub token_basis: String,
+    #[arg(long, value_name = "BASIS", help = format!("{} (default {}; a search names a basis only when given)", choices(&TokenBasis::ALL), TokenBasis::default()))]
+    pub token_basis: Option<String>,
 }
 
 #[derive(Args)]

@@ -9,10 +9,15 @@ use super::error::CliError;
 use super::output::emit;
 
 pub fn run(args: &CheckArgs) -> Result<(), CliError> {
-    let (options, basis) = args.handle.options()?;
+    let settings = args.handle.settings()?;
     let loaded =
         super::mcp::load(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
-    let mut report = CheckReport::new(loaded.catalog, &options, basis, &TokenCounter::new())?;
+    let mut report = CheckReport::new(
+        loaded.catalog,
+        &settings.handle_options(),
+        settings.basis(),
+        &TokenCounter::new(),
+    )?;
     report.servers = loaded.servers.iter().map(Into::into).collect();
     emit(args.json, &report, || report.render_text())?;
     match report.strict_error() {

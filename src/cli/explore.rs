@@ -3,61 +3,41 @@
 
 use toolsift::search::Searcher;
 use toolsift::select::SelectError;
-use toolsift::tui::app::Settings;
+use toolsift::settings::{PartialSettings, Settings};
 use toolsift::tui::keymap::Keymap;
 
 use super::args::{DemoArgs, ExploreArgs};
 use super::error::CliError;
-use super::handle::parse_int;
+use super::handle;
 
-/// Settings from the config file with the flags over them, checked with the
-/// SDK's checks and messages.
+/// The flags' settings over the config file's (and the file's over the
+/// built-in defaults), each flag checked with the SDK's message. The SDK's
+/// checks against the catalog come later.
 pub fn explore_settings(
     args: &ExploreArgs,
     config: &toolsift::config::Config,
 ) -> Result<Settings, CliError> {
-    let x = &config.explorer;
-    // What neither the flags nor a config file set (the built-in file sets
-    // them all, so this is a backstop).
-    let defaults = Settings::default();
-    let strategy = match &args.strategy {
-        Some(text) => text.parse()?,
-        None => x.strategy.unwrap_or(defaults.strategy),
+    let flags = PartialSettings {
+        strategy: args.strategy.as_deref().map(handle::strategy).transpose()?,
+        initial_tool_count: args
+            .initial_tool_count
+            .as_deref()
+            .map(|t| handle::integer(t, SelectError::InitialToolCount))
+            .transpose()?,
+        max_loaded_tools: args
+            .max_loaded_tools
+            .as_deref()
+            .map(|t| handle::integer(t, SelectError::MaxLoadedTools))
+            .transpose()?,
+        max_tools: args
+            .max_tools
+            .as_deref()
+            .map(|t| handle::integer(t, SelectError::MaxTools))
+            .transpose()?,
+        ranker: args.ranker,
+        token_basis: args.token_basis.as_deref().map(handle::basis).transpose()?,
     };
-    let int = |flag: &Option<String>,
-               from_file: Option<i64>,
-               err: SelectError|
-     -> Result<Option<i64>, CliError> {
-        match flag {
-            Some(text) => Ok(Some(parse_int(text).ok_or(err)?)),
-            None => Ok(from_file),
-        }
-    };
-    let initial_tool_count = int(
-        &args.initial_tool_count,
-        x.initial_tool_count,
-        SelectError::InitialToolCount,
-    )?
-    .unwrap_or(defaults.initial_tool_count);
-    let max_loaded_tools = int(
-        &args.max_loaded_tools,
-        x.max_loaded_tools,
-        SelectError::MaxLoadedTools,
-    )?;
-    let max_tools = int(&args.max_tools, x.max_tools, SelectError::MaxTools)?;
-    let ranker = args.ranker.or(x.ranker).unwrap_or(defaults.ranker);
-    let token_basis = match &args.token_basis {
-        Some(text) => text.parse()?,
-        None => x.token_basis.unwrap_or(defaults.token_basis),
-    };
-    Ok(Settings {
-        strategy,
-        initial_tool_count,
-        max_loaded_tools,
-        max_tools,
-        ranker,
-        token_basis,
-    })
+    Ok(flags.over(config.explorer.settings.clone()).resolve())
 }
 
 pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {

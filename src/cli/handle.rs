@@ -1,17 +1,20 @@
-//! The tools-handle flags (`--strategy`, `--initial-tool-count`,
-//! `--max-loaded-tools`, `--token-basis`) checked as the SDK checks them.
+//! The settings' flags (`--strategy`, `--initial-tool-count`,
+//! `--max-loaded-tools`, `--max-tools`, `--token-basis`) checked as the SDK
+//! checks them, with its messages.
 
-use toolsift::select::{HandleOptions, SelectError, Strategy};
+use toolsift::select::{SelectError, Strategy};
+use toolsift::settings::Settings;
 use toolsift::tokens::TokenBasis;
 
 use super::args::HandleArgs;
 use super::error::CliError;
 
 impl HandleArgs {
-    /// The SDK's checks in the SDK's order: strategy, initial_tool_count,
-    /// max_loaded_tools. (The always-load check needs the catalog.)
-    pub fn options(&self) -> Result<(HandleOptions, TokenBasis), CliError> {
-        let strategy: Strategy = self.strategy.parse()?;
+    /// The flags as settings, with the SDK's checks in the SDK's order:
+    /// strategy, initial_tool_count, max_loaded_tools. (The always-load
+    /// check needs the catalog.)
+    pub fn settings(&self) -> Result<Settings, CliError> {
+        let strategy = strategy(&self.strategy)?;
         let initial_tool_count = parse_int(&self.initial_tool_count)
             .filter(|n| *n >= 0)
             .ok_or(SelectError::InitialToolCount)?;
@@ -23,16 +26,31 @@ impl HandleArgs {
                     .ok_or(SelectError::MaxLoadedTools)?,
             ),
         };
-        let basis: TokenBasis = self.token_basis.parse()?;
-        Ok((
-            HandleOptions {
-                strategy,
-                initial_tool_count,
-                max_loaded_tools,
-            },
-            basis,
-        ))
+        Ok(Settings {
+            strategy,
+            initial_tool_count,
+            max_loaded_tools,
+            max_tools: None,
+            ranker: Default::default(),
+            token_basis: self.token_basis.as_deref().map(basis).transpose()?,
+        })
     }
+}
+
+/// `--strategy`, with the SDK's message for any other value.
+pub fn strategy(text: &str) -> Result<Strategy, CliError> {
+    Ok(text.parse()?)
+}
+
+/// An integer flag; anything but a whole number is `error` (the SDK's
+/// message for that flag).
+pub fn integer(text: &str, error: SelectError) -> Result<i64, CliError> {
+    Ok(parse_int(text).ok_or(error)?)
+}
+
+/// `--token-basis`.
+pub fn basis(text: &str) -> Result<TokenBasis, CliError> {
+    Ok(text.parse()?)
 }
 
 /// A whole number as the SDK's `isinstance(x, int)` would see it; anything

@@ -30,12 +30,12 @@ where
 }
 
 pub fn run(args: &SearchArgs) -> Result<(), CliError> {
-    let (options, basis) = args.handle.options()?;
+    let settings = args.handle.settings()?;
     let (files, query) =
         catalog_and_second(&args.catalog, args.query.as_deref(), &args.mcp, "QUERY")?;
     let loaded = super::mcp::load(&files, None, &args.mcp).map_err(CliError::Mcp)?;
     let catalog = loaded.catalog;
-    let handle = ToolsHandle::new(catalog.clone(), &options)?;
+    let handle = ToolsHandle::new(catalog.clone(), &settings.handle_options())?;
     let max_tools = match &args.max_tools {
         None => None,
         Some(text) => Some(parse_int(text).ok_or(SelectError::MaxTools)?),
@@ -47,7 +47,8 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
         max_tools: cap,
         session_id: args.session_id.clone(),
         ranker: args.ranker,
-        token_basis: Some(basis),
+        // Named only when the user chose one, as the SDKs send none.
+        token_basis: settings.token_basis,
         preview: false,
     };
     let embeddings = super::embed::embeddings_for(&args.embed, args.ranker)?;

@@ -18,7 +18,7 @@ pub fn run(args: &TuneArgs) -> Result<(), CliError> {
             "--target must be a percentage above 0 and at most 100, not {t}"
         )));
     }
-    let (options, basis) = args.handle.options()?;
+    let settings = args.handle.settings()?;
     let loaded = super::mcp::load(
         std::slice::from_ref(&args.catalog),
         None,
@@ -26,7 +26,7 @@ pub fn run(args: &TuneArgs) -> Result<(), CliError> {
     )
     .map_err(CliError::Mcp)?;
     let catalog: Arc<_> = loaded.catalog;
-    let handle = ToolsHandle::new(catalog.clone(), &options)?;
+    let handle = ToolsHandle::new(catalog.clone(), &settings.handle_options())?;
     let queries = toolsift::eval::load_queries_arg(&args.queries)?;
     let searcher = args
         .remote
@@ -37,7 +37,7 @@ pub fn run(args: &TuneArgs) -> Result<(), CliError> {
         &queries,
         &TuneOptions {
             ranker: args.ranker,
-            token_basis: basis,
+            token_basis: settings.basis(),
             target_pct: args.target,
         },
     )

@@ -12,7 +12,8 @@ use super::hub::{self, HubSettings, ModelId};
 use super::local::LocalModel;
 use super::{Embedder, Embeddings, VectorCache, cache::DEFAULT_MEMORY_VECTORS};
 
-/// A provider's settings (all optional; `local` or `url` names one).
+/// A provider's settings (all optional; `local` or `url` names one). A bad
+/// value is refused saying what was found ([`crate::file_value`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EmbeddingSettings {
@@ -29,12 +30,16 @@ pub struct EmbeddingSettings {
     /// Put before every tool text (e5-style models: `passage: `).
     pub document_prefix: Option<String>,
     /// Send `input_type` (query or passage) to `url`.
+    #[serde(default, deserialize_with = "crate::file_value::flag")]
     pub input_type: Option<bool>,
     /// Time limit of one call to `url`, in milliseconds.
+    #[serde(default, deserialize_with = "crate::file_value::count")]
     pub timeout_ms: Option<u64>,
     /// Texts per call.
+    #[serde(default, deserialize_with = "crate::file_value::count")]
     pub batch: Option<usize>,
     /// Keep vectors on disk under the cache directory (default true).
+    #[serde(default, deserialize_with = "crate::file_value::flag")]
     pub disk_cache: Option<bool>,
 }
 

@@ -54,6 +54,11 @@ impl Ranker {
     }
 }
 
+/// A config file names a ranker.
+impl crate::file_value::Named for Ranker {
+    const ALL: &'static [Self] = &Ranker::ALL;
+}
+
 impl fmt::Display for Ranker {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -29,6 +29,7 @@ use crate::engine::Ranker;
 use crate::replay::{TraceCall, TraceError};
 use crate::search::{SearchHit, SearchRequest, Searcher};
 use crate::select::{SelectError, ToolsHandle};
+use crate::settings::Settings;
 use crate::sources::mcp::{CallOutcome, McpCallError, McpHost, ServerStatus};
 use crate::tokens::TokenBasis;
 
@@ -37,7 +38,7 @@ pub use catalog_view::{CatalogView, Filter, ListState, Sort, ViewSource, movemen
 pub use export_box::{ExportBox, ExportOutcome, default_path, format_name};
 pub use query_box::{QueryBox, QueryOutcome};
 pub use search_state::{Results, SearchAnswer, SearchState};
-pub use settings::{SETTINGS_ROWS, Settings, SettingsEditor, SettingsOutcome};
+pub use settings::{SETTINGS_ROWS, SettingsEditor, SettingsOutcome};
 
 /// How long a preview answered by BM25F (the catalog's vectors not ready)
 /// waits before asking again.
@@ -168,7 +169,7 @@ pub enum Effect {
     /// `Msg::Written`.
     SaveSettings {
         path: std::path::PathBuf,
-        settings: crate::config::SavedSettings,
+        settings: Settings,
     },
 }
 
@@ -198,7 +199,7 @@ pub struct App {
     pub search: SearchState,
     pub detail_scroll: u16,
     pub help_scroll: usize,
-    /// Per-tool tokens for `settings.token_basis`, once counted.
+    /// Per-tool tokens for `settings.basis()`, once counted.
     pub costs: Option<Arc<Vec<u64>>>,
     pub status: Option<String>,
     /// The breaker simulator, once opened (its log and streak survive closing).
@@ -280,7 +281,7 @@ impl App {
     fn costs_effect(&self) -> Effect {
         Effect::Costs {
             catalog: self.catalog.clone(),
-            basis: self.settings.token_basis,
+            basis: self.settings.basis(),
         }
     }
 
@@ -458,7 +459,7 @@ impl App {
                 Vec::new()
             }
             Msg::CostsReady { basis, costs } => {
-                if basis == self.settings.token_basis && costs.len() == self.catalog.len() {
+                if basis == self.settings.basis() && costs.len() == self.catalog.len() {
                     self.costs = Some(costs);
                     if self.catalog_view.sort == Sort::Tokens {
                         self.rebuild_view();
@@ -954,7 +955,7 @@ impl App {
             }
             Ok(handle) => {
                 self.editor.error = None;
-                let basis_changed = edited.token_basis != self.settings.token_basis;
+                let basis_changed = edited.basis() != self.settings.basis();
                 self.settings = edited;
                 self.handle = handle;
                 self.rebuild_view();
@@ -1070,7 +1071,7 @@ impl App {
         Some(Measured {
             catalog: self.catalog.clone(),
             ranker: self.settings.ranker,
-            basis: self.settings.token_basis,
+            basis: self.settings.basis(),
             queries: self.tune.queries.clone()?,
         })
     }
@@ -1180,17 +1181,9 @@ impl App {
                 Some("no config file to save to (set --config, TOOLSIFT_CONFIG or HOME)".into());
             return Vec::new();
         };
-        let s = &self.settings;
         vec![Effect::SaveSettings {
             path,
-            settings: crate::config::SavedSettings {
-                strategy: s.strategy,
-                initial_tool_count: s.initial_tool_count,
-                max_loaded_tools: s.max_loaded_tools,
-                max_tools: s.max_tools,
-                ranker: s.ranker,
-                token_basis: s.token_basis,
-            },
+            settings: self.settings.clone(),
         }]
     }
 

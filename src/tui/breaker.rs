@@ -13,10 +13,11 @@ use serde_json::{Map, Value, json};
 use super::action::Action;
 use super::line_input::LineInput;
 use crate::breaker::{RetryLoopBreaker, signature};
+use crate::catalog::schema::example_arguments;
 use crate::catalog::{Catalog, McpOrigin, Tool};
-use crate::replay::{TraceCall, TraceError};
+use crate::replay::{Replay, TraceCall, TraceError};
 use crate::sources::mcp::{CallOutcome, McpCallError};
-use crate::terminal_text::escape;
+use crate::terminal_text::{escape, escape_lines};
 
 /// Thresholds the simulator offers.
 pub const THRESHOLDS: std::ops::RangeInclusive<u32> = 1..=20;
@@ -67,19 +68,13 @@ pub struct LiveEntry {
     pub state: LiveState,
 }
 
-/// Untrusted text (a server's answer) made safe to draw: each line with its
-/// control, bidi and other unsafe characters escaped, tabs as spaces, at
-/// most [`MAX_ANSWER_CHARS`] characters.
-pub fn sanitise(text: &str) -> String {
+/// A server's answer as the log shows it: at most [`MAX_ANSWER_CHARS`]
+/// characters, its lines kept, everything unsafe escaped
+/// ([`escape_lines`]).
+pub fn answer_text(text: &str) -> String {
     let total = text.chars().count();
     let kept: String = text.chars().take(MAX_ANSWER_CHARS).collect();
-    let mut out = kept
-        .replace("\r\n", "\n")
-        .replace('\t', "    ")
-        .split('\n')
-        .map(|l| escape(l).into_owned())
-        .collect::<Vec<_>>()
-        .join("\n");
+    let mut out = escape_lines(&kept);
     if total > MAX_ANSWER_CHARS {
         out.push_str(&format!("\n… (cut: the answer has {total} characters)"));
     }
@@ -99,21 +94,15 @@ pub struct CallEntry {
     /// The trace line this call came from, if any.
     pub trace_line: Option<usize>,
     /// A real call to an MCP server (its outcome is the answer's text,
-    /// sanitised, lines joined by `\n`).
+    /// escaped, lines joined by `\n`).
     pub live: Option<LiveEntry>,
 }
 
-/// A loaded trace and how far the replay has gone.
+/// A loaded trace and how far its replay has gone.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TraceState {
     pub origin: String,
-    pub calls: Vec<TraceCall>,
-    /// Index of the next call to run.
-    pub next: usize,
-    /// Index of the first blocked call, once it happened.
-    pub tripped_at: Option<usize>,
-    /// Whether each call that ran so far ran (true) or was blocked.
-    pub outcomes: Vec<bool>,
+    pub replay: Replay,
 }
 
 /// The simulator's state.
@@ -134,39 +123,6 @@ pub struct BreakerPane {
     pub confirm: Option<PendingCall>,
     /// The id of the next real call.
     pub next_id: u64,
-}
-
-/// Arguments a person would start from: the schema's required parameters
-/// with an empty value of their type.
-pub fn example_arguments(tool: &Tool) -> Value {
-    let mut args = Map::new();
-    let props = tool
-        .input_schema
-        .get("properties")
-        .and_then(Value::as_object);
-    let required = tool
-        .input_schema
-        .get("required")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for name in required.iter().filter_map(Value::as_str) {
-        let schema = props.and_then(|p| p.get(name));
-        let value = match schema.and_then(|s| s.get("type")).and_then(Value::as_str) {
-            _ if schema.and_then(|s| s.get("enum")).is_some() => schema
-                .and_then(|s| s.get("enum"))
-                .and_then(Value::as_array)
-                .and_then(|e| e.first().cloned())
-                .unwrap_or(Value::Null),
-            Some("integer") | Some("number") => json!(0),
-            Some("boolean") => json!(false),
-            Some("array") => json!([]),
-            Some("object") => json!({}),
-            _ => json!(""),
-        };
-        args.insert(name.to_string(), value);
-    }
-    Value::Object(args)
 }
 
 /// What a simulated call returns: the catalog's `handler.result`, else a
@@ -201,7 +157,8 @@ impl BreakerPane {
     pub fn pick(&mut self, catalog: &Catalog, tool: usize) {
         if let Some(t) = catalog.tools().get(tool) {
             self.tool = tool;
-            self.args.set(&example_arguments(t).to_string());
+            self.args
+                .set(&example_arguments(&t.input_schema).to_string());
         }
     }
 
@@ -413,7 +370,7 @@ impl BreakerPane {
             }
             Err(e) => (LiveState::Failed, e.to_string()),
         };
-        entry.outcome = sanitise(&text);
+        entry.outcome = answer_text(&text);
         if let Some(live) = &mut entry.live {
             live.state = state;
         }
@@ -502,44 +459,52 @@ impl BreakerPane {
                 ));
                 self.trace = Some(TraceState {
                     origin: path.to_string(),
-                    calls,
-                    next: 0,
-                    tripped_at: None,
-                    outcomes: Vec::new(),
+                    replay: Replay::new(calls),
                 });
             }
             Err(e) => self.message = Some(e.to_string()),
         }
     }
 
-    /// Runs the next call of the trace; false at the end.
+    /// Runs the next call of the trace through the breaker (the one
+    /// manual calls go through too); false at the end.
     pub fn step(&mut self, catalog: &Catalog) -> bool {
-        let Some(trace) = &self.trace else {
+        let Some(trace) = &mut self.trace else {
             self.message = Some("no trace loaded: open one first".into());
             return false;
         };
-        let Some(call) = trace.calls.get(trace.next).cloned() else {
-            if trace.tripped_at.is_none() {
+        let Some(step) = trace.replay.step(&mut self.breaker) else {
+            if trace.replay.tripped_at().is_none() {
                 self.message = Some("the trace is over".into());
             }
             return false;
         };
-        let tool = catalog
-            .get(&call.name)
-            .cloned()
-            .unwrap_or_else(|| Tool::new(call.name.clone(), ""));
-        let ran = self.run(&tool, &call.arguments, Some(call.line));
-        if let Some(trace) = &mut self.trace {
-            if !ran && trace.tripped_at.is_none() {
-                trace.tripped_at = Some(trace.next);
-                self.message = Some(format!(
-                    "the breaker trips at call {} (line {})",
-                    trace.next, call.line
-                ));
-            }
-            trace.outcomes.push(ran);
-            trace.next += 1;
+        let outcome = match &step.blocked {
+            Some(e) => e.to_string(),
+            None => catalog
+                .get(&step.call.name)
+                .map_or_else(
+                    || handler_result(&Tool::new(step.call.name.clone(), "")),
+                    handler_result,
+                )
+                .to_string(),
+        };
+        if trace.replay.tripped_at() == Some(step.seen.index) {
+            self.message = Some(format!(
+                "the breaker trips at call {} (line {})",
+                step.seen.index, step.call.line
+            ));
         }
+        self.log.push(CallEntry {
+            tool: step.call.name.clone(),
+            signature: step.seen.signature,
+            ran: step.seen.ran,
+            repeats: step.seen.repeats,
+            threshold: self.breaker.threshold(),
+            outcome,
+            trace_line: Some(step.call.line),
+            live: None,
+        });
         true
     }
 
@@ -547,12 +512,12 @@ impl BreakerPane {
     pub fn run_trace(&mut self, catalog: &Catalog) {
         while self.step(catalog) {}
         if let Some(t) = &self.trace
-            && t.tripped_at.is_none()
+            && t.replay.tripped_at().is_none()
         {
             self.message = Some(format!(
                 "the breaker (threshold {}) never tripped on {} calls",
                 self.breaker.threshold(),
-                t.calls.len()
+                t.replay.calls.len()
             ));
         }
     }
@@ -805,13 +770,13 @@ mod tests {
         for _ in 0..9 {
             assert!(p.step(&c));
         }
-        assert_eq!(p.trace.as_ref().unwrap().tripped_at, None);
+        assert_eq!(p.trace.as_ref().unwrap().replay.tripped_at(), None);
         assert!(p.step(&c));
-        assert_eq!(p.trace.as_ref().unwrap().tripped_at, Some(9));
+        assert_eq!(p.trace.as_ref().unwrap().replay.tripped_at(), Some(9));
         assert!(p.message.as_deref().unwrap().contains("trips at call 9"));
         p.run_trace(&c);
-        let t = p.trace.as_ref().unwrap();
-        assert_eq!(t.next, t.calls.len());
+        let t = &p.trace.as_ref().unwrap().replay;
+        assert_eq!(t.next(), t.calls.len());
         assert!(!p.step(&c));
         open(&mut p, "/no/such/trace.jsonl");
         assert!(p.message.as_deref().unwrap().contains("cannot read"));
@@ -850,7 +815,7 @@ mod tests {
         assert!(p.trace.is_none());
         open(&mut p, "@example");
         act(&mut p, BreakerRunTrace);
-        assert!(p.trace.as_ref().unwrap().tripped_at.is_some());
+        assert!(p.trace.as_ref().unwrap().replay.tripped_at().is_some());
         assert_eq!(act(&mut p, BreakerClose), BreakerOutcome::Close);
     }
 }

@@ -22,11 +22,12 @@ use ratatui::Terminal;
 use ratatui::backend::Backend;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
-use app::{App, Effect, Msg, Settings, run_effect};
+use app::{App, Effect, Msg, run_effect};
 use keymap::Keymap;
 
 use crate::catalog::Catalog;
 use crate::search::Searcher;
+use crate::settings::Settings;
 
 /// Everything the explorer starts from, checked before the terminal opens.
 pub struct Setup {

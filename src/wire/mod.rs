@@ -2,7 +2,8 @@
 //! exactly as on the wire, plus toolsift's documented extensions, which
 //! Caveman clients and services ignore:
 //!
-//! - request `token_basis`: the counter for the token figures;
+//! - request `token_basis`: the counter for the token figures (toolsift
+//!   sends it only when the user chose a basis);
 //! - request `preview: true`: a search made while typing, which neither
 //!   creates nor extends a session (sent only when true);
 //! - response `note` (why nothing matched), `session_tools` (every tool loaded

@@ -1,5 +1,6 @@
 //! The config file as `toolsift explore` reads it: a bad value is an error
-//! naming the file, line and column, before the terminal is touched.
+//! naming the file, line and column and what was found, before the
+//! terminal is touched.
 
 use crate::common;
 
@@ -10,16 +11,40 @@ fn bad_values_name_file_line_and_column() {
     let cases = [
         (
             "[explorer]\nstrategy = \"lazy\"\n",
-            ":2:12: strategy must be all or deferred",
+            ":2:12: strategy must be all or deferred, not \"lazy\"",
         ),
         (
             "[explorer]\ninitial_tool_count = 4\ntoken_basis = \"gpt2\"\n",
-            ":3:15: unknown token basis \"gpt2\"",
+            ":3:15: token_basis must be o200k_base, cl100k_base or estimated_bytes_div_4, not \"gpt2\"",
         ),
-        ("[explorer]\nranker = \"dense\"\n", ":2:10: "),
+        (
+            "[explorer]\nranker = \"dense\"\n",
+            ":2:10: ranker must be bm25, embeddings or hybrid, not \"dense\"",
+        ),
         (
             "[explorer]\nstratgy = \"all\"\n",
             ":2:1: unknown field `stratgy`",
+        ),
+        // The SDK's rules for the integers, with the value found.
+        (
+            "[explorer]\ninitial_tool_count = -1\n",
+            ":2:22: initial_tool_count must be a non-negative integer, not -1",
+        ),
+        (
+            "[explorer]\nmax_loaded_tools = 0\n",
+            ":2:20: max_loaded_tools must be a positive integer, not 0",
+        ),
+        (
+            "[explorer]\nmax_tools = \"five\"\n",
+            ":2:13: max_tools must be a positive integer, not \"five\"",
+        ),
+        (
+            "[explorer]\ncontext_budget = -5\n",
+            ":2:18: context_budget must be a non-negative integer, not -5",
+        ),
+        (
+            "[embeddings]\ntimeout_ms = \"soon\"\n",
+            ":2:14: timeout_ms must be a non-negative integer, not \"soon\"",
         ),
     ];
     for (text, needle) in cases {
@@ -34,5 +59,8 @@ fn a_bad_file_value_is_reported_even_when_a_flag_overrides_it() {
     // The file is read whole, as the SDK would refuse a bad option.
     let file = TempFile::new("[explorer]\nstrategy = \"lazy\"\n");
     let out = run(&["explore", "--config", file.path(), "--strategy", "all"]);
-    assert_usage_error(&out, ":2:12: strategy must be all or deferred");
+    assert_usage_error(
+        &out,
+        ":2:12: strategy must be all or deferred, not \"lazy\"",
+    );
 }

@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use common::{TempFile, assert_usage_error, fixture, json, run};
+use common::{TempFile, assert_usage_error, bin, fixture, json, run};
 
 #[test]
 fn search_json_has_the_documented_keys() {
@@ -115,6 +115,78 @@ fn search_errors() {
     let out = run(&["search", "@demo", "x", "--max-tools", "2"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("max_tools_below_always_load"));
+}
+
+/// A tool-search service that answers every request with one tool of the
+/// demo catalog and hands each request's body to the test.
+fn recording_service() -> (String, std::sync::mpsc::Receiver<serde_json::Value>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    break;
+                }
+                let line = line.trim_end().to_ascii_lowercase();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(n) = line.strip_prefix("content-length:") {
+                    length = n.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let _ = tx.send(serde_json::from_slice(&body).unwrap());
+            let answer = serde_json::json!({"tools": [{"name": "get_ticket"}],
+                "sent_schema_tokens": 10, "full_schema_tokens": 40, "deferred_count": 0,
+                "method": "bm25", "token_basis": "o200k_base", "session_id": null})
+            .to_string();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
+                answer.len()
+            );
+        }
+    });
+    (url, rx)
+}
+
+#[test]
+fn a_remote_search_names_a_token_basis_only_when_one_is_given() {
+    let (url, bodies) = recording_service();
+    let search = |extra: &[&str]| {
+        let out = bin()
+            .args([
+                "search",
+                "@demo",
+                "open ticket",
+                "--service",
+                &url,
+                "--json",
+            ])
+            .args(extra)
+            .env_remove("CAVE_API_KEY")
+            .env_remove("CAVE_BASE_URL")
+            .output()
+            .unwrap();
+        json(&out);
+        bodies.recv().unwrap()
+    };
+    // As the SDKs send it: no toolsift extension unless asked for.
+    let body = search(&[]);
+    assert_eq!(body["query"], "open ticket");
+    assert!(body.get("token_basis").is_none(), "{body}");
+    assert!(body.get("preview").is_none(), "{body}");
+    let body = search(&["--token-basis", "cl100k_base"]);
+    assert_eq!(body["token_basis"], "cl100k_base");
 }
 
 #[test]

@@ -12,8 +12,9 @@ use ratatui::backend::TestBackend;
 
 use toolsift::catalog::{CatalogSource, load};
 use toolsift::search::Searcher;
+use toolsift::settings::Settings;
 use toolsift::terminal_text::is_unsafe;
-use toolsift::tui::app::{App, Msg, Settings};
+use toolsift::tui::app::{App, Msg};
 use toolsift::tui::keymap::Keymap;
 use toolsift::tui::ui;
 

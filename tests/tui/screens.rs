@@ -10,7 +10,8 @@ use ratatui::backend::TestBackend;
 
 use toolsift::catalog::{CatalogSource, load};
 use toolsift::search::Searcher;
-use toolsift::tui::app::{App, Msg, Settings};
+use toolsift::settings::Settings;
+use toolsift::tui::app::{App, Msg};
 use toolsift::tui::keymap::Keymap;
 use toolsift::tui::ui;
 

@@ -85,7 +85,7 @@ impl SearchState {
         &self,
         query: &str,
         max_tools: Option<u64>,
-        settings: &super::Settings,
+        settings: &crate::settings::Settings,
         preview: bool,
     ) -> SearchRequest {
         SearchRequest {
@@ -94,7 +94,8 @@ impl SearchState {
             max_tools,
             session_id: self.session.clone(),
             ranker: Some(settings.ranker),
-            token_basis: Some(settings.token_basis),
+            // Named only when the user chose one, as the SDKs send none.
+            token_basis: settings.token_basis,
             preview,
         }
     }

@@ -1,64 +1,10 @@
-//! The settings a person tunes, and the popup that edits them.
+//! The popup that edits the settings.
 
-use std::sync::Arc;
-
-use crate::catalog::Catalog;
-use crate::engine::Ranker;
-use crate::select::{HandleOptions, SelectError, Strategy, ToolsHandle};
-use crate::tokens::TokenBasis;
+use crate::settings::Settings;
 use crate::tui::action::Action;
 
-/// The settings a person tunes. Integers are signed so that an invalid value
-/// can be shown with the SDK's message instead of being clamped.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Settings {
-    pub strategy: Strategy,
-    pub initial_tool_count: i64,
-    pub max_loaded_tools: Option<i64>,
-    pub max_tools: Option<i64>,
-    pub ranker: Ranker,
-    pub token_basis: TokenBasis,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            strategy: Strategy::Deferred,
-            initial_tool_count: crate::select::DEFAULT_INITIAL_TOOL_COUNT,
-            max_loaded_tools: None,
-            max_tools: None,
-            ranker: Ranker::Bm25,
-            token_basis: TokenBasis::O200kBase,
-        }
-    }
-}
-
-impl Settings {
-    pub fn handle_options(&self) -> HandleOptions {
-        HandleOptions {
-            strategy: self.strategy,
-            initial_tool_count: self.initial_tool_count,
-            max_loaded_tools: self.max_loaded_tools,
-        }
-    }
-
-    /// The SDK's checks, in its order, then `max_tools`.
-    pub fn validate(&self, catalog: &Arc<Catalog>) -> Result<ToolsHandle, SelectError> {
-        let handle = ToolsHandle::new(catalog.clone(), &self.handle_options())?;
-        handle.search_cap(self.max_tools)?;
-        Ok(handle)
-    }
-}
-
-/// The rows of the settings popup.
-pub const SETTINGS_ROWS: [&str; 6] = [
-    "strategy",
-    "initial_tool_count",
-    "max_loaded_tools",
-    "max_tools",
-    "ranker",
-    "token_basis",
-];
+/// The rows of the settings popup: the settings' names.
+pub const SETTINGS_ROWS: [&str; 6] = Settings::KEYS;
 
 /// The settings popup: the settings as edited (maybe invalid), the SDK's
 /// message when they are, and the highlighted row.
@@ -117,11 +63,12 @@ impl SettingsEditor {
             3 => e.max_tools = step_optional(e.max_tools, step),
             4 => e.ranker = e.ranker.cycle(step < 0),
             _ => {
-                e.token_basis = if step > 0 {
-                    e.token_basis.next()
+                let basis = e.basis();
+                e.token_basis = Some(if step > 0 {
+                    basis.next()
                 } else {
-                    e.token_basis.next().next()
-                }
+                    basis.next().next()
+                });
             }
         }
         SettingsOutcome::Apply(e)

@@ -358,7 +358,7 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     press(&mut app, KeyCode::Down);
     let before = app.costs.clone().unwrap();
     let effects = app.update(key(KeyCode::Right));
-    assert_eq!(app.settings.token_basis, TokenBasis::Cl100kBase);
+    assert_eq!(app.settings.token_basis, Some(TokenBasis::Cl100kBase));
     assert!(app.costs.is_none(), "old-basis costs are not shown as new");
     assert!(effects.iter().any(|e| matches!(
         e,
@@ -637,4 +637,36 @@ fn page_sizes_come_from_the_layout() {
     assert_eq!(app.catalog_view.list.selected, app.layout.list_rows() / 2);
     app.update(Msg::Resize(80, 24));
     assert_eq!(app.list_height(), 24 - 1 - 3 - 4 - 1 - 2);
+}
+
+#[test]
+fn a_search_names_a_token_basis_only_when_one_was_chosen() {
+    let mut app = started();
+    let bodies = |app: &App, effects: &[Effect]| -> Vec<serde_json::Value> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Search { request, .. } => {
+                    Some(serde_json::to_value(request.body(&app.catalog)).unwrap())
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    press(&mut app, KeyCode::Char('/'));
+    let effects = app.update(key(KeyCode::Char('x')));
+    let sent = bodies(&app, &effects);
+    assert_eq!(sent.len(), 1);
+    assert!(sent[0].get("token_basis").is_none(), "{}", sent[0]);
+    settle(&mut app, effects);
+    press(&mut app, KeyCode::Esc);
+    // Chosen in the settings: every search names it from then on.
+    press(&mut app, KeyCode::Char('s'));
+    for _ in 0..5 {
+        press(&mut app, KeyCode::Down);
+    }
+    let effects = app.update(key(KeyCode::Right));
+    let sent = bodies(&app, &effects);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["token_basis"], "cl100k_base");
 }

@@ -30,7 +30,7 @@ fn the_tune_screen_measures_the_demo_requests_and_marks_the_setting() {
         &crate::eval::load_queries_arg("@demo").unwrap(),
         &crate::tune::TuneOptions {
             ranker: Some(app.settings.ranker),
-            token_basis: app.settings.token_basis,
+            token_basis: app.settings.basis(),
             target_pct: None,
         },
     )
@@ -92,9 +92,12 @@ fn saving_writes_the_settings_to_the_config_file() {
     let message = app.tune.message.clone().unwrap();
     assert!(message.starts_with("saved the settings to"), "{message}");
     let c = crate::config::Config::load_with(Some(&path), &|_| None).unwrap();
-    assert_eq!(c.explorer.max_loaded_tools, app.settings.max_loaded_tools);
     assert_eq!(
-        c.explorer.initial_tool_count,
+        c.explorer.settings.max_loaded_tools,
+        app.settings.max_loaded_tools
+    );
+    assert_eq!(
+        c.explorer.settings.initial_tool_count,
         Some(app.settings.initial_tool_count)
     );
 }

@@ -247,13 +247,15 @@ fn draw_confirm(f: &mut Frame, area: Rect, app: &App, c: &PendingCall, theme: &T
 }
 
 fn draw_trace(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
-    let Some(t) = &p.trace else { return };
-    let title = match t.tripped_at {
-        Some(i) => format!(" Trace {} · trips at call {i} ", t.origin),
+    let Some(trace) = &p.trace else { return };
+    let t = &trace.replay;
+    let (next, tripped_at) = (t.next(), t.tripped_at());
+    let title = match tripped_at {
+        Some(i) => format!(" Trace {} · trips at call {i} ", trace.origin),
         None => format!(
             " Trace {} · call {} of {} ",
-            t.origin,
-            t.next.min(t.calls.len()),
+            trace.origin,
+            next.min(t.calls.len()),
             t.calls.len()
         ),
     };
@@ -261,8 +263,7 @@ fn draw_trace(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     let height = usize::from(inner.height);
-    let start = t
-        .next
+    let start = next
         .saturating_sub(height.saturating_sub(2).max(1))
         .min(t.calls.len());
     let lines: Vec<Line> = t
@@ -272,11 +273,11 @@ fn draw_trace(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
         .skip(start)
         .take(height)
         .map(|(i, c)| {
-            let (mark, style) = match t.outcomes.get(i) {
+            let (mark, style) = match t.ran(i) {
                 Some(true) => ("ran    ", Default::default()),
-                Some(false) if t.tripped_at == Some(i) => ("TRIPS  ", theme.error),
+                Some(false) if tripped_at == Some(i) => ("TRIPS  ", theme.error),
                 Some(false) => ("blocked", theme.error),
-                None if i == t.next => ("next › ", theme.key),
+                None if i == next => ("next › ", theme.key),
                 None => ("       ", theme.dim),
             };
             Line::from(vec![

@@ -185,10 +185,7 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::styled(flags.join(" · "), theme.always),
         Span::raw(" · "),
     ];
-    meta.push(Span::raw(format!(
-        "{tokens} ({})",
-        app.settings.token_basis
-    )));
+    meta.push(Span::raw(format!("{tokens} ({})", app.settings.basis())));
     if app.handle.is_initial(index) {
         meta.push(Span::styled(" · in the initial set", theme.initial));
     }

@@ -93,7 +93,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // Line 2: the initial set against strategy all.
     let line = match &app.costs {
         None => Line::from(Span::styled(
-            format!(" counting tokens ({})…", app.settings.token_basis),
+            format!(" counting tokens ({})…", app.settings.basis()),
             theme.dim,
         )),
         Some(costs) => {

@@ -20,7 +20,7 @@ fn summary(app: &App) -> String {
         cap(s.max_loaded_tools),
         s.max_tools
             .map_or_else(|| "default".to_string(), |v| v.to_string()),
-        s.token_basis
+        s.basis()
     )
 }
 

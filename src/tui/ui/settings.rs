@@ -7,7 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 
 use super::{Theme, key_line, pane};
-use crate::tui::app::{App, SETTINGS_ROWS, Settings};
+use crate::settings::Settings;
+use crate::tui::app::{App, SETTINGS_ROWS};
 use crate::tui::help::{KeyLine, key_line as keys_of};
 
 fn value(s: &Settings, row: usize) -> String {
@@ -21,7 +22,7 @@ fn value(s: &Settings, row: usize) -> String {
             &format!("service default ({})", crate::service::DEFAULT_MAX_TOOLS),
         ),
         4 => s.ranker.to_string(),
-        _ => s.token_basis.to_string(),
+        _ => s.basis().to_string(),
     }
 }
 

@@ -1,0 +1,74 @@
+//! The explorer's settings written back into the config file, the rest of
+//! the file kept as it was.
+
+use std::path::Path;
+
+use super::{ConfigError, parse};
+use crate::settings::Settings;
+
+/// Writes `settings` into the `[explorer]` table of the config file at
+/// `path`, keeping everything else of the file as it was (comments, other
+/// tables, key order); a setting with no value is removed. The file is
+/// created (with its folder) if missing, replaced atomically, and read back
+/// as the explorer would read it before this returns.
+pub fn save_explorer_settings(path: &Path, settings: &Settings) -> Result<(), ConfigError> {
+    let origin = path.display().to_string();
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => {
+            return Err(ConfigError::Io {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    // A file the explorer could not read is not overwritten.
+    parse(&text, &origin)?;
+    let invalid = |message: String| ConfigError::Invalid {
+        origin: origin.clone(),
+        message,
+    };
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| invalid(e.to_string()))?;
+    let explorer = doc
+        .entry("explorer")
+        .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()));
+    let Some(table) = explorer.as_table_like_mut() else {
+        return Err(invalid("`explorer` is not a table".into()));
+    };
+    // Each setting as its serde value: its name in the file, a number, or
+    // nothing.
+    let values = serde_json::to_value(settings).map_err(|e| invalid(e.to_string()))?;
+    for key in Settings::KEYS {
+        let value: Option<toml_edit::Value> = match &values[key] {
+            serde_json::Value::String(name) => Some(name.as_str().into()),
+            serde_json::Value::Number(n) => n.as_i64().map(Into::into),
+            _ => None,
+        };
+        match value {
+            Some(v) => {
+                table.insert(key, toml_edit::Item::Value(v));
+            }
+            None => {
+                table.remove(key);
+            }
+        }
+    }
+    let out = doc.to_string();
+    parse(&out, &origin)?;
+    let io = |source| ConfigError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let tmp = path.with_extension("toml.toolsift-tmp");
+    std::fs::write(&tmp, out).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })
+}

@@ -1,0 +1,288 @@
+//! The config file: lookup, merge, parse errors, and saving.
+
+use super::*;
+use crate::engine::Ranker;
+use crate::select::{DEFAULT_INITIAL_TOOL_COUNT, Strategy};
+use crate::settings::Settings;
+use crate::tokens::TokenBasis;
+
+fn no_env(_: &str) -> Option<String> {
+    None
+}
+
+#[test]
+fn saving_settings_keeps_the_rest_of_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sub/config.toml");
+    let saved = Settings {
+        strategy: Strategy::Deferred,
+        initial_tool_count: 3,
+        max_loaded_tools: Some(12),
+        max_tools: None,
+        ranker: Ranker::Bm25,
+        token_basis: Some(TokenBasis::O200kBase),
+    };
+    // A missing file (and folder) is created.
+    save_explorer_settings(&path, &saved).unwrap();
+    let c = Config::load_with(Some(&path), &no_env).unwrap();
+    assert_eq!(c.explorer.settings.initial_tool_count, Some(3));
+    assert_eq!(c.explorer.settings.max_loaded_tools, Some(12));
+    // Comments, other keys and tables survive; a setting with no value
+    // goes.
+    std::fs::write(
+        &path,
+        "# mine\n[explorer]\nservice = \"http://127.0.0.1:9\" # remote\nmax_tools = 5\n\n[keys]\nquit = \"Q\"\n",
+    )
+    .unwrap();
+    save_explorer_settings(&path, &saved).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("# mine\n"), "{text}");
+    assert!(
+        text.contains("service = \"http://127.0.0.1:9\" # remote"),
+        "{text}"
+    );
+    assert!(!text.contains("max_tools"), "{text}");
+    assert!(text.contains("quit = \"Q\""), "{text}");
+    let c = Config::load_with(Some(&path), &no_env).unwrap();
+    assert_eq!(c.explorer.settings.strategy, Some(Strategy::Deferred));
+    assert_eq!(c.explorer.settings.max_loaded_tools, Some(12));
+    assert_eq!(c.user_keys["quit"], ["Q"]);
+    // A file the explorer cannot read is left alone, with where.
+    std::fs::write(&path, "[explorer\n").unwrap();
+    let e = save_explorer_settings(&path, &saved)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("config.toml:1"), "{e}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "[explorer\n");
+}
+
+#[test]
+fn the_example_file_parses() {
+    let text = include_str!("../../assets/config.example.toml");
+    let uncommented: String = text
+        .lines()
+        .map(|l| {
+            l.strip_prefix("# ")
+                .filter(|r| r.contains(" = "))
+                .unwrap_or(l)
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let file = parse(&uncommented, "example").unwrap();
+    assert_eq!(file.explorer.context_budget, Some(32000));
+    assert_eq!(file.explorer.queries.as_deref(), Some("requests.jsonl"));
+}
+
+#[test]
+fn defaults_parse() {
+    let c = Config::load_with(None, &no_env).unwrap();
+    assert_eq!(c.explorer.settings.strategy, Some(Strategy::Deferred));
+    assert_eq!(c.explorer.settings.initial_tool_count, Some(8));
+    assert_eq!(c.default_keys["quit"], ["q"]);
+    assert_eq!(c.default_keys["quit_now"], ["ctrl-c"]);
+    assert!(c.source.is_none());
+}
+
+#[test]
+fn lookup_order() {
+    let env = |k: &str| match k {
+        "TOOLSIFT_CONFIG" => Some("/a.toml".to_string()),
+        "XDG_CONFIG_HOME" => Some("/xdg".to_string()),
+        "HOME" => Some("/home/u".to_string()),
+        _ => None,
+    };
+    assert_eq!(
+        locate(Some(Path::new("/flag.toml")), &env),
+        Some((PathBuf::from("/flag.toml"), true))
+    );
+    assert_eq!(locate(None, &env), Some((PathBuf::from("/a.toml"), true)));
+    let env2 = |k: &str| env(k).filter(|_| k != "TOOLSIFT_CONFIG");
+    assert_eq!(
+        locate(None, &env2),
+        Some((PathBuf::from("/xdg/toolsift/config.toml"), false))
+    );
+    let env3 = |k: &str| env(k).filter(|_| k == "HOME");
+    assert_eq!(
+        locate(None, &env3),
+        Some((PathBuf::from("/home/u/.config/toolsift/config.toml"), false))
+    );
+}
+
+#[test]
+fn user_file_merges_and_missing_default_location_is_fine() {
+    let dir = std::env::temp_dir().join(format!("toolsift-config-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("toolsift")).unwrap();
+    let file = dir.join("toolsift/config.toml");
+    std::fs::write(
+        &file,
+        "[explorer]\ninitial_tool_count = 3\n[keys]\nquit = \"x\"\n",
+    )
+    .unwrap();
+    let d = dir.display().to_string();
+    let env = move |k: &str| (k == "XDG_CONFIG_HOME").then(|| d.clone());
+    let c = Config::load_with(None, &env).unwrap();
+    assert_eq!(c.explorer.settings.initial_tool_count, Some(3));
+    assert_eq!(c.explorer.settings.strategy, Some(Strategy::Deferred));
+    assert_eq!(c.user_keys["quit"], ["x"]);
+    assert_eq!(c.source.as_deref(), Some(file.as_path()));
+    std::fs::remove_file(&file).unwrap();
+    assert!(Config::load_with(None, &env).unwrap().source.is_none());
+    // A file named explicitly must exist.
+    let err = Config::load_with(Some(&file), &no_env).unwrap_err();
+    assert!(err.to_string().contains("cannot read"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn errors_name_file_line_and_key() {
+    let err = parse("[explorer]\nstrategy = \n", "c.toml").unwrap_err();
+    assert!(err.to_string().starts_with("c.toml:2:"), "{err}");
+    let err = parse("[explorer]\nstratgy = \"all\"\n", "c.toml").unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("c.toml:2:1: unknown field `stratgy`, expected one of `strategy`, "),
+        "{err}"
+    );
+    assert!(
+        err.to_string().ends_with("`queries`, `context_budget`"),
+        "{err}"
+    );
+    let err = parse("[colors]\n", "c.toml").unwrap_err();
+    assert!(err.to_string().contains("colors"), "{err}");
+}
+
+#[test]
+fn the_built_in_file_states_the_code_defaults() {
+    let x = parse(DEFAULT_CONFIG, "built-in config").unwrap().explorer;
+    let explorer = Settings::default();
+    assert_eq!(x.settings.strategy, Some(explorer.strategy));
+    assert_eq!(
+        x.settings.initial_tool_count,
+        Some(DEFAULT_INITIAL_TOOL_COUNT)
+    );
+    assert_eq!(
+        x.settings.initial_tool_count,
+        Some(explorer.initial_tool_count)
+    );
+    assert_eq!(x.settings.max_loaded_tools, None);
+    assert_eq!(x.settings.max_tools, None);
+    assert_eq!(x.settings.ranker, Some(Ranker::default()));
+    assert_eq!(x.settings.token_basis, None, "chosen by no one");
+    assert_eq!(x.settings.token_basis, explorer.token_basis);
+}
+
+#[test]
+fn typed_values_parse() {
+    let f = parse(
+        "[explorer]\nstrategy = \"all\"\ntoken_basis = \"cl100k_base\"\nranker = \"embeddings\"\n",
+        "c.toml",
+    )
+    .unwrap();
+    assert_eq!(f.explorer.settings.strategy, Some(Strategy::All));
+    assert_eq!(
+        f.explorer.settings.token_basis,
+        Some(TokenBasis::Cl100kBase)
+    );
+    assert_eq!(f.explorer.settings.ranker, Some(Ranker::Embeddings));
+}
+
+#[test]
+fn a_bad_value_names_file_line_and_column_and_what_was_found() {
+    let cases = [
+        (
+            "[explorer]\nstrategy = \"lazy\"\n",
+            "c.toml:2:12: strategy must be all or deferred, not \"lazy\"",
+        ),
+        (
+            "[explorer]\ninitial_tool_count = 2\ntoken_basis = \"gpt2\"\n",
+            "c.toml:3:15: token_basis must be o200k_base, cl100k_base or estimated_bytes_div_4, not \"gpt2\"",
+        ),
+        (
+            "[explorer]\nranker = \"dense\"\n",
+            "c.toml:2:10: ranker must be bm25, embeddings or hybrid, not \"dense\"",
+        ),
+        (
+            "[explorer]\nstrategy = 3\n",
+            "c.toml:2:12: strategy must be all or deferred, not 3",
+        ),
+        // The SDK's rules, at the value.
+        (
+            "[explorer]\ninitial_tool_count = -1\n",
+            "c.toml:2:22: initial_tool_count must be a non-negative integer, not -1",
+        ),
+        (
+            "[explorer]\nmax_loaded_tools = 0\n",
+            "c.toml:2:20: max_loaded_tools must be a positive integer, not 0",
+        ),
+        (
+            "[explorer]\nmax_tools = \"8\"\n",
+            "c.toml:2:13: max_tools must be a positive integer, not \"8\"",
+        ),
+        (
+            "[explorer]\ncontext_budget = 1.5\n",
+            "c.toml:2:18: context_budget must be a non-negative integer, not 1.5",
+        ),
+        (
+            "[serve]\nmax_body_bytes = -1\n",
+            "c.toml:2:18: max_body_bytes must be a non-negative integer, not -1",
+        ),
+        (
+            "[serve]\ndefault_ranker = \"dense\"\n",
+            "c.toml:2:18: default_ranker must be bm25, embeddings or hybrid, not \"dense\"",
+        ),
+        (
+            "[serve]\nlog_queries = \"yes\"\n",
+            "c.toml:2:15: log_queries must be true or false, not \"yes\"",
+        ),
+        (
+            "[serve]\naddr = \"localhost\"\n",
+            "c.toml:2:8: addr must be an IP address and a port (HOST:PORT), not \"localhost\"",
+        ),
+        (
+            "[embeddings]\nbatch = [1]\n",
+            "c.toml:2:9: batch must be a non-negative integer, not an array",
+        ),
+        (
+            "[embeddings]\ndisk_cache = 1\n",
+            "c.toml:2:14: disk_cache must be true or false, not 1",
+        ),
+    ];
+    for (text, expected) in cases {
+        let err = parse(text, "c.toml").unwrap_err();
+        assert!(matches!(err, ConfigError::Syntax { .. }), "{err:?}");
+        assert_eq!(err.to_string(), expected);
+    }
+    // Good values still read.
+    let f = parse(
+        "[explorer]\ninitial_tool_count = 0\nmax_tools = 3\ncontext_budget = 0\n[serve]\naddr = \"127.0.0.1:0\"\nlog_queries = true\n",
+        "c.toml",
+    )
+    .unwrap();
+    assert_eq!(f.explorer.settings.initial_tool_count, Some(0));
+    assert_eq!(f.explorer.settings.max_tools, Some(3));
+    assert_eq!(f.explorer.context_budget, Some(0));
+    assert_eq!(f.serve.log_queries, Some(true));
+}
+
+#[test]
+fn the_explorer_service_is_a_url_checked_at_its_line() {
+    let f = parse(
+        "[explorer]\nservice = \"http://127.0.0.1:8787\"\n",
+        "c.toml",
+    )
+    .unwrap();
+    assert_eq!(f.explorer.service.as_deref(), Some("http://127.0.0.1:8787"));
+    let err = parse("[explorer]\nservice = \"ftp://tools.example\"\n", "c.toml").unwrap_err();
+    assert!(matches!(err, ConfigError::Syntax { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.starts_with("c.toml:2:11: "), "{text}");
+    assert!(text.contains("ftp://tools.example"), "{text}");
+    assert!(text.contains("absolute http(s) URL"), "{text}");
+    // A user file's service replaces none; a later one wins.
+    let mut c = Config::load_with(None, &|_| None).unwrap();
+    assert_eq!(c.explorer.service, None);
+    c.merge(f);
+    assert_eq!(c.explorer.service.as_deref(), Some("http://127.0.0.1:8787"));
+    c.merge(parse("[explorer]\n", "d.toml").unwrap());
+    assert_eq!(c.explorer.service.as_deref(), Some("http://127.0.0.1:8787"));
+}

@@ -1,0 +1,177 @@
+//! The explorer's settings, as one record: strategy, initial set, caps,
+//! ranker and token basis. The config file's `[explorer]` gives them, each
+//! of them optional ([`PartialSettings`]); the command line's flags go over
+//! the file; the explorer edits them and saves them back.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::Catalog;
+use crate::engine::Ranker;
+use crate::file_value;
+use crate::select::{
+    DEFAULT_INITIAL_TOOL_COUNT, HandleOptions, SelectError, Strategy, ToolsHandle,
+};
+use crate::tokens::TokenBasis;
+
+/// The settings a person tunes. Integers are signed so that an invalid value
+/// can be shown with the SDK's message instead of being clamped. The field
+/// names are the config file's keys.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Settings {
+    pub strategy: Strategy,
+    pub initial_tool_count: i64,
+    /// The cap of the deferred initial set and the default search cap
+    /// (none: no cap).
+    pub max_loaded_tools: Option<i64>,
+    /// The cap a search sends (none: `max_loaded_tools`, else the
+    /// service's default).
+    pub max_tools: Option<i64>,
+    pub ranker: Ranker,
+    /// The token basis the user chose (a flag, the config file, the
+    /// explorer's settings). None: the default counter counts, and a search
+    /// names no basis (the service's default), as the SDKs' searches do.
+    pub token_basis: Option<TokenBasis>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            strategy: Strategy::Deferred,
+            initial_tool_count: DEFAULT_INITIAL_TOOL_COUNT,
+            max_loaded_tools: None,
+            max_tools: None,
+            ranker: Ranker::Bm25,
+            token_basis: None,
+        }
+    }
+}
+
+impl Settings {
+    /// Every setting's name, in order, as the config file spells it.
+    pub const KEYS: [&'static str; 6] = [
+        "strategy",
+        "initial_tool_count",
+        "max_loaded_tools",
+        "max_tools",
+        "ranker",
+        "token_basis",
+    ];
+
+    /// The basis tokens are counted with: the one chosen, else the
+    /// default.
+    pub fn basis(&self) -> TokenBasis {
+        self.token_basis.unwrap_or_default()
+    }
+
+    /// The SDK's handle options of these settings.
+    pub fn handle_options(&self) -> HandleOptions {
+        HandleOptions {
+            strategy: self.strategy,
+            initial_tool_count: self.initial_tool_count,
+            max_loaded_tools: self.max_loaded_tools,
+        }
+    }
+
+    /// The SDK's checks, in its order, then `max_tools`.
+    pub fn validate(&self, catalog: &Arc<Catalog>) -> Result<ToolsHandle, SelectError> {
+        let handle = ToolsHandle::new(catalog.clone(), &self.handle_options())?;
+        handle.search_cap(self.max_tools)?;
+        Ok(handle)
+    }
+}
+
+/// The same settings, each of them maybe left out: what one layer (the
+/// built-in file, the user's file, the flags) says. Read from a file, a bad
+/// value is refused with the SDK's rule and what was found
+/// ([`crate::file_value`]).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartialSettings {
+    #[serde(default, deserialize_with = "file_value::one_of")]
+    pub strategy: Option<Strategy>,
+    #[serde(default, deserialize_with = "file_value::count")]
+    pub initial_tool_count: Option<i64>,
+    #[serde(default, deserialize_with = "file_value::positive")]
+    pub max_loaded_tools: Option<i64>,
+    #[serde(default, deserialize_with = "file_value::positive")]
+    pub max_tools: Option<i64>,
+    #[serde(default, deserialize_with = "file_value::one_of")]
+    pub ranker: Option<Ranker>,
+    #[serde(default, deserialize_with = "file_value::one_of")]
+    pub token_basis: Option<TokenBasis>,
+}
+
+impl PartialSettings {
+    /// These over `below`: each setting given here wins.
+    pub fn over(self, below: PartialSettings) -> PartialSettings {
+        PartialSettings {
+            strategy: self.strategy.or(below.strategy),
+            initial_tool_count: self.initial_tool_count.or(below.initial_tool_count),
+            max_loaded_tools: self.max_loaded_tools.or(below.max_loaded_tools),
+            max_tools: self.max_tools.or(below.max_tools),
+            ranker: self.ranker.or(below.ranker),
+            token_basis: self.token_basis.or(below.token_basis),
+        }
+    }
+
+    /// The settings, with [`Settings::default`]'s for those left out.
+    pub fn resolve(self) -> Settings {
+        let d = Settings::default();
+        Settings {
+            strategy: self.strategy.unwrap_or(d.strategy),
+            initial_tool_count: self.initial_tool_count.unwrap_or(d.initial_tool_count),
+            max_loaded_tools: self.max_loaded_tools.or(d.max_loaded_tools),
+            max_tools: self.max_tools.or(d.max_tools),
+            ranker: self.ranker.unwrap_or(d.ranker),
+            token_basis: self.token_basis.or(d.token_basis),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keys_are_the_fields() {
+        let every = Settings {
+            max_loaded_tools: Some(4),
+            max_tools: Some(2),
+            token_basis: Some(TokenBasis::Cl100kBase),
+            ..Settings::default()
+        };
+        let value = serde_json::to_value(&every).unwrap();
+        let keys: Vec<&str> = value
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut expected = Settings::KEYS.to_vec();
+        expected.sort_unstable();
+        assert_eq!(keys, expected);
+    }
+
+    #[test]
+    fn a_layer_wins_over_the_one_below_and_defaults_fill_the_rest() {
+        let file = PartialSettings {
+            strategy: Some(Strategy::All),
+            initial_tool_count: Some(3),
+            max_tools: Some(5),
+            ..Default::default()
+        };
+        let flags = PartialSettings {
+            initial_tool_count: Some(4),
+            ..Default::default()
+        };
+        let s = flags.over(file).resolve();
+        assert_eq!(s.strategy, Strategy::All);
+        assert_eq!(s.initial_tool_count, 4);
+        assert_eq!(s.max_tools, Some(5));
+        assert_eq!(s.max_loaded_tools, None);
+        assert_eq!(s.ranker, Settings::default().ranker);
+        assert_eq!(PartialSettings::default().resolve(), Settings::default());
+    }
+}
