@@ -19,10 +19,10 @@ use ratatui::backend::TestBackend;
 
 use toolsift::catalog::synthetic;
 use toolsift::search::Searcher;
-use toolsift::settings::Settings;
+use toolsift::tui::Setup;
 use toolsift::tui::action::Action;
-use toolsift::tui::app::{App, Msg};
-use toolsift::tui::keymap::Keymap;
+use toolsift::tui::app::App;
+use toolsift::tui::effect::Msg;
 use toolsift::tui::ui;
 
 const TOOLS: usize = 10_000;
@@ -44,13 +44,10 @@ fn key(code: KeyCode, modifiers: KeyModifiers) -> Msg {
 /// Keystroke to frame, in process.
 fn keystrokes() -> (Vec<f64>, Vec<f64>) {
     let catalog = Arc::new(synthetic::generate(TOOLS, 42));
-    let (mut app, effects) = App::new(
-        catalog,
-        "synthetic".into(),
-        Searcher::embedded(),
-        Keymap::defaults(),
-        Settings::default(),
-    )
+    let (mut app, effects) = App::new(Setup {
+        sources: "synthetic".into(),
+        ..Setup::new(catalog, Searcher::embedded())
+    })
     .expect("app");
     app.update(Msg::Resize(120, 35));
     app.settle(effects);

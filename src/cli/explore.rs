@@ -86,6 +86,7 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         queries,
         config_path: config.save_path.clone(),
         context_budget,
+        demo: false,
     })
     .map_err(CliError::Terminal)
 }
@@ -136,6 +137,7 @@ pub fn run_demo(args: &DemoArgs) -> Result<(), CliError> {
         // The demo never writes the user's config.
         config_path: None,
         context_budget: None,
+        demo: true,
     };
     toolsift::tui::run_demo(setup, steps, args.speed).map_err(CliError::Terminal)
 }

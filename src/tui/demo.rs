@@ -21,7 +21,7 @@ use serde::Deserialize;
 use tokio::time::Instant;
 
 use super::action::Action;
-use super::app::Msg;
+use super::effect::Msg;
 use super::event::{ScriptStep, expand};
 
 /// The default tour.

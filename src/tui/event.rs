@@ -10,7 +10,7 @@ use crossterm::event::{Event, EventStream, KeyEvent};
 use futures_util::{Stream, StreamExt, stream};
 
 use super::action::Action;
-use super::app::Msg;
+use super::effect::Msg;
 
 /// The terminal's keys and resizes; when its input ends (closed or broken)
 /// the stream ends, and the explorer quits rather than wait for keys that

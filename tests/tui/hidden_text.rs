@@ -12,10 +12,10 @@ use ratatui::backend::TestBackend;
 
 use toolsift::catalog::{CatalogSource, load};
 use toolsift::search::Searcher;
-use toolsift::settings::Settings;
 use toolsift::terminal_text::is_unsafe;
-use toolsift::tui::app::{App, Msg};
-use toolsift::tui::keymap::Keymap;
+use toolsift::tui::Setup;
+use toolsift::tui::app::App;
+use toolsift::tui::effect::Msg;
 use toolsift::tui::ui;
 
 fn app() -> App {
@@ -24,13 +24,10 @@ fn app() -> App {
         "/tests/fixtures/catalogs/hidden-text.json"
     );
     let catalog = Arc::new(load(&CatalogSource::parse(path)).unwrap());
-    let (mut app, effects) = App::new(
-        catalog,
-        "hidden-text.json".into(),
-        Searcher::embedded(),
-        Keymap::defaults(),
-        Settings::default(),
-    )
+    let (mut app, effects) = App::new(Setup {
+        sources: "hidden-text.json".into(),
+        ..Setup::new(catalog, Searcher::embedded())
+    })
     .unwrap();
     app.update(Msg::Resize(240, 50));
     app.settle(effects);

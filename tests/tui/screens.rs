@@ -10,24 +10,54 @@ use ratatui::backend::TestBackend;
 
 use toolsift::catalog::{CatalogSource, load};
 use toolsift::search::Searcher;
-use toolsift::settings::Settings;
-use toolsift::tui::app::{App, Msg};
+use toolsift::tui::Setup;
+use toolsift::tui::app::App;
+use toolsift::tui::effect::{Effect, Msg, run_effect};
 use toolsift::tui::keymap::Keymap;
 use toolsift::tui::ui;
 
-fn app(width: u16, height: u16) -> App {
+/// How long every search takes here, so that the snapshots do not change
+/// from run to run.
+const LATENCY: Duration = Duration::from_micros(210);
+
+/// Runs `effects` (and those their answers cause) with `searcher`, each
+/// search timed at [`LATENCY`].
+fn answer_with(searcher: &Searcher, app: &mut App, effects: Vec<Effect>) {
+    let mut queue = std::collections::VecDeque::from(effects);
+    while let Some(effect) = queue.pop_front() {
+        let msg = match run_effect(searcher, effect) {
+            Msg::SearchDone(mut answer) => {
+                answer.elapsed = LATENCY;
+                Msg::SearchDone(answer)
+            }
+            other => other,
+        };
+        queue.extend(app.update(msg));
+    }
+}
+
+fn settle(app: &mut App, effects: Vec<Effect>) {
+    let searcher = app.searcher().clone();
+    answer_with(&searcher, app, effects);
+}
+
+/// The demo explorer at `width` x `height`, as `setup` changes it, its
+/// first effects run.
+fn app_with(width: u16, height: u16, setup: impl FnOnce(&mut Setup)) -> App {
     let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
-    let (mut app, effects) = App::new(
-        catalog,
-        "demo".into(),
-        Searcher::embedded(),
-        Keymap::defaults(),
-        Settings::default(),
-    )
-    .unwrap();
+    let mut s = Setup {
+        sources: "demo".into(),
+        ..Setup::new(catalog, Searcher::embedded())
+    };
+    setup(&mut s);
+    let (mut app, effects) = App::new(s).unwrap();
     app.update(Msg::Resize(width, height));
-    app.settle(effects);
+    settle(&mut app, effects);
     app
+}
+
+fn app(width: u16, height: u16) -> App {
+    app_with(width, height, |_| {})
 }
 
 fn keys(app: &mut App, keys: &[KeyCode]) {
@@ -38,7 +68,20 @@ fn keys(app: &mut App, keys: &[KeyCode]) {
             kind: KeyEventKind::Press,
             state: KeyEventState::NONE,
         }));
-        app.settle(effects);
+        settle(app, effects);
+    }
+}
+
+/// Types `args` over the breaker's arguments.
+fn type_args(app: &mut App, args: &str) {
+    use toolsift::tui::action::Action;
+    for msg in [
+        Msg::Action(Action::BreakerEdit),
+        Msg::Action(Action::InputClear),
+        Msg::Type(args.into()),
+        Msg::Action(Action::InputCancel),
+    ] {
+        app.update(msg);
     }
 }
 
@@ -47,12 +90,8 @@ fn type_text(app: &mut App, text: &str) {
     keys(app, &codes);
 }
 
-/// The screen as text. Latency is pinned so the snapshot does not change
-/// from run to run.
-fn screen(app: &mut App) -> String {
-    if app.search.latency.is_some() {
-        app.search.latency = Some(Duration::from_micros(210));
-    }
+/// The screen as text.
+fn screen(app: &App) -> String {
     let (w, h) = app.size();
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| ui::draw(f, app)).unwrap();
@@ -61,8 +100,8 @@ fn screen(app: &mut App) -> String {
 
 #[test]
 fn start() {
-    let mut app = app(120, 35);
-    insta::assert_snapshot!(screen(&mut app));
+    let app = app(120, 35);
+    insta::assert_snapshot!(screen(&app));
 }
 
 #[test]
@@ -81,7 +120,7 @@ fn query_with_results() {
             KeyCode::Down,
         ],
     );
-    let s = screen(&mut app);
+    let s = screen(&app);
     assert!(s.contains("refund_payment"));
     insta::assert_snapshot!(s);
 }
@@ -91,7 +130,7 @@ fn query_matching_nothing() {
     let mut app = app(120, 35);
     keys(&mut app, &[KeyCode::Char('/')]);
     type_text(&mut app, "zebra xylophone");
-    let s = screen(&mut app);
+    let s = screen(&app);
     assert!(s.contains("note: no tool matches the query"));
     insta::assert_snapshot!(s);
 }
@@ -99,13 +138,14 @@ fn query_matching_nothing() {
 #[test]
 fn failed_search() {
     let mut app = app(120, 35);
-    let mut settings = app.settings.clone();
-    settings.ranker = toolsift::engine::Ranker::Embeddings;
-    let effects = app.apply_settings(settings);
-    app.settle(effects);
+    // Ranker embeddings, in the settings (no provider: the search fails).
+    keys(&mut app, &[KeyCode::Char('s')]);
+    keys(&mut app, &[KeyCode::Down; 4]);
+    keys(&mut app, &[KeyCode::Right, KeyCode::Esc]);
+    assert_eq!(app.settings().ranker, toolsift::engine::Ranker::Embeddings);
     keys(&mut app, &[KeyCode::Char('/')]);
     type_text(&mut app, "status");
-    let s = screen(&mut app);
+    let s = screen(&app);
     assert!(s.contains("search failed"));
     insta::assert_snapshot!(s);
 }
@@ -122,7 +162,7 @@ fn invalid_setting() {
             KeyCode::Right,
         ],
     );
-    let s = screen(&mut app);
+    let s = screen(&app);
     assert!(s.contains("max_loaded_tools must be at least the always_load tool count"));
     insta::assert_snapshot!(s);
 }
@@ -131,7 +171,7 @@ fn invalid_setting() {
 fn help() {
     let mut app = app(120, 35);
     keys(&mut app, &[KeyCode::Char('?')]);
-    insta::assert_snapshot!(screen(&mut app));
+    insta::assert_snapshot!(screen(&app));
 }
 
 #[test]
@@ -139,29 +179,29 @@ fn small_terminal_80x24() {
     let mut app = app(80, 24);
     keys(&mut app, &[KeyCode::Char('/')]);
     type_text(&mut app, "schedule a meeting");
-    insta::assert_snapshot!(screen(&mut app));
+    insta::assert_snapshot!(screen(&app));
 }
 
 #[test]
 fn detail_popup_when_narrow() {
     let mut app = app(90, 30);
     keys(&mut app, &[KeyCode::Enter]);
-    insta::assert_snapshot!(screen(&mut app));
+    insta::assert_snapshot!(screen(&app));
 }
 
 #[test]
 fn too_small() {
-    let mut app = app(70, 20);
-    insta::assert_snapshot!(screen(&mut app));
+    let app = app(70, 20);
+    insta::assert_snapshot!(screen(&app));
 }
 
 /// The breaker simulator on `get_payment` after `keys`.
 fn breaker_screen(keys_after: &[KeyCode]) -> String {
     let mut app = app(120, 35);
     // Highlight get_payment in the catalog, open the simulator.
-    let index = app.catalog.index_of("get_payment").unwrap();
+    let index = app.catalog().index_of("get_payment").unwrap();
     let row = app
-        .catalog_view
+        .catalog_view()
         .rows
         .iter()
         .position(|&i| i == index)
@@ -169,7 +209,7 @@ fn breaker_screen(keys_after: &[KeyCode]) -> String {
     keys(&mut app, &vec![KeyCode::Char('j'); row]);
     keys(&mut app, &[KeyCode::Char('b')]);
     keys(&mut app, keys_after);
-    screen(&mut app)
+    screen(&app)
 }
 
 #[test]
@@ -245,12 +285,11 @@ fn no_color_reads_the_same() {
     let mut colored = app(120, 35);
     keys(&mut colored, &[KeyCode::Char('/')]);
     type_text(&mut colored, "refund a payment");
-    let mut plain = app(120, 35);
-    plain.no_color = true;
+    let mut plain = app_with(120, 35, |s| s.no_color = true);
     keys(&mut plain, &[KeyCode::Char('/')]);
     type_text(&mut plain, "refund a payment");
     // The text is the same; only styles differ, and without colour.
-    assert_eq!(screen(&mut colored), screen(&mut plain));
+    assert_eq!(screen(&colored), screen(&plain));
     let (w, h) = plain.size();
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| ui::draw(f, &plain)).unwrap();
@@ -278,7 +317,7 @@ fn breaker_at_80x24() {
             KeyCode::Enter,
         ],
     );
-    insta::assert_snapshot!(screen(&mut app));
+    insta::assert_snapshot!(screen(&app));
 }
 
 #[test]
@@ -288,7 +327,7 @@ fn help_at_80x24_shows_how_to_scroll_and_close() {
         &mut app,
         &[KeyCode::Char('?'), KeyCode::Char('j'), KeyCode::Char('j')],
     );
-    let s = screen(&mut app);
+    let s = screen(&app);
     assert!(s.contains("j k scroll · Esc close"), "{s}");
     insta::assert_snapshot!(s);
 }
@@ -313,13 +352,10 @@ async fn a_script_drives_the_explorer_to_a_clean_exit() {
         "script.toml",
     )
     .unwrap();
-    let (mut app, initial) = App::new(
-        catalog,
-        "demo".into(),
-        Searcher::embedded(),
+    let (mut app, initial) = App::new(Setup {
         keymap,
-        Settings::default(),
-    )
+        ..Setup::new(catalog, Searcher::embedded())
+    })
     .unwrap();
     let pause = ScriptStep::Pause(Duration::from_millis(300));
     let script = Script::new([
@@ -345,16 +381,16 @@ async fn a_script_drives_the_explorer_to_a_clean_exit() {
     toolsift::tui::run_with(&mut terminal, &mut app, initial, script.into_stream())
         .await
         .expect("the loop ends cleanly");
-    assert!(app.should_quit);
-    assert_eq!(app.query.text(), "refund a payment");
-    assert_eq!(app.query.history, ["refund a payment"]);
-    assert_eq!(app.settings.initial_tool_count, 9);
-    assert_eq!(app.popup, None);
+    assert!(app.should_quit());
+    assert_eq!(app.query().text(), "refund a payment");
+    assert_eq!(app.query().history, ["refund a payment"]);
+    assert_eq!(app.settings().initial_tool_count, 9);
+    assert_eq!(app.popup(), None);
     assert!(
-        app.search.session.is_some(),
+        app.search().session.is_some(),
         "the committed query opened a session"
     );
-    assert_eq!(app.search.query, "refund a payment");
+    assert_eq!(app.search().query, "refund a payment");
     let screen = format!("{}", terminal.backend());
     assert!(screen.contains("> refund a payment"), "{screen}");
     assert!(screen.contains("init 9"), "{screen}");
@@ -369,20 +405,13 @@ async fn a_script_drives_the_explorer_to_a_clean_exit() {
 async fn a_script_that_ends_without_quitting_closes_the_explorer() {
     use toolsift::tui::event::{Script, ScriptStep};
     let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
-    let (mut app, initial) = App::new(
-        catalog,
-        "demo".into(),
-        Searcher::embedded(),
-        Keymap::defaults(),
-        Settings::default(),
-    )
-    .unwrap();
+    let (mut app, initial) = App::new(Setup::new(catalog, Searcher::embedded())).unwrap();
     let script = Script::new([ScriptStep::Resize(90, 30)]);
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
     toolsift::tui::run_with(&mut terminal, &mut app, initial, script.into_stream())
         .await
         .unwrap();
-    assert!(app.should_quit);
+    assert!(app.should_quit());
     assert_eq!(app.size(), (90, 30));
 }
 
@@ -392,10 +421,10 @@ fn large_terminal_200x60() {
     keys(&mut app, &[KeyCode::Char('/')]);
     type_text(&mut app, "refund a payment");
     keys(&mut app, &[KeyCode::Enter]);
-    let s = screen(&mut app);
+    let s = screen(&app);
     assert!(s.contains("? F1 help") && s.contains("q quit"), "{s}");
     // The session id is random: check its shape, then pin it.
-    let id = app.search.session.clone().unwrap();
+    let id = app.search().session.clone().unwrap();
     let short = toolsift::tui::ui::short_id(&id);
     assert!(s.contains(&format!("session {short}")), "{s}");
     insta::assert_snapshot!(s.replace(&short, "SESSION"));
@@ -409,7 +438,6 @@ mod mcp {
     use serde_json::json;
     use toolsift::catalog::{Catalog, McpOrigin, Tool};
     use toolsift::sources::mcp::{CallOutcome, McpHost, ServerState, ServerStatus};
-    use toolsift::tui::app::{Effect, Msg};
 
     fn tool(server: &str, name: &str, on_server: &str, read_only: bool, about: &str) -> Tool {
         let mut t = Tool::new(name, about);
@@ -508,26 +536,23 @@ mod mcp {
     }
 
     fn mcp_app(width: u16, height: u16) -> App {
-        let (mut app, effects) = App::new(
-            Arc::new(catalog()),
-            "time, git, slow".into(),
-            Searcher::embedded(),
-            Keymap::defaults(),
-            Settings::default(),
-        )
+        let (mut app, effects) = App::new(Setup {
+            sources: "time, git, slow".into(),
+            mcp: Some(Arc::new(McpHost::new(Duration::from_secs(5)).unwrap())),
+            mcp_servers: statuses(),
+            ..Setup::new(Arc::new(catalog()), Searcher::embedded())
+        })
         .unwrap();
-        app.mcp = Some(Arc::new(McpHost::new(Duration::from_secs(5)).unwrap()));
-        app.mcp_servers = statuses();
         app.update(Msg::Resize(width, height));
-        app.settle(effects);
+        settle(&mut app, effects);
         app
     }
 
     /// Highlights `name` in the catalog pane.
     fn highlight(app: &mut App, name: &str) {
-        let index = app.catalog.index_of(name).unwrap();
+        let index = app.catalog().index_of(name).unwrap();
         let row = app
-            .catalog_view
+            .catalog_view()
             .rows
             .iter()
             .position(|&i| i == index)
@@ -538,7 +563,7 @@ mod mcp {
     fn catalog_screen(width: u16, height: u16) -> String {
         let mut app = mcp_app(width, height);
         highlight(&mut app, "git__now");
-        let s = screen(&mut app);
+        let s = screen(&app);
         assert!(s.contains("? F1 help"), "{s}");
         assert!(s.contains("slow failed"), "{s}");
         s
@@ -566,7 +591,7 @@ mod mcp {
     fn mcp_catalog_by_server_filtered_at_80x24() {
         let mut app = mcp_app(80, 24);
         keys(&mut app, &[KeyCode::Char('f'); 5]);
-        let s = screen(&mut app);
+        let s = screen(&app);
         assert!(s.contains("server git only"), "{s}");
         insta::assert_snapshot!(s);
     }
@@ -576,10 +601,10 @@ mod mcp {
         let mut app = mcp_app(width, height);
         highlight(&mut app, "git_commit");
         keys(&mut app, &[KeyCode::Char('b')]);
-        app.breaker.as_mut().unwrap().args.set(r#"{"value":"x"}"#);
+        type_args(&mut app, r#"{"value":"x"}"#);
         let effects = app.update(Msg::Action(toolsift::tui::action::Action::BreakerCall));
         assert!(effects.is_empty(), "nothing is sent before a yes");
-        let s = screen(&mut app);
+        let s = screen(&app);
         assert!(
             s.contains(r#"Call git_commit on server git with {"value":"x"}? y/n"#),
             "{s}"
@@ -603,11 +628,7 @@ mod mcp {
         let mut app = mcp_app(width, height);
         highlight(&mut app, "get_current_time");
         keys(&mut app, &[KeyCode::Char('b')]);
-        app.breaker
-            .as_mut()
-            .unwrap()
-            .args
-            .set(r#"{"value":"Europe/Paris"}"#);
+        type_args(&mut app, r#"{"value":"Europe/Paris"}"#);
         let call = |app: &mut App| -> u64 {
             match app
                 .update(Msg::Action(toolsift::tui::action::Action::BreakerCall))
@@ -628,7 +649,7 @@ mod mcp {
             }),
         });
         call(&mut app);
-        let s = screen(&mut app);
+        let s = screen(&app);
         assert!(s.contains("calling…"), "{s}");
         assert!(s.contains(r"\x1b]52;c;SGk=\x07"), "escaped: {s}");
         assert!(!s.contains('\u{1b}'));
@@ -648,7 +669,7 @@ mod mcp {
 
 /// The explorer with a remote searcher (`URL` is never reached: answers
 /// are fed in by the test).
-fn remote_app(width: u16, height: u16) -> (App, Vec<toolsift::tui::app::Effect>) {
+fn remote_app(width: u16, height: u16) -> (App, Vec<Effect>) {
     use toolsift::client::{Client, ClientConfig, ClientSettings};
     let settings = ClientSettings {
         service: Some("http://127.0.0.1:8787".into()),
@@ -658,26 +679,18 @@ fn remote_app(width: u16, height: u16) -> (App, Vec<toolsift::tui::app::Effect>)
         .unwrap()
         .unwrap();
     let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
-    let (mut app, effects) = App::new(
-        catalog,
-        "demo".into(),
-        Searcher::remote(Client::new(config).unwrap()),
-        Keymap::defaults(),
-        Settings::default(),
-    )
+    let (mut app, effects) = App::new(Setup {
+        sources: "demo".into(),
+        ..Setup::new(catalog, Searcher::remote(Client::new(config).unwrap()))
+    })
     .unwrap();
     app.update(Msg::Resize(width, height));
     (app, effects)
 }
 
 /// Runs `effects` with the embedded searcher, as if the service answered.
-fn answer_embedded(app: &mut App, effects: Vec<toolsift::tui::app::Effect>) {
-    let embedded = Searcher::embedded();
-    let mut queue = std::collections::VecDeque::from(effects);
-    while let Some(effect) = queue.pop_front() {
-        let msg = toolsift::tui::app::run_effect(&embedded, effect);
-        queue.extend(app.update(msg));
-    }
+fn answer_embedded(app: &mut App, effects: Vec<Effect>) {
+    answer_with(&Searcher::embedded(), app, effects);
 }
 
 #[test]
@@ -691,7 +704,7 @@ fn remote_header_at_80x24() {
     answer_embedded(&mut app, effects);
     let effects = app.update(Msg::Type("schedule a meeting".into()));
     answer_embedded(&mut app, effects);
-    let s = screen(&mut app);
+    let s = screen(&app);
     let header = s.lines().next().unwrap();
     assert!(
         header.contains("remote 127.0.0.1:8787 · 0.2 ms"),
@@ -706,11 +719,11 @@ fn remote_header_at_80x24() {
 fn remote_error_with_the_retry_key() {
     use toolsift::client::{RemoteError, RemoteFailure};
     use toolsift::search::SearchError;
-    use toolsift::tui::app::{Effect, SearchAnswer};
+    use toolsift::tui::effect::SearchAnswer;
     let (mut app, effects) = remote_app(80, 24);
     answer_embedded(&mut app, effects);
     keys(&mut app, &[KeyCode::Tab]);
-    assert_eq!(app.focus, toolsift::tui::app::Focus::Results);
+    assert_eq!(app.focus(), toolsift::tui::app::Focus::Results);
     // `r` in the results pane re-sends the last search; the service is down.
     let effects = app.update(Msg::Key(KeyEvent::new(
         KeyCode::Char('r'),
@@ -738,9 +751,9 @@ fn remote_error_with_the_retry_key() {
         query: request.query.clone(),
         preview: request.preview,
         result: Box::new(Err(error)),
-        elapsed: Duration::from_millis(1),
+        elapsed: LATENCY,
     }));
-    let s = screen(&mut app);
+    let s = screen(&app);
     assert!(s.contains("search failed: cave_unreachable"), "{s}");
     assert!(s.contains("cannot reach the tool-search service"), "{s}");
     assert!(s.contains("r Ctrl-R retries the search"), "{s}");
@@ -752,21 +765,20 @@ fn remote_error_with_the_retry_key() {
     )));
     assert_eq!(effects.len(), 1);
     answer_embedded(&mut app, effects);
-    assert!(!screen(&mut app).contains("search failed"));
+    assert!(!screen(&app).contains("search failed"));
 }
 
 fn tune_screen(width: u16, height: u16) -> App {
-    let mut app = app(width, height);
-    app.tune = toolsift::tui::tune::TunePane::new(Some("@demo".into()));
+    let mut app = app_with(width, height, |s| s.queries = Some("@demo".into()));
     keys(&mut app, &[KeyCode::Char('t')]);
-    assert!(app.tune.report().is_some());
+    assert!(app.tune().report().is_some());
     app
 }
 
 #[test]
 fn tune_at_80x24() {
-    let mut app = tune_screen(80, 24);
-    let s = screen(&mut app);
+    let app = tune_screen(80, 24);
+    let s = screen(&app);
     // The marks, their figures, and the ways out stay visible.
     assert!(s.contains("█ now") && s.contains("• best"), "{s}");
     assert!(s.contains("back"), "{s}");
@@ -775,8 +787,8 @@ fn tune_at_80x24() {
 
 #[test]
 fn tune_at_200x60_with_the_table() {
-    let mut app = tune_screen(200, 60);
-    let s = screen(&mut app);
+    let app = tune_screen(200, 60);
+    let s = screen(&app);
     assert!(s.contains("cap  loaded  lenient"), "{s}");
     insta::assert_snapshot!(s);
 }
@@ -785,7 +797,7 @@ fn tune_at_200x60_with_the_table() {
 fn tune_after_applying_the_recommendation() {
     let mut app = tune_screen(120, 35);
     keys(&mut app, &[KeyCode::Char('a')]);
-    let s = screen(&mut app);
+    let s = screen(&app);
     assert!(s.contains("applied: max_loaded_tools"), "{s}");
     insta::assert_snapshot!(s);
 }
@@ -795,14 +807,14 @@ fn tune_prompt_for_a_request_file() {
     let mut app = app(80, 24);
     keys(&mut app, &[KeyCode::Char('t')]);
     type_text(&mut app, "evals/requests.jsonl");
-    insta::assert_snapshot!(screen(&mut app));
+    insta::assert_snapshot!(screen(&app));
 }
 
 #[test]
 fn export_popup_at_80x24() {
     let mut app = app(80, 24);
     keys(&mut app, &[KeyCode::Char('x'), KeyCode::Down]);
-    let s = screen(&mut app);
+    let s = screen(&app);
     assert!(s.contains("openai-chat"), "{s}");
     insta::assert_snapshot!(s);
 }

@@ -1,27 +1,39 @@
-//! `App::update` without a terminal: keys in, state and effects out.
+//! `App::update` without a terminal: keys in, state and effects out, read
+//! through the app's methods.
+
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
 
 use super::*;
 use crate::catalog::{CatalogSource, load};
+use crate::search::Searcher;
 use crate::select::Strategy;
-use crossterm::event::{KeyCode, KeyEventState, KeyModifiers};
+use crate::tokens::TokenBasis;
+use crate::tui::list::ListState;
+use crate::tui::state::catalog::{Filter, Sort};
+use crate::tui::state::results::Results;
 
-fn demo_with(keymap: Keymap) -> (App, Vec<Effect>) {
+/// The explorer on the demo catalog, as `setup` changes it.
+pub(super) fn demo_setup(setup: impl FnOnce(&mut Setup)) -> (App, Vec<Effect>) {
     let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
-    App::new(
-        catalog,
-        "demo".into(),
-        Searcher::embedded(),
-        keymap,
-        Settings::default(),
-    )
-    .unwrap()
+    let mut s = Setup {
+        sources: "demo".into(),
+        ..Setup::new(catalog, Searcher::embedded())
+    };
+    setup(&mut s);
+    App::new(s).unwrap()
+}
+
+pub(super) fn demo_with(keymap: Keymap) -> (App, Vec<Effect>) {
+    demo_setup(|s| s.keymap = keymap)
 }
 
 fn demo() -> (App, Vec<Effect>) {
     demo_with(Keymap::defaults())
 }
 
-fn settle(app: &mut App, effects: Vec<Effect>) {
+pub(super) fn settle(app: &mut App, effects: Vec<Effect>) {
     app.settle(effects);
 }
 
@@ -31,7 +43,7 @@ pub(super) fn started() -> App {
     app
 }
 
-fn key_mod(code: KeyCode, modifiers: KeyModifiers) -> Msg {
+pub(super) fn key_mod(code: KeyCode, modifiers: KeyModifiers) -> Msg {
     Msg::Key(KeyEvent {
         code,
         modifiers,
@@ -56,7 +68,7 @@ fn chars(app: &mut App, text: &str) {
 }
 
 fn result_names(app: &App) -> Vec<String> {
-    match &app.search.results {
+    match &app.search().results {
         Results::Found(r) => r
             .tools
             .iter()
@@ -69,33 +81,33 @@ fn result_names(app: &App) -> Vec<String> {
 #[test]
 fn starts_with_always_load_results_and_costs() {
     let app = started();
-    assert_eq!(app.focus, Focus::Catalog);
-    assert!(app.costs.is_some());
+    assert_eq!(app.focus(), Focus::Catalog);
+    assert!(app.costs().is_some());
     let names = result_names(&app);
     assert_eq!(names.len(), 4, "empty query: the always-load tools");
     assert!(
-        matches!(&app.search.results, Results::Found(r) if r.note.as_deref().is_some_and(|n| n.starts_with("empty query")))
+        matches!(&app.search().results, Results::Found(r) if r.note.as_deref().is_some_and(|n| n.starts_with("empty query")))
     );
-    assert_eq!(app.handle.initial_indices().len(), 12);
+    assert_eq!(app.handle().initial_indices().len(), 12);
 }
 
 #[test]
 fn typing_searches_live() {
     let mut app = started();
     press(&mut app, KeyCode::Char('/'));
-    assert_eq!(app.focus, Focus::Query);
+    assert_eq!(app.focus(), Focus::Query);
     chars(&mut app, "refund a payment");
-    assert_eq!(app.query.text(), "refund a payment");
-    assert_eq!(app.search.query, "refund a payment");
+    assert_eq!(app.query().text(), "refund a payment");
+    assert_eq!(app.search().query, "refund a payment");
     let names = result_names(&app);
     assert!(names.contains(&"refund_payment".to_string()), "{names:?}");
     assert!(!app.searching());
     // `q` types in the query box; Ctrl-C always quits.
     press(&mut app, KeyCode::Char('q'));
-    assert!(!app.should_quit);
-    assert_eq!(app.query.text(), "refund a paymentq");
+    assert!(!app.should_quit());
+    assert_eq!(app.query().text(), "refund a paymentq");
     app.update(key_mod(KeyCode::Char('c'), KeyModifiers::CONTROL));
-    assert!(app.should_quit);
+    assert!(app.should_quit());
 }
 
 #[test]
@@ -105,14 +117,14 @@ fn an_older_answer_never_replaces_a_newer_one() {
     let first = app.update(key(KeyCode::Char('r')));
     let second = app.update(key(KeyCode::Char('e')));
     assert!(app.searching());
-    let searcher = app.searcher.clone();
+    let searcher = app.searcher().clone();
     // The newer answer arrives first, then the older one.
     let newer = run_effect(&searcher, second.into_iter().next().unwrap());
     let older = run_effect(&searcher, first.into_iter().next().unwrap());
     app.update(newer);
-    assert_eq!(app.search.query, "re");
+    assert_eq!(app.search().query, "re");
     app.update(older);
-    assert_eq!(app.search.query, "re", "the stale answer was dropped");
+    assert_eq!(app.search().query, "re", "the stale answer was dropped");
     assert!(!app.searching());
 }
 
@@ -122,9 +134,9 @@ fn history_recall_and_editing() {
     press(&mut app, KeyCode::Char('/'));
     chars(&mut app, "first");
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.focus, Focus::Results);
+    assert_eq!(app.focus(), Focus::Results);
     assert!(
-        app.search.session.is_some(),
+        app.search().session.is_some(),
         "a committed query opens a session"
     );
     press(&mut app, KeyCode::Char('/'));
@@ -133,69 +145,69 @@ fn history_recall_and_editing() {
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Char('/'));
     app.update(key_mod(KeyCode::Char('w'), KeyModifiers::CONTROL));
-    assert_eq!(app.query.text(), "second ");
+    assert_eq!(app.query().text(), "second ");
     press(&mut app, KeyCode::Up);
-    assert_eq!(app.query.text(), "second query");
+    assert_eq!(app.query().text(), "second query");
     press(&mut app, KeyCode::Up);
-    assert_eq!(app.query.text(), "first");
+    assert_eq!(app.query().text(), "first");
     press(&mut app, KeyCode::Up);
-    assert_eq!(app.query.text(), "first");
+    assert_eq!(app.query().text(), "first");
     press(&mut app, KeyCode::Down);
-    assert_eq!(app.query.text(), "second query");
+    assert_eq!(app.query().text(), "second query");
     press(&mut app, KeyCode::Down);
-    assert_eq!(app.query.text(), "");
-    assert_eq!(app.search.query, "");
+    assert_eq!(app.query().text(), "");
+    assert_eq!(app.search().query, "");
     // Cursor editing in the middle.
     chars(&mut app, "ac");
     press(&mut app, KeyCode::Left);
     chars(&mut app, "b");
-    assert_eq!(app.query.text(), "abc");
+    assert_eq!(app.query().text(), "abc");
     press(&mut app, KeyCode::Home);
     press(&mut app, KeyCode::Delete);
-    assert_eq!(app.query.text(), "bc");
+    assert_eq!(app.query().text(), "bc");
     press(&mut app, KeyCode::Esc);
-    assert_eq!(app.focus, Focus::Results);
+    assert_eq!(app.focus(), Focus::Results);
 }
 
 #[test]
 fn panes_popups_and_quit() {
     let mut app = started();
     press(&mut app, KeyCode::Tab);
-    assert_eq!(app.focus, Focus::Results);
+    assert_eq!(app.focus(), Focus::Results);
     press(&mut app, KeyCode::Tab);
-    assert_eq!(app.focus, Focus::Detail);
+    assert_eq!(app.focus(), Focus::Detail);
     press(&mut app, KeyCode::BackTab);
-    assert_eq!(app.focus, Focus::Results);
+    assert_eq!(app.focus(), Focus::Results);
     press(&mut app, KeyCode::Char('?'));
-    assert_eq!(app.popup, Some(Popup::Help));
+    assert_eq!(app.popup(), Some(Popup::Help));
     press(&mut app, KeyCode::Char('j'));
     assert_eq!(
-        app.popup,
+        app.popup(),
         Some(Popup::Help),
         "other keys do nothing under help"
     );
     press(&mut app, KeyCode::Esc);
-    assert_eq!(app.popup, None);
+    assert_eq!(app.popup(), None);
     press(&mut app, KeyCode::F(1));
-    assert_eq!(app.popup, Some(Popup::Help));
+    assert_eq!(app.popup(), Some(Popup::Help));
     press(&mut app, KeyCode::Char('q'));
-    assert_eq!(app.popup, None, "q closes a popup first");
-    assert!(!app.should_quit);
+    assert_eq!(app.popup(), None, "q closes a popup first");
+    assert!(!app.should_quit());
     press(&mut app, KeyCode::Char('q'));
-    assert!(app.should_quit);
+    assert!(app.should_quit());
 }
 
 #[test]
 fn detail_is_a_pane_when_wide_and_a_popup_when_narrow() {
     let mut app = started();
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.focus, Focus::Detail);
+    assert_eq!(app.focus(), Focus::Detail);
     app.update(Msg::Resize(90, 30));
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.popup, Some(Popup::Detail));
+    assert_eq!(app.popup(), Some(Popup::Detail));
     press(&mut app, KeyCode::Esc);
-    assert_eq!(app.popup, None);
+    assert_eq!(app.popup(), None);
 }
 
 #[test]
@@ -204,28 +216,28 @@ fn catalog_navigation_scrolls() {
     app.update(Msg::Resize(120, 35));
     let height = app.list_height();
     press(&mut app, KeyCode::Char('j'));
-    assert_eq!(app.catalog_view.list.selected, 1);
+    assert_eq!(app.catalog_view().list.selected, 1);
     press(&mut app, KeyCode::Char('G'));
-    assert_eq!(app.catalog_view.list.selected, 63);
-    assert_eq!(app.catalog_view.list.offset, 64 - height);
+    assert_eq!(app.catalog_view().list.selected, 63);
+    assert_eq!(app.catalog_view().list.offset, 64 - height);
     press(&mut app, KeyCode::Char('g'));
-    assert_eq!(app.catalog_view.list, ListState::default());
+    assert_eq!(app.catalog_view().list, ListState::default());
     app.update(key_mod(KeyCode::Char('d'), KeyModifiers::CONTROL));
-    assert_eq!(app.catalog_view.list.selected, height / 2);
+    assert_eq!(app.catalog_view().list.selected, height / 2);
     press(&mut app, KeyCode::Char('k'));
-    assert_eq!(app.catalog_view.list.selected, height / 2 - 1);
+    assert_eq!(app.catalog_view().list.selected, height / 2 - 1);
     press(&mut app, KeyCode::Char('k'));
     press(&mut app, KeyCode::PageUp);
-    assert_eq!(app.catalog_view.list.selected, 0);
+    assert_eq!(app.catalog_view().list.selected, 0);
 }
 
 #[test]
 fn sort_and_filter() {
     let mut app = started();
     press(&mut app, KeyCode::Char('o'));
-    assert_eq!(app.catalog_view.sort, Sort::Name);
+    assert_eq!(app.catalog_view().sort, Sort::Name);
     let names: Vec<&str> = app
-        .catalog_view
+        .catalog_view()
         .rows
         .iter()
         .map(|&i| app.tool(i).name.as_str())
@@ -234,30 +246,30 @@ fn sort_and_filter() {
     sorted.sort();
     assert_eq!(names, sorted);
     press(&mut app, KeyCode::Char('o'));
-    assert_eq!(app.catalog_view.sort, Sort::Tokens);
-    let costs = app.costs.clone().unwrap();
+    assert_eq!(app.catalog_view().sort, Sort::Tokens);
+    let costs = app.costs().unwrap().clone();
     assert!(
-        app.catalog_view
+        app.catalog_view()
             .rows
             .windows(2)
             .all(|w| costs[w[0]] >= costs[w[1]])
     );
     press(&mut app, KeyCode::Char('o'));
-    assert_eq!(app.catalog_view.rows, (0..64).collect::<Vec<_>>());
+    assert_eq!(app.catalog_view().rows, (0..64).collect::<Vec<_>>());
     press(&mut app, KeyCode::Char('f'));
-    assert_eq!(app.catalog_view.filter, Filter::AlwaysLoad);
-    assert_eq!(app.catalog_view.rows.len(), 4);
+    assert_eq!(app.catalog_view().filter, Filter::AlwaysLoad);
+    assert_eq!(app.catalog_view().rows.len(), 4);
     press(&mut app, KeyCode::Char('f'));
-    assert_eq!(app.catalog_view.rows.len(), 12);
+    assert_eq!(app.catalog_view().rows.len(), 12);
     press(&mut app, KeyCode::Char('f'));
-    assert_eq!(app.catalog_view.filter, Filter::Selected);
+    assert_eq!(app.catalog_view().filter, Filter::Selected);
     assert_eq!(
-        app.catalog_view.rows.len(),
+        app.catalog_view().rows.len(),
         4,
         "the always-load results of the empty query"
     );
     press(&mut app, KeyCode::Char('f'));
-    assert_eq!(app.catalog_view.rows.len(), 64);
+    assert_eq!(app.catalog_view().rows.len(), 64);
 }
 
 #[test]
@@ -265,25 +277,32 @@ fn toggling_always_load_updates_the_initial_set() {
     let mut app = started();
     // create_ticket is the first tool, not always-load.
     assert!(!app.tool(0).always_load);
-    let before = app.handle.initial_indices().to_vec();
+    let before = app.handle().initial_indices().to_vec();
     press(&mut app, KeyCode::Char('a'));
     assert!(app.tool(0).always_load);
-    assert_eq!(app.handle.initial_indices()[0], 0, "always-load tools lead");
-    assert_ne!(app.handle.initial_indices(), &before[..]);
+    assert_eq!(
+        app.handle().initial_indices()[0],
+        0,
+        "always-load tools lead"
+    );
+    assert_ne!(app.handle().initial_indices(), &before[..]);
     assert_eq!(result_names(&app)[0], "create_ticket");
     press(&mut app, KeyCode::Char('a'));
     assert!(!app.tool(0).always_load);
-    assert_eq!(app.handle.initial_indices(), &before[..]);
+    assert_eq!(app.handle().initial_indices(), &before[..]);
     // With a cap of exactly the always-load count, another one is refused.
-    let mut s = app.settings.clone();
-    s.max_loaded_tools = Some(4);
-    let effects = app.apply_settings(s);
-    settle(&mut app, effects);
+    press(&mut app, KeyCode::Char('s'));
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Down);
+    for _ in 0..4 {
+        press(&mut app, KeyCode::Right);
+    }
+    assert_eq!(app.settings().max_loaded_tools, Some(4));
+    press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('a'));
     assert!(!app.tool(0).always_load, "refused");
     assert!(
-        app.status
-            .as_deref()
+        app.status()
             .unwrap()
             .contains("max_loaded_tools must be at least the always_load tool count")
     );
@@ -293,73 +312,77 @@ fn toggling_always_load_updates_the_initial_set() {
 fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     let mut app = started();
     press(&mut app, KeyCode::Char('s'));
-    assert_eq!(app.popup, Some(Popup::Settings));
+    assert_eq!(app.popup(), Some(Popup::Settings));
     // initial_tool_count: 8 -> 7 ... -> -1
     press(&mut app, KeyCode::Down);
     for _ in 0..9 {
         press(&mut app, KeyCode::Left);
     }
-    assert_eq!(app.editor.edited.initial_tool_count, -1);
+    assert_eq!(app.editor().edited.initial_tool_count, -1);
     assert_eq!(
-        app.editor.error.as_deref(),
+        app.editor().error.as_deref(),
         Some("initial_tool_count must be a non-negative integer")
     );
     assert_eq!(
-        app.settings.initial_tool_count, 0,
+        app.settings().initial_tool_count,
+        0,
         "the last valid value stays"
     );
-    assert_eq!(app.handle.initial_indices().len(), 4);
+    assert_eq!(app.handle().initial_indices().len(), 4);
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.editor.error, None);
+    assert_eq!(app.editor().error, None);
     // max_loaded_tools: none -> 1 (below the 4 always-load tools).
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.editor.edited.max_loaded_tools, Some(1));
+    assert_eq!(app.editor().edited.max_loaded_tools, Some(1));
     assert_eq!(
-        app.editor.error.as_deref(),
+        app.editor().error.as_deref(),
         Some("max_loaded_tools must be at least the always_load tool count")
     );
-    assert_eq!(app.settings.max_loaded_tools, None);
+    assert_eq!(app.settings().max_loaded_tools, None);
     for _ in 0..3 {
         press(&mut app, KeyCode::Right);
     }
-    assert_eq!(app.settings.max_loaded_tools, Some(4));
-    assert_eq!(app.editor.error, None);
+    assert_eq!(app.settings().max_loaded_tools, Some(4));
+    assert_eq!(app.editor().error, None);
     // max_tools below the always-load count: a failed search, shown as such.
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.settings.max_tools, Some(1));
+    assert_eq!(app.settings().max_tools, Some(1));
     assert!(
-        matches!(&app.search.results, Results::Failed(crate::search::SearchError::Service(e)) if e.code == "max_tools_below_always_load")
+        matches!(&app.search().results, Results::Failed(crate::search::SearchError::Service(e)) if e.code == "max_tools_below_always_load")
     );
     // Back down: 0 is refused with the SDK's message, then none.
     press(&mut app, KeyCode::Left);
     assert_eq!(
-        app.editor.error.as_deref(),
+        app.editor().error.as_deref(),
         Some("max_tools must be a positive integer")
     );
     press(&mut app, KeyCode::Left);
-    assert_eq!(app.settings.max_tools, None);
+    assert_eq!(app.settings().max_tools, None);
     // Ranker embeddings: refused by the service, shown as an error.
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.settings.ranker, crate::engine::Ranker::Embeddings);
+    assert_eq!(app.settings().ranker, crate::engine::Ranker::Embeddings);
     assert!(
-        matches!(&app.search.results, Results::Failed(crate::search::SearchError::Service(e)) if e.code == "ranker_unavailable")
+        matches!(&app.search().results, Results::Failed(crate::search::SearchError::Service(e)) if e.code == "ranker_unavailable")
     );
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.settings.ranker, crate::engine::Ranker::Hybrid);
+    assert_eq!(app.settings().ranker, crate::engine::Ranker::Hybrid);
     assert!(
-        matches!(&app.search.results, Results::Failed(crate::search::SearchError::Service(e)) if e.code == "ranker_unavailable")
+        matches!(&app.search().results, Results::Failed(crate::search::SearchError::Service(e)) if e.code == "ranker_unavailable")
     );
     press(&mut app, KeyCode::Right);
-    assert!(matches!(app.search.results, Results::Found(_)));
+    assert!(matches!(app.search().results, Results::Found(_)));
     // Token basis: new costs are counted.
     press(&mut app, KeyCode::Down);
-    let before = app.costs.clone().unwrap();
+    let before = app.costs().unwrap().clone();
     let effects = app.update(key(KeyCode::Right));
-    assert_eq!(app.settings.token_basis, Some(TokenBasis::Cl100kBase));
-    assert!(app.costs.is_none(), "old-basis costs are not shown as new");
+    assert_eq!(app.settings().token_basis, Some(TokenBasis::Cl100kBase));
+    assert!(
+        app.costs().is_none(),
+        "old-basis costs are not shown as new"
+    );
     assert!(effects.iter().any(|e| matches!(
         e,
         Effect::Costs {
@@ -368,16 +391,16 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
         }
     )));
     settle(&mut app, effects);
-    assert_ne!(app.costs.clone().unwrap(), before);
+    assert_ne!(app.costs().unwrap().clone(), before);
     // Strategy all: the initial set is everything.
     for _ in 0..5 {
         press(&mut app, KeyCode::Up);
     }
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.settings.strategy, Strategy::All);
-    assert_eq!(app.handle.initial_indices().len(), 64);
+    assert_eq!(app.settings().strategy, Strategy::All);
+    assert_eq!(app.handle().initial_indices().len(), 64);
     press(&mut app, KeyCode::Esc);
-    assert_eq!(app.popup, None);
+    assert_eq!(app.popup(), None);
 }
 
 #[test]
@@ -387,15 +410,15 @@ fn results_navigation_and_detail_follow_the_focus() {
     chars(&mut app, "send");
     press(&mut app, KeyCode::Esc);
     assert_eq!(
-        app.focus,
+        app.focus(),
         Focus::Catalog,
         "back to the pane the query was opened from"
     );
     press(&mut app, KeyCode::Tab);
-    assert_eq!(app.focus, Focus::Results);
+    assert_eq!(app.focus(), Focus::Results);
     press(&mut app, KeyCode::Char('G'));
     let last = result_names(&app).len() - 1;
-    assert_eq!(app.search.list.selected, last);
+    assert_eq!(app.search().list.selected, last);
     let (index, hit) = app.current_tool().unwrap();
     assert!(hit.is_some());
     assert_eq!(app.tool(index).name, result_names(&app)[last]);
@@ -406,154 +429,31 @@ fn b_opens_the_breaker_on_the_highlighted_tool() {
     let mut app = started();
     press(&mut app, KeyCode::Char('j'));
     press(&mut app, KeyCode::Char('b'));
-    assert_eq!(app.popup, Some(Popup::Breaker));
-    let pane = app.breaker.as_ref().unwrap();
+    assert_eq!(app.popup(), Some(Popup::Breaker));
+    let pane = app.breaker().unwrap();
     assert_eq!(app.tool(pane.tool).name, "get_ticket");
     for _ in 0..4 {
         press(&mut app, KeyCode::Enter);
     }
-    let pane = app.breaker.as_ref().unwrap();
+    let pane = app.breaker().unwrap();
     assert_eq!(pane.log.len(), 4);
     assert!(!pane.log[3].ran);
     // q and Esc close the simulator, not the explorer; the log survives.
     press(&mut app, KeyCode::Char('q'));
-    assert_eq!(app.popup, None);
-    assert!(!app.should_quit);
+    assert_eq!(app.popup(), None);
+    assert!(!app.should_quit());
     press(&mut app, KeyCode::Char('b'));
-    assert_eq!(app.breaker.as_ref().unwrap().log.len(), 4);
+    assert_eq!(app.breaker().unwrap().log.len(), 4);
     // Ctrl-C still quits from inside.
     app.update(key_mod(KeyCode::Char('c'), KeyModifiers::CONTROL));
-    assert!(app.should_quit);
+    assert!(app.should_quit());
 }
 
 #[test]
 fn closed_input_quits() {
     let mut app = started();
     app.update(Msg::InputClosed);
-    assert!(app.should_quit);
-}
-
-/// The built-in keymap with a user config file's `[keys]` over it.
-fn keymap_from_toml(text: &str) -> Keymap {
-    let file = crate::config::parse(text, "/home/u/.config/toolsift/config.toml").unwrap();
-    Keymap::build(
-        &Keymap::default_table(),
-        &Keymap::table_of(&file),
-        "/home/u/.config/toolsift/config.toml",
-    )
-    .unwrap()
-}
-
-/// Everything help shows, as text.
-fn help_text(app: &App) -> String {
-    crate::tui::help::help_rows(&app.keymap, &app.mcp_servers)
-        .iter()
-        .map(|r| format!("{r:?}"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn key_line_text(app: &App, line: crate::tui::help::KeyLine) -> String {
-    crate::tui::help::key_line(&app.keymap, line)
-        .iter()
-        .map(|(k, w)| format!("{k} {w}"))
-        .collect::<Vec<_>>()
-        .join("  ")
-}
-
-#[test]
-fn remapped_breaker_and_settings_keys_from_a_config_file() {
-    use crate::tui::help::KeyLine;
-    let keymap = keymap_from_toml(
-        r#"
-[keys]
-breaker_call = ["x"]
-breaker_threshold_up = ["u"]
-settings_down = ["n"]
-settings_increase = ["p"]
-"#,
-    );
-    let (mut app, effects) = demo_with(keymap);
-    settle(&mut app, effects);
-    // Settings: n moves down, p raises; the old keys do nothing.
-    press(&mut app, KeyCode::Char('s'));
-    assert_eq!(app.popup, Some(Popup::Settings));
-    press(&mut app, KeyCode::Down);
-    assert_eq!(app.editor.row, 0, "↓ is no longer settings_down");
-    press(&mut app, KeyCode::Char('n'));
-    assert_eq!(app.editor.row, 1);
-    press(&mut app, KeyCode::Right);
-    assert_eq!(app.settings.initial_tool_count, 8, "→ no longer raises");
-    press(&mut app, KeyCode::Char('p'));
-    assert_eq!(app.settings.initial_tool_count, 9);
-    let line = key_line_text(&app, KeyLine::Settings);
-    assert!(line.contains("↑ n choose"), "{line}");
-    assert!(line.contains("← p change"), "{line}");
-    press(&mut app, KeyCode::Esc);
-    assert_eq!(app.popup, None);
-    // Breaker: x calls, u raises the threshold; Enter and + do nothing.
-    press(&mut app, KeyCode::Char('b'));
-    assert_eq!(app.popup, Some(Popup::Breaker));
-    press(&mut app, KeyCode::Enter);
-    press(&mut app, KeyCode::Char('+'));
-    let pane = app.breaker.as_ref().unwrap();
-    assert!(pane.log.is_empty());
-    assert_eq!(pane.breaker.threshold(), 3);
-    press(&mut app, KeyCode::Char('x'));
-    press(&mut app, KeyCode::Char('u'));
-    let pane = app.breaker.as_ref().unwrap();
-    assert_eq!(pane.log.len(), 1);
-    assert_eq!(pane.breaker.threshold(), 4);
-    // Help and the key lines show the new keys, not the old ones.
-    let help = help_text(&app);
-    assert!(
-        help.contains(r#"keys: "x", what: "call the tool once"#),
-        "{help}"
-    );
-    assert!(help.contains(r#"keys: "u", what: "raise the threshold""#));
-    assert!(help.contains(r#"keys: "j ↓", what: "move down"#));
-    let line = key_line_text(&app, KeyLine::Breaker);
-    assert!(line.starts_with("x call"), "{line}");
-    assert!(line.contains("u - threshold"), "{line}");
-    // The breaker's q still closes it; the main screen's keys are untouched.
-    press(&mut app, KeyCode::Char('q'));
-    assert_eq!(app.popup, None);
-    press(&mut app, KeyCode::Char('x'));
-    assert_eq!(
-        app.popup,
-        Some(Popup::Export),
-        "x on the main screen is its own export key, not the breaker's call"
-    );
-}
-
-#[test]
-fn every_key_is_an_action_that_scripts_can_send() {
-    let mut app = started();
-    let act = |app: &mut App, a: Action| {
-        let effects = app.update(Msg::Action(a));
-        settle(app, effects);
-    };
-    // An action of another screen does nothing.
-    act(&mut app, Action::BreakerCall);
-    assert!(app.breaker.is_none());
-    act(&mut app, Action::FocusQuery);
-    app.update(Msg::Type("refund".into()));
-    let effects = app.update(Msg::Type(" payment".into()));
-    settle(&mut app, effects);
-    assert_eq!(app.search.query, "refund payment");
-    act(&mut app, Action::InputDeleteWord);
-    assert_eq!(app.query.text(), "refund ");
-    act(&mut app, Action::InputSubmit);
-    assert_eq!(app.focus, Focus::Results);
-    // Typing with no text box does nothing (not even through the keymap).
-    app.update(Msg::Type("q".into()));
-    assert!(!app.should_quit);
-    act(&mut app, Action::Settings);
-    act(&mut app, Action::SettingsIncrease);
-    assert_eq!(app.settings.strategy, Strategy::All);
-    act(&mut app, Action::SettingsClose);
-    act(&mut app, Action::QuitNow);
-    assert!(app.should_quit);
+    assert!(app.should_quit());
 }
 
 #[test]
@@ -563,32 +463,33 @@ fn an_answer_for_an_older_catalog_is_dropped() {
     let before = app.update(key(KeyCode::Char('x')));
     press(&mut app, KeyCode::Esc);
     // Always-load toggles: a new catalog, and a new search on it.
-    let old_catalog = app.catalog.clone();
+    let old_catalog = app.catalog().clone();
     let toggled = app.update(key(KeyCode::Char('a')));
-    assert!(!Arc::ptr_eq(&old_catalog, &app.catalog));
-    let searcher = app.searcher.clone();
+    assert!(!Arc::ptr_eq(&old_catalog, app.catalog()));
+    let searcher = app.searcher().clone();
     let stale = run_effect(&searcher, before.into_iter().next().unwrap());
     let Msg::SearchDone(answer) = &stale else {
         panic!("not a search answer")
     };
     assert!(Arc::ptr_eq(&answer.catalog, &old_catalog));
-    let shown = app.search.results.clone();
+    let shown = app.search().results.clone();
     app.update(stale);
     assert_eq!(
-        app.search.results, shown,
+        app.search().results,
+        shown,
         "the old catalog's answer is dropped"
     );
     assert!(app.searching(), "the new catalog's search is still awaited");
     // Even an answer newer than anything shown, if made for another catalog.
-    let mut effect = toggled.into_iter().next().unwrap();
-    if let Effect::Search { catalog, .. } = &mut effect {
+    let effect = toggled.into_iter().next().unwrap();
+    let mut elsewhere = effect.clone();
+    if let Effect::Search { catalog, .. } = &mut elsewhere {
         *catalog = old_catalog.clone();
     }
-    app.update(run_effect(&searcher, effect));
+    app.update(run_effect(&searcher, elsewhere));
     assert!(app.searching());
     // The answer for the current catalog is taken.
-    let effects = vec![app.search_effect(true)];
-    settle(&mut app, effects);
+    settle(&mut app, vec![effect]);
     assert!(!app.searching());
     assert!(result_names(&app).contains(&"create_ticket".to_string()));
 }
@@ -603,27 +504,30 @@ fn opening_a_trace_is_an_effect_whose_answer_comes_back() {
     app.update(Msg::Type("@example".into()));
     let effects = app.update(key(KeyCode::Enter));
     // Nothing was read inside update: the read is asked for.
-    assert!(app.breaker.as_ref().unwrap().trace.is_none());
+    assert!(app.breaker().unwrap().trace.is_none());
     assert!(
         matches!(effects.as_slice(), [Effect::LoadTrace { path }] if path == "@example"),
         "{effects:?}"
     );
-    let searcher = app.searcher.clone();
+    let searcher = app.searcher().clone();
     let answer = run_effect(&searcher, effects.into_iter().next().unwrap());
     assert!(
         matches!(&answer, Msg::TraceLoaded { path, result: Ok(calls) } if path == "@example" && !calls.is_empty())
     );
     app.update(answer);
-    let trace = app.breaker.as_ref().unwrap().trace.as_ref().unwrap();
+    let trace = app.breaker().unwrap().trace.as_ref().unwrap();
     assert_eq!(trace.origin, "@example");
-    assert!(app.layout.breaker.trace.is_some(), "the layout makes room");
+    assert!(
+        app.layout().breaker.trace.is_some(),
+        "the layout makes room"
+    );
     // A missing file: the error comes back the same way, as a message.
     press(&mut app, KeyCode::Char('o'));
     app.update(Msg::Action(Action::InputClear));
     app.update(Msg::Type("/no/such/trace.jsonl".into()));
     let effects = app.update(key(KeyCode::Enter));
     settle(&mut app, effects);
-    let pane = app.breaker.as_ref().unwrap();
+    let pane = app.breaker().unwrap();
     assert!(pane.message.as_deref().unwrap().contains("cannot read"));
     assert_eq!(pane.trace.as_ref().unwrap().origin, "@example", "kept");
 }
@@ -632,9 +536,12 @@ fn opening_a_trace_is_an_effect_whose_answer_comes_back() {
 fn page_sizes_come_from_the_layout() {
     let mut app = started();
     app.update(Msg::Resize(120, 35));
-    assert_eq!(app.list_height(), app.layout.list_rows());
+    assert_eq!(app.list_height(), app.layout().list_rows());
     app.update(key_mod(KeyCode::Char('d'), KeyModifiers::CONTROL));
-    assert_eq!(app.catalog_view.list.selected, app.layout.list_rows() / 2);
+    assert_eq!(
+        app.catalog_view().list.selected,
+        app.layout().list_rows() / 2
+    );
     app.update(Msg::Resize(80, 24));
     assert_eq!(app.list_height(), 24 - 1 - 3 - 4 - 1 - 2);
 }
@@ -647,7 +554,7 @@ fn a_search_names_a_token_basis_only_when_one_was_chosen() {
             .iter()
             .filter_map(|e| match e {
                 Effect::Search { request, .. } => {
-                    Some(serde_json::to_value(request.body(&app.catalog)).unwrap())
+                    Some(serde_json::to_value(request.body(app.catalog())).unwrap())
                 }
                 _ => None,
             })

@@ -1,15 +1,18 @@
 //! The explorer over tools from MCP servers, without a server: the effects
 //! `update` asks for, and synthetic answers fed back as messages.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
 use serde_json::json;
 
 use super::*;
-use crate::catalog::McpOrigin;
-use crate::sources::mcp::ServerState;
-use crate::tui::breaker::LiveState;
-use crossterm::event::{KeyCode, KeyEventState, KeyModifiers};
+use crate::catalog::{McpOrigin, Tool};
+use crate::search::Searcher;
+use crate::sources::mcp::{CallOutcome, McpCallError, ServerState};
+use crate::tui::state::breaker::LiveState;
+use crate::tui::state::catalog::{Filter, Sort};
 
 fn tool(server: &str, name: &str, on_server: &str, read_only: bool) -> Tool {
     let mut t = Tool::new(name, format!("{on_server} on {server}"));
@@ -75,18 +78,16 @@ fn statuses() -> Vec<ServerStatus> {
 /// The explorer over [`mcp_catalog`]; `live`: with a host (connected to
 /// no server: a call that reaches it fails with "no connection").
 fn mcp_app(live: bool) -> App {
-    let (mut app, effects) = App::new(
-        Arc::new(mcp_catalog()),
-        "mcp".into(),
-        Searcher::embedded(),
-        Keymap::defaults(),
-        Settings::default(),
-    )
-    .unwrap();
-    if live {
-        app.mcp = Some(Arc::new(McpHost::new(Duration::from_secs(5)).unwrap()));
-    }
-    app.mcp_servers = statuses();
+    mcp_app_with(live, statuses())
+}
+
+fn mcp_app_with(live: bool, servers: Vec<ServerStatus>) -> App {
+    let setup = Setup {
+        mcp: live.then(|| Arc::new(McpHost::new(Duration::from_secs(5)).unwrap())),
+        mcp_servers: servers,
+        ..Setup::new(Arc::new(mcp_catalog()), Searcher::embedded())
+    };
+    let (mut app, effects) = App::new(setup).unwrap();
     app.update(Msg::Resize(120, 35));
     app.settle(effects);
     app
@@ -103,23 +104,40 @@ fn key(code: KeyCode) -> Msg {
 
 /// Opens the breaker on `name` with `args`.
 fn breaker_on(app: &mut App, name: &str, args: &str) {
-    if app.popup == Some(Popup::Breaker) {
+    if app.popup() == Some(Popup::Breaker) {
         app.update(Msg::Action(Action::BreakerClose));
     }
-    let index = app.catalog.index_of(name).unwrap();
-    app.catalog_view.list.selected = app
-        .catalog_view
+    let index = app.catalog().index_of(name).unwrap();
+    let row = app
+        .catalog_view()
         .rows
         .iter()
         .position(|&i| i == index)
         .unwrap();
+    app.update(Msg::Action(Action::Top));
+    for _ in 0..row {
+        app.update(Msg::Action(Action::Down));
+    }
     app.update(Msg::Action(Action::Breaker));
-    assert_eq!(app.popup, Some(Popup::Breaker));
-    app.breaker.as_mut().unwrap().args.set(args);
+    assert_eq!(app.popup(), Some(Popup::Breaker));
+    type_args(app, args);
+}
+
+/// Types `args` over the breaker's arguments.
+pub(super) fn type_args(app: &mut App, args: &str) {
+    for msg in [
+        Msg::Action(Action::BreakerEdit),
+        Msg::Action(Action::InputClear),
+        Msg::Type(args.into()),
+        Msg::Action(Action::InputCancel),
+    ] {
+        assert!(app.update(msg).is_empty());
+    }
+    assert_eq!(app.breaker().unwrap().args.text, args);
 }
 
 fn pane(app: &App) -> &BreakerPane {
-    app.breaker.as_ref().unwrap()
+    app.breaker().unwrap()
 }
 
 /// The one real call among `effects`: (id, server, tool, arguments).
@@ -213,7 +231,7 @@ fn a_tool_that_may_write_asks_every_time() {
     // Esc cancels too, and the breaker stays open.
     app.update(key(KeyCode::Char('c')));
     assert!(app.update(key(KeyCode::Esc)).is_empty());
-    assert_eq!(app.popup, Some(Popup::Breaker));
+    assert_eq!(app.popup(), Some(Popup::Breaker));
     assert!(pane(&app).log.is_empty());
     // y sends it, through the breaker.
     app.update(key(KeyCode::Enter));
@@ -230,7 +248,7 @@ fn a_tool_that_may_write_asks_every_time() {
     assert!(app.update(key(KeyCode::Char('q'))).is_empty());
     assert!(app.update(key(KeyCode::Char('L'))).is_empty());
     assert!(pane(&app).confirming());
-    assert_eq!(app.popup, Some(Popup::Breaker));
+    assert_eq!(app.popup(), Some(Popup::Breaker));
     // A loop never makes real calls to a tool that may write.
     app.update(key(KeyCode::Char('n')));
     assert!(app.update(key(KeyCode::Char('L'))).is_empty());
@@ -338,28 +356,28 @@ fn without_a_host_mcp_tools_are_simulated() {
 fn the_catalog_filters_and_sorts_by_server() {
     let mut app = mcp_app(true);
     let names = |app: &App| -> Vec<String> {
-        app.catalog_view
+        app.catalog_view()
             .rows
             .iter()
             .map(|&i| app.tool(i).name.clone())
             .collect()
     };
-    assert_eq!(app.catalog_view.servers.len(), 2);
+    assert_eq!(app.catalog_view().servers.len(), 2);
     for _ in 0..4 {
         app.update(Msg::Action(Action::CycleFilter));
     }
-    assert_eq!(app.catalog_view.filter, Filter::Server(0));
-    assert_eq!(app.catalog_view.filter_label(), "server time");
+    assert_eq!(app.catalog_view().filter, Filter::Server(0));
+    assert_eq!(app.catalog_view().filter_label(), "server time");
     assert_eq!(names(&app), ["get_current_time", "time__now"]);
     app.update(Msg::Action(Action::CycleFilter));
-    assert_eq!(app.catalog_view.filter_label(), "server git");
+    assert_eq!(app.catalog_view().filter_label(), "server git");
     assert_eq!(names(&app), ["git_status", "git_commit", "git__now"]);
     app.update(Msg::Action(Action::CycleFilter));
-    assert_eq!(app.catalog_view.filter, Filter::All);
+    assert_eq!(app.catalog_view().filter, Filter::All);
     for _ in 0..3 {
         app.update(Msg::Action(Action::CycleSort));
     }
-    assert_eq!(app.catalog_view.sort, Sort::Server);
+    assert_eq!(app.catalog_view().sort, Sort::Server);
     assert_eq!(
         names(&app),
         [
@@ -372,19 +390,15 @@ fn the_catalog_filters_and_sorts_by_server() {
         ]
     );
     app.update(Msg::Action(Action::CycleSort));
-    assert_eq!(app.catalog_view.sort, Sort::Catalog);
+    assert_eq!(app.catalog_view().sort, Sort::Catalog);
 }
 
 #[test]
 fn servers_have_a_line_and_help_has_their_summaries() {
-    let mut app = mcp_app(true);
-    assert!(app.layout.servers.is_some());
-    app.mcp_servers.clear();
-    app.update(Msg::Resize(120, 35));
-    assert!(app.layout.servers.is_none());
-    app.mcp_servers = statuses();
-    app.update(Msg::Resize(120, 35));
-    let rows = crate::tui::help::help_rows(&app.keymap, &app.mcp_servers);
+    let app = mcp_app(true);
+    assert!(app.layout().servers.is_some());
+    assert!(mcp_app_with(true, Vec::new()).layout().servers.is_none());
+    let rows = crate::tui::help::help_rows(app.keymap(), app.mcp_servers());
     assert!(rows.iter().any(|r| matches!(r,
         crate::tui::help::HelpRow::Server { summary, failed: true }
             if summary == "slow: failed: did not answer within 20 s")));

@@ -1,36 +1,56 @@
 //! The Tune screen, the export popup, the full-catalog fallback and the
 //! mouse, through `App::update`.
 
-use super::tests::{press, started};
-use super::*;
-use crate::select::Strategy;
 use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
-fn tuned() -> App {
-    let mut app = started();
-    app.tune = TunePane::new(Some("@demo".into()));
-    press(&mut app, KeyCode::Char('t'));
-    assert_eq!(app.popup, Some(Popup::Tune));
+use super::tests::{demo_setup, press, started};
+use super::*;
+use crate::engine::Ranker;
+use crate::search::SearchRequest;
+use crate::select::Strategy;
+use crate::tui::effect::SearchAnswer;
+use crate::tui::state::catalog::Filter;
+use crate::tui::state::results::Results;
+
+/// The demo explorer, as `setup` changes it, its first effects run.
+fn started_with(setup: impl FnOnce(&mut Setup)) -> App {
+    let (mut app, effects) = demo_setup(setup);
+    app.settle(effects);
     app
+}
+
+/// The Tune screen on the demo requests; `config` is where it saves.
+fn tuned_saving_to(config: Option<std::path::PathBuf>) -> App {
+    let mut app = started_with(|s| {
+        s.queries = Some("@demo".into());
+        s.config_path = config;
+    });
+    press(&mut app, KeyCode::Char('t'));
+    assert_eq!(app.popup(), Some(Popup::Tune));
+    app
+}
+
+fn tuned() -> App {
+    tuned_saving_to(None)
 }
 
 #[test]
 fn the_tune_screen_measures_the_demo_requests_and_marks_the_setting() {
     let app = tuned();
-    let report = app.tune.report().expect("measured").clone();
+    let report = app.tune().report().expect("measured").clone();
     assert_eq!(report.queries, 42);
-    assert_eq!(report.catalog_tools, app.catalog.len());
+    assert_eq!(report.catalog_tools, app.catalog().len());
     // Deferred with no caps: the service's default cap of 8, and the
     // SDK's default initial count.
     assert_eq!(app.tune_current(), Some((8, 8)));
     // The same figures as `toolsift tune` (the library call) gives.
     let again = crate::tune::tune(
-        &app.searcher,
-        &app.catalog,
+        app.searcher(),
+        app.catalog(),
         &crate::eval::load_queries_arg("@demo").unwrap(),
         &crate::tune::TuneOptions {
-            ranker: Some(app.settings.ranker),
-            token_basis: app.settings.basis(),
+            ranker: Some(app.settings().ranker),
+            token_basis: app.settings().basis(),
             target_pct: None,
         },
     )
@@ -42,63 +62,68 @@ fn the_tune_screen_measures_the_demo_requests_and_marks_the_setting() {
 fn cap_keys_move_the_current_mark_and_apply_takes_the_recommendation() {
     let mut app = tuned();
     press(&mut app, KeyCode::Char('+'));
-    assert_eq!(app.settings.max_loaded_tools, Some(9));
+    assert_eq!(app.settings().max_loaded_tools, Some(9));
     assert_eq!(app.tune_current().map(|c| c.0), Some(9));
     press(&mut app, KeyCode::Char('-'));
     press(&mut app, KeyCode::Char('-'));
     assert_eq!(app.tune_current().map(|c| c.0), Some(7));
     press(&mut app, KeyCode::Char('['));
-    assert_eq!(app.settings.initial_tool_count, 7);
+    assert_eq!(app.settings().initial_tool_count, 7);
     // A cap below the always-load count is refused with the SDK's message;
     // the settings in force stay.
     for _ in 0..10 {
         press(&mut app, KeyCode::Char('-'));
     }
-    let floor = app.settings.max_loaded_tools;
+    let floor = app.settings().max_loaded_tools;
     assert!(floor.is_some_and(|m| m >= 1), "{floor:?}");
-    let rec = app.tune.report().unwrap().recommended;
+    let rec = app.tune().report().unwrap().recommended;
     press(&mut app, KeyCode::Char('a'));
-    assert_eq!(app.settings.strategy, Strategy::Deferred);
-    assert_eq!(app.settings.max_loaded_tools, Some(rec.max_tools as i64));
+    assert_eq!(app.settings().strategy, Strategy::Deferred);
+    assert_eq!(app.settings().max_loaded_tools, Some(rec.max_tools as i64));
     assert_eq!(
-        app.settings.initial_tool_count,
+        app.settings().initial_tool_count,
         rec.initial_tool_count as i64
     );
     assert_eq!(app.tune_current().map(|c| c.0), Some(rec.max_tools));
-    assert!(app.tune.message.as_deref().unwrap().starts_with("applied"));
+    assert!(
+        app.tune()
+            .message
+            .as_deref()
+            .unwrap()
+            .starts_with("applied")
+    );
     // The measurement is for the same catalog and ranker: not redone.
-    assert!(app.tune.report().is_some());
+    assert!(app.tune().report().is_some());
 }
 
 #[test]
 fn a_new_catalog_or_ranker_makes_the_measurement_stale() {
     let mut app = tuned();
-    let first = app.tune.generation;
+    let first = app.tune().generation;
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('a')); // always-load toggled: a new catalog
     press(&mut app, KeyCode::Char('t'));
-    assert_eq!(app.tune.generation, first + 1);
-    assert!(app.tune.report().is_some());
+    assert_eq!(app.tune().generation, first + 1);
+    assert!(app.tune().report().is_some());
 }
 
 #[test]
 fn saving_writes_the_settings_to_the_config_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.toml");
-    let mut app = tuned();
-    app.config_path = Some(path.clone());
+    let mut app = tuned_saving_to(Some(path.clone()));
     press(&mut app, KeyCode::Char('a'));
     press(&mut app, KeyCode::Char('s'));
-    let message = app.tune.message.clone().unwrap();
+    let message = app.tune().message.clone().unwrap();
     assert!(message.starts_with("saved the settings to"), "{message}");
     let c = crate::config::Config::load_with(Some(&path), &|_| None).unwrap();
     assert_eq!(
         c.explorer.settings.max_loaded_tools,
-        app.settings.max_loaded_tools
+        app.settings().max_loaded_tools
     );
     assert_eq!(
         c.explorer.settings.initial_tool_count,
-        Some(app.settings.initial_tool_count)
+        Some(app.settings().initial_tool_count)
     );
 }
 
@@ -107,12 +132,12 @@ fn a_bad_request_file_is_an_error_on_the_screen() {
     let mut app = started();
     press(&mut app, KeyCode::Char('t'));
     // No file yet: the prompt opens at once.
-    assert!(app.tune.is_typing());
+    assert!(app.tune().is_typing());
     let effects = app.update(Msg::Type("/no/such/requests.jsonl".into()));
     app.settle(effects);
     press(&mut app, KeyCode::Enter);
-    match &app.tune.state {
-        crate::tui::tune::TuneState::Failed(e) => {
+    match &app.tune().state {
+        crate::tui::state::tune::TuneState::Failed(e) => {
             assert!(e.contains("/no/such/requests.jsonl"), "{e}")
         }
         other => panic!("{other:?}"),
@@ -131,15 +156,15 @@ fn export_writes_the_loaded_tools_in_the_chosen_shape() {
     press(&mut app, KeyCode::Esc);
     let loaded = app.loaded_tools().unwrap();
     press(&mut app, KeyCode::Char('x'));
-    assert_eq!(app.popup, Some(Popup::Export));
+    assert_eq!(app.popup(), Some(Popup::Export));
     press(&mut app, KeyCode::Down); // openai-chat
     let effects = app.update(Msg::Action(Action::InputClear));
     app.settle(effects);
     let effects = app.update(Msg::Type(path.display().to_string()));
     app.settle(effects);
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.popup, None);
-    let status = app.status.clone().unwrap();
+    assert_eq!(app.popup(), None);
+    let status = app.status().unwrap().to_string();
     assert!(
         status.starts_with(&format!("wrote {} tools (openai-chat)", loaded.len())),
         "{status}"
@@ -159,14 +184,25 @@ fn export_writes_the_loaded_tools_in_the_chosen_shape() {
     assert_eq!(names, expected);
 }
 
+/// The search again, and its answer: the service is unreachable.
 fn failed(app: &mut App) {
-    let request = app.search.request("x", None, &app.settings, true);
-    let generation = app.search.next_generation();
+    let effects = app.update(Msg::Action(Action::RetrySearch));
+    let [
+        Effect::Search {
+            generation,
+            catalog,
+            request,
+            ..
+        },
+    ] = effects.as_slice()
+    else {
+        panic!("{effects:?}");
+    };
     app.update(Msg::SearchDone(SearchAnswer {
-        generation,
+        generation: *generation,
         interim: false,
-        catalog: app.catalog.clone(),
-        query: request.query,
+        catalog: catalog.clone(),
+        query: request.query.clone(),
         preview: true,
         result: Box::new(Err(crate::search::SearchError::Remote(
             crate::client::RemoteError {
@@ -180,31 +216,35 @@ fn failed(app: &mut App) {
 
 #[test]
 fn the_full_catalog_is_offered_only_within_the_budget() {
-    let mut app = started();
-    let full: u64 = app.costs.as_ref().unwrap().iter().sum();
-    failed(&mut app);
+    let full: u64 = started().costs().unwrap().iter().sum();
+    let failed_with = |budget: Option<u64>| {
+        let mut app = started_with(|s| s.context_budget = budget);
+        failed(&mut app);
+        app
+    };
     // No budget: never offered.
+    let mut app = failed_with(None);
     press(&mut app, KeyCode::Char('F'));
-    assert!(!app.search.full_catalog);
-    assert!(app.status.as_deref().unwrap().contains("no context budget"));
+    assert!(!app.search().full_catalog);
+    assert!(app.status().unwrap().contains("no context budget"));
     // Too small a budget: refused, saying why with both figures.
-    app.context_budget = Some(full - 1);
+    let mut app = failed_with(Some(full - 1));
     press(&mut app, KeyCode::Char('F'));
-    assert!(!app.search.full_catalog);
-    let why = app.status.clone().unwrap();
+    assert!(!app.search().full_catalog);
+    let why = app.status().unwrap().to_string();
     assert!(
         why.contains("the full catalog is") && why.contains("the budget is"),
         "{why}"
     );
     // Within the budget: sent, and the export takes every tool.
-    app.context_budget = Some(full);
+    let mut app = failed_with(Some(full));
     press(&mut app, KeyCode::Char('F'));
-    assert!(app.search.full_catalog);
-    assert_eq!(app.loaded_tools().unwrap().len(), app.catalog.len());
+    assert!(app.search().full_catalog);
+    assert_eq!(app.loaded_tools().unwrap().len(), app.catalog().len());
     // The next answer ends the fallback.
     press(&mut app, KeyCode::Char('r'));
-    assert!(!app.search.full_catalog);
-    assert!(matches!(app.search.results, Results::Found(_)));
+    assert!(!app.search().full_catalog);
+    assert!(matches!(app.search().results, Results::Found(_)));
 }
 
 fn click(app: &mut App, kind: MouseEventKind, column: u16, row: u16) {
@@ -219,26 +259,26 @@ fn click(app: &mut App, kind: MouseEventKind, column: u16, row: u16) {
 #[test]
 fn a_click_focuses_a_pane_and_selects_a_row_and_the_wheel_scrolls() {
     let mut app = started();
-    let r = app.layout.results;
+    let r = app.layout().results;
     click(
         &mut app,
         MouseEventKind::Down(MouseButton::Left),
         r.x + 3,
         r.y + 3,
     );
-    assert_eq!(app.focus, Focus::Results);
-    assert_eq!(app.search.list.selected, 2);
-    let c = app.layout.catalog;
+    assert_eq!(app.focus(), Focus::Results);
+    assert_eq!(app.search().list.selected, 2);
+    let c = app.layout().catalog;
     click(
         &mut app,
         MouseEventKind::Down(MouseButton::Left),
         c.x + 3,
         c.y + 5,
     );
-    assert_eq!(app.focus, Focus::Catalog);
-    assert_eq!(app.catalog_view.list.selected, 4);
+    assert_eq!(app.focus(), Focus::Catalog);
+    assert_eq!(app.catalog_view().list.selected, 4);
     click(&mut app, MouseEventKind::ScrollDown, c.x + 3, c.y + 5);
-    assert_eq!(app.catalog_view.list.selected, 7);
+    assert_eq!(app.catalog_view().list.selected, 7);
     // A click on a border selects nothing; on the query box, focuses it.
     click(
         &mut app,
@@ -246,24 +286,25 @@ fn a_click_focuses_a_pane_and_selects_a_row_and_the_wheel_scrolls() {
         c.x + 3,
         c.y,
     );
-    assert_eq!(app.catalog_view.list.selected, 7);
-    let q = app.layout.query;
+    assert_eq!(app.catalog_view().list.selected, 7);
+    let q = app.layout().query;
     click(
         &mut app,
         MouseEventKind::Down(MouseButton::Left),
         q.x + 2,
         q.y + 1,
     );
-    assert_eq!(app.focus, Focus::Query);
+    assert_eq!(app.focus(), Focus::Query);
 }
 
 #[test]
 fn the_default_tour_plays_through_the_app() {
     use crate::tui::event::ScriptStep;
     let steps = crate::tui::demo::parse_script(crate::tui::demo::DEFAULT_SCRIPT, "demo").unwrap();
-    let mut app = started();
-    app.tune = TunePane::new(Some("@demo".into()));
-    app.demo = Some(false);
+    let mut app = started_with(|s| {
+        s.queries = Some("@demo".into());
+        s.demo = true;
+    });
     let mut strategies = Vec::new();
     let mut captions = 0;
     for step in crate::tui::event::expand(steps, std::time::Duration::ZERO) {
@@ -273,44 +314,54 @@ fn the_default_tour_plays_through_the_app() {
         if let Some(msg) = step.into_msg() {
             let effects = app.update(msg);
             app.settle(effects);
-            strategies.push(app.settings.strategy);
+            strategies.push(app.settings().strategy);
         }
-        assert!(!app.should_quit, "the tour quit early");
+        assert!(!app.should_quit(), "the tour quit early");
     }
     assert!(captions >= 8);
     // Strategy all was shown, then deferred again.
     assert!(strategies.contains(&Strategy::All));
-    assert_eq!(app.settings.strategy, Strategy::Deferred);
+    assert_eq!(app.settings().strategy, Strategy::Deferred);
     // Three searches were typed; the recommendation was applied; the
     // breaker stopped the loop; every screen was closed again.
     assert_eq!(
-        app.query.text(),
+        app.query().text(),
         "schedule a call with the customer on Friday"
     );
-    let rec = app.tune.report().expect("measured").recommended;
-    assert_eq!(app.settings.max_loaded_tools, Some(rec.max_tools as i64));
-    let breaker = app.breaker.as_ref().expect("the breaker ran");
+    let rec = app.tune().report().expect("measured").recommended;
+    assert_eq!(app.settings().max_loaded_tools, Some(rec.max_tools as i64));
+    let breaker = app.breaker().expect("the breaker ran");
     assert!(
         breaker.log.iter().any(|c| !c.ran),
         "the breaker never tripped"
     );
-    assert_eq!(app.popup, None);
-    assert_eq!(app.catalog_view.filter, Filter::All);
+    assert_eq!(app.popup(), None);
+    assert_eq!(app.catalog_view().filter, Filter::All);
 }
 
 #[test]
 fn a_dense_preview_answered_by_bm25_is_asked_again_until_the_vectors_are_ready() {
-    let mut app = started();
-    app.settings.ranker = crate::engine::Ranker::Hybrid;
+    let (mut app, effects) = demo_setup(|s| s.settings.ranker = Ranker::Hybrid);
+    // The tokens are counted; the first (hybrid) search is answered below.
+    let mut first = None;
+    for effect in effects {
+        match effect {
+            Effect::Search { generation, .. } => first = Some(generation),
+            other => app.settle(vec![other]),
+        }
+    }
+    let generation = first.expect("a search");
     // The service's answer while the catalog's vectors are computed: BM25F
     // (its method says so).
-    let request = app.search.request("refund", None, &app.settings, true);
-    let mut bm25 = request.clone();
-    bm25.ranker = Some(crate::engine::Ranker::Bm25);
-    let found = app.searcher.search(&app.catalog, &bm25).unwrap();
+    let bm25 = SearchRequest {
+        query: "refund".into(),
+        ranker: Some(Ranker::Bm25),
+        preview: true,
+        ..SearchRequest::default()
+    };
+    let found = app.searcher().search(app.catalog(), &bm25).unwrap();
     assert_eq!(found.method, "bm25");
-    let generation = app.search.next_generation();
-    let catalog = app.catalog.clone();
+    let catalog = app.catalog().clone();
     let answer = |generation, result| {
         Msg::SearchDone(SearchAnswer {
             generation,
@@ -341,12 +392,25 @@ fn a_dense_preview_answered_by_bm25_is_asked_again_until_the_vectors_are_ready()
         header.contains("hybrid (embedding; bm25 until ready)"),
         "{header}"
     );
+    // Time's up and nothing newer was asked for: the search again.
+    let effects = app.update(Msg::Refresh { generation });
+    let [
+        Effect::Search {
+            generation: again,
+            request,
+            ..
+        },
+    ] = effects.as_slice()
+    else {
+        panic!("{effects:?}");
+    };
+    assert!(request.preview);
+    let again = *again;
     // With the service's progress, a gauge in the results pane, at 80x24
     // and at 200x60.
     let mut with_progress = found.clone();
     with_progress.embedding = Some((64, 117));
-    let g = app.search.next_generation();
-    app.update(answer(g, with_progress));
+    app.update(answer(again, with_progress));
     for (w, h) in [(80, 24), (200, 60)] {
         app.update(Msg::Resize(w, h));
         let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
@@ -357,25 +421,28 @@ fn a_dense_preview_answered_by_bm25_is_asked_again_until_the_vectors_are_ready()
             "{w}x{h}:\n{screen}"
         );
     }
-    let generation = g;
-    // Time's up and nothing newer was asked for: the search again.
-    let effects = app.update(Msg::Refresh { generation });
-    assert!(matches!(effects.as_slice(), [Effect::Search { request, .. }] if request.preview));
     // A refresh for an answer that a newer one has replaced does nothing.
-    let newer = app.search.next_generation();
+    let effects = app.update(Msg::Refresh { generation: again });
+    let [
+        Effect::Search {
+            generation: newer, ..
+        },
+    ] = effects.as_slice()
+    else {
+        panic!("{effects:?}");
+    };
     let mut fused = found;
     fused.method = "hybrid".into();
     assert!(
-        app.update(answer(newer, fused)).is_empty(),
+        app.update(answer(*newer, fused)).is_empty(),
         "the fused answer needs no refresh"
     );
-    assert!(app.update(Msg::Refresh { generation }).is_empty());
+    assert!(app.update(Msg::Refresh { generation: again }).is_empty());
 }
 
 #[test]
 fn typing_with_a_dense_ranker_shows_bm25_at_once_then_the_dense_answer() {
-    let mut app = started();
-    app.settings.ranker = crate::engine::Ranker::Hybrid;
+    let mut app = started_with(|s| s.settings.ranker = Ranker::Hybrid);
     press(&mut app, KeyCode::Char('/'));
     let effects = app.update(Msg::Key(crossterm::event::KeyEvent::from(KeyCode::Char(
         'r',
@@ -399,18 +466,18 @@ fn typing_with_a_dense_ranker_shows_bm25_at_once_then_the_dense_answer() {
     };
     let (g1, g2) = (*g1, *g2);
     assert_eq!(g2, g1 + 1, "the dense search is the newer");
-    assert_eq!(lexical.ranker, Some(crate::engine::Ranker::Bm25));
-    assert_eq!(dense.ranker, Some(crate::engine::Ranker::Hybrid));
+    assert_eq!(lexical.ranker, Some(Ranker::Bm25));
+    assert_eq!(dense.ranker, Some(Ranker::Hybrid));
     assert!(lexical.preview && dense.preview);
     assert_eq!(
-        app.search.last_request.as_ref(),
+        app.search().last_request.as_ref(),
         Some(dense),
         "a retry re-sends the dense one"
     );
     let effects = effects.clone();
     // BM25F's answer (the embedded service has no provider, so the dense
     // search would fail; its answer is built here).
-    let searcher = app.searcher.clone();
+    let searcher = app.searcher().clone();
     let mut effects = effects.into_iter();
     let first = run_effect(&searcher, effects.next().unwrap());
     let Msg::SearchDone(answer) = &first else {
@@ -422,9 +489,9 @@ fn typing_with_a_dense_ranker_shows_bm25_at_once_then_the_dense_answer() {
         app.update(first).is_empty(),
         "no refresh: the dense answer is coming"
     );
-    assert!(app.search.interim && app.searching() && !app.vectors_pending());
-    let Results::Found(shown) = &app.search.results else {
-        panic!("{:?}", app.search.results);
+    assert!(app.search().interim && app.searching() && !app.vectors_pending());
+    let Results::Found(shown) = &app.search().results else {
+        panic!("{:?}", app.search().results);
     };
     let note = shown.note.as_deref().unwrap_or_default();
     assert!(
@@ -433,7 +500,7 @@ fn typing_with_a_dense_ranker_shows_bm25_at_once_then_the_dense_answer() {
     );
     fused.method = "hybrid".into();
     fused.note = None;
-    let catalog = app.catalog.clone();
+    let catalog = app.catalog().clone();
     let dense_answer = |generation| {
         Msg::SearchDone(SearchAnswer {
             generation,
@@ -447,8 +514,8 @@ fn typing_with_a_dense_ranker_shows_bm25_at_once_then_the_dense_answer() {
     };
     let msg = dense_answer(g2);
     app.update(msg);
-    assert!(!app.search.interim && !app.searching());
-    let Results::Found(shown) = &app.search.results else {
+    assert!(!app.search().interim && !app.searching());
+    let Results::Found(shown) = &app.search().results else {
         panic!();
     };
     assert_eq!(shown.method, "hybrid");
@@ -467,9 +534,21 @@ fn typing_with_a_dense_ranker_shows_bm25_at_once_then_the_dense_answer() {
     let late_lexical = run_effect(&searcher, lexical.clone());
     app.update(dense_answer(*generation));
     app.update(late_lexical);
-    assert!(!app.search.interim, "the older BM25F answer was dropped");
+    assert!(!app.search().interim, "the older BM25F answer was dropped");
     // With BM25F, one search as before.
-    app.settings.ranker = crate::engine::Ranker::Bm25;
+    for a in [
+        Action::Settings,
+        Action::SettingsDown,
+        Action::SettingsDown,
+        Action::SettingsDown,
+        Action::SettingsDown,
+        Action::SettingsIncrease,
+        Action::SettingsClose,
+    ] {
+        let effects = app.update(Msg::Action(a));
+        app.settle(effects);
+    }
+    assert_eq!(app.settings().ranker, Ranker::Bm25);
     let effects = app.update(Msg::Key(crossterm::event::KeyEvent::from(KeyCode::Char(
         'x',
     ))));

@@ -10,9 +10,9 @@ use super::{Theme, key_line, pane};
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::app::App;
-use crate::tui::breaker::{BreakerPane, LiveState, PendingCall};
 use crate::tui::help::{KeyLine, key_line as keys_of};
 use crate::tui::layout::BreakerLayout;
+use crate::tui::state::breaker::{BreakerPane, LiveState, PendingCall};
 
 /// The label before the arguments (and the indent of the lines under it).
 const LABEL_WIDTH: usize = 7;
@@ -21,14 +21,14 @@ const LABEL_WIDTH: usize = 7;
 fn hint(app: &App, actions: &[Action]) -> String {
     actions
         .iter()
-        .filter_map(|&a| app.keymap.first(a))
+        .filter_map(|&a| app.keymap().first(a))
         .map(|k| k.to_string())
         .collect::<Vec<_>>()
         .join(" ")
 }
 
 pub fn draw(f: &mut Frame, l: &BreakerLayout, app: &App, theme: &Theme) {
-    let Some(p) = &app.breaker else { return };
+    let Some(p) = app.breaker() else { return };
     f.render_widget(Clear, l.body);
     draw_call(f, l, app, p, theme);
     if let Some(trace) = l.trace {
@@ -42,7 +42,7 @@ pub fn draw(f: &mut Frame, l: &BreakerLayout, app: &App, theme: &Theme) {
     } else {
         KeyLine::Breaker
     };
-    let keys = keys_of(&app.keymap, which);
+    let keys = keys_of(app.keymap(), which);
     f.render_widget(
         Paragraph::new(key_line(keys, usize::from(l.keys.width), 1, theme)),
         l.keys,
@@ -136,7 +136,7 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &App, p: &BreakerPane, theme
         Ok(_) => Span::styled("       ✓ valid JSON object", theme.selected),
         Err(e) => Span::styled(format!("       ✗ {e}: cannot be sent"), theme.error),
     }));
-    match p.current_signature(&app.catalog) {
+    match p.current_signature(app.catalog()) {
         Some(sig) => {
             let same = p.breaker.last_signature() == Some(sig.as_str());
             lines.push(Line::from(vec![
@@ -156,7 +156,7 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &App, p: &BreakerPane, theme
         }
         None => lines.push(Line::from(Span::styled("call   -", theme.dim))),
     }
-    if let Some(o) = p.live_origin(&app.catalog, app.mcp.is_some()) {
+    if let Some(o) = p.live_origin(app.catalog(), app.mcp_live()) {
         lines.push(Line::from(Span::styled(
             format!(
                 "       a real call to server {} ({})",
@@ -190,7 +190,7 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &App, p: &BreakerPane, theme
         lines.push(Line::from(Span::styled(
             format!(
                 "       a JSONL file of {{\"name\", \"arguments\"}}, or @example; {} loads",
-                app.keymap.label(Action::InputSubmit)
+                app.keymap().label(Action::InputSubmit)
             ),
             theme.dim,
         )));
@@ -210,7 +210,11 @@ fn draw_confirm(f: &mut Frame, area: Rect, app: &App, c: &PendingCall, theme: &T
         true,
         theme,
     );
-    let first = |a: Action| app.keymap.first(a).map_or(String::new(), |k| k.to_string());
+    let first = |a: Action| {
+        app.keymap()
+            .first(a)
+            .map_or(String::new(), |k| k.to_string())
+    };
     let args = serde_json::to_string(&c.arguments).unwrap_or_default();
     let lines = vec![
         Line::from(vec![
@@ -232,9 +236,9 @@ fn draw_confirm(f: &mut Frame, area: Rect, app: &App, c: &PendingCall, theme: &T
             theme.dim,
         )),
         Line::from(vec![
-            Span::styled(app.keymap.label(Action::ConfirmYes), theme.key),
+            Span::styled(app.keymap().label(Action::ConfirmYes), theme.key),
             Span::raw(" call   "),
-            Span::styled(app.keymap.label(Action::ConfirmNo), theme.key),
+            Span::styled(app.keymap().label(Action::ConfirmNo), theme.key),
             Span::raw(" cancel: nothing is sent"),
         ]),
     ];

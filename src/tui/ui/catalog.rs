@@ -8,7 +8,8 @@ use ratatui::widgets::Paragraph;
 use super::{Theme, fit, pane, row};
 use crate::numbers::thousands;
 use crate::terminal_text::escape;
-use crate::tui::app::{App, Filter, Focus, Sort};
+use crate::tui::app::{App, Focus};
+use crate::tui::state::catalog::{Filter, Sort};
 
 /// The widest the server column gets (longer names are cut).
 const MAX_SERVER_WIDTH: usize = 10;
@@ -17,12 +18,12 @@ const MAX_SERVER_WIDTH: usize = 10;
 const MIN_NAME_WIDTH: usize = 10;
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus == Focus::Catalog;
+    let focused = app.focus() == Focus::Catalog;
     let mut title = vec![Span::styled(
-        format!(" Catalog {} ", app.catalog_view.rows.len()),
+        format!(" Catalog {} ", app.catalog_view().rows.len()),
         theme.title,
     )];
-    let view = &app.catalog_view;
+    let view = app.catalog_view();
     if view.sort != Sort::Catalog {
         title.push(Span::styled(
             format!("by {} ", view.sort.label()),
@@ -45,7 +46,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // Tools from MCP servers show their server in a short column, when the
     // names keep room.
     // (Not when every tool comes from one server: the servers' line says so.)
-    let one_server = view.servers.len() == 1 && app.catalog.tools().iter().all(|t| t.mcp.is_some());
+    let one_server =
+        view.servers.len() == 1 && app.catalog().tools().iter().all(|t| t.mcp.is_some());
     let longest = view
         .servers
         .iter()
@@ -75,7 +77,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .tokens_of(index)
             .map_or_else(|| "…".to_string(), thousands);
         let selected = app.is_selected(index);
-        let initial = app.handle.is_initial(index);
+        let initial = app.handle().is_initial(index);
         let current = i == list.selected;
         let mut spans = vec![
             Span::raw(if current { "›" } else { " " }),

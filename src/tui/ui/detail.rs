@@ -78,7 +78,7 @@ fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
     } else {
         // The other servers with a tool of the same name.
         let mut others: Vec<String> = Vec::new();
-        for other in app.catalog.tools() {
+        for other in app.catalog().tools() {
             if let Some(oo) = &other.mcp
                 && oo.name == o.name
                 && oo.server != o.server
@@ -100,13 +100,13 @@ fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
         )));
     }
     lines.push(Line::from(origin));
-    if let Some(status) = app.mcp_servers.iter().find(|s| *s.name == *o.server) {
+    if let Some(status) = app.mcp_servers().iter().find(|s| *s.name == *o.server) {
         lines.push(Line::from(Span::styled(
             escape(&status.summary()).into_owned(),
             theme.dim,
         )));
     }
-    if app.mcp.is_some() {
+    if app.mcp_live() {
         let how = if t.read_only {
             "read-only: called at once"
         } else {
@@ -115,7 +115,7 @@ fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
         lines.push(Line::from(Span::styled(
             format!(
                 "{} calls it for real ({how})",
-                app.keymap.label(Action::Breaker)
+                app.keymap().label(Action::Breaker)
             ),
             theme.dim,
         )));
@@ -138,7 +138,7 @@ fn closing_quote(s: &str) -> Option<usize> {
 }
 
 pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus == Focus::Detail || app.popup == Some(Popup::Detail);
+    let focused = app.focus() == Focus::Detail || app.popup() == Some(Popup::Detail);
     let Some((index, hit)) = app.current_tool() else {
         let block = pane(
             Line::from(Span::styled(" Detail ", theme.title)),
@@ -185,8 +185,8 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::styled(flags.join(" · "), theme.always),
         Span::raw(" · "),
     ];
-    meta.push(Span::raw(format!("{tokens} ({})", app.settings.basis())));
-    if app.handle.is_initial(index) {
+    meta.push(Span::raw(format!("{tokens} ({})", app.settings().basis())));
+    if app.handle().is_initial(index) {
         meta.push(Span::styled(" · in the initial set", theme.initial));
     }
     lines.push(Line::from(meta));
@@ -226,7 +226,7 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Paragraph::new(lines)
             .block(block)
             .wrap(Wrap { trim: false })
-            .scroll((app.detail_scroll, 0)),
+            .scroll((app.detail().scroll, 0)),
         area,
     );
 }

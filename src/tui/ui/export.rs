@@ -7,14 +7,15 @@ use ratatui::widgets::{Clear, Paragraph};
 
 use super::{Theme, key_line, pane};
 use crate::terminal_text::escape;
-use crate::tui::app::{App, format_name};
+use crate::tui::app::App;
 use crate::tui::help::{KeyLine, key_line as keys_of};
+use crate::tui::state::export::format_name;
 
 /// The label before each value (and the indent of the path).
 const LABEL: usize = 8;
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let Some(b) = &app.export else { return };
+    let Some(b) = app.export() else { return };
     f.render_widget(Clear, area);
     let block = pane(
         Line::from(Span::styled(
@@ -31,7 +32,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let chars: Vec<char> = escape(&b.path.text).chars().collect();
     let skip = b.path.cursor.saturating_sub(room - 1);
     let shown: String = chars.iter().skip(skip).take(room).collect();
-    let source = if app.search.full_catalog {
+    let source = if app.search().full_catalog {
         "the full catalog"
     } else {
         "the current search's loaded set"
@@ -49,7 +50,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(format!("{:<LABEL$}", "file"), theme.key),
             Span::raw(shown),
         ]),
-        key_line(keys_of(&app.keymap, KeyLine::Export), width, 1, theme),
+        key_line(keys_of(app.keymap(), KeyLine::Export), width, 1, theme),
     ];
     f.render_widget(Paragraph::new(lines), inner);
     let x = inner.x + (LABEL + (b.path.cursor - skip).min(room - 1)) as u16;

@@ -10,7 +10,8 @@ use super::{Theme, pane};
 use crate::numbers::thousands;
 use crate::select::Strategy;
 use crate::tokens::Savings;
-use crate::tui::app::{App, Results};
+use crate::tui::app::App;
+use crate::tui::state::results::Results;
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let block = pane(
@@ -24,7 +25,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(inner);
 
     // Line 1: the current search.
-    match &app.search.results {
+    match &app.search().results {
         Results::Found(r) => {
             let s = r.savings;
             let left = format!(
@@ -41,7 +42,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     r.method,
                     r.token_basis,
                     r.basis,
-                    app.search.latency.map_or_else(String::new, |l| format!(
+                    app.search().latency.map_or_else(String::new, |l| format!(
                         "{:.2} ms",
                         l.as_secs_f64() * 1000.0
                     ))
@@ -66,13 +67,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             );
             f.render_widget(Paragraph::new(Span::styled(right, theme.dim)), rt);
         }
-        Results::Failed(_) if app.search.full_catalog => {
-            let full: u64 = app.costs.as_ref().map_or(0, |c| c.iter().sum());
+        Results::Failed(_) if app.search().full_catalog => {
+            let full: u64 = app.costs().map_or(0, |c| c.iter().sum());
             f.render_widget(
                 Paragraph::new(Span::styled(
                     format!(
                         " the search failed; full catalog sent instead: {} tools, {} tokens, nothing saved",
-                        app.catalog.len(),
+                        app.catalog().len(),
                         thousands(full)
                     ),
                     theme.error,
@@ -91,23 +92,33 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
 
     // Line 2: the initial set against strategy all.
-    let line = match &app.costs {
+    let line = match app.costs() {
         None => Line::from(Span::styled(
-            format!(" counting tokens ({})…", app.settings.basis()),
+            format!(" counting tokens ({})…", app.settings().basis()),
             theme.dim,
         )),
         Some(costs) => {
             let full: u64 = costs.iter().sum();
-            let initial: u64 = app.handle.initial_indices().iter().map(|&i| costs[i]).sum();
-            let always = app.catalog.tools().iter().filter(|t| t.always_load).count();
-            let lazy = app.handle.initial_indices().len()
-                - match app.handle.strategy() {
+            let initial: u64 = app
+                .handle()
+                .initial_indices()
+                .iter()
+                .map(|&i| costs[i])
+                .sum();
+            let always = app
+                .catalog()
+                .tools()
+                .iter()
+                .filter(|t| t.always_load)
+                .count();
+            let lazy = app.handle().initial_indices().len()
+                - match app.handle().strategy() {
                     Strategy::Deferred => always,
                     Strategy::All => 0,
                 };
-            let what = match app.handle.strategy() {
+            let what = match app.handle().strategy() {
                 Strategy::Deferred => format!("deferred, {lazy} + {always} always-load"),
-                Strategy::All => format!("all, {} tools", app.catalog.len()),
+                Strategy::All => format!("all, {} tools", app.catalog().len()),
             };
             let saving = Savings::new(full, initial);
             Line::from(vec![

@@ -9,7 +9,8 @@ use super::{Theme, fit};
 use crate::sources::mcp::{ServerState, ServerStatus};
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
-use crate::tui::app::{App, Results};
+use crate::tui::app::App;
+use crate::tui::state::results::Results;
 
 /// A session id as the header shows it: ids longer than 12 characters as
 /// their first and last 4 characters. Counted in chars (a remote service
@@ -29,52 +30,52 @@ pub fn short_id(id: &str) -> String {
 }
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let c = &app.catalog;
+    let c = app.catalog();
     let always = c.tools().iter().filter(|t| t.always_load).count();
-    let (session, session_short) = match &app.search.session {
+    let (session, session_short) = match &app.search().session {
         Some(id) => {
             let short = format!("session {}", short_id(id));
             (
-                format!("{short} ({} loaded)", app.search.session_tools),
+                format!("{short} ({} loaded)", app.search().session_tools),
                 short,
             )
         }
         None => (
             format!(
                 "no session yet ({} commits a query)",
-                app.keymap.label(Action::InputSubmit)
+                app.keymap().label(Action::InputSubmit)
             ),
             "no session".to_string(),
         ),
     };
-    let remote = app.searcher.remote_host();
+    let remote = app.searcher().remote_host();
     let searcher = if remote.is_some() {
         None
     } else {
-        Some(app.searcher.describe())
+        Some(app.searcher().describe())
     };
     // While a dense ranker's vectors are computed, BM25F answers: said here.
     let (ranker, ranker_short) = if app.vectors_pending() {
         (
-            format!("{} (embedding; bm25 until ready)", app.settings.ranker),
-            format!("{} (bm25 until ready)", app.settings.ranker),
+            format!("{} (embedding; bm25 until ready)", app.settings().ranker),
+            format!("{} (bm25 until ready)", app.settings().ranker),
         )
     } else {
-        let r = app.settings.ranker.to_string();
+        let r = app.settings().ranker.to_string();
         (r.clone(), r)
     };
     let parts = HeaderParts {
-        sources: escape(&app.sources).into_owned(),
+        sources: escape(app.sources()).into_owned(),
         tools: format!("{} tools", c.len()),
         always: format!("{always} always-load"),
-        strategy: app.settings.strategy.to_string(),
+        strategy: app.settings().strategy.to_string(),
         searcher,
         ranker,
         ranker_short,
         session,
         session_short,
     };
-    let help = format!(" {} help ", app.keymap.label(Action::Help));
+    let help = format!(" {} help ", app.keymap().label(Action::Help));
     // The help key always shows, and the remote service with it: the rest
     // is cut to make room for them.
     let title = " toolsift";
@@ -177,8 +178,8 @@ const MIN_LEFT: usize = 24;
 /// The last search's latency as the header shows it (`3.1 ms`, `—` before
 /// any answer) and whether it failed.
 fn remote_latency(app: &App) -> (String, bool) {
-    let failed = matches!(app.search.results, Results::Failed(_));
-    let latency = match app.search.latency {
+    let failed = matches!(app.search().results, Results::Failed(_));
+    let latency = match app.search().latency {
         Some(l) => format!("{:.1} ms", l.as_secs_f64() * 1000.0),
         None => "—".to_string(),
     };
@@ -300,7 +301,7 @@ pub fn draw_servers(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let room = usize::from(area.width).saturating_sub(label.chars().count() + 1);
     let mut spans = vec![Span::styled(label, theme.title)];
     let mut used = 0;
-    for (text, failed) in server_parts(&app.mcp_servers, room) {
+    for (text, failed) in server_parts(app.mcp_servers(), room) {
         if used >= room {
             break;
         }

@@ -11,10 +11,10 @@ use crate::tui::app::App;
 use crate::tui::help::{HelpRow, help_rows};
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let rows = help_rows(&app.keymap, &app.mcp_servers);
+    let rows = help_rows(app.keymap(), app.mcp_servers());
     let lines: Vec<Line> = rows
         .iter()
-        .skip(app.help_scroll)
+        .skip(app.help().scroll)
         .map(|row| match row {
             HelpRow::Heading(title) => Line::from(Span::styled(format!(" {title}"), theme.title)),
             HelpRow::Binding { keys, what } => Line::from(vec![
@@ -36,13 +36,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     f.render_widget(Clear, area);
     let scroll = format!(
         "{} {} scroll · {} close ",
-        app.keymap
+        app.keymap()
             .first(Action::Down)
             .map_or(String::new(), |k| k.to_string()),
-        app.keymap
+        app.keymap()
             .first(Action::Up)
             .map_or(String::new(), |k| k.to_string()),
-        app.keymap
+        app.keymap()
             .first(Action::Escape)
             .map_or(String::new(), |k| k.to_string()),
     );

@@ -160,8 +160,8 @@ pub(crate) fn key_line<'a>(
 /// A demo's caption: one short sentence, bold in a box across the screen,
 /// with the demo's keys in its border.
 fn draw_caption(f: &mut Frame, area: ratatui::layout::Rect, app: &App, theme: &Theme) {
-    let Some(text) = &app.caption else { return };
-    let keys = if app.demo == Some(true) {
+    let Some(text) = app.caption() else { return };
+    let keys = if app.demo() == Some(true) {
         " paused · Space resumes · → step · q quit "
     } else {
         " Space pause · → step · q quit "
@@ -206,17 +206,17 @@ fn draw_caption(f: &mut Frame, area: ratatui::layout::Rect, app: &App, theme: &T
 /// Draws the whole screen, laid out as the app's layout says (or, for a
 /// frame of another size, as the same layout function says for it).
 pub fn draw(f: &mut Frame, app: &App) {
-    let theme = Theme::new(app.no_color);
+    let theme = Theme::new(app.no_color());
     let area = f.area();
     let fresh;
-    let l = if area == app.layout.area {
-        &app.layout
+    let l = if area == app.layout().area {
+        app.layout()
     } else {
         fresh = layout(
             area,
-            app.layout.breaker.trace.is_some(),
+            app.layout().breaker.trace.is_some(),
             app.servers_line(),
-            app.caption.is_some(),
+            app.caption().is_some(),
         );
         &fresh
     };
@@ -227,7 +227,7 @@ pub fn draw(f: &mut Frame, app: &App) {
             MIN_SIZE.1,
             area.width,
             area.height,
-            app.keymap.label(Action::Quit)
+            app.keymap().label(Action::Quit)
         );
         f.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
@@ -247,7 +247,7 @@ pub fn draw(f: &mut Frame, app: &App) {
     if let Some(area) = l.caption {
         draw_caption(f, area, app, &theme);
     }
-    match app.popup {
+    match app.popup() {
         Some(Popup::Help) => help::draw(f, l.help_popup, app, &theme),
         Some(Popup::Settings) => settings::draw(f, l.settings_popup, app, &theme),
         Some(Popup::Breaker) => breaker::draw(f, &l.breaker, app, &theme),
@@ -258,7 +258,7 @@ pub fn draw(f: &mut Frame, app: &App) {
             detail::draw_pane(f, l.detail_popup, app, &theme);
         }
         None => {
-            if app.focus == Focus::Query {
+            if app.focus() == Focus::Query {
                 query::place_cursor(f, l.query_text, app);
             }
         }

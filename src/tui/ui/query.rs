@@ -12,7 +12,7 @@ use crate::tui::app::{App, Focus};
 const PROMPT: &str = "> ";
 
 fn summary(app: &App) -> String {
-    let s = &app.settings;
+    let s = app.settings();
     let cap = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
     format!(
         "init {} · max_loaded {} · max_tools {} · {} ",
@@ -25,19 +25,19 @@ fn summary(app: &App) -> String {
 }
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus == Focus::Query;
+    let focused = app.focus() == Focus::Query;
     let title = Line::from(Span::styled(" Query ", theme.title));
     let block = pane(title, focused, theme);
     let inner = block.inner(area);
     f.render_widget(block, area);
     let right = summary(app);
     let width = usize::from(inner.width);
-    let query = app.query.text();
+    let query = app.query().text();
     let text = if query.is_empty() && !focused {
         Span::styled(
             format!(
                 "press {} to search",
-                app.keymap.label(crate::tui::action::Action::FocusQuery)
+                app.keymap().label(crate::tui::action::Action::FocusQuery)
             ),
             theme.dim,
         )
@@ -57,7 +57,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 /// The terminal cursor sits in the query text while typing (`text` is the
 /// box's inner line, from the layout).
 pub fn place_cursor(f: &mut Frame, text: Rect, app: &App) {
-    let before = PROMPT.chars().count() + app.query.input.cursor;
+    let before = PROMPT.chars().count() + app.query().input.cursor;
     let x = text
         .x
         .saturating_add(u16::try_from(before).unwrap_or(u16::MAX));

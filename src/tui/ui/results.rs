@@ -11,7 +11,8 @@ use crate::search::Reason;
 use crate::search::SearchError;
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
-use crate::tui::app::{App, Focus, Results};
+use crate::tui::app::{App, Focus};
+use crate::tui::state::results::Results;
 
 /// A failed search's code and message. Errors the service did not send
 /// (a malformed answer) have a code of their own here.
@@ -27,13 +28,13 @@ pub fn error_parts(e: &SearchError) -> (&str, String) {
 /// The retry keys as the error view names them: those that type nothing
 /// too when the query box has the keyboard (a letter would be typed).
 pub fn retry_key(app: &App) -> String {
-    if app.focus == Focus::Query {
-        match app.keymap.first_non_text(Action::RetrySearch) {
+    if app.focus() == Focus::Query {
+        match app.keymap().first_non_text(Action::RetrySearch) {
             Some(k) => k.to_string(),
-            None => app.keymap.label(Action::RetrySearch),
+            None => app.keymap().label(Action::RetrySearch),
         }
     } else {
-        app.keymap.label(Action::RetrySearch)
+        app.keymap().label(Action::RetrySearch)
     }
 }
 
@@ -77,15 +78,15 @@ pub fn wrap_words(text: &str, width: usize, max_lines: usize) -> Vec<String> {
 }
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus == Focus::Results;
+    let focused = app.focus() == Focus::Results;
     let mut title = vec![Span::styled(" Results ", theme.title)];
-    match &app.search.results {
+    match &app.search().results {
         Results::Found(r) => {
             title.push(Span::styled(
-                format!("{} of {} ", r.tools.len(), app.catalog.len()),
+                format!("{} of {} ", r.tools.len(), app.catalog().len()),
                 theme.title,
             ));
-            if let Some(l) = app.search.latency {
+            if let Some(l) = app.search().latency {
                 title.push(Span::styled(
                     format!("· {:.2} ms ", l.as_secs_f64() * 1000.0),
                     theme.dim,
@@ -101,7 +102,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let block = pane(Line::from(title), focused, theme);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let result = match &app.search.results {
+    let result = match &app.search().results {
         Results::Waiting => {
             f.render_widget(Paragraph::new(Span::styled("searching…", theme.dim)), inner);
             return;
@@ -129,7 +130,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 text.push(Line::from(Span::styled(
                     format!(
                         "nothing is shown as found: fix the settings ({}) or the query",
-                        app.keymap.label(Action::Settings)
+                        app.keymap().label(Action::Settings)
                     ),
                     theme.dim,
                 )));
@@ -137,23 +138,23 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             // The seed's fallback, made visible: the full catalog instead,
             // only within the context budget.
             text.push(Line::from(""));
-            if app.search.full_catalog {
+            if app.search().full_catalog {
                 text.push(Line::from(Span::styled(
                     format!(
                         "sending the full catalog instead: all {} tools",
-                        app.catalog.len()
+                        app.catalog().len()
                     ),
                     theme.selected,
                 )));
             } else {
                 match app.full_catalog_offer() {
                     Ok(tokens) => text.push(Line::from(vec![
-                        Span::styled(app.keymap.label(Action::SendFullCatalog), theme.key),
+                        Span::styled(app.keymap().label(Action::SendFullCatalog), theme.key),
                         Span::raw(format!(
                             " sends the full catalog instead ({} tools, {} tokens, within the budget of {})",
-                            app.catalog.len(),
+                            app.catalog().len(),
                             crate::numbers::thousands(tokens),
-                            crate::numbers::thousands(app.context_budget.unwrap_or(0))
+                            crate::numbers::thousands(app.search().context_budget().unwrap_or(0))
                         )),
                     ])),
                     Err(why) => text.push(Line::from(Span::styled(
@@ -169,7 +170,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let height = usize::from(inner.height);
     let width = usize::from(inner.width);
-    let list = app.search.list;
+    let list = app.search().list;
     let mut lines: Vec<Line> = Vec::with_capacity(height);
     let mut rank = result
         .tools

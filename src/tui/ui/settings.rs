@@ -8,8 +8,9 @@ use ratatui::widgets::{Clear, Paragraph, Wrap};
 
 use super::{Theme, key_line, pane};
 use crate::settings::Settings;
-use crate::tui::app::{App, SETTINGS_ROWS};
+use crate::tui::app::App;
 use crate::tui::help::{KeyLine, key_line as keys_of};
+use crate::tui::state::settings::SETTINGS_ROWS;
 
 fn value(s: &Settings, row: usize) -> String {
     let cap = |v: Option<i64>, none: &str| v.map_or_else(|| none.to_string(), |v| v.to_string());
@@ -36,9 +37,9 @@ pub fn draw(f: &mut Frame, r: Rect, app: &App, theme: &Theme) {
     );
     let mut lines = Vec::new();
     for (i, name) in SETTINGS_ROWS.iter().enumerate() {
-        let current = i == app.editor.row;
-        let edited = value(&app.editor.edited, i);
-        let in_force = value(&app.settings, i);
+        let current = i == app.editor().row;
+        let edited = value(&app.editor().edited, i);
+        let in_force = value(app.settings(), i);
         let mut spans = vec![
             Span::raw(if current { " › " } else { "   " }),
             Span::raw(format!("{name:<20}")),
@@ -62,7 +63,7 @@ pub fn draw(f: &mut Frame, r: Rect, app: &App, theme: &Theme) {
         lines.push(Line::from(spans));
     }
     lines.push(Line::from(""));
-    match &app.editor.error {
+    match &app.editor().error {
         Some(e) => {
             lines.push(Line::from(Span::styled(format!(" ✗ {e}"), theme.error)));
             lines.push(Line::from(Span::styled(
@@ -76,7 +77,7 @@ pub fn draw(f: &mut Frame, r: Rect, app: &App, theme: &Theme) {
         ))),
     }
     lines.push(Line::from(""));
-    let keys = keys_of(&app.keymap, KeyLine::Settings);
+    let keys = keys_of(app.keymap(), KeyLine::Settings);
     lines.push(key_line(
         keys,
         usize::from(r.width.saturating_sub(2)),

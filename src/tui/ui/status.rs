@@ -11,7 +11,7 @@ use crate::tui::app::{App, Focus};
 use crate::tui::help::{KeyLine, key_line as keys_of};
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    if let Some(message) = &app.status {
+    if let Some(message) = app.status() {
         // Messages quote tool names: escaped here, whoever wrote them.
         f.render_widget(
             Paragraph::new(Span::raw(format!(" {}", escape(message)))),
@@ -19,13 +19,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         );
         return;
     }
-    let which = if app.focus == Focus::Query && app.popup.is_none() {
+    let which = if app.focus() == Focus::Query && app.popup().is_none() {
         KeyLine::Query
     } else {
         KeyLine::Main
     };
     let line = key_line(
-        keys_of(&app.keymap, which),
+        keys_of(app.keymap(), which),
         usize::from(area.width),
         2,
         theme,

@@ -16,7 +16,7 @@ use crate::terminal_text::escape;
 use crate::tui::app::App;
 use crate::tui::help::{KeyLine, key_line as keys_of};
 use crate::tui::layout::TuneLayout;
-use crate::tui::tune::TuneState;
+use crate::tui::state::tune::TuneState;
 use crate::tune::{Point, TuneReport};
 
 /// The marks, as the chart, the table and the legend draw them.
@@ -38,7 +38,7 @@ pub fn fit_segments(segments: &[String], width: usize) -> String {
 
 pub fn draw(f: &mut Frame, l: &TuneLayout, app: &App, theme: &Theme) {
     f.render_widget(Clear, l.body);
-    let file = app.tune.queries.as_deref().map(escape);
+    let file = app.tune().queries.as_deref().map(escape);
     let title = match &file {
         Some(file) => format!(" Tune · requests from {file} "),
         None => " Tune ".to_string(),
@@ -47,18 +47,18 @@ pub fn draw(f: &mut Frame, l: &TuneLayout, app: &App, theme: &Theme) {
         pane(Line::from(Span::styled(title, theme.title)), true, theme),
         l.panel,
     );
-    if let TuneState::Ready(report) = &app.tune.state {
+    if let TuneState::Ready(report) = &app.tune().state {
         draw_chart(f, l.chart, app, report, theme);
         if let Some(t) = l.table {
             draw_table(f, t, app, report, theme);
         }
         draw_legend(f, l.legend, app, report, theme);
     }
-    let message = match &app.tune.state {
+    let message = match &app.tune().state {
         TuneState::NoQueries => Some((
             format!(
                 "No request file. {} picks one: JSON lines with \"query\" and \"expected\" (the eval format), or @demo on the demo catalog.",
-                app.keymap.label(crate::tui::action::Action::TuneOpen)
+                app.keymap().label(crate::tui::action::Action::TuneOpen)
             ),
             theme.dim,
         )),
@@ -73,8 +73,8 @@ pub fn draw(f: &mut Frame, l: &TuneLayout, app: &App, theme: &Theme) {
             format!(
                 "could not measure: {}\n\n{} picks another file, {} measures again",
                 escape(e),
-                app.keymap.label(crate::tui::action::Action::TuneOpen),
-                app.keymap.label(crate::tui::action::Action::TuneRerun)
+                app.keymap().label(crate::tui::action::Action::TuneOpen),
+                app.keymap().label(crate::tui::action::Action::TuneRerun)
             ),
             theme.error,
         )),
@@ -90,21 +90,21 @@ pub fn draw(f: &mut Frame, l: &TuneLayout, app: &App, theme: &Theme) {
             area,
         );
     }
-    let which = if app.tune.is_typing() {
+    let which = if app.tune().is_typing() {
         KeyLine::TuneInput
     } else {
         KeyLine::Tune
     };
     f.render_widget(
         Paragraph::new(key_line(
-            keys_of(&app.keymap, which),
+            keys_of(app.keymap(), which),
             usize::from(l.keys.width),
             1,
             theme,
         )),
         l.keys,
     );
-    if let Some(input) = &app.tune.path {
+    if let Some(input) = &app.tune().path {
         f.render_widget(Clear, l.prompt);
         let block = pane(
             Line::from(Span::styled(
@@ -304,7 +304,7 @@ fn draw_legend(f: &mut Frame, area: Rect, app: &App, report: &TuneReport, theme:
         fit_segments(&initial, width),
         theme.dim,
     )));
-    let last = match &app.tune.message {
+    let last = match &app.tune().message {
         Some(m) => Line::from(Span::styled(
             fit_segments(std::slice::from_ref(m), width),
             theme.key,

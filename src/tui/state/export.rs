@@ -4,8 +4,11 @@
 
 use clap::ValueEnum;
 
-use crate::catalog::export::PayloadFormat;
+use crate::catalog::Tool;
+use crate::catalog::export::{PayloadFormat, payload};
+use crate::terminal_text::escape;
 use crate::tui::action::Action;
+use crate::tui::effect::Effect;
 use crate::tui::line_input::LineInput;
 
 /// The name of a format, as `--export` takes it.
@@ -92,6 +95,28 @@ impl ExportBox {
             }
         }
     }
+}
+
+/// The write of `tools` as `format` to `path` (an effect, its message
+/// ready), or why they cannot be exported.
+pub fn write_effect(
+    format: PayloadFormat,
+    path: String,
+    tools: &[&Tool],
+) -> Result<Effect, String> {
+    let text = payload(tools.iter().copied(), format).map_err(|e| format!("not exported: {e}"))?;
+    let shown =
+        std::path::absolute(&path).map_or_else(|_| path.clone(), |p| p.display().to_string());
+    Ok(Effect::WriteFile {
+        done: format!(
+            "wrote {} tools ({}) to {}",
+            tools.len(),
+            format_name(format),
+            escape(&shown)
+        ),
+        path,
+        text,
+    })
 }
 
 #[cfg(test)]

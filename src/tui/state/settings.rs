@@ -39,6 +39,18 @@ impl SettingsEditor {
         self.error = None;
     }
 
+    /// Shows `edited`, with the SDK's message when they were refused.
+    pub fn show(&mut self, edited: Settings, error: Option<String>) {
+        self.edited = edited;
+        self.error = error;
+    }
+
+    /// The message of settings just refused, taken (another screen shows
+    /// it).
+    pub fn take_error(&mut self) -> Option<String> {
+        self.error.take()
+    }
+
     /// The popup's keys (`settings_*` actions).
     pub fn handle(&mut self, action: Action) -> SettingsOutcome {
         let step: i64 = match action {

@@ -1,0 +1,83 @@
+//! What crosses screens: settings put in force, an always-load flag
+//! toggled, the catalog pane's rows rebuilt from the search and the costs.
+
+use std::sync::Arc;
+
+use super::{App, Focus, Popup};
+use crate::settings::Settings;
+use crate::tui::effect::Effect;
+use crate::tui::state::catalog::ViewSource;
+
+impl App {
+    /// Recomputes the catalog pane's rows.
+    pub(super) fn rebuild_view(&mut self) {
+        let search = &self.search;
+        let selected = |i: usize| search.hit(i).is_some();
+        let src = ViewSource {
+            catalog: &self.catalog,
+            handle: &self.handle,
+            costs: self.costs.as_deref().map(Vec::as_slice),
+            selected: &selected,
+            height: self.layout.list_rows(),
+        };
+        self.catalog_view.rebuild(&src);
+    }
+
+    pub(super) fn toggle_always_load(&mut self) -> Vec<Effect> {
+        let index = match self.focus {
+            Focus::Results => self.search.current().map(|h| h.index),
+            _ => self.catalog_view.current(),
+        };
+        let Some(index) = index else {
+            return Vec::new();
+        };
+        let value = !self.catalog.tools()[index].always_load;
+        let toggled = Arc::new(self.catalog.with_always_load(index, value));
+        let name = toggled.tools()[index].name.clone();
+        // The initial set, caps and their validation follow at once; a change
+        // the SDK would refuse is refused, with its message.
+        match self.settings.validate(&toggled) {
+            Ok(handle) => {
+                self.catalog = toggled;
+                self.handle = handle;
+                self.status = Some(format!(
+                    "{name}: always-load {}",
+                    if value { "on" } else { "off" }
+                ));
+            }
+            Err(e) => {
+                self.status = Some(format!("{name} stays as it was: {e}"));
+                return Vec::new();
+            }
+        }
+        self.rebuild_view();
+        vec![self.search_effect(true)]
+    }
+
+    /// Validates edited settings: valid ones take effect at once; invalid ones
+    /// are shown with the SDK's message and the last valid ones stay in force.
+    pub(super) fn apply_settings(&mut self, edited: Settings) -> Vec<Effect> {
+        let handle = match edited.validate(&self.catalog) {
+            Err(e) => {
+                self.editor.show(edited, Some(e.to_string()));
+                return Vec::new();
+            }
+            Ok(handle) => handle,
+        };
+        self.editor.show(edited.clone(), None);
+        let basis_changed = edited.basis() != self.settings.basis();
+        self.settings = edited;
+        self.handle = handle;
+        self.rebuild_view();
+        let mut effects = Vec::new();
+        if basis_changed {
+            self.costs = None;
+            effects.push(self.costs_effect());
+        }
+        effects.push(self.search_effect(true));
+        if self.popup == Some(Popup::Tune) {
+            effects.extend(self.tune.effects(&self.catalog, &self.settings));
+        }
+        effects
+    }
+}

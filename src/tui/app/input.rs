@@ -1,0 +1,149 @@
+//! Keys, typed text and the mouse, resolved for the screen that has them.
+
+use crossterm::event::{KeyEvent, MouseEvent};
+
+use super::{App, Command, Focus, Popup};
+use crate::tui::action::{Action, Context};
+use crate::tui::effect::Effect;
+use crate::tui::keymap::Key;
+
+impl App {
+    /// Main-screen actions that keys typing no text reach from the query box.
+    pub(super) fn reaches_from_query(action: Action) -> bool {
+        matches!(
+            action,
+            Action::Quit
+                | Action::Help
+                | Action::Settings
+                | Action::NextPane
+                | Action::PrevPane
+                | Action::RetrySearch
+        )
+    }
+
+    /// A key in the screen's context, else text typed in a text box, else a
+    /// global action.
+    pub(super) fn resolve(&self, ev: &KeyEvent) -> Option<Command> {
+        let context = self.context();
+        if let Some(a) = self.keymap.action_in(context, ev) {
+            return Some(Command::Act(a));
+        }
+        if context == Context::Input {
+            if let Some(c) = Key::from_event(ev).and_then(|k| k.text()) {
+                return Some(Command::Type(c));
+            }
+            if self.popup.is_none()
+                && let Some(a) = self.keymap.action_in(Context::Main, ev)
+                && App::reaches_from_query(a)
+            {
+                return Some(Command::Act(a));
+            }
+        }
+        self.keymap.action_in(Context::Global, ev).map(Command::Act)
+    }
+
+    /// A click focuses the pane under it and selects the row clicked; the
+    /// wheel scrolls the pane under it (help and detail popups too).
+    /// Other screens take keys only.
+    pub(super) fn mouse(&mut self, m: MouseEvent) {
+        use crossterm::event::{MouseButton, MouseEventKind};
+        let at = ratatui::layout::Position::new(m.column, m.row);
+        let wheel = match m.kind {
+            MouseEventKind::ScrollDown => Some(Action::Down),
+            MouseEventKind::ScrollUp => Some(Action::Up),
+            _ => None,
+        };
+        match self.popup {
+            Some(Popup::Help | Popup::Detail) => {
+                if let Some(a) = wheel {
+                    for _ in 0..3 {
+                        self.act(a);
+                    }
+                }
+                return;
+            }
+            Some(_) => return,
+            None => {}
+        }
+        let l = self.layout;
+        let pane = if l.catalog.contains(at) {
+            Focus::Catalog
+        } else if l.results.contains(at) {
+            Focus::Results
+        } else if l.detail.is_some_and(|d| d.contains(at)) {
+            Focus::Detail
+        } else if l.query.contains(at) {
+            Focus::Query
+        } else {
+            return;
+        };
+        if let Some(a) = wheel {
+            if pane != Focus::Query {
+                for _ in 0..3 {
+                    self.move_in(pane, a);
+                }
+            }
+            return;
+        }
+        if m.kind != MouseEventKind::Down(MouseButton::Left) {
+            return;
+        }
+        if matches!(pane, Focus::Catalog | Focus::Results) {
+            self.last_list = pane;
+        }
+        self.focus = pane;
+        // The row clicked (the pane's first row is under its top border).
+        if m.row > l.catalog.y && m.row + 1 < l.catalog.bottom() {
+            let row = usize::from(m.row - l.catalog.y - 1);
+            let height = self.list_height();
+            match pane {
+                Focus::Catalog => self.catalog_view.click(row, height),
+                Focus::Results => self.search.click(row, height),
+                _ => {}
+            }
+        }
+    }
+
+    /// A movement (or a catalog pane's sort and filter) in `pane`.
+    pub(super) fn move_in(&mut self, pane: Focus, action: Action) {
+        let height = self.list_height();
+        match pane {
+            Focus::Results => {
+                self.search.handle(action, height);
+            }
+            Focus::Detail => self
+                .detail
+                .scroll(action, usize::from(self.layout.area.height)),
+            _ => {
+                if self.catalog_view.handle(action, height) {
+                    self.rebuild_view();
+                }
+            }
+        }
+    }
+
+    /// Text into the text box that has the keyboard.
+    pub(super) fn type_text(&mut self, text: &str) -> Vec<Effect> {
+        if self.context() != Context::Input {
+            return Vec::new();
+        }
+        match self.popup {
+            Some(Popup::Breaker) => {
+                if let Some(pane) = &mut self.breaker {
+                    pane.type_text(text);
+                }
+            }
+            Some(Popup::Tune) => self.tune.type_text(text),
+            Some(Popup::Export) => {
+                if let Some(b) = &mut self.export {
+                    b.type_text(text);
+                }
+            }
+            _ => {
+                let outcome = self.query.type_text(text);
+                return self.on_query(outcome);
+            }
+        }
+        Vec::new()
+    }
+}

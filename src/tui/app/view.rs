@@ -1,0 +1,235 @@
+//! What the app shows, read-only: drawing, the loop and tests read the
+//! state through these, never change it.
+
+use std::sync::Arc;
+
+use super::{App, Focus, Popup};
+use crate::catalog::{Catalog, Tool};
+use crate::search::{SearchHit, Searcher};
+use crate::select::ToolsHandle;
+use crate::settings::Settings;
+use crate::sources::mcp::{McpHost, ServerStatus};
+use crate::tui::action::Context;
+use crate::tui::keymap::Keymap;
+use crate::tui::layout::ScreenLayout;
+use crate::tui::state::breaker::BreakerPane;
+use crate::tui::state::catalog::CatalogView;
+use crate::tui::state::detail::DetailState;
+use crate::tui::state::export::ExportBox;
+use crate::tui::state::help::HelpState;
+use crate::tui::state::query::QueryBox;
+use crate::tui::state::results::SearchState;
+use crate::tui::state::settings::SettingsEditor;
+use crate::tui::state::tune::{self, TunePane};
+
+impl App {
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
+    }
+
+    /// The catalog files, as the header names them.
+    pub fn sources(&self) -> &str {
+        &self.sources
+    }
+
+    pub fn searcher(&self) -> &Searcher {
+        &self.searcher
+    }
+
+    pub fn keymap(&self) -> &Keymap {
+        &self.keymap
+    }
+
+    /// The settings in force (the last valid ones).
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The handle of the settings in force.
+    pub fn handle(&self) -> &ToolsHandle {
+        &self.handle
+    }
+
+    /// Per-tool tokens for the settings' basis, once counted.
+    pub fn costs(&self) -> Option<&Arc<Vec<u64>>> {
+        self.costs.as_ref()
+    }
+
+    pub fn focus(&self) -> Focus {
+        self.focus
+    }
+
+    pub fn popup(&self) -> Option<Popup> {
+        self.popup
+    }
+
+    pub fn query(&self) -> &QueryBox {
+        &self.query
+    }
+
+    pub fn catalog_view(&self) -> &CatalogView {
+        &self.catalog_view
+    }
+
+    /// The search side: the answer shown, the session, the results list.
+    pub fn search(&self) -> &SearchState {
+        &self.search
+    }
+
+    pub fn detail(&self) -> &DetailState {
+        &self.detail
+    }
+
+    pub fn help(&self) -> &HelpState {
+        &self.help
+    }
+
+    /// The settings popup.
+    pub fn editor(&self) -> &SettingsEditor {
+        &self.editor
+    }
+
+    /// The breaker simulator, once opened.
+    pub fn breaker(&self) -> Option<&BreakerPane> {
+        self.breaker.as_ref()
+    }
+
+    pub fn tune(&self) -> &TunePane {
+        &self.tune
+    }
+
+    /// The export popup, while open.
+    pub fn export(&self) -> Option<&ExportBox> {
+        self.export.as_ref()
+    }
+
+    /// The live MCP servers' host, when the explorer has their connections.
+    pub fn mcp_host(&self) -> Option<&Arc<McpHost>> {
+        self.mcp.as_ref()
+    }
+
+    /// Calls to MCP tools are real (the explorer has the connections).
+    pub fn mcp_live(&self) -> bool {
+        self.mcp.is_some()
+    }
+
+    /// What became of each MCP server.
+    pub fn mcp_servers(&self) -> &[ServerStatus] {
+        &self.mcp_servers
+    }
+
+    /// The header has a line for the MCP servers (the catalog came from some).
+    pub fn servers_line(&self) -> bool {
+        !self.mcp_servers.is_empty()
+    }
+
+    /// The bottom line's message, until the next key.
+    pub fn status(&self) -> Option<&str> {
+        self.status.as_deref()
+    }
+
+    /// A demo's caption, while one is shown.
+    pub fn caption(&self) -> Option<&str> {
+        self.caption.as_deref()
+    }
+
+    /// In a demo: whether it is paused (None: not a demo).
+    pub fn demo(&self) -> Option<bool> {
+        self.demo
+    }
+
+    pub fn no_color(&self) -> bool {
+        self.no_color
+    }
+
+    /// Where everything goes at the current size.
+    pub fn layout(&self) -> &ScreenLayout {
+        &self.layout
+    }
+
+    pub fn should_quit(&self) -> bool {
+        self.should_quit
+    }
+
+    /// The terminal size the layout is for.
+    pub fn size(&self) -> (u16, u16) {
+        (self.layout.area.width, self.layout.area.height)
+    }
+
+    /// Rows a list pane shows at the current terminal size.
+    pub fn list_height(&self) -> usize {
+        self.layout.list_rows()
+    }
+
+    /// A search is under way whose answer has not come back.
+    pub fn searching(&self) -> bool {
+        self.search.searching()
+    }
+
+    /// The answer shown is BM25F's standing in for a dense ranker whose
+    /// catalog vectors are still being computed.
+    pub fn vectors_pending(&self) -> bool {
+        self.search.vectors_pending(self.settings.ranker)
+    }
+
+    /// The tools the app would send now: the current search's loaded set,
+    /// or the full catalog when it was sent instead after a failure.
+    pub fn loaded_tools(&self) -> Option<Vec<usize>> {
+        self.search.loaded_tools(self.catalog.len())
+    }
+
+    /// The full catalog's tokens (once counted) and whether they fit the
+    /// context budget: `Err` says why the full catalog is not offered.
+    pub fn full_catalog_offer(&self) -> Result<u64, String> {
+        self.search
+            .full_catalog_offer(self.costs.as_deref().map(Vec::as_slice))
+    }
+
+    /// The search cap and initial count the Tune screen marks.
+    pub fn tune_current(&self) -> Option<(usize, usize)> {
+        tune::current(&self.catalog, &self.settings, &self.handle)
+    }
+
+    /// The tool whose detail is shown: the highlighted row of the results
+    /// pane when it had the focus last, else of the catalog pane.
+    pub fn current_tool(&self) -> Option<(usize, Option<&SearchHit>)> {
+        let from_results = matches!(self.focus, Focus::Results)
+            || (matches!(self.focus, Focus::Detail | Focus::Query)
+                && self.last_list == Focus::Results);
+        if from_results && let Some(hit) = self.search.current() {
+            return Some((hit.index, Some(hit)));
+        }
+        let index = self.catalog_view.current()?;
+        Some((index, self.search.hit(index)))
+    }
+
+    pub fn tool(&self, index: usize) -> &Tool {
+        &self.catalog.tools()[index]
+    }
+
+    /// Tools the current search selected.
+    pub fn is_selected(&self, index: usize) -> bool {
+        self.search.hit(index).is_some()
+    }
+
+    pub fn tokens_of(&self, index: usize) -> Option<u64> {
+        self.costs.as_ref().and_then(|c| c.get(index).copied())
+    }
+
+    /// The context the keys are looked up in: the screen with the keyboard.
+    pub fn context(&self) -> Context {
+        let breaker = self.breaker.as_ref();
+        match self.popup {
+            Some(Popup::Settings) => Context::Settings,
+            Some(Popup::Breaker) if breaker.is_some_and(|b| b.confirming()) => Context::Confirm,
+            Some(Popup::Breaker) if breaker.is_some_and(|b| b.is_typing()) => Context::Input,
+            Some(Popup::Breaker) => Context::Breaker,
+            Some(Popup::Tune) if self.tune.is_typing() => Context::Input,
+            Some(Popup::Tune) => Context::Tune,
+            Some(Popup::Export) => Context::Input,
+            Some(Popup::Help | Popup::Detail) => Context::Main,
+            None if self.focus == Focus::Query => Context::Input,
+            None => Context::Main,
+        }
+    }
+}

@@ -1,0 +1,337 @@
+//! What the explorer's loop carries: [`Msg`]s in (keys, answers) and
+//! [`Effect`]s out (searches, token counts, files, calls to MCP servers),
+//! and what runs an effect: [`run_effect`] does the I/O, [`spawn`] runs it
+//! off the UI thread, a [`Lane`] one at a time and newest first.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossterm::event::KeyEvent;
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::action::Action;
+use crate::catalog::Catalog;
+use crate::replay::{TraceCall, TraceError};
+use crate::search::{SearchError, SearchRequest, SearchResult, Searcher};
+use crate::settings::Settings;
+use crate::sources::mcp::{CallOutcome, McpCallError, McpHost};
+use crate::tokens::TokenBasis;
+
+/// What the loop feeds in.
+#[derive(Debug, Clone)]
+pub enum Msg {
+    /// A key, resolved through the keymap for the screen that has it.
+    Key(KeyEvent),
+    /// An action, as if its key had been pressed (scripts use these, so they
+    /// need not know the user's keymap). An action of another screen than
+    /// the one that has the keyboard does nothing.
+    Action(Action),
+    /// Text typed into the text box that has the keyboard (none: nothing).
+    Type(String),
+    /// A click or the wheel (everything it does, keys do too).
+    Mouse(crossterm::event::MouseEvent),
+    /// A demo's caption (none: hide it).
+    Caption(Option<String>),
+    /// A demo was paused (true) or resumed.
+    DemoPaused(bool),
+    /// The input ended (terminal closed or broken, script over).
+    InputClosed,
+    Resize(u16, u16),
+    SearchDone(SearchAnswer),
+    CostsReady {
+        basis: TokenBasis,
+        costs: Arc<Vec<u64>>,
+    },
+    /// A trace file, read for the breaker.
+    TraceLoaded {
+        path: String,
+        result: Result<Vec<TraceCall>, TraceError>,
+    },
+    /// The answer of real call `id` to an MCP server (the breaker's).
+    McpCallDone {
+        id: u64,
+        result: Result<CallOutcome, McpCallError>,
+    },
+    /// A Tune measurement (the newest one's answer is shown).
+    TuneDone {
+        generation: u64,
+        result: Result<crate::tune::TuneReport, String>,
+    },
+    /// A file was written (export, saved settings): the message to show.
+    Written(Result<String, String>),
+    /// Time to ask again for the answer of search `generation`, which came
+    /// from BM25F while the catalog's vectors were being computed.
+    Refresh {
+        generation: u64,
+    },
+}
+
+/// What the loop must do for the app (off the UI thread; each answer comes
+/// back as a `Msg`).
+#[derive(Debug, Clone)]
+pub enum Effect {
+    /// Run a search; answers `Msg::SearchDone`.
+    Search {
+        generation: u64,
+        catalog: Arc<Catalog>,
+        request: SearchRequest,
+        /// BM25F's answer shown while a dense ranker's is computed (the
+        /// dense search has the next generation and replaces it).
+        interim: bool,
+    },
+    /// Count every tool's tokens with `basis`; answers `Msg::CostsReady`.
+    Costs {
+        catalog: Arc<Catalog>,
+        basis: TokenBasis,
+    },
+    /// Read a trace file (or `@example`); answers `Msg::TraceLoaded`.
+    LoadTrace { path: String },
+    /// Call `tool` (its name on `server`) for real through `host` (which
+    /// blocks until the answer or its time limit); answers
+    /// `Msg::McpCallDone`.
+    McpCall {
+        id: u64,
+        host: Arc<McpHost>,
+        server: String,
+        tool: String,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    },
+    /// Measure the caps on the request file `queries`; answers
+    /// `Msg::TuneDone`.
+    Tune {
+        generation: u64,
+        catalog: Arc<Catalog>,
+        queries: String,
+        options: crate::tune::TuneOptions,
+    },
+    /// Write `text` to `path`; answers `Msg::Written` with `done`.
+    WriteFile {
+        path: String,
+        text: String,
+        done: String,
+    },
+    /// Wait `after`, then answer `Msg::Refresh { generation }`.
+    Refresh {
+        after: std::time::Duration,
+        generation: u64,
+    },
+    /// Save the explorer's settings to the config file; answers
+    /// `Msg::Written`.
+    SaveSettings {
+        path: std::path::PathBuf,
+        settings: Settings,
+    },
+}
+
+/// A search's answer as the loop brings it back.
+#[derive(Debug, Clone)]
+pub struct SearchAnswer {
+    pub generation: u64,
+    /// BM25F's answer shown until the dense ranker's comes.
+    pub interim: bool,
+    /// The catalog the search ran on: its hits index into this one.
+    pub catalog: Arc<Catalog>,
+    pub query: String,
+    /// A search as you type (no session recorded).
+    pub preview: bool,
+    pub result: Box<Result<SearchResult, SearchError>>,
+    pub elapsed: Duration,
+}
+
+/// Runs an effect where it stands (the loop does so off the UI thread;
+/// tests and benchmarks right away): the answer as a `Msg`.
+pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
+    match effect {
+        Effect::Search {
+            generation,
+            catalog,
+            request,
+            interim,
+        } => {
+            let started = std::time::Instant::now();
+            let result = Box::new(searcher.search(&catalog, &request));
+            Msg::SearchDone(SearchAnswer {
+                generation,
+                interim,
+                catalog,
+                preview: request.preview,
+                query: request.query,
+                result,
+                elapsed: started.elapsed(),
+            })
+        }
+        Effect::Costs { catalog, basis } => {
+            let costs = searcher.tool_costs(&catalog, basis);
+            Msg::CostsReady { basis, costs }
+        }
+        Effect::LoadTrace { path } => {
+            let result = crate::replay::load_trace(&path);
+            Msg::TraceLoaded { path, result }
+        }
+        Effect::McpCall {
+            id,
+            host,
+            server,
+            tool,
+            arguments,
+        } => Msg::McpCallDone {
+            id,
+            result: host.call(&server, &tool, arguments),
+        },
+        Effect::Tune {
+            generation,
+            catalog,
+            queries,
+            options,
+        } => {
+            let result = crate::eval::load_queries_arg(&queries)
+                .map_err(|e| e.to_string())
+                .and_then(|q| {
+                    crate::tune::tune(searcher, &catalog, &q, &options).map_err(|e| e.to_string())
+                });
+            Msg::TuneDone { generation, result }
+        }
+        Effect::Refresh { after, generation } => {
+            std::thread::sleep(after);
+            Msg::Refresh { generation }
+        }
+        Effect::WriteFile { path, text, done } => Msg::Written(
+            std::fs::write(&path, text)
+                .map(|()| done)
+                .map_err(|e| format!("{}: {e}", crate::terminal_text::escape(&path))),
+        ),
+        Effect::SaveSettings { path, settings } => Msg::Written(
+            crate::config::save_explorer_settings(&path, &settings)
+                .map(|()| {
+                    format!(
+                        "saved the settings to {}",
+                        crate::terminal_text::escape(&path.display().to_string())
+                    )
+                })
+                .map_err(|e| e.to_string()),
+        ),
+    }
+}
+
+/// Runs an effect off the UI thread; its answer comes back on `tx`. A
+/// dense ranker's search as you type goes through `lane`.
+pub fn spawn(searcher: &Searcher, effect: Effect, tx: &UnboundedSender<Msg>, lane: &Arc<Lane>) {
+    let searcher = searcher.clone();
+    let tx = tx.clone();
+    let dense_preview = matches!(&effect, Effect::Search { request, interim: false, .. }
+        if request.preview && request.ranker.is_some_and(|r| r.needs_embeddings()));
+    if dense_preview {
+        lane.submit(effect, move |e| {
+            let _ = tx.send(run_effect(&searcher, e));
+        });
+        return;
+    }
+    tokio::task::spawn_blocking(move || {
+        let _ = tx.send(run_effect(&searcher, effect));
+    });
+}
+
+/// Effects run one at a time, newest first: one submitted while another
+/// runs waits, and replaces any still waiting, whose work is dropped
+/// unstarted. Dense searches as you type go here, so a burst of keystrokes
+/// embeds the query being run and the latest one, not every prefix.
+#[derive(Default)]
+pub struct Lane {
+    /// The effect waiting, and whether a worker runs.
+    state: std::sync::Mutex<(Option<Effect>, bool)>,
+}
+
+impl Lane {
+    /// Queues `effect` in place of the one waiting; a worker thread runs
+    /// `run` on each in turn until none waits.
+    pub fn submit(self: &Arc<Self>, effect: Effect, run: impl Fn(Effect) + Send + 'static) {
+        {
+            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            state.0 = Some(effect);
+            if state.1 {
+                return;
+            }
+            state.1 = true;
+        }
+        let lane = self.clone();
+        std::thread::spawn(move || {
+            loop {
+                let next = {
+                    let mut state = lane.state.lock().unwrap_or_else(|p| p.into_inner());
+                    match state.0.take() {
+                        Some(e) => e,
+                        None => {
+                            state.1 = false;
+                            return;
+                        }
+                    }
+                };
+                run(next);
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod lane_tests {
+    use super::*;
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    fn refresh(generation: u64) -> Effect {
+        Effect::Refresh {
+            after: Duration::ZERO,
+            generation,
+        }
+    }
+
+    #[test]
+    fn a_lane_runs_the_first_and_the_newest_and_drops_those_between() {
+        let lane = Arc::new(Lane::default());
+        let ran = Arc::new(Mutex::new(Vec::new()));
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let go_rx = Arc::new(Mutex::new(go_rx));
+        let run = |ran: Arc<Mutex<Vec<u64>>>,
+                   started: std::sync::mpsc::Sender<u64>,
+                   go: Arc<Mutex<std::sync::mpsc::Receiver<()>>>| {
+            move |e: Effect| {
+                let Effect::Refresh { generation, .. } = e else {
+                    unreachable!()
+                };
+                let _ = started.send(generation);
+                // The first waits until the test has queued the others.
+                if generation == 1 {
+                    let _ = go.lock().unwrap().recv();
+                }
+                ran.lock().unwrap().push(generation);
+            }
+        };
+        lane.submit(
+            refresh(1),
+            run(ran.clone(), started_tx.clone(), go_rx.clone()),
+        );
+        assert_eq!(started_rx.recv_timeout(Duration::from_secs(10)), Ok(1));
+        for g in 2..=5 {
+            lane.submit(
+                refresh(g),
+                run(ran.clone(), started_tx.clone(), go_rx.clone()),
+            );
+        }
+        go_tx.send(()).unwrap();
+        assert_eq!(started_rx.recv_timeout(Duration::from_secs(10)), Ok(5));
+        // The worker ends once nothing waits; a new effect starts another.
+        for _ in 0..1000 {
+            if !lane.state.lock().unwrap().1 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(*ran.lock().unwrap(), vec![1, 5]);
+        lane.submit(
+            refresh(6),
+            run(ran.clone(), started_tx.clone(), go_rx.clone()),
+        );
+        assert_eq!(started_rx.recv_timeout(Duration::from_secs(10)), Ok(6));
+    }
+}

@@ -1,0 +1,60 @@
+//! Everything the explorer starts from: what [`App::new`](super::app::App::new)
+//! is made of, checked before the terminal opens.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::keymap::Keymap;
+use crate::catalog::Catalog;
+use crate::search::Searcher;
+use crate::settings::Settings;
+use crate::sources::mcp::{McpHost, ServerStatus};
+
+pub struct Setup {
+    pub catalog: Arc<Catalog>,
+    /// The catalog files, as the header names them.
+    pub sources: String,
+    /// Valid for `catalog` (the caller checks, so that bad flags fail
+    /// before the terminal opens).
+    pub settings: Settings,
+    pub keymap: Keymap,
+    pub no_color: bool,
+    /// Live MCP servers the catalog came from, if any (real tool calls go
+    /// there).
+    pub mcp: Option<Arc<McpHost>>,
+    /// What became of each MCP server.
+    pub mcp_servers: Vec<ServerStatus>,
+    /// Where searches go: the embedded service or a remote one.
+    pub searcher: Searcher,
+    /// The Tune screen's request file (JSONL or `@demo`), if any.
+    pub queries: Option<String>,
+    /// Where the settings are saved.
+    pub config_path: Option<PathBuf>,
+    /// Tokens the context can spend on tools: the full catalog is offered
+    /// after a failed search only if it fits. None: never offered.
+    pub context_budget: Option<u64>,
+    /// A demo tour plays: its captions and whether it is paused show.
+    pub demo: bool,
+}
+
+impl Setup {
+    /// The explorer on `catalog` through `searcher`, with the built-in
+    /// settings and keys, and nothing else: no MCP servers, request file,
+    /// config file or budget.
+    pub fn new(catalog: Arc<Catalog>, searcher: Searcher) -> Setup {
+        Setup {
+            sources: catalog.name().to_string(),
+            catalog,
+            settings: Settings::default(),
+            keymap: Keymap::defaults(),
+            no_color: false,
+            mcp: None,
+            mcp_servers: Vec::new(),
+            searcher,
+            queries: None,
+            config_path: None,
+            context_budget: None,
+            demo: false,
+        }
+    }
+}

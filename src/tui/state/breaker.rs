@@ -1,0 +1,396 @@
+//! The breaker simulator: call a tool by hand through the SDK's
+//! retry-loop breaker, or replay a trace, and watch where it trips.
+//!
+//! A tool gathered from a live MCP server (when the explorer has the
+//! connection) is called for real: the breaker records the call first (a
+//! blocked call never reaches the server), then the app sends it as an
+//! effect and its answer comes back through [`BreakerPane::receive`]. A
+//! read-only tool is called at once; any other asks for a yes every time.
+//! Trace replays stay simulated ([`crate::replay`], a call at a time).
+//! Real calls are in `live.rs`.
+
+mod live;
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+pub use live::{LiveCall, LiveEntry, LiveState, PendingCall, answer_text};
+
+use crate::breaker::{RetryLoopBreaker, signature};
+use crate::catalog::schema::example_arguments;
+use crate::catalog::{Catalog, Tool};
+use crate::replay::{Replay, TraceCall, TraceError};
+use crate::sources::mcp::McpHost;
+use crate::tui::action::Action;
+use crate::tui::effect::Effect;
+use crate::tui::line_input::LineInput;
+
+/// Thresholds the simulator offers.
+pub const THRESHOLDS: std::ops::RangeInclusive<u32> = 1..=20;
+/// How many times `L` repeats the call, at most.
+pub const MAX_LOOP: u32 = 50;
+/// How much of a server's answer is kept (characters).
+pub const MAX_ANSWER_CHARS: usize = 8000;
+
+/// One call in the log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallEntry {
+    pub tool: String,
+    pub signature: String,
+    pub ran: bool,
+    pub repeats: u64,
+    pub threshold: u32,
+    /// The handler's result (compact JSON) or the `RetryLoopError` message.
+    pub outcome: String,
+    /// The trace line this call came from, if any.
+    pub trace_line: Option<usize>,
+    /// A real call to an MCP server (its outcome is the answer's text,
+    /// escaped, lines joined by `\n`).
+    pub live: Option<LiveEntry>,
+}
+
+/// A loaded trace and how far its replay has gone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceState {
+    pub origin: String,
+    pub replay: Replay,
+}
+
+/// The simulator's state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BreakerPane {
+    /// Catalog index of the tool being called.
+    pub tool: usize,
+    pub args: LineInput,
+    pub editing: bool,
+    pub breaker: RetryLoopBreaker,
+    pub log: Vec<CallEntry>,
+    pub loop_count: u32,
+    pub trace: Option<TraceState>,
+    /// The trace path being typed, while the prompt is open.
+    pub path: Option<LineInput>,
+    pub message: Option<String>,
+    /// The real call waiting for a yes, if any.
+    pub confirm: Option<PendingCall>,
+    /// The id of the next real call.
+    pub next_id: u64,
+}
+
+/// What a simulated call returns: the catalog's `handler.result`, else a
+/// clear stand-in.
+pub fn handler_result(tool: &Tool) -> Value {
+    tool.handler_result.clone().unwrap_or_else(|| {
+        json!({"simulated": true, "tool": tool.name, "note": "no handler.result in the catalog"})
+    })
+}
+
+impl BreakerPane {
+    pub fn new(catalog: &Catalog, tool: usize) -> BreakerPane {
+        let mut pane = BreakerPane {
+            tool,
+            args: LineInput::default(),
+            editing: false,
+            breaker: RetryLoopBreaker::default(),
+            log: Vec::new(),
+            loop_count: 5,
+            trace: None,
+            path: None,
+            message: None,
+            confirm: None,
+            next_id: 1,
+        };
+        pane.pick(catalog, tool);
+        pane
+    }
+
+    /// Calls another tool from now on (the streak is the breaker's business:
+    /// a different call starts a new one).
+    pub fn pick(&mut self, catalog: &Catalog, tool: usize) {
+        if let Some(t) = catalog.tools().get(tool) {
+            self.tool = tool;
+            self.args
+                .set(&example_arguments(&t.input_schema).to_string());
+        }
+    }
+
+    /// The arguments as typed, if they can be sent: a JSON object.
+    pub fn parsed_args(&self) -> Result<Value, String> {
+        match serde_json::from_str::<Value>(&self.args.text) {
+            Ok(v @ Value::Object(_)) => Ok(v),
+            Ok(_) => Err("arguments must be a JSON object".into()),
+            Err(e) => Err(format!("invalid JSON: {e}")),
+        }
+    }
+
+    /// The current call's signature, when its arguments are valid.
+    pub fn current_signature(&self, catalog: &Catalog) -> Option<String> {
+        let name = &catalog.tools().get(self.tool)?.name;
+        self.parsed_args().ok().map(|a| signature(name, &a))
+    }
+
+    /// Runs one call through `RetryLoopBreaker::guard`.
+    fn run(&mut self, tool: &Tool, args: &Value, trace_line: Option<usize>) -> bool {
+        let result = self
+            .breaker
+            .guard(&tool.name, args, || handler_result(tool));
+        let entry = match result {
+            Ok(value) => CallEntry {
+                tool: tool.name.clone(),
+                signature: signature(&tool.name, args),
+                ran: true,
+                repeats: self.breaker.repeats(),
+                threshold: self.breaker.threshold(),
+                outcome: value.to_string(),
+                trace_line,
+                live: None,
+            },
+            Err(e) => CallEntry {
+                tool: tool.name.clone(),
+                signature: e.signature.clone(),
+                ran: false,
+                repeats: e.repeats,
+                threshold: e.threshold,
+                outcome: e.to_string(),
+                trace_line,
+                live: None,
+            },
+        };
+        let ran = entry.ran;
+        self.log.push(entry);
+        ran
+    }
+
+    /// Calls the current tool once; invalid arguments cannot be sent.
+    pub fn call(&mut self, catalog: &Catalog) -> bool {
+        let args = match self.parsed_args() {
+            Ok(a) => a,
+            Err(e) => {
+                self.message = Some(format!("not sent: {e}"));
+                return false;
+            }
+        };
+        let Some(tool) = catalog.tools().get(self.tool) else {
+            return false;
+        };
+        self.message = None;
+        self.run(tool, &args, None)
+    }
+
+    /// Calls the current tool `loop_count` times.
+    pub fn call_loop(&mut self, catalog: &Catalog) {
+        for _ in 0..self.loop_count {
+            if self.parsed_args().is_err() {
+                self.call(catalog);
+                return;
+            }
+            self.call(catalog);
+        }
+    }
+
+    pub fn change_threshold(&mut self, delta: i64) {
+        let t = (i64::from(self.breaker.threshold()) + delta)
+            .clamp(i64::from(*THRESHOLDS.start()), i64::from(*THRESHOLDS.end()))
+            as u32;
+        // The streak is kept, as changing the SDK object's threshold would.
+        self.breaker.set_threshold(t);
+    }
+
+    pub fn reset(&mut self) {
+        self.breaker.reset();
+        self.message = Some("breaker reset: the next call starts a new streak".into());
+    }
+
+    /// Takes a trace read from `path` (the read is an effect of the loop,
+    /// never done here) and starts its replay on a fresh breaker.
+    pub fn loaded(&mut self, path: &str, result: Result<Vec<TraceCall>, TraceError>) {
+        match result {
+            Ok(calls) => {
+                self.breaker.reset();
+                self.message = Some(format!(
+                    "loaded {} calls from {path}; the breaker starts fresh",
+                    calls.len()
+                ));
+                self.trace = Some(TraceState {
+                    origin: path.to_string(),
+                    replay: Replay::new(calls),
+                });
+            }
+            Err(e) => self.message = Some(e.to_string()),
+        }
+    }
+
+    /// Runs the next call of the trace through the breaker (the one
+    /// manual calls go through too); false at the end.
+    pub fn step(&mut self, catalog: &Catalog) -> bool {
+        let Some(trace) = &mut self.trace else {
+            self.message = Some("no trace loaded: open one first".into());
+            return false;
+        };
+        let Some(step) = trace.replay.step(&mut self.breaker) else {
+            if trace.replay.tripped_at().is_none() {
+                self.message = Some("the trace is over".into());
+            }
+            return false;
+        };
+        let outcome = match &step.blocked {
+            Some(e) => e.to_string(),
+            None => catalog
+                .get(&step.call.name)
+                .map_or_else(
+                    || handler_result(&Tool::new(step.call.name.clone(), "")),
+                    handler_result,
+                )
+                .to_string(),
+        };
+        if trace.replay.tripped_at() == Some(step.seen.index) {
+            self.message = Some(format!(
+                "the breaker trips at call {} (line {})",
+                step.seen.index, step.call.line
+            ));
+        }
+        self.log.push(CallEntry {
+            tool: step.call.name.clone(),
+            signature: step.seen.signature,
+            ran: step.seen.ran,
+            repeats: step.seen.repeats,
+            threshold: self.breaker.threshold(),
+            outcome,
+            trace_line: Some(step.call.line),
+            live: None,
+        });
+        true
+    }
+
+    /// Runs the rest of the trace.
+    pub fn run_trace(&mut self, catalog: &Catalog) {
+        while self.step(catalog) {}
+        if let Some(t) = &self.trace
+            && t.replay.tripped_at().is_none()
+        {
+            self.message = Some(format!(
+                "the breaker (threshold {}) never tripped on {} calls",
+                self.breaker.threshold(),
+                t.replay.calls.len()
+            ));
+        }
+    }
+
+    /// A text box has the keyboard (the arguments or the trace path).
+    pub fn is_typing(&self) -> bool {
+        self.editing || self.path.is_some()
+    }
+
+    /// Typed text, into the text box being edited.
+    pub fn type_text(&mut self, text: &str) {
+        if let Some(path) = &mut self.path {
+            path.insert(text);
+        } else if self.editing {
+            self.args.insert(text);
+        }
+    }
+
+    /// The simulator's keys: `breaker_*` actions, `input_*` ones while a
+    /// text box has the keyboard, `confirm_*` ones while a real call waits
+    /// for a yes. A trace to read and real calls to send come back as
+    /// effects.
+    pub fn handle(&mut self, action: Action, on: &Breaking) -> BreakerOutcome {
+        let (catalog, tools, live) = (on.catalog, on.tools, on.host.is_some());
+        let send = |calls: Vec<LiveCall>| match on.host {
+            Some(host) if !calls.is_empty() => {
+                BreakerOutcome::Effects(calls.into_iter().map(|c| c.effect(host)).collect())
+            }
+            _ => BreakerOutcome::Stay,
+        };
+        if self.confirm.is_some() {
+            return match action {
+                Action::ConfirmYes => send(self.answer(true)),
+                Action::ConfirmNo => send(self.answer(false)),
+                _ => BreakerOutcome::Stay,
+            };
+        }
+        if let Some(path) = &mut self.path {
+            match action {
+                Action::InputCancel => self.path = None,
+                Action::InputSubmit => {
+                    let p = path.text.trim().to_string();
+                    self.path = None;
+                    return BreakerOutcome::Effects(vec![Effect::LoadTrace { path: p }]);
+                }
+                other => {
+                    path.edit(other);
+                }
+            }
+            return BreakerOutcome::Stay;
+        }
+        if self.editing {
+            match action {
+                Action::InputCancel => self.editing = false,
+                Action::InputSubmit => return send(self.request(catalog, live)),
+                other => {
+                    self.args.edit(other);
+                }
+            }
+            return BreakerOutcome::Stay;
+        }
+        match action {
+            Action::BreakerClose => return BreakerOutcome::Close,
+            Action::BreakerCall => return send(self.request(catalog, live)),
+            Action::BreakerEdit => self.editing = true,
+            Action::BreakerLoop => return send(self.request_loop(catalog, live)),
+            Action::BreakerThresholdUp => self.change_threshold(1),
+            Action::BreakerThresholdDown => self.change_threshold(-1),
+            Action::BreakerLoopMore => self.loop_count = (self.loop_count + 1).min(MAX_LOOP),
+            Action::BreakerLoopLess => self.loop_count = self.loop_count.saturating_sub(1).max(1),
+            Action::BreakerReset => self.reset(),
+            Action::BreakerNextTool | Action::BreakerPrevTool => {
+                if let Some(pos) = tools.iter().position(|&i| i == self.tool) {
+                    let n = tools.len();
+                    let next = if action == Action::BreakerNextTool {
+                        (pos + 1) % n
+                    } else {
+                        (pos + n - 1) % n
+                    };
+                    self.pick(catalog, tools[next]);
+                } else if let Some(&first) = tools.first() {
+                    self.pick(catalog, first);
+                }
+            }
+            Action::BreakerOpenTrace => {
+                self.path = Some(LineInput::new(
+                    self.trace
+                        .as_ref()
+                        .map_or("@example", |t| t.origin.as_str()),
+                ));
+            }
+            Action::BreakerStep => {
+                self.step(catalog);
+            }
+            Action::BreakerRunTrace => self.run_trace(catalog),
+            _ => {}
+        }
+        BreakerOutcome::Stay
+    }
+}
+
+/// What the simulator works on: the catalog, the catalog pane's rows (what
+/// next and previous tool step through), and the MCP servers' host when
+/// the explorer has their connections (MCP tools are then called for real).
+pub struct Breaking<'a> {
+    pub catalog: &'a Catalog,
+    pub tools: &'a [usize],
+    pub host: Option<&'a Arc<McpHost>>,
+}
+
+/// What the simulator asks of the app.
+#[derive(Debug, Clone)]
+pub enum BreakerOutcome {
+    Stay,
+    Close,
+    /// Read a trace file, send real calls (each answer comes back as a
+    /// message).
+    Effects(Vec<Effect>),
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,187 @@
+//! The simulator without the app: calls, streaks, thresholds, a replay.
+
+use super::*;
+use crate::catalog::{CatalogSource, load};
+use crate::replay::load_trace;
+
+fn demo() -> Catalog {
+    load(&CatalogSource::demo()).unwrap()
+}
+
+fn open(p: &mut BreakerPane, path: &str) {
+    p.loaded(path, load_trace(path));
+}
+
+fn pane_for(catalog: &Catalog, name: &str) -> BreakerPane {
+    BreakerPane::new(catalog, catalog.index_of(name).unwrap())
+}
+
+#[test]
+fn starts_from_the_schemas_required_arguments() {
+    let c = demo();
+    let p = pane_for(&c, "get_payment");
+    assert_eq!(p.args.text, r#"{"payment_id":""}"#);
+    assert_eq!(p.breaker.threshold(), 3);
+    assert_eq!(
+        p.current_signature(&c).as_deref(),
+        Some(r#"get_payment({"payment_id":""})"#)
+    );
+}
+
+#[test]
+fn fourth_identical_call_is_blocked_and_its_handler_not_run() {
+    let c = demo();
+    let mut p = pane_for(&c, "get_payment");
+    for i in 1..=3 {
+        assert!(p.call(&c));
+        assert_eq!(p.log.last().unwrap().repeats, i);
+    }
+    assert!(!p.call(&c));
+    let last = p.log.last().unwrap();
+    assert!(!last.ran);
+    assert_eq!(last.repeats, 4);
+    assert!(
+        last.outcome
+            .starts_with("retry loop interrupted: tool call")
+    );
+    // Ran calls carry the catalog's simulated result.
+    let expected = c
+        .get("get_payment")
+        .unwrap()
+        .handler_result
+        .clone()
+        .unwrap();
+    assert_eq!(p.log[0].outcome, expected.to_string());
+}
+
+#[test]
+fn key_order_does_not_matter_and_other_args_start_a_new_streak() {
+    let c = demo();
+    let mut p = pane_for(&c, "get_ticket");
+    p.args.set(r#"{"ticket_id":"T-1","include_comments":true}"#);
+    p.call(&c);
+    p.args.set(r#"{"include_comments":true,"ticket_id":"T-1"}"#);
+    p.call(&c);
+    assert_eq!(p.log[1].repeats, 2);
+    assert_eq!(p.log[0].signature, p.log[1].signature);
+    p.args.set(r#"{"ticket_id":"T-2"}"#);
+    p.call(&c);
+    assert_eq!(p.log[2].repeats, 1);
+}
+
+#[test]
+fn invalid_json_cannot_be_sent() {
+    let c = demo();
+    let mut p = pane_for(&c, "get_ticket");
+    p.args.set(r#"{"ticket_id": "#);
+    assert!(p.parsed_args().unwrap_err().starts_with("invalid JSON"));
+    assert!(!p.call(&c));
+    assert!(p.log.is_empty());
+    assert!(
+        p.message
+            .as_deref()
+            .unwrap()
+            .starts_with("not sent: invalid JSON")
+    );
+    p.args.set("[1]");
+    assert_eq!(
+        p.parsed_args().unwrap_err(),
+        "arguments must be a JSON object"
+    );
+    assert!(p.current_signature(&c).is_none());
+}
+
+#[test]
+fn threshold_changes_keep_the_streak_reset_clears_it() {
+    let c = demo();
+    let mut p = pane_for(&c, "get_payment");
+    p.breaker.set_threshold(5);
+    for _ in 0..3 {
+        p.call(&c);
+    }
+    p.change_threshold(-2);
+    assert_eq!(p.breaker.threshold(), 3);
+    assert_eq!(p.breaker.repeats(), 3);
+    assert!(!p.call(&c), "the kept streak trips at once");
+    p.change_threshold(-10);
+    assert_eq!(p.breaker.threshold(), 1);
+    p.change_threshold(100);
+    assert_eq!(p.breaker.threshold(), 20);
+    p.reset();
+    assert_eq!(p.breaker.repeats(), 0);
+    assert!(p.call(&c));
+}
+
+#[test]
+fn loop_calls_n_times() {
+    let c = demo();
+    let mut p = pane_for(&c, "get_payment");
+    p.loop_count = 6;
+    p.call_loop(&c);
+    assert_eq!(p.log.len(), 6);
+    assert_eq!(p.log.iter().filter(|e| e.ran).count(), 3);
+}
+
+#[test]
+fn replay_steps_and_trips() {
+    let c = demo();
+    let mut p = pane_for(&c, "get_payment");
+    p.call(&c);
+    open(&mut p, "@example");
+    assert_eq!(p.breaker.repeats(), 0, "a replay starts fresh");
+    for _ in 0..9 {
+        assert!(p.step(&c));
+    }
+    assert_eq!(p.trace.as_ref().unwrap().replay.tripped_at(), None);
+    assert!(p.step(&c));
+    assert_eq!(p.trace.as_ref().unwrap().replay.tripped_at(), Some(9));
+    assert!(p.message.as_deref().unwrap().contains("trips at call 9"));
+    p.run_trace(&c);
+    let t = &p.trace.as_ref().unwrap().replay;
+    assert_eq!(t.next(), t.calls.len());
+    assert!(!p.step(&c));
+    open(&mut p, "/no/such/trace.jsonl");
+    assert!(p.message.as_deref().unwrap().contains("cannot read"));
+}
+
+#[test]
+fn actions_drive_the_simulator() {
+    use Action::*;
+    let c = demo();
+    let tools: Vec<usize> = (0..c.len()).collect();
+    let mut p = pane_for(&c, "get_payment");
+    let on = Breaking {
+        catalog: &c,
+        tools: &tools,
+        host: None,
+    };
+    let act = |p: &mut BreakerPane, a: Action| p.handle(a, &on);
+    assert!(matches!(act(&mut p, BreakerCall), BreakerOutcome::Stay));
+    assert_eq!(p.log.len(), 1);
+    act(&mut p, BreakerEdit);
+    assert!(p.editing && p.is_typing());
+    p.type_text("x");
+    assert!(p.args.text.ends_with('x'));
+    act(&mut p, InputCancel);
+    assert!(!p.editing);
+    act(&mut p, BreakerThresholdUp);
+    assert_eq!(p.breaker.threshold(), 4);
+    act(&mut p, BreakerLoopMore);
+    assert_eq!(p.loop_count, 6);
+    act(&mut p, BreakerNextTool);
+    assert_ne!(c.tools()[p.tool].name, "get_payment");
+    act(&mut p, BreakerPrevTool);
+    assert_eq!(c.tools()[p.tool].name, "get_payment");
+    act(&mut p, BreakerOpenTrace);
+    assert_eq!(p.path.as_ref().unwrap().text, "@example");
+    // Opening is asked of the app (file I/O is an effect), not done here.
+    assert!(matches!(
+        act(&mut p, InputSubmit),
+        BreakerOutcome::Effects(e) if matches!(e.as_slice(), [Effect::LoadTrace { path }] if path == "@example")
+    ));
+    assert!(p.trace.is_none());
+    open(&mut p, "@example");
+    act(&mut p, BreakerRunTrace);
+    assert!(p.trace.as_ref().unwrap().replay.tripped_at().is_some());
+    assert!(matches!(act(&mut p, BreakerClose), BreakerOutcome::Close));
+}

@@ -1,0 +1,331 @@
+//! The search side, and the results pane's state: the answer shown and
+//! which request it answers, the searches a query asks for (as you type,
+//! committed, retried, asked again while a dense ranker's vectors are
+//! computed), the session, the full-catalog fallback, and the pane's list.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::catalog::Catalog;
+use crate::engine::Ranker;
+use crate::numbers::thousands;
+use crate::search::{SearchError, SearchHit, SearchRequest, SearchResult};
+use crate::select::ToolsHandle;
+use crate::settings::Settings;
+use crate::tui::action::Action;
+use crate::tui::effect::{Effect, SearchAnswer};
+use crate::tui::list::ListState;
+
+/// How long a preview answered by BM25F (the catalog's vectors not ready)
+/// waits before asking again.
+pub const REFRESH_WHILE_EMBEDDING: Duration = Duration::from_millis(400);
+
+/// The answer shown in the results pane.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Results {
+    /// No search has come back yet.
+    Waiting,
+    Found(SearchResult),
+    /// The search failed: the typed error, code and message.
+    Failed(SearchError),
+}
+
+/// What a search is made of: the catalog, the query, and the settings in
+/// force with their handle.
+pub struct Searched<'a> {
+    pub catalog: &'a Arc<Catalog>,
+    pub query: &'a str,
+    pub settings: &'a Settings,
+    pub handle: &'a ToolsHandle,
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchState {
+    pub results: Results,
+    /// The query the shown results answer.
+    pub query: String,
+    /// The shown results are BM25F's, until the dense ranker's come.
+    pub interim: bool,
+    pub latency: Option<Duration>,
+    next_generation: u64,
+    applied_generation: u64,
+    pub list: ListState,
+    pub session: Option<String>,
+    /// Tools the session has loaded so far.
+    pub session_tools: usize,
+    /// The last search sent (what a retry re-sends).
+    pub last_request: Option<SearchRequest>,
+    /// After a failed search, the user chose to send the full catalog
+    /// instead (until the next answer).
+    pub full_catalog: bool,
+    /// Tokens the context can spend on tools: the full catalog is offered
+    /// after a failed search only if it fits. None: never offered.
+    context_budget: Option<u64>,
+}
+
+impl SearchState {
+    pub fn new(context_budget: Option<u64>) -> SearchState {
+        SearchState {
+            results: Results::Waiting,
+            query: String::new(),
+            interim: false,
+            latency: None,
+            next_generation: 0,
+            applied_generation: 0,
+            list: ListState::default(),
+            session: None,
+            session_tools: 0,
+            last_request: None,
+            full_catalog: false,
+            context_budget,
+        }
+    }
+
+    pub fn context_budget(&self) -> Option<u64> {
+        self.context_budget
+    }
+
+    /// The generation of a new search (each newer than the last).
+    fn next_generation(&mut self) -> u64 {
+        self.next_generation += 1;
+        self.next_generation
+    }
+
+    /// The request of a search: the session is sent along, the cap the
+    /// settings' handle gives.
+    pub fn request(&self, on: &Searched, preview: bool) -> SearchRequest {
+        SearchRequest {
+            query: on.query.to_string(),
+            context: None,
+            max_tools: on.handle.search_cap(on.settings.max_tools).ok().flatten(),
+            session_id: self.session.clone(),
+            ranker: Some(on.settings.ranker),
+            // Named only when the user chose one, as the SDKs send none.
+            token_basis: on.settings.token_basis,
+            preview,
+        }
+    }
+
+    /// A search of the query; `preview` while typing (a committed query is
+    /// recorded in the session).
+    pub fn search(&mut self, on: &Searched, preview: bool) -> Effect {
+        let request = self.request(on, preview);
+        self.last_request = Some(request.clone());
+        Effect::Search {
+            generation: self.next_generation(),
+            catalog: on.catalog.clone(),
+            request,
+            interim: false,
+        }
+    }
+
+    /// The searches of a query being typed. With a dense ranker, BM25F's
+    /// answer (no model call) is asked for first and shown at once; the
+    /// dense search, one generation newer, replaces it when the query is
+    /// embedded, and an older keystroke's answers never replace a newer's.
+    pub fn typing(&mut self, on: &Searched) -> Vec<Effect> {
+        self.list = ListState::default();
+        if !on.settings.ranker.needs_embeddings() {
+            return vec![self.search(on, true)];
+        }
+        let mut request = self.request(on, true);
+        request.ranker = Some(Ranker::Bm25);
+        let lexical = Effect::Search {
+            generation: self.next_generation(),
+            catalog: on.catalog.clone(),
+            request,
+            interim: true,
+        };
+        vec![lexical, self.search(on, true)]
+    }
+
+    /// The last search again (a new generation, the session as it is now):
+    /// after a failure, the service may be back.
+    pub fn retry(&mut self, on: &Searched) -> Effect {
+        self.full_catalog = false;
+        let Some(mut request) = self.last_request.clone() else {
+            return self.search(on, true);
+        };
+        request.session_id = self.session.clone();
+        Effect::Search {
+            generation: self.next_generation(),
+            catalog: on.catalog.clone(),
+            request,
+            interim: false,
+        }
+    }
+
+    /// The generation of the answer shown.
+    pub fn applied(&self) -> u64 {
+        self.applied_generation
+    }
+
+    /// A search is under way whose answer has not come back.
+    pub fn searching(&self) -> bool {
+        self.applied_generation < self.next_generation
+    }
+
+    /// Takes an answer if it is the newest so far and was made for
+    /// `catalog` (an answer for an older catalog indexes into that one and is
+    /// dropped: a newer search on this catalog is under way). True when taken.
+    pub fn receive(&mut self, answer: SearchAnswer, catalog: &Arc<Catalog>, height: usize) -> bool {
+        // An older query's answer never replaces a newer one's.
+        if answer.generation <= self.applied_generation || !Arc::ptr_eq(&answer.catalog, catalog) {
+            return false;
+        }
+        self.applied_generation = answer.generation;
+        self.full_catalog = false;
+        self.latency = Some(answer.elapsed);
+        self.query = answer.query;
+        self.interim = answer.interim;
+        self.results = match *answer.result {
+            Ok(mut r) => {
+                if answer.interim {
+                    let interim =
+                        "BM25F's results while the query is embedded; the dense ranker's follow";
+                    r.note = Some(match r.note.take() {
+                        Some(note) => format!("{interim}. {note}"),
+                        None => interim.into(),
+                    });
+                }
+                if !answer.preview
+                    && let Some(id) = &r.session_id
+                {
+                    self.session = Some(id.clone());
+                    self.session_tools = r.session_tools.len();
+                }
+                Results::Found(r)
+            }
+            Err(e) => Results::Failed(e),
+        };
+        self.keep_visible(height);
+        true
+    }
+
+    /// After an answer was taken: a dense ranker's preview answered by
+    /// BM25F while the catalog's vectors are computed (its note says how
+    /// far) is asked again shortly, so the fused results and the progress
+    /// show without a keystroke.
+    pub fn refresh_after(&self, ranker: Ranker) -> Vec<Effect> {
+        if self.vectors_pending(ranker) {
+            vec![Effect::Refresh {
+                after: REFRESH_WHILE_EMBEDDING,
+                generation: self.applied(),
+            }]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Whether the refresh of answer `generation` is still wanted: nothing
+    /// newer was asked for meanwhile.
+    pub fn refresh_wanted(&self, generation: u64) -> bool {
+        generation == self.applied() && !self.searching()
+    }
+
+    /// The answer shown is BM25F's standing in for `ranker` (a dense one)
+    /// whose catalog vectors are still being computed.
+    pub fn vectors_pending(&self, ranker: Ranker) -> bool {
+        !self.interim
+            && matches!(&self.results, Results::Found(r)
+            if ranker.needs_embeddings() && r.method != ranker.to_string())
+    }
+
+    /// The tools the app would send now: the current search's loaded set,
+    /// or the full catalog (of `catalog_len` tools) when it was sent instead
+    /// after a failure.
+    pub fn loaded_tools(&self, catalog_len: usize) -> Option<Vec<usize>> {
+        if self.full_catalog {
+            return Some((0..catalog_len).collect());
+        }
+        match &self.results {
+            Results::Found(r) => Some(r.tools.iter().map(|h| h.index).collect()),
+            _ => None,
+        }
+    }
+
+    /// The full catalog's tokens (`costs`, once counted) and whether they
+    /// fit the context budget: `Err` says why the full catalog is not
+    /// offered.
+    pub fn full_catalog_offer(&self, costs: Option<&[u64]>) -> Result<u64, String> {
+        let Some(budget) = self.context_budget else {
+            return Err("no context budget is set (--context-budget TOKENS)".into());
+        };
+        let Some(costs) = costs else {
+            return Err("the catalog's tokens are still being counted".into());
+        };
+        let full: u64 = costs.iter().sum();
+        if full <= budget {
+            Ok(full)
+        } else {
+            Err(format!(
+                "the full catalog is {} tokens; the budget is {}",
+                thousands(full),
+                thousands(budget)
+            ))
+        }
+    }
+
+    /// Sends the full catalog (of `catalog_len` tools, `costs`) instead of
+    /// a failed search's, if it fits: the message to show either way.
+    pub fn send_full_catalog(&mut self, catalog_len: usize, costs: Option<&[u64]>) -> String {
+        if !matches!(self.results, Results::Failed(_)) {
+            return "the full catalog is offered only when a search fails".into();
+        }
+        match self.full_catalog_offer(costs) {
+            Ok(tokens) => {
+                self.full_catalog = true;
+                format!(
+                    "sending the full catalog instead: {catalog_len} tools, {} tokens",
+                    thousands(tokens)
+                )
+            }
+            Err(why) => format!("not sent: {why}"),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.results {
+            Results::Found(r) => r.tools.len(),
+            _ => 0,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The highlighted hit of the results pane.
+    pub fn current(&self) -> Option<&SearchHit> {
+        match &self.results {
+            Results::Found(r) => r.tools.get(self.list.selected),
+            _ => None,
+        }
+    }
+
+    /// The hit of the catalog tool `index`, if the search selected it.
+    pub fn hit(&self, index: usize) -> Option<&SearchHit> {
+        match &self.results {
+            Results::Found(r) => r.tools.iter().find(|h| h.index == index),
+            _ => None,
+        }
+    }
+
+    /// Keeps the highlighted row in a window of `height` rows.
+    pub fn keep_visible(&mut self, height: usize) {
+        let len = self.len();
+        self.list.keep_visible(len, height);
+    }
+
+    /// A click on row `row` of the pane's window selects that row.
+    pub fn click(&mut self, row: usize, height: usize) {
+        let len = self.len();
+        self.list.click(row, len, height);
+    }
+
+    /// The results pane's keys: movement.
+    pub fn handle(&mut self, action: Action, height: usize) -> bool {
+        let len = self.len();
+        self.list.handle(action, len, height)
+    }
+}
