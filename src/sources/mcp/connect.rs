@@ -6,15 +6,18 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::ServiceExt;
+use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::{
     StreamableHttpClientTransport, TokioChildProcess,
     streamable_http_client::StreamableHttpClientTransportConfig,
 };
 use tokio::io::AsyncReadExt;
 
-use super::host::Client;
 use super::reaper::register_group;
 use super::{McpServer, Transport};
+
+/// A live connection to one server.
+pub(super) type Client = RunningService<RoleClient, ()>;
 
 /// How much of a server's stderr is kept for its error report.
 const STDERR_TAIL_BYTES: usize = 2048;

@@ -6,15 +6,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::{RoleClient, RunningService};
 use serde_json::Value;
 
-use super::connect::connect_and_list;
+use super::connect::{Client, connect_and_list};
 use super::listed::build_catalog;
 use super::reaper::kill_group;
 use super::{CallOutcome, Gathered, McpCallError, McpConfig, McpServer, ServerState, ServerStatus};
-
-pub(super) type Client = RunningService<RoleClient, ()>;
 
 /// Live connections to MCP servers, on a runtime of their own (so any
 /// thread, inside another runtime or not, can use them).
