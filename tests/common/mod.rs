@@ -186,3 +186,18 @@ pub fn minilm_dir() -> PathBuf {
     );
     dir
 }
+
+/// The strings of a JSON array of names (a test fails on anything else).
+pub fn names(v: &serde_json::Value) -> Vec<&str> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|n| n.as_str().unwrap_or_else(|| panic!("not a name: {n}")))
+        .collect()
+}
+
+/// A session id as the service mints them: 32 hex digits.
+pub fn is_session_id(v: &serde_json::Value) -> bool {
+    v.as_str()
+        .is_some_and(|s| s.len() == 32 && s.bytes().all(|b| b.is_ascii_hexdigit()))
+}

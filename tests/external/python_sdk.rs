@@ -7,6 +7,7 @@
 //! makes (`.ci/run` runs it). These tests fail, never skip, without it.
 
 use crate::common;
+use crate::common::{is_session_id, names};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -109,19 +110,6 @@ fn script(name: &str, url: &str, envs: &[(&str, &str)]) -> Value {
     );
     serde_json::from_str(&stdout)
         .unwrap_or_else(|e| panic!("{name} printed no JSON ({e}):\n{stdout}\nstderr: {stderr}"))
-}
-
-fn names(v: &Value) -> Vec<&str> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|n| n.as_str().unwrap_or_else(|| panic!("not a name: {n}")))
-        .collect()
-}
-
-fn is_session_id(v: &Value) -> bool {
-    v.as_str()
-        .is_some_and(|s| s.len() == 32 && s.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// Waits (briefly) for the access log to hold `n` lines with `needle`.

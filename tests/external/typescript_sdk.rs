@@ -15,6 +15,7 @@
 //!   TOOLSIFT_NODE         the node to run (default `node` on PATH)
 
 use crate::common;
+use crate::common::{is_session_id, names};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -143,19 +144,6 @@ fn run_script(url: &str) -> Value {
     );
     serde_json::from_str(&stdout)
         .unwrap_or_else(|e| panic!("the script printed no JSON ({e}):\n{stdout}\nstderr: {stderr}"))
-}
-
-fn names(v: &Value) -> Vec<&str> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|n| n.as_str().unwrap_or_else(|| panic!("not a name: {n}")))
-        .collect()
-}
-
-fn is_session_id(v: &Value) -> bool {
-    v.as_str()
-        .is_some_and(|s| s.len() == 32 && s.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 fn count(v: &Value, field: &str) -> u64 {
