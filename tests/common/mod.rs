@@ -156,6 +156,21 @@ impl Server {
     pub fn log(&self) -> String {
         self.log.lock().unwrap().clone()
     }
+
+    /// The access log once it holds `n` lines with `needle`, or as it is
+    /// after 5 s (the assertions then say what is missing).
+    pub fn log_lines(&self, needle: &str, n: usize) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let log = self.log();
+            if log.lines().filter(|l| l.contains(needle)).count() >= n
+                || std::time::Instant::now() > deadline
+            {
+                return log;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Server {

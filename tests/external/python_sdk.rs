@@ -12,7 +12,6 @@ use crate::common::{is_session_id, names};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
 use common::Server;
 use serde_json::Value;
@@ -112,18 +111,6 @@ fn script(name: &str, url: &str, envs: &[(&str, &str)]) -> Value {
         .unwrap_or_else(|e| panic!("{name} printed no JSON ({e}):\n{stdout}\nstderr: {stderr}"))
 }
 
-/// Waits (briefly) for the access log to hold `n` lines with `needle`.
-fn log_lines(server: &Server, needle: &str, n: usize) -> String {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let log = server.log();
-        if log.lines().filter(|l| l.contains(needle)).count() >= n || Instant::now() > deadline {
-            return log;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn seed_python_example_selects_lookup_status() {
     let srv = server();
@@ -146,7 +133,7 @@ fn seed_python_example_selects_lookup_status() {
     assert_eq!(v["deferred_count"], 0, "{v}");
     assert_eq!(v["saved_tokens"].as_u64(), Some(full - sent), "{v}");
     assert_eq!(v["reduction_pct"].as_f64(), Some(0.0), "{v}");
-    let log = log_lines(&srv, "POST /sdk/v1/tool-search 200", 1);
+    let log = srv.log_lines("POST /sdk/v1/tool-search 200", 1);
     assert!(
         log.contains("POST /sdk/v1/tool-search 200") && log.contains("tools=1 returned=1"),
         "{log}"
@@ -349,7 +336,7 @@ fn sdk_provider_call_carries_the_sessions_tools_to_the_upstream() {
         "Send an email message to a recipient"
     );
     assert_eq!(body["input"], "Check service status.");
-    let log = log_lines(&srv, "POST /openai/v1/responses 200", 1);
+    let log = srv.log_lines("POST /openai/v1/responses 200", 1);
     assert!(log.contains("injected=1"), "{log}");
 }
 

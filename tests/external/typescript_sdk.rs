@@ -19,7 +19,6 @@ use crate::common::{is_session_id, names};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use common::Server;
 use common::fake_upstream::FakeUpstream;
@@ -160,18 +159,6 @@ fn part<'a>(v: &'a Value, name: &str) -> &'a Value {
     p
 }
 
-/// Waits (briefly) for the access log to hold `n` lines with `needle`.
-fn log_lines(server: &Server, needle: &str, n: usize) -> String {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let log = server.log();
-        if log.lines().filter(|l| l.contains(needle)).count() >= n || Instant::now() > deadline {
-            return log;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn seed_typescript_example_runs_end_to_end_through_the_real_sdk() {
     let up = FakeUpstream::start();
@@ -198,7 +185,7 @@ fn seed_typescript_example_runs_end_to_end_through_the_real_sdk() {
     check_provider(part(&v, "provider"), &up);
     check_retry_loop(part(&v, "retryLoop"));
 
-    let log = log_lines(&srv, "POST /openai/v1/responses 200", 2);
+    let log = srv.log_lines("POST /openai/v1/responses 200", 2);
     assert!(log.contains("POST /sdk/v1/tool-search 200"), "{log}");
     assert!(log.contains("POST /sdk/v1/tool-search 401"), "{log}");
     assert!(log.contains("POST /sdk/v1/tool-search 400"), "{log}");
