@@ -85,6 +85,18 @@ pub enum SelectError {
     MaxLoadedBelowAlwaysLoad,
     #[error("max_tools must be a positive integer")]
     MaxTools,
+    /// The service's rule (every search would fail with
+    /// `max_tools_below_always_load`).
+    #[error(
+        "max_tools is {max_tools} but the catalog has {always} always-load tools, which are always loaded; max_tools must be at least {always}"
+    )]
+    MaxToolsBelowAlwaysLoad { max_tools: u64, always: u64 },
+    /// The same rule, reached through `max_loaded_tools`, which a search
+    /// sends as its cap when `max_tools` is not set.
+    #[error(
+        "max_loaded_tools is {max_loaded} and every search sends it as max_tools, but the catalog has {always} always-load tools, which are always loaded; it must be at least {always}"
+    )]
+    CapBelowAlwaysLoad { max_loaded: u64, always: u64 },
 }
 
 /// The options of a handle before validation, as a user states them. Integers
@@ -196,6 +208,35 @@ impl ToolsHandle {
     /// The cap a search sends: the per-call `max_tools` if given (it must be
     /// positive), else `max_loaded_tools`, else none (the service default).
     pub fn search_cap(&self, max_tools: Option<i64>) -> Result<Option<u64>, SelectError> {
+        self.sent_cap(max_tools)
+    }
+
+    /// [`ToolsHandle::search_cap`], checked as the service checks it: a cap
+    /// below the always-load count fails every search.
+    pub fn checked_search_cap(&self, max_tools: Option<i64>) -> Result<Option<u64>, SelectError> {
+        let cap = self.sent_cap(max_tools)?;
+        let always = self
+            .catalog
+            .tools()
+            .iter()
+            .filter(|t| t.always_load)
+            .count() as u64;
+        match cap {
+            Some(c) if c < always && max_tools.is_some() => {
+                Err(SelectError::MaxToolsBelowAlwaysLoad {
+                    max_tools: c,
+                    always,
+                })
+            }
+            Some(c) if c < always => Err(SelectError::CapBelowAlwaysLoad {
+                max_loaded: c,
+                always,
+            }),
+            _ => Ok(cap),
+        }
+    }
+
+    fn sent_cap(&self, max_tools: Option<i64>) -> Result<Option<u64>, SelectError> {
         match max_tools {
             Some(m) if m >= 1 => Ok(Some(m as u64)),
             Some(_) => Err(SelectError::MaxTools),

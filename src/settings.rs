@@ -77,7 +77,9 @@ impl Settings {
     /// The SDK's checks, in its order, then `max_tools`.
     pub fn validate(&self, catalog: &Arc<Catalog>) -> Result<ToolsHandle, SelectError> {
         let handle = ToolsHandle::new(catalog.clone(), &self.handle_options())?;
-        handle.search_cap(self.max_tools)?;
+        // The service's check too: a cap below the always-load count would
+        // fail every search.
+        handle.checked_search_cap(self.max_tools)?;
         Ok(handle)
     }
 }

@@ -153,11 +153,11 @@ impl Service {
             Some(m) if m < always.len() as u64 => {
                 return Err(ServiceError::bad_request(
                     "max_tools_below_always_load",
-                    format!(
-                        "max_tools is {m} but the catalog has {} always-load tools, which are always loaded; max_tools must be at least {}",
-                        always.len(),
-                        always.len()
-                    ),
+                    crate::select::SelectError::MaxToolsBelowAlwaysLoad {
+                        max_tools: m,
+                        always: always.len() as u64,
+                    }
+                    .to_string(),
                 ));
             }
             Some(m) => usize::try_from(m).unwrap_or(usize::MAX),

@@ -115,6 +115,9 @@ actions! {
     ToggleAlwaysLoad = "toggle_always_load", Main, "always-load", "toggle always-load on the highlighted tool";
     CycleSort = "cycle_sort", Main, "sort", "sort the catalog: catalog order, name, tokens, server";
     CycleFilter = "cycle_filter", Main, "filter", "catalog filter: all, always-load, initial, selected, server";
+    NameFilter = "name_filter", Main, "name filter", "filter the catalog pane by name (type to narrow; Enter keeps, Esc clears)";
+    NextMatch = "next_match", Main, "next match", "the next tool matching the name filter";
+    PrevMatch = "prev_match", Main, "previous match", "the previous tool matching the name filter";
     Settings = "settings", Main, "settings", "settings: strategy, initial count, caps, ranker, token basis";
     Breaker = "breaker", Main, "breaker", "breaker simulator: call the highlighted tool, replay traces";
     RetrySearch = "retry_search", Main, "retry", "re-send the last search (the service may be back)";
@@ -153,6 +156,9 @@ actions! {
     BreakerOpenTrace = "breaker_open_trace", Breaker, "open trace", "open a trace (JSONL path or @example)";
     BreakerStep = "breaker_step", Breaker, "step", "run the trace's next call";
     BreakerRunTrace = "breaker_run_trace", Breaker, "run", "run the rest of the trace";
+    BreakerLogUp = "breaker_log_up", Breaker, "older call", "pick an older call in the log (scrolls an opened call)";
+    BreakerLogDown = "breaker_log_down", Breaker, "newer call", "pick a newer call in the log (scrolls an opened call)";
+    BreakerViewCall = "breaker_view_call", Breaker, "open call", "open the picked call whole: signature, result or error";
     BreakerClose = "breaker_close", Breaker, "back", "back to the explorer (the log is kept)";
     ConfirmYes = "confirm_yes", Confirm, "call", "make the real call";
     ConfirmNo = "confirm_no", Confirm, "cancel", "cancel: nothing is sent";

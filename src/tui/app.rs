@@ -11,6 +11,7 @@
 
 mod apply;
 mod input;
+mod screens;
 mod view;
 
 use std::sync::Arc;
@@ -20,19 +21,18 @@ use ratatui::layout::Rect;
 
 use super::action::{Action, Context};
 use super::effect::{Effect, Msg, SearchAnswer, run_effect};
-use super::help::help_rows;
 use super::keymap::Keymap;
 use super::layout::{ScreenLayout, layout};
 use super::setup::Setup;
-use super::state::breaker::{BreakerOutcome, BreakerPane, Breaking};
+use super::state::breaker::BreakerPane;
 use super::state::catalog::{CatalogView, Filter, Sort};
 use super::state::detail::DetailState;
-use super::state::export::{ExportBox, ExportOutcome, write_effect};
+use super::state::export::ExportBox;
 use super::state::help::HelpState;
 use super::state::query::{QueryBox, QueryOutcome};
 use super::state::results::{SearchState, Searched};
 use super::state::settings::{SettingsEditor, SettingsOutcome};
-use super::state::tune::{TuneOutcome, TunePane, Tuned};
+use super::state::tune::{TunePane, Tuned};
 use crate::catalog::Catalog;
 use crate::search::Searcher;
 use crate::select::{SelectError, ToolsHandle};
@@ -81,10 +81,14 @@ pub struct App {
     handle: ToolsHandle,
     /// Per-tool tokens for `settings.basis()`, once counted.
     costs: Option<Arc<Vec<u64>>>,
+    /// Per-tool count of what `toolsift check` warns about.
+    lints: Vec<u16>,
     focus: Focus,
     /// Where leaving the query box returns to.
     last_list: Focus,
     popup: Option<Popup>,
+    /// The popup help was opened over (closing help goes back to it).
+    help_over: Option<Popup>,
     query: QueryBox,
     catalog_view: CatalogView,
     search: SearchState,
@@ -120,6 +124,12 @@ impl App {
     /// the terminal opens).
     pub fn new(setup: Setup) -> Result<(App, Vec<Effect>), SelectError> {
         let handle = setup.settings.validate(&setup.catalog)?;
+        let lints = setup
+            .catalog
+            .tools()
+            .iter()
+            .map(|t| crate::catalog::lint_tool(t).len().min(u16::MAX as usize) as u16)
+            .collect();
         let mut app = App {
             catalog_view: CatalogView::new(&setup.catalog),
             catalog: setup.catalog,
@@ -130,9 +140,11 @@ impl App {
             settings: setup.settings,
             handle,
             costs: None,
+            lints,
             focus: Focus::Catalog,
             last_list: Focus::Catalog,
             popup: None,
+            help_over: None,
             query: QueryBox::default(),
             search: SearchState::new(setup.context_budget),
             detail: DetailState::default(),
@@ -191,6 +203,10 @@ impl App {
             }
             Msg::Resize(w, h) => {
                 self.layout = self.layout_for(Rect::new(0, 0, w, h));
+                // A pane that left the screen gives the keyboard back.
+                if self.focus == Focus::Detail && self.layout.detail_is_popup() {
+                    self.focus = self.last_list;
+                }
                 let height = self.list_height();
                 self.catalog_view.keep_visible(height);
                 self.search.keep_visible(height);
@@ -305,6 +321,18 @@ impl App {
             self.should_quit = true;
             return Vec::new();
         }
+        // Help opens over any screen and goes back to it.
+        if action == Action::Help
+            && matches!(
+                self.popup,
+                Some(Popup::Settings | Popup::Breaker | Popup::Tune | Popup::Detail)
+            )
+        {
+            self.help_over = self.popup;
+            self.help.open();
+            self.popup = Some(Popup::Help);
+            return Vec::new();
+        }
         match self.popup {
             Some(Popup::Settings) => match self.editor.handle(action) {
                 SettingsOutcome::Nothing => Vec::new(),
@@ -315,17 +343,20 @@ impl App {
             Some(Popup::Tune) => self.on_tune(action),
             Some(Popup::Export) => self.on_export(action),
             Some(Popup::Help) => {
-                let rows = help_rows(&self.keymap, &self.mcp_servers).len();
-                if self.help.handle(action, rows, self.layout.help_rows()) {
-                    self.popup = None;
+                if self.help.handle(action, self.layout.help_rows()) {
+                    self.popup = self.help_over.take();
                 }
                 Vec::new()
             }
             Some(Popup::Detail) => {
-                let height = usize::from(self.layout.area.height);
-                if self.detail.handle_popup(action, height) {
+                if self.detail.handle_popup(action, self.layout.detail_rows()) {
                     self.popup = None;
                 }
+                Vec::new()
+            }
+            None if self.catalog_view.typing && action.context() == Context::Input => {
+                let outcome = self.catalog_view.handle_name(action);
+                self.on_name(outcome);
                 Vec::new()
             }
             None if self.focus == Focus::Query && action.context() == Context::Input => {
@@ -340,71 +371,6 @@ impl App {
     pub(super) fn close(&mut self) -> Vec<Effect> {
         self.popup = None;
         Vec::new()
-    }
-
-    fn on_breaker(&mut self, action: Action) -> Vec<Effect> {
-        let Some(pane) = &mut self.breaker else {
-            return self.close();
-        };
-        let on = Breaking {
-            catalog: &self.catalog,
-            tools: &self.catalog_view.rows,
-            host: self.mcp.as_ref(),
-        };
-        match pane.handle(action, &on) {
-            BreakerOutcome::Stay => Vec::new(),
-            BreakerOutcome::Close => self.close(),
-            BreakerOutcome::Effects(effects) => effects,
-        }
-    }
-
-    fn on_tune(&mut self, action: Action) -> Vec<Effect> {
-        let on = Tuned {
-            catalog: &self.catalog,
-            settings: &self.settings,
-            handle: &self.handle,
-            keymap: &self.keymap,
-        };
-        match self.tune.handle(action, &on) {
-            TuneOutcome::Stay => Vec::new(),
-            TuneOutcome::Close => self.close(),
-            TuneOutcome::Effects(effects) => effects,
-            TuneOutcome::Apply(edited) => {
-                let effects = self.apply_settings(edited);
-                if let Some(e) = self.editor.take_error() {
-                    self.tune.refused(e);
-                }
-                effects
-            }
-        }
-    }
-
-    fn on_export(&mut self, action: Action) -> Vec<Effect> {
-        let Some(b) = &mut self.export else {
-            return self.close();
-        };
-        let (format, path) = match b.handle(action) {
-            ExportOutcome::Stay => return Vec::new(),
-            ExportOutcome::Close => {
-                self.export = None;
-                return self.close();
-            }
-            ExportOutcome::Write { format, path } => (format, path),
-        };
-        self.export = None;
-        self.popup = None;
-        let Some(indices) = self.loaded_tools() else {
-            self.status = Some("nothing to export: no tools are loaded".into());
-            return Vec::new();
-        };
-        let tools: Vec<_> = indices.iter().map(|&i| &self.catalog.tools()[i]).collect();
-        match write_effect(format, path, &tools) {
-            Ok(effect) => vec![effect],
-            Err(why) => {
-                self.status = Some(why);
-                Vec::new()
-            }
-        }
     }
 
     fn on_query(&mut self, outcome: QueryOutcome) -> Vec<Effect> {
@@ -437,6 +403,7 @@ impl App {
         match action {
             Action::Quit => self.should_quit = true,
             Action::FocusQuery => {
+                self.catalog_view.typing = false;
                 if matches!(self.focus, Focus::Catalog | Focus::Results) {
                     self.last_list = self.focus;
                 }
@@ -448,10 +415,23 @@ impl App {
                 }
             }
             Action::NextPane | Action::PrevPane => {
-                let order = [Focus::Query, Focus::Catalog, Focus::Results, Focus::Detail];
-                let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
-                let step = if action == Action::NextPane { 1 } else { 3 };
-                self.focus = order[(i + step) % 4];
+                self.catalog_view.typing = false;
+                // Only the panes on screen take turns; the query box takes
+                // the keyboard through its own key (or a click).
+                let order: &[Focus] = if self.layout.detail_is_popup() {
+                    &[Focus::Catalog, Focus::Results]
+                } else {
+                    &[Focus::Catalog, Focus::Results, Focus::Detail]
+                };
+                let from = if self.focus == Focus::Query {
+                    self.last_list
+                } else {
+                    self.focus
+                };
+                let n = order.len();
+                let i = order.iter().position(|f| *f == from).unwrap_or(0);
+                let step = if action == Action::NextPane { 1 } else { n - 1 };
+                self.focus = order[(i + step) % n];
                 if matches!(self.focus, Focus::Catalog | Focus::Results) {
                     self.last_list = self.focus;
                 }
@@ -465,6 +445,12 @@ impl App {
                 }
             }
             Action::ToggleAlwaysLoad => return self.toggle_always_load(),
+            Action::NameFilter => {
+                self.focus = Focus::Catalog;
+                self.last_list = Focus::Catalog;
+                self.catalog_view.start_typing();
+            }
+            Action::NextMatch | Action::PrevMatch => self.step_match(action == Action::NextMatch),
             Action::Settings => {
                 self.editor.open(&self.settings);
                 self.popup = Some(Popup::Settings);
@@ -498,12 +484,7 @@ impl App {
                 return self.tune.open(&on);
             }
             Action::Export => match self.loaded_tools().map_or(0, |t| t.len()) {
-                0 => {
-                    self.status = Some(
-                        "nothing to export: no tools are loaded (the search has not come back or failed)"
-                            .into(),
-                    );
-                }
+                0 => self.status = Some(self.nothing_to_export()),
                 tools => {
                     self.export = Some(ExportBox::new(tools));
                     self.popup = Some(Popup::Export);
@@ -518,6 +499,11 @@ impl App {
                         None => self.breaker = Some(BreakerPane::new(&self.catalog, index)),
                     }
                     self.popup = Some(Popup::Breaker);
+                } else {
+                    self.status = Some(
+                        "no tool to call: the list under the cursor is empty (pick a tool in the catalog or results)"
+                            .into(),
+                    );
                 }
             }
             other => self.move_in(self.focus, other),
@@ -539,6 +525,9 @@ impl App {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tests_finish;
 
 #[cfg(test)]
 mod tests_keys;

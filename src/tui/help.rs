@@ -23,14 +23,11 @@ pub enum HelpRow {
     Blank,
 }
 
-/// The widest row of a server's summary in help (the popup is 86 wide).
-const SERVER_ROW_WIDTH: usize = 78;
-
 /// What the keymap does not say.
 const NOTES: &[&str] = &[
     "Keys bound to no input_ action type text in a text box.",
-    "Marks: ★ always-load, RO read-only, ID idempotent, ● initial set,",
-    "◆ selected by the search.",
+    "Marks: ★ always-load, RO (or R) read-only, ID (or I) idempotent, ● initial set, ◆ selected by the search, ! a warning of toolsift check (the detail says what).",
+    "Numbers shorten as numbers on narrow terminals (10.4k, 1.48M); the detail shows them whole.",
 ];
 
 /// Help: the MCP servers the catalog came from (if any), every context's
@@ -45,14 +42,12 @@ pub fn help_rows(keymap: &Keymap, servers: &[ServerStatus]) -> Vec<HelpRow> {
             // Then the warnings about its tools (hidden text), escaped.
             let warnings = s.warnings().iter().map(|w| format!("  warning: {w}"));
             let failed = failed || !s.warnings().is_empty();
+            // Whole lines: the popup wraps them at words to its width.
             for line in s.summary().lines().map(String::from).chain(warnings) {
-                let chars: Vec<char> = escape(&line).chars().collect();
-                for chunk in chars.chunks(SERVER_ROW_WIDTH) {
-                    rows.push(HelpRow::Server {
-                        summary: chunk.iter().collect(),
-                        failed,
-                    });
-                }
+                rows.push(HelpRow::Server {
+                    summary: escape(&line).into_owned(),
+                    failed,
+                });
             }
         }
         rows.push(HelpRow::Blank);
@@ -78,12 +73,20 @@ pub enum KeyLine {
     Main,
     /// The query box has the keyboard.
     Query,
+    /// The catalog's name filter has the keyboard.
+    NameFilter,
+    /// The help popup.
+    Help,
+    /// The detail popup (narrow terminals).
+    Detail,
     Settings,
     Breaker,
     /// A text box of the breaker.
     BreakerInput,
     /// The question before a real call.
     Confirm,
+    /// A breaker call's whole result, opened.
+    CallView,
     Tune,
     /// The Tune screen's request-file prompt.
     TuneInput,
@@ -91,95 +94,167 @@ pub enum KeyLine {
     Export,
 }
 
-/// `(keys, what)` pairs of a key line, most useful first, from the live
-/// keymap. Actions bound to no key are left out.
-pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<(String, &'static str)> {
+/// One pair of a key line: the keys, what they do, a shorter word for
+/// narrow terminals, and how soon it gives way (0: never; higher goes
+/// first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyHint {
+    pub keys: String,
+    pub what: &'static str,
+    pub short: &'static str,
+    pub drop: u8,
+}
+
+/// `(actions, what, short, drop)` rows of one key line.
+type Group = (&'static [Action], &'static str, &'static str, u8);
+
+/// `(keys, what)` hints of a key line in the order shown, from the live
+/// keymap; each line ends with help and quit (or the key that leaves).
+/// Actions bound to no key are left out.
+pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
     use Action::*;
-    let groups: &[(&[Action], &'static str)] = match line {
-        KeyLine::Main => &[
-            (&[FocusQuery], "query"),
-            (&[NextPane], "pane"),
-            (&[OpenDetail], "detail"),
-            (&[ToggleAlwaysLoad], "always-load"),
-            (&[CycleSort], "sort"),
-            (&[CycleFilter], "filter"),
-            (&[Settings], "settings"),
-            (&[Breaker], "breaker"),
-            (&[Tune], "tune"),
-            (&[Export], "export"),
-            (&[Help], "help"),
-            (&[Quit], "quit"),
+    let help: Group = (&[Help], "help", "help", 0);
+    let quit: Group = (&[Quit], "quit", "quit", 0);
+    let quit_now: Group = (&[QuitNow], "quit", "quit", 0);
+    let groups: Vec<Group> = match line {
+        KeyLine::Main => vec![
+            (&[FocusQuery], "search", "search", 1),
+            (&[NextPane], "pane", "pane", 9),
+            (&[OpenDetail], "detail", "detail", 2),
+            (&[ToggleAlwaysLoad], "always-load", "always", 10),
+            (&[CycleSort], "sort", "sort", 11),
+            (&[CycleFilter], "filter", "filter", 3),
+            (&[NameFilter], "name", "name", 8),
+            (&[Settings], "settings", "settings", 4),
+            (&[Breaker], "breaker", "breaker", 5),
+            (&[Tune], "tune", "tune", 6),
+            (&[Export], "export", "export", 7),
+            help,
+            quit,
         ],
-        KeyLine::Query => &[
-            (&[InputSubmit], "commit"),
-            (&[InputCancel], "leave"),
-            (&[InputHistoryPrev, InputHistoryNext], "history"),
-            (&[InputClear], "clear"),
-            (&[InputDeleteWord], "delete word"),
-            (&[Help], "help"),
-            (&[QuitNow], "quit"),
+        KeyLine::Query => vec![
+            (&[InputSubmit], "search", "search", 1),
+            (&[InputCancel], "leave", "leave", 1),
+            (
+                &[InputHistoryPrev, InputHistoryNext],
+                "history",
+                "history",
+                2,
+            ),
+            (&[InputClear], "clear", "clear", 3),
+            (&[InputDeleteWord], "delete word", "del word", 4),
+            help,
+            quit_now,
         ],
-        KeyLine::Settings => &[
-            (&[SettingsUp, SettingsDown], "choose"),
-            (&[SettingsDecrease, SettingsIncrease], "change"),
-            (&[SettingsClose], "close"),
+        KeyLine::NameFilter => vec![
+            (&[InputSubmit], "keep filter", "keep", 0),
+            (&[InputCancel], "clear filter", "clear", 0),
+            (&[InputDeleteWord], "delete word", "del word", 2),
+            quit_now,
         ],
-        KeyLine::Breaker => &[
-            (&[BreakerCall], "call"),
-            (&[BreakerEdit], "edit args"),
-            (&[BreakerLoop], "loop"),
-            (&[BreakerThresholdUp, BreakerThresholdDown], "threshold"),
-            (&[BreakerLoopLess, BreakerLoopMore], "loop count"),
-            (&[BreakerReset], "reset"),
-            (&[BreakerNextTool, BreakerPrevTool], "tool"),
-            (&[BreakerOpenTrace], "open trace"),
-            (&[BreakerStep], "step"),
-            (&[BreakerRunTrace], "run"),
-            (&[BreakerClose], "back"),
+        KeyLine::Help => vec![
+            (&[Down, Up], "scroll", "scroll", 1),
+            (&[HalfPageDown, HalfPageUp], "page", "page", 2),
+            (&[Top, Bottom], "top/end", "top/end", 3),
+            (&[Escape], "close", "close", 0),
+            quit_now,
         ],
-        KeyLine::Confirm => &[
-            (&[ConfirmYes], "call"),
-            (&[ConfirmNo], "cancel"),
-            (&[QuitNow], "quit"),
+        KeyLine::Detail => vec![
+            (&[Down, Up], "scroll", "scroll", 1),
+            (&[HalfPageDown, HalfPageUp], "page", "page", 2),
+            (&[Top, Bottom], "top/end", "top/end", 3),
+            (&[Escape], "close", "close", 0),
+            help,
+            quit_now,
         ],
-        KeyLine::Tune => &[
-            (&[TuneCapDown, TuneCapUp], "cap"),
-            (&[TuneInitialDown, TuneInitialUp], "initial"),
-            (&[TuneApply], "apply best"),
-            (&[TuneSave], "save"),
-            (&[TuneOpen], "requests"),
-            (&[TuneRerun], "measure"),
-            (&[TuneClose], "back"),
+        KeyLine::Settings => vec![
+            (&[SettingsUp, SettingsDown], "choose", "choose", 1),
+            (&[SettingsDecrease, SettingsIncrease], "change", "change", 1),
+            (&[SettingsClose], "close", "close", 0),
+            help,
+            quit_now,
         ],
-        KeyLine::TuneInput => &[
-            (&[InputSubmit], "measure"),
-            (&[InputCancel], "cancel"),
-            (&[InputClear], "clear"),
-            (&[QuitNow], "quit"),
+        KeyLine::Breaker => vec![
+            (&[BreakerCall], "call", "call", 1),
+            (&[BreakerEdit], "edit args", "edit", 2),
+            (&[BreakerLoop], "loop", "loop", 3),
+            (
+                &[BreakerThresholdUp, BreakerThresholdDown],
+                "threshold",
+                "thresh",
+                4,
+            ),
+            (
+                &[BreakerLoopLess, BreakerLoopMore],
+                "loop count",
+                "count",
+                6,
+            ),
+            (&[BreakerReset], "reset", "reset", 5),
+            (&[BreakerNextTool, BreakerPrevTool], "tool", "tool", 7),
+            (&[BreakerOpenTrace], "open trace", "trace", 8),
+            (&[BreakerStep], "step", "step", 9),
+            (&[BreakerRunTrace], "run", "run", 9),
+            (&[BreakerLogDown, BreakerLogUp], "pick call", "pick", 8),
+            (&[BreakerViewCall], "open call", "open", 7),
+            (&[BreakerClose], "back", "back", 0),
+            help,
+            quit_now,
         ],
-        KeyLine::Export => &[
-            (&[InputHistoryPrev, InputHistoryNext], "format"),
-            (&[InputSubmit], "write"),
-            (&[InputCancel], "cancel"),
-            (&[QuitNow], "quit"),
+        KeyLine::Confirm => vec![
+            (&[ConfirmYes], "call", "call", 0),
+            (&[ConfirmNo], "cancel", "cancel", 0),
+            quit_now,
         ],
-        KeyLine::BreakerInput => &[
-            (&[InputSubmit], "send / load"),
-            (&[InputCancel], "leave the text box"),
-            (&[InputClear], "clear"),
-            (&[InputDeleteWord], "delete word"),
-            (&[QuitNow], "quit"),
+        KeyLine::CallView => vec![
+            (&[BreakerLogDown, BreakerLogUp], "scroll", "scroll", 1),
+            (&[BreakerViewCall, BreakerClose], "close", "close", 0),
+            quit_now,
+        ],
+        KeyLine::Tune => vec![
+            (&[TuneCapDown, TuneCapUp], "cap", "cap", 1),
+            (&[TuneInitialDown, TuneInitialUp], "initial", "initial", 2),
+            (&[TuneApply], "apply best", "apply", 3),
+            (&[TuneSave], "save", "save", 4),
+            (&[TuneOpen], "requests", "requests", 5),
+            (&[TuneRerun], "measure", "measure", 6),
+            (&[TuneClose], "back", "back", 0),
+            help,
+            quit_now,
+        ],
+        KeyLine::TuneInput => vec![
+            (&[InputSubmit], "measure", "measure", 0),
+            (&[InputCancel], "cancel", "cancel", 0),
+            (&[InputClear], "clear", "clear", 2),
+            quit_now,
+        ],
+        KeyLine::Export => vec![
+            (&[InputHistoryPrev, InputHistoryNext], "format", "format", 1),
+            (&[InputSubmit], "write", "write", 0),
+            (&[InputCancel], "cancel", "cancel", 0),
+            quit_now,
+        ],
+        KeyLine::BreakerInput => vec![
+            (&[InputSubmit], "send / load", "send", 0),
+            (&[InputCancel], "leave the text box", "leave", 0),
+            (&[InputClear], "clear", "clear", 2),
+            (&[InputDeleteWord], "delete word", "del word", 3),
+            quit_now,
         ],
     };
     // In a text box, only keys that type nothing can reach actions
     // outside it.
     let typing = matches!(
         line,
-        KeyLine::Query | KeyLine::BreakerInput | KeyLine::TuneInput | KeyLine::Export
+        KeyLine::Query
+            | KeyLine::NameFilter
+            | KeyLine::BreakerInput
+            | KeyLine::TuneInput
+            | KeyLine::Export
     );
     groups
         .iter()
-        .filter_map(|(actions, what)| {
+        .filter_map(|&(actions, what, short, drop)| {
             let keys: Vec<String> = actions
                 .iter()
                 .filter_map(|&a| {
@@ -191,7 +266,12 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<(String, &'static str)> {
                 })
                 .map(|k| k.to_string())
                 .collect();
-            (!keys.is_empty()).then(|| (keys.join(" "), *what))
+            (!keys.is_empty()).then(|| KeyHint {
+                keys: keys.join(" "),
+                what,
+                short,
+                drop,
+            })
         })
         .collect()
 }

@@ -161,7 +161,11 @@ pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool, caption: bool)
             area.width.saturating_sub(6),
             area.height.saturating_sub(4),
         ),
-        help_popup: centered(below_header, 86, below_header.height),
+        help_popup: centered(
+            below_header,
+            below_header.width.saturating_sub(4).min(110),
+            below_header.height,
+        ),
         settings_popup: centered(area, 70, 16),
         breaker: breaker_layout(below_header, trace_loaded),
         tune: tune_layout(below_header),
@@ -170,7 +174,8 @@ pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool, caption: bool)
 }
 
 fn tune_layout(body: Rect) -> TuneLayout {
-    let [panel, keys] = Layout::vertical([Constraint::Min(8), Constraint::Length(1)]).areas(body);
+    // The bottom line carries the screen's keys.
+    let [panel, keys] = Layout::vertical([Constraint::Min(8), Constraint::Length(0)]).areas(body);
     let [top, legend] =
         Layout::vertical([Constraint::Min(4), Constraint::Length(4)]).areas(inner(panel));
     let (chart, table) = if body.width >= TUNE_TABLE_MIN_WIDTH {
@@ -191,7 +196,7 @@ fn tune_layout(body: Rect) -> TuneLayout {
 }
 
 fn breaker_layout(body: Rect, trace_loaded: bool) -> BreakerLayout {
-    let [main, keys] = Layout::vertical([Constraint::Min(5), Constraint::Length(1)]).areas(body);
+    let [main, keys] = Layout::vertical([Constraint::Min(5), Constraint::Length(0)]).areas(body);
     let [left, log] =
         Layout::horizontal([Constraint::Percentage(46), Constraint::Percentage(54)]).areas(main);
     // The call panel keeps about 16 rows; the trace gets what is left, at most half.
@@ -233,6 +238,11 @@ impl ScreenLayout {
     /// Whether the detail is a popup (narrow terminals) rather than a pane.
     pub fn detail_is_popup(&self) -> bool {
         self.detail.is_none()
+    }
+
+    /// Rows the detail shows (its pane, or its popup on narrow terminals).
+    pub fn detail_rows(&self) -> usize {
+        usize::from(inner(self.detail.unwrap_or(self.detail_popup)).height).max(1)
     }
 
     /// Rows the help popup shows.

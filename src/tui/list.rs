@@ -74,3 +74,52 @@ impl ListState {
         self.offset = self.offset.min(len.saturating_sub(height));
     }
 }
+
+/// A scrolled text (the detail, help, a call's result): how far it is
+/// scrolled, clamped to its content. Drawing knows how many lines the text
+/// wraps to at the current width and records the furthest scroll
+/// ([`Scroll::set_limit`]); every movement clamps to it, so the view never
+/// scrolls past the end and never needs presses to come back.
+#[derive(Debug, Clone, Default)]
+pub struct Scroll {
+    pos: usize,
+    /// The furthest scroll at the last drawn size (`None` before a draw).
+    limit: std::cell::Cell<Option<usize>>,
+}
+
+/// Two scrolls are equal at the same place (the limit is drawing's note).
+impl PartialEq for Scroll {
+    fn eq(&self, other: &Scroll) -> bool {
+        self.pos() == other.pos()
+    }
+}
+
+impl Scroll {
+    /// Lines scrolled past, within the content as last drawn.
+    pub fn pos(&self) -> usize {
+        self.limit.get().map_or(self.pos, |l| self.pos.min(l))
+    }
+
+    /// Back to the top.
+    pub fn reset(&mut self) {
+        self.pos = 0;
+    }
+
+    /// Drawing says the text has `lines` lines in a window of `height`;
+    /// returns the scroll to draw at.
+    pub fn set_limit(&self, lines: usize, height: usize) -> usize {
+        self.limit.set(Some(lines.saturating_sub(height)));
+        self.pos()
+    }
+
+    /// A movement key, by pages of `height` lines: true when it was one.
+    pub fn handle(&mut self, action: Action, height: usize) -> bool {
+        let Some(d) = movement(action, height) else {
+            return false;
+        };
+        let limit = self.limit.get().unwrap_or(usize::MAX / 4);
+        let from = self.pos().min(limit) as isize;
+        self.pos = from.saturating_add(d).clamp(0, limit as isize) as usize;
+        true
+    }
+}

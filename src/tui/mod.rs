@@ -20,6 +20,7 @@ pub mod line_input;
 pub mod list;
 mod setup;
 pub mod state;
+pub mod text;
 pub mod ui;
 
 use std::sync::Arc;

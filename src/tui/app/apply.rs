@@ -9,6 +9,24 @@ use crate::tui::effect::Effect;
 use crate::tui::state::catalog::ViewSource;
 
 impl App {
+    /// Why there is nothing to export, as the search stands.
+    pub(super) fn nothing_to_export(&self) -> String {
+        use crate::tui::state::results::Results;
+        match &self.search.results {
+            Results::Waiting => "nothing to export yet: the first search has not come back".into(),
+            Results::Failed(_) => format!(
+                "nothing to export: the search failed, so no tools are loaded ({} retries)",
+                self.keymap.label(crate::tui::action::Action::RetrySearch)
+            ),
+            Results::Found(_) if self.query.text().trim().is_empty() => {
+                "nothing to export: an empty query loads only the always-load tools, and this catalog has none; type a query first".into()
+            }
+            Results::Found(_) => {
+                "nothing to export: the search loaded no tools (none matched the query)".into()
+            }
+        }
+    }
+
     /// Recomputes the catalog pane's rows.
     pub(super) fn rebuild_view(&mut self) {
         let search = &self.search;

@@ -6,6 +6,7 @@ use super::{App, Command, Focus, Popup};
 use crate::tui::action::{Action, Context};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Key;
+use crate::tui::state::catalog::NameOutcome;
 
 impl App {
     /// Main-screen actions that keys typing no text reach from the query box.
@@ -38,6 +39,14 @@ impl App {
             {
                 return Some(Command::Act(a));
             }
+        }
+        // Help, from a screen whose own keys leave its key free.
+        if matches!(
+            context,
+            Context::Settings | Context::Breaker | Context::Tune
+        ) && self.keymap.action_in(Context::Main, ev) == Some(Action::Help)
+        {
+            return Some(Command::Act(Action::Help));
         }
         self.keymap.action_in(Context::Global, ev).map(Command::Act)
     }
@@ -104,6 +113,32 @@ impl App {
         }
     }
 
+    /// What a key of the catalog's name filter asks for.
+    pub(super) fn on_name(&mut self, outcome: NameOutcome) {
+        match outcome {
+            NameOutcome::Nothing | NameOutcome::Leave => {}
+            NameOutcome::Changed | NameOutcome::Cleared => self.rebuild_view(),
+        }
+    }
+
+    /// `n` / `N`: the next or previous tool matching the name filter.
+    pub(super) fn step_match(&mut self, forward: bool) {
+        let height = self.list_height();
+        self.focus = Focus::Catalog;
+        self.last_list = Focus::Catalog;
+        if !self.catalog_view.step_match(forward, height) {
+            let filter = self.catalog_view.name_filter();
+            self.status = Some(if filter.is_empty() {
+                format!(
+                    "no name filter: {} types one",
+                    self.keymap.label(Action::NameFilter)
+                )
+            } else {
+                format!("no tool's name contains {filter:?}")
+            });
+        }
+    }
+
     /// A movement (or a catalog pane's sort and filter) in `pane`.
     pub(super) fn move_in(&mut self, pane: Focus, action: Action) {
         let height = self.list_height();
@@ -111,9 +146,7 @@ impl App {
             Focus::Results => {
                 self.search.handle(action, height);
             }
-            Focus::Detail => self
-                .detail
-                .scroll(action, usize::from(self.layout.area.height)),
+            Focus::Detail => self.detail.scroll(action, self.layout.detail_rows()),
             _ => {
                 if self.catalog_view.handle(action, height) {
                     self.rebuild_view();
@@ -138,6 +171,10 @@ impl App {
                 if let Some(b) = &mut self.export {
                     b.type_text(text);
                 }
+            }
+            _ if self.catalog_view.typing => {
+                let outcome = self.catalog_view.type_name(text);
+                self.on_name(outcome);
             }
             _ => {
                 let outcome = self.query.type_text(text);

@@ -345,20 +345,41 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     }
     assert_eq!(app.settings().max_loaded_tools, Some(4));
     assert_eq!(app.editor().error, None);
-    // max_tools below the always-load count: a failed search, shown as such.
+    // max_tools steps from the service's default (8): up is 9.
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.settings().max_tools, Some(1));
-    assert!(
-        matches!(&app.search().results, Results::Failed(crate::search::SearchError::Service(e)) if e.code == "max_tools_below_always_load")
-    );
-    // Back down: 0 is refused with the SDK's message, then none.
+    assert_eq!(app.settings().max_tools, Some(9));
+    // Down through the default (not set) to 4, the always-load count.
     press(&mut app, KeyCode::Left);
+    assert_eq!(app.settings().max_tools, None);
+    for _ in 0..4 {
+        press(&mut app, KeyCode::Left);
+    }
+    assert_eq!(app.settings().max_tools, Some(4));
+    assert_eq!(app.editor().error, None);
+    // Below it every search would fail: the editor says so, there, and the
+    // last valid value stays in force.
+    press(&mut app, KeyCode::Left);
+    assert_eq!(app.editor().edited.max_tools, Some(3));
+    assert_eq!(
+        app.editor().error.as_deref(),
+        Some(
+            "max_tools is 3 but the catalog has 4 always-load tools, which are always loaded; max_tools must be at least 4"
+        )
+    );
+    assert_eq!(app.settings().max_tools, Some(4));
+    assert!(!matches!(&app.search().results, Results::Failed(_)));
+    for _ in 0..3 {
+        press(&mut app, KeyCode::Left);
+    }
     assert_eq!(
         app.editor().error.as_deref(),
         Some("max_tools must be a positive integer")
     );
-    press(&mut app, KeyCode::Left);
+    // Up again to the default.
+    for _ in 0..8 {
+        press(&mut app, KeyCode::Right);
+    }
     assert_eq!(app.settings().max_tools, None);
     // Ranker embeddings: refused by the service, shown as an error.
     press(&mut app, KeyCode::Down);

@@ -30,7 +30,7 @@ fn help_text(app: &App) -> String {
 fn key_line_text(app: &App, line: crate::tui::help::KeyLine) -> String {
     crate::tui::help::key_line(app.keymap(), line)
         .iter()
-        .map(|(k, w)| format!("{k} {w}"))
+        .map(|h| format!("{} {}", h.keys, h.what))
         .collect::<Vec<_>>()
         .join("  ")
 }

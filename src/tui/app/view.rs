@@ -203,6 +203,16 @@ impl App {
         Some((index, self.search.hit(index)))
     }
 
+    /// How many warnings `toolsift check` gives tool `index`.
+    pub fn lints_of(&self, index: usize) -> u16 {
+        self.lints.get(index).copied().unwrap_or(0)
+    }
+
+    /// Tools with a warning.
+    pub fn tools_with_lints(&self) -> usize {
+        self.lints.iter().filter(|&&n| n > 0).count()
+    }
+
     pub fn tool(&self, index: usize) -> &Tool {
         &self.catalog.tools()[index]
     }
@@ -228,7 +238,7 @@ impl App {
             Some(Popup::Tune) => Context::Tune,
             Some(Popup::Export) => Context::Input,
             Some(Popup::Help | Popup::Detail) => Context::Main,
-            None if self.focus == Focus::Query => Context::Input,
+            None if self.focus == Focus::Query || self.catalog_view.typing => Context::Input,
             None => Context::Main,
         }
     }

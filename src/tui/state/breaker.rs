@@ -25,6 +25,7 @@ use crate::sources::mcp::McpHost;
 use crate::tui::action::Action;
 use crate::tui::effect::Effect;
 use crate::tui::line_input::LineInput;
+use crate::tui::list::Scroll;
 
 /// Thresholds the simulator offers.
 pub const THRESHOLDS: std::ops::RangeInclusive<u32> = 1..=20;
@@ -75,6 +76,10 @@ pub struct BreakerPane {
     pub confirm: Option<PendingCall>,
     /// The id of the next real call.
     pub next_id: u64,
+    /// The log row picked (0-based; `None`: the newest call).
+    pub picked: Option<usize>,
+    /// The call opened whole (its log row) and how far it is scrolled.
+    pub view: Option<(usize, Scroll)>,
 }
 
 /// What a simulated call returns: the catalog's `handler.result`, else a
@@ -99,6 +104,8 @@ impl BreakerPane {
             message: None,
             confirm: None,
             next_id: 1,
+            picked: None,
+            view: None,
         };
         pane.pick(catalog, tool);
         pane
@@ -216,7 +223,51 @@ impl BreakerPane {
                     replay: Replay::new(calls),
                 });
             }
-            Err(e) => self.message = Some(e.to_string()),
+            Err(e) => {
+                // The prompt opens again on the path, the error under it.
+                self.message = Some(e.to_string());
+                self.path = Some(LineInput::new(path));
+            }
+        }
+    }
+
+    /// The log row picked: the one chosen, else the newest.
+    pub fn picked_row(&self) -> Option<usize> {
+        let last = self.log.len().checked_sub(1)?;
+        Some(self.picked.map_or(last, |p| p.min(last)))
+    }
+
+    /// The call opened whole (its log row), while open.
+    pub fn viewing(&self) -> Option<usize> {
+        self.view.as_ref().map(|(row, _)| *row)
+    }
+
+    /// Picks an older (`-1`) or newer (`+1`) log row.
+    fn pick_row(&mut self, delta: isize) {
+        let Some(row) = self.picked_row() else {
+            self.message = Some("no calls yet: nothing to pick".into());
+            return;
+        };
+        let last = self.log.len() - 1;
+        let row = (row as isize + delta).clamp(0, last as isize) as usize;
+        // The newest row follows new calls.
+        self.picked = (row != last).then_some(row);
+    }
+
+    /// The opened call's keys: scroll, or close.
+    fn handle_view(&mut self, action: Action) {
+        let Some((_, scroll)) = &mut self.view else {
+            return;
+        };
+        match action {
+            Action::BreakerLogDown => {
+                scroll.handle(Action::Down, 1);
+            }
+            Action::BreakerLogUp => {
+                scroll.handle(Action::Up, 1);
+            }
+            Action::BreakerViewCall | Action::BreakerClose => self.view = None,
+            _ => {}
         }
     }
 
@@ -323,10 +374,18 @@ impl BreakerPane {
             }
             return BreakerOutcome::Stay;
         }
+        if self.view.is_some() {
+            self.handle_view(action);
+            return BreakerOutcome::Stay;
+        }
         if self.editing {
             match action {
                 Action::InputCancel => self.editing = false,
-                Action::InputSubmit => return send(self.request(catalog, live)),
+                Action::InputSubmit => {
+                    // Sent: the keyboard goes back to the simulator's keys.
+                    self.editing = false;
+                    return send(self.request(catalog, live));
+                }
                 other => {
                     self.args.edit(other);
                 }
@@ -367,6 +426,12 @@ impl BreakerPane {
                 self.step(catalog);
             }
             Action::BreakerRunTrace => self.run_trace(catalog),
+            Action::BreakerLogUp => self.pick_row(-1),
+            Action::BreakerLogDown => self.pick_row(1),
+            Action::BreakerViewCall => match self.picked_row() {
+                Some(row) => self.view = Some((row, Scroll::default())),
+                None => self.message = Some("no calls yet: nothing to open".into()),
+            },
             _ => {}
         }
         BreakerOutcome::Stay

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::catalog::Catalog;
 use crate::select::ToolsHandle;
 use crate::tui::action::Action;
+use crate::tui::line_input::LineInput;
 use crate::tui::list::ListState;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +81,22 @@ pub struct CatalogView {
     /// The MCP servers of the catalog's tools (the server filters and the
     /// server sort), empty for a catalog from files.
     pub servers: Vec<Arc<str>>,
+    /// The name filter: rows whose name contains it (any case).
+    pub name: LineInput,
+    /// The name filter has the keyboard.
+    pub typing: bool,
+}
+
+/// What a key of the name filter asks of the app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameOutcome {
+    Nothing,
+    /// The filter changed: rebuild the rows.
+    Changed,
+    /// The keyboard goes back to the pane.
+    Leave,
+    /// Cleared and left: rebuild the rows.
+    Cleared,
 }
 
 /// What the rows are computed from.
@@ -100,7 +117,66 @@ impl CatalogView {
             rows: (0..catalog.len()).collect(),
             list: ListState::default(),
             servers: servers_of(catalog),
+            name: LineInput::default(),
+            typing: false,
         }
+    }
+
+    /// The name filter in force (empty: none).
+    pub fn name_filter(&self) -> &str {
+        self.name.text.trim()
+    }
+
+    /// Opens the name filter on what it holds.
+    pub fn start_typing(&mut self) {
+        self.typing = true;
+    }
+
+    /// Text typed into the name filter.
+    pub fn type_name(&mut self, text: &str) -> NameOutcome {
+        if self.name.insert(text) {
+            self.list = ListState::default();
+            NameOutcome::Changed
+        } else {
+            NameOutcome::Nothing
+        }
+    }
+
+    /// The name filter's keys: Enter keeps it, Esc clears it; either gives
+    /// the keyboard back.
+    pub fn handle_name(&mut self, action: Action) -> NameOutcome {
+        match action {
+            Action::InputSubmit => {
+                self.typing = false;
+                NameOutcome::Leave
+            }
+            Action::InputCancel => {
+                self.typing = false;
+                self.name.set("");
+                NameOutcome::Cleared
+            }
+            other => {
+                if self.name.edit(other) {
+                    self.list = ListState::default();
+                    NameOutcome::Changed
+                } else {
+                    NameOutcome::Nothing
+                }
+            }
+        }
+    }
+
+    /// The next (or previous) row matching the name filter, wrapping;
+    /// false when there is no filter or nothing matches.
+    pub fn step_match(&mut self, forward: bool, height: usize) -> bool {
+        let n = self.rows.len();
+        if self.name_filter().is_empty() || n == 0 {
+            return false;
+        }
+        let step = if forward { 1 } else { n - 1 };
+        self.list.selected = (self.list.selected + step) % n;
+        self.list.keep_visible(n, height);
+        true
     }
 
     /// What the title says of the filter.
@@ -160,7 +236,9 @@ impl CatalogView {
     pub fn rebuild(&mut self, src: &ViewSource) {
         let keep = self.current();
         let tools = src.catalog.tools();
+        let needle = self.name_filter().to_lowercase();
         let mut rows: Vec<usize> = (0..src.catalog.len())
+            .filter(|&i| needle.is_empty() || tools[i].name.to_lowercase().contains(&needle))
             .filter(|&i| match self.filter {
                 Filter::All => true,
                 Filter::AlwaysLoad => tools[i].always_load,

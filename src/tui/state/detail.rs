@@ -2,26 +2,23 @@
 //! how far it is scrolled, and its keys.
 
 use crate::tui::action::Action;
-use crate::tui::list::movement;
+use crate::tui::list::Scroll;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct DetailState {
-    /// Lines scrolled past.
-    pub scroll: u16,
+    /// Lines scrolled past, clamped to the text as drawn.
+    pub scroll: Scroll,
 }
 
 impl DetailState {
     /// Shows a detail from its top.
     pub fn open(&mut self) {
-        self.scroll = 0;
+        self.scroll.reset();
     }
 
     /// A movement key scrolls, by pages of `height` lines.
     pub fn scroll(&mut self, action: Action, height: usize) {
-        if let Some(d) = movement(action, height) {
-            let d = d.clamp(-10_000, 10_000) as i32;
-            self.scroll = (i32::from(self.scroll) + d).clamp(0, 10_000) as u16;
-        }
+        self.scroll.handle(action, height);
     }
 
     /// The popup's keys: true when it closes.

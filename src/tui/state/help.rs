@@ -2,30 +2,27 @@
 //! shows comes from the live keymap ([`crate::tui::help`]).
 
 use crate::tui::action::Action;
-use crate::tui::list::movement;
+use crate::tui::list::Scroll;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct HelpState {
-    /// Rows scrolled past.
-    pub scroll: usize,
+    /// Lines scrolled past, clamped to the help as drawn (wrapped to its box).
+    pub scroll: Scroll,
 }
 
 impl HelpState {
     /// Shows help from its top.
     pub fn open(&mut self) {
-        self.scroll = 0;
+        self.scroll.reset();
     }
 
-    /// The popup's keys, over `rows` rows shown `height` at a time: true
-    /// when it closes.
-    pub fn handle(&mut self, action: Action, rows: usize, height: usize) -> bool {
+    /// The popup's keys, shown `height` lines at a time: true when it
+    /// closes.
+    pub fn handle(&mut self, action: Action, height: usize) -> bool {
         match action {
             Action::Escape | Action::Help | Action::Quit => true,
             other => {
-                if let Some(d) = movement(other, height) {
-                    let max = rows.saturating_sub(height) as isize;
-                    self.scroll = (self.scroll as isize).saturating_add(d).clamp(0, max) as usize;
-                }
+                self.scroll.handle(other, height);
                 false
             }
         }

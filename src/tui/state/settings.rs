@@ -72,7 +72,7 @@ impl SettingsEditor {
             0 => e.strategy = e.strategy.toggled(),
             1 => e.initial_tool_count += step,
             2 => e.max_loaded_tools = step_optional(e.max_loaded_tools, step),
-            3 => e.max_tools = step_optional(e.max_tools, step),
+            3 => e.max_tools = step_max_tools(e.max_tools, step),
             4 => e.ranker = e.ranker.cycle(step < 0),
             _ => {
                 let basis = e.basis();
@@ -84,6 +84,18 @@ impl SettingsEditor {
             }
         }
         SettingsOutcome::Apply(e)
+    }
+}
+
+/// `max_tools` steps through the service's default: ... 7, default (not
+/// set), 9 ...; down from 1 gives 0, which is refused (shown, not clamped).
+fn step_max_tools(value: Option<i64>, step: i64) -> Option<i64> {
+    let default = crate::service::DEFAULT_MAX_TOOLS as i64;
+    let next = value.unwrap_or(default) + step.signum();
+    match value {
+        Some(v) if v <= 0 && step < 0 => Some(v),
+        _ if next == default => None,
+        _ => Some(next),
     }
 }
 

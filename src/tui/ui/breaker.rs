@@ -6,13 +6,13 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Gauge, Paragraph, Wrap};
 
-use super::{Theme, key_line, pane};
+use super::{Theme, pane};
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::app::App;
-use crate::tui::help::{KeyLine, key_line as keys_of};
 use crate::tui::layout::BreakerLayout;
 use crate::tui::state::breaker::{BreakerPane, LiveState, PendingCall};
+use crate::tui::text::{count, cut, width as text_width, wrap};
 
 /// The label before the arguments (and the indent of the lines under it).
 const LABEL_WIDTH: usize = 7;
@@ -35,20 +35,16 @@ pub fn draw(f: &mut Frame, l: &BreakerLayout, app: &App, theme: &Theme) {
         draw_trace(f, trace, p, theme);
     }
     draw_log(f, l.log, app, p, theme);
-    let which = if p.confirming() {
-        KeyLine::Confirm
-    } else if p.is_typing() {
-        KeyLine::BreakerInput
-    } else {
-        KeyLine::Breaker
-    };
-    let keys = keys_of(app.keymap(), which);
-    f.render_widget(
-        Paragraph::new(key_line(keys, usize::from(l.keys.width), 1, theme)),
-        l.keys,
-    );
     if let Some(c) = &p.confirm {
         draw_confirm(f, l.confirm, app, c, theme);
+        return;
+    }
+    if let Some(row) = p.viewing() {
+        draw_view(f, l.body, p, row, theme);
+        return;
+    }
+    if let Some(path) = &p.path {
+        draw_path(f, l.confirm, app, p, path, theme);
         return;
     }
     // The terminal cursor in the arguments being typed (row and column
@@ -75,17 +71,23 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &App, p: &BreakerPane, theme
         theme,
     );
     f.render_widget(block, l.call);
+    // The tool's name first; the hint only where it fits whole.
+    let name_room = usize::from(l.call_head.width).saturating_sub(7);
+    let name = cut(&escape(&tool.name), name_room);
+    let tool_hint = format!(
+        "  ({} another tool)",
+        hint(app, &[Action::BreakerNextTool, Action::BreakerPrevTool])
+    );
+    let tool_hint = if text_width(&name) + text_width(&tool_hint) <= name_room {
+        tool_hint
+    } else {
+        String::new()
+    };
     let head = vec![
         Line::from(vec![
             Span::styled("tool   ", theme.key),
-            Span::raw(escape(&tool.name).into_owned()),
-            Span::styled(
-                format!(
-                    "  ({} another tool)",
-                    hint(app, &[Action::BreakerNextTool, Action::BreakerPrevTool])
-                ),
-                theme.dim,
-            ),
+            Span::raw(name),
+            Span::styled(tool_hint, theme.dim),
         ]),
         Line::from(vec![
             Span::styled("threshold ", theme.key),
@@ -181,24 +183,122 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &App, p: &BreakerPane, theme
             theme.key,
         )));
     }
-    if let Some(path) = &p.path {
+    if let Some(m) = p.message.as_ref().filter(|_| p.path.is_none()) {
         lines.push(Line::from(""));
-        lines.push(Line::from(vec![
-            Span::styled("trace  ", theme.key),
+        lines.push(Line::from(Span::raw(escape(m).into_owned())));
+    }
+    // Wrapped at words, each line's rest under its text.
+    let lines = wrap(lines, usize::from(l.args.width));
+    f.render_widget(Paragraph::new(lines), l.args);
+}
+
+/// The trace-path prompt, over the simulator: the path being typed, what it
+/// takes, and why the last one did not load.
+fn draw_path(
+    f: &mut Frame,
+    area: Rect,
+    app: &App,
+    p: &BreakerPane,
+    path: &crate::tui::line_input::LineInput,
+    theme: &Theme,
+) {
+    f.render_widget(Clear, area);
+    let block = pane(
+        Line::from(Span::styled(" Open a trace ", theme.title)),
+        true,
+        theme,
+    );
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled("path ", theme.key),
             Span::styled(path.text.clone(), theme.highlight),
-        ]));
-        lines.push(Line::from(Span::styled(
+        ]),
+        Line::from(Span::styled(
             format!(
-                "       a JSONL file of {{\"name\", \"arguments\"}}, or @example; {} loads",
-                app.keymap().label(Action::InputSubmit)
+                "a JSONL file of {{\"name\", \"arguments\"}}, or @example; {} loads, {} cancels",
+                app.keymap().label(Action::InputSubmit),
+                app.keymap().label(Action::InputCancel)
             ),
             theme.dim,
+        )),
+    ];
+    if let Some(m) = &p.message {
+        lines.push(Line::from(Span::styled(
+            format!("not loaded: {}", escape(m)),
+            theme.error,
         )));
-    } else if let Some(m) = &p.message {
-        lines.push(Line::from(""));
-        lines.push(Line::from(Span::raw(m.clone())));
     }
-    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), l.args);
+    let lines = wrap(lines, usize::from(inner.width));
+    f.render_widget(Paragraph::new(lines), inner);
+    // The cursor in the path (the line scrolls with it when long).
+    let col = 5 + path.text.chars().take(path.cursor).count();
+    let width = usize::from(inner.width.max(1));
+    if col / width < usize::from(inner.height) {
+        f.set_cursor_position((
+            inner.x + (col % width) as u16,
+            inner.y + (col / width) as u16,
+        ));
+    }
+}
+
+/// One call of the log, whole: its signature, streak and result or error,
+/// wrapped and scrolled.
+fn draw_view(f: &mut Frame, area: Rect, p: &BreakerPane, row: usize, theme: &Theme) {
+    let Some(e) = p.log.get(row) else { return };
+    f.render_widget(Clear, area);
+    let block = pane(
+        Line::from(Span::styled(
+            format!(" Call {} of {} ", row + 1, p.log.len()),
+            theme.title,
+        )),
+        true,
+        theme,
+    );
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled("call     ", theme.key),
+            Span::raw(escape(&e.signature).into_owned()),
+        ]),
+        Line::from(vec![
+            Span::styled("streak   ", theme.key),
+            Span::raw(format!(
+                "{} of threshold {}: {}",
+                e.repeats,
+                e.threshold,
+                if e.ran { "ran" } else { "BLOCKED" }
+            )),
+        ]),
+    ];
+    if let Some(l) = &e.trace_line {
+        lines.push(Line::from(vec![
+            Span::styled("trace    ", theme.key),
+            Span::raw(format!("line {l}")),
+        ]));
+    }
+    lines.push(Line::from(Span::styled(
+        if e.ran { "result" } else { "error" },
+        theme.key,
+    )));
+    let outcome = escape(&e.outcome).into_owned();
+    // A result is JSON: shown pretty when it is.
+    match serde_json::from_str::<serde_json::Value>(&e.outcome) {
+        Ok(v @ (serde_json::Value::Object(_) | serde_json::Value::Array(_))) => {
+            lines.extend(super::detail::json_lines(&v, theme));
+        }
+        _ => lines.extend(outcome.lines().map(|l| Line::from(format!("  {l}")))),
+    }
+    let lines = wrap(lines, usize::from(inner.width));
+    let scroll = p.view.as_ref().map_or(0, |(_, s)| {
+        s.set_limit(lines.len(), usize::from(inner.height))
+    });
+    f.render_widget(
+        Paragraph::new(lines).scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
+        inner,
+    );
 }
 
 /// The question before a real call: which tool, on which server, with
@@ -255,10 +355,14 @@ fn draw_trace(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
     let t = &trace.replay;
     let (next, tripped_at) = (t.next(), t.tripped_at());
     let title = match tripped_at {
-        Some(i) => format!(" Trace {} · trips at call {i} ", trace.origin),
+        Some(i) => format!(
+            " Trace {} · trips at call {} ",
+            escape(&trace.origin),
+            i + 1
+        ),
         None => format!(
             " Trace {} · call {} of {} ",
-            trace.origin,
+            escape(&trace.origin),
             next.min(t.calls.len()),
             t.calls.len()
         ),
@@ -284,9 +388,10 @@ fn draw_trace(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
                 None if i == next => ("next › ", theme.key),
                 None => ("       ", theme.dim),
             };
+            let call = escape(&format!("{} {}", c.name, c.arguments)).into_owned();
             Line::from(vec![
-                Span::styled(format!("{i:>3} {mark} "), style),
-                Span::raw(escape(&format!("{} {}", c.name, c.arguments)).into_owned()),
+                Span::styled(format!("{:>3} {mark} ", i + 1), style),
+                Span::raw(cut(&call, usize::from(inner.width).saturating_sub(12))),
             ])
         })
         .collect();
@@ -298,8 +403,8 @@ fn draw_log(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Theme
     let block = pane(
         Line::from(Span::styled(
             format!(
-                " Call log · {} calls, {} ran, {} blocked ",
-                p.log.len(),
+                " Call log · {}, {} ran, {} blocked ",
+                count(p.log.len() as u64, "call", "calls"),
                 ran,
                 p.log.len() - ran
             ),
@@ -351,12 +456,27 @@ fn draw_log(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Theme
             .live
             .as_ref()
             .map_or(String::new(), |l| format!("[{}] ", escape(&l.server)));
+        // The picked row is marked; a cut line ends in an ellipsis (the
+        // open-call key shows it whole).
+        let picked = p.picked_row() == Some(i);
+        let head = format!("{}{:>3} ", if picked { "›" } else { " " }, i + 1);
+        let counts = format!("{}/{} ", e.repeats, e.threshold);
+        let room = width
+            .saturating_sub(text_width(&head) + 8 + text_width(&counts) + text_width(&server))
+            .saturating_sub(text_width(&from));
         let mut group = vec![Line::from(vec![
-            Span::raw(format!("{:>3} ", i + 1)),
+            Span::styled(
+                head,
+                if picked {
+                    theme.key
+                } else {
+                    Default::default()
+                },
+            ),
             Span::styled(mark, style),
-            Span::raw(format!("{}/{} ", e.repeats, e.threshold)),
+            Span::raw(counts),
             Span::styled(server, theme.always),
-            Span::raw(e.signature.clone()),
+            Span::raw(cut(&escape(&e.signature), room.max(8))),
             Span::styled(from, theme.dim),
         ])];
         if whole == Some(i) {
@@ -387,10 +507,12 @@ fn draw_log(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Theme
         } else {
             // One line of the outcome.
             let mut outcome_lines = e.outcome.lines();
-            let mut outcome = outcome_lines.next().unwrap_or("").to_string();
-            if outcome_lines.next().is_some() {
-                outcome.push_str(" …");
-            }
+            let first = escape(outcome_lines.next().unwrap_or("")).into_owned();
+            let outcome = if outcome_lines.next().is_some() {
+                format!("{} …", cut(&first, width.saturating_sub(8)))
+            } else {
+                cut(&first, width.saturating_sub(6))
+            };
             group.push(Line::from(vec![
                 Span::raw("    → "),
                 Span::styled(outcome, outcome_style),

@@ -3,7 +3,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 
 use super::{Theme, pane};
 use crate::catalog::lint_tool;
@@ -11,6 +11,7 @@ use crate::numbers::thousands;
 use crate::terminal_text::{escape, escape_prose, json_for_terminal};
 use crate::tui::action::Action;
 use crate::tui::app::{App, Focus, Popup};
+use crate::tui::text::wrap;
 
 /// Pretty JSON with its keys, strings, numbers and literals coloured, safe
 /// on a terminal (unsafe and invisible characters as `\uXXXX` escapes).
@@ -222,12 +223,16 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     lines.push(Line::from(""));
     lines.extend(json_lines(&t.input_schema, theme));
+    let inner = block.inner(area);
+    let lines = wrap(lines, usize::from(inner.width));
+    let scroll = app
+        .detail()
+        .scroll
+        .set_limit(lines.len(), usize::from(inner.height));
+    f.render_widget(block, area);
     f.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false })
-            .scroll((app.detail().scroll, 0)),
-        area,
+        Paragraph::new(lines).scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
+        inner,
     );
 }
 

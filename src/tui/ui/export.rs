@@ -5,10 +5,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use super::{Theme, key_line, pane};
+use super::{Theme, pane};
 use crate::terminal_text::escape;
 use crate::tui::app::App;
-use crate::tui::help::{KeyLine, key_line as keys_of};
 use crate::tui::state::export::format_name;
 
 /// The label before each value (and the indent of the path).
@@ -50,7 +49,6 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(format!("{:<LABEL$}", "file"), theme.key),
             Span::raw(shown),
         ]),
-        key_line(keys_of(app.keymap(), KeyLine::Export), width, 1, theme),
     ];
     f.render_widget(Paragraph::new(lines), inner);
     let x = inner.x + (LABEL + (b.path.cursor - skip).min(room - 1)) as u16;

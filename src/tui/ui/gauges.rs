@@ -9,9 +9,11 @@ use ratatui::widgets::{Gauge, Paragraph};
 use super::{Theme, pane};
 use crate::numbers::thousands;
 use crate::select::Strategy;
+use crate::terminal_text::escape;
 use crate::tokens::Savings;
 use crate::tui::app::App;
 use crate::tui::state::results::Results;
+use crate::tui::text::{self, count, short_number};
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let block = pane(
@@ -28,35 +30,50 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     match &app.search().results {
         Results::Found(r) => {
             let s = r.savings;
-            let left = format!(
-                " full {}  sent {}  saved {} ",
-                thousands(s.full_schema_tokens),
-                thousands(s.sent_schema_tokens),
-                thousands(s.saved_tokens)
-            );
-            let wide = inner.width >= 100;
-            let right = if wide {
+            let width = usize::from(first.width);
+            // The gauge keeps 14 columns; the figures shorten as numbers
+            // (10,445, then 10.4k), the right side goes first.
+            let lefts = [
                 format!(
-                    " deferred {} · {} · {} ({}) · {} ",
-                    r.deferred_count,
+                    " full {}  sent {}  saved {} ",
+                    thousands(s.full_schema_tokens),
+                    thousands(s.sent_schema_tokens),
+                    thousands(s.saved_tokens)
+                ),
+                format!(
+                    " full {} sent {} saved {} ",
+                    short_number(s.full_schema_tokens),
+                    short_number(s.sent_schema_tokens),
+                    short_number(s.saved_tokens)
+                ),
+            ];
+            let latency = app.search().latency.map_or_else(String::new, |l| {
+                format!(" · {:.2} ms", l.as_secs_f64() * 1000.0)
+            });
+            let rights = [
+                format!(
+                    " deferred {} · {} · {} ({}){latency} ",
+                    thousands(r.deferred_count),
                     r.method,
-                    r.token_basis,
+                    escape(&r.token_basis),
                     r.basis,
-                    app.search().latency.map_or_else(String::new, |l| format!(
-                        "{:.2} ms",
-                        l.as_secs_f64() * 1000.0
-                    ))
-                )
-            } else {
-                format!(" deferred {} ", r.deferred_count)
-            };
+                ),
+                format!(" deferred {} ", thousands(r.deferred_count)),
+                format!(" deferred {} ", short_number(r.deferred_count)),
+                String::new(),
+            ];
+            let (left, right) = lefts
+                .iter()
+                .flat_map(|l| rights.iter().map(move |r| (l, r)))
+                .find(|(l, r)| text::width(l) + text::width(r) + 14 <= width)
+                .unwrap_or((&lefts[1], &rights[3]));
             let [l, g, rt] = Layout::horizontal([
-                Constraint::Length(left.chars().count() as u16),
+                Constraint::Length(text::width(left) as u16),
                 Constraint::Min(10),
-                Constraint::Length(right.chars().count() as u16),
+                Constraint::Length(text::width(right) as u16),
             ])
             .areas(first);
-            f.render_widget(Paragraph::new(left), l);
+            f.render_widget(Paragraph::new(left.clone()), l);
             f.render_widget(
                 Gauge::default()
                     .gauge_style(theme.gauge)
@@ -65,7 +82,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     .use_unicode(true),
                 g,
             );
-            f.render_widget(Paragraph::new(Span::styled(right, theme.dim)), rt);
+            f.render_widget(Paragraph::new(Span::styled(right.clone(), theme.dim)), rt);
         }
         Results::Failed(_) if app.search().full_catalog => {
             let full: u64 = app.costs().map_or(0, |c| c.iter().sum());
@@ -116,22 +133,50 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     Strategy::Deferred => always,
                     Strategy::All => 0,
                 };
-            let what = match app.handle().strategy() {
-                Strategy::Deferred => format!("deferred, {lazy} + {always} always-load"),
-                Strategy::All => format!("all, {} tools", app.catalog().len()),
-            };
             let saving = Savings::new(full, initial);
-            Line::from(vec![
-                Span::raw(format!(
-                    " initial set ({what}): {} tk  ·  strategy all: {} tk",
-                    thousands(initial),
-                    thousands(full)
-                )),
-                Span::styled(
-                    format!("  ·  first turn saves {:.1} %", saving.reduction_pct),
-                    theme.dim,
+            let saves = format!("first turn saves {:.1} %", saving.reduction_pct);
+            let (what, few) = match app.handle().strategy() {
+                Strategy::Deferred => (
+                    format!("deferred, {lazy} + {always} always-load"),
+                    format!("{lazy} + {always} always-load"),
                 ),
-            ])
+                Strategy::All => (
+                    format!(
+                        "all, {}",
+                        count(app.catalog().len() as u64, "tool", "tools")
+                    ),
+                    count(app.catalog().len() as u64, "tool", "tools"),
+                ),
+            };
+            let (i, a) = (thousands(initial), thousands(full));
+            let (si, sa) = (short_number(initial), short_number(full));
+            // The longest that fits: every word whole, numbers shortened
+            // as numbers.
+            let candidates = [
+                format!(" initial set ({what}): {i} tk  ·  strategy all: {a} tk  ·  {saves}"),
+                format!(" initial set ({few}): {i} tk · strategy all: {a} tk · {saves}"),
+                format!(" initial {i} tk ({few}) · all {a} tk · {saves}"),
+                format!(" initial {si} tk ({few}) · all {sa} tk · {saves}"),
+                format!(" initial {si} tk · all {sa} tk · {saves}"),
+                format!(
+                    " initial {si} · all {sa} · saves {:.1} %",
+                    saving.reduction_pct
+                ),
+            ];
+            let width = usize::from(second.width);
+            let text = candidates
+                .iter()
+                .find(|c| text::width(c) <= width)
+                .cloned()
+                .unwrap_or_else(|| text::fit_words(&candidates[5], width));
+            // The saving is dim, after the figures.
+            match text.rfind(" · ") {
+                Some(at) => Line::from(vec![
+                    Span::raw(text[..at].to_string()),
+                    Span::styled(text[at..].to_string(), theme.dim),
+                ]),
+                None => Line::from(text),
+            }
         }
     };
     f.render_widget(Paragraph::new(line), second);

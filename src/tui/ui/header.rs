@@ -11,6 +11,7 @@ use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::state::results::Results;
+use crate::tui::text::count;
 
 /// A session id as the header shows it: ids longer than 12 characters as
 /// their first and last 4 characters. Counted in chars (a remote service
@@ -68,6 +69,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         sources: escape(app.sources()).into_owned(),
         tools: format!("{} tools", c.len()),
         always: format!("{always} always-load"),
+        lints: match app.tools_with_lints() {
+            0 => None,
+            n => Some(format!(
+                "⚠ {}",
+                count(n as u64, "tool warned", "tools warned")
+            )),
+        },
         strategy: app.settings().strategy.to_string(),
         searcher,
         ranker,
@@ -106,6 +114,8 @@ struct HeaderParts {
     tools: String,
     always: String,
     strategy: String,
+    /// Tools `toolsift check` warns about, when any.
+    lints: Option<String>,
     /// The embedded service's kind (`embedded`), absent for a remote one.
     searcher: Option<String>,
     ranker: String,
@@ -145,6 +155,7 @@ impl HeaderParts {
             let mut parts = vec![self.sources.as_str()];
             parts.extend(tools.then_some(self.tools.as_str()));
             parts.extend(always.then_some(self.always.as_str()));
+            parts.extend(tools.then_some(self.lints.as_deref()).flatten());
             parts.push(&self.strategy);
             parts.push(&ranker);
             parts.extend(session.map(String::as_str));
@@ -198,19 +209,26 @@ fn remote_latency(app: &App) -> (String, bool) {
 /// environment).
 pub fn remote_part(host: &str, latency: &str, width: usize) -> String {
     let host = escape(host);
-    let full = format!(" remote {host} · {latency} ");
-    let len = full.chars().count();
-    if len <= width {
-        return full;
+    // Whole forms first: the word "remote", then the latency give way.
+    for text in [
+        format!(" remote {host} · {latency} "),
+        format!(" {host} · {latency} "),
+        format!(" {host} "),
+    ] {
+        if crate::tui::text::width(&text) <= width {
+            return text;
+        }
     }
-    let host_room = host.chars().count().saturating_sub(len - width).max(6);
-    let short = fit(&host, host_room);
-    let text = format!(" remote {} · {latency} ", short.trim_end());
-    if text.chars().count() <= width {
-        text
-    } else {
-        fit(&text, width)
-    }
+    // The host shortens, its port kept (two services on one host differ
+    // by it).
+    let (name, port) = match host.rsplit_once(':') {
+        Some((n, p)) if !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()) => {
+            (n.to_string(), format!(":{p}"))
+        }
+        _ => (host.to_string(), String::new()),
+    };
+    let room = width.saturating_sub(2 + port.chars().count());
+    format!(" {}{port} ", crate::tui::text::cut(&name, room))
 }
 
 fn tools(n: usize) -> String {
@@ -407,19 +425,25 @@ mod tests {
     }
 
     #[test]
-    fn the_remote_part_shortens_the_host_first() {
+    fn the_remote_part_keeps_the_port() {
         assert_eq!(
             remote_part("127.0.0.1:8787", "3.1 ms", 80),
             " remote 127.0.0.1:8787 · 3.1 ms "
         );
-        let host = "tool-search.internal.example.com:8443";
-        let short = remote_part(host, "12.4 ms", 36);
-        assert_eq!(short.chars().count(), 36, "{short}");
-        assert!(short.starts_with(" remote tool-search"), "{short}");
-        assert!(
-            short.contains('…') && short.ends_with(" · 12.4 ms "),
-            "{short}"
+        // The word, then the latency, give way before the host is cut.
+        assert_eq!(
+            remote_part("127.0.0.1:8787", "3.1 ms", 26),
+            " 127.0.0.1:8787 · 3.1 ms "
         );
+        assert_eq!(
+            remote_part("127.0.0.1:8787", "3.1 ms", 18),
+            " 127.0.0.1:8787 "
+        );
+        let host = "tool-search.internal.example.com:8443";
+        let short = remote_part(host, "12.4 ms", 24);
+        assert!(short.chars().count() <= 24, "{short}");
+        assert!(short.starts_with(" tool-search"), "{short}");
+        assert!(short.contains('…') && short.ends_with(":8443 "), "{short}");
         let evil = remote_part("e\x1b]52;c;AA\x07:1", "1.0 ms", 80);
         assert!(!evil.chars().any(crate::terminal_text::is_unsafe), "{evil}");
     }
@@ -443,6 +467,7 @@ mod tests {
     #[test]
     fn the_header_fits_every_width_and_keeps_the_help_key() {
         let parts = HeaderParts {
+            lints: None,
             sources: escape("evil\x1b[2Jname, git, time").into_owned(),
             tools: "117 tools".into(),
             always: "4 always-load".into(),

@@ -9,30 +9,46 @@ use super::{Theme, pane};
 use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::help::{HelpRow, help_rows};
+use crate::tui::text::wrap_hanging;
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let rows = help_rows(app.keymap(), app.mcp_servers());
-    let lines: Vec<Line> = rows
-        .iter()
-        .skip(app.help().scroll)
-        .map(|row| match row {
-            HelpRow::Heading(title) => Line::from(Span::styled(format!(" {title}"), theme.title)),
-            HelpRow::Binding { keys, what } => Line::from(vec![
-                Span::styled(format!("   {keys:<14} "), theme.key),
-                Span::raw(*what),
-            ]),
-            HelpRow::Note(note) => Line::from(Span::styled(format!(" {note}"), theme.dim)),
-            HelpRow::Server { summary, failed } => Line::from(Span::styled(
-                format!("   {summary}"),
-                if *failed {
-                    theme.error
-                } else {
-                    Default::default()
-                },
-            )),
-            HelpRow::Blank => Line::from(""),
-        })
-        .collect();
+    let width = usize::from(area.width.saturating_sub(2));
+    // Each row wraps to the box: a binding continues under its
+    // description, a server's line under its text.
+    let mut lines: Vec<Line> = Vec::new();
+    for row in &rows {
+        let (line, hang) = match row {
+            HelpRow::Heading(title) => (
+                Line::from(Span::styled(format!(" {title}"), theme.title)),
+                1,
+            ),
+            HelpRow::Binding { keys, what } => (
+                Line::from(vec![
+                    Span::styled(format!("   {keys:<14} "), theme.key),
+                    Span::raw(*what),
+                ]),
+                18,
+            ),
+            HelpRow::Note(note) => (Line::from(Span::styled(format!(" {note}"), theme.dim)), 1),
+            HelpRow::Server { summary, failed } => (
+                Line::from(Span::styled(
+                    format!("   {summary}"),
+                    if *failed {
+                        theme.error
+                    } else {
+                        Default::default()
+                    },
+                )),
+                5,
+            ),
+            HelpRow::Blank => (Line::from(""), 0),
+        };
+        lines.extend(wrap_hanging(line, width, hang));
+    }
+    let height = usize::from(area.height.saturating_sub(2));
+    let scroll = app.help().scroll.set_limit(lines.len(), height);
+    let lines: Vec<Line> = lines.into_iter().skip(scroll).collect();
     f.render_widget(Clear, area);
     let scroll = format!(
         "{} {} scroll · {} close ",

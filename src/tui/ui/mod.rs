@@ -21,7 +21,9 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
 use super::action::Action;
 use super::app::{App, Focus, Popup};
+use super::help::KeyHint;
 use super::layout::{MIN_SIZE, layout};
+use super::text;
 
 /// Styles; with `NO_COLOR` only bold, reverse and underline carry meaning.
 pub struct Theme {
@@ -135,24 +137,52 @@ pub(crate) fn pane<'a>(title: Line<'a>, focused: bool, theme: &Theme) -> Block<'
         .title(title)
 }
 
-/// A key line: `keys what` pairs, cut to `width` columns by leaving out
-/// pairs before the last `keep` ones (help and quit stay visible).
-pub(crate) fn key_line<'a>(
-    pairs: Vec<(String, &'a str)>,
-    width: usize,
-    keep: usize,
-    theme: &Theme,
-) -> Line<'a> {
-    let cell = |(k, w): &(String, &str)| k.chars().count() + w.chars().count() + 3;
-    let mut pairs = pairs;
-    while pairs.len() > keep && pairs.iter().map(cell).sum::<usize>() > width {
-        let drop = pairs.len() - keep - 1;
-        pairs.remove(drop);
+/// A key line in `width` columns: every hint with its words and two
+/// spaces between hints if they fit; else the shorter words, one space
+/// between hints and `↵` for Enter; else hints give way (highest `drop`
+/// first, the later of equals first), so that help and quit always show.
+pub(crate) fn key_line<'a>(hints: Vec<KeyHint>, width: usize, theme: &Theme) -> Line<'a> {
+    let shown = |h: &KeyHint, short: bool| -> (String, &'static str) {
+        if short {
+            (h.keys.replace("Enter", "↵"), h.short)
+        } else {
+            (h.keys.clone(), h.what)
+        }
+    };
+    let line_width = |hints: &[KeyHint], short: bool| -> usize {
+        let gap = if short { 1 } else { 2 };
+        hints
+            .iter()
+            .map(|h| {
+                let (keys, what) = shown(h, short);
+                text::width(&keys) + text::width(what) + 1 + gap
+            })
+            .sum()
+    };
+    let mut hints = hints;
+    let short = line_width(&hints, false) > width;
+    if short {
+        while line_width(&hints, true) > width {
+            let Some(i) = hints
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| h.drop > 0)
+                .max_by_key(|(i, h)| (h.drop, *i))
+                .map(|(i, _)| i)
+            else {
+                break;
+            };
+            hints.remove(i);
+        }
     }
+    let gap = if short { " " } else { "  " };
     let mut spans = Vec::new();
-    for (keys, what) in pairs {
-        spans.push(Span::styled(format!(" {keys}"), theme.key));
-        spans.push(Span::raw(format!(" {what} ")));
+    for (i, h) in hints.iter().enumerate() {
+        let (keys, what) = shown(h, short);
+        let lead = if i == 0 { " " } else { gap };
+        spans.push(Span::raw(lead));
+        spans.push(Span::styled(keys, theme.key));
+        spans.push(Span::raw(format!(" {what}")));
     }
     Line::from(spans)
 }

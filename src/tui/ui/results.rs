@@ -228,12 +228,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             };
         match (hit.reason, hit.score) {
             (Some(Reason::AlwaysLoad), _) if hit.explanation.matches.is_empty() => {
-                let label = if room >= "  always-load".len() {
-                    "  always-load"
-                } else {
-                    " AL"
-                };
-                push(&mut spans, label.into(), theme.always, &mut room);
+                // One word wherever the tool came from (the ★ says it too).
+                if let Some(label) = ["  always-load", " always"]
+                    .into_iter()
+                    .find(|l| l.len() <= room)
+                {
+                    push(&mut spans, label.into(), theme.always, &mut room);
+                }
             }
             (_, Some(score)) => {
                 push(

@@ -6,10 +6,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 
-use super::{Theme, key_line, pane};
+use super::{Theme, pane};
 use crate::settings::Settings;
 use crate::tui::app::App;
-use crate::tui::help::{KeyLine, key_line as keys_of};
 use crate::tui::state::settings::SETTINGS_ROWS;
 
 fn value(s: &Settings, row: usize) -> String {
@@ -76,14 +75,6 @@ pub fn draw(f: &mut Frame, r: Rect, app: &App, theme: &Theme) {
             theme.selected,
         ))),
     }
-    lines.push(Line::from(""));
-    let keys = keys_of(app.keymap(), KeyLine::Settings);
-    lines.push(key_line(
-        keys,
-        usize::from(r.width.saturating_sub(2)),
-        1,
-        theme,
-    ));
     f.render_widget(
         Paragraph::new(lines)
             .block(block)

@@ -8,15 +8,15 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Chart, Clear, Dataset, GraphType, Paragraph, Wrap};
+use ratatui::widgets::{Axis, Chart, Clear, Dataset, GraphType, Paragraph};
 
-use super::{Theme, key_line, pane};
+use super::{Theme, pane};
 use crate::numbers::thousands;
 use crate::terminal_text::escape;
 use crate::tui::app::App;
-use crate::tui::help::{KeyLine, key_line as keys_of};
 use crate::tui::layout::TuneLayout;
 use crate::tui::state::tune::TuneState;
+use crate::tui::text::wrap;
 use crate::tune::{Point, TuneReport};
 
 /// The marks, as the chart, the table and the legend draw them.
@@ -85,25 +85,13 @@ pub fn draw(f: &mut Frame, l: &TuneLayout, app: &App, theme: &Theme) {
             height: l.chart.height + l.legend.height,
             ..l.chart
         };
-        f.render_widget(
-            Paragraph::new(Span::styled(text, style)).wrap(Wrap { trim: true }),
-            area,
-        );
+        // Line by line (a span would run them together), wrapped at words.
+        let lines: Vec<Line> = text
+            .lines()
+            .map(|l| Line::from(Span::styled(l.to_string(), style)))
+            .collect();
+        f.render_widget(Paragraph::new(wrap(lines, usize::from(area.width))), area);
     }
-    let which = if app.tune().is_typing() {
-        KeyLine::TuneInput
-    } else {
-        KeyLine::Tune
-    };
-    f.render_widget(
-        Paragraph::new(key_line(
-            keys_of(app.keymap(), which),
-            usize::from(l.keys.width),
-            1,
-            theme,
-        )),
-        l.keys,
-    );
     if let Some(input) = &app.tune().path {
         f.render_widget(Clear, l.prompt);
         let block = pane(
@@ -279,7 +267,30 @@ fn draw_legend(f: &mut Frame, area: Rect, app: &App, report: &TuneReport, theme:
         Span::styled(format!("{RECOMMENDED} best "), theme.matched),
         Span::raw(fit_segments(&second, width.saturating_sub(7))),
     ]));
+    // The count asked for and the count in force: a cap on loaded tools
+    // can leave fewer beside the always-load ones, and says so.
+    let asked = app.settings().initial_tool_count.max(0) as usize;
     let initial_now = current.map(|c| c.1);
+    let in_force = match initial_now {
+        Some(n) if n != asked => {
+            let always = app
+                .catalog()
+                .tools()
+                .iter()
+                .filter(|t| t.always_load)
+                .count();
+            let why = match app.handle().max_loaded_tools() {
+                Some(m) => format!(
+                    "max_loaded_tools {m} leaves {} beside the {always} always-load",
+                    (m as usize).saturating_sub(always)
+                ),
+                None => format!("the catalog has {n} tools beside the always-load ones"),
+            };
+            format!("initial set: asked {asked}, in force {n} ({why})")
+        }
+        Some(n) => format!("initial set {n}"),
+        None => "initial set: strategy all sends every tool".to_string(),
+    };
     let initial: Vec<String> = match initial_now.and_then(|n| {
         report
             .initial
@@ -287,18 +298,13 @@ fn draw_legend(f: &mut Frame, area: Rect, app: &App, report: &TuneReport, theme:
             .find(|p| p.initial_tool_count == n)
             .map(|p| (n, p))
     }) {
-        Some((n, p)) => vec![
-            format!(
-                "initial set {n}: {:.1}% of requests need no search",
-                p.covered_pct
-            ),
+        Some((_, p)) => vec![
+            in_force,
+            format!("{:.1}% of requests need no search", p.covered_pct),
             format!("{} tokens", thousands(p.tokens)),
             format!("recommended {}", rec.initial_tool_count),
         ],
-        None => vec![format!(
-            "initial set: recommended {}",
-            rec.initial_tool_count
-        )],
+        None => vec![in_force, format!("recommended {}", rec.initial_tool_count)],
     };
     lines.push(Line::from(Span::styled(
         fit_segments(&initial, width),
@@ -306,7 +312,7 @@ fn draw_legend(f: &mut Frame, area: Rect, app: &App, report: &TuneReport, theme:
     )));
     let last = match &app.tune().message {
         Some(m) => Line::from(Span::styled(
-            fit_segments(std::slice::from_ref(m), width),
+            crate::tui::text::fit_words(&escape(m), width),
             theme.key,
         )),
         None => Line::from(Span::styled(

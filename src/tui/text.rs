@@ -1,0 +1,299 @@
+//! Text made to fit the screen: lines wrapped at word boundaries with a
+//! hanging indent, words kept whole (the one before an ellipsis aside),
+//! numbers shortened as numbers, never cut, and counts with their noun.
+//! Every width here is in terminal columns.
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+use crate::numbers::thousands;
+
+/// Columns `text` takes.
+pub fn width(text: &str) -> usize {
+    UnicodeWidthStr::width(text)
+}
+
+/// `n` and its noun: `1 tool`, `2 tools`.
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
+}
+
+/// `n` as a person reads it in `max` columns: `10,445`, else `10.4k`,
+/// `1.48M`, `3.2G`: shortened, never cut.
+pub fn number(n: u64, max: usize) -> String {
+    let full = thousands(n);
+    if full.len() <= max {
+        return full;
+    }
+    short_number(n)
+}
+
+/// `n` in at most five columns (three significant digits): `999`, `10.4k`,
+/// `1.48M`.
+pub fn short_number(n: u64) -> String {
+    if n < 1_000 {
+        return n.to_string();
+    }
+    let units = [("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12), ("P", 1e15)];
+    let x = n as f64;
+    for (i, (unit, scale)) in units.iter().enumerate() {
+        let v = x / scale;
+        // Rounding may carry into the next unit (999.9k is 1.00M).
+        let text = if v < 9.995 {
+            format!("{v:.2}")
+        } else if v < 99.95 {
+            format!("{v:.1}")
+        } else {
+            format!("{v:.0}")
+        };
+        if text.len() <= 4 && (v < 999.5 || i == units.len() - 1) {
+            return format!("{text}{unit}");
+        }
+    }
+    format!("{:.0}E", x / 1e18)
+}
+
+/// `text` in at most `max` columns, cut at a word boundary with an
+/// ellipsis (a single word longer than the room is cut before the
+/// ellipsis). Whole when it fits.
+pub fn fit_words(text: &str, max: usize) -> String {
+    if width(text) <= max {
+        return text.to_string();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    for word in text.split(' ') {
+        let sep = usize::from(!out.is_empty());
+        if width(&out) + sep + width(word) + 1 > max {
+            break;
+        }
+        if sep == 1 {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    if out.is_empty() {
+        return cut(text, max);
+    }
+    let trimmed = out.trim_end_matches([',', ';', ':', '·', ' ']).to_string();
+    format!("{trimmed}…")
+}
+
+/// `text` cut to at most `max` columns with an ellipsis (names: the cut is
+/// marked, and the whole name is in the detail).
+pub fn cut(text: &str, max: usize) -> String {
+    if width(text) <= max {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in text.chars() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw + 1 > max {
+            break;
+        }
+        w += cw;
+        out.push(c);
+    }
+    if max > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// `text` cut (as [`cut`]) and padded to exactly `max` columns.
+pub fn pad(text: &str, max: usize) -> String {
+    let mut out = cut(text, max);
+    let w = width(&out);
+    out.extend(std::iter::repeat_n(' ', max.saturating_sub(w)));
+    out
+}
+
+/// `lines` wrapped to `max` columns: breaks at spaces, a word longer than a
+/// line is split over lines (nothing is lost), and a line that starts with
+/// spaces continues under its text, two columns in (JSON and lists read
+/// as indented blocks).
+pub fn wrap(lines: Vec<Line<'_>>, max: usize) -> Vec<Line<'static>> {
+    let max = max.max(1);
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        wrap_line(&line, max, None, &mut out);
+    }
+    out
+}
+
+/// `line` wrapped to `max` columns, its later lines indented `hang`
+/// columns (a help row continues under its description).
+pub fn wrap_hanging(line: Line<'_>, max: usize, hang: usize) -> Vec<Line<'static>> {
+    let max = max.max(1);
+    let mut out = Vec::new();
+    wrap_line(&line, max, Some(hang.min(max / 2)), &mut out);
+    out
+}
+
+/// One styled character.
+type Cell = (char, Style);
+
+fn wrap_line(line: &Line<'_>, max: usize, hang: Option<usize>, out: &mut Vec<Line<'static>>) {
+    let cells: Vec<Cell> = line
+        .spans
+        .iter()
+        .flat_map(|s| {
+            let style = line.style.patch(s.style);
+            s.content.chars().map(move |c| (c, style))
+        })
+        .collect();
+    if line.width() <= max {
+        out.push(to_line(&cells));
+        return;
+    }
+    let lead = cells.iter().take_while(|(c, _)| *c == ' ').count();
+    let hang = hang.unwrap_or(if lead > 0 { (lead + 2).min(max / 2) } else { 0 });
+    let mut current: Vec<Cell> = Vec::new();
+    let mut w = 0;
+    let mut i = 0;
+    while i < cells.len() {
+        // The next run: spaces, or a word.
+        let space = cells[i].0 == ' ';
+        let end = cells[i..]
+            .iter()
+            .position(|(c, _)| (*c == ' ') != space)
+            .map_or(cells.len(), |p| i + p);
+        let run = &cells[i..end];
+        let run_w: usize = run.iter().map(|(c, _)| c.width().unwrap_or(0)).sum();
+        i = end;
+        if space {
+            if w + run_w <= max {
+                current.extend_from_slice(run);
+                w += run_w;
+            } else {
+                // Spaces at a break are dropped.
+                push_line(out, &mut current, &mut w, hang);
+            }
+            continue;
+        }
+        if w + run_w <= max {
+            current.extend_from_slice(run);
+            w += run_w;
+            continue;
+        }
+        if run_w <= max - hang && w > hang {
+            push_line(out, &mut current, &mut w, hang);
+            current.extend_from_slice(run);
+            w += run_w;
+            continue;
+        }
+        // A word longer than a line: split it over as many as it takes.
+        for &cell in run {
+            let cw = cell.0.width().unwrap_or(0);
+            if w + cw > max && w > hang {
+                push_line(out, &mut current, &mut w, hang);
+            }
+            current.push(cell);
+            w += cw;
+        }
+    }
+    if !current.is_empty() {
+        out.push(to_line(trim_end(&current)));
+    }
+}
+
+/// Ends the line being built and starts the next at the hanging indent.
+fn push_line(out: &mut Vec<Line<'static>>, current: &mut Vec<Cell>, w: &mut usize, hang: usize) {
+    out.push(to_line(trim_end(current)));
+    current.clear();
+    current.extend(std::iter::repeat_n((' ', Style::default()), hang));
+    *w = hang;
+}
+
+fn trim_end(cells: &[Cell]) -> &[Cell] {
+    let end = cells
+        .iter()
+        .rposition(|(c, _)| *c != ' ')
+        .map_or(0, |p| p + 1);
+    &cells[..end]
+}
+
+fn to_line(cells: &[Cell]) -> Line<'static> {
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut text = String::new();
+    let mut style = None;
+    for &(c, s) in cells {
+        if style.is_some_and(|st| st != s) {
+            spans.push(Span::styled(
+                std::mem::take(&mut text),
+                style.unwrap_or_default(),
+            ));
+        }
+        style = Some(s);
+        text.push(c);
+    }
+    if !text.is_empty() {
+        spans.push(Span::styled(text, style.unwrap_or_default()));
+    }
+    Line::from(spans)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(lines: &[Line]) -> Vec<String> {
+        lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn numbers_shorten_as_numbers() {
+        assert_eq!(number(10_445, 6), "10,445");
+        assert_eq!(number(10_445, 5), "10.4k");
+        assert_eq!(number(1_478_123, 8), "1.48M");
+        assert_eq!(short_number(999), "999");
+        assert_eq!(short_number(1_000), "1.00k");
+        assert_eq!(short_number(999_999), "1.00M");
+        assert_eq!(short_number(99_960), "100k");
+        assert_eq!(short_number(123_456_789), "123M");
+        assert!(short_number(u64::MAX).len() <= 5);
+    }
+
+    #[test]
+    fn counts_agree_with_their_noun() {
+        assert_eq!(count(1u64, "tool", "tools"), "1 tool");
+        assert_eq!(count(0u64, "tool", "tools"), "0 tools");
+        assert_eq!(count(1200u64, "call", "calls"), "1,200 calls");
+    }
+
+    #[test]
+    fn words_stay_whole_before_the_ellipsis() {
+        assert_eq!(fit_words("nothing fits here", 40), "nothing fits here");
+        assert_eq!(fit_words("nothing fits here", 14), "nothing fits…");
+        assert_eq!(fit_words("nothing fits here", 10), "nothing…");
+        assert_eq!(fit_words("extraordinary", 6), "extra…");
+        assert_eq!(cut("search_knowledge_base", 10), "search_kn…");
+        assert_eq!(pad("ab", 4), "ab  ");
+    }
+
+    #[test]
+    fn wrapping_breaks_at_words_and_hangs_indented_lines() {
+        let lines = wrap(vec![Line::from("the quick brown fox jumps")], 10);
+        assert_eq!(texts(&lines), ["the quick", "brown fox", "jumps"]);
+        let lines = wrap(vec![Line::from("  \"k\": \"one two three\"")], 12);
+        assert_eq!(texts(&lines), ["  \"k\": \"one", "    two", "    three\""]);
+        // A word longer than the line is split, nothing lost.
+        let lines = wrap(vec![Line::from("abcdefghijkl")], 5);
+        assert_eq!(texts(&lines).concat(), "abcdefghijkl");
+        assert!(lines.iter().all(|l| l.width() <= 5));
+    }
+
+    #[test]
+    fn wrapping_keeps_styles() {
+        let bold = Style::default().add_modifier(ratatui::style::Modifier::BOLD);
+        let line = Line::from(vec![Span::styled("key: ", bold), Span::raw("a b c d e f")]);
+        let lines = wrap(vec![line], 8);
+        assert_eq!(lines[0].spans[0].style, bold);
+        assert_eq!(lines[0].spans[0].content, "key: ");
+    }
+}
