@@ -6,3 +6,4 @@ mod common;
 mod hidden_text;
 mod screens;
 mod terminal;
+mod widths;

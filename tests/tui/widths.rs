@@ -1,0 +1,288 @@
+//! Every screen at every width from 80 to 200 columns: no word is cut but
+//! the one before an ellipsis, and no number is cut. A word on a narrow
+//! screen must be a word the same screen shows when nothing is short of
+//! room (drawn 400 columns wide), or a word of the catalog, or a shortened
+//! number (`10.4k`, `1.48M`); the start of a word is allowed only before
+//! `…`, and a word split by wrapping must join up with the next row.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use toolsift::catalog::{CatalogSource, load};
+use toolsift::search::Searcher;
+use toolsift::tui::Setup;
+use toolsift::tui::app::App;
+use toolsift::tui::effect::{Effect, Msg, run_effect};
+use toolsift::tui::help::{KeyLine, key_line};
+use toolsift::tui::ui;
+
+fn settle(app: &mut App, effects: Vec<Effect>) {
+    let searcher = app.searcher().clone();
+    let mut queue = std::collections::VecDeque::from(effects);
+    while let Some(effect) = queue.pop_front() {
+        let msg = run_effect(&searcher, effect);
+        queue.extend(app.update(msg));
+    }
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    let effects = app.update(Msg::Key(KeyEvent {
+        code,
+        modifiers: KeyModifiers::NONE,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    }));
+    settle(app, effects);
+}
+
+fn text(app: &mut App, s: &str) {
+    for c in s.chars() {
+        press(app, KeyCode::Char(c));
+    }
+}
+
+/// The screens: a name and the keys that reach it from a fresh explorer.
+fn screens() -> Vec<(&'static str, Box<dyn Fn(&mut App)>)> {
+    vec![
+        ("start", Box::new(|_: &mut App| {})),
+        (
+            "query",
+            Box::new(|a: &mut App| {
+                press(a, KeyCode::Char('/'));
+                text(a, "schedule a meeting with the on-call engineer");
+                press(a, KeyCode::Enter);
+            }),
+        ),
+        ("detail", Box::new(|a: &mut App| press(a, KeyCode::Enter))),
+        ("help", Box::new(|a: &mut App| press(a, KeyCode::Char('?')))),
+        (
+            "settings",
+            Box::new(|a: &mut App| press(a, KeyCode::Char('s'))),
+        ),
+        (
+            "breaker",
+            Box::new(|a: &mut App| {
+                press(a, KeyCode::Char('b'));
+                press(a, KeyCode::Char('L'));
+            }),
+        ),
+        (
+            "tune",
+            Box::new(|a: &mut App| {
+                press(a, KeyCode::Char('t'));
+                a.update(Msg::Type("@demo".into()));
+                press(a, KeyCode::Enter);
+            }),
+        ),
+        (
+            "export",
+            Box::new(|a: &mut App| press(a, KeyCode::Char('x'))),
+        ),
+    ]
+}
+
+fn app(width: u16, height: u16, to: &dyn Fn(&mut App)) -> App {
+    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
+    let s = Setup {
+        sources: "demo".into(),
+        ..Setup::new(catalog, Searcher::embedded())
+    };
+    let (mut app, effects) = App::new(s).unwrap();
+    app.update(Msg::Resize(width, height));
+    settle(&mut app, effects);
+    to(&mut app);
+    app
+}
+
+/// The screen's rows; under a popup, only the popup, the header and the
+/// bottom line (the panes peek out around a popup, cut by it).
+fn rows(app: &App) -> Vec<String> {
+    use toolsift::tui::app::Popup;
+    let (w, h) = app.size();
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| ui::draw(f, app)).unwrap();
+    let buffer = terminal.backend().buffer();
+    let l = app.layout();
+    let front = match app.popup() {
+        None => None,
+        Some(Popup::Help) => Some(l.help_popup),
+        Some(Popup::Detail) => Some(l.detail_popup),
+        Some(Popup::Settings) => Some(l.settings_popup),
+        Some(Popup::Export) => Some(l.export_popup),
+        Some(Popup::Breaker) => Some(l.breaker.body),
+        Some(Popup::Tune) => Some(l.tune.body),
+    };
+    (0..h)
+        .map(|y| {
+            (0..w)
+                .map(|x| {
+                    let shown = y == 0
+                        || y + 1 == h
+                        || front.is_none_or(|r| r.contains(ratatui::layout::Position { x, y }));
+                    if shown { buffer[(x, y)].symbol() } else { " " }
+                })
+                .collect::<String>()
+        })
+        .collect()
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The words of a row, with the character that follows each (a word
+/// right after an ellipsis is the kept end of a shortened id: its `…`
+/// is glued in front).
+fn words(row: &str) -> Vec<(String, Option<char>)> {
+    let chars: Vec<char> = row.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !is_word_char(chars[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        // A number keeps its separators: 10,445 and 95.6 are one word.
+        while i < chars.len()
+            && (is_word_char(chars[i])
+                || (matches!(chars[i], ',' | '.')
+                    && chars[i - 1].is_ascii_digit()
+                    && chars.get(i + 1).is_some_and(|c| c.is_ascii_digit())))
+        {
+            i += 1;
+        }
+        let word: String = chars[start..i].iter().collect();
+        if start > 0 && chars[start - 1] == '…' {
+            continue;
+        }
+        out.push((word, chars.get(i).copied()));
+    }
+    out
+}
+
+/// A row cut at the panes' borders (trailing spaces of each kept off).
+fn segments(row: &str) -> Vec<String> {
+    row.split(|c: char| "│┃╭╮╰╯┏┓┗┛".contains(c))
+        .map(|s| s.trim_end().to_string())
+        .collect()
+}
+
+fn short_number(w: &str) -> bool {
+    let Some(body) = w.strip_suffix(['k', 'M', 'G', 'T']) else {
+        return false;
+    };
+    !body.is_empty() && body.chars().all(|c| c.is_ascii_digit() || c == '.')
+}
+
+fn universe(catalog_words: &HashSet<String>, wide: &[String]) -> HashSet<String> {
+    let mut all = catalog_words.clone();
+    for row in wide {
+        for (w, _) in words(row) {
+            all.insert(w);
+        }
+    }
+    all
+}
+
+#[test]
+fn no_word_or_number_is_cut_at_any_width() {
+    let catalog = load(&CatalogSource::demo()).unwrap();
+    let mut catalog_words: HashSet<String> = HashSet::new();
+    for t in catalog.tools() {
+        let schema = t.input_schema.to_string();
+        for s in [t.name.as_str(), t.description.as_str(), schema.as_str()] {
+            for (w, _) in words(s) {
+                catalog_words.insert(w);
+            }
+        }
+    }
+    // The catalog pane's short flags.
+    for w in ["R", "I", "RI"] {
+        catalog_words.insert(w.into());
+    }
+    // The key lines' short words.
+    let keymap = toolsift::tui::keymap::Keymap::defaults();
+    for line in [
+        KeyLine::Main,
+        KeyLine::Query,
+        KeyLine::Breaker,
+        KeyLine::Tune,
+        KeyLine::Help,
+    ] {
+        for h in key_line(&keymap, line) {
+            for (w, _) in words(&format!("{} {}", h.keys, h.short)) {
+                catalog_words.insert(w);
+            }
+        }
+    }
+    let mut failures = Vec::new();
+    for (name, to) in screens() {
+        let mut known = universe(&catalog_words, &rows(&app(400, 60, &*to)));
+        known.extend(universe(&HashSet::new(), &rows(&app(400, 24, &*to))));
+        // Every width at 24 rows; every seventh at 35 too.
+        let sizes = (80..=200u16)
+            .map(|w| (w, 24u16))
+            .chain((80..=200u16).step_by(7).map(|w| (w, 35)));
+        for (width, height) in sizes {
+            {
+                let shown = rows(&app(width, height, &*to));
+                // Each row is cut into the panes' segments (between
+                // borders): wrapping joins a segment with the same one of
+                // the next row.
+                let segs: Vec<Vec<String>> = shown.iter().map(|r| segments(r)).collect();
+                for (y, row_segs) in segs.iter().enumerate() {
+                    for (si, seg) in row_segs.iter().enumerate() {
+                        let ws = words(seg);
+                        for (k, (w, next)) in ws.iter().enumerate() {
+                            if known.contains(w) || short_number(w) || *next == Some('…') {
+                                continue;
+                            }
+                            // A number (latencies change from run to run) is
+                            // cut when its segment ends right after it.
+                            if w.starts_with(|c: char| c.is_ascii_digit()) && next.is_some() {
+                                continue;
+                            }
+                            let joins = |a: &str, b: &str| {
+                                let joined = format!("{a}{b}");
+                                known.iter().any(|kw| kw.contains(&joined))
+                            };
+                            let wrapped = k + 1 == ws.len()
+                                && next.is_none()
+                                && segs.get(y + 1).and_then(|r| r.get(si)).is_some_and(|n| {
+                                    words(n).first().is_some_and(|(f, _)| joins(w, f))
+                                });
+                            let rest = k == 0
+                                && y > 0
+                                && segs[y - 1].get(si).is_some_and(|p| {
+                                    words(p).last().is_some_and(|(p, _)| joins(p, w))
+                                });
+                            if !wrapped && !rest {
+                                failures.push(format!(
+                                    "{name} {width}x{height} row {y}: {w:?} in {:?}",
+                                    shown[y]
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    failures.dedup_by(|a, b| a.split(" row ").nth(1) == b.split(" row ").nth(1));
+    assert!(
+        failures.is_empty(),
+        "{} cut words or numbers, the first:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
