@@ -45,8 +45,11 @@ fn text(app: &mut App, s: &str) {
     }
 }
 
-/// The screens: a name and the keys that reach it from a fresh explorer.
-fn screens() -> Vec<(&'static str, Box<dyn Fn(&mut App)>)> {
+/// Keys that reach a screen from a fresh explorer.
+type Reach = Box<dyn Fn(&mut App)>;
+
+/// The screens: a name and the keys that reach it.
+fn screens() -> Vec<(&'static str, Reach)> {
     vec![
         ("start", Box::new(|_: &mut App| {})),
         (
