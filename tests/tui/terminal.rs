@@ -490,3 +490,32 @@ fn typing_with_hybrid_in_a_real_terminal_ends_on_the_fused_answer() {
     tty.send(b"\x03");
     assert!(tty.wait_exit().success());
 }
+
+#[test]
+fn the_detail_scrolls_to_its_end_and_back_in_a_real_terminal() {
+    let mut tty = Tty::spawn(&[]);
+    tty.wait_for("Results 4 of 64");
+    // The detail pane of the first tool, focused (its border thick).
+    tty.send(b"\r");
+    tty.wait_for("┃Open a new support ticket");
+    // End: the schema's closing brace on the pane's last rows, never a
+    // blank pane; more presses stay there.
+    tty.send(b"G");
+    tty.wait_for("┃}");
+    for _ in 0..30 {
+        tty.send(b"j");
+    }
+    tty.send(&[0x1b, b'[', b'6', b'~']);
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(tty.contents().contains("┃}"), "{}", tty.contents());
+    assert!(!tty.contents().contains("┃Open a new support ticket"));
+    // One k shows the line above at once; g goes back to the top.
+    tty.send(b"k");
+    tty.wait_gone("┃}");
+    tty.send(b"g");
+    tty.wait_for("┃Open a new support ticket");
+    tty.send(b"q");
+    tty.send(b"q");
+    let status = tty.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+}
