@@ -104,11 +104,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .filter(|_| !one_server)
         .unwrap_or(0)
         .min(MAX_SERVER_WIDTH);
-    // The longest name of the whole list, so columns stay put while
-    // scrolling.
+    // The longest name on screen: the rows shown get their names whole
+    // when the pane has the room for them.
     let longest = view
         .rows
         .iter()
+        .skip(list.offset)
+        .take(height)
         .map(|&i| text::width(&escape(&app.tool(i).name)))
         .max()
         .unwrap_or(0);
