@@ -215,8 +215,8 @@ impl BreakerPane {
             Ok(calls) => {
                 self.breaker.reset();
                 self.message = Some(format!(
-                    "loaded {} calls from {path}; the breaker starts fresh",
-                    calls.len()
+                    "loaded {} from {path}; the breaker starts fresh",
+                    crate::tui::text::count(calls.len() as u64, "call", "calls")
                 ));
                 self.trace = Some(TraceState {
                     origin: path.to_string(),
@@ -320,9 +320,9 @@ impl BreakerPane {
             && t.replay.tripped_at().is_none()
         {
             self.message = Some(format!(
-                "the breaker (threshold {}) never tripped on {} calls",
+                "the breaker (threshold {}) never tripped on {}",
                 self.breaker.threshold(),
-                t.replay.calls.len()
+                crate::tui::text::count(t.replay.calls.len() as u64, "call", "calls")
             ));
         }
     }

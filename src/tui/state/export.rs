@@ -109,8 +109,8 @@ pub fn write_effect(
         std::path::absolute(&path).map_or_else(|_| path.clone(), |p| p.display().to_string());
     Ok(Effect::WriteFile {
         done: format!(
-            "wrote {} tools ({}) to {}",
-            tools.len(),
+            "wrote {} ({}) to {}",
+            crate::tui::text::count(tools.len() as u64, "tool", "tools"),
             format_name(format),
             escape(&shown)
         ),

@@ -67,7 +67,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let parts = HeaderParts {
         sources: escape(app.sources()).into_owned(),
-        tools: format!("{} tools", c.len()),
+        tools: count(c.len() as u64, "tool", "tools"),
         always: format!("{always} always-load"),
         lints: match app.tools_with_lints() {
             0 => None,

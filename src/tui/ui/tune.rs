@@ -318,7 +318,7 @@ fn draw_legend(f: &mut Frame, area: Rect, app: &App, report: &TuneReport, theme:
         None => Line::from(Span::styled(
             fit_segments(
                 &[
-                    format!("{} requests", report.queries),
+                    crate::tui::text::count(report.queries as u64, "request", "requests"),
                     format!(
                         "target {:.1}% all loaded{}",
                         report.target_pct,
