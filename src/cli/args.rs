@@ -241,6 +241,9 @@ pub struct SearchArgs {
     /// Print only the loaded tools as a provider payload (a JSON array in that provider's shape).
     #[arg(long, value_enum, value_name = "FORMAT", conflicts_with = "json")]
     pub export: Option<toolsift::catalog::export::PayloadFormat>,
+    /// Then say where TOOL stood: its rank, score, the request's words it matched and did not, and why it was or was not loaded.
+    #[arg(long, value_name = "TOOL", conflicts_with = "export")]
+    pub why: Option<String>,
 }
 
 #[derive(Args)]
