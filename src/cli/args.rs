@@ -312,8 +312,8 @@ pub fn from_config(text: &str, default: impl std::fmt::Display) -> String {
 /// own message (`initial_tool_count must be a non-negative integer`, ...).
 #[derive(Args)]
 pub struct HandleArgs {
-    #[arg(long, value_name = "STRATEGY", help = choices(&Strategy::ALL), default_value_t = Strategy::default().to_string())]
-    pub strategy: String,
+    #[arg(long, value_name = "STRATEGY", help = format!("{} (default {}, the SDK's)", choices(&Strategy::ALL), Strategy::default()))]
+    pub strategy: Option<String>,
     /// Non-mandatory tools in the deferred initial set.
     #[arg(
         long,
