@@ -7,6 +7,41 @@ use serde_json::Value;
 /// The SDK's default threshold.
 pub const DEFAULT_THRESHOLD: u32 = 3;
 
+/// The thresholds a breaker takes: every whole number from 0. This is the
+/// SDK's rule: its `RetryLoopBreaker(threshold = 3)` (CONTRACT §5; the
+/// TypeScript SDK's `constructor(readonly threshold = 3)`) checks nothing
+/// and blocks a call when `repeats > threshold`, so every count means
+/// something, 0 included (0 blocks every call, even the first; 1 blocks the
+/// second identical call in a row). A negative number or a fraction would
+/// only repeat one of these, and is refused.
+pub const THRESHOLDS: std::ops::RangeInclusive<u32> = 0..=u32::MAX;
+
+/// A threshold given as text (a flag) that is not one of [`THRESHOLDS`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{flag} must be a whole number from {} to {} (0 blocks every call), not {value:?}",
+    THRESHOLDS.start(),
+    crate::numbers::thousands(u64::from(*THRESHOLDS.end()))
+)]
+pub struct BadThreshold {
+    /// Where it was given (`--threshold`).
+    pub flag: String,
+    pub value: String,
+}
+
+/// `text` as a threshold, or the error naming `flag`, the value and the
+/// accepted range.
+pub fn parse_threshold(flag: &str, text: &str) -> Result<u32, BadThreshold> {
+    text.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|t| THRESHOLDS.contains(t))
+        .ok_or_else(|| BadThreshold {
+            flag: flag.to_string(),
+            value: text.to_string(),
+        })
+}
+
 /// A blocked call: the `threshold + 1`-th (or later) identical consecutive call.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
@@ -241,6 +276,26 @@ mod tests {
             .is_err()
         );
         assert_eq!(calls, 1);
+    }
+
+    #[test]
+    fn thresholds_are_the_sdks_every_whole_number_from_zero() {
+        assert_eq!(parse_threshold("--threshold", "0"), Ok(0));
+        assert_eq!(parse_threshold("--threshold", " 3 "), Ok(3));
+        assert_eq!(parse_threshold("--threshold", "4294967295"), Ok(u32::MAX));
+        for bad in ["-1", "2.5", "three", "", "4294967296"] {
+            let e = parse_threshold("--threshold", bad).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "--threshold must be a whole number from 0 to 4,294,967,295 (0 blocks every call), not {bad:?}"
+                )
+            );
+        }
+        // Threshold 0, as the SDK has it: the first call is blocked.
+        let mut b = RetryLoopBreaker::new(0);
+        let e = b.record("x", &serde_json::json!({})).unwrap_err();
+        assert_eq!((e.repeats, e.threshold), (1, 0));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::catalog::{self, Catalog};
 use crate::numbers::thousands;
-use crate::select::{HandleOptions, SelectError, ToolsHandle};
+use crate::select::{HandleOptions, SelectError, Strategy, ToolsHandle};
 use crate::terminal_text::{escape, escape_join};
 use crate::tokens::{Savings, TokenBasis, TokenCounter};
 
@@ -39,6 +39,30 @@ pub struct ServerReport {
     pub error: Option<String>,
 }
 
+/// What one strategy sends before any search, with the handle's caps.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StrategyCost {
+    /// The initial set, in the SDK's order.
+    pub initial: Vec<String>,
+    pub initial_schema_tokens: u64,
+    pub initial_saved_tokens: u64,
+    pub initial_reduction_pct: f64,
+}
+
+/// The initial set under each strategy, whichever is in force.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Strategies {
+    /// Strategy `all` (the SDK's default): every tool up front.
+    pub all: StrategyCost,
+    /// Strategy `deferred` with the same `initial_tool_count` and
+    /// `max_loaded_tools` (the explorer's default strategy); `None` when the
+    /// caps do not allow it (`max_loaded_tools` below the always-load count).
+    pub deferred: Option<StrategyCost>,
+    /// Why `deferred` is missing: the SDK's message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deferred_error: Option<String>,
+}
+
 /// Everything `check` reports. Serialised as the `--json` output.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CheckReport {
@@ -48,6 +72,9 @@ pub struct CheckReport {
     pub tools: usize,
     pub always_load: Vec<String>,
     pub strategy: String,
+    /// Whether the strategy was chosen (a flag) rather than the SDK's
+    /// default, `all`; when it was not, the text report shows both.
+    pub strategy_chosen: bool,
     pub initial_tool_count: u64,
     pub max_loaded_tools: Option<u64>,
     /// The initial set, in the SDK's order.
@@ -58,6 +85,8 @@ pub struct CheckReport {
     pub initial_saved_tokens: u64,
     pub initial_reduction_pct: f64,
     pub token_basis: TokenBasis,
+    /// The initial set and its tokens under `all` and under `deferred`.
+    pub strategies: Strategies,
     /// Import notes and lints, as sentences.
     pub warnings: Vec<String>,
     /// The lints of text a reviewer cannot see (tag, zero-width, invisible
@@ -80,6 +109,28 @@ impl CheckReport {
         let handle = ToolsHandle::new(catalog.clone(), options)?;
         let costs = counter.tools_tokens(catalog.tools(), basis);
         let full: u64 = costs.iter().sum();
+        let cost_under = |strategy: Strategy| {
+            let options = HandleOptions {
+                strategy,
+                ..options.clone()
+            };
+            ToolsHandle::new(catalog.clone(), &options).map(|h| {
+                let sent: u64 = h.initial_indices().iter().map(|&i| costs[i]).sum();
+                let savings = Savings::new(full, sent);
+                StrategyCost {
+                    initial: h.initial_names().into_iter().map(String::from).collect(),
+                    initial_schema_tokens: sent,
+                    initial_saved_tokens: savings.saved_tokens,
+                    initial_reduction_pct: savings.reduction_pct,
+                }
+            })
+        };
+        let deferred = cost_under(Strategy::Deferred);
+        let strategies = Strategies {
+            all: cost_under(Strategy::All)?,
+            deferred_error: deferred.as_ref().err().map(ToString::to_string),
+            deferred: deferred.ok(),
+        };
         let initial_tokens: u64 = handle.initial_indices().iter().map(|&i| costs[i]).sum();
         let savings = Savings::new(full, initial_tokens);
         let lints = catalog::lint(&catalog);
@@ -119,6 +170,7 @@ impl CheckReport {
                 .map(String::from)
                 .collect(),
             strategy: handle.strategy().to_string(),
+            strategy_chosen: true,
             initial_tool_count: handle.initial_tool_count(),
             max_loaded_tools: handle.max_loaded_tools(),
             initial: handle
@@ -131,6 +183,7 @@ impl CheckReport {
             initial_saved_tokens: savings.saved_tokens,
             initial_reduction_pct: savings.reduction_pct,
             token_basis: basis,
+            strategies,
             warnings,
             hidden_text,
             tool_costs,
@@ -153,22 +206,65 @@ impl CheckReport {
         );
         let _ = writeln!(
             out,
-            "handle    strategy {}, initial_tool_count {}, max_loaded_tools {}, token basis {}",
+            "handle    strategy {}{}, initial_tool_count {}, max_loaded_tools {}, token basis {}",
             self.strategy,
+            if self.strategy_chosen {
+                ""
+            } else {
+                " (the SDK's default; the explorer opens on deferred)"
+            },
             self.initial_tool_count,
             self.max_loaded_tools
                 .map_or_else(|| "none".to_string(), |m| m.to_string()),
             self.token_basis
         );
-        let _ = writeln!(
-            out,
-            "tokens    full catalog {}, initial set {} ({} tools): saves {} ({:.1} %)",
-            thousands(self.full_schema_tokens),
-            thousands(self.initial_schema_tokens),
-            self.initial.len(),
-            thousands(self.initial_saved_tokens),
-            self.initial_reduction_pct
-        );
+        let deferred = self.strategies.deferred.as_ref();
+        let sends = |c: &StrategyCost| {
+            format!(
+                "{} tools first: {} tokens, saves {} ({:.1} %)",
+                c.initial.len(),
+                thousands(c.initial_schema_tokens),
+                thousands(c.initial_saved_tokens),
+                c.initial_reduction_pct
+            )
+        };
+        let deferred_line = match (deferred, &self.strategies.deferred_error) {
+            (Some(c), _) => format!("sends {}", sends(c)),
+            (None, Some(e)) => format!("not possible with these caps: {e}"),
+            (None, None) => "not possible with these caps".to_string(),
+        };
+        if self.strategy_chosen {
+            let _ = writeln!(
+                out,
+                "tokens    full catalog {}, initial set {} ({} tools): saves {} ({:.1} %)",
+                thousands(self.full_schema_tokens),
+                thousands(self.initial_schema_tokens),
+                self.initial.len(),
+                thousands(self.initial_saved_tokens),
+                self.initial_reduction_pct
+            );
+            if self.strategy == Strategy::All.as_str() {
+                let _ = writeln!(
+                    out,
+                    "          nothing is saved: strategy all sends every tool up front; deferred {deferred_line}"
+                );
+            }
+        } else {
+            let _ = writeln!(
+                out,
+                "tokens    full catalog {}",
+                thousands(self.full_schema_tokens)
+            );
+            let _ = writeln!(
+                out,
+                "  all       sends all {} tools up front: {} tokens, saves {} ({:.1} %)",
+                self.strategies.all.initial.len(),
+                thousands(self.strategies.all.initial_schema_tokens),
+                thousands(self.strategies.all.initial_saved_tokens),
+                self.strategies.all.initial_reduction_pct
+            );
+            let _ = writeln!(out, "  deferred  {deferred_line}");
+        }
         let _ = writeln!(
             out,
             "always    {}",
@@ -178,7 +274,25 @@ impl CheckReport {
                 escape_join(&self.always_load, ", ")
             }
         );
-        let _ = writeln!(out, "initial   {}", escape_join(&self.initial, ", "));
+        // With no strategy chosen, the initial set shown is deferred's
+        // (strategy all's is every tool).
+        let shown: Option<&[String]> = if self.strategy_chosen {
+            None
+        } else {
+            deferred.map(|c| c.initial.as_slice())
+        };
+        match shown {
+            Some(names) => {
+                let _ = writeln!(
+                    out,
+                    "initial   deferred: {} (all: every tool)",
+                    escape_join(names, ", ")
+                );
+            }
+            None => {
+                let _ = writeln!(out, "initial   {}", escape_join(&self.initial, ", "));
+            }
+        }
         for s in &self.servers {
             let line = match &s.error {
                 Some(e) => format!("{}: failed: {e}", s.name),
@@ -194,16 +308,27 @@ impl CheckReport {
         let with_servers = self.tool_costs.iter().any(|t| t.server.is_some());
         let names: Vec<_> = self.tool_costs.iter().map(|t| escape(&t.name)).collect();
         let width = crate::terminal_text::column_width(&names, 4);
+        let header = if shown.is_some() {
+            "deferred"
+        } else {
+            "initial"
+        };
+        let in_initial = |t: &ToolCost| match shown {
+            Some(names) => names.contains(&t.name),
+            None => t.initial,
+        };
         let _ = writeln!(
             out,
-            "{:>4}  {:<width$}  {:<8}  {:>7}  initial{}",
+            "{:>4}  {:<width$}  {:<8}  {:>7}  {}{}",
             "#",
             "name",
             "flags",
             "tokens",
+            header,
             if with_servers { "  server" } else { "" }
         );
         for (i, (t, name)) in self.tool_costs.iter().zip(&names).enumerate() {
+            let initial = in_initial(t);
             let flags = format!(
                 "{} {} {}",
                 if t.always_load { "AL" } else { "--" },
@@ -216,7 +341,7 @@ impl CheckReport {
                 name,
                 flags,
                 thousands(t.tokens),
-                if t.initial { "yes" } else { "" }
+                if initial { "yes" } else { "" }
             );
             if with_servers {
                 let _ = write!(
@@ -224,7 +349,7 @@ impl CheckReport {
                     "{:pad$}{}",
                     "",
                     escape(t.server.as_deref().unwrap_or("-")),
-                    pad = if t.initial { 2 } else { 5 }
+                    pad = header.len() + 2 - if initial { 3 } else { 0 }
                 );
             }
             let _ = writeln!(out, "{}", row.trim_end());
@@ -287,7 +412,6 @@ impl From<&crate::sources::mcp::ServerStatus> for ServerReport {
 mod tests {
     use super::*;
     use crate::catalog::Tool;
-    use crate::select::Strategy;
 
     #[test]
     fn report_sums_match_rows() {

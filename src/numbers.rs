@@ -13,6 +13,17 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// `2873.94` as `2,873.9`: thousands, and tenths (negative and
+/// non-finite numbers as 0).
+pub fn thousands_tenths(x: f64) -> String {
+    let tenths = if x.is_finite() && x > 0.0 {
+        (x * 10.0).round() as u64
+    } else {
+        0
+    };
+    format!("{}.{}", thousands(tenths / 10), tenths % 10)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -24,5 +35,14 @@ mod tests {
         assert_eq!(thousands(8420), "8,420");
         assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(thousands(u64::MAX), "18,446,744,073,709,551,615");
+    }
+
+    #[test]
+    fn tenths() {
+        assert_eq!(thousands_tenths(0.0), "0.0");
+        assert_eq!(thousands_tenths(154.04), "154.0");
+        assert_eq!(thousands_tenths(2873.94), "2,873.9");
+        assert_eq!(thousands_tenths(1_234_567.96), "1,234,568.0");
+        assert_eq!(thousands_tenths(f64::NAN), "0.0");
     }
 }

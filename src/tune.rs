@@ -290,16 +290,7 @@ pub fn recommend(
     let max_tools = reached
         .or_else(|| points.iter().find(|p| p.all_loaded_pct + EPS >= best))
         .map_or(always.max(1), |p| p.max_tools);
-    let best_cover = initial.iter().map(|p| p.covered_pct).fold(0.0, f64::max);
-    let initial_tool_count = if best_cover < MIN_USEFUL_COVERAGE_PCT {
-        0
-    } else {
-        initial
-            .iter()
-            .find(|p| p.covered_pct + EPS >= DEFAULT_TARGET_SHARE * best_cover)
-            .map_or(0, |p| p.initial_tool_count)
-    }
-    .min(max_tools.saturating_sub(always));
+    let (initial_tool_count, _) = initial_choice(initial, max_tools, always);
     (
         Recommended {
             max_tools,
@@ -308,6 +299,56 @@ pub fn recommend(
         target,
         reached.is_some(),
     )
+}
+
+/// Why [`recommend`] chose its `initial_tool_count`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum InitialReason {
+    /// The initial set's best coverage (percent) stays under
+    /// [`MIN_USEFUL_COVERAGE_PCT`]: 0.
+    Useless { best_pct: f64 },
+    /// The smallest count reaching [`DEFAULT_TARGET_SHARE`] of the best
+    /// coverage (percent).
+    NearBest { best_pct: f64 },
+    /// That count (`wanted`) is more than the cap leaves beside the
+    /// always-load tools (`room`): `room`.
+    Capped {
+        wanted: usize,
+        room: usize,
+        best_pct: f64,
+    },
+}
+
+/// The `initial_tool_count` to recommend beside the cap `max_tools`, and
+/// why: 0 when the initial set's best coverage stays under
+/// [`MIN_USEFUL_COVERAGE_PCT`]; else the smallest count reaching
+/// [`DEFAULT_TARGET_SHARE`] of it, at most `max_tools - always`.
+pub fn initial_choice(
+    initial: &[InitialPoint],
+    max_tools: usize,
+    always: usize,
+) -> (usize, InitialReason) {
+    let best_pct = initial.iter().map(|p| p.covered_pct).fold(0.0, f64::max);
+    if best_pct < MIN_USEFUL_COVERAGE_PCT {
+        return (0, InitialReason::Useless { best_pct });
+    }
+    let wanted = initial
+        .iter()
+        .find(|p| p.covered_pct + EPS >= DEFAULT_TARGET_SHARE * best_pct)
+        .map_or(0, |p| p.initial_tool_count);
+    let room = max_tools.saturating_sub(always);
+    if wanted > room {
+        (
+            room,
+            InitialReason::Capped {
+                wanted,
+                room,
+                best_pct,
+            },
+        )
+    } else {
+        (wanted, InitialReason::NearBest { best_pct })
+    }
 }
 
 /// How to search.
@@ -422,101 +463,7 @@ pub fn current_setting(
     Some((cap, initial))
 }
 
-impl TuneReport {
-    /// The config file's lines and the SDK call for the recommendation.
-    pub fn snippet(&self) -> String {
-        let Recommended {
-            max_tools,
-            initial_tool_count,
-        } = self.recommended;
-        format!(
-            "# config.toml (the explorer)\n[explorer]\nstrategy = \"deferred\"\nmax_loaded_tools = {max_tools}\ninitial_tool_count = {initial_tool_count}\n\n# SDK\ncave.tools(catalog, strategy=\"deferred\", initial_tool_count={initial_tool_count}, max_loaded_tools={max_tools})\n"
-        )
-    }
-
-    /// The text report: two tables, the recommendation and the snippet.
-    /// `current` marks a cap and an initial count (the flags' settings).
-    pub fn render_text(&self, current: Option<(usize, usize)>) -> String {
-        use crate::terminal_text::escape;
-        use std::fmt::Write as _;
-        let mark = |on: bool| if on { "  <- current" } else { "" };
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "{} requests against {} ({} tools, {} always-load); strategy all sends {} tokens ({})\n",
-            self.queries,
-            escape(&self.catalog),
-            self.catalog_tools,
-            self.always_load,
-            self.full_tokens,
-            self.token_basis
-        );
-        let _ = writeln!(
-            out,
-            "search cap (max_loaded_tools): the always-load tools, then the best-ranked others"
-        );
-        let _ = writeln!(
-            out,
-            "max_tools  all loaded  lenient  mean tokens  p95 tokens  saved"
-        );
-        for p in &self.points {
-            let _ = writeln!(
-                out,
-                "{:>9}  {:>9.1}%  {:>6.1}%  {:>11.1}  {:>10}  {:>5.1}%{}",
-                p.max_tools,
-                p.all_loaded_pct,
-                p.lenient_all_loaded_pct,
-                p.mean_sent_tokens,
-                p.p95_sent_tokens,
-                p.saved_pct,
-                mark(current.is_some_and(|c| c.0 == p.max_tools))
-            );
-        }
-        let _ = writeln!(
-            out,
-            "\ndeferred initial set, no search: the always-load tools, then the first N others in catalog order"
-        );
-        let _ = writeln!(out, "initial_tool_count  covered  tokens");
-        for p in &self.initial {
-            let _ = writeln!(
-                out,
-                "{:>18}  {:>6.1}%  {:>6}{}",
-                p.initial_tool_count,
-                p.covered_pct,
-                p.tokens,
-                mark(current.is_some_and(|c| c.1 == p.initial_tool_count))
-            );
-        }
-        let r = self.recommended;
-        let why = if self.target_reached {
-            format!(
-                "the smallest cap loading every expected tool for at least {:.1}% of requests",
-                self.target_pct
-            )
-        } else {
-            format!(
-                "no cap reaches {:.1}%: the smallest cap with the best share",
-                self.target_pct
-            )
-        };
-        let initial_why = if r.initial_tool_count == 0 {
-            "0: the initial set alone covers (next to) no request; search loads the tools"
-                .to_string()
-        } else {
-            format!(
-                "{}: the smallest count near the initial set's best coverage",
-                r.initial_tool_count
-            )
-        };
-        let _ = writeln!(
-            out,
-            "\nrecommended: max_loaded_tools {} ({why}); initial_tool_count {initial_why}\n",
-            r.max_tools
-        );
-        out.push_str(&self.snippet());
-        out
-    }
-}
+mod render;
 
 #[cfg(test)]
 mod tests;

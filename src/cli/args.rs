@@ -241,6 +241,9 @@ pub struct SearchArgs {
     /// Print only the loaded tools as a provider payload (a JSON array in that provider's shape).
     #[arg(long, value_enum, value_name = "FORMAT", conflicts_with = "json")]
     pub export: Option<toolsift::catalog::export::PayloadFormat>,
+    /// Then say where TOOL stood: its rank, score, the request's words it matched and did not, and why it was or was not loaded.
+    #[arg(long, value_name = "TOOL", conflicts_with = "export")]
+    pub why: Option<String>,
 }
 
 #[derive(Args)]
@@ -309,8 +312,8 @@ pub fn from_config(text: &str, default: impl std::fmt::Display) -> String {
 /// own message (`initial_tool_count must be a non-negative integer`, ...).
 #[derive(Args)]
 pub struct HandleArgs {
-    #[arg(long, value_name = "STRATEGY", help = choices(&Strategy::ALL), default_value_t = Strategy::default().to_string())]
-    pub strategy: String,
+    #[arg(long, value_name = "STRATEGY", help = format!("{} (default {}, the SDK's)", choices(&Strategy::ALL), Strategy::default()))]
+    pub strategy: Option<String>,
     /// Non-mandatory tools in the deferred initial set.
     #[arg(
         long,

@@ -19,6 +19,7 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
         &TokenCounter::new(),
     )?;
     report.servers = loaded.servers.iter().map(Into::into).collect();
+    report.strategy_chosen = args.handle.strategy_chosen();
     emit(args.json, &report, || report.render_text())?;
     match report.strict_error() {
         Some(e) if args.strict => Err(CliError::HiddenText(e)),

@@ -14,7 +14,10 @@ impl HandleArgs {
     /// strategy, initial_tool_count, max_loaded_tools. (The always-load
     /// check needs the catalog.)
     pub fn settings(&self) -> Result<Settings, CliError> {
-        let strategy = strategy(&self.strategy)?;
+        let strategy = match &self.strategy {
+            Some(text) => strategy(text)?,
+            None => Strategy::default(),
+        };
         let initial_tool_count = parse_int(&self.initial_tool_count)
             .filter(|n| *n >= 0)
             .ok_or(SelectError::InitialToolCount)?;
@@ -34,6 +37,13 @@ impl HandleArgs {
             ranker: Default::default(),
             token_basis: self.token_basis.as_deref().map(basis).transpose()?,
         })
+    }
+}
+
+impl HandleArgs {
+    /// Whether `--strategy` was given (else the SDK's default is in force).
+    pub fn strategy_chosen(&self) -> bool {
+        self.strategy.is_some()
     }
 }
 

@@ -6,11 +6,8 @@ use super::error::CliError;
 use super::output::emit;
 
 pub fn run(args: &ReplayArgs) -> Result<(), CliError> {
-    let threshold: u32 = args
-        .threshold
-        .trim()
-        .parse()
-        .map_err(|_| CliError::Usage("threshold must be a non-negative integer".into()))?;
+    let threshold = toolsift::breaker::parse_threshold("--threshold", &args.threshold)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     let calls = toolsift::replay::load_trace(&args.trace)?;
     let report = toolsift::replay::replay(&calls, threshold);
     emit(args.json, &report, || report.render_text())

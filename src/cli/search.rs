@@ -1,7 +1,9 @@
 //! `toolsift search CATALOG QUERY`: one search, as a deferred app would make
 //! it: the loaded set, scores, why, tokens.
 
+use toolsift::catalog::Catalog;
 use toolsift::search::SearchRequest;
+use toolsift::search::why::close_names;
 use toolsift::select::{SelectError, ToolsHandle};
 
 use super::args::SearchArgs;
@@ -35,6 +37,11 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
         catalog_and_second(&args.catalog, args.query.as_deref(), &args.mcp, "QUERY")?;
     let loaded = super::mcp::load(&files, None, &args.mcp).map_err(CliError::Mcp)?;
     let catalog = loaded.catalog;
+    let why = args
+        .why
+        .as_deref()
+        .map(|name| tool_named(&catalog, name))
+        .transpose()?;
     let handle = ToolsHandle::new(catalog.clone(), &settings.handle_options())?;
     let max_tools = match &args.max_tools {
         None => None,
@@ -52,16 +59,44 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
         preview: false,
     };
     let embeddings = super::embed::embeddings_for(&args.embed, args.ranker)?;
-    let result = args
-        .remote
-        .searcher(embeddings)?
-        .search(&catalog, &request)?;
+    let searcher = args.remote.searcher(embeddings)?;
+    let result = searcher.search(&catalog, &request)?;
     if let Some(format) = args.export {
         let tools = result.tools.iter().map(|h| &catalog.tools()[h.index]);
         let text = toolsift::catalog::export::payload(tools, format)?;
         return write_stdout(&text);
     }
-    emit(args.json, &result.to_json(&catalog), || {
-        result.render_text(&catalog)
+    let why = match why {
+        Some(tool) => Some(searcher.standing(&catalog, &request, &result)?.why(tool)),
+        None => None,
+    };
+    let mut value = result.to_json(&catalog);
+    if let Some(why) = &why {
+        value["why"] = why.to_json(&catalog);
+    }
+    emit(args.json, &value, || {
+        let mut text = result.render_text(&catalog);
+        if let Some(why) = &why {
+            text.push('\n');
+            text.push_str(&why.render_text(&catalog));
+        }
+        text
+    })
+}
+
+/// The catalog index of `--why TOOL`; a name the catalog lacks is an error
+/// that names it and the close ones.
+fn tool_named(catalog: &Catalog, name: &str) -> Result<usize, CliError> {
+    catalog.index_of(name).ok_or_else(|| {
+        let close = close_names(catalog, name, 3);
+        let hint = if close.is_empty() {
+            String::new()
+        } else {
+            let quoted: Vec<String> = close.iter().map(|n| format!("{n:?}")).collect();
+            format!("; did you mean {}?", quoted.join(", "))
+        };
+        CliError::Usage(format!(
+            "--why: the catalog has no tool named {name:?}{hint}"
+        ))
     })
 }

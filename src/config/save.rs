@@ -6,9 +6,21 @@ use std::path::Path;
 use super::{ConfigError, parse};
 use crate::settings::Settings;
 
+/// Whether two values of a setting say the same (a name or a number; a
+/// value of another kind is never the same).
+fn same_value(a: &toml_edit::Value, b: &toml_edit::Value) -> bool {
+    match (a, b) {
+        (toml_edit::Value::String(a), toml_edit::Value::String(b)) => a.value() == b.value(),
+        (toml_edit::Value::Integer(a), toml_edit::Value::Integer(b)) => a.value() == b.value(),
+        _ => false,
+    }
+}
+
 /// Writes `settings` into the `[explorer]` table of the config file at
 /// `path`, keeping everything else of the file as it was (comments, other
-/// tables, key order); a setting with no value is removed. The file is
+/// tables, key order): a setting whose value is unchanged keeps its line as
+/// it was, a changed one keeps its inline comment; a setting with no value
+/// is removed. The file is
 /// created (with its folder) if missing, replaced atomically, and read back
 /// as the explorer would read it before this returns.
 pub fn save_explorer_settings(path: &Path, settings: &Settings) -> Result<(), ConfigError> {
@@ -47,11 +59,21 @@ pub fn save_explorer_settings(path: &Path, settings: &Settings) -> Result<(), Co
             serde_json::Value::Number(n) => n.as_i64().map(Into::into),
             _ => None,
         };
-        match value {
-            Some(v) => {
+        match (
+            value,
+            table.get_mut(key).and_then(toml_edit::Item::as_value_mut),
+        ) {
+            // The same value: the line stays as it was, byte for byte.
+            (Some(v), Some(old)) if same_value(old, &v) => {}
+            // A new value keeps the old one's spacing and inline comment.
+            (Some(mut v), Some(old)) => {
+                *v.decor_mut() = old.decor().clone();
+                *old = v;
+            }
+            (Some(v), None) => {
                 table.insert(key, toml_edit::Item::Value(v));
             }
-            None => {
+            (None, _) => {
                 table.remove(key);
             }
         }

@@ -57,6 +57,44 @@ fn saving_settings_keeps_the_rest_of_the_file() {
 }
 
 #[test]
+fn saving_keeps_inline_comments_and_untouched_lines_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    let before = "# my settings\n\
+        [explorer]\n\
+        # how tools are sent\n\
+        strategy = \"deferred\"  # keep\n\
+        initial_tool_count = 8   # the first ones\n\
+        \n\
+        max_loaded_tools   =  20 # cap\n\
+        ranker = \"bm25\"\n\
+        token_basis = \"o200k_base\"  # tokens\n\
+        \n\
+        [keys]\n\
+        quit = \"Q\"  # mine\n";
+    std::fs::write(&path, before).unwrap();
+    let saved = Settings {
+        strategy: Strategy::Deferred,
+        initial_tool_count: 3,
+        max_loaded_tools: Some(12),
+        max_tools: None,
+        ranker: Ranker::Bm25,
+        token_basis: Some(TokenBasis::O200kBase),
+    };
+    save_explorer_settings(&path, &saved).unwrap();
+    let after = std::fs::read_to_string(&path).unwrap();
+    // The two changed values keep their line's spacing and comment; every
+    // other byte is as it was.
+    let expected = before
+        .replace("initial_tool_count = 8 ", "initial_tool_count = 3 ")
+        .replace("=  20 # cap", "=  12 # cap");
+    assert_eq!(after, expected);
+    // Saving again changes nothing.
+    save_explorer_settings(&path, &saved).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+}
+
+#[test]
 fn the_example_file_parses() {
     let text = include_str!("../../assets/config.example.toml");
     let uncommented: String = text

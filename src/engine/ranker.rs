@@ -129,6 +129,13 @@ pub trait CatalogRanker: Send + Sync + fmt::Debug {
             .collect())
     }
 
+    /// Whether [`CatalogRanker::explain`] says which words matched; false
+    /// for a ranker that only ranks (a remote service's ranking of tools it
+    /// was not asked to explain).
+    fn explains(&self) -> bool {
+        true
+    }
+
     /// How long each `rank` call took, when the ranker waits on something
     /// outside (a remote service); empty for in-process rankers.
     fn latencies(&self) -> Vec<std::time::Duration> {

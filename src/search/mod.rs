@@ -293,5 +293,8 @@ use remote::RemoteRanker;
 
 mod render;
 
+pub mod why;
+pub use why::{Standing, Verdict, Why};
+
 #[cfg(test)]
 mod tests;

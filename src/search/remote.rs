@@ -57,6 +57,10 @@ impl CatalogRanker for RemoteRanker {
         vec![Explanation::default(); docs.len()]
     }
 
+    fn explains(&self) -> bool {
+        false
+    }
+
     fn latencies(&self) -> Vec<std::time::Duration> {
         self.latencies.lock().map(|l| l.clone()).unwrap_or_default()
     }

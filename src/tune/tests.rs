@@ -102,6 +102,28 @@ fn sweep_matches_hand_computed_figures() {
         })
         .collect();
     assert_eq!(recommend(&points, &none, 1, None).0.initial_tool_count, 0);
+
+    // Why: chosen by coverage at cap 4, held by the cap at cap 3, and not
+    // worth it when coverage stays ~0.
+    assert_eq!(
+        initial_choice(&initial, 4, 1),
+        (3, InitialReason::NearBest { best_pct: 100.0 })
+    );
+    assert_eq!(
+        initial_choice(&initial, 3, 1),
+        (
+            2,
+            InitialReason::Capped {
+                wanted: 3,
+                room: 2,
+                best_pct: 100.0
+            }
+        )
+    );
+    assert_eq!(
+        initial_choice(&none, 4, 1),
+        (0, InitialReason::Useless { best_pct: 1.0 })
+    );
 }
 
 #[test]

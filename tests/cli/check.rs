@@ -74,6 +74,69 @@ fn strategy_all_sends_everything() {
     assert_eq!(v["initial_reduction_pct"], 0.0);
 }
 
+/// With no strategy chosen the report shows both: what `all` (the SDK's
+/// default) sends, and what `deferred` (the explorer's) would send and save.
+#[test]
+fn no_strategy_shows_all_and_deferred() {
+    let text = String::from_utf8(run(&["check"]).stdout).unwrap();
+    for needle in [
+        "strategy all (the SDK's default; the explorer opens on deferred)",
+        "tokens    full catalog 10,445\n",
+        "  all       sends all 64 tools up front: 10,445 tokens, saves 0 (0.0 %)\n",
+        "  deferred  sends 12 tools first: 1,742 tokens, saves 8,703 (83.3 %)\n",
+        "initial   deferred: search_knowledge_base, get_current_user, lookup_service_status, page_oncall, ",
+        "(all: every tool)",
+    ] {
+        assert!(text.contains(needle), "{needle:?} in {text}");
+    }
+    // The table marks deferred's initial set, not every tool.
+    let yes = text.lines().filter(|l| l.ends_with("  yes")).count();
+    assert_eq!(yes, 12, "{text}");
+    assert!(text.contains("tokens  deferred\n"), "{text}");
+
+    // JSON: the SDK default's fields as they were, both strategies beside.
+    let v = json(&run(&["check", "--json"]));
+    assert_eq!(v["strategy"], "all");
+    assert_eq!(v["strategy_chosen"], false);
+    assert_eq!(v["initial"].as_array().unwrap().len(), 64);
+    assert_eq!(v["initial_saved_tokens"], 0);
+    let s = &v["strategies"];
+    assert_eq!(s["all"]["initial_schema_tokens"], v["full_schema_tokens"]);
+    assert_eq!(s["deferred"]["initial"].as_array().unwrap().len(), 12);
+    assert_eq!(s["deferred"]["initial_saved_tokens"], 8703);
+    let deferred = json(&run(&["check", "--strategy", "deferred", "--json"]));
+    assert_eq!(deferred["strategy_chosen"], true);
+    assert_eq!(s["deferred"]["initial"], deferred["initial"]);
+    assert_eq!(
+        s["deferred"]["initial_schema_tokens"],
+        deferred["initial_schema_tokens"]
+    );
+}
+
+/// A chosen strategy is reported alone; under `all`, a line says why
+/// nothing is saved and what deferred would save.
+#[test]
+fn a_chosen_strategy_and_why_all_saves_nothing() {
+    let all = String::from_utf8(run(&["check", "--strategy", "all"]).stdout).unwrap();
+    assert!(
+        all.contains("tokens    full catalog 10,445, initial set 10,445 (64 tools): saves 0 (0.0 %)\n          nothing is saved: strategy all sends every tool up front; deferred sends 12 tools first: 1,742 tokens, saves 8,703 (83.3 %)\n"),
+        "{all}"
+    );
+    assert!(!all.contains("the SDK's default"), "{all}");
+    let deferred = String::from_utf8(run(&["check", "--strategy", "deferred"]).stdout).unwrap();
+    assert!(!deferred.contains("nothing is saved"), "{deferred}");
+    assert!(
+        deferred.contains("initial set 1,742 (12 tools): saves 8,703 (83.3 %)"),
+        "{deferred}"
+    );
+    // Caps that deferred cannot take are said, not an error, under all.
+    let capped = String::from_utf8(run(&["check", "--max-loaded-tools", "3"]).stdout).unwrap();
+    assert!(
+        capped.contains("deferred  not possible with these caps: max_loaded_tools must be at least the always_load tool count"),
+        "{capped}"
+    );
+}
+
 #[test]
 fn caps_and_bases_change_the_figures() {
     let capped = json(&run(&[

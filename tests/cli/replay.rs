@@ -90,8 +90,22 @@ fn malformed_traces_exit_2_naming_the_line() {
         &run(&["replay", "/no/such.jsonl"]),
         "/no/such.jsonl: cannot read",
     );
-    assert_usage_error(
-        &run(&["replay", "@example", "--threshold", "-1"]),
-        "threshold must be a non-negative integer",
-    );
+    for bad in ["-1", "2.5", "x", "4294967296"] {
+        assert_usage_error(
+            &run(&["replay", "@example", "--threshold", bad]),
+            &format!(
+                "--threshold must be a whole number from 0 to 4,294,967,295 (0 blocks every call), not \"{bad}\""
+            ),
+        );
+    }
+}
+
+#[test]
+fn threshold_0_is_the_sdks_and_blocks_the_first_call() {
+    let v = json(&run(&["replay", "@example", "--threshold", "0", "--json"]));
+    assert_eq!(v["threshold"], 0);
+    assert_eq!(v["fired_at_call"], 0);
+    assert_eq!(v["repeats"], 1);
+    let calls = v["calls"].as_array().unwrap();
+    assert!(calls.iter().all(|c| c["ran"] == false), "{v}");
 }

@@ -95,6 +95,103 @@ fn search_nothing_matches_says_why() {
 }
 
 #[test]
+fn why_a_tool_was_left_out_or_loaded() {
+    let query = "refund the duplicate payment of a customer";
+    let out = run(&[
+        "search",
+        "@demo",
+        query,
+        "--max-tools",
+        "5",
+        "--why",
+        "get_payment",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "\nwhy get_payment: not loaded: ranked 6th, below the cap of 5\n  rank         6\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("  matched      refund, payment\n"), "{text}");
+    assert!(
+        text.contains("  not matched  duplicate, customer\n"),
+        "{text}"
+    );
+
+    let v = json(&run(&[
+        "search",
+        "@demo",
+        query,
+        "--max-tools",
+        "5",
+        "--why",
+        "rerun_ci_job",
+        "--json",
+    ]));
+    let why = &v["why"];
+    assert_eq!(why["tool"], "rerun_ci_job");
+    assert_eq!(why["verdict"], "matched_nothing");
+    assert_eq!(why["loaded"], false);
+    assert_eq!(why["rank"], serde_json::Value::Null);
+    assert_eq!(why["cap"], 5);
+    assert_eq!(
+        why["sentence"],
+        "not loaded: matched none of the request's words (refund, duplicate, payment, customer)"
+    );
+    // The search's own keys are still there.
+    assert!(v["tools"].is_array() && v["method"] == "bm25");
+
+    let v = json(&run(&[
+        "search",
+        "@demo",
+        query,
+        "--why",
+        "refund_payment",
+        "--json",
+    ]));
+    assert_eq!(v["why"]["verdict"], "loaded");
+    assert_eq!(v["why"]["rank"], 5);
+    assert_eq!(
+        v["why"]["sentence"],
+        "loaded: ranked 5th, within the cap of 8"
+    );
+    let v = json(&run(&[
+        "search",
+        "@demo",
+        query,
+        "--why",
+        "page_oncall",
+        "--json",
+    ]));
+    assert_eq!(v["why"]["verdict"], "always_load");
+    let v = json(&run(&[
+        "search",
+        "@demo",
+        "the",
+        "--why",
+        "get_invoice",
+        "--json",
+    ]));
+    assert_eq!(v["why"]["verdict"], "empty_query");
+
+    // A name the catalog lacks is bad input, with the close names.
+    assert_usage_error(
+        &run(&["search", "@demo", query, "--why", "refund_paymnt"]),
+        "--why: the catalog has no tool named \"refund_paymnt\"; did you mean \"refund_payment\"?",
+    );
+    assert_usage_error(
+        &run(&["search", "@demo", query, "--why", "nothing_like_it_at_all"]),
+        "--why: the catalog has no tool named \"nothing_like_it_at_all\"",
+    );
+}
+
+#[test]
 fn search_errors() {
     assert_usage_error(
         &run(&["search", "@demo", "x", "--max-tools", "0"]),

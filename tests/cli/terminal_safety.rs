@@ -114,6 +114,28 @@ fn search_text_escapes_names() {
 }
 
 #[test]
+fn search_why_escapes_the_name_and_the_request_words() {
+    let c = catalog();
+    let query = "send an invoice \u{1b}]52;c;aGk=\u{7}ofx";
+    let text = stdout_text(&run(&[
+        "search",
+        c.path(),
+        query,
+        "--max-tools",
+        "1",
+        "--why",
+        EVIL_NAME,
+    ]));
+    assert_visible_name(&text);
+    assert!(text.contains("not loaded: "), "{text}");
+    // A close name in the error is escaped too.
+    let out = run(&["search", c.path(), "x", "--why", "evil"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_terminal_safe(&out.stderr, "stderr");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean"));
+}
+
+#[test]
 fn search_json_keeps_the_exact_name() {
     let c = catalog();
     let out = run(&["search", c.path(), "weather forecast for a city", "--json"]);

@@ -81,6 +81,37 @@ fn tune_text_has_tables_and_snippet() {
     }
 }
 
+/// On the demo catalog and its requests, the initial count is held by the
+/// cap (8 less the 4 always-load tools), not chosen by coverage; the report
+/// says so, and prints its numbers as every other report does.
+#[test]
+fn tune_says_why_the_initial_count_and_groups_thousands() {
+    let out = run(&["tune", "@demo", "@demo"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "initial_tool_count 4: all that max_loaded_tools 8 leaves beside the 4 always-load tools"
+        ),
+        "{text}"
+    );
+    assert!(
+        !text.contains("near the initial set's best coverage"),
+        "{text}"
+    );
+    assert!(text.contains("strategy all sends 10,445 tokens"), "{text}");
+    assert!(!text.contains("10445"), "{text}");
+    // The initial table's tokens, and the cap table's p95, grouped.
+    assert!(text.contains("   1,742"), "{text}");
+    let v = json(&run(&["tune", "@demo", "@demo", "--json"]));
+    assert_eq!(v["full_tokens"], 10445);
+    assert_eq!(v["recommended"]["initial_tool_count"], 4);
+}
+
 #[test]
 fn tune_unknown_expected_tool_is_a_usage_error() {
     let q = TempFile::new("{\"id\":\"zz\",\"query\":\"x\",\"expected\":[\"no_such_tool\"]}\n");

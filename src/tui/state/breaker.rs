@@ -27,8 +27,9 @@ use crate::tui::effect::Effect;
 use crate::tui::line_input::LineInput;
 use crate::tui::list::Scroll;
 
-/// Thresholds the simulator offers.
-pub const THRESHOLDS: std::ops::RangeInclusive<u32> = 1..=20;
+/// Thresholds the simulator steps through: the SDK's, from 0 (every call
+/// blocked; [`crate::breaker::THRESHOLDS`]), up to 20.
+pub const THRESHOLDS: std::ops::RangeInclusive<u32> = *crate::breaker::THRESHOLDS.start()..=20;
 /// How many times `L` repeats the call, at most.
 pub const MAX_LOOP: u32 = 50;
 /// How much of a server's answer is kept (characters).

@@ -103,8 +103,9 @@ fn threshold_changes_keep_the_streak_reset_clears_it() {
     assert_eq!(p.breaker.threshold(), 3);
     assert_eq!(p.breaker.repeats(), 3);
     assert!(!p.call(&c), "the kept streak trips at once");
+    // Down to 0, the SDK's smallest: every call blocked.
     p.change_threshold(-10);
-    assert_eq!(p.breaker.threshold(), 1);
+    assert_eq!(p.breaker.threshold(), 0);
     p.change_threshold(100);
     assert_eq!(p.breaker.threshold(), 20);
     p.reset();

@@ -1,0 +1,354 @@
+//! Why a tool was, or was not, in a search's loaded set.
+//!
+//! [`Searcher::standing`] ranks the whole catalog for a request that was
+//! made (through the same [`CatalogRanker`] the service used) and keeps,
+//! with the answer's loaded set and the cap, enough to say for any tool
+//! where it stood: [`Standing::why`] (its place, score, the request's words
+//! it matched and did not, and a [`Verdict`]) and [`Standing::runners_up`]
+//! (the best tools that were left out). A [`Standing`] is cheap to clone
+//! and may go to another thread; explanations are made on demand, one tool
+//! at a time.
+//!
+//! A tool's place is counted the way the service fills the loaded set:
+//! always-load tools first, then the others best first. So a tool placed
+//! beyond the cap is a tool the cap left out.
+
+use std::sync::Arc;
+
+use super::{SearchError, SearchRequest, SearchResult, Searcher};
+use crate::catalog::Catalog;
+use crate::engine::analyzer::{
+    QUERY_FILLER, Stemmer, abbreviation_forms, for_each_word, is_stop_word,
+};
+use crate::engine::{CatalogRanker, DenseMatch, Explanation, Ranker};
+
+mod render;
+#[cfg(test)]
+mod tests;
+
+pub use render::{close_names, ordinal};
+
+/// Where every tool stood in one search.
+#[derive(Debug, Clone)]
+pub struct Standing {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    query: String,
+    context: Option<String>,
+    /// The request's words as the user wrote them (lower-cased), query then
+    /// context, stop words and filler left out, each stem once.
+    words: Vec<Word>,
+    /// Tools in the order the loaded set is filled, with their scores:
+    /// always-load tools (catalog order), then the others best first.
+    order: Vec<(usize, Option<f32>)>,
+    /// Per tool: its index in `order`, if it has a place.
+    place: Vec<Option<usize>>,
+    /// Per tool: whether the answer loaded it.
+    loaded: Vec<bool>,
+    /// Per tool: whether it is an always-load tool.
+    always: Vec<bool>,
+    /// The explanations the answer carried, by tool.
+    answered: Vec<(usize, Explanation)>,
+    cap: usize,
+    ranker: Arc<dyn CatalogRanker>,
+}
+
+#[derive(Debug)]
+struct Word {
+    text: String,
+    /// The stems that count as this word: its own and its abbreviation
+    /// forms' (`pr` is matched by `pull` and `request`).
+    stems: Vec<String>,
+}
+
+/// One tool's standing in a search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Why {
+    /// Index of the tool in the catalog.
+    pub tool: usize,
+    /// 1-based place in the order the loaded set is filled (always-load
+    /// tools first); `None` when the ranking did not rank it (it matched
+    /// nothing).
+    pub rank: Option<usize>,
+    pub score: Option<f32>,
+    /// The request's words it matched, as the user wrote them.
+    pub matched: Vec<String>,
+    /// The request's words it did not match.
+    pub unmatched: Vec<String>,
+    /// The request names the tool exactly.
+    pub exact_name: bool,
+    /// A dense or hybrid ranking's view of it (the cosine).
+    pub dense: Option<DenseMatch>,
+    /// Whether the words could be told: false for a tool a remote service
+    /// ranked but did not return (its ranking carries no explanation).
+    pub explained: bool,
+    /// The search cap.
+    pub cap: usize,
+    pub verdict: Verdict,
+}
+
+/// Why a tool is in the loaded set, or is not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// An always-load tool: loaded whatever the request.
+    AlwaysLoad,
+    /// Loaded: ranked within the cap (or named exactly).
+    Loaded,
+    /// Ranked, but placed beyond the cap.
+    BelowCap { rank: usize, cap: usize },
+    /// Not ranked at all: it matched none of the request's words.
+    MatchedNothing,
+    /// The request has no words to match (empty, or only stop words), so
+    /// nothing was ranked.
+    EmptyQuery,
+    /// Placed within the cap, yet the answer left it out (a remote service
+    /// whose answer differs from its ranking).
+    NotReturned { rank: usize },
+}
+
+impl Verdict {
+    /// A stable name, for JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::AlwaysLoad => "always_load",
+            Verdict::Loaded => "loaded",
+            Verdict::BelowCap { .. } => "below_cap",
+            Verdict::MatchedNothing => "matched_nothing",
+            Verdict::EmptyQuery => "empty_query",
+            Verdict::NotReturned { .. } => "not_returned",
+        }
+    }
+
+    /// Whether the tool was in the loaded set.
+    pub fn loaded(self) -> bool {
+        matches!(self, Verdict::AlwaysLoad | Verdict::Loaded)
+    }
+}
+
+/// A request's text as the pipeline reads it: blank context is none.
+fn context_of(request: &SearchRequest) -> Option<&str> {
+    request.context.as_deref().filter(|c| !c.trim().is_empty())
+}
+
+/// The request's words: lower-cased, stop words and request filler left
+/// out, each stem once (its first spelling kept).
+fn request_words(query: &str, context: Option<&str>) -> Vec<Word> {
+    let stemmer = Stemmer::default();
+    let mut words: Vec<Word> = Vec::new();
+    let mut buf = String::new();
+    for text in std::iter::once(query).chain(context) {
+        for_each_word(text, &mut buf, |w| {
+            if is_stop_word(w) || QUERY_FILLER.contains(&w) {
+                return;
+            }
+            let stem = stemmer.stem(w).into_owned();
+            if words.iter().any(|x| x.stems[0] == stem) {
+                return;
+            }
+            let mut stems = vec![stem];
+            for form in abbreviation_forms(w) {
+                stems.extend(form.split(' ').map(|f| stemmer.stem(f).into_owned()));
+            }
+            words.push(Word {
+                text: w.to_string(),
+                stems,
+            });
+        });
+    }
+    words
+}
+
+/// The stems of the words an explanation's terms came from.
+fn matched_stems(explanation: &Explanation) -> Vec<String> {
+    let stemmer = Stemmer::default();
+    let mut out = Vec::new();
+    let mut buf = String::new();
+    for m in &explanation.matches {
+        for_each_word(&m.term, &mut buf, |w| {
+            out.push(stemmer.stem(w).into_owned())
+        });
+    }
+    out
+}
+
+impl Searcher {
+    /// Where every tool of `catalog` stood in the search of `request` that
+    /// answered `result`: the whole catalog ranked by the ranker that
+    /// answered (the result's `method`), the loaded set, and the cap.
+    pub fn standing(
+        &self,
+        catalog: &Arc<Catalog>,
+        request: &SearchRequest,
+        result: &SearchResult,
+    ) -> Result<Standing, SearchError> {
+        let config = self.local().config();
+        let kind = result
+            .method
+            .parse::<Ranker>()
+            .ok()
+            .or(request.ranker)
+            .unwrap_or(config.default_ranker);
+        let ranker = self.ranker_for(catalog, kind)?;
+        let context = context_of(request);
+        let ranking = if request.query.trim().is_empty() && context.is_none() {
+            Vec::new()
+        } else {
+            ranker
+                .rank(&request.query, context, catalog.len())
+                .map_err(|e| {
+                    SearchError::Service(crate::service::ServiceError {
+                        status: 502,
+                        code: "ranker_failed",
+                        message: format!("ranker {kind} failed: {e}"),
+                    })
+                })?
+        };
+        let n = catalog.len();
+        let always: Vec<bool> = catalog.tools().iter().map(|t| t.always_load).collect();
+        let always_count = always.iter().filter(|a| **a).count();
+        let score_of = |doc: usize| ranking.iter().find(|h| h.doc == doc).map(|h| h.score);
+        let mut order: Vec<(usize, Option<f32>)> = (0..n)
+            .filter(|&i| always[i])
+            .map(|i| (i, score_of(i)))
+            .collect();
+        order.extend(
+            ranking
+                .iter()
+                .filter(|h| !always[h.doc])
+                .map(|h| (h.doc, Some(h.score))),
+        );
+        let mut place = vec![None; n];
+        for (at, &(doc, score)) in order.iter().enumerate() {
+            // An always-load tool that matched nothing has no place.
+            if score.is_some() {
+                place[doc] = Some(at);
+            }
+        }
+        let mut loaded = vec![false; n];
+        for hit in &result.tools {
+            loaded[hit.index] = true;
+        }
+        let cap = match request.max_tools {
+            Some(m) => usize::try_from(m).unwrap_or(usize::MAX),
+            None => usize::try_from(config.default_max_tools)
+                .unwrap_or(usize::MAX)
+                .max(always_count),
+        };
+        Ok(Standing {
+            inner: Arc::new(Inner {
+                query: request.query.clone(),
+                context: context.map(str::to_string),
+                words: request_words(&request.query, context),
+                order,
+                place,
+                loaded,
+                always,
+                answered: result
+                    .tools
+                    .iter()
+                    .map(|h| (h.index, h.explanation.clone()))
+                    .collect(),
+                cap,
+                ranker,
+            }),
+        })
+    }
+}
+
+impl Standing {
+    /// The search cap: at most this many tools are loaded.
+    pub fn cap(&self) -> usize {
+        self.inner.cap
+    }
+
+    /// The request's words, as the user wrote them (lower-cased), stop
+    /// words and filler left out.
+    pub fn words(&self) -> Vec<&str> {
+        self.inner.words.iter().map(|w| w.text.as_str()).collect()
+    }
+
+    /// The ranker that ranked.
+    pub fn ranker(&self) -> Ranker {
+        self.inner.ranker.ranker()
+    }
+
+    /// Where `tool` (a catalog index) stood, and why it was or was not
+    /// loaded. One explanation is made (none for a tool the answer
+    /// explained already).
+    pub fn why(&self, tool: usize) -> Why {
+        let s = &self.inner;
+        let at = s.place.get(tool).copied().flatten();
+        let rank = at.map(|a| a + 1);
+        let score = at.and_then(|a| s.order[a].1);
+        let (explanation, explained) = match s.answered.iter().find(|(i, _)| *i == tool) {
+            Some((_, e)) => (e.clone(), true),
+            None if tool < s.place.len() => {
+                let e = s
+                    .ranker
+                    .explain(&s.query, s.context.as_deref(), &[tool])
+                    .pop()
+                    .unwrap_or_default();
+                // A ranker that cannot explain (a remote service's) says
+                // nothing about a tool's words.
+                (e, s.ranker.explains())
+            }
+            None => (Explanation::default(), false),
+        };
+        let stems = matched_stems(&explanation);
+        let (matched, unmatched): (Vec<&Word>, Vec<&Word>) = s
+            .words
+            .iter()
+            .partition(|w| w.stems.iter().any(|st| stems.contains(st)));
+        let (matched, unmatched) = if explained {
+            (
+                matched.into_iter().map(|w| w.text.clone()).collect(),
+                unmatched.into_iter().map(|w| w.text.clone()).collect(),
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let is_loaded = s.loaded.get(tool).copied().unwrap_or(false);
+        let verdict = if s.always.get(tool).copied().unwrap_or(false) {
+            Verdict::AlwaysLoad
+        } else if is_loaded {
+            Verdict::Loaded
+        } else {
+            match rank {
+                None if s.words.is_empty() => Verdict::EmptyQuery,
+                None => Verdict::MatchedNothing,
+                Some(r) if r > s.cap => Verdict::BelowCap {
+                    rank: r,
+                    cap: s.cap,
+                },
+                Some(r) => Verdict::NotReturned { rank: r },
+            }
+        };
+        Why {
+            tool,
+            rank,
+            score,
+            matched,
+            unmatched,
+            exact_name: explanation.exact_name,
+            dense: explanation.dense,
+            explained,
+            cap: s.cap,
+            verdict,
+        }
+    }
+
+    /// The next `n` tools of the ranking that were not loaded, best first,
+    /// with their scores.
+    pub fn runners_up(&self, n: usize) -> Vec<(usize, f32)> {
+        let s = &self.inner;
+        s.order
+            .iter()
+            .filter(|(doc, _)| !s.loaded[*doc])
+            .filter_map(|&(doc, score)| score.map(|sc| (doc, sc)))
+            .take(n)
+            .collect()
+    }
+}

@@ -1,0 +1,190 @@
+//! A tool's standing in words: the verdict as a sentence, the CLI's text
+//! and `--json` views, and the names close to one the catalog lacks.
+
+use std::fmt::Write as _;
+
+use super::{Verdict, Why};
+use crate::catalog::Catalog;
+use crate::engine::analyzer::name_key;
+use crate::terminal_text::{escape, escape_join};
+
+/// `1st`, `2nd`, `3rd`, `4th`, `11th`, `21st`.
+pub fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// Edit distance of two short strings (in characters).
+fn distance(a: &[char], b: &[char]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// Up to `n` tool names of `catalog` close to `name` (the same words in
+/// another spelling, one containing the other, or a few letters apart),
+/// closest first.
+pub fn close_names<'a>(catalog: &'a Catalog, name: &str, n: usize) -> Vec<&'a str> {
+    // A name is at most this long for the comparison (a flag may be long).
+    const LONGEST: usize = 128;
+    let wanted: Vec<char> = name.to_lowercase().chars().take(LONGEST).collect();
+    let wanted_text: String = wanted.iter().collect();
+    let key = name_key(&wanted_text);
+    let mut found: Vec<(usize, &str)> = catalog
+        .tools()
+        .iter()
+        .filter_map(|t| {
+            let lower: Vec<char> = t.name.to_lowercase().chars().take(LONGEST).collect();
+            let lower_text: String = lower.iter().collect();
+            let d = distance(&wanted, &lower);
+            let same_words = !key.is_empty() && name_key(&t.name) == key;
+            let contains = wanted.len() >= 3
+                && (lower_text.contains(&wanted_text) || wanted_text.contains(&lower_text));
+            let near = d <= (wanted.len() / 3).max(2);
+            (same_words || contains || near)
+                .then_some((if same_words { 0 } else { d }, t.name.as_str()))
+        })
+        .collect();
+    found.sort();
+    found.into_iter().take(n).map(|(_, name)| name).collect()
+}
+
+impl Why {
+    /// The verdict as a plain sentence (not escaped: it quotes the
+    /// request's words).
+    pub fn sentence(&self) -> String {
+        let mut out = match self.verdict {
+            Verdict::AlwaysLoad => {
+                "loaded: an always-load tool, loaded whatever the request".to_string()
+            }
+            Verdict::Loaded if self.exact_name => "loaded: the request names it exactly".into(),
+            Verdict::Loaded => match self.rank {
+                Some(r) => format!(
+                    "loaded: ranked {}, within the cap of {}",
+                    ordinal(r),
+                    self.cap
+                ),
+                None => "loaded".into(),
+            },
+            Verdict::BelowCap { rank, cap } => {
+                format!(
+                    "not loaded: ranked {}, below the cap of {cap}",
+                    ordinal(rank)
+                )
+            }
+            Verdict::MatchedNothing => format!(
+                "not loaded: matched none of the request's words ({})",
+                self.unmatched.join(", ")
+            ),
+            Verdict::EmptyQuery => {
+                "not loaded: the request has no words to match (it is empty, or only stop words)"
+                    .into()
+            }
+            Verdict::NotReturned { rank } => format!(
+                "not loaded: ranked {}, within the cap of {}, but the service did not return it",
+                ordinal(rank),
+                self.cap
+            ),
+        };
+        if let Some(d) = &self.dense
+            && self.rank.is_some()
+            && !matches!(self.verdict, Verdict::AlwaysLoad)
+        {
+            let _ = write!(
+                out,
+                "; by meaning, cosine {:.3} (dense #{})",
+                d.cosine, d.dense_rank
+            );
+        }
+        out
+    }
+
+    /// The `why` object of `toolsift search --why TOOL --json`.
+    pub fn to_json(&self, catalog: &Catalog) -> serde_json::Value {
+        let round = |x: f32| (f64::from(x) * 10_000.0).round() / 10_000.0;
+        let mut v = serde_json::json!({
+            "tool": catalog.tools()[self.tool].name,
+            "loaded": self.verdict.loaded(),
+            "verdict": self.verdict.as_str(),
+            "sentence": self.sentence(),
+            "rank": self.rank,
+            "score": self.score.map(round),
+            "cap": self.cap,
+            "matched": self.matched,
+            "unmatched": self.unmatched,
+            "exact_name": self.exact_name,
+            "explained": self.explained,
+        });
+        if let Some(d) = &self.dense {
+            v["dense"] = serde_json::json!({
+                "cosine": round(d.cosine),
+                "dense_rank": d.dense_rank,
+                "lexical_rank": d.lexical_rank,
+            });
+        }
+        v
+    }
+
+    /// The lines `toolsift search --why TOOL` prints after the table. The
+    /// tool's name and the request's words are escaped for the terminal.
+    pub fn render_text(&self, catalog: &Catalog) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "why {}: {}",
+            escape(&catalog.tools()[self.tool].name),
+            escape(&self.sentence())
+        );
+        let _ = writeln!(
+            out,
+            "  rank         {}",
+            self.rank.map_or_else(|| "-".to_string(), |r| r.to_string())
+        );
+        let _ = writeln!(
+            out,
+            "  score        {}",
+            self.score
+                .map_or_else(|| "-".to_string(), |s| format!("{s:.3}"))
+        );
+        let list = |words: &[String]| {
+            if words.is_empty() {
+                "(none)".to_string()
+            } else {
+                escape_join(words, ", ")
+            }
+        };
+        if self.explained {
+            let _ = writeln!(out, "  matched      {}", list(&self.matched));
+            let _ = writeln!(out, "  not matched  {}", list(&self.unmatched));
+        } else {
+            let _ = writeln!(out, "  matched      (the service does not say)");
+        }
+        if let Some(d) = &self.dense {
+            let lexical = d
+                .lexical_rank
+                .map_or_else(|| "no word matched".to_string(), |r| format!("BM25F #{r}"));
+            let _ = writeln!(
+                out,
+                "  cosine       {:.3} (dense #{}, {lexical})",
+                d.cosine, d.dense_rank
+            );
+        }
+        out
+    }
+}

@@ -1,0 +1,259 @@
+use std::sync::Arc;
+
+use super::*;
+use crate::catalog::{CatalogSource, Tool};
+
+fn demo() -> Arc<Catalog> {
+    Arc::new(crate::catalog::load(&CatalogSource::demo()).unwrap())
+}
+
+fn request(query: &str, max_tools: Option<u64>) -> SearchRequest {
+    SearchRequest {
+        query: query.to_string(),
+        max_tools,
+        preview: true,
+        ..SearchRequest::default()
+    }
+}
+
+/// The search, its standing, and the standing of `tool`.
+fn why_of(catalog: &Arc<Catalog>, request: &SearchRequest, tool: &str) -> (Standing, Why) {
+    let searcher = Searcher::embedded();
+    let result = searcher.search(catalog, request).unwrap();
+    let standing = searcher.standing(catalog, request, &result).unwrap();
+    let why = standing.why(catalog.index_of(tool).unwrap());
+    (standing, why)
+}
+
+#[test]
+fn ordinals() {
+    let cases = [
+        (1, "1st"),
+        (2, "2nd"),
+        (3, "3rd"),
+        (4, "4th"),
+        (11, "11th"),
+        (12, "12th"),
+        (13, "13th"),
+        (21, "21st"),
+        (22, "22nd"),
+        (111, "111th"),
+        (102, "102nd"),
+    ];
+    for (n, text) in cases {
+        assert_eq!(ordinal(n), text);
+    }
+}
+
+#[test]
+fn the_request_words_are_the_users_not_stems_and_skip_filler() {
+    let words: Vec<String> =
+        request_words("Please list the open Invoices and invoice reports", None)
+            .into_iter()
+            .map(|w| w.text)
+            .collect();
+    // "invoice" has the stem of "invoices": kept once, as first written.
+    assert_eq!(words, ["list", "open", "invoices", "reports"]);
+}
+
+/// One table over the demo catalog: each verdict, with the sentence the CLI
+/// prints.
+#[test]
+fn every_verdict_on_the_demo_catalog() {
+    let catalog = demo();
+    let refund = request("refund the duplicate payment of a customer", Some(5));
+    let (standing, loaded) = why_of(&catalog, &refund, "refund_payment");
+    assert_eq!(standing.cap(), 5);
+    assert_eq!(loaded.verdict, Verdict::Loaded);
+    // The four always-load tools come first: the best ranked other is 5th.
+    assert_eq!(loaded.rank, Some(5));
+    assert!(loaded.matched.contains(&"refund".to_string()), "{loaded:?}");
+    assert!(loaded.score.is_some_and(|s| s > 0.0));
+    assert_eq!(loaded.sentence(), "loaded: ranked 5th, within the cap of 5");
+
+    // The best tool left out is placed just beyond the cap.
+    let (first_out, _) = standing.runners_up(1)[0];
+    let below = standing.why(first_out);
+    assert_eq!(
+        below.verdict,
+        Verdict::BelowCap { rank: 6, cap: 5 },
+        "{below:?}"
+    );
+    assert!(!below.matched.is_empty(), "it ranked, so it matched a word");
+    assert_eq!(
+        below.sentence(),
+        "not loaded: ranked 6th, below the cap of 5"
+    );
+
+    let (_, nothing) = why_of(&catalog, &refund, "rerun_ci_job");
+    assert_eq!(nothing.verdict, Verdict::MatchedNothing);
+    assert_eq!(nothing.rank, None);
+    assert!(nothing.matched.is_empty());
+    assert_eq!(
+        nothing.unmatched,
+        ["refund", "duplicate", "payment", "customer"]
+    );
+    assert_eq!(
+        nothing.sentence(),
+        "not loaded: matched none of the request's words (refund, duplicate, payment, customer)"
+    );
+
+    let (_, always) = why_of(&catalog, &refund, "get_current_user");
+    assert_eq!(always.verdict, Verdict::AlwaysLoad);
+    assert!(always.verdict.loaded());
+
+    let (standing, empty) = why_of(&catalog, &request("the of", None), "refund_payment");
+    assert!(standing.words().is_empty());
+    assert_eq!(empty.verdict, Verdict::EmptyQuery);
+    assert_eq!(empty.rank, None);
+    let (_, blank) = why_of(&catalog, &request("", None), "send_email");
+    assert_eq!(blank.verdict, Verdict::EmptyQuery);
+}
+
+#[test]
+fn places_agree_with_the_loaded_set_at_every_cap() {
+    let catalog = demo();
+    let always = catalog.always_load_names().len();
+    for query in [
+        "refund the duplicate payment of a customer",
+        "open a PR for the fix",
+        "schedule a meeting with the team tomorrow",
+    ] {
+        for cap in always as u64..=12 {
+            let req = request(query, Some(cap));
+            let searcher = Searcher::embedded();
+            let result = searcher.search(&catalog, &req).unwrap();
+            let standing = searcher.standing(&catalog, &req, &result).unwrap();
+            for tool in 0..catalog.len() {
+                let why = standing.why(tool);
+                let in_result = result.tools.iter().any(|h| h.index == tool);
+                assert_eq!(
+                    why.verdict.loaded(),
+                    in_result,
+                    "{query} cap {cap}: {why:?}"
+                );
+                if let Verdict::BelowCap { rank, .. } = why.verdict {
+                    assert!(rank > cap as usize);
+                }
+                assert!(
+                    !matches!(why.verdict, Verdict::NotReturned { .. }),
+                    "the embedded service returns what it ranks: {why:?}"
+                );
+                // Every word is either matched or not, once.
+                assert_eq!(
+                    why.matched.len() + why.unmatched.len(),
+                    standing.words().len()
+                );
+            }
+            for (doc, _) in standing.runners_up(5) {
+                assert!(!result.tools.iter().any(|h| h.index == doc));
+            }
+        }
+    }
+}
+
+#[test]
+fn matched_words_are_shown_as_written_not_as_stems() {
+    let catalog = demo();
+    let (_, why) = why_of(
+        &catalog,
+        &request("refunding payments", None),
+        "refund_payment",
+    );
+    assert_eq!(why.verdict, Verdict::Loaded);
+    assert_eq!(why.matched, ["refunding", "payments"]);
+    assert!(why.unmatched.is_empty());
+}
+
+#[test]
+fn runners_up_are_the_best_left_out_in_order() {
+    let catalog = demo();
+    let req = request("search", Some(5));
+    let searcher = Searcher::embedded();
+    let result = searcher.search(&catalog, &req).unwrap();
+    let standing = searcher.standing(&catalog, &req, &result).unwrap();
+    let runners = standing.runners_up(4);
+    assert_eq!(runners.len(), 4);
+    assert!(runners.windows(2).all(|w| w[0].1 >= w[1].1), "{runners:?}");
+    let places: Vec<Option<usize>> = runners.iter().map(|(d, _)| standing.why(*d).rank).collect();
+    assert_eq!(places, [Some(6), Some(7), Some(8), Some(9)]);
+    // The standing is shared with other threads as it is.
+    let moved = standing.clone();
+    let rank = std::thread::spawn(move || moved.why(runners[0].0).rank)
+        .join()
+        .unwrap();
+    assert_eq!(rank, Some(6));
+}
+
+#[test]
+fn an_exact_name_and_a_remote_ranking_without_words() {
+    let catalog = demo();
+    let (_, exact) = why_of(
+        &catalog,
+        &request("run get_billing_account", None),
+        "get_billing_account",
+    );
+    assert!(exact.exact_name);
+    assert_eq!(exact.sentence(), "loaded: the request names it exactly");
+
+    // A ranker that cannot explain leaves the words untold, rather than
+    // claiming none matched.
+    let tools = vec![
+        Tool::new("lookup_status", "Look up the current service status"),
+        Tool::new("send_invoice", "Send an invoice to a customer"),
+    ];
+    let small = Arc::new(Catalog::new("t", tools).unwrap());
+    let searcher = Searcher::embedded();
+    let req = request("service status", Some(1));
+    let result = searcher.search(&small, &req).unwrap();
+    let mut standing = searcher.standing(&small, &req, &result).unwrap();
+    Arc::get_mut(&mut standing.inner).unwrap().ranker = Arc::new(Unexplained);
+    let why = standing.why(1);
+    assert!(!why.explained && why.matched.is_empty() && why.unmatched.is_empty());
+    assert!(
+        standing.why(0).explained,
+        "the answer's own explanation is kept"
+    );
+}
+
+#[derive(Debug)]
+struct Unexplained;
+
+impl CatalogRanker for Unexplained {
+    fn ranker(&self) -> Ranker {
+        Ranker::Bm25
+    }
+    fn len(&self) -> usize {
+        2
+    }
+    fn rank(
+        &self,
+        _: &str,
+        _: Option<&str>,
+        _: usize,
+    ) -> Result<Vec<crate::engine::Hit>, crate::engine::RankError> {
+        Ok(Vec::new())
+    }
+    fn explain(&self, _: &str, _: Option<&str>, docs: &[usize]) -> Vec<Explanation> {
+        vec![Explanation::default(); docs.len()]
+    }
+    fn explains(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn close_names_find_typos_and_other_spellings() {
+    let catalog = demo();
+    assert_eq!(
+        close_names(&catalog, "refund_paymnt", 3)[0],
+        "refund_payment"
+    );
+    assert_eq!(
+        close_names(&catalog, "RefundPayment", 3)[0],
+        "refund_payment"
+    );
+    assert!(close_names(&catalog, "zzzzzzzzzzzzzzzz", 3).is_empty());
+    let text = "x".repeat(10_000);
+    assert!(close_names(&catalog, &text, 3).is_empty());
+}

@@ -1,0 +1,118 @@
+//! The text of `toolsift tune`: the two tables, the recommendation and why,
+//! and the config snippet.
+
+use super::{DEFAULT_TARGET_SHARE, InitialReason, Recommended, TuneReport, initial_choice};
+
+impl TuneReport {
+    /// The config file's lines and the SDK call for the recommendation.
+    pub fn snippet(&self) -> String {
+        let Recommended {
+            max_tools,
+            initial_tool_count,
+        } = self.recommended;
+        format!(
+            "# config.toml (the explorer)\n[explorer]\nstrategy = \"deferred\"\nmax_loaded_tools = {max_tools}\ninitial_tool_count = {initial_tool_count}\n\n# SDK\ncave.tools(catalog, strategy=\"deferred\", initial_tool_count={initial_tool_count}, max_loaded_tools={max_tools})\n"
+        )
+    }
+
+    /// The text report: two tables, the recommendation and the snippet.
+    /// `current` marks a cap and an initial count (the flags' settings).
+    pub fn render_text(&self, current: Option<(usize, usize)>) -> String {
+        use crate::numbers::{thousands, thousands_tenths};
+        use crate::terminal_text::escape;
+        use std::fmt::Write as _;
+        let mark = |on: bool| if on { "  <- current" } else { "" };
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} requests against {} ({} tools, {} always-load); strategy all sends {} tokens ({})\n",
+            thousands(self.queries as u64),
+            escape(&self.catalog),
+            thousands(self.catalog_tools as u64),
+            self.always_load,
+            thousands(self.full_tokens),
+            self.token_basis
+        );
+        let _ = writeln!(
+            out,
+            "search cap (max_loaded_tools): the always-load tools, then the best-ranked others"
+        );
+        let _ = writeln!(
+            out,
+            "max_tools  all loaded  lenient  mean tokens  p95 tokens  saved"
+        );
+        for p in &self.points {
+            let _ = writeln!(
+                out,
+                "{:>9}  {:>9.1}%  {:>6.1}%  {:>11}  {:>10}  {:>5.1}%{}",
+                p.max_tools,
+                p.all_loaded_pct,
+                p.lenient_all_loaded_pct,
+                thousands_tenths(p.mean_sent_tokens),
+                thousands(p.p95_sent_tokens),
+                p.saved_pct,
+                mark(current.is_some_and(|c| c.0 == p.max_tools))
+            );
+        }
+        let _ = writeln!(
+            out,
+            "\ndeferred initial set, no search: the always-load tools, then the first N others in catalog order"
+        );
+        let _ = writeln!(out, "initial_tool_count  covered  tokens");
+        for p in &self.initial {
+            let _ = writeln!(
+                out,
+                "{:>18}  {:>6.1}%  {:>6}{}",
+                p.initial_tool_count,
+                p.covered_pct,
+                thousands(p.tokens),
+                mark(current.is_some_and(|c| c.1 == p.initial_tool_count))
+            );
+        }
+        let r = self.recommended;
+        let why = if self.target_reached {
+            format!(
+                "the smallest cap loading every expected tool for at least {:.1}% of requests",
+                self.target_pct
+            )
+        } else {
+            format!(
+                "no cap reaches {:.1}%: the smallest cap with the best share",
+                self.target_pct
+            )
+        };
+        let (_, reason) = initial_choice(&self.initial, r.max_tools, self.always_load);
+        let initial_why = match reason {
+            InitialReason::Useless { .. } => {
+                "0: the initial set alone covers (next to) no request; search loads the tools"
+                    .to_string()
+            }
+            InitialReason::NearBest { best_pct } => format!(
+                "{}: the smallest count covering at least {:.0} % of the initial set's best coverage ({best_pct:.1} %)",
+                r.initial_tool_count,
+                DEFAULT_TARGET_SHARE * 100.0
+            ),
+            InitialReason::Capped { room: 0, .. } => format!(
+                "0: max_loaded_tools {} leaves no room beside the {} always-load tools",
+                r.max_tools, self.always_load
+            ),
+            InitialReason::Capped {
+                wanted,
+                room,
+                best_pct,
+            } => format!(
+                "{room}: all that max_loaded_tools {} leaves beside the {} always-load tools (covering {:.0} % of the initial set's best coverage, {best_pct:.1} %, would take {wanted})",
+                r.max_tools,
+                self.always_load,
+                DEFAULT_TARGET_SHARE * 100.0
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "\nrecommended: max_loaded_tools {} ({why}); initial_tool_count {initial_why}\n",
+            r.max_tools
+        );
+        out.push_str(&self.snippet());
+        out
+    }
+}
