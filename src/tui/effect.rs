@@ -12,7 +12,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::action::Action;
 use crate::catalog::Catalog;
 use crate::replay::{TraceCall, TraceError};
-use crate::search::{SearchError, SearchRequest, SearchResult, Searcher};
+use crate::search::{SearchError, SearchRequest, SearchResult, Searcher, Standing};
 use crate::settings::Settings;
 use crate::sources::mcp::{CallOutcome, McpCallError, McpHost};
 use crate::tokens::TokenBasis;
@@ -136,6 +136,10 @@ pub struct SearchAnswer {
     pub preview: bool,
     pub result: Box<Result<SearchResult, SearchError>>,
     pub elapsed: Duration,
+    /// Where every tool stood (why one was or was not found), when it
+    /// could be computed: always in-process; for a remote service only for
+    /// committed queries (it costs the service a whole ranking).
+    pub standing: Option<Standing>,
 }
 
 /// Runs an effect where it stands (the loop does so off the UI thread;
@@ -150,6 +154,13 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
         } => {
             let started = std::time::Instant::now();
             let result = Box::new(searcher.search(&catalog, &request));
+            let elapsed = started.elapsed();
+            let standing = match result.as_ref() {
+                Ok(r) if !request.preview || searcher.remote_host().is_none() => {
+                    searcher.standing(&catalog, &request, r).ok()
+                }
+                _ => None,
+            };
             Msg::SearchDone(SearchAnswer {
                 generation,
                 interim,
@@ -157,7 +168,8 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
                 preview: request.preview,
                 query: request.query,
                 result,
-                elapsed: started.elapsed(),
+                elapsed,
+                standing,
             })
         }
         Effect::Costs { catalog, basis } => {

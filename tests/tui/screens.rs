@@ -752,6 +752,7 @@ fn remote_error_with_the_retry_key() {
         preview: request.preview,
         result: Box::new(Err(error)),
         elapsed: LATENCY,
+        standing: None,
     }));
     let s = screen(&app);
     assert!(s.contains("search failed: cave_unreachable"), "{s}");
@@ -816,5 +817,49 @@ fn export_popup_at_80x24() {
     keys(&mut app, &[KeyCode::Char('x'), KeyCode::Down]);
     let s = screen(&app);
     assert!(s.contains("openai-chat"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+/// A tool the search did not load, its detail saying why; the results
+/// pane showing what just missed the cap.
+fn why_not_found(width: u16, height: u16) -> App {
+    let mut app = app(width, height);
+    keys(&mut app, &[KeyCode::Char('/')]);
+    type_text(&mut app, "refund a payment");
+    // Esc, not Enter: a committed query opens a session (a random id).
+    keys(&mut app, &[KeyCode::Esc, KeyCode::Char('&')]);
+    type_text(&mut app, "billing");
+    keys(&mut app, &[KeyCode::Enter]);
+    if width < 100 {
+        keys(&mut app, &[KeyCode::Enter]);
+    }
+    app
+}
+
+#[test]
+fn why_not_found_at_80x24() {
+    let app = why_not_found(80, 24);
+    let s = screen(&app);
+    assert!(s.contains("not loaded: ranked"), "{s}");
+    assert!(s.contains("below the cap of 8"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn why_not_found_at_120x35() {
+    let app = why_not_found(120, 35);
+    let s = screen(&app);
+    assert!(s.contains("next, below the cap of 8"), "{s}");
+    assert!(s.contains("get_billing_account"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn why_not_found_at_200x60() {
+    let app = why_not_found(200, 60);
+    let s = screen(&app);
+    assert!(s.contains("standing: not loaded: ranked"), "{s}");
+    assert!(s.contains("matched: payment"), "{s}");
+    assert!(s.contains("not matched: refund"), "{s}");
     insta::assert_snapshot!(s);
 }

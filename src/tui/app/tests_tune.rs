@@ -211,6 +211,7 @@ fn failed(app: &mut App) {
             },
         ))),
         elapsed: std::time::Duration::from_millis(1),
+        standing: None,
     }));
 }
 
@@ -371,6 +372,7 @@ fn a_dense_preview_answered_by_bm25_is_asked_again_until_the_vectors_are_ready()
             preview: true,
             result: Box::new(Ok(result)),
             elapsed: std::time::Duration::from_millis(1),
+            standing: None,
         })
     };
     let effects = app.update(answer(generation, found.clone()));
@@ -510,6 +512,7 @@ fn typing_with_a_dense_ranker_shows_bm25_at_once_then_the_dense_answer() {
             preview: true,
             result: Box::new(Ok(fused.clone())),
             elapsed: std::time::Duration::from_millis(1),
+            standing: None,
         })
     };
     let msg = dense_answer(g2);

@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::catalog::Catalog;
 use crate::engine::Ranker;
 use crate::numbers::thousands;
-use crate::search::{SearchError, SearchHit, SearchRequest, SearchResult};
+use crate::search::{SearchError, SearchHit, SearchRequest, SearchResult, Standing};
 use crate::select::ToolsHandle;
 use crate::settings::Settings;
 use crate::tui::action::Action;
@@ -61,6 +61,9 @@ pub struct SearchState {
     /// Tokens the context can spend on tools: the full catalog is offered
     /// after a failed search only if it fits. None: never offered.
     context_budget: Option<u64>,
+    /// Where every tool stood in the shown answer (why a tool was or was
+    /// not found).
+    pub standing: Option<Standing>,
 }
 
 impl SearchState {
@@ -78,6 +81,7 @@ impl SearchState {
             last_request: None,
             full_catalog: false,
             context_budget,
+            standing: None,
         }
     }
 
@@ -178,6 +182,7 @@ impl SearchState {
         self.latency = Some(answer.elapsed);
         self.query = answer.query;
         self.interim = answer.interim;
+        self.standing = answer.standing;
         self.results = match *answer.result {
             Ok(mut r) => {
                 if answer.interim {

@@ -124,6 +124,52 @@ fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
     lines
 }
 
+/// Where the tool stood in the current search: loaded or not, and why
+/// (its rank against the cap, the request's words it matched and those
+/// it did not).
+fn standing_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
+    let Some(standing) = app.search().standing.as_ref() else {
+        return Vec::new();
+    };
+    if app.search().query.trim().is_empty() {
+        return Vec::new();
+    }
+    let why = standing.why(index);
+    let mut lines = vec![
+        Line::from(""),
+        Line::from(vec![
+            Span::styled("standing: ", theme.key),
+            Span::styled(
+                escape(&why.sentence()).into_owned(),
+                if why.verdict.loaded() {
+                    theme.selected
+                } else {
+                    theme.error
+                },
+            ),
+        ]),
+    ];
+    if let Some(score) = why.score.filter(|_| !why.verdict.loaded()) {
+        lines.push(Line::from(Span::raw(format!("  score {score:.2}"))));
+    }
+    if why.explained {
+        if !why.matched.is_empty() {
+            lines.push(Line::from(vec![
+                Span::raw("  matched: "),
+                Span::styled(escape(&why.matched.join(", ")).into_owned(), theme.matched),
+            ]));
+        }
+        // (A tool that matched nothing has its words in the sentence.)
+        if !why.unmatched.is_empty() && why.verdict != crate::search::Verdict::MatchedNothing {
+            lines.push(Line::from(vec![
+                Span::raw("  not matched: "),
+                Span::styled(escape(&why.unmatched.join(", ")).into_owned(), theme.dim),
+            ]));
+        }
+    }
+    lines
+}
+
 /// Index of the quote that closes a JSON string whose opening quote was
 /// just before `s`.
 fn closing_quote(s: &str) -> Option<usize> {
@@ -201,6 +247,7 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::raw(escape(&lint.message).into_owned()),
         ]));
     }
+    lines.extend(standing_lines(app, index, theme));
     if let Some(hit) = hit {
         lines.push(Line::from(""));
         let mut why = vec![Span::styled("why: ", theme.key)];

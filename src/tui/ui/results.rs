@@ -13,6 +13,7 @@ use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::app::{App, Focus};
 use crate::tui::state::results::Results;
+use crate::tui::text::{fit_words, pad};
 
 /// A failed search's code and message. Errors the service did not send
 /// (a malformed answer) have a code of their own here.
@@ -76,6 +77,9 @@ pub fn wrap_words(text: &str, width: usize, max_lines: usize) -> Vec<String> {
     }
     lines
 }
+
+/// How many tools below the cap the results pane shows, at most.
+const RUNNERS_UP: usize = 3;
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus() == Focus::Results;
@@ -277,6 +281,45 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             push(&mut spans, word, style, &mut room);
         }
         lines.push(row(spans, current && focused, theme));
+    }
+    // What just missed: the next few ranked tools below the cap, dimmed
+    // (their detail says why they were not loaded).
+    if let Some(standing) = app.search().standing.as_ref()
+        && !app.search().query.trim().is_empty()
+        && list.offset + height > result.tools.len()
+    {
+        let room = height.saturating_sub(lines.len() + 3).min(RUNNERS_UP);
+        let runners = standing.runners_up(room);
+        if !runners.is_empty() {
+            lines.push(Line::from(Span::styled(
+                fit_words(
+                    &format!(
+                        "next, below the cap of {} (always-load included):",
+                        standing.cap()
+                    ),
+                    width,
+                ),
+                theme.dim,
+            )));
+            let first_rank = result
+                .tools
+                .iter()
+                .filter(|h| h.reason != Some(Reason::AlwaysLoad))
+                .count();
+            for (k, (index, score)) in runners.into_iter().enumerate() {
+                let name = escape(&app.tool(index).name).into_owned();
+                let rank = format!("{:>2}", first_rank + k + 1);
+                let score = format!(" {score:>6.2}");
+                let name_room = width.saturating_sub(4 + score.len());
+                lines.push(Line::from(Span::styled(
+                    format!(
+                        " {rank} {}{score}",
+                        pad(&name, name_room.min(name_width.max(8)))
+                    ),
+                    theme.dim,
+                )));
+            }
+        }
     }
     // While the service computes a dense ranker's vectors (BM25F answers
     // meanwhile): a gauge of the tools embedded so far.
