@@ -849,7 +849,7 @@ fn why_not_found_at_80x24() {
 fn why_not_found_at_120x35() {
     let app = why_not_found(120, 35);
     let s = screen(&app);
-    assert!(s.contains("next, below the cap of 8"), "{s}");
+    assert!(s.contains("below the cap of 8, next"), "{s}");
     assert!(s.contains("get_billing_account"), "{s}");
     insta::assert_snapshot!(s);
 }

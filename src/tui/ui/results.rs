@@ -294,21 +294,20 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             lines.push(Line::from(Span::styled(
                 fit_words(
                     &format!(
-                        "next, below the cap of {} (always-load included):",
+                        "below the cap of {}, next (places count always-load first):",
                         standing.cap()
                     ),
                     width,
                 ),
                 theme.dim,
             )));
-            let first_rank = result
-                .tools
-                .iter()
-                .filter(|h| h.reason != Some(Reason::AlwaysLoad))
-                .count();
-            for (k, (index, score)) in runners.into_iter().enumerate() {
+            // Their places as the detail counts them (always-load first).
+            for (index, score) in runners {
                 let name = escape(&app.tool(index).name).into_owned();
-                let rank = format!("{:>2}", first_rank + k + 1);
+                let rank = standing
+                    .why(index)
+                    .rank
+                    .map_or_else(|| " -".to_string(), |r| format!("{r:>2}"));
                 let score = format!(" {score:>6.2}");
                 let name_room = width.saturating_sub(4 + score.len());
                 lines.push(Line::from(Span::styled(
