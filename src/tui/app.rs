@@ -12,6 +12,7 @@
 mod apply;
 mod input;
 mod view;
+mod warm;
 
 use std::sync::Arc;
 
@@ -97,6 +98,8 @@ pub struct App {
     tune: TunePane,
     /// The export popup, while open.
     export: Option<ExportBox>,
+    /// What the first search waits for.
+    warming: warm::Warming,
     /// Live MCP servers the catalog came from (tool calls go there).
     mcp: Option<Arc<McpHost>>,
     /// What became of each MCP server.
@@ -115,9 +118,9 @@ pub struct App {
 
 impl App {
     /// A new explorer and the effects it starts with (the token counts and
-    /// the empty query's search). `setup.settings` must be valid for its
-    /// catalog (the caller checks them first, so that bad flags fail before
-    /// the terminal opens).
+    /// the ranker; the empty query's search follows them, see `warm.rs`).
+    /// `setup.settings` must be valid for its catalog (the caller checks
+    /// them first, so that bad flags fail before the terminal opens).
     pub fn new(setup: Setup) -> Result<(App, Vec<Effect>), SelectError> {
         let handle = setup.settings.validate(&setup.catalog)?;
         let mut app = App {
@@ -140,6 +143,7 @@ impl App {
             breaker: None,
             tune: TunePane::new(setup.queries, setup.config_path),
             export: None,
+            warming: warm::Warming::start(),
             mcp: setup.mcp,
             mcp_servers: setup.mcp_servers,
             status: None,
@@ -150,7 +154,7 @@ impl App {
             should_quit: false,
         };
         app.layout = app.layout_for(Rect::new(0, 0, 120, 35));
-        let effects = vec![app.costs_effect(), app.search_effect(true)];
+        let effects = app.start_effects();
         Ok((app, effects))
     }
 
@@ -198,8 +202,9 @@ impl App {
             }
             Msg::CostsReady { basis, costs } => {
                 self.costs_ready(basis, costs);
-                Vec::new()
+                self.warmed(warm::Warmed::Costs)
             }
+            Msg::Warmed => self.warmed(warm::Warmed::Ranker),
             Msg::SearchDone(answer) => self.search_done(answer),
             Msg::Refresh { generation } => {
                 if self.search.refresh_wanted(generation) {
@@ -548,3 +553,6 @@ mod tests_mcp;
 
 #[cfg(test)]
 mod tests_tune;
+
+#[cfg(test)]
+mod tests_start;

@@ -64,6 +64,8 @@ pub enum Msg {
     Refresh {
         generation: u64,
     },
+    /// The ranker the first search needs is built (`Effect::Warm`).
+    Warmed,
 }
 
 /// What the loop must do for the app (off the UI thread; each answer comes
@@ -121,6 +123,9 @@ pub enum Effect {
         path: std::path::PathBuf,
         settings: Settings,
     },
+    /// Build what the first search of `catalog` needs (the BM25F index)
+    /// before it is asked for; answers `Msg::Warmed`.
+    Warm { catalog: Arc<Catalog> },
 }
 
 /// A search's answer as the loop brings it back.
@@ -210,6 +215,10 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
                 })
                 .map_err(|e| e.to_string()),
         ),
+        Effect::Warm { catalog } => {
+            searcher.warm(&catalog);
+            Msg::Warmed
+        }
     }
 }
 
