@@ -11,6 +11,7 @@
 
 mod apply;
 mod input;
+mod tool_out;
 mod view;
 mod warm;
 
@@ -35,6 +36,7 @@ use super::state::results::{SearchState, Searched};
 use super::state::settings::{SettingsEditor, SettingsOutcome};
 use super::state::tune::{TuneOutcome, TunePane, Tuned};
 use crate::catalog::Catalog;
+use crate::catalog::export::PayloadFormat;
 use crate::search::Searcher;
 use crate::select::{SelectError, ToolsHandle};
 use crate::settings::Settings;
@@ -98,6 +100,8 @@ pub struct App {
     tune: TunePane,
     /// The export popup, while open.
     export: Option<ExportBox>,
+    /// The provider format last exported (a copied tool's).
+    tool_format: PayloadFormat,
     /// What the first search waits for.
     warming: warm::Warming,
     /// Live MCP servers the catalog came from (tool calls go there).
@@ -143,6 +147,7 @@ impl App {
             breaker: None,
             tune: TunePane::new(setup.queries, setup.config_path),
             export: None,
+            tool_format: PayloadFormat::OpenaiResponses,
             warming: warm::Warming::start(),
             mcp: setup.mcp,
             mcp_servers: setup.mcp_servers,
@@ -205,6 +210,10 @@ impl App {
                 self.warmed(warm::Warmed::Costs)
             }
             Msg::Warmed => self.warmed(warm::Warmed::Ranker),
+            Msg::Status(message) => {
+                self.status = Some(message);
+                Vec::new()
+            }
             Msg::SearchDone(answer) => self.search_done(answer),
             Msg::Refresh { generation } => {
                 if self.search.refresh_wanted(generation) {
@@ -396,6 +405,7 @@ impl App {
             }
             ExportOutcome::Write { format, path } => (format, path),
         };
+        self.tool_format = format;
         self.export = None;
         self.popup = None;
         let Some(indices) = self.loaded_tools() else {
@@ -514,6 +524,7 @@ impl App {
                     self.popup = Some(Popup::Export);
                 }
             },
+            Action::CopyTool => return self.copy_tool(),
             Action::Breaker => {
                 // The highlighted tool (results or catalog) is the one to call.
                 if let Some((index, _)) = self.current_tool() {

@@ -66,6 +66,8 @@ pub enum Msg {
     },
     /// The ranker the first search needs is built (`Effect::Warm`).
     Warmed,
+    /// A message for the status line (a copy).
+    Status(String),
 }
 
 /// What the loop must do for the app (off the UI thread; each answer comes
@@ -126,6 +128,14 @@ pub enum Effect {
     /// Build what the first search of `catalog` needs (the BM25F index)
     /// before it is asked for; answers `Msg::Warmed`.
     Warm { catalog: Arc<Catalog> },
+    /// Put `text` (`what`, for the message) on the clipboard through the
+    /// terminal; `instead` says what to do when it cannot be. The loop
+    /// writes it between frames; answers `Msg::Status`.
+    Copy {
+        text: String,
+        what: String,
+        instead: String,
+    },
 }
 
 /// A search's answer as the loop brings it back.
@@ -219,6 +229,8 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
             searcher.warm(&catalog);
             Msg::Warmed
         }
+        // Only the loop has a terminal (see `super::lend`).
+        Effect::Copy { what, .. } => Msg::Status(format!("{what} not copied: no terminal")),
     }
 }
 

@@ -1,8 +1,11 @@
-//! The start: the ranker and the counts warmed before the first search.
+//! The start (the ranker and the counts warmed before the first search) and
+//! a tool taken out of the explorer (`y`).
 
 use std::sync::Arc;
 
-use super::tests::demo_setup;
+use crossterm::event::KeyCode;
+
+use super::tests::{demo_setup, press, started};
 use super::*;
 use crate::search::Searcher;
 use crate::service::Service;
@@ -52,4 +55,53 @@ fn a_query_typed_before_the_start_is_done_is_the_first_search() {
     app.settle(typed.into_iter().chain(start).collect());
     assert_eq!(service.stats().searches, 1, "no empty search after it");
     assert_eq!(app.search().query, "refund");
+}
+
+#[test]
+fn y_copies_the_highlighted_tools_json() {
+    let mut app = started();
+    let copy = app.update(Msg::Action(Action::CopyTool));
+    let [
+        Effect::Copy {
+            text,
+            what,
+            instead,
+        },
+    ] = &copy[..]
+    else {
+        panic!("{copy:?}");
+    };
+    let first = &app.catalog().tools()[app.current_tool().unwrap().0];
+    let json: serde_json::Value = serde_json::from_str(text).unwrap();
+    assert_eq!(json["type"], "function");
+    assert_eq!(json["name"], first.name.as_str());
+    assert_eq!(json["parameters"], first.input_schema);
+    assert_eq!(what, &format!("{} (openai-responses JSON)", first.name));
+    assert_eq!(instead, "x exports the loaded tools to a file instead");
+    // Without a terminal (tests, benchmarks) the answer says so.
+    app.settle(copy.clone());
+    assert_eq!(
+        app.status(),
+        Some(format!("{what} not copied: no terminal").as_str())
+    );
+}
+
+#[test]
+fn the_format_last_exported_is_the_one_copied() {
+    let mut app = started();
+    press(&mut app, KeyCode::Char('x'));
+    app.update(Msg::Action(Action::InputHistoryNext));
+    let written = app.update(Msg::Action(Action::InputSubmit));
+    assert!(
+        matches!(&written[..], [Effect::WriteFile { .. }]),
+        "{written:?}"
+    );
+    let copy = app.update(Msg::Action(Action::CopyTool));
+    let [Effect::Copy { text, what, .. }] = &copy[..] else {
+        panic!("{copy:?}");
+    };
+    assert!(what.ends_with("(openai-chat JSON)"), "{what}");
+    let json: serde_json::Value = serde_json::from_str(text).unwrap();
+    assert_eq!(json["type"], "function");
+    assert!(json["function"]["name"].is_string(), "{json}");
 }
