@@ -100,7 +100,7 @@ pub struct App {
     tune: TunePane,
     /// The export popup, while open.
     export: Option<ExportBox>,
-    /// The provider format last exported (a copied tool's).
+    /// The provider format last exported (a copied or opened tool's).
     tool_format: PayloadFormat,
     /// What the first search waits for.
     warming: warm::Warming,
@@ -525,6 +525,7 @@ impl App {
                 }
             },
             Action::CopyTool => return self.copy_tool(),
+            Action::OpenTool => return self.open_tool(),
             Action::Breaker => {
                 // The highlighted tool (results or catalog) is the one to call.
                 if let Some((index, _)) = self.current_tool() {

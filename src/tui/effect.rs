@@ -66,7 +66,7 @@ pub enum Msg {
     },
     /// The ranker the first search needs is built (`Effect::Warm`).
     Warmed,
-    /// A message for the status line (a copy).
+    /// A message for the status line (a copy, a pager come back).
     Status(String),
 }
 
@@ -136,6 +136,9 @@ pub enum Effect {
         what: String,
         instead: String,
     },
+    /// Show `text` (`what`) in the user's pager, lending it the terminal;
+    /// the loop does it between frames; answers `Msg::Status`.
+    Page { text: String, what: String },
 }
 
 /// A search's answer as the loop brings it back.
@@ -231,6 +234,7 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
         }
         // Only the loop has a terminal (see `super::lend`).
         Effect::Copy { what, .. } => Msg::Status(format!("{what} not copied: no terminal")),
+        Effect::Page { what, .. } => Msg::Status(format!("{what} not opened: no terminal")),
     }
 }
 

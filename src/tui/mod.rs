@@ -20,6 +20,7 @@ pub mod lend;
 pub mod line_input;
 pub mod list;
 pub mod osc52;
+pub mod pager;
 mod setup;
 pub mod state;
 pub mod ui;
@@ -61,8 +62,8 @@ where
 /// happened, so an idle explorer does nothing. It returns when the app
 /// quits; the end of `source` quits it. Needs a tokio runtime (`source` is
 /// read by a task of its own, effects run on the blocking pool, script
-/// pauses on its clock). No terminal is behind `terminal` here: a copy
-/// says so ([`lend::Detached`]).
+/// pauses on its clock). No terminal is behind `terminal` here: a copy or
+/// a pager says so ([`lend::Detached`]).
 pub async fn run_with<B, S>(
     terminal: &mut Terminal<B>,
     app: &mut App,
@@ -77,7 +78,7 @@ where
 }
 
 /// [`run_with`] with `host`, what is behind the terminal: the clipboard
-/// ([`lend::Host`]).
+/// and the terminal lent to a pager ([`lend::Host`]).
 pub async fn run_on<B, H, S>(
     terminal: &mut Terminal<B>,
     host: &mut H,

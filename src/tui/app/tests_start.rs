@@ -1,5 +1,5 @@
 //! The start (the ranker and the counts warmed before the first search) and
-//! a tool taken out of the explorer (`y`).
+//! a tool taken out of the explorer (`y`, `e`).
 
 use std::sync::Arc;
 
@@ -58,7 +58,7 @@ fn a_query_typed_before_the_start_is_done_is_the_first_search() {
 }
 
 #[test]
-fn y_copies_the_highlighted_tools_json() {
+fn y_copies_and_e_opens_the_highlighted_tools_json() {
     let mut app = started();
     let copy = app.update(Msg::Action(Action::CopyTool));
     let [
@@ -77,7 +77,12 @@ fn y_copies_the_highlighted_tools_json() {
     assert_eq!(json["name"], first.name.as_str());
     assert_eq!(json["parameters"], first.input_schema);
     assert_eq!(what, &format!("{} (openai-responses JSON)", first.name));
-    assert_eq!(instead, "x exports the loaded tools to a file instead");
+    assert_eq!(instead, "e opens it in a pager instead");
+    let open = app.update(Msg::Action(Action::OpenTool));
+    assert!(
+        matches!(&open[..], [Effect::Page { text: t, what: w }] if t == text && w == what),
+        "{open:?}"
+    );
     // Without a terminal (tests, benchmarks) the answer says so.
     app.settle(copy.clone());
     assert_eq!(

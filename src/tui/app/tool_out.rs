@@ -1,6 +1,7 @@
 //! The highlighted tool's definition taken out of the explorer: copied to
-//! the clipboard (`y`), as JSON in the provider format last chosen in the
-//! export popup. The loop does the terminal's part ([`crate::tui::lend`]).
+//! the clipboard (`y`) or opened in a pager (`e`), as JSON in the provider
+//! format last chosen in the export popup. The loop does the terminal's
+//! part ([`crate::tui::lend`]).
 
 use super::App;
 use crate::catalog::export::payload_tool;
@@ -27,9 +28,9 @@ impl App {
     pub(super) fn copy_tool(&mut self) -> Vec<Effect> {
         match self.tool_definition() {
             Ok((text, what)) => {
-                let instead = match self.keymap.first(Action::Export) {
-                    Some(key) => format!("{key} exports the loaded tools to a file instead"),
-                    None => "export writes the loaded tools to a file instead".into(),
+                let instead = match self.keymap.first(Action::OpenTool) {
+                    Some(key) => format!("{key} opens it in a pager instead"),
+                    None => "open_tool opens it in a pager instead".into(),
                 };
                 vec![Effect::Copy {
                     text,
@@ -39,6 +40,16 @@ impl App {
             }
             Err(why) => {
                 self.status = Some(format!("nothing copied: {why}"));
+                Vec::new()
+            }
+        }
+    }
+
+    pub(super) fn open_tool(&mut self) -> Vec<Effect> {
+        match self.tool_definition() {
+            Ok((text, what)) => vec![Effect::Page { text, what }],
+            Err(why) => {
+                self.status = Some(format!("nothing opened: {why}"));
                 Vec::new()
             }
         }
