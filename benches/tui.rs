@@ -1,9 +1,14 @@
 //! Explorer benchmarks: `cargo bench --bench tui`.
 //!
-//! 1. Keystroke to updated frame, in process: the App with a synthetic
+//! 1. The start, in process, in a fresh process each (the vocabularies
+//!    load once per process): from `App::new` to the first frame drawn and
+//!    to the first search's answer, with the start's effects run side by
+//!    side on threads as the loop runs them, and the CPU time spent; then a
+//!    second search. On the demo catalog and the synthetic one.
+//! 2. Keystroke to updated frame, in process: the App with a synthetic
 //!    10,000-tool catalog, each key run through `App::update`, its search,
 //!    and a full draw into a 120x35 TestBackend.
-//! 2. The real binary in a pseudo-terminal on the same catalog: time to the
+//! 3. The real binary in a pseudo-terminal on the same catalog: time to the
 //!    first frame, CPU and bytes drawn while idle, resident memory.
 //!
 //! `--json FILE` also writes the figures as JSON.
@@ -22,7 +27,7 @@ use toolsift::search::Searcher;
 use toolsift::tui::Setup;
 use toolsift::tui::action::Action;
 use toolsift::tui::app::App;
-use toolsift::tui::effect::Msg;
+use toolsift::tui::effect::{Effect, Msg, run_effect};
 use toolsift::tui::ui;
 
 const TOOLS: usize = 10_000;
@@ -39,6 +44,93 @@ fn key(code: KeyCode, modifiers: KeyModifiers) -> Msg {
         kind: KeyEventKind::Press,
         state: KeyEventState::NONE,
     })
+}
+
+/// The start of the explorer on one catalog, in milliseconds.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Start {
+    first_frame_ms: f64,
+    /// From the start to the first search's answer.
+    first_answer_ms: f64,
+    /// The first search itself (its answer's own latency).
+    first_search_ms: f64,
+    /// A second search, typed.
+    second_search_ms: f64,
+    /// CPU time of the process (every thread) until the first answer.
+    cpu_ms: f64,
+}
+
+/// CPU time of this process so far (user + system), in milliseconds.
+fn process_cpu_ms() -> f64 {
+    cpu_seconds(std::process::id()).unwrap_or(0.0) * 1000.0
+}
+
+/// The start on `which` (`demo` or `synthetic`), as the loop runs it.
+fn start(which: &str) -> Start {
+    let catalog = Arc::new(match which {
+        "demo" => toolsift::catalog::load(&toolsift::catalog::CatalogSource::demo()).expect("demo"),
+        _ => synthetic::generate(TOOLS, 42),
+    });
+    let mut terminal = Terminal::new(TestBackend::new(120, 35)).expect("terminal");
+    let cpu0 = process_cpu_ms();
+    let started = Instant::now();
+    let searcher = Searcher::embedded();
+    let (mut app, initial) = App::new(Setup::new(catalog, searcher.clone())).expect("app");
+    let (tx, rx) = std::sync::mpsc::channel::<Msg>();
+    let spawn = |effect: Effect| {
+        let (searcher, tx) = (searcher.clone(), tx.clone());
+        std::thread::spawn(move || {
+            let _ = tx.send(run_effect(&searcher, effect));
+        });
+    };
+    app.update(Msg::Resize(120, 35));
+    initial.into_iter().for_each(spawn);
+    terminal.draw(|f| ui::draw(f, &app)).expect("draw");
+    let first_frame_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let (first_answer_ms, first_search_ms) = loop {
+        let msg = rx.recv().expect("an answer");
+        let latency = match &msg {
+            Msg::SearchDone(a) => Some(a.elapsed.as_secs_f64() * 1000.0),
+            _ => None,
+        };
+        app.update(msg).into_iter().for_each(spawn);
+        if let Some(latency) = latency {
+            break (started.elapsed().as_secs_f64() * 1000.0, latency);
+        }
+    };
+    let cpu_ms = process_cpu_ms() - cpu0;
+    app.update(Msg::Action(Action::FocusQuery));
+    let mut second_search_ms = f64::NAN;
+    for effect in app.update(Msg::Type("rotate the secret key".into())) {
+        if let Msg::SearchDone(a) = run_effect(&searcher, effect) {
+            second_search_ms = a.elapsed.as_secs_f64() * 1000.0;
+        }
+    }
+    Start {
+        first_frame_ms,
+        first_answer_ms,
+        first_search_ms,
+        second_search_ms,
+        cpu_ms,
+    }
+}
+
+/// [`start`] in a fresh process of this benchmark, `runs` times.
+fn starts(which: &str, runs: usize) -> Vec<Start> {
+    (0..runs)
+        .filter_map(|_| {
+            let out = std::process::Command::new(std::env::current_exe().ok()?)
+                .args(["--start", which])
+                .output()
+                .ok()?;
+            serde_json::from_slice(&out.stdout).ok()
+        })
+        .collect()
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// Keystroke to frame, in process.
@@ -100,6 +192,9 @@ fn keystrokes() -> (Vec<f64>, Vec<f64>) {
 
 struct RealRun {
     first_frame_ms: f64,
+    first_answer_ms: f64,
+    /// The first search's latency as the results pane's title shows it.
+    first_search_shown: String,
     ready_ms: f64,
     idle_cpu_pct: f64,
     idle_bytes: usize,
@@ -170,7 +265,14 @@ fn real_binary() -> Option<RealRun> {
     };
     let first_frame_ms = wait(&format!("Catalog {TOOLS}"))?;
     // Ready: the first search is back and every tool is counted.
-    wait(&format!("of {TOOLS}"))?;
+    let first_answer_ms = wait(&format!("of {TOOLS}"))?;
+    let first_search_shown = {
+        let contents = screen.lock().unwrap().screen().contents();
+        let needle = format!("of {TOOLS} ·");
+        let line = contents.lines().find(|l| l.contains(&needle))?;
+        let after = &line[line.find(&needle)? + needle.len()..];
+        after.split('─').next()?.trim().to_string()
+    };
     let ready_ms = wait("first turn saves")?;
     writer.write_all(b"/rotate the secret key").ok()?;
     writer.flush().ok()?;
@@ -194,6 +296,8 @@ fn real_binary() -> Option<RealRun> {
     let _ = child.kill();
     Some(RealRun {
         first_frame_ms,
+        first_answer_ms,
+        first_search_shown,
         ready_ms,
         idle_cpu_pct: 100.0 * (cpu1 - cpu0) / idle.as_secs_f64(),
         idle_bytes: bytes1 - bytes0,
@@ -203,7 +307,40 @@ fn real_binary() -> Option<RealRun> {
 }
 
 fn main() {
+    if let Some(which) = std::env::args().skip_while(|a| a != "--start").nth(1) {
+        println!("{}", serde_json::to_string(&start(&which)).expect("json"));
+        return;
+    }
     let json_out = std::env::args().skip_while(|a| a != "--json").nth(1);
+    let mut start_json = serde_json::Map::new();
+    for (which, tools) in [("demo", 64), ("synthetic", TOOLS)] {
+        let runs = starts(which, 5);
+        if runs.is_empty() {
+            println!("the start on the {which} catalog could not be measured");
+            continue;
+        }
+        let m = |f: fn(&Start) -> f64| median(runs.iter().map(f).collect());
+        let figures = serde_json::json!({
+            "first_frame_ms": m(|s| s.first_frame_ms),
+            "first_answer_ms": m(|s| s.first_answer_ms),
+            "first_search_ms": m(|s| s.first_search_ms),
+            "second_search_ms": m(|s| s.second_search_ms),
+            "cpu_ms": m(|s| s.cpu_ms),
+        });
+        println!(
+            "start, {which} catalog ({tools} tools), in process, median of {} fresh processes:",
+            runs.len()
+        );
+        println!(
+            "  first frame {:.1} ms; first search answered at {:.1} ms (the search itself {:.2} ms); a second search {:.2} ms; CPU {:.0} ms until the first answer",
+            m(|s| s.first_frame_ms),
+            m(|s| s.first_answer_ms),
+            m(|s| s.first_search_ms),
+            m(|s| s.second_search_ms),
+            m(|s| s.cpu_ms)
+        );
+        start_json.insert(which.into(), figures);
+    }
     let (typing, moving) = keystrokes();
     println!(
         "explorer, synthetic catalog of {TOOLS} tools, 120x35, keystroke to updated frame (update + search + draw):"
@@ -227,8 +364,8 @@ fn main() {
         Some(r) => {
             println!("the real binary in a pseudo-terminal, same catalog:");
             println!(
-                "  first frame {:.0} ms after spawn; first search and all token counts shown at {:.0} ms",
-                r.first_frame_ms, r.ready_ms
+                "  first frame {:.0} ms after spawn; first search shown at {:.0} ms (its latency: {}); all token counts at {:.0} ms",
+                r.first_frame_ms, r.first_answer_ms, r.first_search_shown, r.ready_ms
             );
             println!(
                 "  idle for 3 s: {:.2} % CPU, {} bytes drawn",
@@ -244,10 +381,13 @@ fn main() {
     if let Some(path) = json_out {
         let v = serde_json::json!({
             "tools": TOOLS,
+            "start": start_json,
             "typing_ms_p50": percentile(&typing, 50.0),
             "typing_ms_p95": percentile(&typing, 95.0),
             "moving_ms_p95": percentile(&moving, 95.0),
             "first_frame_ms": real.as_ref().map(|r| r.first_frame_ms),
+            "first_answer_ms": real.as_ref().map(|r| r.first_answer_ms),
+            "first_search_shown": real.as_ref().map(|r| r.first_search_shown.clone()),
             "ready_ms": real.as_ref().map(|r| r.ready_ms),
             "idle_cpu_pct": real.as_ref().map(|r| r.idle_cpu_pct),
             "idle_bytes": real.as_ref().map(|r| r.idle_bytes),

@@ -229,6 +229,20 @@ impl Searcher {
         self.local().costs_for(catalog, basis)
     }
 
+    /// Builds now what a search of `catalog` needs before it can rank (the
+    /// BM25F index, which previews of every ranker use), so that the first
+    /// search finds it cached. A remote service builds its own; nothing
+    /// here. A dense ranker's vectors are left to the search that wants
+    /// them (a preview does not wait for them).
+    pub fn warm(&self, catalog: &Catalog) {
+        // A catalog the service refuses fails its search with the reason.
+        if let Searcher::Embedded(service) = self
+            && catalog.len() <= service.config().max_catalog_tools
+        {
+            let _ = service.ranker_for(catalog, crate::engine::Ranker::Bm25);
+        }
+    }
+
     /// The token basis used when a request names none.
     pub fn default_token_basis(&self) -> TokenBasis {
         self.local().config().token_basis

@@ -124,6 +124,8 @@ actions! {
     SendFullCatalog = "send_full_catalog", Main, "full catalog", "after a failed search: send the full catalog instead (if it fits the context budget)";
     Tune = "tune", Main, "tune", "Tune screen: loaded share against tokens sent for every cap, on requests with known answers";
     Export = "export", Main, "export", "export the loaded tools as a provider payload, to a file";
+    CopyTool = "copy_tool", Main, "copy", "copy the highlighted tool's JSON to the clipboard (OSC 52)";
+    OpenTool = "open_tool", Main, "open", "open the highlighted tool's JSON in $PAGER (else $EDITOR, less)";
     Help = "help", Main, "help", "this help";
     Quit = "quit", Main, "quit", "quit (closes a popup first)";
     InputLeft = "input_left", Input, "left", "cursor left";

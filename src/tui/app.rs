@@ -12,7 +12,9 @@
 mod apply;
 mod input;
 mod screens;
+mod tool_out;
 mod view;
+mod warm;
 
 use std::sync::Arc;
 
@@ -34,6 +36,7 @@ use super::state::results::{SearchState, Searched};
 use super::state::settings::{SettingsEditor, SettingsOutcome};
 use super::state::tune::{TunePane, Tuned};
 use crate::catalog::Catalog;
+use crate::catalog::export::PayloadFormat;
 use crate::search::Searcher;
 use crate::select::{SelectError, ToolsHandle};
 use crate::settings::Settings;
@@ -101,6 +104,10 @@ pub struct App {
     tune: TunePane,
     /// The export popup, while open.
     export: Option<ExportBox>,
+    /// The provider format last exported (a copied or opened tool's).
+    tool_format: PayloadFormat,
+    /// What the first search waits for.
+    warming: warm::Warming,
     /// Live MCP servers the catalog came from (tool calls go there).
     mcp: Option<Arc<McpHost>>,
     /// What became of each MCP server.
@@ -119,9 +126,9 @@ pub struct App {
 
 impl App {
     /// A new explorer and the effects it starts with (the token counts and
-    /// the empty query's search). `setup.settings` must be valid for its
-    /// catalog (the caller checks them first, so that bad flags fail before
-    /// the terminal opens).
+    /// the ranker; the empty query's search follows them, see `warm.rs`).
+    /// `setup.settings` must be valid for its catalog (the caller checks
+    /// them first, so that bad flags fail before the terminal opens).
     pub fn new(setup: Setup) -> Result<(App, Vec<Effect>), SelectError> {
         let handle = setup.settings.validate(&setup.catalog)?;
         let lints = setup
@@ -152,6 +159,8 @@ impl App {
             breaker: None,
             tune: TunePane::new(setup.queries, setup.config_path),
             export: None,
+            tool_format: PayloadFormat::OpenaiResponses,
+            warming: warm::Warming::start(),
             mcp: setup.mcp,
             mcp_servers: setup.mcp_servers,
             status: None,
@@ -162,7 +171,7 @@ impl App {
             should_quit: false,
         };
         app.layout = app.layout_for(Rect::new(0, 0, 120, 35));
-        let effects = vec![app.costs_effect(), app.search_effect(true)];
+        let effects = app.start_effects();
         Ok((app, effects))
     }
 
@@ -214,6 +223,11 @@ impl App {
             }
             Msg::CostsReady { basis, costs } => {
                 self.costs_ready(basis, costs);
+                self.warmed(warm::Warmed::Costs)
+            }
+            Msg::Warmed => self.warmed(warm::Warmed::Ranker),
+            Msg::Status(message) => {
+                self.status = Some(message);
                 Vec::new()
             }
             Msg::SearchDone(answer) => self.search_done(answer),
@@ -490,6 +504,8 @@ impl App {
                     self.popup = Some(Popup::Export);
                 }
             },
+            Action::CopyTool => return self.copy_tool(),
+            Action::OpenTool => return self.open_tool(),
             Action::Breaker => {
                 // The highlighted tool (results or catalog) is the one to call.
                 if let Some((index, _)) = self.current_tool() {
@@ -537,3 +553,6 @@ mod tests_mcp;
 
 #[cfg(test)]
 mod tests_tune;
+
+#[cfg(test)]
+mod tests_start;

@@ -64,6 +64,10 @@ pub enum Msg {
     Refresh {
         generation: u64,
     },
+    /// The ranker the first search needs is built (`Effect::Warm`).
+    Warmed,
+    /// A message for the status line (a copy, a pager come back).
+    Status(String),
 }
 
 /// What the loop must do for the app (off the UI thread; each answer comes
@@ -121,6 +125,20 @@ pub enum Effect {
         path: std::path::PathBuf,
         settings: Settings,
     },
+    /// Build what the first search of `catalog` needs (the BM25F index)
+    /// before it is asked for; answers `Msg::Warmed`.
+    Warm { catalog: Arc<Catalog> },
+    /// Put `text` (`what`, for the message) on the clipboard through the
+    /// terminal; `instead` says what to do when it cannot be. The loop
+    /// writes it between frames; answers `Msg::Status`.
+    Copy {
+        text: String,
+        what: String,
+        instead: String,
+    },
+    /// Show `text` (`what`) in the user's pager, lending it the terminal;
+    /// the loop does it between frames; answers `Msg::Status`.
+    Page { text: String, what: String },
 }
 
 /// A search's answer as the loop brings it back.
@@ -156,7 +174,11 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
             let result = Box::new(searcher.search(&catalog, &request));
             let elapsed = started.elapsed();
             let standing = match result.as_ref() {
-                Ok(r) if !request.preview || searcher.remote_host().is_none() => {
+                // An empty query ranks nothing: no standing to tell.
+                Ok(r)
+                    if !request.query.trim().is_empty()
+                        && (!request.preview || searcher.remote_host().is_none()) =>
+                {
                     searcher.standing(&catalog, &request, r).ok()
                 }
                 _ => None,
@@ -222,6 +244,13 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
                 })
                 .map_err(|e| e.to_string()),
         ),
+        Effect::Warm { catalog } => {
+            searcher.warm(&catalog);
+            Msg::Warmed
+        }
+        // Only the loop has a terminal (see `super::lend`).
+        Effect::Copy { what, .. } => Msg::Status(format!("{what} not copied: no terminal")),
+        Effect::Page { what, .. } => Msg::Status(format!("{what} not opened: no terminal")),
     }
 }
 

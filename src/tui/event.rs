@@ -6,26 +6,18 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use crossterm::event::{Event, EventStream, KeyEvent};
-use futures_util::{Stream, StreamExt, stream};
+use crossterm::event::KeyEvent;
+use futures_util::{Stream, stream};
 
 use super::action::Action;
 use super::effect::Msg;
 
 /// The terminal's keys and resizes; when its input ends (closed or broken)
 /// the stream ends, and the explorer quits rather than wait for keys that
-/// cannot come.
+/// cannot come. While the terminal is lent to a pager nothing is read
+/// ([`super::lend`]).
 pub fn terminal_events() -> impl Stream<Item = Msg> + Unpin + Send + 'static {
-    EventStream::new()
-        .take_while(|event| std::future::ready(event.is_ok()))
-        .filter_map(|event| {
-            std::future::ready(match event {
-                Ok(Event::Key(key)) => Some(Msg::Key(key)),
-                Ok(Event::Resize(w, h)) => Some(Msg::Resize(w, h)),
-                Ok(Event::Mouse(m)) => Some(Msg::Mouse(m)),
-                _ => None,
-            })
-        })
+    super::lend::events(super::lend::Lending::terminal())
 }
 
 /// One step of a script.

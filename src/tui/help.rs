@@ -123,6 +123,8 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             (&[OpenDetail], "detail", "detail", 2),
             (&[ToggleAlwaysLoad], "always-load", "always", 10),
             (&[CycleSort], "sort", "sort", 11),
+            (&[CopyTool], "copy", "copy", 12),
+            (&[OpenTool], "open", "open", 12),
             (&[CycleFilter], "filter", "filter", 3),
             (&[NameFilter], "name", "name", 8),
             (&[Settings], "settings", "settings", 4),

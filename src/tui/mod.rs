@@ -16,8 +16,11 @@ pub mod event;
 pub mod help;
 pub mod keymap;
 pub mod layout;
+pub mod lend;
 pub mod line_input;
 pub mod list;
+pub mod osc52;
+pub mod pager;
 mod setup;
 pub mod state;
 pub mod text;
@@ -60,7 +63,8 @@ where
 /// happened, so an idle explorer does nothing. It returns when the app
 /// quits; the end of `source` quits it. Needs a tokio runtime (`source` is
 /// read by a task of its own, effects run on the blocking pool, script
-/// pauses on its clock).
+/// pauses on its clock). No terminal is behind `terminal` here: a copy or
+/// a pager says so ([`lend::Detached`]).
 pub async fn run_with<B, S>(
     terminal: &mut Terminal<B>,
     app: &mut App,
@@ -69,6 +73,23 @@ pub async fn run_with<B, S>(
 ) -> Result<(), B::Error>
 where
     B: Backend,
+    S: Stream<Item = Msg> + Unpin + Send + 'static,
+{
+    run_on(terminal, &mut lend::Detached, app, initial, source).await
+}
+
+/// [`run_with`] with `host`, what is behind the terminal: the clipboard
+/// and the terminal lent to a pager ([`lend::Host`]).
+pub async fn run_on<B, H, S>(
+    terminal: &mut Terminal<B>,
+    host: &mut H,
+    app: &mut App,
+    initial: Vec<Effect>,
+    source: S,
+) -> Result<(), B::Error>
+where
+    B: Backend,
+    H: lend::Host,
     S: Stream<Item = Msg> + Unpin + Send + 'static,
 {
     let (tx, mut rx) = unbounded_channel();
@@ -91,7 +112,14 @@ where
                 break;
             }
             for effect in effects {
-                effect::spawn(app.searcher(), effect, &tx, &lane);
+                if lend::needs_terminal(&effect) {
+                    // Between frames, on this thread: nothing draws meanwhile.
+                    for msg in lend::carry_out(terminal, host, effect).await? {
+                        let _ = tx.send(msg);
+                    }
+                } else {
+                    effect::spawn(app.searcher(), effect, &tx, &lane);
+                }
             }
             terminal.draw(|f| ui::draw(f, app))?;
         }
@@ -154,7 +182,14 @@ fn run_from(setup: Setup, source: impl FnOnce() -> Source) -> std::io::Result<()
         let _restore = Restore;
         // Clicks and the wheel (everything they do, keys do too).
         let _ = crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture);
-        run_with(&mut terminal, &mut app, initial, source).await
+        run_on(
+            &mut terminal,
+            &mut lend::Attached,
+            &mut app,
+            initial,
+            source,
+        )
+        .await
     })?;
     runtime.shutdown_background();
     // A real call still under way holds the MCP host, so dropping the app

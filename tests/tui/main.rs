@@ -1,9 +1,10 @@
-//! The explorer: whole screens as snapshots, the real binary in a pseudo-terminal, hidden text on every screen.
+//! The explorer: whole screens as snapshots, the real binary in a pseudo-terminal (a pager and the clipboard too), hidden text on every screen.
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod hidden_text;
+mod pager;
 mod screens;
 mod terminal;
 mod widths;

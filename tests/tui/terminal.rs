@@ -12,11 +12,11 @@ use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system}
 const COLS: u16 = 120;
 const ROWS: u16 = 35;
 
-struct Tty {
+pub(crate) struct Tty {
     child: Box<dyn Child + Send + Sync>,
     writer: Box<dyn Write + Send>,
     screen: Arc<Mutex<vt100::Parser>>,
-    raw: Arc<Mutex<Vec<u8>>>,
+    pub(crate) raw: Arc<Mutex<Vec<u8>>>,
     _master: Box<dyn MasterPty + Send>,
     config_dir: std::path::PathBuf,
 }
@@ -26,7 +26,7 @@ impl Tty {
         Tty::spawn_with(args, &[])
     }
 
-    fn spawn_with(args: &[&str], envs: &[(&str, &str)]) -> Tty {
+    pub(crate) fn spawn_with(args: &[&str], envs: &[(&str, &str)]) -> Tty {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: ROWS,
@@ -86,12 +86,12 @@ impl Tty {
         }
     }
 
-    fn contents(&self) -> String {
+    pub(crate) fn contents(&self) -> String {
         self.screen.lock().unwrap().screen().contents()
     }
 
     /// Waits (at most 15 s) until the screen shows `needle`.
-    fn wait_for(&mut self, needle: &str) {
+    pub(crate) fn wait_for(&mut self, needle: &str) {
         let deadline = Instant::now() + Duration::from_secs(15);
         while Instant::now() < deadline {
             if self.contents().contains(needle) {
@@ -104,7 +104,7 @@ impl Tty {
         panic!("timed out waiting for {needle:?}; the screen was:\n{screen}");
     }
 
-    fn wait_gone(&mut self, needle: &str) {
+    pub(crate) fn wait_gone(&mut self, needle: &str) {
         let deadline = Instant::now() + Duration::from_secs(15);
         while Instant::now() < deadline {
             if !self.contents().contains(needle) {
@@ -116,14 +116,14 @@ impl Tty {
         panic!("{needle:?} did not go away");
     }
 
-    fn send(&mut self, bytes: &[u8]) {
+    pub(crate) fn send(&mut self, bytes: &[u8]) {
         self.writer.write_all(bytes).unwrap();
         self.writer.flush().unwrap();
         // Let one key's frame land before the next key, as a person would.
         std::thread::sleep(Duration::from_millis(15));
     }
 
-    fn wait_exit(&mut self) -> portable_pty::ExitStatus {
+    pub(crate) fn wait_exit(&mut self) -> portable_pty::ExitStatus {
         let deadline = Instant::now() + Duration::from_secs(15);
         while Instant::now() < deadline {
             if let Some(status) = self.child.try_wait().unwrap() {

@@ -58,6 +58,7 @@ impl App {
             }
             ExportOutcome::Write { format, path } => (format, path),
         };
+        self.tool_format = format;
         self.export = None;
         self.popup = None;
         let Some(indices) = self.loaded_tools() else {

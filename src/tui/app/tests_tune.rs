@@ -343,12 +343,17 @@ fn the_default_tour_plays_through_the_app() {
 #[test]
 fn a_dense_preview_answered_by_bm25_is_asked_again_until_the_vectors_are_ready() {
     let (mut app, effects) = demo_setup(|s| s.settings.ranker = Ranker::Hybrid);
-    // The tokens are counted; the first (hybrid) search is answered below.
+    // The start (the counts, the index) runs; the first (hybrid) search it
+    // sends is answered below.
     let mut first = None;
-    for effect in effects {
+    let mut queue = std::collections::VecDeque::from(effects);
+    while let Some(effect) = queue.pop_front() {
         match effect {
             Effect::Search { generation, .. } => first = Some(generation),
-            other => app.settle(vec![other]),
+            other => {
+                let msg = run_effect(&app.searcher().clone(), other);
+                queue.extend(app.update(msg));
+            }
         }
     }
     let generation = first.expect("a search");
