@@ -230,11 +230,14 @@ impl Searcher {
     }
 
     /// Builds now what a search of `catalog` needs before it can rank (the
-    /// BM25F index, which previews of every ranker use), so that the first
-    /// search finds it cached. A remote service builds its own; nothing
-    /// here. A dense ranker's vectors are left to the search that wants
-    /// them (a preview does not wait for them).
+    /// BM25F index, which previews of every ranker use) and answer (the
+    /// catalog's name lookup, which every answer's names go through), so
+    /// that the first search finds them made. A remote service builds its
+    /// own index; nothing here. A dense ranker's vectors are left to the
+    /// search that wants them (a preview does not wait for them).
     pub fn warm(&self, catalog: &Catalog) {
+        // Made on the first lookup (12 ms for 10,000 tools).
+        let _ = catalog.index_of("");
         // A catalog the service refuses fails its search with the reason.
         if let Searcher::Embedded(service) = self
             && catalog.len() <= service.config().max_catalog_tools
