@@ -203,6 +203,15 @@ impl App {
         Some((index, self.search.hit(index)))
     }
 
+    /// The catalog's always-load tools.
+    pub fn always_load_count(&self) -> usize {
+        self.catalog
+            .tools()
+            .iter()
+            .filter(|t| t.always_load)
+            .count()
+    }
+
     /// How many warnings `toolsift check` gives tool `index`.
     pub fn lints_of(&self, index: usize) -> u16 {
         self.lints.get(index).copied().unwrap_or(0)

@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Gauge, Paragraph, Wrap};
 
-use super::{Theme, pane};
+use super::{Theme, pane, popup};
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::app::App;
@@ -202,14 +202,7 @@ fn draw_path(
     path: &crate::tui::line_input::LineInput,
     theme: &Theme,
 ) {
-    f.render_widget(Clear, area);
-    let block = pane(
-        Line::from(Span::styled(" Open a trace ", theme.title)),
-        true,
-        theme,
-    );
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = popup(f, area, " Open a trace ".into(), theme);
     let mut lines = vec![
         Line::from(vec![
             Span::styled("path ", theme.key),
@@ -247,17 +240,12 @@ fn draw_path(
 /// wrapped and scrolled.
 fn draw_view(f: &mut Frame, area: Rect, p: &BreakerPane, row: usize, theme: &Theme) {
     let Some(e) = p.log.get(row) else { return };
-    f.render_widget(Clear, area);
-    let block = pane(
-        Line::from(Span::styled(
-            format!(" Call {} of {} ", row + 1, p.log.len()),
-            theme.title,
-        )),
-        true,
+    let inner = popup(
+        f,
+        area,
+        format!(" Call {} of {} ", row + 1, p.log.len()),
         theme,
     );
-    let inner = block.inner(area);
-    f.render_widget(block, area);
     let mut lines = vec![
         Line::from(vec![
             Span::styled("call     ", theme.key),

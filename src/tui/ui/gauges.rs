@@ -122,12 +122,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .iter()
                 .map(|&i| costs[i])
                 .sum();
-            let always = app
-                .catalog()
-                .tools()
-                .iter()
-                .filter(|t| t.always_load)
-                .count();
+            let always = app.always_load_count();
             let lazy = app.handle().initial_indices().len()
                 - match app.handle().strategy() {
                     Strategy::Deferred => always,

@@ -137,6 +137,20 @@ pub(crate) fn pane<'a>(title: Line<'a>, focused: bool, theme: &Theme) -> Block<'
         .title(title)
 }
 
+/// A popup's bordered box over what is under it, titled: its inside.
+pub(crate) fn popup(
+    f: &mut Frame,
+    area: ratatui::layout::Rect,
+    title: String,
+    theme: &Theme,
+) -> ratatui::layout::Rect {
+    f.render_widget(Clear, area);
+    let block = pane(Line::from(Span::styled(title, theme.title)), true, theme);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    inner
+}
+
 /// A key line in `width` columns: every hint with its words and two
 /// spaces between hints if they fit; else the shorter words, one space
 /// between hints and `↵` for Enter; else hints give way (highest `drop`

@@ -273,12 +273,7 @@ fn draw_legend(f: &mut Frame, area: Rect, app: &App, report: &TuneReport, theme:
     let initial_now = current.map(|c| c.1);
     let in_force = match initial_now {
         Some(n) if n != asked => {
-            let always = app
-                .catalog()
-                .tools()
-                .iter()
-                .filter(|t| t.always_load)
-                .count();
+            let always = app.always_load_count();
             let why = match app.handle().max_loaded_tools() {
                 Some(m) => format!(
                     "max_loaded_tools {m} leaves {} beside the {always} always-load",
