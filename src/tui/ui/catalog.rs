@@ -60,7 +60,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let position = if view.rows.is_empty() {
         "0".to_string()
     } else {
-        format!("{}/{}", view.list.selected + 1, view.rows.len())
+        format!(
+            "{}/{}",
+            crate::numbers::thousands(view.list.selected as u64 + 1),
+            crate::numbers::thousands(view.rows.len() as u64)
+        )
     };
     let mut title = vec![Span::styled(format!(" Catalog {position} "), theme.title)];
     if view.sort != Sort::Catalog {

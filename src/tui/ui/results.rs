@@ -87,7 +87,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     match &app.search().results {
         Results::Found(r) => {
             title.push(Span::styled(
-                format!("{} of {} ", r.tools.len(), app.catalog().len()),
+                format!(
+                    "{} of {} ",
+                    crate::numbers::thousands(r.tools.len() as u64),
+                    crate::numbers::thousands(app.catalog().len() as u64)
+                ),
                 theme.title,
             ));
             if let Some(l) = app.search().latency {
@@ -188,7 +192,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .map(|h| escape(&app.tool(h.index).name).chars().count())
         .max()
         .unwrap_or(4)
-        .min(width.saturating_sub(16).max(8));
+        // Names first: room for the rank and a score, the words after.
+        .min(width.saturating_sub(4 + 8).max(8));
     for (i, hit) in result.tools.iter().enumerate().skip(list.offset) {
         if lines.len() >= height {
             break;
