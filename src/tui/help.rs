@@ -211,6 +211,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
         KeyLine::CallView => vec![
             (&[BreakerLogDown, BreakerLogUp], "scroll", "scroll", 1),
             (&[BreakerViewCall, BreakerClose], "close", "close", 0),
+            help,
             quit_now,
         ],
         KeyLine::Tune => vec![
