@@ -84,7 +84,8 @@ pub struct App {
     handle: ToolsHandle,
     /// Per-tool tokens for `settings.basis()`, once counted.
     costs: Option<Arc<Vec<u64>>>,
-    /// Per-tool count of what `toolsift check` warns about.
+    /// Per-tool count of what `toolsift check` warns about (counted off
+    /// the UI thread as the explorer starts; empty until then).
     lints: Vec<u16>,
     focus: Focus,
     /// Where leaving the query box returns to.
@@ -131,12 +132,6 @@ impl App {
     /// them first, so that bad flags fail before the terminal opens).
     pub fn new(setup: Setup) -> Result<(App, Vec<Effect>), SelectError> {
         let handle = setup.settings.validate(&setup.catalog)?;
-        let lints = setup
-            .catalog
-            .tools()
-            .iter()
-            .map(|t| crate::catalog::lint_tool(t).len().min(u16::MAX as usize) as u16)
-            .collect();
         let mut app = App {
             catalog_view: CatalogView::new(&setup.catalog),
             catalog: setup.catalog,
@@ -147,7 +142,7 @@ impl App {
             settings: setup.settings,
             handle,
             costs: None,
-            lints,
+            lints: Vec::new(),
             focus: Focus::Catalog,
             last_list: Focus::Catalog,
             popup: None,
@@ -225,7 +220,13 @@ impl App {
                 self.costs_ready(basis, costs);
                 self.warmed(warm::Warmed::Costs)
             }
-            Msg::Warmed => self.warmed(warm::Warmed::Ranker),
+            Msg::Warmed { lints } => {
+                // Off the UI thread: 10,000 tools take a few hundred ms.
+                if lints.len() == self.catalog.len() {
+                    self.lints = lints;
+                }
+                self.warmed(warm::Warmed::Ranker)
+            }
             Msg::Status(message) => {
                 self.status = Some(message);
                 Vec::new()

@@ -64,8 +64,11 @@ pub enum Msg {
     Refresh {
         generation: u64,
     },
-    /// The ranker the first search needs is built (`Effect::Warm`).
-    Warmed,
+    /// The ranker the first search needs is built (`Effect::Warm`), and
+    /// each tool's count of what `toolsift check` warns about.
+    Warmed {
+        lints: Vec<u16>,
+    },
     /// A message for the status line (a copy, a pager come back).
     Status(String),
 }
@@ -126,7 +129,7 @@ pub enum Effect {
         settings: Settings,
     },
     /// Build what the first search of `catalog` needs (the BM25F index)
-    /// before it is asked for; answers `Msg::Warmed`.
+    /// before it is asked for, and lint its tools; answers `Msg::Warmed`.
     Warm { catalog: Arc<Catalog> },
     /// Put `text` (`what`, for the message) on the clipboard through the
     /// terminal; `instead` says what to do when it cannot be. The loop
@@ -246,7 +249,16 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
         ),
         Effect::Warm { catalog } => {
             searcher.warm(&catalog);
-            Msg::Warmed
+            let lints = catalog
+                .tools()
+                .iter()
+                .map(|t| {
+                    crate::catalog::lint_tool(t)
+                        .len()
+                        .min(usize::from(u16::MAX)) as u16
+                })
+                .collect();
+            Msg::Warmed { lints }
         }
         // Only the loop has a terminal (see `super::lend`).
         Effect::Copy { what, .. } => Msg::Status(format!("{what} not copied: no terminal")),

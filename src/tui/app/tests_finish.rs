@@ -3,6 +3,8 @@
 //! every screen's features and help, settings say what is wrong where they
 //! are edited, editing boxes give the keyboard back.
 
+use std::sync::Arc;
+
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -337,4 +339,30 @@ fn keys_with_nothing_to_act_on_say_so() {
         "{:?}",
         app.status()
     );
+}
+
+#[test]
+fn tools_check_warns_about_are_marked_once_counted_off_the_ui_thread() {
+    use crate::catalog::{Catalog, Tool};
+    let tools = vec![
+        Tool::new("fine_tool", "Does a fine thing."),
+        Tool::new("bad name with spaces", "Breaks OpenAI's name rule."),
+        Tool::new("no_description", ""),
+    ];
+    let catalog = Arc::new(Catalog::new("lints", tools).unwrap());
+    let (mut app, effects) = super::tests::demo_setup(|s| s.catalog = catalog);
+    // Not counted at start (App::new does no linting)...
+    assert_eq!(app.tools_with_lints(), 0);
+    app.settle(effects);
+    // ...but once the start's warm-up is in.
+    assert_eq!(app.tools_with_lints(), 2);
+    assert_eq!(app.lints_of(0), 0);
+    assert!(app.lints_of(1) > 0 && app.lints_of(2) > 0);
+    app.update(Msg::Resize(120, 35));
+    let rows = draw(&app);
+    assert!(rows[0].contains("2 tools warned"), "{:?}", rows[0]);
+    let marked = rows
+        .iter()
+        .filter(|r| r.contains("bad name with spaces") && r.contains('!'));
+    assert_eq!(marked.count(), 1, "{rows:#?}");
 }
