@@ -837,29 +837,30 @@ fn why_not_found(width: u16, height: u16) -> App {
 }
 
 #[test]
-fn why_not_found_at_80x24() {
-    let app = why_not_found(80, 24);
-    let s = screen(&app);
-    assert!(s.contains("not loaded: ranked"), "{s}");
-    assert!(s.contains("below the cap of 8"), "{s}");
-    insta::assert_snapshot!(s);
-}
-
-#[test]
-fn why_not_found_at_120x35() {
-    let app = why_not_found(120, 35);
-    let s = screen(&app);
-    assert!(s.contains("below the cap of 8, next"), "{s}");
-    assert!(s.contains("get_billing_account"), "{s}");
-    insta::assert_snapshot!(s);
-}
-
-#[test]
-fn why_not_found_at_200x60() {
-    let app = why_not_found(200, 60);
-    let s = screen(&app);
-    assert!(s.contains("standing: not loaded: ranked"), "{s}");
-    assert!(s.contains("matched: payment"), "{s}");
-    assert!(s.contains("not matched: refund"), "{s}");
-    insta::assert_snapshot!(s);
+fn why_not_found_at_80x24_120x35_and_200x60() {
+    // What each size must show, beside its snapshot.
+    let sizes: [(u16, u16, &[&str]); 3] = [
+        (80, 24, &["not loaded: ranked", "below the cap of 8"]),
+        (
+            120,
+            35,
+            &["below the cap of 8, next", "get_billing_account"],
+        ),
+        (
+            200,
+            60,
+            &[
+                "standing: not loaded: ranked",
+                "matched: payment",
+                "not matched: refund",
+            ],
+        ),
+    ];
+    for (w, h, shown) in sizes {
+        let s = screen(&why_not_found(w, h));
+        for text in shown {
+            assert!(s.contains(text), "{w}x{h}: {text:?} missing\n{s}");
+        }
+        insta::assert_snapshot!(format!("why_not_found_at_{w}x{h}"), s);
+    }
 }
