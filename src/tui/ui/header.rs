@@ -5,13 +5,13 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{Theme, fit};
+use super::Theme;
 use crate::sources::mcp::{ServerState, ServerStatus};
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::state::results::Results;
-use crate::tui::text::count;
+use crate::tui::text::{count, pad};
 
 /// A session id as the header shows it: ids longer than 12 characters as
 /// their first and last 4 characters. Counted in chars (a remote service
@@ -323,7 +323,7 @@ pub fn draw_servers(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         if used >= room {
             break;
         }
-        let text = fit(&text, room - used).trim_end().to_string();
+        let text = pad(&text, room - used).trim_end().to_string();
         used += text.chars().count();
         let (sep, body) = match text.strip_prefix(SEPARATOR) {
             Some(body) => (SEPARATOR, body),

@@ -92,16 +92,6 @@ impl Theme {
     }
 }
 
-/// `text` padded or cut (with an ellipsis) to exactly `width` characters.
-pub(crate) fn fit(text: &str, width: usize) -> String {
-    if text.chars().count() > width {
-        let cut: String = text.chars().take(width.saturating_sub(1)).collect();
-        format!("{cut}…")
-    } else {
-        format!("{text:<width$}")
-    }
-}
-
 /// A list row, highlighted as the current row of the focused pane.
 pub(crate) fn row<'a>(
     spans: Vec<ratatui::text::Span<'a>>,

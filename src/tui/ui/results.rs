@@ -6,7 +6,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph, Wrap};
 
-use super::{Theme, fit, pane, row};
+use super::{Theme, pane, row};
 use crate::search::Reason;
 use crate::search::SearchError;
 use crate::terminal_text::escape;
@@ -206,7 +206,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             rank += 1;
             format!("{rank:>2}")
         };
-        let name = fit(&escape(&t.name), name_width);
+        let name = pad(&escape(&t.name), name_width);
         // What is left of the row after the mark, rank and name: the
         // explanation shortens to fit (whole words, then "…"), never cut
         // mid-word by the pane's edge.
@@ -274,7 +274,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             if need > room {
                 if i == 0 && room >= 3 {
                     // Not even the first word fits: its start, shortened.
-                    push(&mut spans, fit(&word, room), style, &mut room);
+                    push(&mut spans, pad(&word, room), style, &mut room);
                 } else {
                     push(&mut spans, "…".into(), theme.dim, &mut room);
                 }
