@@ -100,6 +100,7 @@ fn report(
             n: catalog.len(),
             lists,
         },
+        None,
     )
     .expect("eval");
     println!(

@@ -123,7 +123,7 @@ fn main() {
     let _ = &variants;
     for (name, params) in variants {
         let index = Index::build_with(catalog.tools(), params);
-        let r = evaluate(&catalog, &queries, 10, &index).expect("eval");
+        let r = evaluate(&catalog, &queries, 10, &index, None).expect("eval");
         println!(
             "{:<18} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.3}",
             name,

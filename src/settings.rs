@@ -33,6 +33,8 @@ pub struct Settings {
     /// explorer's settings). None: the default counter counts, and a search
     /// names no basis (the service's default), as the SDKs' searches do.
     pub token_basis: Option<TokenBasis>,
+    /// The relevance gate: a request no tool fits loads no searched tool.
+    pub gate: bool,
 }
 
 impl Default for Settings {
@@ -44,19 +46,21 @@ impl Default for Settings {
             max_tools: None,
             ranker: Ranker::Bm25,
             token_basis: None,
+            gate: true,
         }
     }
 }
 
 impl Settings {
     /// Every setting's name, in order, as the config file spells it.
-    pub const KEYS: [&'static str; 6] = [
+    pub const KEYS: [&'static str; 7] = [
         "strategy",
         "initial_tool_count",
         "max_loaded_tools",
         "max_tools",
         "ranker",
         "token_basis",
+        "gate",
     ];
 
     /// The basis tokens are counted with: the one chosen, else the
@@ -103,6 +107,8 @@ pub struct PartialSettings {
     pub ranker: Option<Ranker>,
     #[serde(default, deserialize_with = "file_value::one_of")]
     pub token_basis: Option<TokenBasis>,
+    #[serde(default, deserialize_with = "file_value::flag")]
+    pub gate: Option<bool>,
 }
 
 impl PartialSettings {
@@ -115,6 +121,7 @@ impl PartialSettings {
             max_tools: self.max_tools.or(below.max_tools),
             ranker: self.ranker.or(below.ranker),
             token_basis: self.token_basis.or(below.token_basis),
+            gate: self.gate.or(below.gate),
         }
     }
 
@@ -128,6 +135,7 @@ impl PartialSettings {
             max_tools: self.max_tools.or(d.max_tools),
             ranker: self.ranker.unwrap_or(d.ranker),
             token_basis: self.token_basis.or(d.token_basis),
+            gate: self.gate.unwrap_or(d.gate),
         }
     }
 }

@@ -146,6 +146,9 @@ pub struct ServeArgs {
     pub config: Option<std::path::PathBuf>,
     #[arg(long, value_name = "RANKER", help = format!("Ranker of requests that name none: {} (default bm25)", choices(&Ranker::ALL)))]
     pub default_ranker: Option<Ranker>,
+    /// The relevance gate for requests that do not set `gate`: on, a request no tool fits gets no searched tool (default off: Caveman clients expect up to max_tools tools).
+    #[arg(long, value_enum, value_name = "on|off")]
+    pub gate: Option<Switch>,
     #[command(flatten)]
     pub embed: EmbeddingArgs,
 }
@@ -181,6 +184,8 @@ pub struct ExploreArgs {
     pub remote: ServiceArgs,
     #[arg(long, value_name = "RANKER", help = from_config(&choices(&Ranker::ALL), Settings::default().ranker))]
     pub ranker: Option<Ranker>,
+    #[arg(long, value_enum, value_name = "on|off", help = from_config("The relevance gate: on, a request no tool fits loads no searched tool", "on"))]
+    pub gate: Option<Switch>,
     #[command(flatten)]
     pub embed: EmbeddingArgs,
 }
@@ -244,6 +249,9 @@ pub struct SearchArgs {
     /// Then say where TOOL stood: its rank, score, the request's words it matched and did not, and why it was or was not loaded.
     #[arg(long, value_name = "TOOL", conflicts_with = "export")]
     pub why: Option<String>,
+    /// The relevance gate: on, a request no tool fits loads no searched tool (the note names the nearest).
+    #[arg(long, value_enum, value_name = "on|off", default_value = "on")]
+    pub gate: Switch,
 }
 
 #[derive(Args)]
@@ -266,9 +274,9 @@ pub struct ReplayArgs {
 
 #[derive(Args)]
 pub struct EvalArgs {
-    /// Catalog: a path, `-` (stdin) or @demo (leave it out with --mcp).
-    #[arg(value_name = "CATALOG")]
-    pub catalog: String,
+    /// Catalog: a path, `-` (stdin) or @demo (leave it out with --mcp or --abstain).
+    #[arg(value_name = "CATALOG", required_unless_present = "abstain")]
+    pub catalog: Option<String>,
     /// JSON lines: {"query", "expected": [names], "equivalents"?, "id"?, "category"?}
     #[arg(value_name = "QUERIES.jsonl")]
     pub queries: Option<std::path::PathBuf>,
@@ -289,9 +297,31 @@ pub struct EvalArgs {
     /// How long to time the ranker, in milliseconds (0: one pass).
     #[arg(long, value_name = "MS", default_value_t = 400)]
     pub time_budget_ms: u64,
+    /// The relevance gate: on, a request whose best tool does not fit ranks nothing.
+    #[arg(long, value_enum, value_name = "on|off", default_value = "on")]
+    pub gate: Switch,
+    /// Questions that each carry their own catalog, some with no fitting tool (JSONL: kind, query, tools, expected): how often the search answers with nothing when nothing fits, and loads every expected tool when something does, with the gate's curve.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["catalog", "queries", "extra_catalog"])]
+    pub abstain: Option<std::path::PathBuf>,
+    /// With --abstain: max_tools of each search.
+    #[arg(long, value_name = "N", default_value_t = 5, requires = "abstain")]
+    pub max_tools: u64,
     /// One JSON object on stdout instead of the text report.
     #[arg(long)]
     pub json: bool,
+}
+
+/// An on-or-off flag's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
+}
+
+impl Switch {
+    pub fn on(self) -> bool {
+        self == Switch::On
+    }
 }
 
 /// `a | b`: the values a flag takes.

@@ -47,6 +47,9 @@ pub struct EmbeddingArgs {
     /// Do not keep vectors on disk (under $XDG_CACHE_HOME/toolsift/vectors).
     #[arg(long)]
     pub no_embeddings_cache: bool,
+    /// The cosine at which the relevance gate lets a dense ranker's best tool through, whatever its words (default 0.5, measured with all-MiniLM-L6-v2; multilingual-e5-small: 0.82).
+    #[arg(long, value_name = "COSINE", value_parser = cosine)]
+    pub gate_min_cosine: Option<f32>,
 }
 
 impl EmbeddingArgs {
@@ -87,6 +90,10 @@ impl EmbeddingArgs {
         };
         let settings = self.flags().over(&base);
         let built = settings.build(&env)?;
+        let built = match self.gate_min_cosine {
+            Some(c) => built.map(|e| e.with_gate_cosine(c)),
+            None => built,
+        };
         Ok(built.map(|e| {
             if progress && std::io::stderr().is_terminal() {
                 e.with_progress(progress_bar())
@@ -120,6 +127,14 @@ fn progress_bar() -> toolsift::embed::ProgressSink {
         });
         b.set_position(p.done as u64);
     })
+}
+
+/// `--gate-min-cosine`: a number from -1 to 1.
+fn cosine(text: &str) -> Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(c) if (-1.0..=1.0).contains(&c) => Ok(c),
+        _ => Err(format!("must be a number from -1 to 1, not {text:?}")),
+    }
 }
 
 /// The embedding provider for a command that ranks with `ranker`: the flags,

@@ -1,6 +1,9 @@
 //! `toolsift eval CATALOG QUERIES.jsonl`: search quality on requests with
 //! known answers, and the ranker's speed.
 
+use toolsift::engine::Gate;
+use toolsift::search::Searcher;
+
 use super::args::EvalArgs;
 use super::error::CliError;
 use super::output::emit;
@@ -9,8 +12,14 @@ pub fn run(args: &EvalArgs) -> Result<(), CliError> {
     if args.k == 0 {
         return Err(CliError::Usage("--k must be a positive integer".into()));
     }
+    if let Some(path) = &args.abstain {
+        return abstain(args, path);
+    }
+    let Some(catalog) = &args.catalog else {
+        return Err(CliError::Usage("give CATALOG and QUERIES.jsonl".into()));
+    };
     let (mut files, queries) = super::search::catalog_and_second(
-        &args.catalog,
+        catalog,
         args.queries.as_deref().map(|p| p.as_os_str()),
         &args.mcp,
         "QUERIES.jsonl",
@@ -26,7 +35,17 @@ pub fn run(args: &EvalArgs) -> Result<(), CliError> {
     let started = std::time::Instant::now();
     let ranker = searcher.ranker_for(&catalog, args.ranker)?;
     let build_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let mut report = match toolsift::eval::evaluate(&catalog, &queries, args.k, ranker.as_ref()) {
+    let gate = args
+        .gate
+        .on()
+        .then(|| Gate::for_ranker(args.ranker, gate_cosine(&searcher)));
+    let mut report = match toolsift::eval::evaluate(
+        &catalog,
+        &queries,
+        args.k,
+        ranker.as_ref(),
+        gate.as_ref(),
+    ) {
         Err(e @ toolsift::eval::EvalError::Rank { .. }) => {
             return Err(CliError::Ranking(e.to_string()));
         }
@@ -52,5 +71,48 @@ pub fn run(args: &EvalArgs) -> Result<(), CliError> {
             index_build_ms: build_ms,
         });
     }
+    emit(args.json, &report, || report.render_text())
+}
+
+/// The cosine the gate asks of a dense ranker's best tool, as the
+/// embedded service would ask it.
+fn gate_cosine(searcher: &Searcher) -> f32 {
+    match searcher {
+        Searcher::Embedded(service) => service.gate_cosine(),
+        _ => Gate::MIN_COSINE,
+    }
+}
+
+/// `toolsift eval --abstain FILE`: each question searched over its own
+/// catalog by the embedded service.
+fn abstain(args: &EvalArgs, path: &std::path::Path) -> Result<(), CliError> {
+    if args.max_tools == 0 {
+        return Err(CliError::Usage(
+            "--max-tools must be a positive integer".into(),
+        ));
+    }
+    let questions = toolsift::eval::abstain::load(path)?;
+    let searcher = args.remote.searcher(super::embed::embeddings_for(
+        &args.embed,
+        Some(args.ranker),
+    )?)?;
+    let Searcher::Embedded(service) = &searcher else {
+        return Err(CliError::Usage(
+            "--abstain searches with the embedded service; leave --service out".into(),
+        ));
+    };
+    let gate = Gate::for_ranker(args.ranker, service.gate_cosine());
+    let report = match toolsift::eval::abstain::evaluate(
+        service,
+        &questions,
+        args.ranker,
+        args.max_tools,
+        gate,
+    ) {
+        Err(e @ toolsift::eval::EvalError::Rank { .. }) => {
+            return Err(CliError::Ranking(e.to_string()));
+        }
+        other => other?,
+    };
     emit(args.json, &report, || report.render_text())
 }

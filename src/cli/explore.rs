@@ -36,6 +36,7 @@ pub fn explore_settings(
             .transpose()?,
         ranker: args.ranker,
         token_basis: args.token_basis.as_deref().map(handle::basis).transpose()?,
+        gate: args.gate.map(super::args::Switch::on),
     };
     Ok(flags.over(config.explorer.settings.clone()).resolve())
 }

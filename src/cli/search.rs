@@ -57,6 +57,7 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
         // Named only when the user chose one, as the SDKs send none.
         token_basis: settings.token_basis,
         preview: false,
+        gate: Some(args.gate.on()),
     };
     let embeddings = super::embed::embeddings_for(&args.embed, args.ranker)?;
     let searcher = args.remote.searcher(embeddings)?;

@@ -114,6 +114,11 @@ fn serve_config(args: &ServeArgs) -> Result<toolsift::server::ServeConfig, CliEr
         .default_ranker
         .or(file.default_ranker)
         .unwrap_or(s.default_ranker);
+    s.gate = args
+        .gate
+        .map(super::args::Switch::on)
+        .or(file.gate)
+        .unwrap_or(s.gate);
     if s.default_ranker.needs_embeddings() && s.embeddings.is_none() {
         return Err(CliError::Usage(format!(
             "--default-ranker {}: needs an embedding provider (--embeddings-local or --embeddings-url, or [embeddings] in the config)",

@@ -102,6 +102,9 @@ pub struct ServeSection {
     /// The ranker of requests that name none.
     #[serde(default, deserialize_with = "file_value::one_of")]
     pub default_ranker: Option<crate::engine::Ranker>,
+    /// The relevance gate for requests that do not set it.
+    #[serde(default, deserialize_with = "file_value::flag")]
+    pub gate: Option<bool>,
 }
 
 /// `addr = "HOST:PORT"`.

@@ -57,6 +57,7 @@ pub fn save_explorer_settings(path: &Path, settings: &Settings) -> Result<(), Co
         let value: Option<toml_edit::Value> = match &values[key] {
             serde_json::Value::String(name) => Some(name.as_str().into()),
             serde_json::Value::Number(n) => n.as_i64().map(Into::into),
+            serde_json::Value::Bool(b) => Some((*b).into()),
             _ => None,
         };
         match (

@@ -21,6 +21,7 @@ fn saving_settings_keeps_the_rest_of_the_file() {
         max_tools: None,
         ranker: Ranker::Bm25,
         token_basis: Some(TokenBasis::O200kBase),
+        gate: true,
     };
     // A missing file (and folder) is created.
     save_explorer_settings(&path, &saved).unwrap();
@@ -80,14 +81,17 @@ fn saving_keeps_inline_comments_and_untouched_lines_byte_for_byte() {
         max_tools: None,
         ranker: Ranker::Bm25,
         token_basis: Some(TokenBasis::O200kBase),
+        gate: true,
     };
     save_explorer_settings(&path, &saved).unwrap();
     let after = std::fs::read_to_string(&path).unwrap();
-    // The two changed values keep their line's spacing and comment; every
-    // other byte is as it was.
+    // The two changed values keep their line's spacing and comment, the
+    // setting the file lacked is added after the others; every other byte
+    // is as it was.
     let expected = before
         .replace("initial_tool_count = 8 ", "initial_tool_count = 3 ")
-        .replace("=  20 # cap", "=  12 # cap");
+        .replace("=  20 # cap", "=  12 # cap")
+        .replace("# tokens\n", "# tokens\ngate = true\n");
     assert_eq!(after, expected);
     // Saving again changes nothing.
     save_explorer_settings(&path, &saved).unwrap();

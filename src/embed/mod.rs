@@ -139,6 +139,9 @@ pub struct Embeddings {
     progress: Option<ProgressSink>,
     /// Texts sent to the provider per call.
     batch: usize,
+    /// The cosine at which the relevance gate lets a dense ranker's best
+    /// tool through (it depends on the model).
+    gate_cosine: f32,
 }
 
 impl fmt::Debug for Embeddings {
@@ -157,7 +160,18 @@ impl Embeddings {
             cache,
             progress: None,
             batch: 32,
+            gate_cosine: crate::engine::Gate::MIN_COSINE,
         }
+    }
+
+    /// The cosine the relevance gate asks of this model's best tool.
+    pub fn with_gate_cosine(mut self, cosine: f32) -> Self {
+        self.gate_cosine = cosine;
+        self
+    }
+
+    pub fn gate_cosine(&self) -> f32 {
+        self.gate_cosine
     }
 
     /// Reports catalog embedding progress to `sink`.

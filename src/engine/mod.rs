@@ -3,9 +3,12 @@
 
 pub mod analyzer;
 pub mod dense;
+pub mod gate;
 mod index;
 pub mod ranker;
+pub mod syntax;
 
+pub use gate::{Fit, Gate};
 pub use index::{
     DenseMatch, Explanation, Field, FieldParams, Hit, Index, Params, TermMatch, UnknownField,
     sentence_count,

@@ -100,6 +100,7 @@ fn response(names: &[&str], sent: u64, full: u64) -> ToolSearchResponse {
         note: None,
         embedding: None,
         session_tools: Vec::new(),
+        held_back: Vec::new(),
     }
 }
 

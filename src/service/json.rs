@@ -116,6 +116,7 @@ impl SearchParams {
             ranker: self.ranker,
             token_basis: ToolSearchBody::basis(self.token_basis),
             preview: self.preview,
+            gate: self.gate,
         }
     }
 }
@@ -164,6 +165,16 @@ pub fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchParams,
             ));
         }
     };
+    let gate = match &request.gate {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(_) => {
+            return Err(ServiceError::bad_request(
+                "invalid_request",
+                "gate must be a boolean",
+            ));
+        }
+    };
     Ok(SearchParams {
         query: query.clone(),
         context: optional_string(&request.context, "context")?,
@@ -172,6 +183,7 @@ pub fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchParams,
         ranker,
         token_basis,
         preview,
+        gate,
     })
 }
 
@@ -200,5 +212,15 @@ pub fn to_wire(catalog: &Catalog, outcome: &SearchOutcome) -> ToolSearchResponse
         embedding: outcome
             .embedding
             .map(|(done, total)| crate::wire::EmbeddingProgress { done, total }),
+        held_back: outcome
+            .held_back
+            .iter()
+            .map(|h| crate::wire::WireHeldBack {
+                name: catalog.tools()[h.index].name.clone(),
+                score: f64::from(h.score),
+                evidence: f64::from(h.fit.evidence),
+                cosine: h.fit.cosine.map(f64::from),
+            })
+            .collect(),
     }
 }

@@ -16,6 +16,7 @@ pub mod inject;
 mod json;
 mod pipeline;
 mod rankers;
+mod refine;
 mod session_key;
 mod sessions;
 mod stats;
@@ -35,6 +36,7 @@ use cache::Lru;
 use sessions::Sessions;
 
 pub use json::{PendingSession, params_from_wire, to_wire};
+pub use refine::HeldBack;
 pub use stats::{CacheBytes, ServiceStats};
 
 /// `max_tools` when a request gives none (CONTRACT §4: server default 8).
@@ -66,6 +68,9 @@ pub struct ServiceConfig {
     /// The embedding provider of the `embeddings` and `hybrid` rankers;
     /// without one they are the `ranker_unavailable` error.
     pub embeddings: Option<Embeddings>,
+    /// Whether the relevance gate is on for requests that do not say
+    /// (off by default: Caveman clients expect up to `max_tools` tools).
+    pub gate: bool,
 }
 
 impl PartialEq for ServiceConfig {
@@ -80,6 +85,7 @@ impl PartialEq for ServiceConfig {
             && self.token_basis == other.token_basis
             && self.default_ranker == other.default_ranker
             && self.embeddings.is_some() == other.embeddings.is_some()
+            && self.gate == other.gate
     }
 }
 
@@ -96,6 +102,7 @@ impl Default for ServiceConfig {
             token_basis: TokenBasis::O200kBase,
             default_ranker: Ranker::Bm25,
             embeddings: None,
+            gate: false,
         }
     }
 }
@@ -142,6 +149,8 @@ pub struct SearchParams {
     /// A preview (the explorer's search as you type): the session is neither
     /// created nor extended; `session_id` comes back as given, or empty.
     pub preview: bool,
+    /// The relevance gate on or off; the service's default when `None`.
+    pub gate: Option<bool>,
 }
 
 /// Why a tool is in the loaded set (`reason` on the wire).
@@ -197,6 +206,11 @@ pub struct SearchOutcome {
     /// Tools embedded so far and the total, while a dense ranker's vectors
     /// are computed (this preview was answered by BM25F).
     pub embedding: Option<(u64, u64)>,
+    /// How well the best searched tool fits the request (whether or not the
+    /// gate was on); `None` when nothing was ranked.
+    pub fit: Option<crate::engine::Fit>,
+    /// The nearest tools, when the gate found that none fits.
+    pub held_back: Vec<HeldBack>,
 }
 
 type Cell<T> = Arc<OnceLock<Arc<T>>>;
@@ -294,3 +308,5 @@ impl Service {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_refine;

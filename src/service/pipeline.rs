@@ -4,9 +4,10 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use super::refine::{self, Verdict};
 use super::{Reason, SearchOutcome, SearchParams, Selected, Service, ServiceError, lock, sessions};
 use crate::catalog::Catalog;
-use crate::engine::{CatalogRanker, Hit, RankError, Ranker};
+use crate::engine::{CatalogRanker, Gate, Hit, RankError, Ranker, syntax};
 
 /// What a request asks for, checked: the ranker, the cap and the always-load
 /// tools (step one of a search).
@@ -25,6 +26,12 @@ struct Ranked {
     hits: Vec<Hit>,
     /// Scores of the always-load tools, on the same scale as `hits`.
     always_scores: Vec<f32>,
+    /// Names a `select:` request gave that no tool has.
+    unknown: Vec<String>,
+    /// Tools a `select:` request named beyond the cap.
+    over_cap: Vec<String>,
+    /// Whether this was a `select:` request.
+    selected: bool,
 }
 
 impl Service {
@@ -75,15 +82,39 @@ impl Service {
         }
         let ranker = self.ranker_for(catalog, plan.ranker)?;
         self.searches.fetch_add(1, Ordering::Relaxed);
-        let ranked = rank(ranker.as_ref(), catalog, params, &plan).map_err(|e| ServiceError {
-            status: 502,
-            code: "ranker_failed",
-            message: format!("ranker {} failed: {e}", plan.ranker),
-        })?;
+        let mut ranked =
+            rank(ranker.as_ref(), catalog, params, &plan).map_err(|e| ServiceError {
+                status: 502,
+                code: "ranker_failed",
+                message: format!("ranker {} failed: {e}", plan.ranker),
+            })?;
+        let gate = Gate::for_ranker(plan.ranker, self.gate_cosine());
+        let verdict = if ranked.selected {
+            Verdict::default()
+        } else {
+            refine::gate(
+                ranker.as_ref(),
+                &gate,
+                &params.query,
+                context_of(params),
+                &mut ranked.hits,
+                params.gate.unwrap_or(self.config.gate),
+            )
+        };
+        let unknown = std::mem::take(&mut ranked.unknown);
+        let over_cap = std::mem::take(&mut ranked.over_cap);
+        let selected = ranked.selected;
         let tools = assemble(ranker.as_ref(), params, &plan, ranked);
         let note = match waiting {
             Some((wanted, (done, total))) => Some(format!(
                 "{wanted}: embedding the catalog ({done} of {total} tools); BM25F results until the vectors are ready"
+            )),
+            None if selected => select_note(&unknown, &over_cap, &plan),
+            None if !verdict.held_back.is_empty() => Some(refine::no_fit_note(
+                catalog,
+                &gate,
+                &verdict,
+                plan.always.len(),
             )),
             None => note_for(params, &plan, &tools),
         };
@@ -117,7 +148,17 @@ impl Service {
             note,
             tool_tokens: costs,
             embedding: waiting.map(|(_, progress)| progress),
+            fit: verdict.best,
+            held_back: verdict.held_back,
         })
+    }
+
+    /// The cosine the gate asks of a dense ranker's best tool.
+    pub fn gate_cosine(&self) -> f32 {
+        self.config
+            .embeddings
+            .as_ref()
+            .map_or(Gate::MIN_COSINE, |e| e.gate_cosine())
     }
 
     /// Step one: the request's limits and the cap.
@@ -203,8 +244,9 @@ fn context_of(params: &SearchParams) -> Option<&str> {
     params.context.as_deref().filter(|c| !c.trim().is_empty())
 }
 
-/// Step two: the best tools beyond the always-load ones, and the always-load
-/// tools' scores from the same ranking.
+/// Step two: the best tools beyond the always-load ones (those a
+/// `select:` names, or the ranking's, with the words `+term` requires), and
+/// the always-load tools' scores from the same ranking.
 fn rank(
     ranker: &dyn CatalogRanker,
     catalog: &Catalog,
@@ -213,10 +255,36 @@ fn rank(
 ) -> Result<Ranked, RankError> {
     let room = plan.cap - plan.always.len();
     let (query, context) = (params.query.as_str(), context_of(params));
-    let hits = if room > 0 {
+    let required = match syntax::parse(query) {
+        syntax::Request::Select(names) => {
+            let (hits, unknown) = refine::select(catalog, &names);
+            let mut hits: Vec<Hit> = hits
+                .into_iter()
+                .filter(|h| !catalog.tools()[h.doc].always_load)
+                .collect();
+            let over_cap = hits
+                .split_off(room.min(hits.len()))
+                .iter()
+                .map(|h| catalog.tools()[h.doc].name.clone())
+                .collect();
+            return Ok(Ranked {
+                hits,
+                always_scores: vec![0.0; plan.always.len()],
+                unknown,
+                over_cap,
+                selected: true,
+            });
+        }
+        syntax::Request::Search { required } => required,
+    };
+    let hits = if room == 0 {
+        Vec::new()
+    } else if required.is_empty() {
         ranker.rank(query, context, room.saturating_add(plan.always.len()))?
     } else {
-        Vec::new()
+        // Every tool that matches, then those with the required words.
+        let all = ranker.rank(query, context, catalog.len())?;
+        refine::require(ranker, query, context, all, &required)
     };
     let mut always_scores: Vec<Option<f32>> = plan
         .always
@@ -249,6 +317,9 @@ fn rank(
             .into_iter()
             .map(|s| s.unwrap_or(0.0))
             .collect(),
+        unknown: Vec::new(),
+        over_cap: Vec::new(),
+        selected: false,
     })
 }
 
@@ -289,6 +360,30 @@ fn assemble(
             explanation,
         })
         .collect()
+}
+
+/// What a `select:` request could not load: names no tool has, and named
+/// tools beyond the cap.
+fn select_note(unknown: &[String], over_cap: &[String], plan: &Plan) -> Option<String> {
+    let quoted = |names: &[String]| {
+        names
+            .iter()
+            .map(|n| format!("{n:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut parts = Vec::new();
+    if !unknown.is_empty() {
+        parts.push(format!("select: no tool is named {}", quoted(unknown)));
+    }
+    if !over_cap.is_empty() {
+        parts.push(format!(
+            "max_tools {} leaves no room for {}",
+            plan.cap,
+            quoted(over_cap)
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// Why nothing (or only the always-load tools) came back.

@@ -237,7 +237,7 @@ fn all_loaded_at_k_is_evals_strict_all_at_k() {
     assert_eq!(report.always_load, 0);
     assert_eq!(report.points[0].max_tools, 1);
     let ranker = searcher.ranker_for(&catalog, Ranker::Bm25).unwrap();
-    let eval = crate::eval::evaluate(&catalog, &queries, 10, ranker.as_ref()).unwrap();
+    let eval = crate::eval::evaluate(&catalog, &queries, 10, ranker.as_ref(), None).unwrap();
     for (i, k) in crate::eval::KS.iter().enumerate() {
         let p = &report.points[k - 1];
         assert_eq!(p.max_tools, *k);

@@ -6,6 +6,11 @@
 //!   sends it only when the user chose a basis);
 //! - request `preview: true`: a search made while typing, which neither
 //!   creates nor extends a session (sent only when true);
+//! - request `gate: true | false`: whether a request no tool fits gets no
+//!   searched tool (the relevance gate; the service's default when absent,
+//!   sent only when set);
+//! - response `held_back`: when the gate found that no tool fits, the
+//!   nearest tools it held back, `[{"name", "score", "evidence", "cosine"}]`;
 //! - response `note` (why nothing matched), `session_tools` (every tool loaded
 //!   in the session, first-load order), `embedding: {"done", "total"}` (a
 //!   preview answered by BM25F while the catalog's vectors are computed);
@@ -53,6 +58,9 @@ pub struct ToolSearchRequest<'a> {
     /// toolsift extension: a preview records no session.
     #[serde(default)]
     pub preview: Option<Value>,
+    /// toolsift extension: the relevance gate on or off.
+    #[serde(default)]
+    pub gate: Option<Value>,
 }
 
 /// A request body as a client sends it: keys in the SDKs' order, optional
@@ -73,6 +81,8 @@ pub struct ToolSearchBody<'a> {
     pub token_basis: Option<&'static str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub preview: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<bool>,
 }
 
 impl<'a> ToolSearchBody<'a> {
@@ -180,6 +190,21 @@ pub struct ToolSearchResponse {
     /// gets BM25F's answer): how many tools are embedded so far.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedding: Option<EmbeddingProgress>,
+    /// The nearest tools the relevance gate held back, best first, when no
+    /// tool fits the request.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_back: Vec<WireHeldBack>,
+}
+
+/// A tool the relevance gate held back: its ranking score and how well it
+/// fits ([`crate::engine::Fit`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WireHeldBack {
+    pub name: String,
+    pub score: f64,
+    pub evidence: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cosine: Option<f64>,
 }
 
 /// Tools embedded so far of a catalog's `total`.

@@ -123,5 +123,9 @@ pub fn parse_response(body: &[u8]) -> Result<ToolSearchResponse, ResponseError> 
         embedding: object
             .get("embedding")
             .and_then(|v| serde_json::from_value(v.clone()).ok()),
+        held_back: object
+            .get("held_back")
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default(),
     })
 }

@@ -162,7 +162,7 @@ fn bfcl_dev_quality_floor() {
     let ranker = toolsift::service::Service::default()
         .ranker_for(&catalog, toolsift::engine::Ranker::Bm25)
         .unwrap();
-    let r = toolsift::eval::evaluate(&catalog, &queries, 10, ranker.as_ref()).unwrap();
+    let r = toolsift::eval::evaluate(&catalog, &queries, 10, ranker.as_ref(), None).unwrap();
     assert!(r.strict.all[2] >= 74.0, "strict all@5 {}", r.strict.all[2]);
     assert!(r.strict.all[3] >= 86.0, "strict all@10 {}", r.strict.all[3]);
     assert!(

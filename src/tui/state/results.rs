@@ -107,6 +107,7 @@ impl SearchState {
             // Named only when the user chose one, as the SDKs send none.
             token_basis: on.settings.token_basis,
             preview,
+            gate: Some(on.settings.gate),
         }
     }
 

@@ -4,7 +4,7 @@ use crate::settings::Settings;
 use crate::tui::action::Action;
 
 /// The rows of the settings popup: the settings' names.
-pub const SETTINGS_ROWS: [&str; 6] = Settings::KEYS;
+pub const SETTINGS_ROWS: [&str; 7] = Settings::KEYS;
 
 /// The settings popup: the settings as edited (maybe invalid), the SDK's
 /// message when they are, and the highlighted row.
@@ -74,6 +74,7 @@ impl SettingsEditor {
             2 => e.max_loaded_tools = step_optional(e.max_loaded_tools, step),
             3 => e.max_tools = step_max_tools(e.max_tools, step),
             4 => e.ranker = e.ranker.cycle(step < 0),
+            6 => e.gate = !e.gate,
             _ => {
                 let basis = e.basis();
                 e.token_basis = Some(if step > 0 {

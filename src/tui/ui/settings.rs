@@ -22,6 +22,12 @@ fn value(s: &Settings, row: usize) -> String {
             &format!("service default ({})", crate::service::DEFAULT_MAX_TOOLS),
         ),
         4 => s.ranker.to_string(),
+        6 => if s.gate {
+            "on: no tool when none fits"
+        } else {
+            "off: always up to the cap"
+        }
+        .to_string(),
         _ => s.basis().to_string(),
     }
 }

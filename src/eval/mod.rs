@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::Catalog;
-use crate::engine::CatalogRanker;
+use crate::engine::{CatalogRanker, Gate};
+
+pub mod abstain;
 
 /// The cut-offs every metric is reported at.
 pub const KS: [usize; 4] = [1, 3, 5, 10];
@@ -51,7 +53,7 @@ pub enum EvalError {
 
 /// Reads a JSONL file of queries; a bad line is an error naming its number.
 /// The demo catalog's requests with known answers (`@demo`).
-pub const DEMO_QUERIES: &str = include_str!("../assets/queries/demo.jsonl");
+pub const DEMO_QUERIES: &str = include_str!("../../assets/queries/demo.jsonl");
 
 /// Requests from a path, or `@demo` for the demo catalog's.
 pub fn load_queries_arg(source: &str) -> Result<Vec<EvalQuery>, EvalError> {
@@ -191,12 +193,24 @@ pub struct EvalReport {
     pub lenient: Metrics,
     pub per_category: BTreeMap<String, CategoryMetrics>,
     pub misses: Vec<Miss>,
+    /// The relevance gate, when on, and how many requests it answered with
+    /// nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateTally>,
     /// How fast the ranker ran, when measured ([`measure_speed`]).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub speed: Option<Speed>,
     /// Per-request latency, when the ranker waits on a remote service.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latency: Option<Latency>,
+}
+
+/// The gate an eval ran with and the requests it left without a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct GateTally {
+    #[serde(flatten)]
+    pub gate: Gate,
+    pub no_fit: usize,
 }
 
 /// Latency percentiles of a remote ranker's requests, in milliseconds.
@@ -288,6 +302,7 @@ pub fn evaluate(
     queries: &[EvalQuery],
     k: usize,
     ranker: &dyn CatalogRanker,
+    gate: Option<&Gate>,
 ) -> Result<EvalReport, EvalError> {
     for q in queries {
         for e in &q.expected {
@@ -301,13 +316,24 @@ pub fn evaluate(
     }
     let depth = depth(k);
     let mut rankings: Vec<Vec<usize>> = Vec::with_capacity(queries.len());
+    let mut no_fit = 0;
     for q in queries {
-        let hits = ranker
+        let mut hits = ranker
             .rank(&q.query, None, depth)
             .map_err(|e| EvalError::Rank {
                 id: q.id.clone(),
                 message: e.to_string(),
             })?;
+        if let (Some(gate), Some(best)) = (gate, hits.first())
+            && !ranker
+                .explain(&q.query, None, &[best.doc])
+                .first()
+                .is_some_and(|e| gate.judge(e).fits)
+        {
+            // No tool fits: the answer is empty.
+            hits.clear();
+            no_fit += 1;
+        }
         rankings.push(hits.iter().map(|h| h.doc).collect());
     }
 
@@ -369,6 +395,7 @@ pub fn evaluate(
             })
             .collect(),
         misses,
+        gate: gate.map(|g| GateTally { gate: *g, no_fit }),
         speed: None,
         latency: Latency::of(&ranker.latencies()),
     })
@@ -415,6 +442,13 @@ impl EvalReport {
                 l.p50_ms,
                 l.p95_ms,
                 l.p99_ms
+            );
+        }
+        if let Some(g) = &self.gate {
+            let _ = write!(
+                out,
+                "\nrelevance gate on (evidence {}): {} of {} requests answered with no tool",
+                g.gate.min_evidence, g.no_fit, self.queries
             );
         }
         let _ = writeln!(out, "\n");
@@ -514,7 +548,7 @@ mod tests {
         )
         .unwrap();
         let index = crate::engine::Index::build(catalog.tools());
-        let r = evaluate(&catalog, &queries, 1, &index).unwrap();
+        let r = evaluate(&catalog, &queries, 1, &index, None).unwrap();
         assert_eq!(r.queries, 2);
         // "forecast" puts get_weather__2 first: strict misses at 1, lenient hits.
         assert_eq!(r.strict.all[0], 50.0);
@@ -529,7 +563,7 @@ mod tests {
         assert_eq!(speed.index_build_ms, 0.5);
         let bad = parse_queries("{\"query\":\"x\",\"expected\":[\"nope\"]}", "q").unwrap();
         assert!(matches!(
-            evaluate(&catalog, &bad, 5, &index),
+            evaluate(&catalog, &bad, 5, &index, None),
             Err(EvalError::UnknownTool { .. })
         ));
     }

@@ -1,0 +1,253 @@
+//! The relevance gate: whether a search's best tool fits the request at all.
+//!
+//! A ranking always has a best tool, even for a request no tool can serve;
+//! loading it (and filling the limit with others that share a word) sends an
+//! agent off calling the wrong tools. The gate looks at the best tool's
+//! explanation and answers "no tool fits" when the match is too weak:
+//!
+//! - **lexical evidence**: each distinct request word the tool matched counts
+//!   1, and 1 more when it is in the tool's name; a generic word of tool
+//!   vocabulary ("get", "list", "data", ...) counts 0.5 wherever it is, and
+//!   numbers and two-word phrases count nothing (they only repeat words
+//!   already counted). A tool the request names exactly always fits.
+//! - **dense similarity** (the `embeddings` and `hybrid` rankers): the
+//!   cosine of the request and the tool's text; either signal is enough.
+//!
+//! The thresholds were measured on requests with and without a fitting tool
+//! (`toolsift eval --abstain`; the benchmarks page has the curves).
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use serde::{Deserialize, Serialize};
+
+use super::analyzer::Stemmer;
+use super::{Explanation, Ranker, TermMatch};
+
+/// Words of tool vocabulary that say little about which tool a request
+/// needs: most tools get, list, create or return some data.
+pub const GENERIC_WORDS: &[&str] = &[
+    "get",
+    "set",
+    "list",
+    "create",
+    "find",
+    "search",
+    "update",
+    "delete",
+    "remove",
+    "add",
+    "calculate",
+    "compute",
+    "fetch",
+    "retrieve",
+    "show",
+    "make",
+    "run",
+    "execute",
+    "check",
+    "send",
+    "read",
+    "write",
+    "open",
+    "close",
+    "start",
+    "stop",
+    "info",
+    "information",
+    "data",
+    "detail",
+    "details",
+    "value",
+    "number",
+    "result",
+    "name",
+    "type",
+    "id",
+    "new",
+    "use",
+    "using",
+    "based",
+    "given",
+    "specific",
+    "provide",
+    "return",
+    "current",
+    "all",
+    "any",
+];
+
+static GENERIC_STEMS: LazyLock<HashSet<String>> = LazyLock::new(|| {
+    let stemmer = Stemmer::default();
+    GENERIC_WORDS
+        .iter()
+        .map(|w| stemmer.stem(w).into_owned())
+        .collect()
+});
+
+thread_local! {
+    static STEMMER: Stemmer = Stemmer::default();
+}
+
+/// Whether `word` (lower case) is one of [`GENERIC_WORDS`], in any form.
+pub fn is_generic(word: &str) -> bool {
+    STEMMER.with(|s| GENERIC_STEMS.contains(s.stem(word).as_ref()))
+}
+
+/// The gate's thresholds: a tool fits when its lexical evidence reaches
+/// `min_evidence` or (dense rankers) its cosine reaches `min_cosine`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Gate {
+    pub min_evidence: f32,
+    /// `None` for a ranker without vectors.
+    pub min_cosine: Option<f32>,
+}
+
+impl Gate {
+    /// Evidence the default gate asks for: one specific word in the tool's
+    /// name, or two anywhere (a generic word counts half).
+    pub const MIN_EVIDENCE: f32 = 1.5;
+    /// The cosine the default gate asks of a dense ranker's best tool
+    /// (measured with all-MiniLM-L6-v2; other models need their own).
+    pub const MIN_COSINE: f32 = 0.5;
+
+    /// The gate for `ranker`, dense rankers asking `min_cosine`.
+    pub fn for_ranker(ranker: Ranker, min_cosine: f32) -> Gate {
+        Gate {
+            min_evidence: Self::MIN_EVIDENCE,
+            min_cosine: ranker.needs_embeddings().then_some(min_cosine),
+        }
+    }
+
+    /// How well the tool explained by `e` fits, and whether that is enough.
+    pub fn judge(&self, e: &Explanation) -> Fit {
+        let evidence = evidence(&e.matches);
+        let cosine = e.dense.map(|d| d.cosine);
+        let fits = e.exact_name
+            || evidence >= self.min_evidence
+            || matches!((cosine, self.min_cosine), (Some(c), Some(min)) if c >= min);
+        Fit {
+            evidence,
+            cosine,
+            exact_name: e.exact_name,
+            fits,
+        }
+    }
+}
+
+/// How well one tool fits a request (see the module's rules).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Fit {
+    pub evidence: f32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cosine: Option<f32>,
+    /// The request names the tool.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exact_name: bool,
+    pub fits: bool,
+}
+
+/// The lexical evidence of `matches` (one tool's matched request terms).
+pub fn evidence(matches: &[TermMatch]) -> f32 {
+    let mut seen: Vec<String> = Vec::new();
+    let mut total = 0.0;
+    STEMMER.with(|stemmer| {
+        for m in matches {
+            let word = m.term.as_str();
+            if word.contains(' ') || word.chars().all(|c| c.is_ascii_digit()) {
+                continue;
+            }
+            let stem = stemmer.stem(word).into_owned();
+            if seen.contains(&stem) {
+                continue;
+            }
+            total += if GENERIC_STEMS.contains(&stem) {
+                0.5
+            } else if m.fields.contains(&super::Field::Name) {
+                2.0
+            } else {
+                1.0
+            };
+            seen.push(stem);
+        }
+    });
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{DenseMatch, Field};
+
+    fn m(term: &str, fields: &[Field]) -> TermMatch {
+        TermMatch {
+            term: term.into(),
+            fields: fields.to_vec(),
+            score: 1.0,
+        }
+    }
+
+    fn explained(matches: Vec<TermMatch>, cosine: Option<f32>) -> Explanation {
+        Explanation {
+            exact_name: false,
+            matches,
+            dense: cosine.map(|cosine| DenseMatch {
+                cosine,
+                dense_rank: 1,
+                lexical_rank: None,
+            }),
+        }
+    }
+
+    #[test]
+    fn evidence_counts_specific_words_and_names() {
+        use Field::*;
+        assert_eq!(evidence(&[m("weather", &[Name, Description])]), 2.0);
+        assert_eq!(evidence(&[m("weather", &[Description])]), 1.0);
+        // Generic words count half wherever they are; forms are one word.
+        assert_eq!(evidence(&[m("get", &[Name])]), 0.5);
+        assert_eq!(evidence(&[m("listing", &[Name]), m("lists", &[Name])]), 0.5);
+        // Numbers and phrases repeat what is counted.
+        assert_eq!(
+            evidence(&[
+                m("boston", &[ParamDescription]),
+                m("2024", &[Description]),
+                m("in boston", &[DescriptionBigram]),
+            ]),
+            1.0
+        );
+    }
+
+    #[test]
+    fn the_gate_lets_through_a_name_word_two_words_an_exact_name_or_a_close_vector() {
+        use Field::*;
+        let gate = Gate::for_ranker(Ranker::Bm25, 0.5);
+        assert!(
+            gate.judge(&explained(vec![m("weather", &[Name])], None))
+                .fits
+        );
+        assert!(
+            gate.judge(&explained(
+                vec![m("boston", &[Description]), m("forecast", &[Description])],
+                None
+            ))
+            .fits
+        );
+        assert!(
+            !gate
+                .judge(&explained(vec![m("boston", &[Description])], None))
+                .fits
+        );
+        assert!(!gate.judge(&explained(vec![m("get", &[Name])], None)).fits);
+        let mut exact = explained(Vec::new(), None);
+        exact.exact_name = true;
+        assert!(gate.judge(&exact).fits);
+        let dense = Gate::for_ranker(Ranker::Hybrid, 0.5);
+        assert!(dense.judge(&explained(Vec::new(), Some(0.9))).fits);
+        let weak = dense.judge(&explained(vec![m("get", &[Name])], Some(0.1)));
+        assert_eq!(
+            (weak.fits, weak.evidence, weak.cosine),
+            (false, 0.5, Some(0.1))
+        );
+    }
+}

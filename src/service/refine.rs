@@ -1,0 +1,139 @@
+//! What a search does beyond ranking: a `select:` request's named tools,
+//! the words `+term` requires, and the relevance gate that answers "no tool
+//! fits" rather than load tools that only share a word with the request.
+
+use crate::catalog::Catalog;
+use crate::engine::{CatalogRanker, Fit, Gate, Hit, syntax};
+
+/// A tool the gate held back: its index, ranking score and fit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeldBack {
+    pub index: usize,
+    pub score: f32,
+    pub fit: Fit,
+}
+
+/// At most this many held-back tools are reported.
+pub const HELD_BACK: usize = 3;
+
+/// The tools `names` select, as exact hits in the order named (always-load
+/// tools left to the loaded set's head), and the names no tool has.
+pub fn select(catalog: &Catalog, names: &[String]) -> (Vec<Hit>, Vec<String>) {
+    let all: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_str()).collect();
+    let mut hits: Vec<Hit> = Vec::new();
+    let mut unknown = Vec::new();
+    for name in names {
+        match syntax::resolve(name, &all) {
+            Some(doc) if hits.iter().all(|h| h.doc != doc) => hits.push(Hit {
+                doc,
+                score: 0.0,
+                exact: true,
+            }),
+            Some(_) => {}
+            None => unknown.push(name.clone()),
+        }
+    }
+    (hits, unknown)
+}
+
+/// `hits` that contain every word of `required` (in any field, in any of
+/// the forms the ranker matches).
+pub fn require(
+    ranker: &dyn CatalogRanker,
+    query: &str,
+    context: Option<&str>,
+    hits: Vec<Hit>,
+    required: &[String],
+) -> Vec<Hit> {
+    if required.is_empty() {
+        return hits;
+    }
+    let docs: Vec<usize> = hits.iter().map(|h| h.doc).collect();
+    let explained = ranker.explain(query, context, &docs);
+    hits.into_iter()
+        .zip(explained)
+        .filter(|(_, e)| {
+            required
+                .iter()
+                .all(|word| e.matches.iter().any(|m| m.term == *word))
+        })
+        .map(|(h, _)| h)
+        .collect()
+}
+
+/// The gate's verdict on a ranking: the best tool's fit, and when it does
+/// not fit, the nearest tools held back.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Verdict {
+    pub best: Option<Fit>,
+    pub held_back: Vec<HeldBack>,
+}
+
+/// Judges `hits` (best first): when `apply` and the best does not fit, the
+/// hits are emptied and the nearest reported.
+pub fn gate(
+    ranker: &dyn CatalogRanker,
+    gate: &Gate,
+    query: &str,
+    context: Option<&str>,
+    hits: &mut Vec<Hit>,
+    apply: bool,
+) -> Verdict {
+    let Some(best) = hits.first() else {
+        return Verdict::default();
+    };
+    let judge = |docs: &[usize]| -> Vec<Fit> {
+        ranker
+            .explain(query, context, docs)
+            .iter()
+            .map(|e| gate.judge(e))
+            .collect()
+    };
+    let fit = judge(&[best.doc])[0];
+    if fit.fits || !apply {
+        return Verdict {
+            best: Some(fit),
+            held_back: Vec::new(),
+        };
+    }
+    let nearest: Vec<Hit> = hits.drain(..).take(HELD_BACK).collect();
+    let docs: Vec<usize> = nearest.iter().map(|h| h.doc).collect();
+    let held_back = nearest
+        .iter()
+        .zip(judge(&docs))
+        .map(|(h, fit)| HeldBack {
+            index: h.doc,
+            score: h.score,
+            fit,
+        })
+        .collect();
+    Verdict {
+        best: Some(fit),
+        held_back,
+    }
+}
+
+/// The note of a search the gate emptied: the nearest tool and why it fell
+/// short.
+pub fn no_fit_note(catalog: &Catalog, gate: &Gate, verdict: &Verdict, always: usize) -> String {
+    let nearest = verdict.held_back.first().map(|h| {
+        let name = &catalog.tools()[h.index].name;
+        let cosine = match (h.fit.cosine, gate.min_cosine) {
+            (Some(c), Some(min)) => format!(", cosine {c:.2} of {min:.2}"),
+            _ => String::new(),
+        };
+        format!(
+            "; the nearest, {name}, has evidence {} of the {} asked{cosine}",
+            h.fit.evidence, gate.min_evidence,
+        )
+    });
+    format!(
+        "no tool fits this request{}{}",
+        nearest.unwrap_or_default(),
+        if always == 0 {
+            ""
+        } else {
+            "; only the always-load tools are loaded"
+        }
+    )
+}

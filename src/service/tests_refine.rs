@@ -1,0 +1,187 @@
+//! The relevance gate, `select:` and `+term` through the service.
+
+use super::*;
+use crate::catalog::Tool;
+
+fn catalog() -> Catalog {
+    let tool = |name: &str, description: &str, always: bool| {
+        let mut t = Tool::new(name, description);
+        t.always_load = always;
+        t
+    };
+    Catalog::new(
+        "t",
+        vec![
+            tool(
+                "get_weather",
+                "Current weather and forecast for a city",
+                false,
+            ),
+            tool(
+                "convert_currency",
+                "Convert an amount of money between currencies",
+                false,
+            ),
+            tool(
+                "create_issue",
+                "Open an issue in a GitHub repository",
+                false,
+            ),
+            tool("list_issues", "List the issues of a GitLab project", false),
+            tool("page_oncall", "Page the on-call engineer", true),
+        ],
+    )
+    .unwrap()
+}
+
+fn search(query: &str, gate: Option<bool>) -> (Catalog, SearchOutcome) {
+    let c = catalog();
+    let s = Service::new(ServiceConfig {
+        gate: true,
+        ..Default::default()
+    });
+    let params = SearchParams {
+        query: query.into(),
+        gate,
+        ..Default::default()
+    };
+    let o = s.tool_search(&c, &params, "").unwrap();
+    (c, o)
+}
+
+fn names<'a>(c: &'a Catalog, o: &SearchOutcome) -> Vec<&'a str> {
+    o.tools
+        .iter()
+        .map(|s| c.tools()[s.index].name.as_str())
+        .collect()
+}
+
+#[test]
+fn a_request_that_fits_loads_its_tool() {
+    let (c, o) = search("what's the weather forecast in Paris", None);
+    assert_eq!(names(&c, &o), ["page_oncall", "get_weather"]);
+    assert!(o.fit.unwrap().fits);
+    assert!(o.held_back.is_empty());
+    assert_eq!(o.note, None);
+}
+
+#[test]
+fn a_generic_verb_or_a_stop_word_alone_does_not_fit() {
+    for query in [
+        "get me a taxi to the airport",
+        "the list of it",
+        "open the door",
+    ] {
+        let (c, o) = search(query, None);
+        // Only the always-load tool; the nearest are said, not loaded.
+        assert_eq!(names(&c, &o), ["page_oncall"], "{query}");
+        let note = o.note.as_deref().unwrap_or_default();
+        assert!(
+            note.starts_with("no tool fits this request"),
+            "{query}: {note}"
+        );
+        if !o.held_back.is_empty() {
+            assert!(note.contains("the nearest, "), "{note}");
+            assert!(o.held_back.iter().all(|h| !h.fit.fits));
+        }
+    }
+    // The same request with the gate off loads what shares the word.
+    let (c, o) = search("get me a taxi to the airport", Some(false));
+    assert_eq!(names(&c, &o), ["page_oncall", "get_weather"]);
+    assert!(!o.fit.unwrap().fits);
+}
+
+#[test]
+fn a_request_in_another_language_than_the_catalog_fits_nothing() {
+    let (c, o) = search("Wie wird das Wetter morgen in Berlin?", None);
+    assert_eq!(names(&c, &o), ["page_oncall"]);
+    assert!(o.note.unwrap().contains("no tool"));
+}
+
+#[test]
+fn the_gate_is_a_request_option_over_the_service_default() {
+    let c = catalog();
+    let off = Service::default();
+    let q = |gate| SearchParams {
+        query: "get me a taxi".into(),
+        gate,
+        ..Default::default()
+    };
+    // The service's default is off: Caveman clients get what matches.
+    assert_eq!(
+        names(&c, &off.tool_search(&c, &q(None), "").unwrap()).len(),
+        2
+    );
+    let on = off.tool_search(&c, &q(Some(true)), "").unwrap();
+    assert_eq!(names(&c, &on), ["page_oncall"]);
+    assert_eq!(on.held_back.len(), 1);
+    // On the wire: held_back names the nearest; `gate` must be a boolean.
+    let body = |gate: &str| {
+        format!(
+            r#"{{"tools": [{{"name": "get_weather", "description": "Weather for a city"}}], "query": "get me a taxi", "gate": {gate}}}"#
+        )
+    };
+    let wire = off.tool_search_json(body("true").as_bytes(), None).unwrap();
+    assert!(wire.tools.is_empty());
+    assert_eq!(wire.held_back[0].name, "get_weather");
+    assert_eq!(wire.held_back[0].evidence, 0.5);
+    let json = serde_json::to_value(&wire).unwrap();
+    assert_eq!(json["held_back"][0]["name"], "get_weather");
+    let e = off
+        .tool_search_json(body("\"yes\"").as_bytes(), None)
+        .unwrap_err();
+    assert_eq!(
+        (e.status, e.message.as_str()),
+        (400, "gate must be a boolean")
+    );
+    // Absent when the gate let the tools through.
+    let wire = off
+        .tool_search_json(body("false").as_bytes(), None)
+        .unwrap();
+    assert!(
+        serde_json::to_value(&wire)
+            .unwrap()
+            .get("held_back")
+            .is_none()
+    );
+}
+
+#[test]
+fn select_loads_exactly_the_named_tools_and_reports_the_unknown() {
+    let (c, o) = search(
+        "select:list_issues, mcp__github__create_issue,nope,github.get_weather",
+        None,
+    );
+    assert_eq!(
+        names(&c, &o),
+        ["page_oncall", "list_issues", "create_issue", "get_weather"]
+    );
+    assert!(o.tools[1..].iter().all(|t| t.reason == Reason::ExactName));
+    assert_eq!(o.note.as_deref(), Some("select: no tool is named \"nope\""));
+    // Beyond the cap: said, not dropped silently.
+    let c = catalog();
+    let s = Service::default();
+    let params = SearchParams {
+        query: "select:list_issues,create_issue".into(),
+        max_tools: Some(2),
+        ..Default::default()
+    };
+    let o = s.tool_search(&c, &params, "").unwrap();
+    assert_eq!(names(&c, &o), ["page_oncall", "list_issues"]);
+    assert_eq!(
+        o.note.as_deref(),
+        Some("max_tools 2 leaves no room for \"create_issue\"")
+    );
+}
+
+#[test]
+fn plus_terms_are_words_every_tool_must_contain() {
+    let (c, o) = search("issues +project", Some(false));
+    assert_eq!(names(&c, &o), ["page_oncall", "list_issues"]);
+    let (c, o) = search("an issue +Repositories", Some(false));
+    assert_eq!(names(&c, &o), ["page_oncall", "create_issue"]);
+    // A required word no tool has: nothing but the always-load tool.
+    let (c, o) = search("issues +jira", Some(false));
+    assert_eq!(names(&c, &o), ["page_oncall"]);
+    assert!(o.note.is_some());
+}
