@@ -294,3 +294,5 @@ impl Service {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_names;
