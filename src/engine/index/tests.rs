@@ -305,3 +305,27 @@ fn many_namespaces_cost_a_bounded_number_of_lookups() {
     let query = format!("{}x", "a__".repeat(50_000));
     assert!(index.search(&query, None, 1).iter().all(|h| !h.exact));
 }
+
+#[test]
+fn a_thai_request_finds_the_thai_tool() {
+    let mut tools = sample();
+    tools.insert(
+        1,
+        tool(
+            "thai_weather",
+            "ดูสภาพอากาศวันนี้",
+            serde_json::json!({"type":"object","properties":{"city":{"type":"string","description":"ชื่อเมือง"}}}),
+        ),
+    );
+    tools.push(tool("thai_email", "ส่งอีเมลถึงลูกค้า", serde_json::json!({})));
+    let index = Index::build(&tools);
+    // "search the weather": no spaces, and no word in common with the
+    // description but สภาพอากาศ (weather).
+    assert_eq!(names(&index, &tools, "ค้นหาสภาพอากาศ", 10), ["thai_weather"]);
+    // Mixed with English words, both count.
+    assert_eq!(
+        names(&index, &tools, "ค้นหาสภาพอากาศ in Paris, city weather", 2),
+        ["thai_weather", "get_weather"]
+    );
+    assert_eq!(names(&index, &tools, "ส่งอีเมล", 1), ["thai_email"]);
+}
