@@ -5,6 +5,7 @@ pub mod analyzer;
 pub mod dense;
 mod index;
 pub mod ranker;
+mod schema_text;
 
 pub use index::{
     DenseMatch, Explanation, Field, FieldParams, Hit, Index, Params, TermMatch, UnknownField,
