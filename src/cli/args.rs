@@ -179,7 +179,7 @@ pub struct ExploreArgs {
     pub context_budget: Option<u64>,
     #[command(flatten)]
     pub remote: ServiceArgs,
-    #[arg(long, value_name = "RANKER", help = from_config(&choices(&Ranker::ALL), Settings::default().ranker))]
+    #[arg(long, value_name = "RANKER", value_parser = word_ranker, help = from_config(&choices(&Ranker::WORDS), Settings::default().ranker))]
     pub ranker: Option<Ranker>,
     #[command(flatten)]
     pub embed: EmbeddingArgs,
@@ -292,6 +292,18 @@ pub struct EvalArgs {
     /// One JSON object on stdout instead of the text report.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The explorer's ranker: one of words.
+fn word_ranker(text: &str) -> Result<Ranker, String> {
+    match text.parse::<Ranker>() {
+        Ok(r) if Ranker::WORDS.contains(&r) => Ok(r),
+        Ok(r) => Err(format!(
+            "{r} is not a ranker setting of the explorer (expected {})",
+            choices(&Ranker::WORDS)
+        )),
+        Err(_) => Err(format!("expected {}", choices(&Ranker::WORDS))),
+    }
 }
 
 /// `a | b`: the values a flag takes.

@@ -1,10 +1,11 @@
 //! The ranking engine: a tool-aware analyzer and a BM25F index with exact-name
-//! matching and explanations. Pure: no I/O, no async.
+//! matching and explanations, and the regex ranker. Pure: no I/O, no async.
 
 pub mod analyzer;
 pub mod dense;
 mod index;
 pub mod ranker;
+pub mod regex;
 mod schema_text;
 
 pub use index::{
@@ -12,3 +13,4 @@ pub use index::{
     sentence_count,
 };
 pub use ranker::{CatalogRanker, RankError, Ranker, UnknownRanker};
+pub use regex::{RegexError, RegexRanker};

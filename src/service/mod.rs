@@ -14,6 +14,7 @@ mod background;
 mod cache;
 pub mod inject;
 mod json;
+mod pattern;
 mod pipeline;
 mod rankers;
 mod session_key;
@@ -296,3 +297,5 @@ impl Service {
 mod tests;
 #[cfg(test)]
 mod tests_names;
+#[cfg(test)]
+mod tests_regex;

@@ -4,7 +4,9 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use super::{Reason, SearchOutcome, SearchParams, Selected, Service, ServiceError, lock, sessions};
+use super::{
+    Reason, SearchOutcome, SearchParams, Selected, Service, ServiceError, lock, pattern, sessions,
+};
 use crate::catalog::Catalog;
 use crate::engine::{CatalogRanker, Hit, RankError, Ranker};
 
@@ -166,6 +168,10 @@ impl Service {
                 .unwrap_or(usize::MAX)
                 .max(always.len()),
         };
+        pattern::check(
+            params.ranker.unwrap_or(self.config.default_ranker),
+            &params.query,
+        )?;
         Ok(Plan {
             ranker: params.ranker.unwrap_or(self.config.default_ranker),
             cap,
@@ -308,8 +314,13 @@ fn note_for(params: &SearchParams, plan: &Plan, tools: &[Selected]) -> Option<St
             "empty query: only the always-load tools are loaded".to_string()
         })
     } else {
+        let why = if plan.ranker.is_regex() {
+            pattern::NO_MATCH
+        } else {
+            "none of its words (after stop words) appears in any tool's name, description or schema"
+        };
         Some(format!(
-            "no tool matches the query: none of its words (after stop words) appears in any tool's name, description or schema{}",
+            "no tool matches the query: {why}{}",
             if always == 0 {
                 ""
             } else {
