@@ -294,12 +294,12 @@ pub struct EvalArgs {
     pub json: bool,
 }
 
-/// The explorer's ranker: one of words.
+/// The explorer's ranker: one of words (regex is a mode of its query box).
 fn word_ranker(text: &str) -> Result<Ranker, String> {
     match text.parse::<Ranker>() {
         Ok(r) if Ranker::WORDS.contains(&r) => Ok(r),
         Ok(r) => Err(format!(
-            "{r} is not a ranker setting of the explorer (expected {})",
+            "{r} is not a ranker setting of the explorer (expected {}): its query box switches between words and a regex",
             choices(&Ranker::WORDS)
         )),
         Err(_) => Err(format!("expected {}", choices(&Ranker::WORDS))),
