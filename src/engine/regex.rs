@@ -196,10 +196,13 @@ fn tier(field: Field) -> f32 {
     (10 * (FIELDS.len() - place(field))) as f32
 }
 
-/// `10 × tier` of the best field matched, plus 1 per field matched.
+/// `10 × tier` of the best field matched, plus 1 per field matched (0 when
+/// none is).
 fn score(mask: u8) -> f32 {
-    let best = FIELDS[mask.trailing_zeros() as usize];
-    tier(best) + mask.count_ones() as f32
+    match FIELDS.get(mask.trailing_zeros() as usize) {
+        Some(&best) => tier(best) + mask.count_ones() as f32,
+        None => 0.0,
+    }
 }
 
 /// `text` cut to [`MAX_TERM_CHARS`] characters, with an ellipsis.
@@ -274,12 +277,12 @@ impl CatalogRanker for RegexRanker {
         let re = self.regex(query).map_err(|e| RankError(e.to_string()))?;
         Ok(docs
             .iter()
-            .map(|&doc| match doc < self.tools.len() {
-                true => match self.matched(&re, doc) {
-                    0 => 0.0,
-                    mask => score(mask),
-                },
-                false => 0.0,
+            .map(|&doc| {
+                if doc < self.tools.len() {
+                    score(self.matched(&re, doc))
+                } else {
+                    0.0
+                }
             })
             .collect())
     }
