@@ -118,14 +118,24 @@ fn or_list<T: fmt::Display>(all: &[T]) -> String {
 }
 
 /// One of `T`'s names.
-pub fn one_of<'de, D: Deserializer<'de>, T: Named>(d: D) -> Result<Option<T>, D::Error> {
+pub fn one_of<'de, D: Deserializer<'de>, T: Named + PartialEq>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    one_among(d, T::ALL)
+}
+
+/// One of the names in `allowed` (a setting that takes only some of `T`'s).
+pub fn one_among<'de, D: Deserializer<'de>, T: Named + PartialEq>(
+    d: D,
+    allowed: &[T],
+) -> Result<Option<T>, D::Error> {
     let found = Found::deserialize(d)?;
     match &found {
-        Found::Text(t) => t.parse().ok(),
+        Found::Text(t) => t.parse().ok().filter(|v| allowed.contains(v)),
         _ => None,
     }
     .map(Some)
-    .ok_or_else(|| refused(&or_list(T::ALL), &found))
+    .ok_or_else(|| refused(&or_list(allowed), &found))
 }
 
 /// A whole number, at least `min`, that `T` holds.

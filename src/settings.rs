@@ -103,12 +103,19 @@ pub struct PartialSettings {
     pub max_loaded_tools: Option<i64>,
     #[serde(default, deserialize_with = "file_value::positive")]
     pub max_tools: Option<i64>,
-    #[serde(default, deserialize_with = "file_value::one_of")]
+    /// One of [`Ranker::WORDS`]: regex is the query box's mode, not a
+    /// setting.
+    #[serde(default, deserialize_with = "word_ranker")]
     pub ranker: Option<Ranker>,
     #[serde(default, deserialize_with = "file_value::one_of")]
     pub token_basis: Option<TokenBasis>,
     #[serde(default, deserialize_with = "file_value::flag")]
     pub gate: Option<bool>,
+}
+
+/// A ranker of words (the explorer's setting).
+fn word_ranker<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Ranker>, D::Error> {
+    file_value::one_among(d, &Ranker::WORDS)
 }
 
 impl PartialSettings {

@@ -182,7 +182,7 @@ pub struct ExploreArgs {
     pub context_budget: Option<u64>,
     #[command(flatten)]
     pub remote: ServiceArgs,
-    #[arg(long, value_name = "RANKER", help = from_config(&choices(&Ranker::ALL), Settings::default().ranker))]
+    #[arg(long, value_name = "RANKER", value_parser = word_ranker, help = from_config(&choices(&Ranker::WORDS), Settings::default().ranker))]
     pub ranker: Option<Ranker>,
     #[arg(long, value_enum, value_name = "on|off", help = from_config("The relevance gate: on, a request no tool fits loads no searched tool", "on"))]
     pub gate: Option<Switch>,
@@ -321,6 +321,18 @@ pub enum Switch {
 impl Switch {
     pub fn on(self) -> bool {
         self == Switch::On
+    }
+}
+
+/// The explorer's ranker: one of words (regex is a mode of its query box).
+fn word_ranker(text: &str) -> Result<Ranker, String> {
+    match text.parse::<Ranker>() {
+        Ok(r) if Ranker::WORDS.contains(&r) => Ok(r),
+        Ok(r) => Err(format!(
+            "{r} is not a ranker setting of the explorer (expected {}): its query box switches between words and a regex",
+            choices(&Ranker::WORDS)
+        )),
+        Err(_) => Err(format!("expected {}", choices(&Ranker::WORDS))),
     }
 }
 

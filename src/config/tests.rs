@@ -243,6 +243,11 @@ fn a_bad_value_names_file_line_and_column_and_what_was_found() {
             "[explorer]\nranker = \"dense\"\n",
             "c.toml:2:10: ranker must be bm25, embeddings or hybrid, not \"dense\"",
         ),
+        // Regex is the query box's mode, not a setting of the explorer.
+        (
+            "[explorer]\nranker = \"regex\"\n",
+            "c.toml:2:10: ranker must be bm25, embeddings or hybrid, not \"regex\"",
+        ),
         (
             "[explorer]\nstrategy = 3\n",
             "c.toml:2:12: strategy must be all or deferred, not 3",
@@ -270,7 +275,7 @@ fn a_bad_value_names_file_line_and_column_and_what_was_found() {
         ),
         (
             "[serve]\ndefault_ranker = \"dense\"\n",
-            "c.toml:2:18: default_ranker must be bm25, embeddings or hybrid, not \"dense\"",
+            "c.toml:2:18: default_ranker must be bm25, embeddings, hybrid or regex, not \"dense\"",
         ),
         (
             "[serve]\nlog_queries = \"yes\"\n",

@@ -4,11 +4,17 @@
 //!   split further at case changes (`getUserProfile` -> get user profile,
 //!   `HTTPServer` -> http server), so snake_case, camelCase, PascalCase,
 //!   kebab-case, dotted and `mcp__server__tool` names all give their words.
-//! - CJK ideographs and kana are one word each (no spaces to split on).
+//! - CJK ideographs, kana and hangul syllables are one word each (no spaces
+//!   to split on).
+//! - Thai, Lao, Khmer and Burmese, also written without spaces, are indexed
+//!   as overlapping bigrams of character clusters (a letter with its
+//!   combining marks; a run of one cluster is that cluster): [`unspaced`].
 //! - Case is folded (Unicode lower case); numbers are kept as words.
 //! - English stop words are dropped (Lucene's 33-word list); queries also drop
 //!   request filler ("please", "could", "want", ...).
 //! - Words are stemmed with the Snowball English (Porter2) stemmer.
+
+mod unspaced;
 
 use std::borrow::Cow;
 
@@ -71,6 +77,10 @@ pub fn for_each_word(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
             buf.push(c);
             f(buf);
             i += c.len_utf8();
+        } else if unspaced::is_unspaced(c) {
+            let start = i;
+            i = unspaced::run_end(text, start);
+            unspaced::for_each_bigram(&text[start..i], &mut f);
         } else if c.is_alphanumeric() {
             let start = i;
             i = slow_run_end(text, start);
@@ -81,10 +91,11 @@ pub fn for_each_word(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
     }
 }
 
-/// End of the run of letters and digits (not CJK) that starts at `start`.
+/// End of the run of letters and digits (not CJK, Thai, Lao, Khmer or
+/// Burmese) that starts at `start`.
 fn slow_run_end(text: &str, start: usize) -> usize {
     for (offset, c) in text[start..].char_indices() {
-        if !c.is_alphanumeric() || is_cjk(c) {
+        if !c.is_alphanumeric() || is_cjk(c) || unspaced::is_unspaced(c) {
             return start + offset;
         }
     }
@@ -217,11 +228,12 @@ impl Default for Stemmer {
 
 impl Stemmer {
     pub fn stem<'a>(&self, word: &'a str) -> Cow<'a, str> {
-        // Numbers and CJK pass through unchanged.
+        // Numbers, CJK and the bigrams of scripts without spaces pass through
+        // unchanged.
         if word
             .chars()
             .next()
-            .is_some_and(|c| c.is_ascii_digit() || is_cjk(c))
+            .is_some_and(|c| c.is_ascii_digit() || is_cjk(c) || unspaced::is_unspaced(c))
         {
             return Cow::Borrowed(word);
         }

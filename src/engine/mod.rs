@@ -1,11 +1,13 @@
 //! The ranking engine: a tool-aware analyzer and a BM25F index with exact-name
-//! matching and explanations. Pure: no I/O, no async.
+//! matching and explanations, and the regex ranker. Pure: no I/O, no async.
 
 pub mod analyzer;
 pub mod dense;
 pub mod gate;
 mod index;
 pub mod ranker;
+pub mod regex;
+mod schema_text;
 pub mod syntax;
 
 pub use gate::{Fit, Gate};
@@ -14,3 +16,4 @@ pub use index::{
     sentence_count,
 };
 pub use ranker::{CatalogRanker, RankError, Ranker, UnknownRanker};
+pub use regex::{RegexError, RegexRanker};

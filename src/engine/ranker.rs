@@ -25,11 +25,25 @@ pub enum Ranker {
     /// BM25F and dense vectors fused (toolsift's extension of the wire's
     /// values); needs an embedding provider.
     Hybrid,
+    /// The query is a regular expression matched against each tool's name,
+    /// description and parameters (toolsift's extension, after Anthropic's
+    /// regex tool search): [`super::regex`].
+    Regex,
 }
 
 impl Ranker {
-    /// Every ranker, in the order a settings screen cycles through them.
-    pub const ALL: [Ranker; 3] = [Ranker::Bm25, Ranker::Embeddings, Ranker::Hybrid];
+    /// Every ranker: what a request, a flag or a config file may name.
+    pub const ALL: [Ranker; 4] = [
+        Ranker::Bm25,
+        Ranker::Embeddings,
+        Ranker::Hybrid,
+        Ranker::Regex,
+    ];
+
+    /// The rankers that read the query as words, in the order a settings
+    /// screen cycles through them. (Regex reads it as a pattern: a mode of
+    /// the query, not a setting of the ranking.)
+    pub const WORDS: [Ranker; 3] = [Ranker::Bm25, Ranker::Embeddings, Ranker::Hybrid];
 
     /// The wire name, also the `method` a response reports.
     pub fn as_str(self) -> &'static str {
@@ -37,6 +51,7 @@ impl Ranker {
             Ranker::Bm25 => "bm25",
             Ranker::Embeddings => "embeddings",
             Ranker::Hybrid => "hybrid",
+            Ranker::Regex => "regex",
         }
     }
 
@@ -45,9 +60,15 @@ impl Ranker {
         matches!(self, Ranker::Embeddings | Ranker::Hybrid)
     }
 
-    /// The next ranker in [`Ranker::ALL`] (wrapping), `back` for the previous.
+    /// Whether the query is a regular expression rather than words.
+    pub fn is_regex(self) -> bool {
+        self == Ranker::Regex
+    }
+
+    /// The next ranker in [`Ranker::WORDS`] (wrapping), `back` for the
+    /// previous; from regex, the first.
     pub fn cycle(self, back: bool) -> Ranker {
-        let all = Ranker::ALL;
+        let all = Ranker::WORDS;
         let i = all.iter().position(|r| *r == self).unwrap_or(0);
         let n = all.len();
         all[if back { (i + n - 1) % n } else { (i + 1) % n }]
@@ -193,10 +214,18 @@ mod tests {
         let e = "tfidf".parse::<Ranker>().unwrap_err();
         assert_eq!(
             e.to_string(),
-            "unknown ranker \"tfidf\" (expected \"bm25\", \"embeddings\", \"hybrid\")"
+            "unknown ranker \"tfidf\" (expected \"bm25\", \"embeddings\", \"hybrid\", \"regex\")"
         );
+        assert_eq!("regex".parse::<Ranker>(), Ok(Ranker::Regex));
+        assert!(!Ranker::Regex.needs_embeddings() && Ranker::Regex.is_regex());
         assert_eq!(Ranker::Bm25.cycle(false), Ranker::Embeddings);
         assert_eq!(Ranker::Bm25.cycle(true), Ranker::Hybrid);
         assert_eq!(Ranker::Hybrid.cycle(false), Ranker::Bm25);
+        // A settings screen's cycle never lands on regex.
+        for r in Ranker::ALL {
+            for back in [false, true] {
+                assert_ne!(r.cycle(back), Ranker::Regex, "{r} {back}");
+            }
+        }
     }
 }

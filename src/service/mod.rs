@@ -14,6 +14,7 @@ mod background;
 mod cache;
 pub mod inject;
 mod json;
+mod pattern;
 mod pipeline;
 mod rankers;
 mod refine;
@@ -309,4 +310,8 @@ impl Service {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_names;
+#[cfg(test)]
 mod tests_refine;
+#[cfg(test)]
+mod tests_regex;

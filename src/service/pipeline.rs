@@ -5,7 +5,9 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::refine::{self, Verdict};
-use super::{Reason, SearchOutcome, SearchParams, Selected, Service, ServiceError, lock, sessions};
+use super::{
+    Reason, SearchOutcome, SearchParams, Selected, Service, ServiceError, lock, pattern, sessions,
+};
 use crate::catalog::Catalog;
 use crate::engine::{CatalogRanker, Gate, Hit, RankError, Ranker, syntax};
 
@@ -89,7 +91,8 @@ impl Service {
                 message: format!("ranker {} failed: {e}", plan.ranker),
             })?;
         let gate = Gate::for_ranker(plan.ranker, self.gate_cosine());
-        let verdict = if ranked.selected {
+        let verdict = if ranked.selected || plan.ranker.is_regex() {
+            // Named tools and a pattern's matches are what was asked for.
             Verdict::default()
         } else {
             refine::gate(
@@ -207,6 +210,10 @@ impl Service {
                 .unwrap_or(usize::MAX)
                 .max(always.len()),
         };
+        pattern::check(
+            params.ranker.unwrap_or(self.config.default_ranker),
+            &params.query,
+        )?;
         Ok(Plan {
             ranker: params.ranker.unwrap_or(self.config.default_ranker),
             cap,
@@ -255,7 +262,15 @@ fn rank(
 ) -> Result<Ranked, RankError> {
     let room = plan.cap - plan.always.len();
     let (query, context) = (params.query.as_str(), context_of(params));
-    let required = match syntax::parse(query) {
+    let request = if plan.ranker.is_regex() {
+        // A pattern is a pattern: no `select:` nor `+term` in it.
+        syntax::Request::Search {
+            required: Vec::new(),
+        }
+    } else {
+        syntax::parse(query)
+    };
+    let required = match request {
         syntax::Request::Select(names) => {
             let (hits, unknown) = refine::select(catalog, &names);
             let mut hits: Vec<Hit> = hits
@@ -403,8 +418,13 @@ fn note_for(params: &SearchParams, plan: &Plan, tools: &[Selected]) -> Option<St
             "empty query: only the always-load tools are loaded".to_string()
         })
     } else {
+        let why = if plan.ranker.is_regex() {
+            pattern::NO_MATCH
+        } else {
+            "none of its words (after stop words) appears in any tool's name, description or schema"
+        };
         Some(format!(
-            "no tool matches the query: none of its words (after stop words) appears in any tool's name, description or schema{}",
+            "no tool matches the query: {why}{}",
             if always == 0 {
                 ""
             } else {

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::{RankerCache, RankerCell, Service, ServiceError, lock};
 use crate::catalog::Catalog;
 use crate::embed::{DenseRanker, Embeddings};
-use crate::engine::{CatalogRanker, Index, Ranker};
+use crate::engine::{CatalogRanker, Index, Ranker, RegexRanker};
 use crate::tokens::TokenBasis;
 
 impl Service {
@@ -87,6 +87,7 @@ fn fill_cell(
         return Ok((ranked.clone(), false));
     }
     let built: Arc<dyn CatalogRanker> = match embeddings {
+        None if ranker.is_regex() => Arc::new(RegexRanker::build(catalog.tools())),
         None => Arc::new(Index::build(catalog.tools())),
         Some(e) => Arc::new(
             DenseRanker::build(catalog, ranker, e).map_err(|e| ServiceError {

@@ -140,6 +140,7 @@ actions! {
     InputHistoryNext = "input_history_next", Input, "later", "query box: a later query; export: the next format";
     InputSubmit = "input_submit", Input, "commit", "commit the query (to the session) / send the call / load the trace";
     InputCancel = "input_cancel", Input, "leave", "leave the text box";
+    InputRegex = "input_regex", Input, "regex", "query box: read the query as words or as a regular expression (the regex ranker; (?i) for any case)";
     SettingsUp = "settings_up", Settings, "choose", "previous setting";
     SettingsDown = "settings_down", Settings, "next", "next setting";
     SettingsDecrease = "settings_decrease", Settings, "change", "previous value (valid values apply at once)";

@@ -192,6 +192,7 @@ impl App {
         let on = Searched {
             catalog: &self.catalog,
             query: self.query.text(),
+            ranker: self.query_ranker(),
             settings: &self.settings,
             handle: &self.handle,
         };
@@ -323,7 +324,7 @@ impl App {
         if self.catalog_view.filter == Filter::Selected {
             self.rebuild_view();
         }
-        self.search.refresh_after(self.settings.ranker)
+        self.search.refresh_after(self.query_ranker())
     }
 
     fn trace_loaded(&self) -> bool {
@@ -392,9 +393,14 @@ impl App {
         match outcome {
             QueryOutcome::Nothing => Vec::new(),
             QueryOutcome::Changed => {
+                if !self.query.is_regex() {
+                    // Words are never a bad pattern.
+                    self.search.pattern_error = None;
+                }
                 let on = Searched {
                     catalog: &self.catalog,
                     query: self.query.text(),
+                    ranker: self.query_ranker(),
                     settings: &self.settings,
                     handle: &self.handle,
                 };
@@ -478,6 +484,7 @@ impl App {
                 let on = Searched {
                     catalog: &self.catalog,
                     query: self.query.text(),
+                    ranker: self.query_ranker(),
                     settings: &self.settings,
                     handle: &self.handle,
                 };
@@ -557,3 +564,6 @@ mod tests_tune;
 
 #[cfg(test)]
 mod tests_start;
+
+#[cfg(test)]
+mod tests_regex;

@@ -145,6 +145,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             ),
             (&[InputClear], "clear", "clear", 3),
             (&[InputDeleteWord], "delete word", "del word", 4),
+            (&[InputRegex], "words/regex", "regex", 2),
             help,
             quit_now,
         ],

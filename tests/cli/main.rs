@@ -7,6 +7,7 @@ mod check;
 mod config;
 mod generated;
 mod hidden_text;
+mod regex_ranker;
 mod replay;
 mod search;
 mod search_regressions;

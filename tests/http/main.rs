@@ -1,4 +1,4 @@
-//! `toolsift serve` over real sockets, and the client against real servers: the contract, limits, hardening, the provider pass-through.
+//! `toolsift serve` over real sockets, and the client against real servers: the contract, limits, hardening, the provider pass-through, the regex ranker.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -6,4 +6,5 @@ mod common;
 mod client;
 mod hardening;
 mod passthrough;
+mod regex_ranker;
 mod serve;

@@ -72,7 +72,7 @@ fn dechunk(mut body: &str) -> String {
 
 const JSON: (&str, &str) = ("content-type", "application/json");
 
-fn search(url: &str, key: Option<&str>, body: &Value) -> (u16, Value) {
+pub(crate) fn search(url: &str, key: Option<&str>, body: &Value) -> (u16, Value) {
     let auth = key.map(|k| format!("Bearer {k}"));
     let mut headers = vec![JSON];
     if let Some(a) = &auth {
@@ -87,7 +87,7 @@ fn search(url: &str, key: Option<&str>, body: &Value) -> (u16, Value) {
     )
 }
 
-fn catalog() -> Value {
+pub(crate) fn catalog() -> Value {
     json!([
         {"name": "lookup_status", "description": "Look up the current service status", "input_schema": {"type": "object", "properties": {}}, "read_only": true, "idempotent": true, "always_load": false},
         {"name": "send_invoice", "description": "Send an invoice to a customer", "input_schema": {"type": "object"}, "read_only": false, "idempotent": false, "always_load": false},

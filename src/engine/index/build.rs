@@ -2,11 +2,11 @@
 //! then turning term counts into BM25F impacts in posting lists.
 
 use rustc_hash::FxHashMap as HashMap;
-use serde_json::Value;
 
 use super::{Field, Index, Params};
 use crate::catalog::Tool;
 use crate::engine::analyzer::{Stemmer, for_each_word, is_stop_word, name_key};
+use crate::engine::schema_text::walk_schema;
 
 /// Builds term ids while analysing the catalog.
 struct Vocab {
@@ -81,57 +81,6 @@ impl Vocab {
     }
 }
 
-/// Walks a JSON schema, analysing parameter names at every level into
-/// `names` and descriptions, titles and enum values into `texts`. Each object
-/// is read in one pass over its keys.
-fn walk_schema(
-    schema: &Value,
-    depth: usize,
-    vocab: &mut Vocab,
-    names: &mut Vec<u32>,
-    texts: &mut Vec<u32>,
-) {
-    const MAX_DEPTH: usize = 32;
-    let Value::Object(map) = schema else { return };
-    if depth > MAX_DEPTH {
-        return;
-    }
-    for (key, value) in map {
-        match (key.as_str(), value) {
-            ("description" | "title", Value::String(s)) => vocab.analyze(s, texts),
-            ("enum", Value::Array(values)) => {
-                for v in values {
-                    match v {
-                        Value::String(s) => vocab.analyze(s, texts),
-                        Value::Number(n) => vocab.analyze(&n.to_string(), texts),
-                        _ => {}
-                    }
-                }
-            }
-            ("properties", Value::Object(props)) => {
-                for (name, prop) in props {
-                    vocab.analyze(name, names);
-                    walk_schema(prop, depth + 1, vocab, names, texts);
-                }
-            }
-            ("items" | "additionalProperties" | "not", v @ Value::Object(_)) => {
-                walk_schema(v, depth + 1, vocab, names, texts)
-            }
-            ("items" | "anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(items)) => {
-                for v in items {
-                    walk_schema(v, depth + 1, vocab, names, texts);
-                }
-            }
-            ("$defs" | "definitions", Value::Object(defs)) => {
-                for v in defs.values() {
-                    walk_schema(v, depth + 1, vocab, names, texts);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
 impl Index {
     /// Indexes `tools` with the default parameters.
     pub fn build(tools: &[Tool]) -> Self {
@@ -151,7 +100,14 @@ impl Index {
             let [param_names, param_texts] = fields
                 .get_disjoint_mut([Field::ParamName as usize, Field::ParamDescription as usize])
                 .expect("two distinct fields");
-            walk_schema(&tool.input_schema, 0, &mut vocab, param_names, param_texts);
+            walk_schema(&tool.input_schema, &mut |field, text| {
+                let out = if field == Field::ParamName {
+                    &mut *param_names
+                } else {
+                    &mut *param_texts
+                };
+                vocab.analyze(text, out);
+            });
             for (source, target) in [
                 (Field::Name, Field::NameBigram),
                 (Field::Description, Field::DescriptionBigram),

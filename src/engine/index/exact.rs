@@ -1,6 +1,13 @@
 //! Exact-name matching: tools the query names verbatim (`get_weather`,
 //! `getWeather`, `github.create_issue`, or a one-word name in backticks) rank
 //! first.
+//!
+//! Agents often write the name they were shown, with a namespace in front:
+//! `server__tool`, `mcp__server__tool`, `server.tool`, `server/tool`. What
+//! follows a namespace separator (`__`, `.` or `/`) names a tool when it is the
+//! whole of that tool's name: `mcp__github__create_issue` finds `create_issue`
+//! and `github__create_issue`, never `issue` (one `_` joins the words of a
+//! name; it is not a namespace). The longest part that names a tool wins.
 
 use super::Index;
 use crate::engine::analyzer::for_each_word;
@@ -35,19 +42,28 @@ impl Index {
         let mut key = String::new();
         let mut buf = String::new();
         let mut consider = |token: &str, single_ok: bool, found: &mut Vec<usize>| {
-            key.clear();
-            for_each_word(token, &mut buf, |w| {
-                key.push_str(w);
-                key.push('_');
-            });
-            key.pop();
-            if let Some((docs, words)) = self.names.get(key.as_str())
-                && (*words > 1 || single_ok)
-            {
-                for &d in docs {
-                    if !found.contains(&(d as usize)) {
-                        found.push(d as usize);
+            // The whole token, then what follows each namespace separator,
+            // longest first. A one-word part counts where a one-word name
+            // would, or after `__` (a namespace only tools are written with;
+            // `.` and `/` also join file names and paths).
+            let parts = std::iter::once((token, single_ok))
+                .chain(namespace_tails(token).map(|(tail, sep)| (tail, single_ok || sep == "__")));
+            for (part, single_ok) in parts {
+                key.clear();
+                for_each_word(part, &mut buf, |w| {
+                    key.push_str(w);
+                    key.push('_');
+                });
+                key.pop();
+                if let Some((docs, words)) = self.names.get(key.as_str())
+                    && (*words > 1 || single_ok)
+                {
+                    for &d in docs {
+                        if !found.contains(&(d as usize)) {
+                            found.push(d as usize);
+                        }
                     }
+                    return;
                 }
             }
         };
@@ -86,6 +102,52 @@ impl Index {
     }
 }
 
+/// At most this many namespace parts of one token are looked up (the last
+/// ones), so a hostile `a.a.a.a…` costs a bounded number of lookups.
+const MAX_TAILS: usize = 8;
+
+/// What follows each namespace separator of `token`, longest first, with the
+/// separator: `__` (two or more `_`), `.` or `/`, with a letter or digit on
+/// both sides. `mcp__github__create_issue` gives `github__create_issue` and
+/// `create_issue`; `create_issue` and `__init__` give nothing.
+fn namespace_tails(token: &str) -> impl Iterator<Item = (&str, &'static str)> {
+    let b = token.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || !c.is_ascii();
+    let Some(last_word) = b.iter().rposition(|&c| word(c)) else {
+        return Vec::new().into_iter();
+    };
+    let mut tails = Vec::new();
+    let mut seen_word = false;
+    let mut i = 0;
+    while i < b.len() {
+        if !matches!(b[i], b'_' | b'.' | b'/') {
+            seen_word |= word(b[i]);
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && matches!(b[i], b'_' | b'.' | b'/') {
+            i += 1;
+        }
+        let run = &token[start..i];
+        let sep = if run.contains('/') {
+            "/"
+        } else if run.contains('.') {
+            "."
+        } else if run.len() >= 2 {
+            "__"
+        } else {
+            continue;
+        };
+        if seen_word && last_word >= i {
+            tails.push((&token[i..], sep));
+        }
+    }
+    let skip = tails.len().saturating_sub(MAX_TAILS);
+    tails.drain(..skip);
+    tails.into_iter()
+}
+
 /// Byte classes for [`may_name_a_tool`].
 const LOWER: u8 = 1;
 const UPPER: u8 = 2;
@@ -116,8 +178,9 @@ static BYTE_CLASS: [u8; 256] = {
 };
 
 /// Whether an ASCII text may contain a tool name: a backtick, a case change
-/// inside a word (`getUser`), or a separator inside a word with a letter on
-/// one side (`get_user`, `github.issue`, but not `3.5` or `2024-01-02`).
+/// inside a word (`getUser`), or a separator (or a run of them) inside a word
+/// with a letter on one side (`get_user`, `github.issue`, `server__tool`, but
+/// not `3.5` or `2024-01-02`).
 fn may_name_a_tool(b: &[u8]) -> bool {
     let class = |i: usize| b.get(i).map_or(0, |&c| BYTE_CLASS[c as usize]);
     for i in 0..b.len() {
@@ -133,10 +196,18 @@ fn may_name_a_tool(b: &[u8]) -> bool {
                 }
             }
             _ => {
-                // SEP
-                let (prev, next) = (if i > 0 { class(i - 1) } else { 0 }, class(i + 1));
+                // SEP, or the start of a run of them (`server__tool`)
                 let alnum = LOWER | UPPER | DIGIT;
-                if prev & alnum != 0 && next & alnum != 0 && (prev | next) & (LOWER | UPPER) != 0 {
+                let prev = if i > 0 { class(i - 1) } else { 0 };
+                if prev & alnum == 0 {
+                    continue;
+                }
+                let mut j = i + 1;
+                while class(j) == SEP {
+                    j += 1;
+                }
+                let next = class(j);
+                if next & alnum != 0 && (prev | next) & (LOWER | UPPER) != 0 {
                     return true;
                 }
             }

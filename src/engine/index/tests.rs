@@ -229,3 +229,103 @@ fn field_keys_round_trip() {
         "unknown field \"parameter name\" (expected \"name\", \"description\", \"param_name\", \"param_description\", \"name_bigram\", \"description_bigram\")"
     );
 }
+
+#[test]
+fn namespaced_names_find_the_tool() {
+    let tools = vec![
+        tool("create_issue", "Open an issue.", serde_json::json!({})),
+        tool("issue", "One issue.", serde_json::json!({})),
+        tool("tool", "A tool.", serde_json::json!({})),
+        tool("github__list_repos", "Repositories.", serde_json::json!({})),
+        tool("bar", "Bar.", serde_json::json!({})),
+        tool("foo_bar", "Foo bar.", serde_json::json!({})),
+    ];
+    let index = Index::build(&tools);
+    let exact = |query: &str| -> Vec<&str> {
+        index
+            .search(query, None, 10)
+            .iter()
+            .filter(|h| h.exact)
+            .map(|h| tools[h.doc].name.as_str())
+            .collect()
+    };
+    // The name shown to an agent, with its server in front.
+    for query in [
+        "server__tool",
+        "mcp__server__tool",
+        "server.tool",
+        "server/tool",
+        "`mcp__server__tool`",
+    ] {
+        assert_eq!(exact(query), ["tool"], "{query}");
+    }
+    for query in [
+        "github__create_issue",
+        "mcp__github__create_issue",
+        "github.create_issue",
+        "github/create_issue",
+        "please call mcp__github__create_issue now",
+        "run github.create_issue for me",
+    ] {
+        assert_eq!(exact(query), ["create_issue"], "{query}");
+    }
+    // A catalog whose names carry the namespace already.
+    for query in [
+        "github__list_repos",
+        "mcp__github__list_repos",
+        "github.list_repos",
+        "github/list_repos",
+        "use mcp__github__list_repos",
+    ] {
+        assert_eq!(exact(query), ["github__list_repos"], "{query}");
+    }
+    // `__` marks a namespace anywhere; a one-word part after `.` or `/` is a
+    // name only as the whole query (in a sentence it is a file or a path).
+    assert_eq!(exact("then call srv__tool"), ["tool"]);
+    assert!(exact("open docs/tool today").is_empty());
+    assert!(exact("edit notes.tool please").is_empty());
+    // One `_` joins a name's words: `create_issue` is not `issue`, and a word
+    // of the query is not a name it ends.
+    assert_eq!(exact("create_issue"), ["create_issue"]);
+    assert!(exact("file an issue now").is_empty());
+    assert!(exact("get_issue").is_empty());
+    assert!(exact("mcp__github__issue_comment").is_empty());
+    // The longest part that names a tool wins: `foo__bar` is `foo_bar`.
+    assert_eq!(exact("foo__bar"), ["foo_bar"]);
+    assert_eq!(exact("mcp__foo__bar"), ["foo_bar"]);
+    assert_eq!(exact("baz__bar"), ["bar"]);
+}
+
+#[test]
+fn many_namespaces_cost_a_bounded_number_of_lookups() {
+    let tools = vec![tool("tool", "A tool.", serde_json::json!({}))];
+    let index = Index::build(&tools);
+    let query = format!("{}tool", "a.".repeat(50_000));
+    assert!(index.search(&query, None, 1)[0].exact);
+    let query = format!("{}x", "a__".repeat(50_000));
+    assert!(index.search(&query, None, 1).iter().all(|h| !h.exact));
+}
+
+#[test]
+fn a_thai_request_finds_the_thai_tool() {
+    let mut tools = sample();
+    tools.insert(
+        1,
+        tool(
+            "thai_weather",
+            "ดูสภาพอากาศวันนี้",
+            serde_json::json!({"type":"object","properties":{"city":{"type":"string","description":"ชื่อเมือง"}}}),
+        ),
+    );
+    tools.push(tool("thai_email", "ส่งอีเมลถึงลูกค้า", serde_json::json!({})));
+    let index = Index::build(&tools);
+    // "search the weather": no spaces, and no word in common with the
+    // description but สภาพอากาศ (weather).
+    assert_eq!(names(&index, &tools, "ค้นหาสภาพอากาศ", 10), ["thai_weather"]);
+    // Mixed with English words, both count.
+    assert_eq!(
+        names(&index, &tools, "ค้นหาสภาพอากาศ in Paris, city weather", 2),
+        ["thai_weather", "get_weather"]
+    );
+    assert_eq!(names(&index, &tools, "ส่งอีเมล", 1), ["thai_email"]);
+}

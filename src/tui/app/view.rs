@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::{App, Focus, Popup};
 use crate::catalog::{Catalog, Tool};
+use crate::engine::Ranker;
 use crate::search::{SearchHit, Searcher};
 use crate::select::ToolsHandle;
 use crate::settings::Settings;
@@ -166,10 +167,20 @@ impl App {
         self.search.searching()
     }
 
+    /// The ranker the query asks for: regex while the query box reads a
+    /// pattern, else the settings'.
+    pub fn query_ranker(&self) -> Ranker {
+        if self.query.is_regex() {
+            Ranker::Regex
+        } else {
+            self.settings.ranker
+        }
+    }
+
     /// The answer shown is BM25F's standing in for a dense ranker whose
     /// catalog vectors are still being computed.
     pub fn vectors_pending(&self) -> bool {
-        self.search.vectors_pending(self.settings.ranker)
+        self.search.vectors_pending(self.query_ranker())
     }
 
     /// The tools the app would send now: the current search's loaded set,

@@ -1,4 +1,5 @@
-//! The query box: the text being typed and the queries committed before.
+//! The query box: the text being typed, the queries committed before, and
+//! whether the text is words or a regular expression.
 
 use crate::tui::action::Action;
 use crate::tui::line_input::LineInput;
@@ -9,6 +10,8 @@ pub struct QueryBox {
     /// Committed queries, oldest first.
     pub history: Vec<String>,
     history_pos: Option<usize>,
+    /// The text is a regular expression (the regex ranker), not words.
+    regex: bool,
 }
 
 /// What the query box asks of the app.
@@ -28,6 +31,11 @@ impl QueryBox {
         &self.input.text
     }
 
+    /// Whether the text is searched as a regular expression.
+    pub fn is_regex(&self) -> bool {
+        self.regex
+    }
+
     /// Typed text.
     pub fn type_text(&mut self, text: &str) -> QueryOutcome {
         if self.input.insert(text) {
@@ -42,6 +50,11 @@ impl QueryBox {
     pub fn handle(&mut self, action: Action) -> QueryOutcome {
         match action {
             Action::InputCancel => QueryOutcome::Leave,
+            Action::InputRegex => {
+                // The same text, read the other way: search it again.
+                self.regex = !self.regex;
+                QueryOutcome::Changed
+            }
             Action::InputSubmit => {
                 let q = self.input.text.trim().to_string();
                 if !q.is_empty() && self.history.last() != Some(&q) {

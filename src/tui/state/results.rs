@@ -30,11 +30,13 @@ pub enum Results {
     Failed(SearchError),
 }
 
-/// What a search is made of: the catalog, the query, and the settings in
-/// force with their handle.
+/// What a search is made of: the catalog, the query, the ranker it asks
+/// for (the settings', or regex for a pattern), and the settings in force
+/// with their handle.
 pub struct Searched<'a> {
     pub catalog: &'a Arc<Catalog>,
     pub query: &'a str,
+    pub ranker: Ranker,
     pub settings: &'a Settings,
     pub handle: &'a ToolsHandle,
 }
@@ -64,6 +66,9 @@ pub struct SearchState {
     /// Where every tool stood in the shown answer (why a tool was or was
     /// not found).
     pub standing: Option<Standing>,
+    /// The newest search's pattern was refused (`invalid_regex`): why, for
+    /// the query box. The results shown stay those of the last good one.
+    pub pattern_error: Option<String>,
 }
 
 impl SearchState {
@@ -82,6 +87,7 @@ impl SearchState {
             full_catalog: false,
             context_budget,
             standing: None,
+            pattern_error: None,
         }
     }
 
@@ -103,7 +109,7 @@ impl SearchState {
             context: None,
             max_tools: on.handle.search_cap(on.settings.max_tools).ok().flatten(),
             session_id: self.session.clone(),
-            ranker: Some(on.settings.ranker),
+            ranker: Some(on.ranker),
             // Named only when the user chose one, as the SDKs send none.
             token_basis: on.settings.token_basis,
             preview,
@@ -130,7 +136,7 @@ impl SearchState {
     /// embedded, and an older keystroke's answers never replace a newer's.
     pub fn typing(&mut self, on: &Searched) -> Vec<Effect> {
         self.list = ListState::default();
-        if !on.settings.ranker.needs_embeddings() {
+        if !on.ranker.needs_embeddings() {
             return vec![self.search(on, true)];
         }
         let mut request = self.request(on, true);
@@ -179,6 +185,18 @@ impl SearchState {
             return false;
         }
         self.applied_generation = answer.generation;
+        if let Err(e) = answer.result.as_ref()
+            && e.code() == "invalid_regex"
+        {
+            // A pattern being typed is often unfinished: say why in the
+            // query box, and keep the last good answer.
+            self.pattern_error = Some(match e {
+                SearchError::Service(e) => e.message.clone(),
+                other => other.to_string(),
+            });
+            return true;
+        }
+        self.pattern_error = None;
         self.full_catalog = false;
         self.latency = Some(answer.elapsed);
         self.query = answer.query;

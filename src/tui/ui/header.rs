@@ -58,11 +58,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // While a dense ranker's vectors are computed, BM25F answers: said here.
     let (ranker, ranker_short) = if app.vectors_pending() {
         (
-            format!("{} (embedding; bm25 until ready)", app.settings().ranker),
-            format!("{} (bm25 until ready)", app.settings().ranker),
+            format!("{} (embedding; bm25 until ready)", app.query_ranker()),
+            format!("{} (bm25 until ready)", app.query_ranker()),
         )
     } else {
-        let r = app.settings().ranker.to_string();
+        let r = app.query_ranker().to_string();
         (r.clone(), r)
     };
     let parts = HeaderParts {

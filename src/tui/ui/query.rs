@@ -1,4 +1,5 @@
-//! The query box: the query, and the settings a search runs with.
+//! The query box: the query (words, or a pattern for the regex ranker), and
+//! the settings a search runs with, or why a pattern was refused.
 
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
@@ -6,10 +7,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Theme, pane};
+use crate::terminal_text::escape;
 use crate::tui::app::{App, Focus};
+use crate::tui::text::{cut, width};
 
-/// What the query line starts with.
-const PROMPT: &str = "> ";
+/// What the query line starts with: words, or a regular expression.
+fn prompt(app: &App) -> &'static str {
+    if app.query().is_regex() { "re> " } else { "> " }
+}
 
 fn summary(app: &App) -> String {
     let s = app.settings();
@@ -26,13 +31,17 @@ fn summary(app: &App) -> String {
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus() == Focus::Query;
-    let title = Line::from(Span::styled(" Query ", theme.title));
-    let block = pane(title, focused, theme);
+    let regex = app.query().is_regex();
+    let mut title = vec![Span::styled(" Query ", theme.title)];
+    if regex {
+        title.push(Span::styled("· regex ", theme.key));
+    }
+    let block = pane(Line::from(title), focused, theme);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let right = summary(app);
-    let width = usize::from(inner.width);
+    let width_all = usize::from(inner.width);
     let query = app.query().text();
+    let prompt = prompt(app);
     let text = if query.is_empty() && !focused {
         Span::styled(
             format!(
@@ -44,12 +53,23 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else {
         Span::raw(query.to_string())
     };
-    let used = PROMPT.chars().count() + query.chars().count().max(text.content.chars().count());
-    let pad = width.saturating_sub(used + right.chars().count());
-    let mut spans = vec![Span::styled(PROMPT, theme.key), text];
-    if pad > 0 {
-        spans.push(Span::raw(" ".repeat(pad)));
-        spans.push(Span::styled(right, theme.dim));
+    let used = prompt.chars().count() + query.chars().count().max(text.content.chars().count());
+    let mut spans = vec![Span::styled(prompt, theme.key), text];
+    // A refused pattern says why where the settings are, cut to the room
+    // left (the pattern is quoted in it: escaped).
+    let refused = app.search().pattern_error.as_deref().filter(|_| regex);
+    if let Some(why) = refused {
+        let why = cut(&escape(why), width_all.saturating_sub(used + 2));
+        let pad = width_all.saturating_sub(used + width(&why) + 1);
+        spans.push(Span::raw(" ".repeat(pad.max(1))));
+        spans.push(Span::styled(why, theme.error));
+    } else {
+        let right = summary(app);
+        let pad = width_all.saturating_sub(used + right.chars().count());
+        if pad > 0 {
+            spans.push(Span::raw(" ".repeat(pad)));
+            spans.push(Span::styled(right, theme.dim));
+        }
     }
     f.render_widget(Paragraph::new(Line::from(spans)), inner);
 }
@@ -57,7 +77,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 /// The terminal cursor sits in the query text while typing (`text` is the
 /// box's inner line, from the layout).
 pub fn place_cursor(f: &mut Frame, text: Rect, app: &App) {
-    let before = PROMPT.chars().count() + app.query().input.cursor;
+    let before = prompt(app).chars().count() + app.query().input.cursor;
     let x = text
         .x
         .saturating_add(u16::try_from(before).unwrap_or(u16::MAX));
