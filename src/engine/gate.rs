@@ -109,7 +109,7 @@ impl Gate {
     pub const MIN_EVIDENCE: f32 = 1.5;
     /// The cosine the default gate asks of a dense ranker's best tool
     /// (measured with all-MiniLM-L6-v2; other models need their own).
-    pub const MIN_COSINE: f32 = 0.5;
+    pub const MIN_COSINE: f32 = 0.3;
 
     /// The gate for `ranker`, dense rankers asking `min_cosine`.
     pub fn for_ranker(ranker: Ranker, min_cosine: f32) -> Gate {

@@ -100,6 +100,18 @@ pub struct SearchResult {
     /// Per-tool schema tokens (catalog order), counted by the searcher
     /// ([`Searcher::tool_costs`]) with the request's token basis.
     pub tool_tokens: Option<Arc<Vec<u64>>>,
+    /// When the relevance gate found that no tool fits: the nearest tools
+    /// it held back, best first (names the catalog lacks left out).
+    pub held_back: Vec<HeldBack>,
+}
+
+/// A tool the relevance gate held back, in the local catalog.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeldBack {
+    pub index: usize,
+    pub score: f32,
+    pub evidence: f32,
+    pub cosine: Option<f32>,
 }
 
 /// Maps returned names to local catalog indices: every name must be in the
@@ -174,6 +186,18 @@ pub fn accept(
         note: response.note,
         session_tools: response.session_tools,
         tool_tokens: None,
+        held_back: response
+            .held_back
+            .iter()
+            .filter_map(|h| {
+                Some(HeldBack {
+                    index: catalog.index_of(&h.name)?,
+                    score: h.score as f32,
+                    evidence: h.evidence as f32,
+                    cosine: h.cosine.map(|c| c as f32),
+                })
+            })
+            .collect(),
         embedding: response
             .embedding
             .filter(|p| p.total > 0 && p.done <= p.total)

@@ -54,6 +54,20 @@ impl SearchResult {
         if let Some(note) = &self.note {
             out["note"] = json!(note);
         }
+        if !self.held_back.is_empty() {
+            out["held_back"] = self
+                .held_back
+                .iter()
+                .map(|h| {
+                    json!({
+                        "name": catalog.tools()[h.index].name,
+                        "score": h.score,
+                        "evidence": h.evidence,
+                        "cosine": h.cosine,
+                    })
+                })
+                .collect();
+        }
         out
     }
 
@@ -136,6 +150,25 @@ impl SearchResult {
         }
         if let Some(note) = &self.note {
             let _ = writeln!(out, "note: {}", escape(note));
+        }
+        if !self.held_back.is_empty() {
+            let _ = writeln!(out, "held back (no tool fits; --gate off loads them):");
+            let names: Vec<String> = self
+                .held_back
+                .iter()
+                .map(|h| escape(&catalog.tools()[h.index].name).into_owned())
+                .collect();
+            let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+            for (h, name) in self.held_back.iter().zip(&names) {
+                let cosine = h
+                    .cosine
+                    .map_or(String::new(), |c| format!(", cosine {c:.3}"));
+                let _ = writeln!(
+                    out,
+                    "      {name:<width$}  score {:.3}, evidence {}{cosine}",
+                    h.score, h.evidence
+                );
+            }
         }
         let s = &self.savings;
         let _ = writeln!(

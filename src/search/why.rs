@@ -53,6 +53,9 @@ struct Inner {
     /// The explanations the answer carried, by tool.
     answered: Vec<(usize, Explanation)>,
     cap: usize,
+    /// The relevance gate found that no tool fits: nothing searched was
+    /// loaded.
+    no_fit: bool,
     ranker: Arc<dyn CatalogRanker>,
 }
 
@@ -107,6 +110,9 @@ pub enum Verdict {
     /// Placed within the cap, yet the answer left it out (a remote service
     /// whose answer differs from its ranking).
     NotReturned { rank: usize },
+    /// Placed within the cap, but the relevance gate found that no tool
+    /// fits the request, so nothing searched was loaded.
+    NoFit { rank: usize },
 }
 
 impl Verdict {
@@ -119,6 +125,7 @@ impl Verdict {
             Verdict::MatchedNothing => "matched_nothing",
             Verdict::EmptyQuery => "empty_query",
             Verdict::NotReturned { .. } => "not_returned",
+            Verdict::NoFit { .. } => "no_fit",
         }
     }
 
@@ -252,6 +259,7 @@ impl Searcher {
                     .map(|h| (h.index, h.explanation.clone()))
                     .collect(),
                 cap,
+                no_fit: !result.held_back.is_empty(),
                 ranker,
             }),
         })
@@ -323,6 +331,7 @@ impl Standing {
                     rank: r,
                     cap: s.cap,
                 },
+                Some(r) if s.no_fit => Verdict::NoFit { rank: r },
                 Some(r) => Verdict::NotReturned { rank: r },
             }
         };

@@ -864,3 +864,44 @@ fn why_not_found_at_80x24_120x35_and_200x60() {
         insta::assert_snapshot!(format!("why_not_found_at_{w}x{h}"), s);
     }
 }
+
+/// A request no demo tool fits: the results pane says so and names the
+/// nearest tools the relevance gate held back; a held-back tool's detail
+/// says why it was not loaded.
+fn no_tool_fits(width: u16, height: u16) -> App {
+    let mut app = app(width, height);
+    keys(&mut app, &[KeyCode::Char('/')]);
+    type_text(&mut app, "show the weather in Paris");
+    keys(&mut app, &[KeyCode::Esc, KeyCode::Char('&')]);
+    type_text(&mut app, "send_email");
+    keys(&mut app, &[KeyCode::Enter]);
+    if width < 100 {
+        keys(&mut app, &[KeyCode::Enter]);
+    }
+    app
+}
+
+#[test]
+fn no_tool_fits_at_80x24_and_200x60() {
+    let sizes: [(u16, u16, &[&str]); 2] = [
+        (80, 24, &["but no tool fits this request"]),
+        (
+            200,
+            60,
+            &[
+                "no tool fits this request",
+                "nearest, held back",
+                "get_billing_account  evidence 0.5",
+                "send_email           evidence 0.5",
+                "standing: not loaded: ranked 6th, but no tool fits",
+            ],
+        ),
+    ];
+    for (w, h, shown) in sizes {
+        let s = screen(&no_tool_fits(w, h));
+        for text in shown {
+            assert!(s.contains(text), "{w}x{h}: {text:?} missing\n{s}");
+        }
+        insta::assert_snapshot!(format!("no_tool_fits_at_{w}x{h}"), s);
+    }
+}

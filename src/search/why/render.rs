@@ -101,6 +101,10 @@ impl Why {
                 ordinal(rank),
                 self.cap
             ),
+            Verdict::NoFit { rank } => format!(
+                "not loaded: ranked {}, but no tool fits this request well enough (the relevance gate)",
+                ordinal(rank)
+            ),
         };
         if let Some(d) = &self.dense
             && self.rank.is_some()

@@ -287,9 +287,16 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
         lines.push(row(spans, current && focused, theme));
     }
+    // The relevance gate found that no tool fits: says so, with the
+    // nearest tools it held back and how close they came.
+    let no_fit = !result.held_back.is_empty();
+    if no_fit {
+        held_back(&mut lines, result, app, theme, width, height, name_width);
+    }
     // What just missed: the next few ranked tools below the cap, dimmed
     // (their detail says why they were not loaded).
     if let Some(standing) = app.search().standing.as_ref()
+        && !no_fit
         && !app.search().query.trim().is_empty()
         && list.offset + height > result.tools.len()
     {
@@ -344,7 +351,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         lines.push(Line::from(""));
     }
     // The service's note says what the gauge and the header show.
-    if let Some(note) = result.note.as_ref().filter(|_| gauge.is_none())
+    if let Some(note) = result.note.as_ref().filter(|_| gauge.is_none() && !no_fit)
         && lines.len() + 2 <= height
     {
         // The note wraps at word boundaries in the rows left (a remote
@@ -379,6 +386,82 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .label(label),
             area,
         );
+    }
+}
+
+/// The lines of a search the relevance gate emptied: "no tool fits", and
+/// the nearest tools held back with their evidence (and cosine) and score.
+fn held_back(
+    lines: &mut Vec<Line<'static>>,
+    result: &crate::search::SearchResult,
+    app: &App,
+    theme: &Theme,
+    width: usize,
+    height: usize,
+    name_width: usize,
+) {
+    if lines.len() >= height {
+        return;
+    }
+    if !lines.is_empty() {
+        lines.push(Line::from(""));
+    }
+    lines.push(Line::from(Span::styled(
+        fit_words("no tool fits this request", width),
+        theme.error,
+    )));
+    let asked = crate::engine::Gate::MIN_EVIDENCE;
+    let head = format!(
+        "nearest, held back (evidence of the {asked} asked; {} settings turn the gate off):",
+        app.keymap().label(Action::Settings)
+    );
+    // The heading wraps between words rather than lose its end.
+    for l in wrap_words(&head, width.max(1), 3) {
+        if lines.len() < height {
+            lines.push(Line::from(Span::styled(l, theme.dim)));
+        }
+    }
+    let names: Vec<String> = result
+        .held_back
+        .iter()
+        .map(|h| escape(&app.tool(h.index).name).into_owned())
+        .collect();
+    let name_width = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(name_width.min(8));
+    for (h, name) in result.held_back.iter().zip(&names) {
+        if lines.len() >= height {
+            break;
+        }
+        // Names first: the figures shorten (evidence and score, then the
+        // evidence alone) before a name is cut.
+        let mut choices = Vec::new();
+        if let Some(c) = h.cosine {
+            choices.push(format!(
+                "  evidence {:<3}  cosine {c:.2}  {:>6.2}",
+                h.evidence, h.score
+            ));
+            choices.push(format!("  {:<3} {c:.2} {:>6.2}", h.evidence, h.score));
+        }
+        choices.push(format!("  evidence {:<3}  {:>6.2}", h.evidence, h.score));
+        choices.push(format!("  {:<3} {:>6.2}", h.evidence, h.score));
+        choices.push(format!("  {}", h.evidence));
+        let fits = |f: &String| 3 + name_width + f.chars().count() <= width;
+        let figures = choices
+            .iter()
+            .find(|f| fits(f))
+            .or(choices.last())
+            .cloned()
+            .unwrap_or_default();
+        let room = width.saturating_sub(3 + figures.chars().count());
+        let name = pad(name, name_width.min(room));
+        lines.push(Line::from(Span::styled(
+            format!("   {name}{figures}"),
+            theme.dim,
+        )));
     }
 }
 
