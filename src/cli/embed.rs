@@ -47,7 +47,7 @@ pub struct EmbeddingArgs {
     /// Do not keep vectors on disk (under $XDG_CACHE_HOME/toolsift/vectors).
     #[arg(long)]
     pub no_embeddings_cache: bool,
-    /// The cosine at which the relevance gate lets a dense ranker's best tool through, whatever its words (default 0.5, measured with all-MiniLM-L6-v2; multilingual-e5-small: 0.82).
+    /// The cosine at which the relevance gate lets a dense ranker's best tool through, whatever its words (default 0.3, measured with all-MiniLM-L6-v2; multilingual-e5-small: 0.82).
     #[arg(long, value_name = "COSINE", value_parser = cosine)]
     pub gate_min_cosine: Option<f32>,
 }

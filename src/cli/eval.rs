@@ -35,9 +35,8 @@ pub fn run(args: &EvalArgs) -> Result<(), CliError> {
     let started = std::time::Instant::now();
     let ranker = searcher.ranker_for(&catalog, args.ranker)?;
     let build_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let gate = args
-        .gate
-        .on()
+    // A pattern's matches are what was asked for: no gate for regex.
+    let gate = (args.gate.on() && !args.ranker.is_regex())
         .then(|| Gate::for_ranker(args.ranker, gate_cosine(&searcher)));
     let mut report = match toolsift::eval::evaluate(
         &catalog,

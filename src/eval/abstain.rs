@@ -280,12 +280,12 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "\n{:<28} {:>10} {:>10} {:>12}",
+            "\n{:<36} {:>10} {:>10} {:>12}",
             "", "nothing on", "all on", "tools per"
         );
         let _ = writeln!(
             out,
-            "{:<28} {:>10} {:>10} {:>12}",
+            "{:<36} {:>10} {:>10} {:>12}",
             "", "irrelevant", "relevant", "answer"
         );
         let gate_name = match self.gate.min_cosine {
@@ -298,7 +298,7 @@ impl Report {
         ] {
             let _ = writeln!(
                 out,
-                "{name:<28} {:>9.1}% {:>9.1}% {:>12.2}",
+                "{name:<36} {:>9.1}% {:>9.1}% {:>12.2}",
                 p.nothing_on_irrelevant, p.all_on_relevant, per
             );
         }

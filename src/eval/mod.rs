@@ -445,9 +445,13 @@ impl EvalReport {
             );
         }
         if let Some(g) = &self.gate {
+            let cosine = g
+                .gate
+                .min_cosine
+                .map_or(String::new(), |c| format!(", cosine {c}"));
             let _ = write!(
                 out,
-                "\nrelevance gate on (evidence {}): {} of {} requests answered with no tool",
+                "\nrelevance gate on (evidence {}{cosine}): {} of {} requests answered with no tool",
                 g.gate.min_evidence, g.no_fit, self.queries
             );
         }

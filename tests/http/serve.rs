@@ -476,6 +476,9 @@ fn score_py_against_serve_matches_eval() {
         "--json",
         "--time-budget-ms",
         "0",
+        // score.py sends no `gate`: the service's default, off.
+        "--gate",
+        "off",
     ]));
     for (ours, theirs) in [("strict", "strict"), ("lenient", "name")] {
         for k in ["all@1", "all@3", "all@5", "all@10", "any@1", "any@10"] {
