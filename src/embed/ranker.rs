@@ -7,7 +7,9 @@
 //!
 //! - `embeddings`: tools by cosine, best first.
 //! - `hybrid`: [`fuse`]: the standard scores of the BM25F and cosine lists
-//!   over the whole catalog, mixed with weight [`HYBRID_WEIGHT`] on BM25F;
+//!   over the whole catalog, mixed with weight [`HYBRID_WEIGHT`] on BM25F
+//!   (half of it when BM25F's best tool matches the request weakly, below
+//!   [`STRONG_EVIDENCE`]: a paraphrase's lexical list is mostly noise);
 //!   a message of [`LEXICAL_SENTENCES`] sentences or more (several requests
 //!   in one) is ranked by BM25F's sentence-by-sentence scores alone, which
 //!   one vector of the whole message does not improve.
@@ -30,6 +32,11 @@ use super::{EmbedError, Embeddings, Role};
 /// The weight of BM25F's standard score in `hybrid` (the dense list gets
 /// the rest); chosen on bfcl-dev (BENCHMARKS.md).
 pub const HYBRID_WEIGHT: f32 = 0.5;
+
+/// The lexical evidence of BM25F's best tool from which `hybrid` gives
+/// BM25F its full weight (below it, half): a specific word in the tool's
+/// name and one more, or three words.
+pub const STRONG_EVIDENCE: f32 = 3.0;
 
 /// From this many sentences on, `hybrid` ranks by BM25F alone (the
 /// sentence count from which BM25F blends per-sentence scores).
@@ -114,6 +121,23 @@ impl DenseRanker {
         self.vectors.bytes()
     }
 
+    /// BM25F's weight for this request: the set weight when BM25F's best
+    /// tool matches the request's words well (lexical evidence of at least
+    /// [`STRONG_EVIDENCE`], the relevance gate's measure), half of it when
+    /// BM25F's list is a weak one: a paraphrase shares few words with any
+    /// tool, and its lexical list is mostly noise.
+    fn weight_for(&self, query: &str, context: Option<&str>, lexical: &[Hit]) -> f32 {
+        let Some(best) = lexical.first() else {
+            return self.weight;
+        };
+        let explained = self.index.explain(query, context, best.doc);
+        if crate::engine::gate::evidence(&explained.matches) >= STRONG_EVIDENCE {
+            self.weight
+        } else {
+            self.weight / 2.0
+        }
+    }
+
     fn lists(&self, query: &str, context: Option<&str>) -> Result<Option<Lists>, RankError> {
         let text = if query.trim().is_empty() {
             context.unwrap_or("")
@@ -135,7 +159,8 @@ impl DenseRanker {
                 if sentence_count(query) >= LEXICAL_SENTENCES {
                     bm25
                 } else {
-                    fuse(&bm25, &cosines, self.weight)
+                    let weight = self.weight_for(query, context, &lexical);
+                    fuse(&bm25, &cosines, weight)
                 }
             }
             _ => cosines.clone(),
@@ -243,5 +268,42 @@ impl CatalogRanker for DenseRanker {
             .iter()
             .copied()
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn ranker() -> DenseRanker {
+        let catalog = Catalog::new(
+            "t",
+            vec![
+                Tool::new("get_weather", "Weather forecast for a city"),
+                Tool::new("create_issue", "Open an issue in a repository"),
+            ],
+        )
+        .unwrap();
+        let embeddings = Embeddings::new(
+            Arc::new(super::super::HashEmbedder::default()),
+            Arc::new(super::super::VectorCache::new(100, None)),
+        );
+        DenseRanker::build(&catalog, Ranker::Hybrid, embeddings).unwrap()
+    }
+
+    #[test]
+    fn bm25f_weighs_half_when_its_best_tool_matches_the_request_weakly() {
+        let r = ranker();
+        let weight = |q: &str| {
+            let lexical = r.index.search(q, None, 10);
+            r.weight_for(q, None, &lexical)
+        };
+        // "weather" in the name and "forecast": evidence 3.
+        assert_eq!(weight("weather forecast for Paris"), HYBRID_WEIGHT);
+        // One word in the description: a weak list.
+        assert_eq!(weight("is it going to rain in the city"), HYBRID_WEIGHT / 2.0);
+        // No word at all: nothing to weigh, the set weight.
+        assert_eq!(weight("umbrella"), HYBRID_WEIGHT);
     }
 }
