@@ -52,7 +52,7 @@ def main():
         x, y = xy(on["nothing_on_irrelevant"], on["all_on_relevant"], lo_y)
         parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="6" fill="none" stroke="{colour}" stroke-width="2"/>')
         label = r["ranker"] + (f" (cosine {cosine})" if cosine is not None else "")
-        parts.append(f'<text x="{W - M - 150}" y="{M + 18 + 18 * n}" fill="{colour}">{label}; circle: default</text>')
+        parts.append(f'<text x="{M + 10}" y="{H - M - 40 + 18 * n}" fill="{colour}">{label}; circle: the default</text>')
     # The targets: >= 85 % nothing on irrelevant, >= 97 % on relevant.
     x, y = xy(85, 97, lo_y)
     parts.append(f'<rect x="{x:.1f}" y="{M}" width="{W - M - x:.1f}" height="{y - M:.1f}" fill="#2ca02c" fill-opacity="0.12" stroke="#2ca02c" stroke-dasharray="4 3"/>')

