@@ -303,9 +303,9 @@ pub struct EvalArgs {
     /// Questions that each carry their own catalog, some with no fitting tool (JSONL: kind, query, tools, expected): how often the search answers with nothing when nothing fits, and loads every expected tool when something does, with the gate's curve.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["catalog", "queries", "extra_catalog"])]
     pub abstain: Option<std::path::PathBuf>,
-    /// With --abstain: max_tools of each search.
-    #[arg(long, value_name = "N", default_value_t = 5, requires = "abstain")]
-    pub max_tools: u64,
+    /// With --abstain: max_tools of each search (default 5).
+    #[arg(long, value_name = "N")]
+    pub max_tools: Option<u64>,
     /// One JSON object on stdout instead of the text report.
     #[arg(long)]
     pub json: bool,

@@ -15,6 +15,11 @@ pub fn run(args: &EvalArgs) -> Result<(), CliError> {
     if let Some(path) = &args.abstain {
         return abstain(args, path);
     }
+    if args.max_tools.is_some() {
+        return Err(CliError::Usage(
+            "--max-tools is the cap of --abstain's searches; give --abstain FILE".into(),
+        ));
+    }
     let Some(catalog) = &args.catalog else {
         return Err(CliError::Usage("give CATALOG and QUERIES.jsonl".into()));
     };
@@ -85,7 +90,8 @@ fn gate_cosine(searcher: &Searcher) -> f32 {
 /// `toolsift eval --abstain FILE`: each question searched over its own
 /// catalog by the embedded service.
 fn abstain(args: &EvalArgs, path: &std::path::Path) -> Result<(), CliError> {
-    if args.max_tools == 0 {
+    let max_tools = args.max_tools.unwrap_or(5);
+    if max_tools == 0 {
         return Err(CliError::Usage(
             "--max-tools must be a positive integer".into(),
         ));
@@ -105,7 +111,7 @@ fn abstain(args: &EvalArgs, path: &std::path::Path) -> Result<(), CliError> {
         service,
         &questions,
         args.ranker,
-        args.max_tools,
+        max_tools,
         gate,
     ) {
         Err(e @ toolsift::eval::EvalError::Rank { .. }) => {

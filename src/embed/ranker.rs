@@ -302,7 +302,10 @@ mod tests {
         // "weather" in the name and "forecast": evidence 3.
         assert_eq!(weight("weather forecast for Paris"), HYBRID_WEIGHT);
         // One word in the description: a weak list.
-        assert_eq!(weight("is it going to rain in the city"), HYBRID_WEIGHT / 2.0);
+        assert_eq!(
+            weight("is it going to rain in the city"),
+            HYBRID_WEIGHT / 2.0
+        );
         // No word at all: nothing to weigh, the set weight.
         assert_eq!(weight("umbrella"), HYBRID_WEIGHT);
     }

@@ -377,7 +377,11 @@ mod tests {
     fn a_dense_ranker_is_judged_by_its_own_answers_not_a_preview() {
         use std::sync::Arc;
         let text = [
-            q("relevant", "what is the weather forecast in Paris", &["get_weather"]),
+            q(
+                "relevant",
+                "what is the weather forecast in Paris",
+                &["get_weather"],
+            ),
             q("irrelevant", "who wrote the novel", &[]),
         ]
         .join("\n");

@@ -1,10 +1,11 @@
-//! The command line, run as the real binary: check, search, eval, tune, replay, export-catalog, config files, hidden text, terminal safety, search regressions.
+//! The command line, run as the real binary: check, search, eval, tune, replay, export-catalog, config files, hidden text, terminal safety, search regressions, the relevance gate.
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod check;
 mod config;
+mod gate;
 mod generated;
 mod hidden_text;
 mod regex_ranker;

@@ -1,9 +1,10 @@
-//! `toolsift serve` over real sockets, and the client against real servers: the contract, limits, hardening, the provider pass-through, the regex ranker.
+//! `toolsift serve` over real sockets, and the client against real servers: the contract, limits, hardening, the provider pass-through, the regex ranker, the relevance gate.
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod client;
+mod gate;
 mod hardening;
 mod passthrough;
 mod regex_ranker;
