@@ -40,45 +40,23 @@ pub struct Question {
 
 /// Reads a JSONL file of questions; a bad line is an error naming it.
 pub fn load(path: &Path) -> Result<Vec<Question>, EvalError> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| EvalError::Io {
-        path: shown.clone(),
-        source,
-    })?;
+    let (text, shown) = super::read_file(path)?;
     parse(&text, &shown)
 }
 
 pub fn parse(text: &str, origin: &str) -> Result<Vec<Question>, EvalError> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let line_err = |message: String| EvalError::Line {
-            path: origin.to_string(),
-            line: i + 1,
-            message,
-        };
-        let mut q: Question = serde_json::from_str(line).map_err(|e| line_err(e.to_string()))?;
+    super::parse_lines(text, origin, |mut q: Question, line| {
         if q.kind == Kind::Relevant && q.expected.is_empty() {
-            return Err(line_err("a relevant question's `expected` is empty".into()));
+            return Err("a relevant question's `expected` is empty".into());
         }
         if q.kind == Kind::Irrelevant && !q.expected.is_empty() {
-            return Err(line_err(
-                "an irrelevant question expects no tool, but `expected` lists some".into(),
-            ));
+            return Err("an irrelevant question expects no tool, but `expected` lists some".into());
         }
         if q.id.is_empty() {
-            q.id = format!("line {}", i + 1);
+            q.id = format!("line {line}");
         }
-        out.push(q);
-    }
-    if out.is_empty() {
-        return Err(EvalError::Empty {
-            path: origin.to_string(),
-        });
-    }
-    Ok(out)
+        Ok(q)
+    })
 }
 
 /// One question's answer with the gate off: the tools loaded and how well

@@ -64,16 +64,29 @@ pub fn load_queries_arg(source: &str) -> Result<Vec<EvalQuery>, EvalError> {
 }
 
 pub fn load_queries(path: &Path) -> Result<Vec<EvalQuery>, EvalError> {
+    let (text, shown) = read_file(path)?;
+    parse_queries(&text, &shown)
+}
+
+/// A file's text and its path as shown in errors.
+pub(crate) fn read_file(path: &Path) -> Result<(String, String), EvalError> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| EvalError::Io {
         path: shown.clone(),
         source,
     })?;
-    parse_queries(&text, &shown)
+    Ok((text, shown))
 }
 
-pub fn parse_queries(text: &str, origin: &str) -> Result<Vec<EvalQuery>, EvalError> {
-    let mut queries = Vec::new();
+/// Each non-blank line of `text` as a `T`, checked (and completed) by
+/// `check` with its 1-based line number; a bad line is an error naming it,
+/// and a file with no line is one too.
+pub(crate) fn parse_lines<T: serde::de::DeserializeOwned>(
+    text: &str,
+    origin: &str,
+    mut check: impl FnMut(T, usize) -> Result<T, String>,
+) -> Result<Vec<T>, EvalError> {
+    let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -83,24 +96,30 @@ pub fn parse_queries(text: &str, origin: &str) -> Result<Vec<EvalQuery>, EvalErr
             line: i + 1,
             message,
         };
-        let mut q: EvalQuery = serde_json::from_str(line).map_err(|e| line_err(e.to_string()))?;
-        if q.expected.is_empty() {
-            return Err(line_err("`expected` is empty".into()));
-        }
-        if q.id.is_empty() {
-            q.id = format!("line {}", i + 1);
-        }
-        if q.equivalents.len() != q.expected.len() {
-            q.equivalents = q.expected.iter().map(|e| vec![e.clone()]).collect();
-        }
-        queries.push(q);
+        let value: T = serde_json::from_str(line).map_err(|e| line_err(e.to_string()))?;
+        out.push(check(value, i + 1).map_err(line_err)?);
     }
-    if queries.is_empty() {
+    if out.is_empty() {
         return Err(EvalError::Empty {
             path: origin.to_string(),
         });
     }
-    Ok(queries)
+    Ok(out)
+}
+
+pub fn parse_queries(text: &str, origin: &str) -> Result<Vec<EvalQuery>, EvalError> {
+    parse_lines(text, origin, |mut q: EvalQuery, line| {
+        if q.expected.is_empty() {
+            return Err("`expected` is empty".into());
+        }
+        if q.id.is_empty() {
+            q.id = format!("line {line}");
+        }
+        if q.equivalents.len() != q.expected.len() {
+            q.equivalents = q.expected.iter().map(|e| vec![e.clone()]).collect();
+        }
+        Ok(q)
+    })
 }
 
 /// all@k and any@k for k in [`KS`] (percent, 0-100), and MRR@10 (0-1).
