@@ -351,7 +351,17 @@ fn assemble(
         .copied()
         .chain(ranked.hits.iter().map(|h| h.doc))
         .collect();
-    let explanations = ranker.explain(&params.query, context_of(params), &docs);
+    let explanations = if ranked.selected {
+        // Named, not matched: a selection's words explain nothing.
+        docs.iter()
+            .map(|d| crate::engine::Explanation {
+                exact_name: !plan.always.contains(d),
+                ..Default::default()
+            })
+            .collect()
+    } else {
+        ranker.explain(&params.query, context_of(params), &docs)
+    };
     let always = plan
         .always
         .iter()

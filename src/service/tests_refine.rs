@@ -157,6 +157,9 @@ fn select_loads_exactly_the_named_tools_and_reports_the_unknown() {
         ["page_oncall", "list_issues", "create_issue", "get_weather"]
     );
     assert!(o.tools[1..].iter().all(|t| t.reason == Reason::ExactName));
+    // Named, not matched: no word of "select:..." explains them.
+    assert!(o.tools.iter().all(|t| t.explanation.matches.is_empty()));
+    assert!(o.tools[0].score == 0.0 && o.tools[1..].iter().all(|t| t.explanation.exact_name));
     assert_eq!(o.note.as_deref(), Some("select: no tool is named \"nope\""));
     // Beyond the cap: said, not dropped silently.
     let c = catalog();

@@ -245,6 +245,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     push(&mut spans, label.into(), theme.always, &mut room);
                 }
             }
+            // A tool a `select:` named: no score to show, its name says it.
+            (Some(Reason::ExactName), Some(score))
+                if score == 0.0 && hit.explanation.matches.is_empty() => {}
             (_, Some(score)) => {
                 push(
                     &mut spans,
@@ -295,8 +298,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     // What just missed: the next few ranked tools below the cap, dimmed
     // (their detail says why they were not loaded).
+    let selection = matches!(
+        crate::engine::syntax::parse(&app.search().query),
+        crate::engine::syntax::Request::Select(_)
+    );
     if let Some(standing) = app.search().standing.as_ref()
         && !no_fit
+        && !selection
         && !app.search().query.trim().is_empty()
         && list.offset + height > result.tools.len()
     {
