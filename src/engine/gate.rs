@@ -121,17 +121,22 @@ impl Gate {
 
     /// How well the tool explained by `e` fits, and whether that is enough.
     pub fn judge(&self, e: &Explanation) -> Fit {
-        let evidence = evidence(&e.matches);
-        let cosine = e.dense.map(|d| d.cosine);
-        let fits = e.exact_name
-            || evidence >= self.min_evidence
-            || matches!((cosine, self.min_cosine), (Some(c), Some(min)) if c >= min);
-        Fit {
-            evidence,
-            cosine,
+        let mut fit = Fit {
+            evidence: evidence(&e.matches),
+            cosine: e.dense.map(|d| d.cosine),
             exact_name: e.exact_name,
-            fits,
-        }
+            fits: false,
+        };
+        fit.fits = self.admits(&fit);
+        fit
+    }
+
+    /// Whether a tool that fits as `fit` does is let through by this gate
+    /// (named exactly, enough evidence, or a close enough vector).
+    pub fn admits(&self, fit: &Fit) -> bool {
+        fit.exact_name
+            || fit.evidence >= self.min_evidence
+            || matches!((fit.cosine, self.min_cosine), (Some(c), Some(min)) if c >= min)
     }
 }
 

@@ -209,11 +209,7 @@ fn kept(a: &Answer, gate: Option<&Gate>) -> bool {
     match (gate, a.fit) {
         (None, _) => a.loaded > 0,
         (Some(_), None) => false,
-        (Some(g), Some(f)) => {
-            f.exact_name
-                || f.evidence >= g.min_evidence
-                || matches!((f.cosine, g.min_cosine), (Some(c), Some(m)) if c >= m)
-        }
+        (Some(g), Some(f)) => g.admits(&f),
     }
 }
 

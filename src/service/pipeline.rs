@@ -90,24 +90,23 @@ impl Service {
                 code: "ranker_failed",
                 message: format!("ranker {} failed: {e}", plan.ranker),
             })?;
+        let unknown = std::mem::take(&mut ranked.unknown);
+        let over_cap = std::mem::take(&mut ranked.over_cap);
+        let selected = ranked.selected;
+        let mut tools = assemble(ranker.as_ref(), params, &plan, ranked);
+        // The gate judges the loaded set's own explanations.
         let gate = Gate::for_ranker(plan.ranker, self.gate_cosine());
-        let verdict = if ranked.selected || plan.ranker.is_regex() {
+        let verdict = if selected || plan.ranker.is_regex() {
             // Named tools and a pattern's matches are what was asked for.
             Verdict::default()
         } else {
             refine::gate(
-                ranker.as_ref(),
                 &gate,
-                &params.query,
-                context_of(params),
-                &mut ranked.hits,
+                &mut tools,
+                plan.always.len(),
                 params.gate.unwrap_or(self.config.gate),
             )
         };
-        let unknown = std::mem::take(&mut ranked.unknown);
-        let over_cap = std::mem::take(&mut ranked.over_cap);
-        let selected = ranked.selected;
-        let tools = assemble(ranker.as_ref(), params, &plan, ranked);
         let note = match waiting {
             Some((wanted, (done, total))) => Some(format!(
                 "{wanted}: embedding the catalog ({done} of {total} tools); BM25F results until the vectors are ready"

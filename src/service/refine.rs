@@ -2,6 +2,7 @@
 //! the words `+term` requires, and the relevance gate that answers "no tool
 //! fits" rather than load tools that only share a word with the request.
 
+use super::Selected;
 use crate::catalog::Catalog;
 use crate::engine::{CatalogRanker, Fit, Gate, Hit, syntax};
 
@@ -69,42 +70,28 @@ pub struct Verdict {
     pub held_back: Vec<HeldBack>,
 }
 
-/// Judges `hits` (best first): when `apply` and the best does not fit, the
-/// hits are emptied and the nearest reported.
-pub fn gate(
-    ranker: &dyn CatalogRanker,
-    gate: &Gate,
-    query: &str,
-    context: Option<&str>,
-    hits: &mut Vec<Hit>,
-    apply: bool,
-) -> Verdict {
-    let Some(best) = hits.first() else {
+/// Judges the loaded set `tools` (its first `always` are the always-load
+/// tools, the searched ones follow, best first): when `apply` and the best
+/// searched tool does not fit, the searched tools are taken out and the
+/// nearest reported.
+pub fn gate(gate: &Gate, tools: &mut Vec<Selected>, always: usize, apply: bool) -> Verdict {
+    let Some(best) = tools.get(always) else {
         return Verdict::default();
     };
-    let judge = |docs: &[usize]| -> Vec<Fit> {
-        ranker
-            .explain(query, context, docs)
-            .iter()
-            .map(|e| gate.judge(e))
-            .collect()
-    };
-    let fit = judge(&[best.doc])[0];
+    let fit = gate.judge(&best.explanation);
     if fit.fits || !apply {
         return Verdict {
             best: Some(fit),
             held_back: Vec::new(),
         };
     }
-    let nearest: Vec<Hit> = hits.drain(..).take(HELD_BACK).collect();
-    let docs: Vec<usize> = nearest.iter().map(|h| h.doc).collect();
-    let held_back = nearest
-        .iter()
-        .zip(judge(&docs))
-        .map(|(h, fit)| HeldBack {
-            index: h.doc,
-            score: h.score,
-            fit,
+    let held_back = tools
+        .drain(always..)
+        .take(HELD_BACK)
+        .map(|t| HeldBack {
+            index: t.index,
+            score: t.score,
+            fit: gate.judge(&t.explanation),
         })
         .collect();
     Verdict {
