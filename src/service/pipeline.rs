@@ -28,12 +28,18 @@ struct Ranked {
     hits: Vec<Hit>,
     /// Scores of the always-load tools, on the same scale as `hits`.
     always_scores: Vec<f32>,
-    /// Names a `select:` request gave that no tool has.
+    /// What a `select:` request named but could not load; `None` for a
+    /// ranked search.
+    selection: Option<Selection>,
+}
+
+/// What a `select:` request named but could not load.
+#[derive(Debug, Default)]
+struct Selection {
+    /// Names no tool has.
     unknown: Vec<String>,
-    /// Tools a `select:` request named beyond the cap.
+    /// Named tools beyond the cap.
     over_cap: Vec<String>,
-    /// Whether this was a `select:` request.
-    selected: bool,
 }
 
 impl Service {
@@ -90,13 +96,11 @@ impl Service {
                 code: "ranker_failed",
                 message: format!("ranker {} failed: {e}", plan.ranker),
             })?;
-        let unknown = std::mem::take(&mut ranked.unknown);
-        let over_cap = std::mem::take(&mut ranked.over_cap);
-        let selected = ranked.selected;
-        let mut tools = assemble(ranker.as_ref(), params, &plan, ranked);
+        let selection = ranked.selection.take();
+        let mut tools = assemble(ranker.as_ref(), params, &plan, ranked, selection.is_some());
         // The gate judges the loaded set's own explanations.
         let gate = Gate::for_ranker(plan.ranker, self.gate_cosine());
-        let verdict = if selected || plan.ranker.is_regex() {
+        let verdict = if selection.is_some() || plan.ranker.is_regex() {
             // Named tools and a pattern's matches are what was asked for.
             Verdict::default()
         } else {
@@ -111,7 +115,7 @@ impl Service {
             Some((wanted, (done, total))) => Some(format!(
                 "{wanted}: embedding the catalog ({done} of {total} tools); BM25F results until the vectors are ready"
             )),
-            None if selected => select_note(&unknown, &over_cap, &plan),
+            None if selection.is_some() => selection.as_ref().and_then(|s| select_note(s, &plan)),
             None if !verdict.held_back.is_empty() => Some(refine::no_fit_note(
                 catalog,
                 &gate,
@@ -284,9 +288,7 @@ fn rank(
             return Ok(Ranked {
                 hits,
                 always_scores: vec![0.0; plan.always.len()],
-                unknown,
-                over_cap,
-                selected: true,
+                selection: Some(Selection { unknown, over_cap }),
             });
         }
         syntax::Request::Search { required } => required,
@@ -331,18 +333,18 @@ fn rank(
             .into_iter()
             .map(|s| s.unwrap_or(0.0))
             .collect(),
-        unknown: Vec::new(),
-        over_cap: Vec::new(),
-        selected: false,
+        selection: None,
     })
 }
 
-/// Step three: the loaded set, always-load tools first, with explanations.
+/// Step three: the loaded set, always-load tools first, with explanations
+/// (none for the tools a `select:` named).
 fn assemble(
     ranker: &dyn CatalogRanker,
     params: &SearchParams,
     plan: &Plan,
     ranked: Ranked,
+    named: bool,
 ) -> Vec<Selected> {
     let docs: Vec<usize> = plan
         .always
@@ -350,7 +352,7 @@ fn assemble(
         .copied()
         .chain(ranked.hits.iter().map(|h| h.doc))
         .collect();
-    let explanations = if ranked.selected {
+    let explanations = if named {
         // Named, not matched: a selection's words explain nothing.
         docs.iter()
             .map(|d| crate::engine::Explanation {
@@ -388,7 +390,8 @@ fn assemble(
 
 /// What a `select:` request could not load: names no tool has, and named
 /// tools beyond the cap.
-fn select_note(unknown: &[String], over_cap: &[String], plan: &Plan) -> Option<String> {
+fn select_note(selection: &Selection, plan: &Plan) -> Option<String> {
+    let Selection { unknown, over_cap } = selection;
     let quoted = |names: &[String]| {
         names
             .iter()

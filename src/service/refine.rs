@@ -21,10 +21,11 @@ pub const HELD_BACK: usize = 3;
 /// tools left to the loaded set's head), and the names no tool has.
 pub fn select(catalog: &Catalog, names: &[String]) -> (Vec<Hit>, Vec<String>) {
     let all: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_str()).collect();
+    let known = syntax::Names::new(&all);
     let mut hits: Vec<Hit> = Vec::new();
     let mut unknown = Vec::new();
     for name in names {
-        match syntax::resolve(name, &all) {
+        match known.resolve(name) {
             Some(doc) if hits.iter().all(|h| h.doc != doc) => hits.push(Hit {
                 doc,
                 score: 0.0,

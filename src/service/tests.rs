@@ -35,7 +35,7 @@ fn params(query: &str) -> SearchParams {
     }
 }
 
-fn names<'a>(c: &'a Catalog, o: &SearchOutcome) -> Vec<&'a str> {
+pub(super) fn names<'a>(c: &'a Catalog, o: &SearchOutcome) -> Vec<&'a str> {
     o.tools
         .iter()
         .map(|s| c.tools()[s.index].name.as_str())

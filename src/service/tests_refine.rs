@@ -1,5 +1,6 @@
 //! The relevance gate, `select:` and `+term` through the service.
 
+use super::tests::names;
 use super::*;
 use crate::catalog::Tool;
 
@@ -47,13 +48,6 @@ fn search(query: &str, gate: Option<bool>) -> (Catalog, SearchOutcome) {
     };
     let o = s.tool_search(&c, &params, "").unwrap();
     (c, o)
-}
-
-fn names<'a>(c: &'a Catalog, o: &SearchOutcome) -> Vec<&'a str> {
-    o.tools
-        .iter()
-        .map(|s| c.tools()[s.index].name.as_str())
-        .collect()
 }
 
 #[test]

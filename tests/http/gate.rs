@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::common::Server;
-use crate::serve::{catalog, search};
+use crate::serve::{catalog, names, search};
 
 fn body(gate: Option<bool>) -> Value {
     let mut b = json!({"tools": catalog(), "query": "a taxi for the customer"});
@@ -12,15 +12,6 @@ fn body(gate: Option<bool>) -> Value {
         b["gate"] = json!(g);
     }
     b
-}
-
-fn names(v: &Value) -> Vec<&str> {
-    v["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect()
 }
 
 #[test]

@@ -2,18 +2,9 @@
 //! a bad pattern a 400 that says where and what, a hostile one answered.
 
 use crate::common::Server;
-use crate::serve::{catalog, search};
+use crate::serve::{catalog, names, search};
 
-use serde_json::{Value, json};
-
-fn names(r: &Value) -> Vec<&str> {
-    r["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect()
-}
+use serde_json::json;
 
 #[test]
 fn a_regex_search_over_http() {

@@ -11,6 +11,7 @@
 
 use super::Index;
 use crate::engine::analyzer::for_each_word;
+use crate::engine::syntax::namespace_tails;
 
 impl Index {
     /// Tools the query names exactly, in the order it names them. A one-word
@@ -100,52 +101,6 @@ impl Index {
         }
         found
     }
-}
-
-/// At most this many namespace parts of one token are looked up (the last
-/// ones), so a hostile `a.a.a.a…` costs a bounded number of lookups.
-const MAX_TAILS: usize = 8;
-
-/// What follows each namespace separator of `token`, longest first, with the
-/// separator: `__` (two or more `_`), `.` or `/`, with a letter or digit on
-/// both sides. `mcp__github__create_issue` gives `github__create_issue` and
-/// `create_issue`; `create_issue` and `__init__` give nothing.
-fn namespace_tails(token: &str) -> impl Iterator<Item = (&str, &'static str)> {
-    let b = token.as_bytes();
-    let word = |c: u8| c.is_ascii_alphanumeric() || !c.is_ascii();
-    let Some(last_word) = b.iter().rposition(|&c| word(c)) else {
-        return Vec::new().into_iter();
-    };
-    let mut tails = Vec::new();
-    let mut seen_word = false;
-    let mut i = 0;
-    while i < b.len() {
-        if !matches!(b[i], b'_' | b'.' | b'/') {
-            seen_word |= word(b[i]);
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < b.len() && matches!(b[i], b'_' | b'.' | b'/') {
-            i += 1;
-        }
-        let run = &token[start..i];
-        let sep = if run.contains('/') {
-            "/"
-        } else if run.contains('.') {
-            "."
-        } else if run.len() >= 2 {
-            "__"
-        } else {
-            continue;
-        };
-        if seen_word && last_word >= i {
-            tails.push((&token[i..], sep));
-        }
-    }
-    let skip = tails.len().saturating_sub(MAX_TAILS);
-    tails.drain(..skip);
-    tails.into_iter()
 }
 
 /// Byte classes for [`may_name_a_tool`].
