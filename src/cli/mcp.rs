@@ -25,9 +25,17 @@ pub struct McpArgs {
     /// Seconds each server gets to start and list its tools (default 20, or the config's [mcp] timeout_secs).
     #[arg(long, value_name = "SECS")]
     pub mcp_timeout: Option<f64>,
+    /// The longest a tool call may take (set by the command, not a flag here).
+    #[arg(skip)]
+    pub call_timeout: Option<Duration>,
 }
 
 impl McpArgs {
+    /// The time limit of one tool call (60 s unless the command set it).
+    pub fn call_timeout(&self) -> Duration {
+        self.call_timeout.unwrap_or(Duration::from_secs(60))
+    }
+
     pub fn any(&self) -> bool {
         !(self.mcp.is_empty() && self.mcp_stdio.is_empty() && self.mcp_url.is_empty())
     }
@@ -91,6 +99,27 @@ fn restore_terminal() {
 /// gathers the MCP servers of `args`. Each server that failed is a warning on
 /// stderr; none loading (and no file) is an error.
 pub fn load(files: &[String], default: Option<&str>, args: &McpArgs) -> Result<Loaded, String> {
+    load_inner(files, default, args, false).map(|(loaded, _)| loaded)
+}
+
+/// [`load`] of the MCP servers alone, following the servers' changes: the
+/// receiver names each server whose tools changed.
+pub fn load_watching(
+    args: &McpArgs,
+) -> Result<(Loaded, tokio::sync::mpsc::UnboundedReceiver<String>), String> {
+    let (loaded, changes) = load_inner(&[], None, args, true)?;
+    let changes = changes.ok_or("no MCP server is configured")?;
+    Ok((loaded, changes))
+}
+
+type Changes = Option<tokio::sync::mpsc::UnboundedReceiver<String>>;
+
+fn load_inner(
+    files: &[String],
+    default: Option<&str>,
+    args: &McpArgs,
+    watch: bool,
+) -> Result<(Loaded, Changes), String> {
     if !args.any() {
         let sources: Vec<CatalogSource> = if files.is_empty() {
             default.map(CatalogSource::parse).into_iter().collect()
@@ -98,15 +127,19 @@ pub fn load(files: &[String], default: Option<&str>, args: &McpArgs) -> Result<L
             files.iter().map(|f| CatalogSource::parse(f)).collect()
         };
         let catalog = catalog::load_all(&sources).map_err(|e| e.to_string())?;
-        return Ok(Loaded {
-            catalog: Arc::new(catalog),
-            host: None,
-            servers: Vec::new(),
-        });
+        return Ok((
+            Loaded {
+                catalog: Arc::new(catalog),
+                host: None,
+                servers: Vec::new(),
+            },
+            None,
+        ));
     }
     let config = args.config()?;
     mcp::install_exit_guards(restore_terminal);
-    let host = McpHost::new(Duration::from_secs(60)).map_err(|e| format!("MCP: {e}"))?;
+    let host = McpHost::new(args.call_timeout()).map_err(|e| format!("MCP: {e}"))?;
+    let changes = watch.then(|| host.watch_changes());
     if std::io::IsTerminal::is_terminal(&std::io::stderr()) && !config.servers.is_empty() {
         eprintln!(
             "toolsift: starting {} MCP server{} (up to {} s each)...",
@@ -155,9 +188,12 @@ pub fn load(files: &[String], default: Option<&str>, args: &McpArgs) -> Result<L
         1 => catalogs.pop().ok_or("no catalog")?,
         _ => Catalog::merge(catalogs).map_err(|e| e.to_string())?,
     };
-    Ok(Loaded {
-        catalog: Arc::new(catalog),
-        host: Some(Arc::new(host)),
-        servers: gathered.servers,
-    })
+    Ok((
+        Loaded {
+            catalog: Arc::new(catalog),
+            host: Some(Arc::new(host)),
+            servers: gathered.servers,
+        },
+        changes,
+    ))
 }

@@ -11,6 +11,7 @@ pub mod error;
 pub mod eval;
 pub mod explore;
 pub mod export;
+pub mod gateway;
 pub mod handle;
 pub mod mcp;
 pub mod output;
@@ -36,6 +37,7 @@ pub fn run(command: Option<&Command>) -> Result<(), CliError> {
         Some(Command::Search(args)) => search::run(args),
         Some(Command::Explore(args)) => explore::run_explore(args),
         Some(Command::Serve(args)) => serve::run(args),
+        Some(Command::Gateway(args)) => gateway::run(args),
         Some(Command::ExportCatalog(args)) => export::run(args),
         Some(Command::Tune(args)) => tune::run(args),
         Some(Command::Demo(args)) => explore::run_demo(args),

@@ -14,9 +14,11 @@ use serde::Deserialize;
 use crate::file_value;
 
 mod explorer;
+mod gateway;
 mod save;
 
 pub use explorer::ExplorerConfig;
+pub use gateway::GatewaySection;
 pub use save::save_explorer_settings;
 
 /// The embedded defaults.
@@ -149,6 +151,8 @@ pub struct ConfigFile {
     pub explorer: ExplorerConfig,
     #[serde(default)]
     pub serve: ServeSection,
+    #[serde(default)]
+    pub gateway: GatewaySection,
     /// `[embeddings]`: the embedding provider of the dense rankers.
     #[serde(default)]
     pub embeddings: crate::embed::EmbeddingSettings,
@@ -162,6 +166,8 @@ pub struct Config {
     pub explorer: ExplorerConfig,
     /// `[serve]` of the user file (no built-in values: the code's defaults).
     pub serve: ServeSection,
+    /// `[gateway]` of the user file.
+    pub gateway: GatewaySection,
     /// `[embeddings]` of the user file.
     pub embeddings: crate::embed::EmbeddingSettings,
     /// Default key bindings, per action name.
@@ -250,6 +256,7 @@ impl Config {
         let mut config = Config {
             explorer: defaults.explorer,
             serve: ServeSection::default(),
+            gateway: GatewaySection::default(),
             embeddings: Default::default(),
             default_keys: defaults
                 .keys
@@ -279,6 +286,7 @@ impl Config {
     pub fn merge(&mut self, user: ConfigFile) {
         self.explorer = user.explorer.over(std::mem::take(&mut self.explorer));
         self.serve = user.serve;
+        self.gateway = user.gateway;
         self.embeddings = user.embeddings;
         for (action, keys) in user.keys {
             self.user_keys.insert(action, keys.to_vec());

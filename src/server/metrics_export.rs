@@ -74,4 +74,12 @@ impl Metrics {
             None => String::new(),
         }
     }
+
+    /// The text of `/metrics` as the counters stand (no service figures).
+    pub(crate) fn render_plain(&self) -> String {
+        match &self.handle {
+            Some(h) => h.render(),
+            None => String::new(),
+        }
+    }
 }

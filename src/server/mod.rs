@@ -17,7 +17,7 @@ mod auth;
 pub mod conn;
 mod forward;
 mod handlers;
-mod metrics_export;
+pub(crate) mod metrics_export;
 pub mod passthrough;
 mod upload;
 mod upstream;

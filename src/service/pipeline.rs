@@ -53,6 +53,16 @@ impl Service {
         self.tool_search_at(catalog, params, scope, Instant::now())
     }
 
+    /// One search whose session the caller keeps (the gateway keeps its
+    /// own): nothing is recorded in this service's sessions.
+    pub fn tool_search_unrecorded(
+        &self,
+        catalog: &Catalog,
+        params: &SearchParams,
+    ) -> Result<SearchOutcome, ServiceError> {
+        self.search_inner(catalog, params, "", Instant::now(), false)
+    }
+
     /// [`Service::tool_search`] at a given time (for session expiry tests):
     /// validate, rank, assemble the loaded set, count tokens, record the
     /// session.

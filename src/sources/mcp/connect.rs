@@ -13,11 +13,12 @@ use rmcp::transport::{
 };
 use tokio::io::AsyncReadExt;
 
+use super::listener::Listener;
 use super::reaper::register_group;
 use super::{McpServer, Transport};
 
 /// A live connection to one server.
-pub(super) type Client = RunningService<RoleClient, ()>;
+pub(super) type Client = RunningService<RoleClient, Listener>;
 
 /// How much of a server's stderr is kept for its error report.
 const STDERR_TAIL_BYTES: usize = 2048;
@@ -38,6 +39,7 @@ pub(super) struct Failure {
 pub(super) async fn connect_and_list(
     server: &McpServer,
     limit: Duration,
+    listener: Listener,
 ) -> Result<Connected, Failure> {
     match &server.transport {
         Transport::Stdio {
@@ -86,7 +88,7 @@ pub(super) async fn connect_and_list(
                 });
             }
             let outcome = tokio::time::timeout(limit, async {
-                let client = ().serve(process).await.map_err(|e| e.to_string())?;
+                let client = listener.serve(process).await.map_err(|e| e.to_string())?;
                 let tools = client.list_all_tools().await.map_err(|e| e.to_string())?;
                 Ok::<_, String>((client, tools))
             })
@@ -140,7 +142,7 @@ pub(super) async fn connect_and_list(
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
             let transport = StreamableHttpClientTransport::from_config(config);
             let outcome = tokio::time::timeout(limit, async {
-                let client = ().serve(transport).await.map_err(|e| e.to_string())?;
+                let client = listener.serve(transport).await.map_err(|e| e.to_string())?;
                 let tools = client.list_all_tools().await.map_err(|e| e.to_string())?;
                 Ok::<_, String>((client, tools))
             })

@@ -1,34 +1,99 @@
-//! Live connections to MCP servers: gathering their tools in parallel, and
-//! real tool calls.
+//! Live connections to MCP servers: gathering their tools in parallel,
+//! listing them again when a server says they changed, and the catalog they
+//! make. Calls are in `calls.rs`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
-use rmcp::model::CallToolRequestParams;
-use serde_json::Value;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::connect::{Client, connect_and_list};
 use super::listed::build_catalog;
+use super::listener::Listener;
 use super::reaper::kill_group;
-use super::{CallOutcome, Gathered, McpCallError, McpConfig, McpServer, ServerState, ServerStatus};
+use super::{Gathered, McpConfig, McpServer, ServerState, ServerStatus};
+
+/// One configured server and what it last listed.
+pub(super) struct Entry {
+    pub(super) server: McpServer,
+    pub(super) listed: Vec<rmcp::model::Tool>,
+    pub(super) loaded: bool,
+    /// Why it did not start, when it did not.
+    pub(super) failed: Option<String>,
+    /// Restarts since its last call that reached it.
+    pub(super) restarts_in_a_row: u32,
+    pub(super) last_restart: Option<Instant>,
+}
+
+/// What the host's tasks share.
+pub(super) struct Shared {
+    pub(super) clients: Mutex<HashMap<String, Arc<Client>>>,
+    pub(super) entries: Mutex<Vec<Entry>>,
+    pub(super) always_load: Mutex<Vec<String>>,
+    /// The time a server gets to start and list its tools.
+    pub(super) start_timeout: Mutex<Duration>,
+    pub(super) groups: Mutex<Vec<i32>>,
+    pub(super) call_timeout: Duration,
+    pub(super) changes: Mutex<Option<UnboundedSender<String>>>,
+}
+
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Shared {
+    pub(super) fn listener(&self, server: &str) -> Listener {
+        Listener::new(server, lock(&self.changes).clone())
+    }
+
+    pub(super) fn client(&self, server: &str) -> Option<Arc<Client>> {
+        lock(&self.clients).get(server).cloned()
+    }
+
+    /// Keeps a new connection and its listing; says whether the listing
+    /// differs from the one before.
+    pub(super) fn adopt_arc(
+        &self,
+        name: &str,
+        client: Arc<Client>,
+        tools: Vec<rmcp::model::Tool>,
+        pgid: Option<i32>,
+    ) -> bool {
+        if let Some(p) = pgid {
+            lock(&self.groups).push(p);
+        }
+        lock(&self.clients).insert(name.to_string(), client);
+        let mut entries = lock(&self.entries);
+        match entries.iter_mut().find(|e| e.server.name == name) {
+            Some(e) => {
+                let changed = e.listed != tools || !e.loaded;
+                e.listed = tools;
+                e.loaded = true;
+                e.failed = None;
+                changed
+            }
+            None => false,
+        }
+    }
+
+    pub(super) fn notify_changed(&self, server: &str) {
+        if let Some(tx) = lock(&self.changes).as_ref() {
+            let _ = tx.send(server.to_string());
+        }
+    }
+}
 
 /// Live connections to MCP servers, on a runtime of their own (so any
 /// thread, inside another runtime or not, can use them).
 pub struct McpHost {
     runtime: Option<tokio::runtime::Runtime>,
-    clients: Mutex<HashMap<String, Arc<Client>>>,
-    groups: Mutex<Vec<i32>>,
-    call_timeout: Duration,
+    pub(super) shared: Arc<Shared>,
 }
 
 impl std::fmt::Debug for McpHost {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let servers: Vec<String> = self
-            .clients
-            .lock()
-            .map(|c| c.keys().cloned().collect())
-            .unwrap_or_default();
+        let servers: Vec<String> = lock(&self.shared.clients).keys().cloned().collect();
         f.debug_struct("McpHost")
             .field("servers", &servers)
             .finish()
@@ -46,13 +111,19 @@ impl McpHost {
             .build()?;
         Ok(McpHost {
             runtime: Some(runtime),
-            clients: Mutex::new(HashMap::new()),
-            groups: Mutex::new(Vec::new()),
-            call_timeout,
+            shared: Arc::new(Shared {
+                clients: Mutex::new(HashMap::new()),
+                entries: Mutex::new(Vec::new()),
+                always_load: Mutex::new(Vec::new()),
+                start_timeout: Mutex::new(super::config::DEFAULT_TIMEOUT),
+                groups: Mutex::new(Vec::new()),
+                call_timeout,
+                changes: Mutex::new(None),
+            }),
         })
     }
 
-    fn handle(&self) -> &tokio::runtime::Handle {
+    pub(super) fn handle(&self) -> &tokio::runtime::Handle {
         // The runtime is only taken in drop.
         self.runtime
             .as_ref()
@@ -61,7 +132,7 @@ impl McpHost {
     }
 
     /// Runs `fut` on the host's runtime and waits for it from any thread.
-    fn wait<T: Send + 'static>(
+    pub(super) fn wait<T: Send + 'static>(
         &self,
         fut: impl std::future::Future<Output = T> + Send + 'static,
     ) -> Option<T> {
@@ -72,31 +143,53 @@ impl McpHost {
         rx.recv().ok()
     }
 
+    /// Runs `fut` on the host's runtime and awaits it from another one.
+    pub(super) async fn run<T: Send + 'static>(
+        &self,
+        fut: impl std::future::Future<Output = T> + Send + 'static,
+    ) -> Option<T> {
+        self.handle().spawn(fut).await.ok()
+    }
+
+    /// The names of the servers whose tool lists changed, as they say so
+    /// (`notifications/tools/list_changed`) or as a restart finds. Call
+    /// before [`McpHost::gather`]; a second call replaces the first.
+    pub fn watch_changes(&self) -> UnboundedReceiver<String> {
+        let (tx, rx) = unbounded_channel();
+        *lock(&self.shared.changes) = Some(tx);
+        rx
+    }
+
     /// Starts or connects to every server of `config` in parallel, each
     /// within the config's time limit, and gathers their tools.
     pub fn gather(&self, config: &McpConfig) -> Gathered {
         let timeout = config.timeout;
         let servers = config.servers.clone();
+        let shared = self.shared.clone();
         let results = self
             .wait(async move {
-                let tasks = servers.into_iter().map(|server| async move {
-                    let outcome = connect_and_list(&server, timeout).await;
-                    (server, outcome)
+                let tasks = servers.into_iter().map(|server| {
+                    let listener = shared.listener(&server.name);
+                    async move {
+                        let outcome = connect_and_list(&server, timeout, listener).await;
+                        (server, outcome)
+                    }
                 });
                 futures_util::future::join_all(tasks).await
             })
             .unwrap_or_default();
-        let mut listed: Vec<(McpServer, Vec<rmcp::model::Tool>)> = Vec::new();
-        let mut statuses: Vec<ServerStatus> = Vec::new();
+        *lock(&self.shared.always_load) = config.always_load.clone();
+        *lock(&self.shared.start_timeout) = timeout;
+        let mut statuses = Vec::new();
+        let mut entries = Vec::new();
         for (server, outcome) in results {
             match outcome {
                 Ok(connected) => {
-                    if let (Some(pgid), Ok(mut g)) = (connected.pgid, self.groups.lock()) {
-                        g.push(pgid);
+                    if let Some(pgid) = connected.pgid {
+                        lock(&self.shared.groups).push(pgid);
                     }
-                    if let Ok(mut c) = self.clients.lock() {
-                        c.insert(server.name.clone(), Arc::new(connected.client));
-                    }
+                    lock(&self.shared.clients)
+                        .insert(server.name.clone(), Arc::new(connected.client));
                     statuses.push(ServerStatus {
                         name: server.name.clone(),
                         state: ServerState::Loaded {
@@ -105,12 +198,20 @@ impl McpHost {
                             hidden_text: Vec::new(),
                         },
                     });
-                    listed.push((server, connected.tools));
+                    entries.push(Entry {
+                        server,
+                        listed: connected.tools,
+                        loaded: true,
+                        failed: None,
+                        restarts_in_a_row: 0,
+                        last_restart: None,
+                    });
                 }
                 Err(failure) => {
                     if let Some(pgid) = failure.pgid {
                         kill_group(pgid);
                     }
+                    let failed = Some(failure.why.clone());
                     statuses.push(ServerStatus {
                         name: server.name.clone(),
                         state: ServerState::Failed {
@@ -118,10 +219,56 @@ impl McpHost {
                             stderr_tail: failure.stderr_tail,
                         },
                     });
+                    entries.push(Entry {
+                        server,
+                        listed: Vec::new(),
+                        loaded: false,
+                        failed,
+                        restarts_in_a_row: 0,
+                        last_restart: None,
+                    });
                 }
             }
         }
-        let (catalog, failed) = build_catalog(listed, &config.always_load, &mut statuses);
+        *lock(&self.shared.entries) = entries;
+        self.catalog_with(statuses)
+    }
+
+    /// The catalog of what the servers listed last (after a change), with
+    /// each server's state.
+    pub fn rebuild(&self) -> Gathered {
+        let statuses = lock(&self.shared.entries)
+            .iter()
+            .map(|e| ServerStatus {
+                name: e.server.name.clone(),
+                state: if e.loaded {
+                    ServerState::Loaded {
+                        tools: e.listed.len(),
+                        prefixed: 0,
+                        hidden_text: Vec::new(),
+                    }
+                } else {
+                    ServerState::Failed {
+                        why: e
+                            .failed
+                            .clone()
+                            .unwrap_or_else(|| "it did not start".into()),
+                        stderr_tail: String::new(),
+                    }
+                },
+            })
+            .collect();
+        self.catalog_with(statuses)
+    }
+
+    fn catalog_with(&self, mut statuses: Vec<ServerStatus>) -> Gathered {
+        let listed: Vec<(McpServer, Vec<rmcp::model::Tool>)> = lock(&self.shared.entries)
+            .iter()
+            .filter(|e| e.loaded)
+            .map(|e| (e.server.clone(), e.listed.clone()))
+            .collect();
+        let always = lock(&self.shared.always_load).clone();
+        let (catalog, failed) = build_catalog(listed, &always, &mut statuses);
         for server in failed {
             self.disconnect(&server);
         }
@@ -131,84 +278,52 @@ impl McpHost {
         }
     }
 
-    /// Closes the connection to `server` (its process is killed).
-    pub fn disconnect(&self, server: &str) {
-        if let Ok(mut c) = self.clients.lock() {
-            c.remove(server);
-        }
+    /// Lists `server`'s tools again (after it said they changed); returns
+    /// whether the list differs.
+    pub async fn relist(&self, server: &str) -> Result<bool, String> {
+        let client = self
+            .shared
+            .client(server)
+            .ok_or_else(|| format!("no connection to MCP server {server:?}"))?;
+        let limit = *lock(&self.shared.start_timeout);
+        let tools = self
+            .run(async move { tokio::time::timeout(limit, client.list_all_tools()).await })
+            .await
+            .ok_or_else(|| "the connection task ended".to_string())?
+            .map_err(|_| format!("did not list its tools within {} s", limit.as_secs_f64()))?
+            .map_err(|e| e.to_string())?;
+        let mut entries = lock(&self.shared.entries);
+        let entry = entries
+            .iter_mut()
+            .find(|e| e.server.name == server)
+            .ok_or_else(|| format!("no MCP server {server:?}"))?;
+        let changed = entry.listed != tools;
+        entry.listed = tools;
+        Ok(changed)
     }
 
-    /// Calls `tool` (its name on the server) of `server` with `arguments`.
-    pub fn call(
-        &self,
-        server: &str,
-        tool: &str,
-        arguments: serde_json::Map<String, Value>,
-    ) -> Result<CallOutcome, McpCallError> {
-        let client = self
-            .clients
-            .lock()
-            .ok()
-            .and_then(|c| c.get(server).cloned())
-            .ok_or_else(|| McpCallError::NoServer(server.to_string()))?;
-        let limit = self.call_timeout;
-        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
-        let name = server.to_string();
-        let answer = self
-            .wait(async move { tokio::time::timeout(limit, client.call_tool(params)).await })
-            .ok_or_else(|| McpCallError::Failed {
-                server: name.clone(),
-                message: "the connection task ended".into(),
-            })?;
-        let result = match answer {
-            Err(_) => {
-                return Err(McpCallError::Timeout {
-                    server: name,
-                    secs: limit.as_secs(),
-                });
-            }
-            Ok(Err(e)) => {
-                return Err(McpCallError::Failed {
-                    server: name,
-                    message: e.to_string(),
-                });
-            }
-            Ok(Ok(result)) => result,
-        };
-        let raw = serde_json::to_value(&result).unwrap_or(Value::Null);
-        let text = raw
-            .get("content")
-            .and_then(Value::as_array)
-            .map(|blocks| {
-                blocks
-                    .iter()
-                    .map(|b| match b.get("text").and_then(Value::as_str) {
-                        Some(t) => t.to_string(),
-                        None => b.to_string(),
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
-            .unwrap_or_default();
-        Ok(CallOutcome {
-            is_error: result.is_error.unwrap_or(false),
-            text,
-            raw,
-        })
+    /// The definition `server` listed for `tool` (its own name for it), as
+    /// the server wrote it.
+    pub fn listed_tool(&self, server: &str, tool: &str) -> Option<rmcp::model::Tool> {
+        lock(&self.shared.entries)
+            .iter()
+            .find(|e| e.server.name == server)?
+            .listed
+            .iter()
+            .find(|t| t.name == tool)
+            .cloned()
+    }
+
+    /// Closes the connection to `server` (its process is killed).
+    pub fn disconnect(&self, server: &str) {
+        lock(&self.shared.clients).remove(server);
     }
 }
 
 impl Drop for McpHost {
     fn drop(&mut self) {
-        if let Ok(mut c) = self.clients.lock() {
-            c.clear();
-        }
-        for pgid in self
-            .groups
-            .lock()
-            .map(|mut g| std::mem::take(&mut *g))
-            .unwrap_or_default()
-        {
+        lock(&self.shared.clients).clear();
+        for pgid in std::mem::take(&mut *lock(&self.shared.groups)) {
             kill_group(pgid);
         }
         if let Some(rt) = self.runtime.take() {

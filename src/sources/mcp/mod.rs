@@ -2,19 +2,24 @@
 //! start or connect to each configured server in parallel, list every page
 //! of its tools, and turn them into a [`Catalog`] through the MCP importer
 //! (so a hostile server's names and schemas get the same checks as a file's).
-//! The connections stay open in an [`McpHost`] for real tool calls.
+//! The connections stay open in an [`McpHost`] for real tool calls; a
+//! server that exited starts again on its next call, and one that says its
+//! tools changed is listed again.
 //!
 //! Child processes never outlive toolsift: each runs in its own process
 //! group, which is killed when the host is dropped, on a panic, and on
 //! SIGINT, SIGTERM or SIGHUP ([`install_exit_guards`]).
 
+mod calls;
 pub mod config;
 mod connect;
 mod host;
 mod listed;
+mod listener;
 mod reaper;
 mod status;
 
+pub use calls::{MAX_RESTARTS_IN_A_ROW, RESTART_PAUSE};
 pub use config::{McpConfig, McpConfigError, McpServer, Transport};
 pub use host::McpHost;
 pub use reaper::{install_exit_guards, kill_all_servers};

@@ -1,0 +1,257 @@
+//! `toolsift gateway`: an MCP server in front of MCP servers, over stdio
+//! (the default: what a host starts) or streamable HTTP (`--http ADDR`).
+//! Its settings: flags, then the config file's `[gateway]`, then defaults.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use toolsift::engine::Ranker;
+use toolsift::gateway::{self, Gateway, GatewayConfig, HttpConfig, ListSaving, Log, Recorder};
+use toolsift::server::ApiKeys;
+use toolsift::tokens::TokenBasis;
+
+use super::args::{Switch, choices};
+use super::embed::EmbeddingArgs;
+use super::error::CliError;
+use super::mcp::McpArgs;
+use super::output::emit;
+
+#[derive(Args)]
+#[command(
+    after_help = "The host sees the always-load tools and two meta-tools: search_tools(query, limit?) and call_tool(name, arguments). Over stdio the gateway logs on stderr; stdout is the MCP connection."
+)]
+pub struct GatewayArgs {
+    /// Catalog files whose tools join the search (a call answers their handler.result).
+    #[arg(value_name = "CATALOG")]
+    pub catalogs: Vec<String>,
+    #[command(flatten)]
+    pub mcp: McpArgs,
+    /// Serve streamable HTTP on HOST:PORT (at /mcp) instead of stdio.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub http: Option<std::net::SocketAddr>,
+    /// Environment variable holding an accepted API key over HTTP (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub api_key_env: Vec<String>,
+    /// Allow --http on a non-loopback address without an API key.
+    #[arg(long)]
+    pub insecure_no_auth: bool,
+    /// Most tools search_tools returns (default 8, the SDK's max_tools).
+    #[arg(long, value_name = "N")]
+    pub max_tools: Option<u64>,
+    #[arg(long, value_name = "RANKER", help = format!("The ranker of search_tools: {} (default bm25)", choices(&Ranker::ALL)))]
+    pub ranker: Option<Ranker>,
+    /// The relevance gate: "nothing fits" instead of unrelated tools (default on).
+    #[arg(long, value_enum, value_name = "on|off")]
+    pub gate: Option<Switch>,
+    /// Identical calls in a row allowed before the breaker blocks (default 3).
+    #[arg(long, value_name = "N")]
+    pub breaker_threshold: Option<u32>,
+    /// The same, for read-only tools (default 3).
+    #[arg(long, value_name = "N")]
+    pub breaker_threshold_read_only: Option<u32>,
+    /// Seconds a tool call may take upstream (default 60).
+    #[arg(long, value_name = "SECS")]
+    pub call_timeout: Option<u64>,
+    /// Add found tools to the session's tools/list and send list_changed (for hosts that honour it).
+    #[arg(long)]
+    pub expose_found: bool,
+    /// Put queries, arguments and results in the log.
+    #[arg(long)]
+    pub log_calls: bool,
+    /// Write every call as a trace (JSON lines) that `toolsift replay` and the explorer's breaker read.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Print the tokens of tools/list direct and through the gateway, then exit.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// With --dry-run: one JSON object on stdout.
+    #[arg(long, requires = "dry_run")]
+    pub json: bool,
+    /// The token basis of --dry-run (default o200k_base).
+    #[arg(long, value_name = "BASIS")]
+    pub token_basis: Option<TokenBasis>,
+    /// The config file (default ~/.config/toolsift/config.toml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub embed: EmbeddingArgs,
+}
+
+/// Everything the gateway needs.
+struct Plan {
+    config: GatewayConfig,
+    http: Option<HttpConfig>,
+    basis: TokenBasis,
+    log_calls: bool,
+}
+
+fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
+    let file_config = toolsift::config::Config::load(args.config.as_deref())?;
+    let file = &file_config.gateway;
+    let mut c = GatewayConfig::default();
+    c.max_tools = args.max_tools.or(file.max_tools).unwrap_or(c.max_tools);
+    if !(1..=gateway::MAX_MAX_TOOLS).contains(&c.max_tools) {
+        return Err(CliError::Usage(format!(
+            "--max-tools must be from 1 to {}, not {}",
+            gateway::MAX_MAX_TOOLS,
+            c.max_tools
+        )));
+    }
+    c.ranker = args.ranker.or(file.ranker).unwrap_or(c.ranker);
+    c.service.gate = args
+        .gate
+        .map(Switch::on)
+        .or(file.gate)
+        .unwrap_or(c.service.gate);
+    c.breaker_threshold = args
+        .breaker_threshold
+        .or(file.breaker_threshold)
+        .unwrap_or(c.breaker_threshold);
+    c.breaker_threshold_read_only = args
+        .breaker_threshold_read_only
+        .or(file.breaker_threshold_read_only)
+        .unwrap_or(c.breaker_threshold_read_only);
+    c.expose_found = args.expose_found || file.expose_found.unwrap_or(false);
+    c.service.embeddings = args.embed.build(Some(&file_config.embeddings), false)?;
+    if c.ranker.needs_embeddings() && c.service.embeddings.is_none() {
+        return Err(CliError::Usage(format!(
+            "--ranker {}: needs an embedding provider (--embeddings-local or --embeddings-url, or [embeddings] in the config)",
+            c.ranker
+        )));
+    }
+    if c.ranker.is_regex() {
+        return Err(CliError::Usage(
+            "--ranker regex: search_tools takes words; choose bm25, embeddings or hybrid".into(),
+        ));
+    }
+    let http = match args.http.or(file.http) {
+        None => None,
+        Some(addr) => {
+            let names = if args.api_key_env.is_empty() {
+                file.api_key_env.clone().unwrap_or_default()
+            } else {
+                args.api_key_env.clone()
+            };
+            let keys = ApiKeys::from_env(&names, &|n| std::env::var(n).ok())
+                .map_err(|e| CliError::Usage(e.to_string()))?;
+            let config = HttpConfig {
+                addr,
+                keys,
+                insecure_no_auth: args.insecure_no_auth || file.insecure_no_auth.unwrap_or(false),
+                conn: Default::default(),
+            };
+            gateway::check_bind(&config).map_err(CliError::Usage)?;
+            Some(config)
+        }
+    };
+    Ok(Plan {
+        config: c,
+        http,
+        basis: args
+            .token_basis
+            .or(file.token_basis)
+            .unwrap_or(TokenBasis::O200kBase),
+        log_calls: args.log_calls || file.log_calls.unwrap_or(false),
+    })
+}
+
+/// The gateway over the servers of `mcp` and the catalog `files`, with the
+/// servers' changes to follow.
+fn build(
+    files: &[String],
+    mcp: &McpArgs,
+    config: GatewayConfig,
+    recorder: Recorder,
+    call_timeout: Duration,
+) -> Result<(Arc<Gateway>, tokio::sync::mpsc::UnboundedReceiver<String>), CliError> {
+    if !mcp.any() {
+        return Err(CliError::Usage(
+            "the gateway needs MCP servers to stand in front of: --mcp CONFIG (Claude Desktop, Cursor or Claude Code's mcpServers JSON, or TOML), --mcp-stdio \"CMD ARGS\" or --mcp-url URL".into(),
+        ));
+    }
+    let mut mcp = mcp.clone();
+    mcp.call_timeout = Some(call_timeout);
+    let (loaded, changes) = super::mcp::load_watching(&mcp).map_err(CliError::Usage)?;
+    let host = loaded
+        .host
+        .ok_or_else(|| CliError::Usage("no MCP server is configured".into()))?;
+    let file_catalogs = files
+        .iter()
+        .map(|f| toolsift::catalog::load(&toolsift::catalog::CatalogSource::parse(f)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let catalog = Arc::unwrap_or_clone(loaded.catalog);
+    let gateway = Gateway::new(config, host, Some(catalog), file_catalogs, recorder)
+        .map_err(CliError::Usage)?;
+    Ok((Arc::new(gateway), changes))
+}
+
+pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
+    let plan = plan(args)?;
+    let call_timeout = Duration::from_secs(
+        args.call_timeout
+            .unwrap_or(gateway::DEFAULT_CALL_TIMEOUT.as_secs())
+            .max(1),
+    );
+    let recorder = if args.dry_run {
+        Recorder::quiet()
+    } else {
+        Recorder::new(Log::Stderr, plan.log_calls, args.trace.as_deref())
+            .map_err(CliError::Usage)?
+    };
+    let (gateway, changes) = build(
+        &args.catalogs,
+        &args.mcp,
+        plan.config,
+        recorder,
+        call_timeout,
+    )?;
+    if args.dry_run {
+        let saving = gateway::list_saving(&gateway, plan.basis);
+        return emit(args.json, &saving, || saving_text(&saving));
+    }
+    let catalog = gateway.catalog();
+    gateway.recorder().info(&format!(
+        "{} tools from {}; the host sees {} (the always-load tools, {} and {})",
+        catalog.len(),
+        catalog.name(),
+        gateway::list_saving(&gateway, plan.basis).gateway_tools,
+        gateway::SEARCH_TOOLS,
+        gateway::CALL_TOOL,
+    ));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("toolsift-gateway")
+        .enable_all()
+        .build()?;
+    let outcome = runtime.block_on(async {
+        tokio::spawn(gateway.clone().follow_changes(changes));
+        match plan.http {
+            None => gateway::serve_stdio(gateway.clone()).await,
+            Some(http) => {
+                let shutdown = toolsift::server::shutdown_signal().map_err(|e| e.to_string())?;
+                gateway::serve_http(gateway.clone(), http, shutdown).await
+            }
+        }
+    });
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    // The servers go with the host.
+    toolsift::sources::mcp::kill_all_servers();
+    outcome.map_err(CliError::Usage)
+}
+
+/// The `--dry-run` and `check --gateway` lines.
+pub fn saving_text(s: &ListSaving) -> String {
+    use toolsift::numbers::thousands;
+    format!(
+        "tools/list direct:           {:>3} tools, {:>7} tokens ({})\ntools/list through gateway:  {:>3} tools, {:>7} tokens\nsaved per tools/list:             {:>7} tokens ({:.1} %)\n",
+        s.direct_tools,
+        thousands(s.direct_tokens),
+        s.basis,
+        s.gateway_tools,
+        thousands(s.gateway_tokens),
+        thousands(s.saved()),
+        s.saved_pct()
+    )
+}

@@ -1,0 +1,222 @@
+//! A tool call through the gateway: the name checked against the gathered
+//! catalog (an unknown one gets the closest names), the session's
+//! retry-loop breaker, the arguments checked against the tool's input
+//! schema, then the owning server called and its result passed through as
+//! it came. Nothing refused is ever sent.
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use rmcp::model::{CallToolResult, JsonObject};
+use serde_json::{Value, json};
+
+use super::Gateway;
+use super::answer::error_result;
+use super::find::kind;
+use super::record::{CallRecord, Ended};
+use super::validate::Checked;
+use crate::breaker::RetryLoopBreaker;
+use crate::engine::syntax::Names;
+use crate::search::why::close_names;
+
+/// Closest names offered for an unknown one.
+const CLOSEST: usize = 5;
+
+/// One session's breaker: the SDK's semantics (identical name and
+/// arguments in a row, reset by any other call), with the threshold of the
+/// called tool's kind.
+#[derive(Debug)]
+pub(crate) struct SessionBreaker {
+    breaker: Mutex<RetryLoopBreaker>,
+    threshold: u32,
+    threshold_read_only: u32,
+}
+
+impl SessionBreaker {
+    pub(crate) fn new(threshold: u32, threshold_read_only: u32) -> SessionBreaker {
+        SessionBreaker {
+            breaker: Mutex::new(RetryLoopBreaker::new(threshold)),
+            threshold,
+            threshold_read_only,
+        }
+    }
+
+    /// Records a call; `Err` with the refusal when it is blocked.
+    fn record(&self, name: &str, arguments: &Value, read_only: bool) -> Result<(), String> {
+        let mut b = self.breaker.lock().unwrap_or_else(|p| p.into_inner());
+        b.set_threshold(if read_only {
+            self.threshold_read_only
+        } else {
+            self.threshold
+        });
+        b.record(name, arguments).map(|_| ()).map_err(|e| {
+            format!(
+                "toolsift stopped this call before it reached the tool: {name} was called {} times in a row with the same arguments (the limit is {} for {} tools). Do not repeat it: change the arguments, try another tool, or tell the user what is failing. ({e})",
+                e.repeats,
+                e.threshold,
+                if read_only { "read-only" } else { "these" },
+            )
+        })
+    }
+}
+
+impl Gateway {
+    /// `call_tool(name, arguments)`, for `session`.
+    pub(crate) async fn call_tool_meta(
+        &self,
+        session: &str,
+        breaker: &SessionBreaker,
+        arguments: &JsonObject,
+    ) -> CallToolResult {
+        if let Some(extra) = arguments.keys().find(|k| *k != "name" && *k != "arguments") {
+            return error_result(format!(
+                "call_tool takes `name` and `arguments`, not {}",
+                json!(extra)
+            ));
+        }
+        let name = match arguments.get("name") {
+            Some(Value::String(n)) if !n.trim().is_empty() => n.clone(),
+            Some(Value::String(_)) | None => {
+                return error_result(
+                    "call_tool needs `name`: a tool's exact name, as search_tools gave it",
+                );
+            }
+            Some(other) => {
+                return error_result(format!(
+                    "call_tool: `name` must be a string, not {}",
+                    kind(other)
+                ));
+            }
+        };
+        let args = match arguments.get("arguments") {
+            None | Some(Value::Null) => JsonObject::new(),
+            Some(Value::Object(o)) => o.clone(),
+            // Some models send the arguments as a JSON string.
+            Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                Ok(Value::Object(o)) => o,
+                _ => {
+                    return error_result(
+                        "call_tool: `arguments` must be an object of the tool's arguments (a string that holds one is read too)",
+                    );
+                }
+            },
+            Some(other) => {
+                return error_result(format!(
+                    "call_tool: `arguments` must be an object, not {}",
+                    kind(other)
+                ));
+            }
+        };
+        self.call(session, breaker, &name, args).await
+    }
+
+    /// Calls catalog tool `written` (as the host or model wrote its name).
+    pub(crate) async fn call(
+        &self,
+        session: &str,
+        breaker: &SessionBreaker,
+        written: &str,
+        arguments: JsonObject,
+    ) -> CallToolResult {
+        let started = Instant::now();
+        let snapshot = self.snapshot();
+        let catalog = &snapshot.catalog;
+        let args_value = Value::Object(arguments.clone());
+        let record = |name: &str, server: Option<&str>, ended: Ended, result: Option<&Value>| {
+            self.recorder.call(&CallRecord {
+                session,
+                name,
+                server,
+                arguments: &args_value,
+                ended,
+                elapsed: started.elapsed(),
+                result,
+            });
+        };
+        let names: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_str()).collect();
+        let Some(index) = Names::new(&names).resolve(written) else {
+            let close = close_names(catalog, written, CLOSEST);
+            let hint = if close.is_empty() {
+                "Find tools with search_tools.".to_string()
+            } else {
+                format!(
+                    "The closest names: {}. Or find tools with search_tools.",
+                    close.join(", ")
+                )
+            };
+            record(written, None, Ended::Refused, None);
+            return error_result(format!(
+                "no tool is named {} on this gateway. {hint}",
+                json!(written)
+            ));
+        };
+        let tool = &catalog.tools()[index];
+        let server = tool.mcp.as_ref().map(|m| m.server.to_string());
+        if let Err(refusal) = breaker.record(&tool.name, &args_value, tool.read_only) {
+            record(&tool.name, server.as_deref(), Ended::Blocked, None);
+            return error_result(refusal);
+        }
+        match snapshot
+            .validators
+            .check(index, &tool.input_schema, &args_value)
+        {
+            Checked::Valid => {}
+            Checked::Unchecked(why) => self.recorder.warn(&format!(
+                "{}: its input schema cannot be used to check arguments ({why}); the call goes unchecked",
+                tool.name
+            )),
+            Checked::Invalid(errors) => {
+                let list: Vec<String> = errors
+                    .iter()
+                    .map(|(at, what)| format!("at {at}: {what}"))
+                    .collect();
+                record(&tool.name, server.as_deref(), Ended::Refused, None);
+                return error_result(format!(
+                    "the arguments do not follow {}'s input schema, so the call was not sent: {}. The schema: {}",
+                    tool.name,
+                    list.join("; "),
+                    tool.input_schema
+                ));
+            }
+        }
+        let Some(origin) = &tool.mcp else {
+            // A catalog file's tool: its simulated result, if it has one.
+            return match &tool.handler_result {
+                Some(result) => {
+                    record(
+                        &tool.name,
+                        None,
+                        Ended::Answered { is_error: false },
+                        Some(result),
+                    );
+                    super::answer::json_result(result.clone())
+                }
+                None => {
+                    record(&tool.name, None, Ended::Refused, None);
+                    error_result(format!(
+                        "{} comes from a catalog file and no MCP server runs it",
+                        tool.name
+                    ))
+                }
+            };
+        };
+        match self
+            .host
+            .call_result(&origin.server, &origin.name, arguments)
+            .await
+        {
+            Ok(result) => {
+                let ended = Ended::Answered {
+                    is_error: result.is_error.unwrap_or(false),
+                };
+                let raw = serde_json::to_value(&result).ok();
+                record(&tool.name, server.as_deref(), ended, raw.as_ref());
+                result
+            }
+            Err(e) => {
+                record(&tool.name, server.as_deref(), Ended::UpstreamError, None);
+                error_result(format!("{} failed: {e}", tool.name))
+            }
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! `search_tools`: the whole gathered catalog ranked by the configured
+//! ranker, the relevance gate on, the always-load tools (already listed)
+//! left out; each found tool with its server, schema, annotations and one
+//! line of why.
+
+use std::time::Instant;
+
+use rmcp::model::{CallToolResult, JsonObject};
+use serde_json::{Value, json};
+
+use super::answer::{error_result, json_result};
+use super::{Gateway, Snapshot};
+use crate::engine::Explanation;
+use crate::service::{Reason, SearchParams};
+
+/// What one `search_tools` found.
+pub(crate) struct Found {
+    pub(crate) result: CallToolResult,
+    /// The names of the tools found, best first.
+    pub(crate) names: Vec<String>,
+}
+
+impl Gateway {
+    /// Answers `search_tools` with `arguments`, for `session`.
+    pub(crate) async fn search_tools(&self, session: &str, arguments: &JsonObject) -> Found {
+        let started = Instant::now();
+        let (query, limit, note) = match self.search_arguments(arguments) {
+            Ok(parsed) => parsed,
+            Err(message) => {
+                return Found {
+                    result: error_result(message),
+                    names: Vec::new(),
+                };
+            }
+        };
+        let snapshot = self.snapshot();
+        let always = snapshot.catalog.always_load_names().len() as u64;
+        let params = SearchParams {
+            query: query.clone(),
+            max_tools: Some(limit + always),
+            ranker: Some(self.config.ranker),
+            ..SearchParams::default()
+        };
+        let gateway_snapshot = snapshot.clone();
+        let service = self.service.clone();
+        // Ranking is CPU work (and a remote embedding call is blocking I/O).
+        let outcome = tokio::task::spawn_blocking(move || {
+            service.tool_search_unrecorded(&gateway_snapshot.catalog, &params)
+        })
+        .await;
+        let outcome = match outcome {
+            Ok(Ok(o)) => o,
+            Ok(Err(e)) => {
+                return Found {
+                    result: error_result(format!("search_tools failed: {e}")),
+                    names: Vec::new(),
+                };
+            }
+            Err(e) => {
+                return Found {
+                    result: error_result(format!("search_tools failed: {e}")),
+                    names: Vec::new(),
+                };
+            }
+        };
+        let found: Vec<_> = outcome
+            .tools
+            .iter()
+            .filter(|t| t.reason != Reason::AlwaysLoad)
+            .take(usize::try_from(limit).unwrap_or(usize::MAX))
+            .collect();
+        let names: Vec<String> = found
+            .iter()
+            .map(|t| snapshot.catalog.tools()[t.index].name.clone())
+            .collect();
+        let tools: Vec<Value> = found
+            .iter()
+            .map(|t| found_tool(&snapshot, t.index, t.reason, &t.explanation))
+            .collect();
+        let mut answer = json!({ "query": query, "tools": tools });
+        let mut notes: Vec<String> = note.into_iter().collect();
+        notes.extend(outcome.note.clone());
+        if !outcome.held_back.is_empty() {
+            answer["nothing_fits"] = json!(true);
+            answer["held_back"] = outcome
+                .held_back
+                .iter()
+                .map(|h| {
+                    let t = &snapshot.catalog.tools()[h.index];
+                    json!({
+                        "name": t.name,
+                        "server": t.mcp.as_ref().map(|m| m.server.to_string()),
+                        "evidence": (h.fit.evidence * 10.0).round() / 10.0,
+                    })
+                })
+                .collect();
+        }
+        if !notes.is_empty() {
+            answer["note"] = json!(notes.join(" "));
+        }
+        self.recorder.search(
+            session,
+            &query,
+            names.len(),
+            outcome.held_back.len(),
+            started.elapsed(),
+        );
+        Found {
+            result: json_result(answer),
+            names,
+        }
+    }
+
+    /// The query, the limit, and a note when the limit was above the cap.
+    fn search_arguments(&self, a: &JsonObject) -> Result<(String, u64, Option<String>), String> {
+        if let Some(extra) = a.keys().find(|k| *k != "query" && *k != "limit") {
+            return Err(format!(
+                "search_tools takes `query` and `limit`, not {}",
+                json!(extra)
+            ));
+        }
+        let query = match a.get("query") {
+            Some(Value::String(q)) if !q.trim().is_empty() => q.clone(),
+            Some(Value::String(_)) | None => {
+                return Err(
+                    "search_tools needs `query`: what you want to do, in plain words".into(),
+                );
+            }
+            Some(other) => {
+                return Err(format!(
+                    "search_tools: `query` must be a string, not {}",
+                    kind(other)
+                ));
+            }
+        };
+        let cap = self.config.max_tools;
+        let (limit, note) = match a.get("limit") {
+            None | Some(Value::Null) => (cap, None),
+            Some(Value::Number(n)) => match n.as_u64() {
+                Some(0) | None => {
+                    return Err(format!(
+                        "search_tools: `limit` must be a whole number from 1 to {cap}, not {n}"
+                    ));
+                }
+                Some(l) if l > cap => (
+                    cap,
+                    Some(format!(
+                        "limit {l} is above this gateway's cap of {cap}; at most {cap} tools."
+                    )),
+                ),
+                Some(l) => (l, None),
+            },
+            Some(other) => {
+                return Err(format!(
+                    "search_tools: `limit` must be a whole number from 1 to {cap}, not {}",
+                    kind(other)
+                ));
+            }
+        };
+        Ok((query, limit, note))
+    }
+}
+
+pub(crate) fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// One found tool as the host gets it.
+fn found_tool(snapshot: &Snapshot, index: usize, reason: Reason, e: &Explanation) -> Value {
+    let tool = &snapshot.catalog.tools()[index];
+    let listed = &snapshot.listed[index];
+    let mut out = json!({
+        "name": tool.name,
+        "server": tool.mcp.as_ref().map(|m| m.server.to_string()),
+        "description": tool.description,
+        "inputSchema": listed.input_schema.as_ref(),
+    });
+    if let Some(a) = &listed.annotations
+        && let Ok(v) = serde_json::to_value(a)
+    {
+        out["annotations"] = v;
+    }
+    out["why"] = json!(why_line(reason, e));
+    out
+}
+
+/// `exact name`, or `cosine 0.62; matched time (name), tokyo (parameter
+/// description)`.
+pub(crate) fn why_line(reason: Reason, e: &Explanation) -> String {
+    if reason == Reason::ExactName || e.exact_name {
+        return "exact name".into();
+    }
+    let mut parts = Vec::new();
+    if let Some(d) = &e.dense {
+        parts.push(format!("cosine {:.2}", d.cosine));
+    }
+    if !e.matches.is_empty() {
+        let words: Vec<String> = e
+            .matches
+            .iter()
+            .map(|m| {
+                let fields: Vec<&str> = m.fields.iter().map(|f| f.label()).collect();
+                format!("{} ({})", m.term, fields.join(", "))
+            })
+            .collect();
+        parts.push(format!("matched {}", words.join(", ")));
+    }
+    if parts.is_empty() {
+        "ranked".into()
+    } else {
+        parts.join("; ")
+    }
+}

@@ -1,0 +1,173 @@
+//! The gateway over streamable HTTP (`--http ADDR`): the MCP endpoint at
+//! `/mcp` (rmcp's server transport; sessions for the handshake revisions,
+//! stateless 2026-07-28), `/healthz`, and `/metrics` in the Prometheus text
+//! format. API keys and the non-loopback refusal are `serve`'s; the
+//! connections are served by the same accept loop.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+use super::{Gateway, GatewaySession};
+use crate::server::ApiKeys;
+use crate::server::conn::{self, ConnLimits};
+
+/// The path of the MCP endpoint.
+pub const MCP_PATH: &str = "/mcp";
+
+/// The API key a request proved ("" when the gateway has none), for the
+/// sessionless breaker.
+#[derive(Debug, Clone)]
+pub(crate) struct Scope(pub(crate) String);
+
+/// How the gateway listens over HTTP.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    pub addr: SocketAddr,
+    pub keys: ApiKeys,
+    /// Allow a non-loopback address without an API key.
+    pub insecure_no_auth: bool,
+    pub conn: ConnLimits,
+}
+
+struct HttpState {
+    gateway: Arc<Gateway>,
+    keys: ApiKeys,
+    metrics: crate::server::metrics_export::Metrics,
+}
+
+/// Refuses a public address without keys, as `serve` does.
+pub fn check_bind(config: &HttpConfig) -> Result<(), String> {
+    if config.keys.is_empty() && !config.addr.ip().is_loopback() && !config.insecure_no_auth {
+        return Err(format!(
+            "refusing to listen on {} without an API key: anyone who can reach it could call your MCP servers' tools; give --api-key-env NAME, or --insecure-no-auth if you mean it",
+            config.addr
+        ));
+    }
+    Ok(())
+}
+
+/// The routes; `stop` ends every MCP session when cancelled.
+fn router(gateway: Arc<Gateway>, config: &HttpConfig, mcp: StreamableHttpServerConfig) -> Router {
+    let state = Arc::new(HttpState {
+        gateway: gateway.clone(),
+        keys: config.keys.clone(),
+        metrics: crate::server::metrics_export::Metrics::install(),
+    });
+    let factory_gateway = gateway.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(GatewaySession::new(factory_gateway.clone(), "http")),
+        Arc::new(LocalSessionManager::default()),
+        mcp,
+    );
+    Router::new()
+        .nest_service(MCP_PATH, service)
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), guard))
+        .with_state(state)
+}
+
+/// Serves until `shutdown` resolves.
+pub async fn serve_http(
+    gateway: Arc<Gateway>,
+    config: HttpConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), String> {
+    check_bind(&config)?;
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
+    let mut mcp = StreamableHttpServerConfig::default();
+    if !config.addr.ip().is_loopback() {
+        // Keys guard a public address; the Host check is for loopback
+        // servers reached through DNS rebinding.
+        mcp = mcp.disable_allowed_hosts();
+    }
+    let stop = mcp.cancellation_token.clone();
+    let app = router(gateway.clone(), &config, mcp);
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    gateway.recorder.info(&format!(
+        "listening on http://{local}{MCP_PATH} ({})",
+        if config.keys.is_empty() {
+            "no API key".to_string()
+        } else {
+            "API key required".to_string()
+        }
+    ));
+    let shutdown = async move {
+        shutdown.await;
+        stop.cancel();
+    };
+    conn::serve(listener, app, config.conn, shutdown)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Auth (every path but `/healthz`), the scope for the handlers, and one
+/// access-log line per request.
+async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = request.method().clone();
+    let path = request.uri().path().to_string();
+    let response = if path == "/healthz" {
+        next.run(request).await
+    } else {
+        let presented = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .map(HeaderValue::as_bytes);
+        match state.keys.check(presented).map(str::to_string) {
+            Some(scope) => {
+                request.extensions_mut().insert(Scope(scope));
+                next.run(request).await
+            }
+            None => unauthorized(),
+        }
+    };
+    let shown = match path.as_str() {
+        MCP_PATH | "/healthz" | "/metrics" => path.as_str(),
+        _ => "(other path)",
+    };
+    state.gateway.recorder.info(&format!(
+        "{method} {shown} {} {:.2} ms",
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64() * 1000.0
+    ));
+    response
+}
+
+fn unauthorized() -> Response {
+    let body = serde_json::json!({
+        "error": {"code": "unauthorized", "message": "missing or unknown API key: send authorization: Bearer KEY"}
+    });
+    let mut r = (StatusCode::UNAUTHORIZED, axum::Json(body)).into_response();
+    r.headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    r
+}
+
+async fn healthz(State(state): State<Arc<HttpState>>) -> Response {
+    let tools = state.gateway.catalog().len();
+    axum::Json(serde_json::json!({"status": "ok", "tools": tools})).into_response()
+}
+
+async fn metrics(State(state): State<Arc<HttpState>>) -> Response {
+    let tools = state.gateway.catalog().len();
+    metrics::gauge!("toolsift_gateway_tools").set(tools as f64);
+    let text = state.metrics.render_plain();
+    Response::builder()
+        .header(header::CONTENT_TYPE, "text/plain; version=0.0.4")
+        .body(Body::from(text))
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}

@@ -1,0 +1,125 @@
+//! What the host sees in `tools/list`: the always-load tools as their
+//! servers wrote them, and the two meta-tools.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool as McpTool, ToolAnnotations};
+use serde_json::json;
+
+use super::Snapshot;
+use crate::catalog::Tool;
+use crate::sources::mcp::McpHost;
+
+pub const SEARCH_TOOLS: &str = "search_tools";
+pub const CALL_TOOL: &str = "call_tool";
+
+const SEARCH_DESCRIPTION: &str = "Find the tools for a task among the many this gateway can reach (only a few are listed). Describe what you want to do in plain words; you get the best matching tools with their input schemas, or a plain answer that none fits. Then call one with call_tool. `select:name1,name2` fetches tools by exact name; `+word` requires a word.";
+const CALL_DESCRIPTION: &str = "Call a tool that search_tools found, by its exact name, with arguments that follow its input schema. The result is the tool's own. Arguments that break the schema, and the same call repeated in a loop, are refused before they reach the tool.";
+
+fn object(value: serde_json::Value) -> Arc<JsonObject> {
+    match value {
+        serde_json::Value::Object(map) => Arc::new(map),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+/// `search_tools(query, limit?)`, with `limit` up to `max_tools`.
+pub(crate) fn search_tool(max_tools: u64) -> McpTool {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "description": "What you want to do, in plain words (e.g. \"what time is it in Tokyo\")."
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": max_tools,
+                "description": format!("Most tools to return (default and most: {max_tools}).")
+            }
+        },
+        "required": ["query"],
+        "additionalProperties": false
+    });
+    let mut tool = McpTool::new(SEARCH_TOOLS, SEARCH_DESCRIPTION, object(schema));
+    tool.annotations = Some(
+        ToolAnnotations::new()
+            .read_only(true)
+            .idempotent(true)
+            .open_world(false),
+    );
+    tool
+}
+
+/// `call_tool(name, arguments)`.
+pub(crate) fn call_tool() -> McpTool {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {
+                "type": "string",
+                "description": "The tool's exact name, as search_tools gave it."
+            },
+            "arguments": {
+                "type": "object",
+                "description": "The tool's arguments, following its input schema."
+            }
+        },
+        "required": ["name"],
+        "additionalProperties": false
+    });
+    let mut tool = McpTool::new(CALL_TOOL, CALL_DESCRIPTION, object(schema));
+    tool.annotations = Some(ToolAnnotations::new().open_world(true));
+    tool
+}
+
+/// A catalog tool as its server listed it (annotations, output schema and
+/// all), under its catalog name; from the catalog alone when the server's
+/// listing is gone.
+pub(crate) fn upstream_definition(tool: &Tool, host: &McpHost) -> McpTool {
+    let listed = tool
+        .mcp
+        .as_ref()
+        .and_then(|m| host.listed_tool(&m.server, &m.name));
+    match listed {
+        Some(mut t) => {
+            t.name = Cow::Owned(tool.name.clone());
+            t
+        }
+        None => {
+            let schema = object(tool.input_schema.clone());
+            McpTool::new(tool.name.clone(), tool.description.clone(), schema)
+        }
+    }
+}
+
+/// The session's `tools/list`: the always-load tools (one whose name is a
+/// meta-tool's is left out, and reachable through `call_tool`), the
+/// meta-tools, then the `exposed` tools (found in this session).
+pub(crate) fn listing(snapshot: &Snapshot, max_tools: u64, exposed: &[String]) -> Vec<McpTool> {
+    let mut out: Vec<McpTool> = snapshot
+        .catalog
+        .tools()
+        .iter()
+        .zip(&snapshot.listed)
+        .filter(|(t, _)| t.always_load && !is_meta(&t.name))
+        .map(|(_, listed)| listed.clone())
+        .collect();
+    out.push(search_tool(max_tools));
+    out.push(call_tool());
+    for name in exposed {
+        if let Some(i) = snapshot.catalog.index_of(name)
+            && !snapshot.catalog.tools()[i].always_load
+            && !is_meta(name)
+        {
+            out.push(snapshot.listed[i].clone());
+        }
+    }
+    out
+}
+
+pub(crate) fn is_meta(name: &str) -> bool {
+    name == SEARCH_TOOLS || name == CALL_TOOL
+}

@@ -1,0 +1,239 @@
+//! `toolsift gateway`: an MCP server in front of the user's MCP servers.
+//! The host sees the always-load tools and two meta-tools, `search_tools`
+//! (the engine's ranking, with the relevance gate) and `call_tool` (the
+//! name and arguments checked, the call made through the session's
+//! retry-loop breaker). Upstream faults come back as `isError` results
+//! naming the server; a server whose tools change is listed again and the
+//! catalog re-indexed.
+//!
+//! Transport-free here: [`session::GatewaySession`] is the rmcp handler of
+//! one MCP session; `stdio.rs` and `http.rs` serve it.
+
+mod answer;
+mod call;
+mod find;
+mod http;
+mod meta;
+mod record;
+mod saving;
+mod session;
+mod stdio;
+mod validate;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use crate::catalog::Catalog;
+use crate::engine::Ranker;
+use crate::service::{Service, ServiceConfig};
+use crate::sources::mcp::{Gathered, McpHost};
+
+pub use http::{HttpConfig, MCP_PATH, check_bind, serve_http};
+pub use meta::{CALL_TOOL, SEARCH_TOOLS};
+pub use record::{Log, Recorder};
+pub use saving::{ListSaving, list_saving};
+pub use session::GatewaySession;
+pub use stdio::serve_stdio;
+
+/// The SDK's `retry_loop_breaker()` threshold, for both kinds of tool.
+pub const DEFAULT_BREAKER_THRESHOLD: u32 = 3;
+/// The longest a tool call may take upstream, unless configured.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// `search_tools` answers at most this many tools unless configured (the
+/// SDK's `max_tools`).
+pub const DEFAULT_MAX_TOOLS: u64 = 8;
+/// The largest `max_tools` the gateway takes.
+pub const MAX_MAX_TOOLS: u64 = 64;
+
+/// What the gateway does, from flags and `[gateway]`.
+#[derive(Debug, Clone)]
+pub struct GatewayConfig {
+    /// Tools `search_tools` answers at most (its `limit` may ask fewer).
+    pub max_tools: u64,
+    pub ranker: Ranker,
+    /// The service behind `search_tools` (embeddings, token basis; the gate
+    /// is on unless turned off).
+    pub service: ServiceConfig,
+    pub breaker_threshold: u32,
+    pub breaker_threshold_read_only: u32,
+    /// Found tools join the session's `tools/list` (with
+    /// `notifications/tools/list_changed`), for hosts that honour it.
+    pub expose_found: bool,
+}
+
+impl Default for GatewayConfig {
+    fn default() -> Self {
+        GatewayConfig {
+            max_tools: DEFAULT_MAX_TOOLS,
+            ranker: Ranker::Bm25,
+            service: ServiceConfig {
+                gate: true,
+                ..ServiceConfig::default()
+            },
+            breaker_threshold: DEFAULT_BREAKER_THRESHOLD,
+            breaker_threshold_read_only: DEFAULT_BREAKER_THRESHOLD,
+            expose_found: false,
+        }
+    }
+}
+
+/// The catalog as of the last listing, with what the servers wrote.
+pub(crate) struct Snapshot {
+    pub(crate) catalog: Arc<Catalog>,
+    /// Each catalog tool as its server listed it (renamed when prefixed).
+    pub(crate) listed: Vec<rmcp::model::Tool>,
+    pub(crate) validators: validate::Validators,
+}
+
+impl Snapshot {
+    fn new(catalog: Arc<Catalog>, host: &McpHost) -> Snapshot {
+        let listed = catalog
+            .tools()
+            .iter()
+            .map(|t| meta::upstream_definition(t, host))
+            .collect();
+        let validators = validate::Validators::new(catalog.len());
+        Snapshot {
+            catalog,
+            listed,
+            validators,
+        }
+    }
+}
+
+/// The gateway's state, shared by every session.
+pub struct Gateway {
+    pub(crate) config: GatewayConfig,
+    pub(crate) host: Arc<McpHost>,
+    pub(crate) service: Arc<Service>,
+    snapshot: RwLock<Arc<Snapshot>>,
+    pub(crate) recorder: Recorder,
+    /// Over HTTP on 2026-07-28 (no sessions): one breaker per API key.
+    stateless: Mutex<HashMap<String, Arc<call::SessionBreaker>>>,
+    /// The catalog files' tools, merged again after each change.
+    files: Vec<Catalog>,
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway")
+            .field("tools", &self.snapshot().catalog.len())
+            .finish()
+    }
+}
+
+impl Gateway {
+    /// A gateway over what `host` gathered (`mcp`) and the tools of catalog
+    /// `files` (searchable; a call answers their `handler.result`).
+    pub fn new(
+        config: GatewayConfig,
+        host: Arc<McpHost>,
+        mcp: Option<Catalog>,
+        files: Vec<Catalog>,
+        recorder: Recorder,
+    ) -> Result<Gateway, String> {
+        let catalog = merged(mcp, &files)?;
+        let snapshot = Arc::new(Snapshot::new(Arc::new(catalog), &host));
+        Ok(Gateway {
+            service: Arc::new(Service::new(config.service.clone())),
+            config,
+            host,
+            snapshot: RwLock::new(snapshot),
+            recorder,
+            stateless: Mutex::new(HashMap::new()),
+            files,
+        })
+    }
+
+    /// The breaker of sessionless calls made with API key `scope` (one per
+    /// configured key, so the map stays as small as the key list).
+    pub(crate) fn stateless_breaker(&self, scope: &str) -> Arc<call::SessionBreaker> {
+        self.stateless
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(scope.to_string())
+            .or_insert_with(|| Arc::new(self.new_breaker()))
+            .clone()
+    }
+
+    /// The catalog and definitions as of now.
+    pub(crate) fn snapshot(&self) -> Arc<Snapshot> {
+        self.snapshot
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The log, trace and counters.
+    pub fn recorder(&self) -> &Recorder {
+        &self.recorder
+    }
+
+    /// The catalog as of now.
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.snapshot().catalog.clone()
+    }
+
+    /// Lists `server` again and, when its tools changed, swaps in the new
+    /// catalog (the rankers are cached by fingerprint, so the next search
+    /// indexes it once). Returns whether anything changed.
+    pub async fn relist(&self, server: &str) -> Result<bool, String> {
+        let changed = self.host.relist(server).await?;
+        Ok(self.reindex(changed))
+    }
+
+    /// Swaps in the catalog of the servers' last listings when `changed`.
+    pub fn reindex(&self, changed: bool) -> bool {
+        if !changed {
+            return false;
+        }
+        let Gathered { catalog, servers } = self.host.rebuild();
+        let catalog = match merged(catalog, &self.files) {
+            Ok(c) => c,
+            Err(e) => {
+                self.recorder.warn(&format!(
+                    "after a change the tools do not form a catalog ({e}); keeping the last one"
+                ));
+                return false;
+            }
+        };
+        let tools = catalog.len();
+        let snapshot = Arc::new(Snapshot::new(Arc::new(catalog), &self.host));
+        *self.snapshot.write().unwrap_or_else(|p| p.into_inner()) = snapshot;
+        let names: Vec<String> = servers.iter().map(|s| s.summary()).collect();
+        self.recorder
+            .info(&format!("re-indexed: {tools} tools ({})", names.join("; ")));
+        true
+    }
+
+    /// Follows the servers' `list_changed` notifications (and restarts that
+    /// found a different list) for as long as `changes` is open.
+    pub async fn follow_changes(
+        self: Arc<Self>,
+        mut changes: tokio::sync::mpsc::UnboundedReceiver<String>,
+    ) {
+        while let Some(server) = changes.recv().await {
+            match self.relist(&server).await {
+                Ok(_) => {}
+                Err(e) => self.recorder.warn(&format!(
+                    "{server}: listing its tools again after a change failed: {e}"
+                )),
+            }
+        }
+    }
+}
+
+/// The MCP servers' catalog and the files' as one.
+fn merged(mcp: Option<Catalog>, files: &[Catalog]) -> Result<Catalog, String> {
+    let mut all: Vec<Catalog> = mcp.into_iter().collect();
+    all.extend(files.iter().cloned());
+    match all.len() {
+        0 => Err("no tools: the MCP servers list none and no catalog file was given".into()),
+        1 => Ok(all.remove(0)),
+        _ => Catalog::merge(all).map_err(|e| e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests;

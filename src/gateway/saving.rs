@@ -1,0 +1,61 @@
+//! What the gateway saves a host: the tokens of `tools/list` straight from
+//! the servers (every tool, as they list it) and through the gateway (the
+//! always-load tools and the two meta-tools), counted on the JSON a host
+//! receives.
+
+use serde::Serialize;
+use serde_json::json;
+
+use super::Snapshot;
+use super::meta::listing;
+use crate::tokens::TokenBasis;
+
+/// `tools/list` direct and through the gateway.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListSaving {
+    pub basis: &'static str,
+    pub direct_tools: usize,
+    pub direct_tokens: u64,
+    pub gateway_tools: usize,
+    pub gateway_tokens: u64,
+}
+
+impl ListSaving {
+    /// Tokens the gateway saves per `tools/list`.
+    pub fn saved(&self) -> u64 {
+        self.direct_tokens.saturating_sub(self.gateway_tokens)
+    }
+
+    /// The saving as a percentage of the direct list.
+    pub fn saved_pct(&self) -> f64 {
+        if self.direct_tokens == 0 {
+            0.0
+        } else {
+            self.saved() as f64 * 100.0 / self.direct_tokens as f64
+        }
+    }
+}
+
+pub(crate) fn saving_of(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) -> ListSaving {
+    let direct: Vec<&rmcp::model::Tool> = snapshot
+        .catalog
+        .tools()
+        .iter()
+        .zip(&snapshot.listed)
+        .map(|(_, listed)| listed)
+        .collect();
+    let through = listing(snapshot, max_tools, &[]);
+    let count = |tools: serde_json::Value| basis.count(&json!({ "tools": tools }).to_string());
+    ListSaving {
+        basis: basis.as_str(),
+        direct_tools: direct.len(),
+        direct_tokens: count(json!(direct)),
+        gateway_tools: through.len(),
+        gateway_tokens: count(json!(through)),
+    }
+}
+
+/// The saving of `gateway` as of now.
+pub fn list_saving(gateway: &super::Gateway, basis: TokenBasis) -> ListSaving {
+    saving_of(&gateway.snapshot(), gateway.config.max_tools, basis)
+}

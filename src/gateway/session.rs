@@ -1,0 +1,146 @@
+//! One MCP session of the gateway: the rmcp server handler. Over stdio a
+//! process is one session; over HTTP each `Mcp-Session-Id` is one (the
+//! 2026-07-28 revision has no sessions: its calls share one breaker per API
+//! key). A session has its own breaker and, with `--expose-found`, its own
+//! found tools.
+
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler};
+
+use super::Gateway;
+use super::call::SessionBreaker;
+use super::meta::{CALL_TOOL, SEARCH_TOOLS, listing};
+
+/// The handler of one session.
+#[derive(Clone)]
+pub struct GatewaySession {
+    gateway: Arc<Gateway>,
+    /// How the log names the session.
+    label: String,
+    breaker: Arc<SessionBreaker>,
+    /// Tools found in this session (`--expose-found`), in first-found order.
+    exposed: Arc<Mutex<Vec<String>>>,
+}
+
+impl GatewaySession {
+    /// A new session named `label` in the log.
+    pub fn new(gateway: Arc<Gateway>, label: &str) -> GatewaySession {
+        let breaker = Arc::new(gateway.new_breaker());
+        GatewaySession {
+            gateway,
+            label: label.to_string(),
+            breaker,
+            exposed: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    /// The session's label and breaker for this request: over HTTP without
+    /// a session id (2026-07-28), the API key's shared one.
+    fn who(&self, context: &RequestContext<RoleServer>) -> (String, Arc<SessionBreaker>) {
+        let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
+            return (self.label.clone(), self.breaker.clone());
+        };
+        if let Some(id) = parts
+            .headers
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+        {
+            let short: String = id.chars().take(8).collect();
+            return (short, self.breaker.clone());
+        }
+        // The API key the request proved (set by the HTTP layer's auth).
+        let scope = parts
+            .extensions
+            .get::<super::http::Scope>()
+            .map(|s| s.0.clone())
+            .unwrap_or_default();
+        ("-".to_string(), self.gateway.stateless_breaker(&scope))
+    }
+}
+
+impl Gateway {
+    pub(crate) fn new_breaker(&self) -> SessionBreaker {
+        SessionBreaker::new(
+            self.config.breaker_threshold,
+            self.config.breaker_threshold_read_only,
+        )
+    }
+}
+
+impl ServerHandler for GatewaySession {
+    fn get_info(&self) -> ServerConfig {
+        let mut tools = ServerCapabilities::builder().enable_tools();
+        if self.gateway.config.expose_found {
+            tools = tools.enable_tool_list_changed();
+        }
+        let mut info = ServerConfig::new(tools.build());
+        info.server_info = Implementation::new("toolsift-gateway", env!("CARGO_PKG_VERSION"));
+        let catalog = self.gateway.catalog();
+        info.instructions = Some(format!(
+            "This server fronts {} tools of other MCP servers; only a few are listed. To do something no listed tool does, call {SEARCH_TOOLS} with the task in plain words, then {CALL_TOOL} with a found tool's name and arguments.",
+            catalog.len()
+        ));
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let exposed = self
+            .exposed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let snapshot = self.gateway.snapshot();
+        Ok(ListToolsResult::with_all_items(listing(
+            &snapshot,
+            self.gateway.config.max_tools,
+            &exposed,
+        )))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (label, breaker) = self.who(&context);
+        let arguments = request.arguments.unwrap_or_default();
+        let result = match request.name.as_ref() {
+            SEARCH_TOOLS => {
+                let found = self.gateway.search_tools(&label, &arguments).await;
+                if self.gateway.config.expose_found && !found.names.is_empty() {
+                    let added = {
+                        let mut exposed = self.exposed.lock().unwrap_or_else(|p| p.into_inner());
+                        let before = exposed.len();
+                        for name in found.names {
+                            if !exposed.contains(&name) {
+                                exposed.push(name);
+                            }
+                        }
+                        exposed.len() > before
+                    };
+                    if added {
+                        let _ = context.peer.notify_tool_list_changed().await;
+                    }
+                }
+                found.result
+            }
+            CALL_TOOL => {
+                self.gateway
+                    .call_tool_meta(&label, &breaker, &arguments)
+                    .await
+            }
+            name => self.gateway.call(&label, &breaker, name, arguments).await,
+        };
+        Ok(result.into())
+    }
+}

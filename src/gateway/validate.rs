@@ -1,0 +1,148 @@
+//! A call's arguments checked against the tool's input schema before it
+//! is sent (the JSON Schema crate `jsonschema`; no remote `$ref` is ever
+//! fetched). Each tool's validator is compiled once, on its first call.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde_json::Value;
+
+/// Errors quoted in a refusal, at most.
+const MAX_ERRORS: usize = 5;
+/// A quoted error is cut to this many characters.
+const MAX_ERROR_CHARS: usize = 300;
+
+/// What a tool's schema made of.
+enum Compiled {
+    Ready(jsonschema::Validator),
+    /// The schema does not compile (a remote `$ref`, a bad keyword): the
+    /// call goes through unchecked and the server checks it.
+    Unusable(String),
+}
+
+/// One lazily compiled validator per catalog tool.
+pub(crate) struct Validators {
+    slots: Vec<OnceLock<Arc<Compiled>>>,
+    /// Compiling is rare; one at a time keeps a burst of first calls from
+    /// compiling one schema many times.
+    compiling: Mutex<()>,
+}
+
+/// Why arguments were refused, or that the schema could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Checked {
+    Valid,
+    /// The schema does not compile; the call is not checked.
+    Unchecked(String),
+    /// Each error: where in the arguments (a JSON pointer) and what.
+    Invalid(Vec<(String, String)>),
+}
+
+impl Validators {
+    pub(crate) fn new(tools: usize) -> Validators {
+        Validators {
+            slots: (0..tools).map(|_| OnceLock::new()).collect(),
+            compiling: Mutex::new(()),
+        }
+    }
+
+    fn compiled(&self, index: usize, schema: &Value) -> Arc<Compiled> {
+        let Some(slot) = self.slots.get(index) else {
+            return Arc::new(Compiled::Unusable("no such tool".into()));
+        };
+        if let Some(c) = slot.get() {
+            return c.clone();
+        }
+        let _one = self.compiling.lock().unwrap_or_else(|p| p.into_inner());
+        slot.get_or_init(|| {
+            Arc::new(match jsonschema::validator_for(schema) {
+                Ok(v) => Compiled::Ready(v),
+                Err(e) => Compiled::Unusable(cut(&e.to_string())),
+            })
+        })
+        .clone()
+    }
+
+    /// `arguments` against tool `index`'s `schema`.
+    pub(crate) fn check(&self, index: usize, schema: &Value, arguments: &Value) -> Checked {
+        match self.compiled(index, schema).as_ref() {
+            Compiled::Unusable(why) => Checked::Unchecked(why.clone()),
+            Compiled::Ready(v) => {
+                let errors: Vec<(String, String)> = v
+                    .iter_errors(arguments)
+                    .take(MAX_ERRORS)
+                    .map(|e| {
+                        let at = e.instance_path().to_string();
+                        let at = if at.is_empty() { "/".to_string() } else { at };
+                        (at, cut(&e.to_string()))
+                    })
+                    .collect();
+                if errors.is_empty() {
+                    Checked::Valid
+                } else {
+                    Checked::Invalid(errors)
+                }
+            }
+        }
+    }
+}
+
+fn cut(text: &str) -> String {
+    if text.chars().count() <= MAX_ERROR_CHARS {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(MAX_ERROR_CHARS).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn valid_invalid_and_unusable_schemas() {
+        let v = Validators::new(3);
+        let schema = json!({
+            "type": "object",
+            "properties": {"repo_path": {"type": "string"}, "n": {"type": "integer"}},
+            "required": ["repo_path"]
+        });
+        assert_eq!(
+            v.check(0, &schema, &json!({"repo_path": "/tmp"})),
+            Checked::Valid
+        );
+        let Checked::Invalid(errors) = v.check(0, &schema, &json!({"n": "three"})) else {
+            panic!("missing repo_path and a string for n are invalid");
+        };
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(
+            errors
+                .iter()
+                .any(|(at, e)| at == "/" && e.contains("repo_path"))
+        );
+        assert!(errors.iter().any(|(at, _)| at == "/n"));
+        // A remote $ref is never fetched: the schema is unusable, not a hang.
+        let remote = json!({"$ref": "https://example.invalid/schema.json"});
+        assert!(matches!(
+            v.check(1, &remote, &json!({})),
+            Checked::Unchecked(_)
+        ));
+        // Out of range: unusable, not a panic.
+        assert!(matches!(
+            v.check(9, &schema, &json!({})),
+            Checked::Unchecked(_)
+        ));
+    }
+
+    #[test]
+    fn long_errors_are_cut() {
+        let v = Validators::new(1);
+        let schema = json!({"type": "object", "properties": {"s": {"maxLength": 1}}});
+        let long = "x".repeat(5000);
+        let Checked::Invalid(errors) = v.check(0, &schema, &json!({ "s": long })) else {
+            panic!("too long");
+        };
+        assert!(errors[0].1.chars().count() <= MAX_ERROR_CHARS + 1);
+    }
+}
