@@ -39,6 +39,9 @@ set -euo pipefail
 SDK_VERSION="1.2.0"
 MCP_TIME_VERSION="2026.10.19"
 MCP_GIT_VERSION="2026.10.19"
+# The official MCP Python SDK: the host of tests/external/gateway.rs
+# (tests/interop/gateway_host.py).
+MCP_SDK_VERSION="2.3.0"
 EVERYTHING_VERSION="2026.8.31"
 INSPECTOR_CLI_VERSION="1.0.3"
 VENV="${TOOLSIFT_SDK_VENV:-$HOME/.cache/toolsift-sdk-venv}"
@@ -50,11 +53,12 @@ INSPECTOR_CLI_DIR="$NPM_PREFIX/node_modules/@modelcontextprotocol/inspector-cli"
 
 python_installed() {
     [ -x "$VPY" ] && [ -x "$VENV/bin/mcp-server-time" ] && [ -x "$VENV/bin/mcp-server-git" ] &&
-        "$VPY" - "$SDK_VERSION" "$MCP_TIME_VERSION" "$MCP_GIT_VERSION" <<'PY' 2>/dev/null
+        "$VPY" - "$SDK_VERSION" "$MCP_TIME_VERSION" "$MCP_GIT_VERSION" "$MCP_SDK_VERSION" <<'PY' 2>/dev/null
 import sys
 from importlib.metadata import version
 import caveman_cloud  # noqa: F401
-wanted = {"caveman-sdk": sys.argv[1], "mcp-server-time": sys.argv[2], "mcp-server-git": sys.argv[3]}
+import mcp  # noqa: F401
+wanted = {"caveman-sdk": sys.argv[1], "mcp-server-time": sys.argv[2], "mcp-server-git": sys.argv[3], "mcp": sys.argv[4]}
 sys.exit(0 if all(version(p) == v for p, v in wanted.items()) else 1)
 PY
 }
@@ -233,7 +237,7 @@ else
 fi
 
 if python_installed; then
-    echo "caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION, mcp-server-git $MCP_GIT_VERSION already in $VENV"
+    echo "caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION, mcp-server-git $MCP_GIT_VERSION, mcp $MCP_SDK_VERSION already in $VENV"
     echo "$VPY"
     exit 0
 fi
@@ -261,7 +265,7 @@ if [ ! -x "$VPY" ] || ! "$VPY" -m pip --version >/dev/null 2>&1; then
 fi
 
 "$VPY" -m pip install --quiet --disable-pip-version-check "caveman-sdk==$SDK_VERSION" \
-    "mcp-server-time==$MCP_TIME_VERSION" "mcp-server-git==$MCP_GIT_VERSION"
+    "mcp-server-time==$MCP_TIME_VERSION" "mcp-server-git==$MCP_GIT_VERSION" "mcp==$MCP_SDK_VERSION"
 python_installed || { echo "error: caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION or mcp-server-git $MCP_GIT_VERSION did not install into $VENV" >&2; exit 1; }
 echo "caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION, mcp-server-git $MCP_GIT_VERSION installed in $VENV"
 echo "$VPY"

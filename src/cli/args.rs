@@ -388,6 +388,9 @@ pub struct CheckArgs {
     /// Hidden text (tag, zero-width, invisible or bidi characters in a name, description or schema) is an error: the report, then exit code 2.
     #[arg(long)]
     pub strict: bool,
+    /// With MCP servers: also the tokens of tools/list direct and through `toolsift gateway`.
+    #[arg(long)]
+    pub gateway: bool,
 }
 
 #[derive(Args)]

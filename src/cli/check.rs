@@ -12,6 +12,7 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
     let settings = args.handle.settings()?;
     let loaded =
         super::mcp::load(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
+    let catalog = loaded.catalog.clone();
     let mut report = CheckReport::new(
         loaded.catalog,
         &settings.handle_options(),
@@ -20,7 +21,39 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
     )?;
     report.servers = loaded.servers.iter().map(Into::into).collect();
     report.strategy_chosen = args.handle.strategy_chosen();
-    emit(args.json, &report, || report.render_text())?;
+    let saving = match (&loaded.host, args.gateway) {
+        (_, false) => None,
+        (None, true) => {
+            return Err(CliError::Usage(
+                "--gateway: the saving of toolsift gateway is measured on MCP servers: give --mcp CONFIG, --mcp-stdio or --mcp-url".into(),
+            ));
+        }
+        (Some(host), true) => {
+            let gateway = toolsift::gateway::Gateway::new(
+                Default::default(),
+                host.clone(),
+                Some((*catalog).clone()),
+                Vec::new(),
+                toolsift::gateway::Recorder::quiet(),
+            )
+            .map_err(CliError::Usage)?;
+            Some(toolsift::gateway::list_saving(&gateway, settings.basis()))
+        }
+    };
+    match &saving {
+        None => emit(args.json, &report, || report.render_text())?,
+        Some(saving) => {
+            let mut value = serde_json::to_value(&report)?;
+            value["gateway"] = serde_json::to_value(saving)?;
+            emit(args.json, &value, || {
+                format!(
+                    "{}\nThrough toolsift gateway (the always-load tools, search_tools and call_tool):\n{}",
+                    report.render_text(),
+                    super::gateway::saving_text(saving)
+                )
+            })?;
+        }
+    }
     match report.strict_error() {
         Some(e) if args.strict => Err(CliError::HiddenText(e)),
         _ => Ok(()),

@@ -85,6 +85,7 @@ struct Plan {
     http: Option<HttpConfig>,
     basis: TokenBasis,
     log_calls: bool,
+    call_timeout_secs: Option<u64>,
 }
 
 fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
@@ -154,6 +155,7 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
             .or(file.token_basis)
             .unwrap_or(TokenBasis::O200kBase),
         log_calls: args.log_calls || file.log_calls.unwrap_or(false),
+        call_timeout_secs: file.call_timeout_secs,
     })
 }
 
@@ -191,6 +193,7 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
     let plan = plan(args)?;
     let call_timeout = Duration::from_secs(
         args.call_timeout
+            .or(plan.call_timeout_secs)
             .unwrap_or(gateway::DEFAULT_CALL_TIMEOUT.as_secs())
             .max(1),
     );

@@ -25,6 +25,9 @@ pub struct McpArgs {
     /// Seconds each server gets to start and list its tools (default 20, or the config's [mcp] timeout_secs).
     #[arg(long, value_name = "SECS")]
     pub mcp_timeout: Option<f64>,
+    /// Tools of the MCP servers to load always: server/*, server/tool or tool (repeatable; added to the config's [mcp] always_load).
+    #[arg(long, value_name = "PATTERN")]
+    pub always_load: Vec<String>,
     /// The longest a tool call may take (set by the command, not a flag here).
     #[arg(skip)]
     pub call_timeout: Option<Duration>,
@@ -60,6 +63,7 @@ impl McpArgs {
                 .servers
                 .push(mcp::config::http_server(url).map_err(|e| e.to_string())?);
         }
+        config.always_load.extend(self.always_load.iter().cloned());
         if let Some(secs) = self.mcp_timeout {
             if !(secs > 0.0 && secs <= 3600.0) {
                 return Err(format!(

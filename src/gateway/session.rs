@@ -114,7 +114,7 @@ impl ServerHandler for GatewaySession {
     ) -> Result<CallToolResponse, ErrorData> {
         let (label, breaker) = self.who(&context);
         let arguments = request.arguments.unwrap_or_default();
-        let result = match request.name.as_ref() {
+        let mut result = match request.name.as_ref() {
             SEARCH_TOOLS => {
                 let found = self.gateway.search_tools(&label, &arguments).await;
                 if self.gateway.config.expose_found && !found.names.is_empty() {
@@ -141,6 +141,11 @@ impl ServerHandler for GatewaySession {
             }
             name => self.gateway.call(&label, &breaker, name, arguments).await,
         };
+        // An older server's result has no resultType; 2026-07-28 hosts need
+        // it (rmcp drops it again for peers on the handshake revisions).
+        if result.result_type.is_none() {
+            result.result_type = Some(rmcp::model::ResultType::COMPLETE);
+        }
         Ok(result.into())
     }
 }

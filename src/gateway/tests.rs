@@ -1,2 +1,281 @@
-//! The gateway's own parts, without servers: meta-tools, listing, search
-//! answers, name and argument checks, the session breaker.
+//! The gateway's own parts, without servers: a catalog file's tools (their
+//! `handler.result` answers a call) behind the meta-tools.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::call::SessionBreaker;
+use super::meta::listing;
+use super::*;
+use crate::catalog::Tool;
+
+fn tool(name: &str, description: &str, schema: Value) -> Tool {
+    let mut t = Tool::new(name, description);
+    t.input_schema = schema;
+    t.handler_result = Some(json!({"ran": name}));
+    t
+}
+
+fn catalog() -> Catalog {
+    let city = json!({
+        "type": "object",
+        "properties": {"city": {"type": "string", "description": "The city"}},
+        "required": ["city"]
+    });
+    let mut weather = tool(
+        "get_weather",
+        "Get the current weather in a city",
+        city.clone(),
+    );
+    weather.read_only = true;
+    let mut always = tool(
+        "list_notes",
+        "List the user's notes",
+        json!({"type": "object"}),
+    );
+    always.always_load = true;
+    let mut clash = tool(
+        SEARCH_TOOLS,
+        "An upstream tool that takes the meta-tool's name",
+        json!({"type": "object"}),
+    );
+    clash.always_load = true;
+    let tools = vec![
+        weather,
+        tool(
+            "book_flight",
+            "Book a flight between two airports",
+            json!({
+                "type": "object",
+                "properties": {"from": {"type": "string"}, "to": {"type": "string"}},
+                "required": ["from", "to"]
+            }),
+        ),
+        tool(
+            "send_email",
+            "Send an email message to a recipient",
+            json!({"type": "object"}),
+        ),
+        always,
+        clash,
+    ];
+    Catalog::new("test", tools).unwrap()
+}
+
+fn gateway(config: GatewayConfig) -> Arc<Gateway> {
+    let host = Arc::new(McpHost::new(Duration::from_secs(5)).unwrap());
+    Arc::new(Gateway::new(config, host, None, vec![catalog()], Recorder::quiet()).unwrap())
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn args(v: Value) -> rmcp::model::JsonObject {
+    v.as_object().unwrap().clone()
+}
+
+fn text(r: &rmcp::model::CallToolResult) -> String {
+    serde_json::to_value(r).unwrap()["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn tools_list_is_the_always_load_tools_and_the_meta_tools() {
+    let g = gateway(GatewayConfig::default());
+    let names: Vec<String> = listing(&g.snapshot(), 8, &[])
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    // The upstream tool named like a meta-tool is left out (reachable by call).
+    assert_eq!(names, ["list_notes", SEARCH_TOOLS, CALL_TOOL]);
+    let exposed = listing(&g.snapshot(), 8, &["get_weather".into(), "nope".into()]);
+    assert_eq!(exposed.last().unwrap().name, "get_weather");
+    assert_eq!(exposed.len(), 4);
+    let search = &listing(&g.snapshot(), 5, &[])[1];
+    assert_eq!(search.input_schema["properties"]["limit"]["maximum"], 5);
+}
+
+#[test]
+fn search_finds_with_schema_and_why_and_leaves_out_always_load_tools() {
+    let g = gateway(GatewayConfig::default());
+    let found =
+        runtime().block_on(g.search_tools("s", &args(json!({"query": "weather in Paris"}))));
+    assert_eq!(found.names, ["get_weather"]);
+    let answer = found.result.structured_content.clone().unwrap();
+    let first = &answer["tools"][0];
+    assert_eq!(first["name"], "get_weather");
+    assert_eq!(first["inputSchema"]["required"][0], "city");
+    assert!(
+        first["why"].as_str().unwrap().contains("weather (name"),
+        "{first}"
+    );
+    assert_eq!(found.result.is_error, Some(false));
+    // The same JSON as text, for hosts that read only content.
+    let text: Value = serde_json::from_str(&text(&found.result)).unwrap();
+    assert_eq!(text, answer);
+}
+
+#[test]
+fn nothing_fits_is_said_plainly_with_the_nearest_held_back() {
+    let g = gateway(GatewayConfig::default());
+    let found =
+        runtime().block_on(g.search_tools("s", &args(json!({"query": "get the stock price"}))));
+    assert!(found.names.is_empty(), "{:?}", found.names);
+    let answer = found.result.structured_content.unwrap();
+    assert_eq!(answer["tools"], json!([]));
+    assert_eq!(answer["nothing_fits"], true, "{answer}");
+    assert!(
+        answer["note"].as_str().unwrap().contains("fits"),
+        "{answer}"
+    );
+    // With the gate off, the weak match comes back.
+    let mut off = GatewayConfig::default();
+    off.service.gate = false;
+    let found = runtime()
+        .block_on(gateway(off).search_tools("s", &args(json!({"query": "get the stock price"}))));
+    assert!(!found.names.is_empty());
+}
+
+#[test]
+fn search_arguments_are_checked() {
+    let g = gateway(GatewayConfig {
+        max_tools: 2,
+        ..GatewayConfig::default()
+    });
+    let rt = runtime();
+    for (bad, says) in [
+        (json!({}), "needs `query`"),
+        (json!({"query": 3}), "must be a string, not a number"),
+        (json!({"query": "x", "limit": 0}), "from 1 to 2"),
+        (json!({"query": "x", "limit": "3"}), "not a string"),
+        (json!({"query": "x", "top": 3}), "not \"top\""),
+    ] {
+        let r = rt.block_on(g.search_tools("s", &args(bad.clone()))).result;
+        assert_eq!(r.is_error, Some(true), "{bad}");
+        assert!(text(&r).contains(says), "{bad}: {}", text(&r));
+    }
+    let r = rt.block_on(g.search_tools(
+        "s",
+        &args(json!({"query": "send email or book flight", "limit": 9})),
+    ));
+    assert!(r.names.len() <= 2);
+    let note = r.result.structured_content.unwrap()["note"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(note.contains("above this gateway's cap of 2"), "{note}");
+}
+
+#[test]
+fn calls_check_the_name_and_the_arguments_before_anything_runs() {
+    let g = gateway(GatewayConfig::default());
+    let b = g.new_breaker();
+    let rt = runtime();
+    let r = rt.block_on(g.call_tool_meta(
+        "s",
+        &b,
+        &args(json!({"name": "get_wether", "arguments": {"city": "Oslo"}})),
+    ));
+    assert_eq!(r.is_error, Some(true));
+    assert!(
+        text(&r).contains("The closest names: get_weather"),
+        "{}",
+        text(&r)
+    );
+    let r = rt.block_on(g.call_tool_meta(
+        "s",
+        &b,
+        &args(json!({"name": "book_flight", "arguments": {"from": "OSL"}})),
+    ));
+    assert_eq!(r.is_error, Some(true));
+    assert!(
+        text(&r).contains("\"to\" is a required property"),
+        "{}",
+        text(&r)
+    );
+    assert!(text(&r).contains("was not sent"));
+    let r = rt.block_on(g.call_tool_meta(
+        "s",
+        &b,
+        &args(json!({"name": "book_flight", "arguments": "{\"from\":\"OSL\",\"to\":\"CDG\"}"})),
+    ));
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    assert_eq!(r.structured_content, Some(json!({"ran": "book_flight"})));
+    let r = rt.block_on(g.call_tool_meta(
+        "s",
+        &b,
+        &args(json!({"name": "book_flight", "arguments": [1]})),
+    ));
+    assert!(text(&r).contains("must be an object, not an array"));
+    // Names as agents write them resolve to the one tool.
+    let r = rt.block_on(g.call_tool_meta("s", &b, &args(json!({"name": "test.send_email"}))));
+    assert_eq!(r.structured_content, Some(json!({"ran": "send_email"})));
+}
+
+#[test]
+fn the_breaker_blocks_the_call_past_the_threshold_and_a_different_call_resets_it() {
+    let g = gateway(GatewayConfig {
+        breaker_threshold: 2,
+        breaker_threshold_read_only: 3,
+        ..GatewayConfig::default()
+    });
+    let rt = runtime();
+    let b = g.new_breaker();
+    let email = || args(json!({"name": "send_email", "arguments": {"to": "a"}}));
+    for _ in 0..2 {
+        assert_eq!(
+            rt.block_on(g.call_tool_meta("s", &b, &email())).is_error,
+            Some(false)
+        );
+    }
+    let blocked = rt.block_on(g.call_tool_meta("s", &b, &email()));
+    assert_eq!(blocked.is_error, Some(true));
+    assert!(
+        text(&blocked).contains("called 3 times in a row"),
+        "{}",
+        text(&blocked)
+    );
+    // Other arguments are another call: the streak starts again.
+    let other = args(json!({"name": "send_email", "arguments": {"to": "b"}}));
+    assert_eq!(
+        rt.block_on(g.call_tool_meta("s", &b, &other)).is_error,
+        Some(false)
+    );
+    // Read-only tools have their own threshold.
+    let weather = || args(json!({"name": "get_weather", "arguments": {"city": "Oslo"}}));
+    for _ in 0..3 {
+        assert_eq!(
+            rt.block_on(g.call_tool_meta("s", &b, &weather())).is_error,
+            Some(false)
+        );
+    }
+    assert_eq!(
+        rt.block_on(g.call_tool_meta("s", &b, &weather())).is_error,
+        Some(true)
+    );
+    // Another session has its own breaker.
+    let fresh: SessionBreaker = g.new_breaker();
+    assert_eq!(
+        rt.block_on(g.call_tool_meta("t", &fresh, &weather()))
+            .is_error,
+        Some(false)
+    );
+}
+
+#[test]
+fn the_saving_counts_every_tool_direct_and_the_meta_tools_through() {
+    let g = gateway(GatewayConfig::default());
+    let s = list_saving(&g, crate::tokens::TokenBasis::O200kBase);
+    assert_eq!(s.direct_tools, 5);
+    assert_eq!(s.gateway_tools, 3);
+    assert!(s.direct_tokens > 0 && s.gateway_tokens > 0);
+    assert_eq!(s.saved(), s.direct_tokens.saturating_sub(s.gateway_tokens));
+}

@@ -4,8 +4,11 @@
 mod common;
 
 mod embeddings;
+mod gateway;
+mod gateway_faults;
 mod hub;
 mod mcp_servers;
+mod mcp_support;
 mod python_sdk;
 mod redis_sessions;
 mod typescript_sdk;

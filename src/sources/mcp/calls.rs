@@ -94,7 +94,8 @@ async fn call_on(
             secs: limit.as_secs(),
         }),
         Ok(Err(e)) => {
-            let message = if client.is_closed() {
+            let closed = matches!(e, rmcp::service::ServiceError::TransportClosed);
+            let message = if closed || client.is_closed() {
                 // Dropped: the next call starts it again.
                 lock(&shared.clients).remove(&server);
                 format!("it exited or closed the connection during the call ({e})")

@@ -1,0 +1,317 @@
+//! `toolsift gateway` when upstream goes wrong: a server that exits during
+//! a call, one that never answers, one whose tools change, one that writes
+//! hostile text; no server process outlives the gateway; and a second real
+//! host, @modelcontextprotocol/inspector-cli.
+
+use crate::gateway::{call, found, names, search, stdio, text, toolsift};
+use crate::mcp_support::*;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// `--mcp-stdio` for the fake server in `mode` (with `marker` on its
+/// command line).
+fn fake_stdio(mode: &str, marker: &str, extra: &[&str]) -> Vec<String> {
+    let mut line = format!("{} {} {mode}", python(), fixture("fake_server.py"));
+    for e in extra {
+        line.push(' ');
+        line.push_str(e);
+    }
+    line.push_str(&format!(" --marker {marker}"));
+    vec!["--mcp-stdio".into(), line]
+}
+
+fn time_stdio() -> Vec<String> {
+    vec![
+        "--mcp-stdio".into(),
+        format!("{} --local-timezone Etc/UTC", time_bin()),
+    ]
+}
+
+#[test]
+fn a_server_that_exits_or_hangs_is_an_error_naming_it_and_the_others_keep_working() {
+    let m = marker("gw-faults");
+    let mut args = fake_stdio("exit-on-call", &m, &["--pages", "1", "--per-page", "2"]);
+    args.extend(time_stdio());
+    args.extend(["--call-timeout".into(), "3".into()]);
+    let tokyo = json!({"timezone": "Asia/Tokyo"});
+    let steps = json!([
+        call("paged_tool_00", json!({"n": 1})),
+        call("get_current_time", tokyo),
+        // Started again on its next call, which it answers the same way.
+        call("paged_tool_01", json!({"n": 2})),
+    ]);
+    let r = stdio(&args, "legacy", &steps);
+    assert_eq!(r[0]["isError"], true, "{}", r[0]);
+    let first = text(&r[0]);
+    assert!(
+        first.contains("fake_server") || first.contains("python"),
+        "names the server: {first}"
+    );
+    assert!(first.contains("exited"), "{first}");
+    assert_eq!(r[1]["isError"], false, "{}", r[1]);
+    assert_eq!(r[2]["isError"], true, "{}", r[2]);
+    assert_gone(&m, Duration::from_secs(10));
+
+    let m = marker("gw-hang");
+    let mut args = fake_stdio("hang-call", &m, &["--pages", "1", "--per-page", "2"]);
+    args.extend(time_stdio());
+    args.extend(["--call-timeout".into(), "2".into()]);
+    let steps = json!([
+        call("paged_tool_00", json!({"n": 1})),
+        call("get_current_time", json!({"timezone": "Europe/Oslo"})),
+    ]);
+    let r = stdio(&args, "legacy", &steps);
+    assert_eq!(r[0]["isError"], true);
+    assert!(
+        text(&r[0]).contains("did not answer within 2 s"),
+        "{}",
+        r[0]
+    );
+    assert_eq!(
+        r[1]["structuredContent"]["timezone"], "Europe/Oslo",
+        "{}",
+        r[1]
+    );
+    assert_gone(&m, Duration::from_secs(10));
+}
+
+#[test]
+fn a_server_whose_tools_change_is_listed_again_and_its_new_tool_found() {
+    let m = marker("gw-change");
+    let args = fake_stdio("changing", &m, &["--pages", "1", "--per-page", "3"]);
+    let steps = json!([
+        search("weather forecast for a city"),
+        call("add_tool", json!({})),
+        {"op": "sleep", "seconds": 1.5},
+        search("weather forecast for a city"),
+        call("weather_forecast", json!({"city": "Oslo"})),
+        call("weather_forecast", json!({})),
+    ]);
+    let r = stdio(&args, "legacy", &steps);
+    assert!(
+        !found(&r[0]).contains(&"weather_forecast".to_string()),
+        "{}",
+        r[0]
+    );
+    assert_eq!(r[1]["isError"], false, "{}", r[1]);
+    assert_eq!(
+        found(&r[3]).first().map(String::as_str),
+        Some("weather_forecast"),
+        "{}",
+        r[3]
+    );
+    assert_eq!(r[4]["isError"], false, "{}", r[4]);
+    // The new tool's schema is checked too.
+    assert!(
+        text(&r[5]).contains("\"city\" is a required property"),
+        "{}",
+        r[5]
+    );
+    assert_gone(&m, Duration::from_secs(10));
+}
+
+#[test]
+fn hostile_text_reaches_the_host_exact_and_never_raw_on_stderr() {
+    let m = marker("gw-hostile");
+    let server = [python(), fixture("fake_server.py"), "hostile".into()];
+    let truth = raw_tools(&server.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut cmd = vec![
+        toolsift().to_string(),
+        "gateway".into(),
+        "--log-calls".into(),
+    ];
+    cmd.extend(fake_stdio("hostile", &m, &[]));
+    let steps = json!([
+        search("hostile echo"),
+        call("hostile_echo", json!({"text": "\u{1b}[2Jhi"})),
+    ]);
+    let mut child = Command::new(python())
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/interop/gateway_host.py"
+        ))
+        .args([
+            "--stdio",
+            &crate::gateway::command_line(&cmd),
+            "--mode",
+            "legacy",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(steps.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = doc["sessions"][0].as_array().unwrap();
+    let hit = &r[0]["structuredContent"]["tools"][0];
+    assert_eq!(hit["name"], "hostile_echo", "{}", r[0]);
+    // Exactly the server's text, as JSON data.
+    assert_eq!(hit["description"], truth[0]["description"]);
+    assert_eq!(hit["inputSchema"], truth[0]["inputSchema"]);
+    assert!(hit["description"].as_str().unwrap().contains('\u{1b}'));
+    assert!(
+        text(&r[1]).contains('\u{1b}'),
+        "the result as the server gave it"
+    );
+    // The gateway's stderr (here with --log-calls: arguments and results
+    // logged) never carries the raw controls.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("call hostile_echo"), "{stderr}");
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\u{9b}'),
+        "{stderr:?}"
+    );
+    assert_gone(&m, Duration::from_secs(10));
+}
+
+#[test]
+fn no_server_outlives_the_gateway_when_the_host_goes_or_a_signal_comes() {
+    for how in ["stdin closed", "SIGTERM", "SIGINT"] {
+        let m = marker("gw-exit");
+        let mut args = vec!["gateway".to_string()];
+        args.extend(fake_stdio("paged", &m, &["--grandchild"]));
+        let mut child = Command::new(toolsift())
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // The server and its grandchild.
+        wait_for_procs(&m, 2, Duration::from_secs(60));
+        match how {
+            "stdin closed" => drop(child.stdin.take()),
+            "SIGTERM" => unsafe {
+                libc::kill(child.id() as i32, libc::SIGTERM);
+            },
+            _ => unsafe {
+                libc::kill(child.id() as i32, libc::SIGINT);
+            },
+        }
+        wait_exit(&mut child, Duration::from_secs(20));
+        assert_gone(&m, Duration::from_secs(10));
+    }
+}
+
+/// inspector-cli's directory: it reads its package.json relative to the
+/// working directory.
+fn inspector() -> (String, std::path::PathBuf) {
+    let prefix = std::env::var_os("TOOLSIFT_NPM_PREFIX")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/toolsift-npm")
+        });
+    let dir = prefix.join("node_modules/@modelcontextprotocol/inspector-cli/build");
+    let index = dir.join("index.js");
+    assert!(
+        index.is_file(),
+        "@modelcontextprotocol/inspector-cli is not installed: {} is missing. Run {SETUP} once",
+        index.display()
+    );
+    (index.to_str().unwrap().to_string(), dir)
+}
+
+#[test]
+fn inspector_cli_lists_and_calls_through_the_gateway() {
+    let (index, dir) = inspector();
+    let gateway = [
+        toolsift().to_string(),
+        "gateway".into(),
+        "--mcp-stdio".into(),
+        format!("{} --local-timezone Etc/UTC", time_bin()),
+    ];
+    let run = |extra: &[&str]| {
+        let out = Command::new("node")
+            .current_dir(&dir)
+            .arg(&index)
+            .args(&gateway)
+            .args(extra)
+            .output()
+            .expect("node runs inspector-cli");
+        assert!(out.status.success(), "inspector-cli {extra:?}: {out:?}");
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let listed = run(&["--method", "tools/list"]);
+    assert_eq!(names(&listed["tools"]), ["search_tools", "call_tool"]);
+    let found = run(&[
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "search_tools",
+        "--tool-arg",
+        "query=current time in a timezone",
+    ]);
+    assert!(
+        found["structuredContent"]["tools"]
+            .to_string()
+            .contains("get_current_time"),
+        "{found}"
+    );
+    let called = run(&[
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "call_tool",
+        "--tool-arg",
+        "name=get_current_time",
+        "arguments={\"timezone\":\"Asia/Tokyo\"}",
+    ]);
+    assert_eq!(called["isError"], false, "{called}");
+    assert!(
+        called["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Asia/Tokyo"),
+        "{called}"
+    );
+}
+
+#[test]
+fn dry_run_and_check_print_the_tools_list_saving() {
+    let dir = TempDir::new("gw-dry");
+    let repo = git_repo(&dir);
+    let config = mcp_json(&dir, real_servers(&repo));
+    let out = crate::common::run(&[
+        "gateway",
+        "--mcp",
+        &config,
+        "--mcp-timeout",
+        "60",
+        "--dry-run",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["gateway_tools"], 2);
+    assert!(s["direct_tools"].as_u64().unwrap() > 20, "{s}");
+    assert!(
+        s["direct_tokens"].as_u64().unwrap() > 5 * s["gateway_tokens"].as_u64().unwrap(),
+        "{s}"
+    );
+    let out = crate::common::run(&[
+        "check",
+        "--mcp",
+        &config,
+        "--mcp-timeout",
+        "60",
+        "--gateway",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("tools/list through gateway:    2 tools"),
+        "{text}"
+    );
+}
