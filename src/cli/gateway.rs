@@ -223,6 +223,11 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         gateway::SEARCH_TOOLS,
         gateway::CALL_TOOL,
     ));
+    if plan.http.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        gateway.recorder().info(
+            "waiting for an MCP host on stdin (an MCP host such as Claude Desktop starts the gateway itself: see docs/gateway.md); --dry-run shows the saving, --http HOST:PORT serves HTTP; Ctrl-C stops",
+        );
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("toolsift-gateway")

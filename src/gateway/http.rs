@@ -109,7 +109,7 @@ pub async fn serve_http(
         shutdown.await;
         stop.cancel();
     };
-    conn::serve(listener, app, config.conn, shutdown)
+    conn::serve_as("toolsift gateway", listener, app, config.conn, shutdown)
         .await
         .map_err(|e| e.to_string())
 }

@@ -97,6 +97,17 @@ pub async fn serve(
     limits: ConnLimits,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
+    serve_as("toolsift serve", listener, router, limits, shutdown).await
+}
+
+/// [`serve`], its messages on stderr prefixed `who: `.
+pub async fn serve_as(
+    who: &str,
+    listener: TcpListener,
+    router: Router,
+    limits: ConnLimits,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
     let max = limits.max_connections.max(1);
     let open = Arc::new(Semaphore::new(max));
     let refusing = Arc::new(Semaphore::new(MAX_REFUSING));
@@ -117,7 +128,7 @@ pub async fn serve(
                     e.kind(),
                     io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset
                 ) {
-                    eprintln!("toolsift serve: accepting a connection: {e}");
+                    eprintln!("{who}: accepting a connection: {e}");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
                 continue;
@@ -145,7 +156,7 @@ pub async fn serve(
     }
     drop(listener);
     eprintln!(
-        "toolsift serve: shutting down; {} connections open, waiting at most {} ms for requests in flight",
+        "{who}: shutting down; {} connections open, waiting at most {} ms for requests in flight",
         max - open.available_permits(),
         limits.shutdown_grace.as_millis()
     );
@@ -156,7 +167,7 @@ pub async fn serve(
         .is_err()
     {
         eprintln!(
-            "toolsift serve: {} connections still open after the {} ms shutdown grace; closing them",
+            "{who}: {} connections still open after the {} ms shutdown grace; closing them",
             max - open.available_permits(),
             limits.shutdown_grace.as_millis()
         );
