@@ -39,7 +39,7 @@ pub enum Command {
     /// Serve the Caveman-compatible tool-search API over HTTP (POST /sdk/v1/tool-search).
     Serve(ServeArgs),
     /// An MCP server in front of your MCP servers: the host gets search_tools and call_tool (through the breaker) instead of every tool.
-    Gateway(super::gateway::GatewayArgs),
+    Gateway(GatewayArgs),
     /// Find the search cap and initial set a catalog wants, on requests with known answers.
     Tune(TuneArgs),
     /// Write a catalog (files and/or MCP servers) in one format on stdout, to version, diff or serve it.
@@ -416,4 +416,66 @@ pub struct TuneArgs {
     /// One JSON object on stdout instead of the tables.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `toolsift gateway`.
+#[derive(Args)]
+#[command(
+    after_help = "The host sees the always-load tools and two meta-tools: search_tools(query, limit?) and call_tool(name, arguments). Over stdio the gateway logs on stderr; stdout is the MCP connection."
+)]
+pub struct GatewayArgs {
+    /// Catalog files whose tools join the search (a call answers their handler.result).
+    #[arg(value_name = "CATALOG")]
+    pub catalogs: Vec<String>,
+    #[command(flatten)]
+    pub mcp: McpArgs,
+    /// Serve streamable HTTP on HOST:PORT (at /mcp) instead of stdio.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub http: Option<std::net::SocketAddr>,
+    /// Environment variable holding an accepted API key over HTTP (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub api_key_env: Vec<String>,
+    /// Allow --http on a non-loopback address without an API key.
+    #[arg(long)]
+    pub insecure_no_auth: bool,
+    /// Most tools search_tools returns (default 8, the SDK's max_tools).
+    #[arg(long, value_name = "N")]
+    pub max_tools: Option<u64>,
+    #[arg(long, value_name = "RANKER", help = format!("The ranker of search_tools: {} (default bm25)", choices(&Ranker::ALL)))]
+    pub ranker: Option<Ranker>,
+    /// The relevance gate: "nothing fits" instead of unrelated tools (default on).
+    #[arg(long, value_enum, value_name = "on|off")]
+    pub gate: Option<Switch>,
+    /// Identical calls in a row allowed before the breaker blocks (default 3).
+    #[arg(long, value_name = "N")]
+    pub breaker_threshold: Option<u32>,
+    /// The same, for read-only tools (default 3).
+    #[arg(long, value_name = "N")]
+    pub breaker_threshold_read_only: Option<u32>,
+    /// Seconds a tool call may take upstream (default 60).
+    #[arg(long, value_name = "SECS")]
+    pub call_timeout: Option<u64>,
+    /// Add found tools to the session's tools/list and send list_changed (for hosts that honour it).
+    #[arg(long)]
+    pub expose_found: bool,
+    /// Put queries, arguments and results in the log.
+    #[arg(long)]
+    pub log_calls: bool,
+    /// Write every call as a trace (JSON lines) that `toolsift replay` and the explorer's breaker read.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<std::path::PathBuf>,
+    /// Print the tokens of tools/list direct and through the gateway, then exit.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// With --dry-run: one JSON object on stdout.
+    #[arg(long, requires = "dry_run")]
+    pub json: bool,
+    /// The token basis of --dry-run (default o200k_base).
+    #[arg(long, value_name = "BASIS")]
+    pub token_basis: Option<TokenBasis>,
+    /// The config file (default ~/.config/toolsift/config.toml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub embed: EmbeddingArgs,
 }

@@ -32,6 +32,16 @@ fn host_script() -> String {
 /// Runs `steps` in the Python SDK host against `target` (`--stdio CMD` or
 /// `--url URL`), `sessions` at once; the host's JSON document.
 pub(crate) fn host(target: &[&str], mode: &str, steps: &Value, sessions: usize) -> Value {
+    host_with_stderr(target, mode, steps, sessions).0
+}
+
+/// [`host`], and what the host and a stdio gateway wrote on stderr.
+pub(crate) fn host_with_stderr(
+    target: &[&str],
+    mode: &str,
+    steps: &Value,
+    sessions: usize,
+) -> (Value, String) {
     let mut child = Command::new(python())
         .arg(host_script())
         .args(target)
@@ -50,13 +60,14 @@ pub(crate) fn host(target: &[&str], mode: &str, steps: &Value, sessions: usize) 
         .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "gateway_host.py: {out:?}");
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
-            "gateway_host.py printed no JSON ({e}): {}\n{}",
+            "gateway_host.py printed no JSON ({e}): {}\n{stderr}",
             String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
         )
-    })
+    });
+    (doc, stderr)
 }
 
 /// The gateway's command line with `args`.

@@ -3,10 +3,9 @@
 //! hostile text; no server process outlives the gateway; and a second real
 //! host, @modelcontextprotocol/inspector-cli.
 
-use crate::gateway::{call, found, names, search, stdio, text, toolsift};
+use crate::gateway::{call, found, host_with_stderr, names, search, stdio, text, toolsift};
 use crate::mcp_support::*;
 
-use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -129,30 +128,12 @@ fn hostile_text_reaches_the_host_exact_and_never_raw_on_stderr() {
         search("hostile echo"),
         call("hostile_echo", json!({"text": "\u{1b}[2Jhi"})),
     ]);
-    let mut child = Command::new(python())
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/interop/gateway_host.py"
-        ))
-        .args([
-            "--stdio",
-            &crate::gateway::command_line(&cmd),
-            "--mode",
-            "legacy",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(steps.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (doc, stderr) = host_with_stderr(
+        &["--stdio", &crate::gateway::command_line(&cmd)],
+        "legacy",
+        &steps,
+        1,
+    );
     let r = doc["sessions"][0].as_array().unwrap();
     let hit = &r[0]["structuredContent"]["tools"][0];
     assert_eq!(hit["name"], "hostile_echo", "{}", r[0]);
@@ -166,7 +147,6 @@ fn hostile_text_reaches_the_host_exact_and_never_raw_on_stderr() {
     );
     // The gateway's stderr (here with --log-calls: arguments and results
     // logged) never carries the raw controls.
-    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("call hostile_echo"), "{stderr}");
     assert!(
         !stderr.contains('\u{1b}') && !stderr.contains('\u{9b}'),
