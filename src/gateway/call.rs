@@ -133,8 +133,11 @@ impl Gateway {
                 result,
             });
         };
-        let names: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_str()).collect();
-        let Some(index) = Names::new(&names).resolve(written) else {
+        let resolved = catalog.index_of(written).or_else(|| {
+            let names: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_str()).collect();
+            Names::new(&names).resolve(written)
+        });
+        let Some(index) = resolved else {
             let close = close_names(catalog, written, CLOSEST);
             let hint = if close.is_empty() {
                 "Find tools with search_tools.".to_string()

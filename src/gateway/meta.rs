@@ -9,7 +9,9 @@ use serde_json::json;
 
 use super::Snapshot;
 use crate::catalog::Tool;
-use crate::sources::mcp::McpHost;
+
+/// The servers' listings by (server, the server's name for the tool).
+pub(crate) type Listed = std::collections::HashMap<(String, String), McpTool>;
 
 pub const SEARCH_TOOLS: &str = "search_tools";
 pub const CALL_TOOL: &str = "call_tool";
@@ -77,14 +79,15 @@ pub(crate) fn call_tool() -> McpTool {
 
 /// A catalog tool as its server listed it (annotations, output schema and
 /// all), under its catalog name; from the catalog alone when the server's
-/// listing is gone.
-pub(crate) fn upstream_definition(tool: &Tool, host: &McpHost) -> McpTool {
-    let listed = tool
+/// listing is gone (or the tool came from a file).
+pub(crate) fn upstream_definition(tool: &Tool, listed: &Listed) -> McpTool {
+    let found = tool
         .mcp
         .as_ref()
-        .and_then(|m| host.listed_tool(&m.server, &m.name));
-    match listed {
-        Some(mut t) => {
+        .and_then(|m| listed.get(&(m.server.to_string(), m.name.clone())));
+    match found {
+        Some(t) => {
+            let mut t = t.clone();
             t.name = Cow::Owned(tool.name.clone());
             t
         }

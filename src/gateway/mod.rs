@@ -88,10 +88,11 @@ pub(crate) struct Snapshot {
 
 impl Snapshot {
     fn new(catalog: Arc<Catalog>, host: &McpHost) -> Snapshot {
+        let by_origin = host.listed_by_origin();
         let listed = catalog
             .tools()
             .iter()
-            .map(|t| meta::upstream_definition(t, host))
+            .map(|t| meta::upstream_definition(t, &by_origin))
             .collect();
         let validators = validate::Validators::new(catalog.len());
         Snapshot {
@@ -175,19 +176,17 @@ impl Gateway {
         self.snapshot().catalog.clone()
     }
 
-    /// Lists `server` again and, when its tools changed, swaps in the new
-    /// catalog (the rankers are cached by fingerprint, so the next search
+    /// Lists `server` again and, when the catalog changed, swaps in the new
+    /// one (the rankers are cached by fingerprint, so the next search
     /// indexes it once). Returns whether anything changed.
     pub async fn relist(&self, server: &str) -> Result<bool, String> {
-        let changed = self.host.relist(server).await?;
-        Ok(self.reindex(changed))
+        self.host.relist(server).await?;
+        Ok(self.reindex())
     }
 
-    /// Swaps in the catalog of the servers' last listings when `changed`.
-    pub fn reindex(&self, changed: bool) -> bool {
-        if !changed {
-            return false;
-        }
+    /// Swaps in the catalog of the servers' last listings (a restart may
+    /// have listed them already) when it differs from the one in use.
+    pub fn reindex(&self) -> bool {
         let Gathered { catalog, servers } = self.host.rebuild();
         let catalog = match merged(catalog, &self.files) {
             Ok(c) => c,
@@ -198,6 +197,9 @@ impl Gateway {
                 return false;
             }
         };
+        if catalog.fingerprint() == self.snapshot().catalog.fingerprint() {
+            return false;
+        }
         let tools = catalog.len();
         let snapshot = Arc::new(Snapshot::new(Arc::new(catalog), &self.host));
         *self.snapshot.write().unwrap_or_else(|p| p.into_inner()) = snapshot;

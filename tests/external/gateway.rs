@@ -409,6 +409,7 @@ fn fifty_http_sessions_keep_their_own_breakers_and_found_tools() {
         call("get_me", json!({})),
         call("get_me", json!({})),
         {"op": "list"},
+        {"op": "notifications"},
     ]);
     let doc = host(&["--url", &gw.url], "legacy", &steps, 50);
     let sessions = doc["sessions"].as_array().unwrap();
@@ -430,5 +431,12 @@ fn fifty_http_sessions_keep_their_own_breakers_and_found_tools() {
         let listed = names(&s[4]);
         assert_eq!(&listed[..2], ["search_tools", "call_tool"], "session {i}");
         assert_eq!(listed[2..].to_vec(), found, "session {i}");
+        // And the session was told its list changed.
+        assert!(
+            s[5].to_string()
+                .contains("notifications/tools/list_changed"),
+            "session {i}: {}",
+            s[5]
+        );
     }
 }

@@ -302,16 +302,17 @@ impl McpHost {
         Ok(changed)
     }
 
-    /// The definition `server` listed for `tool` (its own name for it), as
-    /// the server wrote it.
-    pub fn listed_tool(&self, server: &str, tool: &str) -> Option<rmcp::model::Tool> {
-        lock(&self.shared.entries)
-            .iter()
-            .find(|e| e.server.name == server)?
-            .listed
-            .iter()
-            .find(|t| t.name == tool)
-            .cloned()
+    /// Every tool as its server last listed it, by (server, the server's
+    /// name for the tool).
+    pub fn listed_by_origin(&self) -> HashMap<(String, String), rmcp::model::Tool> {
+        let entries = lock(&self.shared.entries);
+        let mut out = HashMap::new();
+        for e in entries.iter().filter(|e| e.loaded) {
+            for t in &e.listed {
+                out.insert((e.server.name.clone(), t.name.to_string()), t.clone());
+            }
+        }
+        out
     }
 
     /// Closes the connection to `server` (its process is killed).
