@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::answer::{error_result, json_result};
 use super::{Gateway, Snapshot};
-use crate::engine::Explanation;
+use crate::engine::{Explanation, Gate};
 use crate::service::{Reason, SearchParams};
 
 /// What one `search_tools` found.
@@ -63,10 +63,23 @@ impl Gateway {
                 };
             }
         };
+        // With the gate on, a tool below the best one comes only if it fits
+        // too: a dense ranking ranks every tool, and each one sent costs the
+        // host its schema's tokens.
+        let gate = Gate::for_ranker(outcome.method, self.service.gate_cosine());
+        let gated = self.config.service.gate;
         let found: Vec<_> = outcome
             .tools
             .iter()
             .filter(|t| t.reason != Reason::AlwaysLoad)
+            .enumerate()
+            .filter(|(i, t)| {
+                *i == 0
+                    || !gated
+                    || t.reason == Reason::ExactName
+                    || gate.admits(&gate.judge(&t.explanation))
+            })
+            .map(|(_, t)| t)
             .take(usize::try_from(limit).unwrap_or(usize::MAX))
             .collect();
         let names: Vec<String> = found

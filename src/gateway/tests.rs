@@ -58,6 +58,7 @@ fn catalog() -> Catalog {
             "Send an email message to a recipient",
             json!({"type": "object"}),
         ),
+        tool("get_time", "Get the time of day", json!({"type": "object"})),
         always,
         clash,
     ];
@@ -142,6 +143,18 @@ fn nothing_fits_is_said_plainly_with_the_nearest_held_back() {
     let found = runtime()
         .block_on(gateway(off).search_tools("s", &args(json!({"query": "get the stock price"}))));
     assert!(!found.names.is_empty());
+}
+
+#[test]
+fn with_the_gate_on_tools_below_the_best_come_only_if_they_fit() {
+    // get_time matches only the generic "get": it does not fit.
+    let query = args(json!({"query": "get the weather in Oslo"}));
+    let on = runtime().block_on(gateway(GatewayConfig::default()).search_tools("s", &query));
+    assert_eq!(on.names, ["get_weather"]);
+    let mut config = GatewayConfig::default();
+    config.service.gate = false;
+    let off = runtime().block_on(gateway(config).search_tools("s", &query));
+    assert_eq!(off.names, ["get_weather", "get_time"]);
 }
 
 #[test]
@@ -274,7 +287,7 @@ fn the_breaker_blocks_the_call_past_the_threshold_and_a_different_call_resets_it
 fn the_saving_counts_every_tool_direct_and_the_meta_tools_through() {
     let g = gateway(GatewayConfig::default());
     let s = list_saving(&g, crate::tokens::TokenBasis::O200kBase);
-    assert_eq!(s.direct_tools, 5);
+    assert_eq!(s.direct_tools, 6);
     assert_eq!(s.gateway_tools, 3);
     assert!(s.direct_tokens > 0 && s.gateway_tokens > 0);
     assert_eq!(s.saved(), s.direct_tokens.saturating_sub(s.gateway_tokens));
