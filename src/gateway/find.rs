@@ -48,14 +48,11 @@ impl Gateway {
             service.tool_search_unrecorded(&gateway_snapshot.catalog, &params)
         })
         .await;
-        let outcome = match outcome {
-            Ok(Ok(o)) => o,
-            Ok(Err(e)) => {
-                return Found {
-                    result: error_result(format!("search_tools failed: {e}")),
-                    names: Vec::new(),
-                };
-            }
+        let outcome = match outcome
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()))
+        {
+            Ok(o) => o,
             Err(e) => {
                 return Found {
                     result: error_result(format!("search_tools failed: {e}")),

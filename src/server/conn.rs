@@ -90,17 +90,8 @@ pub fn default_max_connections() -> usize {
 /// refused connections cannot pile up tasks.
 const MAX_REFUSING: usize = 64;
 
-/// Serves `router` on `listener` until `shutdown` resolves, within `limits`.
-pub async fn serve(
-    listener: TcpListener,
-    router: Router,
-    limits: ConnLimits,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> io::Result<()> {
-    serve_as("toolsift serve", listener, router, limits, shutdown).await
-}
-
-/// [`serve`], its messages on stderr prefixed `who: `.
+/// Serves `router` on `listener` until `shutdown` resolves, within
+/// `limits`; messages on stderr begin `who: ` (`toolsift serve`).
 pub async fn serve_as(
     who: &str,
     listener: TcpListener,

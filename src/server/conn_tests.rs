@@ -37,9 +37,15 @@ async fn start(limits: ConnLimits) -> (std::net::SocketAddr, tokio::sync::onesho
     let addr = listener.local_addr().unwrap();
     let router = Router::new().route("/", get(|| async { "hi" }));
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(serve(listener, router, limits, async {
-        let _ = rx.await;
-    }));
+    tokio::spawn(serve_as(
+        "toolsift serve",
+        listener,
+        router,
+        limits,
+        async {
+            let _ = rx.await;
+        },
+    ));
     (addr, tx)
 }
 

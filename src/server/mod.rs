@@ -224,7 +224,7 @@ pub async fn serve_on(
 ) -> Result<(), ServeError> {
     let service = Arc::new(Service::new(config.service.clone()));
     let app = router(config, service)?;
-    conn::serve(listener, app, config.conn, shutdown).await?;
+    conn::serve_as("toolsift serve", listener, app, config.conn, shutdown).await?;
     Ok(())
 }
 
