@@ -11,6 +11,8 @@
 #   official Python MCP SDK, is the host that drives the gateway), and
 #   @modelcontextprotocol/inspector-cli (mcp-inspector-cli) from npm in the
 #   same prefix as server-everything;
+# - tests/external/openai_rendering.rs: openai-chat-tokens from npm in the
+#   same prefix (the reference for OpenAI's rendering of functions);
 # - tests/external/redis_sessions.rs and benches/serve_load.rs: redis-server (the
 #   Debian package); each test starts its own on a free loopback port.
 #
@@ -44,6 +46,8 @@ MCP_GIT_VERSION="2026.10.19"
 MCP_SDK_VERSION="2.3.0"
 EVERYTHING_VERSION="2026.8.31"
 INSPECTOR_CLI_VERSION="1.0.3"
+# The reference for OpenAI's function rendering (tests/external/openai_rendering.rs).
+OPENAI_CHAT_TOKENS_VERSION="0.2.8"
 VENV="${TOOLSIFT_SDK_VENV:-$HOME/.cache/toolsift-sdk-venv}"
 NPM_PREFIX="${TOOLSIFT_NPM_PREFIX:-$HOME/.cache/toolsift-npm}"
 PYTHON="${PYTHON:-python3}"
@@ -115,6 +119,21 @@ if ! inspector_cli_installed; then
     echo "@modelcontextprotocol/inspector-cli $INSPECTOR_CLI_VERSION installed in $NPM_PREFIX"
 else
     echo "@modelcontextprotocol/inspector-cli $INSPECTOR_CLI_VERSION already in $NPM_PREFIX"
+fi
+
+openai_chat_tokens_installed() {
+    grep -q "\"version\": \"$OPENAI_CHAT_TOKENS_VERSION\"" "$NPM_PREFIX/node_modules/openai-chat-tokens/package.json" 2>/dev/null
+}
+
+if ! openai_chat_tokens_installed; then
+    command -v npm >/dev/null && command -v node >/dev/null || apt_install nodejs npm
+    mkdir -p "$NPM_PREFIX"
+    npm install --prefix "$NPM_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
+        "openai-chat-tokens@$OPENAI_CHAT_TOKENS_VERSION" >/dev/null
+    openai_chat_tokens_installed || { echo "error: openai-chat-tokens $OPENAI_CHAT_TOKENS_VERSION did not install into $NPM_PREFIX" >&2; exit 1; }
+    echo "openai-chat-tokens $OPENAI_CHAT_TOKENS_VERSION installed in $NPM_PREFIX"
+else
+    echo "openai-chat-tokens $OPENAI_CHAT_TOKENS_VERSION already in $NPM_PREFIX"
 fi
 
 # The Caveman TypeScript SDK, compiled from its vendored source.

@@ -10,6 +10,7 @@ use crate::catalog::{self, Catalog};
 use crate::numbers::thousands;
 use crate::select::{HandleOptions, SelectError, Strategy, ToolsHandle};
 use crate::terminal_text::{escape, escape_join};
+use crate::tokens::by_basis::{BasisCost, Counted, costs_by_basis};
 use crate::tokens::{Savings, TokenBasis, TokenCounter};
 
 /// One row of the per-tool table.
@@ -96,6 +97,11 @@ pub struct CheckReport {
     /// MCP servers, when the catalog was gathered from some.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub servers: Vec<ServerReport>,
+    /// The full catalog and the initial set under every basis
+    /// (`--bases all`); the initial set is deferred's when no strategy was
+    /// chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bases: Option<Vec<BasisCost>>,
 }
 
 impl CheckReport {
@@ -188,11 +194,55 @@ impl CheckReport {
             hidden_text,
             tool_costs,
             servers: Vec::new(),
+            bases: None,
         })
     }
 
     /// The human-readable report. Catalog text (names, warnings) is escaped
     /// for the terminal: a catalog is untrusted input.
+    /// Adds the figures under every basis.
+    pub fn add_bases(&mut self, catalog: &Catalog, counter: &TokenCounter) {
+        let names = match (&self.strategies.deferred, self.strategy_chosen) {
+            (Some(d), false) => &d.initial,
+            _ => &self.initial,
+        };
+        let initial: Vec<&crate::catalog::Tool> =
+            names.iter().filter_map(|n| catalog.get(n)).collect();
+        let all: Vec<&crate::catalog::Tool> = catalog.tools().iter().collect();
+        self.bases = Some(costs_by_basis(&all, &initial, counter));
+    }
+
+    fn render_bases(&self, out: &mut String) {
+        let Some(rows) = &self.bases else { return };
+        let initial = match (&self.strategies.deferred, self.strategy_chosen) {
+            (Some(d), false) => d.initial.len(),
+            _ => self.initial.len(),
+        };
+        let _ = writeln!(
+            out,
+            "bases     {:<22} {:>12} {:>12} {:>8}  counted",
+            "basis",
+            "full catalog",
+            format!("initial ({initial})"),
+            "saved"
+        );
+        for r in rows {
+            let counted = match r.counted {
+                Counted::Json => "each tool's JSON",
+                Counted::Estimate => "bytes/4 of each tool's JSON",
+                Counted::Rendered => "OpenAI's rendering, one block, +9",
+            };
+            let _ = writeln!(
+                out,
+                "          {:<22} {:>12} {:>12} {:>6.1} %  {counted}",
+                r.basis,
+                thousands(r.full_tokens),
+                thousands(r.initial_tokens),
+                r.reduction_pct
+            );
+        }
+    }
+
     pub fn render_text(&self) -> String {
         let mut out = String::new();
         let always = self.always_load.len();
@@ -265,6 +315,7 @@ impl CheckReport {
             );
             let _ = writeln!(out, "  deferred  {deferred_line}");
         }
+        self.render_bases(&mut out);
         let _ = writeln!(
             out,
             "always    {}",

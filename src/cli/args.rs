@@ -391,6 +391,9 @@ pub struct CheckArgs {
     /// With MCP servers: also the tokens of tools/list direct and through `toolsift gateway`.
     #[arg(long)]
     pub gateway: bool,
+    /// The full catalog and the initial set under every token basis, side by side (JSON encodings, bytes/4, OpenAI's rendering of functions).
+    #[arg(long, value_name = "all", value_parser = ["all"])]
+    pub bases: Option<String>,
 }
 
 #[derive(Args)]

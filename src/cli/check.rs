@@ -21,6 +21,9 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
     )?;
     report.servers = loaded.servers.iter().map(Into::into).collect();
     report.strategy_chosen = args.handle.strategy_chosen();
+    if args.bases.is_some() {
+        report.add_bases(&catalog, &TokenCounter::new());
+    }
     let saving = match (&loaded.host, args.gateway) {
         (_, false) => None,
         (None, true) => {

@@ -293,3 +293,59 @@ fn bad_options_exit_2_with_the_sdk_message() {
     assert!(run(&["check", "--max-loaded-tools", "3"]).status.success());
     assert_eq!(run(&["check", "--no-such-flag"]).status.code(), Some(2));
 }
+
+#[test]
+fn every_basis_side_by_side() {
+    let v = json(&run(&[
+        "check",
+        "@github-mcp",
+        "--strategy",
+        "deferred",
+        "--bases",
+        "all",
+        "--json",
+    ]));
+    let rows = v["bases"].as_array().unwrap();
+    let basis = |name: &str| rows.iter().find(|r| r["basis"] == name).unwrap().clone();
+    // The JSON bases are the report's own figures.
+    assert_eq!(basis("o200k_base")["full_tokens"], v["full_schema_tokens"]);
+    assert_eq!(
+        basis("o200k_base")["initial_tokens"],
+        v["initial_schema_tokens"]
+    );
+    // OpenAI's rendering costs much less than the JSON under the same
+    // encoding (18,825 against 24,340 under cl100k_base on this catalog).
+    let json_cl100k = basis("cl100k_base")["full_tokens"].as_u64().unwrap();
+    let rendered = basis("openai:gpt-4")["full_tokens"].as_u64().unwrap();
+    assert_eq!(basis("openai:gpt-4")["counted"], "rendered");
+    assert!(
+        rendered * 100 < json_cl100k * 80,
+        "{rendered} vs {json_cl100k}"
+    );
+    for r in rows {
+        let (full, initial) = (
+            r["full_tokens"].as_u64().unwrap(),
+            r["initial_tokens"].as_u64().unwrap(),
+        );
+        assert_eq!(r["saved_tokens"].as_u64().unwrap(), full - initial, "{r}");
+    }
+    let text = String::from_utf8_lossy(&run(&["check", "@github-mcp", "--bases", "all"]).stdout)
+        .into_owned();
+    for name in [
+        "o200k_base",
+        "cl100k_base",
+        "estimated_bytes_div_4",
+        "openai ",
+        "openai:gpt-4",
+    ] {
+        assert!(
+            text.contains(&format!("          {name}")),
+            "{name}: {text}"
+        );
+    }
+    assert!(text.contains("OpenAI's rendering, one block, +9"), "{text}");
+    // Without the flag, no table and no key.
+    let plain = json(&run(&["check", "--json"]));
+    assert!(plain.get("bases").is_none());
+    assert_usage_error(&run(&["check", "--bases", "some"]), "--bases");
+}

@@ -9,6 +9,7 @@ mod gateway_faults;
 mod hub;
 mod mcp_servers;
 mod mcp_support;
+mod openai_rendering;
 mod python_sdk;
 mod redis_sessions;
 mod typescript_sdk;

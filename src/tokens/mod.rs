@@ -18,6 +18,9 @@ use tiktoken_rs::CoreBPE;
 
 use crate::catalog::Tool;
 
+pub mod by_basis;
+pub mod openai;
+
 /// Which counter gives the token figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum TokenBasis {
