@@ -231,6 +231,7 @@ impl CheckReport {
                 Counted::Json => "each tool's JSON",
                 Counted::Estimate => "bytes/4 of each tool's JSON",
                 Counted::Rendered => "OpenAI's rendering, one block, +9",
+                Counted::AnthropicEstimate => "346 + 1.23 x cl100k per tool",
             };
             let _ = writeln!(
                 out,

@@ -344,6 +344,12 @@ fn every_basis_side_by_side() {
         );
     }
     assert!(text.contains("OpenAI's rendering, one block, +9"), "{text}");
+    assert!(text.contains("          anthropic (estimate)"), "{text}");
+    let claude = basis("anthropic (estimate)");
+    assert_eq!(claude["counted"], "anthropic_estimate");
+    // The tool-use prompt alone is 346 tokens, so a Claude request with
+    // tools costs more than the JSON under cl100k_base.
+    assert!(claude["full_tokens"].as_u64().unwrap() > json_cl100k + 346);
     // Without the flag, no table and no key.
     let plain = json(&run(&["check", "--json"]));
     assert!(plain.get("bases").is_none());
