@@ -200,16 +200,34 @@ impl CheckReport {
 
     /// The human-readable report. Catalog text (names, warnings) is escaped
     /// for the terminal: a catalog is untrusted input.
-    /// Adds the figures under every basis.
-    pub fn add_bases(&mut self, catalog: &Catalog, counter: &TokenCounter) {
+    /// The whole catalog and the initial set the bases table compares
+    /// (deferred's when no strategy was chosen).
+    pub fn bases_sets<'a>(
+        &self,
+        catalog: &'a Catalog,
+    ) -> (Vec<&'a crate::catalog::Tool>, Vec<&'a crate::catalog::Tool>) {
         let names = match (&self.strategies.deferred, self.strategy_chosen) {
             (Some(d), false) => &d.initial,
             _ => &self.initial,
         };
-        let initial: Vec<&crate::catalog::Tool> =
-            names.iter().filter_map(|n| catalog.get(n)).collect();
-        let all: Vec<&crate::catalog::Tool> = catalog.tools().iter().collect();
+        let initial = names.iter().filter_map(|n| catalog.get(n)).collect();
+        (catalog.tools().iter().collect(), initial)
+    }
+
+    /// Adds the figures under every basis.
+    pub fn add_bases(&mut self, catalog: &Catalog, counter: &TokenCounter) {
+        let (all, initial) = self.bases_sets(catalog);
         self.bases = Some(costs_by_basis(&all, &initial, counter));
+    }
+
+    /// Adds a row of exact counts (from a provider's counting endpoint).
+    pub fn add_exact(&mut self, basis: &str, full: u64, initial: u64) {
+        self.bases.get_or_insert_with(Vec::new).push(BasisCost::new(
+            basis,
+            Counted::Exact,
+            full,
+            initial,
+        ));
     }
 
     fn render_bases(&self, out: &mut String) {
@@ -232,6 +250,7 @@ impl CheckReport {
                 Counted::Estimate => "bytes/4 of each tool's JSON",
                 Counted::Rendered => "OpenAI's rendering, one block, +9",
                 Counted::AnthropicEstimate => "346 + 1.23 x cl100k per tool",
+                Counted::Exact => "the provider's counting endpoint: exact",
             };
             let _ = writeln!(
                 out,

@@ -19,6 +19,7 @@ pub mod file_value;
 pub mod gateway;
 pub mod heap;
 pub mod numbers;
+pub mod provider_count;
 pub mod replay;
 pub mod search;
 pub mod select;

@@ -394,6 +394,21 @@ pub struct CheckArgs {
     /// The full catalog and the initial set under every token basis, side by side (JSON encodings, bytes/4, OpenAI's rendering of functions).
     #[arg(long, value_name = "all", value_parser = ["all"])]
     pub bases: Option<String>,
+    /// Exact counts from a provider's counting endpoint (OpenAI's responses/input_tokens, Anthropic's messages/count_tokens), beside the estimates; implies --bases all. The key comes from OPENAI_API_KEY or ANTHROPIC_API_KEY (or --count-key-env).
+    #[arg(long, value_name = "openai|anthropic")]
+    pub count_with: Option<toolsift::provider_count::CountProvider>,
+    /// The model counted (default gpt-4o, or claude-sonnet-4-5).
+    #[arg(long, value_name = "MODEL", requires = "count_with")]
+    pub count_model: Option<String>,
+    /// The provider's base URL (a proxy; default https://api.openai.com or https://api.anthropic.com).
+    #[arg(long, value_name = "URL", requires = "count_with")]
+    pub count_url: Option<String>,
+    /// The environment variable holding the provider's key.
+    #[arg(long, value_name = "NAME", requires = "count_with")]
+    pub count_key_env: Option<String>,
+    /// The longest wait for one count, in milliseconds (default 30,000).
+    #[arg(long, value_name = "MS", requires = "count_with")]
+    pub count_timeout_ms: Option<u64>,
 }
 
 #[derive(Args)]

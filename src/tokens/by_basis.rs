@@ -25,6 +25,8 @@ pub enum Counted {
     /// takes it, through a calibrated offline estimate (Claude's tokenizer
     /// is not public): [`anthropic_estimate`].
     AnthropicEstimate,
+    /// The provider's own counting endpoint: exact.
+    Exact,
 }
 
 /// The tool-use system prompt Anthropic adds when tools are present, with
@@ -67,12 +69,25 @@ pub fn anthropic_estimate(tools: &[&Tool]) -> u64 {
 pub struct BasisCost {
     /// `o200k_base`, …, `openai` (o200k_base, GPT-4o and later),
     /// `openai:gpt-4` (cl100k_base).
-    pub basis: &'static str,
+    pub basis: String,
     pub counted: Counted,
     pub full_tokens: u64,
     pub initial_tokens: u64,
     pub saved_tokens: u64,
     pub reduction_pct: f64,
+}
+
+impl BasisCost {
+    pub fn new(basis: &str, counted: Counted, full: u64, initial: u64) -> BasisCost {
+        BasisCost {
+            basis: basis.to_string(),
+            counted,
+            full_tokens: full,
+            initial_tokens: initial,
+            saved_tokens: saved_tokens(full, initial),
+            reduction_pct: reduction_pct(full, initial),
+        }
+    }
 }
 
 /// The rendered bases: a name and the encoding their models use.
@@ -83,13 +98,8 @@ pub const RENDERED: [(&str, TokenBasis); 2] = [
 
 /// `all` and its `initial` subset under every basis.
 pub fn costs_by_basis(all: &[&Tool], initial: &[&Tool], counter: &TokenCounter) -> Vec<BasisCost> {
-    let row = |basis: &'static str, counted, full: u64, initial: u64| BasisCost {
-        basis,
-        counted,
-        full_tokens: full,
-        initial_tokens: initial,
-        saved_tokens: saved_tokens(full, initial),
-        reduction_pct: reduction_pct(full, initial),
+    let row = |basis: &str, counted, full: u64, initial: u64| {
+        BasisCost::new(basis, counted, full, initial)
     };
     let mut rows: Vec<BasisCost> = TokenBasis::ALL
         .into_iter()
@@ -134,7 +144,7 @@ mod tests {
         a.input_schema = serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]});
         let b = Tool::new("ping", "Ping");
         let rows = costs_by_basis(&[&a, &b], &[&b], &TokenCounter::new());
-        let names: Vec<&str> = rows.iter().map(|r| r.basis).collect();
+        let names: Vec<&str> = rows.iter().map(|r| r.basis.as_str()).collect();
         assert_eq!(
             names,
             [

@@ -5,6 +5,7 @@ mod common;
 
 mod check;
 mod config;
+mod count_with;
 mod gate;
 mod generated;
 mod hidden_text;

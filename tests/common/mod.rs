@@ -1,6 +1,7 @@
 //! Helpers shared by the tests that run the real `toolsift` binary.
 #![allow(dead_code)]
 
+pub mod fake_counter;
 pub mod fake_upstream;
 pub mod redis;
 

@@ -153,18 +153,24 @@ fn the_demo_and_bfcl_catalogs_render_as_the_reference_does() {
 fn the_block_costs_its_header_its_tools_and_its_footer() {
     use toolsift::tokens::openai::{FOOTER, HEADER, render_tool};
     let github = catalog::load(&CatalogSource::parse("@github-mcp")).unwrap();
-    for basis in [TokenBasis::Cl100kBase, TokenBasis::O200kBase] {
-        let parts: u64 = github
-            .tools()
-            .iter()
-            .map(|t| basis.count(&render_tool(t)))
-            .sum();
-        assert_eq!(
-            basis.count(HEADER) + parts + basis.count(FOOTER),
-            basis.count(&render_block(github.tools())),
-            "{basis}: each tool's share adds up to the block"
-        );
-    }
+    let parts = |basis: TokenBasis| -> u64 {
+        basis.count(HEADER)
+            + github
+                .tools()
+                .iter()
+                .map(|t| basis.count(&render_tool(t)))
+                .sum::<u64>()
+            + basis.count(FOOTER)
+    };
+    let block = |basis: TokenBasis| basis.count(&render_block(github.tools()));
+    // cl100k_base splits at the line breaks between functions: each tool's
+    // share adds up to the block exactly.
+    assert_eq!(parts(TokenBasis::Cl100kBase), block(TokenBasis::Cl100kBase));
+    // o200k_base merges the break after a function with the next one's
+    // `//` (";\n\n//" is one token): the shares overstate the block by at
+    // most a token per function.
+    let (p, b) = (parts(TokenBasis::O200kBase), block(TokenBasis::O200kBase));
+    assert!(b <= p && p - b <= github.len() as u64, "{p} vs {b}");
 }
 
 fn tool(name: &str, description: &str, schema: Value) -> Tool {

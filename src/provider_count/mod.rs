@@ -1,0 +1,260 @@
+//! Exact token counts from the providers' own counting endpoints, when the
+//! user gives a key: OpenAI's `POST /v1/responses/input_tokens` and
+//! Anthropic's `POST /v1/messages/count_tokens`. What a set of tools costs is
+//! the count of a one-word request with them, less the count without them.
+//! Each count is asked once per (provider, model, exact tool set) and kept
+//! on disk ([`cache`]), so a second run asks nothing. A failure names the
+//! provider and what happened; the caller keeps its estimate.
+
+mod cache;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::catalog::Tool;
+
+pub use cache::CountCache;
+
+/// Which provider counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountProvider {
+    OpenAi,
+    Anthropic,
+}
+
+impl CountProvider {
+    pub fn name(self) -> &'static str {
+        match self {
+            CountProvider::OpenAi => "openai",
+            CountProvider::Anthropic => "anthropic",
+        }
+    }
+
+    /// The model counted unless one is named.
+    pub fn default_model(self) -> &'static str {
+        match self {
+            CountProvider::OpenAi => "gpt-4o",
+            CountProvider::Anthropic => "claude-sonnet-4-5",
+        }
+    }
+
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            CountProvider::OpenAi => "https://api.openai.com",
+            CountProvider::Anthropic => "https://api.anthropic.com",
+        }
+    }
+
+    /// The environment variable that holds the key unless one is named.
+    pub fn default_key_env(self) -> &'static str {
+        match self {
+            CountProvider::OpenAi => "OPENAI_API_KEY",
+            CountProvider::Anthropic => "ANTHROPIC_API_KEY",
+        }
+    }
+
+    fn path(self) -> &'static str {
+        match self {
+            CountProvider::OpenAi => "/v1/responses/input_tokens",
+            CountProvider::Anthropic => "/v1/messages/count_tokens",
+        }
+    }
+
+    /// The request body: one user word, the model, and the tools in this
+    /// provider's shape (none: no `tools` key).
+    fn body(self, model: &str, tools: &[&Tool]) -> Value {
+        let mut body = match self {
+            CountProvider::OpenAi => json!({"model": model, "input": "hi"}),
+            CountProvider::Anthropic => {
+                json!({"model": model, "messages": [{"role": "user", "content": "hi"}]})
+            }
+        };
+        if !tools.is_empty() {
+            let shaped: Vec<Value> = tools
+                .iter()
+                .map(|t| match self {
+                    CountProvider::OpenAi => json!({
+                        "type": "function",
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": t.input_schema,
+                    }),
+                    CountProvider::Anthropic => json!({
+                        "name": t.name,
+                        "description": t.description,
+                        "input_schema": t.input_schema,
+                    }),
+                })
+                .collect();
+            body["tools"] = Value::Array(shaped);
+        }
+        body
+    }
+}
+
+impl std::str::FromStr for CountProvider {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "openai" => Ok(CountProvider::OpenAi),
+            "anthropic" => Ok(CountProvider::Anthropic),
+            other => Err(format!("{other:?}: expected openai or anthropic")),
+        }
+    }
+}
+
+/// Where and how to count.
+#[derive(Debug, Clone)]
+pub struct CountConfig {
+    pub provider: CountProvider,
+    pub model: String,
+    /// Scheme, host and optional path prefix; the endpoint's path is added.
+    pub base_url: String,
+    pub key: String,
+    pub timeout: Duration,
+    /// Where counts are kept; `None` keeps nothing.
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl CountConfig {
+    /// The basis name the counts are shown under: `openai:gpt-4o (exact)`.
+    pub fn label(&self) -> String {
+        format!("{}:{} (exact)", self.provider.name(), self.model)
+    }
+}
+
+/// Why a count failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{provider} token counting ({url}): {message}")]
+pub struct CountError {
+    pub provider: &'static str,
+    pub url: String,
+    pub message: String,
+}
+
+/// Counts from one provider, with the disk cache.
+pub struct Counter {
+    config: CountConfig,
+    http: reqwest::blocking::Client,
+    cache: CountCache,
+    /// Requests made (cache misses), for the report and the tests.
+    pub asked: u64,
+    /// Counts found on disk.
+    pub kept: u64,
+}
+
+impl Counter {
+    pub fn new(config: CountConfig) -> Result<Counter, CountError> {
+        crate::tls::install_provider();
+        let http = reqwest::blocking::Client::builder()
+            .timeout(config.timeout)
+            .build()
+            .map_err(|e| CountError {
+                provider: config.provider.name(),
+                url: config.base_url.clone(),
+                message: e.to_string(),
+            })?;
+        let cache = CountCache::open(config.cache_dir.clone());
+        Ok(Counter {
+            config,
+            http,
+            cache,
+            asked: 0,
+            kept: 0,
+        })
+    }
+
+    pub fn config(&self) -> &CountConfig {
+        &self.config
+    }
+
+    /// What `tools` add to a request: its count with them, less without.
+    pub fn tools_cost(&mut self, tools: &[&Tool]) -> Result<u64, CountError> {
+        if tools.is_empty() {
+            return Ok(0);
+        }
+        let with = self.count(tools)?;
+        let without = self.count(&[])?;
+        Ok(with.saturating_sub(without))
+    }
+
+    /// The provider's count of the one-word request with `tools`, from the
+    /// cache or asked.
+    fn count(&mut self, tools: &[&Tool]) -> Result<u64, CountError> {
+        let p = self.config.provider;
+        let body = p.body(&self.config.model, tools);
+        let key = cache::key(p.name(), &self.config.model, &body);
+        if let Some(n) = self.cache.get(&key) {
+            self.kept += 1;
+            return Ok(n);
+        }
+        let n = self.ask(&body)?;
+        self.asked += 1;
+        self.cache.put(&key, n);
+        Ok(n)
+    }
+
+    fn ask(&self, body: &Value) -> Result<u64, CountError> {
+        let p = self.config.provider;
+        let url = format!("{}{}", self.config.base_url.trim_end_matches('/'), p.path());
+        let fail = |message: String| CountError {
+            provider: p.name(),
+            url: url.clone(),
+            message,
+        };
+        // One retry after a 429, waiting as told (at most 10 s).
+        for attempt in 0..2 {
+            let mut req = self.http.post(&url).json(body);
+            req = match p {
+                CountProvider::OpenAi => req.bearer_auth(&self.config.key),
+                CountProvider::Anthropic => req
+                    .header("x-api-key", &self.config.key)
+                    .header("anthropic-version", "2023-06-01"),
+            };
+            let response = req.send().map_err(|e| {
+                fail(if e.is_timeout() {
+                    format!("no answer within {} s", self.config.timeout.as_secs_f64())
+                } else {
+                    format!("cannot reach it: {e}")
+                })
+            })?;
+            let status = response.status();
+            if status.as_u16() == 429 && attempt == 0 {
+                let wait = response
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .unwrap_or(1.0)
+                    .clamp(0.0, 10.0);
+                std::thread::sleep(Duration::from_secs_f64(wait));
+                continue;
+            }
+            let text = response.text().unwrap_or_default();
+            if !status.is_success() {
+                let said = serde_json::from_str::<Value>(&text)
+                    .ok()
+                    .and_then(|v| {
+                        v.pointer("/error/message")
+                            .and_then(Value::as_str)
+                            .map(str::to_string)
+                    })
+                    .unwrap_or_else(|| text.chars().take(200).collect());
+                return Err(fail(format!("{status}: {said}")));
+            }
+            let value: Value = serde_json::from_str(&text).map_err(|_| {
+                fail(format!(
+                    "the answer is not JSON: {:?}",
+                    text.chars().take(120).collect::<String>()
+                ))
+            })?;
+            return value
+                .get("input_tokens")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| fail(format!("the answer has no input_tokens: {value}")));
+        }
+        Err(fail("429 Too Many Requests, twice".into()))
+    }
+}
