@@ -114,14 +114,16 @@ impl CheckReport {
     ) -> Result<Self, SelectError> {
         let handle = ToolsHandle::new(catalog.clone(), options)?;
         let costs = counter.tools_tokens(catalog.tools(), basis);
-        let full: u64 = costs.iter().sum();
+        // Sets cost their tools' figures and, under a provider's basis,
+        // what a request with tools adds.
+        let full = basis.set_cost(costs.iter().copied());
         let cost_under = |strategy: Strategy| {
             let options = HandleOptions {
                 strategy,
                 ..options.clone()
             };
             ToolsHandle::new(catalog.clone(), &options).map(|h| {
-                let sent: u64 = h.initial_indices().iter().map(|&i| costs[i]).sum();
+                let sent = basis.set_cost(h.initial_indices().iter().map(|&i| costs[i]));
                 let savings = Savings::new(full, sent);
                 StrategyCost {
                     initial: h.initial_names().into_iter().map(String::from).collect(),
@@ -137,7 +139,7 @@ impl CheckReport {
             deferred_error: deferred.as_ref().err().map(ToString::to_string),
             deferred: deferred.ok(),
         };
-        let initial_tokens: u64 = handle.initial_indices().iter().map(|&i| costs[i]).sum();
+        let initial_tokens = basis.set_cost(handle.initial_indices().iter().map(|&i| costs[i]));
         let savings = Savings::new(full, initial_tokens);
         let lints = catalog::lint(&catalog);
         let warnings = catalog
@@ -286,8 +288,16 @@ impl CheckReport {
             self.initial_tool_count,
             self.max_loaded_tools
                 .map_or_else(|| "none".to_string(), |m| m.to_string()),
-            self.token_basis
+            self.token_basis.label()
         );
+        let overhead = self.token_basis.request_overhead();
+        if overhead > 0 {
+            let _ = writeln!(
+                out,
+                "          {}: a request with tools costs {overhead} tokens more (in the totals); a tool's figure is its share",
+                self.token_basis.label()
+            );
+        }
         let deferred = self.strategies.deferred.as_ref();
         let sends = |c: &StrategyCost| {
             format!(

@@ -136,7 +136,9 @@ impl Service {
         };
         let basis = params.token_basis.unwrap_or(self.config.token_basis);
         let costs = self.costs_for(catalog, basis);
-        let sent: u64 = tools.iter().map(|t| costs[t.index]).sum();
+        // A request's figures: its tools' and, under a provider's basis,
+        // what any request with tools adds.
+        let sent = basis.set_cost(tools.iter().map(|t| costs[t.index]));
         let (session_id, session_tools) = if record {
             self.record_session(catalog, params, scope, &tools, now)?
         } else if params.preview {
@@ -155,7 +157,7 @@ impl Service {
         Ok(SearchOutcome {
             deferred_count: (catalog.len() - tools.len()) as u64,
             tools,
-            full_schema_tokens: costs.iter().sum(),
+            full_schema_tokens: basis.set_cost(costs.iter().copied()),
             sent_schema_tokens: sent,
             method: plan.ranker,
             token_basis: basis,

@@ -623,3 +623,17 @@ fn always_load_scores_share_the_ranked_scale() {
     assert_eq!(direct[1], full.iter().find(|h| h.doc == 0).unwrap().score);
     assert!(o.tools[0].score < o.tools[1].score);
 }
+
+#[test]
+fn a_provider_basis_adds_its_request_overhead_to_full_and_sent() {
+    let s = Service::default();
+    let mut p = params("alpha");
+    p.token_basis = Some(TokenBasis::OpenAiGpt4);
+    let o = s.tool_search(&catalog(), &p, "").unwrap();
+    assert_eq!(o.token_basis, TokenBasis::OpenAiGpt4);
+    let overhead = TokenBasis::OpenAiGpt4.request_overhead();
+    assert!(overhead > 9);
+    assert_eq!(o.full_schema_tokens, o.tool_tokens.iter().sum::<u64>() + overhead);
+    let sent: u64 = o.tools.iter().map(|t| o.tool_tokens[t.index]).sum();
+    assert_eq!(o.sent_schema_tokens, sent + overhead);
+}

@@ -51,17 +51,15 @@ pub fn anthropic_json(tool: &Tool) -> String {
 }
 
 /// The estimate of what `tools` cost a Claude request: the tool-use prompt
-/// and each definition's cl100k_base count times [`ANTHROPIC_PER_CL100K`]
+/// and each definition's cl100k_base count times [`ANTHROPIC_PER_CL100K`],
+/// rounded per tool as [`TokenBasis::AnthropicEstimate`] counts a tool
 /// (nothing for no tools).
 pub fn anthropic_estimate(tools: &[&Tool]) -> u64 {
     if tools.is_empty() {
         return 0;
     }
-    let cl100k: u64 = tools
-        .iter()
-        .map(|t| TokenBasis::Cl100kBase.count(&anthropic_json(t)))
-        .sum();
-    ANTHROPIC_TOOL_PROMPT + (cl100k as f64 * ANTHROPIC_PER_CL100K).round() as u64
+    let basis = TokenBasis::AnthropicEstimate;
+    basis.set_cost(tools.iter().map(|t| basis.count(&anthropic_json(t))))
 }
 
 /// One basis's figures.
@@ -101,20 +99,24 @@ pub fn costs_by_basis(all: &[&Tool], initial: &[&Tool], counter: &TokenCounter) 
     let row = |basis: &str, counted, full: u64, initial: u64| {
         BasisCost::new(basis, counted, full, initial)
     };
-    let mut rows: Vec<BasisCost> = TokenBasis::ALL
-        .into_iter()
-        .map(|b| {
-            let sum = |tools: &[&Tool]| -> u64 {
-                counter.tools_tokens(tools.iter().copied(), b).iter().sum()
-            };
-            let counted = if b == TokenBasis::EstimatedBytesDiv4 {
-                Counted::Estimate
-            } else {
-                Counted::Json
-            };
-            row(b.as_str(), counted, sum(all), sum(initial))
-        })
-        .collect();
+    let mut rows: Vec<BasisCost> = [
+        TokenBasis::O200kBase,
+        TokenBasis::Cl100kBase,
+        TokenBasis::EstimatedBytesDiv4,
+    ]
+    .into_iter()
+    .map(|b| {
+        let sum = |tools: &[&Tool]| -> u64 {
+            counter.tools_tokens(tools.iter().copied(), b).iter().sum()
+        };
+        let counted = if b == TokenBasis::EstimatedBytesDiv4 {
+            Counted::Estimate
+        } else {
+            Counted::Json
+        };
+        row(b.as_str(), counted, sum(all), sum(initial))
+    })
+    .collect();
     for (name, encoding) in RENDERED {
         let block = |tools: &[&Tool]| -> u64 {
             if tools.is_empty() {
@@ -158,11 +160,13 @@ mod tests {
         );
         let claude = &rows[5];
         assert_eq!(claude.counted, Counted::AnthropicEstimate);
-        let defs = TokenBasis::Cl100kBase.count(&anthropic_json(&a))
-            + TokenBasis::Cl100kBase.count(&anthropic_json(&b));
+        let per = |t: &Tool| {
+            (TokenBasis::Cl100kBase.count(&anthropic_json(t)) as f64 * ANTHROPIC_PER_CL100K).round()
+                as u64
+        };
         assert_eq!(
             claude.full_tokens,
-            ANTHROPIC_TOOL_PROMPT + (defs as f64 * ANTHROPIC_PER_CL100K).round() as u64
+            ANTHROPIC_TOOL_PROMPT + per(&a) + per(&b)
         );
         let openai = &rows[3];
         assert_eq!(openai.counted, Counted::Rendered);

@@ -31,14 +31,60 @@ pub enum TokenBasis {
     Cl100kBase,
     /// `ceil(bytes / 4)`, Caveman's own estimate; needs no vocabulary.
     EstimatedBytesDiv4,
+    /// OpenAI's rendering of the functions ([`openai`]) under o200k_base
+    /// (GPT-4o and later): a tool costs its part of the block, a request
+    /// with tools [`TokenBasis::request_overhead`] more.
+    OpenAi,
+    /// The same under cl100k_base (GPT-4, GPT-3.5).
+    OpenAiGpt4,
+    /// An estimate of a Claude request ([`by_basis::anthropic_estimate`]):
+    /// a tool costs its Messages API definition's cl100k_base count times
+    /// 1.23, a request with tools the tool-use prompt more.
+    AnthropicEstimate,
 }
 
 impl TokenBasis {
-    pub const ALL: [TokenBasis; 3] = [
+    pub const ALL: [TokenBasis; 6] = [
         TokenBasis::O200kBase,
         TokenBasis::Cl100kBase,
         TokenBasis::EstimatedBytesDiv4,
+        TokenBasis::OpenAi,
+        TokenBasis::OpenAiGpt4,
+        TokenBasis::AnthropicEstimate,
     ];
+
+    /// What a request that carries any tools costs beyond the tools' own
+    /// figures: OpenAI's block header, footer and 9; Anthropic's tool-use
+    /// prompt; nothing for the JSON bases.
+    pub fn request_overhead(self) -> u64 {
+        match self {
+            TokenBasis::OpenAi | TokenBasis::OpenAiGpt4 => {
+                self.count(openai::HEADER) + self.count(openai::FOOTER) + openai::REQUEST_OVERHEAD
+            }
+            TokenBasis::AnthropicEstimate => by_basis::ANTHROPIC_TOOL_PROMPT,
+            _ => 0,
+        }
+    }
+
+    /// `tools` as a set: their figures, and the overhead when there is one.
+    pub fn set_cost(self, tool_costs: impl IntoIterator<Item = u64>) -> u64 {
+        let mut any = false;
+        let sum: u64 = tool_costs.into_iter().inspect(|_| any = true).sum();
+        if any {
+            sum + self.request_overhead()
+        } else {
+            0
+        }
+    }
+
+    /// The text a tool is counted on with this basis.
+    pub fn tool_text(self, tool: &Tool) -> String {
+        match self {
+            TokenBasis::OpenAi | TokenBasis::OpenAiGpt4 => openai::render_tool(tool),
+            TokenBasis::AnthropicEstimate => by_basis::anthropic_json(tool),
+            _ => provider_json(tool),
+        }
+    }
 
     /// The name on the wire (`token_basis`).
     pub fn as_str(self) -> &'static str {
@@ -46,6 +92,17 @@ impl TokenBasis {
             TokenBasis::O200kBase => "o200k_base",
             TokenBasis::Cl100kBase => "cl100k_base",
             TokenBasis::EstimatedBytesDiv4 => "estimated_bytes_div_4",
+            TokenBasis::OpenAi => "openai",
+            TokenBasis::OpenAiGpt4 => "openai:gpt-4",
+            TokenBasis::AnthropicEstimate => "anthropic",
+        }
+    }
+
+    /// The name shown to people: an estimate says so.
+    pub fn label(self) -> &'static str {
+        match self {
+            TokenBasis::AnthropicEstimate => "anthropic (estimate)",
+            other => other.as_str(),
         }
     }
 
@@ -59,12 +116,14 @@ impl TokenBasis {
         static O200K: OnceLock<Option<CoreBPE>> = OnceLock::new();
         static CL100K: OnceLock<Option<CoreBPE>> = OnceLock::new();
         match self {
-            TokenBasis::O200kBase => O200K
+            TokenBasis::O200kBase | TokenBasis::OpenAi => O200K
                 .get_or_init(|| tiktoken_rs::o200k_base().ok())
                 .as_ref(),
-            TokenBasis::Cl100kBase => CL100K
-                .get_or_init(|| tiktoken_rs::cl100k_base().ok())
-                .as_ref(),
+            TokenBasis::Cl100kBase | TokenBasis::OpenAiGpt4 | TokenBasis::AnthropicEstimate => {
+                CL100K
+                    .get_or_init(|| tiktoken_rs::cl100k_base().ok())
+                    .as_ref()
+            }
             TokenBasis::EstimatedBytesDiv4 => None,
         }
     }
@@ -73,9 +132,14 @@ impl TokenBasis {
     /// the binary; should one ever fail to load, the count falls back to
     /// `ceil(bytes/4)` rather than failing.
     pub fn count(self, text: &str) -> u64 {
-        match self.bpe() {
+        let n = match self.bpe() {
             Some(bpe) => bpe.encode_ordinary(text).len() as u64,
             None => text.len().div_ceil(4) as u64,
+        };
+        if self == TokenBasis::AnthropicEstimate {
+            (n as f64 * by_basis::ANTHROPIC_PER_CL100K).round() as u64
+        } else {
+            n
         }
     }
 }
@@ -99,7 +163,9 @@ impl fmt::Display for TokenBasis {
 
 /// An unknown token basis name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown token basis {0:?} (expected o200k_base, cl100k_base or estimated_bytes_div_4)")]
+#[error(
+    "unknown token basis {0:?} (expected o200k_base, cl100k_base, estimated_bytes_div_4, openai, openai:gpt-4 or anthropic)"
+)]
 pub struct UnknownBasis(pub String);
 
 impl FromStr for TokenBasis {
@@ -252,7 +318,7 @@ impl TokenCounter {
 
     /// The tool's schema tokens with `basis`.
     pub fn tool_tokens(&self, tool: &Tool, basis: TokenBasis) -> u64 {
-        let json = provider_json(tool);
+        let json = basis.tool_text(tool);
         let seed = basis as u64;
         let hash = xxhash_rust::xxh3::xxh3_128_with_seed(json.as_bytes(), seed);
         let key = ((hash >> 64) as u64, hash as u64);
@@ -521,6 +587,54 @@ mod tests {
         assert_eq!(
             counter.tool_tokens(&tool, TokenBasis::EstimatedBytesDiv4),
             bytes.div_ceil(4)
+        );
+    }
+}
+
+#[cfg(test)]
+mod provider_bases {
+    use super::*;
+
+    #[test]
+    fn provider_bases_count_what_the_provider_sees_and_add_their_overhead() {
+        let mut t = Tool::new("get_weather", "Get the weather in a city");
+        t.input_schema =
+            serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}});
+        let counter = TokenCounter::new();
+        let openai = counter.tool_tokens(&t, TokenBasis::OpenAi);
+        assert_eq!(
+            openai,
+            TokenBasis::O200kBase.count(&openai::render_tool(&t))
+        );
+        let claude = counter.tool_tokens(&t, TokenBasis::AnthropicEstimate);
+        let cl100k = TokenBasis::Cl100kBase.count(&by_basis::anthropic_json(&t));
+        assert_eq!(claude, (cl100k as f64 * 1.23).round() as u64);
+        // A set pays the overhead once; no tools, nothing.
+        let o = TokenBasis::OpenAi.request_overhead();
+        assert_eq!(
+            o,
+            TokenBasis::O200kBase.count(openai::HEADER)
+                + TokenBasis::O200kBase.count(openai::FOOTER)
+                + 9
+        );
+        assert_eq!(
+            TokenBasis::OpenAi.set_cost([openai, openai]),
+            2 * openai + o
+        );
+        assert_eq!(
+            TokenBasis::AnthropicEstimate.set_cost([claude]),
+            claude + 346
+        );
+        assert_eq!(TokenBasis::OpenAi.set_cost(std::iter::empty()), 0);
+        assert_eq!(TokenBasis::O200kBase.set_cost([3, 4]), 7);
+        // Names on the wire, and the label of an estimate.
+        assert_eq!(
+            "openai:gpt-4".parse::<TokenBasis>(),
+            Ok(TokenBasis::OpenAiGpt4)
+        );
+        assert_eq!(
+            TokenBasis::AnthropicEstimate.label(),
+            "anthropic (estimate)"
         );
     }
 }

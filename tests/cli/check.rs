@@ -355,3 +355,47 @@ fn every_basis_side_by_side() {
     assert!(plain.get("bases").is_none());
     assert_usage_error(&run(&["check", "--bases", "some"]), "--bases");
 }
+
+#[test]
+fn a_provider_basis_counts_its_shares_and_the_request_overhead_once() {
+    let v = json(&run(&[
+        "check",
+        "--strategy",
+        "deferred",
+        "--token-basis",
+        "anthropic",
+        "--json",
+    ]));
+    assert_eq!(v["token_basis"], "anthropic");
+    let shares: u64 = v["tool_costs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tokens"].as_u64().unwrap())
+        .sum();
+    // The tool-use prompt, once, on top of the tools' shares.
+    assert_eq!(v["full_schema_tokens"].as_u64().unwrap(), shares + 346);
+    let initial: u64 = v["tool_costs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["initial"] == true)
+        .map(|t| t["tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(v["initial_schema_tokens"].as_u64().unwrap(), initial + 346);
+    let text =
+        String::from_utf8_lossy(&run(&["check", "--token-basis", "openai"]).stdout).into_owned();
+    assert!(
+        text.contains("openai: a request with tools costs"),
+        "{text}"
+    );
+    // The JSON bases are unchanged: no overhead.
+    let plain = json(&run(&["check", "--json"]));
+    let sum: u64 = plain["tool_costs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(plain["full_schema_tokens"].as_u64().unwrap(), sum);
+}

@@ -15,7 +15,7 @@ fn bad_values_name_file_line_and_column() {
         ),
         (
             "[explorer]\ninitial_tool_count = 4\ntoken_basis = \"gpt2\"\n",
-            ":3:15: token_basis must be o200k_base, cl100k_base or estimated_bytes_div_4, not \"gpt2\"",
+            ":3:15: token_basis must be o200k_base, cl100k_base, estimated_bytes_div_4, openai, openai:gpt-4 or anthropic, not \"gpt2\"",
         ),
         (
             "[explorer]\nranker = \"dense\"\n",
