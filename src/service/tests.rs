@@ -633,7 +633,10 @@ fn a_provider_basis_adds_its_request_overhead_to_full_and_sent() {
     assert_eq!(o.token_basis, TokenBasis::OpenAiGpt4);
     let overhead = TokenBasis::OpenAiGpt4.request_overhead();
     assert!(overhead > 9);
-    assert_eq!(o.full_schema_tokens, o.tool_tokens.iter().sum::<u64>() + overhead);
+    assert_eq!(
+        o.full_schema_tokens,
+        o.tool_tokens.iter().sum::<u64>() + overhead
+    );
     let sent: u64 = o.tools.iter().map(|t| o.tool_tokens[t.index]).sum();
     assert_eq!(o.sent_schema_tokens, sent + overhead);
 }

@@ -20,6 +20,9 @@ use crate::catalog::Tool;
 
 pub mod by_basis;
 pub mod openai;
+mod savings;
+
+pub use savings::{Savings, reduction_pct, saved_tokens};
 
 /// Which counter gives the token figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -360,46 +363,6 @@ impl TokenCounter {
     }
 }
 
-/// The client's view of a search's token figures (CONTRACT §3): invalid
-/// counts (sent > full) become 0/0; saved = full - sent; the reduction is a
-/// percentage rounded half-up to one decimal, computed in integers.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Savings {
-    pub full_schema_tokens: u64,
-    pub sent_schema_tokens: u64,
-    pub saved_tokens: u64,
-    pub reduction_pct: f64,
-}
-
-impl Savings {
-    pub fn new(full: u64, sent: u64) -> Self {
-        let (full, sent) = if sent > full { (0, 0) } else { (full, sent) };
-        Savings {
-            full_schema_tokens: full,
-            sent_schema_tokens: sent,
-            saved_tokens: saved_tokens(full, sent),
-            reduction_pct: reduction_pct(full, sent),
-        }
-    }
-}
-
-/// `full - sent`, or 0 when the counts are inconsistent (sent > full).
-pub fn saved_tokens(full: u64, sent: u64) -> u64 {
-    full.saturating_sub(sent)
-}
-
-/// `100 * saved / full` rounded half-up to one decimal; 0 when full is 0 or
-/// sent > full. Integer arithmetic (u128, so no overflow for any u64 input).
-pub fn reduction_pct(full: u64, sent: u64) -> f64 {
-    if full == 0 || sent > full {
-        return 0.0;
-    }
-    let saved = u128::from(full - sent);
-    let full = u128::from(full);
-    let tenths = (saved * 2000 + full) / (2 * full);
-    tenths as f64 / 10.0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -592,49 +555,4 @@ mod tests {
 }
 
 #[cfg(test)]
-mod provider_bases {
-    use super::*;
-
-    #[test]
-    fn provider_bases_count_what_the_provider_sees_and_add_their_overhead() {
-        let mut t = Tool::new("get_weather", "Get the weather in a city");
-        t.input_schema =
-            serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}});
-        let counter = TokenCounter::new();
-        let openai = counter.tool_tokens(&t, TokenBasis::OpenAi);
-        assert_eq!(
-            openai,
-            TokenBasis::O200kBase.count(&openai::render_tool(&t))
-        );
-        let claude = counter.tool_tokens(&t, TokenBasis::AnthropicEstimate);
-        let cl100k = TokenBasis::Cl100kBase.count(&by_basis::anthropic_json(&t));
-        assert_eq!(claude, (cl100k as f64 * 1.23).round() as u64);
-        // A set pays the overhead once; no tools, nothing.
-        let o = TokenBasis::OpenAi.request_overhead();
-        assert_eq!(
-            o,
-            TokenBasis::O200kBase.count(openai::HEADER)
-                + TokenBasis::O200kBase.count(openai::FOOTER)
-                + 9
-        );
-        assert_eq!(
-            TokenBasis::OpenAi.set_cost([openai, openai]),
-            2 * openai + o
-        );
-        assert_eq!(
-            TokenBasis::AnthropicEstimate.set_cost([claude]),
-            claude + 346
-        );
-        assert_eq!(TokenBasis::OpenAi.set_cost(std::iter::empty()), 0);
-        assert_eq!(TokenBasis::O200kBase.set_cost([3, 4]), 7);
-        // Names on the wire, and the label of an estimate.
-        assert_eq!(
-            "openai:gpt-4".parse::<TokenBasis>(),
-            Ok(TokenBasis::OpenAiGpt4)
-        );
-        assert_eq!(
-            TokenBasis::AnthropicEstimate.label(),
-            "anthropic (estimate)"
-        );
-    }
-}
+mod provider_bases_tests;
