@@ -62,7 +62,19 @@ impl TokenBasis {
     pub fn request_overhead(self) -> u64 {
         match self {
             TokenBasis::OpenAi | TokenBasis::OpenAiGpt4 => {
-                self.count(openai::HEADER) + self.count(openai::FOOTER) + openai::REQUEST_OVERHEAD
+                // Counted once per basis: the explorer asks on every frame.
+                static O200K: OnceLock<u64> = OnceLock::new();
+                static CL100K: OnceLock<u64> = OnceLock::new();
+                let cell = if self == TokenBasis::OpenAi {
+                    &O200K
+                } else {
+                    &CL100K
+                };
+                *cell.get_or_init(|| {
+                    self.count(openai::HEADER)
+                        + self.count(openai::FOOTER)
+                        + openai::REQUEST_OVERHEAD
+                })
             }
             TokenBasis::AnthropicEstimate => by_basis::ANTHROPIC_TOOL_PROMPT,
             _ => 0,

@@ -491,8 +491,8 @@ impl App {
                 return vec![self.search.retry(&on)];
             }
             Action::SendFullCatalog => {
-                let costs = self.costs.as_deref().map(Vec::as_slice);
-                let message = self.search.send_full_catalog(self.catalog.len(), costs);
+                let full = self.full_tokens();
+                let message = self.search.send_full_catalog(self.catalog.len(), full);
                 self.status = Some(message);
             }
             Action::Tune => {

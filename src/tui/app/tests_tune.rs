@@ -565,3 +565,23 @@ fn typing_with_a_dense_ranker_shows_bm25_at_once_then_the_dense_answer() {
         [Effect::Search { interim: false, .. }]
     ));
 }
+
+#[test]
+fn the_budget_compares_the_request_as_the_provider_bills_it() {
+    // Under the Claude estimate a request with tools costs the tool-use
+    // prompt too: a budget that holds the tools' shares alone is too small.
+    let setup = |s: &mut Setup, budget| {
+        s.settings.token_basis = Some(crate::tokens::TokenBasis::AnthropicEstimate);
+        s.context_budget = Some(budget);
+    };
+    let shares: u64 = started_with(|s| setup(s, 0)).costs().unwrap().iter().sum();
+    let mut app = started_with(|s| setup(s, shares));
+    failed(&mut app);
+    press(&mut app, KeyCode::Char('F'));
+    assert!(!app.search().full_catalog, "{:?}", app.status());
+    let mut app = started_with(|s| setup(s, shares + 346));
+    failed(&mut app);
+    press(&mut app, KeyCode::Char('F'));
+    assert!(app.search().full_catalog, "{:?}", app.status());
+    assert!(app.status().unwrap().contains(&crate::numbers::thousands(shares + 346)));
+}

@@ -192,8 +192,16 @@ impl App {
     /// The full catalog's tokens (once counted) and whether they fit the
     /// context budget: `Err` says why the full catalog is not offered.
     pub fn full_catalog_offer(&self) -> Result<u64, String> {
-        self.search
-            .full_catalog_offer(self.costs.as_deref().map(Vec::as_slice))
+        self.search.full_catalog_offer(self.full_tokens())
+    }
+
+    /// The whole catalog's tokens under the basis in force (a provider's
+    /// request overhead included), once counted.
+    pub fn full_tokens(&self) -> Option<u64> {
+        let basis = self.settings.basis();
+        self.costs
+            .as_deref()
+            .map(|c| basis.set_cost(c.iter().copied()))
     }
 
     /// The search cap and initial count the Tune screen marks.

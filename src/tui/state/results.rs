@@ -268,17 +268,17 @@ impl SearchState {
         }
     }
 
-    /// The full catalog's tokens (`costs`, once counted) and whether they
-    /// fit the context budget: `Err` says why the full catalog is not
-    /// offered.
-    pub fn full_catalog_offer(&self, costs: Option<&[u64]>) -> Result<u64, String> {
+    /// The full catalog's tokens (`full`: its total under the basis in
+    /// force, once counted, a provider's request overhead included) and
+    /// whether they fit the context budget: `Err` says why the full catalog
+    /// is not offered.
+    pub fn full_catalog_offer(&self, full: Option<u64>) -> Result<u64, String> {
         let Some(budget) = self.context_budget else {
             return Err("no context budget is set (--context-budget TOKENS)".into());
         };
-        let Some(costs) = costs else {
+        let Some(full) = full else {
             return Err("the catalog's tokens are still being counted".into());
         };
-        let full: u64 = costs.iter().sum();
         if full <= budget {
             Ok(full)
         } else {
@@ -290,13 +290,14 @@ impl SearchState {
         }
     }
 
-    /// Sends the full catalog (of `catalog_len` tools, `costs`) instead of
-    /// a failed search's, if it fits: the message to show either way.
-    pub fn send_full_catalog(&mut self, catalog_len: usize, costs: Option<&[u64]>) -> String {
+    /// Sends the full catalog (of `catalog_len` tools, `full` tokens)
+    /// instead of a failed search's, if it fits: the message to show either
+    /// way.
+    pub fn send_full_catalog(&mut self, catalog_len: usize, full: Option<u64>) -> String {
         if !matches!(self.results, Results::Failed(_)) {
             return "the full catalog is offered only when a search fails".into();
         }
-        match self.full_catalog_offer(costs) {
+        match self.full_catalog_offer(full) {
             Ok(tokens) => {
                 self.full_catalog = true;
                 format!(

@@ -85,7 +85,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             f.render_widget(Paragraph::new(Span::styled(right.clone(), theme.dim)), rt);
         }
         Results::Failed(_) if app.search().full_catalog => {
-            let full: u64 = app.costs().map_or(0, |c| c.iter().sum());
+            let full: u64 = app.full_tokens().unwrap_or(0);
             f.render_widget(
                 Paragraph::new(Span::styled(
                     format!(
@@ -115,13 +115,10 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             theme.dim,
         )),
         Some(costs) => {
-            let full: u64 = costs.iter().sum();
-            let initial: u64 = app
-                .handle()
-                .initial_indices()
-                .iter()
-                .map(|&i| costs[i])
-                .sum();
+            // Totals as a request costs them under the basis in force.
+            let basis = app.settings().basis();
+            let full = basis.set_cost(costs.iter().copied());
+            let initial = basis.set_cost(app.handle().initial_indices().iter().map(|&i| costs[i]));
             let always = app.always_load_count();
             let lazy = app.handle().initial_indices().len()
                 - match app.handle().strategy() {
