@@ -583,5 +583,9 @@ fn the_budget_compares_the_request_as_the_provider_bills_it() {
     failed(&mut app);
     press(&mut app, KeyCode::Char('F'));
     assert!(app.search().full_catalog, "{:?}", app.status());
-    assert!(app.status().unwrap().contains(&crate::numbers::thousands(shares + 346)));
+    assert!(
+        app.status()
+            .unwrap()
+            .contains(&crate::numbers::thousands(shares + 346))
+    );
 }
