@@ -52,8 +52,6 @@ VENV="${TOOLSIFT_SDK_VENV:-$HOME/.cache/toolsift-sdk-venv}"
 NPM_PREFIX="${TOOLSIFT_NPM_PREFIX:-$HOME/.cache/toolsift-npm}"
 PYTHON="${PYTHON:-python3}"
 VPY="$VENV/bin/python"
-EVERYTHING_DIR="$NPM_PREFIX/node_modules/@modelcontextprotocol/server-everything"
-INSPECTOR_CLI_DIR="$NPM_PREFIX/node_modules/@modelcontextprotocol/inspector-cli"
 
 python_installed() {
     [ -x "$VPY" ] && [ -x "$VENV/bin/mcp-server-time" ] && [ -x "$VENV/bin/mcp-server-git" ] &&
@@ -67,14 +65,25 @@ sys.exit(0 if all(version(p) == v for p, v in wanted.items()) else 1)
 PY
 }
 
-npm_installed() {
-    [ -x "$NPM_PREFIX/node_modules/.bin/mcp-server-everything" ] &&
-        grep -q "\"version\": \"$EVERYTHING_VERSION\"" "$EVERYTHING_DIR/package.json" 2>/dev/null
-}
-
-inspector_cli_installed() {
-    [ -x "$NPM_PREFIX/node_modules/.bin/mcp-inspector-cli" ] &&
-        grep -q "\"version\": \"$INSPECTOR_CLI_VERSION\"" "$INSPECTOR_CLI_DIR/package.json" 2>/dev/null
+# npm_package PACKAGE VERSION [BIN]: PACKAGE@VERSION in $NPM_PREFIX (and
+# its BIN in node_modules/.bin), installed unless it is there already.
+npm_package() {
+    local package="$1" version="$2" bin="${3:-}"
+    local dir="$NPM_PREFIX/node_modules/$package"
+    installed() {
+        { [ -z "$bin" ] || [ -x "$NPM_PREFIX/node_modules/.bin/$bin" ]; } &&
+            grep -q "\"version\": \"$version\"" "$dir/package.json" 2>/dev/null
+    }
+    if installed; then
+        echo "$package $version already in $NPM_PREFIX"
+        return
+    fi
+    command -v npm >/dev/null && command -v node >/dev/null || apt_install nodejs npm
+    mkdir -p "$NPM_PREFIX"
+    npm install --prefix "$NPM_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
+        "$package@$version" >/dev/null
+    installed || { echo "error: $package $version did not install into $NPM_PREFIX" >&2; exit 1; }
+    echo "$package $version installed in $NPM_PREFIX"
 }
 
 # Installs Debian packages, as root only; else says what is missing.
@@ -99,42 +108,9 @@ else
     apt_install redis-server
 fi
 
-if ! npm_installed; then
-    command -v npm >/dev/null && command -v node >/dev/null || apt_install nodejs npm
-    mkdir -p "$NPM_PREFIX"
-    npm install --prefix "$NPM_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
-        "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" >/dev/null
-    npm_installed || { echo "error: server-everything $EVERYTHING_VERSION did not install into $NPM_PREFIX" >&2; exit 1; }
-    echo "@modelcontextprotocol/server-everything $EVERYTHING_VERSION installed in $NPM_PREFIX"
-else
-    echo "@modelcontextprotocol/server-everything $EVERYTHING_VERSION already in $NPM_PREFIX"
-fi
-
-if ! inspector_cli_installed; then
-    command -v npm >/dev/null && command -v node >/dev/null || apt_install nodejs npm
-    mkdir -p "$NPM_PREFIX"
-    npm install --prefix "$NPM_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
-        "@modelcontextprotocol/inspector-cli@$INSPECTOR_CLI_VERSION" >/dev/null
-    inspector_cli_installed || { echo "error: inspector-cli $INSPECTOR_CLI_VERSION did not install into $NPM_PREFIX" >&2; exit 1; }
-    echo "@modelcontextprotocol/inspector-cli $INSPECTOR_CLI_VERSION installed in $NPM_PREFIX"
-else
-    echo "@modelcontextprotocol/inspector-cli $INSPECTOR_CLI_VERSION already in $NPM_PREFIX"
-fi
-
-openai_chat_tokens_installed() {
-    grep -q "\"version\": \"$OPENAI_CHAT_TOKENS_VERSION\"" "$NPM_PREFIX/node_modules/openai-chat-tokens/package.json" 2>/dev/null
-}
-
-if ! openai_chat_tokens_installed; then
-    command -v npm >/dev/null && command -v node >/dev/null || apt_install nodejs npm
-    mkdir -p "$NPM_PREFIX"
-    npm install --prefix "$NPM_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
-        "openai-chat-tokens@$OPENAI_CHAT_TOKENS_VERSION" >/dev/null
-    openai_chat_tokens_installed || { echo "error: openai-chat-tokens $OPENAI_CHAT_TOKENS_VERSION did not install into $NPM_PREFIX" >&2; exit 1; }
-    echo "openai-chat-tokens $OPENAI_CHAT_TOKENS_VERSION installed in $NPM_PREFIX"
-else
-    echo "openai-chat-tokens $OPENAI_CHAT_TOKENS_VERSION already in $NPM_PREFIX"
-fi
+npm_package @modelcontextprotocol/server-everything "$EVERYTHING_VERSION" mcp-server-everything
+npm_package @modelcontextprotocol/inspector-cli "$INSPECTOR_CLI_VERSION" mcp-inspector-cli
+npm_package openai-chat-tokens "$OPENAI_CHAT_TOKENS_VERSION"
 
 # The Caveman TypeScript SDK, compiled from its vendored source.
 TS_VERSION="5.9.3"

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use toolsift::gateway::{self, Gateway, GatewayConfig, HttpConfig, ListSaving, Log, Recorder};
-use toolsift::server::ApiKeys;
 use toolsift::tokens::TokenBasis;
 
 use super::args::{GatewayArgs, Switch};
@@ -65,13 +64,7 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
     let http = match args.http.or(file.http) {
         None => None,
         Some(addr) => {
-            let names = if args.api_key_env.is_empty() {
-                file.api_key_env.clone().unwrap_or_default()
-            } else {
-                args.api_key_env.clone()
-            };
-            let keys = ApiKeys::from_env(&names, &|n| std::env::var(n).ok())
-                .map_err(|e| CliError::Usage(e.to_string()))?;
+            let keys = super::serve::api_keys(&args.api_key_env, file.api_key_env.as_deref())?;
             let config = HttpConfig {
                 addr,
                 keys,

@@ -5,6 +5,21 @@ use super::args::ServeArgs;
 use super::error::CliError;
 use super::output::write_stdout;
 
+/// The API keys named by `--api-key-env` (`flag`), else by the config
+/// file's `api_key_env`, read from the environment.
+pub(super) fn api_keys(
+    flag: &[String],
+    file: Option<&[String]>,
+) -> Result<toolsift::server::ApiKeys, CliError> {
+    let names = if flag.is_empty() {
+        file.unwrap_or_default()
+    } else {
+        flag
+    };
+    toolsift::server::ApiKeys::from_env(names, &|n| std::env::var(n).ok())
+        .map_err(|e| CliError::Usage(e.to_string()))
+}
+
 /// The server's settings: flags, then the config file's `[serve]`, then the
 /// defaults.
 fn serve_config(args: &ServeArgs) -> Result<toolsift::server::ServeConfig, CliError> {
@@ -13,13 +28,7 @@ fn serve_config(args: &ServeArgs) -> Result<toolsift::server::ServeConfig, CliEr
     let file = &config.serve;
     let mut c = ServeConfig::default();
     c.addr = args.addr.or(file.addr).unwrap_or(c.addr);
-    let names = if args.api_key_env.is_empty() {
-        file.api_key_env.clone().unwrap_or_default()
-    } else {
-        args.api_key_env.clone()
-    };
-    c.keys = ApiKeys::from_env(&names, &|n| std::env::var(n).ok())
-        .map_err(|e| CliError::Usage(e.to_string()))?;
+    c.keys = api_keys(&args.api_key_env, file.api_key_env.as_deref())?;
     c.max_body_bytes = args
         .max_body_bytes
         .or(file.max_body_bytes)

@@ -143,6 +143,8 @@ pub struct Counter {
     pub asked: u64,
     /// Counts found on disk.
     pub kept: u64,
+    /// The count without tools, once known (every set is measured from it).
+    baseline: Option<u64>,
 }
 
 impl Counter {
@@ -163,6 +165,7 @@ impl Counter {
             cache,
             asked: 0,
             kept: 0,
+            baseline: None,
         })
     }
 
@@ -176,7 +179,14 @@ impl Counter {
             return Ok(0);
         }
         let with = self.count(tools)?;
-        let without = self.count(&[])?;
+        let without = match self.baseline {
+            Some(n) => n,
+            None => {
+                let n = self.count(&[])?;
+                self.baseline = Some(n);
+                n
+            }
+        };
         Ok(with.saturating_sub(without))
     }
 

@@ -71,7 +71,7 @@ fn openai_counts_are_asked_with_the_tools_in_its_shape_then_kept() {
     assert_eq!(exact_row(&again), Some(row));
     assert_eq!(fake.seen().len(), 3, "the second run asked again");
     assert!(
-        String::from_utf8_lossy(&again.stderr).contains("0 counted by the provider now, 4 kept")
+        String::from_utf8_lossy(&again.stderr).contains("0 counted by the provider now, 3 kept")
     );
 }
 
