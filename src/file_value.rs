@@ -105,6 +105,8 @@ fn refused<E: de::Error>(what: &str, found: &Found) -> E {
 pub trait Named: FromStr + fmt::Display + Sized + 'static {
     /// Every name, in the order messages list them.
     const ALL: &'static [Self];
+    /// What a message says is expected, when not the list of [`Named::ALL`].
+    const EXPECTED: Option<&'static str> = None;
 }
 
 /// `a`, `a or b`, `a, b or c`.
@@ -121,7 +123,18 @@ fn or_list<T: fmt::Display>(all: &[T]) -> String {
 pub fn one_of<'de, D: Deserializer<'de>, T: Named + PartialEq>(
     d: D,
 ) -> Result<Option<T>, D::Error> {
-    one_among(d, T::ALL)
+    match T::EXPECTED {
+        None => one_among(d, T::ALL),
+        Some(expected) => {
+            let found = Found::deserialize(d)?;
+            match &found {
+                Found::Text(t) => t.parse().ok(),
+                _ => None,
+            }
+            .map(Some)
+            .ok_or_else(|| refused(expected, &found))
+        }
+    }
 }
 
 /// One of the names in `allowed` (a setting that takes only some of `T`'s).

@@ -171,7 +171,7 @@ pub struct ExploreArgs {
     pub max_loaded_tools: Option<String>,
     #[arg(long, value_name = "N", allow_hyphen_values = true, help = format!("Cap on tools a search returns (default: the service's {DEFAULT_MAX_TOOLS})"))]
     pub max_tools: Option<String>,
-    #[arg(long, value_name = "BASIS", help = from_config(&choices(&TokenBasis::ALL), TokenBasis::default()))]
+    #[arg(long, value_name = "BASIS", help = from_config(&basis_choices(), TokenBasis::default()))]
     pub token_basis: Option<String>,
     /// Config file (else $TOOLSIFT_CONFIG, $XDG_CONFIG_HOME/toolsift/config.toml, ~/.config/toolsift/config.toml).
     #[arg(long, value_name = "FILE")]
@@ -346,6 +346,14 @@ pub fn choices<T: std::fmt::Display>(all: &[T]) -> String {
         .join(" | ")
 }
 
+/// The token bases a flag takes: the six, and the model forms.
+fn basis_choices() -> String {
+    format!(
+        "{} | openai:MODEL | anthropic:MODEL (:any after an Anthropic basis: tool_choice any or tool)",
+        choices(&TokenBasis::ALL)
+    )
+}
+
 /// A flag's help when its default comes from the config file, whose built-in
 /// values are the explorer's defaults.
 pub fn from_config(text: &str, default: impl std::fmt::Display) -> String {
@@ -369,7 +377,7 @@ pub struct HandleArgs {
     /// Cap for the deferred initial set and default search cap.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub max_loaded_tools: Option<String>,
-    #[arg(long, value_name = "BASIS", help = format!("{} (default {}; a search names a basis only when given)", choices(&TokenBasis::ALL), TokenBasis::default()))]
+    #[arg(long, value_name = "BASIS", help = format!("{} (default {}; a search names a basis only when given)", basis_choices(), TokenBasis::default()))]
     pub token_basis: Option<String>,
 }
 

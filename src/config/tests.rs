@@ -237,7 +237,7 @@ fn a_bad_value_names_file_line_and_column_and_what_was_found() {
         ),
         (
             "[explorer]\ninitial_tool_count = 2\ntoken_basis = \"gpt2\"\n",
-            "c.toml:3:15: token_basis must be o200k_base, cl100k_base, estimated_bytes_div_4, openai, openai:gpt-4 or anthropic, not \"gpt2\"",
+            "c.toml:3:15: token_basis must be o200k_base, cl100k_base, estimated_bytes_div_4, openai, openai:MODEL, anthropic or anthropic:MODEL (:any after an Anthropic basis for tool_choice any or tool), not \"gpt2\"",
         ),
         (
             "[explorer]\nranker = \"dense\"\n",

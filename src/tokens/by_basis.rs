@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use super::anthropic::anthropic_json;
 use super::openai::{REQUEST_OVERHEAD, render_block};
 use super::{TokenBasis, TokenCounter, reduction_pct, saved_tokens};
 use crate::catalog::Tool;
@@ -29,36 +30,15 @@ pub enum Counted {
     Exact,
 }
 
-/// The tool-use system prompt Anthropic adds when tools are present, with
-/// `tool_choice` `auto` or `none`, on the current Opus, Sonnet and Haiku
-/// models (Anthropic's tool-use documentation; 313 with `any` or `tool`).
-pub const ANTHROPIC_TOOL_PROMPT: u64 = 346;
-
-/// Claude's tokens per cl100k_base token on tool definitions: 1.23 (1.18 to
-/// 1.26) over 106 MCP definitions from 7 servers, measured against
-/// Anthropic's count-tokens endpoint by an independent study.
-pub const ANTHROPIC_PER_CL100K: f64 = 1.23;
-
-/// The tool as the Messages API takes it: `{"name", "description",
-/// "input_schema"}`, compact.
-pub fn anthropic_json(tool: &Tool) -> String {
-    serde_json::json!({
-        "name": tool.name,
-        "description": tool.description,
-        "input_schema": tool.input_schema,
-    })
-    .to_string()
-}
-
 /// The estimate of what `tools` cost a Claude request: the tool-use prompt
-/// and each definition's cl100k_base count times [`ANTHROPIC_PER_CL100K`],
-/// rounded per tool as [`TokenBasis::AnthropicEstimate`] counts a tool
+/// and each definition's cl100k_base count times [`super::anthropic::ANTHROPIC_PER_CL100K`],
+/// rounded per tool as [`TokenBasis::ANTHROPIC`] counts a tool
 /// (nothing for no tools).
 pub fn anthropic_estimate(tools: &[&Tool]) -> u64 {
     if tools.is_empty() {
         return 0;
     }
-    let basis = TokenBasis::AnthropicEstimate;
+    let basis = TokenBasis::ANTHROPIC;
     basis.set_cost(tools.iter().map(|t| basis.count(&anthropic_json(t))))
 }
 
@@ -161,13 +141,9 @@ mod tests {
         let claude = &rows[5];
         assert_eq!(claude.counted, Counted::AnthropicEstimate);
         let per = |t: &Tool| {
-            (TokenBasis::Cl100kBase.count(&anthropic_json(t)) as f64 * ANTHROPIC_PER_CL100K).round()
-                as u64
+            crate::tokens::anthropic::scale(TokenBasis::Cl100kBase.count(&anthropic_json(t)))
         };
-        assert_eq!(
-            claude.full_tokens,
-            ANTHROPIC_TOOL_PROMPT + per(&a) + per(&b)
-        );
+        assert_eq!(claude.full_tokens, 346 + per(&a) + per(&b));
         let openai = &rows[3];
         assert_eq!(openai.counted, Counted::Rendered);
         assert_eq!(

@@ -17,7 +17,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 use tiktoken_rs::CoreBPE;
 
 use crate::catalog::Tool;
+use anthropic::Claude;
 
+pub mod anthropic;
 pub mod by_basis;
 pub mod openai;
 mod savings;
@@ -42,8 +44,8 @@ pub enum TokenBasis {
     OpenAiGpt4,
     /// An estimate of a Claude request ([`by_basis::anthropic_estimate`]):
     /// a tool costs its Messages API definition's cl100k_base count times
-    /// 1.23, a request with tools the tool-use prompt more.
-    AnthropicEstimate,
+    /// 1.23, a request with tools the family's tool-use prompt more.
+    Anthropic(Claude),
 }
 
 impl TokenBasis {
@@ -53,8 +55,27 @@ impl TokenBasis {
         TokenBasis::EstimatedBytesDiv4,
         TokenBasis::OpenAi,
         TokenBasis::OpenAiGpt4,
-        TokenBasis::AnthropicEstimate,
+        TokenBasis::ANTHROPIC,
     ];
+
+    /// The current Claude models with `tool_choice` auto.
+    pub const ANTHROPIC: TokenBasis = TokenBasis::Anthropic(Claude::CURRENT);
+
+    /// Every basis a name gives: [`TokenBasis::ALL`] and the other Claude
+    /// families and choices.
+    pub const NAMED: [TokenBasis; 13] = {
+        let mut out = [TokenBasis::O200kBase; 13];
+        let mut i = 0;
+        while i < 5 {
+            out[i] = TokenBasis::ALL[i];
+            i += 1;
+        }
+        while i < 13 {
+            out[i] = TokenBasis::Anthropic(Claude::EVERY[i - 5]);
+            i += 1;
+        }
+        out
+    };
 
     /// What a request that carries any tools costs beyond the tools' own
     /// figures: OpenAI's block header, footer and 9; Anthropic's tool-use
@@ -76,7 +97,7 @@ impl TokenBasis {
                         + openai::REQUEST_OVERHEAD
                 })
             }
-            TokenBasis::AnthropicEstimate => by_basis::ANTHROPIC_TOOL_PROMPT,
+            TokenBasis::Anthropic(claude) => claude.tool_prompt(),
             _ => 0,
         }
     }
@@ -96,7 +117,7 @@ impl TokenBasis {
     pub fn tool_text(self, tool: &Tool) -> String {
         match self {
             TokenBasis::OpenAi | TokenBasis::OpenAiGpt4 => openai::render_tool(tool),
-            TokenBasis::AnthropicEstimate => by_basis::anthropic_json(tool),
+            TokenBasis::Anthropic(_) => anthropic::anthropic_json(tool),
             _ => provider_json(tool),
         }
     }
@@ -109,22 +130,37 @@ impl TokenBasis {
             TokenBasis::EstimatedBytesDiv4 => "estimated_bytes_div_4",
             TokenBasis::OpenAi => "openai",
             TokenBasis::OpenAiGpt4 => "openai:gpt-4",
-            TokenBasis::AnthropicEstimate => "anthropic",
+            TokenBasis::Anthropic(claude) => claude.name(),
         }
     }
 
     /// The name shown to people: an estimate says so.
     pub fn label(self) -> &'static str {
         match self {
-            TokenBasis::AnthropicEstimate => "anthropic (estimate)",
+            TokenBasis::Anthropic(claude) => claude.label(),
             other => other.as_str(),
         }
     }
 
-    /// The next basis in [`TokenBasis::ALL`], wrapping around.
+    /// Whether figures under this basis are estimates of a bill rather
+    /// than counts of what the provider tokenizes.
+    pub fn is_estimate(self) -> bool {
+        matches!(
+            self,
+            TokenBasis::Anthropic(_) | TokenBasis::EstimatedBytesDiv4
+        )
+    }
+
+    /// The next basis in [`TokenBasis::ALL`], wrapping around (from one
+    /// of the other Claude bases, the first after the default).
     pub fn next(self) -> Self {
         let i = Self::ALL.iter().position(|b| *b == self).unwrap_or(0);
         Self::ALL[(i + 1) % Self::ALL.len()]
+    }
+
+    /// A number of its own, which seeds the cache's hash.
+    fn seed(self) -> u64 {
+        Self::NAMED.iter().position(|b| *b == self).unwrap_or(0) as u64
     }
 
     fn bpe(self) -> Option<&'static CoreBPE> {
@@ -134,11 +170,9 @@ impl TokenBasis {
             TokenBasis::O200kBase | TokenBasis::OpenAi => O200K
                 .get_or_init(|| tiktoken_rs::o200k_base().ok())
                 .as_ref(),
-            TokenBasis::Cl100kBase | TokenBasis::OpenAiGpt4 | TokenBasis::AnthropicEstimate => {
-                CL100K
-                    .get_or_init(|| tiktoken_rs::cl100k_base().ok())
-                    .as_ref()
-            }
+            TokenBasis::Cl100kBase | TokenBasis::OpenAiGpt4 | TokenBasis::Anthropic(_) => CL100K
+                .get_or_init(|| tiktoken_rs::cl100k_base().ok())
+                .as_ref(),
             TokenBasis::EstimatedBytesDiv4 => None,
         }
     }
@@ -151,8 +185,8 @@ impl TokenBasis {
             Some(bpe) => bpe.encode_ordinary(text).len() as u64,
             None => text.len().div_ceil(4) as u64,
         };
-        if self == TokenBasis::AnthropicEstimate {
-            (n as f64 * by_basis::ANTHROPIC_PER_CL100K).round() as u64
+        if let TokenBasis::Anthropic(_) = self {
+            anthropic::scale(n)
         } else {
             n
         }
@@ -167,7 +201,10 @@ impl Serialize for TokenBasis {
 
 /// A config file names a token basis.
 impl crate::file_value::Named for TokenBasis {
-    const ALL: &'static [Self] = &TokenBasis::ALL;
+    const ALL: &'static [Self] = &TokenBasis::NAMED;
+    const EXPECTED: Option<&'static str> = Some(
+        "o200k_base, cl100k_base, estimated_bytes_div_4, openai, openai:MODEL, anthropic or anthropic:MODEL (:any after an Anthropic basis for tool_choice any or tool)",
+    );
 }
 
 impl fmt::Display for TokenBasis {
@@ -179,17 +216,29 @@ impl fmt::Display for TokenBasis {
 /// An unknown token basis name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown token basis {0:?} (expected o200k_base, cl100k_base, estimated_bytes_div_4, openai, openai:gpt-4 or anthropic)"
+    "unknown token basis {0:?} (expected o200k_base, cl100k_base, estimated_bytes_div_4, openai, openai:MODEL, anthropic or anthropic:MODEL, with :any after an Anthropic one for tool_choice any or tool)"
 )]
 pub struct UnknownBasis(pub String);
 
 impl FromStr for TokenBasis {
     type Err = UnknownBasis;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        TokenBasis::ALL
-            .into_iter()
-            .find(|b| b.as_str() == s)
-            .ok_or_else(|| UnknownBasis(s.to_string()))
+        if let Some(b) = TokenBasis::NAMED.into_iter().find(|b| b.as_str() == s) {
+            return Ok(b);
+        }
+        let unknown = || UnknownBasis(s.to_string());
+        if let Some(model) = s.strip_prefix("openai:") {
+            // The model's encoding, as tiktoken maps model names.
+            use tiktoken_rs::tokenizer::{Tokenizer, get_tokenizer};
+            return match get_tokenizer(model).ok_or_else(unknown)? {
+                Tokenizer::O200kBase | Tokenizer::O200kHarmony => Ok(TokenBasis::OpenAi),
+                Tokenizer::Cl100kBase => Ok(TokenBasis::OpenAiGpt4),
+                _ => Err(unknown()),
+            };
+        }
+        Claude::parse(s)
+            .map(TokenBasis::Anthropic)
+            .ok_or_else(unknown)
     }
 }
 
@@ -334,7 +383,7 @@ impl TokenCounter {
     /// The tool's schema tokens with `basis`.
     pub fn tool_tokens(&self, tool: &Tool, basis: TokenBasis) -> u64 {
         let json = basis.tool_text(tool);
-        let seed = basis as u64;
+        let seed = basis.seed();
         let hash = xxhash_rust::xxh3::xxh3_128_with_seed(json.as_bytes(), seed);
         let key = ((hash >> 64) as u64, hash as u64);
         if let Some(count) = self.cache().get(&key) {

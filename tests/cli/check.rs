@@ -399,3 +399,31 @@ fn a_provider_basis_counts_its_shares_and_the_request_overhead_once() {
         .sum();
     assert_eq!(plain["full_schema_tokens"].as_u64().unwrap(), sum);
 }
+
+#[test]
+fn a_model_basis_takes_its_familys_prompt_and_choice() {
+    let full = |basis: &str| {
+        let v = json(&run(&["check", "--token-basis", basis, "--json"]));
+        let shares: u64 = v["tool_costs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["tokens"].as_u64().unwrap())
+            .sum();
+        (
+            v["token_basis"].as_str().unwrap().to_string(),
+            v["full_schema_tokens"].as_u64().unwrap() - shares,
+        )
+    };
+    assert_eq!(
+        full("anthropic:claude-3-opus-20240229"),
+        ("anthropic:claude-3-opus".into(), 530)
+    );
+    assert_eq!(
+        full("anthropic:claude-sonnet-4-5:any"),
+        ("anthropic:any".into(), 313)
+    );
+    assert_eq!(full("openai:gpt-3.5-turbo").0, "openai:gpt-4");
+    let out = run(&["check", "--token-basis", "openai:nonsense"]);
+    assert_usage_error(&out, "unknown token basis \"openai:nonsense\"");
+}

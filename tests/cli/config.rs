@@ -15,7 +15,7 @@ fn bad_values_name_file_line_and_column() {
         ),
         (
             "[explorer]\ninitial_tool_count = 4\ntoken_basis = \"gpt2\"\n",
-            ":3:15: token_basis must be o200k_base, cl100k_base, estimated_bytes_div_4, openai, openai:gpt-4 or anthropic, not \"gpt2\"",
+            ":3:15: token_basis must be o200k_base, cl100k_base, estimated_bytes_div_4, openai, openai:MODEL, anthropic or anthropic:MODEL (:any after an Anthropic basis for tool_choice any or tool), not \"gpt2\"",
         ),
         (
             "[explorer]\nranker = \"dense\"\n",

@@ -571,7 +571,7 @@ fn the_budget_compares_the_request_as_the_provider_bills_it() {
     // Under the Claude estimate a request with tools costs the tool-use
     // prompt too: a budget that holds the tools' shares alone is too small.
     let setup = |s: &mut Setup, budget| {
-        s.settings.token_basis = Some(crate::tokens::TokenBasis::AnthropicEstimate);
+        s.settings.token_basis = Some(crate::tokens::TokenBasis::ANTHROPIC);
         s.context_budget = Some(budget);
     };
     let shares: u64 = started_with(|s| setup(s, 0)).costs().unwrap().iter().sum();
