@@ -158,6 +158,15 @@ impl TokenBasis {
         Self::ALL[(i + 1) % Self::ALL.len()]
     }
 
+    /// The basis before this one in [`TokenBasis::ALL`], wrapping around
+    /// (from one of the other Claude bases, the default).
+    pub fn prev(self) -> Self {
+        match Self::ALL.iter().position(|b| *b == self) {
+            Some(i) => Self::ALL[(i + Self::ALL.len() - 1) % Self::ALL.len()],
+            None => Self::ALL[0],
+        }
+    }
+
     /// A number of its own, which seeds the cache's hash.
     fn seed(self) -> u64 {
         Self::NAMED.iter().position(|b| *b == self).unwrap_or(0) as u64
@@ -496,6 +505,12 @@ mod tests {
         }
         assert!("gpt2".parse::<TokenBasis>().is_err());
         assert_eq!(TokenBasis::default(), TokenBasis::O200kBase);
+        // Forward and back through the six, wrapping both ways.
+        for b in TokenBasis::ALL {
+            assert_eq!(b.next().prev(), b);
+            assert_eq!(b.prev().next(), b);
+        }
+        assert_eq!(TokenBasis::O200kBase.prev(), TokenBasis::ANTHROPIC);
     }
 
     #[test]

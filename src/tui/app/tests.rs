@@ -413,6 +413,15 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     )));
     settle(&mut app, effects);
     assert_ne!(app.costs().unwrap().clone(), before);
+    // Left goes back one basis, and from the first to the last.
+    press(&mut app, KeyCode::Left);
+    assert_eq!(app.settings().token_basis, Some(TokenBasis::O200kBase));
+    press(&mut app, KeyCode::Left);
+    assert_eq!(app.settings().token_basis, Some(TokenBasis::ANTHROPIC));
+    for _ in 0..2 {
+        press(&mut app, KeyCode::Right);
+    }
+    assert_eq!(app.settings().token_basis, Some(TokenBasis::Cl100kBase));
     // Strategy all: the initial set is everything.
     for _ in 0..5 {
         press(&mut app, KeyCode::Up);

@@ -77,11 +77,7 @@ impl SettingsEditor {
             6 => e.gate = !e.gate,
             _ => {
                 let basis = e.basis();
-                e.token_basis = Some(if step > 0 {
-                    basis.next()
-                } else {
-                    basis.next().next()
-                });
+                e.token_basis = Some(if step > 0 { basis.next() } else { basis.prev() });
             }
         }
         SettingsOutcome::Apply(e)
