@@ -190,6 +190,8 @@ pub struct ExploreArgs {
     pub gate: Option<Switch>,
     #[command(flatten)]
     pub embed: EmbeddingArgs,
+    #[command(flatten)]
+    pub count: CountArgs,
 }
 
 /// Where searches go: a remote compatible service, or (by default) the
@@ -402,7 +404,14 @@ pub struct CheckArgs {
     /// The full catalog and the initial set under every token basis, side by side (JSON encodings, bytes/4, OpenAI's rendering of functions).
     #[arg(long, value_name = "all", value_parser = ["all"])]
     pub bases: Option<String>,
-    /// Exact counts from a provider's counting endpoint (OpenAI's responses/input_tokens, Anthropic's messages/count_tokens), beside the estimates; implies --bases all. The key comes from OPENAI_API_KEY or ANTHROPIC_API_KEY (or --count-key-env).
+    #[command(flatten)]
+    pub count: CountArgs,
+}
+
+/// Exact token counts from a provider (check, explore).
+#[derive(Args, Default)]
+pub struct CountArgs {
+    /// Exact counts from a provider's counting endpoint (OpenAI's responses/input_tokens, Anthropic's messages/count_tokens), beside the estimates (with check: implies --bases all). The key comes from OPENAI_API_KEY or ANTHROPIC_API_KEY (or --count-key-env).
     #[arg(long, value_name = "openai|anthropic")]
     pub count_with: Option<toolsift::provider_count::CountProvider>,
     /// The model counted (default gpt-4o, or claude-sonnet-4-5).

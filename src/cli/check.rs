@@ -21,11 +21,11 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
     )?;
     report.servers = loaded.servers.iter().map(Into::into).collect();
     report.strategy_chosen = args.handle.strategy_chosen();
-    if args.bases.is_some() || args.count_with.is_some() {
+    if args.bases.is_some() || args.count.count_with.is_some() {
         report.add_bases(&catalog, &TokenCounter::new());
     }
-    if let Some(provider) = args.count_with {
-        exact_counts(args, provider, &catalog, &mut report)?;
+    if let Some(config) = args.count.config()? {
+        exact_counts(config, &catalog, &mut report);
     }
     let saving = match (&loaded.host, args.gateway) {
         (_, false) => None,
@@ -69,36 +69,11 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
 /// The provider's exact counts of the full catalog and the initial set, as
 /// one more row; a failure is a warning and the estimates stand.
 fn exact_counts(
-    args: &CheckArgs,
-    provider: toolsift::provider_count::CountProvider,
+    config: toolsift::provider_count::CountConfig,
     catalog: &toolsift::catalog::Catalog,
     report: &mut CheckReport,
-) -> Result<(), CliError> {
-    use toolsift::provider_count::{CountCache, CountConfig, Counter};
-    let env = args
-        .count_key_env
-        .clone()
-        .unwrap_or_else(|| provider.default_key_env().to_string());
-    let key = std::env::var(&env).ok().filter(|k| !k.is_empty()).ok_or_else(|| {
-        CliError::Usage(format!(
-            "--count-with {}: the key is read from ${env}, which is not set (or give --count-key-env NAME)",
-            provider.name()
-        ))
-    })?;
-    let config = CountConfig {
-        provider,
-        model: args
-            .count_model
-            .clone()
-            .unwrap_or_else(|| provider.default_model().to_string()),
-        base_url: args
-            .count_url
-            .clone()
-            .unwrap_or_else(|| provider.default_base_url().to_string()),
-        key,
-        timeout: std::time::Duration::from_millis(args.count_timeout_ms.unwrap_or(30_000).max(1)),
-        cache_dir: CountCache::default_dir(),
-    };
+) {
+    use toolsift::provider_count::Counter;
     let label = config.label();
     let (all, initial) = report.bases_sets(catalog);
     let counted = Counter::new(config).and_then(|mut c| {
@@ -118,5 +93,4 @@ fn exact_counts(
             toolsift::terminal_text::escape(&e.to_string())
         ),
     }
-    Ok(())
 }

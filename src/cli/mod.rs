@@ -6,6 +6,7 @@
 pub mod args;
 pub mod check;
 pub mod completions;
+pub mod count;
 pub mod embed;
 pub mod error;
 pub mod eval;

@@ -7,6 +7,7 @@
 //! provider and what happened; the caller keeps its estimate.
 
 mod cache;
+mod shared;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -16,6 +17,7 @@ use serde_json::{Value, json};
 use crate::catalog::Tool;
 
 pub use cache::CountCache;
+pub use shared::{Asked, SharedCounter};
 
 /// Which provider counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
