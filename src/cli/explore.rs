@@ -69,6 +69,7 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         toolsift::tune::resolve(&catalog, &parsed)?;
     }
     let context_budget = args.context_budget.or(config.explorer.context_budget);
+    let count = args.count.config()?;
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err(CliError::Usage(
             "the explorer needs a terminal (stdin and stdout are not both a tty); for scripts use `toolsift check` or `toolsift search`".into(),
@@ -88,6 +89,7 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         config_path: config.save_path.clone(),
         context_budget,
         demo: false,
+        count,
     })
     .map_err(CliError::Terminal)
 }
@@ -139,6 +141,7 @@ pub fn run_demo(args: &DemoArgs) -> Result<(), CliError> {
         config_path: None,
         context_budget: None,
         demo: true,
+        count: None,
     };
     toolsift::tui::run_demo(setup, steps, args.speed).map_err(CliError::Terminal)
 }

@@ -21,6 +21,15 @@ pub struct SharedCounter {
     counter: Mutex<Option<Counter>>,
 }
 
+/// The provider and model, never the key.
+impl std::fmt::Debug for SharedCounter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedCounter")
+            .field("counts", &self.config.label())
+            .finish_non_exhaustive()
+    }
+}
+
 impl SharedCounter {
     pub fn new(config: CountConfig) -> SharedCounter {
         SharedCounter {

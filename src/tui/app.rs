@@ -10,6 +10,7 @@
 //! toggled, the pane a click lands on.
 
 mod apply;
+mod exact;
 mod input;
 mod screens;
 mod tool_out;
@@ -109,6 +110,8 @@ pub struct App {
     tool_format: PayloadFormat,
     /// What the first search waits for.
     warming: warm::Warming,
+    /// The provider's exact counts (`--count-with`), if asked for.
+    exact: Option<super::state::exact::ExactCounts>,
     /// Live MCP servers the catalog came from (tool calls go there).
     mcp: Option<Arc<McpHost>>,
     /// What became of each MCP server.
@@ -156,6 +159,11 @@ impl App {
             export: None,
             tool_format: PayloadFormat::OpenaiResponses,
             warming: warm::Warming::start(),
+            exact: setup.count.map(|c| {
+                super::state::exact::ExactCounts::new(Arc::new(
+                    crate::provider_count::SharedCounter::new(c),
+                ))
+            }),
             mcp: setup.mcp,
             mcp_servers: setup.mcp_servers,
             status: None,
@@ -166,7 +174,8 @@ impl App {
             should_quit: false,
         };
         app.layout = app.layout_for(Rect::new(0, 0, 120, 35));
-        let effects = app.start_effects();
+        let mut effects = app.start_effects();
+        effects.extend(app.exact_next());
         Ok((app, effects))
     }
 
@@ -230,6 +239,10 @@ impl App {
             }
             Msg::Status(message) => {
                 self.status = Some(message);
+                Vec::new()
+            }
+            Msg::Counted { set, result } => {
+                self.counted(set, result);
                 Vec::new()
             }
             Msg::SearchDone(answer) => self.search_done(answer),
@@ -304,6 +317,8 @@ impl App {
         // A trace, the servers' line or a caption that came or went makes
         // room or gives it back.
         self.layout = self.layout_for(self.layout.area);
+        let mut effects = effects;
+        effects.extend(self.exact_next());
         effects
     }
 

@@ -71,6 +71,12 @@ pub enum Msg {
     },
     /// A message for the status line (a copy, a pager come back).
     Status(String),
+    /// The provider's count of `set` (`Effect::Count`), with the requests
+    /// and cache hits so far, or why it failed.
+    Counted {
+        set: Vec<usize>,
+        result: Result<(u64, crate::provider_count::Asked), String>,
+    },
 }
 
 /// What the loop must do for the app (off the UI thread; each answer comes
@@ -142,6 +148,13 @@ pub enum Effect {
     /// Show `text` (`what`) in the user's pager, lending it the terminal;
     /// the loop does it between frames; answers `Msg::Status`.
     Page { text: String, what: String },
+    /// Ask the provider what the tools `set` (indices into `catalog`) add
+    /// to a request; answers `Msg::Counted`.
+    Count {
+        counter: Arc<crate::provider_count::SharedCounter>,
+        catalog: Arc<Catalog>,
+        set: Vec<usize>,
+    },
 }
 
 /// A search's answer as the loop brings it back.
@@ -259,6 +272,18 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
                 })
                 .collect();
             Msg::Warmed { lints }
+        }
+        Effect::Count {
+            counter,
+            catalog,
+            set,
+        } => {
+            let tools: Vec<&crate::catalog::Tool> =
+                set.iter().filter_map(|&i| catalog.tools().get(i)).collect();
+            let result = counter
+                .tools_cost(&tools)
+                .map_err(|e| crate::terminal_text::escape(&e.to_string()).into_owned());
+            Msg::Counted { set, result }
         }
         // Only the loop has a terminal (see `super::lend`).
         Effect::Copy { what, .. } => Msg::Status(format!("{what} not copied: no terminal")),

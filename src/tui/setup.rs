@@ -35,6 +35,8 @@ pub struct Setup {
     pub context_budget: Option<u64>,
     /// A demo tour plays: its captions and whether it is paused show.
     pub demo: bool,
+    /// Exact counts from this provider (`--count-with`), if any.
+    pub count: Option<crate::provider_count::CountConfig>,
 }
 
 impl Setup {
@@ -55,6 +57,7 @@ impl Setup {
             config_path: None,
             context_budget: None,
             demo: false,
+            count: None,
         }
     }
 }

@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod exact;
 mod hidden_text;
 mod pager;
 mod screens;

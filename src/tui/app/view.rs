@@ -196,8 +196,12 @@ impl App {
     }
 
     /// The whole catalog's tokens under the basis in force (a provider's
-    /// request overhead included), once counted.
+    /// request overhead included), once counted; the provider's own count
+    /// once it came (`--count-with`).
     pub fn full_tokens(&self) -> Option<u64> {
+        if let Some(exact) = self.exact_full() {
+            return Some(exact);
+        }
         let basis = self.settings.basis();
         self.costs
             .as_deref()

@@ -6,6 +6,7 @@
 pub mod breaker;
 pub mod catalog;
 pub mod detail;
+pub mod exact;
 pub mod export;
 pub mod help;
 pub mod query;

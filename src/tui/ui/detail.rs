@@ -232,7 +232,35 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::styled(flags.join(" · "), theme.always),
         Span::raw(" · "),
     ];
-    meta.push(Span::raw(format!("{tokens} ({})", app.settings().basis())));
+    // The basis, and whether the figure is a tool's share of a request
+    // whose overhead is paid once (the provider bases).
+    let basis = app.settings().basis();
+    let share = if basis.request_overhead() > 0 {
+        ", its share"
+    } else {
+        ""
+    };
+    meta.push(Span::raw(format!("{tokens} ({}{share})", basis.label())));
+    if let Some(exact) = app.exact() {
+        let model = crate::terminal_text::escape(&exact.model()).into_owned();
+        meta.push(Span::raw(" · "));
+        meta.push(match app.exact_tool(index) {
+            Some(n) => Span::styled(
+                format!("{} tk exact ({model}, its share)", thousands(n)),
+                theme.initial,
+            ),
+            // The whole reason here, where it wraps (the status line
+            // shows it once, cut to its width).
+            None if let Some(e) = exact.failed() => Span::styled(
+                format!(
+                    "{model} could not count ({}); the estimates stand",
+                    crate::terminal_text::escape(e)
+                ),
+                theme.error,
+            ),
+            None => Span::styled(format!("{model} counting…"), theme.dim),
+        });
+    }
     if app.handle().is_initial(index) {
         meta.push(Span::styled(" · in the initial set", theme.initial));
     }

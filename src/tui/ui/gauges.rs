@@ -29,7 +29,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // Line 1: the current search.
     match &app.search().results {
         Results::Found(r) => {
-            let s = r.savings;
+            // The provider's counts once both came, else the estimates.
+            let exact = app.exact_full().zip(app.exact_sent());
+            let s = match exact {
+                Some((full, sent)) => Savings::new(full, sent),
+                None => r.savings,
+            };
+            let mark = exact_mark(app, exact.is_some());
             let width = usize::from(first.width);
             // The gauge keeps 14 columns; the figures shorten as numbers
             // (10,445, then 10.4k), the right side goes first.
@@ -50,23 +56,31 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let latency = app.search().latency.map_or_else(String::new, |l| {
                 format!(" · {:.2} ms", l.as_secs_f64() * 1000.0)
             });
+            let basis = match (&mark, exact) {
+                (Some(m), Some(_)) => m.long.clone(),
+                (Some(m), None) => format!("{} ({}) · {}", escape(&r.token_basis), r.basis, m.long),
+                (None, _) => format!("{} ({})", escape(&r.token_basis), r.basis),
+            };
+            let short = mark
+                .as_ref()
+                .map_or(String::new(), |m| format!(" · {}", m.short));
             let rights = [
                 format!(
-                    " deferred {} · {} · {} ({}){latency} ",
+                    " deferred {} · {} · {basis}{latency} ",
                     thousands(r.deferred_count),
                     r.method,
-                    escape(&r.token_basis),
-                    r.basis,
                 ),
-                format!(" deferred {} ", thousands(r.deferred_count)),
-                format!(" deferred {} ", short_number(r.deferred_count)),
+                format!(" deferred {}{short} ", thousands(r.deferred_count)),
+                format!(" deferred {}{short} ", short_number(r.deferred_count)),
+                mark.as_ref()
+                    .map_or(String::new(), |m| format!(" {} ", m.short)),
                 String::new(),
             ];
             let (left, right) = lefts
                 .iter()
                 .flat_map(|l| rights.iter().map(move |r| (l, r)))
                 .find(|(l, r)| text::width(l) + text::width(r) + 14 <= width)
-                .unwrap_or((&lefts[1], &rights[3]));
+                .unwrap_or((&lefts[1], &rights[4]));
             let [l, g, rt] = Layout::horizontal([
                 Constraint::Length(text::width(left) as u16),
                 Constraint::Min(10),
@@ -115,10 +129,20 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             theme.dim,
         )),
         Some(costs) => {
-            // Totals as a request costs them under the basis in force.
+            // Totals as a request costs them under the basis in force, or
+            // as the provider counted them once both came.
             let basis = app.settings().basis();
-            let full = basis.set_cost(costs.iter().copied());
-            let initial = basis.set_cost(app.handle().initial_indices().iter().map(|&i| costs[i]));
+            let exact = app.exact_full().zip(app.exact_initial());
+            let (full, initial) = exact.unwrap_or_else(|| {
+                (
+                    basis.set_cost(costs.iter().copied()),
+                    basis.set_cost(app.handle().initial_indices().iter().map(|&i| costs[i])),
+                )
+            });
+            let mark = exact_mark(app, exact.is_some());
+            let (long, short) = mark.map_or((String::new(), String::new()), |m| {
+                (format!("  ·  {}", m.long), format!(" · {}", m.short))
+            });
             let always = app.always_load_count();
             let lazy = app.handle().initial_indices().len()
                 - match app.handle().strategy() {
@@ -145,13 +169,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             // The longest that fits: every word whole, numbers shortened
             // as numbers.
             let candidates = [
-                format!(" initial set ({what}): {i} tk  ·  strategy all: {a} tk  ·  {saves}"),
-                format!(" initial set ({few}): {i} tk · strategy all: {a} tk · {saves}"),
-                format!(" initial {i} tk ({few}) · all {a} tk · {saves}"),
-                format!(" initial {si} tk ({few}) · all {sa} tk · {saves}"),
-                format!(" initial {si} tk · all {sa} tk · {saves}"),
+                format!(" initial set ({what}): {i} tk  ·  strategy all: {a} tk  ·  {saves}{long}"),
+                format!(" initial set ({few}): {i} tk · strategy all: {a} tk · {saves}{short}"),
+                format!(" initial {i} tk ({few}) · all {a} tk · {saves}{short}"),
+                format!(" initial {si} tk ({few}) · all {sa} tk · {saves}{short}"),
+                format!(" initial {si} tk · all {sa} tk · {saves}{short}"),
                 format!(
-                    " initial {si} · all {sa} · saves {:.1} %",
+                    " initial {si} · all {sa} · saves {:.1} %{short}",
                     saving.reduction_pct
                 ),
             ];
@@ -161,8 +185,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .find(|c| text::width(c) <= width)
                 .cloned()
                 .unwrap_or_else(|| text::fit_words(&candidates[5], width));
-            // The saving is dim, after the figures.
-            match text.rfind(" · ") {
+            // The saving (and the mark after it) is dim, after the figures.
+            match text.find("saves").and_then(|at| text[..at].rfind(" · ")) {
                 Some(at) => Line::from(vec![
                     Span::raw(text[..at].to_string()),
                     Span::styled(text[at..].to_string(), theme.dim),
@@ -172,4 +196,32 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
     };
     f.render_widget(Paragraph::new(line), second);
+}
+
+/// What the figures are, when a provider counts (`--count-with`): long
+/// and short forms.
+struct Mark {
+    long: String,
+    short: &'static str,
+}
+
+fn exact_mark(app: &App, shown: bool) -> Option<Mark> {
+    let exact = app.exact()?;
+    let model = escape(&exact.model()).into_owned();
+    Some(if shown {
+        Mark {
+            long: format!("exact ({model})"),
+            short: "exact",
+        }
+    } else if exact.failed().is_some() {
+        Mark {
+            long: format!("estimate ({model} could not count)"),
+            short: "estimate",
+        }
+    } else {
+        Mark {
+            long: format!("estimate, {model} counting…"),
+            short: "counting…",
+        }
+    })
 }

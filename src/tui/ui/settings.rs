@@ -28,7 +28,7 @@ fn value(s: &Settings, row: usize) -> String {
             "off: always up to the cap"
         }
         .to_string(),
-        _ => s.basis().to_string(),
+        _ => s.basis().label().to_string(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The bottom line: the last message, else the keys of the screen.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Span;
 use ratatui::widgets::Paragraph;
 
@@ -9,21 +9,31 @@ use super::{Theme, key_line};
 use crate::terminal_text::escape;
 use crate::tui::app::{App, Focus, Popup};
 use crate::tui::help::{KeyLine, key_line as keys_of};
+use crate::tui::text;
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let hints = keys_of(app.keymap(), which_line(app));
     if let Some(message) = app.status() {
-        // Messages quote tool names: escaped here, whoever wrote them.
+        // The message, whole words, then the keys that are always shown
+        // (help, quit) on the right. Messages quote tool names: escaped
+        // here, whoever wrote them.
+        let essential: Vec<_> = hints.into_iter().filter(|h| h.drop == 0).collect();
+        let keys = key_line(essential, usize::from(area.width), theme);
+        let keys_width = keys.width() as u16;
+        let [left, right] =
+            Layout::horizontal([Constraint::Min(1), Constraint::Length(keys_width)]).areas(area);
+        let room = usize::from(left.width).saturating_sub(1);
         f.render_widget(
-            Paragraph::new(Span::raw(format!(" {}", escape(message)))),
-            area,
+            Paragraph::new(Span::raw(format!(
+                " {}",
+                text::fit_words(&escape(message), room)
+            ))),
+            left,
         );
+        f.render_widget(Paragraph::new(keys), right);
         return;
     }
-    let line = key_line(
-        keys_of(app.keymap(), which_line(app)),
-        usize::from(area.width),
-        theme,
-    );
+    let line = key_line(hints, usize::from(area.width), theme);
     f.render_widget(Paragraph::new(line), area);
 }
 
