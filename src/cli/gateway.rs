@@ -184,7 +184,7 @@ pub fn saving_text(s: &ListSaving) -> String {
         "tools/list direct:           {:>3} tools, {:>7} tokens ({})\ntools/list through gateway:  {:>3} tools, {:>7} tokens\nsaved per tools/list:             {:>7} tokens ({:.1} %)\n",
         s.direct_tools,
         thousands(s.direct_tokens),
-        s.basis,
+        s.label,
         s.gateway_tools,
         thousands(s.gateway_tokens),
         thousands(s.saved()),

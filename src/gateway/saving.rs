@@ -1,7 +1,9 @@
 //! What the gateway saves a host: the tokens of `tools/list` straight from
 //! the servers (every tool, as they list it) and through the gateway (the
-//! always-load tools and the two meta-tools), counted on the JSON a host
-//! receives.
+//! always-load tools and the two meta-tools). Under a JSON basis, counted
+//! on the JSON a host receives; under a provider basis (`openai`,
+//! `anthropic`), on what the host's model is billed for those tools: each
+//! as that provider takes it, and the request's overhead once.
 
 use serde::Serialize;
 use serde_json::json;
@@ -14,6 +16,9 @@ use crate::tokens::TokenBasis;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ListSaving {
     pub basis: &'static str,
+    /// The basis as people read it (an estimate says so).
+    #[serde(skip)]
+    pub label: &'static str,
     pub direct_tools: usize,
     pub direct_tokens: u64,
     pub gateway_tools: usize,
@@ -45,14 +50,37 @@ pub(crate) fn saving_of(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) 
         .map(|(_, listed)| listed)
         .collect();
     let through = listing(snapshot, max_tools, &[]);
-    let count = |tools: serde_json::Value| basis.count(&json!({ "tools": tools }).to_string());
+    let provider = basis.request_overhead() > 0;
+    let count = |tools: &[&rmcp::model::Tool]| {
+        if provider {
+            basis.set_cost(
+                tools
+                    .iter()
+                    .map(|t| basis.count(&basis.tool_text(&as_tool(t)))),
+            )
+        } else {
+            basis.count(&json!({ "tools": tools }).to_string())
+        }
+    };
+    let through: Vec<&rmcp::model::Tool> = through.iter().collect();
     ListSaving {
         basis: basis.as_str(),
+        label: basis.label(),
         direct_tools: direct.len(),
-        direct_tokens: count(json!(direct)),
+        direct_tokens: count(&direct),
         gateway_tools: through.len(),
-        gateway_tokens: count(json!(through)),
+        gateway_tokens: count(&through),
     }
+}
+
+/// A listed tool as a provider is given it: name, description, schema.
+fn as_tool(t: &rmcp::model::Tool) -> crate::catalog::Tool {
+    let mut tool = crate::catalog::Tool::new(
+        t.name.to_string(),
+        t.description.as_deref().unwrap_or("").to_string(),
+    );
+    tool.input_schema = serde_json::Value::Object((*t.input_schema).clone());
+    tool
 }
 
 /// The saving of `gateway` as of now.

@@ -292,3 +292,24 @@ fn the_saving_counts_every_tool_direct_and_the_meta_tools_through() {
     assert!(s.direct_tokens > 0 && s.gateway_tokens > 0);
     assert_eq!(s.saved(), s.direct_tokens.saturating_sub(s.gateway_tokens));
 }
+
+#[test]
+fn under_a_provider_basis_the_saving_is_what_the_model_is_billed() {
+    use crate::tokens::TokenBasis;
+    let g = gateway(GatewayConfig::default());
+    for basis in [TokenBasis::OpenAi, TokenBasis::ANTHROPIC] {
+        let s = list_saving(&g, basis);
+        let snapshot = g.snapshot();
+        // Every tool as the provider takes it, and the overhead once.
+        let direct = basis.set_cost(
+            snapshot
+                .catalog
+                .tools()
+                .iter()
+                .map(|t| basis.count(&basis.tool_text(t))),
+        );
+        assert_eq!(s.direct_tokens, direct, "{basis}");
+        assert!(s.gateway_tokens > basis.request_overhead(), "{basis}");
+        assert_eq!(s.basis, basis.as_str());
+    }
+}
