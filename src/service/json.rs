@@ -205,7 +205,7 @@ pub fn to_wire(catalog: &Catalog, outcome: &SearchOutcome) -> ToolSearchResponse
         full_schema_tokens: outcome.full_schema_tokens,
         deferred_count: outcome.deferred_count,
         method: outcome.method.as_str().to_string(),
-        token_basis: outcome.token_basis.as_str().to_string(),
+        token_basis: outcome.token_basis.label().to_string(),
         session_id: outcome.session_id.clone(),
         note: outcome.note.clone(),
         session_tools: outcome.session_tools.clone(),

@@ -232,6 +232,10 @@ pub struct UnknownBasis(pub String);
 impl FromStr for TokenBasis {
     type Err = UnknownBasis;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        // A label read back (`anthropic (estimate)`, as a response names it).
+        if let Some(b) = TokenBasis::NAMED.into_iter().find(|b| b.label() == s) {
+            return Ok(b);
+        }
         if let Some(b) = TokenBasis::NAMED.into_iter().find(|b| b.as_str() == s) {
             return Ok(b);
         }

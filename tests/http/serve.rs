@@ -169,6 +169,25 @@ fn answers_the_contract() {
 }
 
 #[test]
+fn a_request_chooses_a_basis_and_the_answer_names_it_as_people_read_it() {
+    let server = Server::start(&[], &[]);
+    let mut body = good();
+    body["token_basis"] = json!("anthropic:claude-3-opus-20240229");
+    let (status, r) = search(&server.url, None, &body);
+    assert_eq!(status, 200, "{r}");
+    // An estimate says so, in the name the Caveman clients show.
+    assert_eq!(r["token_basis"], "anthropic:claude-3-opus (estimate)");
+    // That name, sent back, chooses the same basis.
+    body["token_basis"] = r["token_basis"].clone();
+    let (status, again) = search(&server.url, None, &body);
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["full_schema_tokens"], r["full_schema_tokens"]);
+    body["token_basis"] = json!("openai:gpt-4o-mini");
+    let (_, openai) = search(&server.url, None, &body);
+    assert_eq!(openai["token_basis"], "openai");
+}
+
+#[test]
 fn every_bad_request_is_a_json_error_and_the_service_goes_on() {
     let server = Server::start(
         &["--max-body-bytes", "200000", "--request-timeout-ms", "1500"],
