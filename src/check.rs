@@ -22,6 +22,10 @@ pub struct ToolCost {
     pub always_load: bool,
     pub initial: bool,
     pub tokens: u64,
+    /// The tool's share by the provider's own counts (`check --count-with
+    /// P --count-tools`): its count alone less a request's overhead.
+    #[serde(rename = "exact_tokens", skip_serializing_if = "Option::is_none")]
+    pub exact: Option<u64>,
     /// The MCP server it came from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
@@ -165,6 +169,7 @@ impl CheckReport {
                 always_load: t.always_load,
                 initial: handle.is_initial(i),
                 tokens,
+                exact: None,
                 server: t.mcp.as_ref().map(|m| m.server.to_string()),
             })
             .collect();
@@ -220,6 +225,13 @@ impl CheckReport {
     pub fn add_bases(&mut self, catalog: &Catalog, counter: &TokenCounter) {
         let (all, initial) = self.bases_sets(catalog);
         self.bases = Some(costs_by_basis(&all, &initial, counter));
+    }
+
+    /// Adds each tool's exact share, in the catalog's order.
+    pub fn add_exact_tools(&mut self, shares: &[u64]) {
+        for (t, &n) in self.tool_costs.iter_mut().zip(shares) {
+            t.exact = Some(n);
+        }
     }
 
     /// Adds a row of exact counts (from a provider's counting endpoint).
@@ -398,13 +410,15 @@ impl CheckReport {
             Some(names) => names.contains(&t.name),
             None => t.initial,
         };
+        let with_exact = self.tool_costs.iter().any(|t| t.exact.is_some());
         let _ = writeln!(
             out,
-            "{:>4}  {:<width$}  {:<8}  {:>7}  {}{}",
+            "{:>4}  {:<width$}  {:<8}  {:>7}  {}{}{}",
             "#",
             "name",
             "flags",
             "tokens",
+            if with_exact { "  exact  " } else { "" },
             header,
             if with_servers { "  server" } else { "" }
         );
@@ -416,8 +430,13 @@ impl CheckReport {
                 if t.read_only { "RO" } else { "--" },
                 if t.idempotent { "ID" } else { "--" },
             );
+            let exact = match (with_exact, t.exact) {
+                (false, _) => String::new(),
+                (true, Some(n)) => format!("{:>7}  ", thousands(n)),
+                (true, None) => format!("{:>7}  ", "-"),
+            };
             let mut row = format!(
-                "{:>4}  {:<width$}  {:<8}  {:>7}  {}",
+                "{:>4}  {:<width$}  {:<8}  {:>7}  {exact}{}",
                 i + 1,
                 name,
                 flags,

@@ -406,6 +406,9 @@ pub struct CheckArgs {
     pub bases: Option<String>,
     #[command(flatten)]
     pub count: CountArgs,
+    /// With --count-with: each tool's exact share too (one count per tool, kept on disk: a changed tool is counted again, the others are not).
+    #[arg(long, requires = "count_with")]
+    pub count_tools: bool,
 }
 
 /// Exact token counts from a provider (check, explore).

@@ -25,7 +25,7 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
         report.add_bases(&catalog, &TokenCounter::new());
     }
     if let Some(config) = args.count.config()? {
-        exact_counts(config, &catalog, &mut report);
+        exact_counts(config, &catalog, args.count_tools, &mut report);
     }
     let saving = match (&loaded.host, args.gateway) {
         (_, false) => None,
@@ -71,6 +71,7 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
 fn exact_counts(
     config: toolsift::provider_count::CountConfig,
     catalog: &toolsift::catalog::Catalog,
+    each: bool,
     report: &mut CheckReport,
 ) {
     use toolsift::provider_count::Counter;
@@ -79,11 +80,20 @@ fn exact_counts(
     let counted = Counter::new(config).and_then(|mut c| {
         let full = c.tools_cost(&all)?;
         let initial = c.tools_cost(&initial)?;
-        Ok((full, initial, c.asked, c.kept))
+        let shares = if each {
+            eprintln!("toolsift: {label}: counting each of {} tools…", all.len());
+            Some(c.tool_shares(&all)?)
+        } else {
+            None
+        };
+        Ok((full, initial, shares, c.asked, c.kept))
     });
     match counted {
-        Ok((full, initial, asked, kept)) => {
+        Ok((full, initial, shares, asked, kept)) => {
             report.add_exact(&label, full, initial);
+            if let Some(shares) = shares {
+                report.add_exact_tools(&shares);
+            }
             eprintln!(
                 "toolsift: {label}: {asked} counted by the provider now, {kept} kept from an earlier run"
             );

@@ -192,6 +192,24 @@ impl Counter {
         Ok(with.saturating_sub(without))
     }
 
+    /// Each tool's share of a request: its cost alone less the overhead of
+    /// a request with tools, measured on the first two tools (alone each,
+    /// then together: the overhead is counted twice, then once). With
+    /// fewer than two tools the overhead is not known and counts as 0.
+    pub fn tool_shares(&mut self, tools: &[&Tool]) -> Result<Vec<u64>, CountError> {
+        let overhead = match tools {
+            [a, b, ..] => {
+                let (a1, b1) = (self.tools_cost(&[a])?, self.tools_cost(&[b])?);
+                (a1 + b1).saturating_sub(self.tools_cost(&[a, b])?)
+            }
+            _ => 0,
+        };
+        tools
+            .iter()
+            .map(|t| Ok(self.tools_cost(&[t])?.saturating_sub(overhead)))
+            .collect()
+    }
+
     /// The provider's count of the one-word request with `tools`, from the
     /// cache or asked.
     fn count(&mut self, tools: &[&Tool]) -> Result<u64, CountError> {

@@ -168,3 +168,73 @@ fn failures_name_the_provider_and_leave_the_estimates() {
         .unwrap();
     common::assert_usage_error(&out, "$ANTHROPIC_API_KEY");
 }
+
+#[test]
+fn each_tool_is_counted_once_and_a_changed_tool_again() {
+    let fake = FakeCounter::start(Vec::new());
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tools.json");
+    let write = |description: &str| {
+        let tools = serde_json::json!([
+            {"name": "alpha", "description": "First tool"},
+            {"name": "beta_tool", "description": "Second tool"},
+            {"name": "gamma", "description": description},
+        ]);
+        std::fs::write(&file, tools.to_string()).unwrap();
+    };
+    write("Third tool");
+    let run = || {
+        let mut cmd = common::bin();
+        cmd.args([
+            "check",
+            file.to_str().unwrap(),
+            "--json",
+            "--count-with",
+            "openai",
+        ])
+        .args(["--count-url", &fake.url, "--count-tools"])
+        .env("XDG_CACHE_HOME", cache.path())
+        .env("OPENAI_API_KEY", "sk-test");
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let v = run();
+    // The fake counts 100 a tool and its name's bytes, with no overhead:
+    // each share is exactly that.
+    let shares: Vec<u64> = v["tool_costs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["exact_tokens"].as_u64().unwrap())
+        .collect();
+    assert_eq!(shares, [105, 109, 105]);
+    let first = fake.seen().len();
+    // Without tools; all (the initial set is the same request, kept);
+    // the first two together; each alone.
+    assert_eq!(first, 1 + 1 + 1 + 3);
+    // One tool changed: it is counted again, and the whole set, not the others.
+    write("Third tool, changed");
+    run();
+    let again: Vec<_> = fake.seen()[first..].to_vec();
+    let counted: Vec<usize> = again
+        .iter()
+        .map(|s| s.body["tools"].as_array().map_or(0, Vec::len))
+        .collect();
+    assert_eq!(counted, [3, 1], "{again:?}");
+    assert_eq!(again[1].body["tools"][0]["name"], "gamma");
+    // In the text: a column of the exact shares.
+    let mut cmd = common::bin();
+    cmd.args(["check", file.to_str().unwrap(), "--count-with", "openai"])
+        .args(["--count-url", &fake.url, "--count-tools"])
+        .env("XDG_CACHE_HOME", cache.path())
+        .env("OPENAI_API_KEY", "sk-test");
+    let text = String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned();
+    assert!(text.contains("  exact  "), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("gamma") && l.contains("105")),
+        "{text}"
+    );
+}
