@@ -125,7 +125,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // Line 2: the initial set against strategy all.
     let line = match app.costs() {
         None => Line::from(Span::styled(
-            format!(" counting tokens ({})…", app.settings().basis()),
+            format!(" counting tokens ({})…", app.settings().basis().label()),
             theme.dim,
         )),
         Some(costs) => {

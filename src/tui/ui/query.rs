@@ -16,17 +16,23 @@ fn prompt(app: &App) -> &'static str {
     if app.query().is_regex() { "re> " } else { "> " }
 }
 
-fn summary(app: &App) -> String {
+/// The settings in force, longest first: the basis as people read it,
+/// then by its name, then the caps alone (the settings popup has them all).
+fn summaries(app: &App) -> [String; 3] {
     let s = app.settings();
     let cap = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
-    format!(
-        "init {} · max_loaded {} · max_tools {} · {} ",
+    let caps = format!(
+        "init {} · max_loaded {} · max_tools {}",
         s.initial_tool_count,
         cap(s.max_loaded_tools),
         s.max_tools
             .map_or_else(|| "default".to_string(), |v| v.to_string()),
-        s.basis()
-    )
+    );
+    [
+        format!("{caps} · {} ", s.basis().label()),
+        format!("{caps} · {} ", s.basis().as_str()),
+        format!("{caps} "),
+    ]
 }
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -64,9 +70,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         spans.push(Span::raw(" ".repeat(pad.max(1))));
         spans.push(Span::styled(why, theme.error));
     } else {
-        let right = summary(app);
-        let pad = width_all.saturating_sub(used + right.chars().count());
-        if pad > 0 {
+        let fits = |r: &String| used + r.chars().count() < width_all;
+        if let Some(right) = summaries(app).into_iter().find(fits) {
+            let pad = width_all - used - right.chars().count();
             spans.push(Span::raw(" ".repeat(pad)));
             spans.push(Span::styled(right, theme.dim));
         }
