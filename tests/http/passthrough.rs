@@ -171,7 +171,8 @@ fn responses_call_gets_the_sessions_tools_after_its_own_with_the_upstream_key() 
     assert_eq!(added["parameters"]["properties"]["id"]["type"], "string");
     assert_eq!(sent["model"], "gpt-test");
     assert_eq!(sent["input"], "Check service status.");
-    let log = srv.log();
+    // The access line is written as the answer ends: wait for it.
+    let log = srv.log_lines("POST /openai/v1/responses", 1);
     assert!(log.contains("POST /openai/v1/responses 200"), "{log}");
     assert!(log.contains("injected=2"), "{log}");
     assert!(

@@ -159,7 +159,7 @@ fn answers_the_contract() {
     );
     let (status, h) = http(&server.url, "GET", "/healthz", &[], b"");
     assert_eq!((status, h["status"].as_str()), (200, Some("ok")));
-    let log = server.log();
+    let log = server.log_lines("POST /sdk/v1/tool-search", 2);
     assert!(log.contains("POST /sdk/v1/tool-search 200 "), "{log}");
     assert!(log.contains("tools=3 returned=2"), "{log}");
     assert!(
