@@ -40,6 +40,19 @@ impl<K: PartialEq, V: Clone> Lru<K, V> {
         })
     }
 
+    /// The first value `matches` accepts, marked used.
+    pub(crate) fn find(&mut self, matches: impl Fn(&V) -> bool) -> Option<V> {
+        self.clock += 1;
+        let clock = self.clock;
+        self.entries
+            .iter_mut()
+            .find(|e| matches(&e.value))
+            .map(|e| {
+                e.used = clock;
+                e.value.clone()
+            })
+    }
+
     /// The value under `key`, made (and weighed `weight`) if absent.
     pub(crate) fn get_or_insert(&mut self, key: K, weight: usize, make: impl FnOnce() -> V) -> V {
         if let Some(v) = self.get(&key) {

@@ -22,11 +22,7 @@ impl Service {
         body: &[u8],
         api_key: Option<&str>,
     ) -> Result<ToolSearchResponse, ServiceError> {
-        let request: ToolSearchRequest<'_> = serde_json::from_slice(body).map_err(|e| {
-            ServiceError::bad_request("invalid_request", format!("request body: {e}"))
-        })?;
-        let params = params_from_wire(&request)?;
-        let catalog = self.request_catalog(request.tools.get())?;
+        let (params, catalog) = self.read_request(body)?;
         let outcome = self.tool_search(&catalog, &params, api_key.unwrap_or(""))?;
         Ok(to_wire(&catalog, &outcome))
     }
@@ -39,11 +35,7 @@ impl Service {
         body: &[u8],
         api_key: Option<&str>,
     ) -> Result<(ToolSearchResponse, Option<PendingSession>), ServiceError> {
-        let request: ToolSearchRequest<'_> = serde_json::from_slice(body).map_err(|e| {
-            ServiceError::bad_request("invalid_request", format!("request body: {e}"))
-        })?;
-        let params = params_from_wire(&request)?;
-        let catalog = self.request_catalog(request.tools.get())?;
+        let (params, catalog) = self.read_request(body)?;
         let outcome = self.search_inner(
             &catalog,
             &params,
@@ -62,20 +54,74 @@ impl Service {
         Ok((wire, pending))
     }
 
+    /// A request body's parameters and catalog. A catalog already parsed
+    /// is recognised from the body's bytes ([`Service::seen_catalog`]);
+    /// any other body is parsed whole.
+    fn read_request(&self, body: &[u8]) -> Result<(SearchParams, Arc<Catalog>), ServiceError> {
+        if let Some((rest, catalog)) = self.seen_catalog(body) {
+            // The rest of the body, read as the whole one would be; should
+            // it fail, the whole body is read, for the error's position.
+            if let Ok(request) = serde_json::from_slice::<ToolSearchRequest<'_>>(&rest) {
+                return Ok((params_from_wire(&request)?, catalog));
+            }
+        }
+        let request: ToolSearchRequest<'_> = serde_json::from_slice(body).map_err(|e| {
+            ServiceError::bad_request("invalid_request", format!("request body: {e}"))
+        })?;
+        let params = params_from_wire(&request)?;
+        let catalog = self.request_catalog(request.tools.get())?;
+        Ok((params, catalog))
+    }
+
+    /// A catalog already parsed whose exact text is the body's `tools`
+    /// value, and the body without it (`tools` set to `[]`). The body is
+    /// not read past the members before `tools`: its bytes there are
+    /// compared with each catalog's text. Equal bytes are the same
+    /// catalog, whoever sends them, so no hash decides (a crafted
+    /// collision gains nothing), and a key never sees what another key's
+    /// catalog holds: only the same bytes it sent itself.
+    fn seen_catalog(&self, body: &[u8]) -> Option<(Vec<u8>, Arc<Catalog>)> {
+        let start = crate::wire::tools_value_start(body)?;
+        let value = &body[start..];
+        let (len, catalog) = lock(&self.parsed)
+            .find(|p| value.starts_with(&p.text))
+            .map(|p| (p.text.len(), p.catalog))?;
+        self.catalogs_recognised.fetch_add(1, Ordering::Relaxed);
+        Some((crate::wire::without_tools(body, start, len), catalog))
+    }
+
     /// The catalog of a request, parsed once per exact text.
     fn request_catalog(&self, raw: &str) -> Result<Arc<Catalog>, ServiceError> {
         let key = xxhash_rust::xxh3::xxh3_128(raw.as_bytes());
-        if let Some(c) = lock(&self.parsed).get(&key) {
-            return Ok(c);
+        if let Some(p) = lock(&self.parsed).get(&key) {
+            return Ok(p.catalog);
         }
         self.catalog_parses.fetch_add(1, Ordering::Relaxed);
         let c = catalog::parse(raw, "request", "request", SourceKind::Json)
             .map_err(|e| ServiceError::bad_request("invalid_catalog", e.to_string()))?;
         let c = Arc::new(c);
         let weight = crate::heap::catalog(&c);
-        lock(&self.parsed).get_or_insert(key, weight, || c.clone());
+        let parsed = Parsed {
+            text: Arc::from(raw.as_bytes()),
+            catalog: c.clone(),
+        };
+        lock(&self.parsed).get_or_insert(key, weight + raw.len(), || parsed);
         lock(&self.by_fingerprint).get_or_insert(c.fingerprint(), weight, || c.clone());
         Ok(c)
+    }
+}
+
+/// A request catalog as parsed, and its exact text.
+#[derive(Clone)]
+pub(crate) struct Parsed {
+    text: Arc<[u8]>,
+    catalog: Arc<Catalog>,
+}
+
+impl Parsed {
+    /// Which catalog this is (both catalog caches may hold it).
+    pub(crate) fn catalog_ptr(&self) -> *const Catalog {
+        Arc::as_ptr(&self.catalog)
     }
 }
 

@@ -226,12 +226,16 @@ pub struct Service {
     config: ServiceConfig,
     rankers: Arc<Mutex<RankerCache>>,
     costs: Mutex<CostCache>,
-    /// Parsed request catalogs keyed by a hash of their exact JSON text.
-    parsed: Mutex<Lru<u128, Arc<Catalog>>>,
+    /// Parsed request catalogs keyed by a hash of their exact JSON text,
+    /// with that text (a repeated catalog is recognised by its bytes).
+    parsed: Mutex<Lru<u128, json::Parsed>>,
     /// The same catalogs by fingerprint (a session's catalog, for provider
     /// calls whose history calls a tool).
     by_fingerprint: Mutex<Lru<u128, Arc<Catalog>>>,
     catalog_parses: AtomicU64,
+    /// Request catalogs recognised from their bytes (not parsed, nor even
+    /// read as JSON).
+    catalogs_recognised: AtomicU64,
     counter: TokenCounter,
     /// Dense rankers being built in the background for previews: done and
     /// total texts.
@@ -273,6 +277,7 @@ impl Service {
             parsed: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
             by_fingerprint: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
             catalog_parses: AtomicU64::new(0),
+            catalogs_recognised: AtomicU64::new(0),
             sessions: Mutex::new(Sessions::new(config.session_idle, config.max_sessions)),
             counter: TokenCounter::with_cache_bytes(config.token_cache_bytes),
             config,
@@ -311,6 +316,8 @@ impl Service {
 mod tests;
 #[cfg(test)]
 mod tests_names;
+#[cfg(test)]
+mod tests_recognise;
 #[cfg(test)]
 mod tests_refine;
 #[cfg(test)]

@@ -18,6 +18,9 @@ pub struct ServiceStats {
     pub cost_vectors: u64,
     /// Request catalogs parsed (a byte-identical catalog is parsed once).
     pub catalog_parses: u64,
+    /// Request catalogs recognised from their bytes, without a JSON pass
+    /// over them.
+    pub catalogs_recognised: u64,
     /// Tool definitions actually run through a tokenizer.
     pub tokenized: u64,
     pub sessions: usize,
@@ -81,6 +84,7 @@ impl Service {
             index_cache_hits: self.index_cache_hits.load(Ordering::Relaxed),
             cost_vectors: self.cost_vectors.load(Ordering::Relaxed),
             catalog_parses: self.catalog_parses.load(Ordering::Relaxed),
+            catalogs_recognised: self.catalogs_recognised.load(Ordering::Relaxed),
             tokenized: self.counter.tokenized_count(),
             sessions: lock(&self.sessions).len(),
             cache_bytes: caches.total(),
@@ -94,7 +98,7 @@ impl Service {
     fn catalog_bytes(&self) -> usize {
         let (held, parsed): (Vec<*const Catalog>, usize) = {
             let parsed = lock(&self.parsed);
-            let held = parsed.iter().map(|(c, _)| Arc::as_ptr(c)).collect();
+            let held = parsed.iter().map(|(p, _)| p.catalog_ptr()).collect();
             (held, parsed.weight())
         };
         let others: usize = lock(&self.by_fingerprint)

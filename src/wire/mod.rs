@@ -21,6 +21,9 @@
 
 mod base_url;
 mod parse;
+mod tools_span;
+
+pub use tools_span::{tools_value_start, without_tools};
 
 pub use base_url::{BaseUrlError, normalize_base_url};
 pub use parse::{MAX_SAFE_INTEGER, ResponseError, parse_response};
