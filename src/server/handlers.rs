@@ -98,7 +98,10 @@ pub(crate) async fn read_request_body(
     let mut out = Vec::new();
     let mut over = declared.is_some_and(|n| n > limit);
     if !over {
-        out.reserve(declared.unwrap_or(0).min(1 << 20));
+        // Room for the declared length at once (a catalog of a few MB is
+        // copied once, not again as the buffer doubles), up to 4 MiB, so
+        // a length declared but not sent holds little.
+        out.reserve(declared.unwrap_or(0).min(4 << 20));
     }
     if declared.is_some_and(|n| n > discard_bound(limit)) {
         return Err(closing(too_large(limit)));
