@@ -6,8 +6,8 @@
 //! never padded with tools that match nothing. It keeps sessions
 //! (append-only loaded sets, scoped per API key, idle expiry, bounded count),
 //! an index cache keyed by catalog fingerprint and per-catalog token costs, so
-//! a repeated catalog is parsed and hashed but never re-indexed or
-//! re-tokenized. [`Service::tool_search_json`] is the same call from a wire
+//! a repeated catalog is never re-indexed or re-tokenized; its exact text is
+//! recognised in a request body without reading it as JSON (`json.rs`). [`Service::tool_search_json`] is the same call from a wire
 //! request body to a wire response, for the HTTP server.
 
 mod background;
