@@ -62,6 +62,7 @@ impl Service {
             // The rest of the body, read as the whole one would be; should
             // it fail, the whole body is read, for the error's position.
             if let Ok(request) = serde_json::from_slice::<ToolSearchRequest<'_>>(&rest) {
+                self.catalogs_recognised.fetch_add(1, Ordering::Relaxed);
                 return Ok((params_from_wire(&request)?, catalog));
             }
         }
@@ -86,14 +87,17 @@ impl Service {
         let (len, catalog) = lock(&self.parsed)
             .find(|p| value.starts_with(&p.text))
             .map(|p| (p.text.len(), p.catalog))?;
-        self.catalogs_recognised.fetch_add(1, Ordering::Relaxed);
         Some((crate::wire::without_tools(body, start, len), catalog))
     }
 
-    /// The catalog of a request, parsed once per exact text.
+    /// The catalog of a request, parsed once per exact text. The hash
+    /// finds a catalog; its text must be the same bytes to be used (a
+    /// colliding text is parsed as the new catalog it is).
     fn request_catalog(&self, raw: &str) -> Result<Arc<Catalog>, ServiceError> {
         let key = xxhash_rust::xxh3::xxh3_128(raw.as_bytes());
-        if let Some(p) = lock(&self.parsed).get(&key) {
+        if let Some(p) = lock(&self.parsed).get(&key)
+            && *p.text == *raw.as_bytes()
+        {
             return Ok(p.catalog);
         }
         self.catalog_parses.fetch_add(1, Ordering::Relaxed);
@@ -119,6 +123,14 @@ pub(crate) struct Parsed {
 }
 
 impl Parsed {
+    #[cfg(test)]
+    pub(crate) fn new(text: &str, catalog: Arc<Catalog>) -> Parsed {
+        Parsed {
+            text: Arc::from(text.as_bytes()),
+            catalog,
+        }
+    }
+
     /// Which catalog this is (both catalog caches may hold it).
     pub(crate) fn catalog_ptr(&self) -> *const Catalog {
         Arc::as_ptr(&self.catalog)

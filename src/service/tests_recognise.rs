@@ -101,3 +101,27 @@ proptest! {
         prop_assert_eq!(answer(&s, body.as_bytes()), fresh);
     }
 }
+
+#[test]
+fn a_text_whose_hash_collides_is_parsed_as_the_catalog_it_is() {
+    let s = Service::default();
+    let other = r#"[{"name":"other_tool","description":"Something else"}]"#;
+    let text = tools().to_string();
+    // A catalog held under the hash of `text`, as a crafted collision
+    // would leave it.
+    let held = Arc::new(
+        crate::catalog::parse(
+            other,
+            "request",
+            "request",
+            crate::catalog::SourceKind::Json,
+        )
+        .unwrap(),
+    );
+    let key = xxhash_rust::xxh3::xxh3_128(text.as_bytes());
+    lock(&s.parsed).get_or_insert(key, 1, || super::json::Parsed::new(other, held));
+    let body = format!(r#"{{"tools": {text}, "query": "check service status"}}"#);
+    let r = answer(&s, body.as_bytes()).unwrap();
+    assert_eq!(r["tools"][0]["name"], "send_invoice", "{r}");
+    assert_eq!(s.stats().catalog_parses, 1);
+}

@@ -57,48 +57,50 @@ impl Claude {
         out
     };
 
+    /// Where this family and choice stand in the tables below.
+    fn row(self) -> usize {
+        let family = match self.family {
+            Family::Current => 0,
+            Family::Opus3 => 1,
+            Family::Sonnet3 => 2,
+            Family::Haiku3 => 3,
+        };
+        family * 2 + usize::from(self.forced)
+    }
+
     /// The tokens of the tool-use system prompt Anthropic adds when tools
     /// are present (the table of Anthropic's tool-use pricing page).
     pub fn tool_prompt(self) -> u64 {
-        match (self.family, self.forced) {
-            (Family::Current, false) => 346,
-            (Family::Current, true) => 313,
-            (Family::Opus3, false) => 530,
-            (Family::Opus3, true) => 281,
-            (Family::Sonnet3, false) => 159,
-            (Family::Sonnet3, true) => 235,
-            (Family::Haiku3, false) => 264,
-            (Family::Haiku3, true) => 340,
-        }
+        [346, 313, 530, 281, 159, 235, 264, 340][self.row()]
     }
 
     /// The basis's wire name: `anthropic`, `anthropic:any`,
     /// `anthropic:claude-3-opus`, `anthropic:claude-3-opus:any`, …
     pub fn name(self) -> &'static str {
-        match (self.family, self.forced) {
-            (Family::Current, false) => "anthropic",
-            (Family::Current, true) => "anthropic:any",
-            (Family::Opus3, false) => "anthropic:claude-3-opus",
-            (Family::Opus3, true) => "anthropic:claude-3-opus:any",
-            (Family::Sonnet3, false) => "anthropic:claude-3-sonnet",
-            (Family::Sonnet3, true) => "anthropic:claude-3-sonnet:any",
-            (Family::Haiku3, false) => "anthropic:claude-3-haiku",
-            (Family::Haiku3, true) => "anthropic:claude-3-haiku:any",
-        }
+        [
+            "anthropic",
+            "anthropic:any",
+            "anthropic:claude-3-opus",
+            "anthropic:claude-3-opus:any",
+            "anthropic:claude-3-sonnet",
+            "anthropic:claude-3-sonnet:any",
+            "anthropic:claude-3-haiku",
+            "anthropic:claude-3-haiku:any",
+        ][self.row()]
     }
 
     /// The name shown to people, which says it is an estimate.
     pub fn label(self) -> &'static str {
-        match (self.family, self.forced) {
-            (Family::Current, false) => "anthropic (estimate)",
-            (Family::Current, true) => "anthropic:any (estimate)",
-            (Family::Opus3, false) => "anthropic:claude-3-opus (estimate)",
-            (Family::Opus3, true) => "anthropic:claude-3-opus:any (estimate)",
-            (Family::Sonnet3, false) => "anthropic:claude-3-sonnet (estimate)",
-            (Family::Sonnet3, true) => "anthropic:claude-3-sonnet:any (estimate)",
-            (Family::Haiku3, false) => "anthropic:claude-3-haiku (estimate)",
-            (Family::Haiku3, true) => "anthropic:claude-3-haiku:any (estimate)",
-        }
+        [
+            "anthropic (estimate)",
+            "anthropic:any (estimate)",
+            "anthropic:claude-3-opus (estimate)",
+            "anthropic:claude-3-opus:any (estimate)",
+            "anthropic:claude-3-sonnet (estimate)",
+            "anthropic:claude-3-sonnet:any (estimate)",
+            "anthropic:claude-3-haiku (estimate)",
+            "anthropic:claude-3-haiku:any (estimate)",
+        ][self.row()]
     }
 
     /// `anthropic`, `anthropic:MODEL`, either with `:any` (or `:tool`)
@@ -172,28 +174,25 @@ mod tests {
 
     #[test]
     fn names_parse_to_families_and_back() {
-        for c in Claude::EVERY {
+        for (i, c) in Claude::EVERY.into_iter().enumerate() {
+            assert_eq!(c.row(), i);
             assert_eq!(Claude::parse(c.name()), Some(c), "{}", c.name());
             assert!(c.label().starts_with(c.name()));
             assert!(c.label().ends_with("(estimate)"));
         }
         let p = |s: &str| Claude::parse(s).map(|c| (c.family, c.forced));
-        assert_eq!(
-            p("anthropic:claude-sonnet-4-5"),
-            Some((Family::Current, false))
-        );
-        assert_eq!(
-            p("anthropic:claude-opus-4-1:tool"),
-            Some((Family::Current, true))
-        );
-        assert_eq!(
-            p("anthropic:claude-3-opus-20240229"),
-            Some((Family::Opus3, false))
-        );
-        assert_eq!(
-            p("anthropic:claude-3-5-haiku-latest:any"),
-            Some((Family::Haiku3, true))
-        );
+        for (name, family, forced) in [
+            ("anthropic:claude-sonnet-4-5", Family::Current, false),
+            ("anthropic:claude-opus-4-1:tool", Family::Current, true),
+            ("anthropic:claude-3-opus-20240229", Family::Opus3, false),
+            (
+                "anthropic:claude-3-5-haiku-latest:any",
+                Family::Haiku3,
+                true,
+            ),
+        ] {
+            assert_eq!(p(name), Some((family, forced)), "{name}");
+        }
         assert_eq!(p("anthropic:gpt-4o"), None);
         assert_eq!(p("anthropicx"), None);
         assert_eq!(p("anthropic:"), None);

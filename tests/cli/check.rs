@@ -356,6 +356,16 @@ fn every_basis_side_by_side() {
     assert_usage_error(&run(&["check", "--bases", "some"]), "--bases");
 }
 
+/// The tools' own figures in a `check --json` report, summed.
+fn shares_of(v: &serde_json::Value) -> u64 {
+    v["tool_costs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tokens"].as_u64().unwrap())
+        .sum()
+}
+
 #[test]
 fn a_provider_basis_counts_its_shares_and_the_request_overhead_once() {
     let v = json(&run(&[
@@ -367,12 +377,7 @@ fn a_provider_basis_counts_its_shares_and_the_request_overhead_once() {
         "--json",
     ]));
     assert_eq!(v["token_basis"], "anthropic");
-    let shares: u64 = v["tool_costs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["tokens"].as_u64().unwrap())
-        .sum();
+    let shares = shares_of(&v);
     // The tool-use prompt, once, on top of the tools' shares.
     assert_eq!(v["full_schema_tokens"].as_u64().unwrap(), shares + 346);
     let initial: u64 = v["tool_costs"]
@@ -391,12 +396,7 @@ fn a_provider_basis_counts_its_shares_and_the_request_overhead_once() {
     );
     // The JSON bases are unchanged: no overhead.
     let plain = json(&run(&["check", "--json"]));
-    let sum: u64 = plain["tool_costs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["tokens"].as_u64().unwrap())
-        .sum();
+    let sum = shares_of(&plain);
     assert_eq!(plain["full_schema_tokens"].as_u64().unwrap(), sum);
 }
 
@@ -404,12 +404,7 @@ fn a_provider_basis_counts_its_shares_and_the_request_overhead_once() {
 fn a_model_basis_takes_its_familys_prompt_and_choice() {
     let full = |basis: &str| {
         let v = json(&run(&["check", "--token-basis", basis, "--json"]));
-        let shares: u64 = v["tool_costs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["tokens"].as_u64().unwrap())
-            .sum();
+        let shares = shares_of(&v);
         (
             v["token_basis"].as_str().unwrap().to_string(),
             v["full_schema_tokens"].as_u64().unwrap() - shares,
