@@ -322,3 +322,5 @@ mod tests_recognise;
 mod tests_refine;
 #[cfg(test)]
 mod tests_regex;
+#[cfg(test)]
+mod tests_wire;

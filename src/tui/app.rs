@@ -569,6 +569,8 @@ mod tests;
 mod tests_finish;
 
 #[cfg(test)]
+mod tests_basis;
+#[cfg(test)]
 mod tests_keys;
 
 #[cfg(test)]

@@ -52,7 +52,7 @@ pub(super) fn key_mod(code: KeyCode, modifiers: KeyModifiers) -> Msg {
     })
 }
 
-fn key(code: KeyCode) -> Msg {
+pub(super) fn key(code: KeyCode) -> Msg {
     key_mod(code, KeyModifiers::NONE)
 }
 
@@ -574,36 +574,4 @@ fn page_sizes_come_from_the_layout() {
     );
     app.update(Msg::Resize(80, 24));
     assert_eq!(app.list_height(), 24 - 1 - 3 - 4 - 1 - 2);
-}
-
-#[test]
-fn a_search_names_a_token_basis_only_when_one_was_chosen() {
-    let mut app = started();
-    let bodies = |app: &App, effects: &[Effect]| -> Vec<serde_json::Value> {
-        effects
-            .iter()
-            .filter_map(|e| match e {
-                Effect::Search { request, .. } => {
-                    Some(serde_json::to_value(request.body(app.catalog())).unwrap())
-                }
-                _ => None,
-            })
-            .collect()
-    };
-    press(&mut app, KeyCode::Char('/'));
-    let effects = app.update(key(KeyCode::Char('x')));
-    let sent = bodies(&app, &effects);
-    assert_eq!(sent.len(), 1);
-    assert!(sent[0].get("token_basis").is_none(), "{}", sent[0]);
-    settle(&mut app, effects);
-    press(&mut app, KeyCode::Esc);
-    // Chosen in the settings: every search names it from then on.
-    press(&mut app, KeyCode::Char('s'));
-    for _ in 0..5 {
-        press(&mut app, KeyCode::Down);
-    }
-    let effects = app.update(key(KeyCode::Right));
-    let sent = bodies(&app, &effects);
-    assert_eq!(sent.len(), 1);
-    assert_eq!(sent[0]["token_basis"], "cl100k_base");
 }
