@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::catalog::Tool;
 
 pub use cache::CountCache;
-pub use shared::{Asked, SharedCounter};
+pub use shared::SharedCounter;
 
 /// Which provider counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,15 +7,6 @@ use std::sync::Mutex;
 use super::{CountConfig, CountError, Counter};
 use crate::catalog::Tool;
 
-/// What the provider has counted so far, and what it was asked.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Asked {
-    /// Requests made.
-    pub asked: u64,
-    /// Counts found on disk.
-    pub kept: u64,
-}
-
 pub struct SharedCounter {
     config: CountConfig,
     counter: Mutex<Option<Counter>>,
@@ -42,21 +33,12 @@ impl SharedCounter {
         &self.config
     }
 
-    /// What `tools` add to a request ([`Counter::tools_cost`]), and the
-    /// requests and cache hits so far.
-    pub fn tools_cost(&self, tools: &[&Tool]) -> Result<(u64, Asked), CountError> {
+    /// What `tools` add to a request ([`Counter::tools_cost`]).
+    pub fn tools_cost(&self, tools: &[&Tool]) -> Result<u64, CountError> {
         let mut guard = self.counter.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
             *guard = Some(Counter::new(self.config.clone())?);
         }
-        let counter = guard.as_mut().expect("made above");
-        let cost = counter.tools_cost(tools)?;
-        Ok((
-            cost,
-            Asked {
-                asked: counter.asked,
-                kept: counter.kept,
-            },
-        ))
+        guard.as_mut().expect("made above").tools_cost(tools)
     }
 }

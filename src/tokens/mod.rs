@@ -142,15 +142,6 @@ impl TokenBasis {
         }
     }
 
-    /// Whether figures under this basis are estimates of a bill rather
-    /// than counts of what the provider tokenizes.
-    pub fn is_estimate(self) -> bool {
-        matches!(
-            self,
-            TokenBasis::Anthropic(_) | TokenBasis::EstimatedBytesDiv4
-        )
-    }
-
     /// The next basis in [`TokenBasis::ALL`], wrapping around (from one
     /// of the other Claude bases, the first after the default).
     pub fn next(self) -> Self {

@@ -71,11 +71,10 @@ pub enum Msg {
     },
     /// A message for the status line (a copy, a pager come back).
     Status(String),
-    /// The provider's count of `set` (`Effect::Count`), with the requests
-    /// and cache hits so far, or why it failed.
+    /// The provider's count of `set` (`Effect::Count`), or why it failed.
     Counted {
         set: Vec<usize>,
-        result: Result<(u64, crate::provider_count::Asked), String>,
+        result: Result<u64, String>,
     },
 }
 

@@ -31,11 +31,7 @@ impl App {
     }
 
     /// A count came back: a failure is told once on the status line.
-    pub(super) fn counted(
-        &mut self,
-        set: ToolSet,
-        result: Result<(u64, crate::provider_count::Asked), String>,
-    ) {
+    pub(super) fn counted(&mut self, set: ToolSet, result: Result<u64, String>) {
         if let Some(exact) = &mut self.exact
             && let Some(e) = exact.receive(set, result)
         {

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::catalog::Catalog;
-use crate::provider_count::{Asked, SharedCounter};
+use crate::provider_count::SharedCounter;
 use crate::tui::effect::Effect;
 
 /// A set of tools: catalog indices, ascending (the order the provider is
@@ -22,7 +22,6 @@ pub struct ExactCounts {
     known: HashMap<ToolSet, u64>,
     in_flight: Option<ToolSet>,
     failed: Option<String>,
-    asked: Asked,
 }
 
 impl ExactCounts {
@@ -32,13 +31,7 @@ impl ExactCounts {
             known: HashMap::new(),
             in_flight: None,
             failed: None,
-            asked: Asked::default(),
         }
-    }
-
-    /// `openai:gpt-4o (exact)`.
-    pub fn label(&self) -> String {
-        self.counter.config().label()
     }
 
     /// The provider's name and model: `openai:gpt-4o`.
@@ -70,16 +63,6 @@ impl ExactCounts {
         self.failed.as_deref()
     }
 
-    /// A count is being asked.
-    pub fn counting(&self) -> bool {
-        self.in_flight.is_some()
-    }
-
-    /// Requests made and counts found on disk so far.
-    pub fn asked(&self) -> Asked {
-        self.asked
-    }
-
     /// The count to ask next, of the sets `wanted` (most wanted first):
     /// none while one is asked, after a failure, or when all are known.
     pub fn next(&mut self, catalog: &Arc<Catalog>, wanted: Vec<ToolSet>) -> Option<Effect> {
@@ -98,17 +81,12 @@ impl ExactCounts {
     }
 
     /// A count came back; a failure is returned once, to be told.
-    pub fn receive(
-        &mut self,
-        set: ToolSet,
-        result: Result<(u64, Asked), String>,
-    ) -> Option<String> {
+    pub fn receive(&mut self, set: ToolSet, result: Result<u64, String>) -> Option<String> {
         if self.in_flight.as_ref() == Some(&set) {
             self.in_flight = None;
         }
         match result {
-            Ok((n, asked)) => {
-                self.asked = asked;
+            Ok(n) => {
                 self.known.insert(set, n);
                 None
             }
