@@ -146,12 +146,14 @@ pub async fn serve_as(
         }
     }
     drop(listener);
+    // Said once every connection can see it: an answer from here on
+    // closes its connection.
+    let _ = stop.send(true);
     eprintln!(
         "{who}: shutting down; {} connections open, waiting at most {} ms for requests in flight",
         max - open.available_permits(),
         limits.shutdown_grace.as_millis()
     );
-    let _ = stop.send(true);
     let all = u32::try_from(max).unwrap_or(u32::MAX);
     if tokio::time::timeout(limits.shutdown_grace, open.acquire_many(all))
         .await
@@ -176,9 +178,11 @@ async fn connection(
     let state = Arc::new(ConnState::default());
     let io = TokioIo::new(Guarded::new(stream, state.clone(), limits));
     let service_state = state.clone();
+    let server_stopping = stopped.clone();
     let service = hyper::service::service_fn(move |request: Request<Incoming>| {
         let guard = InFlight::begin(&service_state);
         let state = service_state.clone();
+        let server_stopping = server_stopping.clone();
         let call = hyper_util::service::TowerToHyperService::new(router.clone());
         async move {
             let response = hyper::service::Service::call(&call, request).await;
@@ -186,7 +190,9 @@ async fn connection(
                 Ok(response) => response,
                 Err(never) => match never {},
             };
-            if state.stopping.load(Ordering::Acquire) {
+            // The server's flag is read here too: an answer written before
+            // this connection's task has seen the shutdown still says so.
+            if state.stopping.load(Ordering::Acquire) || *server_stopping.borrow() {
                 response
                     .headers_mut()
                     .insert(CONNECTION, HeaderValue::from_static("close"));
