@@ -140,9 +140,18 @@ pub struct ServeArgs {
     /// An environment variable holding the key GET /metrics needs (default: none, /metrics is open like /healthz).
     #[arg(long, value_name = "NAME")]
     pub metrics_key_env: Option<String>,
-    /// Where tool sessions live: memory (default) or redis://HOST:PORT/DB (Redis or Valkey, shared by several instances).
+    /// Where tool sessions live: memory (default), redis://HOST:PORT/DB (Redis or Valkey, shared by several instances) or redis+cluster://HOST:PORT,HOST:PORT (a Redis Cluster).
     #[arg(long, value_name = "STORE")]
     pub sessions: Option<String>,
+    /// Replicas that must hold a session write before it is answered (Redis WAIT, up to 500 ms; default 0).
+    #[arg(long, value_name = "N")]
+    pub sessions_wait_replicas: Option<u32>,
+    /// MiB the fleet's shared catalogs and vectors may take in the session store (default 256; 0 shares none).
+    #[arg(long, value_name = "MIB")]
+    pub shared_cache_mb: Option<u64>,
+    /// Seconds a shared catalog or vector lives unless written again (default 1,800).
+    #[arg(long, value_name = "SECS")]
+    pub shared_cache_ttl_secs: Option<u64>,
     /// Config file (its [serve] and [embeddings] sections; flags win).
     #[arg(long, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,

@@ -117,6 +117,22 @@ fn serve_config(args: &ServeArgs) -> Result<toolsift::server::ServeConfig, CliEr
             .parse()
             .map_err(|e| CliError::Usage(format!("--sessions {e}")))?;
     }
+    c.store.wait_replicas = args
+        .sessions_wait_replicas
+        .or(file.sessions_wait_replicas)
+        .unwrap_or(c.store.wait_replicas);
+    if let Some(mb) = args.shared_cache_mb.or(file.shared_cache_mb) {
+        c.store.shared.bytes = mb.saturating_mul(1 << 20);
+    }
+    match args.shared_cache_ttl_secs.or(file.shared_cache_ttl_secs) {
+        Some(0) => {
+            return Err(CliError::Usage(
+                "--shared-cache-ttl-secs must be a positive integer".into(),
+            ));
+        }
+        Some(secs) => c.store.shared.ttl = std::time::Duration::from_secs(secs),
+        None => {}
+    }
     c.upstreams = upstreams(args, file, &|n| std::env::var(n).ok())?;
     s.embeddings = args.embed.build(Some(&config.embeddings), false)?;
     s.default_ranker = args

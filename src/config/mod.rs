@@ -80,8 +80,14 @@ pub struct ServeSection {
     pub log_queries: Option<bool>,
     #[serde(default, deserialize_with = "file_value::flag")]
     pub insecure_no_auth: Option<bool>,
-    /// `memory` or a Redis/Valkey URL.
+    /// `memory`, a Redis/Valkey URL or `redis+cluster://` nodes.
     pub sessions: Option<String>,
+    #[serde(default, deserialize_with = "file_value::count")]
+    pub sessions_wait_replicas: Option<u32>,
+    #[serde(default, deserialize_with = "file_value::count")]
+    pub shared_cache_mb: Option<u64>,
+    #[serde(default, deserialize_with = "file_value::positive")]
+    pub shared_cache_ttl_secs: Option<u64>,
     #[serde(default, deserialize_with = "file_value::count")]
     pub upstream_timeout_ms: Option<u64>,
     #[serde(default, deserialize_with = "file_value::count")]

@@ -58,6 +58,8 @@ pub struct CacheStats {
     pub memory_hits: u64,
     /// Lookups answered from a disk file.
     pub disk_hits: u64,
+    /// Lookups answered by the shared store.
+    pub shared_hits: u64,
     /// Lookups that found nothing (the text is then embedded).
     pub misses: u64,
     /// Vectors written to disk.
@@ -70,6 +72,17 @@ pub struct CacheStats {
 }
 
 type Key = (u128, u128);
+
+/// Vectors shared by several processes (a fleet's store), behind the
+/// memory and disk caches: asked for what those miss, given what is newly
+/// embedded. Best effort: a store that fails answers nothing.
+pub trait SharedVectors: Send + Sync {
+    /// The vectors of `texts` in `namespace` (a [`Namespace`]'s key) of
+    /// length `dim`, where the store has them.
+    fn get_many(&self, namespace: &str, texts: &[&str], dim: usize) -> Vec<Option<Vec<f32>>>;
+    /// Stores vectors of `namespace`.
+    fn put_many(&self, namespace: &str, pairs: &[(&str, &[f32])]);
+}
 
 #[derive(Default)]
 struct Memory {
@@ -132,6 +145,8 @@ pub struct VectorCache {
     disk: Mutex<()>,
     memory_hits: AtomicU64,
     disk_hits: AtomicU64,
+    shared: std::sync::OnceLock<Arc<dyn SharedVectors>>,
+    shared_hits: AtomicU64,
     misses: AtomicU64,
     disk_writes: AtomicU64,
 }
@@ -165,6 +180,8 @@ impl VectorCache {
             disk: Mutex::new(()),
             memory_hits: AtomicU64::new(0),
             disk_hits: AtomicU64::new(0),
+            shared: std::sync::OnceLock::new(),
+            shared_hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             disk_writes: AtomicU64::new(0),
         }
@@ -180,6 +197,11 @@ impl VectorCache {
             .map(|d| d.join("toolsift").join("vectors"))
     }
 
+    /// Puts `shared` behind this cache (once; a second store is ignored).
+    pub fn share_with(&self, shared: Arc<dyn SharedVectors>) {
+        let _ = self.shared.set(shared);
+    }
+
     pub fn dir(&self) -> Option<&Path> {
         self.dir.as_deref()
     }
@@ -192,6 +214,7 @@ impl VectorCache {
         CacheStats {
             memory_hits: self.memory_hits.load(Ordering::Relaxed),
             disk_hits: self.disk_hits.load(Ordering::Relaxed),
+            shared_hits: self.shared_hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
             disk_writes: self.disk_writes.load(Ordering::Relaxed),
             in_memory,
@@ -262,9 +285,42 @@ impl VectorCache {
                 }
             }
         }
+        if let Some(shared) = self.shared.get() {
+            self.get_shared(shared.as_ref(), ns, texts, dim, &mut out);
+        }
         let missing = out.iter().filter(|v| v.is_none()).count() as u64;
         self.misses.fetch_add(missing, Ordering::Relaxed);
         out
+    }
+
+    /// Fills the gaps of `out` from the shared store (and keeps what it
+    /// finds in memory).
+    fn get_shared(
+        &self,
+        shared: &dyn SharedVectors,
+        ns: &Namespace,
+        texts: &[&str],
+        dim: usize,
+        out: &mut [Option<Vec<f32>>],
+    ) {
+        let gaps: Vec<usize> = (0..texts.len()).filter(|&i| out[i].is_none()).collect();
+        if gaps.is_empty() {
+            return;
+        }
+        let wanted: Vec<&str> = gaps.iter().map(|&i| texts[i]).collect();
+        let found = shared.get_many(&ns.key(), &wanted, dim);
+        let nsh = ns.hash();
+        let mut memory = lock(&self.memory);
+        for (&i, v) in gaps.iter().zip(found) {
+            if let Some(v) = v.filter(|v| v.len() == dim) {
+                memory.insert(
+                    (nsh, xxh3_128(texts[i].as_bytes())),
+                    Arc::from(v.as_slice()),
+                );
+                out[i] = Some(v);
+                self.shared_hits.fetch_add(1, Ordering::Relaxed);
+            }
+        }
     }
 
     /// Stores vectors (all of one length) in memory and on disk. A disk
@@ -277,6 +333,9 @@ impl VectorCache {
             for (text, v) in pairs {
                 memory.insert((nsh, xxh3_128(text.as_bytes())), Arc::from(*v));
             }
+        }
+        if let Some(shared) = self.shared.get() {
+            shared.put_many(&ns.key(), pairs);
         }
         let (Some(path), Some(dim)) = (self.file_of(ns), pairs.first().map(|p| p.1.len())) else {
             return;

@@ -21,7 +21,7 @@ pub mod settings;
 use std::fmt;
 use std::sync::Arc;
 
-pub use cache::{CacheStats, VectorCache};
+pub use cache::{CacheStats, SharedVectors, VectorCache};
 pub use ranker::DenseRanker;
 pub use settings::{EmbeddingSettings, SettingsError};
 
@@ -222,12 +222,34 @@ impl Embeddings {
             return Ok(Vec::new());
         }
         let ns = self.namespace(role);
+        // Learn the length from the provider before trusting a cache: the
+        // first text is embedded, and cached like the others.
+        let mut first = None;
         let dim = match self.provider.dimension() {
             Some(d) => d,
-            // Learn the length from the provider before trusting a cache.
-            None => self.embed_query(texts[0])?.len(),
+            None => {
+                let v = check_vectors(
+                    &self.provider.describe(),
+                    1,
+                    None,
+                    self.provider.embed(&texts[..1], role)?,
+                )?
+                .pop()
+                .unwrap_or_default();
+                self.cache.put_many(&ns, &[(texts[0], v.as_slice())]);
+                let dim = v.len();
+                first = Some(v);
+                dim
+            }
         };
-        let mut out: Vec<Option<Vec<f32>>> = self.cache.get_many(&ns, texts, dim);
+        let mut out: Vec<Option<Vec<f32>>> = match first {
+            Some(v) => {
+                let mut out = vec![Some(v)];
+                out.extend(self.cache.get_many(&ns, &texts[1..], dim));
+                out
+            }
+            None => self.cache.get_many(&ns, texts, dim),
+        };
         let missing: Vec<usize> = (0..texts.len()).filter(|&i| out[i].is_none()).collect();
         let total = texts.len();
         let mut done = total - missing.len();

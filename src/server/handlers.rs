@@ -382,7 +382,7 @@ pub(crate) async fn metrics(State(st): State<Arc<AppState>>, headers: HeaderMap)
     {
         return unauthorized(&headers);
     }
-    let text = st.metrics.render(&st.service.stats(), st.store.errors());
+    let text = st.metrics.render(&st.service.stats(), &st.store);
     (
         [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
         text,

@@ -1,6 +1,7 @@
 //! `/metrics` in the Prometheus text format, through the `metrics` facade
 //! and its Prometheus exporter.
 
+use crate::service::store::SessionStore;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -56,8 +57,24 @@ impl Metrics {
     }
 
     /// The text of `/metrics`, with the service's counters as of now.
-    pub(crate) fn render(&self, stats: &ServiceStats, store_errors: u64) -> String {
-        metrics::counter!("toolsift_session_store_errors_total").absolute(store_errors);
+    pub(crate) fn render(&self, stats: &ServiceStats, store: &SessionStore) -> String {
+        metrics::counter!("toolsift_session_store_errors_total").absolute(store.errors());
+        if let Some(shared) = store.shared_stats() {
+            let shared_counts = [
+                ("catalog", "written", shared.catalogs_written),
+                ("catalog", "fetched", shared.catalogs_fetched),
+                ("vector", "found", shared.vectors_found),
+                ("vector", "written", shared.vectors_written),
+            ];
+            for (kind, outcome, n) in shared_counts {
+                metrics::counter!("toolsift_shared_total", "kind" => kind, "outcome" => outcome)
+                    .absolute(n);
+            }
+            metrics::counter!("toolsift_shared_over_budget_total").absolute(shared.over_budget);
+            metrics::counter!("toolsift_shared_errors_total").absolute(shared.errors);
+            metrics::counter!("toolsift_session_writes_unreplicated_total")
+                .absolute(store.unreplicated());
+        }
         metrics::counter!("toolsift_searches_total").absolute(stats.searches);
         metrics::counter!("toolsift_index_cache_hits_total").absolute(stats.index_cache_hits);
         metrics::counter!("toolsift_index_cache_misses_total").absolute(stats.index_builds);

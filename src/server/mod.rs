@@ -31,7 +31,7 @@ use axum::routing::{any, get, post};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
-use crate::service::store::{SessionStore, StoreError, StoreSpec};
+use crate::service::store::{SessionStore, StoreError, StoreOptions, StoreSpec};
 use crate::service::{Service, ServiceConfig};
 use crate::wire::TOOL_SEARCH_PATH;
 
@@ -75,6 +75,9 @@ pub struct ServeConfig {
     pub upstream_timeout: Duration,
     /// Where sessions live.
     pub sessions: StoreSpec,
+    /// How a shared store is used (its `idle` is the service's
+    /// `session_idle`).
+    pub store: StoreOptions,
     /// Provider calls passed through at once.
     pub max_passthrough: usize,
     /// Provider calls waiting for a place beyond those; more get 503.
@@ -103,6 +106,7 @@ impl Default for ServeConfig {
             upstreams: Upstreams::default(),
             upstream_timeout: DEFAULT_UPSTREAM_TIMEOUT,
             sessions: StoreSpec::Memory,
+            store: StoreOptions::default(),
             max_passthrough: DEFAULT_MAX_PASSTHROUGH,
             max_passthrough_queued: DEFAULT_MAX_PASSTHROUGH,
             metrics_key: None,
@@ -174,7 +178,16 @@ pub async fn bind(config: &ServeConfig) -> Result<TcpListener, ServeError> {
 /// The routes over a service. Needs a tokio runtime (the Redis store's
 /// connection is made in it, lazily).
 pub fn router(config: &ServeConfig, service: Arc<Service>) -> Result<Router, ServeError> {
-    let store = SessionStore::open(&config.sessions, config.service.session_idle)?;
+    let options = StoreOptions {
+        idle: config.service.session_idle,
+        ..config.store.clone()
+    };
+    let store = SessionStore::open(&config.sessions, &options)?;
+    if let (Some(shared), Some(embeddings)) =
+        (store.shared_vectors(), service.config().embeddings.as_ref())
+    {
+        embeddings.cache().share_with(shared);
+    }
     let state = Arc::new(AppState {
         service,
         keys: config.keys.clone(),

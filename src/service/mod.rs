@@ -310,6 +310,13 @@ impl Service {
     pub fn catalog_by_fingerprint(&self, fingerprint: u128) -> Option<Arc<Catalog>> {
         lock(&self.by_fingerprint).get(&fingerprint)
     }
+
+    /// Keeps a catalog read from elsewhere (the shared store) by its
+    /// fingerprint; the one kept (an equal catalog already here wins).
+    pub fn adopt_catalog(&self, catalog: Arc<Catalog>) -> Arc<Catalog> {
+        let weight = crate::heap::catalog(&catalog);
+        lock(&self.by_fingerprint).get_or_insert(catalog.fingerprint(), weight, || catalog.clone())
+    }
 }
 
 #[cfg(test)]

@@ -98,6 +98,9 @@ impl Service {
             waiting = Some((plan.ranker, progress));
             plan.ranker = Ranker::Bm25;
         }
+        if plan.ranker.needs_embeddings() {
+            self.learn_dimension(&params.query);
+        }
         let ranker = self.ranker_for(catalog, plan.ranker)?;
         self.searches.fetch_add(1, Ordering::Relaxed);
         let mut ranked =

@@ -40,6 +40,19 @@ impl Service {
         Ok(ranked)
     }
 
+    /// Embeds `query` when the provider has not said its vectors' length
+    /// yet: the search needs that vector anyway (it is cached), and a
+    /// catalog's vectors can then come from the caches without the
+    /// provider embedding one of its tools to learn the length.
+    pub(super) fn learn_dimension(&self, query: &str) {
+        if let Some(e) = &self.config.embeddings
+            && e.provider().dimension().is_none()
+        {
+            // A failure shows again, as the search's own error.
+            let _ = e.embed_query(query);
+        }
+    }
+
     /// Every tool's schema tokens with `basis`, computed once per fingerprint.
     pub fn costs_for(&self, catalog: &Catalog, basis: TokenBasis) -> Arc<Vec<u64>> {
         let key = (catalog.fingerprint(), basis);

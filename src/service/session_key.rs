@@ -10,12 +10,14 @@
 //! session is two keys under two prefixes, neither a prefix of the other,
 //! then the scope's 32 hex digits (a fixed width) and the encoded id:
 //!
-//! - `toolsift:session:{scope}:{id}`, a hash: `fp` and `t:{name}`;
-//! - `toolsift:order:{scope}:{id}`, a list: the loaded names in order.
+//! - `toolsift:session:{<scope>:<id>}`, a hash: `fp` and `t:{name}`;
+//! - `toolsift:order:{<scope>:<id>}`, a list: the loaded names in order.
 //!
 //! Read from the left, a key gives back its kind, its scope and its encoded
 //! id, so distinct sessions have disjoint keys and a session's two keys
-//! differ.
+//! differ. The braces are a Redis Cluster hash tag: a session's two keys
+//! hash to one slot (hex digits and `h` hold no brace), so one script
+//! updates both on any cluster.
 
 use std::fmt::Write as _;
 
@@ -57,7 +59,7 @@ pub(crate) fn memory_key(id: &str, scope: &str) -> MemoryKey {
 
 /// Session `id` of `scope` in Redis: its hash and its order list.
 pub(crate) fn redis_keys(id: &str, scope: &str) -> (String, String) {
-    let tail = format!("{:032x}:{}", scope_hash(scope), encode_id(id));
+    let tail = format!("{{{:032x}:{}}}", scope_hash(scope), encode_id(id));
     (
         format!("{HASH_PREFIX}{tail}"),
         format!("{ORDER_PREFIX}{tail}"),
@@ -81,8 +83,8 @@ mod tests {
             assert_ne!(h, o, "{id:?}");
         }
         assert_eq!(encode_id("S:o"), "533a6f");
-        assert!(hash.starts_with("toolsift:session:") && hash.ends_with(":53"));
-        assert!(order.starts_with("toolsift:order:") && order.ends_with(":53"));
+        assert!(hash.starts_with("toolsift:session:{") && hash.ends_with(":53}"));
+        assert!(order.starts_with("toolsift:order:{") && order.ends_with(":53}"));
     }
 
     #[test]
@@ -100,6 +102,14 @@ mod tests {
     /// Ids of every kind: the characters clients send and the separators,
     /// empty, control and non-ASCII characters, and ids around and far over
     /// the verbatim limit.
+    /// What Redis Cluster hashes: the text between the first `{` and the
+    /// next `}`.
+    fn hash_tag(key: &str) -> &str {
+        let open = key.find('{').expect("a tag");
+        let close = open + key[open..].find('}').expect("a closed tag");
+        &key[open + 1..close]
+    }
+
     fn id() -> impl Strategy<Value = String> {
         prop_oneof![
             "[a-zA-Z0-9:._-]{0,12}",
@@ -126,6 +136,7 @@ mod tests {
             let (ha, oa) = redis_keys(&a.0, &a.1);
             let (hb, ob) = redis_keys(&b.0, &b.1);
             prop_assert_ne!(&ha, &oa);
+            prop_assert_eq!(hash_tag(&ha), hash_tag(&oa));
             prop_assert_ne!(&ha, &ob);
             prop_assert_ne!(&oa, &hb);
             if a != b {

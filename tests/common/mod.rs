@@ -2,8 +2,11 @@
 #![allow(dead_code)]
 
 pub mod fake_counter;
+pub mod fake_embedder;
 pub mod fake_upstream;
 pub mod redis;
+pub mod redis_cluster;
+pub mod round_robin;
 
 use std::io::Write;
 use std::path::PathBuf;

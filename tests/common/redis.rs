@@ -14,12 +14,12 @@ pub struct Redis {
     dir: PathBuf,
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap().port()
 }
 
-fn program() -> String {
+pub fn program() -> String {
     let p = std::env::var("TOOLSIFT_REDIS_SERVER").unwrap_or_else(|_| "redis-server".into());
     let found = Command::new(&p)
         .arg("--version")
@@ -92,6 +92,17 @@ impl Redis {
         let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
         let mut buf = [0u8; 7];
         s.write_all(b"PING\r\n").is_ok() && s.read_exact(&mut buf).is_ok() && &buf == b"+PONG\r\n"
+    }
+
+    /// What `redis-cli -p PORT ARGS...` prints.
+    pub fn cli(&self, args: &[&str]) -> String {
+        let out = Command::new("redis-cli")
+            .args(["-p", &self.port.to_string()])
+            .args(args)
+            .output()
+            .expect("run redis-cli (it comes with redis-server)");
+        assert!(out.status.success(), "redis-cli {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     /// Stops the server and waits until it is gone.

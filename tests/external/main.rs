@@ -11,5 +11,7 @@ mod mcp_servers;
 mod mcp_support;
 mod openai_rendering;
 mod python_sdk;
+mod redis_cluster;
+mod redis_fleet;
 mod redis_sessions;
 mod typescript_sdk;
