@@ -224,12 +224,18 @@ def main(argv=None):
     ap.add_argument("--queries", default=os.path.join(EVAL_DIR, "queries-dev.jsonl"))
     ap.add_argument("--json-out", help="write machine info, metrics (fractions) and timings as JSON")
     ap.add_argument("--repeat", type=int, default=3, help="time the query loop N times, report the best")
+    ap.add_argument("--categories", help="only the requests of these categories (comma-separated, e.g. parallel,parallel_multiple)")
     args = ap.parse_args(argv)
     if args.repeat < 1:
         ap.error("--repeat must be >= 1")
 
     catalog = load_catalog([args.catalog] + args.extra_catalog)
     queries = load_queries(args.queries)
+    if args.categories:
+        wanted = set(args.categories.split(","))
+        queries = [q for q in queries if q.get("category") in wanted]
+        if not queries:
+            raise SystemExit(f"no request of categories {args.categories} in {args.queries}")
     names = [t["name"] for t in catalog]
     known = set(names)
     for q in queries:
@@ -285,6 +291,7 @@ def main(argv=None):
             "queries": len(queries),
             "catalog_files": [args.catalog] + args.extra_catalog,
             "queries_file": args.queries,
+            "categories": args.categories,
             "repeat": args.repeat,
             "top_k": TOP_K,
             "engines": out_engines,

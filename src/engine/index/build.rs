@@ -5,7 +5,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::{Field, Index, Params};
 use crate::catalog::Tool;
-use crate::engine::analyzer::{Stemmer, for_each_word, is_stop_word, name_key};
+use crate::engine::analyzer::{STOP_WORDS, Stemmer, for_each_word, is_stop_word, name_key};
 use crate::engine::schema_text::walk_schema;
 
 /// Builds term ids while analysing the catalog.
@@ -219,11 +219,12 @@ impl Index {
             post_fields[slot] = mask;
         }
 
-        // Query lookups: every word seen (stop words map to None), with the
-        // query filler shadowed to None.
+        // Query lookups: every word seen, every stop word (seen or not) and
+        // the query filler map to None, so one lookup decides a query word
+        // the catalog has, or skips.
         let mut words = vocab.words;
-        for filler in params.query_filler {
-            words.insert(Box::from(*filler), None);
+        for skip in params.query_filler.iter().chain(STOP_WORDS) {
+            words.insert(Box::from(*skip), None);
         }
         Index {
             params,

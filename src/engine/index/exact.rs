@@ -135,38 +135,104 @@ static BYTE_CLASS: [u8; 256] = {
 /// Whether an ASCII text may contain a tool name: a backtick, a case change
 /// inside a word (`getUser`), or a separator (or a run of them) inside a word
 /// with a letter on one side (`get_user`, `github.issue`, `server__tool`, but
-/// not `3.5` or `2024-01-02`).
+/// not `3.5` or `2024-01-02`). One table lookup per byte: most bytes are
+/// letters, digits or spaces and pass at once.
 fn may_name_a_tool(b: &[u8]) -> bool {
-    let class = |i: usize| b.get(i).map_or(0, |&c| BYTE_CLASS[c as usize]);
-    for i in 0..b.len() {
+    const ALNUM: u8 = LOWER | UPPER | DIGIT;
+    let mut prev = 0u8;
+    let mut i = 0;
+    while i < b.len() {
         let c = BYTE_CLASS[b[i] as usize];
-        if c == 0 || c == DIGIT || c == UPPER {
+        if c == TICK || (c == UPPER && prev == LOWER) {
+            return true;
+        }
+        if c == SEP && prev & ALNUM != 0 {
+            // A run of separators, then what follows it.
+            let mut j = i + 1;
+            while j < b.len() && BYTE_CLASS[b[j] as usize] == SEP {
+                j += 1;
+            }
+            let next = b.get(j).map_or(0, |&n| BYTE_CLASS[n as usize]);
+            if next & ALNUM != 0 && (prev | next) & (LOWER | UPPER) != 0 {
+                return true;
+            }
+            // The run's last separator is the next byte's neighbour.
+            prev = SEP;
+            i = j;
             continue;
         }
-        match c {
-            TICK => return true,
-            LOWER => {
-                if class(i + 1) == UPPER {
-                    return true;
-                }
-            }
-            _ => {
-                // SEP, or the start of a run of them (`server__tool`)
-                let alnum = LOWER | UPPER | DIGIT;
-                let prev = if i > 0 { class(i - 1) } else { 0 };
-                if prev & alnum == 0 {
-                    continue;
-                }
-                let mut j = i + 1;
-                while class(j) == SEP {
-                    j += 1;
-                }
-                let next = class(j);
-                if next & alnum != 0 && (prev | next) & (LOWER | UPPER) != 0 {
-                    return true;
-                }
-            }
-        }
+        prev = c;
+        i += 1;
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The rule as first written: every byte looks at its neighbours.
+    fn by_the_book(b: &[u8]) -> bool {
+        let class = |i: usize| b.get(i).map_or(0, |&c| BYTE_CLASS[c as usize]);
+        for i in 0..b.len() {
+            let c = BYTE_CLASS[b[i] as usize];
+            match c {
+                TICK => return true,
+                LOWER if class(i + 1) == UPPER => return true,
+                SEP => {
+                    let alnum = LOWER | UPPER | DIGIT;
+                    let prev = if i > 0 { class(i - 1) } else { 0 };
+                    if prev & alnum == 0 {
+                        continue;
+                    }
+                    let mut j = i + 1;
+                    while class(j) == SEP {
+                        j += 1;
+                    }
+                    let next = class(j);
+                    if next & alnum != 0 && (prev | next) & (LOWER | UPPER) != 0 {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn names_are_suspected_and_numbers_are_not() {
+        for yes in [
+            "get_user",
+            "getUser",
+            "a `x`",
+            "github.issue",
+            "server__tool",
+            "x-y",
+            "a_.b",
+        ] {
+            assert!(may_name_a_tool(yes.as_bytes()), "{yes}");
+        }
+        for no in [
+            "3.5 kg",
+            "2024-01-02",
+            "plain words here",
+            "A. B",
+            "_x",
+            "x_ 1",
+            "",
+        ] {
+            assert!(!may_name_a_tool(no.as_bytes()), "{no}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 4096, ..ProptestConfig::default() })]
+
+        #[test]
+        fn one_lookup_per_byte_decides_as_the_rule_does(text in "[aZ9_./` -]{0,24}") {
+            prop_assert_eq!(may_name_a_tool(text.as_bytes()), by_the_book(text.as_bytes()));
+        }
+    }
 }

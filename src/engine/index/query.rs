@@ -4,7 +4,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::Index;
-use crate::engine::analyzer::{Stemmer, for_each_word, is_stop_word};
+use crate::engine::analyzer::{Stemmer, for_each_word};
 
 /// A query term: its id, weight, and the words it came from (for explain).
 #[derive(Debug, Clone)]
@@ -67,12 +67,10 @@ impl StemMemo {
 
 impl Index {
     /// `Some(None)`: a word to skip (stop word, filler); `None`: unknown.
+    /// Every stop word is in `words` (as `None`).
     fn lookup_word(&self, word: &str, memo: &mut StemMemo) -> Option<Option<u32>> {
         if let Some(&t) = self.words.get(word) {
             return Some(t);
-        }
-        if is_stop_word(word) {
-            return Some(None);
         }
         // Words not seen verbatim are looked up by their stem.
         memo.with_stem(word, |stem| self.stems.get(stem).map(|&t| Some(t)))

@@ -77,37 +77,69 @@ impl Index {
             scores,
             best_sentence,
             s_scores,
+            owner,
+            maxima: _,
             stems: _,
         } = scratch;
-        self.accumulate_terms(q.terms.iter(), scores);
-
-        let max_full = if q.sentences.is_empty() {
-            0.0
-        } else {
-            max_of(scores)
-        };
-        if max_full > 0.0 {
-            // Blend: the whole message's score and each sentence's, each
-            // normalised by its best document, so every request in a
-            // multi-request message can pull its own tool up.
-            for sentence in &q.sentences {
-                s_scores.fill(0.0);
-                self.accumulate(q, sentence, s_scores);
-                // Written as compare-and-select so the passes vectorise.
-                let max_s = max_of(s_scores);
-                if max_s > 0.0 {
-                    let inv = 1.0 / max_s;
-                    for (b, &v) in best_sentence.iter_mut().zip(s_scores.iter()) {
-                        let x = v * inv;
-                        *b = if x > *b { x } else { *b };
-                    }
+        if q.sentences.is_empty() {
+            self.accumulate_terms(q.terms.iter(), scores);
+            return;
+        }
+        // Blend: the whole message's score and each sentence's, each
+        // normalised by its best document, so every request in a
+        // multi-request message can pull its own tool up. The whole
+        // message's score is summed from its sentences' (each term counted
+        // once, by the first sentence that has it), so a term's postings
+        // are walked once per sentence that has it, and no more.
+        owner.clear();
+        owner.resize(q.terms.len(), u32::MAX);
+        for (si, sentence) in q.sentences.iter().enumerate() {
+            for &t in sentence {
+                if owner[t] == u32::MAX {
+                    owner[t] = si as u32;
                 }
             }
+        }
+        // The context's terms are in no sentence.
+        self.accumulate_terms(
+            q.terms
+                .iter()
+                .zip(owner.iter())
+                .filter(|(_, o)| **o == u32::MAX)
+                .map(|(t, _)| t),
+            scores,
+        );
+        for (si, sentence) in q.sentences.iter().enumerate() {
+            self.accumulate(q, sentence, s_scores);
+            let all_owned = sentence.iter().all(|&t| owner[t] == si as u32);
+            if !all_owned {
+                let owned = sentence.iter().filter(|&&t| owner[t] == si as u32);
+                self.accumulate_terms(owned.map(|&t| &q.terms[t]), scores);
+            }
+            let max_s = max_of(s_scores);
+            let inv = if max_s > 0.0 { 1.0 / max_s } else { 0.0 };
+            // Written as compare-and-select so the pass vectorises; it
+            // leaves `s_scores` zero for the next sentence.
+            let owned = if all_owned { 1.0 } else { 0.0 };
+            for ((s, b), v) in scores
+                .iter_mut()
+                .zip(best_sentence.iter_mut())
+                .zip(s_scores.iter_mut())
+            {
+                let x = *v * inv;
+                *s += owned * *v;
+                *b = if x > *b { x } else { *b };
+                *v = 0.0;
+            }
+        }
+        let max_full = max_of(scores);
+        if max_full > 0.0 {
             let w = self.params.sentence_weight;
+            let inv = 1.0 / max_full;
+            // Compare-and-select, no division: the pass vectorises.
             for (s, &b) in scores.iter_mut().zip(best_sentence.iter()) {
-                if *s > 0.0 {
-                    *s = *s / max_full + w * b;
-                }
+                let blended = *s * inv + w * b;
+                *s = if *s > 0.0 { blended } else { *s };
             }
         }
     }
@@ -128,7 +160,8 @@ impl Index {
             scores[d] = 0.0;
         }
         let want = k.saturating_sub(hits.len());
-        hits.extend(top_k(scores, want).into_iter().map(|(score, d)| Hit {
+        let top = top_k_with(scores, want, &mut scratch.maxima);
+        hits.extend(top.into_iter().map(|(score, d)| Hit {
             doc: d as usize,
             score,
             exact: false,
@@ -160,7 +193,13 @@ fn max_of(xs: &[f32]) -> f32 {
 /// the lower catalog index. Scores are non-negative floats, whose bit
 /// patterns order like the floats, so each candidate is one integer key and
 /// most candidates fail to enter with one comparison.
+#[cfg(test)]
 pub(super) fn top_k(scores: &[f32], k: usize) -> Vec<(f32, u32)> {
+    top_k_with(scores, k, &mut Vec::new())
+}
+
+/// [`top_k`] with a buffer for the chunks' maxima (reused across searches).
+fn top_k_with(scores: &[f32], k: usize, maxima: &mut Vec<f32>) -> Vec<(f32, u32)> {
     if k == 0 {
         return Vec::new();
     }
@@ -172,13 +211,9 @@ pub(super) fn top_k(scores: &[f32], k: usize) -> Vec<(f32, u32)> {
     // Each chunk's maximum, vectorised. The k-th largest of them bounds the
     // k-th best score from below (the k chunks above it hold k tools at least
     // that good), so most chunks and most tools are passed over at once.
-    let maxima: Vec<f32> = scores.chunks(CHUNK).map(max_of).collect();
-    let mut floor_score = if maxima.len() >= k {
-        let mut m = maxima.clone();
-        *m.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a)).1
-    } else {
-        0.0
-    };
+    maxima.clear();
+    maxima.extend(scores.chunks(CHUNK).map(max_of));
+    let mut floor_score = kth_largest(maxima, k);
     for (c, chunk) in scores.chunks(CHUNK).enumerate() {
         let chunk_max = maxima[c];
         if chunk_max < floor_score || chunk_max <= 0.0 {
@@ -208,6 +243,32 @@ pub(super) fn top_k(scores: &[f32], k: usize) -> Vec<(f32, u32)> {
         .collect()
 }
 
+/// The `k`-th largest of `xs` (non-negative), 0 when it has fewer; a small
+/// `k` by insertion into the `k` best so far (most values fail the first
+/// comparison).
+pub(super) fn kth_largest(xs: &[f32], k: usize) -> f32 {
+    const SMALL: usize = 32;
+    if k == 0 || xs.len() < k {
+        return 0.0;
+    }
+    if k > SMALL {
+        let mut m = xs.to_vec();
+        return *m.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a)).1;
+    }
+    let mut best = [f32::NEG_INFINITY; SMALL];
+    for &x in xs {
+        if x > best[k - 1] {
+            let mut i = k - 1;
+            while i > 0 && best[i - 1] < x {
+                best[i] = best[i - 1];
+                i -= 1;
+            }
+            best[i] = x;
+        }
+    }
+    best[k - 1]
+}
+
 /// Per-thread state reused by every search, whatever the index, so a query
 /// allocates little: score buffers, and the stemmer's memo for query words
 /// that no index has seen verbatim.
@@ -215,7 +276,13 @@ pub(super) fn top_k(scores: &[f32], k: usize) -> Vec<(f32, u32)> {
 pub(super) struct Scratch {
     scores: Vec<f32>,
     best_sentence: Vec<f32>,
+    /// Zero between sentences.
     s_scores: Vec<f32>,
+    /// The sentence that counts each query term in the whole message's
+    /// score.
+    owner: Vec<u32>,
+    /// The chunks' maxima of a top k.
+    maxima: Vec<f32>,
     pub(super) stems: StemMemo,
 }
 

@@ -1,7 +1,7 @@
 use serde_json::Value;
 
 use super::query::split_sentences;
-use super::score::top_k;
+use super::score::{kth_largest, top_k};
 use super::*;
 use crate::catalog::Tool;
 
@@ -153,6 +153,19 @@ proptest::proptest! {
         expected.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         expected.truncate(k);
         proptest::prop_assert_eq!(top_k(&scores, k), expected);
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn the_kth_largest_is_the_selected_one(
+        xs in proptest::collection::vec(0.0f32..10.0, 0..200),
+        k in 0usize..40,
+    ) {
+        let mut sorted = xs.clone();
+        sorted.sort_by(|a, b| b.total_cmp(a));
+        let expected = if k == 0 || xs.len() < k { 0.0 } else { sorted[k - 1] };
+        proptest::prop_assert_eq!(kth_largest(&xs, k), expected);
     }
 }
 
@@ -328,4 +341,89 @@ fn a_thai_request_finds_the_thai_tool() {
         ["thai_weather", "get_weather"]
     );
     assert_eq!(names(&index, &tools, "ส่งอีเมล", 1), ["thai_email"]);
+}
+
+/// The multi-sentence blend computed the plain way: every sentence scored
+/// over the whole catalog.
+fn blend_by_the_book(index: &Index, query: &str) -> Vec<f32> {
+    let mut memo = super::query::StemMemo::default();
+    let q = index.analyze(query, None, false, &mut memo);
+    let score = |terms: &[usize]| {
+        let mut s = vec![0f32; index.n_docs];
+        for qt in terms.iter().map(|&i| &q.terms[i]) {
+            for p in index.postings(qt.term) {
+                s[index.post_docs[p] as usize] += qt.weight * index.post_impacts[p];
+            }
+        }
+        s
+    };
+    let all: Vec<usize> = (0..q.terms.len()).collect();
+    let mut scores = score(&all);
+    let max_full = scores.iter().fold(0f32, |m, &v| m.max(v));
+    if q.sentences.is_empty() || max_full <= 0.0 {
+        return scores;
+    }
+    let mut best = vec![0f32; index.n_docs];
+    for sentence in &q.sentences {
+        let s = score(sentence);
+        let max_s = s.iter().fold(0f32, |m, &v| m.max(v));
+        if max_s > 0.0 {
+            let inv = 1.0 / max_s;
+            for (b, v) in best.iter_mut().zip(&s) {
+                *b = b.max(v * inv);
+            }
+        }
+    }
+    let w = index.params.sentence_weight;
+    for (s, b) in scores.iter_mut().zip(&best) {
+        if *s > 0.0 {
+            *s = *s / max_full + w * b;
+        }
+    }
+    scores
+}
+
+const BLEND_WORDS: [&str; 12] = [
+    "invoice", "customer", "weather", "city", "status", "service", "send", "list", "open",
+    "incident", "email", "forecast",
+];
+
+proptest::proptest! {
+    #[test]
+    fn the_sentence_blend_scores_as_the_plain_computation_does(
+        descriptions in proptest::collection::vec(
+            proptest::collection::vec(0usize..BLEND_WORDS.len(), 1..6), 1..30),
+        sentences in proptest::collection::vec(
+            proptest::collection::vec(0usize..BLEND_WORDS.len() + 3, 1..5), 2..5),
+    ) {
+        let tools: Vec<Tool> = descriptions
+            .iter()
+            .enumerate()
+            .map(|(i, words)| {
+                let text: Vec<&str> = words.iter().map(|&w| BLEND_WORDS[w]).collect();
+                Tool::new(format!("tool_{i}"), text.join(" "))
+            })
+            .collect();
+        let index = Index::build(&tools);
+        // Words past the list are unknown to the catalog.
+        let query: Vec<String> = sentences
+            .iter()
+            .map(|s| {
+                let words: Vec<&str> =
+                    s.iter().map(|&w| BLEND_WORDS.get(w).copied().unwrap_or("zebra")).collect();
+                format!("{}.", words.join(" "))
+            })
+            .collect();
+        let query = query.join(" ");
+        let docs: Vec<usize> = (0..tools.len()).collect();
+        // Twice: the scratch buffers are left clean for the next search.
+        // The sums are grouped by sentence, so the last bits may differ.
+        let expected = blend_by_the_book(&index, &query);
+        for _ in 0..2 {
+            let got = index.scores_of(&query, None, &docs);
+            for (g, e) in got.iter().zip(&expected) {
+                proptest::prop_assert!((g - e).abs() <= 1e-5 * e.abs().max(1.0), "{got:?} {expected:?}");
+            }
+        }
+    }
 }
