@@ -220,3 +220,28 @@ pub fn is_session_id(v: &serde_json::Value) -> bool {
     v.as_str()
         .is_some_and(|s| s.len() == 32 && s.bytes().all(|b| b.is_ascii_hexdigit()))
 }
+
+/// Tools `tool_00`, `tool_01`, …: each found by its own word (`word00`, …)
+/// and nothing else.
+pub fn word_catalog(tools: usize) -> serde_json::Value {
+    serde_json::Value::Array(
+        (0..tools)
+            .map(|i| {
+                serde_json::json!({
+                    "name": format!("tool_{i:02}"),
+                    "description": format!("Does thing word{i:02} for the caller"),
+                    "input_schema": {"type": "object", "properties": {}},
+                })
+            })
+            .collect(),
+    )
+}
+
+/// A blocking HTTP client with a minute's time limit.
+pub fn http_client() -> reqwest::blocking::Client {
+    toolsift::tls::install_provider();
+    reqwest::blocking::Client::builder()
+        .timeout(std::time::Duration::from_secs(60))
+        .build()
+        .unwrap()
+}

@@ -20,24 +20,7 @@ const TOOLS: usize = 64;
 const SESSIONS: usize = 30;
 
 fn catalog() -> Value {
-    Value::Array(
-        (0..TOOLS)
-            .map(|i| {
-                json!({
-                    "name": format!("tool_{i:02}"),
-                    "description": format!("Does thing word{i:02} for the caller"),
-                })
-            })
-            .collect(),
-    )
-}
-
-fn client() -> reqwest::blocking::Client {
-    toolsift::tls::install_provider();
-    reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap()
+    common::word_catalog(TOOLS)
 }
 
 /// A search loading tool `i` in session `id` (a new one when `None`).
@@ -46,7 +29,7 @@ fn search(srv: &Server, i: usize, id: Option<&str>) -> (u16, Value) {
     if let Some(id) = id {
         body["session_id"] = json!(id);
     }
-    match client()
+    match common::http_client()
         .post(format!("{}/sdk/v1/tool-search", srv.url))
         .bearer_auth(KEY)
         .json(&body)

@@ -19,29 +19,11 @@ const KEY: &str = "k-fleet";
 const TOOLS: usize = 24;
 
 fn catalog() -> Value {
-    Value::Array(
-        (0..TOOLS)
-            .map(|i| {
-                json!({
-                    "name": format!("tool_{i:02}"),
-                    "description": format!("Does thing word{i:02} for the caller"),
-                    "input_schema": {"type": "object", "properties": {}},
-                })
-            })
-            .collect(),
-    )
-}
-
-fn client() -> reqwest::blocking::Client {
-    toolsift::tls::install_provider();
-    reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(60))
-        .build()
-        .unwrap()
+    common::word_catalog(TOOLS)
 }
 
 fn post(url: &str, path: &str, body: &Value, session: Option<&str>) -> (u16, Value, String) {
-    let mut r = client()
+    let mut r = common::http_client()
         .post(format!("{url}{path}"))
         .bearer_auth(KEY)
         .json(body);
@@ -60,7 +42,7 @@ fn post(url: &str, path: &str, body: &Value, session: Option<&str>) -> (u16, Val
 
 /// A counter of `/metrics` (the sum of its series matching `needle`).
 fn metric(srv: &Server, needle: &str) -> f64 {
-    let text = client()
+    let text = common::http_client()
         .get(format!("{}/metrics", srv.url))
         .send()
         .unwrap()

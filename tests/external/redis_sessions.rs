@@ -18,19 +18,8 @@ use serde_json::{Value, json};
 const KEY: &str = "k-shared";
 const TOOLS: usize = 48;
 
-/// Tools `tool_00`..: each found by its own word `wordNN`.
 fn catalog() -> Value {
-    Value::Array(
-        (0..TOOLS)
-            .map(|i| {
-                json!({
-                    "name": format!("tool_{i:02}"),
-                    "description": format!("Does thing word{i:02} for the caller"),
-                    "input_schema": {"type": "object", "properties": {}},
-                })
-            })
-            .collect(),
-    )
+    common::word_catalog(TOOLS)
 }
 
 fn serve(redis: &Redis, up: Option<&FakeUpstream>) -> Server {
@@ -48,21 +37,13 @@ fn serve(redis: &Redis, up: Option<&FakeUpstream>) -> Server {
     Server::start(&args, &[("TOOLSIFT_TEST_KEY", KEY)])
 }
 
-fn client() -> reqwest::blocking::Client {
-    toolsift::tls::install_provider();
-    reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(60))
-        .build()
-        .unwrap()
-}
-
 /// A search for tool `i` (alone) in session `id`: status and body.
 fn search(srv: &Server, i: usize, id: Option<&str>) -> (u16, Value) {
     let mut body = json!({"tools": catalog(), "query": format!("word{i:02}"), "max_tools": 1});
     if let Some(id) = id {
         body["session_id"] = json!(id);
     }
-    let r = client()
+    let r = common::http_client()
         .post(format!("{}/sdk/v1/tool-search", srv.url))
         .bearer_auth(KEY)
         .json(&body)
@@ -87,7 +68,7 @@ fn names(v: &Value) -> Vec<String> {
 }
 
 fn get(srv: &Server, path: &str) -> String {
-    client()
+    common::http_client()
         .get(format!("{}{path}", srv.url))
         .send()
         .unwrap()
@@ -116,7 +97,7 @@ fn two_instances_continue_one_session() {
     );
     // A provider call through the instance that made neither search still
     // gets the session's tools, in first-load order.
-    let r = client()
+    let r = common::http_client()
         .post(format!("{}/openai/v1/responses", b.url))
         .bearer_auth(KEY)
         .header("content-type", "application/json")
@@ -220,7 +201,7 @@ fn redis_down_is_503_naming_the_store_and_service_resumes_when_it_returns() {
     let message = v["error"]["message"].as_str().unwrap();
     assert!(message.contains(&redis.url()), "{message}");
     let provider = |session: Option<&str>| {
-        let mut r = client()
+        let mut r = common::http_client()
             .post(format!("{}/openai/v1/responses", srv.url))
             .bearer_auth(KEY)
             .header("content-type", "application/json")
@@ -245,7 +226,7 @@ fn redis_down_is_503_naming_the_store_and_service_resumes_when_it_returns() {
     // answered (its new session could not be saved, and says so).
     let (status, v, _) = provider(None);
     assert_eq!(status, 200, "{v}");
-    let r = client()
+    let r = common::http_client()
         .post(format!("{}/sdk/v1/tool-search", srv.url))
         .bearer_auth(KEY)
         .json(&json!({"tools": catalog(), "query": "word05", "max_tools": 1}))
@@ -309,7 +290,7 @@ fn ids_holding_separators_are_sessions_of_their_own_not_a_store_outage() {
         "S:fp",
     ];
     let provider = |id: &str| {
-        let r = client()
+        let r = common::http_client()
             .post(format!("{}/openai/v1/responses", srv.url))
             .bearer_auth(KEY)
             .header("content-type", "application/json")

@@ -10,6 +10,7 @@
 //! request's content (indexes, token counts) stay per instance.
 
 mod conn;
+mod definition;
 mod remote;
 pub mod shared;
 

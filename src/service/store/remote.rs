@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::conn::Conn;
+use super::definition::{definition, parse_definition};
 use super::shared::Shared;
 use super::{StoreError, StoreOptions};
 use crate::catalog::Tool;
@@ -222,45 +223,5 @@ impl RedisStore {
             tools.push(tool);
         }
         Ok(Some((fingerprint, tools)))
-    }
-}
-
-/// A tool as stored in a session: the Caveman wire descriptor.
-pub(super) fn definition(t: &Tool) -> String {
-    crate::catalog::export::payload_tool(t, crate::catalog::export::PayloadFormat::Caveman)
-        .to_string()
-}
-
-pub(super) fn parse_definition(text: &str) -> Option<Tool> {
-    let catalog = crate::catalog::parse(
-        &format!("[{text}]"),
-        "session",
-        "session",
-        crate::catalog::SourceKind::Json,
-    )
-    .ok()?;
-    catalog.tools().first().cloned()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn definitions_round_trip() {
-        let mut t = Tool::new("a\u{1b}", "d \"q\"");
-        t.input_schema =
-            serde_json::json!({"type": "object", "properties": {"x": {"type": "integer"}}});
-        t.read_only = true;
-        let back = parse_definition(&definition(&t)).unwrap();
-        assert_eq!(
-            (
-                &back.name,
-                &back.description,
-                &back.input_schema,
-                back.read_only
-            ),
-            (&t.name, &t.description, &t.input_schema, t.read_only)
-        );
     }
 }

@@ -35,7 +35,7 @@ use redis::AsyncCommands;
 use sha2::{Digest, Sha256};
 
 use super::conn::Conn;
-use super::remote::definition;
+use super::definition::definition;
 use crate::catalog::{self, Catalog, SourceKind};
 use crate::embed::SharedVectors;
 
