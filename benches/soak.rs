@@ -16,11 +16,13 @@
 //! - 20 %: a provider call (`POST /openai/v1/responses`) in the client's
 //!   session, its history calling a catalog tool (the tools are added).
 //!
-//! Every 10 s it samples both servers' RSS and Redis's `used_memory` and
-//! key count. It reports the requests by kind, the errors (any transport
-//! error, any status but 200 other than the documented 503s, any 200 whose
-//! answer is not an answer: no `tools` array or no `session_id`), RSS at the end of the warm-up (the
-//! first fifth) and after it, and Redis's peak memory beside its bound.
+//! Every 10 s it samples both servers' RSS, Redis's `used_memory`, its
+//! sessions and shared entries, and the bytes the shared ones take. It
+//! reports the requests by kind, the errors (any transport error, any
+//! status but 200 other than the documented 503s, any 200 whose answer is
+//! not an answer: no `tools` array or no `session_id`), RSS at the end of
+//! the warm-up (the first two fifths, while the bounded caches fill) and
+//! after it, and Redis's peak memory beside its bound.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -131,6 +133,43 @@ fn redis_cli(port: u16, args: &[&str]) -> String {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default()
+}
+
+/// What the shared catalogs and vectors take in the store now: their keys'
+/// and values' bytes, in MiB (the budget bounds these, plus about 96
+/// bytes of the store's own per entry).
+fn shared_live_mb(port: u16) -> f64 {
+    let mut script = String::new();
+    for pattern in ["toolsift:catalog:*", "toolsift:vec:*"] {
+        for key in redis_cli(port, &["--scan", "--pattern", pattern]).lines() {
+            script.push_str(&format!("STRLEN {key}\n"));
+        }
+    }
+    let keys_bytes: usize = script.lines().map(|l| l.len() - "STRLEN ".len()).sum();
+    let out = Command::new("redis-cli")
+        .args(["-p", &port.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(script.as_bytes())?;
+            child.wait_with_output()
+        })
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let values: f64 = out
+        .lines()
+        .filter_map(|l| l.trim().parse::<f64>().ok())
+        .sum();
+    (values + keys_bytes as f64) / (1024.0 * 1024.0)
+}
+
+/// Keys matching `pattern`.
+fn keys(port: u16, pattern: &str) -> usize {
+    redis_cli(port, &["--scan", "--pattern", pattern])
+        .lines()
+        .count()
 }
 
 fn redis_used_mb(port: u16) -> f64 {
@@ -320,7 +359,9 @@ fn main() {
     let procs = [Proc::serve(&args), Proc::serve(&args)];
     let servers: Vec<String> = procs.iter().map(|p| p.url.clone()).collect();
     let total = Duration::from_secs_f64(o.minutes * 60.0);
-    let warm_up = total / 5;
+    // The caches are bounded, but new catalogs take minutes to fill them
+    // (about four at this load).
+    let warm_up = total * 2 / 5;
     println!(
         "soak: {} min, {} clients, 2 instances, redis-server {}; bfcl-dev ({} tools) repeated, 300-tool catalogs new",
         o.minutes,
@@ -349,6 +390,10 @@ fn main() {
                 "rss_mb": [procs[0].rss_mb(), procs[1].rss_mb()],
                 "redis_mb": redis_used_mb(redis_port),
                 "redis_keys": redis_cli(redis_port, &["DBSIZE"]).trim().parse::<u64>().unwrap_or(0),
+                "sessions": keys(redis_port, "toolsift:session:*"),
+                "shared_catalogs": keys(redis_port, "toolsift:catalog:*"),
+                "shared_vectors": keys(redis_port, "toolsift:vec:*"),
+                "shared_live_mb": shared_live_mb(redis_port),
                 "requests": tally.by_kind.iter().map(|n| n.load(Ordering::Relaxed)).sum::<u64>(),
             });
             println!("  {sample}");
@@ -369,6 +414,10 @@ fn main() {
         let max = after.iter().map(|s| at(s, i)).fold(f64::NAN, f64::max);
         json!({"after_warm_up": first, "end": last, "max": max})
     };
+    let shared_peak = samples
+        .iter()
+        .filter_map(|s| s["shared_live_mb"].as_f64())
+        .fold(0f64, f64::max);
     let redis_peak = samples
         .iter()
         .filter_map(|s| s["redis_mb"].as_f64())
@@ -390,6 +439,7 @@ fn main() {
         "first_errors": *tally.first_errors.lock().unwrap(),
         "rss_mb": [rss(0), rss(1)],
         "redis_peak_mb": redis_peak,
+        "shared_live_peak_mb": shared_peak,
         "limits": {"shared_mb": SHARED_MB, "shared_ttl_secs": SHARED_TTL_SECS, "session_idle_secs": SESSION_IDLE_SECS, "cache_bytes": CACHE_BYTES},
         "upstream_calls": upstream.seen().len(),
     });
