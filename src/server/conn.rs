@@ -558,15 +558,14 @@ impl AsyncWrite for Guarded {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
-        if this.replaced {
-            std::task::ready!(this.poll_out(cx))?;
-            return Poll::Ready(Ok(buf.len()));
-        }
-        if !this.in_flight()
+        if !this.replaced
+            && !this.in_flight()
             && let Some(answer) = protocol_error(buf)
         {
             this.out = answer;
             this.replaced = true;
+        }
+        if this.replaced {
             std::task::ready!(this.poll_out(cx))?;
             return Poll::Ready(Ok(buf.len()));
         }
