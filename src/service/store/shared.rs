@@ -149,10 +149,6 @@ impl Shared {
         }
     }
 
-    pub fn limits(&self) -> SharedLimits {
-        self.limits
-    }
-
     pub fn stats(&self) -> SharedStats {
         let c = &self.counters;
         let n = |a: &AtomicU64| a.load(Ordering::Relaxed);
