@@ -128,6 +128,8 @@ pub struct Catalog {
     fingerprint: OnceLock<(u128, usize)>,
     /// Name -> index, built on first lookup.
     by_name: OnceLock<HashMap<String, usize>>,
+    /// The always-load tools' indices, found on first use.
+    always: OnceLock<Vec<usize>>,
 }
 
 /// Equal content, whatever has been computed and cached so far.
@@ -190,6 +192,7 @@ impl Catalog {
             notes,
             fingerprint: OnceLock::new(),
             by_name: OnceLock::new(),
+            always: OnceLock::new(),
         })
     }
 
@@ -263,6 +266,16 @@ impl Catalog {
         &self.notes
     }
 
+    /// Indices of the always-load tools, in catalog order (found once:
+    /// a search of a large catalog need not visit every tool for them).
+    pub fn always_load_indices(&self) -> &[usize] {
+        self.always.get_or_init(|| {
+            (0..self.tools.len())
+                .filter(|&i| self.tools[i].always_load)
+                .collect()
+        })
+    }
+
     /// Names of the always-load tools, in catalog order.
     pub fn always_load_names(&self) -> Vec<&str> {
         self.tools
@@ -316,6 +329,7 @@ impl Catalog {
         if let Some(tool) = copy.tools.get_mut(index) {
             tool.always_load = value;
         }
+        copy.always = OnceLock::new();
         copy
     }
 }

@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 
 use super::AppState;
-use crate::service::ServiceError;
+use crate::service::{BodyReader, ServiceError};
 use crate::terminal_text::escape;
 use crate::wire::{ErrorBody, ErrorDetail};
 
@@ -81,6 +81,37 @@ pub(crate) async fn read_request_body(
     body: Body,
     started: Instant,
 ) -> Result<Vec<u8>, Response> {
+    read_body_into(st, headers, body, started, Vec::with_capacity).await
+}
+
+/// What a body's chunks are given to as they arrive.
+pub(crate) trait BodySink {
+    fn push(&mut self, chunk: &[u8]);
+}
+
+impl BodySink for Vec<u8> {
+    fn push(&mut self, chunk: &[u8]) {
+        self.extend_from_slice(chunk);
+    }
+}
+
+impl BodySink for BodyReader {
+    fn push(&mut self, chunk: &[u8]) {
+        BodyReader::push(self, chunk);
+    }
+}
+
+/// [`read_request_body`] into the sink `make` gives, which is handed the
+/// room to make at once (the declared length, up to 4 MiB, so a catalog of
+/// a few MB is copied once, not again as a buffer doubles, and a length
+/// declared but not sent holds little).
+pub(crate) async fn read_body_into<S: BodySink>(
+    st: &AppState,
+    headers: &HeaderMap,
+    body: Body,
+    started: Instant,
+    make: impl FnOnce(usize) -> S,
+) -> Result<S, Response> {
     let limit = st.max_body_bytes;
     let declared = declared_length(headers);
     let deadline = tokio::time::Instant::from_std(started) + st.request_timeout;
@@ -95,19 +126,16 @@ pub(crate) async fn read_request_body(
             ),
         ))
     };
-    let mut out = Vec::new();
-    let mut over = declared.is_some_and(|n| n > limit);
-    if !over {
-        // Room for the declared length at once (a catalog of a few MB is
-        // copied once, not again as the buffer doubles), up to 4 MiB, so
-        // a length declared but not sent holds little.
-        out.reserve(declared.unwrap_or(0).min(4 << 20));
-    }
     if declared.is_some_and(|n| n > discard_bound(limit)) {
         return Err(closing(too_large(limit)));
     }
+    // `None` once the body is over the limit (what comes is thrown away).
+    let mut out = declared
+        .is_none_or(|n| n <= limit)
+        .then(|| make(declared.unwrap_or(0).min(4 << 20)));
     let mut seen = 0usize;
     loop {
+        let over = out.is_none();
         let next = match tokio::time::timeout_at(deadline, stream.next()).await {
             Ok(next) => next,
             Err(_) if over => break,
@@ -126,22 +154,16 @@ pub(crate) async fn read_request_body(
             }
         };
         seen = seen.saturating_add(chunk.len());
-        if !over && seen > limit {
-            over = true;
-            out = Vec::new();
+        if seen > limit {
+            out = None;
         }
-        if over {
-            if seen > discard_bound(limit) {
-                break;
-            }
-            continue;
+        match out.as_mut() {
+            Some(sink) => sink.push(&chunk),
+            None if seen > discard_bound(limit) => break,
+            None => {}
         }
-        out.extend_from_slice(&chunk);
     }
-    if over {
-        return Err(closing(too_large(limit)));
-    }
-    Ok(out)
+    out.ok_or_else(|| closing(too_large(limit)))
 }
 
 pub(crate) fn too_large(limit: usize) -> Response {
@@ -245,27 +267,44 @@ pub(crate) async fn tool_search(
             "too many requests are waiting; try again shortly",
         );
     };
-    let bytes = match read_request_body(&st, &headers, body, started).await {
-        Ok(bytes) => bytes,
+    let reader = |capacity| st.service.body_reader(capacity);
+    let body = match read_body_into(&st, &headers, body, started, reader).await {
+        Ok(reader) => reader.finish(),
         Err(response) => return response,
     };
     let limit = st.request_timeout;
     let remaining = limit.saturating_sub(started.elapsed());
     let in_memory = st.store.is_memory();
+    let log_queries = st.log_queries;
     let work = async {
+        let body = match st.service.ready(body) {
+            // A repeated catalog with everything built: a moment's work,
+            // done here rather than handed to a blocking thread.
+            Ok(ready) => {
+                let query = log_queries.then(|| ready.query().to_string());
+                let result = if in_memory {
+                    st.service
+                        .tool_search_ready(ready, Some(&scope))
+                        .map(|answer| (answer, None))
+                } else {
+                    st.service.tool_search_ready_deferred(ready, Some(&scope))
+                };
+                return Ok((result, query));
+            }
+            Err(body) => body,
+        };
         let permit = st.workers.clone().acquire_owned().await;
         let service = st.service.clone();
-        let log_queries = st.log_queries;
         let scope = scope.clone();
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            let query = log_queries.then(|| query_of(&bytes)).flatten();
+            let query = log_queries.then(|| query_of(body.json())).flatten();
             let result = if in_memory {
                 service
-                    .tool_search_json(&bytes, Some(&scope))
+                    .tool_search_read(body, Some(&scope))
                     .map(|answer| (answer, None))
             } else {
-                service.tool_search_json_deferred(&bytes, Some(&scope))
+                service.tool_search_read_deferred(body, Some(&scope))
             };
             (result, query)
         })
@@ -276,7 +315,7 @@ pub(crate) async fn tool_search(
             // A shared store: the session is recorded there.
             let mut saved = true;
             match st.store.record(&st.service, &pending).await {
-                Ok(loaded) => answer.session_tools = loaded,
+                Ok(loaded) => answer.set_session_tools(loaded),
                 // A session the request continues needs the store; a new
                 // one is answered anyway, and said to be unsaved.
                 Err(_) if !pending.named => saved = false,
@@ -289,7 +328,7 @@ pub(crate) async fn tool_search(
                 }
             }
             if !saved {
-                let mut response = Json(answer).into_response();
+                let mut response = Json(answer.wire()).into_response();
                 response.headers_mut().insert(
                     "x-toolsift-tool-session",
                     HeaderValue::from_static("not-saved"),
@@ -320,11 +359,9 @@ pub(crate) async fn tool_search(
     };
     let mut response = match result {
         Ok(answer) => {
-            fields.returned = Some(answer.tools.len());
-            fields.catalog_tools = usize::try_from(answer.deferred_count)
-                .ok()
-                .map(|d| d + answer.tools.len());
-            Json(answer).into_response()
+            fields.returned = Some(answer.outcome().tools.len());
+            fields.catalog_tools = Some(answer.catalog_len());
+            Json(answer.wire()).into_response()
         }
         Err(e) => service_error(&e),
     };

@@ -6,13 +6,13 @@ use std::sync::atomic::Ordering;
 
 use serde_json::Value;
 
-use super::{SearchOutcome, SearchParams, Service, ServiceError, lock};
+use super::answer::Answer;
+use super::recognise::ReadBody;
+use super::{SearchParams, Service, ServiceError, lock};
 use crate::catalog::{self, Catalog, SourceKind};
 use crate::engine::Ranker;
 use crate::tokens::TokenBasis;
-use crate::wire::{
-    ToolSearchBody, ToolSearchRequest, ToolSearchResponse, WireMatch, WireSelectedTool, WireTool,
-};
+use crate::wire::{ToolSearchBody, ToolSearchRequest, ToolSearchResponse, WireTool};
 
 impl Service {
     /// A wire request body in, a wire response out. `api_key` scopes the
@@ -23,8 +23,30 @@ impl Service {
         api_key: Option<&str>,
     ) -> Result<ToolSearchResponse, ServiceError> {
         let (params, catalog) = self.read_request(body)?;
-        let outcome = self.tool_search(&catalog, &params, api_key.unwrap_or(""))?;
-        Ok(to_wire(&catalog, &outcome))
+        Ok(self.answer(catalog, &params, api_key)?.into_wire())
+    }
+
+    /// [`Service::tool_search_json`] for a body read by a [`BodyReader`]
+    /// (its catalog perhaps recognised as it arrived).
+    ///
+    /// [`BodyReader`]: super::recognise::BodyReader
+    pub fn tool_search_read(
+        &self,
+        body: ReadBody,
+        api_key: Option<&str>,
+    ) -> Result<Answer, ServiceError> {
+        let (params, catalog) = self.read_body(body)?;
+        self.answer(catalog, &params, api_key)
+    }
+
+    fn answer(
+        &self,
+        catalog: Arc<Catalog>,
+        params: &SearchParams,
+        api_key: Option<&str>,
+    ) -> Result<Answer, ServiceError> {
+        let outcome = self.tool_search(&catalog, params, api_key.unwrap_or(""))?;
+        Ok(Answer::new(catalog, outcome))
     }
 
     /// [`Service::tool_search_json`] without touching this service's own
@@ -36,22 +58,117 @@ impl Service {
         api_key: Option<&str>,
     ) -> Result<(ToolSearchResponse, Option<PendingSession>), ServiceError> {
         let (params, catalog) = self.read_request(body)?;
+        let (answer, pending) = self.answer_deferred(catalog, &params, api_key)?;
+        Ok((answer.into_wire(), pending))
+    }
+
+    /// [`Service::tool_search_json_deferred`] for a body read by a
+    /// [`BodyReader`](super::recognise::BodyReader).
+    pub fn tool_search_read_deferred(
+        &self,
+        body: ReadBody,
+        api_key: Option<&str>,
+    ) -> Result<(Answer, Option<PendingSession>), ServiceError> {
+        let (params, catalog) = self.read_body(body)?;
+        self.answer_deferred(catalog, &params, api_key)
+    }
+
+    fn answer_deferred(
+        &self,
+        catalog: Arc<Catalog>,
+        params: &SearchParams,
+        api_key: Option<&str>,
+    ) -> Result<(Answer, Option<PendingSession>), ServiceError> {
         let outcome = self.search_inner(
             &catalog,
-            &params,
+            params,
             api_key.unwrap_or(""),
             std::time::Instant::now(),
             false,
         )?;
-        let wire = to_wire(&catalog, &outcome);
         let pending = (!params.preview).then(|| PendingSession {
             id: outcome.session_id.clone(),
             scope: api_key.unwrap_or("").to_string(),
             loaded: outcome.session_tools.clone(),
-            catalog,
+            catalog: catalog.clone(),
             named: params.session_id.is_some(),
         });
-        Ok((wire, pending))
+        Ok((Answer::new(catalog, outcome), pending))
+    }
+
+    /// A read body whose search needs nothing but this process's CPU for a
+    /// moment: its catalog was recognised (nothing to parse, index or
+    /// count), the rest of it is small and reads without error, and its
+    /// ranker is BM25F, built, as are its token counts. The server answers such a body on its own thread
+    /// ([`Service::tool_search_ready`]); any other goes to a blocking
+    /// thread ([`Service::tool_search_read`]) as it is.
+    pub fn ready(&self, body: ReadBody) -> Result<Ready, ReadBody> {
+        const SMALL: usize = 16 << 10;
+        let ReadBody::Recognised(r) = body else {
+            return Err(body);
+        };
+        if r.rest.len() > SMALL {
+            return Err(ReadBody::Recognised(r));
+        }
+        let Ok(Ok(params)) = serde_json::from_slice::<ToolSearchRequest<'_>>(&r.rest)
+            .map(|request| params_from_wire(&request))
+        else {
+            return Err(ReadBody::Recognised(r));
+        };
+        let ranker = params.ranker.unwrap_or(self.config.default_ranker);
+        let basis = params.token_basis.unwrap_or(self.config.token_basis);
+        // BM25F only: a dense ranker may call an embedding provider, and
+        // a pattern may take long over a large catalog.
+        if ranker != Ranker::Bm25 || !self.is_built(r.catalog(), ranker, basis) {
+            return Err(ReadBody::Recognised(r));
+        }
+        self.catalogs_recognised.fetch_add(1, Ordering::Relaxed);
+        let catalog = self.mark_used(&r.parsed);
+        Ok(Ready { params, catalog })
+    }
+
+    /// The search of a [`Ready`] body.
+    pub fn tool_search_ready(
+        &self,
+        ready: Ready,
+        api_key: Option<&str>,
+    ) -> Result<Answer, ServiceError> {
+        self.answer(ready.catalog, &ready.params, api_key)
+    }
+
+    /// [`Service::tool_search_ready`] without touching this service's own
+    /// sessions (see [`Service::tool_search_json_deferred`]).
+    pub fn tool_search_ready_deferred(
+        &self,
+        ready: Ready,
+        api_key: Option<&str>,
+    ) -> Result<(Answer, Option<PendingSession>), ServiceError> {
+        self.answer_deferred(ready.catalog, &ready.params, api_key)
+    }
+
+    /// A read body's parameters and catalog.
+    fn read_body(&self, body: ReadBody) -> Result<(SearchParams, Arc<Catalog>), ServiceError> {
+        match body {
+            ReadBody::Whole(bytes) => self.read_request(&bytes),
+            ReadBody::Recognised(r) => {
+                if let Ok(request) = serde_json::from_slice::<ToolSearchRequest<'_>>(&r.rest) {
+                    self.catalogs_recognised.fetch_add(1, Ordering::Relaxed);
+                    let params = params_from_wire(&request)?;
+                    let catalog = self.mark_used(&r.parsed);
+                    return Ok((params, catalog));
+                }
+                // For the error's position, the whole body as it came.
+                self.read_request(&r.into_whole())
+            }
+        }
+    }
+
+    /// Marks a recognised catalog used (the least recently used is evicted
+    /// first); the catalog.
+    fn mark_used(&self, parsed: &Parsed) -> Arc<Catalog> {
+        let ptr = parsed.catalog_ptr();
+        lock(&self.parsed).find(|p| p.catalog_ptr() == ptr);
+        parsed.catalog.clone()
     }
 
     /// A request body's parameters and catalog. A catalog already parsed
@@ -115,6 +232,19 @@ impl Service {
     }
 }
 
+/// A body read and checked, whose search can run at once
+/// ([`Service::ready`]).
+pub struct Ready {
+    params: SearchParams,
+    catalog: Arc<Catalog>,
+}
+
+impl Ready {
+    pub fn query(&self) -> &str {
+        &self.params.query
+    }
+}
+
 /// A request catalog as parsed, and its exact text.
 #[derive(Clone)]
 pub(crate) struct Parsed {
@@ -129,6 +259,15 @@ impl Parsed {
             text: Arc::from(text.as_bytes()),
             catalog,
         }
+    }
+
+    /// The catalog's exact JSON text.
+    pub(crate) fn text(&self) -> &[u8] {
+        &self.text
+    }
+
+    pub(crate) fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
     }
 
     /// Which catalog this is (both catalog caches may hold it).
@@ -243,42 +382,4 @@ pub fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchParams,
         preview,
         gate,
     })
-}
-
-/// The wire response for an outcome over `catalog`.
-pub fn to_wire(catalog: &Catalog, outcome: &SearchOutcome) -> ToolSearchResponse {
-    ToolSearchResponse {
-        tools: outcome
-            .tools
-            .iter()
-            .map(|s| WireSelectedTool {
-                tool: WireTool::from(&catalog.tools()[s.index]),
-                score: Some(f64::from(s.score)),
-                reason: Some(s.reason.as_str().to_string()),
-                matched: s.explanation.matches.iter().map(WireMatch::from).collect(),
-                dense: s.explanation.dense,
-            })
-            .collect(),
-        sent_schema_tokens: outcome.sent_schema_tokens,
-        full_schema_tokens: outcome.full_schema_tokens,
-        deferred_count: outcome.deferred_count,
-        method: outcome.method.as_str().to_string(),
-        token_basis: outcome.token_basis.label().to_string(),
-        session_id: outcome.session_id.clone(),
-        note: outcome.note.clone(),
-        session_tools: outcome.session_tools.clone(),
-        embedding: outcome
-            .embedding
-            .map(|(done, total)| crate::wire::EmbeddingProgress { done, total }),
-        held_back: outcome
-            .held_back
-            .iter()
-            .map(|h| crate::wire::WireHeldBack {
-                name: catalog.tools()[h.index].name.clone(),
-                score: f64::from(h.score),
-                evidence: f64::from(h.fit.evidence),
-                cosine: h.fit.cosine.map(f64::from),
-            })
-            .collect(),
-    }
 }

@@ -7,9 +7,14 @@
 //! (append-only loaded sets, scoped per API key, idle expiry, bounded count),
 //! an index cache keyed by catalog fingerprint and per-catalog token costs, so
 //! a repeated catalog is never re-indexed or re-tokenized; its exact text is
-//! recognised in a request body without reading it as JSON (`json.rs`). [`Service::tool_search_json`] is the same call from a wire
-//! request body to a wire response, for the HTTP server.
+//! recognised in a request body without reading it as JSON, as the body
+//! arrives (`recognise.rs`) or once it is read (`json.rs`).
+//! [`Service::tool_search_json`] is the same call from a wire request body
+//! to a wire response; the HTTP server reads a body with a
+//! [`BodyReader`] and calls [`Service::tool_search_read`] (or, for a body
+//! [`Service::ready`] finds ready, [`Service::tool_search_ready`]).
 
+mod answer;
 mod background;
 mod cache;
 pub mod inject;
@@ -17,6 +22,7 @@ mod json;
 mod pattern;
 mod pipeline;
 mod rankers;
+pub mod recognise;
 mod refine;
 mod session_key;
 mod sessions;
@@ -36,7 +42,9 @@ use background::Building;
 use cache::Lru;
 use sessions::Sessions;
 
-pub use json::{PendingSession, params_from_wire, to_wire};
+pub use answer::{Answer, to_wire};
+pub use json::{PendingSession, Ready, params_from_wire};
+pub use recognise::{BodyReader, ReadBody};
 pub use refine::HeldBack;
 pub use stats::{CacheBytes, ServiceStats};
 
@@ -329,5 +337,7 @@ mod tests_recognise;
 mod tests_refine;
 #[cfg(test)]
 mod tests_regex;
+#[cfg(test)]
+mod tests_stream;
 #[cfg(test)]
 mod tests_wire;

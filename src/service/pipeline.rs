@@ -202,9 +202,7 @@ impl Service {
                 "session_id must be 1 to 128 characters of letters, digits, '-', '_', '.' or ':'",
             ));
         }
-        let always: Vec<usize> = (0..catalog.len())
-            .filter(|&i| catalog.tools()[i].always_load)
-            .collect();
+        let always = catalog.always_load_indices().to_vec();
         let cap = match params.max_tools {
             Some(0) => {
                 return Err(ServiceError::bad_request(

@@ -53,6 +53,19 @@ impl Service {
         }
     }
 
+    /// Whether `ranker` over `catalog` and its token counts with `basis` are
+    /// built (a search of it then builds and counts nothing).
+    pub(super) fn is_built(&self, catalog: &Catalog, ranker: Ranker, basis: TokenBasis) -> bool {
+        let fingerprint = catalog.fingerprint();
+        let ranked = lock(&self.rankers)
+            .get(&(fingerprint, ranker))
+            .is_some_and(|cell| lock(&cell).is_some());
+        ranked
+            && lock(&self.costs)
+                .get(&(fingerprint, basis))
+                .is_some_and(|cell| cell.get().is_some())
+    }
+
     /// Every tool's schema tokens with `basis`, computed once per fingerprint.
     pub fn costs_for(&self, catalog: &Catalog, basis: TokenBasis) -> Arc<Vec<u64>> {
         let key = (catalog.fingerprint(), basis);

@@ -192,7 +192,7 @@ fn a_preview_does_not_wait_for_the_vectors() {
         done <= total && total == c.len() as u64,
         "{done} of {total}"
     );
-    let wire = super::json::to_wire(&c, &first);
+    let wire = super::to_wire(&c, &first);
     assert_eq!(
         wire.embedding,
         Some(crate::wire::EmbeddingProgress { done, total })
@@ -211,7 +211,7 @@ fn a_preview_does_not_wait_for_the_vectors() {
     assert_eq!(o.note, None);
     assert_eq!(o.embedding, None);
     assert!(
-        !serde_json::to_string(&super::json::to_wire(&c, &o))
+        !serde_json::to_string(&super::to_wire(&c, &o))
             .unwrap()
             .contains("\"embedding\""),
         "absent from the wire when done"

@@ -154,11 +154,37 @@ impl WireMatch {
     }
 }
 
-/// A returned tool: the descriptor plus why it was loaded.
+/// A tool as a response sends it, borrowed from the catalog (the same
+/// fields as [`WireTool`], nothing copied).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct WireToolRef<'a> {
+    pub name: &'a str,
+    pub description: &'a str,
+    pub input_schema: &'a Value,
+    pub read_only: bool,
+    pub idempotent: bool,
+    pub always_load: bool,
+}
+
+impl<'a> From<&'a Tool> for WireToolRef<'a> {
+    fn from(t: &'a Tool) -> Self {
+        WireToolRef {
+            name: &t.name,
+            description: &t.description,
+            input_schema: &t.input_schema,
+            read_only: t.read_only,
+            idempotent: t.idempotent,
+            always_load: t.always_load,
+        }
+    }
+}
+
+/// A returned tool: the descriptor (owned, or a [`WireToolRef`] when
+/// answering) plus why it was loaded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct WireSelectedTool {
+pub struct WireSelectedTool<T = WireTool> {
     #[serde(flatten)]
-    pub tool: WireTool,
+    pub tool: T,
     /// Ranking score (0 for an always-load tool that matched nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
@@ -173,10 +199,12 @@ pub struct WireSelectedTool {
     pub dense: Option<crate::engine::DenseMatch>,
 }
 
-/// A response body: every contract field always present.
+/// A response body: every contract field always present. `T` is how a
+/// tool's descriptor is held ([`WireTool`], or [`WireToolRef`] when
+/// answering).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolSearchResponse {
-    pub tools: Vec<WireSelectedTool>,
+pub struct ToolSearchResponse<T = WireTool> {
+    pub tools: Vec<WireSelectedTool<T>>,
     pub sent_schema_tokens: u64,
     pub full_schema_tokens: u64,
     pub deferred_count: u64,

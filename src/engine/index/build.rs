@@ -3,6 +3,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use super::words::WordMap;
 use super::{Field, Index, Params};
 use crate::catalog::Tool;
 use crate::engine::analyzer::{STOP_WORDS, Stemmer, for_each_word, is_stop_word, name_key};
@@ -12,8 +13,8 @@ use crate::engine::schema_text::walk_schema;
 struct Vocab {
     stemmer: Stemmer,
     /// Word -> term, or `None` for a stop word.
-    words: HashMap<Box<str>, Option<u32>>,
-    stems: HashMap<Box<str>, u32>,
+    words: WordMap<Option<u32>>,
+    stems: WordMap<u32>,
     bigrams: HashMap<(u32, u32), u32>,
     next: u32,
     buf: String,
@@ -23,8 +24,8 @@ impl Vocab {
     fn new() -> Self {
         Vocab {
             stemmer: Stemmer::default(),
-            words: HashMap::default(),
-            stems: HashMap::default(),
+            words: WordMap::default(),
+            stems: WordMap::default(),
             bigrams: HashMap::default(),
             next: 0,
             buf: String::new(),
@@ -40,16 +41,13 @@ impl Vocab {
         } else {
             let stem = self.stemmer.stem(word);
             let next = &mut self.next;
-            let id = *self
-                .stems
-                .entry(Box::from(stem.as_ref()))
-                .or_insert_with(|| {
-                    *next += 1;
-                    *next - 1
-                });
+            let id = *self.stems.get_or_insert_with(&stem, || {
+                *next += 1;
+                *next - 1
+            });
             Some(id)
         };
-        self.words.insert(Box::from(word), term);
+        self.words.insert(word, term);
         term
     }
 
@@ -224,7 +222,7 @@ impl Index {
         // the catalog has, or skips.
         let mut words = vocab.words;
         for skip in params.query_filler.iter().chain(STOP_WORDS) {
-            words.insert(Box::from(*skip), None);
+            words.insert(skip, None);
         }
         Index {
             params,

@@ -22,6 +22,7 @@ mod query;
 mod score;
 #[cfg(test)]
 mod tests;
+mod words;
 
 use std::fmt;
 use std::ops::Range;
@@ -32,6 +33,7 @@ pub use explain::{DenseMatch, Explanation, TermMatch};
 pub use params::{Field, FieldParams, Params, UnknownField};
 pub use query::sentence_count;
 pub use score::Hit;
+use words::WordMap;
 
 /// The index. Immutable once built; searches share it across threads.
 pub struct Index {
@@ -39,9 +41,9 @@ pub struct Index {
     n_docs: usize,
     /// Lower-cased word -> unigram term; `None` for query filler. Stop words
     /// are absent.
-    words: HashMap<Box<str>, Option<u32>>,
+    words: WordMap<Option<u32>>,
     /// Stem -> unigram term, for query words not seen verbatim.
-    stems: HashMap<Box<str>, u32>,
+    stems: WordMap<u32>,
     bigrams: HashMap<(u32, u32), u32>,
     offsets: Vec<u32>,
     post_docs: Vec<u32>,
@@ -70,8 +72,8 @@ impl Index {
     /// vocabulary, postings and name keys.
     pub fn heap_bytes(&self) -> usize {
         use crate::heap::hash_map;
-        let words = hash_map(&self.words) + self.words.keys().map(|k| k.len()).sum::<usize>();
-        let stems = hash_map(&self.stems) + self.stems.keys().map(|k| k.len()).sum::<usize>();
+        let words = self.words.heap_bytes();
+        let stems = self.stems.heap_bytes();
         let names = hash_map(&self.names)
             + self
                 .names

@@ -22,6 +22,16 @@ pub(super) struct AnalyzedQuery {
     pub(super) sentences: Vec<Vec<usize>>,
     /// Tools the query names exactly, in the order it names them.
     pub(super) exact: Vec<usize>,
+    /// Room for one lower-cased word (kept between queries).
+    buf: String,
+}
+
+impl AnalyzedQuery {
+    fn clear(&mut self) {
+        self.terms.clear();
+        self.sentences.clear();
+        self.exact.clear();
+    }
 }
 
 /// A memo of the stemmer: word -> stem. A word's stem does not depend on the
@@ -79,6 +89,9 @@ impl Index {
     /// Adds the query terms of `text` (weight `weight`) to `q`, each term
     /// once, and returns which terms (indices into `q.terms`) each sentence
     /// has.
+    ///
+    /// With `by_sentence` false, no sentence's terms are kept (an empty
+    /// list is returned).
     fn analyze_query(
         &self,
         text: &str,
@@ -86,9 +99,10 @@ impl Index {
         q: &mut AnalyzedQuery,
         memo: &mut StemMemo,
         with_text: bool,
+        by_sentence: bool,
     ) -> Vec<Vec<usize>> {
         let mut sentences = Vec::new();
-        let mut buf = String::new();
+        let mut buf = std::mem::take(&mut q.buf);
         let mut in_sentence: Vec<usize> = Vec::new();
         let add = |term: u32,
                    weight: f32,
@@ -103,7 +117,7 @@ impl Index {
                     q.terms.len() - 1
                 }
             };
-            if !in_sentence.contains(&idx) {
+            if by_sentence && !in_sentence.contains(&idx) {
                 in_sentence.push(idx);
             }
         };
@@ -163,6 +177,7 @@ impl Index {
                 sentences.push(std::mem::take(&mut in_sentence));
             }
         }
+        q.buf = buf;
         sentences
     }
 
@@ -176,21 +191,42 @@ impl Index {
         with_text: bool,
         memo: &mut StemMemo,
     ) -> AnalyzedQuery {
-        let mut q = AnalyzedQuery {
-            terms: Vec::with_capacity(32),
-            ..AnalyzedQuery::default()
-        };
-        let sentences = self.analyze_query(query, 1.0, &mut q, memo, with_text);
-        if sentences.len() >= self.params.min_sentences.max(2) {
+        let mut q = AnalyzedQuery::default();
+        self.analyze_into(query, context, with_text, memo, &mut q);
+        q
+    }
+
+    /// [`Index::analyze`] into `q` (cleared first), whose room is reused.
+    pub(super) fn analyze_into(
+        &self,
+        query: &str,
+        context: Option<&str>,
+        with_text: bool,
+        memo: &mut StemMemo,
+        q: &mut AnalyzedQuery,
+    ) {
+        q.clear();
+        // A message scored sentence by sentence keeps each sentence's
+        // terms; most requests have too few sentences to be.
+        let min = self.params.min_sentences.max(2);
+        let by_sentence = split_sentences(query).nth(min - 1).is_some();
+        let sentences = self.analyze_query(query, 1.0, q, memo, with_text, by_sentence);
+        if sentences.len() >= min {
             q.sentences = sentences;
         }
         if let Some(context) = context {
-            self.analyze_query(context, self.params.context_weight, &mut q, memo, with_text);
+            self.analyze_query(
+                context,
+                self.params.context_weight,
+                q,
+                memo,
+                with_text,
+                false,
+            );
         }
         if self.params.exact_names {
             q.exact = self.exact_names(query);
         }
-        q
     }
 }
 

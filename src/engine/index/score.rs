@@ -50,8 +50,11 @@ impl Index {
             return Vec::new();
         }
         SCRATCH.with_borrow_mut(|scratch| {
-            let q = self.analyze(query, context, false, &mut scratch.stems);
-            self.search_analyzed(&q, k, scratch)
+            let mut q = std::mem::take(&mut scratch.query);
+            self.analyze_into(query, context, false, &mut scratch.stems, &mut q);
+            let hits = self.search_analyzed(&q, k, scratch);
+            scratch.query = q;
+            hits
         })
     }
 
@@ -80,6 +83,7 @@ impl Index {
             owner,
             maxima: _,
             stems: _,
+            query: _,
         } = scratch;
         if q.sentences.is_empty() {
             self.accumulate_terms(q.terms.iter(), scores);
@@ -189,6 +193,18 @@ fn max_of(xs: &[f32]) -> f32 {
     m
 }
 
+/// The largest of 16 values (0 when all are negative), as a tree of
+/// four-lane maxima the compiler keeps in vector registers.
+#[inline]
+fn max16(c: &[f32; 16]) -> f32 {
+    let big = |a: f32, b: f32| if a > b { a } else { b };
+    let mut m = [0f32; 4];
+    for i in 0..4 {
+        m[i] = big(big(c[i], c[i + 4]), big(c[i + 8], c[i + 12]));
+    }
+    big(big(big(m[0], m[1]), big(m[2], m[3])), 0.0)
+}
+
 /// The `k` best positive scores as `(score, doc)`, best first; ties go to
 /// the lower catalog index. Scores are non-negative floats, whose bit
 /// patterns order like the floats, so each candidate is one integer key and
@@ -212,7 +228,12 @@ fn top_k_with(scores: &[f32], k: usize, maxima: &mut Vec<f32>) -> Vec<(f32, u32)
     // k-th best score from below (the k chunks above it hold k tools at least
     // that good), so most chunks and most tools are passed over at once.
     maxima.clear();
-    maxima.extend(scores.chunks(CHUNK).map(max_of));
+    let whole = scores.chunks_exact(CHUNK);
+    let rest = whole.remainder();
+    maxima.extend(whole.map(|c| max16(c.try_into().expect("a chunk of 16"))));
+    if !rest.is_empty() {
+        maxima.push(max_of(rest));
+    }
     let mut floor_score = kth_largest(maxima, k);
     for (c, chunk) in scores.chunks(CHUNK).enumerate() {
         let chunk_max = maxima[c];
@@ -284,6 +305,8 @@ pub(super) struct Scratch {
     /// The chunks' maxima of a top k.
     maxima: Vec<f32>,
     pub(super) stems: StemMemo,
+    /// A query's analysis, its room kept for the next.
+    query: AnalyzedQuery,
 }
 
 impl Scratch {
