@@ -7,5 +7,6 @@ mod client;
 mod gate;
 mod hardening;
 mod passthrough;
+mod recognised;
 mod regex_ranker;
 mod serve;

@@ -1,0 +1,88 @@
+//! A repeated catalog over real sockets: recognised from its bytes however
+//! the client cuts them, answered as the first time, and anything else
+//! read whole.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::Server;
+use crate::serve::{catalog, search};
+
+/// POSTs `body` in pieces of `piece` bytes, pausing between them so they
+/// arrive apart; the status and the answer.
+fn trickle(url: &str, body: &[u8], piece: usize) -> (u16, Value) {
+    let addr = url.strip_prefix("http://").unwrap();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_nodelay(true).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let head = format!(
+        "POST /sdk/v1/tool-search HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    for chunk in body.chunks(piece) {
+        stream.write_all(chunk).unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, serde_json::from_str(body).unwrap())
+}
+
+/// The counter `name` of `/metrics`.
+fn metric(url: &str, name: &str) -> f64 {
+    let addr = url.strip_prefix("http://").unwrap();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        .unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+        .map_or(0.0, |v| v.parse().unwrap())
+}
+
+fn without_session(mut r: Value) -> Value {
+    r["session_id"] = Value::Null;
+    r
+}
+
+#[test]
+fn a_repeated_catalog_is_recognised_however_it_arrives() {
+    let server = Server::start(&[], &[]);
+    let url = server.url.as_str();
+    let body = json!({"tools": catalog(), "query": "check service status", "max_tools": 2});
+    let (status, first) = search(url, None, &body);
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(metric(url, "toolsift_catalog_parses_total"), 1.0);
+    // The same bytes in pieces of every size: recognised, the same answer.
+    let text = body.to_string();
+    for piece in [1, 7, 64, text.len()] {
+        let (status, again) = trickle(url, text.as_bytes(), piece);
+        assert_eq!(status, 200, "{again}");
+        assert_eq!(without_session(again), without_session(first.clone()));
+    }
+    assert_eq!(metric(url, "toolsift_catalog_parses_total"), 1.0);
+    assert!(metric(url, "toolsift_catalogs_recognised_total") >= 3.0);
+    // One byte changed in the catalog: parsed as the new catalog it is.
+    let changed = text.replace("Page the on-call", "Page the on-cal");
+    let (status, r) = trickle(url, changed.as_bytes(), 50);
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(metric(url, "toolsift_catalog_parses_total"), 2.0);
+    // A repeated catalog whose rest is bad: the whole body's error.
+    let bad = text.replace("\"max_tools\":2", "\"max_tools\":0");
+    let (status, r) = trickle(url, bad.as_bytes(), 100);
+    assert_eq!(
+        (status, &r["error"]["code"]),
+        (400, &json!("invalid_max_tools"))
+    );
+}
