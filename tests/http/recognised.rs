@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::Server;
-use crate::serve::{catalog, search};
+use crate::serve::{catalog, metrics_text, search};
 
 /// POSTs `body` in pieces of `piece` bytes, pausing between them so they
 /// arrive apart; the status and the answer.
@@ -39,14 +39,8 @@ fn trickle(url: &str, body: &[u8], piece: usize) -> (u16, Value) {
 
 /// The counter `name` of `/metrics`.
 fn metric(url: &str, name: &str) -> f64 {
-    let addr = url.strip_prefix("http://").unwrap();
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .write_all(b"GET /metrics HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
-        .unwrap();
-    let mut text = String::new();
-    stream.read_to_string(&mut text).unwrap();
-    text.lines()
+    metrics_text(url)
+        .lines()
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
         .map_or(0.0, |v| v.parse().unwrap())
 }

@@ -87,6 +87,18 @@ pub(crate) fn search(url: &str, key: Option<&str>, body: &Value) -> (u16, Value)
     )
 }
 
+/// What `GET /metrics` answers, head and all.
+pub(crate) fn metrics_text(url: &str) -> String {
+    let addr = url.strip_prefix("http://").unwrap();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        .unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    text
+}
+
 /// The names of a response's tools, in order.
 pub(crate) fn names(r: &Value) -> Vec<&str> {
     r["tools"]
@@ -403,13 +415,7 @@ fn metrics_in_prometheus_text() {
     search(&server.url, None, &good());
     search(&server.url, None, &good());
     search(&server.url, None, &json!({"query": "x"}));
-    let addr = server.url.strip_prefix("http://").unwrap();
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .write_all(b"GET /metrics HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
-        .unwrap();
-    let mut text = String::new();
-    stream.read_to_string(&mut text).unwrap();
+    let text = metrics_text(&server.url);
     for needle in [
         "toolsift_requests_total{path=\"/sdk/v1/tool-search\",status=\"200\"} 2",
         "toolsift_requests_total{path=\"/sdk/v1/tool-search\",status=\"400\"} 1",
