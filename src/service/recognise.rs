@@ -94,14 +94,6 @@ impl ReadBody {
             ReadBody::Recognised(r) => &r.rest,
         }
     }
-
-    /// The body as it was sent.
-    pub fn into_whole(self) -> Vec<u8> {
-        match self {
-            ReadBody::Whole(body) => body,
-            ReadBody::Recognised(r) => r.into_whole(),
-        }
-    }
 }
 
 impl Service {
@@ -156,10 +148,6 @@ impl BodyReader {
                     return;
                 }
                 Phase::Head => {
-                    // The start is looked for in the chunk itself while
-                    // nothing is kept (the usual case: `{"tools":` in the
-                    // first chunk), so only the bytes before the value
-                    // are copied.
                     // The members before `tools` are looked through a
                     // few times at most, so a body sent a byte at a time
                     // costs no more than one sent whole.
@@ -170,6 +158,10 @@ impl BodyReader {
                         self.keep_whole();
                         continue;
                     }
+                    // The start is looked for in the chunk itself while
+                    // nothing is kept (the usual case: `{"tools":` in the
+                    // first chunk), so only the bytes before the value
+                    // are copied.
                     let found = if self.kept.is_empty() {
                         crate::wire::tools_value_start(chunk)
                             .filter(|&start| start < chunk.len())
