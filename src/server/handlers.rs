@@ -274,7 +274,9 @@ pub(crate) async fn tool_search(
     };
     let limit = st.request_timeout;
     let remaining = limit.saturating_sub(started.elapsed());
-    let in_memory = st.store.is_memory();
+    // Memory sessions are the service's own; a shared store records them
+    // after the search.
+    let record = st.store.is_memory();
     let log_queries = st.log_queries;
     let work = async {
         let body = match st.service.ready(body) {
@@ -282,13 +284,7 @@ pub(crate) async fn tool_search(
             // done here rather than handed to a blocking thread.
             Ok(ready) => {
                 let query = log_queries.then(|| ready.query().to_string());
-                let result = if in_memory {
-                    st.service
-                        .tool_search_ready(ready, Some(&scope))
-                        .map(|answer| (answer, None))
-                } else {
-                    st.service.tool_search_ready_deferred(ready, Some(&scope))
-                };
+                let result = st.service.tool_search_ready(ready, Some(&scope), record);
                 return Ok((result, query));
             }
             Err(body) => body,
@@ -299,14 +295,7 @@ pub(crate) async fn tool_search(
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
             let query = log_queries.then(|| query_of(body.json())).flatten();
-            let result = if in_memory {
-                service
-                    .tool_search_read(body, Some(&scope))
-                    .map(|answer| (answer, None))
-            } else {
-                service.tool_search_read_deferred(body, Some(&scope))
-            };
-            (result, query)
+            (service.tool_search_read(body, Some(&scope), record), query)
         })
         .await
     };

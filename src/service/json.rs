@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use serde_json::Value;
 
 use super::answer::Answer;
-use super::recognise::ReadBody;
+use super::recognise::{ReadBody, Recognised};
 use super::{SearchParams, Service, ServiceError, lock};
 use crate::catalog::{self, Catalog, SourceKind};
 use crate::engine::Ranker;
@@ -26,17 +26,20 @@ impl Service {
         Ok(self.answer(catalog, &params, api_key)?.into_wire())
     }
 
-    /// [`Service::tool_search_json`] for a body read by a [`BodyReader`]
-    /// (its catalog perhaps recognised as it arrived).
-    ///
-    /// [`BodyReader`]: super::recognise::BodyReader
-    pub fn tool_search_read(
+    /// Where a search's session goes: this service's own sessions, or
+    /// (`record` false) a [`PendingSession`] for the caller's store.
+    fn answer_with(
         &self,
-        body: ReadBody,
+        catalog: Arc<Catalog>,
+        params: &SearchParams,
         api_key: Option<&str>,
-    ) -> Result<Answer, ServiceError> {
-        let (params, catalog) = self.read_body(body)?;
-        self.answer(catalog, &params, api_key)
+        record: bool,
+    ) -> Result<(Answer, Option<PendingSession>), ServiceError> {
+        if record {
+            Ok((self.answer(catalog, params, api_key)?, None))
+        } else {
+            self.answer_deferred(catalog, params, api_key)
+        }
     }
 
     fn answer(
@@ -62,17 +65,6 @@ impl Service {
         Ok((answer.into_wire(), pending))
     }
 
-    /// [`Service::tool_search_json_deferred`] for a body read by a
-    /// [`BodyReader`](super::recognise::BodyReader).
-    pub fn tool_search_read_deferred(
-        &self,
-        body: ReadBody,
-        api_key: Option<&str>,
-    ) -> Result<(Answer, Option<PendingSession>), ServiceError> {
-        let (params, catalog) = self.read_body(body)?;
-        self.answer_deferred(catalog, &params, api_key)
-    }
-
     fn answer_deferred(
         &self,
         catalog: Arc<Catalog>,
@@ -96,23 +88,23 @@ impl Service {
         Ok((Answer::new(catalog, outcome), pending))
     }
 
-    /// A read body whose search needs nothing but this process's CPU for a
-    /// moment: its catalog was recognised (nothing to parse, index or
+    /// A read body whose search needs nothing but this process's CPU for
+    /// a moment: its catalog was recognised (nothing to parse, index or
     /// count), the rest of it is small and reads without error, and its
-    /// ranker is BM25F, built, as are its token counts. The server answers such a body on its own thread
-    /// ([`Service::tool_search_ready`]); any other goes to a blocking
-    /// thread ([`Service::tool_search_read`]) as it is.
+    /// ranker is BM25F, built, as are its token counts. The server answers
+    /// such a body on its own thread ([`Service::tool_search_ready`]); any
+    /// other goes to a blocking thread ([`Service::tool_search_read`]) as
+    /// it is.
     pub fn ready(&self, body: ReadBody) -> Result<Ready, ReadBody> {
         const SMALL: usize = 16 << 10;
         let ReadBody::Recognised(r) = body else {
             return Err(body);
         };
-        if r.rest.len() > SMALL {
-            return Err(ReadBody::Recognised(r));
-        }
-        let Ok(Ok(params)) = serde_json::from_slice::<ToolSearchRequest<'_>>(&r.rest)
-            .map(|request| params_from_wire(&request))
-        else {
+        let params = (r.rest.len() <= SMALL)
+            .then(|| rest_params(&r))
+            .flatten()
+            .and_then(Result::ok);
+        let Some(params) = params else {
             return Err(ReadBody::Recognised(r));
         };
         let ranker = params.ranker.unwrap_or(self.config.default_ranker);
@@ -122,50 +114,52 @@ impl Service {
         if ranker != Ranker::Bm25 || !self.is_built(r.catalog(), ranker, basis) {
             return Err(ReadBody::Recognised(r));
         }
-        self.catalogs_recognised.fetch_add(1, Ordering::Relaxed);
-        let catalog = self.mark_used(&r.parsed);
+        let catalog = self.recognised(&r.parsed);
         Ok(Ready { params, catalog })
     }
 
-    /// The search of a [`Ready`] body.
+    /// The search of a [`Ready`] body; with `record` false the session is
+    /// left to the caller (see [`Service::tool_search_json_deferred`]).
     pub fn tool_search_ready(
         &self,
         ready: Ready,
         api_key: Option<&str>,
-    ) -> Result<Answer, ServiceError> {
-        self.answer(ready.catalog, &ready.params, api_key)
+        record: bool,
+    ) -> Result<(Answer, Option<PendingSession>), ServiceError> {
+        self.answer_with(ready.catalog, &ready.params, api_key, record)
     }
 
-    /// [`Service::tool_search_ready`] without touching this service's own
-    /// sessions (see [`Service::tool_search_json_deferred`]).
-    pub fn tool_search_ready_deferred(
+    /// The search of a body read by a [`BodyReader`] (its catalog perhaps
+    /// recognised as it arrived); `record` as for
+    /// [`Service::tool_search_ready`].
+    ///
+    /// [`BodyReader`]: super::recognise::BodyReader
+    pub fn tool_search_read(
         &self,
-        ready: Ready,
+        body: ReadBody,
         api_key: Option<&str>,
+        record: bool,
     ) -> Result<(Answer, Option<PendingSession>), ServiceError> {
-        self.answer_deferred(ready.catalog, &ready.params, api_key)
+        let (params, catalog) = self.read_body(body)?;
+        self.answer_with(catalog, &params, api_key, record)
     }
 
     /// A read body's parameters and catalog.
     fn read_body(&self, body: ReadBody) -> Result<(SearchParams, Arc<Catalog>), ServiceError> {
         match body {
             ReadBody::Whole(bytes) => self.read_request(&bytes),
-            ReadBody::Recognised(r) => {
-                if let Ok(request) = serde_json::from_slice::<ToolSearchRequest<'_>>(&r.rest) {
-                    self.catalogs_recognised.fetch_add(1, Ordering::Relaxed);
-                    let params = params_from_wire(&request)?;
-                    let catalog = self.mark_used(&r.parsed);
-                    return Ok((params, catalog));
-                }
+            ReadBody::Recognised(r) => match rest_params(&r) {
+                Some(params) => Ok((params?, self.recognised(&r.parsed))),
                 // For the error's position, the whole body as it came.
-                self.read_request(&r.into_whole())
-            }
+                None => self.read_request(&r.into_whole()),
+            },
         }
     }
 
-    /// Marks a recognised catalog used (the least recently used is evicted
-    /// first); the catalog.
-    fn mark_used(&self, parsed: &Parsed) -> Arc<Catalog> {
+    /// Counts a recognised catalog and marks it used (the least recently
+    /// used is evicted first); the catalog.
+    fn recognised(&self, parsed: &Parsed) -> Arc<Catalog> {
+        self.catalogs_recognised.fetch_add(1, Ordering::Relaxed);
         let ptr = parsed.catalog_ptr();
         lock(&self.parsed).find(|p| p.catalog_ptr() == ptr);
         parsed.catalog.clone()
@@ -230,6 +224,13 @@ impl Service {
         lock(&self.by_fingerprint).get_or_insert(c.fingerprint(), weight, || c.clone());
         Ok(c)
     }
+}
+
+/// The parameters of a recognised body's rest: `None` when it does not
+/// read as a request (the whole body is then read, for the error).
+fn rest_params(r: &Recognised) -> Option<Result<SearchParams, ServiceError>> {
+    let request = serde_json::from_slice::<ToolSearchRequest<'_>>(&r.rest).ok()?;
+    Some(params_from_wire(&request))
 }
 
 /// A body read and checked, whose search can run at once

@@ -146,7 +146,10 @@ fn a_read_body_is_answered_as_the_whole_body_is() {
             .map_err(|e| (e.status, e.code, e.message))
         };
         let read = read(&s, body.as_bytes(), &[7]);
-        let streamed = strip(s.tool_search_read(read, None).map(Answer::into_wire));
+        let streamed = strip(
+            s.tool_search_read(read, None, true)
+                .map(|(a, _)| a.into_wire()),
+        );
         let whole = strip(Service::default().tool_search_json(body.as_bytes(), None));
         assert_eq!(streamed, whole, "{body}");
     }
@@ -184,7 +187,11 @@ fn only_a_recognised_small_built_bm25_body_is_ready() {
     )) else {
         panic!("not ready");
     };
-    let answer = s.tool_search_ready(ready, None).unwrap().into_wire();
+    let answer = s
+        .tool_search_ready(ready, None, true)
+        .unwrap()
+        .0
+        .into_wire();
     assert_eq!(answer.tools[1].tool.name, "lookup_status");
     // The borrowed form writes the same JSON.
     let again = s.ready(read(
@@ -195,7 +202,8 @@ fn only_a_recognised_small_built_bm25_body_is_ready() {
     let Ok(again) = again else {
         panic!("not ready")
     };
-    let answer = s.tool_search_ready(again, None).unwrap();
+    let (answer, pending) = s.tool_search_ready(again, None, false).unwrap();
+    assert_eq!(pending.map(|p| p.id), Some("x".to_string()));
     assert_eq!(
         serde_json::to_value(answer.wire()).unwrap(),
         serde_json::to_value(answer.into_wire()).unwrap()
