@@ -29,7 +29,11 @@ fn main() {
         if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
             println!("cargo:rerun-if-changed={dir}/{head}");
         }
-        println!("cargo:rerun-if-changed={dir}/packed-refs");
+        // Watched only when it exists: cargo takes a missing file as changed
+        // and would build the crate again every time.
+        if std::path::Path::new(&format!("{dir}/packed-refs")).exists() {
+            println!("cargo:rerun-if-changed={dir}/packed-refs");
+        }
     }
     println!("cargo:rerun-if-changed=build.rs");
 }
