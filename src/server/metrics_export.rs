@@ -80,6 +80,8 @@ impl Metrics {
         metrics::counter!("toolsift_index_cache_misses_total").absolute(stats.index_builds);
         metrics::counter!("toolsift_catalog_parses_total").absolute(stats.catalog_parses);
         metrics::counter!("toolsift_catalogs_recognised_total").absolute(stats.catalogs_recognised);
+        metrics::counter!("toolsift_catalogs_recognised_arriving_total")
+            .absolute(stats.catalogs_recognised_arriving);
         metrics::counter!("toolsift_tools_tokenized_total").absolute(stats.tokenized);
         metrics::gauge!("toolsift_sessions").set(stats.sessions as f64);
         metrics::gauge!("toolsift_cache_bytes").set(stats.cache_bytes as f64);

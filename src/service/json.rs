@@ -160,6 +160,8 @@ impl Service {
     /// used is evicted first); the catalog.
     fn recognised(&self, parsed: &Parsed) -> Arc<Catalog> {
         self.catalogs_recognised.fetch_add(1, Ordering::Relaxed);
+        self.catalogs_recognised_arriving
+            .fetch_add(1, Ordering::Relaxed);
         let ptr = parsed.catalog_ptr();
         lock(&self.parsed).find(|p| p.catalog_ptr() == ptr);
         parsed.catalog.clone()

@@ -244,6 +244,7 @@ pub struct Service {
     /// Request catalogs recognised from their bytes (not parsed, nor even
     /// read as JSON).
     catalogs_recognised: AtomicU64,
+    catalogs_recognised_arriving: AtomicU64,
     counter: TokenCounter,
     /// Dense rankers being built in the background for previews: done and
     /// total texts.
@@ -286,6 +287,7 @@ impl Service {
             by_fingerprint: Mutex::new(Lru::new(config.index_cache_size, config.cache_bytes)),
             catalog_parses: AtomicU64::new(0),
             catalogs_recognised: AtomicU64::new(0),
+            catalogs_recognised_arriving: AtomicU64::new(0),
             sessions: Mutex::new(Sessions::new(config.session_idle, config.max_sessions)),
             counter: TokenCounter::with_cache_bytes(config.token_cache_bytes),
             config,

@@ -15,9 +15,11 @@ use super::json::Parsed;
 use super::{Service, lock};
 use crate::catalog::Catalog;
 
-/// The members before `tools` are looked through while the body's start
-/// is at most this long, and at most [`HEAD_LOOKS`] times (once per
-/// chunk); past either the body is kept whole.
+/// The members before `tools` are looked through while they are at most
+/// this long, and at most [`HEAD_LOOKS`] times (once per chunk); past
+/// either the body is kept whole. A chunk is looked through where it lies,
+/// whatever its length, while nothing is kept; only a start split over
+/// chunks is gathered, up to this length.
 const HEAD_LIMIT: usize = 64 << 10;
 const HEAD_LOOKS: u32 = 16;
 
@@ -152,29 +154,36 @@ impl BodyReader {
                     // few times at most, so a body sent a byte at a time
                     // costs no more than one sent whole.
                     self.head_looks += 1;
-                    if self.head_looks > HEAD_LOOKS
-                        || self.kept.len().saturating_add(chunk.len()) > HEAD_LIMIT
-                    {
+                    if self.head_looks > HEAD_LOOKS {
                         self.keep_whole();
                         continue;
                     }
                     // The start is looked for in the chunk itself while
                     // nothing is kept (the usual case: `{"tools":` in the
-                    // first chunk), so only the bytes before the value
-                    // are copied.
+                    // first chunk, however long that chunk is), so only
+                    // the bytes before the value are copied.
                     let found = if self.kept.is_empty() {
                         crate::wire::tools_value_start(chunk)
-                            .filter(|&start| start < chunk.len())
+                            .filter(|&start| start < chunk.len() && start <= HEAD_LIMIT)
                             .inspect(|&start| self.kept.extend_from_slice(&chunk[..start]))
                     } else {
+                        // A start split over chunks: gathered up to the
+                        // limit.
                         let before = self.kept.len();
-                        self.kept.extend_from_slice(chunk);
-                        crate::wire::tools_value_start(&self.kept)
+                        let take = chunk.len().min(HEAD_LIMIT.saturating_sub(before));
+                        self.kept.extend_from_slice(&chunk[..take]);
+                        let found = crate::wire::tools_value_start(&self.kept)
                             .filter(|&start| start < self.kept.len())
                             .map(|start| {
                                 self.kept.truncate(start);
                                 start - before
-                            })
+                            });
+                        if found.is_none() && take < chunk.len() {
+                            self.keep_whole();
+                            chunk = &chunk[take..];
+                            continue;
+                        }
+                        found
                     };
                     match found {
                         // At least the value's first byte is here (white
@@ -183,6 +192,9 @@ impl BodyReader {
                             chunk = &chunk[offset..];
                             self.value_start = self.kept.len();
                             self.phase = Phase::Matching { matched: 0 };
+                        }
+                        None if self.kept.is_empty() && chunk.len() > HEAD_LIMIT => {
+                            self.keep_whole();
                         }
                         None => {
                             if self.kept.is_empty() {

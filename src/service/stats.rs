@@ -21,6 +21,9 @@ pub struct ServiceStats {
     /// Request catalogs recognised from their bytes, without a JSON pass
     /// over them.
     pub catalogs_recognised: u64,
+    /// Of those, the ones recognised as the body arrived
+    /// ([`super::recognise::BodyReader`]), never kept whole.
+    pub catalogs_recognised_arriving: u64,
     /// Tool definitions actually run through a tokenizer.
     pub tokenized: u64,
     pub sessions: usize,
@@ -85,6 +88,7 @@ impl Service {
             cost_vectors: self.cost_vectors.load(Ordering::Relaxed),
             catalog_parses: self.catalog_parses.load(Ordering::Relaxed),
             catalogs_recognised: self.catalogs_recognised.load(Ordering::Relaxed),
+            catalogs_recognised_arriving: self.catalogs_recognised_arriving.load(Ordering::Relaxed),
             tokenized: self.counter.tokenized_count(),
             sessions: lock(&self.sessions).len(),
             cache_bytes: caches.total(),

@@ -110,6 +110,36 @@ fn a_long_start_before_the_tools_is_kept_whole() {
     }
 }
 
+/// A catalog longer than the head's limit, as a connection kept alive
+/// delivers it once its read buffer has grown: in chunks of hundreds of
+/// kilobytes, the first holding the whole start.
+#[test]
+fn a_large_catalog_in_large_chunks_is_recognised() {
+    let tools: Vec<Value> = (0..2000)
+        .map(|i| {
+            json!({"name": format!("tool_{i}"), "description": format!("Does thing {i} well"),
+                        "input_schema": {"type": "object"}})
+        })
+        .collect();
+    let a = serde_json::to_string(&tools).unwrap();
+    assert!(a.len() > 2 * (64 << 10));
+    let s = service_with(&[&a]);
+    let body = format!(r#"{{"tools":{a},"query":"thing 7","max_tools":3}}"#);
+    for cuts in [vec![], vec![100 << 10], vec![400 << 10], vec![9, 300 << 10]] {
+        match read(&s, body.as_bytes(), &cuts) {
+            ReadBody::Recognised(r) => assert_eq!(r.into_whole(), body.as_bytes()),
+            ReadBody::Whole(_) => panic!("not recognised, cut at {cuts:?}"),
+        }
+    }
+    // A long start in one large chunk is still kept whole.
+    let query = "x".repeat(70 << 10);
+    let body = format!(r#"{{"query":"{query}","tools":{a}}}"#);
+    match read(&s, body.as_bytes(), &[]) {
+        ReadBody::Whole(bytes) => assert_eq!(bytes, body.as_bytes()),
+        ReadBody::Recognised(_) => panic!("recognised past the head's limit"),
+    }
+}
+
 #[test]
 fn a_body_sent_a_byte_at_a_time_is_looked_through_a_few_times_only() {
     let a = catalog("Look up the current service status");
@@ -179,7 +209,7 @@ fn only_a_recognised_small_built_bm25_body_is_ready() {
     )));
     let long = "x ".repeat(10_000);
     assert!(!ready(format!(r#"{{"tools": {a}, "query": "{long}"}}"#)));
-    let before = s.stats().catalogs_recognised;
+    let before = s.stats();
     let Ok(ready) = s.ready(read(
         &s,
         format!(r#"{{"tools": {a}, "query": "look up status"}}"#).as_bytes(),
@@ -208,7 +238,14 @@ fn only_a_recognised_small_built_bm25_body_is_ready() {
         serde_json::to_value(answer.wire()).unwrap(),
         serde_json::to_value(answer.into_wire()).unwrap()
     );
-    assert_eq!(s.stats().catalogs_recognised, before + 2);
+    assert_eq!(
+        s.stats().catalogs_recognised,
+        before.catalogs_recognised + 2
+    );
+    assert_eq!(
+        s.stats().catalogs_recognised_arriving,
+        before.catalogs_recognised_arriving + 2
+    );
     assert_eq!(s.stats().catalog_parses, 1);
 }
 

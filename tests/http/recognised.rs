@@ -67,6 +67,9 @@ fn a_repeated_catalog_is_recognised_however_it_arrives() {
     }
     assert_eq!(metric(url, "toolsift_catalog_parses_total"), 1.0);
     assert!(metric(url, "toolsift_catalogs_recognised_total") >= 3.0);
+    // Pieces of 7 and 64 bytes and the whole: recognised as they arrived
+    // (a byte at a time, the start takes too many looks).
+    assert!(metric(url, "toolsift_catalogs_recognised_arriving_total") >= 3.0);
     // One byte changed in the catalog: parsed as the new catalog it is.
     let changed = text.replace("Page the on-call", "Page the on-cal");
     let (status, r) = trickle(url, changed.as_bytes(), 50);
@@ -78,5 +81,48 @@ fn a_repeated_catalog_is_recognised_however_it_arrives() {
     assert_eq!(
         (status, &r["error"]["code"]),
         (400, &json!("invalid_max_tools"))
+    );
+}
+
+/// A catalog of a few hundred kilobytes, sent again and again on one
+/// connection kept alive, as the SDKs do: once the server's read buffer
+/// has grown, a body comes in chunks of hundreds of kilobytes, and each is
+/// still recognised as it arrives, never kept whole.
+#[test]
+fn a_large_catalog_on_a_kept_alive_connection_is_recognised_as_it_arrives() {
+    let server = Server::start(&[], &[]);
+    let url = server.url.as_str();
+    let tools: Vec<Value> = (0..1500)
+        .map(|i| {
+            json!({"name": format!("tool_{i}"),
+                   "description": format!("Looks after the service number {i} and reports on it"),
+                   "input_schema": {"type": "object", "properties": {"id": {"type": "string"}}}})
+        })
+        .collect();
+    let tools = serde_json::to_string(&tools).unwrap();
+    assert!(tools.len() > 200 << 10);
+    toolsift::tls::install_provider();
+    let client = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .pool_max_idle_per_host(1)
+        .build()
+        .unwrap();
+    let rounds = 12;
+    for i in 0..rounds {
+        let body = format!(r#"{{"tools":{tools},"query":"service number {i}","max_tools":3}}"#);
+        let r = client
+            .post(format!("{url}/sdk/v1/tool-search"))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let v: Value = r.json().unwrap();
+        assert_eq!(v["tools"].as_array().map(Vec::len), Some(3), "{v}");
+    }
+    assert_eq!(metric(url, "toolsift_catalog_parses_total"), 1.0);
+    assert_eq!(
+        metric(url, "toolsift_catalogs_recognised_arriving_total"),
+        f64::from(rounds - 1)
     );
 }
