@@ -3,8 +3,8 @@
 //! Starts the release `toolsift serve --addr 127.0.0.1:0` (the binary cargo
 //! builds for this bench, `CARGO_BIN_EXE_toolsift`; `TOOLSIFT_BIN` overrides
 //! it), waits for its `listening on` line, and sends it the bfcl-dev catalog
-//! (2,101 tools, ~1.3 MB per body) from concurrent clients, one blocking
-//! reqwest client and connection per thread, queries cycling through
+//! (2,101 tools, ~1.4 MB per body) from concurrent clients, one client and
+//! connection kept alive per thread (`client.rs`), queries cycling through
 //! queries-dev.jsonl, one request in three without a session and the others
 //! continuing a session of their own (8 requests each). The catalog part of
 //! the body is serialised once; each request splices in its query and
@@ -30,22 +30,32 @@
 //!                 sharing a `redis-server` the bench starts (free loopback
 //!                 port, no persistence), each session's turns alternating
 //!                 between the instances
+//!   --client K    `raw` (default): HTTP/1.1 over a plain socket, the
+//!                 request's bytes written as they are; `reqwest`: reqwest's
+//!                 blocking client, which spends about as much CPU per
+//!                 request as the server on the same cores
+//!                 (TOOLSIFT_LOAD_CLIENT)
 //!   --json OUT    also write the figures as JSON
 //! `TOOLSIFT_BENCH_QUICK=1` makes it a 3 s run. Network: loopback only.
 
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read};
+mod client;
+mod phase;
+mod proc;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Barrier, Mutex, mpsc};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use toolsift::catalog::{CatalogSource, SourceKind, load};
 use toolsift::eval::load_queries;
 use toolsift::service::Service;
 use toolsift::wire::{TOOL_SEARCH_PATH, ToolSearchRequest, WireTool};
+
+use client::{Client, ClientKind, request};
+use phase::{Phase, flatness, run_phase, run_phase_on};
+use proc::{BenchRedis, Proc, machine, mb, rss_kb, today};
 
 /// Every client stops after this many requests, whatever the time.
 const MAX_REQUESTS_PER_CLIENT: usize = 1_000_000;
@@ -63,6 +73,7 @@ struct Opts {
     baseline: bool,
     redis: bool,
     json: Option<String>,
+    client: ClientKind,
 }
 
 fn env_parse<T: std::str::FromStr>(name: &str) -> Option<T> {
@@ -78,6 +89,10 @@ fn opts() -> Opts {
         baseline: true,
         redis: true,
         json: None,
+        client: std::env::var("TOOLSIFT_LOAD_CLIENT")
+            .ok()
+            .and_then(|k| ClientKind::parse(&k))
+            .unwrap_or(ClientKind::Raw),
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -94,6 +109,12 @@ fn opts() -> Opts {
             }
             "--json" => {
                 o.json = Some(next.expect("--json OUT").clone());
+                i += 1;
+            }
+            "--client" => {
+                o.client = next
+                    .and_then(|v| ClientKind::parse(v))
+                    .expect("--client raw|reqwest");
                 i += 1;
             }
             "--long" => o.long = true,
@@ -130,119 +151,25 @@ fn timed(min_runs: usize, budget: Duration, mut f: impl FnMut(usize)) -> Vec<f64
     ms
 }
 
-fn rss_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// User + system CPU seconds of a process (`self` or a pid).
-fn cpu_seconds(who: &str) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{who}/stat")).ok()?;
-    let after = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    // Fields 14 and 15 of stat(5); `after` starts at field 3.
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) / TICKS_PER_SECOND)
-}
-
-fn mb(kb: u64) -> f64 {
-    kb as f64 / 1024.0
-}
-
-/// A service process: started, its `listening on` line read, its stderr
-/// drained in the background (toolsift writes one access-log line per
-/// request), killed on drop.
-struct Proc {
-    child: Child,
-    url: String,
-    log_lines: Arc<Mutex<(u64, VecDeque<String>)>>,
-}
-
-impl Proc {
-    fn start(mut cmd: Command) -> Result<Proc, String> {
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
-        let log_lines = Arc::new(Mutex::new((0u64, VecDeque::new())));
-        let stderr = child.stderr.take().ok_or("no stderr")?;
-        let sink = log_lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                let mut s = sink.lock().unwrap_or_else(|p| p.into_inner());
-                s.0 += 1;
-                s.1.push_back(line);
-                if s.1.len() > 8 {
-                    s.1.pop_front();
-                }
-            }
-        });
-        let stdout = child.stdout.take().ok_or("no stdout")?;
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut line = String::new();
-            let _ = reader.read_line(&mut line);
-            let _ = tx.send(line);
-            // Keep draining whatever else it prints.
-            let mut sink = Vec::new();
-            let _ = reader.read_to_end(&mut sink);
-        });
-        let mut proc = Proc {
-            child,
-            url: String::new(),
-            log_lines,
-        };
-        let line = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_default();
-        match line.trim().strip_prefix("listening on ") {
-            Some(url) if url.starts_with("http://127.0.0.1:") => {
-                proc.url = url.to_string();
-                Ok(proc)
-            }
-            _ => {
-                std::thread::sleep(Duration::from_millis(200));
-                Err(format!(
-                    "no `listening on http://127.0.0.1:...` line (got {line:?}); stderr: {}",
-                    proc.log_tail()
-                ))
-            }
-        }
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    fn log_tail(&self) -> String {
-        let s = self.log_lines.lock().unwrap_or_else(|p| p.into_inner());
-        s.1.iter().cloned().collect::<Vec<_>>().join(" | ")
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// The request bodies: the catalog prefix serialised once, the queries as
 /// JSON strings.
 struct Workload {
     prefix: Vec<u8>,
     queries: Vec<String>,
+    client: ClientKind,
 }
 
 impl Workload {
+    /// A request body: the shared prefix, then [`Workload::tail`].
     fn body(&self, query: usize, session: Option<&str>) -> Vec<u8> {
+        [self.prefix.as_slice(), &self.tail(query, session)].concat()
+    }
+
+    /// What follows the prefix in a request body: the query, `max_tools`,
+    /// the session.
+    fn tail(&self, query: usize, session: Option<&str>) -> Vec<u8> {
         let q = &self.queries[query % self.queries.len()];
-        let mut b = Vec::with_capacity(self.prefix.len() + q.len() + 96);
-        b.extend_from_slice(&self.prefix);
+        let mut b = Vec::with_capacity(q.len() + 96);
         b.extend_from_slice(q.as_bytes());
         b.extend_from_slice(format!(",\"max_tools\":{MAX_TOOLS}").as_bytes());
         if let Some(s) = session {
@@ -257,335 +184,6 @@ impl Workload {
 /// the others in sessions of `SESSION_TURNS` requests.
 fn session_of(tag: &str, c: usize, i: usize) -> Option<String> {
     (!i.is_multiple_of(3)).then(|| format!("load-{tag}-{c}-{}", i / (SESSION_TURNS * 3 / 2)))
-}
-
-/// Sends one request; the latency in ms, or what went wrong.
-fn request(
-    http: &reqwest::blocking::Client,
-    url: &str,
-    body: Vec<u8>,
-    session: Option<&str>,
-) -> Result<f64, String> {
-    let t = Instant::now();
-    let response = http
-        .post(url)
-        .header("content-type", "application/json")
-        .body(body)
-        .send()
-        .map_err(|e| format!("transport: {e}"))?;
-    let status = response.status();
-    let bytes = response.bytes().map_err(|e| format!("reading: {e}"))?;
-    let ms = t.elapsed().as_secs_f64() * 1000.0;
-    if !status.is_success() {
-        let text = String::from_utf8_lossy(&bytes);
-        return Err(format!(
-            "HTTP {status}: {}",
-            text.chars().take(200).collect::<String>()
-        ));
-    }
-    let v: Value = serde_json::from_slice(&bytes).map_err(|e| format!("bad JSON answer: {e}"))?;
-    let tools_ok = v["tools"]
-        .as_array()
-        .is_some_and(|t| t.len() as u64 <= MAX_TOOLS && t.iter().all(|x| x["name"].is_string()));
-    let sid = v["session_id"].as_str();
-    let session_ok = match session {
-        Some(s) => sid == Some(s),
-        None => sid.is_some_and(|s| !s.is_empty()),
-    };
-    if !tools_ok || !session_ok {
-        return Err(format!(
-            "bad answer: {}",
-            String::from_utf8_lossy(&bytes)
-                .chars()
-                .take(200)
-                .collect::<String>()
-        ));
-    }
-    Ok(ms)
-}
-
-#[derive(Default)]
-struct Phase {
-    clients: usize,
-    seconds: f64,
-    requests: usize,
-    errors: usize,
-    error_samples: Vec<String>,
-    latency_ms: Vec<f64>,
-    rss_before_kb: u64,
-    rss_max_kb: u64,
-    rss_after_kb: u64,
-    /// (seconds since the start, VmRSS kB, requests answered so far)
-    rss_series: Vec<(f64, u64, usize)>,
-    server_cpu_s: f64,
-    client_cpu_s: f64,
-}
-
-impl Phase {
-    fn rps(&self) -> f64 {
-        self.requests as f64 / self.seconds
-    }
-
-    fn p(&self, q: f64) -> f64 {
-        percentile(&self.latency_ms, q)
-    }
-
-    fn to_json(&self) -> Value {
-        json!({
-            "clients": self.clients,
-            "seconds": self.seconds,
-            "requests": self.requests,
-            "errors": self.errors,
-            "error_samples": self.error_samples,
-            "requests_per_second": self.rps(),
-            "latency_ms": {
-                "p50": self.p(50.0), "p90": self.p(90.0), "p99": self.p(99.0),
-                "max": self.latency_ms.last().copied().unwrap_or(f64::NAN),
-            },
-            "server_cpu_ms_per_request": 1000.0 * self.server_cpu_s / self.requests.max(1) as f64,
-            "client_cpu_ms_per_request": 1000.0 * self.client_cpu_s / self.requests.max(1) as f64,
-            "rss_mb": {
-                "before": mb(self.rss_before_kb),
-                "during_max": mb(self.rss_max_kb),
-                "after": mb(self.rss_after_kb),
-            },
-        })
-    }
-
-    fn print(&self, label: &str, floor_ms: Option<f64>) {
-        let vs = floor_ms.map_or_else(String::new, |f| {
-            format!(" = {:.1}x the in-process p50", self.p(50.0) / f)
-        });
-        println!(
-            "  {label}: {} clients, {} requests in {:.1} s: {:.1} requests/s; latency p50 {:.2} ms{vs}, p90 {:.2} ms, p99 {:.2} ms, max {:.1} ms; errors {}",
-            self.clients,
-            self.requests,
-            self.seconds,
-            self.rps(),
-            self.p(50.0),
-            self.p(90.0),
-            self.p(99.0),
-            self.latency_ms.last().copied().unwrap_or(f64::NAN),
-            self.errors
-        );
-        println!(
-            "    CPU per request: server {:.2} ms, clients {:.2} ms; server RSS before {:.1} MB, during (max) {:.1} MB, after {:.1} MB",
-            1000.0 * self.server_cpu_s / self.requests.max(1) as f64,
-            1000.0 * self.client_cpu_s / self.requests.max(1) as f64,
-            mb(self.rss_before_kb),
-            mb(self.rss_max_kb),
-            mb(self.rss_after_kb)
-        );
-        for e in self.error_samples.iter().take(3) {
-            println!("    error: {e}");
-        }
-    }
-}
-
-/// `clients` clients for `duration` against `url`; `pid` is the server's.
-fn run_phase(
-    url: &str,
-    pid: u32,
-    work: &Arc<Workload>,
-    clients: usize,
-    duration: Duration,
-    tag: &str,
-) -> Phase {
-    run_phase_on(&[(url.to_string(), pid)], work, clients, duration, tag)
-}
-
-/// RSS of several processes together.
-fn rss_sum(pids: &[u32]) -> Option<u64> {
-    pids.iter().map(|p| rss_kb(*p)).sum()
-}
-
-fn cpu_sum(pids: &[u32]) -> Option<f64> {
-    pids.iter().map(|p| cpu_seconds(&p.to_string())).sum()
-}
-
-/// [`run_phase`] over several instances: request `i` of client `c` goes to
-/// instance `(c + i) % n`, so a session's turns move between instances.
-/// RSS and CPU are the instances' sums.
-fn run_phase_on(
-    servers: &[(String, u32)],
-    work: &Arc<Workload>,
-    clients: usize,
-    duration: Duration,
-    tag: &str,
-) -> Phase {
-    let endpoints: Arc<Vec<String>> = Arc::new(
-        servers
-            .iter()
-            .map(|(url, _)| format!("{url}{TOOL_SEARCH_PATH}"))
-            .collect(),
-    );
-    let pids: Vec<u32> = servers.iter().map(|(_, pid)| *pid).collect();
-    let stop = Arc::new(AtomicBool::new(false));
-    let done = Arc::new(AtomicUsize::new(0));
-    let start_line = Arc::new(Barrier::new(clients + 1));
-    let rss_before = rss_sum(&pids).unwrap_or(0);
-    let sampler = {
-        let (stop, done, pids) = (stop.clone(), done.clone(), pids.clone());
-        std::thread::spawn(move || {
-            let t0 = Instant::now();
-            let mut series = Vec::new();
-            // Bounded: the phase is at most 600 s plus slack.
-            while !stop.load(Ordering::Relaxed) && t0.elapsed() < Duration::from_secs(900) {
-                if let Some(kb) = rss_sum(&pids) {
-                    series.push((t0.elapsed().as_secs_f64(), kb, done.load(Ordering::Relaxed)));
-                }
-                std::thread::sleep(SAMPLE_EVERY);
-            }
-            series
-        })
-    };
-    let workers: Vec<_> = (0..clients)
-        .map(|c| {
-            let (work, endpoints, start_line) =
-                (work.clone(), endpoints.clone(), start_line.clone());
-            let (tag, done) = (tag.to_string(), done.clone());
-            std::thread::spawn(move || {
-                let http = reqwest::blocking::Client::builder()
-                    .timeout(Duration::from_secs(30))
-                    .build();
-                start_line.wait();
-                let Ok(http) = http else {
-                    return (
-                        Vec::new(),
-                        1,
-                        vec!["cannot build the HTTP client".to_string()],
-                    );
-                };
-                let deadline = Instant::now() + duration;
-                let first_query = c * work.queries.len() / clients;
-                let (mut lat, mut errors, mut samples) = (Vec::new(), 0usize, Vec::new());
-                for i in 0..MAX_REQUESTS_PER_CLIENT {
-                    if Instant::now() >= deadline {
-                        break;
-                    }
-                    let session = session_of(&tag, c, i);
-                    let body = work.body(first_query + i, session.as_deref());
-                    let endpoint = &endpoints[(c + i) % endpoints.len()];
-                    let answer = request(&http, endpoint, body, session.as_deref());
-                    done.fetch_add(1, Ordering::Relaxed);
-                    match answer {
-                        Ok(ms) => lat.push(ms),
-                        Err(e) => {
-                            errors += 1;
-                            if samples.len() < 3 {
-                                samples.push(e);
-                            }
-                        }
-                    }
-                }
-                (lat, errors, samples)
-            })
-        })
-        .collect();
-    let (server_cpu0, client_cpu0) = (cpu_sum(&pids), cpu_seconds("self"));
-    start_line.wait();
-    let t0 = Instant::now();
-    let mut phase = Phase {
-        clients,
-        rss_before_kb: rss_before,
-        ..Phase::default()
-    };
-    for w in workers {
-        let (lat, errors, samples) = w
-            .join()
-            .unwrap_or_else(|_| (Vec::new(), 1, vec!["a client thread panicked".to_string()]));
-        phase.requests += lat.len() + errors;
-        phase.errors += errors;
-        phase.latency_ms.extend(lat);
-        phase.error_samples.extend(samples);
-    }
-    phase.seconds = t0.elapsed().as_secs_f64();
-    phase.server_cpu_s = cpu_sum(&pids).unwrap_or(0.0) - server_cpu0.unwrap_or(0.0);
-    phase.client_cpu_s = cpu_seconds("self").unwrap_or(0.0) - client_cpu0.unwrap_or(0.0);
-    stop.store(true, Ordering::Relaxed);
-    phase.rss_series = sampler.join().unwrap_or_default();
-    phase.rss_max_kb = phase.rss_series.iter().map(|s| s.1).max().unwrap_or(0);
-    std::thread::sleep(Duration::from_secs(1));
-    phase.rss_after_kb = rss_sum(&pids).unwrap_or(0);
-    phase.latency_ms.sort_by(f64::total_cmp);
-    phase
-}
-
-/// Whether RSS stays flat after warm-up, taken as the first half of the
-/// run (the session table fills to its cap of 10,000 in about a minute at
-/// this load, and the caches hold one catalog): the RSS at half time, the
-/// max and last after it, the least-squares slope over the second half, and
-/// requests/s per tenth of the run.
-fn flatness(series: &[(f64, u64, usize)], seconds: f64) -> Value {
-    let warm_t = seconds * 0.5;
-    let Some(&(_, warm_kb, _)) = series.iter().find(|s| s.0 >= warm_t) else {
-        return json!(null);
-    };
-    let after: Vec<&(f64, u64, usize)> = series.iter().filter(|s| s.0 >= warm_t).collect();
-    let max_kb = after.iter().map(|s| s.1).max().unwrap_or(warm_kb);
-    let last_kb = after.last().map_or(warm_kb, |s| s.1);
-    let n = after.len() as f64;
-    let (mt, mr) = (
-        after.iter().map(|s| s.0).sum::<f64>() / n,
-        after.iter().map(|s| mb(s.1)).sum::<f64>() / n,
-    );
-    let cov: f64 = after.iter().map(|s| (s.0 - mt) * (mb(s.1) - mr)).sum();
-    let var: f64 = after.iter().map(|s| (s.0 - mt).powi(2)).sum();
-    let slope = if var > 0.0 { 60.0 * cov / var } else { 0.0 };
-    let growth = mb(max_kb) - mb(warm_kb);
-    // Flat: never more than 10 % above the half-time RSS.
-    let flat = growth <= 0.10 * mb(warm_kb);
-    let tenths: Vec<f64> = (1..=10)
-        .filter_map(|k| {
-            let (a, b) = (seconds * (k - 1) as f64 / 10.0, seconds * k as f64 / 10.0);
-            let at = |t: f64| series.iter().find(|s| s.0 >= t).map(|s| (s.0, s.2));
-            let ((ta, ra), (tb, rb)) =
-                (at(a)?, at(b).or_else(|| series.last().map(|s| (s.0, s.2)))?);
-            (tb > ta).then(|| (rb - ra) as f64 / (tb - ta))
-        })
-        .collect();
-    json!({
-        "warm_up_seconds": warm_t,
-        "rss_at_warm_up_mb": mb(warm_kb),
-        "rss_max_after_warm_up_mb": mb(max_kb),
-        "rss_last_mb": mb(last_kb),
-        "growth_mb": growth,
-        "slope_mb_per_minute": slope,
-        "flat": flat,
-        "requests_per_second_by_tenth": tenths,
-    })
-}
-
-fn machine() -> (String, usize) {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    (cpu, cores)
-}
-
-/// Today's UTC date, YYYY-MM-DD.
-fn today() -> String {
-    let days = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() / 86_400) as i64;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
 }
 
 fn toolsift_bin() -> PathBuf {
@@ -605,13 +203,17 @@ fn python_bin() -> PathBuf {
 /// Sequential requests before the timed run (the first one builds the
 /// index and counts the tokens).
 fn warm_up(url: &str, work: &Workload, n: usize) -> Result<Vec<f64>, String> {
-    let http = reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(60))
-        .build()
-        .map_err(|e| e.to_string())?;
+    let mut client = Client::new(work.client, Duration::from_secs(60))?;
     let endpoint = format!("{url}{TOOL_SEARCH_PATH}");
     (0..n)
-        .map(|i| request(&http, &endpoint, work.body(i, None), None))
+        .map(|i| {
+            request(
+                &mut client,
+                &endpoint,
+                &[&work.prefix, &work.tail(i, None)],
+                None,
+            )
+        })
         .collect()
 }
 
@@ -676,17 +278,19 @@ fn main() {
             .iter()
             .map(|q| serde_json::to_string(&q.query).expect("query json"))
             .collect(),
+        client: o.client,
     });
     let load_seconds = if o.long { o.seconds * 10.0 } else { o.seconds };
     let body0 = work.body(0, None);
     println!(
-        "serve_load: bfcl-dev catalog, {} tools, {:.2} MB per request body; {} queries; {} clients x {:.0} s{}; {cpu}, {cores} cores; {date}",
+        "serve_load: bfcl-dev catalog, {} tools, {:.2} MB per request body; {} queries; {} clients x {:.0} s{}, client: {}; {cpu}, {cores} cores; {date}",
         catalog.len(),
         body0.len() as f64 / 1e6,
         queries.len(),
         o.clients,
         load_seconds,
-        if o.long { " (--long)" } else { "" }
+        if o.long { " (--long)" } else { "" },
+        o.client.label()
     );
 
     // The floor, in process, one thread, before any server runs.
@@ -868,6 +472,7 @@ fn main() {
             "machine": {"cpu": cpu, "cores": cores},
             "catalog": {"tools": catalog.len(), "body_bytes": body0.len(), "queries": queries.len()},
             "clients": o.clients,
+            "client": o.client.label(),
             "seconds": load_seconds,
             "long": o.long,
             "floor": floor,
@@ -944,52 +549,6 @@ fn naive(manifest: &Path, work: &Arc<Workload>, o: &Opts, ts: &Phase) -> Value {
         obj.extend(x.clone());
     }
     v
-}
-
-/// A `redis-server` for the bench on a free loopback port, no persistence.
-struct BenchRedis {
-    child: Child,
-    port: u16,
-    dir: PathBuf,
-}
-
-impl BenchRedis {
-    fn start() -> Result<BenchRedis, String> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map_err(|e| e.to_string())?
-            .port();
-        let dir = std::env::temp_dir().join(format!("toolsift-bench-redis-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(&dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| {
-                format!("cannot start redis-server ({e}); scripts/setup-test-deps.sh installs it")
-            })?;
-        let r = BenchRedis { child, port, dir };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if Instant::now() > deadline {
-                return Err("redis-server did not start".into());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok(r)
-    }
-}
-
-impl Drop for BenchRedis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
 }
 
 /// Two `serve --sessions redis://` instances under the same load.
