@@ -19,6 +19,7 @@ use std::io::Write as _;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 pub use error::CatalogError;
 pub(crate) use import::line_col;
@@ -130,6 +131,10 @@ pub struct Catalog {
     by_name: OnceLock<HashMap<String, usize>>,
     /// The always-load tools' indices, found on first use.
     always: OnceLock<Vec<usize>>,
+    /// Each tool's schema as compact JSON, written the first time the
+    /// tool is answered (at most the schemas' size again, for the tools
+    /// ever returned), so a tool returned again and again is written once.
+    schema_json: OnceLock<Box<[OnceLock<Box<RawValue>>]>>,
 }
 
 /// Equal content, whatever has been computed and cached so far.
@@ -193,6 +198,7 @@ impl Catalog {
             fingerprint: OnceLock::new(),
             by_name: OnceLock::new(),
             always: OnceLock::new(),
+            schema_json: OnceLock::new(),
         })
     }
 
@@ -273,6 +279,18 @@ impl Catalog {
             (0..self.tools.len())
                 .filter(|&i| self.tools[i].always_load)
                 .collect()
+        })
+    }
+
+    /// Tool `index`'s schema as compact JSON (written once). Panics if
+    /// `index` is not a tool's, as `tools()[index]` does.
+    pub fn schema_json(&self, index: usize) -> &RawValue {
+        let all = self
+            .schema_json
+            .get_or_init(|| self.tools.iter().map(|_| OnceLock::new()).collect());
+        all[index].get_or_init(|| {
+            // A `Value` always writes (its keys are strings).
+            serde_json::value::to_raw_value(&self.tools[index].input_schema).unwrap_or_default()
         })
     }
 

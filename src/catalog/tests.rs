@@ -494,3 +494,22 @@ fn fingerprint_tracks_content_not_flags() {
         a.fingerprint()
     );
 }
+
+#[test]
+fn a_tools_schema_is_written_once_as_serde_json_writes_it() {
+    let mut odd = Tool::new("odd", "quotes \" and \\ and \u{2028} and 🦀");
+    odd.input_schema = serde_json::json!({
+        "type": "object",
+        "properties": {"q\"x": {"type": "string", "description": "</script>\n\u{0}"}},
+        "x-big": 1e300, "x-neg": -0.0,
+    });
+    let catalog = Catalog::new("c", vec![Tool::new("plain", "p"), odd]).unwrap();
+    for (i, tool) in catalog.tools().iter().enumerate() {
+        let text = catalog.schema_json(i).get();
+        assert_eq!(text, serde_json::to_string(&tool.input_schema).unwrap());
+        let back: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(back, tool.input_schema);
+        // The same text every time: written once.
+        assert!(std::ptr::eq(catalog.schema_json(i), catalog.schema_json(i)));
+    }
+}

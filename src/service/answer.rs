@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::SearchOutcome;
-use crate::catalog::{Catalog, Tool};
+use crate::catalog::Catalog;
 use crate::wire::{
     EmbeddingProgress, ToolSearchResponse, WireHeldBack, WireMatch, WireSelectedTool, WireTool,
     WireToolRef,
@@ -39,7 +39,7 @@ impl Answer {
 
     /// The wire response, borrowing the catalog's tools.
     pub fn wire(&self) -> ToolSearchResponse<WireToolRef<'_>> {
-        to_wire_with(&self.catalog, &self.outcome, WireToolRef::from)
+        to_wire_with(&self.catalog, &self.outcome, WireToolRef::of)
     }
 
     /// The wire response, owned.
@@ -50,7 +50,9 @@ impl Answer {
 
 /// The wire response for an outcome over `catalog`.
 pub fn to_wire(catalog: &Catalog, outcome: &SearchOutcome) -> ToolSearchResponse {
-    to_wire_with(catalog, outcome, WireTool::from)
+    to_wire_with(catalog, outcome, |c: &Catalog, i| {
+        WireTool::from(&c.tools()[i])
+    })
 }
 
 /// The wire response for an outcome over `catalog`, each tool's
@@ -58,14 +60,14 @@ pub fn to_wire(catalog: &Catalog, outcome: &SearchOutcome) -> ToolSearchResponse
 fn to_wire_with<'a, T>(
     catalog: &'a Catalog,
     outcome: &SearchOutcome,
-    tool: impl Fn(&'a Tool) -> T,
+    tool: impl Fn(&'a Catalog, usize) -> T,
 ) -> ToolSearchResponse<T> {
     ToolSearchResponse {
         tools: outcome
             .tools
             .iter()
             .map(|s| WireSelectedTool {
-                tool: tool(&catalog.tools()[s.index]),
+                tool: tool(catalog, s.index),
                 score: Some(f64::from(s.score)),
                 reason: Some(s.reason.as_str().to_string()),
                 matched: s.explanation.matches.iter().map(WireMatch::from).collect(),

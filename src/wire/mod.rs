@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::catalog::Tool;
+use crate::catalog::{Catalog, Tool};
 use crate::engine::{Field, Ranker, TermMatch};
 use crate::tokens::TokenBasis;
 
@@ -155,23 +155,26 @@ impl WireMatch {
 }
 
 /// A tool as a response sends it, borrowed from the catalog (the same
-/// fields as [`WireTool`], nothing copied).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// fields as [`WireTool`], nothing copied; the schema as the catalog keeps
+/// it written, [`Catalog::schema_json`]).
+#[derive(Debug, Clone, Copy, Serialize)]
 pub struct WireToolRef<'a> {
     pub name: &'a str,
     pub description: &'a str,
-    pub input_schema: &'a Value,
+    pub input_schema: &'a RawValue,
     pub read_only: bool,
     pub idempotent: bool,
     pub always_load: bool,
 }
 
-impl<'a> From<&'a Tool> for WireToolRef<'a> {
-    fn from(t: &'a Tool) -> Self {
+impl<'a> WireToolRef<'a> {
+    /// Tool `index` of `catalog`.
+    pub fn of(catalog: &'a Catalog, index: usize) -> Self {
+        let t = &catalog.tools()[index];
         WireToolRef {
             name: &t.name,
             description: &t.description,
-            input_schema: &t.input_schema,
+            input_schema: catalog.schema_json(index),
             read_only: t.read_only,
             idempotent: t.idempotent,
             always_load: t.always_load,
