@@ -40,6 +40,24 @@ pub(crate) fn error(status: StatusCode, code: &str, message: impl Into<String>) 
     (status, Json(body)).into_response()
 }
 
+/// A search's JSON answer, written into room for a usual answer made at
+/// once (axum's `Json` starts from 128 bytes and grows as it writes).
+fn answer_response(answer: &impl serde::Serialize) -> Response {
+    let mut body = Vec::with_capacity(16 << 10);
+    match serde_json::to_writer(&mut body, answer) {
+        Ok(()) => (
+            [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+            body,
+        )
+            .into_response(),
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            format!("writing the answer: {e}"),
+        ),
+    }
+}
+
 fn service_error(e: &ServiceError) -> Response {
     let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     error(status, e.code, e.message.clone())
@@ -317,7 +335,7 @@ pub(crate) async fn tool_search(
                 }
             }
             if !saved {
-                let mut response = Json(answer.wire()).into_response();
+                let mut response = answer_response(&answer.wire());
                 response.headers_mut().insert(
                     "x-toolsift-tool-session",
                     HeaderValue::from_static("not-saved"),
@@ -350,7 +368,7 @@ pub(crate) async fn tool_search(
         Ok(answer) => {
             fields.returned = Some(answer.outcome().tools.len());
             fields.catalog_tools = Some(answer.catalog_len());
-            Json(answer.wire()).into_response()
+            answer_response(&answer.wire())
         }
         Err(e) => service_error(&e),
     };
@@ -452,10 +470,11 @@ pub(crate) async fn access_log(
         .get::<LogFields>()
         .cloned()
         .unwrap_or_default();
-    eprintln!(
-        "{}",
-        log_line(method.as_str(), &path, status, elapsed, &fields)
-    );
+    // One write per line (stderr is not buffered: `eprintln!` writes the
+    // line and its newline apart); a failed write loses the line only.
+    let mut line = log_line(method.as_str(), &path, status, elapsed, &fields);
+    line.push('\n');
+    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
     response
 }
 
