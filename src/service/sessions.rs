@@ -33,23 +33,26 @@ pub(crate) struct Sessions {
     idle: Duration,
     /// At most this many sessions are kept (least recently used go first).
     max_sessions: usize,
-    /// One copy of each (catalog fingerprint, tool) that live sessions hold.
-    interned: HashMap<(u128, String), Weak<Tool>>,
+    /// One copy of each (catalog fingerprint, tool index) that live
+    /// sessions hold (the fingerprint covers every tool's name, in order).
+    interned: HashMap<(u128, usize), Weak<Tool>>,
     /// `interned` drops its dead entries when it grows past this.
     prune_at: usize,
 }
 
-/// The shared copy of `tool` of catalog `fingerprint`.
+/// The shared copy of tool `index` of `catalog`, whose fingerprint is
+/// `fingerprint`.
 fn intern(
-    interned: &mut HashMap<(u128, String), Weak<Tool>>,
+    interned: &mut HashMap<(u128, usize), Weak<Tool>>,
     fingerprint: u128,
-    tool: &Tool,
+    catalog: &Catalog,
+    index: usize,
 ) -> Arc<Tool> {
-    let key = (fingerprint, tool.name.clone());
+    let key = (fingerprint, index);
     if let Some(t) = interned.get(&key).and_then(Weak::upgrade) {
         return t;
     }
-    let t = Arc::new(tool.clone());
+    let t = Arc::new(catalog.tools()[index].clone());
     interned.insert(key, Arc::downgrade(&t));
     t
 }
@@ -147,19 +150,19 @@ impl Sessions {
             session.defs = session
                 .loaded
                 .iter()
-                .filter_map(|n| catalog.get(n))
-                .map(|t| intern(&mut self.interned, fingerprint, t))
+                .filter_map(|n| catalog.index_of(n))
+                .map(|i| intern(&mut self.interned, fingerprint, catalog, i))
                 .collect();
             session.fingerprint = fingerprint;
         }
         for name in loaded {
             if !session.loaded.iter().any(|n| n == name)
-                && let Some(def) = catalog.get(name)
+                && let Some(i) = catalog.index_of(name)
             {
                 session.loaded.push((*name).to_string());
                 session
                     .defs
-                    .push(intern(&mut self.interned, fingerprint, def));
+                    .push(intern(&mut self.interned, fingerprint, catalog, i));
             }
         }
         // A clock that went back (tests give instants) keeps the later one.
