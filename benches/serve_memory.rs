@@ -19,14 +19,19 @@
 //!   --idle S      seconds to wait before the last reading (default 5)
 //! `TOOLSIFT_BENCH_QUICK=1` makes it 40 requests. Network: loopback only.
 
-use std::io::{BufRead, BufReader, Read};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+// The load bench's processes: the server started and its address read,
+// RSS from /proc.
+#[path = "serve_load/proc.rs"]
+#[allow(dead_code)]
+mod proc;
+
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use toolsift::wire::TOOL_SEARCH_PATH;
+
+use proc::{Proc, rss_kb, toolsift_bin};
 
 struct Opts {
     requests: usize,
@@ -72,63 +77,16 @@ fn opts() -> Opts {
     o
 }
 
-fn rss_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-fn toolsift_bin() -> PathBuf {
-    std::env::var_os("TOOLSIFT_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_toolsift")))
-}
-
-/// `toolsift serve` on a free loopback port, killed on drop.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    fn start() -> Server {
-        let bin = toolsift_bin();
-        let mut child = Command::new(&bin)
-            .args(["serve", "--addr", "127.0.0.1:0"])
-            .env_remove("CAVE_BASE_URL")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            // One access-log line per request: not wanted here.
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut line = String::new();
-            let _ = reader.read_line(&mut line);
-            let _ = tx.send(line);
-            let _ = reader.read_to_end(&mut Vec::new());
-        });
-        let line = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_default();
-        let url = match line.trim().strip_prefix("listening on ") {
-            Some(url) => url.to_string(),
-            None => {
-                let _ = child.kill();
-                panic!("{}: no `listening on` line (got {line:?})", bin.display());
-            }
-        };
-        println!("toolsift serve ({}), {url}", bin.display());
-        Server { child, url }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `toolsift serve` on a free loopback port (its access log drained),
+/// killed on drop.
+fn start_server() -> Proc {
+    let bin = toolsift_bin();
+    let mut cmd = Command::new(&bin);
+    cmd.args(["serve", "--addr", "127.0.0.1:0"])
+        .env_remove("CAVE_BASE_URL");
+    let server = Proc::start(cmd).unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
+    println!("toolsift serve ({}), {}", bin.display(), server.url);
+    server
 }
 
 /// Request `r`'s body: `tools` definitions no other request has (their
@@ -200,8 +158,8 @@ fn reading(label: &str, pid: u32, http: &reqwest::blocking::Client, url: &str) -
 
 fn main() {
     let o = opts();
-    let server = Server::start();
-    let pid = server.child.id();
+    let server = start_server();
+    let pid = server.pid();
     toolsift::tls::install_provider();
     let http = reqwest::blocking::Client::builder()
         .timeout(Duration::from_secs(120))

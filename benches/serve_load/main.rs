@@ -55,7 +55,7 @@ use toolsift::wire::{TOOL_SEARCH_PATH, ToolSearchRequest, WireTool};
 
 use client::{Client, ClientKind, request};
 use phase::{Phase, flatness, run_phase, run_phase_on};
-use proc::{BenchRedis, Proc, machine, mb, rss_kb, today};
+use proc::{BenchRedis, Proc, machine, mb, rss_kb, today, toolsift_bin};
 
 /// Every client stops after this many requests, whatever the time.
 const MAX_REQUESTS_PER_CLIENT: usize = 1_000_000;
@@ -63,8 +63,6 @@ const MAX_REQUESTS_PER_CLIENT: usize = 1_000_000;
 const SESSION_TURNS: usize = 8;
 const MAX_TOOLS: u64 = 10;
 const SAMPLE_EVERY: Duration = Duration::from_millis(500);
-/// /proc/PID/stat counts CPU time in these (USER_HZ, 100 on Linux).
-const TICKS_PER_SECOND: f64 = 100.0;
 
 struct Opts {
     clients: usize,
@@ -184,12 +182,6 @@ impl Workload {
 /// the others in sessions of `SESSION_TURNS` requests.
 fn session_of(tag: &str, c: usize, i: usize) -> Option<String> {
     (!i.is_multiple_of(3)).then(|| format!("load-{tag}-{c}-{}", i / (SESSION_TURNS * 3 / 2)))
-}
-
-fn toolsift_bin() -> PathBuf {
-    std::env::var_os("TOOLSIFT_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_toolsift")))
 }
 
 fn python_bin() -> PathBuf {

@@ -1,5 +1,6 @@
 //! The processes the bench starts and reads: a service (its address, its
 //! log drained), a Redis, and what /proc says of a process and the machine.
+//! `serve_memory` uses it too.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read};
@@ -8,7 +9,16 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::TICKS_PER_SECOND;
+/// /proc/PID/stat counts CPU time in these (USER_HZ, 100 on Linux).
+const TICKS_PER_SECOND: f64 = 100.0;
+
+/// The binary under test: `TOOLSIFT_BIN`, or the one cargo builds for the
+/// bench.
+pub fn toolsift_bin() -> PathBuf {
+    std::env::var_os("TOOLSIFT_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_toolsift")))
+}
 
 pub fn rss_kb(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
