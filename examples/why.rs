@@ -1,9 +1,11 @@
-//! `cargo run --release --example why -- "query"`: top 5 on bfcl-dev with explanations.
+//! `cargo run --release --example why -- "query"`: top 5 on bfcl-dev (or the
+//! catalog file `CATALOG` names) with explanations.
 use toolsift::catalog::{CatalogSource, load};
 use toolsift::engine::Index;
 fn main() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("eval/bfcl-dev");
-    let catalog = load(&CatalogSource::Path(dir.join("catalog.json"))).expect("catalog");
+    let path = std::env::var_os("CATALOG").map_or(dir.join("catalog.json"), Into::into);
+    let catalog = load(&CatalogSource::Path(path)).expect("catalog");
     let index = Index::build(catalog.tools());
     let q = std::env::args().nth(1).expect("query");
     for h in index.search(&q, None, 5) {

@@ -40,6 +40,10 @@ run() { echo "\$ toolsift $*"; "$T" "$@"; echo; }
     for r in bm25 embeddings hybrid; do
         run eval @github-mcp eval/github-mcp/queries.jsonl --ranker "$r" --embeddings-local "$M" --time-budget-ms 0
     done
+    for g in on off; do
+        run eval eval/mcp-short/catalog.json eval/mcp-short/queries.jsonl --gate "$g" --time-budget-ms 0
+        run eval eval/mcp-short/catalog.json eval/mcp-short/queries.jsonl --ranker hybrid --embeddings-local "$M" --gate "$g" --time-budget-ms 0
+    done
     python3 scripts/bfcl-non-english.py "$B/queries-dev.jsonl" > "$OUT/non-english.jsonl"
     run eval "$B/catalog.json" "$OUT/non-english.jsonl" --time-budget-ms 0
     for r in embeddings hybrid; do

@@ -31,7 +31,8 @@ pub const QUERY_FILLER: &[&str] = &[
     "my", "i", "i'm", "im", "you", "your", "we", "our", "us", "could", "would", "can", "should",
     "shall", "may", "might", "do", "does", "did", "also", "just", "hey", "hi", "hello", "thanks",
     "thank", "tell", "let", "know", "so", "some", "what", "which", "who", "whom", "how", "when",
-    "where", "why",
+    "where", "why", // What an apostrophe leaves of a contraction: what's, don't, I've.
+    "s", "t", "d", "ll", "m", "re", "ve",
 ];
 
 fn is_cjk(c: char) -> bool {

@@ -16,74 +16,12 @@
 //! The thresholds were measured on requests with and without a fitting tool
 //! (`toolsift eval --abstain`; the benchmarks page has the curves).
 
-use std::collections::HashSet;
-use std::sync::LazyLock;
-
 use serde::{Deserialize, Serialize};
 
 use super::analyzer::Stemmer;
+pub use super::vocabulary::GENERIC_WORDS;
+use super::vocabulary::is_generic_stem;
 use super::{Explanation, Ranker, TermMatch};
-
-/// Words of tool vocabulary that say little about which tool a request
-/// needs: most tools get, list, create or return some data.
-pub const GENERIC_WORDS: &[&str] = &[
-    "get",
-    "set",
-    "list",
-    "create",
-    "find",
-    "search",
-    "update",
-    "delete",
-    "remove",
-    "add",
-    "calculate",
-    "compute",
-    "fetch",
-    "retrieve",
-    "show",
-    "make",
-    "run",
-    "execute",
-    "check",
-    "send",
-    "read",
-    "write",
-    "open",
-    "close",
-    "start",
-    "stop",
-    "info",
-    "information",
-    "data",
-    "detail",
-    "details",
-    "value",
-    "number",
-    "result",
-    "name",
-    "type",
-    "id",
-    "new",
-    "use",
-    "using",
-    "based",
-    "given",
-    "specific",
-    "provide",
-    "return",
-    "current",
-    "all",
-    "any",
-];
-
-static GENERIC_STEMS: LazyLock<HashSet<String>> = LazyLock::new(|| {
-    let stemmer = Stemmer::default();
-    GENERIC_WORDS
-        .iter()
-        .map(|w| stemmer.stem(w).into_owned())
-        .collect()
-});
 
 thread_local! {
     static STEMMER: Stemmer = Stemmer::default();
@@ -91,7 +29,7 @@ thread_local! {
 
 /// Whether `word` (lower case) is one of [`GENERIC_WORDS`], in any form.
 pub fn is_generic(word: &str) -> bool {
-    STEMMER.with(|s| GENERIC_STEMS.contains(s.stem(word).as_ref()))
+    STEMMER.with(|s| is_generic_stem(s.stem(word).as_ref()))
 }
 
 /// The gate's thresholds: a tool fits when its lexical evidence reaches
@@ -158,7 +96,11 @@ pub fn evidence(matches: &[TermMatch]) -> f32 {
     let mut total = 0.0;
     STEMMER.with(|stemmer| {
         for m in matches {
-            let word = m.term.as_str();
+            // An expanded term is evidence of the word the tool has.
+            let word = m
+                .term
+                .split_once(super::vocabulary::ARROW)
+                .map_or(m.term.as_str(), |(_, to)| to);
             if word.contains(' ') || word.chars().all(|c| c.is_ascii_digit()) {
                 continue;
             }
@@ -166,7 +108,7 @@ pub fn evidence(matches: &[TermMatch]) -> f32 {
             if seen.contains(&stem) {
                 continue;
             }
-            total += if GENERIC_STEMS.contains(&stem) {
+            total += if is_generic_stem(&stem) {
                 0.5
             } else if m.fields.contains(&super::Field::Name) {
                 2.0

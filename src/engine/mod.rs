@@ -9,6 +9,7 @@ pub mod ranker;
 pub mod regex;
 mod schema_text;
 pub mod syntax;
+pub mod vocabulary;
 
 pub use gate::{Fit, Gate};
 pub use index::{

@@ -11,6 +11,7 @@ use crate::catalog::Catalog;
 use crate::engine::{CatalogRanker, Gate};
 
 pub mod abstain;
+mod render;
 
 /// The cut-offs every metric is reported at.
 pub const KS: [usize; 4] = [1, 3, 5, 10];
@@ -109,9 +110,6 @@ pub(crate) fn parse_lines<T: serde::de::DeserializeOwned>(
 
 pub fn parse_queries(text: &str, origin: &str) -> Result<Vec<EvalQuery>, EvalError> {
     parse_lines(text, origin, |mut q: EvalQuery, line| {
-        if q.expected.is_empty() {
-            return Err("`expected` is empty".into());
-        }
         if q.id.is_empty() {
             q.id = format!("line {line}");
         }
@@ -216,6 +214,10 @@ pub struct EvalReport {
     /// nothing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gate: Option<GateTally>,
+    /// The requests that expect no tool (`"expected": []`), when there
+    /// are any: the rest of the report counts only the others.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nothing_fits: Option<NothingFits>,
     /// How fast the ranker ran, when measured ([`measure_speed`]).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub speed: Option<Speed>,
@@ -230,6 +232,16 @@ pub struct GateTally {
     #[serde(flatten)]
     pub gate: Gate,
     pub no_fit: usize,
+}
+
+/// How the requests that no tool serves were answered.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NothingFits {
+    pub requests: usize,
+    /// Answered with no tool (the relevance gate found none fits).
+    pub answered_nothing: usize,
+    /// The ones that loaded tools, with the tools they loaded.
+    pub loaded: Vec<Miss>,
 }
 
 /// Latency percentiles of a remote ranker's requests, in milliseconds.
@@ -351,7 +363,11 @@ pub fn evaluate(
         {
             // No tool fits: the answer is empty.
             hits.clear();
-            no_fit += 1;
+            // Counted among the requests that expect a tool; the others
+            // are reported apart.
+            if !q.expected.is_empty() {
+                no_fit += 1;
+            }
         }
         rankings.push(hits.iter().map(|h| h.doc).collect());
     }
@@ -360,11 +376,32 @@ pub fn evaluate(
     let mut lenient = Tally::default();
     let mut per_cat: BTreeMap<String, (Tally, Tally)> = BTreeMap::new();
     let mut misses = Vec::new();
+    let mut nothing: Option<NothingFits> = None;
     for (q, ranking) in queries.iter().zip(&rankings) {
         let names: Vec<&str> = ranking
             .iter()
             .map(|&d| catalog.tools()[d].name.as_str())
             .collect();
+        if q.expected.is_empty() {
+            let n = nothing.get_or_insert(NothingFits {
+                requests: 0,
+                answered_nothing: 0,
+                loaded: Vec::new(),
+            });
+            n.requests += 1;
+            if names.is_empty() {
+                n.answered_nothing += 1;
+            } else {
+                n.loaded.push(Miss {
+                    id: q.id.clone(),
+                    query: q.query.clone(),
+                    expected: Vec::new(),
+                    missing: Vec::new(),
+                    top: names.iter().take(k).map(|s| s.to_string()).collect(),
+                });
+            }
+            continue;
+        }
         let strict_pos: Vec<Option<usize>> = q
             .expected
             .iter()
@@ -394,8 +431,9 @@ pub fn evaluate(
             });
         }
     }
+    let relevant = queries.len() - nothing.as_ref().map_or(0, |n| n.requests);
     Ok(EvalReport {
-        queries: queries.len(),
+        queries: relevant,
         catalog_tools: catalog.len(),
         k,
         strict: strict.metrics(),
@@ -415,110 +453,10 @@ pub fn evaluate(
             .collect(),
         misses,
         gate: gate.map(|g| GateTally { gate: *g, no_fit }),
+        nothing_fits: nothing,
         speed: None,
         latency: Latency::of(&ranker.latencies()),
     })
-}
-
-impl EvalReport {
-    pub fn render_text(&self) -> String {
-        // Queries, ids, categories and tool names are escaped for the
-        // terminal: a queries file and a catalog are untrusted.
-        use crate::terminal_text::{escape, escape_join};
-        use std::fmt::Write as _;
-        let mut out = String::new();
-        let header = "           all@1  all@3  all@5 all@10  any@1  any@3  any@5 any@10  MRR@10";
-        let row = |name: &str, m: &Metrics| {
-            let mut s = format!("{name:<9}");
-            for v in m.all.iter().chain(&m.any) {
-                let _ = write!(s, " {v:>6.1}");
-            }
-            let _ = write!(s, "  {:>6.3}", m.mrr10);
-            s
-        };
-        let _ = write!(
-            out,
-            "{} queries against {} tools",
-            self.queries, self.catalog_tools
-        );
-        if let Some(speed) = &self.speed {
-            let _ = write!(
-                out,
-                "; index built in {:.1} ms; {:.0} queries/s (ranking, one thread)",
-                speed.index_build_ms, speed.queries_per_second
-            );
-        }
-        if let Some(l) = &self.latency {
-            let _ = write!(
-                out,
-                "; {} requests {}, latency p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms",
-                l.requests,
-                if self.speed.is_some() {
-                    "ranked (query embedding included)"
-                } else {
-                    "to the service"
-                },
-                l.p50_ms,
-                l.p95_ms,
-                l.p99_ms
-            );
-        }
-        if let Some(g) = &self.gate {
-            let cosine = g
-                .gate
-                .min_cosine
-                .map_or(String::new(), |c| format!(", cosine {c}"));
-            let _ = write!(
-                out,
-                "\nrelevance gate on (evidence {}{cosine}): {} of {} requests answered with no tool",
-                g.gate.min_evidence, g.no_fit, self.queries
-            );
-        }
-        let _ = writeln!(out, "\n");
-        let _ = writeln!(out, "{header}");
-        let _ = writeln!(out, "{}", row("strict", &self.strict));
-        let _ = writeln!(out, "{}", row("lenient", &self.lenient));
-        if self.per_category.len() > 1 {
-            let _ = writeln!(
-                out,
-                "\nper category (strict all@1/all@5/all@10, lenient all@10):"
-            );
-            for (c, m) in &self.per_category {
-                let _ = writeln!(
-                    out,
-                    "  {:<28} {:>4} queries  {:>5.1} {:>5.1} {:>5.1}  {:>5.1}",
-                    escape(c),
-                    m.queries,
-                    m.strict.all[0],
-                    m.strict.all[2],
-                    m.strict.all[3],
-                    m.lenient.all[3]
-                );
-            }
-        }
-        let _ = writeln!(
-            out,
-            "\n{} requests with an expected tool outside the top {}:",
-            self.misses.len(),
-            self.k
-        );
-        for m in &self.misses {
-            let query: String = m.query.chars().take(100).collect();
-            let ellipsis = if query.len() < m.query.len() {
-                "…"
-            } else {
-                ""
-            };
-            let _ = writeln!(out, "  [{}] {}{ellipsis}", escape(&m.id), escape(&query));
-            let _ = writeln!(
-                out,
-                "      missing {}; top: {}",
-                escape_join(&m.missing, ", "),
-                escape_join(&m.top, ", ")
-            );
-        }
-        out
-    }
 }
 
 #[cfg(test)]
@@ -546,8 +484,6 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().starts_with("q.jsonl:2: "), "{err}");
-        let err = parse_queries("{\"query\":\"a\",\"expected\":[]}", "q.jsonl").unwrap_err();
-        assert_eq!(err.to_string(), "q.jsonl:1: `expected` is empty");
         assert!(matches!(
             parse_queries("\n\n", "q"),
             Err(EvalError::Empty { .. })
@@ -584,6 +520,33 @@ mod tests {
         let speed = measure_speed(&index, &queries, 1, Duration::ZERO, 0.5);
         assert!(speed.queries_per_second > 0.0);
         assert_eq!(speed.index_build_ms, 0.5);
+        // A request that expects no tool is counted apart.
+        let none = parse_queries(
+            concat!(
+                "{\"id\":\"b\",\"query\":\"email my boss\",\"expected\":[\"send_email\"]}\n",
+                "{\"id\":\"n1\",\"query\":\"book a flight\",\"expected\":[]}\n",
+                "{\"id\":\"n2\",\"query\":\"weather for a picnic\",\"expected\":[]}\n",
+            ),
+            "q",
+        )
+        .unwrap();
+        let r = evaluate(
+            &catalog,
+            &none,
+            3,
+            &index,
+            Some(&Gate::for_ranker(crate::engine::Ranker::Bm25, 0.3)),
+        )
+        .unwrap();
+        assert_eq!((r.queries, r.strict.all[0]), (1, 100.0));
+        let n = r.nothing_fits.as_ref().unwrap();
+        assert_eq!((n.requests, n.answered_nothing), (2, 1));
+        assert_eq!(n.loaded[0].id, "n2");
+        assert_eq!(r.gate.unwrap().no_fit, 0);
+        assert!(
+            r.render_text()
+                .contains("1 of 2 requests no tool serves answered with no tool")
+        );
         let bad = parse_queries("{\"query\":\"x\",\"expected\":[\"nope\"]}", "q").unwrap();
         assert!(matches!(
             evaluate(&catalog, &bad, 5, &index, None),

@@ -63,7 +63,10 @@ impl Index {
     }
 
     fn explain_analyzed(&self, q: &AnalyzedQuery, doc: usize) -> Explanation {
-        let mut matches = Vec::new();
+        let mut matches: Vec<TermMatch> = Vec::new();
+        // Of a request word's forms (the word, its expansions), only the
+        // one that scored is shown: the tool got its score, not their sum.
+        let mut groups: Vec<(u32, usize)> = Vec::new();
         for qt in &q.terms {
             let range = self.postings(qt.term);
             let docs = &self.post_docs[range.clone()];
@@ -74,11 +77,21 @@ impl Index {
                     .into_iter()
                     .filter(|f| mask & f.bit() != 0)
                     .collect();
-                matches.push(TermMatch {
+                let m = TermMatch {
                     term: qt.text.clone(),
                     fields,
                     score: qt.weight * self.post_impacts[slot],
-                });
+                };
+                if qt.grouped {
+                    if let Some(&(_, at)) = groups.iter().find(|(o, _)| *o == qt.origin) {
+                        if m.score > matches[at].score {
+                            matches[at] = m;
+                        }
+                        continue;
+                    }
+                    groups.push((qt.origin, matches.len()));
+                }
+                matches.push(m);
             }
         }
         Explanation {

@@ -22,6 +22,8 @@ mod query;
 mod score;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_expansion;
 mod words;
 
 use std::fmt;

@@ -132,6 +132,25 @@ pub struct Params {
     pub abbreviations: bool,
     /// Weight of a term added for an abbreviation's other form.
     pub abbreviation_weight: f32,
+    /// Also look a query's words up in the words tools use for them
+    /// ([`crate::engine::vocabulary`]): "folder" finds "directory".
+    pub expansion: bool,
+    /// Weight of a term the tool vocabulary table adds: below 1, so of two
+    /// tools alike but for the request's word and its expansion, the one
+    /// with the request's word ranks first.
+    pub expansion_weight: f32,
+    /// Weight of a term the WordNet-derived table adds.
+    pub wordnet_weight: f32,
+    /// An expansion of a word the catalog has weighs this much more or
+    /// less (a word no tool has is where expansion matters most).
+    pub known_word_expansion: f32,
+    /// An expansion of a generic word of tool vocabulary ("show", "get",
+    /// "make": [`crate::engine::gate::GENERIC_WORDS`]) weighs this much
+    /// of the others: the verb says less than the thing it acts on.
+    pub generic_expansion: f32,
+    /// In a query of more words than this, expansions weigh less, in
+    /// proportion: a long request already says what it needs in many words.
+    pub expansion_words: usize,
 }
 
 impl Default for Params {
@@ -156,6 +175,12 @@ impl Default for Params {
             number_weight: 0.5,
             abbreviations: false,
             abbreviation_weight: 0.5,
+            expansion: true,
+            expansion_weight: 0.95,
+            wordnet_weight: 0.3,
+            known_word_expansion: 1.0,
+            generic_expansion: 0.5,
+            expansion_words: 8,
         }
     }
 }

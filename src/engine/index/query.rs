@@ -5,6 +5,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::Index;
 use crate::engine::analyzer::{Stemmer, for_each_word};
+use crate::engine::vocabulary::{ARROW, Source, is_generic_stem, vocabulary};
 
 /// A query term: its id, weight, and the words it came from (for explain).
 #[derive(Debug, Clone)]
@@ -12,6 +13,12 @@ pub(super) struct QueryTerm {
     pub(super) term: u32,
     pub(super) weight: f32,
     pub(super) text: String,
+    /// The request word this term stands for (its position among the
+    /// query's words): a word and its expansions share it.
+    pub(super) origin: u32,
+    /// Other terms share this one's origin: a tool scores the best of
+    /// them, not their sum (a word found in two forms is one word).
+    pub(super) grouped: bool,
 }
 
 #[derive(Debug, Default)]
@@ -92,6 +99,7 @@ impl Index {
     ///
     /// With `by_sentence` false, no sentence's terms are kept (an empty
     /// list is returned).
+    #[allow(clippy::too_many_arguments)]
     fn analyze_query(
         &self,
         text: &str,
@@ -100,20 +108,50 @@ impl Index {
         memo: &mut StemMemo,
         with_text: bool,
         by_sentence: bool,
+        origin_base: u32,
     ) -> Vec<Vec<usize>> {
         let mut sentences = Vec::new();
         let mut buf = std::mem::take(&mut q.buf);
+        let expansion_scale = if self.params.expansion {
+            let words = text.split_whitespace().count().max(1);
+            (self.params.expansion_words as f32 / words as f32).min(1.0)
+        } else {
+            0.0
+        };
         let mut in_sentence: Vec<usize> = Vec::new();
+        // Each word's position (from `origin_base`), the origin of its
+        // terms; a phrase's terms are origins of their own, counted down
+        // from the top.
+        let mut word_no: u32 = origin_base;
+        let mut phrase_no: u32 = u32::MAX - origin_base;
         let add = |term: u32,
                    weight: f32,
+                   origin: u32,
                    text: &dyn Fn() -> String,
                    q: &mut AnalyzedQuery,
                    in_sentence: &mut Vec<usize>| {
             let idx = match q.terms.iter().position(|t| t.term == term) {
+                // A term met again at a higher weight (the request's own
+                // word after an expansion found it) takes that weight, its
+                // text and its origin.
+                Some(i) if q.terms[i].weight < weight => {
+                    q.terms[i].weight = weight;
+                    q.terms[i].origin = origin;
+                    if with_text {
+                        q.terms[i].text = text();
+                    }
+                    i
+                }
                 Some(i) => i,
                 None => {
                     let text = if with_text { text() } else { String::new() };
-                    q.terms.push(QueryTerm { term, weight, text });
+                    q.terms.push(QueryTerm {
+                        term,
+                        weight,
+                        text,
+                        origin,
+                        grouped: false,
+                    });
                     q.terms.len() - 1
                 }
             };
@@ -122,10 +160,26 @@ impl Index {
             }
         };
         for sentence in split_sentences(text) {
+            if expansion_scale > 0.0 {
+                // A URL or a file name says what the tool works on, in a
+                // word no tool has: "url", "file".
+                for (token, kinds) in shapes(sentence) {
+                    phrase_no -= 1;
+                    for &kind in kinds {
+                        if let Some(Some(term)) = self.lookup_word(kind, memo) {
+                            let w = weight * expansion_scale * self.params.expansion_weight;
+                            let text = || format!("{token}{ARROW}{kind}");
+                            add(term, w, phrase_no, &text, q, &mut in_sentence);
+                        }
+                    }
+                }
+            }
             let mut prev: Option<u32> = None;
             let mut prev_word = String::new();
             let mut prev_raw = String::new();
             for_each_word(sentence, &mut buf, |w| {
+                word_no += 1;
+                let origin = word_no;
                 if self.params.abbreviations {
                     // The other form of an abbreviation (one word, or the
                     // two words ending here), at a lower weight.
@@ -135,14 +189,47 @@ impl Index {
                         for aw in alias.split(' ') {
                             if let Some(Some(term)) = self.lookup_word(aw, memo) {
                                 let aw_weight = weight * self.params.abbreviation_weight;
-                                add(term, aw_weight, &|| aw.to_string(), q, &mut in_sentence);
+                                add(
+                                    term,
+                                    aw_weight,
+                                    origin,
+                                    &|| aw.to_string(),
+                                    q,
+                                    &mut in_sentence,
+                                );
                             }
                         }
                     }
                     prev_raw.clear();
                     prev_raw.push_str(w);
                 }
-                let term = match self.lookup_word(w, memo) {
+                let looked = self.lookup_word(w, memo);
+                if expansion_scale > 0.0
+                    && looked != Some(None)
+                    && !w.bytes().all(|b| b.is_ascii_digit())
+                {
+                    let (expansions, generic) = memo.with_stem(w, |stem| {
+                        (vocabulary().expansions(stem), is_generic_stem(stem))
+                    });
+                    for e in expansions {
+                        if let Some(Some(term)) = self.lookup_word(&e.word, memo) {
+                            let mut factor = expansion_scale
+                                * match e.source {
+                                    Source::Tools => self.params.expansion_weight,
+                                    Source::WordNet => self.params.wordnet_weight,
+                                };
+                            if looked.is_some() {
+                                factor *= self.params.known_word_expansion;
+                            }
+                            if generic {
+                                factor *= self.params.generic_expansion;
+                            }
+                            let text = || format!("{w}{ARROW}{}", e.word);
+                            add(term, weight * factor, origin, &text, q, &mut in_sentence);
+                        }
+                    }
+                }
+                let term = match looked {
                     Some(Some(term)) => term,
                     Some(None) => return,
                     None => {
@@ -155,13 +242,15 @@ impl Index {
                 } else {
                     weight
                 };
-                add(term, weight, &|| w.to_string(), q, &mut in_sentence);
+                add(term, weight, origin, &|| w.to_string(), q, &mut in_sentence);
                 if let Some(p) = prev
                     && let Some(&bigram) = self.bigrams.get(&(p, term))
                 {
+                    phrase_no -= 1;
                     add(
                         bigram,
                         weight,
+                        phrase_no,
                         &|| format!("{prev_word} {w}"),
                         q,
                         &mut in_sentence,
@@ -210,7 +299,7 @@ impl Index {
         // terms; most requests have too few sentences to be.
         let min = self.params.min_sentences.max(2);
         let by_sentence = split_sentences(query).nth(min - 1).is_some();
-        let sentences = self.analyze_query(query, 1.0, q, memo, with_text, by_sentence);
+        let sentences = self.analyze_query(query, 1.0, q, memo, with_text, by_sentence, 0);
         if sentences.len() >= min {
             q.sentences = sentences;
         }
@@ -222,11 +311,56 @@ impl Index {
                 memo,
                 with_text,
                 false,
+                CONTEXT_ORIGINS,
             );
         }
         if self.params.exact_names {
             q.exact = self.exact_names(query);
         }
+        mark_groups(&mut q.terms);
+    }
+}
+
+/// The words a sentence's URLs and file names stand for: each such token
+/// (cut at white space, without the punctuation around it) with the tool
+/// words to look for.
+fn shapes(sentence: &str) -> impl Iterator<Item = (&str, &'static [&'static str])> {
+    const URL: &[&str] = &["url", "link", "web"];
+    const FILE: &[&str] = &["file", "path"];
+    sentence.split_whitespace().filter_map(|raw| {
+        let token = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '/');
+        let lower = token.to_ascii_lowercase();
+        if lower.starts_with("http://")
+            || lower.starts_with("https://")
+            || lower.starts_with("www.")
+        {
+            return Some((token, URL));
+        }
+        // name.ext: an extension of two to five letters (and digits after
+        // one), a name that is not only digits (3.5 is a number, e.g. an
+        // abbreviation).
+        let (name, ext) = token.rsplit_once('.')?;
+        let ext_ok = (2..=5).contains(&ext.len())
+            && ext.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+            && ext.bytes().all(|b| b.is_ascii_alphanumeric());
+        let name_ok = !name.is_empty() && !name.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+        (ext_ok && name_ok).then_some((token, FILE))
+    })
+}
+
+/// Where a context's words start counting origins: past any query's
+/// words, below any phrase's.
+const CONTEXT_ORIGINS: u32 = 1 << 30;
+
+/// Marks the terms that share their origin with another (a word and the
+/// expansions it found).
+fn mark_groups(terms: &mut [QueryTerm]) {
+    for i in 0..terms.len() {
+        let origin = terms[i].origin;
+        terms[i].grouped = terms
+            .iter()
+            .enumerate()
+            .any(|(j, t)| j != i && t.origin == origin);
     }
 }
 
@@ -267,7 +401,26 @@ pub(super) fn split_sentences(text: &str) -> impl Iterator<Item = &str> {
 
 #[cfg(test)]
 mod tests {
-    use super::StemMemo;
+    use super::{StemMemo, shapes};
+
+    #[test]
+    fn urls_and_file_names_stand_for_their_tool_words() {
+        let found: Vec<(&str, &str)> = shapes(
+            "fetch https://example.com/a, then save to todo.md and (notes.txt). Not 3.5 or v1.2 or e.g.",
+        )
+        .map(|(t, k)| (t, k[0]))
+        .collect();
+        assert_eq!(
+            found,
+            [
+                ("https://example.com/a", "url"),
+                ("todo.md", "file"),
+                ("notes.txt", "file"),
+            ]
+        );
+        assert_eq!(shapes("www.rust-lang.org").count(), 1);
+        assert_eq!(shapes("no shapes here").count(), 0);
+    }
 
     #[test]
     fn the_stem_memo_is_bounded_in_bytes_whatever_the_words() {

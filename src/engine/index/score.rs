@@ -21,6 +21,9 @@ pub struct Hit {
 thread_local! {
     /// This thread's search state; nothing in it belongs to one index.
     pub(super) static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+    /// Each tool's best score among the terms of one request word (zero
+    /// between words).
+    static GROUP_BEST: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Index {
@@ -29,8 +32,22 @@ impl Index {
         self.accumulate_terms(terms.iter().map(|&i| &q.terms[i]), scores);
     }
 
-    fn accumulate_terms<'a>(&self, terms: impl Iterator<Item = &'a QueryTerm>, scores: &mut [f32]) {
-        for qt in terms {
+    /// Adds each term's impacts into `scores`; of terms that stand for the
+    /// same request word (a word and its expansions), a tool gets the best
+    /// one's, not their sum.
+    fn accumulate_terms<'a>(
+        &self,
+        terms: impl Iterator<Item = &'a QueryTerm> + Clone,
+        scores: &mut [f32],
+    ) {
+        let mut groups: Vec<u32> = Vec::new();
+        for qt in terms.clone() {
+            if qt.grouped {
+                if !groups.contains(&qt.origin) {
+                    groups.push(qt.origin);
+                }
+                continue;
+            }
             let range = self.postings(qt.term);
             let docs = &self.post_docs[range.clone()];
             let impacts = &self.post_impacts[range];
@@ -40,6 +57,36 @@ impl Index {
                 }
             }
         }
+        if groups.is_empty() {
+            return;
+        }
+        GROUP_BEST.with_borrow_mut(|best| {
+            best.clear();
+            best.resize(scores.len(), 0.0);
+            for origin in groups {
+                let members = terms.clone().filter(|t| t.grouped && t.origin == origin);
+                for qt in members.clone() {
+                    let range = self.postings(qt.term);
+                    for (&d, &impact) in self.post_docs[range.clone()]
+                        .iter()
+                        .zip(&self.post_impacts[range])
+                    {
+                        if let Some(b) = best.get_mut(d as usize) {
+                            *b = b.max(qt.weight * impact);
+                        }
+                    }
+                }
+                for qt in members {
+                    for &d in &self.post_docs[self.postings(qt.term)] {
+                        let d = d as usize;
+                        if let (Some(b), Some(s)) = (best.get_mut(d), scores.get_mut(d)) {
+                            *s += *b;
+                            *b = 0.0;
+                        }
+                    }
+                }
+            }
+        });
     }
 
     /// The best `k` tools for `query` (and optional `context`), best first.

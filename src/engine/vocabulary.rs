@@ -1,0 +1,318 @@
+//! Query expansion: the everyday words of a request meet the words tools
+//! use ("folder" finds `create_directory`, "picture" an image tool).
+//!
+//! Two tables, both bundled (nothing is read or fetched at run time):
+//!
+//! - `assets/vocabulary/tools.txt`: toolsift's own table of software and
+//!   tool verbs and objects, written from general knowledge (its header
+//!   gives the format). Its expansions weigh more.
+//! - `assets/vocabulary/wordnet.tsv`: synonyms of the most frequent senses
+//!   of common English words, derived from WordNet 3.0 by
+//!   `scripts/wordnet-table.py` (WordNet 3.0 Copyright 2006 by Princeton
+//!   University; its licence is in `assets/vocabulary/WORDNET-LICENSE`).
+//!
+//! A request's word is looked up by its stem, so every inflection of it
+//! expands; an expansion is then looked up in the index like any query
+//! word. Expanded terms weigh less than the request's own words (see
+//! [`super::Params::expansion_weight`]), so a tool that shares the request's
+//! exact words still ranks first, and explanations show each expansion as
+//! `folder → directory`.
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::analyzer::Stemmer;
+
+/// Words of tool vocabulary that say little about which tool a request
+/// needs: most tools get, list, create or return some data.
+pub const GENERIC_WORDS: &[&str] = &[
+    "get",
+    "set",
+    "list",
+    "create",
+    "find",
+    "search",
+    "update",
+    "delete",
+    "remove",
+    "add",
+    "calculate",
+    "compute",
+    "fetch",
+    "retrieve",
+    "show",
+    "make",
+    "run",
+    "execute",
+    "check",
+    "send",
+    "read",
+    "write",
+    "open",
+    "close",
+    "start",
+    "stop",
+    "info",
+    "information",
+    "data",
+    "detail",
+    "details",
+    "value",
+    "number",
+    "result",
+    "name",
+    "type",
+    "id",
+    "new",
+    "use",
+    "using",
+    "based",
+    "given",
+    "specific",
+    "provide",
+    "return",
+    "current",
+    "all",
+    "any",
+];
+
+static GENERIC_STEMS: LazyLock<HashSet<String>> = LazyLock::new(|| {
+    let stemmer = Stemmer::default();
+    GENERIC_WORDS
+        .iter()
+        .map(|w| stemmer.stem(w).into_owned())
+        .collect()
+});
+
+/// Whether `stem` is the stem of one of [`GENERIC_WORDS`].
+pub fn is_generic_stem(stem: &str) -> bool {
+    GENERIC_STEMS.contains(stem)
+}
+
+/// Where an expansion comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// toolsift's table of tool vocabulary.
+    Tools,
+    /// The WordNet-derived table of general synonyms.
+    WordNet,
+}
+
+/// One word a request's word also looks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expansion {
+    pub word: Box<str>,
+    pub source: Source,
+}
+
+/// How an explanation writes an expanded term: the request's word, this
+/// arrow, the word the tool has.
+pub const ARROW: &str = " → ";
+
+/// The tool vocabulary table's text.
+pub const TOOLS_TABLE: &str = include_str!("../../assets/vocabulary/tools.txt");
+/// The WordNet-derived table's text.
+pub const WORDNET_TABLE: &str = include_str!("../../assets/vocabulary/wordnet.tsv");
+
+/// Both tables, keyed by the stem of the request's word.
+#[derive(Debug, Default)]
+pub struct Vocabulary {
+    by_stem: HashMap<Box<str>, Vec<Expansion>>,
+}
+
+static VOCABULARY: LazyLock<Vocabulary> = LazyLock::new(|| {
+    let mut v = Vocabulary::default();
+    // A bundled table is checked by the tests; a line it cannot read
+    // would be skipped, never a failure at run time.
+    let _ = v.add_tools_table(TOOLS_TABLE);
+    v.add_wordnet_table(WORDNET_TABLE);
+    v
+});
+
+/// The bundled vocabulary.
+pub fn vocabulary() -> &'static Vocabulary {
+    &VOCABULARY
+}
+
+/// A line of a table that is not of its form.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}: {text:?}")]
+pub struct TableError {
+    pub line: usize,
+    pub message: &'static str,
+    pub text: String,
+}
+
+fn is_word(w: &str) -> bool {
+    !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase())
+}
+
+impl Vocabulary {
+    /// The words a request's word (by its stem) also looks for, the tool
+    /// table's first.
+    pub fn expansions(&self, stem: &str) -> &[Expansion] {
+        self.by_stem.get(stem).map_or(&[], Vec::as_slice)
+    }
+
+    /// How many request words expand.
+    pub fn len(&self) -> usize {
+        self.by_stem.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_stem.is_empty()
+    }
+
+    fn add(&mut self, stemmer: &Stemmer, from: &str, to: &str, source: Source) {
+        if from == to {
+            return;
+        }
+        let stem = stemmer.stem(from);
+        // A word whose stem is the request word's adds nothing: the index
+        // already finds every form of it.
+        if stemmer.stem(to) == stem {
+            return;
+        }
+        let list = self.by_stem.entry(Box::from(stem.as_ref())).or_default();
+        if list.iter().all(|e| &*e.word != to) {
+            list.push(Expansion {
+                word: Box::from(to),
+                source,
+            });
+        }
+    }
+
+    /// Adds the lines of a tool table (`a = b = c`, `a -> b c`, `#`
+    /// comments); every good line is added, and the bad ones returned.
+    pub fn add_tools_table(&mut self, text: &str) -> Result<(), Vec<TableError>> {
+        let stemmer = Stemmer::default();
+        let mut errors = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let bad = |message| TableError {
+                line: i + 1,
+                message,
+                text: raw.to_string(),
+            };
+            if let Some((from, to)) = line.split_once("->") {
+                let from = from.trim();
+                let to: Vec<&str> = to.split_whitespace().collect();
+                if !is_word(from) || to.is_empty() || !to.iter().all(|w| is_word(w)) {
+                    errors.push(bad("expected `word -> word word ...` in lower case"));
+                    continue;
+                }
+                for w in to {
+                    self.add(&stemmer, from, w, Source::Tools);
+                }
+            } else if line.contains('=') {
+                let group: Vec<&str> = line.split('=').map(str::trim).collect();
+                if group.len() < 2 || !group.iter().all(|w| is_word(w)) {
+                    errors.push(bad("expected `word = word [= word ...]` in lower case"));
+                    continue;
+                }
+                for a in &group {
+                    for b in &group {
+                        self.add(&stemmer, a, b, Source::Tools);
+                    }
+                }
+            } else {
+                errors.push(bad("expected `->` or `=`"));
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// Adds the lines of the WordNet table (`word<TAB>synonym synonym`),
+    /// after the tool table's expansions of the same word.
+    pub fn add_wordnet_table(&mut self, text: &str) {
+        let stemmer = Stemmer::default();
+        for line in text.lines() {
+            let Some((from, to)) = line.split_once('\t') else {
+                continue;
+            };
+            if !is_word(from) {
+                continue;
+            }
+            for w in to.split_whitespace().filter(|w| is_word(w)) {
+                self.add(&stemmer, from, w, Source::WordNet);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(v: &Vocabulary, word: &str) -> Vec<(String, Source)> {
+        let stem = Stemmer::default().stem(word).into_owned();
+        v.expansions(&stem)
+            .iter()
+            .map(|e| (e.word.to_string(), e.source))
+            .collect()
+    }
+
+    #[test]
+    fn the_bundled_tables_read_whole() {
+        let mut v = Vocabulary::default();
+        assert_eq!(v.add_tools_table(TOOLS_TABLE), Ok(()));
+        let tools = v.len();
+        assert!(tools > 150, "{tools}");
+        v.add_wordnet_table(WORDNET_TABLE);
+        assert!(v.len() > 5_000, "{}", v.len());
+        for line in WORDNET_TABLE.lines() {
+            let (from, to) = line.split_once('\t').expect("a tab");
+            assert!(is_word(from), "{line:?}");
+            assert!(to.split(' ').all(is_word), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn everyday_words_meet_tool_words_in_any_inflection() {
+        let v = vocabulary();
+        let has = |word: &str, target: &str| words(v, word).iter().any(|(w, _)| w == target);
+        assert!(has("folder", "directory"));
+        assert!(has("folders", "directory"));
+        assert!(has("directory", "folder"));
+        assert!(has("saving", "write"));
+        assert!(has("picture", "image"));
+        assert!(has("undo", "reset"));
+        assert!(has("renamed", "move"));
+        // One way only: "move" does not look for "rename".
+        assert!(!has("move", "rename"));
+        // WordNet's synonyms come after the tool table's.
+        let photo = words(v, "photo");
+        assert_eq!(photo[0], ("picture".to_string(), Source::Tools));
+        assert!(photo.iter().any(|(_, s)| *s == Source::WordNet));
+    }
+
+    #[test]
+    fn a_bad_line_is_named_and_the_good_ones_kept() {
+        let mut v = Vocabulary::default();
+        let errors = v
+            .add_tools_table("folder = directory\nSave -> write\nnothing here\nx ->\n")
+            .unwrap_err();
+        let lines: Vec<usize> = errors.iter().map(|e| e.line).collect();
+        assert_eq!(lines, [2, 3, 4]);
+        assert!(errors[0].to_string().contains("\"Save -> write\""));
+        assert_eq!(words(&v, "folder"), [("directory".into(), Source::Tools)]);
+    }
+
+    #[test]
+    fn a_word_does_not_expand_to_its_own_forms() {
+        let mut v = Vocabulary::default();
+        v.add_tools_table("file = files = filing\n").unwrap();
+        assert!(words(&v, "file").is_empty());
+        v.add_wordnet_table("run\trunning runs sprint\nBAD\tx\n");
+        assert_eq!(words(&v, "run"), [("sprint".into(), Source::WordNet)]);
+    }
+}
