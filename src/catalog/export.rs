@@ -5,7 +5,7 @@ mod toml_safe;
 
 use serde_json::{Map, Value, json};
 
-use super::{Catalog, Tool};
+use super::{Catalog, META_SERVER, META_SERVER_ABOUT, Tool};
 
 /// The formats `toolsift export-catalog` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -116,6 +116,16 @@ fn mcp(t: &Tool) -> Value {
         "annotations".into(),
         json!({"readOnlyHint": t.read_only, "idempotentHint": t.idempotent}),
     );
+    if let Some(origin) = &t.mcp {
+        // Which server it came from (and what that server says of itself),
+        // so the catalog searches as the gathered one did.
+        let mut meta = Map::new();
+        meta.insert(META_SERVER.into(), json!(origin.server.as_ref()));
+        if let Some(about) = &origin.about {
+            meta.insert(META_SERVER_ABOUT.into(), json!(about.as_ref()));
+        }
+        v.insert("_meta".into(), Value::Object(meta));
+    }
     Value::Object(v)
 }
 

@@ -46,6 +46,12 @@ pub struct Tool {
     pub mcp: Option<McpOrigin>,
 }
 
+/// The `_meta` key of an MCP tool that names the server it came from
+/// (toolsift's export of a gathered catalog writes it; the importer reads it).
+pub const META_SERVER: &str = "io.toolsift/server";
+/// The `_meta` key with what that server says of itself.
+pub const META_SERVER_ABOUT: &str = "io.toolsift/server-about";
+
 /// Where a tool gathered from a live MCP server came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpOrigin {
@@ -55,6 +61,10 @@ pub struct McpOrigin {
     pub name: String,
     /// The MCP `title`, for display.
     pub title: Option<String>,
+    /// What the server says of itself (its `serverInfo` name, title and
+    /// description, its `instructions`): searched with the tool, so "git"
+    /// or "memory graph" find that server's tools.
+    pub about: Option<Arc<str>>,
 }
 
 impl Tool {
@@ -335,6 +345,13 @@ impl Catalog {
                 let _ = h.write_all(tool.description.as_bytes());
                 let _ = h.write_all(&[0]);
                 let _ = serde_json::to_writer(&mut h, &tool.input_schema);
+                if let Some(origin) = &tool.mcp {
+                    // The server is searched too.
+                    let _ = h.write_all(&[0xfe]);
+                    let _ = h.write_all(origin.server.as_bytes());
+                    let _ = h.write_all(&[0]);
+                    let _ = h.write_all(origin.about.as_deref().unwrap_or_default().as_bytes());
+                }
                 let _ = h.write_all(&[0xff]);
             }
             (h.0.digest128(), h.1)

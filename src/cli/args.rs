@@ -262,9 +262,12 @@ pub struct SearchArgs {
     /// Then say where TOOL stood: its rank, score, the request's words it matched and did not, and why it was or was not loaded.
     #[arg(long, value_name = "TOOL", conflicts_with = "export")]
     pub why: Option<String>,
-    /// The relevance gate: on, a request no tool fits loads no searched tool (the note names the nearest).
-    #[arg(long, value_enum, value_name = "on|off", default_value = "on")]
-    pub gate: Switch,
+    /// The relevance gate: on, a request no tool fits loads no searched tool (the note names the nearest). Default: on in the embedded search; a remote service's own default (not sent) with --service.
+    #[arg(long, value_enum, value_name = "on|off")]
+    pub gate: Option<Switch>,
+    /// One intent of the request, ranked on its own and merged with the others (repeat, at most 16; the wire's `queries`). Without it, a request's own clauses ("stage it, then commit") are its intents.
+    #[arg(long = "intent", value_name = "TEXT")]
+    pub intents: Vec<String>,
 }
 
 #[derive(Args)]
@@ -418,6 +421,17 @@ pub struct CheckArgs {
     /// With --count-with: each tool's exact share too (one count per tool, kept on disk: a changed tool is counted again, the others are not).
     #[arg(long, requires = "count_with")]
     pub count_tools: bool,
+    /// Can each tool be found from its own words? Searches its name's words and its description's first sentence, and lists the tools neither brings into the top K and the tools another tool outranks on both.
+    #[arg(long)]
+    pub findability: bool,
+    /// With --findability: the top K that counts as found.
+    #[arg(long, value_name = "K", default_value_t = 3, requires = "findability", value_parser = clap::value_parser!(u64).range(1..=20))]
+    pub findability_k: u64,
+    /// With --findability: the ranker searched with (default bm25).
+    #[arg(long, value_name = "RANKER", requires = "findability", help = choices(&Ranker::WORDS))]
+    pub ranker: Option<Ranker>,
+    #[command(flatten)]
+    pub embed: super::embed::EmbeddingArgs,
 }
 
 /// Exact token counts from a provider (check, explore).

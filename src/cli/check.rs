@@ -46,6 +46,38 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
             Some(toolsift::gateway::list_saving(&gateway, settings.basis()))
         }
     };
+    if args.findability {
+        let embeddings = super::embed::embeddings_for(&args.embed, args.ranker)?;
+        let searcher = toolsift::search::Searcher::Embedded(std::sync::Arc::new(
+            toolsift::service::Service::new(toolsift::service::ServiceConfig {
+                embeddings,
+                ..Default::default()
+            }),
+        ));
+        let base = toolsift::search::SearchRequest {
+            ranker: args.ranker,
+            ..Default::default()
+        };
+        let audit = toolsift::findability::audit(
+            &searcher,
+            &catalog,
+            &base,
+            usize::try_from(args.findability_k).unwrap_or(3),
+        )?;
+        let mut value = serde_json::to_value(&report)?;
+        value["findability"] = serde_json::to_value(&audit)?;
+        emit(args.json, &value, || {
+            format!(
+                "{}\n{}",
+                report.render_text(),
+                toolsift::findability::render_text(&audit)
+            )
+        })?;
+        return match report.strict_error() {
+            Some(e) if args.strict => Err(CliError::HiddenText(e)),
+            _ => Ok(()),
+        };
+    }
     match &saving {
         None => emit(args.json, &report, || report.render_text())?,
         Some(saving) => {

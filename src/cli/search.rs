@@ -48,8 +48,31 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
         Some(text) => Some(parse_int(text).ok_or(SelectError::MaxTools)?),
     };
     let cap = handle.search_cap(max_tools)?;
+    if args.intents.len() > toolsift::engine::intents::MAX_INTENTS {
+        return Err(CliError::Usage(format!(
+            "--intent is given {} times; at most {} intents are accepted",
+            args.intents.len(),
+            toolsift::engine::intents::MAX_INTENTS
+        )));
+    }
+    if let Some(i) = args.intents.iter().position(|q| q.trim().is_empty()) {
+        return Err(CliError::Usage(format!(
+            "--intent number {} is empty",
+            i + 1
+        )));
+    }
+    let embeddings = super::embed::embeddings_for(&args.embed, args.ranker)?;
+    let searcher = args.remote.searcher(embeddings)?;
+    // A remote service gets only the SDK's fields unless the user chose an
+    // extension: the gate is sent when asked for.
+    let gate = match (args.gate, &searcher) {
+        (Some(g), _) => Some(g.on()),
+        (None, toolsift::search::Searcher::Embedded(_)) => Some(true),
+        (None, _) => None,
+    };
     let request = SearchRequest {
         query: query.to_string(),
+        queries: args.intents.clone(),
         context: args.context.clone(),
         max_tools: cap,
         session_id: args.session_id.clone(),
@@ -57,10 +80,9 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
         // Named only when the user chose one, as the SDKs send none.
         token_basis: settings.token_basis,
         preview: false,
-        gate: Some(args.gate.on()),
+        gate,
+        ..SearchRequest::default()
     };
-    let embeddings = super::embed::embeddings_for(&args.embed, args.ranker)?;
-    let searcher = args.remote.searcher(embeddings)?;
     let result = searcher.search(&catalog, &request)?;
     if let Some(format) = args.export {
         let tools = result.tools.iter().map(|h| &catalog.tools()[h.index]);

@@ -136,6 +136,7 @@ mod tests {
 
     fn explained(matches: Vec<TermMatch>, cosine: Option<f32>) -> Explanation {
         Explanation {
+            unasked_destructive: false,
             exact_name: false,
             matches,
             dense: cosine.map(|cosine| DenseMatch {

@@ -5,6 +5,7 @@ pub mod analyzer;
 pub mod dense;
 pub mod gate;
 mod index;
+pub mod intents;
 pub mod ranker;
 pub mod regex;
 mod schema_text;

@@ -257,6 +257,7 @@ impl CatalogRanker for RegexRanker {
                     }
                 }
                 Explanation {
+                    unasked_destructive: false,
                     exact_name: false,
                     matches,
                     dense: None,

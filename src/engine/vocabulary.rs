@@ -86,6 +86,82 @@ static GENERIC_STEMS: LazyLock<HashSet<String>> = LazyLock::new(|| {
         .collect()
 });
 
+/// Words of a tool's name that say it destroys or undoes something. Of two
+/// tools that match a request alike, the one whose name says so comes
+/// second unless the request asks for it ([`UNDO_WORDS`] or one of these):
+/// "remember that Alice works at Acme" wants `add_observations` before
+/// `delete_observations`.
+pub const DESTRUCTIVE_WORDS: &[&str] = &[
+    "delete",
+    "remove",
+    "destroy",
+    "drop",
+    "erase",
+    "purge",
+    "reset",
+    "clear",
+    "kill",
+    "revoke",
+    "cancel",
+    "uninstall",
+    "wipe",
+    "truncate",
+    "discard",
+    "terminate",
+    "unlink",
+];
+
+/// Words of a request that ask to destroy or undo, beside
+/// [`DESTRUCTIVE_WORDS`].
+pub const UNDO_WORDS: &[&str] = &[
+    "undo",
+    "forget",
+    "unstage",
+    "revert",
+    "rollback",
+    "abort",
+    "unsubscribe",
+    "rid",
+    "stop",
+    "disable",
+    "deactivate",
+    "unset",
+    "unassign",
+    "trash",
+    "nuke",
+    "scrap",
+    "ditch",
+];
+
+static DESTRUCTIVE_STEMS: LazyLock<HashSet<String>> = LazyLock::new(|| {
+    let stemmer = Stemmer::default();
+    DESTRUCTIVE_WORDS
+        .iter()
+        .map(|w| stemmer.stem(w).into_owned())
+        .collect()
+});
+
+static UNDO_STEMS: LazyLock<HashSet<String>> = LazyLock::new(|| {
+    let stemmer = Stemmer::default();
+    DESTRUCTIVE_WORDS
+        .iter()
+        .chain(UNDO_WORDS)
+        .map(|w| stemmer.stem(w).into_owned())
+        .collect()
+});
+
+/// Whether `stem` is the stem of one of [`DESTRUCTIVE_WORDS`] (a tool's
+/// name word).
+pub fn is_destructive_stem(stem: &str) -> bool {
+    DESTRUCTIVE_STEMS.contains(stem)
+}
+
+/// Whether `stem` is the stem of a word that asks to destroy or undo (a
+/// request's word).
+pub fn asks_undo_stem(stem: &str) -> bool {
+    UNDO_STEMS.contains(stem)
+}
+
 /// Whether `stem` is the stem of one of [`GENERIC_WORDS`].
 pub fn is_generic_stem(stem: &str) -> bool {
     GENERIC_STEMS.contains(stem)
@@ -105,6 +181,8 @@ pub enum Source {
 pub struct Expansion {
     pub word: Box<str>,
     pub source: Source,
+    /// The word is one of [`GENERIC_WORDS`]: it says little of a tool.
+    pub generic: bool,
 }
 
 /// How an explanation writes an expanded term: the request's word, this
@@ -180,6 +258,7 @@ impl Vocabulary {
             list.push(Expansion {
                 word: Box::from(to),
                 source,
+                generic: is_generic_stem(&stemmer.stem(to)),
             });
         }
     }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::Catalog;
-use crate::engine::{CatalogRanker, Gate};
+use crate::engine::{CatalogRanker, Gate, Hit};
 
 pub mod abstain;
 mod render;
@@ -325,6 +325,25 @@ fn rank_of(ranked: &[&str], group: &[String]) -> Option<usize> {
         .map(|p| p + 1)
 }
 
+/// Whether any tool a search would load (the first of `hits`, up to the
+/// service's default cap) fits the request: the relevance gate's one policy
+/// ([`crate::service::gate_keeps`], as the service and the gateway apply it).
+fn loaded_fits(ranker: &dyn CatalogRanker, gate: &Gate, query: &str, hits: &[Hit]) -> bool {
+    let loaded = &hits[..hits.len().min(crate::service::DEFAULT_MAX_TOOLS as usize)];
+    let docs: Vec<usize> = loaded.iter().map(|h| h.doc).collect();
+    let fits: Vec<crate::engine::Fit> = ranker
+        .explain(query, None, &docs)
+        .iter()
+        .zip(loaded)
+        .map(|(e, h)| {
+            let mut fit = gate.judge(e);
+            fit.fits |= h.exact;
+            fit
+        })
+        .collect();
+    crate::service::gate_keeps(&fits, crate::service::GateMode::Any).is_some()
+}
+
 /// Ranks every query with `ranker` (built over `catalog`) and scores the
 /// rankings. `k` is the cut-off for the list of misses. Quality only: time
 /// the ranker with [`measure_speed`].
@@ -349,17 +368,16 @@ pub fn evaluate(
     let mut rankings: Vec<Vec<usize>> = Vec::with_capacity(queries.len());
     let mut no_fit = 0;
     for q in queries {
-        let mut hits = ranker
-            .rank(&q.query, None, depth)
-            .map_err(|e| EvalError::Rank {
-                id: q.id.clone(),
-                message: e.to_string(),
+        let mut hits =
+            crate::engine::intents::rank(ranker, &q.query, &[], None, depth).map_err(|e| {
+                EvalError::Rank {
+                    id: q.id.clone(),
+                    message: e.to_string(),
+                }
             })?;
-        if let (Some(gate), Some(best)) = (gate, hits.first())
-            && !ranker
-                .explain(&q.query, None, &[best.doc])
-                .first()
-                .is_some_and(|e| gate.judge(e).fits)
+        if let Some(gate) = gate
+            && !hits.is_empty()
+            && !loaded_fits(ranker, gate, &q.query, &hits)
         {
             // No tool fits: the answer is empty.
             hits.clear();

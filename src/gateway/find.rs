@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 
 use super::answer::{error_result, json_result};
 use super::{Gateway, Snapshot};
-use crate::engine::{Explanation, Gate};
-use crate::service::{Reason, SearchParams};
+use crate::engine::Explanation;
+use crate::engine::intents::MAX_INTENTS;
+use crate::service::{GateMode, Reason, SearchParams};
 
 /// What one `search_tools` found.
 pub(crate) struct Found {
@@ -24,7 +25,7 @@ impl Gateway {
     /// Answers `search_tools` with `arguments`, for `session`.
     pub(crate) async fn search_tools(&self, session: &str, arguments: &JsonObject) -> Found {
         let started = Instant::now();
-        let (query, limit, note) = match self.search_arguments(arguments) {
+        let (query, queries, limit, note) = match self.search_arguments(arguments) {
             Ok(parsed) => parsed,
             Err(message) => {
                 return Found {
@@ -34,11 +35,18 @@ impl Gateway {
             }
         };
         let snapshot = self.snapshot();
-        let always = snapshot.catalog.always_load_names().len() as u64;
+        // The gateway's policy, in the service's parameters: the
+        // always-load tools are listed already, each tool sent must fit on
+        // its own, and the session is the gateway's.
         let params = SearchParams {
             query: query.clone(),
-            max_tools: Some(limit + always),
+            queries,
+            max_tools: Some(limit),
             ranker: Some(self.config.ranker),
+            gate: Some(self.config.service.gate),
+            gate_mode: GateMode::Each,
+            omit_always_load: true,
+            unrecorded: true,
             ..SearchParams::default()
         };
         let gateway_snapshot = snapshot.clone();
@@ -60,25 +68,7 @@ impl Gateway {
                 };
             }
         };
-        // With the gate on, a tool below the best one comes only if it fits
-        // too: a dense ranking ranks every tool, and each one sent costs the
-        // host its schema's tokens.
-        let gate = Gate::for_ranker(outcome.method, self.service.gate_cosine());
-        let gated = self.config.service.gate;
-        let found: Vec<_> = outcome
-            .tools
-            .iter()
-            .filter(|t| t.reason != Reason::AlwaysLoad)
-            .enumerate()
-            .filter(|(i, t)| {
-                *i == 0
-                    || !gated
-                    || t.reason == Reason::ExactName
-                    || gate.admits(&gate.judge(&t.explanation))
-            })
-            .map(|(_, t)| t)
-            .take(usize::try_from(limit).unwrap_or(usize::MAX))
-            .collect();
+        let found: Vec<_> = outcome.tools.iter().collect();
         let names: Vec<String> = found
             .iter()
             .map(|t| snapshot.catalog.tools()[t.index].name.clone())
@@ -121,16 +111,27 @@ impl Gateway {
         }
     }
 
-    /// The query, the limit, and a note when the limit was above the cap.
-    fn search_arguments(&self, a: &JsonObject) -> Result<(String, u64, Option<String>), String> {
-        if let Some(extra) = a.keys().find(|k| *k != "query" && *k != "limit") {
+    /// The query, its steps (`queries`), the limit, and a note when the
+    /// limit was above the cap.
+    #[allow(clippy::type_complexity)]
+    fn search_arguments(
+        &self,
+        a: &JsonObject,
+    ) -> Result<(String, Vec<String>, u64, Option<String>), String> {
+        if let Some(extra) = a
+            .keys()
+            .find(|k| !matches!(k.as_str(), "query" | "queries" | "limit"))
+        {
             return Err(format!(
-                "search_tools takes `query` and `limit`, not {}",
+                "search_tools takes `query`, `queries` and `limit`, not {}",
                 json!(extra)
             ));
         }
+        let queries = search_queries(a.get("queries"))?;
         let query = match a.get("query") {
             Some(Value::String(q)) if !q.trim().is_empty() => q.clone(),
+            // The steps alone: the whole request is all of them.
+            Some(Value::String(_)) | None if !queries.is_empty() => String::new(),
             Some(Value::String(_)) | None => {
                 return Err(
                     "search_tools needs `query`: what you want to do, in plain words".into(),
@@ -167,8 +168,40 @@ impl Gateway {
                 ));
             }
         };
-        Ok((query, limit, note))
+        Ok((query, queries, limit, note))
     }
+}
+
+/// `queries`: at most [`MAX_INTENTS`] non-empty strings, or nothing.
+fn search_queries(value: Option<&Value>) -> Result<Vec<String>, String> {
+    let items = match value {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(format!(
+                "search_tools: `queries` must be an array of strings, not {}",
+                kind(other)
+            ));
+        }
+    };
+    if items.len() > MAX_INTENTS {
+        return Err(format!(
+            "search_tools: `queries` holds {} steps; at most {MAX_INTENTS}",
+            items.len()
+        ));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
+            Value::String(_) => Err(format!("search_tools: `queries[{i}]` is empty")),
+            other => Err(format!(
+                "search_tools: `queries[{i}]` must be a string, not {}",
+                kind(other)
+            )),
+        })
+        .collect()
 }
 
 pub(crate) fn kind(v: &Value) -> &'static str {

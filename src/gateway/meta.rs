@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::Snapshot;
 use crate::catalog::Tool;
+use crate::engine::intents::MAX_INTENTS;
 
 /// The servers' listings by (server, the server's name for the tool).
 pub(crate) type Listed = std::collections::HashMap<(String, String), McpTool>;
@@ -34,6 +35,12 @@ pub(crate) fn search_tool(max_tools: u64) -> McpTool {
             "query": {
                 "type": "string",
                 "description": "What you want to do, in plain words (e.g. \"what time is it in Tokyo\")."
+            },
+            "queries": {
+                "type": "array",
+                "items": {"type": "string"},
+                "maxItems": MAX_INTENTS,
+                "description": "For a task of several steps: one short request per step (e.g. [\"stage README.md\", \"commit it\"]); each step's tools come back. `query` may then be left empty."
             },
             "limit": {
                 "type": "integer",

@@ -150,6 +150,7 @@ pub fn accept(
                 score: t.score.map(|s| s as f32),
                 reason,
                 explanation: Explanation {
+                    unasked_destructive: false,
                     exact_name: reason == Some(Reason::ExactName),
                     matches: t.matched.iter().map(WireMatch::to_match).collect(),
                     dense: t.dense,

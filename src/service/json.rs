@@ -8,9 +8,10 @@ use serde_json::Value;
 
 use super::answer::Answer;
 use super::recognise::{ReadBody, Recognised};
-use super::{SearchParams, Service, ServiceError, lock};
+use super::{GateMode, SearchParams, Service, ServiceError, lock};
 use crate::catalog::{self, Catalog, SourceKind};
 use crate::engine::Ranker;
+use crate::engine::intents::MAX_INTENTS;
 use crate::tokens::TokenBasis;
 use crate::wire::{ToolSearchBody, ToolSearchRequest, ToolSearchResponse, WireTool};
 
@@ -316,7 +317,13 @@ impl SearchParams {
             ranker: self.ranker,
             token_basis: ToolSearchBody::basis(self.token_basis),
             preview: self.preview,
-            gate: self.gate,
+            gate: match (self.gate, self.gate_mode) {
+                (None, _) => None,
+                (Some(true), GateMode::Each) => Some(Value::from(GateMode::Each.as_str())),
+                (Some(on), _) => Some(Value::Bool(on)),
+            },
+            omit_always_load: self.omit_always_load,
+            queries: &self.queries,
         }
     }
 }
@@ -365,18 +372,32 @@ pub fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchParams,
             ));
         }
     };
-    let gate = match &request.gate {
-        None | Some(Value::Null) => None,
-        Some(Value::Bool(b)) => Some(*b),
+    let (gate, gate_mode) = match &request.gate {
+        None | Some(Value::Null) => (None, GateMode::Any),
+        Some(Value::Bool(b)) => (Some(*b), GateMode::Any),
+        Some(Value::String(s)) if s == "any" => (Some(true), GateMode::Any),
+        Some(Value::String(s)) if s == "each" => (Some(true), GateMode::Each),
         Some(_) => {
             return Err(ServiceError::bad_request(
                 "invalid_request",
-                "gate must be a boolean",
+                "gate must be a boolean, \"any\" or \"each\"",
             ));
         }
     };
+    let omit_always_load = match &request.omit_always_load {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            return Err(ServiceError::bad_request(
+                "invalid_request",
+                "omit_always_load must be a boolean",
+            ));
+        }
+    };
+    let queries = queries_from_wire(request.queries.as_ref())?;
     Ok(SearchParams {
         query: query.clone(),
+        queries,
         context: optional_string(&request.context, "context")?,
         max_tools,
         session_id: optional_string(&request.session_id, "session_id")?,
@@ -384,5 +405,33 @@ pub fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchParams,
         token_basis,
         preview,
         gate,
+        gate_mode,
+        omit_always_load,
+        unrecorded: false,
     })
+}
+
+/// `queries`: an array of at most [`MAX_INTENTS`] strings, or nothing.
+fn queries_from_wire(value: Option<&Value>) -> Result<Vec<String>, ServiceError> {
+    let bad = |message: String| ServiceError::bad_request("invalid_queries", message);
+    let items = match value {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(_) => return Err(bad("queries must be an array of strings".into())),
+    };
+    if items.len() > MAX_INTENTS {
+        return Err(bad(format!(
+            "queries holds {} strings; at most {MAX_INTENTS} are accepted",
+            items.len()
+        )));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
+            Value::String(_) => Err(bad(format!("queries[{i}] is empty"))),
+            _ => Err(bad(format!("queries[{i}] must be a string"))),
+        })
+        .collect()
 }

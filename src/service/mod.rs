@@ -45,7 +45,7 @@ use sessions::Sessions;
 pub use answer::{Answer, to_wire};
 pub use json::{PendingSession, Ready, params_from_wire};
 pub use recognise::{BodyReader, ReadBody};
-pub use refine::HeldBack;
+pub use refine::{GateMode, HeldBack, gate_keeps};
 pub use stats::{CacheBytes, ServiceStats};
 
 /// `max_tools` when a request gives none (CONTRACT §4: server default 8).
@@ -160,6 +160,36 @@ pub struct SearchParams {
     pub preview: bool,
     /// The relevance gate on or off; the service's default when `None`.
     pub gate: Option<bool>,
+    /// How the gate, when on, treats the searched tools: all kept when one
+    /// fits, or only those that fit.
+    pub gate_mode: GateMode,
+    /// The answer leaves the always-load tools out (the caller lists them
+    /// already, as the gateway does): `max_tools` then counts searched
+    /// tools only.
+    pub omit_always_load: bool,
+    /// The session is left to the caller (the gateway keeps its own):
+    /// nothing is recorded in this service's sessions.
+    pub unrecorded: bool,
+    /// The request's intents, each ranked and the rankings merged with the
+    /// whole query's ([`crate::engine::intents`]); empty: the query's own
+    /// clauses, when it has several.
+    pub queries: Vec<String>,
+}
+
+impl SearchParams {
+    /// The whole request: the query, and the intents given apart (`queries`)
+    /// after it. What explanations (and so the gate) judge a tool against.
+    pub fn whole_request(&self) -> std::borrow::Cow<'_, str> {
+        if self.queries.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.query);
+        }
+        let query = self.query.trim();
+        let parts = std::iter::once(query)
+            .filter(|q| !q.is_empty())
+            .chain(self.queries.iter().map(|q| q.trim()))
+            .filter(|q| !query.is_empty() || !q.is_empty());
+        std::borrow::Cow::Owned(parts.collect::<Vec<_>>().join("; "))
+    }
 }
 
 /// Why a tool is in the loaded set (`reason` on the wire).

@@ -9,7 +9,7 @@ use super::{
     Reason, SearchOutcome, SearchParams, Selected, Service, ServiceError, lock, pattern, sessions,
 };
 use crate::catalog::Catalog;
-use crate::engine::{CatalogRanker, Gate, Hit, RankError, Ranker, syntax};
+use crate::engine::{CatalogRanker, Gate, Hit, RankError, Ranker, intents, syntax};
 
 /// What a request asks for, checked: the ranker, the cap and the always-load
 /// tools (step one of a search).
@@ -73,12 +73,13 @@ impl Service {
         scope: &str,
         now: Instant,
     ) -> Result<SearchOutcome, ServiceError> {
-        self.search_inner(catalog, params, scope, now, true)
+        self.search_inner(catalog, params, scope, now, !params.unrecorded)
     }
 
-    /// The five steps; with `record` false the session is left to a session
-    /// store outside the service (the id is minted if absent, and
-    /// `session_tools` holds only this search's tools).
+    /// The five steps; with `record` false (`params.unrecorded`, or a
+    /// session store outside the service) the session is left to the
+    /// caller (the id is minted if absent, and `session_tools` holds only
+    /// this search's tools).
     pub(super) fn search_inner(
         &self,
         catalog: &Catalog,
@@ -99,7 +100,7 @@ impl Service {
             plan.ranker = Ranker::Bm25;
         }
         if plan.ranker.needs_embeddings() {
-            self.learn_dimension(&params.query);
+            self.learn_dimension(&params.whole_request());
         }
         let ranker = self.ranker_for(catalog, plan.ranker)?;
         self.searches.fetch_add(1, Ordering::Relaxed);
@@ -122,6 +123,7 @@ impl Service {
                 &mut tools,
                 plan.always.len(),
                 params.gate.unwrap_or(self.config.gate),
+                params.gate_mode,
             )
         };
         let note = match waiting {
@@ -202,7 +204,13 @@ impl Service {
                 "session_id must be 1 to 128 characters of letters, digits, '-', '_', '.' or ':'",
             ));
         }
-        let always = catalog.always_load_indices().to_vec();
+        // Always-load tools the caller lists itself are left out of the
+        // answer (and of the cap).
+        let always = if params.omit_always_load {
+            Vec::new()
+        } else {
+            catalog.always_load_indices().to_vec()
+        };
         let cap = match params.max_tools {
             Some(0) => {
                 return Err(ServiceError::bad_request(
@@ -277,14 +285,16 @@ fn rank(
     plan: &Plan,
 ) -> Result<Ranked, RankError> {
     let room = plan.cap - plan.always.len();
-    let (query, context) = (params.query.as_str(), context_of(params));
+    // The query and the intents given apart, ranked as one request.
+    let whole = params.whole_request();
+    let (query, context) = (whole.as_ref(), context_of(params));
     let request = if plan.ranker.is_regex() {
         // A pattern is a pattern: no `select:` nor `+term` in it.
         syntax::Request::Search {
             required: Vec::new(),
         }
     } else {
-        syntax::parse(query)
+        syntax::parse(&params.query)
     };
     let required = match request {
         syntax::Request::Select(names) => {
@@ -309,7 +319,8 @@ fn rank(
     let hits = if room == 0 {
         Vec::new()
     } else if required.is_empty() {
-        ranker.rank(query, context, room.saturating_add(plan.always.len()))?
+        let k = room.saturating_add(plan.always.len());
+        intents::rank(ranker, query, &params.queries, context, k)?
     } else {
         // Every tool that matches, then those with the required words.
         let all = ranker.rank(query, context, catalog.len())?;
@@ -374,7 +385,7 @@ fn assemble(
             })
             .collect()
     } else {
-        ranker.explain(&params.query, context_of(params), &docs)
+        ranker.explain(&params.whole_request(), context_of(params), &docs)
     };
     let always = plan
         .always
@@ -436,7 +447,7 @@ fn note_for(params: &SearchParams, plan: &Plan, tools: &[Selected]) -> Option<St
             "max_tools {} leaves no room beyond the {always} always-load tools",
             plan.cap
         ))
-    } else if params.query.trim().is_empty() && context_of(params).is_none() {
+    } else if params.whole_request().trim().is_empty() && context_of(params).is_none() {
         Some(if always == 0 {
             "empty query: nothing to rank, so no tool is loaded".to_string()
         } else {

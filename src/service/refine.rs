@@ -71,33 +71,100 @@ pub struct Verdict {
     pub held_back: Vec<HeldBack>,
 }
 
+/// How the relevance gate treats the searched tools of an answer: one
+/// policy for every front end (the service, the CLI, the explorer, eval,
+/// tune and the gateway ask for it by name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GateMode {
+    /// The answer stands when any searched tool fits: all of them are
+    /// loaded (an app gets up to its cap, as the SDKs expect).
+    #[default]
+    Any,
+    /// Only the tools that fit are loaded (the gateway: each tool sent
+    /// costs the host its schema's tokens).
+    Each,
+}
+
+impl GateMode {
+    /// The wire's name (`"gate": "each"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateMode::Any => "any",
+            GateMode::Each => "each",
+        }
+    }
+}
+
+/// Which of `fits` (the searched tools' fits, best first) an answer keeps
+/// under `mode`: `None` when none fits (the answer is "no tool fits").
+pub fn gate_keeps(fits: &[Fit], mode: GateMode) -> Option<Vec<bool>> {
+    if !fits.iter().any(|f| f.fits) {
+        return None;
+    }
+    Some(match mode {
+        GateMode::Any => vec![true; fits.len()],
+        GateMode::Each => fits.iter().map(|f| f.fits).collect(),
+    })
+}
+
 /// Judges the loaded set `tools` (its first `always` are the always-load
-/// tools, the searched ones follow, best first): when `apply` and the best
-/// searched tool does not fit, the searched tools are taken out and the
-/// nearest reported.
-pub fn gate(gate: &Gate, tools: &mut Vec<Selected>, always: usize, apply: bool) -> Verdict {
-    let Some(best) = tools.get(always) else {
+/// tools, the searched ones follow, best first) under `mode`: when `apply`
+/// and no searched tool fits, the searched tools are taken out and the
+/// nearest reported; with [`GateMode::Each`], the ones that do not fit are
+/// taken out. The verdict's fit is the best fitting tool's (else the best
+/// tool's).
+pub fn gate(
+    gate: &Gate,
+    tools: &mut Vec<Selected>,
+    always: usize,
+    apply: bool,
+    mode: GateMode,
+) -> Verdict {
+    if tools.len() <= always {
         return Verdict::default();
-    };
-    let fit = gate.judge(&best.explanation);
-    if fit.fits || !apply {
+    }
+    let fits: Vec<Fit> = tools[always..]
+        .iter()
+        .map(|t| {
+            let mut fit = gate.judge(&t.explanation);
+            // A tool the request names is what was asked for.
+            fit.fits |= t.reason == super::Reason::ExactName;
+            fit
+        })
+        .collect();
+    let best = fits.iter().find(|f| f.fits).or(fits.first()).copied();
+    if !apply {
         return Verdict {
-            best: Some(fit),
+            best,
             held_back: Vec::new(),
         };
     }
-    let held_back = tools
-        .drain(always..)
-        .take(HELD_BACK)
-        .map(|t| HeldBack {
-            index: t.index,
-            score: t.score,
-            fit: gate.judge(&t.explanation),
-        })
-        .collect();
-    Verdict {
-        best: Some(fit),
-        held_back,
+    match gate_keeps(&fits, mode) {
+        Some(kept) => {
+            let mut i = 0;
+            tools.retain(|_| {
+                let k = i < always || kept[i - always];
+                i += 1;
+                k
+            });
+            Verdict {
+                best,
+                held_back: Vec::new(),
+            }
+        }
+        None => {
+            let held_back = tools
+                .drain(always..)
+                .zip(&fits)
+                .take(HELD_BACK)
+                .map(|(t, fit)| HeldBack {
+                    index: t.index,
+                    score: t.score,
+                    fit: *fit,
+                })
+                .collect();
+            Verdict { best, held_back }
+        }
     }
 }
 

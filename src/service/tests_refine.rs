@@ -126,8 +126,13 @@ fn the_gate_is_a_request_option_over_the_service_default() {
         .unwrap_err();
     assert_eq!(
         (e.status, e.message.as_str()),
-        (400, "gate must be a boolean")
+        (400, "gate must be a boolean, \"any\" or \"each\"")
     );
+    // "each" is the gate on, one tool at a time.
+    let wire = off
+        .tool_search_json(body("\"each\"").as_bytes(), None)
+        .unwrap();
+    assert!(wire.tools.is_empty());
     // Absent when the gate let the tools through.
     let wire = off
         .tool_search_json(body("false").as_bytes(), None)
@@ -181,4 +186,64 @@ fn plus_terms_are_words_every_tool_must_contain() {
     let (c, o) = search("issues +jira", Some(false));
     assert_eq!(names(&c, &o), ["page_oncall"]);
     assert!(o.note.is_some());
+}
+
+fn fit(fits: bool) -> crate::engine::Fit {
+    crate::engine::Fit {
+        evidence: if fits { 2.0 } else { 0.5 },
+        cosine: None,
+        exact_name: false,
+        fits,
+    }
+}
+
+#[test]
+fn the_gate_keeps_an_answer_any_of_whose_tools_fits_and_each_keeps_only_those() {
+    use super::{GateMode, gate_keeps};
+    // The best tool does not fit but the second does: the answer stands.
+    let fits = [fit(false), fit(true), fit(false)];
+    assert_eq!(gate_keeps(&fits, GateMode::Any), Some(vec![true; 3]));
+    assert_eq!(
+        gate_keeps(&fits, GateMode::Each),
+        Some(vec![false, true, false])
+    );
+    assert_eq!(gate_keeps(&[fit(false), fit(false)], GateMode::Any), None);
+    assert_eq!(gate_keeps(&[], GateMode::Each), None);
+}
+
+#[test]
+fn omit_always_load_and_each_give_the_gateways_answer_through_the_service() {
+    use super::GateMode;
+    let service = Service::new(ServiceConfig::default());
+    let weather = Tool::new("get_weather", "Weather forecast for a city");
+    let mut always = Tool::new("whoami", "The current user");
+    always.always_load = true;
+    let sum = Tool::new("get_sum", "Returns the sum of two numbers");
+    let c = Catalog::new("t", vec![always, weather, sum]).unwrap();
+    let params = SearchParams {
+        query: "weather forecast in Paris".into(),
+        max_tools: Some(1),
+        gate: Some(true),
+        gate_mode: GateMode::Each,
+        omit_always_load: true,
+        unrecorded: true,
+        ..SearchParams::default()
+    };
+    let out = service.tool_search(&c, &params, "").unwrap();
+    // max_tools counts searched tools only; the always-load one is left out.
+    assert_eq!(names(&c, &out), ["get_weather"]);
+    // Unrecorded: no session kept.
+    assert_eq!(service.stats().sessions, 0);
+    let with_always = service
+        .tool_search(
+            &c,
+            &SearchParams {
+                omit_always_load: false,
+                max_tools: Some(2),
+                ..params.clone()
+            },
+            "",
+        )
+        .unwrap();
+    assert_eq!(names(&c, &with_always), ["whoami", "get_weather"]);
 }

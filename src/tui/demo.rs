@@ -316,6 +316,52 @@ mod tests {
     }
 
     #[test]
+    fn the_tours_searches_load_the_tools_they_show_off() {
+        // What each typed request of the default tour is there to find,
+        // in the loaded set the explorer's defaults give (the cap of 8).
+        let wanted: [(&str, &[&str]); 3] = [
+            ("refund the duplicate charge", &["refund_payment"]),
+            ("who is on call for payments", &["get_oncall_schedule"]),
+            (
+                "find a free slot for a meeting with Acme on Friday",
+                &["find_meeting_slots", "create_calendar_event"],
+            ),
+        ];
+        let steps = parse_script(DEFAULT_SCRIPT, "assets/demo.toml").unwrap();
+        let typed: Vec<&str> = steps
+            .iter()
+            .filter_map(|s| match s {
+                ScriptStep::Type(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(typed, wanted.map(|(q, _)| q));
+        let catalog = crate::catalog::load(&crate::catalog::CatalogSource::parse("@demo")).unwrap();
+        let searcher = crate::search::Searcher::embedded();
+        for (query, tools) in wanted {
+            let request = crate::search::SearchRequest {
+                query: query.into(),
+                max_tools: Some(8),
+                gate: Some(true),
+                preview: true,
+                ..Default::default()
+            };
+            let result = searcher.search(&catalog, &request).unwrap();
+            let loaded: Vec<&str> = result
+                .tools
+                .iter()
+                .map(|h| catalog.tools()[h.index].name.as_str())
+                .collect();
+            for tool in tools {
+                assert!(
+                    loaded.contains(tool),
+                    "{query:?} loads {loaded:?}, not {tool}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn bad_scripts_name_the_file_line_and_step() {
         let e = parse_script(
             "[[step]]\ncaption = \"hi\"\n\n[[step]]\naction = \"fly\"\n",

@@ -64,6 +64,13 @@ pub struct ToolSearchRequest<'a> {
     /// toolsift extension: the relevance gate on or off.
     #[serde(default)]
     pub gate: Option<Value>,
+    /// toolsift extension: the request's intents, each ranked and the
+    /// rankings merged (at most 16).
+    #[serde(default)]
+    pub queries: Option<Value>,
+    /// toolsift extension: the always-load tools left out of the answer.
+    #[serde(default)]
+    pub omit_always_load: Option<Value>,
 }
 
 /// A request body as a client sends it: keys in the SDKs' order, optional
@@ -85,7 +92,11 @@ pub struct ToolSearchBody<'a> {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub preview: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub gate: Option<bool>,
+    pub gate: Option<Value>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub omit_always_load: bool,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub queries: &'a [String],
 }
 
 impl<'a> ToolSearchBody<'a> {

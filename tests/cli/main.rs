@@ -9,6 +9,7 @@ mod count_with;
 mod gate;
 mod generated;
 mod hidden_text;
+mod intents;
 mod regex_ranker;
 mod replay;
 mod search;

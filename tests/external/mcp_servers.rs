@@ -555,8 +555,9 @@ always_load = true
     assert_eq!(costs["paged_tool_03"]["always_load"], true);
 }
 
-/// The same tools, descriptions, schemas and annotations (a title is MCP's
-/// alone: a catalog file has none to keep).
+/// The same tools, descriptions, schemas and annotations (a title and the
+/// server in `_meta` are MCP's alone: a Caveman or TOML file has none to
+/// keep).
 fn same_tools(back: &BTreeMap<String, Value>, live: &BTreeMap<String, Value>) {
     assert_eq!(
         back.keys().collect::<Vec<_>>(),
@@ -565,6 +566,7 @@ fn same_tools(back: &BTreeMap<String, Value>, live: &BTreeMap<String, Value>) {
     for (name, tool) in live {
         let mut tool = tool.clone();
         tool.as_object_mut().unwrap().remove("title");
+        tool.as_object_mut().unwrap().remove("_meta");
         assert_eq!(back[name], tool, "{name}");
     }
 }
@@ -616,6 +618,31 @@ fn exported_catalog_loads_back_the_same() {
     same_tools(
         &exported(&run(&["export-catalog", &file, "--format", "mcp"])),
         &live_mcp,
+    );
+    // An MCP export keeps each tool's server and what the server says of
+    // itself (`_meta`), so the file searches as the servers did.
+    assert_eq!(live_mcp["git_status"]["_meta"]["io.toolsift/server"], "git");
+    assert_eq!(
+        live_mcp["echo"]["_meta"]["io.toolsift/server"],
+        "everything"
+    );
+    assert!(
+        live_mcp["echo"]["_meta"]["io.toolsift/server-about"]
+            .as_str()
+            .is_some_and(|a| !a.is_empty())
+    );
+    let out = run_mcp(&["export-catalog", "--mcp", &config, "--format", "mcp"]);
+    let mcp_file = dir.write("catalog-mcp.json", &String::from_utf8(out.stdout).unwrap());
+    assert_eq!(
+        exported(&run(&["export-catalog", &mcp_file, "--format", "mcp"])),
+        live_mcp
+    );
+    let server_search = json(&run(&["search", &mcp_file, "git", "--json"]));
+    assert!(
+        server_search["tools"][0]["name"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("git_")),
+        "{server_search}"
     );
 
     // TOML: mcp-server-git's schemas hold JSON nulls, which TOML cannot;

@@ -39,7 +39,10 @@ fn the_gate_is_off_by_default_and_a_request_turns_it_on() {
         &json!({"tools": catalog(), "query": "x", "gate": 1}),
     );
     assert_eq!(status, 400);
-    assert_eq!(v["error"]["message"], "gate must be a boolean");
+    assert_eq!(
+        v["error"]["message"],
+        "gate must be a boolean, \"any\" or \"each\""
+    );
 }
 
 #[test]

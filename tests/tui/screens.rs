@@ -450,6 +450,7 @@ mod mcp {
         t.mcp = Some(McpOrigin {
             server: server.into(),
             name: on_server.into(),
+            about: None,
             title: (on_server == "get_current_time").then(|| "Get current time".to_string()),
         });
         t

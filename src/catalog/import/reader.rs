@@ -1,14 +1,20 @@
 //! One tool in any of the formats: its shape decides how it is read, its
 //! fields checked with the file, line and tool named.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::{Format, describe_value};
-use crate::catalog::{CatalogError, ImportNote, Position, Tool};
+use crate::catalog::{
+    CatalogError, ImportNote, META_SERVER, META_SERVER_ABOUT, McpOrigin, Position, Tool,
+};
 
 pub(super) struct Reader {
     pub(super) formats: Vec<Format>,
     pub(super) notes: Vec<ImportNote>,
+    /// What each MCP server of the catalog says of itself, held once.
+    pub(super) abouts: Vec<std::sync::Arc<str>>,
 }
 
 /// The fields of one tool, read from whatever shape it came in.
@@ -96,6 +102,7 @@ impl Reader {
         Reader {
             formats: Vec::new(),
             notes: Vec::new(),
+            abouts: Vec::new(),
         }
     }
 
@@ -320,6 +327,18 @@ impl Reader {
                 )));
             }
         };
+        let mut mcp_origin =
+            server_of(object.get("_meta"), &name).map_err(|m| fields.err(format!("_meta: {m}")))?;
+        if let Some(origin) = &mut mcp_origin {
+            origin.title = fields.string("title")?;
+            // One server's text is shared by its tools.
+            if let Some(about) = &origin.about {
+                match self.abouts.iter().find(|a| a.as_ref() == about.as_ref()) {
+                    Some(same) => origin.about = Some(same.clone()),
+                    None => self.abouts.push(about.clone()),
+                }
+            }
+        }
         let tool = Tool {
             description,
             input_schema,
@@ -331,7 +350,7 @@ impl Reader {
             always_load: fields.flag("alwaysLoad")?.unwrap_or(false),
             handler_result: None,
             position: position.clone(),
-            mcp: None,
+            mcp: mcp_origin,
             name,
         };
         self.saw(if mcp { Format::Mcp } else { Format::CamelCase });
@@ -369,4 +388,37 @@ impl Reader {
             name,
         })
     }
+}
+
+/// The MCP origin a tool's `_meta` records: `None` when it names no server.
+fn server_of(meta: Option<&Value>, name: &str) -> Result<Option<McpOrigin>, String> {
+    let Some(Value::Object(meta)) = meta else {
+        return Ok(None);
+    };
+    let server = match meta.get(META_SERVER) {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::String(s)) if !s.trim().is_empty() => s,
+        Some(other) => {
+            return Err(format!(
+                "`{META_SERVER}` must be a server's name, got {}",
+                describe_value(other)
+            ));
+        }
+    };
+    let about = match meta.get(META_SERVER_ABOUT) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(Arc::from(s.as_str())),
+        Some(other) => {
+            return Err(format!(
+                "`{META_SERVER_ABOUT}` must be a string, got {}",
+                describe_value(other)
+            ));
+        }
+    };
+    Ok(Some(McpOrigin {
+        server: Arc::from(server.as_str()),
+        name: name.to_string(),
+        title: None,
+        about,
+    }))
 }

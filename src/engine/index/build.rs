@@ -6,8 +6,11 @@ use rustc_hash::FxHashMap as HashMap;
 use super::words::WordMap;
 use super::{Field, Index, Params};
 use crate::catalog::Tool;
-use crate::engine::analyzer::{STOP_WORDS, Stemmer, for_each_word, is_stop_word, name_key};
+use crate::engine::analyzer::{
+    STOP_WORDS, Stemmer, for_each_word, is_stop_word, name_key, name_words,
+};
 use crate::engine::schema_text::walk_schema;
+use crate::engine::vocabulary::is_destructive_stem;
 
 /// Builds term ids while analysing the catalog.
 struct Vocab {
@@ -91,6 +94,7 @@ impl Index {
         // Per document: the term sequence of each field.
         let mut docs: Vec<[Vec<u32>; Field::COUNT]> = Vec::with_capacity(n);
         let mut names: HashMap<Box<str>, (Vec<u32>, usize)> = HashMap::default();
+        let mut destructive = Vec::new();
         for (i, tool) in tools.iter().enumerate() {
             let mut fields: [Vec<u32>; Field::COUNT] = Default::default();
             vocab.analyze_filtered(&tool.name, &mut fields[Field::Name as usize], true);
@@ -114,6 +118,19 @@ impl Index {
                 let pairs: Vec<u32> = seq.windows(2).map(|w| vocab.bigram(w[0], w[1])).collect();
                 fields[source as usize] = seq;
                 fields[target as usize] = pairs;
+            }
+            if let Some(origin) = &tool.mcp {
+                let server = &mut fields[Field::Server as usize];
+                vocab.analyze(&origin.server, server);
+                if let Some(about) = &origin.about {
+                    vocab.analyze(about, server);
+                }
+            }
+            if name_words(&tool.name)
+                .iter()
+                .any(|w| is_destructive_stem(&vocab.stemmer.stem(w)))
+            {
+                destructive.push(i as u32);
             }
             let key = name_key(&tool.name);
             if !key.is_empty() {
@@ -235,6 +252,7 @@ impl Index {
             post_impacts,
             post_fields,
             names,
+            destructive,
         }
     }
 }

@@ -25,6 +25,10 @@ pub struct Explanation {
     /// each list.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dense: Option<DenseMatch>,
+    /// The tool's name destroys or undoes and the request asks for neither:
+    /// its score was held back ([`super::Params::unasked_destructive`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unasked_destructive: bool,
 }
 
 /// Where a tool stood in a dense (and, for hybrid, the lexical) ranking.
@@ -98,6 +102,9 @@ impl Index {
             exact_name: q.exact.contains(&doc),
             matches,
             dense: None,
+            unasked_destructive: !q.asks_undo
+                && self.params.unasked_destructive < 1.0
+                && self.destructive.binary_search(&(doc as u32)).is_ok(),
         }
     }
 }

@@ -53,6 +53,8 @@ pub struct Index {
     post_fields: Vec<u8>,
     /// Name key -> tools, and how many words the name has.
     names: HashMap<Box<str>, (Vec<u32>, usize)>,
+    /// Tools whose name says they destroy or undo (ascending).
+    destructive: Vec<u32>,
 }
 
 impl fmt::Debug for Index {
@@ -85,7 +87,8 @@ impl Index {
         let postings = self.offsets.capacity() * 4
             + self.post_docs.capacity() * 4
             + self.post_impacts.capacity() * 4
-            + self.post_fields.capacity();
+            + self.post_fields.capacity()
+            + self.destructive.capacity() * 4;
         words + stems + names + hash_map(&self.bigrams) + postings
     }
 

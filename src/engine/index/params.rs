@@ -17,6 +17,9 @@ pub enum Field {
     ParamDescription,
     NameBigram,
     DescriptionBigram,
+    /// The MCP server a tool came from: its name and what it says of
+    /// itself ([`crate::catalog::McpOrigin`]).
+    Server,
 }
 
 // A posting stores the fields a term hit as one bit each in a `u8`.
@@ -25,7 +28,7 @@ const _: () = assert!(Field::COUNT <= u8::BITS as usize);
 impl Field {
     /// How many fields a tool document has: the length of [`Field::ALL`] and
     /// of every per-field array.
-    pub const COUNT: usize = 6;
+    pub const COUNT: usize = 7;
 
     /// Every field, in `Field as usize` order.
     pub const ALL: [Field; Field::COUNT] = [
@@ -35,6 +38,7 @@ impl Field {
         Field::ParamDescription,
         Field::NameBigram,
         Field::DescriptionBigram,
+        Field::Server,
     ];
 
     /// The human label (what explanations show).
@@ -46,6 +50,7 @@ impl Field {
             Field::ParamDescription => "parameter description",
             Field::NameBigram => "name phrase",
             Field::DescriptionBigram => "description phrase",
+            Field::Server => "server",
         }
     }
 
@@ -58,6 +63,7 @@ impl Field {
             Field::ParamDescription => "param_description",
             Field::NameBigram => "name_bigram",
             Field::DescriptionBigram => "description_bigram",
+            Field::Server => "server",
         }
     }
 
@@ -144,13 +150,18 @@ pub struct Params {
     /// An expansion of a word the catalog has weighs this much more or
     /// less (a word no tool has is where expansion matters most).
     pub known_word_expansion: f32,
-    /// An expansion of a generic word of tool vocabulary ("show", "get",
-    /// "make": [`crate::engine::gate::GENERIC_WORDS`]) weighs this much
-    /// of the others: the verb says less than the thing it acts on.
+    /// An expansion of or to a generic word of tool vocabulary ("show",
+    /// "get", "make", "return": [`crate::engine::gate::GENERIC_WORDS`])
+    /// weighs this much of the others: the verb says less than the thing
+    /// it acts on, and most descriptions say "returns".
     pub generic_expansion: f32,
     /// In a query of more words than this, expansions weigh less, in
     /// proportion: a long request already says what it needs in many words.
     pub expansion_words: usize,
+    /// The score of a tool whose name destroys or undoes
+    /// ([`crate::engine::vocabulary::DESTRUCTIVE_WORDS`]) is multiplied by
+    /// this when the request does not ask to destroy or undo anything.
+    pub unasked_destructive: f32,
 }
 
 impl Default for Params {
@@ -165,6 +176,7 @@ impl Default for Params {
                 f(1.0, 0.75),  // parameter descriptions + enum values
                 f(1.0, 0.75),  // name bigrams
                 f(0.25, 0.75), // description bigrams
+                f(0.25, 0.0),  // the server's name and what it says of itself
             ],
             idf_power: 0.5,
             min_sentences: 4,
@@ -181,6 +193,7 @@ impl Default for Params {
             known_word_expansion: 1.0,
             generic_expansion: 0.5,
             expansion_words: 8,
+            unasked_destructive: 0.8,
         }
     }
 }

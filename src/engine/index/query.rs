@@ -5,7 +5,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::Index;
 use crate::engine::analyzer::{Stemmer, for_each_word};
-use crate::engine::vocabulary::{ARROW, Source, is_generic_stem, vocabulary};
+use crate::engine::vocabulary::{ARROW, Source, asks_undo_stem, is_generic_stem, vocabulary};
 
 /// A query term: its id, weight, and the words it came from (for explain).
 #[derive(Debug, Clone)]
@@ -29,6 +29,9 @@ pub(super) struct AnalyzedQuery {
     pub(super) sentences: Vec<Vec<usize>>,
     /// Tools the query names exactly, in the order it names them.
     pub(super) exact: Vec<usize>,
+    /// The query asks to destroy or undo something: a tool whose name says
+    /// it does is not held back.
+    pub(super) asks_undo: bool,
     /// Room for one lower-cased word (kept between queries).
     buf: String,
 }
@@ -38,6 +41,7 @@ impl AnalyzedQuery {
         self.terms.clear();
         self.sentences.clear();
         self.exact.clear();
+        self.asks_undo = false;
     }
 }
 
@@ -221,7 +225,7 @@ impl Index {
                             if looked.is_some() {
                                 factor *= self.params.known_word_expansion;
                             }
-                            if generic {
+                            if generic || e.generic {
                                 factor *= self.params.generic_expansion;
                             }
                             let text = || format!("{w}{ARROW}{}", e.word);
@@ -316,6 +320,15 @@ impl Index {
         }
         if self.params.exact_names {
             q.exact = self.exact_names(query);
+        }
+        if !self.destructive.is_empty() {
+            let mut buf = std::mem::take(&mut q.buf);
+            let mut asks = false;
+            for_each_word(query, &mut buf, |w| {
+                asks = asks || memo.with_stem(w, asks_undo_stem);
+            });
+            q.buf = buf;
+            q.asks_undo = asks;
         }
         mark_groups(&mut q.terms);
     }

@@ -120,8 +120,21 @@ impl Index {
         })
     }
 
-    /// Fills `scratch.scores` with every document's score for `q`.
+    /// Fills `scratch.scores` with every document's score for `q`, a tool
+    /// whose name destroys or undoes held back when `q` does not ask to.
     fn score_all(&self, q: &AnalyzedQuery, scratch: &mut Scratch) {
+        self.score_matches(q, scratch);
+        if !q.asks_undo {
+            let factor = self.params.unasked_destructive;
+            for &d in &self.destructive {
+                scratch.scores[d as usize] *= factor;
+            }
+        }
+    }
+
+    /// Fills `scratch.scores` with every document's score from the terms
+    /// it matched.
+    fn score_matches(&self, q: &AnalyzedQuery, scratch: &mut Scratch) {
         scratch.reset(self.n_docs, !q.sentences.is_empty());
         let Scratch {
             scores,

@@ -239,7 +239,7 @@ fn field_keys_round_trip() {
     assert_eq!(e, UnknownField("parameter name".to_string()));
     assert_eq!(
         e.to_string(),
-        "unknown field \"parameter name\" (expected \"name\", \"description\", \"param_name\", \"param_description\", \"name_bigram\", \"description_bigram\")"
+        "unknown field \"parameter name\" (expected \"name\", \"description\", \"param_name\", \"param_description\", \"name_bigram\", \"description_bigram\", \"server\")"
     );
 }
 
@@ -426,4 +426,51 @@ proptest::proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_tools_server_and_what_it_says_of_itself_are_searched() {
+    use crate::catalog::McpOrigin;
+    use std::sync::Arc;
+    let origin = |server: &str, about: &str| McpOrigin {
+        server: Arc::from(server),
+        name: String::new(),
+        title: None,
+        about: Some(Arc::from(about)),
+    };
+    let mut tools = vec![
+        tool("read_graph", "Read the whole graph.", serde_json::json!({})),
+        tool(
+            "read_file",
+            "Read a file's contents.",
+            serde_json::json!({}),
+        ),
+        tool(
+            "status",
+            "Show the working tree status.",
+            serde_json::json!({}),
+        ),
+    ];
+    tools[0].mcp = Some(origin(
+        "memory",
+        "A knowledge graph that remembers entities.",
+    ));
+    tools[1].mcp = Some(origin("filesystem", "Secure file operations."));
+    tools[2].mcp = Some(origin("git", "Tools to read and change Git repositories."));
+    let index = Index::build(&tools);
+    let first = |q: &str| index.search(q, None, 1)[0].doc;
+    assert_eq!(first("what do you remember"), 0);
+    assert_eq!(first("git status"), 2);
+    assert_eq!(first("read from the knowledge graph"), 0);
+    let why = index.explain("remember", None, 0);
+    assert_eq!(why.matches[0].fields, [Field::Server]);
+    // The same tools without servers do not match those words.
+    let bare: Vec<_> = tools
+        .into_iter()
+        .map(|mut t| {
+            t.mcp = None;
+            t
+        })
+        .collect();
+    assert!(Index::build(&bare).search("remember", None, 3).is_empty());
 }

@@ -18,6 +18,8 @@ use super::{Gathered, McpConfig, McpServer, ServerState, ServerStatus};
 pub(super) struct Entry {
     pub(super) server: McpServer,
     pub(super) listed: Vec<rmcp::model::Tool>,
+    /// What the server says of itself (serverInfo, instructions).
+    pub(super) about: Option<Arc<str>>,
     pub(super) loaded: bool,
     /// Why it did not start, when it did not.
     pub(super) failed: Option<String>,
@@ -188,6 +190,7 @@ impl McpHost {
                     if let Some(pgid) = connected.pgid {
                         lock(&self.shared.groups).push(pgid);
                     }
+                    let about = super::listed::about(connected.client.peer_info().as_deref());
                     lock(&self.shared.clients)
                         .insert(server.name.clone(), Arc::new(connected.client));
                     statuses.push(ServerStatus {
@@ -201,6 +204,7 @@ impl McpHost {
                     entries.push(Entry {
                         server,
                         listed: connected.tools,
+                        about,
                         loaded: true,
                         failed: None,
                         restarts_in_a_row: 0,
@@ -222,6 +226,7 @@ impl McpHost {
                     entries.push(Entry {
                         server,
                         listed: Vec::new(),
+                        about: None,
                         loaded: false,
                         failed,
                         restarts_in_a_row: 0,
@@ -262,10 +267,14 @@ impl McpHost {
     }
 
     fn catalog_with(&self, mut statuses: Vec<ServerStatus>) -> Gathered {
-        let listed: Vec<(McpServer, Vec<rmcp::model::Tool>)> = lock(&self.shared.entries)
+        let listed: Vec<super::listed::Listed> = lock(&self.shared.entries)
             .iter()
             .filter(|e| e.loaded)
-            .map(|e| (e.server.clone(), e.listed.clone()))
+            .map(|e| super::listed::Listed {
+                server: e.server.clone(),
+                tools: e.listed.clone(),
+                about: e.about.clone(),
+            })
             .collect();
         let always = lock(&self.shared.always_load).clone();
         let (catalog, failed) = build_catalog(listed, &always, &mut statuses);

@@ -7,12 +7,48 @@ use crate::catalog::{self, Catalog, McpOrigin, SourceKind, Tool};
 
 use super::{McpServer, ServerState, ServerStatus};
 
+/// One server's tools as it listed them, and what it says of itself.
+pub(super) struct Listed {
+    pub(super) server: McpServer,
+    pub(super) tools: Vec<rmcp::model::Tool>,
+    pub(super) about: Option<Arc<str>>,
+}
+
+/// At most this many characters of what a server says of itself are kept
+/// (and searched): its title, description and instructions.
+pub const ABOUT_CHARS: usize = 500;
+
+/// What a server says of itself in its `initialize` answer: its name,
+/// title and description (`serverInfo`) and its `instructions`, one text of
+/// at most [`ABOUT_CHARS`] characters; `None` when it says nothing.
+pub(super) fn about(info: Option<&rmcp::model::ServerPeerInfo>) -> Option<Arc<str>> {
+    let info = info?;
+    let server = info.server_info.as_ref();
+    let parts = [
+        server.map(|s| s.name.as_str()),
+        server.and_then(|s| s.title.as_deref()),
+        server.and_then(|s| s.description.as_deref()),
+        info.instructions.as_deref(),
+    ];
+    let text: String = parts
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+        .chars()
+        .take(ABOUT_CHARS)
+        .collect();
+    (!text.is_empty()).then(|| Arc::from(text))
+}
+
 /// The servers' tools as one catalog: each server's list through the MCP
 /// importer (a server whose list fails its checks is failed, naming the
 /// tool and field), names present in two servers prefixed `server__` in
 /// both, always-load from the config. Returns the failed servers too.
 pub(super) fn build_catalog(
-    listed: Vec<(McpServer, Vec<rmcp::model::Tool>)>,
+    listed: Vec<Listed>,
     always_load: &[String],
     statuses: &mut [ServerStatus],
 ) -> (Option<Catalog>, Vec<String>) {
@@ -27,7 +63,12 @@ pub(super) fn build_catalog(
         failed.push(server.to_string());
     };
     let mut per_server: Vec<(McpServer, Vec<Tool>)> = Vec::new();
-    for (server, tools) in listed {
+    for Listed {
+        server,
+        tools,
+        about,
+    } in listed
+    {
         if tools.is_empty() {
             per_server.push((server, Vec::new()));
             continue;
@@ -58,6 +99,7 @@ pub(super) fn build_catalog(
             .map(|(mut tool, listed)| {
                 tool.mcp = Some(McpOrigin {
                     server: server_name.clone(),
+                    about: about.clone(),
                     name: tool.name.clone(),
                     title: listed
                         .title

@@ -13,6 +13,7 @@ fn patterns() {
     t.mcp = Some(McpOrigin {
         server: Arc::from("a"),
         name: "get_time".into(),
+        about: None,
         title: None,
     });
     assert!(matches_pattern("a/*", "a", &t));
@@ -67,7 +68,15 @@ fn hidden_text_is_reported_with_its_server() {
             hidden_text: Vec::new(),
         },
     }];
-    let (catalog, failed) = build_catalog(vec![(server, listed)], &[], &mut statuses);
+    let (catalog, failed) = build_catalog(
+        vec![super::listed::Listed {
+            server,
+            tools: listed,
+            about: None,
+        }],
+        &[],
+        &mut statuses,
+    );
     assert!(catalog.is_some() && failed.is_empty());
     assert_eq!(
         statuses[0].warnings(),

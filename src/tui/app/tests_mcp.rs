@@ -25,6 +25,7 @@ fn tool(server: &str, name: &str, on_server: &str, read_only: bool) -> Tool {
     t.mcp = Some(McpOrigin {
         server: server.into(),
         name: on_server.into(),
+        about: None,
         title: None,
     });
     t

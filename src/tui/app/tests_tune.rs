@@ -327,7 +327,7 @@ fn the_default_tour_plays_through_the_app() {
     // breaker stopped the loop; every screen was closed again.
     assert_eq!(
         app.query().text(),
-        "schedule a call with the customer on Friday"
+        "find a free slot for a meeting with Acme on Friday"
     );
     let rec = app.tune().report().expect("measured").recommended;
     assert_eq!(app.settings().max_loaded_tools, Some(rec.max_tools as i64));

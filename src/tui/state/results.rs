@@ -114,6 +114,8 @@ impl SearchState {
             token_basis: on.settings.token_basis,
             preview,
             gate: Some(on.settings.gate),
+            queries: Vec::new(),
+            ..SearchRequest::default()
         }
     }
 
