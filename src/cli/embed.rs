@@ -106,6 +106,42 @@ impl EmbeddingArgs {
 
 /// A progress bar shown while a catalog is embedded (texts done of total,
 /// rate, time left), cleared when done.
+/// The embedding model a front end ranks with when the user named no
+/// ranker and no provider (flags, environment, `file`): the default model
+/// when the hub cache holds it, else `None` (BM25F). A cached model that
+/// will not load is a warning, and BM25F answers.
+pub fn default_model(
+    args: &EmbeddingArgs,
+    file: &EmbeddingSettings,
+) -> Option<(Embeddings, std::path::PathBuf)> {
+    let env = |n: &str| std::env::var(n).ok();
+    let named = args.any()
+        || file.local.is_some()
+        || file.url.is_some()
+        || EmbeddingSettings::from_env(&env).local.is_some()
+        || EmbeddingSettings::from_env(&env).url.is_some();
+    if named {
+        return None;
+    }
+    let dir = toolsift::embed::hub::default_model_cached(&env)?;
+    let settings = EmbeddingSettings {
+        local: Some(dir.to_string_lossy().into_owned()),
+        ..file.clone()
+    };
+    match settings.build(&env) {
+        Ok(Some(e)) => Some((e, dir)),
+        Ok(None) => None,
+        Err(e) => {
+            eprintln!(
+                "toolsift: warning: the cached model {} did not load ({}); BM25F ranks",
+                toolsift::embed::hub::DEFAULT_MODEL,
+                toolsift::terminal_text::escape(&e.to_string())
+            );
+            None
+        }
+    }
+}
+
 fn progress_bar() -> toolsift::embed::ProgressSink {
     let bar: Arc<Mutex<Option<indicatif::ProgressBar>>> = Arc::new(Mutex::new(None));
     Arc::new(move |p: Progress| {

@@ -44,14 +44,28 @@ pub fn explore_settings(
 pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     use std::io::IsTerminal;
     let config = toolsift::config::Config::load(args.config.as_deref())?;
-    let settings = explore_settings(args, &config)?;
+    let mut settings = explore_settings(args, &config)?;
     let loaded =
         super::mcp::load(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
     let catalog = loaded.catalog;
     // The SDK's checks against this catalog, before the terminal is touched.
     settings.validate(&catalog)?;
     let keymap = Keymap::build(&config.default_keys, &config.user_keys, &config.origin())?;
-    let embeddings = args.embed.build(Some(&config.embeddings), false)?;
+    let mut embeddings = args.embed.build(Some(&config.embeddings), false)?;
+    // No ranker and no provider named, no remote service: hybrid with the
+    // default model when the hub cache holds it (the header says so).
+    let remote = args.remote.service.is_some()
+        || config.explorer.service.is_some()
+        || std::env::var_os("CAVE_BASE_URL").is_some_and(|v| !v.is_empty());
+    if args.ranker.is_none()
+        && !config.user_chose_ranker
+        && embeddings.is_none()
+        && !remote
+        && let Some((model, _)) = super::embed::default_model(&args.embed, &config.embeddings)
+    {
+        embeddings = Some(model);
+        settings.ranker = toolsift::engine::Ranker::Hybrid;
+    }
     let searcher = args
         .remote
         .searcher_or(config.explorer.service.as_deref(), embeddings)?;

@@ -50,6 +50,22 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
         .unwrap_or(c.breaker_threshold_read_only);
     c.expose_found = args.expose_found || file.expose_found.unwrap_or(false);
     c.service.embeddings = args.embed.build(Some(&file_config.embeddings), false)?;
+    // No ranker and no provider named: hybrid with the default model when
+    // the hub cache holds it; the start-up line says which ranker answers.
+    if args.ranker.is_none()
+        && file.ranker.is_none()
+        && c.service.embeddings.is_none()
+        && let Some((model, dir)) =
+            super::embed::default_model(&args.embed, &file_config.embeddings)
+    {
+        c.service.embeddings = Some(model);
+        c.ranker = toolsift::engine::Ranker::Hybrid;
+        eprintln!(
+            "toolsift gateway: search_tools ranks with hybrid ({} from {})",
+            toolsift::embed::hub::DEFAULT_MODEL,
+            toolsift::terminal_text::escape(&dir.display().to_string())
+        );
+    }
     if c.ranker.needs_embeddings() && c.service.embeddings.is_none() {
         return Err(CliError::Usage(format!(
             "--ranker {}: needs an embedding provider (--embeddings-local or --embeddings-url, or [embeddings] in the config)",

@@ -178,6 +178,9 @@ pub struct Config {
     pub embeddings: crate::embed::EmbeddingSettings,
     /// Default key bindings, per action name.
     pub default_keys: BTreeMap<String, Vec<String>>,
+    /// The user's file names the explorer's ranker (the built-in config
+    /// always does): else a front end may pick one by what is at hand.
+    pub user_chose_ranker: bool,
     /// The user's bindings, per action name (replacing that action's defaults).
     pub user_keys: BTreeMap<String, Vec<String>>,
     /// The user file that was read, if any.
@@ -270,6 +273,7 @@ impl Config {
                 .map(|(a, k)| (a.clone(), k.to_vec()))
                 .collect(),
             user_keys: BTreeMap::new(),
+            user_chose_ranker: false,
             source: None,
             save_path: None,
         };
@@ -290,6 +294,7 @@ impl Config {
 
     /// Merges a user file over this config.
     pub fn merge(&mut self, user: ConfigFile) {
+        self.user_chose_ranker |= user.explorer.settings.ranker.is_some();
         self.explorer = user.explorer.over(std::mem::take(&mut self.explorer));
         self.serve = user.serve;
         self.gateway = user.gateway;

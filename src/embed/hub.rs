@@ -123,6 +123,17 @@ impl HubSettings {
     }
 }
 
+/// The model the explorer and the gateway rank with by default when it is
+/// already in the hub cache (`hybrid`): small (90 MB), English, and the one
+/// the gate's cosine threshold was measured with.
+pub const DEFAULT_MODEL: &str = "sentence-transformers/all-MiniLM-L6-v2";
+
+/// [`DEFAULT_MODEL`]'s directory when the hub cache holds it whole (an
+/// earlier fetch, ours or the Python libraries'); no network.
+pub fn default_model_cached(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    cached(&ModelId::parse(DEFAULT_MODEL)?, &HubSettings::from_env(env))
+}
+
 /// The model's directory in the cache if an earlier fetch (ours or the
 /// Python libraries') completed; no network.
 pub fn cached(model: &ModelId, hub: &HubSettings) -> Option<PathBuf> {

@@ -108,7 +108,7 @@ pub fn evidence(matches: &[TermMatch]) -> f32 {
             if seen.contains(&stem) {
                 continue;
             }
-            total += if is_generic_stem(&stem) {
+            total += if is_generic_stem(&stem) || m.weak {
                 0.5
             } else if m.fields.contains(&super::Field::Name) {
                 2.0
@@ -131,6 +131,7 @@ mod tests {
             term: term.into(),
             fields: fields.to_vec(),
             score: 1.0,
+            weak: false,
         }
     }
 

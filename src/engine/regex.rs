@@ -253,6 +253,7 @@ impl CatalogRanker for RegexRanker {
                             term: cut(m.as_str()),
                             fields: vec![field],
                             score: best + 1.0,
+                            weak: false,
                         });
                     }
                 }

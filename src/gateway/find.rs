@@ -77,7 +77,10 @@ impl Gateway {
             .iter()
             .map(|t| found_tool(&snapshot, t.index, t.reason, &t.explanation))
             .collect();
-        let mut answer = json!({ "query": query, "tools": tools });
+        // Which ranker answered (BM25F while a dense ranker's vectors are
+        // still being computed, or when no model is at hand).
+        let mut answer =
+            json!({ "query": query, "tools": tools, "ranker": outcome.method.as_str() });
         let mut notes: Vec<String> = note.into_iter().collect();
         notes.extend(outcome.note.clone());
         if !outcome.held_back.is_empty() {

@@ -313,3 +313,92 @@ fn under_a_provider_basis_the_saving_is_what_the_model_is_billed() {
         assert_eq!(s.basis, basis.as_str());
     }
 }
+
+#[test]
+fn search_tools_answers_what_the_service_answers_under_the_gateways_policy() {
+    use crate::service::{GateMode, SearchParams};
+    let g = gateway(GatewayConfig::default());
+    let rt = runtime();
+    for query in [
+        "weather in Paris",
+        "get the weather in Oslo",
+        "book a flight and send an email about it",
+        "get the stock price",
+    ] {
+        let found = rt.block_on(g.search_tools("s", &args(json!({"query": query}))));
+        // The same request to the service, with the gateway's policy in its
+        // parameters.
+        let snapshot = g.snapshot();
+        let params = SearchParams {
+            query: query.into(),
+            max_tools: Some(GatewayConfig::default().max_tools),
+            gate: Some(true),
+            gate_mode: GateMode::Each,
+            omit_always_load: true,
+            unrecorded: true,
+            ..SearchParams::default()
+        };
+        let service = crate::service::Service::new(crate::service::ServiceConfig::default());
+        let outcome = service.tool_search(&snapshot.catalog, &params, "").unwrap();
+        let names: Vec<String> = outcome
+            .tools
+            .iter()
+            .map(|t| snapshot.catalog.tools()[t.index].name.clone())
+            .collect();
+        assert_eq!(found.names, names, "{query:?}");
+        let answer = found.result.structured_content.unwrap();
+        assert_eq!(answer["ranker"], "bm25", "{answer}");
+    }
+}
+
+#[test]
+fn search_tools_takes_the_steps_of_a_task_as_queries() {
+    let g = gateway(GatewayConfig::default());
+    let rt = runtime();
+    let found = rt.block_on(g.search_tools(
+        "s",
+        &args(json!({"query": "", "queries": ["book a flight to Oslo", "send an email to Ann"]})),
+    ));
+    assert_eq!(
+        found.result.is_error,
+        Some(false),
+        "{}",
+        text(&found.result)
+    );
+    for tool in ["book_flight", "send_email"] {
+        assert!(found.names.iter().any(|n| n == tool), "{:?}", found.names);
+    }
+    // One message of two steps finds the same tools.
+    let one = rt.block_on(g.search_tools(
+        "s",
+        &args(json!({"query": "book a flight to Oslo, then send an email to Ann"})),
+    ));
+    let (mut a, mut b) = (found.names.clone(), one.names.clone());
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+    for (bad, says) in [
+        (
+            json!({"query": "x", "queries": "a"}),
+            "`queries` must be an array of strings, not a string",
+        ),
+        (
+            json!({"query": "x", "queries": ["a", 2]}),
+            "`queries[1]` must be a string, not a number",
+        ),
+        (
+            json!({"query": "x", "queries": ["a", " "]}),
+            "`queries[1]` is empty",
+        ),
+        (
+            json!({"queries": (0..17).map(|i| format!("s{i}")).collect::<Vec<_>>()}),
+            "holds 17 steps; at most 16",
+        ),
+    ] {
+        let r = rt.block_on(g.search_tools("s", &args(bad.clone()))).result;
+        assert_eq!(r.is_error, Some(true), "{bad}");
+        assert!(text(&r).contains(says), "{bad}: {}", text(&r));
+    }
+    let search = &listing(&g.snapshot(), 8, &[])[1];
+    assert_eq!(search.input_schema["properties"]["queries"]["maxItems"], 16);
+}

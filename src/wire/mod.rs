@@ -160,6 +160,8 @@ impl WireMatch {
                 .iter()
                 .filter_map(|f| f.parse::<Field>().ok())
                 .collect(),
+            // The wire does not say; a remote service judged it already.
+            weak: false,
             score: self.score as f32,
         }
     }

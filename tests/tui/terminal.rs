@@ -50,6 +50,11 @@ impl Tty {
         // No remote service from the machine running the tests.
         cmd.env_remove("CAVE_BASE_URL");
         cmd.env_remove("CAVE_API_KEY");
+        // No embedding model from the machine's hub cache (the explorer
+        // ranks with hybrid when it holds the default model).
+        cmd.env("HF_HOME", config_dir.join("no-hub"));
+        cmd.env_remove("TOOLSIFT_EMBEDDINGS_LOCAL");
+        cmd.env_remove("TOOLSIFT_EMBEDDINGS_URL");
         for (k, v) in envs {
             cmd.env(k, v);
         }
@@ -518,4 +523,53 @@ fn the_detail_scrolls_to_its_end_and_back_in_a_real_terminal() {
     tty.send(b"q");
     let status = tty.wait_exit();
     assert!(status.success(), "exit status {status:?}");
+}
+
+/// A hub cache (`$HF_HOME/hub`) that holds the default model, made from the
+/// model directory the tests use.
+fn hub_with_the_default_model(home: &std::path::Path) {
+    let repo = home.join("hub/models--sentence-transformers--all-MiniLM-L6-v2");
+    let snapshot = repo.join("snapshots/0123456789abcdef");
+    std::fs::create_dir_all(&snapshot).unwrap();
+    std::fs::create_dir_all(repo.join("refs")).unwrap();
+    std::fs::write(repo.join("refs/main"), "0123456789abcdef").unwrap();
+    for entry in std::fs::read_dir(common::minilm_dir()).unwrap() {
+        let entry = entry.unwrap();
+        std::os::unix::fs::symlink(entry.path(), snapshot.join(entry.file_name())).unwrap();
+    }
+}
+
+#[test]
+fn with_the_default_model_in_the_hub_cache_the_explorer_ranks_with_hybrid() {
+    let home = tempfile::tempdir().unwrap();
+    hub_with_the_default_model(home.path());
+    let cache = tempfile::tempdir().unwrap();
+    let catalog = common::fixture("paraphrase.json");
+    let mut tty = Tty::spawn_with(
+        &["explore", catalog.to_str().unwrap()],
+        &[
+            ("HF_HOME", home.path().to_str().unwrap()),
+            ("XDG_CACHE_HOME", cache.path().to_str().unwrap()),
+        ],
+    );
+    // No ranker named: the header says which one answers.
+    tty.wait_for("hybrid · no session");
+    tty.send(b"/");
+    for c in "what hour is it in Tokyo".bytes() {
+        tty.send(&[c]);
+    }
+    tty.wait_for("1 get_current_time");
+    tty.send(b"\x03");
+    assert!(tty.wait_exit().success());
+    // A ranker named is kept.
+    let mut tty = Tty::spawn_with(
+        &["explore", catalog.to_str().unwrap(), "--ranker", "bm25"],
+        &[
+            ("HF_HOME", home.path().to_str().unwrap()),
+            ("XDG_CACHE_HOME", cache.path().to_str().unwrap()),
+        ],
+    );
+    tty.wait_for("embedded bm25");
+    tty.send(b"\x03");
+    assert!(tty.wait_exit().success());
 }

@@ -15,6 +15,10 @@ pub struct TermMatch {
     pub term: String,
     pub fields: Vec<Field>,
     pub score: f32,
+    /// A general synonym of the request's word (WordNet's) matched, not the
+    /// word or a tool word for it: weak evidence that the tool fits.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub weak: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
@@ -85,6 +89,7 @@ impl Index {
                     term: qt.text.clone(),
                     fields,
                     score: qt.weight * self.post_impacts[slot],
+                    weak: qt.weak,
                 };
                 if qt.grouped {
                     if let Some(&(_, at)) = groups.iter().find(|(o, _)| *o == qt.origin) {

@@ -19,6 +19,9 @@ pub(super) struct QueryTerm {
     /// Other terms share this one's origin: a tool scores the best of
     /// them, not their sum (a word found in two forms is one word).
     pub(super) grouped: bool,
+    /// A general synonym (WordNet's) stands for the request's word: weak
+    /// evidence that a tool fits.
+    pub(super) weak: bool,
 }
 
 #[derive(Debug, Default)]
@@ -134,19 +137,20 @@ impl Index {
                    text: &dyn Fn() -> String,
                    q: &mut AnalyzedQuery,
                    in_sentence: &mut Vec<usize>| {
-            let idx = match q.terms.iter().position(|t| t.term == term) {
+            let (idx, set) = match q.terms.iter().position(|t| t.term == term) {
                 // A term met again at a higher weight (the request's own
                 // word after an expansion found it) takes that weight, its
                 // text and its origin.
                 Some(i) if q.terms[i].weight < weight => {
                     q.terms[i].weight = weight;
                     q.terms[i].origin = origin;
+                    q.terms[i].weak = false;
                     if with_text {
                         q.terms[i].text = text();
                     }
-                    i
+                    (i, true)
                 }
-                Some(i) => i,
+                Some(i) => (i, false),
                 None => {
                     let text = if with_text { text() } else { String::new() };
                     q.terms.push(QueryTerm {
@@ -155,13 +159,16 @@ impl Index {
                         text,
                         origin,
                         grouped: false,
+                        weak: false,
                     });
-                    q.terms.len() - 1
+                    (q.terms.len() - 1, true)
                 }
             };
             if by_sentence && !in_sentence.contains(&idx) {
                 in_sentence.push(idx);
             }
+            // The term this call gave its weight, if any.
+            set.then_some(idx)
         };
         for sentence in split_sentences(text) {
             if expansion_scale > 0.0 {
@@ -229,7 +236,11 @@ impl Index {
                                 factor *= self.params.generic_expansion;
                             }
                             let text = || format!("{w}{ARROW}{}", e.word);
-                            add(term, weight * factor, origin, &text, q, &mut in_sentence);
+                            if let Some(i) =
+                                add(term, weight * factor, origin, &text, q, &mut in_sentence)
+                            {
+                                q.terms[i].weak = e.source == Source::WordNet;
+                            }
                         }
                     }
                 }

@@ -151,3 +151,30 @@ proptest::proptest! {
         proptest::prop_assert_eq!(n, k.min(docs(&fuse(&whole, std::slice::from_ref(&part), usize::MAX)).len()));
     }
 }
+
+#[test]
+fn a_long_request_is_ranked_whole_and_given_intents_are_merged() {
+    use crate::catalog::Tool;
+    use crate::engine::Index;
+    let tools = vec![
+        Tool::new("create_directory", "Create a new directory."),
+        Tool::new("write_file", "Write text to a file."),
+        Tool::new("git_commit", "Record changes to the repository."),
+    ];
+    let index = Index::build(&tools);
+    let long = "make a folder called out and then save the report there and then \
+                commit it with a message that says the report is done for the week";
+    assert!(long.split_whitespace().count() > MAX_SPLIT_WORDS);
+    assert!(split(long).is_some());
+    assert_eq!(
+        docs(&rank(&index, long, &[], None, 3).unwrap()),
+        docs(&crate::engine::CatalogRanker::rank(&index, long, None, 3).unwrap())
+    );
+    // Given intents are merged whatever the length.
+    let given = [
+        "create a directory".to_string(),
+        "record changes".to_string(),
+    ];
+    let ranked = docs(&rank(&index, "", &given, None, 2).unwrap());
+    assert!(ranked.contains(&0) && ranked.contains(&2), "{ranked:?}");
+}
