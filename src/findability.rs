@@ -145,8 +145,17 @@ pub fn probes_of(name: &str, description: &str) -> Vec<(Source, String)> {
                 !name_stems.contains(&stemmer.stem(&bare).into_owned())
             })
             .collect();
-        // Fewer than three words left say too little to judge by.
-        let alone = (alone.len() >= 3).then(|| alone.join(" "));
+        // Fewer than three words of content left say too little to judge by.
+        let content = alone
+            .iter()
+            .filter(|w| {
+                let bare = w
+                    .trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase();
+                !bare.is_empty() && !crate::engine::analyzer::is_stop_word(&bare)
+            })
+            .count();
+        let alone = (content >= 3).then(|| alone.join(" "));
         if let Some(alone) = alone.filter(|a| *a != sentence) {
             out.push((Source::DescriptionAlone, alone));
         }

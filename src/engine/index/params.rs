@@ -158,6 +158,11 @@ pub struct Params {
     /// In a query of more words than this, expansions weigh less, in
     /// proportion: a long request already says what it needs in many words.
     pub expansion_words: usize,
+    /// A query of more words than this is not expanded at all: its words
+    /// say what it needs, and each expansion walks a term's postings
+    /// (on bfcl-dev, expanding its long requests too halved the engine's
+    /// speed and cost 0.2 points of all@10).
+    pub expansion_max_words: usize,
     /// The score of a tool whose name destroys or undoes
     /// ([`crate::engine::vocabulary::DESTRUCTIVE_WORDS`]) is multiplied by
     /// this when the request does not ask to destroy or undo anything.
@@ -193,6 +198,7 @@ impl Default for Params {
             known_word_expansion: 1.0,
             generic_expansion: 0.5,
             expansion_words: 8,
+            expansion_max_words: 12,
             unasked_destructive: 0.8,
         }
     }

@@ -119,8 +119,8 @@ impl Index {
     ) -> Vec<Vec<usize>> {
         let mut sentences = Vec::new();
         let mut buf = std::mem::take(&mut q.buf);
-        let expansion_scale = if self.params.expansion {
-            let words = text.split_whitespace().count().max(1);
+        let words = text.split_whitespace().count().max(1);
+        let expansion_scale = if self.params.expansion && words <= self.params.expansion_max_words {
             (self.params.expansion_words as f32 / words as f32).min(1.0)
         } else {
             0.0
@@ -332,7 +332,7 @@ impl Index {
         if self.params.exact_names {
             q.exact = self.exact_names(query);
         }
-        if !self.destructive.is_empty() {
+        if !self.destructive.is_empty() && self.params.unasked_destructive < 1.0 {
             let mut buf = std::mem::take(&mut q.buf);
             let mut asks = false;
             for_each_word(query, &mut buf, |w| {
