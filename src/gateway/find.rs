@@ -11,7 +11,6 @@ use serde_json::{Value, json};
 use super::answer::{error_result, json_result};
 use super::{Gateway, Snapshot};
 use crate::engine::Explanation;
-use crate::engine::intents::MAX_INTENTS;
 use crate::service::{GateMode, Reason, SearchParams};
 
 /// What one `search_tools` found.
@@ -175,48 +174,12 @@ impl Gateway {
     }
 }
 
-/// `queries`: at most [`MAX_INTENTS`] non-empty strings, or nothing.
+/// `queries`: the service's rules, named as `search_tools` arguments.
 fn search_queries(value: Option<&Value>) -> Result<Vec<String>, String> {
-    let items = match value {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Array(items)) => items,
-        Some(other) => {
-            return Err(format!(
-                "search_tools: `queries` must be an array of strings, not {}",
-                kind(other)
-            ));
-        }
-    };
-    if items.len() > MAX_INTENTS {
-        return Err(format!(
-            "search_tools: `queries` holds {} steps; at most {MAX_INTENTS}",
-            items.len()
-        ));
-    }
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, v)| match v {
-            Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
-            Value::String(_) => Err(format!("search_tools: `queries[{i}]` is empty")),
-            other => Err(format!(
-                "search_tools: `queries[{i}]` must be a string, not {}",
-                kind(other)
-            )),
-        })
-        .collect()
+    crate::service::queries_of(value).map_err(|m| format!("search_tools: {m}"))
 }
 
-pub(crate) fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub(crate) use crate::service::json_kind as kind;
 
 /// One found tool as the host gets it.
 fn found_tool(snapshot: &Snapshot, index: usize, reason: Reason, e: &Explanation) -> Value {

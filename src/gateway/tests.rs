@@ -392,7 +392,7 @@ fn search_tools_takes_the_steps_of_a_task_as_queries() {
         ),
         (
             json!({"queries": (0..17).map(|i| format!("s{i}")).collect::<Vec<_>>()}),
-            "holds 17 steps; at most 16",
+            "`queries` holds 17 items; at most 16",
         ),
     ] {
         let r = rt.block_on(g.search_tools("s", &args(bad.clone()))).result;

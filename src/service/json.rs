@@ -413,25 +413,51 @@ pub fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchParams,
 
 /// `queries`: an array of at most [`MAX_INTENTS`] strings, or nothing.
 fn queries_from_wire(value: Option<&Value>) -> Result<Vec<String>, ServiceError> {
-    let bad = |message: String| ServiceError::bad_request("invalid_queries", message);
+    queries_of(value).map_err(|m| ServiceError::bad_request("invalid_queries", m))
+}
+
+/// A request's `queries` (the wire's, `search_tools`'): at most
+/// [`MAX_INTENTS`] non-empty strings, or nothing; the message names the
+/// bad item and what it is.
+pub fn queries_of(value: Option<&Value>) -> Result<Vec<String>, String> {
     let items = match value {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
-        Some(_) => return Err(bad("queries must be an array of strings".into())),
+        Some(other) => {
+            return Err(format!(
+                "`queries` must be an array of strings, not {}",
+                json_kind(other)
+            ));
+        }
     };
     if items.len() > MAX_INTENTS {
-        return Err(bad(format!(
-            "queries holds {} strings; at most {MAX_INTENTS} are accepted",
+        return Err(format!(
+            "`queries` holds {} items; at most {MAX_INTENTS}",
             items.len()
-        )));
+        ));
     }
     items
         .iter()
         .enumerate()
         .map(|(i, v)| match v {
             Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
-            Value::String(_) => Err(bad(format!("queries[{i}] is empty"))),
-            _ => Err(bad(format!("queries[{i}] must be a string"))),
+            Value::String(_) => Err(format!("`queries[{i}]` is empty")),
+            other => Err(format!(
+                "`queries[{i}]` must be a string, not {}",
+                json_kind(other)
+            )),
         })
         .collect()
+}
+
+/// What a JSON value is, for messages: "a string", "an array", ...
+pub fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }

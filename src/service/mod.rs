@@ -43,7 +43,7 @@ use cache::Lru;
 use sessions::Sessions;
 
 pub use answer::{Answer, to_wire};
-pub use json::{PendingSession, Ready, params_from_wire};
+pub use json::{PendingSession, Ready, json_kind, params_from_wire, queries_of};
 pub use recognise::{BodyReader, ReadBody};
 pub use refine::{GateMode, HeldBack, gate_keeps};
 pub use stats::{CacheBytes, ServiceStats};

@@ -247,3 +247,69 @@ fn omit_always_load_and_each_give_the_gateways_answer_through_the_service() {
         .unwrap();
     assert_eq!(names(&c, &with_always), ["whoami", "get_weather"]);
 }
+
+#[test]
+fn queries_on_the_wire_are_ranked_and_merged_and_checked() {
+    let service = Service::new(ServiceConfig::default());
+    let tools = r#"[{"name": "get_weather", "description": "Current weather and forecast for a city"},
+                    {"name": "convert_currency", "description": "Convert an amount of money between currencies"},
+                    {"name": "create_issue", "description": "Open an issue in a GitHub repository"}]"#;
+    let body = |rest: &str| format!(r#"{{"tools": {tools}, "query": "", {rest}}}"#);
+    let wire = service
+        .tool_search_json(
+            body(
+                r#""queries": ["weather in Oslo", "convert 20 dollars to euros"], "max_tools": 2"#,
+            )
+            .as_bytes(),
+            None,
+        )
+        .unwrap();
+    let mut names: Vec<&str> = wire.tools.iter().map(|t| t.tool.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["convert_currency", "get_weather"]);
+    for (rest, message) in [
+        (
+            r#""queries": "weather""#,
+            "`queries` must be an array of strings, not a string",
+        ),
+        (
+            r#""queries": ["weather", 3]"#,
+            "`queries[1]` must be a string, not a number",
+        ),
+        (r#""queries": ["weather", ""]"#, "`queries[1]` is empty"),
+    ] {
+        let e = service
+            .tool_search_json(body(rest).as_bytes(), None)
+            .unwrap_err();
+        assert_eq!(
+            (e.status, e.code, e.message.as_str()),
+            (400, "invalid_queries", message)
+        );
+    }
+    let many: Vec<String> = (0..17).map(|i| format!("\"step {i}\"")).collect();
+    let e = service
+        .tool_search_json(
+            body(&format!(r#""queries": [{}]"#, many.join(","))).as_bytes(),
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(e.message, "`queries` holds 17 items; at most 16");
+    // The body a client sends carries them.
+    let params = SearchParams {
+        query: "x".into(),
+        queries: vec!["a".into()],
+        gate: Some(true),
+        gate_mode: GateMode::Each,
+        omit_always_load: true,
+        ..SearchParams::default()
+    };
+    let c = catalog();
+    let sent = serde_json::to_value(params.body(&c)).unwrap();
+    assert_eq!(sent["queries"], serde_json::json!(["a"]));
+    assert_eq!(sent["gate"], "each");
+    assert_eq!(sent["omit_always_load"], true);
+    let plain = serde_json::to_value(SearchParams::default().body(&c)).unwrap();
+    for key in ["queries", "gate", "omit_always_load"] {
+        assert!(plain.get(key).is_none(), "{key} sent by default");
+    }
+}
