@@ -206,6 +206,20 @@ pub fn minilm_dir() -> PathBuf {
     dir
 }
 
+/// A hub cache (`$HOME_DIR/hub`, for `HF_HOME`) that holds the default
+/// model, made of links to the model directory the tests use.
+pub fn hub_with_the_default_model(home: &std::path::Path) {
+    let repo = home.join("hub/models--sentence-transformers--all-MiniLM-L6-v2");
+    let snapshot = repo.join("snapshots/0123456789abcdef");
+    std::fs::create_dir_all(&snapshot).unwrap();
+    std::fs::create_dir_all(repo.join("refs")).unwrap();
+    std::fs::write(repo.join("refs/main"), "0123456789abcdef").unwrap();
+    for entry in std::fs::read_dir(minilm_dir()).unwrap() {
+        let entry = entry.unwrap();
+        std::os::unix::fs::symlink(entry.path(), snapshot.join(entry.file_name())).unwrap();
+    }
+}
+
 /// The strings of a JSON array of names (a test fails on anything else).
 pub fn names(v: &serde_json::Value) -> Vec<&str> {
     v.as_array()

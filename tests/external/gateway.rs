@@ -440,3 +440,48 @@ fn fifty_http_sessions_keep_their_own_breakers_and_found_tools() {
         );
     }
 }
+
+/// With no ranker and no provider named, the gateway ranks with hybrid when
+/// the hub cache holds the default model, and says so; without it, BM25F.
+#[test]
+fn the_gateway_ranks_with_hybrid_when_the_hub_cache_holds_the_default_model() {
+    let home = tempfile::tempdir().unwrap();
+    crate::common::hub_with_the_default_model(home.path());
+    let empty = tempfile::tempdir().unwrap();
+    let time = time_bin();
+    let dry_run = |hf_home: &std::path::Path, extra: &[&str]| {
+        let mut args = vec![
+            "gateway",
+            "--mcp-stdio",
+            time.as_str(),
+            "--dry-run",
+            "--mcp-timeout",
+            "60",
+        ];
+        args.extend(extra);
+        let out = crate::common::bin()
+            .args(&args)
+            .env("HF_HOME", hf_home)
+            .env("XDG_CONFIG_HOME", empty.path())
+            .env_remove("TOOLSIFT_CONFIG")
+            .env_remove("TOOLSIFT_EMBEDDINGS_LOCAL")
+            .env_remove("TOOLSIFT_EMBEDDINGS_URL")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let with_model = dry_run(home.path(), &[]);
+    assert!(
+        with_model
+            .contains("search_tools ranks with hybrid (sentence-transformers/all-MiniLM-L6-v2"),
+        "{with_model}"
+    );
+    assert!(!dry_run(empty.path(), &[]).contains("ranks with hybrid"));
+    // A ranker named is kept.
+    assert!(!dry_run(home.path(), &["--ranker", "bm25"]).contains("ranks with hybrid"));
+}

@@ -525,24 +525,10 @@ fn the_detail_scrolls_to_its_end_and_back_in_a_real_terminal() {
     assert!(status.success(), "exit status {status:?}");
 }
 
-/// A hub cache (`$HF_HOME/hub`) that holds the default model, made from the
-/// model directory the tests use.
-fn hub_with_the_default_model(home: &std::path::Path) {
-    let repo = home.join("hub/models--sentence-transformers--all-MiniLM-L6-v2");
-    let snapshot = repo.join("snapshots/0123456789abcdef");
-    std::fs::create_dir_all(&snapshot).unwrap();
-    std::fs::create_dir_all(repo.join("refs")).unwrap();
-    std::fs::write(repo.join("refs/main"), "0123456789abcdef").unwrap();
-    for entry in std::fs::read_dir(common::minilm_dir()).unwrap() {
-        let entry = entry.unwrap();
-        std::os::unix::fs::symlink(entry.path(), snapshot.join(entry.file_name())).unwrap();
-    }
-}
-
 #[test]
 fn with_the_default_model_in_the_hub_cache_the_explorer_ranks_with_hybrid() {
     let home = tempfile::tempdir().unwrap();
-    hub_with_the_default_model(home.path());
+    common::hub_with_the_default_model(home.path());
     let cache = tempfile::tempdir().unwrap();
     let catalog = common::fixture("paraphrase.json");
     let mut tty = Tty::spawn_with(
