@@ -78,13 +78,13 @@ pub const GENERIC_WORDS: &[&str] = &[
     "any",
 ];
 
-static GENERIC_STEMS: LazyLock<HashSet<String>> = LazyLock::new(|| {
+/// The stems of `words`, for lookups of a word in any form.
+fn stems<'a>(words: impl Iterator<Item = &'a &'a str>) -> HashSet<String> {
     let stemmer = Stemmer::default();
-    GENERIC_WORDS
-        .iter()
-        .map(|w| stemmer.stem(w).into_owned())
-        .collect()
-});
+    words.map(|w| stemmer.stem(w).into_owned()).collect()
+}
+
+static GENERIC_STEMS: LazyLock<HashSet<String>> = LazyLock::new(|| stems(GENERIC_WORDS.iter()));
 
 /// Words of a tool's name that say it destroys or undoes something. Of two
 /// tools that match a request alike, the one whose name says so comes
@@ -133,22 +133,11 @@ pub const UNDO_WORDS: &[&str] = &[
     "ditch",
 ];
 
-static DESTRUCTIVE_STEMS: LazyLock<HashSet<String>> = LazyLock::new(|| {
-    let stemmer = Stemmer::default();
-    DESTRUCTIVE_WORDS
-        .iter()
-        .map(|w| stemmer.stem(w).into_owned())
-        .collect()
-});
+static DESTRUCTIVE_STEMS: LazyLock<HashSet<String>> =
+    LazyLock::new(|| stems(DESTRUCTIVE_WORDS.iter()));
 
-static UNDO_STEMS: LazyLock<HashSet<String>> = LazyLock::new(|| {
-    let stemmer = Stemmer::default();
-    DESTRUCTIVE_WORDS
-        .iter()
-        .chain(UNDO_WORDS)
-        .map(|w| stemmer.stem(w).into_owned())
-        .collect()
-});
+static UNDO_STEMS: LazyLock<HashSet<String>> =
+    LazyLock::new(|| stems(DESTRUCTIVE_WORDS.iter().chain(UNDO_WORDS)));
 
 /// Whether `stem` is the stem of one of [`DESTRUCTIVE_WORDS`] (a tool's
 /// name word).

@@ -331,16 +331,8 @@ fn rank_of(ranked: &[&str], group: &[String]) -> Option<usize> {
 fn loaded_fits(ranker: &dyn CatalogRanker, gate: &Gate, query: &str, hits: &[Hit]) -> bool {
     let loaded = &hits[..hits.len().min(crate::service::DEFAULT_MAX_TOOLS as usize)];
     let docs: Vec<usize> = loaded.iter().map(|h| h.doc).collect();
-    let fits: Vec<crate::engine::Fit> = ranker
-        .explain(query, None, &docs)
-        .iter()
-        .zip(loaded)
-        .map(|(e, h)| {
-            let mut fit = gate.judge(e);
-            fit.fits |= h.exact;
-            fit
-        })
-        .collect();
+    let explained = ranker.explain(query, None, &docs);
+    let fits = crate::service::fits_of(gate, explained.iter().zip(loaded.iter().map(|h| h.exact)));
     crate::service::gate_keeps(&fits, crate::service::GateMode::Any).is_some()
 }
 

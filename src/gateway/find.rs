@@ -67,7 +67,7 @@ impl Gateway {
                 };
             }
         };
-        let found: Vec<_> = outcome.tools.iter().collect();
+        let found = &outcome.tools;
         let names: Vec<String> = found
             .iter()
             .map(|t| snapshot.catalog.tools()[t.index].name.clone())

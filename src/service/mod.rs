@@ -45,7 +45,7 @@ use sessions::Sessions;
 pub use answer::{Answer, to_wire};
 pub use json::{PendingSession, Ready, json_kind, params_from_wire, queries_of};
 pub use recognise::{BodyReader, ReadBody};
-pub use refine::{GateMode, HeldBack, gate_keeps};
+pub use refine::{GateMode, HeldBack, fits_of, gate_keeps};
 pub use stats::{CacheBytes, ServiceStats};
 
 /// `max_tools` when a request gives none (CONTRACT §4: server default 8).

@@ -95,6 +95,22 @@ impl GateMode {
     }
 }
 
+/// How well each searched tool fits, best first: its explanation judged by
+/// `gate`, a tool the request names exactly always fitting. What the service
+/// and eval both judge an answer by.
+pub fn fits_of<'a>(
+    gate: &Gate,
+    tools: impl Iterator<Item = (&'a crate::engine::Explanation, bool)>,
+) -> Vec<Fit> {
+    tools
+        .map(|(explanation, exact)| {
+            let mut fit = gate.judge(explanation);
+            fit.fits |= exact;
+            fit
+        })
+        .collect()
+}
+
 /// Which of `fits` (the searched tools' fits, best first) an answer keeps
 /// under `mode`: `None` when none fits (the answer is "no tool fits").
 pub fn gate_keeps(fits: &[Fit], mode: GateMode) -> Option<Vec<bool>> {
@@ -123,15 +139,12 @@ pub fn gate(
     if tools.len() <= always {
         return Verdict::default();
     }
-    let fits: Vec<Fit> = tools[always..]
-        .iter()
-        .map(|t| {
-            let mut fit = gate.judge(&t.explanation);
-            // A tool the request names is what was asked for.
-            fit.fits |= t.reason == super::Reason::ExactName;
-            fit
-        })
-        .collect();
+    let fits = fits_of(
+        gate,
+        tools[always..]
+            .iter()
+            .map(|t| (&t.explanation, t.reason == super::Reason::ExactName)),
+    );
     let best = fits.iter().find(|f| f.fits).or(fits.first()).copied();
     if !apply {
         return Verdict {
