@@ -8,8 +8,10 @@
 //! - **lexical evidence**: each distinct request word the tool matched counts
 //!   1, and 1 more when it is in the tool's name; a generic word of tool
 //!   vocabulary ("get", "list", "data", ...) counts 0.5 wherever it is, and
-//!   numbers and two-word phrases count nothing (they only repeat words
-//!   already counted). A tool the request names exactly always fits.
+//!   numbers (in digits or words) and two-word phrases count nothing (they only repeat words
+//!   already counted). A word few tools of the catalog have (rare by
+//!   document frequency) counts 1.5 in a tool's description: one specific
+//!   word there is enough. A tool the request names exactly always fits.
 //! - **dense similarity** (the `embeddings` and `hybrid` rankers): the
 //!   cosine of the request and the tool's text; either signal is enough.
 //!
@@ -90,6 +92,16 @@ pub struct Fit {
     pub fits: bool,
 }
 
+/// Numbers written as words: like digits, no evidence of a tool.
+const NUMBER_WORDS: &[&str] = &[
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "twenty", "hundred", "thousand", "million", "billion",
+];
+
+/// The evidence of a rare word ([`TermMatch::rare`]) in a tool's
+/// description: specific enough to fit on its own.
+pub const RARE_IN_DESCRIPTION: f32 = 1.5;
+
 /// The lexical evidence of `matches` (one tool's matched request terms).
 pub fn evidence(matches: &[TermMatch]) -> f32 {
     let mut seen: Vec<String> = Vec::new();
@@ -101,7 +113,10 @@ pub fn evidence(matches: &[TermMatch]) -> f32 {
                 .term
                 .split_once(super::vocabulary::ARROW)
                 .map_or(m.term.as_str(), |(_, to)| to);
-            if word.contains(' ') || word.chars().all(|c| c.is_ascii_digit()) {
+            if word.contains(' ')
+                || word.chars().all(|c| c.is_ascii_digit())
+                || NUMBER_WORDS.contains(&word.to_lowercase().as_str())
+            {
                 continue;
             }
             let stem = stemmer.stem(word).into_owned();
@@ -112,6 +127,8 @@ pub fn evidence(matches: &[TermMatch]) -> f32 {
                 0.5
             } else if m.fields.contains(&super::Field::Name) {
                 2.0
+            } else if m.rare && m.fields.contains(&super::Field::Description) {
+                RARE_IN_DESCRIPTION
             } else {
                 1.0
             };
@@ -132,6 +149,7 @@ mod tests {
             fields: fields.to_vec(),
             score: 1.0,
             weak: false,
+            rare: false,
         }
     }
 
@@ -197,6 +215,38 @@ mod tests {
         assert_eq!(
             (weak.fits, weak.evidence, weak.cosine),
             (false, 0.5, Some(0.1))
+        );
+    }
+
+    #[test]
+    fn a_rare_word_in_the_description_fits_alone_but_not_in_a_parameter_or_as_a_number() {
+        use Field::*;
+        let gate = Gate::for_ranker(Ranker::Bm25, 0.5);
+        let rare = |term: &str, fields: &[Field]| TermMatch {
+            rare: true,
+            ..m(term, fields)
+        };
+        assert!(
+            gate.judge(&explained(vec![rare("rename", &[Description])], None))
+                .fits
+        );
+        assert_eq!(evidence(&[rare("rename", &[Description])]), 1.5);
+        // Rare in a parameter's text only, rare but generic, rare but weak
+        // (a general synonym), or a number: not enough.
+        assert!(
+            !gate
+                .judge(&explained(vec![rare("boston", &[ParamDescription])], None))
+                .fits
+        );
+        assert_eq!(evidence(&[rare("list", &[Description])]), 0.5);
+        let weak = TermMatch {
+            weak: true,
+            ..rare("photo", &[Description])
+        };
+        assert_eq!(evidence(&[weak]), 0.5);
+        assert_eq!(
+            evidence(&[rare("two", &[Description]), rare("Twelve", &[Name])]),
+            0.0
         );
     }
 }

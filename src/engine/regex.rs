@@ -254,6 +254,7 @@ impl CatalogRanker for RegexRanker {
                             fields: vec![field],
                             score: best + 1.0,
                             weak: false,
+                            rare: false,
                         });
                     }
                 }

@@ -162,6 +162,7 @@ impl WireMatch {
                 .collect(),
             // The wire does not say; a remote service judged it already.
             weak: false,
+            rare: false,
             score: self.score as f32,
         }
     }

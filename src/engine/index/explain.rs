@@ -19,6 +19,20 @@ pub struct TermMatch {
     /// word or a tool word for it: weak evidence that the tool fits.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub weak: bool,
+    /// The matched word is rare in this catalog (at most one tool in
+    /// [`RARE_SHARE`] has it): specific evidence that the tool fits.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rare: bool,
+}
+
+/// A word held by at most one tool in this many is rare (see
+/// [`TermMatch::rare`]). A catalog of fewer tools has no rare words: how
+/// many of a handful of tools hold a word says nothing of the word.
+pub const RARE_SHARE: usize = 20;
+
+/// Whether a word held by `df` of `n` tools is rare.
+pub fn is_rare(df: usize, n: usize) -> bool {
+    df >= 1 && n >= RARE_SHARE && df * RARE_SHARE <= n
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
@@ -90,6 +104,7 @@ impl Index {
                     fields,
                     score: qt.weight * self.post_impacts[slot],
                     weak: qt.weak,
+                    rare: is_rare(range.len(), self.n_docs),
                 };
                 if qt.grouped {
                     if let Some(&(_, at)) = groups.iter().find(|(o, _)| *o == qt.origin) {

@@ -474,3 +474,45 @@ fn a_tools_server_and_what_it_says_of_itself_are_searched() {
         .collect();
     assert!(Index::build(&bare).search("remember", None, 3).is_empty());
 }
+
+#[test]
+fn a_word_few_tools_hold_is_rare_in_a_catalog_large_enough_to_tell() {
+    use super::explain::is_rare;
+    let mut tools: Vec<Tool> = (0..40)
+        .map(|i| {
+            tool(
+                &format!("tool_{i}"),
+                "Read a file from the disk.",
+                Value::Null,
+            )
+        })
+        .collect();
+    tools.push(tool(
+        "move_file",
+        "Move or shred files on the disk.",
+        Value::Null,
+    ));
+    let index = Index::build(&tools);
+    let e = index.explain("shred the disk", None, 40);
+    let rare: Vec<(&str, bool)> = e
+        .matches
+        .iter()
+        .map(|m| (m.term.as_str(), m.rare))
+        .collect();
+    assert_eq!(rare, [("shred", true), ("disk", false)]);
+    // The same words in a catalog of a few tools say nothing.
+    let few = Index::build(&tools[38..]);
+    assert!(
+        few.explain("shred", None, 2)
+            .matches
+            .iter()
+            .all(|m| !m.rare)
+    );
+    assert!(
+        is_rare(1, 20)
+            && is_rare(5, 100)
+            && !is_rare(6, 100)
+            && !is_rare(1, 19)
+            && !is_rare(0, 100)
+    );
+}
