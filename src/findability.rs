@@ -23,6 +23,9 @@ use crate::catalog::Catalog;
 use crate::engine::analyzer::name_words;
 use crate::search::{Reason, SearchError, SearchRequest, Searcher};
 
+/// The top `k` that counts as found, unless asked otherwise.
+pub const DEFAULT_K: usize = 3;
+
 /// A description request holds at most this many words.
 pub const DESCRIPTION_WORDS: usize = 20;
 
@@ -67,6 +70,9 @@ pub struct Probe {
 /// One tool's audit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolAudit {
+    /// The tool's place in the catalog.
+    #[serde(skip)]
+    pub index: usize,
     pub name: String,
     pub probes: Vec<Probe>,
     /// Some request brings it into the top `k`.
@@ -74,6 +80,49 @@ pub struct ToolAudit {
     /// Another tool came first for every request.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shadowed_by: Option<String>,
+}
+
+impl Probe {
+    /// Where the tool came: `3rd`, or `below 20th`.
+    pub fn place(&self) -> String {
+        use crate::search::why::ordinal;
+        match self.rank {
+            Some(r) => ordinal(r),
+            None => format!("below {}", ordinal(DEPTH as usize)),
+        }
+    }
+}
+
+impl ToolAudit {
+    /// Found, but what its description says without the name's words does
+    /// not bring it into the top `k`: the request that does, if any.
+    fn name_only(&self, k: usize) -> Option<&Probe> {
+        self.probes
+            .iter()
+            .find(|p| p.source == Source::DescriptionAlone)
+            .filter(|p| self.found && p.rank.is_none_or(|r| r > k))
+    }
+
+    /// Found from its own words, shadowed by none, and not by its name only.
+    pub fn well_found(&self, k: usize) -> bool {
+        self.found && self.shadowed_by.is_none() && self.name_only(k).is_none()
+    }
+
+    /// The audit in one sentence, for the top `k` (names unescaped).
+    pub fn verdict(&self, k: usize) -> String {
+        if !self.found {
+            format!("not found: no request made of its own words brings it into the top {k}")
+        } else if let Some(other) = &self.shadowed_by {
+            format!("shadowed: {other} comes first for what its description says")
+        } else if let Some(p) = self.name_only(k) {
+            format!(
+                "by its name only: its description without the name's words puts it {}",
+                p.place()
+            )
+        } else {
+            format!("found by its own words (top {k})")
+        }
+    }
 }
 
 /// The audit of a catalog.
@@ -96,12 +145,27 @@ impl Audit {
     /// description says without those words does not bring them into the
     /// top `k`.
     pub fn name_only(&self) -> impl Iterator<Item = &ToolAudit> {
-        self.tools.iter().filter(|t| {
-            t.found
-                && t.probes.iter().any(|p| {
-                    p.source == Source::DescriptionAlone && p.rank.is_none_or(|r| r > self.k)
-                })
-        })
+        self.tools.iter().filter(|t| t.name_only(self.k).is_some())
+    }
+
+    /// Each catalog tool's audit, by its place in the catalog (`None` for
+    /// an always-load tool), for a catalog of `len` tools.
+    pub fn by_index(&self, len: usize) -> Vec<Option<ToolAudit>> {
+        let mut out = vec![None; len];
+        for t in &self.tools {
+            if let Some(slot) = out.get_mut(t.index) {
+                *slot = Some(t.clone());
+            }
+        }
+        out
+    }
+
+    /// Tools hard to find: not found, or shadowed by another.
+    pub fn hard_to_find(&self) -> usize {
+        self.tools
+            .iter()
+            .filter(|t| !t.found || t.shadowed_by.is_some())
+            .count()
     }
 
     pub fn shadowed(&self) -> impl Iterator<Item = &ToolAudit> {
@@ -240,6 +304,7 @@ pub fn audit(
             _ => None,
         };
         tools.push(ToolAudit {
+            index,
             name: tool.name.clone(),
             probes,
             found,

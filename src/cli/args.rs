@@ -425,7 +425,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub findability: bool,
     /// With --findability: the top K that counts as found.
-    #[arg(long, value_name = "K", default_value_t = 3, requires = "findability", value_parser = clap::value_parser!(u64).range(1..=20))]
+    #[arg(long, value_name = "K", default_value_t = toolsift::findability::DEFAULT_K as u64, requires = "findability", value_parser = clap::value_parser!(u64).range(1..=20))]
     pub findability_k: u64,
     /// With --findability: the ranker searched with (default bm25).
     #[arg(long, value_name = "RANKER", requires = "findability", help = choices(&Ranker::WORDS))]

@@ -88,6 +88,9 @@ pub struct App {
     /// Per-tool count of what `toolsift check` warns about (counted off
     /// the UI thread as the explorer starts; empty until then).
     lints: Vec<u16>,
+    /// Each tool's findability audit, by catalog place (audited off the UI
+    /// thread once the ranker is warm; empty until then).
+    findability: Vec<Option<crate::findability::ToolAudit>>,
     focus: Focus,
     /// Where leaving the query box returns to.
     last_list: Focus,
@@ -146,6 +149,7 @@ impl App {
             handle,
             costs: None,
             lints: Vec::new(),
+            findability: Vec::new(),
             focus: Focus::Catalog,
             last_list: Focus::Catalog,
             popup: None,
@@ -230,12 +234,10 @@ impl App {
                 self.costs_ready(basis, costs);
                 self.warmed(warm::Warmed::Costs)
             }
-            Msg::Warmed { lints } => {
-                // Off the UI thread: 10,000 tools take a few hundred ms.
-                if lints.len() == self.catalog.len() {
-                    self.lints = lints;
-                }
-                self.warmed(warm::Warmed::Ranker)
+            Msg::Warmed { lints } => self.ranker_warmed(lints),
+            Msg::Audited { audit } => {
+                self.audited(audit);
+                Vec::new()
             }
             Msg::Status(message) => {
                 self.status = Some(message);

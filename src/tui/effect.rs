@@ -69,6 +69,11 @@ pub enum Msg {
     Warmed {
         lints: Vec<u16>,
     },
+    /// The findability audit of the catalog (`Effect::Audit`): none when
+    /// its searches failed (a catalog too large for the service).
+    Audited {
+        audit: Option<Arc<crate::findability::Audit>>,
+    },
     /// A message for the status line (a copy, a pager come back).
     Status(String),
     /// The provider's count of `set` (`Effect::Count`), or why it failed.
@@ -136,6 +141,9 @@ pub enum Effect {
     /// Build what the first search of `catalog` needs (the BM25F index)
     /// before it is asked for, and lint its tools; answers `Msg::Warmed`.
     Warm { catalog: Arc<Catalog> },
+    /// Audit whether each tool is found from its own words (`toolsift check
+    /// --findability`, BM25F); answers `Msg::Audited`.
+    Audit { catalog: Arc<Catalog> },
     /// Put `text` (`what`, for the message) on the clipboard through the
     /// terminal; `instead` says what to do when it cannot be. The loop
     /// writes it between frames; answers `Msg::Status`.
@@ -271,6 +279,25 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
                 })
                 .collect();
             Msg::Warmed { lints }
+        }
+        Effect::Audit { catalog } => {
+            // Words only, on a service of its own: the searches are
+            // neither the user's (no session, no figures) nor sent to a
+            // remote service (three requests a tool).
+            let searcher = Searcher::embedded();
+            let request = SearchRequest {
+                ranker: Some(crate::engine::Ranker::Bm25),
+                ..Default::default()
+            };
+            let audit = crate::findability::audit(
+                &searcher,
+                &catalog,
+                &request,
+                crate::findability::DEFAULT_K,
+            );
+            Msg::Audited {
+                audit: audit.ok().map(Arc::new),
+            }
         }
         Effect::Count {
             counter,

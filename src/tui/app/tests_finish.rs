@@ -366,3 +366,41 @@ fn tools_check_warns_about_are_marked_once_counted_off_the_ui_thread() {
         .filter(|r| r.contains("bad name with spaces") && r.contains('!'));
     assert_eq!(marked.count(), 1, "{rows:#?}");
 }
+
+#[test]
+fn tools_hard_to_find_from_their_own_words_are_marked_and_the_detail_says_why() {
+    use crate::catalog::{Catalog, Tool};
+    let tools = vec![
+        Tool::new("send_email", "Send an email to a recipient."),
+        Tool::new("post_letter", "Send an email to a recipient."),
+        Tool::new("read_file", "Read a file from the disk."),
+        Tool::new("get_weather", "Current weather for a city."),
+    ];
+    let catalog = Arc::new(Catalog::new("findability", tools).unwrap());
+    let (mut app, effects) = super::tests::demo_setup(|s| s.catalog = catalog);
+    assert_eq!(app.tools_hard_to_find(), 0);
+    // The warm-up asks for the audit, which runs off the UI thread.
+    app.settle(effects);
+    assert!(!app.hard_to_find(0) && app.hard_to_find(1));
+    assert_eq!(app.tools_hard_to_find(), 1);
+    let audit = app.findability_of(1).expect("audited");
+    assert_eq!(audit.shadowed_by.as_deref(), Some("send_email"));
+    app.update(Msg::Resize(120, 35));
+    let rows = draw(&app);
+    assert!(rows[0].contains("· 1 hard to find ·"), "{:?}", rows[0]);
+    let marked: Vec<&String> = rows.iter().filter(|r| r.contains("post_letter")).collect();
+    // The mark is the row's last column, inside the pane's border.
+    assert!(marked.iter().any(|r| r.contains("● ?┃")), "{rows:#?}");
+    assert!(
+        !rows
+            .iter()
+            .any(|r| r.contains("send_email") && r.contains("?┃"))
+    );
+    // The detail of the shadowed tool says by which, and where each
+    // request put it.
+    app.update(Msg::Resize(200, 60));
+    let rows = key(&mut app, KeyCode::Down).join("\n");
+    assert!(rows.contains("findability: shadowed: send_email"), "{rows}");
+    assert!(rows.contains("name: 1st \"post letter\""), "{rows}");
+    assert!(rows.contains("(first: send_email)"), "{rows}");
+}

@@ -240,6 +240,26 @@ impl App {
         self.lints.get(index).copied().unwrap_or(0)
     }
 
+    /// Tool `index`'s findability audit, once made (none for an always-load
+    /// tool).
+    pub fn findability_of(&self, index: usize) -> Option<&crate::findability::ToolAudit> {
+        self.findability.get(index)?.as_ref()
+    }
+
+    /// Whether tool `index` is hard to find from its own words: not in the
+    /// top [`crate::findability::DEFAULT_K`], or shadowed by another tool.
+    pub fn hard_to_find(&self, index: usize) -> bool {
+        self.findability_of(index)
+            .is_some_and(|a| !a.found || a.shadowed_by.is_some())
+    }
+
+    /// Tools hard to find ([`App::hard_to_find`]).
+    pub fn tools_hard_to_find(&self) -> usize {
+        (0..self.findability.len())
+            .filter(|&i| self.hard_to_find(i))
+            .count()
+    }
+
     /// Tools with a warning.
     pub fn tools_with_lints(&self) -> usize {
         self.lints.iter().filter(|&&n| n > 0).count()

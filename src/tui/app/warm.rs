@@ -2,6 +2,7 @@
 //! index, so both are built off the UI thread as the explorer opens (in
 //! parallel, while the first frame is drawn), and the first search is sent
 //! once they are in: it finds them cached and answers as fast as the next.
+//! The findability audit follows the ranker, off the UI thread too.
 
 use super::App;
 use crate::tui::effect::Effect;
@@ -40,6 +41,30 @@ impl App {
                 catalog: self.catalog.clone(),
             },
         ]
+    }
+
+    /// The ranker is built and the tools linted (off the UI thread: 10,000
+    /// tools take a few hundred ms): the first search if the counts are in
+    /// too, and the findability audit.
+    pub(super) fn ranker_warmed(&mut self, lints: Vec<u16>) -> Vec<Effect> {
+        if lints.len() == self.catalog.len() {
+            self.lints = lints;
+        }
+        let mut effects = self.warmed(Warmed::Ranker);
+        if !self.catalog.is_empty() {
+            effects.push(Effect::Audit {
+                catalog: self.catalog.clone(),
+            });
+        }
+        effects
+    }
+
+    /// The findability audit came in (none: its searches failed, and no
+    /// tool is marked).
+    pub(super) fn audited(&mut self, audit: Option<std::sync::Arc<crate::findability::Audit>>) {
+        if let Some(audit) = audit {
+            self.findability = audit.by_index(self.catalog.len());
+        }
     }
 
     /// `part` came in: once both have, the first search (of the empty

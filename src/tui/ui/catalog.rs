@@ -180,9 +180,16 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         spans.extend([
             Span::styled(if initial { "●" } else { " " }, theme.initial),
             Span::styled(if selected { "◆" } else { " " }, theme.selected),
-            // What `toolsift check` warns about (the detail says what).
-            Span::styled(if app.lints_of(index) > 0 { "!" } else { " " }, theme.error),
         ]);
+        // What `toolsift check` warns about, else a tool hard to find from
+        // its own words (the detail says what).
+        spans.push(if app.lints_of(index) > 0 {
+            Span::styled("!", theme.error)
+        } else if app.hard_to_find(index) {
+            Span::styled("?", theme.key)
+        } else {
+            Span::raw(" ")
+        });
         lines.push(row(spans, current && focused, theme));
     }
     f.render_widget(Paragraph::new(lines), inner);

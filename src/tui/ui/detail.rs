@@ -127,6 +127,43 @@ fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
 /// Where the tool stood in the current search: loaded or not, and why
 /// (its rank against the cap, the request's words it matched and those
 /// it did not).
+/// Whether the tool is found from its own words (`toolsift check
+/// --findability`): the verdict, and where each request put it.
+fn findability_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
+    let Some(audit) = app.findability_of(index) else {
+        return Vec::new();
+    };
+    if app.tool(index).always_load {
+        return Vec::new();
+    }
+    let k = crate::findability::DEFAULT_K;
+    let hard = app.hard_to_find(index);
+    let mut lines = vec![Line::from(vec![
+        Span::styled("findability: ", theme.key),
+        Span::styled(
+            escape(&audit.verdict(k)).into_owned(),
+            if hard { theme.error } else { theme.dim },
+        ),
+    ])];
+    // A tool its own words find needs no more than the verdict.
+    if audit.well_found(k) {
+        return lines;
+    }
+    for p in &audit.probes {
+        let first = p
+            .first
+            .as_deref()
+            .filter(|_| p.rank != Some(1))
+            .map(|f| format!(" (first: {})", escape(f)))
+            .unwrap_or_default();
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {}: ", p.source.label()), theme.dim),
+            Span::raw(format!("{} \"{}\"{first}", p.place(), escape(&p.query))),
+        ]));
+    }
+    lines
+}
+
 fn standing_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
     let Some(standing) = app.search().standing.as_ref() else {
         return Vec::new();
@@ -275,6 +312,7 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::raw(escape(&lint.message).into_owned()),
         ]));
     }
+    lines.extend(findability_lines(app, index, theme));
     lines.extend(standing_lines(app, index, theme));
     if let Some(hit) = hit {
         lines.push(Line::from(""));

@@ -69,10 +69,15 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         sources: escape(app.sources()).into_owned(),
         tools: count(c.len() as u64, "tool", "tools"),
         always: format!("{always} always-load"),
-        lints: match app.tools_with_lints() {
-            0 => None,
-            n => Some(format!(
+        lints: match (app.tools_with_lints(), app.tools_hard_to_find()) {
+            (0, 0) => None,
+            (n, 0) => Some(format!(
                 "⚠ {}",
+                count(n as u64, "tool warned", "tools warned")
+            )),
+            (0, h) => Some(format!("{h} hard to find")),
+            (n, h) => Some(format!(
+                "⚠ {}, {h} hard to find",
                 count(n as u64, "tool warned", "tools warned")
             )),
         },
