@@ -45,6 +45,11 @@ pub enum Hidden {
     /// Select a glyph's variant (U+FE00 to U+FE0F, U+E0100 to U+E01EF,
     /// U+180B to U+180D, U+180F); runs of them can carry any bytes.
     VariationSelector,
+    /// C0 and C1 control characters and DEL (an ANSI escape sequence
+    /// starts with one): a terminal acts on them, a reader never sees them.
+    /// Not a [`hidden`] class (those are escaped as every unsafe character
+    /// is); a catalog's lint and the gateway look for them apart.
+    Control,
 }
 
 impl Hidden {
@@ -55,6 +60,7 @@ impl Hidden {
             Hidden::Bidi => "bidirectional controls",
             Hidden::Invisible => "zero-width or invisible characters",
             Hidden::VariationSelector => "variation selectors",
+            Hidden::Control => "control characters",
         }
     }
 }

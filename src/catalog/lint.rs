@@ -2,11 +2,13 @@
 //! provider rejecting a name, a model guessing at an undocumented tool, text
 //! a model reads but a reviewer cannot see).
 
+mod clean;
 mod hidden;
 
 use std::fmt;
 
 use super::{Catalog, Tool};
+pub use clean::{clean_tool, strip_json, strip_prose};
 pub use hidden::{Finding, findings as hidden_text, spell as spell_tags};
 
 /// A tool whose provider definition is larger than this many bytes of compact

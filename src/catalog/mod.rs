@@ -24,7 +24,10 @@ use serde_json::value::RawValue;
 pub use error::CatalogError;
 pub(crate) use import::line_col;
 pub use import::{Format, SourceKind, parse};
-pub use lint::{Finding, LARGE_TOOL_BYTES, Lint, hidden_text, lint, lint_tool, spell_tags};
+pub use lint::{
+    Finding, LARGE_TOOL_BYTES, Lint, clean_tool, hidden_text, lint, lint_tool, spell_tags,
+    strip_json, strip_prose,
+};
 pub use source::{BUILTIN_CATALOGS, CatalogSource, load, load_all};
 
 /// One tool of a catalog, as the SDKs describe it (CONTRACT §1), plus the

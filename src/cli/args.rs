@@ -38,7 +38,7 @@ pub enum Command {
     Eval(EvalArgs),
     /// Serve the Caveman-compatible tool-search API over HTTP (POST /sdk/v1/tool-search).
     Serve(ServeArgs),
-    /// An MCP server in front of your MCP servers: the host gets search_tools and call_tool (through the breaker) instead of every tool.
+    /// An MCP server in front of your MCP servers: the host gets search_tools, call_read_tool and call_tool (through the breaker) instead of every tool.
     Gateway(GatewayArgs),
     /// Find the search cap and initial set a catalog wants, on requests with known answers.
     Tune(TuneArgs),
@@ -522,6 +522,18 @@ pub struct GatewayArgs {
     /// Put queries, arguments and results in the log.
     #[arg(long)]
     pub log_calls: bool,
+    /// Tools that run without asking (the default): server/tool, server/* or tool, `*` anywhere (repeatable; over [gateway.tools]).
+    #[arg(long, value_name = "PATTERN")]
+    pub allow: Vec<String>,
+    /// Tools whose every call needs the user's yes (asked through the host's MCP elicitation; refused where the host cannot ask) (repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    pub ask: Vec<String>,
+    /// Tools never listed, found or called (repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    pub deny: Vec<String>,
+    /// Text a reader cannot see in a server's tools (ANSI, control, tag, zero-width, bidi characters): strip it from what the model receives (default), drop the tool, or keep it.
+    #[arg(long, value_name = "strip|drop|keep")]
+    pub hidden_text: Option<toolsift::config::HiddenText>,
     /// Write every call as a trace (JSON lines) that `toolsift replay` and the explorer's breaker read.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<std::path::PathBuf>,

@@ -85,7 +85,7 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
             value["gateway"] = serde_json::to_value(saving)?;
             emit(args.json, &value, || {
                 format!(
-                    "{}\nThrough toolsift gateway (the always-load tools, search_tools and call_tool):\n{}",
+                    "{}\nThrough toolsift gateway (the always-load tools, search_tools, call_read_tool and call_tool):\n{}",
                     report.render_text(),
                     super::gateway::saving_text(saving)
                 )

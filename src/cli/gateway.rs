@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use toolsift::gateway::{self, Gateway, GatewayConfig, HttpConfig, ListSaving, Log, Recorder};
+use toolsift::gateway::{
+    self, Gateway, GatewayConfig, HttpConfig, ListSaving, Log, Recorder, ToolRule,
+};
 use toolsift::tokens::TokenBasis;
 
 use super::args::{GatewayArgs, Switch};
@@ -49,6 +51,23 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
         .or(file.breaker_threshold_read_only)
         .unwrap_or(c.breaker_threshold_read_only);
     c.expose_found = args.expose_found || file.expose_found.unwrap_or(false);
+    c.hidden_text = args.hidden_text.or(file.hidden_text).unwrap_or_default();
+    for (pattern, rule) in &file.tools {
+        c.rules
+            .add(pattern, *rule)
+            .map_err(|e| CliError::Usage(format!("[gateway.tools]: {e}")))?;
+    }
+    for (flag, patterns, rule) in [
+        ("--allow", &args.allow, ToolRule::Allow),
+        ("--ask", &args.ask, ToolRule::Ask),
+        ("--deny", &args.deny, ToolRule::Deny),
+    ] {
+        for pattern in patterns {
+            c.rules
+                .add(pattern, rule)
+                .map_err(|e| CliError::Usage(format!("{flag}: {e}")))?;
+        }
+    }
     c.service.embeddings = args.embed.build(Some(&file_config.embeddings), false)?;
     // No ranker and no provider named: hybrid with the default model when
     // the hub cache holds it; the start-up line says which ranker answers.
@@ -141,8 +160,10 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
             .unwrap_or(gateway::DEFAULT_CALL_TIMEOUT.as_secs())
             .max(1),
     );
+    // A dry run logs too (a tool rule that matches nothing is worth a
+    // warning there most), but writes no trace.
     let recorder = if args.dry_run {
-        Recorder::quiet()
+        Recorder::new(Log::Stderr, false, None).map_err(CliError::Usage)?
     } else {
         Recorder::new(Log::Stderr, plan.log_calls, args.trace.as_deref())
             .map_err(CliError::Usage)?
@@ -160,11 +181,12 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
     }
     let catalog = gateway.catalog();
     gateway.recorder().info(&format!(
-        "{} tools from {}; the host sees {} (the always-load tools, {} and {})",
+        "{} tools from {}; the host sees {} (the always-load tools, {}, {} and {})",
         catalog.len(),
         catalog.name(),
         gateway::list_saving(&gateway, plan.basis).gateway_tools,
         gateway::SEARCH_TOOLS,
+        gateway::CALL_READ_TOOL,
         gateway::CALL_TOOL,
     ));
     if plan.http.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {

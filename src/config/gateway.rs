@@ -12,9 +12,17 @@
 //! call_timeout_secs = 60
 //! expose_found = false
 //! log_calls = false
+//! hidden_text = "strip"            # or drop, keep
+//!
+//! [gateway.tools]                  # per tool: allow (default), ask, deny
+//! "filesystem/*" = "ask"
+//! "filesystem/read_*" = "allow"
+//! "*delete*" = "deny"
 //! ```
 
-use serde::Deserialize;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
 
 use crate::file_value;
 
@@ -45,4 +53,115 @@ pub struct GatewaySection {
     pub log_calls: Option<bool>,
     #[serde(default, deserialize_with = "file_value::one_of")]
     pub token_basis: Option<crate::tokens::TokenBasis>,
+    /// What the host receives of text a reader cannot see.
+    #[serde(default)]
+    pub hidden_text: Option<HiddenText>,
+    /// `[gateway.tools]`: pattern → allow, ask or deny.
+    #[serde(default)]
+    pub tools: std::collections::BTreeMap<String, ToolRule>,
+}
+
+/// What a rule of the gateway does with the tools it matches (see
+/// `gateway::ToolRules`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolRule {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl ToolRule {
+    pub const WORDS: [&'static str; 3] = ["allow", "ask", "deny"];
+
+    pub fn parse(word: &str) -> Option<ToolRule> {
+        match word {
+            "allow" => Some(ToolRule::Allow),
+            "ask" => Some(ToolRule::Ask),
+            "deny" => Some(ToolRule::Deny),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ToolRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ToolRule::Allow => "allow",
+            ToolRule::Ask => "ask",
+            ToolRule::Deny => "deny",
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolRule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let found = crate::file_value::Found::deserialize(d)?;
+        match &found {
+            crate::file_value::Found::Text(t) => ToolRule::parse(t),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "a tool rule must be allow, ask or deny, not {found}"
+            ))
+        })
+    }
+}
+
+/// What the gateway does with a tool whose text hides something (ANSI
+/// sequences, control, tag, zero-width or bidirectional characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HiddenText {
+    /// Take the hidden text out of what the host receives; the tool is
+    /// still served (one whose name or schema keys hide text is left out).
+    #[default]
+    Strip,
+    /// Leave the tool out.
+    Drop,
+    /// Pass it on as the server wrote it (a warning on stderr).
+    Keep,
+}
+
+impl HiddenText {
+    pub const WORDS: [&'static str; 3] = ["strip", "drop", "keep"];
+}
+
+impl std::str::FromStr for HiddenText {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "strip" => Ok(HiddenText::Strip),
+            "drop" => Ok(HiddenText::Drop),
+            "keep" => Ok(HiddenText::Keep),
+            _ => Err(format!("must be strip, drop or keep, not {s:?}")),
+        }
+    }
+}
+
+impl fmt::Display for HiddenText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            HiddenText::Strip => "strip",
+            HiddenText::Drop => "drop",
+            HiddenText::Keep => "keep",
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for HiddenText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let found = crate::file_value::Found::deserialize(d)?;
+        match &found {
+            crate::file_value::Found::Text(t) => t.parse().ok(),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "hidden_text must be strip, drop or keep, not {found}"
+            ))
+        })
+    }
 }

@@ -18,7 +18,7 @@ mod gateway;
 mod save;
 
 pub use explorer::ExplorerConfig;
-pub use gateway::GatewaySection;
+pub use gateway::{GatewaySection, HiddenText, ToolRule};
 pub use save::save_explorer_settings;
 
 /// The embedded defaults.

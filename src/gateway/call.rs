@@ -13,7 +13,9 @@ use serde_json::{Value, json};
 use super::Gateway;
 use super::answer::error_result;
 use super::find::kind;
+use super::meta::{CALL_READ_TOOL, CALL_TOOL};
 use super::record::{CallRecord, Ended};
+use super::rules::ToolRule;
 use super::validate::Checked;
 use crate::breaker::RetryLoopBreaker;
 use crate::engine::syntax::Names;
@@ -60,30 +62,46 @@ impl SessionBreaker {
     }
 }
 
+/// How a call reached the gateway: through which of its tools, and the
+/// host to ask for approval (a call a rule marks `ask`).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Via<'a> {
+    /// Through `call_read_tool`: only read-only tools run.
+    pub(crate) read_only: bool,
+    pub(crate) host: Option<&'a rmcp::Peer<rmcp::RoleServer>>,
+}
+
 impl Gateway {
-    /// `call_tool(name, arguments)`, for `session`.
+    /// `call_tool(name, arguments)` (or `call_read_tool`, `via.read_only`),
+    /// for `session`.
     pub(crate) async fn call_tool_meta(
         &self,
         session: &str,
         breaker: &SessionBreaker,
         arguments: &JsonObject,
+        via: Via<'_>,
     ) -> CallToolResult {
+        let meta = if via.read_only {
+            CALL_READ_TOOL
+        } else {
+            CALL_TOOL
+        };
         if let Some(extra) = arguments.keys().find(|k| *k != "name" && *k != "arguments") {
             return error_result(format!(
-                "call_tool takes `name` and `arguments`, not {}",
+                "{meta} takes `name` and `arguments`, not {}",
                 json!(extra)
             ));
         }
         let name = match arguments.get("name") {
             Some(Value::String(n)) if !n.trim().is_empty() => n.clone(),
             Some(Value::String(_)) | None => {
-                return error_result(
-                    "call_tool needs `name`: a tool's exact name, as search_tools gave it",
-                );
+                return error_result(format!(
+                    "{meta} needs `name`: a tool's exact name, as search_tools gave it"
+                ));
             }
             Some(other) => {
                 return error_result(format!(
-                    "call_tool: `name` must be a string, not {}",
+                    "{meta}: `name` must be a string, not {}",
                     kind(other)
                 ));
             }
@@ -95,19 +113,19 @@ impl Gateway {
             Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
                 Ok(Value::Object(o)) => o,
                 _ => {
-                    return error_result(
-                        "call_tool: `arguments` must be an object of the tool's arguments (a string that holds one is read too)",
-                    );
+                    return error_result(format!(
+                        "{meta}: `arguments` must be an object of the tool's arguments (a string that holds one is read too)"
+                    ));
                 }
             },
             Some(other) => {
                 return error_result(format!(
-                    "call_tool: `arguments` must be an object, not {}",
+                    "{meta}: `arguments` must be an object, not {}",
                     kind(other)
                 ));
             }
         };
-        self.call(session, breaker, &name, args).await
+        self.call(session, breaker, &name, args, via).await
     }
 
     /// Calls catalog tool `written` (as the host or model wrote its name).
@@ -117,6 +135,7 @@ impl Gateway {
         breaker: &SessionBreaker,
         written: &str,
         arguments: JsonObject,
+        via: Via<'_>,
     ) -> CallToolResult {
         let started = Instant::now();
         let snapshot = self.snapshot();
@@ -155,6 +174,20 @@ impl Gateway {
         };
         let tool = &catalog.tools()[index];
         let server = tool.mcp.as_ref().map(|m| m.server.to_string());
+        if via.read_only && !tool.read_only {
+            record(&tool.name, server.as_deref(), Ended::Refused, None);
+            return error_result(format!(
+                "{} is not marked read-only by its server, so {CALL_READ_TOOL} does not run it: call it with {CALL_TOOL}",
+                tool.name
+            ));
+        }
+        let rule = self.config.rules.rule_for(tool);
+        if rule == ToolRule::Deny {
+            // Denied tools are left out of the catalog; a rule is never
+            // loosened on the way.
+            record(&tool.name, server.as_deref(), Ended::Refused, None);
+            return error_result(format!("{} is denied on this gateway", tool.name));
+        }
         if let Err(refusal) = breaker.record(&tool.name, &args_value, tool.read_only) {
             record(&tool.name, server.as_deref(), Ended::Blocked, None);
             return error_result(refusal);
@@ -182,6 +215,12 @@ impl Gateway {
                 ));
             }
         }
+        if rule == ToolRule::Ask
+            && let Err(refusal) = super::approve::ask(via.host, tool, &args_value).await
+        {
+            record(&tool.name, server.as_deref(), Ended::Refused, None);
+            return error_result(refusal);
+        }
         let Some(origin) = &tool.mcp else {
             // A catalog file's tool: its simulated result, if it has one.
             return match &tool.handler_result {
@@ -192,7 +231,9 @@ impl Gateway {
                         Ended::Answered { is_error: false },
                         Some(result),
                     );
-                    super::answer::json_result(result.clone())
+                    let mut answer = super::answer::json_result(result.clone());
+                    super::approve::tell_host(&mut answer, tool, &snapshot.listed[index]);
+                    answer
                 }
                 None => {
                     record(&tool.name, None, Ended::Refused, None);
@@ -208,12 +249,13 @@ impl Gateway {
             .call_result(&origin.server, &origin.name, arguments)
             .await
         {
-            Ok(result) => {
+            Ok(mut result) => {
                 let ended = Ended::Answered {
                     is_error: result.is_error.unwrap_or(false),
                 };
                 let raw = serde_json::to_value(&result).ok();
                 record(&tool.name, server.as_deref(), ended, raw.as_ref());
+                super::approve::tell_host(&mut result, tool, &snapshot.listed[index]);
                 result
             }
             Err(e) => {

@@ -165,6 +165,11 @@ async fn healthz(State(state): State<Arc<HttpState>>) -> Response {
 async fn metrics(State(state): State<Arc<HttpState>>) -> Response {
     let tools = state.gateway.catalog().len();
     metrics::gauge!("toolsift_gateway_tools").set(tools as f64);
+    let hidden = state.gateway.hidden_counts();
+    metrics::gauge!("toolsift_gateway_hidden_text_tools", "action" => "stripped")
+        .set(hidden.stripped as f64);
+    metrics::gauge!("toolsift_gateway_hidden_text_tools", "action" => "dropped")
+        .set(hidden.dropped as f64);
     let text = state.metrics.render_plain();
     Response::builder()
         .header(header::CONTENT_TYPE, "text/plain; version=0.0.4")

@@ -16,9 +16,14 @@ pub(crate) type Listed = std::collections::HashMap<(String, String), McpTool>;
 
 pub const SEARCH_TOOLS: &str = "search_tools";
 pub const CALL_TOOL: &str = "call_tool";
+/// The dispatcher of read-only tools: a host can approve it once and still
+/// ask before each `call_tool`.
+pub const CALL_READ_TOOL: &str = "call_read_tool";
 
 const SEARCH_DESCRIPTION: &str = "Find the tools for a task among the many this gateway can reach (only a few are listed). Describe what you want to do in plain words; you get the best matching tools with their input schemas, or a plain answer that none fits. Then call one with call_tool. `select:name1,name2` fetches tools by exact name; `+word` requires a word.";
-const CALL_DESCRIPTION: &str = "Call a tool that search_tools found, by its exact name, with arguments that follow its input schema. The result is the tool's own. Arguments that break the schema, and the same call repeated in a loop, are refused before they reach the tool.";
+const CALL_DESCRIPTION: &str = "Call a tool that search_tools found, by its exact name, with arguments that follow its input schema. The result is the tool's own. Arguments that break the schema, and the same call repeated in a loop, are refused before they reach the tool. For a tool search_tools marks read-only, use call_read_tool.";
+const CALL_READ_DESCRIPTION: &str =
+    "call_tool for read-only tools (those search_tools marks readOnlyHint); it refuses any other.";
 
 fn object(value: serde_json::Value) -> Arc<JsonObject> {
     match value {
@@ -62,8 +67,9 @@ pub(crate) fn search_tool(max_tools: u64) -> McpTool {
     tool
 }
 
-/// `call_tool(name, arguments)`.
-pub(crate) fn call_tool() -> McpTool {
+/// `call_tool(name, arguments)` (any tool; it may write), or with
+/// `read_only` `call_read_tool` (read-only tools only), annotated so.
+pub(crate) fn call_tool(read_only: bool) -> McpTool {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -79,8 +85,20 @@ pub(crate) fn call_tool() -> McpTool {
         "required": ["name"],
         "additionalProperties": false
     });
-    let mut tool = McpTool::new(CALL_TOOL, CALL_DESCRIPTION, object(schema));
-    tool.annotations = Some(ToolAnnotations::new().open_world(true));
+    let (name, description) = if read_only {
+        (CALL_READ_TOOL, CALL_READ_DESCRIPTION)
+    } else {
+        (CALL_TOOL, CALL_DESCRIPTION)
+    };
+    let mut tool = McpTool::new(name, description, object(schema));
+    tool.annotations = Some(if read_only {
+        ToolAnnotations::new().read_only(true).open_world(true)
+    } else {
+        ToolAnnotations::new()
+            .read_only(false)
+            .destructive(true)
+            .open_world(true)
+    });
     tool
 }
 
@@ -118,7 +136,8 @@ pub(crate) fn listing(snapshot: &Snapshot, max_tools: u64, exposed: &[String]) -
         .map(|(_, listed)| listed.clone())
         .collect();
     out.push(search_tool(max_tools));
-    out.push(call_tool());
+    out.push(call_tool(true));
+    out.push(call_tool(false));
     for name in exposed {
         if let Some(i) = snapshot.catalog.index_of(name)
             && !snapshot.catalog.tools()[i].always_load
@@ -131,5 +150,5 @@ pub(crate) fn listing(snapshot: &Snapshot, max_tools: u64, exposed: &[String]) -
 }
 
 pub(crate) fn is_meta(name: &str) -> bool {
-    name == SEARCH_TOOLS || name == CALL_TOOL
+    name == SEARCH_TOOLS || name == CALL_TOOL || name == CALL_READ_TOOL
 }

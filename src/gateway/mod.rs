@@ -10,11 +10,14 @@
 //! one MCP session; `stdio.rs` and `http.rs` serve it.
 
 mod answer;
+mod approve;
 mod call;
 mod find;
+mod hidden;
 mod http;
 mod meta;
 mod record;
+mod rules;
 mod saving;
 mod session;
 mod stdio;
@@ -29,9 +32,12 @@ use crate::engine::Ranker;
 use crate::service::{Service, ServiceConfig};
 use crate::sources::mcp::{Gathered, McpHost};
 
+pub use approve::TOOL_META;
+pub use hidden::{HiddenCounts, HiddenText};
 pub use http::{HttpConfig, MCP_PATH, check_bind, serve_http};
-pub use meta::{CALL_TOOL, SEARCH_TOOLS};
+pub use meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS};
 pub use record::{Log, Recorder};
+pub use rules::{ToolRule, ToolRules};
 pub use saving::{ListSaving, list_saving};
 pub use session::GatewaySession;
 pub use stdio::serve_stdio;
@@ -60,6 +66,10 @@ pub struct GatewayConfig {
     /// Found tools join the session's `tools/list` (with
     /// `notifications/tools/list_changed`), for hosts that honour it.
     pub expose_found: bool,
+    /// Per-tool rules: allow, deny (left out of the catalog), ask.
+    pub rules: ToolRules,
+    /// What the host receives of a tool whose text hides something.
+    pub hidden_text: HiddenText,
 }
 
 impl Default for GatewayConfig {
@@ -74,6 +84,8 @@ impl Default for GatewayConfig {
             breaker_threshold: DEFAULT_BREAKER_THRESHOLD,
             breaker_threshold_read_only: DEFAULT_BREAKER_THRESHOLD,
             expose_found: false,
+            rules: ToolRules::default(),
+            hidden_text: HiddenText::default(),
         }
     }
 }
@@ -87,12 +99,16 @@ pub(crate) struct Snapshot {
 }
 
 impl Snapshot {
-    fn new(catalog: Arc<Catalog>, host: &McpHost) -> Snapshot {
+    fn new(catalog: Arc<Catalog>, host: &McpHost, hidden_text: HiddenText) -> Snapshot {
         let by_origin = host.listed_by_origin();
         let listed = catalog
             .tools()
             .iter()
-            .map(|t| meta::upstream_definition(t, &by_origin))
+            .map(|t| {
+                let mut listed = meta::upstream_definition(t, &by_origin);
+                hidden::clean_listed(&mut listed, hidden_text);
+                listed
+            })
             .collect();
         let validators = validate::Validators::new(catalog.len());
         Snapshot {
@@ -114,6 +130,8 @@ pub struct Gateway {
     stateless: Mutex<HashMap<String, Arc<call::SessionBreaker>>>,
     /// The catalog files' tools, merged again after each change.
     files: Vec<Catalog>,
+    /// The tools of the catalog in use that hid text (for /metrics).
+    hidden: Mutex<hidden::HiddenCounts>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -134,8 +152,19 @@ impl Gateway {
         files: Vec<Catalog>,
         recorder: Recorder,
     ) -> Result<Gateway, String> {
-        let catalog = merged(mcp, &files)?;
-        let snapshot = Arc::new(Snapshot::new(Arc::new(catalog), &host));
+        let all = merged(mcp, &files)?;
+        for pattern in config.rules.unmatched(all.tools()) {
+            recorder.warn(&format!(
+                "tool rule {pattern:?} matches none of the {} tools",
+                all.len()
+            ));
+        }
+        let (catalog, hidden) = hidden::sanitize(
+            without_denied(all, &config.rules)?,
+            config.hidden_text,
+            &recorder,
+        )?;
+        let snapshot = Arc::new(Snapshot::new(Arc::new(catalog), &host, config.hidden_text));
         Ok(Gateway {
             service: Arc::new(Service::new(config.service.clone())),
             config,
@@ -144,6 +173,7 @@ impl Gateway {
             recorder,
             stateless: Mutex::new(HashMap::new()),
             files,
+            hidden: Mutex::new(hidden),
         })
     }
 
@@ -171,6 +201,11 @@ impl Gateway {
         &self.recorder
     }
 
+    /// How many tools of the catalog in use hid text (cleaned, left out).
+    pub fn hidden_counts(&self) -> hidden::HiddenCounts {
+        *self.hidden.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// The catalog as of now.
     pub fn catalog(&self) -> Arc<Catalog> {
         self.snapshot().catalog.clone()
@@ -188,7 +223,10 @@ impl Gateway {
     /// have listed them already) when it differs from the one in use.
     pub fn reindex(&self) -> bool {
         let Gathered { catalog, servers } = self.host.rebuild();
-        let catalog = match merged(catalog, &self.files) {
+        let (catalog, hidden) = match merged(catalog, &self.files)
+            .and_then(|c| without_denied(c, &self.config.rules))
+            .and_then(|c| hidden::sanitize(c, self.config.hidden_text, &self.recorder))
+        {
             Ok(c) => c,
             Err(e) => {
                 self.recorder.warn(&format!(
@@ -201,7 +239,12 @@ impl Gateway {
             return false;
         }
         let tools = catalog.len();
-        let snapshot = Arc::new(Snapshot::new(Arc::new(catalog), &self.host));
+        let snapshot = Arc::new(Snapshot::new(
+            Arc::new(catalog),
+            &self.host,
+            self.config.hidden_text,
+        ));
+        *self.hidden.lock().unwrap_or_else(|p| p.into_inner()) = hidden;
         *self.snapshot.write().unwrap_or_else(|p| p.into_inner()) = snapshot;
         let names: Vec<String> = servers.iter().map(|s| s.summary()).collect();
         self.recorder
@@ -237,5 +280,28 @@ fn merged(mcp: Option<Catalog>, files: &[Catalog]) -> Result<Catalog, String> {
     }
 }
 
+/// `catalog` without the tools a rule denies.
+fn without_denied(catalog: Catalog, rules: &ToolRules) -> Result<Catalog, String> {
+    let denied = |t: &crate::catalog::Tool| rules.rule_for(t) == ToolRule::Deny;
+    if rules.is_empty() || !catalog.tools().iter().any(denied) {
+        return Ok(catalog);
+    }
+    let kept: Vec<crate::catalog::Tool> = catalog
+        .tools()
+        .iter()
+        .filter(|t| !denied(t))
+        .cloned()
+        .collect();
+    if kept.is_empty() {
+        return Err(format!(
+            "every one of the {} tools is denied by the tool rules ([gateway.tools], --deny)",
+            catalog.len()
+        ));
+    }
+    Catalog::new(catalog.name(), kept).map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_rules;

@@ -15,7 +15,8 @@ use rmcp::{ErrorData, ServerHandler};
 
 use super::Gateway;
 use super::call::SessionBreaker;
-use super::meta::{CALL_TOOL, SEARCH_TOOLS, listing};
+use super::call::Via;
+use super::meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS, listing};
 
 /// The handler of one session.
 #[derive(Clone)]
@@ -83,7 +84,7 @@ impl ServerHandler for GatewaySession {
         info.server_info = Implementation::new("toolsift-gateway", env!("CARGO_PKG_VERSION"));
         let catalog = self.gateway.catalog();
         info.instructions = Some(format!(
-            "This server fronts {} tools of other MCP servers; only a few are listed. To do something no listed tool does, call {SEARCH_TOOLS} with the task in plain words, then {CALL_TOOL} with a found tool's name and arguments.",
+            "This server fronts {} tools of other MCP servers; only a few are listed. To do something no listed tool does, call {SEARCH_TOOLS} with the task in plain words, then {CALL_READ_TOOL} (read-only tools) or {CALL_TOOL} (any tool) with a found tool's name and arguments.",
             catalog.len()
         ));
         info
@@ -134,12 +135,24 @@ impl ServerHandler for GatewaySession {
                 }
                 found.result
             }
-            CALL_TOOL => {
+            meta @ (CALL_TOOL | CALL_READ_TOOL) => {
+                let via = Via {
+                    read_only: meta == CALL_READ_TOOL,
+                    host: Some(&context.peer),
+                };
                 self.gateway
-                    .call_tool_meta(&label, &breaker, &arguments)
+                    .call_tool_meta(&label, &breaker, &arguments, via)
                     .await
             }
-            name => self.gateway.call(&label, &breaker, name, arguments).await,
+            name => {
+                let via = Via {
+                    read_only: false,
+                    host: Some(&context.peer),
+                };
+                self.gateway
+                    .call(&label, &breaker, name, arguments, via)
+                    .await
+            }
         };
         // An older server's result has no resultType; 2026-07-28 hosts need
         // it (rmcp drops it again for peers on the handshake revisions).

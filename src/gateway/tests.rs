@@ -10,6 +10,7 @@ use super::call::SessionBreaker;
 use super::meta::listing;
 use super::*;
 use crate::catalog::Tool;
+use crate::gateway::call::Via;
 
 fn tool(name: &str, description: &str, schema: Value) -> Tool {
     let mut t = Tool::new(name, description);
@@ -18,7 +19,7 @@ fn tool(name: &str, description: &str, schema: Value) -> Tool {
     t
 }
 
-fn catalog() -> Catalog {
+pub(super) fn catalog() -> Catalog {
     let city = json!({
         "type": "object",
         "properties": {"city": {"type": "string", "description": "The city"}},
@@ -65,23 +66,23 @@ fn catalog() -> Catalog {
     Catalog::new("test", tools).unwrap()
 }
 
-fn gateway(config: GatewayConfig) -> Arc<Gateway> {
+pub(super) fn gateway(config: GatewayConfig) -> Arc<Gateway> {
     let host = Arc::new(McpHost::new(Duration::from_secs(5)).unwrap());
     Arc::new(Gateway::new(config, host, None, vec![catalog()], Recorder::quiet()).unwrap())
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub(super) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap()
 }
 
-fn args(v: Value) -> rmcp::model::JsonObject {
+pub(super) fn args(v: Value) -> rmcp::model::JsonObject {
     v.as_object().unwrap().clone()
 }
 
-fn text(r: &rmcp::model::CallToolResult) -> String {
+pub(super) fn text(r: &rmcp::model::CallToolResult) -> String {
     serde_json::to_value(r).unwrap()["content"][0]["text"]
         .as_str()
         .unwrap()
@@ -96,10 +97,13 @@ fn tools_list_is_the_always_load_tools_and_the_meta_tools() {
         .map(|t| t.name.to_string())
         .collect();
     // The upstream tool named like a meta-tool is left out (reachable by call).
-    assert_eq!(names, ["list_notes", SEARCH_TOOLS, CALL_TOOL]);
+    assert_eq!(
+        names,
+        ["list_notes", SEARCH_TOOLS, CALL_READ_TOOL, CALL_TOOL]
+    );
     let exposed = listing(&g.snapshot(), 8, &["get_weather".into(), "nope".into()]);
     assert_eq!(exposed.last().unwrap().name, "get_weather");
-    assert_eq!(exposed.len(), 4);
+    assert_eq!(exposed.len(), 5);
     let search = &listing(&g.snapshot(), 5, &[])[1];
     assert_eq!(search.input_schema["properties"]["limit"]["maximum"], 5);
 }
@@ -196,6 +200,7 @@ fn calls_check_the_name_and_the_arguments_before_anything_runs() {
         "s",
         &b,
         &args(json!({"name": "get_wether", "arguments": {"city": "Oslo"}})),
+        Via::default(),
     ));
     assert_eq!(r.is_error, Some(true));
     assert!(
@@ -207,6 +212,7 @@ fn calls_check_the_name_and_the_arguments_before_anything_runs() {
         "s",
         &b,
         &args(json!({"name": "book_flight", "arguments": {"from": "OSL"}})),
+        Via::default(),
     ));
     assert_eq!(r.is_error, Some(true));
     assert!(
@@ -219,6 +225,7 @@ fn calls_check_the_name_and_the_arguments_before_anything_runs() {
         "s",
         &b,
         &args(json!({"name": "book_flight", "arguments": "{\"from\":\"OSL\",\"to\":\"CDG\"}"})),
+        Via::default(),
     ));
     assert_eq!(r.is_error, Some(false), "{}", text(&r));
     assert_eq!(r.structured_content, Some(json!({"ran": "book_flight"})));
@@ -226,10 +233,16 @@ fn calls_check_the_name_and_the_arguments_before_anything_runs() {
         "s",
         &b,
         &args(json!({"name": "book_flight", "arguments": [1]})),
+        Via::default(),
     ));
     assert!(text(&r).contains("must be an object, not an array"));
     // Names as agents write them resolve to the one tool.
-    let r = rt.block_on(g.call_tool_meta("s", &b, &args(json!({"name": "test.send_email"}))));
+    let r = rt.block_on(g.call_tool_meta(
+        "s",
+        &b,
+        &args(json!({"name": "test.send_email"})),
+        Via::default(),
+    ));
     assert_eq!(r.structured_content, Some(json!({"ran": "send_email"})));
 }
 
@@ -245,11 +258,12 @@ fn the_breaker_blocks_the_call_past_the_threshold_and_a_different_call_resets_it
     let email = || args(json!({"name": "send_email", "arguments": {"to": "a"}}));
     for _ in 0..2 {
         assert_eq!(
-            rt.block_on(g.call_tool_meta("s", &b, &email())).is_error,
+            rt.block_on(g.call_tool_meta("s", &b, &email(), Via::default()))
+                .is_error,
             Some(false)
         );
     }
-    let blocked = rt.block_on(g.call_tool_meta("s", &b, &email()));
+    let blocked = rt.block_on(g.call_tool_meta("s", &b, &email(), Via::default()));
     assert_eq!(blocked.is_error, Some(true));
     assert!(
         text(&blocked).contains("called 3 times in a row"),
@@ -259,25 +273,28 @@ fn the_breaker_blocks_the_call_past_the_threshold_and_a_different_call_resets_it
     // Other arguments are another call: the streak starts again.
     let other = args(json!({"name": "send_email", "arguments": {"to": "b"}}));
     assert_eq!(
-        rt.block_on(g.call_tool_meta("s", &b, &other)).is_error,
+        rt.block_on(g.call_tool_meta("s", &b, &other, Via::default()))
+            .is_error,
         Some(false)
     );
     // Read-only tools have their own threshold.
     let weather = || args(json!({"name": "get_weather", "arguments": {"city": "Oslo"}}));
     for _ in 0..3 {
         assert_eq!(
-            rt.block_on(g.call_tool_meta("s", &b, &weather())).is_error,
+            rt.block_on(g.call_tool_meta("s", &b, &weather(), Via::default()))
+                .is_error,
             Some(false)
         );
     }
     assert_eq!(
-        rt.block_on(g.call_tool_meta("s", &b, &weather())).is_error,
+        rt.block_on(g.call_tool_meta("s", &b, &weather(), Via::default()))
+            .is_error,
         Some(true)
     );
     // Another session has its own breaker.
     let fresh: SessionBreaker = g.new_breaker();
     assert_eq!(
-        rt.block_on(g.call_tool_meta("t", &fresh, &weather()))
+        rt.block_on(g.call_tool_meta("t", &fresh, &weather(), Via::default()))
             .is_error,
         Some(false)
     );
@@ -288,7 +305,7 @@ fn the_saving_counts_every_tool_direct_and_the_meta_tools_through() {
     let g = gateway(GatewayConfig::default());
     let s = list_saving(&g, crate::tokens::TokenBasis::O200kBase);
     assert_eq!(s.direct_tools, 6);
-    assert_eq!(s.gateway_tools, 3);
+    assert_eq!(s.gateway_tools, 4);
     assert!(s.direct_tokens > 0 && s.gateway_tokens > 0);
     assert_eq!(s.saved(), s.direct_tokens.saturating_sub(s.gateway_tokens));
 }

@@ -25,6 +25,10 @@ fn bad_values_name_file_line_and_column() {
             "[explorer]\nstratgy = \"all\"\n",
             ":2:1: unknown field `stratgy`",
         ),
+        (
+            "[gateway.tools]\n\"git/*\" = \"maybe\"\n",
+            ":2:11: a tool rule must be allow, ask or deny, not \"maybe\"",
+        ),
         // The SDK's rules for the integers, with the value found.
         (
             "[explorer]\ninitial_tool_count = -1\n",

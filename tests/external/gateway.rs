@@ -178,7 +178,7 @@ fn the_host_sees_two_meta_tools_finds_calls_and_is_stopped_in_a_loop(mode: &str)
     );
     assert_eq!(
         names(&r[0]),
-        ["git_status", "search_tools", "call_tool"],
+        ["git_status", "search_tools", "call_read_tool", "call_tool"],
         "{}",
         r[0]
     );
@@ -344,7 +344,7 @@ fn python_sdk_over_streamable_http_with_an_api_key_and_metrics() {
         let r = doc["sessions"][0].as_array().unwrap();
         assert_eq!(
             names(&r[0]),
-            ["git_status", "search_tools", "call_tool"],
+            ["git_status", "search_tools", "call_read_tool", "call_tool"],
             "{mode}: {}",
             r[0]
         );
@@ -369,6 +369,11 @@ fn python_sdk_over_streamable_http_with_an_api_key_and_metrics() {
     assert_eq!(status, 200);
     assert!(
         metrics.contains("toolsift_gateway_searches_total 2"),
+        "{metrics}"
+    );
+    // The real servers hide no text: none cleaned, none left out.
+    assert!(
+        metrics.contains("toolsift_gateway_hidden_text_tools{action=\"stripped\"} 0"),
         "{metrics}"
     );
     assert!(
@@ -429,8 +434,12 @@ fn fifty_http_sessions_keep_their_own_breakers_and_found_tools() {
         }
         // The session's tools/list: the meta-tools and what it found.
         let listed = names(&s[4]);
-        assert_eq!(&listed[..2], ["search_tools", "call_tool"], "session {i}");
-        assert_eq!(listed[2..].to_vec(), found, "session {i}");
+        assert_eq!(
+            &listed[..3],
+            ["search_tools", "call_read_tool", "call_tool"],
+            "session {i}"
+        );
+        assert_eq!(listed[3..].to_vec(), found, "session {i}");
         // And the session was told its list changed.
         assert!(
             s[5].to_string()

@@ -113,20 +113,21 @@ fn a_server_whose_tools_change_is_listed_again_and_its_new_tool_found() {
     assert_gone(&m, Duration::from_secs(10));
 }
 
-#[test]
-fn hostile_text_reaches_the_host_exact_and_never_raw_on_stderr() {
-    let m = marker("gw-hostile");
-    let server = [python(), fixture("fake_server.py"), "hostile".into()];
-    let truth = raw_tools(&server.iter().map(String::as_str).collect::<Vec<_>>());
+/// The hostile server behind the gateway with `extra` flags: a search and
+/// a call, and what the gateway wrote on stderr.
+fn hostile_session(tag: &str, extra: &[&str]) -> (Vec<Value>, String) {
+    let m = marker(tag);
     let mut cmd = vec![
         toolsift().to_string(),
         "gateway".into(),
         "--log-calls".into(),
     ];
+    cmd.extend(extra.iter().map(|s| s.to_string()));
     cmd.extend(fake_stdio("hostile", &m, &[]));
     let steps = json!([
         search("hostile echo"),
         call("hostile_echo", json!({"text": "\u{1b}[2Jhi"})),
+        {"op": "list"},
     ]);
     let (doc, stderr) = host_with_stderr(
         &["--stdio", &crate::gateway::command_line(&cmd)],
@@ -134,10 +135,37 @@ fn hostile_text_reaches_the_host_exact_and_never_raw_on_stderr() {
         &steps,
         1,
     );
-    let r = doc["sessions"][0].as_array().unwrap();
+    assert_gone(&m, Duration::from_secs(10));
+    (doc["sessions"][0].as_array().unwrap().clone(), stderr)
+}
+
+#[test]
+fn hostile_text_is_stripped_by_default_kept_when_asked_and_never_raw_on_stderr() {
+    let server = [python(), fixture("fake_server.py"), "hostile".into()];
+    let truth = raw_tools(&server.iter().map(String::as_str).collect::<Vec<_>>());
+    // By default the host sees the text a reader sees, nothing more.
+    let (r, stderr) = hostile_session("gw-hostile-strip", &[]);
     let hit = &r[0]["structuredContent"]["tools"][0];
     assert_eq!(hit["name"], "hostile_echo", "{}", r[0]);
-    // Exactly the server's text, as JSON data.
+    assert_eq!(
+        hit["description"],
+        "Echoes the text it is given. Red text and reversed text."
+    );
+    assert_eq!(
+        hit["inputSchema"]["properties"]["text"]["description"],
+        "The text to echo txt.exe"
+    );
+    assert_eq!(hit["inputSchema"]["required"], json!(["text"]));
+    assert!(!r[0].to_string().contains("\\u001b"), "{}", r[0]);
+    assert!(
+        stderr.contains("tool \"hostile_echo\": hidden text taken out of description, input_schema.properties.text.description (--hidden-text strip)"),
+        "{stderr}"
+    );
+    // The tool is still served.
+    assert_eq!(r[1]["isError"], false, "{}", r[1]);
+    // Kept when asked: exactly the server's text, as JSON data.
+    let (r, stderr) = hostile_session("gw-hostile-keep", &["--hidden-text", "keep"]);
+    let hit = &r[0]["structuredContent"]["tools"][0];
     assert_eq!(hit["description"], truth[0]["description"]);
     assert_eq!(hit["inputSchema"], truth[0]["inputSchema"]);
     assert!(hit["description"].as_str().unwrap().contains('\u{1b}'));
@@ -152,7 +180,27 @@ fn hostile_text_reaches_the_host_exact_and_never_raw_on_stderr() {
         !stderr.contains('\u{1b}') && !stderr.contains('\u{9b}'),
         "{stderr:?}"
     );
-    assert_gone(&m, Duration::from_secs(10));
+}
+
+#[test]
+fn hostile_text_drops_the_tool_when_asked() {
+    // With the time server beside it: a gateway of no tools would not start.
+    let time = time_stdio();
+    let (r, stderr) = hostile_session(
+        "gw-hostile-drop",
+        &["--hidden-text", "drop", &time[0], &time[1]],
+    );
+    assert!(
+        !found(&r[0]).contains(&"hostile_echo".to_string()),
+        "{}",
+        r[0]
+    );
+    assert!(!names(&r[2]).contains(&"hostile_echo".to_string()));
+    assert!(text(&r[1]).contains("no tool is named"), "{}", r[1]);
+    assert!(
+        stderr.contains("tool \"hostile_echo\" left out: hidden text in description"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -224,7 +272,10 @@ fn inspector_cli_lists_and_calls_through_the_gateway() {
         serde_json::from_slice::<Value>(&out.stdout).unwrap()
     };
     let listed = run(&["--method", "tools/list"]);
-    assert_eq!(names(&listed["tools"]), ["search_tools", "call_tool"]);
+    assert_eq!(
+        names(&listed["tools"]),
+        ["search_tools", "call_read_tool", "call_tool"]
+    );
     let found = run(&[
         "--method",
         "tools/call",
@@ -274,7 +325,7 @@ fn dry_run_and_check_print_the_tools_list_saving() {
     ]);
     assert!(out.status.success(), "{out:?}");
     let s: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(s["gateway_tools"], 2);
+    assert_eq!(s["gateway_tools"], 3);
     assert!(s["direct_tools"].as_u64().unwrap() > 20, "{s}");
     assert!(
         s["direct_tokens"].as_u64().unwrap() > 5 * s["gateway_tokens"].as_u64().unwrap(),
@@ -291,7 +342,7 @@ fn dry_run_and_check_print_the_tools_list_saving() {
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("tools/list through gateway:    2 tools"),
+        text.contains("tools/list through gateway:    3 tools"),
         "{text}"
     );
 }

@@ -5,6 +5,7 @@ mod common;
 
 mod embeddings;
 mod gateway;
+mod gateway_approvals;
 mod gateway_faults;
 mod hub;
 mod mcp_servers;

@@ -6,7 +6,8 @@ Run it with the python of the venv scripts/setup-test-deps.sh makes (mcp
 
     python gateway_host.py (--stdio "CMD ARGS..." | --url URL)
         [--mode auto|legacy|2026-07-28] [--header "Name: value"]...
-        [--sessions N] [--timeout SECONDS] < STEPS_JSON
+        [--sessions N] [--timeout SECONDS] [--elicit accept|decline]
+        < STEPS_JSON
 
 --stdio runs the command (split like a shell would, with shlex) and talks to
 it over its stdin and stdout; it gets this script's whole environment (the
@@ -18,6 +19,9 @@ back to initialize, "legacy" sends initialize, "2026-07-28" adopts that
 version without a handshake. --sessions N runs N clients at once, each with
 its own connection (its own process for --stdio), each running every step.
 --timeout is the SDK's read timeout for every request (default: none).
+--elicit makes the host support MCP elicitation (the capability declared)
+and answer every question with that action; without it the host declares
+no elicitation, as the SDK does by default.
 
 STEPS_JSON, on stdin, is a JSON array of steps:
 
@@ -40,6 +44,8 @@ STEPS_JSON, on stdin, is a JSON array of steps:
   {"op": "notifications"}        the methods of every notification received
                                  so far, in order.
   {"op": "sleep", "seconds": S}  waits; the result is null.
+  {"op": "elicitations"}         the messages of every elicitation the server
+                                 sent so far, in order.
 
 In a step's arguments, "{session}" anywhere in a string becomes the session's
 index (0 to N-1), and a string that is exactly "{session:int}" becomes that
@@ -66,6 +72,7 @@ import shlex
 import sys
 from contextlib import AsyncExitStack
 
+import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -82,6 +89,7 @@ def parse_args():
     parser.add_argument("--header", action="append", default=[], metavar="NAME: VALUE")
     parser.add_argument("--sessions", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
+    parser.add_argument("--elicit", choices=("accept", "decline"), default=None)
     args = parser.parse_args()
     args.headers = {}
     for header in args.header:
@@ -127,6 +135,7 @@ class Notifications:
 
     def __init__(self):
         self.methods = []
+        self.elicited = []
         self.waited = {}
         self.changed = asyncio.Event()
 
@@ -173,6 +182,8 @@ async def run_step(client, notifications, step, session):
         return {"method": step["method"]}
     if op == "notifications":
         return list(notifications.methods)
+    if op == "elicitations":
+        return list(notifications.elicited)
     if op == "sleep":
         await asyncio.sleep(step.get("seconds", 0))
         return None
@@ -193,11 +204,20 @@ async def run_session(args, steps, session, info):
                 server = streamable_http_client(args.url, http_client=http)
             else:
                 server = args.url
+            extra = {}
+            if args.elicit is not None:
+
+                async def elicit(context, params):
+                    notifications.elicited.append(params.message)
+                    return types.ElicitResult(action=args.elicit, content={} if args.elicit == "accept" else None)
+
+                extra["elicitation_callback"] = elicit
             client = Client(
                 server,
                 mode=args.mode,
                 read_timeout_seconds=args.timeout,
                 message_handler=notifications.handler,
+                **extra,
             )
             await stack.enter_async_context(client)
         except Exception as error:  # noqa: BLE001: recorded, the other sessions go on

@@ -33,6 +33,9 @@ pub struct Finding {
     pub chars: Vec<char>,
     /// What tag characters spell in ASCII.
     pub spelled: Option<String>,
+    /// Control characters that start an ANSI escape sequence (ESC then
+    /// `[` or `]`).
+    pub ansi: bool,
 }
 
 impl Finding {
@@ -47,6 +50,7 @@ impl Finding {
                 "zero-width or invisible characters",
             ),
             Hidden::VariationSelector => ("variation selector", "variation selectors"),
+            Hidden::Control => ("control character", "control characters"),
         };
         let mut shown: Vec<String> = self
             .chars
@@ -66,6 +70,9 @@ impl Finding {
         );
         if let Some(text) = &self.spelled {
             message.push_str(&format!(": hidden text {}", quoted(text)));
+        }
+        if self.ansi {
+            message.push_str(": an ANSI escape sequence");
         }
         message
     }
@@ -117,16 +124,30 @@ fn schema(value: &Value, path: String, out: &mut Vec<Finding>) {
     }
 }
 
+/// Whether `c` is a control character that hides something: C0, DEL and
+/// C1, but in prose (`prose`) not a line break or a tab.
+pub fn is_hiding_control(c: char, prose: bool) -> bool {
+    c.is_control() && !(prose && matches!(c, '\n' | '\r' | '\t'))
+}
+
+/// The kind of hidden character `c` is, in prose or an identifier (before
+/// the prose exceptions of [`prose_chars`]).
+fn kind_of(c: char, prose: bool) -> Option<Hidden> {
+    hidden(c).or_else(|| is_hiding_control(c, prose).then_some(Hidden::Control))
+}
+
 /// Adds a finding per kind of hidden character in `text` (a description
 /// when `prose`, else an identifier).
 fn scan(text: &str, prose: bool, field: &str, out: &mut Vec<Finding>) {
     let hidden_chars: Vec<(char, Hidden)> = if prose {
         prose_chars(text)
             .filter(|&(_, escaped)| escaped)
-            .filter_map(|(c, _)| Some((c, hidden(c)?)))
+            .filter_map(|(c, _)| Some((c, kind_of(c, true)?)))
             .collect()
     } else {
-        text.chars().filter_map(|c| Some((c, hidden(c)?))).collect()
+        text.chars()
+            .filter_map(|c| Some((c, kind_of(c, false)?)))
+            .collect()
     };
     let mut kinds: Vec<Hidden> = hidden_chars.iter().map(|&(_, k)| k).collect();
     kinds.sort();
@@ -145,12 +166,15 @@ fn scan(text: &str, prose: bool, field: &str, out: &mut Vec<Finding>) {
         let spelled = (kind == Hidden::Tag)
             .then(|| spell(text))
             .filter(|s| !s.is_empty());
+        let ansi = kind == Hidden::Control
+            && (text.contains("\u{1b}[") || text.contains("\u{1b}]") || text.contains('\u{9b}'));
         out.push(Finding {
             field: field.to_string(),
             kind,
             count,
             chars,
             spelled,
+            ansi,
         });
     }
 }

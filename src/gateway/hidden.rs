@@ -1,0 +1,96 @@
+//! Hidden text stopped at the gateway (`--hidden-text strip|drop|keep`):
+//! a server's tool whose text hides something (ANSI sequences, control,
+//! tag, zero-width or bidirectional characters) reaches the model cleaned
+//! (strip, the default) or not at all (drop); each change is logged and
+//! counted in /metrics (`toolsift_gateway_hidden_text_tools`).
+
+use crate::catalog::{Catalog, Tool, clean_tool, hidden_text, strip_json};
+pub use crate::config::HiddenText;
+use crate::terminal_text::escape;
+
+use super::Recorder;
+
+/// How many tools of the catalog in use hid text: cleaned, left out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HiddenCounts {
+    pub stripped: usize,
+    pub dropped: usize,
+}
+
+/// `catalog` as `mode` has the host see it: tools cleaned or left out,
+/// each change logged by `recorder`, and how many.
+pub(crate) fn sanitize(
+    catalog: Catalog,
+    mode: HiddenText,
+    recorder: &Recorder,
+) -> Result<(Catalog, HiddenCounts), String> {
+    if mode == HiddenText::Keep {
+        return Ok((catalog, HiddenCounts::default()));
+    }
+    let mut changed = false;
+    let (mut stripped, mut dropped) = (0usize, 0usize);
+    let mut kept: Vec<Tool> = Vec::with_capacity(catalog.len());
+    for tool in catalog.tools() {
+        let name = escape(&tool.name);
+        let outcome = match mode {
+            HiddenText::Drop => match hidden_text(tool).first() {
+                None => Ok(None),
+                Some(f) => Err(f.message()),
+            },
+            _ => clean_tool(tool),
+        };
+        match outcome {
+            Ok(None) => kept.push(tool.clone()),
+            Ok(Some((clean, fields))) => {
+                recorder.warn(&format!(
+                    "tool \"{name}\": hidden text taken out of {} (--hidden-text strip)",
+                    fields.join(", ")
+                ));
+                stripped += 1;
+                changed = true;
+                kept.push(clean);
+            }
+            Err(why) => {
+                recorder.warn(&format!(
+                    "tool \"{name}\" left out: {why} (--hidden-text {mode})"
+                ));
+                dropped += 1;
+                changed = true;
+            }
+        }
+    }
+    let counts = HiddenCounts { stripped, dropped };
+    if !changed {
+        return Ok((catalog, counts));
+    }
+    if kept.is_empty() {
+        return Err(format!(
+            "every one of the {} tools hides text and was left out (--hidden-text {mode})",
+            catalog.len()
+        ));
+    }
+    Catalog::new(catalog.name(), kept)
+        .map(|c| (c, counts))
+        .map_err(|e| e.to_string())
+}
+
+/// A server's definition of a tool, as the host receives it: its strings
+/// (description, title, schemas, annotations) cleaned unless `mode` keeps
+/// them.
+pub(crate) fn clean_listed(tool: &mut rmcp::model::Tool, mode: HiddenText) {
+    if mode == HiddenText::Keep {
+        return;
+    }
+    let Ok(mut value) = serde_json::to_value(&*tool) else {
+        return;
+    };
+    let name = value.get("name").cloned();
+    if strip_json(&mut value) {
+        if let Some(name) = name {
+            value["name"] = name;
+        }
+        if let Ok(clean) = serde_json::from_value(value) {
+            *tool = clean;
+        }
+    }
+}

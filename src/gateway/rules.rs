@@ -1,0 +1,194 @@
+//! Per-tool rules of the gateway (`[gateway.tools]`, `--allow`, `--deny`,
+//! `--ask`): `allow` (the default), `deny` (never listed, never found,
+//! never called) and `ask` (each call needs the user's yes: asked through
+//! the host when it supports MCP elicitation, refused otherwise with a
+//! message telling the model to ask the user).
+//!
+//! A pattern is `server/tool`, `server/*`, or a tool's name (the server's
+//! or the catalog's), and `*` stands for any run of characters anywhere
+//! (`filesystem/write_*`, `*delete*`). The most specific pattern that
+//! matches decides: more literal characters first; on a tie the stricter
+//! rule (deny, then ask, then allow).
+
+use crate::catalog::Tool;
+pub use crate::config::ToolRule;
+
+/// The rules, in the order given (the order decides nothing: the most
+/// specific pattern does).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolRules {
+    rules: Vec<(String, ToolRule)>,
+}
+
+impl ToolRules {
+    /// Sets `pattern` → `rule`, in place of a rule of the same pattern (a
+    /// flag's over the file's); an empty pattern is refused with a message.
+    pub fn add(&mut self, pattern: &str, rule: ToolRule) -> Result<(), String> {
+        let pattern = pattern.trim();
+        if pattern.is_empty() || pattern == "/" {
+            return Err("a tool rule's pattern is empty".into());
+        }
+        if pattern.matches('/').count() > 1 {
+            return Err(format!(
+                "tool rule {:?}: a pattern is server/tool, server/* or tool",
+                pattern
+            ));
+        }
+        match self.rules.iter_mut().find(|(p, _)| p == pattern) {
+            Some(slot) => slot.1 = rule,
+            None => self.rules.push((pattern.to_string(), rule)),
+        }
+        Ok(())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// The rules as given.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, ToolRule)> {
+        self.rules.iter().map(|(p, r)| (p.as_str(), *r))
+    }
+
+    /// The rule of `tool` (allow when no pattern matches).
+    pub fn rule_for(&self, tool: &Tool) -> ToolRule {
+        self.rules
+            .iter()
+            .filter(|(p, _)| matches(p, tool))
+            .max_by_key(|(p, r)| (specificity(p), *r))
+            .map_or(ToolRule::Allow, |(_, r)| *r)
+    }
+
+    /// Patterns that match none of `tools` (a typo the user should hear of).
+    pub fn unmatched<'a>(&'a self, tools: &[Tool]) -> Vec<&'a str> {
+        self.rules
+            .iter()
+            .filter(|(p, _)| !tools.iter().any(|t| matches(p, t)))
+            .map(|(p, _)| p.as_str())
+            .collect()
+    }
+}
+
+/// Literal characters of a pattern: the more, the more specific.
+fn specificity(pattern: &str) -> usize {
+    pattern.chars().filter(|&c| c != '*').count()
+}
+
+/// Whether `pattern` matches `tool` (see the module's rules).
+fn matches(pattern: &str, tool: &Tool) -> bool {
+    let (server, original) = match &tool.mcp {
+        Some(m) => (Some(m.server.as_ref()), m.name.as_str()),
+        None => (None, tool.name.as_str()),
+    };
+    let names = |p: &str| glob(p, original) || glob(p, &tool.name);
+    match pattern.split_once('/') {
+        Some((s, t)) => server.is_some_and(|server| glob(s, server)) && names(t),
+        None => names(pattern),
+    }
+}
+
+/// `*` matches any run of characters; everything else itself.
+fn glob(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for middle in &parts[1..parts.len() - 1] {
+        match rest.find(middle) {
+            Some(at) => rest = &rest[at + middle.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::McpOrigin;
+
+    fn tool(server: &str, name: &str) -> Tool {
+        let mut t = Tool::new(format!("{server}__{name}"), "d");
+        t.mcp = Some(McpOrigin {
+            server: server.into(),
+            name: name.into(),
+            title: None,
+            about: None,
+        });
+        t
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob("*", "anything"));
+        assert!(glob("write_*", "write_file"));
+        assert!(!glob("write_*", "rewrite_file"));
+        assert!(glob("*delete*", "git_delete_branch"));
+        assert!(glob("a*b*c", "aXbYc") && !glob("a*b*c", "aXcYb"));
+        assert!(!glob("ab*ba", "aba"));
+        assert!(glob("exact", "exact") && !glob("exact", "exactly"));
+    }
+
+    #[test]
+    fn the_most_specific_pattern_decides_and_a_tie_goes_to_the_stricter() {
+        let mut rules = ToolRules::default();
+        rules.add("filesystem/*", ToolRule::Ask).unwrap();
+        rules.add("filesystem/read_*", ToolRule::Allow).unwrap();
+        rules.add("*delete*", ToolRule::Deny).unwrap();
+        rules.add("git_status", ToolRule::Ask).unwrap();
+        rules.add("git_*", ToolRule::Allow).unwrap();
+        assert_eq!(
+            rules.rule_for(&tool("filesystem", "write_file")),
+            ToolRule::Ask
+        );
+        assert_eq!(
+            rules.rule_for(&tool("filesystem", "read_file")),
+            ToolRule::Allow
+        );
+        assert_eq!(
+            rules.rule_for(&tool("memory", "delete_entities")),
+            ToolRule::Deny
+        );
+        assert_eq!(rules.rule_for(&tool("git", "git_status")), ToolRule::Ask);
+        assert_eq!(rules.rule_for(&tool("git", "git_log")), ToolRule::Allow);
+        assert_eq!(rules.rule_for(&tool("time", "get_time")), ToolRule::Allow);
+        // The catalog's (prefixed) name matches too.
+        let mut by_catalog_name = ToolRules::default();
+        by_catalog_name
+            .add("time__get_time", ToolRule::Deny)
+            .unwrap();
+        assert_eq!(
+            by_catalog_name.rule_for(&tool("time", "get_time")),
+            ToolRule::Deny
+        );
+        // A tie: the stricter rule.
+        let mut tie = ToolRules::default();
+        tie.add("a*", ToolRule::Allow).unwrap();
+        tie.add("*a", ToolRule::Ask).unwrap();
+        assert_eq!(tie.rule_for(&Tool::new("aa", "d")), ToolRule::Ask);
+        // A server pattern never matches a tool of no server.
+        assert_eq!(
+            rules.rule_for(&Tool::new("write_file", "d")),
+            ToolRule::Allow
+        );
+    }
+
+    #[test]
+    fn bad_patterns_are_refused_and_unmatched_ones_named() {
+        let mut rules = ToolRules::default();
+        assert!(rules.add(" ", ToolRule::Deny).is_err());
+        assert!(rules.add("a/b/c", ToolRule::Deny).is_err());
+        rules.add("git/*", ToolRule::Deny).unwrap();
+        rules.add("gti/*", ToolRule::Deny).unwrap();
+        assert_eq!(rules.unmatched(&[tool("git", "git_log")]), ["gti/*"]);
+        // The same pattern again: the later rule stands (a flag over the file).
+        rules.add("git/*", ToolRule::Allow).unwrap();
+        assert_eq!(rules.rule_for(&tool("git", "git_log")), ToolRule::Allow);
+        assert_eq!(rules.iter().count(), 2);
+    }
+}

@@ -1,0 +1,117 @@
+//! The two dispatchers (read-only and any tool) and the per-tool rules,
+//! without servers or a host.
+
+use serde_json::json;
+
+use super::call::Via;
+use super::meta::listing;
+use super::tests::{args, gateway, runtime, text};
+use super::*;
+
+fn annotations(g: &Gateway, name: &str) -> serde_json::Value {
+    let listed = listing(&g.snapshot(), 8, &[]);
+    let tool = listed.iter().find(|t| t.name == name).expect(name);
+    serde_json::to_value(tool.annotations.as_ref().unwrap()).unwrap()
+}
+
+#[test]
+fn the_read_dispatcher_is_annotated_read_only_and_the_other_destructive() {
+    let g = gateway(GatewayConfig::default());
+    let read = annotations(&g, CALL_READ_TOOL);
+    assert_eq!(read["readOnlyHint"], true);
+    let any = annotations(&g, CALL_TOOL);
+    assert_eq!(
+        (&any["readOnlyHint"], &any["destructiveHint"]),
+        (&json!(false), &json!(true))
+    );
+}
+
+#[test]
+fn call_read_tool_runs_read_only_tools_only_and_results_name_the_tool() {
+    let g = gateway(GatewayConfig::default());
+    let rt = runtime();
+    let read = Via {
+        read_only: true,
+        host: None,
+    };
+    let b = g.new_breaker();
+    let weather = args(json!({"name": "get_weather", "arguments": {"city": "Oslo"}}));
+    let r = rt.block_on(g.call_tool_meta("s", &b, &weather, read));
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let meta = serde_json::to_value(r.meta.as_ref().unwrap()).unwrap();
+    assert_eq!(meta[TOOL_META]["name"], "get_weather");
+    // A tool that may write is refused, and the model told where to go.
+    let flight = args(json!({"name": "book_flight", "arguments": {"from": "OSL", "to": "CDG"}}));
+    let r = rt.block_on(g.call_tool_meta("s", &b, &flight, read));
+    assert_eq!(r.is_error, Some(true));
+    assert!(
+        text(&r).contains("not marked read-only") && text(&r).contains(CALL_TOOL),
+        "{}",
+        text(&r)
+    );
+    // call_tool runs either.
+    let r = rt.block_on(g.call_tool_meta("s", &b, &flight, Via::default()));
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let r = rt.block_on(g.call_tool_meta("s", &b, &weather, Via::default()));
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    // Its own messages name the dispatcher called.
+    let r = rt.block_on(g.call_tool_meta("s", &b, &args(json!({"nme": "x"})), read));
+    assert!(text(&r).starts_with("call_read_tool takes"), "{}", text(&r));
+}
+
+#[test]
+fn a_denied_tool_is_never_listed_found_or_called_and_an_asked_one_needs_the_user() {
+    let mut rules = ToolRules::default();
+    rules.add("book_*", ToolRule::Deny).unwrap();
+    rules.add("send_email", ToolRule::Ask).unwrap();
+    let g = gateway(GatewayConfig {
+        rules,
+        ..GatewayConfig::default()
+    });
+    assert!(g.catalog().index_of("book_flight").is_none());
+    let rt = runtime();
+    let found = rt.block_on(g.search_tools("s", &args(json!({"query": "book a flight"}))));
+    assert!(
+        !found.names.iter().any(|n| n == "book_flight"),
+        "{:?}",
+        found.names
+    );
+    let b = g.new_breaker();
+    let flight = args(json!({"name": "book_flight", "arguments": {"from": "OSL", "to": "CDG"}}));
+    let r = rt.block_on(g.call_tool_meta("s", &b, &flight, Via::default()));
+    assert!(text(&r).contains("no tool is named"), "{}", text(&r));
+    // Ask, with no host that can ask: refused, the model told to ask.
+    let email = args(json!({"name": "send_email", "arguments": {}}));
+    let r = rt.block_on(g.call_tool_meta("s", &b, &email, Via::default()));
+    assert_eq!(r.is_error, Some(true));
+    assert!(
+        text(&r).contains("needs the user's approval") && text(&r).contains("not sent"),
+        "{}",
+        text(&r)
+    );
+    // Allowed tools run as before.
+    let weather = args(json!({"name": "get_weather", "arguments": {"city": "Oslo"}}));
+    let r = rt.block_on(g.call_tool_meta("s", &b, &weather, Via::default()));
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+}
+
+#[test]
+fn rules_that_deny_every_tool_are_an_error_not_an_empty_gateway() {
+    let mut rules = ToolRules::default();
+    rules.add("*", ToolRule::Deny).unwrap();
+    let host = std::sync::Arc::new(
+        crate::sources::mcp::McpHost::new(std::time::Duration::from_secs(5)).unwrap(),
+    );
+    let e = Gateway::new(
+        GatewayConfig {
+            rules,
+            ..GatewayConfig::default()
+        },
+        host,
+        None,
+        vec![super::tests::catalog()],
+        Recorder::quiet(),
+    )
+    .unwrap_err();
+    assert!(e.contains("denied by the tool rules"), "{e}");
+}

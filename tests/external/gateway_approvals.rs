@@ -1,0 +1,179 @@
+//! Approvals through `toolsift gateway`, driven by the official Python SDK
+//! as the host (tests/interop/gateway_host.py) in front of the real
+//! mcp-server-git: the read-only dispatcher and the other one as the host
+//! sees them, and the per-tool rules (allow, deny, ask) with a host that
+//! says yes, one that says no, and one that cannot ask.
+
+use serde_json::{Value, json};
+
+use crate::gateway::{gateway_cmd, host, names, text};
+use crate::mcp_support::*;
+
+/// git behind the gateway (its servers' file), `git_reset` denied and
+/// `git_add` asked (the user's config file), and a new file in the
+/// repository to stage.
+fn setup(dir: &TempDir) -> (String, String, String) {
+    let repo = git_repo(dir);
+    std::fs::write(std::path::Path::new(&repo).join("notes.txt"), "new\n").unwrap();
+    let servers = dir.write(
+        "mcp.toml",
+        &format!(
+            "[mcp.servers.git]\ncommand = {git:?}\nargs = [\"--repository\", {repo:?}]\n",
+            git = git_bin(),
+        ),
+    );
+    let config = dir.write(
+        "config.toml",
+        "[gateway.tools]\n\"git/git_reset\" = \"deny\"\n\"git_add\" = \"ask\"\n\"git/git_lo*\" = \"allow\"\n",
+    );
+    (servers, config, repo)
+}
+
+fn call(dispatcher: &str, name: &str, arguments: Value) -> Value {
+    json!({"op": "call", "name": dispatcher, "arguments": {"name": name, "arguments": arguments}})
+}
+
+/// The files git has staged in `repo`.
+fn staged(repo: &str) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-C", repo, "diff", "--cached", "--name-only"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn run(servers: &str, config: &str, elicit: Option<&str>, steps: &Value) -> Vec<Value> {
+    let cmd = gateway_cmd(&[
+        "--config".into(),
+        config.into(),
+        "--mcp".into(),
+        servers.into(),
+    ]);
+    let mut target = vec!["--stdio", cmd.as_str()];
+    if let Some(answer) = elicit {
+        target.extend(["--elicit", answer]);
+    }
+    let doc = host(&target, "legacy", steps, 1);
+    doc["sessions"][0].as_array().unwrap().clone()
+}
+
+#[test]
+fn reads_and_writes_go_through_their_own_dispatchers_and_rules_hold() {
+    let dir = TempDir::new("gw-approvals");
+    let (servers, config, repo) = setup(&dir);
+    let r#in = json!({"repo_path": repo});
+    let steps = json!([
+        {"op": "list"},
+        call("call_read_tool", "git_log", json!({"repo_path": repo, "max_count": 1})),
+        call("call_read_tool", "git_add", json!({"repo_path": repo, "files": ["notes.txt"]})),
+        {"op": "call", "name": "search_tools", "arguments": {"query": "reset the repository to a commit"}},
+        call("call_tool", "git_reset", r#in.clone()),
+        call("call_tool", "git_add", json!({"repo_path": repo, "files": ["notes.txt"]})),
+        {"op": "elicitations"},
+    ]);
+    // A host that cannot ask: the asked tool is refused and never runs.
+    let r = run(&servers, &config, None, &steps);
+    assert_eq!(
+        names(&r[0]),
+        ["search_tools", "call_read_tool", "call_tool"],
+        "{}",
+        r[0]
+    );
+    let annotations = |name: &str| {
+        r[0].as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()["annotations"]
+            .clone()
+    };
+    assert_eq!(annotations("call_read_tool")["readOnlyHint"], true);
+    assert_eq!(annotations("call_tool")["readOnlyHint"], false);
+    assert_eq!(annotations("call_tool")["destructiveHint"], true);
+    // The read-only tool runs through call_read_tool, and the result names
+    // it with its server's annotations.
+    assert_eq!(r[1]["isError"], false, "{}", r[1]);
+    assert!(text(&r[1]).contains("first"), "{}", r[1]);
+    let ran = &r[1]["_meta"]["io.toolsift/tool"];
+    assert_eq!(ran["name"], "git_log", "{}", r[1]);
+    assert_eq!(ran["server"], "git");
+    assert_eq!(ran["annotations"]["readOnlyHint"], true, "{}", r[1]);
+    // A tool that writes does not run through call_read_tool.
+    assert_eq!(r[2]["isError"], true);
+    assert!(text(&r[2]).contains("not marked read-only"), "{}", r[2]);
+    // The denied tool is neither found nor called.
+    let found: Vec<String> = names(&r[3]["structuredContent"]["tools"]);
+    assert!(!found.contains(&"git_reset".to_string()), "{found:?}");
+    assert!(text(&r[4]).contains("no tool is named"), "{}", r[4]);
+    assert!(
+        text(&r[5]).contains("needs the user's approval"),
+        "{}",
+        r[5]
+    );
+    assert_eq!(r[6], json!([]));
+    assert_eq!(staged(&repo), "", "nothing was staged");
+
+    // A host that asks the user, who says no: refused, nothing staged.
+    let r = run(&servers, &config, Some("decline"), &steps);
+    assert_eq!(r[5]["isError"], true);
+    assert!(text(&r[5]).contains("the user declined"), "{}", r[5]);
+    let asked = r[6].as_array().unwrap();
+    assert_eq!(asked.len(), 1, "{}", r[6]);
+    assert!(asked[0].as_str().unwrap().contains("git_add"), "{}", r[6]);
+    assert!(asked[0].as_str().unwrap().contains("notes.txt"), "{}", r[6]);
+    assert_eq!(staged(&repo), "");
+
+    // The user says yes: the call goes through and the file is staged.
+    let r = run(&servers, &config, Some("accept"), &steps);
+    assert_eq!(r[5]["isError"], false, "{}", r[5]);
+    assert_eq!(r[5]["_meta"]["io.toolsift/tool"]["name"], "git_add");
+    assert_eq!(staged(&repo), "notes.txt");
+    // Only the asked tool was asked about.
+    assert_eq!(r[6].as_array().unwrap().len(), 1, "{}", r[6]);
+}
+
+#[test]
+fn a_rule_that_matches_nothing_is_warned_of_and_rules_that_deny_all_are_an_error() {
+    let dir = TempDir::new("gw-rules");
+    let (servers, _, _) = setup(&dir);
+    let out = crate::common::run(&[
+        "gateway",
+        "--mcp",
+        &servers,
+        "--mcp-timeout",
+        "60",
+        "--deny",
+        "gti/*",
+        "--ask",
+        "git_add",
+        "--dry-run",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("tool rule \"gti/*\" matches none of the"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("git_add\" matches"), "{stderr}");
+    let out = crate::common::run(&[
+        "gateway",
+        "--mcp",
+        &servers,
+        "--mcp-timeout",
+        "60",
+        "--deny",
+        "git/*",
+        "--dry-run",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("denied by the tool rules"),
+        "{out:?}"
+    );
+    let out = crate::common::run(&["gateway", "--mcp", &servers, "--deny", "a/b/c", "--dry-run"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("--deny: tool rule \"a/b/c\": a pattern is server/tool, server/* or tool"),
+        "{out:?}"
+    );
+}
