@@ -346,3 +346,58 @@ fn dry_run_and_check_print_the_tools_list_saving() {
         "{text}"
     );
 }
+
+#[test]
+fn a_server_killed_between_calls_is_started_again_before_the_next_call() {
+    let m = marker("gw-killed");
+    let mut cmd = vec![toolsift().to_string(), "gateway".into()];
+    cmd.extend(fake_stdio("paged", &m, &[]));
+    let steps = json!([
+        call("paged_tool_00", json!({"n": 1})),
+        {"op": "sleep", "seconds": 6},
+        call("paged_tool_00", json!({"n": 2})),
+    ]);
+    let line = crate::gateway::command_line(&cmd);
+    let host =
+        std::thread::spawn(move || host_with_stderr(&["--stdio", &line], "legacy", &steps, 1));
+    // The server is up and has answered the first call: kill it, as an
+    // out-of-memory killer or a crash would, while the host waits. (The
+    // host's and the gateway's command lines hold the marker too: the
+    // server is the process whose own program is fake_server.py.)
+    let server = |m: &str| -> Vec<u32> {
+        procs_with(m)
+            .into_iter()
+            .filter(|p| {
+                std::fs::read(format!("/proc/{p}/cmdline"))
+                    .unwrap_or_default()
+                    .split(|&b| b == 0)
+                    .any(|arg| arg.ends_with(b"fake_server.py"))
+            })
+            .collect()
+    };
+    let start = std::time::Instant::now();
+    while server(&m).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the server never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    let killed = server(&m);
+    assert_eq!(killed.len(), 1, "{killed:?}");
+    unsafe {
+        libc::kill(killed[0] as i32, libc::SIGKILL);
+    }
+    let (doc, stderr) = host.join().unwrap();
+    let r = doc["sessions"][0].as_array().unwrap();
+    assert_eq!(r[0]["isError"], false, "{}", r[0]);
+    // The next call finds the server gone, starts it again and is answered.
+    assert_eq!(r[2]["isError"], false, "{}\n{stderr}", r[2]);
+    assert!(
+        text(&r[2]).contains("\"n\": 2") || text(&r[2]).contains("\"n\":2"),
+        "{}",
+        r[2]
+    );
+    assert_gone(&m, Duration::from_secs(10));
+}

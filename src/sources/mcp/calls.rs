@@ -82,9 +82,20 @@ async fn call_on(
     tool: String,
     arguments: serde_json::Map<String, Value>,
 ) -> Result<CallToolResult, McpCallError> {
+    // A server that exited since its last call (killed, crashed) is noticed
+    // here and started again, rather than failing this call.
+    let exited = lock(&shared.pids)
+        .get(&server)
+        .is_some_and(|&pid| super::reaper::has_exited(pid));
     let client = match shared.client(&server) {
-        Some(c) if !c.is_closed() => c,
-        _ => restart(&shared, &server).await?,
+        Some(c) if !c.is_closed() && !exited => c,
+        _ => {
+            if exited {
+                lock(&shared.clients).remove(&server);
+                lock(&shared.pids).remove(&server);
+            }
+            restart(&shared, &server).await?
+        }
     };
     let limit = shared.call_timeout;
     let params = CallToolRequestParams::new(tool).with_arguments(arguments);

@@ -36,6 +36,8 @@ pub(super) struct Shared {
     /// The time a server gets to start and list its tools.
     pub(super) start_timeout: Mutex<Duration>,
     pub(super) groups: Mutex<Vec<i32>>,
+    /// Each stdio server's process, to notice it exited before a call.
+    pub(super) pids: Mutex<HashMap<String, i32>>,
     pub(super) call_timeout: Duration,
     pub(super) changes: Mutex<Option<UnboundedSender<String>>>,
 }
@@ -64,6 +66,7 @@ impl Shared {
     ) -> bool {
         if let Some(p) = pgid {
             lock(&self.groups).push(p);
+            lock(&self.pids).insert(name.to_string(), p);
         }
         lock(&self.clients).insert(name.to_string(), client);
         let mut entries = lock(&self.entries);
@@ -119,6 +122,7 @@ impl McpHost {
                 always_load: Mutex::new(Vec::new()),
                 start_timeout: Mutex::new(super::config::DEFAULT_TIMEOUT),
                 groups: Mutex::new(Vec::new()),
+                pids: Mutex::new(HashMap::new()),
                 call_timeout,
                 changes: Mutex::new(None),
             }),
@@ -189,6 +193,7 @@ impl McpHost {
                 Ok(connected) => {
                     if let Some(pgid) = connected.pgid {
                         lock(&self.shared.groups).push(pgid);
+                        lock(&self.shared.pids).insert(server.name.clone(), pgid);
                     }
                     let about = super::listed::about(connected.client.peer_info().as_deref());
                     lock(&self.shared.clients)

@@ -22,6 +22,30 @@ pub(super) fn kill_group(pgid: i32) {
     }
 }
 
+/// Whether the server process `pid` (a child of toolsift) has exited: it
+/// is a zombie not yet reaped (looked at without reaping it), or already
+/// reaped (no such child any more).
+pub(super) fn has_exited(pid: i32) -> bool {
+    if pid <= 1 {
+        return false;
+    }
+    // SAFETY: waitid with WNOWAIT only reads the child's state; the info
+    // struct is zeroed and written by the call.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let r = libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        );
+        if r == -1 {
+            return std::io::Error::last_os_error().raw_os_error() == Some(libc::ECHILD);
+        }
+        info.si_pid() == pid
+    }
+}
+
 /// Kills every MCP server process group still registered.
 pub fn kill_all_servers() {
     let groups = GROUPS
