@@ -20,7 +20,6 @@ pub const CALL_TOOL: &str = "call_tool";
 /// ask before each `call_tool`.
 pub const CALL_READ_TOOL: &str = "call_read_tool";
 
-const SEARCH_DESCRIPTION: &str = "Find the tools for a task among the many this gateway can reach (only a few are listed). Describe what you want to do in plain words; you get the best matching tools with their input schemas, or a plain answer that none fits. Then call one with call_tool. `select:name1,name2` fetches tools by exact name; `+word` requires a word.";
 const CALL_DESCRIPTION: &str = "Call a tool that search_tools found, by its exact name, with arguments that follow its input schema. The result is the tool's own. Arguments that break the schema, and the same call repeated in a loop, are refused before they reach the tool. For a tool search_tools marks read-only, use call_read_tool.";
 const CALL_READ_DESCRIPTION: &str =
     "call_tool for read-only tools (those search_tools marks readOnlyHint); it refuses any other.";
@@ -32,8 +31,9 @@ fn object(value: serde_json::Value) -> Arc<JsonObject> {
     }
 }
 
-/// `search_tools(query, limit?)`, with `limit` up to `max_tools`.
-pub(crate) fn search_tool(max_tools: u64) -> McpTool {
+/// `search_tools(query, limit?)`, with `limit` up to `max_tools`, described
+/// as `description` says.
+pub(crate) fn search_tool(max_tools: u64, description: &str) -> McpTool {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -57,7 +57,7 @@ pub(crate) fn search_tool(max_tools: u64) -> McpTool {
         "required": ["query"],
         "additionalProperties": false
     });
-    let mut tool = McpTool::new(SEARCH_TOOLS, SEARCH_DESCRIPTION, object(schema));
+    let mut tool = McpTool::new(SEARCH_TOOLS, description.to_string(), object(schema));
     tool.annotations = Some(
         ToolAnnotations::new()
             .read_only(true)
@@ -125,8 +125,14 @@ pub(crate) fn upstream_definition(tool: &Tool, listed: &Listed) -> McpTool {
 
 /// The session's `tools/list`: the always-load tools (one whose name is a
 /// meta-tool's is left out, and reachable through `call_tool`), the
-/// meta-tools, then the `exposed` tools (found in this session).
-pub(crate) fn listing(snapshot: &Snapshot, max_tools: u64, exposed: &[String]) -> Vec<McpTool> {
+/// meta-tools (`search_tools` described as `description` says: the
+/// session's first), then the `exposed` tools (found in this session).
+pub(crate) fn listing(
+    snapshot: &Snapshot,
+    max_tools: u64,
+    exposed: &[String],
+    description: &str,
+) -> Vec<McpTool> {
     let mut out: Vec<McpTool> = snapshot
         .catalog
         .tools()
@@ -135,7 +141,7 @@ pub(crate) fn listing(snapshot: &Snapshot, max_tools: u64, exposed: &[String]) -
         .filter(|(t, _)| t.always_load && !is_meta(&t.name))
         .map(|(_, listed)| listed.clone())
         .collect();
-    out.push(search_tool(max_tools));
+    out.push(search_tool(max_tools, description));
     out.push(call_tool(true));
     out.push(call_tool(false));
     for name in exposed {

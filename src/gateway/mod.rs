@@ -12,6 +12,7 @@
 mod answer;
 mod approve;
 mod call;
+mod describe;
 mod find;
 mod hidden;
 mod http;
@@ -96,6 +97,8 @@ pub(crate) struct Snapshot {
     /// Each catalog tool as its server listed it (renamed when prefixed).
     pub(crate) listed: Vec<rmcp::model::Tool>,
     pub(crate) validators: validate::Validators,
+    /// `search_tools`'s description, made from this catalog.
+    pub(crate) search_description: String,
 }
 
 impl Snapshot {
@@ -111,10 +114,12 @@ impl Snapshot {
             })
             .collect();
         let validators = validate::Validators::new(catalog.len());
+        let search_description = describe::search_description(&catalog);
         Snapshot {
             catalog,
             listed,
             validators,
+            search_description,
         }
     }
 }

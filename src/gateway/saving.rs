@@ -49,7 +49,7 @@ pub(crate) fn saving_of(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) 
         .zip(&snapshot.listed)
         .map(|(_, listed)| listed)
         .collect();
-    let through = listing(snapshot, max_tools, &[]);
+    let through = listing(snapshot, max_tools, &[], &snapshot.search_description);
     let provider = basis.request_overhead() > 0;
     let count = |tools: &[&rmcp::model::Tool]| {
         if provider {

@@ -27,6 +27,9 @@ pub struct GatewaySession {
     breaker: Arc<SessionBreaker>,
     /// Tools found in this session (`--expose-found`), in first-found order.
     exposed: Arc<Mutex<Vec<String>>>,
+    /// `search_tools`'s description as first listed: the same for the
+    /// whole connection, whatever the servers do meanwhile.
+    description: Arc<std::sync::OnceLock<String>>,
 }
 
 impl GatewaySession {
@@ -38,6 +41,7 @@ impl GatewaySession {
             label: label.to_string(),
             breaker,
             exposed: Arc::new(Mutex::new(Vec::new())),
+            description: Arc::new(std::sync::OnceLock::new()),
         }
     }
 
@@ -101,10 +105,14 @@ impl ServerHandler for GatewaySession {
             .unwrap_or_else(|p| p.into_inner())
             .clone();
         let snapshot = self.gateway.snapshot();
+        let description = self
+            .description
+            .get_or_init(|| snapshot.search_description.clone());
         Ok(ListToolsResult::with_all_items(listing(
             &snapshot,
             self.gateway.config.max_tools,
             &exposed,
+            description,
         )))
     }
 

@@ -92,7 +92,7 @@ pub(super) fn text(r: &rmcp::model::CallToolResult) -> String {
 #[test]
 fn tools_list_is_the_always_load_tools_and_the_meta_tools() {
     let g = gateway(GatewayConfig::default());
-    let names: Vec<String> = listing(&g.snapshot(), 8, &[])
+    let names: Vec<String> = listing(&g.snapshot(), 8, &[], "d")
         .iter()
         .map(|t| t.name.to_string())
         .collect();
@@ -101,10 +101,15 @@ fn tools_list_is_the_always_load_tools_and_the_meta_tools() {
         names,
         ["list_notes", SEARCH_TOOLS, CALL_READ_TOOL, CALL_TOOL]
     );
-    let exposed = listing(&g.snapshot(), 8, &["get_weather".into(), "nope".into()]);
+    let exposed = listing(
+        &g.snapshot(),
+        8,
+        &["get_weather".into(), "nope".into()],
+        "d",
+    );
     assert_eq!(exposed.last().unwrap().name, "get_weather");
     assert_eq!(exposed.len(), 5);
-    let search = &listing(&g.snapshot(), 5, &[])[1];
+    let search = &listing(&g.snapshot(), 5, &[], "d")[1];
     assert_eq!(search.input_schema["properties"]["limit"]["maximum"], 5);
 }
 
@@ -416,6 +421,6 @@ fn search_tools_takes_the_steps_of_a_task_as_queries() {
         assert_eq!(r.is_error, Some(true), "{bad}");
         assert!(text(&r).contains(says), "{bad}: {}", text(&r));
     }
-    let search = &listing(&g.snapshot(), 8, &[])[1];
+    let search = &listing(&g.snapshot(), 8, &[], "d")[1];
     assert_eq!(search.input_schema["properties"]["queries"]["maxItems"], 16);
 }

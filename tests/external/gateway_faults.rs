@@ -89,8 +89,24 @@ fn a_server_whose_tools_change_is_listed_again_and_its_new_tool_found() {
         search("weather forecast for a city"),
         call("weather_forecast", json!({"city": "Oslo"})),
         call("weather_forecast", json!({})),
+        {"op": "list", "cache_mode": "bypass"},
     ]);
     let r = stdio(&args, "legacy", &steps);
+    // search_tools says what the servers cover, and keeps saying what it
+    // said first for the whole connection though a tool joined.
+    let described = r[6]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "search_tools")
+        .unwrap()["description"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        described.starts_with("Find the tools for a task among the 4 tools this gateway reaches (only a few are listed): fake_server.py (4 tools: "),
+        "{described}"
+    );
     assert!(
         !found(&r[0]).contains(&"weather_forecast".to_string()),
         "{}",
