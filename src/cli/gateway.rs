@@ -30,8 +30,14 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
     let mut c = GatewayConfig::default();
     c.max_tools = args.max_tools.or(file.max_tools).unwrap_or(c.max_tools);
     if !(1..=gateway::MAX_MAX_TOOLS).contains(&c.max_tools) {
+        // Named as the user wrote it: the flag, or the file's key.
+        let what = match (args.max_tools, &file_config.source) {
+            (Some(_), _) => "--max-tools".to_string(),
+            (None, Some(path)) => format!("{}: [gateway] max_tools", path.display()),
+            (None, None) => "[gateway] max_tools".to_string(),
+        };
         return Err(CliError::Usage(format!(
-            "--max-tools must be from 1 to {}, not {}",
+            "{what} must be from 1 to {}, not {}",
             gateway::MAX_MAX_TOOLS,
             c.max_tools
         )));

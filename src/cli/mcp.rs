@@ -192,6 +192,12 @@ fn load_inner(
         1 => catalogs.pop().ok_or("no catalog")?,
         _ => Catalog::merge(catalogs).map_err(|e| e.to_string())?,
     };
+    for pattern in mcp::unmatched_always_load(&config.always_load, &catalog) {
+        eprintln!(
+            "toolsift: warning: always-load pattern {} matches no tool of the MCP servers that started",
+            escape(&format!("{pattern:?}"))
+        );
+    }
     Ok((
         Loaded {
             catalog: Arc::new(catalog),

@@ -141,7 +141,11 @@ impl Gateway {
         let snapshot = self.snapshot();
         let catalog = &snapshot.catalog;
         let args_value = Value::Object(arguments.clone());
-        let record = |name: &str, server: Option<&str>, ended: Ended, result: Option<&Value>| {
+        let record_as = |name: &str,
+                         server: Option<&str>,
+                         ended: Ended,
+                         result: Option<&Value>,
+                         unknown: bool| {
             self.recorder.call(&CallRecord {
                 session,
                 name,
@@ -150,7 +154,11 @@ impl Gateway {
                 ended,
                 elapsed: started.elapsed(),
                 result,
+                unknown,
             });
+        };
+        let record = |name: &str, server: Option<&str>, ended: Ended, result: Option<&Value>| {
+            record_as(name, server, ended, result, false)
         };
         let resolved = catalog.index_of(written).or_else(|| {
             let names: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_str()).collect();
@@ -166,7 +174,7 @@ impl Gateway {
                     close.join(", ")
                 )
             };
-            record(written, None, Ended::Refused, None);
+            record_as(written, None, Ended::Refused, None, true);
             return error_result(format!(
                 "no tool is named {} on this gateway. {hint}",
                 json!(written)

@@ -60,7 +60,13 @@ pub(crate) struct CallRecord<'a> {
     pub(crate) ended: Ended,
     pub(crate) elapsed: Duration,
     pub(crate) result: Option<&'a Value>,
+    /// No tool has the name: the counters group such calls under
+    /// [`UNKNOWN_TOOL`] (one series, whatever names a model makes up).
+    pub(crate) unknown: bool,
 }
+
+/// The `tool` label of calls of a name no tool has.
+pub const UNKNOWN_TOOL: &str = "(unknown)";
 
 /// The log, the trace and the counters.
 pub struct Recorder {
@@ -143,7 +149,8 @@ impl Recorder {
     pub(crate) fn call(&self, r: &CallRecord<'_>) {
         let server = r.server.unwrap_or("-");
         let label = r.ended.label();
-        metrics::counter!(CALLS, "server" => server.to_string(), "tool" => r.name.to_string(), "outcome" => label)
+        let tool = if r.unknown { UNKNOWN_TOOL } else { r.name };
+        metrics::counter!(CALLS, "server" => server.to_string(), "tool" => tool.to_string(), "outcome" => label)
             .increment(1);
         match r.ended {
             Ended::Blocked => {

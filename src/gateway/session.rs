@@ -18,6 +18,10 @@ use super::call::SessionBreaker;
 use super::call::Via;
 use super::meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS, listing};
 
+/// Found tools a session's `tools/list` holds at most with
+/// `--expose-found` (the oldest found go first).
+pub const MAX_EXPOSED: usize = 32;
+
 /// The handler of one session.
 #[derive(Clone)]
 pub struct GatewaySession {
@@ -127,16 +131,10 @@ impl ServerHandler for GatewaySession {
             SEARCH_TOOLS => {
                 let found = self.gateway.search_tools(&label, &arguments).await;
                 if self.gateway.config.expose_found && !found.names.is_empty() {
-                    let added = {
-                        let mut exposed = self.exposed.lock().unwrap_or_else(|p| p.into_inner());
-                        let before = exposed.len();
-                        for name in found.names {
-                            if !exposed.contains(&name) {
-                                exposed.push(name);
-                            }
-                        }
-                        exposed.len() > before
-                    };
+                    let added = expose(
+                        &mut self.exposed.lock().unwrap_or_else(|p| p.into_inner()),
+                        found.names,
+                    );
                     if added {
                         let _ = context.peer.notify_tool_list_changed().await;
                     }
@@ -168,5 +166,37 @@ impl ServerHandler for GatewaySession {
             result.result_type = Some(rmcp::model::ResultType::COMPLETE);
         }
         Ok(result.into())
+    }
+}
+
+/// Adds `found` to a session's `exposed` tools (first found first), keeping
+/// the [`MAX_EXPOSED`] found last: a long session's list does not grow
+/// without bound. Whether the list changed.
+fn expose(exposed: &mut Vec<String>, found: Vec<String>) -> bool {
+    let before = exposed.clone();
+    for name in found {
+        if !exposed.contains(&name) {
+            exposed.push(name);
+        }
+    }
+    let over = exposed.len().saturating_sub(MAX_EXPOSED);
+    exposed.drain(..over);
+    *exposed != before
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exposed_tools_are_capped_oldest_out_and_a_known_one_changes_nothing() {
+        let mut exposed = Vec::new();
+        assert!(expose(&mut exposed, vec!["a".into(), "b".into()]));
+        assert!(!expose(&mut exposed, vec!["b".into()]));
+        let many: Vec<String> = (0..MAX_EXPOSED).map(|i| format!("t{i}")).collect();
+        assert!(expose(&mut exposed, many));
+        assert_eq!(exposed.len(), MAX_EXPOSED);
+        assert_eq!(exposed[0], "t0", "a and b, found first, went first");
+        assert_eq!(exposed.last().unwrap(), &format!("t{}", MAX_EXPOSED - 1));
     }
 }

@@ -333,6 +333,7 @@ fn python_sdk_over_streamable_http_with_an_api_key_and_metrics() {
         {"op": "list"},
         search("what time is it in Tokyo"),
         call("get_current_time", json!({"timezone": "Asia/Tokyo"})),
+        call("made_up_tool_7f3", json!({})),
     ]);
     for mode in ["legacy", "auto"] {
         let doc = host(
@@ -371,6 +372,12 @@ fn python_sdk_over_streamable_http_with_an_api_key_and_metrics() {
         metrics.contains("toolsift_gateway_searches_total 2"),
         "{metrics}"
     );
+    // A made-up name is counted, but as one series for all such names.
+    assert!(
+        metrics.contains("tool=\"(unknown)\",outcome=\"refused\"} 2"),
+        "{metrics}"
+    );
+    assert!(!metrics.contains("made_up_tool_7f3"), "{metrics}");
     // The real servers hide no text: none cleaned, none left out.
     assert!(
         metrics.contains("toolsift_gateway_hidden_text_tools{action=\"stripped\"} 0"),

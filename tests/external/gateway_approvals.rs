@@ -170,6 +170,30 @@ fn a_rule_that_matches_nothing_is_warned_of_and_rules_that_deny_all_are_an_error
         String::from_utf8_lossy(&out.stderr).contains("denied by the tool rules"),
         "{out:?}"
     );
+    // An always-load pattern that matches nothing is warned of too.
+    let out = crate::common::run(&[
+        "gateway",
+        "--mcp",
+        &servers,
+        "--always-load",
+        "gti/*",
+        "--dry-run",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("always-load pattern \"gti/*\" matches no tool"),
+        "{out:?}"
+    );
+    // A value out of range in the file is named as the file's key.
+    let big = dir.write("big.toml", "[gateway]\nmax_tools = 100\n");
+    let out = crate::common::run(&["gateway", "--config", &big, "--mcp", &servers, "--dry-run"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("big.toml: [gateway] max_tools must be from 1 to 64, not 100"),
+        "{out:?}"
+    );
     let out = crate::common::run(&["gateway", "--mcp", &servers, "--deny", "a/b/c", "--dry-run"]);
     assert!(
         String::from_utf8_lossy(&out.stderr)

@@ -177,6 +177,25 @@ pub(super) fn build_catalog(
     }
 }
 
+/// The always-load patterns that match no tool of `catalog` (a typo, or a
+/// server that did not start), in the order given.
+pub fn unmatched_always_load<'a>(
+    patterns: &'a [String],
+    catalog: &crate::catalog::Catalog,
+) -> Vec<&'a str> {
+    patterns
+        .iter()
+        .filter(|p| {
+            !catalog.tools().iter().any(|t| {
+                t.mcp
+                    .as_ref()
+                    .is_some_and(|m| matches_pattern(p, &m.server, t))
+            })
+        })
+        .map(String::as_str)
+        .collect()
+}
+
 /// `server/*`, `server/tool`, or `tool` (the server's name for it or the
 /// catalog's).
 pub(super) fn matches_pattern(pattern: &str, server: &str, tool: &Tool) -> bool {

@@ -22,6 +22,7 @@ mod status;
 pub use calls::{MAX_RESTARTS_IN_A_ROW, RESTART_PAUSE};
 pub use config::{McpConfig, McpConfigError, McpServer, Transport};
 pub use host::McpHost;
+pub use listed::unmatched_always_load;
 pub use reaper::{install_exit_guards, kill_all_servers};
 pub use status::{CallOutcome, Gathered, McpCallError, ServerState, ServerStatus};
 
