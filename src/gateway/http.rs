@@ -25,6 +25,16 @@ use crate::server::conn::{self, ConnLimits};
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
 
+/// The `Origin`s a request may carry: pages served from this machine.
+const LOCAL_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "https://localhost:*",
+    "http://127.0.0.1:*",
+    "https://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://[::1]:*",
+];
+
 /// The API key a request proved ("" when the gateway has none), for the
 /// sessionless breaker.
 #[derive(Debug, Clone)]
@@ -88,7 +98,12 @@ pub async fn serve_http(
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
-    let mut mcp = StreamableHttpServerConfig::default();
+    // A browser's page may only reach the gateway from the machine itself
+    // (the MCP specification asks servers to validate Origin); clients
+    // that send no Origin (hosts, SDKs) are not browsers and pass.
+    let mut mcp = StreamableHttpServerConfig::default()
+        .with_allowed_origins(LOCAL_ORIGINS)
+        .enforce_origin_validation();
     if !config.addr.ip().is_loopback() {
         // Keys guard a public address; the Host check is for loopback
         // servers reached through DNS rebinding.
@@ -134,6 +149,16 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
             }
             None => unauthorized(),
         }
+    };
+    // A session closed by DELETE is done: 204, not rmcp's 202 Accepted (an
+    // SDK takes anything but 200 or 204 for a failure).
+    let response = if method == axum::http::Method::DELETE
+        && path == MCP_PATH
+        && response.status() == StatusCode::ACCEPTED
+    {
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        response
     };
     let shown = match path.as_str() {
         MCP_PATH | "/healthz" | "/metrics" => path.as_str(),

@@ -315,6 +315,33 @@ fn get(url: &str, key: Option<&str>) -> (u16, String) {
     (r.status().as_u16(), r.text().unwrap())
 }
 
+/// A raw `initialize` over streamable HTTP, with `origin` as the `Origin`
+/// header: the status and the session id.
+fn initialize(url: &str, key: &str, origin: Option<&str>) -> (u16, Option<String>) {
+    toolsift::tls::install_provider();
+    let mut req = reqwest::blocking::Client::new()
+        .post(url)
+        .bearer_auth(key)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"}}})
+            .to_string(),
+        );
+    if let Some(o) = origin {
+        req = req.header("origin", o);
+    }
+    let r = req.send().unwrap();
+    let session = r
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    (r.status().as_u16(), session)
+}
+
 #[test]
 fn python_sdk_over_streamable_http_with_an_api_key_and_metrics() {
     let dir = TempDir::new("gw-http");
@@ -372,6 +399,23 @@ fn python_sdk_over_streamable_http_with_an_api_key_and_metrics() {
         metrics.contains("toolsift_gateway_searches_total 2"),
         "{metrics}"
     );
+    // A page of another site cannot reach the gateway (its Origin is
+    // refused); a page of this machine, and clients that send no Origin,
+    // can. A session closed with DELETE answers 204.
+    let (status, _) = initialize(&gw.url, "s3cret", Some("http://evil.example"));
+    assert_eq!(status, 403);
+    let (status, _) = initialize(&gw.url, "s3cret", Some("http://localhost:6274"));
+    assert_eq!(status, 200);
+    let (status, session) = initialize(&gw.url, "s3cret", None);
+    assert_eq!(status, 200);
+    let session = session.expect("a session id");
+    let closed = reqwest::blocking::Client::new()
+        .delete(&gw.url)
+        .bearer_auth("s3cret")
+        .header("mcp-session-id", session)
+        .send()
+        .unwrap();
+    assert_eq!(closed.status().as_u16(), 204);
     // A made-up name is counted, but as one series for all such names.
     assert!(
         metrics.contains("tool=\"(unknown)\",outcome=\"refused\"} 2"),
