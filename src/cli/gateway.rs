@@ -225,13 +225,16 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
 pub fn saving_text(s: &ListSaving) -> String {
     use toolsift::numbers::thousands;
     format!(
-        "tools/list direct:           {:>3} tools, {:>7} tokens ({})\ntools/list through gateway:  {:>3} tools, {:>7} tokens\nsaved per tools/list:             {:>7} tokens ({:.1} %)\n",
+        "tools/list direct:           {:>3} tools, {:>7} tokens ({})\ntools/list through gateway:  {:>3} tools, {:>7} tokens\nsaved per tools/list:             {:>7} tokens ({:.1} %)\na search_tools answer of {} tools: {} tokens with tools of the median size, up to {} with the largest\n",
         s.direct_tools,
         thousands(s.direct_tokens),
         s.label,
         s.gateway_tools,
         thousands(s.gateway_tokens),
         thousands(s.saved()),
-        s.saved_pct()
+        s.saved_pct(),
+        s.answer_tools,
+        thousands(s.answer_tokens_median),
+        thousands(s.answer_tokens_max),
     )
 }

@@ -182,7 +182,12 @@ fn search_queries(value: Option<&Value>) -> Result<Vec<String>, String> {
 pub(crate) use crate::service::json_kind as kind;
 
 /// One found tool as the host gets it.
-fn found_tool(snapshot: &Snapshot, index: usize, reason: Reason, e: &Explanation) -> Value {
+pub(crate) fn found_tool(
+    snapshot: &Snapshot,
+    index: usize,
+    reason: Reason,
+    e: &Explanation,
+) -> Value {
     let tool = &snapshot.catalog.tools()[index];
     let listed = &snapshot.listed[index];
     let mut out = json!({

@@ -23,6 +23,13 @@ pub struct ListSaving {
     pub direct_tokens: u64,
     pub gateway_tools: usize,
     pub gateway_tokens: u64,
+    /// The tools a `search_tools` answer holds at most (`--max-tools`).
+    pub answer_tools: usize,
+    /// Tokens of a `search_tools` result (text and structured content, as
+    /// the host receives it) holding the largest tools...
+    pub answer_tokens_max: u64,
+    /// ... and holding tools of the median size.
+    pub answer_tokens_median: u64,
 }
 
 impl ListSaving {
@@ -63,6 +70,8 @@ pub(crate) fn saving_of(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) 
         }
     };
     let through: Vec<&rmcp::model::Tool> = through.iter().collect();
+    let (answer_tools, answer_tokens_max, answer_tokens_median) =
+        answer_tokens(snapshot, max_tools, basis);
     ListSaving {
         basis: basis.as_str(),
         label: basis.label(),
@@ -70,7 +79,36 @@ pub(crate) fn saving_of(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) 
         direct_tokens: count(&direct),
         gateway_tools: through.len(),
         gateway_tokens: count(&through),
+        answer_tools,
+        answer_tokens_max,
+        answer_tokens_median,
     }
+}
+
+/// What a `search_tools` answer of up to `max_tools` tools costs (the
+/// tools not always-load; counted on the result's JSON): with the largest
+/// tools, and with tools of the median size.
+fn answer_tokens(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) -> (usize, u64, u64) {
+    use crate::service::Reason;
+    let mut found: Vec<serde_json::Value> = snapshot
+        .catalog
+        .tools()
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !t.always_load)
+        .map(|(i, _)| super::find::found_tool(snapshot, i, Reason::Ranked, &Default::default()))
+        .collect();
+    found.sort_by_key(|v| std::cmp::Reverse(v.to_string().len()));
+    let n = usize::try_from(max_tools)
+        .unwrap_or(usize::MAX)
+        .min(found.len());
+    let cost = |tools: &[serde_json::Value]| {
+        let answer = json!({"query": "", "tools": tools, "ranker": "bm25"});
+        let result = super::answer::json_result(answer);
+        basis.count(&serde_json::to_string(&result).unwrap_or_default())
+    };
+    let middle = found.len().saturating_sub(n) / 2;
+    (n, cost(&found[..n]), cost(&found[middle..middle + n]))
 }
 
 /// A listed tool as a provider is given it: name, description, schema.

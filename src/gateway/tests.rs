@@ -311,6 +311,10 @@ fn the_saving_counts_every_tool_direct_and_the_meta_tools_through() {
     let s = list_saving(&g, crate::tokens::TokenBasis::O200kBase);
     assert_eq!(s.direct_tools, 6);
     assert_eq!(s.gateway_tools, 4);
+    // A search_tools answer: at most max_tools (8) of the 4 tools that are
+    // not always-load; the largest cost at least what the median ones do.
+    assert_eq!(s.answer_tools, 4);
+    assert!(s.answer_tokens_max >= s.answer_tokens_median && s.answer_tokens_median > 0);
     assert!(s.direct_tokens > 0 && s.gateway_tokens > 0);
     assert_eq!(s.saved(), s.direct_tokens.saturating_sub(s.gateway_tokens));
 }
