@@ -497,6 +497,13 @@ impl From<&crate::sources::mcp::ServerStatus> for ServerReport {
                 prefixed: *prefixed,
                 error: None,
             },
+            ServerState::Starting { failed_before } => ServerReport {
+                name: s.name.clone(),
+                state: "starting",
+                tools: 0,
+                prefixed: 0,
+                error: failed_before.clone(),
+            },
             ServerState::Failed { .. } => ServerReport {
                 name: s.name.clone(),
                 state: "failed",

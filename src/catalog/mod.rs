@@ -129,7 +129,8 @@ impl fmt::Display for ImportNote {
     }
 }
 
-/// A validated catalog: non-empty, unique non-blank names, object schemas.
+/// A validated catalog: non-empty (but [`Catalog::empty`]), unique non-blank
+/// names, object schemas.
 #[derive(Debug, Clone)]
 pub struct Catalog {
     name: String,
@@ -164,6 +165,22 @@ impl Catalog {
     /// Validates `tools` and builds a catalog named `name`.
     pub fn new(name: impl Into<String>, tools: Vec<Tool>) -> Result<Self, CatalogError> {
         Self::build(name.into(), tools, Vec::new(), Vec::new(), "")
+    }
+
+    /// A catalog of no tools, for a front end whose tools are on their way
+    /// (the gateway while its servers start). Loading never makes one: an
+    /// empty file is an error.
+    pub fn empty(name: impl Into<String>) -> Catalog {
+        Catalog {
+            name: name.into(),
+            tools: Vec::new(),
+            formats: Vec::new(),
+            notes: Vec::new(),
+            fingerprint: OnceLock::new(),
+            by_name: OnceLock::new(),
+            always: OnceLock::new(),
+            schema_json: OnceLock::new(),
+        }
     }
 
     pub(crate) fn build(

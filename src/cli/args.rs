@@ -522,6 +522,9 @@ pub struct GatewayArgs {
     /// Put queries, arguments and results in the log.
     #[arg(long)]
     pub log_calls: bool,
+    /// Seconds the start waits for the MCP servers before answering the host (default 2); a slower server's tools join when it is up.
+    #[arg(long, value_name = "SECS")]
+    pub start_wait: Option<f64>,
     /// Tools that run without asking (the default): server/tool, server/* or tool, `*` anywhere (repeatable; over [gateway.tools]).
     #[arg(long, value_name = "PATTERN")]
     pub allow: Vec<String>,

@@ -136,6 +136,8 @@ fn build(
     config: GatewayConfig,
     recorder: Recorder,
     call_timeout: Duration,
+    dry_run: bool,
+    start_wait: Duration,
 ) -> Result<(Arc<Gateway>, tokio::sync::mpsc::UnboundedReceiver<String>), CliError> {
     if !mcp.any() {
         return Err(CliError::Usage(
@@ -144,17 +146,24 @@ fn build(
     }
     let mut mcp = mcp.clone();
     mcp.call_timeout = Some(call_timeout);
-    let (loaded, changes) = super::mcp::load_watching(&mcp).map_err(CliError::Usage)?;
-    let host = loaded
-        .host
-        .ok_or_else(|| CliError::Usage("no MCP server is configured".into()))?;
+    // A dry run counts every server's tools: it waits for them. Serving, the
+    // gateway answers the host at once, whatever server is slow.
+    let (host, catalog, changes) = if dry_run {
+        let (loaded, changes) = super::mcp::load_watching(&mcp).map_err(CliError::Usage)?;
+        let host = loaded
+            .host
+            .ok_or_else(|| CliError::Usage("no MCP server is configured".into()))?;
+        (host, Some(Arc::unwrap_or_clone(loaded.catalog)), changes)
+    } else {
+        let started = super::mcp::start_watching(&mcp, start_wait).map_err(CliError::Usage)?;
+        (started.host, started.catalog, started.changes)
+    };
     let file_catalogs = files
         .iter()
         .map(|f| toolsift::catalog::load(&toolsift::catalog::CatalogSource::parse(f)))
         .collect::<Result<Vec<_>, _>>()?;
-    let catalog = Arc::unwrap_or_clone(loaded.catalog);
-    let gateway = Gateway::new(config, host, Some(catalog), file_catalogs, recorder)
-        .map_err(CliError::Usage)?;
+    let gateway =
+        Gateway::new(config, host, catalog, file_catalogs, recorder).map_err(CliError::Usage)?;
     Ok((Arc::new(gateway), changes))
 }
 
@@ -180,6 +189,8 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         plan.config,
         recorder,
         call_timeout,
+        args.dry_run,
+        start_wait(args.start_wait)?,
     )?;
     if args.dry_run {
         let saving = gateway::list_saving(&gateway, plan.basis);
@@ -237,4 +248,15 @@ pub fn saving_text(s: &ListSaving) -> String {
         thousands(s.answer_tokens_median),
         thousands(s.answer_tokens_max),
     )
+}
+
+/// `--start-wait SECS`: from 0 to 600 seconds.
+fn start_wait(secs: Option<f64>) -> Result<Duration, CliError> {
+    match secs {
+        None => Ok(gateway::START_WAIT),
+        Some(s) if (0.0..=600.0).contains(&s) => Ok(Duration::from_secs_f64(s)),
+        Some(s) => Err(CliError::Usage(format!(
+            "--start-wait must be from 0 to 600 seconds, not {s}"
+        ))),
+    }
 }

@@ -116,6 +116,64 @@ pub fn load_watching(
     Ok((loaded, changes))
 }
 
+/// What the gateway starts with: its host, the tools of the servers that
+/// listed them in time (none yet, maybe), and the servers' changes (a
+/// server that comes up later is one).
+pub struct Started {
+    pub host: Arc<McpHost>,
+    pub catalog: Option<Catalog>,
+    pub changes: tokio::sync::mpsc::UnboundedReceiver<String>,
+}
+
+/// The MCP servers of `args` started without blocking: every server
+/// starts in the background, and this waits at most `wait` for them (a
+/// server that never answers holds nothing up); the others join later, a
+/// server that failed is tried again. A failed server is a warning on
+/// stderr, one still starting a note.
+pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, String> {
+    let config = args.config()?;
+    if config.servers.is_empty() {
+        return Err("no MCP server is configured".into());
+    }
+    mcp::install_exit_guards(restore_terminal);
+    let host = McpHost::new(args.call_timeout()).map_err(|e| format!("MCP: {e}"))?;
+    let changes = host.watch_changes();
+    let gathered = host.gather_within(&config, wait);
+    for s in &gathered.servers {
+        match s.state {
+            ServerState::Failed { .. } => eprintln!(
+                "toolsift: warning: MCP server {} (tried again in the background)",
+                escape(&s.summary())
+            ),
+            ServerState::Starting { .. } => eprintln!(
+                "toolsift: MCP server {} (its tools join when it has listed them)",
+                escape(&s.summary())
+            ),
+            ServerState::Loaded { .. } => {}
+        }
+        for w in s.warnings() {
+            eprintln!(
+                "toolsift: warning: MCP server {}: {}",
+                escape(&s.name),
+                escape(w)
+            );
+        }
+    }
+    if let Some(catalog) = &gathered.catalog {
+        for pattern in mcp::unmatched_always_load(&config.always_load, catalog) {
+            eprintln!(
+                "toolsift: warning: always-load pattern {} matches no tool of the MCP servers that started",
+                escape(&format!("{pattern:?}"))
+            );
+        }
+    }
+    Ok(Started {
+        host: Arc::new(host),
+        catalog: gathered.catalog,
+        changes,
+    })
+}
+
 type Changes = Option<tokio::sync::mpsc::UnboundedReceiver<String>>;
 
 fn load_inner(

@@ -34,6 +34,19 @@ impl Gateway {
             }
         };
         let snapshot = self.snapshot();
+        let (starting, down) = self.servers_not_up();
+        if snapshot.catalog.is_empty() {
+            // No server has listed its tools yet: nothing to rank.
+            let mut answer =
+                json!({ "query": query, "tools": [], "ranker": self.config.ranker.to_string() });
+            answer["note"] =
+                json!("no MCP server has listed its tools yet; try again in a few seconds");
+            add_servers(&mut answer, &starting, &down);
+            return Found {
+                result: json_result(answer),
+                names: Vec::new(),
+            };
+        }
         // The gateway's policy, in the service's parameters: the
         // always-load tools are listed already, each tool sent must fit on
         // its own, and the session is the gateway's.
@@ -97,9 +110,16 @@ impl Gateway {
                 })
                 .collect();
         }
+        if !starting.is_empty() {
+            notes.push(format!(
+                "Still starting (their tools are not searched yet): {}.",
+                starting.join(", ")
+            ));
+        }
         if !notes.is_empty() {
             answer["note"] = json!(notes.join(" "));
         }
+        add_servers(&mut answer, &starting, &down);
         self.recorder.search(
             session,
             &query,
@@ -171,6 +191,33 @@ impl Gateway {
             }
         };
         Ok((query, queries, limit, note))
+    }
+}
+
+/// Names the servers still starting and those down in an answer.
+fn add_servers(answer: &mut Value, starting: &[String], down: &[String]) {
+    if !starting.is_empty() {
+        answer["servers_starting"] = json!(starting);
+    }
+    if !down.is_empty() {
+        answer["servers_down"] = json!(down);
+    }
+}
+
+impl Gateway {
+    /// The servers still starting (or being tried again) and those down,
+    /// by name.
+    fn servers_not_up(&self) -> (Vec<String>, Vec<String>) {
+        use crate::sources::mcp::ServerState;
+        let (mut starting, mut down) = (Vec::new(), Vec::new());
+        for s in self.host.states() {
+            match s.state {
+                ServerState::Starting { .. } => starting.push(s.name),
+                ServerState::Failed { .. } => down.push(s.name),
+                ServerState::Loaded { .. } => {}
+            }
+        }
+        (starting, down)
     }
 }
 

@@ -24,7 +24,7 @@ pub(crate) fn sanitize(
     mode: HiddenText,
     recorder: &Recorder,
 ) -> Result<(Catalog, HiddenCounts), String> {
-    if mode == HiddenText::Keep {
+    if mode == HiddenText::Keep || catalog.is_empty() {
         return Ok((catalog, HiddenCounts::default()));
     }
     let mut changed = false;

@@ -184,7 +184,24 @@ fn unauthorized() -> Response {
 
 async fn healthz(State(state): State<Arc<HttpState>>) -> Response {
     let tools = state.gateway.catalog().len();
-    axum::Json(serde_json::json!({"status": "ok", "tools": tools})).into_response()
+    let servers: Vec<serde_json::Value> = state
+        .gateway
+        .host
+        .states()
+        .iter()
+        .map(|s| {
+            let mut v = serde_json::json!({"name": s.name, "state": s.state_word()});
+            if let crate::sources::mcp::ServerState::Loaded { tools, .. } = s.state {
+                v["tools"] = tools.into();
+            }
+            if let Some(why) = s.failure() {
+                v["error"] = why.into();
+            }
+            v
+        })
+        .collect();
+    axum::Json(serde_json::json!({"status": "ok", "tools": tools, "servers": servers}))
+        .into_response()
 }
 
 async fn metrics(State(state): State<Arc<HttpState>>) -> Response {

@@ -50,6 +50,10 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// `search_tools` answers at most this many tools unless configured (the
 /// SDK's `max_tools`).
 pub const DEFAULT_MAX_TOOLS: u64 = 8;
+/// How long the gateway's start waits for its servers before it answers
+/// the host, unless told (`--start-wait`); a server slower than that joins
+/// when it has listed its tools.
+pub const START_WAIT: Duration = Duration::from_secs(2);
 /// The largest `max_tools` the gateway takes.
 pub const MAX_MAX_TOOLS: u64 = 64;
 
@@ -114,7 +118,13 @@ impl Snapshot {
             })
             .collect();
         let validators = validate::Validators::new(catalog.len());
-        let search_description = describe::search_description(&catalog);
+        let starting: Vec<String> = host
+            .states()
+            .into_iter()
+            .filter(|s| matches!(s.state, crate::sources::mcp::ServerState::Starting { .. }))
+            .map(|s| s.name)
+            .collect();
+        let search_description = describe::search_description(&catalog, &starting);
         Snapshot {
             catalog,
             listed,
@@ -279,7 +289,9 @@ fn merged(mcp: Option<Catalog>, files: &[Catalog]) -> Result<Catalog, String> {
     let mut all: Vec<Catalog> = mcp.into_iter().collect();
     all.extend(files.iter().cloned());
     match all.len() {
-        0 => Err("no tools: the MCP servers list none and no catalog file was given".into()),
+        // The servers are still starting (or being tried again): the tools
+        // join as they come.
+        0 => Ok(Catalog::empty("mcp")),
         1 => Ok(all.remove(0)),
         _ => Catalog::merge(all).map_err(|e| e.to_string()),
     }
@@ -288,7 +300,7 @@ fn merged(mcp: Option<Catalog>, files: &[Catalog]) -> Result<Catalog, String> {
 /// `catalog` without the tools a rule denies.
 fn without_denied(catalog: Catalog, rules: &ToolRules) -> Result<Catalog, String> {
     let denied = |t: &crate::catalog::Tool| rules.rule_for(t) == ToolRule::Deny;
-    if rules.is_empty() || !catalog.tools().iter().any(denied) {
+    if rules.is_empty() || catalog.is_empty() || !catalog.tools().iter().any(denied) {
         return Ok(catalog);
     }
     let kept: Vec<crate::catalog::Tool> = catalog

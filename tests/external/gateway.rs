@@ -77,6 +77,10 @@ pub(crate) fn gateway_cmd(args: &[String]) -> String {
         "gateway".into(),
         "--mcp-timeout".into(),
         "60".into(),
+        // Every server listed before the host is answered: the tests look
+        // at the first tools/list.
+        "--start-wait".into(),
+        "60".into(),
     ];
     all.extend(args.iter().cloned());
     command_line(&all)
@@ -248,17 +252,25 @@ fn python_sdk_over_stdio_2026_07_28() {
 
 /// The gateway over HTTP on a free port, killed when dropped; its stderr
 /// lines collected.
-struct HttpGateway {
+pub(crate) struct HttpGateway {
     child: Child,
-    url: String,
+    pub(crate) url: String,
     lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl HttpGateway {
-    fn start(args: &[String], env: &[(&str, &str)]) -> HttpGateway {
+    pub(crate) fn start(args: &[String], env: &[(&str, &str)]) -> HttpGateway {
         use std::os::unix::process::CommandExt;
+        // Every server listed before the first request, unless the test
+        // says how long to wait.
+        let wait: &[&str] = if args.iter().any(|a| a == "--start-wait") {
+            &[]
+        } else {
+            &["--start-wait", "60"]
+        };
         let mut child = Command::new(toolsift())
             .args(["gateway", "--mcp-timeout", "60", "--http", "127.0.0.1:0"])
+            .args(wait)
             .args(args)
             .envs(env.iter().copied())
             .stdin(Stdio::null())
@@ -290,7 +302,7 @@ impl HttpGateway {
         HttpGateway { child, url, lines }
     }
 
-    fn base(&self) -> String {
+    pub(crate) fn base(&self) -> String {
         self.url.trim_end_matches("/mcp").to_string()
     }
 }
@@ -305,7 +317,7 @@ impl Drop for HttpGateway {
     }
 }
 
-fn get(url: &str, key: Option<&str>) -> (u16, String) {
+pub(crate) fn get(url: &str, key: Option<&str>) -> (u16, String) {
     toolsift::tls::install_provider();
     let mut req = reqwest::blocking::Client::new().get(url);
     if let Some(k) = key {

@@ -137,6 +137,8 @@ fn hostile_session(tag: &str, extra: &[&str]) -> (Vec<Value>, String) {
         toolsift().to_string(),
         "gateway".into(),
         "--log-calls".into(),
+        "--start-wait".into(),
+        "60".into(),
     ];
     cmd.extend(extra.iter().map(|s| s.to_string()));
     cmd.extend(fake_stdio("hostile", &m, &[]));
@@ -273,6 +275,8 @@ fn inspector_cli_lists_and_calls_through_the_gateway() {
     let gateway = [
         toolsift().to_string(),
         "gateway".into(),
+        "--start-wait".into(),
+        "60".into(),
         "--mcp-stdio".into(),
         format!("{} --local-timezone Etc/UTC", time_bin()),
     ];
@@ -366,7 +370,12 @@ fn dry_run_and_check_print_the_tools_list_saving() {
 #[test]
 fn a_server_killed_between_calls_is_started_again_before_the_next_call() {
     let m = marker("gw-killed");
-    let mut cmd = vec![toolsift().to_string(), "gateway".into()];
+    let mut cmd = vec![
+        toolsift().to_string(),
+        "gateway".into(),
+        "--start-wait".into(),
+        "60".into(),
+    ];
     cmd.extend(fake_stdio("paged", &m, &[]));
     let steps = json!([
         call("paged_tool_00", json!({"n": 1})),
@@ -415,5 +424,93 @@ fn a_server_killed_between_calls_is_started_again_before_the_next_call() {
         "{}",
         r[2]
     );
+    assert_gone(&m, Duration::from_secs(10));
+}
+
+#[test]
+fn a_server_that_never_answers_holds_nothing_up() {
+    let m = marker("gw-hang-start");
+    let mut args = vec!["--mcp-timeout".to_string(), "60".to_string()];
+    args.extend(time_stdio());
+    args.extend(fake_stdio("hang", &m, &[]));
+    let cmd = {
+        let mut all = vec![toolsift().to_string(), "gateway".into()];
+        all.extend(args.iter().cloned());
+        crate::gateway::command_line(&all)
+    };
+    let steps = json!([
+        {"op": "list"},
+        {"op": "sleep", "seconds": 4},
+        search("what time is it in Tokyo"),
+        call("get_current_time", json!({"timezone": "Asia/Tokyo"})),
+    ]);
+    let started = std::time::Instant::now();
+    let (doc, stderr) = host_with_stderr(&["--stdio", &cmd], "legacy", &steps, 1);
+    // Before, the host waited for the hanging server's 60 s; now the
+    // gateway answers at once and the whole session (4 s of it asleep)
+    // ends long before that limit.
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}: {stderr}",
+        started.elapsed()
+    );
+    let r = doc["sessions"][0].as_array().unwrap();
+    assert!(
+        names(&r[0]).contains(&"search_tools".to_string()),
+        "{}",
+        r[0]
+    );
+    // The time server came up meanwhile and its tools joined; the hanging
+    // one is named as still starting.
+    assert!(
+        found(&r[2]).contains(&"get_current_time".to_string()),
+        "{}",
+        r[2]
+    );
+    assert_eq!(
+        r[2]["structuredContent"]["servers_starting"],
+        json!(["fake_server.py"]),
+        "{}",
+        r[2]
+    );
+    assert!(text(&r[2]).contains("Still starting"), "{}", r[2]);
+    assert_eq!(r[3]["isError"], false, "{}", r[3]);
+    assert!(stderr.contains("fake_server.py: starting"), "{stderr}");
+    assert_gone(&m, Duration::from_secs(10));
+}
+
+#[test]
+fn healthz_gives_each_servers_state() {
+    let m = marker("gw-healthz");
+    let mut args = vec!["--start-wait".to_string(), "1".to_string()];
+    args.extend(time_stdio());
+    args.extend(fake_stdio("hang", &m, &[]));
+    let gw = crate::gateway::HttpGateway::start(&args, &[]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let health = loop {
+        let (status, body) = crate::gateway::get(&format!("{}/healthz", gw.base()), None);
+        assert_eq!(status, 200, "{body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        let up = v["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["state"] == "loaded");
+        if up || std::time::Instant::now() > deadline {
+            break v;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let servers = health["servers"].as_array().unwrap();
+    let state = |name: &str| {
+        servers
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in {health}"))["state"]
+            .clone()
+    };
+    assert_eq!(state("fake_server.py"), "starting", "{health}");
+    assert_eq!(state("mcp-server-time"), "loaded", "{health}");
+    drop(gw);
     assert_gone(&m, Duration::from_secs(10));
 }

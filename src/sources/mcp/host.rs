@@ -26,6 +26,8 @@ pub(super) struct Entry {
     /// Restarts since its last call that reached it.
     pub(super) restarts_in_a_row: u32,
     pub(super) last_restart: Option<Instant>,
+    /// Being started in the background ([`McpHost::gather_within`]).
+    pub(super) starting: bool,
 }
 
 /// What the host's tasks share.
@@ -40,6 +42,8 @@ pub(super) struct Shared {
     pub(super) pids: Mutex<HashMap<String, i32>>,
     pub(super) call_timeout: Duration,
     pub(super) changes: Mutex<Option<UnboundedSender<String>>>,
+    /// The start is over: a server that comes up now is a change.
+    pub(super) started: Mutex<bool>,
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -125,6 +129,7 @@ impl McpHost {
                 pids: Mutex::new(HashMap::new()),
                 call_timeout,
                 changes: Mutex::new(None),
+                started: Mutex::new(false),
             }),
         })
     }
@@ -214,6 +219,7 @@ impl McpHost {
                         failed: None,
                         restarts_in_a_row: 0,
                         last_restart: None,
+                        starting: false,
                     });
                 }
                 Err(failure) => {
@@ -236,6 +242,7 @@ impl McpHost {
                         failed,
                         restarts_in_a_row: 0,
                         last_restart: None,
+                        starting: false,
                     });
                 }
             }
@@ -249,24 +256,7 @@ impl McpHost {
     pub fn rebuild(&self) -> Gathered {
         let statuses = lock(&self.shared.entries)
             .iter()
-            .map(|e| ServerStatus {
-                name: e.server.name.clone(),
-                state: if e.loaded {
-                    ServerState::Loaded {
-                        tools: e.listed.len(),
-                        prefixed: 0,
-                        hidden_text: Vec::new(),
-                    }
-                } else {
-                    ServerState::Failed {
-                        why: e
-                            .failed
-                            .clone()
-                            .unwrap_or_else(|| "it did not start".into()),
-                        stderr_tail: String::new(),
-                    }
-                },
-            })
+            .map(super::background::status_of)
             .collect();
         self.catalog_with(statuses)
     }

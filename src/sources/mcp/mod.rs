@@ -10,6 +10,7 @@
 //! group, which is killed when the host is dropped, on a panic, and on
 //! SIGINT, SIGTERM or SIGHUP ([`install_exit_guards`]).
 
+mod background;
 mod calls;
 pub mod config;
 mod connect;
@@ -19,6 +20,7 @@ mod listener;
 mod reaper;
 mod status;
 
+pub use background::MAX_RETRY_PAUSE;
 pub use calls::{MAX_RESTARTS_IN_A_ROW, RESTART_PAUSE};
 pub use config::{McpConfig, McpConfigError, McpServer, Transport};
 pub use host::McpHost;

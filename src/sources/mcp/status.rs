@@ -21,6 +21,9 @@ pub enum ServerState {
         /// The last lines the server wrote on stderr.
         stderr_tail: String,
     },
+    /// Being started in the background (the gateway's start), maybe again
+    /// after a failure.
+    Starting { failed_before: Option<String> },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +62,10 @@ impl ServerStatus {
                     self.failure().unwrap_or_default()
                 )
             }
+            ServerState::Starting { failed_before } => match failed_before {
+                None => format!("{}: starting", self.name),
+                Some(why) => format!("{}: starting again (it failed: {why})", self.name),
+            },
         }
     }
 
@@ -67,7 +74,16 @@ impl ServerStatus {
     pub fn warnings(&self) -> &[String] {
         match &self.state {
             ServerState::Loaded { hidden_text, .. } => hidden_text,
-            ServerState::Failed { .. } => &[],
+            ServerState::Failed { .. } | ServerState::Starting { .. } => &[],
+        }
+    }
+
+    /// A word for the state: `loaded`, `starting` or `failed`.
+    pub fn state_word(&self) -> &'static str {
+        match &self.state {
+            ServerState::Loaded { .. } => "loaded",
+            ServerState::Starting { .. } => "starting",
+            ServerState::Failed { .. } => "failed",
         }
     }
 

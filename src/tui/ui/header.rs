@@ -266,6 +266,7 @@ pub fn server_parts(servers: &[ServerStatus], width: usize) -> Vec<(String, bool
             }
             (t, !hidden_text.is_empty())
         }
+        ServerState::Starting { .. } => (format!("{} starting", escape(&s.name)), false),
         ServerState::Failed { why, .. } => {
             let mut t = format!("{} failed", escape(&s.name));
             if full {

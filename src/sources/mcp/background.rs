@@ -1,0 +1,160 @@
+//! Servers started without blocking (the gateway's start): every server
+//! starts in the background; the start waits a moment for the quick ones,
+//! and each server that comes up later joins as a change (the same path as
+//! its `list_changed`). A server that fails to start is tried again with a
+//! growing pause (1 s, 2 s, 4 s ... at most a minute) for as long as the
+//! host lives.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::McpHost;
+use super::config::{McpConfig, McpServer};
+use super::connect::connect_and_list;
+use super::host::{Entry, Shared, lock};
+use super::reaper::kill_group;
+use super::status::{Gathered, ServerState, ServerStatus};
+
+/// The longest pause between two tries of a server that failed to start.
+pub const MAX_RETRY_PAUSE: Duration = Duration::from_secs(60);
+
+impl McpHost {
+    /// Starts every server of `config` in the background and gathers the
+    /// tools of those that listed them within `wait` (all of them, if they
+    /// are quicker); the others join later, each announced as a change
+    /// ([`McpHost::watch_changes`]). Never waits longer than `wait`.
+    pub fn gather_within(&self, config: &McpConfig, wait: Duration) -> Gathered {
+        *lock(&self.shared.always_load) = config.always_load.clone();
+        *lock(&self.shared.start_timeout) = config.timeout;
+        *lock(&self.shared.entries) = config
+            .servers
+            .iter()
+            .map(|server| Entry {
+                server: server.clone(),
+                listed: Vec::new(),
+                about: None,
+                loaded: false,
+                failed: None,
+                restarts_in_a_row: 0,
+                last_restart: None,
+                starting: true,
+            })
+            .collect();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        for server in config.servers.clone() {
+            let shared = self.shared.clone();
+            let done = done_tx.clone();
+            let limit = config.timeout;
+            self.handle().spawn(async move {
+                keep_starting(shared, server, limit, done).await;
+            });
+        }
+        drop(done_tx);
+        let deadline = Instant::now() + wait;
+        for _ in 0..config.servers.len() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if done_rx.recv_timeout(left).is_err() {
+                break;
+            }
+        }
+        // From now on a server that comes up is a change to follow.
+        *lock(&self.shared.started) = true;
+        self.rebuild()
+    }
+
+    /// Each server's state as of now (starting, loaded, failed), without
+    /// building a catalog.
+    pub fn states(&self) -> Vec<ServerStatus> {
+        lock(&self.shared.entries).iter().map(status_of).collect()
+    }
+}
+
+/// A server's state from its entry.
+pub(super) fn status_of(e: &Entry) -> ServerStatus {
+    ServerStatus {
+        name: e.server.name.clone(),
+        state: if e.loaded {
+            ServerState::Loaded {
+                tools: e.listed.len(),
+                prefixed: 0,
+                hidden_text: Vec::new(),
+            }
+        } else if e.starting {
+            ServerState::Starting {
+                failed_before: e.failed.clone(),
+            }
+        } else {
+            ServerState::Failed {
+                why: e
+                    .failed
+                    .clone()
+                    .unwrap_or_else(|| "it did not start".into()),
+                stderr_tail: String::new(),
+            }
+        },
+    }
+}
+
+/// Starts `server` until it lists its tools: its first try says `done`;
+/// each later success is announced as a change.
+async fn keep_starting(
+    shared: Arc<Shared>,
+    server: McpServer,
+    limit: Duration,
+    done: std::sync::mpsc::Sender<()>,
+) {
+    let mut pause = Duration::from_secs(1);
+    let mut first = true;
+    loop {
+        let outcome = connect_and_list(&server, limit, shared.listener(&server.name)).await;
+        let ok = outcome.is_ok();
+        match outcome {
+            Ok(connected) => {
+                let about = super::listed::about(connected.client.peer_info().as_deref());
+                shared.adopt_arc(
+                    &server.name,
+                    Arc::new(connected.client),
+                    connected.tools,
+                    connected.pgid,
+                );
+                if let Some(e) = lock(&shared.entries)
+                    .iter_mut()
+                    .find(|e| e.server.name == server.name)
+                {
+                    e.about = about;
+                    e.starting = false;
+                }
+            }
+            Err(failure) => {
+                if let Some(pgid) = failure.pgid {
+                    kill_group(pgid);
+                }
+                if let Some(e) = lock(&shared.entries)
+                    .iter_mut()
+                    .find(|e| e.server.name == server.name)
+                {
+                    e.failed = Some(failure.why);
+                    e.starting = false;
+                }
+            }
+        }
+        if first {
+            let _ = done.send(());
+            first = false;
+        }
+        if ok {
+            if *lock(&shared.started) {
+                shared.notify_changed(&server.name);
+            }
+            return;
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(MAX_RETRY_PAUSE);
+        if let Some(e) = lock(&shared.entries)
+            .iter_mut()
+            .find(|e| e.server.name == server.name)
+        {
+            e.starting = true;
+        }
+    }
+}
