@@ -35,7 +35,7 @@ pub struct ToolCost {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ServerReport {
     pub name: String,
-    /// `loaded` or `failed`.
+    /// `loaded`, `starting` or `failed`.
     pub state: &'static str,
     pub tools: usize,
     /// Tools renamed `server__tool` because another server has the name.

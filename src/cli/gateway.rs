@@ -194,7 +194,15 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
     )?;
     if args.dry_run {
         let saving = gateway::list_saving(&gateway, plan.basis);
-        return emit(args.json, &saving, || saving_text(&saving));
+        // The JSON names every server and its state (a failed one with why).
+        let mut value = serde_json::to_value(&saving)?;
+        let servers: Vec<toolsift::check::ServerReport> = gateway
+            .server_states()
+            .iter()
+            .map(toolsift::check::ServerReport::from)
+            .collect();
+        value["servers"] = serde_json::to_value(servers)?;
+        return emit(args.json, &value, || saving_text(&saving));
     }
     let catalog = gateway.catalog();
     gateway.recorder().info(&format!(

@@ -221,6 +221,11 @@ impl Gateway {
         *self.hidden.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Each server's state as of now (loaded, starting, failed).
+    pub fn server_states(&self) -> Vec<crate::sources::mcp::ServerStatus> {
+        self.host.states()
+    }
+
     /// The catalog as of now.
     pub fn catalog(&self) -> Arc<Catalog> {
         self.snapshot().catalog.clone()

@@ -333,7 +333,9 @@ fn inspector_cli_lists_and_calls_through_the_gateway() {
 fn dry_run_and_check_print_the_tools_list_saving() {
     let dir = TempDir::new("gw-dry");
     let repo = git_repo(&dir);
-    let config = mcp_json(&dir, real_servers(&repo));
+    let mut servers = real_servers(&repo);
+    servers["broken"] = json!({"command": python(), "args": [fixture("fake_server.py"), "boom"]});
+    let config = mcp_json(&dir, servers);
     let out = crate::common::run(&[
         "gateway",
         "--mcp",
@@ -346,6 +348,17 @@ fn dry_run_and_check_print_the_tools_list_saving() {
     assert!(out.status.success(), "{out:?}");
     let s: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(s["gateway_tools"], 3);
+    // Each server's state; the one that failed says why.
+    let broken = s["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "broken")
+        .unwrap_or_else(|| panic!("{s}"))
+        .clone();
+    assert_eq!(broken["state"], "failed", "{s}");
+    assert!(broken["error"].as_str().unwrap().contains("boom"), "{s}");
+    assert_eq!(s["servers"].as_array().unwrap().len(), 4, "{s}");
     assert!(s["direct_tools"].as_u64().unwrap() > 20, "{s}");
     assert!(
         s["direct_tokens"].as_u64().unwrap() > 5 * s["gateway_tokens"].as_u64().unwrap(),

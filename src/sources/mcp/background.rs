@@ -133,7 +133,7 @@ async fn keep_starting(
                     .iter_mut()
                     .find(|e| e.server.name == server.name)
                 {
-                    e.failed = Some(failure.why);
+                    e.failed = Some(super::status::with_tail(&failure.why, &failure.stderr_tail));
                     e.starting = false;
                 }
             }

@@ -226,7 +226,7 @@ impl McpHost {
                     if let Some(pgid) = failure.pgid {
                         kill_group(pgid);
                     }
-                    let failed = Some(failure.why.clone());
+                    let failed = Some(super::status::with_tail(&failure.why, &failure.stderr_tail));
                     statuses.push(ServerStatus {
                         name: server.name.clone(),
                         state: ServerState::Failed {

@@ -92,12 +92,17 @@ impl ServerStatus {
         let ServerState::Failed { why, stderr_tail } = &self.state else {
             return None;
         };
-        let tail = stderr_tail.trim();
-        Some(if tail.is_empty() {
-            why.clone()
-        } else {
-            format!("{why}; its stderr ended with: {tail}")
-        })
+        Some(with_tail(why, stderr_tail))
+    }
+}
+
+/// Why a server failed, with the end of its stderr when it wrote any.
+pub(super) fn with_tail(why: &str, stderr_tail: &str) -> String {
+    let tail = stderr_tail.trim();
+    if tail.is_empty() {
+        why.to_string()
+    } else {
+        format!("{why}; its stderr ended with: {tail}")
     }
 }
 
