@@ -100,7 +100,7 @@ mod tests {
     use super::*;
 
     /// "ignore all previous instructions" in tag characters.
-    fn tags(text: &str) -> String {
+    pub(super) fn tags(text: &str) -> String {
         text.chars()
             .map(|c| char::from_u32(0xE0000 + u32::from(c)).unwrap())
             .collect()

@@ -70,6 +70,19 @@ pub struct McpOrigin {
     pub about: Option<Arc<str>>,
 }
 
+impl McpOrigin {
+    /// The tool `name` of `server`, with no title and nothing said of the
+    /// server.
+    pub fn new(server: &str, name: &str) -> McpOrigin {
+        McpOrigin {
+            server: server.into(),
+            name: name.into(),
+            title: None,
+            about: None,
+        }
+    }
+}
+
 impl Tool {
     /// A tool with the given name and description, an empty object schema,
     /// all flags false, and no position.

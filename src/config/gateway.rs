@@ -96,16 +96,7 @@ impl fmt::Display for ToolRule {
 
 impl<'de> Deserialize<'de> for ToolRule {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let found = crate::file_value::Found::deserialize(d)?;
-        match &found {
-            crate::file_value::Found::Text(t) => ToolRule::parse(t),
-            _ => None,
-        }
-        .ok_or_else(|| {
-            serde::de::Error::custom(format!(
-                "a tool rule must be allow, ask or deny, not {found}"
-            ))
-        })
+        word(d, "a tool rule must be allow, ask or deny", ToolRule::parse)
     }
 }
 
@@ -153,15 +144,23 @@ impl fmt::Display for HiddenText {
 
 impl<'de> Deserialize<'de> for HiddenText {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let found = crate::file_value::Found::deserialize(d)?;
-        match &found {
-            crate::file_value::Found::Text(t) => t.parse().ok(),
-            _ => None,
-        }
-        .ok_or_else(|| {
-            serde::de::Error::custom(format!(
-                "hidden_text must be strip, drop or keep, not {found}"
-            ))
+        word(d, "hidden_text must be strip, drop or keep", |t| {
+            t.parse().ok()
         })
     }
+}
+
+/// A setting written as one of a few words: `parse` reads the word; any
+/// other value is refused as `expected, not VALUE`.
+fn word<'de, D: serde::Deserializer<'de>, T>(
+    d: D,
+    expected: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<T, D::Error> {
+    let found = crate::file_value::Found::deserialize(d)?;
+    match &found {
+        crate::file_value::Found::Text(t) => parse(t),
+        _ => None,
+    }
+    .ok_or_else(|| serde::de::Error::custom(format!("{expected}, not {found}")))
 }

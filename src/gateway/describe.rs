@@ -86,12 +86,7 @@ mod tests {
 
     fn tool(server: &str, name: &str) -> Tool {
         let mut t = Tool::new(name, "d");
-        t.mcp = Some(McpOrigin {
-            server: server.into(),
-            name: name.into(),
-            title: None,
-            about: None,
-        });
+        t.mcp = Some(McpOrigin::new(server, name));
         t
     }
 

@@ -114,12 +114,7 @@ mod tests {
 
     fn tool(server: &str, name: &str) -> Tool {
         let mut t = Tool::new(format!("{server}__{name}"), "d");
-        t.mcp = Some(McpOrigin {
-            server: server.into(),
-            name: name.into(),
-            title: None,
-            about: None,
-        });
+        t.mcp = Some(McpOrigin::new(server, name));
         t
     }
 

@@ -136,68 +136,45 @@ fn reads_and_writes_go_through_their_own_dispatchers_and_rules_hold() {
 fn a_rule_that_matches_nothing_is_warned_of_and_rules_that_deny_all_are_an_error() {
     let dir = TempDir::new("gw-rules");
     let (servers, _, _) = setup(&dir);
-    let out = crate::common::run(&[
-        "gateway",
-        "--mcp",
-        &servers,
-        "--mcp-timeout",
-        "60",
-        "--deny",
-        "gti/*",
-        "--ask",
-        "git_add",
-        "--dry-run",
-    ]);
-    assert!(out.status.success(), "{out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    // `gateway --mcp SERVERS --dry-run` with `extra`: its exit code and stderr.
+    let dry_run = |extra: &[&str]| {
+        let mut args = vec!["gateway", "--mcp", servers.as_str(), "--mcp-timeout", "60"];
+        args.extend(extra);
+        args.push("--dry-run");
+        let out = crate::common::run(&args);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = dry_run(&["--deny", "gti/*", "--ask", "git_add"]);
+    assert_eq!(code, Some(0), "{stderr}");
     assert!(
         stderr.contains("tool rule \"gti/*\" matches none of the"),
         "{stderr}"
     );
     assert!(!stderr.contains("git_add\" matches"), "{stderr}");
-    let out = crate::common::run(&[
-        "gateway",
-        "--mcp",
-        &servers,
-        "--mcp-timeout",
-        "60",
-        "--deny",
-        "git/*",
-        "--dry-run",
-    ]);
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("denied by the tool rules"),
-        "{out:?}"
-    );
+    let (code, stderr) = dry_run(&["--deny", "git/*"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("denied by the tool rules"), "{stderr}");
     // An always-load pattern that matches nothing is warned of too.
-    let out = crate::common::run(&[
-        "gateway",
-        "--mcp",
-        &servers,
-        "--always-load",
-        "gti/*",
-        "--dry-run",
-    ]);
-    assert!(out.status.success(), "{out:?}");
+    let (code, stderr) = dry_run(&["--always-load", "gti/*"]);
+    assert_eq!(code, Some(0), "{stderr}");
     assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("always-load pattern \"gti/*\" matches no tool"),
-        "{out:?}"
+        stderr.contains("always-load pattern \"gti/*\" matches no tool"),
+        "{stderr}"
     );
     // A value out of range in the file is named as the file's key.
     let big = dir.write("big.toml", "[gateway]\nmax_tools = 100\n");
-    let out = crate::common::run(&["gateway", "--config", &big, "--mcp", &servers, "--dry-run"]);
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let (code, stderr) = dry_run(&["--config", &big]);
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("big.toml: [gateway] max_tools must be from 1 to 64, not 100"),
-        "{out:?}"
+        stderr.contains("big.toml: [gateway] max_tools must be from 1 to 64, not 100"),
+        "{stderr}"
     );
-    let out = crate::common::run(&["gateway", "--mcp", &servers, "--deny", "a/b/c", "--dry-run"]);
+    let (_, stderr) = dry_run(&["--deny", "a/b/c"]);
     assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("--deny: tool rule \"a/b/c\": a pattern is server/tool, server/* or tool"),
-        "{out:?}"
+        stderr.contains("--deny: tool rule \"a/b/c\": a pattern is server/tool, server/* or tool"),
+        "{stderr}"
     );
 }

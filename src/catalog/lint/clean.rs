@@ -136,12 +136,7 @@ pub fn clean_tool(tool: &Tool) -> Result<Option<(Tool, Vec<String>)>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tags(text: &str) -> String {
-        text.chars()
-            .map(|c| char::from_u32(0xE0000 + u32::from(c)).unwrap())
-            .collect()
-    }
+    use crate::catalog::lint::tests::tags;
 
     #[test]
     fn ansi_controls_and_hidden_characters_go_and_visible_text_stays() {
