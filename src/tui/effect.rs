@@ -287,6 +287,9 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
             let searcher = Searcher::embedded();
             let request = SearchRequest {
                 ranker: Some(crate::engine::Ranker::Bm25),
+                // The audit reads places, not tokens: the cheap basis, so
+                // the catalog is not counted again with a tokenizer.
+                token_basis: Some(crate::tokens::TokenBasis::EstimatedBytesDiv4),
                 ..Default::default()
             };
             let audit = crate::findability::audit(
