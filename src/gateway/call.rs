@@ -64,11 +64,13 @@ impl SessionBreaker {
 
 /// How a call reached the gateway: through which of its tools, and the
 /// host to ask for approval (a call a rule marks `ask`).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Via<'a> {
     /// Through `call_read_tool`: only read-only tools run.
     pub(crate) read_only: bool,
     pub(crate) host: Option<&'a rmcp::Peer<rmcp::RoleServer>>,
+    /// The host's token for the call's progress reports, when it wants them.
+    pub(crate) progress: Option<rmcp::model::ProgressToken>,
 }
 
 impl Gateway {
@@ -252,11 +254,24 @@ impl Gateway {
                 }
             };
         };
-        match self
+        let (progress, relay) = match via.host.zip(via.progress.clone()) {
+            Some((host, token)) => {
+                let (sink, reports) = tokio::sync::mpsc::unbounded_channel();
+                let relay = tokio::spawn(relay_progress(reports, host.clone(), token));
+                (Some(sink), Some(relay))
+            }
+            None => (None, None),
+        };
+        let answer = self
             .host
-            .call_result(&origin.server, &origin.name, arguments)
-            .await
-        {
+            .call_result(&origin.server, &origin.name, arguments, progress)
+            .await;
+        if let Some(relay) = relay {
+            // The reports sent before the result reach the host before it
+            // (a host drops the progress of a call it has the answer of).
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), relay).await;
+        }
+        match answer {
             Ok(mut result) => {
                 let ended = Ended::Answered {
                     is_error: result.is_error.unwrap_or(false),
@@ -270,6 +285,21 @@ impl Gateway {
                 record(&tool.name, server.as_deref(), Ended::UpstreamError, None);
                 error_result(format!("{} failed: {e}", tool.name))
             }
+        }
+    }
+}
+
+/// Hands a call's progress reports on to the host, under the host's token,
+/// until the call is over.
+async fn relay_progress(
+    mut reports: tokio::sync::mpsc::UnboundedReceiver<rmcp::model::ProgressNotificationParam>,
+    host: rmcp::Peer<rmcp::RoleServer>,
+    token: rmcp::model::ProgressToken,
+) {
+    while let Some(mut report) = reports.recv().await {
+        report.progress_token = token.clone();
+        if host.notify_progress(report).await.is_err() {
+            return;
         }
     }
 }

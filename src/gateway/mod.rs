@@ -4,7 +4,8 @@
 //! name and arguments checked, the call made through the session's
 //! retry-loop breaker). Upstream faults come back as `isError` results
 //! naming the server; a server whose tools change is listed again and the
-//! catalog re-indexed.
+//! catalog re-indexed. The servers' resources and prompts are passed on,
+//! and so are a call's progress reports and its cancellation.
 //!
 //! Transport-free here: [`session::GatewaySession`] is the rmcp handler of
 //! one MCP session; `stdio.rs` and `http.rs` serve it.
@@ -17,6 +18,7 @@ mod find;
 mod hidden;
 mod http;
 mod meta;
+mod offered;
 mod record;
 mod rules;
 mod saving;
@@ -147,6 +149,8 @@ pub struct Gateway {
     files: Vec<Catalog>,
     /// The tools of the catalog in use that hid text (for /metrics).
     hidden: Mutex<hidden::HiddenCounts>,
+    /// Which server a resource read or prompt get goes to.
+    routes: Mutex<offered::Routes>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -189,6 +193,7 @@ impl Gateway {
             stateless: Mutex::new(HashMap::new()),
             files,
             hidden: Mutex::new(hidden),
+            routes: Mutex::default(),
         })
     }
 

@@ -7,8 +7,10 @@
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -84,11 +86,18 @@ impl Gateway {
 
 impl ServerHandler for GatewaySession {
     fn get_info(&self) -> ServerConfig {
-        let mut tools = ServerCapabilities::builder().enable_tools();
-        if self.gateway.config.expose_found {
-            tools = tools.enable_tool_list_changed();
-        }
-        let mut info = ServerConfig::new(tools.build());
+        // Resources and prompts are declared whatever the servers offer
+        // (they may still be starting); the lists are empty when none does.
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_prompts();
+        let capabilities = if self.gateway.config.expose_found {
+            capabilities.enable_tool_list_changed().build()
+        } else {
+            capabilities.build()
+        };
+        let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new("toolsift-gateway", env!("CARGO_PKG_VERSION"));
         let catalog = self.gateway.catalog();
         info.instructions = Some(format!(
@@ -126,10 +135,87 @@ impl ServerHandler for GatewaySession {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let (label, breaker) = self.who(&context);
+        let cancelled = context.ct.clone();
+        // A host that cancels the call (notifications/cancelled) stops the
+        // wait, which cancels the call on its server.
+        let mut result = tokio::select! {
+            result = self.answer(&label, &breaker, request, &context) => result,
+            () = cancelled.cancelled() => {
+                self.gateway.recorder.info(&format!("{label}: the host cancelled a call"));
+                return Err(ErrorData::internal_error("cancelled by the host", None));
+            }
+        };
+        // An older server's result has no resultType; 2026-07-28 hosts need
+        // it (rmcp drops it again for peers on the handshake revisions).
+        if result.result_type.is_none() {
+            result.result_type = Some(rmcp::model::ResultType::COMPLETE);
+        }
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(self.gateway.list_resources().await)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(self.gateway.list_resource_templates().await)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        Ok(self.gateway.read_resource(&request.uri).await?.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(self.gateway.list_prompts().await)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let prompt = self
+            .gateway
+            .get_prompt(&request.name, request.arguments)
+            .await?;
+        Ok(prompt.into())
+    }
+}
+
+impl GatewaySession {
+    /// What a `tools/call` of the gateway's comes to.
+    async fn answer(
+        &self,
+        label: &str,
+        breaker: &SessionBreaker,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> rmcp::model::CallToolResult {
         let arguments = request.arguments.unwrap_or_default();
-        let mut result = match request.name.as_ref() {
+        let via = Via {
+            read_only: false,
+            host: Some(&context.peer),
+            progress: context.meta.get_progress_token(),
+        };
+        match request.name.as_ref() {
             SEARCH_TOOLS => {
-                let found = self.gateway.search_tools(&label, &arguments).await;
+                let found = self.gateway.search_tools(label, &arguments).await;
                 if self.gateway.config.expose_found && !found.names.is_empty() {
                     let added = expose(
                         &mut self.exposed.lock().unwrap_or_else(|p| p.into_inner()),
@@ -144,28 +230,18 @@ impl ServerHandler for GatewaySession {
             meta @ (CALL_TOOL | CALL_READ_TOOL) => {
                 let via = Via {
                     read_only: meta == CALL_READ_TOOL,
-                    host: Some(&context.peer),
+                    ..via
                 };
                 self.gateway
-                    .call_tool_meta(&label, &breaker, &arguments, via)
+                    .call_tool_meta(label, breaker, &arguments, via)
                     .await
             }
             name => {
-                let via = Via {
-                    read_only: false,
-                    host: Some(&context.peer),
-                };
                 self.gateway
-                    .call(&label, &breaker, name, arguments, via)
+                    .call(label, breaker, name, arguments, via)
                     .await
             }
-        };
-        // An older server's result has no resultType; 2026-07-28 hosts need
-        // it (rmcp drops it again for peers on the handshake revisions).
-        if result.result_type.is_none() {
-            result.result_type = Some(rmcp::model::ResultType::COMPLETE);
         }
-        Ok(result.into())
     }
 }
 

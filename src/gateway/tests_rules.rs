@@ -32,17 +32,17 @@ fn call_read_tool_runs_read_only_tools_only_and_results_name_the_tool() {
     let rt = runtime();
     let read = Via {
         read_only: true,
-        host: None,
+        ..Via::default()
     };
     let b = g.new_breaker();
     let weather = args(json!({"name": "get_weather", "arguments": {"city": "Oslo"}}));
-    let r = rt.block_on(g.call_tool_meta("s", &b, &weather, read));
+    let r = rt.block_on(g.call_tool_meta("s", &b, &weather, read.clone()));
     assert_eq!(r.is_error, Some(false), "{}", text(&r));
     let meta = serde_json::to_value(r.meta.as_ref().unwrap()).unwrap();
     assert_eq!(meta[TOOL_META]["name"], "get_weather");
     // A tool that may write is refused, and the model told where to go.
     let flight = args(json!({"name": "book_flight", "arguments": {"from": "OSL", "to": "CDG"}}));
-    let r = rt.block_on(g.call_tool_meta("s", &b, &flight, read));
+    let r = rt.block_on(g.call_tool_meta("s", &b, &flight, read.clone()));
     assert_eq!(r.is_error, Some(true));
     assert!(
         text(&r).contains("not marked read-only") && text(&r).contains(CALL_TOOL),

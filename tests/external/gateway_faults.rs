@@ -146,6 +146,7 @@ fn hostile_session(tag: &str, extra: &[&str]) -> (Vec<Value>, String) {
         search("hostile echo"),
         call("hostile_echo", json!({"text": "\u{1b}[2Jhi"})),
         {"op": "list"},
+        {"op": "prompts"},
     ]);
     let (doc, stderr) = host_with_stderr(
         &["--stdio", &crate::gateway::command_line(&cmd)],
@@ -181,12 +182,20 @@ fn hostile_text_is_stripped_by_default_kept_when_asked_and_never_raw_on_stderr()
     );
     // The tool is still served.
     assert_eq!(r[1]["isError"], false, "{}", r[1]);
+    // A prompt's text is cleaned the same way.
+    assert_eq!(r[3][0]["name"], "hostile_prompt", "{}", r[3]);
+    assert_eq!(r[3][0]["description"], "Summarises a text. Red words.");
+    assert!(
+        stderr.contains("prompt \"hostile_prompt\": hidden text taken out (--hidden-text strip)"),
+        "{stderr}"
+    );
     // Kept when asked: exactly the server's text, as JSON data.
     let (r, stderr) = hostile_session("gw-hostile-keep", &["--hidden-text", "keep"]);
     let hit = &r[0]["structuredContent"]["tools"][0];
     assert_eq!(hit["description"], truth[0]["description"]);
     assert_eq!(hit["inputSchema"], truth[0]["inputSchema"]);
     assert!(hit["description"].as_str().unwrap().contains('\u{1b}'));
+    assert!(r[3][0]["description"].as_str().unwrap().contains('\u{1b}'));
     assert!(
         text(&r[1]).contains('\u{1b}'),
         "the result as the server gave it"
@@ -219,6 +228,7 @@ fn hostile_text_drops_the_tool_when_asked() {
         stderr.contains("tool \"hostile_echo\" left out: hidden text in description"),
         "{stderr}"
     );
+    assert_eq!(r[3], json!([]), "the hostile prompt is left out too");
 }
 
 #[test]

@@ -7,6 +7,7 @@ mod embeddings;
 mod gateway;
 mod gateway_approvals;
 mod gateway_faults;
+mod gateway_passthrough;
 mod hub;
 mod mcp_servers;
 mod mcp_support;

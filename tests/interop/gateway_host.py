@@ -37,6 +37,20 @@ STEPS_JSON, on stdin, is a JSON array of steps:
                                  SDK itself sends a tools/list after a
                                  successful call of a tool it has not seen
                                  listed (to find its output schema).
+                                 "progress": true collects the progress
+                                 notifications of this call: the result
+                                 gains "progress", a list of
+                                 {"progress", "total", "message"}. With
+                                 "timeout" the SDK gives the call up after
+                                 that many seconds and sends
+                                 notifications/cancelled (the result is then
+                                 the exception).
+  {"op": "resources"}            every page of resources/list (as JSON).
+  {"op": "templates"}            every page of resources/templates/list.
+  {"op": "read", "uri": U}       resources/read; the result as JSON.
+  {"op": "prompts"}              every page of prompts/list.
+  {"op": "prompt", "name": N, "arguments": {...}}
+                                 prompts/get; the result as JSON.
   {"op": "wait_notification", "method": M, "timeout": S}
                                  waits (default 10 s) for the next
                                  notification M from the server not yet
@@ -169,14 +183,50 @@ async def list_all(client, cache_mode):
     raise RuntimeError("tools/list gave more than 1000 pages")
 
 
+async def pages(list_page, field):
+    """Every page of a paginated list, its items as JSON."""
+    items = []
+    cursor = None
+    for _ in range(1000):
+        page = await list_page(cursor=cursor)
+        items.extend(dump(item) for item in getattr(page, field))
+        cursor = page.next_cursor
+        if not cursor:
+            return items
+    raise RuntimeError(f"{field} gave more than 1000 pages")
+
+
 async def run_step(client, notifications, step, session):
     op = step.get("op")
     if op == "list":
         return await list_all(client, step.get("cache_mode", "use"))
     if op == "call":
         arguments = template(step.get("arguments") or {}, session)
-        result = await client.call_tool(step["name"], arguments, read_timeout_seconds=step.get("timeout"))
-        return dump(result)
+        reports = []
+
+        async def progress(value, total, message):
+            reports.append({"progress": value, "total": total, "message": message})
+
+        result = await client.call_tool(
+            step["name"],
+            arguments,
+            read_timeout_seconds=step.get("timeout"),
+            progress_callback=progress if step.get("progress") else None,
+        )
+        out = dump(result)
+        if step.get("progress"):
+            out["progress"] = reports
+        return out
+    if op == "resources":
+        return await pages(client.list_resources, "resources")
+    if op == "templates":
+        return await pages(client.list_resource_templates, "resource_templates")
+    if op == "read":
+        return dump(await client.read_resource(step["uri"]))
+    if op == "prompts":
+        return await pages(client.list_prompts, "prompts")
+    if op == "prompt":
+        return dump(await client.get_prompt(step["name"], step.get("arguments")))
     if op == "wait_notification":
         await notifications.wait(step["method"], step.get("timeout", 10))
         return {"method": step["method"]}

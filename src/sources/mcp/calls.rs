@@ -1,15 +1,22 @@
 //! Tool calls: to a live connection, within the call time limit; a server
 //! that exited is started again on its next call (a few times in a row,
-//! then once a minute).
+//! then once a minute). The server's progress reports of a call go to the
+//! caller's sink, and a call given up (the time limit, or the caller gone)
+//! is cancelled on the server with `notifications/cancelled`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
+    CancelledNotificationParam, ClientRequest, RequestId, ServerResult,
+};
+use rmcp::service::{PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::Value;
 
 use super::connect::{Client, connect_and_list};
 use super::host::{Shared, lock};
+use super::listener::ProgressSink;
 use super::{CallOutcome, McpCallError, McpHost};
 
 /// Restarts tried in a row (with no call reaching the server between them)
@@ -27,21 +34,36 @@ impl McpHost {
         tool: &str,
         arguments: serde_json::Map<String, Value>,
     ) -> Result<CallOutcome, McpCallError> {
-        let fut = call_on(self.shared.clone(), server.into(), tool.into(), arguments);
+        let fut = call_on(
+            self.shared.clone(),
+            server.into(),
+            tool.into(),
+            arguments,
+            None,
+        );
         let result = self.wait(fut).ok_or_else(|| ended(server))??;
         Ok(outcome(&result))
     }
 
     /// [`McpHost::call`] from async code, with the server's result as it
-    /// came (content, structured content, `isError`).
+    /// came (content, structured content, `isError`); the progress the
+    /// server reports goes to `progress`. Dropping the future cancels the
+    /// call on the server.
     pub async fn call_result(
         &self,
         server: &str,
         tool: &str,
         arguments: serde_json::Map<String, Value>,
+        progress: Option<ProgressSink>,
     ) -> Result<CallToolResult, McpCallError> {
-        let fut = call_on(self.shared.clone(), server.into(), tool.into(), arguments);
-        self.run(fut).await.ok_or_else(|| ended(server))?
+        let fut = call_on(
+            self.shared.clone(),
+            server.into(),
+            tool.into(),
+            arguments,
+            progress,
+        );
+        self.run_abortable(fut).await.ok_or_else(|| ended(server))?
     }
 }
 
@@ -81,6 +103,7 @@ async fn call_on(
     server: String,
     tool: String,
     arguments: serde_json::Map<String, Value>,
+    progress: Option<ProgressSink>,
 ) -> Result<CallToolResult, McpCallError> {
     // A server that exited since its last call (killed, crashed) is noticed
     // here and started again, rather than failing this call.
@@ -99,7 +122,7 @@ async fn call_on(
     };
     let limit = shared.call_timeout;
     let params = CallToolRequestParams::new(tool).with_arguments(arguments);
-    match tokio::time::timeout(limit, client.call_tool(params)).await {
+    match tokio::time::timeout(limit, send_call(&client, params, progress)).await {
         Err(_) => Err(McpCallError::Timeout {
             server,
             secs: limit.as_secs(),
@@ -181,5 +204,85 @@ async fn restart(shared: &Shared, server: &str) -> Result<Arc<Client>, McpCallEr
                 message,
             })
         }
+    }
+}
+
+/// How long a call that follows its progress waits, once answered, for
+/// the reports the server sent just before the answer.
+const PROGRESS_GRACE: Duration = Duration::from_millis(20);
+
+/// Sends one `tools/call` and waits for its result; the server's progress
+/// reports go to `progress` meanwhile. Dropped before the result (the time
+/// limit, the caller gone), it tells the server the call is cancelled.
+async fn send_call(
+    client: &Client,
+    params: CallToolRequestParams,
+    progress: Option<ProgressSink>,
+) -> Result<CallToolResult, ServiceError> {
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let handle = client
+        .peer()
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await?;
+    let token = handle.progress_token.clone();
+    let listener = client.service();
+    let follows = progress.is_some();
+    if let Some(sink) = progress {
+        listener.follow_progress(token.clone(), sink);
+    }
+    let mut guard = CancelOnDrop {
+        peer: client.peer().clone(),
+        id: Some(handle.id.clone()),
+    };
+    let answer = handle.await_response().await;
+    guard.id = None;
+    if follows {
+        // rmcp hands each notification to a task of its own, so a report
+        // the server sent just before its result may still be on its way.
+        tokio::time::sleep(PROGRESS_GRACE).await;
+    }
+    listener.forget_progress(&token);
+    match answer? {
+        ServerResult::CallToolResult(result) => Ok(result),
+        // A result without content decodes as an empty one.
+        ServerResult::EmptyResult(_) => Ok(CallToolResult::default()),
+        ServerResult::InputRequiredResult(_) => {
+            Err(ServiceError::McpError(rmcp::ErrorData::internal_error(
+                "the tool asked the host for input in another round (an input_required result), which the gateway does not relay",
+                None,
+            )))
+        }
+        ServerResult::CreateTaskResult(_) => {
+            Err(ServiceError::McpError(rmcp::ErrorData::internal_error(
+                "the tool answered with a task to poll, which the gateway does not relay",
+                None,
+            )))
+        }
+        _ => Err(ServiceError::UnexpectedResponse),
+    }
+}
+
+/// Tells the server a call is cancelled when the wait for it is dropped.
+struct CancelOnDrop {
+    peer: rmcp::Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let notification = CancelledNotification::new(CancelledNotificationParam::new(
+                Some(id),
+                Some("the gateway's caller gave up the call".into()),
+            ));
+            let _ = peer.send_notification(notification.into()).await;
+        });
     }
 }

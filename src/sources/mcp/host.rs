@@ -162,6 +162,22 @@ impl McpHost {
         self.handle().spawn(fut).await.ok()
     }
 
+    /// [`McpHost::run`], and dropping the wait drops `fut` too (a call
+    /// given up is cancelled on its server).
+    pub(super) async fn run_abortable<T: Send + 'static>(
+        &self,
+        fut: impl std::future::Future<Output = T> + Send + 'static,
+    ) -> Option<T> {
+        struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+        impl<T> Drop for AbortOnDrop<T> {
+            fn drop(&mut self) {
+                self.0.abort();
+            }
+        }
+        let mut task = AbortOnDrop(self.handle().spawn(fut));
+        (&mut task.0).await.ok()
+    }
+
     /// The names of the servers whose tool lists changed, as they say so
     /// (`notifications/tools/list_changed`) or as a restart finds. Call
     /// before [`McpHost::gather`]; a second call replaces the first.

@@ -4,7 +4,8 @@
 //! (so a hostile server's names and schemas get the same checks as a file's).
 //! The connections stay open in an [`McpHost`] for real tool calls; a
 //! server that exited starts again on its next call, and one that says its
-//! tools changed is listed again.
+//! tools changed is listed again. Their resources and prompts are listed,
+//! read and got through the same connections.
 //!
 //! Child processes never outlive toolsift: each runs in its own process
 //! group, which is killed when the host is dropped, on a panic, and on
@@ -17,6 +18,7 @@ mod connect;
 mod host;
 mod listed;
 mod listener;
+mod offered;
 mod reaper;
 mod status;
 
@@ -25,6 +27,8 @@ pub use calls::{MAX_RESTARTS_IN_A_ROW, RESTART_PAUSE};
 pub use config::{McpConfig, McpConfigError, McpServer, Transport};
 pub use host::McpHost;
 pub use listed::unmatched_always_load;
+pub use listener::ProgressSink;
+pub use offered::{Offer, ServerList};
 pub use reaper::{install_exit_guards, kill_all_servers};
 pub use status::{CallOutcome, Gathered, McpCallError, ServerState, ServerStatus};
 

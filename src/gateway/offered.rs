@@ -1,0 +1,300 @@
+//! The servers' resources and prompts, passed on to the host: each list is
+//! every server's, gathered at once; a prompt name two servers share is
+//! prefixed `server__` in both, as tools are; a resource keeps its URI (its
+//! server needs it back), and the gateway remembers which server listed it
+//! (or the template it fits) to route `resources/read`. Their text is
+//! cleaned of hidden characters as tools' is (`--hidden-text`); a server
+//! that fails to answer is left out of the list and logged.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    GetPromptResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, Prompt, ReadResourceResult, Resource, ResourceTemplate,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{Gateway, HiddenText};
+use crate::catalog::strip_json;
+use crate::sources::mcp::{McpCallError, ServerList};
+use crate::terminal_text::escape;
+
+/// Where the gateway sends a resource read or a prompt get.
+#[derive(Debug, Default)]
+pub(crate) struct Routes {
+    /// Each listed resource's URI: its server.
+    resources: HashMap<String, String>,
+    /// Each template's fixed start (before its first `{`) and its server.
+    templates: Vec<(String, String)>,
+    /// Each prompt's name as the host sees it: its server, and its name there.
+    prompts: HashMap<String, (String, String)>,
+}
+
+impl Routes {
+    /// The server of `uri`: the one that listed it, else the one whose
+    /// template's fixed start is the longest that `uri` starts with.
+    fn resource(&self, uri: &str) -> Option<String> {
+        if let Some(server) = self.resources.get(uri) {
+            return Some(server.clone());
+        }
+        self.templates
+            .iter()
+            .filter(|(start, _)| !start.is_empty() && uri.starts_with(start.as_str()))
+            .max_by_key(|(start, _)| start.len())
+            .map(|(_, server)| server.clone())
+    }
+}
+
+impl Gateway {
+    fn routes(&self) -> std::sync::MutexGuard<'_, Routes> {
+        self.routes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The lists that came, the failures logged.
+    fn answered<T>(&self, what: &str, lists: Vec<ServerList<T>>) -> Vec<(String, Vec<T>)> {
+        lists
+            .into_iter()
+            .filter_map(|l| match l.items {
+                Ok(items) => Some((l.server, items)),
+                Err(e) => {
+                    self.recorder.warn(&format!(
+                        "{}: listing its {what} failed, so the host's list lacks them: {}",
+                        l.server,
+                        escape(&e)
+                    ));
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// `resources/list`: every server's resources, URIs as they are; a URI
+    /// two servers list is served by the first.
+    pub(crate) async fn list_resources(&self) -> ListResourcesResult {
+        let lists = self.host.list_resources().await;
+        let mut out: Vec<Resource> = Vec::new();
+        let mut routes: HashMap<String, String> = HashMap::new();
+        for (server, items) in self.answered("resources", lists) {
+            for item in items {
+                let Some(item) = self.clean(item, "resource", &server, &["uri", "name"]) else {
+                    continue;
+                };
+                if let Some(first) = routes.get(&item.uri) {
+                    self.recorder.warn(&format!(
+                        "{server}: resource {} is listed by {first} too; reads go to {first}",
+                        escape(&item.uri)
+                    ));
+                    continue;
+                }
+                routes.insert(item.uri.clone(), server.clone());
+                out.push(item);
+            }
+        }
+        self.routes().resources = routes;
+        ListResourcesResult::with_all_items(out)
+    }
+
+    /// `resources/templates/list`: every server's templates.
+    pub(crate) async fn list_resource_templates(&self) -> ListResourceTemplatesResult {
+        let lists = self.host.list_resource_templates().await;
+        let mut out: Vec<ResourceTemplate> = Vec::new();
+        let mut starts = Vec::new();
+        for (server, items) in self.answered("resource templates", lists) {
+            for item in items {
+                let keep = ["uriTemplate", "name"];
+                let Some(item) = self.clean(item, "resource template", &server, &keep) else {
+                    continue;
+                };
+                let start = item
+                    .uri_template
+                    .split('{')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                starts.push((start, server.clone()));
+                out.push(item);
+            }
+        }
+        self.routes().templates = starts;
+        ListResourceTemplatesResult::with_all_items(out)
+    }
+
+    /// `resources/read` of `uri`, on the server that listed it (or whose
+    /// template it fits; or the only server with resources).
+    pub(crate) async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+        let mut server = self.routes().resource(uri);
+        if server.is_none() {
+            // Not listed yet in this gateway's life: list, then look again.
+            self.list_resources().await;
+            self.list_resource_templates().await;
+            server = self.routes().resource(uri);
+        }
+        let server = match server {
+            Some(s) => s,
+            None => {
+                let offering = self.host.list_resources().await;
+                match offering.as_slice() {
+                    [only] => only.server.clone(),
+                    _ => {
+                        return Err(ErrorData::resource_not_found(
+                            format!(
+                                "no MCP server behind this gateway lists resource {} or a template it fits",
+                                escape(uri)
+                            ),
+                            None,
+                        ));
+                    }
+                }
+            }
+        };
+        self.host
+            .read_resource(&server, uri)
+            .await
+            .map_err(|e| upstream_error(&e))
+    }
+
+    /// `prompts/list`: every server's prompts, a name two servers share
+    /// prefixed `server__` in both.
+    pub(crate) async fn list_prompts(&self) -> ListPromptsResult {
+        let lists = self.host.list_prompts().await;
+        let lists = self.answered("prompts", lists);
+        let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, items) in &lists {
+            for p in items {
+                *count.entry(p.name.as_str()).or_default() += 1;
+            }
+        }
+        let shared: Vec<String> = count
+            .into_iter()
+            .filter(|(_, n)| *n > 1)
+            .map(|(name, _)| name.to_string())
+            .collect();
+        let mut out: Vec<Prompt> = Vec::new();
+        let mut routes = HashMap::new();
+        for (server, items) in lists {
+            for item in items {
+                let Some(mut item) = self.clean(item, "prompt", &server, &["name"]) else {
+                    continue;
+                };
+                let original = item.name.clone();
+                if shared.contains(&original) {
+                    item.name = format!("{server}__{original}");
+                }
+                routes.insert(item.name.clone(), (server.clone(), original));
+                out.push(item);
+            }
+        }
+        self.routes().prompts = routes;
+        ListPromptsResult::with_all_items(out)
+    }
+
+    /// `prompts/get` of `name` (as the host saw it listed).
+    pub(crate) async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<GetPromptResult, ErrorData> {
+        let mut route = self.routes().prompts.get(name).cloned();
+        if route.is_none() {
+            self.list_prompts().await;
+            route = self.routes().prompts.get(name).cloned();
+        }
+        let Some((server, original)) = route else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "no MCP server behind this gateway has a prompt named {}",
+                    escape(name)
+                ),
+                None,
+            ));
+        };
+        self.host
+            .get_prompt(&server, &original, arguments)
+            .await
+            .map_err(|e| upstream_error(&e))
+    }
+
+    /// `item` as the host should read it under `--hidden-text`: its text
+    /// cleaned (strip) or the item left out (drop, or an identifier in
+    /// `keys` that hides something); each change logged.
+    fn clean<T: Serialize + DeserializeOwned>(
+        &self,
+        item: T,
+        what: &str,
+        server: &str,
+        keys: &[&str],
+    ) -> Option<T> {
+        let mode = self.config.hidden_text;
+        if mode == HiddenText::Keep {
+            return Some(item);
+        }
+        let Ok(mut value) = serde_json::to_value(&item) else {
+            return Some(item);
+        };
+        let identifiers: Vec<Option<serde_json::Value>> =
+            keys.iter().map(|k| value.get(*k).cloned()).collect();
+        if !strip_json(&mut value) {
+            return Some(item);
+        }
+        let label = identifiers
+            .iter()
+            .flatten()
+            .next()
+            .and_then(|v| v.as_str())
+            .map(escape)
+            .unwrap_or_default();
+        let identifier_hides = keys
+            .iter()
+            .zip(&identifiers)
+            .any(|(k, before)| value.get(*k) != before.as_ref());
+        if mode == HiddenText::Drop || identifier_hides {
+            self.recorder.warn(&format!(
+                "{server}: {what} \"{label}\" left out: its text hides characters (--hidden-text {mode})"
+            ));
+            return None;
+        }
+        self.recorder.warn(&format!(
+            "{server}: {what} \"{label}\": hidden text taken out (--hidden-text strip)"
+        ));
+        serde_json::from_value(value).ok()
+    }
+}
+
+/// A server's failure as the host's error, naming the server.
+fn upstream_error(e: &McpCallError) -> ErrorData {
+    ErrorData::internal_error(e.to_string(), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_uri_goes_to_the_server_that_listed_it_else_the_longest_template_start() {
+        let mut routes = Routes::default();
+        routes
+            .resources
+            .insert("file:///notes/a.md".into(), "files".into());
+        routes.templates = vec![
+            ("file:///".into(), "files".into()),
+            ("file:///notes/drafts/".into(), "drafts".into()),
+            // A template that starts with its variable fits nothing.
+            (String::new(), "any".into()),
+        ];
+        assert_eq!(
+            routes.resource("file:///notes/a.md").as_deref(),
+            Some("files")
+        );
+        assert_eq!(
+            routes.resource("file:///notes/drafts/b.md").as_deref(),
+            Some("drafts")
+        );
+        assert_eq!(
+            routes.resource("file:///etc/hosts").as_deref(),
+            Some("files")
+        );
+        assert_eq!(routes.resource("git://repo"), None);
+    }
+}
