@@ -243,7 +243,8 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
 /// The `--dry-run` and `check --gateway` lines.
 pub fn saving_text(s: &ListSaving) -> String {
     use toolsift::numbers::thousands;
-    format!(
+    use toolsift::terminal_text::escape;
+    let mut out = format!(
         "tools/list direct:           {:>3} tools, {:>7} tokens ({})\ntools/list through gateway:  {:>3} tools, {:>7} tokens\nsaved per tools/list:             {:>7} tokens ({:.1} %)\na search_tools answer of {} tools: {} tokens with tools of the median size, up to {} with the largest\n",
         s.direct_tools,
         thousands(s.direct_tokens),
@@ -255,7 +256,36 @@ pub fn saving_text(s: &ListSaving) -> String {
         s.answer_tools,
         thousands(s.answer_tokens_median),
         thousands(s.answer_tokens_max),
-    )
+    );
+    if s.servers.len() > 1 {
+        let shares: Vec<String> = s
+            .servers
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} {} tools, {} tokens",
+                    escape(&p.server),
+                    p.tools,
+                    thousands(p.tokens)
+                )
+            })
+            .collect();
+        out.push_str(&format!("direct, by server: {}\n", shares.join("; ")));
+    }
+    let always: Vec<String> = s
+        .always_load
+        .iter()
+        .map(|n| escape(n).into_owned())
+        .collect();
+    out.push_str(&format!(
+        "always-load (listed through the gateway): {}\n",
+        if always.is_empty() {
+            "none".to_string()
+        } else {
+            always.join(", ")
+        }
+    ));
+    out
 }
 
 /// `--start-wait SECS`: from 0 to 600 seconds.

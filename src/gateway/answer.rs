@@ -1,5 +1,6 @@
 //! The gateway's own results: JSON for the model (as text, and as
-//! structured content), and `isError` results that say what went wrong.
+//! structured content; a search answer's text in its compact form), and
+//! `isError` results that say what went wrong.
 
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
@@ -10,6 +11,15 @@ pub(crate) fn json_result(value: Value) -> CallToolResult {
     let text = value.to_string();
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(value);
+    result
+}
+
+/// A `search_tools` result: `answer` as structured content, and as text
+/// in the compact form a model reads ([`super::compact`]).
+pub(crate) fn search_result(answer: Value) -> CallToolResult {
+    let text = super::compact::answer_text(&answer);
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(answer);
     result
 }
 

@@ -8,7 +8,7 @@ use std::time::Instant;
 use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::{Value, json};
 
-use super::answer::{error_result, json_result};
+use super::answer::{error_result, search_result};
 use super::{Gateway, Snapshot};
 use crate::engine::Explanation;
 use crate::service::{GateMode, Reason, SearchParams};
@@ -43,7 +43,7 @@ impl Gateway {
                 json!("no MCP server has listed its tools yet; try again in a few seconds");
             add_servers(&mut answer, &starting, &down);
             return Found {
-                result: json_result(answer),
+                result: search_result(answer),
                 names: Vec::new(),
             };
         }
@@ -128,7 +128,7 @@ impl Gateway {
             started.elapsed(),
         );
         Found {
-            result: json_result(answer),
+            result: search_result(answer),
             names,
         }
     }

@@ -13,6 +13,7 @@
 mod answer;
 mod approve;
 mod call;
+mod compact;
 mod describe;
 mod find;
 mod hidden;

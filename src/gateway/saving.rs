@@ -30,6 +30,21 @@ pub struct ListSaving {
     pub answer_tokens_max: u64,
     /// ... and holding tools of the median size.
     pub answer_tokens_median: u64,
+    /// Each server's share of the direct list, in the catalog's order (a
+    /// catalog file's tools as `(catalog files)`).
+    #[serde(rename = "direct_by_server")]
+    pub servers: Vec<ServerShare>,
+    /// The always-load tools (listed through the gateway with the
+    /// meta-tools).
+    pub always_load: Vec<String>,
+}
+
+/// One server's tools in the direct `tools/list`: what its own list costs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ServerShare {
+    pub server: String,
+    pub tools: usize,
+    pub tokens: u64,
 }
 
 impl ListSaving {
@@ -72,6 +87,32 @@ pub(crate) fn saving_of(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) 
     let through: Vec<&rmcp::model::Tool> = through.iter().collect();
     let (answer_tools, answer_tokens_max, answer_tokens_median) =
         answer_tokens(snapshot, max_tools, basis);
+    let mut groups: Vec<(String, Vec<&rmcp::model::Tool>)> = Vec::new();
+    for (tool, listed) in snapshot.catalog.tools().iter().zip(&snapshot.listed) {
+        let server = tool
+            .mcp
+            .as_ref()
+            .map_or_else(|| "(catalog files)".to_string(), |m| m.server.to_string());
+        match groups.iter_mut().find(|(s, _)| *s == server) {
+            Some((_, tools)) => tools.push(listed),
+            None => groups.push((server, vec![listed])),
+        }
+    }
+    let servers = groups
+        .iter()
+        .map(|(server, tools)| ServerShare {
+            server: server.clone(),
+            tools: tools.len(),
+            tokens: count(tools),
+        })
+        .collect();
+    let always_load = snapshot
+        .catalog
+        .tools()
+        .iter()
+        .filter(|t| t.always_load)
+        .map(|t| t.name.clone())
+        .collect();
     ListSaving {
         basis: basis.as_str(),
         label: basis.label(),
@@ -82,11 +123,14 @@ pub(crate) fn saving_of(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) 
         answer_tools,
         answer_tokens_max,
         answer_tokens_median,
+        servers,
+        always_load,
     }
 }
 
 /// What a `search_tools` answer of up to `max_tools` tools costs (the
-/// tools not always-load; counted on the result's JSON): with the largest
+/// tools not always-load; counted on the result as the host receives it:
+/// the compact text and the structured content): with the largest
 /// tools, and with tools of the median size.
 fn answer_tokens(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) -> (usize, u64, u64) {
     use crate::service::Reason;
@@ -104,7 +148,7 @@ fn answer_tokens(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) -> (usi
         .min(found.len());
     let cost = |tools: &[serde_json::Value]| {
         let answer = json!({"query": "", "tools": tools, "ranker": "bm25"});
-        let result = super::answer::json_result(answer);
+        let result = super::answer::search_result(answer);
         basis.count(&serde_json::to_string(&result).unwrap_or_default())
     };
     let middle = found.len().saturating_sub(n) / 2;

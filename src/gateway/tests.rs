@@ -128,9 +128,11 @@ fn search_finds_with_schema_and_why_and_leaves_out_always_load_tools() {
         "{first}"
     );
     assert_eq!(found.result.is_error, Some(false));
-    // The same JSON as text, for hosts that read only content.
-    let text: Value = serde_json::from_str(&text(&found.result)).unwrap();
-    assert_eq!(text, answer);
+    // For hosts that read only content: each tool in a line, and its
+    // arguments (the schema's descriptions only in the structured content).
+    let text = text(&found.result);
+    assert!(text.contains("\n- get_weather: "), "{text}");
+    assert!(text.contains("\n  arguments: city: string"), "{text}");
 }
 
 #[test]
@@ -317,6 +319,25 @@ fn the_saving_counts_every_tool_direct_and_the_meta_tools_through() {
     assert!(s.answer_tokens_max >= s.answer_tokens_median && s.answer_tokens_median > 0);
     assert!(s.direct_tokens > 0 && s.gateway_tokens > 0);
     assert_eq!(s.saved(), s.direct_tokens.saturating_sub(s.gateway_tokens));
+    // The catalog file's tools are one group; the always-load ones named.
+    assert_eq!(s.servers.len(), 1);
+    assert_eq!(s.servers[0].server, "(catalog files)");
+    assert_eq!(s.servers[0].tools, 6);
+    assert_eq!(s.always_load.len(), 2, "{:?}", s.always_load);
+    // The answer's text is compact: a search answer costs less than its
+    // JSON twice would.
+    let snapshot = g.snapshot();
+    let answer = json!({"query": "", "ranker": "bm25", "tools": (0..6)
+        .filter(|&i| !snapshot.catalog.tools()[i].always_load)
+        .map(|i| super::find::found_tool(&snapshot, i, crate::service::Reason::Ranked, &Default::default()))
+        .collect::<Vec<_>>()});
+    let twice = crate::tokens::TokenBasis::O200kBase
+        .count(&serde_json::to_string(&super::answer::json_result(answer)).unwrap());
+    assert!(
+        s.answer_tokens_max < twice * 17 / 20,
+        "{} vs {twice}",
+        s.answer_tokens_max
+    );
 }
 
 #[test]
