@@ -586,3 +586,6 @@ mod tests_start;
 
 #[cfg(test)]
 mod tests_regex;
+
+#[cfg(test)]
+mod tests_trust;

@@ -74,7 +74,7 @@ fn the_gauges_switch_from_the_estimate_to_the_exact_count_at_80x24() {
     assert_eq!(held.len(), 1);
     let before = screen(&app);
     assert!(before.contains("counting…"), "{before}");
-    assert!(before.contains("full 10,445"), "{before}");
+    assert!(before.contains("of 10,445 tk"), "{before}");
     insta::assert_snapshot!("exact_counting_at_80x24", before);
     run(&mut app, held, true);
     let after = screen(&app);
@@ -87,7 +87,7 @@ fn the_gauges_switch_from_the_estimate_to_the_exact_count_at_80x24() {
     // The context-budget fallback compares the same figure.
     assert_eq!(app.full_tokens(), Some(full));
     let shown = toolsift::numbers::thousands(full);
-    assert!(after.contains(&format!("full {shown}")), "{after}");
+    assert!(after.contains(&format!("of {shown} tk")), "{after}");
     assert!(after.contains("exact"), "{after}");
     assert!(!after.contains("counting…"), "{after}");
     // Full, initial, sent, the overhead's three and the current tool;
@@ -128,7 +128,7 @@ fn a_refusal_leaves_the_estimates_marked_and_says_why() {
     let more = run(&mut app, held, true);
     assert!(more.is_empty());
     let text = screen(&app);
-    assert!(text.contains("full 10,445"), "{text}");
+    assert!(text.contains("of 10,445 tk"), "{text}");
     assert!(text.contains("could not count"), "{text}");
     assert!(text.contains("Incorrect API key"), "{text}");
     assert_eq!(app.exact_full(), None);

@@ -389,6 +389,13 @@ fn the_demo_plays_its_tour_to_the_end_and_exits_0() {
         "That's toolsift.",
     ] {
         tty.wait_for(step);
+        if step.starts_with("Strategy all") {
+            // The Tokens box says so while that caption shows, and no
+            // popup covers it.
+            let screen = tty.contents();
+            assert!(screen.contains("this turn sends all"), "{screen}");
+            assert!(!screen.contains("Settings"), "{screen}");
+        }
     }
     let status = tty.wait_exit();
     assert!(status.success(), "exit status {status:?}");

@@ -14,14 +14,14 @@ use super::*;
 use crate::tui::ui;
 
 /// The app at `w` x `h`, drawn once (drawing records how far texts scroll).
-fn sized(w: u16, h: u16) -> App {
+pub(super) fn sized(w: u16, h: u16) -> App {
     let mut app = started();
     app.update(Msg::Resize(w, h));
     draw(&app);
     app
 }
 
-fn draw(app: &App) -> Vec<String> {
+pub(super) fn draw(app: &App) -> Vec<String> {
     let (w, h) = app.size();
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| ui::draw(f, app)).unwrap();
@@ -32,7 +32,7 @@ fn draw(app: &App) -> Vec<String> {
 }
 
 /// Presses `code` and draws, as the loop does.
-fn key(app: &mut App, code: KeyCode) -> Vec<String> {
+pub(super) fn key(app: &mut App, code: KeyCode) -> Vec<String> {
     press(app, code);
     draw(app)
 }

@@ -1,5 +1,6 @@
-//! Token gauges: what the current search sends against the full catalog, and
-//! the initial set against strategy `all`.
+//! Token gauges: what this search's turn sends against the full catalog
+//! (under strategy `all`, the whole catalog: nothing saved, and what
+//! deferred would send beside), and what the first turn sends.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -37,22 +38,43 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             };
             let mark = exact_mark(app, exact.is_some());
             let width = usize::from(first.width);
+            // Under strategy all every turn sends the whole catalog: the
+            // search saves nothing, and what deferred would send is said
+            // beside.
+            let all = app.handle().strategy() == Strategy::All;
+            let shown = if all {
+                Savings::new(s.full_schema_tokens, s.full_schema_tokens)
+            } else {
+                s
+            };
             // The gauge keeps 14 columns; the figures shorten as numbers
             // (10,445, then 10.4k), the right side goes first.
-            let lefts = [
-                format!(
-                    " full {}  sent {}  saved {} ",
-                    thousands(s.full_schema_tokens),
-                    thousands(s.sent_schema_tokens),
-                    thousands(s.saved_tokens)
-                ),
-                format!(
-                    " full {} sent {} saved {} ",
-                    short_number(s.full_schema_tokens),
-                    short_number(s.sent_schema_tokens),
-                    short_number(s.saved_tokens)
-                ),
-            ];
+            let lefts = if all {
+                [
+                    format!(
+                        " this turn sends all {} tk (strategy all) ",
+                        thousands(s.full_schema_tokens)
+                    ),
+                    format!(
+                        " this turn sends all {} tk ",
+                        short_number(s.full_schema_tokens)
+                    ),
+                ]
+            } else {
+                [
+                    format!(
+                        " this search sends {} of {} tk, saves {} ",
+                        thousands(s.sent_schema_tokens),
+                        thousands(s.full_schema_tokens),
+                        thousands(s.saved_tokens)
+                    ),
+                    format!(
+                        " search sends {} of {} ",
+                        short_number(s.sent_schema_tokens),
+                        short_number(s.full_schema_tokens)
+                    ),
+                ]
+            };
             let latency = app.search().latency.map_or_else(String::new, |l| {
                 format!(" · {:.2} ms", l.as_secs_f64() * 1000.0)
             });
@@ -64,18 +86,36 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let short = mark
                 .as_ref()
                 .map_or(String::new(), |m| format!(" · {}", m.short));
-            let rights = [
-                format!(
-                    " deferred {} · {} · {basis}{latency} ",
-                    thousands(r.deferred_count),
-                    r.method,
-                ),
-                format!(" deferred {}{short} ", thousands(r.deferred_count)),
-                format!(" deferred {}{short} ", short_number(r.deferred_count)),
-                mark.as_ref()
-                    .map_or(String::new(), |m| format!(" {} ", m.short)),
-                String::new(),
-            ];
+            let rights = if all {
+                [
+                    format!(
+                        " deferred would send {} · {} · {basis}{latency} ",
+                        thousands(s.sent_schema_tokens),
+                        r.method,
+                    ),
+                    format!(
+                        " deferred would send {}{short} ",
+                        thousands(s.sent_schema_tokens)
+                    ),
+                    format!(" deferred: {}{short} ", short_number(s.sent_schema_tokens)),
+                    mark.as_ref()
+                        .map_or(String::new(), |m| format!(" {} ", m.short)),
+                    String::new(),
+                ]
+            } else {
+                [
+                    format!(
+                        " deferred {} · {} · {basis}{latency} ",
+                        thousands(r.deferred_count),
+                        r.method,
+                    ),
+                    format!(" deferred {}{short} ", thousands(r.deferred_count)),
+                    format!(" deferred {}{short} ", short_number(r.deferred_count)),
+                    mark.as_ref()
+                        .map_or(String::new(), |m| format!(" {} ", m.short)),
+                    String::new(),
+                ]
+            };
             let (left, right) = lefts
                 .iter()
                 .flat_map(|l| rights.iter().map(move |r| (l, r)))
@@ -91,8 +131,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             f.render_widget(
                 Gauge::default()
                     .gauge_style(theme.gauge)
-                    .ratio((s.reduction_pct / 100.0).clamp(0.0, 1.0))
-                    .label(format!("{:.1} % saved", s.reduction_pct))
+                    .ratio((shown.reduction_pct / 100.0).clamp(0.0, 1.0))
+                    .label(format!("{:.1} %", shown.reduction_pct))
                     .use_unicode(true),
                 g,
             );
@@ -150,18 +190,18 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     Strategy::All => 0,
                 };
             let saving = Savings::new(full, initial);
-            let saves = format!("first turn saves {:.1} %", saving.reduction_pct);
+            let saves = format!("saves {:.1} %", saving.reduction_pct);
             let (what, few) = match app.handle().strategy() {
                 Strategy::Deferred => (
-                    format!("deferred, {lazy} + {always} always-load"),
+                    format!("initial set: {lazy} + {always} always-load"),
                     format!("{lazy} + {always} always-load"),
                 ),
                 Strategy::All => (
                     format!(
-                        "all, {}",
+                        "strategy all: {}",
                         count(app.catalog().len() as u64, "tool", "tools")
                     ),
-                    count(app.catalog().len() as u64, "tool", "tools"),
+                    format!("all {}", count(app.catalog().len() as u64, "tool", "tools")),
                 ),
             };
             let (i, a) = (thousands(initial), thousands(full));
@@ -169,15 +209,12 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             // The longest that fits: every word whole, numbers shortened
             // as numbers.
             let candidates = [
-                format!(" initial set ({what}): {i} tk  ·  strategy all: {a} tk  ·  {saves}{long}"),
-                format!(" initial set ({few}): {i} tk · strategy all: {a} tk · {saves}{short}"),
-                format!(" initial {i} tk ({few}) · all {a} tk · {saves}{short}"),
-                format!(" initial {si} tk ({few}) · all {sa} tk · {saves}{short}"),
-                format!(" initial {si} tk · all {sa} tk · {saves}{short}"),
-                format!(
-                    " initial {si} · all {sa} · saves {:.1} %{short}",
-                    saving.reduction_pct
-                ),
+                format!(" first turn sends {i} of {a} tk ({what})  ·  {saves}{long}"),
+                format!(" first turn sends {i} of {a} tk ({few}) · {saves}{short}"),
+                format!(" first turn sends {si} of {sa} tk ({few}) · {saves}{short}"),
+                format!(" first turn sends {si} of {sa} tk · {saves}{short}"),
+                format!(" first turn {si} of {sa} tk · {saves}{short}"),
+                format!(" first turn {si} of {sa} · {saves}{short}"),
             ];
             let width = usize::from(second.width);
             let text = candidates
@@ -186,7 +223,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .cloned()
                 .unwrap_or_else(|| text::fit_words(&candidates[5], width));
             // The saving (and the mark after it) is dim, after the figures.
-            match text.find("saves").and_then(|at| text[..at].rfind(" · ")) {
+            match text.rfind("saves ").and_then(|at| text[..at].rfind(" · ")) {
                 Some(at) => Line::from(vec![
                     Span::raw(text[..at].to_string()),
                     Span::styled(text[at..].to_string(), theme.dim),

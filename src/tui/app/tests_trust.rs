@@ -1,0 +1,56 @@
+//! Faults that would stop a user trusting the explorer's figures, each
+//! held down: the Tokens box follows the strategy, and more below.
+
+use crossterm::event::KeyCode;
+
+use super::tests_finish::{draw, key, sized};
+
+/// The Tokens box's two lines.
+fn tokens_box(rows: &[String]) -> (String, String) {
+    let at = rows
+        .iter()
+        .position(|r| r.contains("Tokens"))
+        .expect("a Tokens box");
+    (rows[at + 1].clone(), rows[at + 2].clone())
+}
+
+#[test]
+fn the_tokens_box_follows_the_strategy_and_says_what_each_line_measures() {
+    for (w, h) in [(80, 24), (120, 35), (200, 60)] {
+        let mut app = sized(w, h);
+        let (search, first) = tokens_box(&draw(&app));
+        assert!(
+            search.contains("this search sends 455 of 10,445 tk"),
+            "{search}"
+        );
+        assert!(
+            search.contains("95.6 %") && !search.contains("% saved"),
+            "{search}"
+        );
+        assert!(
+            first.contains("first turn sends 1,742 of 10,445 tk"),
+            "{first}"
+        );
+        assert!(first.contains("saves 83.3 %"), "{first}");
+        // Strategy all: every turn sends the whole catalog; neither line
+        // claims a saving.
+        key(&mut app, KeyCode::Char('s'));
+        key(&mut app, KeyCode::Right);
+        assert_eq!(app.settings().strategy, crate::select::Strategy::All);
+        let rows = key(&mut app, KeyCode::Esc);
+        let (search, first) = tokens_box(&rows);
+        assert!(
+            search.contains("this turn sends all 10,445 tk"),
+            "{w}: {search}"
+        );
+        assert!(
+            search.contains("0.0 %") && !search.contains("95.6"),
+            "{search}"
+        );
+        assert!(search.contains("455"), "what deferred would send: {search}");
+        assert!(
+            first.contains("10,445 of 10,445 tk") && first.contains("saves 0.0 %"),
+            "{first}"
+        );
+    }
+}
