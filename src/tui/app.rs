@@ -316,6 +316,9 @@ impl App {
                 Vec::new()
             }
         };
+        // Another tool's detail opens at its top.
+        let shown = self.current_tool().map(|(index, _)| index);
+        self.detail.follow(shown);
         // A trace, the servers' line or a caption that came or went makes
         // room or gives it back.
         self.layout = self.layout_for(self.layout.area);

@@ -3,6 +3,7 @@
 
 use crossterm::event::KeyCode;
 
+use super::Focus;
 use super::tests_finish::{draw, key, sized};
 
 /// The Tokens box's two lines.
@@ -53,4 +54,27 @@ fn the_tokens_box_follows_the_strategy_and_says_what_each_line_measures() {
             "{first}"
         );
     }
+}
+
+#[test]
+fn the_side_detail_opens_the_next_tool_at_its_top() {
+    let mut app = sized(120, 35);
+    // The detail pane scrolled down through the first tool's schema...
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus(), Focus::Detail, "Tab reaches the detail pane");
+    for _ in 0..6 {
+        key(&mut app, KeyCode::Char('j'));
+    }
+    assert!(app.detail.scroll.pos() > 0, "scrolled");
+    // ... then another tool chosen in the catalog: its detail from the top.
+    key(&mut app, KeyCode::BackTab);
+    key(&mut app, KeyCode::BackTab);
+    let rows = key(&mut app, KeyCode::Char('j'));
+    assert_eq!(app.detail.scroll.pos(), 0);
+    let name = &app.catalog().tools()[app.current_tool().unwrap().0].name;
+    let description = &app.catalog().tools()[app.current_tool().unwrap().0].description;
+    let first_words: String = description.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+    assert!(rows.iter().any(|r| r.contains(name.as_str())), "{rows:#?}");
+    assert!(rows.iter().any(|r| r.contains(&first_words)), "the description's start: {rows:#?}");
 }

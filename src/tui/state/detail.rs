@@ -8,9 +8,20 @@ use crate::tui::list::Scroll;
 pub struct DetailState {
     /// Lines scrolled past, clamped to the text as drawn.
     pub scroll: Scroll,
+    /// The tool shown, to start another one's detail at its top.
+    shown: Option<usize>,
 }
 
 impl DetailState {
+    /// The detail now shows tool `tool`: another one than before opens at
+    /// its top.
+    pub fn follow(&mut self, tool: Option<usize>) {
+        if tool != self.shown {
+            self.shown = tool;
+            self.scroll.reset();
+        }
+    }
+
     /// Shows a detail from its top.
     pub fn open(&mut self) {
         self.scroll.reset();
