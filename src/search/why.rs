@@ -229,8 +229,9 @@ impl Searcher {
         );
         let mut place = vec![None; n];
         for (at, &(doc, score)) in order.iter().enumerate() {
-            // An always-load tool that matched nothing has no place.
-            if score.is_some() {
+            // Every always-load tool has a place (each takes one under the
+            // cap, matched or not); another tool, when it matched.
+            if score.is_some() || always[doc] {
                 place[doc] = Some(at);
             }
         }
@@ -270,6 +271,12 @@ impl Standing {
     /// The search cap: at most this many tools are loaded.
     pub fn cap(&self) -> usize {
         self.inner.cap
+    }
+
+    /// Tool `tool`'s place in the ranking, from 1, the always-load tools
+    /// first (as [`Why::rank`] gives it); `None` when it matched nothing.
+    pub fn place(&self, tool: usize) -> Option<usize> {
+        self.inner.place.get(tool).copied().flatten().map(|a| a + 1)
     }
 
     /// The request's words, as the user wrote them (lower-cased), stop

@@ -262,7 +262,7 @@ fn breaker_reset() {
 #[test]
 fn breaker_replay_tripped() {
     let s = breaker_screen(&[KeyCode::Char('o'), KeyCode::Enter, KeyCode::Char('R')]);
-    assert!(s.contains("trips at call 9"));
+    assert!(s.contains("trips at call 10 (trace line 10)"), "{s}");
     insta::assert_snapshot!(s);
 }
 

@@ -74,7 +74,47 @@ fn the_side_detail_opens_the_next_tool_at_its_top() {
     assert_eq!(app.detail.scroll.pos(), 0);
     let name = &app.catalog().tools()[app.current_tool().unwrap().0].name;
     let description = &app.catalog().tools()[app.current_tool().unwrap().0].description;
-    let first_words: String = description.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+    let first_words: String = description
+        .split_whitespace()
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(rows.iter().any(|r| r.contains(name.as_str())), "{rows:#?}");
-    assert!(rows.iter().any(|r| r.contains(&first_words)), "the description's start: {rows:#?}");
+    assert!(
+        rows.iter().any(|r| r.contains(&first_words)),
+        "the description's start: {rows:#?}"
+    );
+}
+
+#[test]
+fn a_result_row_and_its_detail_give_the_same_place() {
+    let mut app = sized(120, 35);
+    key(&mut app, KeyCode::Char('/'));
+    for c in "open a pull request".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    // The first row after the always-load tools, highlighted.
+    let always = app.always_load_count();
+    assert_eq!(
+        app.focus(),
+        Focus::Results,
+        "Enter gives the results the keys"
+    );
+    for _ in 0..always {
+        key(&mut app, KeyCode::Char('j'));
+    }
+    let rows = draw(&app);
+    let (index, _) = app.current_tool().unwrap();
+    let name = app.catalog().tools()[index].name.clone();
+    let row = rows
+        .iter()
+        .find(|r| r.contains(&format!("› {}", always + 1)) && r.contains(&name))
+        .unwrap_or_else(|| panic!("row {} is {name}: {rows:#?}", always + 1));
+    assert!(!row.contains(" 1 "), "{row}");
+    let place = crate::search::why::ordinal(always + 1);
+    assert!(
+        rows.iter().any(|r| r.contains(&format!("ranked {place}"))),
+        "the detail says ranked {place}: {rows:#?}"
+    );
 }

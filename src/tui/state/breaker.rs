@@ -214,9 +214,14 @@ impl BreakerPane {
     pub fn loaded(&mut self, path: &str, result: Result<Vec<TraceCall>, TraceError>) {
         match result {
             Ok(calls) => {
+                // The replay starts fresh, and so does the log: its rows
+                // are then the trace's calls, numbered as the trace is.
                 self.breaker.reset();
+                self.log.clear();
+                self.picked = None;
+                self.view = None;
                 self.message = Some(format!(
-                    "loaded {} from {path}; the breaker starts fresh",
+                    "loaded {} from {path}; the breaker and the call log start fresh",
                     crate::tui::text::count(calls.len() as u64, "call", "calls")
                 ));
                 self.trace = Some(TraceState {
@@ -297,8 +302,9 @@ impl BreakerPane {
         };
         if trace.replay.tripped_at() == Some(step.seen.index) {
             self.message = Some(format!(
-                "the breaker trips at call {} (line {})",
-                step.seen.index, step.call.line
+                "the breaker trips at call {} (trace line {})",
+                step.seen.index + 1,
+                step.call.line
             ));
         }
         self.log.push(CallEntry {

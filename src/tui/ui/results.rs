@@ -180,12 +180,18 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let width = usize::from(inner.width);
     let list = app.search().list;
     let mut lines: Vec<Line> = Vec::with_capacity(height);
+    // Places count the always-load tools first, as the detail does.
     let mut rank = result
         .tools
         .iter()
-        .take(list.offset)
-        .filter(|h| h.reason != Some(Reason::AlwaysLoad))
-        .count();
+        .filter(|h| h.reason == Some(Reason::AlwaysLoad))
+        .count()
+        + result
+            .tools
+            .iter()
+            .take(list.offset)
+            .filter(|h| h.reason != Some(Reason::AlwaysLoad))
+            .count();
     let name_width = result
         .tools
         .iter()
@@ -200,11 +206,19 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
         let t = app.tool(hit.index);
         let current = i == list.selected;
+        // The place the detail gives (always-load tools first), once the
+        // ranking is known; until then, the answer's order.
         let rank_cell = if hit.reason == Some(Reason::AlwaysLoad) {
             " ★".to_string()
         } else {
             rank += 1;
-            format!("{rank:>2}")
+            let place = app
+                .search()
+                .standing
+                .as_ref()
+                .and_then(|s| s.place(hit.index))
+                .unwrap_or(rank);
+            format!("{place:>2}")
         };
         let name = pad(&escape(&t.name), name_width);
         // What is left of the row after the mark, rank and name: the
@@ -313,15 +327,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         if !runners.is_empty() {
             lines.push(Line::from(Span::styled(
                 fit_words(
-                    &format!(
-                        "below the cap of {}, next (places count always-load first):",
-                        standing.cap()
-                    ),
+                    &format!("below the cap of {}, next:", standing.cap()),
                     width,
                 ),
                 theme.dim,
             )));
-            // Their places as the detail counts them (always-load first).
+            // Their places, as the rows above and the detail count them
+            // (the always-load tools first).
             for (index, score) in runners {
                 let name = escape(&app.tool(index).name).into_owned();
                 let rank = standing

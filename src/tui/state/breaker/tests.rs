@@ -130,13 +130,26 @@ fn replay_steps_and_trips() {
     p.call(&c);
     open(&mut p, "@example");
     assert_eq!(p.breaker.repeats(), 0, "a replay starts fresh");
+    assert!(
+        p.log.is_empty(),
+        "and so does the log: its rows are the trace's calls"
+    );
     for _ in 0..9 {
         assert!(p.step(&c));
     }
     assert_eq!(p.trace.as_ref().unwrap().replay.tripped_at(), None);
     assert!(p.step(&c));
     assert_eq!(p.trace.as_ref().unwrap().replay.tripped_at(), Some(9));
-    assert!(p.message.as_deref().unwrap().contains("trips at call 9"));
+    assert_eq!(p.log.len(), 10, "the tenth row is the tenth call");
+    // Counted from 1, as the trace pane and the call log count.
+    assert!(
+        p.message
+            .as_deref()
+            .unwrap()
+            .contains("trips at call 10 (trace line 10)"),
+        "{:?}",
+        p.message
+    );
     p.run_trace(&c);
     let t = &p.trace.as_ref().unwrap().replay;
     assert_eq!(t.next(), t.calls.len());
