@@ -271,6 +271,22 @@ impl Searcher {
         }
     }
 
+    /// Why `ranker` cannot rank here, if it cannot: an embedded service
+    /// without an embedding provider has no dense ranker (a remote service
+    /// answers for itself).
+    pub fn ranker_unavailable(&self, ranker: crate::engine::Ranker) -> Option<String> {
+        match self {
+            Searcher::Embedded(service)
+                if ranker.needs_embeddings() && service.config().embeddings.is_none() =>
+            {
+                Some(format!(
+                    "ranker {ranker} needs an embedding model, and none is configured: start with --embeddings-local DIR|HF_ID or --embeddings-url URL"
+                ))
+            }
+            _ => None,
+        }
+    }
+
     /// The token basis used when a request names none.
     pub fn default_token_basis(&self) -> TokenBasis {
         self.local().config().token_basis

@@ -82,6 +82,12 @@ impl App {
             }
             Ok(handle) => handle,
         };
+        // A ranker this explorer cannot run is refused here, not by every
+        // search after.
+        if let Some(why) = self.searcher.ranker_unavailable(edited.ranker) {
+            self.editor.show(edited, Some(why));
+            return Vec::new();
+        }
         self.editor.show(edited.clone(), None);
         let basis_changed = edited.basis() != self.settings.basis();
         self.settings = edited;

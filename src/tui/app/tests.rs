@@ -381,19 +381,29 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
         press(&mut app, KeyCode::Right);
     }
     assert_eq!(app.settings().max_tools, None);
-    // Ranker embeddings: refused by the service, shown as an error.
+    // Ranker embeddings, then hybrid, without an embedding model: refused
+    // where they are edited, saying how to get one; bm25 stays in force
+    // and the searches go on.
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.settings().ranker, crate::engine::Ranker::Embeddings);
-    assert!(
-        matches!(&app.search().results, Results::Failed(crate::search::SearchError::Service(e)) if e.code == "ranker_unavailable")
+    assert_eq!(
+        app.editor().edited.ranker,
+        crate::engine::Ranker::Embeddings
     );
-    press(&mut app, KeyCode::Right);
-    assert_eq!(app.settings().ranker, crate::engine::Ranker::Hybrid);
+    assert_eq!(app.settings().ranker, crate::engine::Ranker::Bm25);
+    let why = app.editor().error.clone().expect("refused");
     assert!(
-        matches!(&app.search().results, Results::Failed(crate::search::SearchError::Service(e)) if e.code == "ranker_unavailable")
+        why.contains("needs an embedding model") && why.contains("--embeddings-local"),
+        "{why}"
     );
+    assert!(matches!(app.search().results, Results::Found(_)));
     press(&mut app, KeyCode::Right);
+    assert_eq!(app.editor().edited.ranker, crate::engine::Ranker::Hybrid);
+    assert_eq!(app.settings().ranker, crate::engine::Ranker::Bm25);
+    assert!(app.editor().error.is_some());
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.editor().edited.ranker, app.settings().ranker);
+    assert!(app.editor().error.is_none());
     assert!(matches!(app.search().results, Results::Found(_)));
     // Token basis: new costs are counted.
     press(&mut app, KeyCode::Down);
