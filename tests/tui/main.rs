@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod columns;
 mod exact;
 mod hidden_text;
 mod pager;

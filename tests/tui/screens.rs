@@ -137,14 +137,27 @@ fn query_matching_nothing() {
 
 #[test]
 fn failed_search() {
-    let mut app = app(120, 35);
-    // Ranker embeddings, in the settings (no provider: the search fails).
-    keys(&mut app, &[KeyCode::Char('s')]);
-    keys(&mut app, &[KeyCode::Down; 4]);
-    keys(&mut app, &[KeyCode::Right, KeyCode::Esc]);
+    // A remote service is asked for ranker embeddings (the explorer lets
+    // a remote service judge its rankers) and has no embedding model: the
+    // search fails, and says why.
+    let (mut app, effects) = remote_app(120, 35);
+    answer_embedded(&mut app, effects);
+    for code in [
+        KeyCode::Char('s'),
+        KeyCode::Down,
+        KeyCode::Down,
+        KeyCode::Down,
+        KeyCode::Down,
+        KeyCode::Right,
+        KeyCode::Esc,
+        KeyCode::Char('/'),
+    ] {
+        let effects = app.update(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+        answer_embedded(&mut app, effects);
+    }
     assert_eq!(app.settings().ranker, toolsift::engine::Ranker::Embeddings);
-    keys(&mut app, &[KeyCode::Char('/')]);
-    type_text(&mut app, "status");
+    let effects = app.update(Msg::Type("status".into()));
+    answer_embedded(&mut app, effects);
     let s = screen(&app);
     assert!(s.contains("search failed"));
     insta::assert_snapshot!(s);

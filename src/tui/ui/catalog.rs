@@ -11,12 +11,18 @@ use crate::tui::app::{App, Focus};
 use crate::tui::state::catalog::{Filter, Sort};
 use crate::tui::text;
 
-/// The widest the server column gets (longer names are cut).
+/// The widest the server column gets when names need the room (longer
+/// server names are cut then; with room to spare they show whole).
 const MAX_SERVER_WIDTH: usize = 10;
+/// A name cut to fit keeps at least this many columns before the short
+/// flags and token column give way.
+const MIN_NAME: usize = 16;
 
-/// The columns of a row, widest first: names get room before anything
-/// else; the flags and the token column shrink (then go) before a name
-/// is cut.
+/// The columns of a row. Names get room first: the token column and the
+/// flags shorten (`10.4k`, `★RI`) before a name is cut, and a server column
+/// gives way. A name too long for the pane even so is cut, and the short
+/// flags and tokens stay (the token column is the point of the pane), down
+/// to a name of [`MIN_NAME`] columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Columns {
     /// `★ RO ID ` (8), `★RI ` (4) or none.
@@ -27,14 +33,21 @@ struct Columns {
     tokens: usize,
 }
 
+/// The columns for a pane `width` wide, the longest name on screen
+/// `longest` wide, and the longest server name `server` wide (0: no
+/// server column).
 fn columns(width: usize, longest: usize, server: usize) -> Columns {
     // The mark (›) and the initial, selected and warning marks (●◆!)
     // always show.
     let fixed = 1 + 3;
-    let layouts = [(8, 11), (8, 7), (4, 7), (4, 0), (0, 0)];
-    let server = if server > 0 { server + 1 } else { 0 };
+    let layouts = [(8, 11), (8, 7), (4, 7)];
+    // A server name whole, else cut to the cap, else no server column.
+    let servers: Vec<usize> = [server, server.min(MAX_SERVER_WIDTH), 0]
+        .into_iter()
+        .map(|s| if s > 0 { s + 1 } else { 0 })
+        .collect();
     for &(flags, tokens) in &layouts {
-        for server in [server, 0] {
+        for &server in &servers {
             let name = width.saturating_sub(fixed + flags + tokens + server);
             if name >= longest {
                 return Columns {
@@ -44,6 +57,18 @@ fn columns(width: usize, longest: usize, server: usize) -> Columns {
                     tokens,
                 };
             }
+        }
+    }
+    // The longest name is cut whatever goes: the short columns stay.
+    for (flags, tokens) in [(4, 7), (0, 7), (0, 0)] {
+        let name = width.saturating_sub(fixed + flags + tokens);
+        if name >= MIN_NAME.min(longest) {
+            return Columns {
+                flags,
+                name,
+                server: 0,
+                tokens,
+            };
         }
     }
     Columns {
@@ -106,8 +131,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .map(|s| text::width(&escape(s)))
         .max()
         .filter(|_| !one_server)
-        .unwrap_or(0)
-        .min(MAX_SERVER_WIDTH);
+        .unwrap_or(0);
     // The longest name on screen: the rows shown get their names whole
     // when the pane has the room for them.
     let longest = view
@@ -209,14 +233,41 @@ mod tests {
         let c = columns(38, 21, 0);
         assert!(c.name >= 21, "{c:?}");
         assert_eq!(c.tokens, 7);
-        // Tighter: the flags shrink too, then go.
-        let c = columns(30, 21, 0);
+        // Tighter: the flags shrink too.
+        let c = columns(36, 21, 0);
         assert!(c.name >= 21, "{c:?}");
+        assert_eq!((c.flags, c.tokens), (4, 7));
         // A server column gives way before a name is cut.
         let c = columns(38, 21, 10);
         assert!(c.name >= 21, "{c:?}");
+        assert_eq!(c.server, 0);
         // No room at all: the name is cut, never the marks.
         let c = columns(20, 40, 0);
         assert_eq!(c.name, 16);
+    }
+
+    #[test]
+    fn a_name_cut_anyway_keeps_the_short_flags_and_tokens() {
+        // 38 columns (80 wide) and GitHub's 41-column name: the name is cut
+        // whatever goes, so the short flags and tokens stay.
+        let c = columns(38, 41, 0);
+        assert_eq!((c.flags, c.tokens), (4, 7), "{c:?}");
+        assert_eq!(c.name, 23);
+        // Narrower still: the flags go before the tokens.
+        let c = columns(28, 41, 0);
+        assert_eq!((c.flags, c.tokens, c.name), (0, 7, 17));
+        // Then the tokens, before a name gets under 16 columns.
+        let c = columns(24, 41, 0);
+        assert_eq!((c.flags, c.tokens, c.name), (0, 0, 20));
+    }
+
+    #[test]
+    fn a_server_name_shows_whole_when_names_leave_room() {
+        // "mcp-server-everything" (21) beside names of 20 in 70 columns.
+        let c = columns(70, 20, 21);
+        assert_eq!(c.server, 21, "{c:?}");
+        // Less room: cut to the cap before it goes.
+        let c = columns(55, 20, 21);
+        assert_eq!(c.server, MAX_SERVER_WIDTH, "{c:?}");
     }
 }

@@ -1,0 +1,106 @@
+//! The catalog pane on real catalogs (the GitHub MCP server's 117 tools,
+//! BFCL's 2,101), from 80 to 200 columns: every row keeps its token figure
+//! and its flags' column, a cut name ends in `…`, and a number is never
+//! cut.
+
+use std::sync::Arc;
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use toolsift::catalog::{CatalogSource, load};
+use toolsift::search::Searcher;
+use toolsift::tui::Setup;
+use toolsift::tui::app::App;
+use toolsift::tui::effect::{Effect, Msg, run_effect};
+use toolsift::tui::ui;
+
+fn settle(app: &mut App, effects: Vec<Effect>) {
+    let searcher = app.searcher().clone();
+    let mut queue = std::collections::VecDeque::from(effects);
+    while let Some(effect) = queue.pop_front() {
+        let msg = run_effect(&searcher, effect);
+        queue.extend(app.update(msg));
+    }
+}
+
+fn explorer(source: &str) -> App {
+    let catalog = Arc::new(load(&CatalogSource::parse(source)).unwrap());
+    let s = Setup {
+        sources: source.into(),
+        ..Setup::new(catalog, Searcher::embedded())
+    };
+    let (mut app, effects) = App::new(s).unwrap();
+    app.update(Msg::Resize(120, 35));
+    settle(&mut app, effects);
+    app
+}
+
+/// The catalog pane's rows (inside its borders) at `w` x `h`.
+fn catalog_rows(app: &mut App, w: u16, h: u16) -> Vec<String> {
+    app.update(Msg::Resize(w, h));
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| ui::draw(f, app)).unwrap();
+    let buffer = terminal.backend().buffer();
+    let r = app.layout().catalog;
+    (r.y + 1..r.bottom() - 1)
+        .map(|y| {
+            (r.x + 1..r.right() - 1)
+                .map(|x| buffer[(x, y)].symbol())
+                .collect::<String>()
+        })
+        .collect()
+}
+
+fn check(source: &str) {
+    let mut app = explorer(source);
+    let mut failures = Vec::new();
+    for (w, h) in (80..=200u16)
+        .step_by(8)
+        .map(|w| (w, 24))
+        .chain([(120, 35), (200, 60)])
+    {
+        let rows = catalog_rows(&mut app, w, h);
+        for row in rows.iter().filter(|r| !r.trim().is_empty()) {
+            // `› ★RI name…  10.4k ●◆?`: the marks at the end, a token
+            // figure before them (a number, maybe shortened: 268, 10.4k).
+            let body = row.trim_end_matches([' ', '●', '◆', '?', '!']);
+            let figure = body.rsplit(' ').next().unwrap_or_default();
+            let tk = body.ends_with(" tk");
+            let number = if tk {
+                body.trim_end_matches(" tk")
+                    .rsplit(' ')
+                    .next()
+                    .unwrap_or_default()
+            } else {
+                figure
+            };
+            let is_number = !number.is_empty()
+                && number
+                    .trim_end_matches(['k', 'M'])
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c == ',' || c == '.');
+            if !is_number {
+                failures.push(format!("{source} {w}x{h}: no token figure in {row:?}"));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{}",
+        failures[..failures.len().min(8)].join("\n")
+    );
+}
+
+#[test]
+fn the_github_catalog_keeps_its_token_column_at_every_width() {
+    check("@github-mcp");
+}
+
+#[test]
+fn bfcl_keeps_its_token_column_at_every_width() {
+    check(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/eval/bfcl-dev/catalog.json"
+    ));
+}
