@@ -118,3 +118,53 @@ fn a_result_row_and_its_detail_give_the_same_place() {
         "the detail says ranked {place}: {rows:#?}"
     );
 }
+
+#[test]
+fn a_select_row_keeps_a_space_between_the_name_and_exact_name() {
+    let mut app = sized(80, 24);
+    key(&mut app, KeyCode::Char('/'));
+    for c in "select:change_subscription_plan".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    let rows = draw(&app);
+    let row = rows
+        .iter()
+        .find(|r| r.contains("change_subscription_plan") && r.contains("exact"))
+        .unwrap_or_else(|| panic!("{rows:#?}"));
+    assert!(!row.contains("planexact"), "{row}");
+    assert!(row.contains("change_subscription_plan exact"), "{row}");
+}
+
+#[test]
+fn a_name_too_long_for_the_detail_title_ends_in_an_ellipsis_and_shows_whole_below() {
+    use crate::catalog::{Catalog, Tool};
+    let long = format!("fetch_{}", "very_long_segment_".repeat(11));
+    assert!(long.len() > 200);
+    let (mut app, effects) = super::tests::demo_setup(|s| {
+        let tools = vec![
+            Tool::new(long.clone(), "Fetches a thing."),
+            Tool::new("other", "Another tool."),
+        ];
+        s.catalog = std::sync::Arc::new(Catalog::new("long", tools).unwrap());
+    });
+    super::tests::settle(&mut app, effects);
+    app.update(crate::tui::Msg::Resize(120, 35));
+    let rows = draw(&app);
+    let r = app.layout().detail.expect("a detail pane at 120x35");
+    let title = &rows[usize::from(r.y)];
+    assert!(title.contains("fetch_very_long_segment_"), "{title}");
+    assert!(title.contains('…'), "{title}");
+    // The whole name, wrapped in the detail (its words joined up).
+    let body: String = rows[usize::from(r.y) + 1..usize::from(r.bottom()) - 1]
+        .iter()
+        .map(|row| {
+            row.chars()
+                .skip(usize::from(r.x) + 1)
+                .take(usize::from(r.width) - 2)
+                .collect::<String>()
+                .trim()
+                .to_string()
+        })
+        .collect();
+    assert!(body.contains(&format!("name: {long}")), "{body}");
+}

@@ -233,12 +233,23 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         return;
     };
     let t = app.tool(index);
+    // A name too long for the title ends in "…" there, and shows whole as
+    // the detail's first line.
+    let name = escape(&t.name);
+    let room = usize::from(area.width).saturating_sub(4);
+    let title = crate::tui::text::cut(&name, room);
     let block = pane(
-        Line::from(Span::styled(format!(" {} ", escape(&t.name)), theme.title)),
+        Line::from(Span::styled(format!(" {title} "), theme.title)),
         focused,
         theme,
     );
     let mut lines: Vec<Line> = Vec::new();
+    if title != name {
+        lines.push(Line::from(vec![
+            Span::styled("name: ", theme.key),
+            Span::raw(name.into_owned()),
+        ]));
+    }
     if t.description.trim().is_empty() {
         lines.push(Line::from(Span::styled("(no description)", theme.dim)));
     } else {

@@ -259,9 +259,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     push(&mut spans, label.into(), theme.always, &mut room);
                 }
             }
-            // A tool a `select:` named: no score to show, its name says it.
+            // A tool a `select:` named: no score to show, a space before
+            // "exact name" (a name as wide as the column would run into it).
             (Some(Reason::ExactName), Some(score))
-                if score == 0.0 && hit.explanation.matches.is_empty() => {}
+                if score == 0.0 && hit.explanation.matches.is_empty() =>
+            {
+                push(&mut spans, " ".into(), Style::default(), &mut room);
+            }
             (_, Some(score)) => {
                 push(
                     &mut spans,
