@@ -8,7 +8,9 @@
 //! through [`escape`], which replaces each such character with a visible,
 //! unambiguous escape made of printable ASCII:
 //!
-//! - C0 controls and DEL: `\n`, `\r`, `\t`, else `\x1b`, `\x07`, `\x7f`, ...;
+//! - C0 controls and DEL: `\n`, `\r`, `\t`, else `\u{1b}`, `\u{7}`,
+//!   `\u{7f}`, ... (as Rust's `{:?}` writes them, so that every message
+//!   shows a character one way);
 //! - C1 controls (U+0080 to U+009F): `\u{9b}`, ...;
 //! - the line and paragraph separators U+2028, U+2029: `\u{2028}`, ...;
 //! - the characters of [`Hidden`], which a person cannot see or which change
@@ -198,15 +200,12 @@ fn escape_where(text: &str, unsafe_char: impl Fn(char) -> bool) -> Cow<'_, str> 
     Cow::Owned(out)
 }
 
-/// The visible escape of `c`: `\n`, `\x1b`, `\u{200b}`, ...
+/// The visible escape of `c`: `\n`, `\u{1b}`, `\u{200b}`, ...
 fn push_escape(out: &mut String, c: char) {
     match c {
         '\n' => out.push_str("\\n"),
         '\r' => out.push_str("\\r"),
         '\t' => out.push_str("\\t"),
-        '\u{0}'..='\u{1f}' | '\u{7f}' => {
-            let _ = write!(out, "\\x{:02x}", c as u32);
-        }
         _ => {
             let _ = write!(out, "\\u{{{:x}}}", c as u32);
         }
@@ -269,21 +268,24 @@ mod tests {
     fn lines_stay_lines_and_the_rest_is_escaped() {
         assert_eq!(
             escape_lines("ok\u{1b}[2J\r\n\u{202e}evil\tend\rx"),
-            "ok\\x1b[2J\n\\u{202e}evil    end\\rx"
+            "ok\\u{1b}[2J\n\\u{202e}evil    end\\rx"
         );
         assert_eq!(escape_lines("plain\ntext"), "plain\ntext");
     }
 
     #[test]
     fn attacks_become_visible() {
-        assert_eq!(escape("a\u{1b}]52;c;aGk=\u{7}b"), "a\\x1b]52;c;aGk=\\x07b");
-        assert_eq!(escape("\u{1b}[2J"), "\\x1b[2J");
+        assert_eq!(
+            escape("a\u{1b}]52;c;aGk=\u{7}b"),
+            "a\\u{1b}]52;c;aGk=\\u{7}b"
+        );
+        assert_eq!(escape("\u{1b}[2J"), "\\u{1b}[2J");
         assert_eq!(escape("x\u{9b}2J"), "x\\u{9b}2J");
         assert_eq!(escape("a\nb\tc\r"), "a\\nb\\tc\\r");
-        assert_eq!(escape("\u{7f}\u{0}"), "\\x7f\\x00");
+        assert_eq!(escape("\u{7f}\u{0}"), "\\u{7f}\\u{0}");
         assert_eq!(escape("abc\u{202e}txt.exe"), "abc\\u{202e}txt.exe");
         assert_eq!(escape("\u{2066}\u{2069}"), "\\u{2066}\\u{2069}");
-        assert_eq!(escape_layout("a\nb\u{1b}\tc"), "a\nb\\x1b\tc");
+        assert_eq!(escape_layout("a\nb\u{1b}\tc"), "a\nb\\u{1b}\tc");
     }
 
     #[test]
@@ -373,7 +375,7 @@ mod tests {
             (" \u{fe0f}", " \\u{fe0f}"),
             ("a\u{fe01}", "a\\u{fe01}"),
             ("x\u{e0069}\u{e0067}", "x\\u{e0069}\\u{e0067}"),
-            ("a\u{202e}b\u{1b}", "a\\u{202e}b\\x1b"),
+            ("a\u{202e}b\u{1b}", "a\\u{202e}b\\u{1b}"),
         ] {
             assert_eq!(escape_prose(text), shown, "{text:?}");
         }

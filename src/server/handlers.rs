@@ -539,6 +539,6 @@ mod tests {
             Duration::ZERO,
             &LogFields::default(),
         );
-        assert_eq!(line, "GET /x\\x1b[2J 404 0.0ms tools=- returned=-");
+        assert_eq!(line, "GET /x\\u{1b}[2J 404 0.0ms tools=- returned=-");
     }
 }

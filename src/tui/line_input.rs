@@ -8,6 +8,9 @@ use super::action::Action;
 pub struct LineInput {
     pub text: String,
     pub cursor: usize,
+    /// The text is a suggestion ([`LineInput::offered`]): typing replaces
+    /// it whole; an editing or moving key makes it the user's own.
+    pub offered: bool,
 }
 
 impl LineInput {
@@ -15,6 +18,15 @@ impl LineInput {
         let mut input = LineInput::default();
         input.set(text);
         input
+    }
+
+    /// An input holding a suggestion (a default path): Enter takes it,
+    /// typing replaces it, ← → and the editing keys edit it.
+    pub fn offered(text: &str) -> LineInput {
+        LineInput {
+            offered: !text.is_empty(),
+            ..LineInput::new(text)
+        }
     }
 
     fn byte_at(&self, char_index: usize) -> usize {
@@ -28,9 +40,16 @@ impl LineInput {
         self.text.chars().count()
     }
 
-    /// Inserts typed text at the cursor (control characters are dropped).
+    /// Inserts typed text at the cursor (control characters are dropped);
+    /// typed over a suggestion, it replaces it.
     pub fn insert(&mut self, text: &str) -> bool {
         let mut changed = false;
+        if self.offered && text.chars().any(|c| !c.is_control()) {
+            self.offered = false;
+            self.text.clear();
+            self.cursor = 0;
+            changed = true;
+        }
         for c in text.chars().filter(|c| !c.is_control()) {
             let at = self.byte_at(self.cursor);
             self.text.insert(at, c);
@@ -43,6 +62,7 @@ impl LineInput {
     /// Applies an editing action; true when the text changed. Actions that
     /// are not editing ones do nothing.
     pub fn edit(&mut self, action: Action) -> bool {
+        self.offered = false;
         let len = self.len();
         match action {
             Action::InputClear => {
@@ -107,6 +127,21 @@ impl LineInput {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typing_replaces_an_offered_text_and_a_key_makes_it_ones_own() {
+        let mut l = LineInput::offered("@example");
+        assert!(l.insert("/tmp/t.jsonl"));
+        assert_eq!(l.text, "/tmp/t.jsonl");
+        assert!(!l.offered);
+        let mut l = LineInput::offered("@example");
+        l.edit(Action::InputEnd);
+        l.insert("2");
+        assert_eq!(l.text, "@example2");
+        let mut l = LineInput::offered("trace.jsonl");
+        l.edit(Action::InputBackspace);
+        assert_eq!(l.text, "trace.jsonl"[..10].to_string());
+    }
 
     #[test]
     fn editing_is_by_chars_not_bytes() {

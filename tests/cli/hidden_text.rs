@@ -120,6 +120,28 @@ fn strict_makes_hidden_text_an_error() {
         r#"[{"name": "echo", "description": "Echoes.\n\tSecond line."}]"#,
     );
     assert!(out.status.success(), "{out:?}");
+    // ESC is written one way in every message of `check`: the lint, the
+    // duplicate name's error and the table all say \u{1b}.
+    let out = run_stdin(
+        &["check", "-"],
+        r#"[{"name": "e\u001b[2J", "description": "a"}, {"name": "e\u001b[2J", "description": "b"}]"#,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("e\\u{1b}[2J"), "{err}");
+    let out = run_stdin(
+        &["check", "-"],
+        r#"[{"name": "echo", "description": "x\u001b[8my"}, {"name": "e\u0007", "description": "z"}]"#,
+    );
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        all.contains("(\\u{1b})") && all.contains("e\\u{7}"),
+        "{all}"
+    );
+    assert!(!all.contains("\\x"), "{all}");
 }
 
 #[test]

@@ -63,7 +63,7 @@ fn stdout_text(out: &Output) -> String {
 /// The visible forms of the attack in EVIL_NAME.
 fn assert_visible_name(text: &str) {
     assert!(
-        text.contains("evil\\x1b]52;c;aGk=\\x07\\x1b[2J\\u{9b}2J\\n   2  fake_row\\u{202e}"),
+        text.contains("evil\\u{1b}]52;c;aGk=\\u{7}\\u{1b}[2J\\u{9b}2J\\n   2  fake_row\\u{202e}"),
         "{text}"
     );
     assert!(
@@ -159,11 +159,11 @@ fn eval_text_escapes_queries_ids_categories_and_names() {
     let q = TempFile::new(&format!("{}\n{}\n", lines[0], lines[1]));
     let text = stdout_text(&run(&["eval", c.path(), q.path(), "--k", "1"]));
     assert!(
-        text.contains("[id\\x1b[2J] weather forecast \\x1b]52;c;aGk=\\x07\\nfake"),
+        text.contains("[id\\u{1b}[2J] weather forecast \\u{1b}]52;c;aGk=\\u{7}\\nfake"),
         "{text}"
     );
     assert!(text.contains("cat\\u{9b}31m"), "{text}");
-    assert!(text.contains("top: evil\\x1b]52;c;aGk=\\x07"), "{text}");
+    assert!(text.contains("top: evil\\u{1b}]52;c;aGk=\\u{7}"), "{text}");
 }
 
 #[test]
@@ -172,7 +172,7 @@ fn replay_text_escapes_names_and_arguments() {
         json!({"name": "evil\u{1b}]52;c;aGk=\u{7}", "arguments": {"x": "\u{9b}2J\u{1b}[2J\u{7f}"}});
     let t = TempFile::new(&format!("{call}\n{call}\n{call}\n"));
     let text = stdout_text(&run(&["replay", t.path(), "--threshold", "2"]));
-    assert!(text.contains("evil\\x1b]52;c;aGk=\\x07("), "{text}");
+    assert!(text.contains("evil\\u{1b}]52;c;aGk=\\u{7}("), "{text}");
     assert!(text.contains("\\u{9b}2J"), "{text}");
     assert!(text.contains("BLOCKED"), "{text}");
     assert!(
@@ -224,6 +224,6 @@ fn errors_escape_what_they_quote() {
     assert!(
         String::from_utf8(out.stderr)
             .unwrap()
-            .contains("/no/such\\x1b]52;c;aGk=\\x07.json: cannot read")
+            .contains("/no/such\\u{1b}]52;c;aGk=\\u{7}.json: cannot read")
     );
 }

@@ -665,7 +665,7 @@ mod mcp {
         call(&mut app);
         let s = screen(&app);
         assert!(s.contains("calling…"), "{s}");
-        assert!(s.contains(r"\x1b]52;c;SGk=\x07"), "escaped: {s}");
+        assert!(s.contains(r"\u{1b}]52;c;SGk=\u{7}"), "escaped: {s}");
         assert!(!s.contains('\u{1b}'));
         s
     }

@@ -308,7 +308,7 @@ fn answers_are_sanitised_and_errors_shown_as_errors() {
     );
     assert_eq!(
         out,
-        "ok\\x1b]52;c;SGVsbG8=\\x07\\x1b[2J\n\\u{202e}evil    end"
+        "ok\\u{1b}]52;c;SGVsbG8=\\u{7}\\u{1b}[2J\n\\u{202e}evil    end"
     );
     // isError: the tool ran and failed.
     let (id, ..) = the_call(&app.update(Msg::Action(Action::BreakerCall)));

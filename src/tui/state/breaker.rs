@@ -423,7 +423,7 @@ impl BreakerPane {
                 }
             }
             Action::BreakerOpenTrace => {
-                self.path = Some(LineInput::new(
+                self.path = Some(LineInput::offered(
                     self.trace
                         .as_ref()
                         .map_or("@example", |t| t.origin.as_str()),

@@ -48,7 +48,7 @@ impl ExportBox {
         let format = PayloadFormat::OpenaiResponses;
         ExportBox {
             format,
-            path: LineInput::new(&default_path(format)),
+            path: LineInput::offered(&default_path(format)),
             tools,
         }
     }
@@ -59,7 +59,7 @@ impl ExportBox {
         let next = all[(i + step).rem_euclid(all.len() as isize) as usize];
         // A path the user has not changed follows the format.
         if self.path.text == default_path(self.format) {
-            self.path = LineInput::new(&default_path(next));
+            self.path = LineInput::offered(&default_path(next));
         }
         self.format = next;
     }

@@ -191,7 +191,7 @@ impl TunePane {
         match action {
             Action::TuneClose => Key::Close,
             Action::TuneOpen => {
-                self.path = Some(LineInput::new(self.queries.as_deref().unwrap_or("")));
+                self.path = Some(LineInput::offered(self.queries.as_deref().unwrap_or("")));
                 Key::Stay
             }
             Action::TuneRerun => {

@@ -206,11 +206,19 @@ fn draw_path(
     let mut lines = vec![
         Line::from(vec![
             Span::styled("path ", theme.key),
-            Span::styled(path.text.clone(), theme.highlight),
+            // A suggestion shows dim: typing replaces it.
+            Span::styled(
+                path.text.clone(),
+                if path.offered {
+                    theme.dim
+                } else {
+                    theme.highlight
+                },
+            ),
         ]),
         Line::from(Span::styled(
             format!(
-                "a JSONL file of {{\"name\", \"arguments\"}}, or @example; {} loads, {} cancels",
+                "a JSONL file of {{\"name\", \"arguments\"}}, or @example (typing replaces it); {} loads, {} cancels",
                 app.keymap().label(Action::InputSubmit),
                 app.keymap().label(Action::InputCancel)
             ),

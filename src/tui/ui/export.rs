@@ -47,7 +47,15 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ]),
         Line::from(vec![
             Span::styled(format!("{:<LABEL$}", "file"), theme.key),
-            Span::raw(shown),
+            // A suggestion shows dim: typing replaces it.
+            Span::styled(
+                shown,
+                if b.path.offered {
+                    theme.dim
+                } else {
+                    Default::default()
+                },
+            ),
         ]),
     ];
     f.render_widget(Paragraph::new(lines), inner);
