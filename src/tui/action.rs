@@ -112,6 +112,7 @@ actions! {
     HalfPageDown = "half_page_down", Main, "page down", "half a page down";
     HalfPageUp = "half_page_up", Main, "page up", "half a page up";
     OpenDetail = "open_detail", Main, "detail", "detail of the highlighted tool";
+    ShowInCatalog = "show_in_catalog", Main, "in catalog", "the highlighted result's row in the catalog pane (a filter hiding it is lifted)";
     ToggleAlwaysLoad = "toggle_always_load", Main, "always-load", "toggle always-load on the highlighted tool";
     CycleSort = "cycle_sort", Main, "sort", "sort the catalog: catalog order, name, tokens, server";
     CycleFilter = "cycle_filter", Main, "filter", "catalog filter: all, always-load, initial, selected, server";

@@ -12,6 +12,7 @@
 mod apply;
 mod exact;
 mod input;
+mod jump;
 mod screens;
 mod tool_out;
 mod view;
@@ -361,7 +362,9 @@ impl App {
         if action == Action::Help
             && matches!(
                 self.popup,
-                Some(Popup::Settings | Popup::Breaker | Popup::Tune | Popup::Detail)
+                Some(
+                    Popup::Settings | Popup::Breaker | Popup::Tune | Popup::Detail | Popup::Export
+                )
             )
         {
             self.help_over = self.popup;
@@ -384,6 +387,9 @@ impl App {
                 }
                 Vec::new()
             }
+            // The tool shown copied or opened, as from the panes.
+            Some(Popup::Detail) if action == Action::CopyTool => self.copy_tool(),
+            Some(Popup::Detail) if action == Action::OpenTool => self.open_tool(),
             Some(Popup::Detail) => {
                 if self.detail.handle_popup(action, self.layout.detail_rows()) {
                     self.popup = None;
@@ -486,6 +492,7 @@ impl App {
                 }
             }
             Action::ToggleAlwaysLoad => return self.toggle_always_load(),
+            Action::ShowInCatalog => self.show_in_catalog(),
             Action::NameFilter => {
                 self.focus = Focus::Catalog;
                 self.last_list = Focus::Catalog;
@@ -528,7 +535,8 @@ impl App {
             Action::Export => match self.loaded_tools().map_or(0, |t| t.len()) {
                 0 => self.status = Some(self.nothing_to_export()),
                 tools => {
-                    self.export = Some(ExportBox::new(tools));
+                    // On the format `y` and `e` use: the one chosen last.
+                    self.export = Some(ExportBox::new(tools, self.tool_format));
                     self.popup = Some(Popup::Export);
                 }
             },

@@ -94,6 +94,25 @@ pub enum KeyLine {
     Export,
 }
 
+impl KeyLine {
+    /// Every key line.
+    pub const ALL: [KeyLine; 13] = [
+        KeyLine::Main,
+        KeyLine::Query,
+        KeyLine::NameFilter,
+        KeyLine::Help,
+        KeyLine::Detail,
+        KeyLine::Settings,
+        KeyLine::Breaker,
+        KeyLine::BreakerInput,
+        KeyLine::Confirm,
+        KeyLine::CallView,
+        KeyLine::Tune,
+        KeyLine::TuneInput,
+        KeyLine::Export,
+    ];
+}
+
 /// One pair of a key line: the keys, what they do, a shorter word for
 /// narrow terminals, and how soon it gives way (0: never; higher goes
 /// first).
@@ -121,6 +140,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             (&[FocusQuery], "search", "search", 1),
             (&[NextPane], "pane", "pane", 9),
             (&[OpenDetail], "detail", "detail", 2),
+            (&[ShowInCatalog], "in catalog", "in cat", 13),
             (&[ToggleAlwaysLoad], "always-load", "always", 10),
             (&[CycleSort], "sort", "sort", 11),
             (&[CopyTool], "copy", "copy", 12),
@@ -153,6 +173,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             (&[InputSubmit], "keep filter", "keep", 0),
             (&[InputCancel], "clear filter", "clear", 0),
             (&[InputDeleteWord], "delete word", "del word", 2),
+            help,
             quit_now,
         ],
         KeyLine::Help => vec![
@@ -166,6 +187,8 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             (&[Down, Up], "scroll", "scroll", 1),
             (&[HalfPageDown, HalfPageUp], "page", "page", 2),
             (&[Top, Bottom], "top/end", "top/end", 3),
+            (&[CopyTool], "copy JSON", "copy", 2),
+            (&[OpenTool], "open in pager", "open", 3),
             (&[Escape], "close", "close", 0),
             help,
             quit_now,
@@ -207,6 +230,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
         KeyLine::Confirm => vec![
             (&[ConfirmYes], "call", "call", 0),
             (&[ConfirmNo], "cancel", "cancel", 0),
+            help,
             quit_now,
         ],
         KeyLine::CallView => vec![
@@ -230,12 +254,14 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             (&[InputSubmit], "measure", "measure", 0),
             (&[InputCancel], "cancel", "cancel", 0),
             (&[InputClear], "clear", "clear", 2),
+            help,
             quit_now,
         ],
         KeyLine::Export => vec![
             (&[InputHistoryPrev, InputHistoryNext], "format", "format", 1),
             (&[InputSubmit], "write", "write", 0),
             (&[InputCancel], "cancel", "cancel", 0),
+            help,
             quit_now,
         ],
         KeyLine::BreakerInput => vec![
@@ -243,6 +269,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             (&[InputCancel], "leave the text box", "leave", 0),
             (&[InputClear], "clear", "clear", 2),
             (&[InputDeleteWord], "delete word", "del word", 3),
+            help,
             quit_now,
         ],
     };

@@ -134,6 +134,12 @@ pub trait Host {
     /// Leaves the explorer's modes, runs `run` with the terminal, comes
     /// back; None when there is no terminal to lend.
     fn lend(&mut self, run: &mut dyn FnMut() -> String) -> Option<String>;
+    /// Inside tmux: puts `text` in tmux's paste buffer too (`tmux
+    /// load-buffer -w -`), which works whatever tmux's `set-clipboard`
+    /// says; `Err` says why not.
+    fn tmux_buffer(&mut self, _text: &str) -> Result<(), String> {
+        Err("not inside tmux".into())
+    }
 }
 
 /// No terminal (tests drawing into a `TestBackend`): nothing is written or
@@ -162,6 +168,10 @@ impl Host for Detached {
 pub struct Attached;
 
 impl Host for Attached {
+    fn tmux_buffer(&mut self, text: &str) -> Result<(), String> {
+        super::osc52::tmux_load_buffer(text)
+    }
+
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
@@ -214,6 +224,16 @@ pub async fn carry_out<B: Backend, H: Host>(
             .target(|t| osc52::copy(&text, t).map(|b| (b, osc52::copied(&what, text.len(), t))))
         {
             Ok((bytes, done)) => match host.write(&bytes) {
+                // Inside tmux the text goes to tmux's paste buffer too: the
+                // clipboard sequence needs `set-clipboard on`, the buffer
+                // does not.
+                Ok(()) if host.target(|t| t.tmux) => match host.tmux_buffer(&text) {
+                    Ok(()) => format!(
+                        "copied {what} to tmux's paste buffer (prefix ] pastes) and the clipboard ({} bytes)",
+                        crate::numbers::thousands(text.len() as u64)
+                    ),
+                    Err(why) => format!("{done}; not in tmux's paste buffer: {why}"),
+                },
                 Ok(()) => done,
                 Err(e) => format!("{what} not copied: {e}"),
             },

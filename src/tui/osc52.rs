@@ -4,8 +4,9 @@
 //! its own buffer and the outer terminal's clipboard when its
 //! `set-clipboard` option is `on` (tmux's passthrough, `ESC P tmux; …`, is
 //! off by default since tmux 3.3, and `set-clipboard` is the way tmux
-//! documents). The sequence is base64, so no byte of the text reaches the
-//! terminal as itself.
+//! documents); the text also goes to tmux's paste buffer
+//! ([`tmux_load_buffer`]), which needs no option. The sequence is base64,
+//! so no byte of the text reaches the terminal as itself.
 
 use base64::Engine as _;
 
@@ -66,6 +67,38 @@ pub fn copy(text: &str, target: Target) -> Result<Vec<u8>, String> {
         ));
     }
     Ok(bytes)
+}
+
+/// `text` into tmux's paste buffer (`tmux load-buffer -w -`: `-w` sends it
+/// on to the outer terminal's clipboard where tmux can), for a tmux whose
+/// `set-clipboard` is off or `external`.
+pub fn tmux_load_buffer(text: &str) -> Result<(), String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("tmux")
+        .args(["load-buffer", "-w", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run tmux: {e}"))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(text.as_bytes())
+            .map_err(|e| format!("tmux load-buffer: {e}"))?;
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("tmux load-buffer: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let why = String::from_utf8_lossy(&out.stderr);
+        Err(format!(
+            "tmux load-buffer failed: {}",
+            crate::terminal_text::escape(why.trim())
+        ))
+    }
 }
 
 /// What the status line says after `bytes` of `what` went to the terminal.

@@ -143,3 +143,35 @@ fn a_pager_that_fails_is_a_message_and_the_explorer_goes_on() {
     let status = tty.wait_exit();
     assert!(status.success(), "exit status {status:?}");
 }
+
+#[test]
+fn inside_tmux_y_puts_the_json_in_tmuxs_paste_buffer_too() {
+    // A stand-in tmux on PATH: `load-buffer -w -` saves what it is given.
+    let scratch = Scratch::new("tmux-buffer");
+    let got = scratch.0.join("buffer.json");
+    scratch.script(
+        "tmux",
+        &format!(
+            "[ \"$1 $2 $3\" = \"load-buffer -w -\" ] || exit 3\ncat > {}",
+            got.display()
+        ),
+    );
+    let path = format!(
+        "{}:{}",
+        scratch.0.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut tty = Tty::spawn_with(
+        &["explore", "@demo", "--strategy", "deferred"],
+        &[("TMUX", "/tmp/tmux-0/default,1,0"), ("PATH", &path)],
+    );
+    tty.wait_for("Results 4 of 64");
+    tty.send(b"y");
+    tty.wait_for("to tmux's paste buffer");
+    let text = wait_file(&got);
+    let json: serde_json::Value = serde_json::from_str(&text).expect("tmux got the JSON");
+    let demo = toolsift::catalog::load(&toolsift::catalog::CatalogSource::demo()).unwrap();
+    assert_eq!(json["name"], demo.tools()[0].name.as_str());
+    tty.send(b"q");
+    assert!(tty.wait_exit().success());
+}

@@ -905,8 +905,8 @@ fn no_tool_fits_at_80x24_and_200x60() {
             &[
                 "no tool fits this request",
                 "nearest, held back",
-                "get_billing_account  evidence 0.5",
-                "send_email           evidence 0.5",
+                "get_billing_account  fit 0.5/1.5",
+                "send_email           fit 0.5/1.5",
                 "standing: not loaded: ranked 6th, but no tool fits",
             ],
         ),
@@ -917,5 +917,31 @@ fn no_tool_fits_at_80x24_and_200x60() {
             assert!(s.contains(text), "{w}x{h}: {text:?} missing\n{s}");
         }
         insta::assert_snapshot!(format!("no_tool_fits_at_{w}x{h}"), s);
+    }
+}
+
+#[test]
+fn tune_table_says_which_caps_it_cannot_show() {
+    // At 120x35 the table holds fewer rows than the caps measured: a line
+    // names the caps below it, and moving the cap moves the window.
+    let mut app = tune_screen(120, 35);
+    let s = screen(&app);
+    if s.contains("cap  loaded  lenient") {
+        let last = app
+            .tune()
+            .report()
+            .unwrap()
+            .points
+            .last()
+            .unwrap()
+            .max_tools;
+        let shown_last = s.contains(&format!(" {last:>4}  "));
+        assert!(
+            shown_last || s.contains(&format!("-{last} below")),
+            "cap {last} is shown or named: {s}"
+        );
+        keys(&mut app, &[KeyCode::Char('+'); 40]);
+        let s = screen(&app);
+        assert!(s.contains(&format!(" {last:>4}  ")), "{s}");
     }
 }

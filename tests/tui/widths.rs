@@ -168,10 +168,18 @@ fn words(row: &str) -> Vec<(String, Option<char>)> {
     out
 }
 
-/// A row cut at the panes' borders (trailing spaces of each kept off).
+/// A row cut at the panes' borders (trailing spaces of each kept off, but
+/// on a border's own row: the space there ends a whole word, a title's or a
+/// position's, `1-13 of 139 `).
 fn segments(row: &str) -> Vec<String> {
     row.split(|c: char| "│┃╭╮╰╯┏┓┗┛".contains(c))
-        .map(|s| s.trim_end().to_string())
+        .map(|s| {
+            if s.contains(['─', '━']) {
+                s.to_string()
+            } else {
+                s.trim_end().to_string()
+            }
+        })
         .collect()
 }
 

@@ -33,6 +33,11 @@ impl App {
             if let Some(c) = Key::from_event(ev).and_then(|k| k.text()) {
                 return Some(Command::Type(c));
             }
+            // Help's key that types nothing (F1) opens help over any text
+            // box.
+            if self.keymap.action_in(Context::Main, ev) == Some(Action::Help) {
+                return Some(Command::Act(Action::Help));
+            }
             if self.popup.is_none()
                 && let Some(a) = self.keymap.action_in(Context::Main, ev)
                 && App::reaches_from_query(a)
@@ -43,7 +48,7 @@ impl App {
         // Help, from a screen whose own keys leave its key free.
         if matches!(
             context,
-            Context::Settings | Context::Breaker | Context::Tune
+            Context::Settings | Context::Breaker | Context::Tune | Context::Confirm
         ) && self.keymap.action_in(Context::Main, ev) == Some(Action::Help)
         {
             return Some(Command::Act(Action::Help));

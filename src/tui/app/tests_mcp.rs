@@ -269,6 +269,14 @@ fn the_fourth_identical_call_is_blocked_before_the_server() {
     assert!(!last.ran);
     assert_eq!(last.repeats, 4);
     assert!(last.outcome.contains("nothing was sent to server git"));
+    // Its row in the call log names the server, as the calls made do.
+    app.update(Msg::Resize(120, 35));
+    let rows = super::tests_finish::draw(&app);
+    let blocked = rows
+        .iter()
+        .find(|r| r.contains("BLOCKED"))
+        .unwrap_or_else(|| panic!("{rows:#?}"));
+    assert!(blocked.contains("[git] git_status"), "{blocked}");
     // A tool that may write: a blocked call is not even asked about.
     breaker_on(&mut app, "git_commit", r#"{"value":"y"}"#);
     for _ in 0..3 {

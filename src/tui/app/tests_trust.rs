@@ -168,3 +168,132 @@ fn a_name_too_long_for_the_detail_title_ends_in_an_ellipsis_and_shows_whole_belo
         .collect();
     assert!(body.contains(&format!("name: {long}")), "{body}");
 }
+
+#[test]
+fn the_export_popup_opens_on_the_format_y_copies_in_and_y_copies_from_the_detail_popup() {
+    use crate::catalog::export::PayloadFormat;
+    use crate::tui::effect::Effect;
+    let mut app = sized(80, 24);
+    // The export popup: ↓ picks the next format, Esc keeps it for y.
+    key(&mut app, KeyCode::Char('/'));
+    for c in "refund".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('x'));
+    assert_eq!(app.popup(), Some(super::Popup::Export));
+    let rows = key(&mut app, KeyCode::Down);
+    assert!(
+        rows.iter()
+            .any(|r| r.contains("openai-chat") && r.contains("change it")),
+        "{rows:#?}"
+    );
+    // Typing replaces the suggested file name.
+    let out = std::env::temp_dir().join(format!("toolsift-export-{}.json", std::process::id()));
+    for c in out.to_str().unwrap().chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    let written = std::fs::read_to_string(&out).expect("written where typed");
+    let _ = std::fs::remove_file(&out);
+    assert!(written.contains("\"function\""), "{written}");
+    assert_eq!(app.tool_format, PayloadFormat::OpenaiChat);
+    // Opened again: on that format.
+    key(&mut app, KeyCode::Char('x'));
+    assert_eq!(
+        app.export.as_ref().unwrap().format,
+        PayloadFormat::OpenaiChat
+    );
+    key(&mut app, KeyCode::Esc);
+    // At 80 columns the detail is a popup: y copies the tool it shows.
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.popup(), Some(super::Popup::Detail));
+    let effects = app.update(crate::tui::Msg::Key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('y'),
+        crossterm::event::KeyModifiers::NONE,
+    )));
+    assert!(
+        matches!(&effects[..], [Effect::Copy { what, .. }] if what.ends_with("(openai-chat JSON)")),
+        "{effects:?}"
+    );
+}
+
+#[test]
+fn every_key_line_offers_help_and_f1_opens_it_from_every_text_box() {
+    use crate::tui::help::{KeyLine, key_line};
+    let keymap = crate::tui::keymap::Keymap::defaults();
+    for line in KeyLine::ALL {
+        let hints = key_line(&keymap, line);
+        if line != KeyLine::Help {
+            assert!(
+                hints.iter().any(|h| h.what == "help"),
+                "{line:?}: {hints:?}"
+            );
+        }
+    }
+    // The text boxes: the name filter, the export popup, the breaker's
+    // arguments, the tune requests' path. F1 opens help over each, and
+    // Esc goes back to it.
+    let boxes: [&[KeyCode]; 4] = [
+        &[KeyCode::Char('&')],
+        &[KeyCode::Char('x')],
+        &[KeyCode::Char('b'), KeyCode::Char('e')],
+        &[KeyCode::Char('t'), KeyCode::Char('o')],
+    ];
+    for keys in boxes {
+        let mut app = sized(120, 35);
+        for &k in keys {
+            key(&mut app, k);
+        }
+        let before = app.popup();
+        key(&mut app, KeyCode::F(1));
+        assert_eq!(app.popup(), Some(super::Popup::Help), "{keys:?}");
+        key(&mut app, KeyCode::Esc);
+        assert_eq!(app.popup(), before, "{keys:?}: back where it was");
+    }
+}
+
+#[test]
+fn scrolled_texts_say_where_they_are() {
+    let mut app = sized(120, 35);
+    let r = app.layout().detail.expect("a detail pane");
+    let bottom = |rows: &[String]| rows[usize::from(r.bottom()) - 1].clone();
+    let rows = draw(&app);
+    let at = bottom(&rows);
+    assert!(at.contains(" 1-") && at.contains(" of "), "{at}");
+    // Scrolled: the window moves, the total stays.
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Tab);
+    let rows = key(&mut app, KeyCode::Char('j'));
+    assert!(bottom(&rows).contains(" 2-"), "{}", bottom(&rows));
+    // Help too.
+    let rows = key(&mut app, KeyCode::Char('?'));
+    let h = app.layout().help_popup;
+    let border = &rows[usize::from(h.bottom()) - 1];
+    assert!(
+        border.contains(" 1-") && border.contains(" of "),
+        "{border}"
+    );
+}
+
+#[test]
+fn c_goes_from_a_result_to_its_catalog_row_lifting_a_filter_that_hides_it() {
+    let mut app = sized(120, 35);
+    // The catalog shows the always-load tools only.
+    key(&mut app, KeyCode::Char('f'));
+    key(&mut app, KeyCode::Char('/'));
+    for c in "refund a payment".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    for _ in 0..app.always_load_count() {
+        key(&mut app, KeyCode::Char('j'));
+    }
+    let (index, _) = app.current_tool().unwrap();
+    assert!(!app.catalog().tools()[index].always_load);
+    key(&mut app, KeyCode::Char('c'));
+    assert_eq!(app.focus(), Focus::Catalog);
+    assert_eq!(app.catalog_view().current(), Some(index));
+    let status = app.status().unwrap_or_default().to_string();
+    assert!(status.contains("lifted"), "{status}");
+}

@@ -44,8 +44,8 @@ pub enum ExportOutcome {
 }
 
 impl ExportBox {
-    pub fn new(tools: usize) -> ExportBox {
-        let format = PayloadFormat::OpenaiResponses;
+    /// The popup for `tools` tools, on `format`.
+    pub fn new(tools: usize, format: PayloadFormat) -> ExportBox {
         ExportBox {
             format,
             path: LineInput::offered(&default_path(format)),
@@ -125,7 +125,7 @@ mod tests {
 
     #[test]
     fn the_default_path_follows_the_format_until_edited() {
-        let mut b = ExportBox::new(3);
+        let mut b = ExportBox::new(3, PayloadFormat::OpenaiResponses);
         assert_eq!(b.path.text, "toolsift-tools.openai-responses.json");
         b.handle(Action::InputHistoryNext);
         assert_eq!(b.format, PayloadFormat::OpenaiChat);

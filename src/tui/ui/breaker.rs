@@ -291,10 +291,12 @@ fn draw_view(f: &mut Frame, area: Rect, p: &BreakerPane, row: usize, theme: &The
     let scroll = p.view.as_ref().map_or(0, |(_, s)| {
         s.set_limit(lines.len(), usize::from(inner.height))
     });
+    let at = super::position(scroll, usize::from(inner.height), lines.len());
     f.render_widget(
         Paragraph::new(lines).scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
         inner,
     );
+    super::draw_position(f, area, at);
 }
 
 /// The question before a real call: which tool, on which server, with
@@ -448,10 +450,17 @@ fn draw_log(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Theme
             Some(LiveState::Answered) => ("ran     ", theme.selected, Default::default()),
             None => ("ran     ", theme.selected, theme.dim),
         };
-        let server = e
-            .live
-            .as_ref()
-            .map_or(String::new(), |l| format!("[{}] ", escape(&l.server)));
+        // The server of a call made, or of the tool a blocked call named
+        // (never sent, it has no answer to say where it went).
+        let server = match e.live.as_ref() {
+            Some(l) => format!("[{}] ", escape(&l.server)),
+            None => app
+                .catalog()
+                .index_of(&e.tool)
+                .and_then(|i| app.catalog().tools()[i].mcp.as_ref())
+                .filter(|_| p.log.iter().any(|o| o.live.is_some()))
+                .map_or(String::new(), |o| format!("[{}] ", escape(&o.server))),
+        };
         // The picked row is marked; a cut line ends in an ellipsis (the
         // open-call key shows it whole).
         let picked = p.picked_row() == Some(i);

@@ -353,6 +353,10 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .detail()
         .scroll
         .set_limit(lines.len(), usize::from(inner.height));
+    let block = match super::position(scroll, usize::from(inner.height), lines.len()) {
+        Some(at) => block.title_bottom(at),
+        None => block,
+    };
     f.render_widget(block, area);
     f.render_widget(
         Paragraph::new(lines).scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),

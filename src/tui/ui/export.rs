@@ -7,6 +7,7 @@ use ratatui::widgets::{Clear, Paragraph};
 
 use super::{Theme, pane};
 use crate::terminal_text::escape;
+use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::state::export::format_name;
 
@@ -39,7 +40,15 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let lines = vec![
         Line::from(vec![
             Span::styled(format!("{:<LABEL$}", "format"), theme.key),
-            Span::styled(format!("◂ {} ▸", format_name(b.format)), theme.selected),
+            Span::styled(format_name(b.format).to_string(), theme.selected),
+            Span::styled(
+                format!(
+                    "  {} {} change it",
+                    app.keymap().label(Action::InputHistoryPrev),
+                    app.keymap().label(Action::InputHistoryNext)
+                ),
+                theme.dim,
+            ),
         ]),
         Line::from(vec![
             Span::styled(format!("{:<LABEL$}", "tools"), theme.key),

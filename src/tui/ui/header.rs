@@ -288,6 +288,9 @@ pub fn server_parts(servers: &[ServerStatus], width: usize) -> Vec<(String, bool
             })
             .collect();
         if len(&parts) <= width {
+            if !full {
+                return with_reasons(servers, parts, width);
+            }
             return parts;
         }
     }
@@ -311,6 +314,36 @@ pub fn server_parts(servers: &[ServerStatus], width: usize) -> Vec<(String, bool
         ));
         if len(&parts) > width {
             parts[1].0 = format!(", {} failed", failed.len());
+        }
+    }
+    parts
+}
+
+/// The short parts, each failed server's reason added in the room left
+/// (shared among them, cut at a word before `…`; help has it whole).
+fn with_reasons(
+    servers: &[ServerStatus],
+    mut parts: Vec<(String, bool)>,
+    width: usize,
+) -> Vec<(String, bool)> {
+    let used: usize = parts.iter().map(|(t, _)| t.chars().count()).sum();
+    let failed = servers
+        .iter()
+        .filter(|s| matches!(s.state, ServerState::Failed { .. }))
+        .count();
+    if failed == 0 {
+        return parts;
+    }
+    let share = width.saturating_sub(used) / failed;
+    // ": " and a word or two, or nothing.
+    if share < 12 {
+        return parts;
+    }
+    for (part, s) in parts.iter_mut().zip(servers) {
+        if let ServerState::Failed { why, .. } = &s.state {
+            let first = why.lines().next().unwrap_or("").trim();
+            let reason = crate::tui::text::fit_words(&escape(first), share - 2);
+            part.0.push_str(&format!(": {reason}"));
         }
     }
     parts
@@ -395,8 +428,13 @@ mod tests {
             text(&server_parts(&s, 200)),
             "time 2 tools · git 12 tools (1 prefixed) · slow failed: did not answer within 20 s"
         );
+        // Short, and the failure's reason in the room left, cut at a word.
         assert_eq!(
             text(&server_parts(&s, 60)),
+            "time 2 tools · git 12 tools · slow failed: did not answer…"
+        );
+        assert_eq!(
+            text(&server_parts(&s, 45)),
             "time 2 tools · git 12 tools · slow failed"
         );
         let narrow = server_parts(&s, 30);

@@ -48,6 +48,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     let height = usize::from(area.height.saturating_sub(2));
     let scroll = app.help().scroll.set_limit(lines.len(), height);
+    let (scroll_at, total) = (scroll, lines.len());
     let lines: Vec<Line> = lines.into_iter().skip(scroll).collect();
     f.render_widget(Clear, area);
     let scroll = format!(
@@ -70,5 +71,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::styled(scroll, theme.dim),
     ]);
     let block = pane(title, true, theme);
+    let block = match super::position(scroll_at, height, total) {
+        Some(at) => block.title_bottom(at),
+        None => block,
+    };
     f.render_widget(Paragraph::new(lines).block(block), area);
 }

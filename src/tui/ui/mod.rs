@@ -111,6 +111,26 @@ pub(crate) fn row<'a>(
 }
 
 /// A bordered block, highlighted when its pane has the focus.
+/// Where a scrolled text is, for its pane's bottom border: ` 12-40 of 96 `
+/// (lines shown, from 1), when it does not fit; `None` when it does.
+pub(crate) fn position(scroll: usize, height: usize, lines: usize) -> Option<Line<'static>> {
+    (lines > height && height > 0).then(|| {
+        let last = (scroll + height).min(lines);
+        Line::from(format!(" {}-{last} of {lines} ", scroll + 1)).right_aligned()
+    })
+}
+
+/// [`position`] drawn on the bottom border of `area` (a popup whose block
+/// is drawn already), right-aligned.
+pub(crate) fn draw_position(f: &mut Frame, area: ratatui::layout::Rect, at: Option<Line<'static>>) {
+    let Some(at) = at else { return };
+    if area.height < 2 || area.width < 4 {
+        return;
+    }
+    let row = ratatui::layout::Rect::new(area.x + 1, area.bottom() - 1, area.width - 2, 1);
+    f.render_widget(Paragraph::new(at), row);
+}
+
 pub(crate) fn pane<'a>(title: Line<'a>, focused: bool, theme: &Theme) -> Block<'a> {
     Block::default()
         .borders(Borders::ALL)

@@ -436,7 +436,7 @@ fn held_back(
     )));
     let asked = crate::engine::Gate::MIN_EVIDENCE;
     let head = format!(
-        "nearest, held back (evidence of the {asked} asked; {} settings turn the gate off):",
+        "nearest, held back (fit: how much of the request each matched, of the {asked} the gate asks; {} settings turn the gate off):",
         app.keymap().label(Action::Settings)
     );
     // The heading wraps between words rather than lose its end.
@@ -462,17 +462,18 @@ fn held_back(
         }
         // Names first: the figures shorten (evidence and score, then the
         // evidence alone) before a name is cut.
+        // Each figure named: the fit against what the gate asks, the
+        // cosine, the score.
+        let fit = format!("{:.1}/{asked}", h.evidence);
         let mut choices = Vec::new();
         if let Some(c) = h.cosine {
-            choices.push(format!(
-                "  evidence {:<3}  cosine {c:.2}  {:>6.2}",
-                h.evidence, h.score
-            ));
-            choices.push(format!("  {:<3} {c:.2} {:>6.2}", h.evidence, h.score));
+            choices.push(format!("  fit {fit}  cosine {c:.2}  score {:.2}", h.score));
+            choices.push(format!("  fit {fit} cos {c:.2} {:.2}", h.score));
         }
-        choices.push(format!("  evidence {:<3}  {:>6.2}", h.evidence, h.score));
-        choices.push(format!("  {:<3} {:>6.2}", h.evidence, h.score));
-        choices.push(format!("  {}", h.evidence));
+        choices.push(format!("  fit {fit}  score {:.2}", h.score));
+        choices.push(format!("  fit {fit} {:.2}", h.score));
+        choices.push(format!("  fit {fit}"));
+        choices.push(format!("  {fit}"));
         let fits = |f: &String| 3 + name_width + f.chars().count() <= width;
         let figures = choices
             .iter()

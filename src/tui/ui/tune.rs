@@ -13,6 +13,7 @@ use ratatui::widgets::{Axis, Chart, Clear, Dataset, GraphType, Paragraph};
 use super::{Theme, pane};
 use crate::numbers::thousands;
 use crate::terminal_text::escape;
+use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::layout::TuneLayout;
 use crate::tui::state::tune::TuneState;
@@ -185,18 +186,55 @@ fn draw_chart(f: &mut Frame, area: Rect, app: &App, report: &TuneReport, theme: 
 
 fn draw_table(f: &mut Frame, area: Rect, app: &App, report: &TuneReport, theme: &Theme) {
     let current = app.tune_current().map(|c| c.0);
-    let height = usize::from(area.height).saturating_sub(1).max(1);
-    // A window of the caps around the current one when they do not all fit.
+    let len = report.points.len();
+    let rows = usize::from(area.height).saturating_sub(1).max(1);
+    // A window of the caps around the current one when they do not all
+    // fit; a line says which caps are above or below it (the cap keys
+    // move the window).
+    let height = if len > rows {
+        rows.saturating_sub(2).max(1)
+    } else {
+        rows
+    };
+    // The row of the current cap, or of the nearest cap measured.
     let at = current
-        .and_then(|c| report.points.iter().position(|p| p.max_tools == c))
+        .map(|c| {
+            report
+                .points
+                .iter()
+                .position(|p| p.max_tools >= c)
+                .unwrap_or(len.saturating_sub(1))
+        })
         .unwrap_or(0);
     let start = at
         .saturating_sub(height / 2)
-        .min(report.points.len().saturating_sub(height));
+        .min(len.saturating_sub(height));
+    let end = (start + height).min(len);
+    let key = |a: Action| {
+        app.keymap()
+            .first(a)
+            .map(|k| k.to_string())
+            .unwrap_or_default()
+    };
+    let keys = format!("{} {}", key(Action::TuneCapDown), key(Action::TuneCapUp));
     let mut lines = vec![Line::from(Span::styled(
         "   cap  loaded  lenient  mean tk  p95 tk  saved",
         theme.key,
     ))];
+    if len > rows {
+        lines.push(Line::from(Span::styled(
+            if start > 0 {
+                format!(
+                    "   ↑ caps {}-{} above ({keys} move the cap)",
+                    report.points[0].max_tools,
+                    report.points[start - 1].max_tools
+                )
+            } else {
+                String::new()
+            },
+            theme.dim,
+        )));
+    }
     for p in report.points.iter().skip(start).take(height) {
         let is_current = current == Some(p.max_tools);
         let is_rec = report.recommended.max_tools == p.max_tools;
@@ -222,6 +260,16 @@ fn draw_table(f: &mut Frame, area: Rect, app: &App, report: &TuneReport, theme: 
             Style::default()
         };
         lines.push(Line::from(Span::styled(text, style)));
+    }
+    if len > rows && end < len {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "   ↓ caps {}-{} below ({keys} move the cap)",
+                report.points[end].max_tools,
+                report.points[len - 1].max_tools
+            ),
+            theme.dim,
+        )));
     }
     f.render_widget(Paragraph::new(lines), area);
 }
