@@ -12,17 +12,10 @@ use toolsift::catalog::{CatalogSource, load};
 use toolsift::search::Searcher;
 use toolsift::tui::Setup;
 use toolsift::tui::app::App;
-use toolsift::tui::effect::{Effect, Msg, run_effect};
-use toolsift::tui::ui;
+use toolsift::tui::effect::Msg;
 
-fn settle(app: &mut App, effects: Vec<Effect>) {
-    let searcher = app.searcher().clone();
-    let mut queue = std::collections::VecDeque::from(effects);
-    while let Some(effect) = queue.pop_front() {
-        let msg = run_effect(&searcher, effect);
-        queue.extend(app.update(msg));
-    }
-}
+use crate::widths::settle;
+use toolsift::tui::ui;
 
 fn explorer(source: &str) -> App {
     let catalog = Arc::new(load(&CatalogSource::parse(source)).unwrap());

@@ -20,7 +20,7 @@ use toolsift::tui::effect::{Effect, Msg, run_effect};
 use toolsift::tui::help::{KeyLine, key_line};
 use toolsift::tui::ui;
 
-fn settle(app: &mut App, effects: Vec<Effect>) {
+pub(crate) fn settle(app: &mut App, effects: Vec<Effect>) {
     let searcher = app.searcher().clone();
     let mut queue = std::collections::VecDeque::from(effects);
     while let Some(effect) = queue.pop_front() {

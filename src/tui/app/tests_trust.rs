@@ -6,6 +6,15 @@ use crossterm::event::KeyCode;
 use super::Focus;
 use super::tests_finish::{draw, key, sized};
 
+/// Types `text` in the query box (opened with `/`), drawing as the loop
+/// does.
+fn query(app: &mut super::App, text: &str) {
+    key(app, KeyCode::Char('/'));
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
 /// The Tokens box's two lines.
 fn tokens_box(rows: &[String]) -> (String, String) {
     let at = rows
@@ -89,10 +98,7 @@ fn the_side_detail_opens_the_next_tool_at_its_top() {
 #[test]
 fn a_result_row_and_its_detail_give_the_same_place() {
     let mut app = sized(120, 35);
-    key(&mut app, KeyCode::Char('/'));
-    for c in "open a pull request".chars() {
-        key(&mut app, KeyCode::Char(c));
-    }
+    query(&mut app, "open a pull request");
     key(&mut app, KeyCode::Enter);
     // The first row after the always-load tools, highlighted.
     let always = app.always_load_count();
@@ -122,10 +128,7 @@ fn a_result_row_and_its_detail_give_the_same_place() {
 #[test]
 fn a_select_row_keeps_a_space_between_the_name_and_exact_name() {
     let mut app = sized(80, 24);
-    key(&mut app, KeyCode::Char('/'));
-    for c in "select:change_subscription_plan".chars() {
-        key(&mut app, KeyCode::Char(c));
-    }
+    query(&mut app, "select:change_subscription_plan");
     let rows = draw(&app);
     let row = rows
         .iter()
@@ -175,10 +178,7 @@ fn the_export_popup_opens_on_the_format_y_copies_in_and_y_copies_from_the_detail
     use crate::tui::effect::Effect;
     let mut app = sized(80, 24);
     // The export popup: ↓ picks the next format, Esc keeps it for y.
-    key(&mut app, KeyCode::Char('/'));
-    for c in "refund".chars() {
-        key(&mut app, KeyCode::Char(c));
-    }
+    query(&mut app, "refund");
     key(&mut app, KeyCode::Enter);
     key(&mut app, KeyCode::Char('x'));
     assert_eq!(app.popup(), Some(super::Popup::Export));
@@ -281,10 +281,7 @@ fn c_goes_from_a_result_to_its_catalog_row_lifting_a_filter_that_hides_it() {
     let mut app = sized(120, 35);
     // The catalog shows the always-load tools only.
     key(&mut app, KeyCode::Char('f'));
-    key(&mut app, KeyCode::Char('/'));
-    for c in "refund a payment".chars() {
-        key(&mut app, KeyCode::Char(c));
-    }
+    query(&mut app, "refund a payment");
     key(&mut app, KeyCode::Enter);
     for _ in 0..app.always_load_count() {
         key(&mut app, KeyCode::Char('j'));
