@@ -138,6 +138,9 @@ pub fn wrap_hanging(line: Line<'_>, max: usize, hang: usize) -> Vec<Line<'static
 /// One styled character.
 type Cell = (char, Style);
 
+/// The columns a deeply indented line keeps for its text.
+const MIN_TEXT: usize = 24;
+
 fn wrap_line(line: &Line<'_>, max: usize, hang: Option<usize>, out: &mut Vec<Line<'static>>) {
     let cells: Vec<Cell> = line
         .spans
@@ -151,7 +154,34 @@ fn wrap_line(line: &Line<'_>, max: usize, hang: Option<usize>, out: &mut Vec<Lin
         out.push(to_line(&cells));
         return;
     }
+    // A line indented so deep that little room is left (a nested schema in
+    // a narrow pane) keeps [`MIN_TEXT`] columns for its text: the indent
+    // shrinks rather than the text go to lines of a word each (or a line
+    // of spaces alone).
     let lead = cells.iter().take_while(|(c, _)| *c == ' ').count();
+    // Its first word whole too, when the pane holds it (an enum string).
+    let first_word: usize = cells[lead..]
+        .iter()
+        .take_while(|(c, _)| *c != ' ')
+        .map(|(c, _)| c.width().unwrap_or(0))
+        .sum();
+    let room = MIN_TEXT.min(max * 2 / 3).max(first_word.min(max));
+    let keep = lead.min(max.saturating_sub(room));
+    let cells = if keep < lead {
+        cells[lead - keep..].to_vec()
+    } else {
+        cells
+    };
+    let lead = keep;
+    if cells
+        .iter()
+        .map(|(c, _)| c.width().unwrap_or(0))
+        .sum::<usize>()
+        <= max
+    {
+        out.push(to_line(&cells));
+        return;
+    }
     let hang = hang.unwrap_or(if lead > 0 { (lead + 2).min(max / 2) } else { 0 });
     let mut current: Vec<Cell> = Vec::new();
     let mut w = 0;
@@ -286,6 +316,29 @@ mod tests {
         let lines = wrap(vec![Line::from("abcdefghijkl")], 5);
         assert_eq!(texts(&lines).concat(), "abcdefghijkl");
         assert!(lines.iter().all(|l| l.width() <= 5));
+    }
+
+    #[test]
+    fn a_line_indented_deeper_than_the_pane_keeps_room_for_its_text() {
+        let deep = format!("{}\"description\": \"Level 3 object\",", " ".repeat(40));
+        let out: Vec<String> = wrap(vec![Line::from(deep)], 32)
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        assert!(out.iter().all(|l| !l.trim().is_empty()), "{out:?}");
+        assert!(out.iter().all(|l| l.chars().count() <= 32), "{out:?}");
+        // Every word whole on some line: none is split mid-word.
+        for word in ["\"description\":", "\"Level", "3", "object\","] {
+            assert!(
+                out.iter().any(|l| l.split_whitespace().any(|w| w == word)),
+                "{word}: {out:?}"
+            );
+        }
+        // An enum string fits whole on its line.
+        let value = format!("{}\"gamma_value_three_is_long\"", " ".repeat(44));
+        let out = wrap(vec![Line::from(value)], 32);
+        assert_eq!(out.len(), 1);
+        assert!(out[0].to_string().trim() == "\"gamma_value_three_is_long\"");
     }
 
     #[test]

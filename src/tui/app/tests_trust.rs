@@ -294,3 +294,32 @@ fn c_goes_from_a_result_to_its_catalog_row_lifting_a_filter_that_hides_it() {
     let status = app.status().unwrap_or_default().to_string();
     assert!(status.contains("lifted"), "{status}");
 }
+
+#[test]
+fn a_settings_message_wraps_under_its_text() {
+    let mut app = sized(80, 24);
+    key(&mut app, KeyCode::Char('s'));
+    for _ in 0..4 {
+        key(&mut app, KeyCode::Down);
+    }
+    let rows = key(&mut app, KeyCode::Right);
+    let at = rows
+        .iter()
+        .position(|r| r.contains("✗ ranker"))
+        .unwrap_or_else(|| panic!("{rows:#?}"));
+    let mark = rows[at].chars().position(|c| c == '✗').unwrap();
+    // The next line starts under the message's first word, past the mark.
+    let next: Vec<char> = rows[at + 1].chars().collect();
+    assert!(
+        next[mark] == ' ' && next[mark + 1] == ' ',
+        "{}\n{}",
+        rows[at],
+        rows[at + 1]
+    );
+    assert!(
+        next[mark + 2].is_alphanumeric(),
+        "{}\n{}",
+        rows[at],
+        rows[at + 1]
+    );
+}

@@ -70,7 +70,13 @@ pub fn draw(f: &mut Frame, r: Rect, app: &App, theme: &Theme) {
     lines.push(Line::from(""));
     match &app.editor().error {
         Some(e) => {
-            lines.push(Line::from(Span::styled(format!(" ✗ {e}"), theme.error)));
+            // A long message wraps under its text, not under the mark.
+            let width = usize::from(r.width.saturating_sub(2));
+            lines.extend(crate::tui::text::wrap_hanging(
+                Line::from(Span::styled(format!(" ✗ {e}"), theme.error)),
+                width,
+                3,
+            ));
             lines.push(Line::from(Span::styled(
                 " the last valid settings stay in force",
                 theme.dim,
