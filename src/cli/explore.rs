@@ -43,7 +43,7 @@ pub fn explore_settings(
 
 pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     use std::io::IsTerminal;
-    let config = toolsift::config::Config::load(args.config.as_deref())?;
+    let config = explore_config(args.config.as_deref())?;
     let mut settings = explore_settings(args, &config)?;
     let loaded =
         super::mcp::load(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
@@ -158,4 +158,25 @@ pub fn run_demo(args: &DemoArgs) -> Result<(), CliError> {
         count: None,
     };
     toolsift::tui::run_demo(setup, steps, args.speed).map_err(CliError::Terminal)
+}
+
+/// The config file: `--config` may name one that does not exist yet, in a
+/// directory that does (the Tune screen's save creates it); the explorer
+/// then starts on the built-in settings.
+fn explore_config(flag: Option<&std::path::Path>) -> Result<toolsift::config::Config, CliError> {
+    use toolsift::config::{Config, ConfigError};
+    match Config::load(flag) {
+        Err(ConfigError::Io { path, source })
+            if source.kind() == std::io::ErrorKind::NotFound
+                && flag == Some(path.as_path())
+                && path
+                    .parent()
+                    .is_none_or(|d| d.as_os_str().is_empty() || d.is_dir()) =>
+        {
+            let mut config = Config::load_with(None, &|_| None)?;
+            config.save_path = Some(path);
+            Ok(config)
+        }
+        other => Ok(other?),
+    }
 }

@@ -572,3 +572,32 @@ fn with_the_default_model_in_the_hub_cache_the_explorer_ranks_with_hybrid() {
     tty.send(b"\x03");
     assert!(tty.wait_exit().success());
 }
+
+#[test]
+fn config_may_name_a_file_that_tune_creates() {
+    let dir = std::env::temp_dir().join(format!("toolsift-newconf-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("toolsift.toml");
+    let mut tty = Tty::spawn(&["explore", "--config", path.to_str().unwrap()]);
+    tty.wait_for("Results 4 of 64");
+    tty.send(b"t");
+    tty.wait_for("Tune ·");
+    tty.wait_for("█ now");
+    tty.send(b"s");
+    tty.wait_for("saved the settings to");
+    let text = std::fs::read_to_string(&path).expect("Tune's save created the file");
+    assert!(text.contains("[explorer]"), "{text}");
+    tty.send(b"q");
+    tty.send(b"q");
+    assert!(tty.wait_exit().success());
+    // A directory that does not exist is still an error, naming the file.
+    let missing = dir.join("no/such/dir/toolsift.toml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolsift"))
+        .args(["explore", "--config", missing.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

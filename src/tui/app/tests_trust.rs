@@ -323,3 +323,18 @@ fn a_settings_message_wraps_under_its_text() {
         rows[at + 1]
     );
 }
+
+#[test]
+fn moving_the_cap_or_the_initial_count_says_what_it_measures() {
+    let mut app = super::tests_tune::tuned();
+    let (cap, _) = app.tune_current().unwrap();
+    key(&mut app, KeyCode::Char('+'));
+    let said = app.tune().message.clone().unwrap_or_default();
+    assert!(
+        said.starts_with(&format!("cap {cap} → {}: ", cap + 1)) && said.contains("fully served"),
+        "{said}"
+    );
+    key(&mut app, KeyCode::Char(']'));
+    let said = app.tune().message.clone().unwrap_or_default();
+    assert!(said.starts_with("initial_tool_count "), "{said}");
+}

@@ -30,7 +30,7 @@ fn tuned_saving_to(config: Option<std::path::PathBuf>) -> App {
     app
 }
 
-fn tuned() -> App {
+pub(super) fn tuned() -> App {
     tuned_saving_to(None)
 }
 

@@ -262,6 +262,20 @@ impl TunePane {
                     return TuneOutcome::Stay;
                 };
                 let next = (cap as i64 + d).max(1);
+                // Said at once, from the measurement when it has the cap.
+                self.message = Some(
+                    match self
+                        .report()
+                        .and_then(|r| r.points.iter().find(|p| p.max_tools as i64 == next))
+                    {
+                        Some(p) => format!(
+                            "cap {cap} → {next}: {:.1}% of requests fully served, {} tokens sent on average",
+                            p.all_loaded_pct,
+                            crate::numbers::thousands(p.mean_sent_tokens.round() as u64)
+                        ),
+                        None => format!("cap {cap} → {next}: not measured"),
+                    },
+                );
                 // The explicit search cap if there is one, else the handle's.
                 if edited.max_tools.is_some() {
                     edited.max_tools = Some(next);
@@ -270,7 +284,12 @@ impl TunePane {
                 }
             }
             Key::Initial(d) => {
-                edited.initial_tool_count = (edited.initial_tool_count + d).max(0);
+                let next = (edited.initial_tool_count + d).max(0);
+                self.message = Some(format!(
+                    "initial_tool_count {} → {next}",
+                    edited.initial_tool_count
+                ));
+                edited.initial_tool_count = next;
             }
             Key::Apply => {
                 let Some(report) = self.report() else {
