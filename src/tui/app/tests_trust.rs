@@ -266,6 +266,14 @@ fn scrolled_texts_say_where_they_are() {
     key(&mut app, KeyCode::Tab);
     let rows = key(&mut app, KeyCode::Char('j'));
     assert!(bottom(&rows).contains(" 2-"), "{}", bottom(&rows));
+    // The results, while they have the keys: the highlighted row of all.
+    query(&mut app, "refund a payment");
+    let rows = key(&mut app, KeyCode::Enter);
+    let res = app.layout().results;
+    let border = &rows[usize::from(res.bottom()) - 1];
+    assert!(border.contains(" 1/8 "), "{border}");
+    let rows = key(&mut app, KeyCode::Char('j'));
+    assert!(rows[usize::from(res.bottom()) - 1].contains(" 2/8 "));
     // Help too.
     let rows = key(&mut app, KeyCode::Char('?'));
     let h = app.layout().help_popup;

@@ -107,7 +107,15 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if app.searching() {
         title.push(Span::styled("· searching… ", theme.dim));
     }
-    let block = pane(Line::from(title), focused, theme);
+    let mut block = pane(Line::from(title), focused, theme);
+    // Where the highlight is, while the pane has the keys (`3/8`).
+    if let Results::Found(r) = &app.search().results
+        && focused
+        && !r.tools.is_empty()
+    {
+        let at = app.search().list.selected.min(r.tools.len() - 1) + 1;
+        block = block.title_bottom(Line::from(format!(" {at}/{} ", r.tools.len())).right_aligned());
+    }
     let inner = block.inner(area);
     f.render_widget(block, area);
     let result = match &app.search().results {
