@@ -8,18 +8,18 @@ use serde_json::Value;
 /// A result holding `value`: compact JSON text, and the same value as
 /// structured content.
 pub(crate) fn json_result(value: Value) -> CallToolResult {
-    let text = value.to_string();
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(value);
-    result
+    with_text(value.to_string(), value)
 }
 
 /// A `search_tools` result: `answer` as structured content, and as text
 /// in the compact form a model reads ([`super::compact`]).
 pub(crate) fn search_result(answer: Value) -> CallToolResult {
-    let text = super::compact::answer_text(&answer);
+    with_text(super::compact::answer_text(&answer), answer)
+}
+
+fn with_text(text: String, value: Value) -> CallToolResult {
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(answer);
+    result.structured_content = Some(value);
     result
 }
 

@@ -18,7 +18,7 @@ use serde::de::DeserializeOwned;
 
 use super::{Gateway, HiddenText};
 use crate::catalog::strip_json;
-use crate::sources::mcp::{McpCallError, ServerList};
+use crate::sources::mcp::{McpCallError, Offer, ServerList};
 use crate::terminal_text::escape;
 
 /// Where the gateway sends a resource read or a prompt get.
@@ -131,23 +131,21 @@ impl Gateway {
             self.list_resource_templates().await;
             server = self.routes().resource(uri);
         }
+        // Else the one server with resources, if there is one.
         let server = match server {
             Some(s) => s,
-            None => {
-                let offering = self.host.list_resources().await;
-                match offering.as_slice() {
-                    [only] => only.server.clone(),
-                    _ => {
-                        return Err(ErrorData::resource_not_found(
-                            format!(
-                                "no MCP server behind this gateway lists resource {} or a template it fits",
-                                escape(uri)
-                            ),
-                            None,
-                        ));
-                    }
+            None => match self.host.servers_offering(Offer::Resources).as_slice() {
+                [only] => only.clone(),
+                _ => {
+                    return Err(ErrorData::resource_not_found(
+                        format!(
+                            "no MCP server behind this gateway lists resource {} or a template it fits",
+                            escape(uri)
+                        ),
+                        None,
+                    ));
                 }
-            }
+            },
         };
         self.host
             .read_resource(&server, uri)

@@ -359,14 +359,7 @@ impl App {
             return Vec::new();
         }
         // Help opens over any screen and goes back to it.
-        if action == Action::Help
-            && matches!(
-                self.popup,
-                Some(
-                    Popup::Settings | Popup::Breaker | Popup::Tune | Popup::Detail | Popup::Export
-                )
-            )
-        {
+        if action == Action::Help && matches!(self.popup, Some(p) if p != Popup::Help) {
             self.help_over = self.popup;
             self.help.open();
             self.popup = Some(Popup::Help);

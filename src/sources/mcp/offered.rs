@@ -59,9 +59,12 @@ impl McpHost {
             .collect()
     }
 
-    /// Whether any live server declares `offer`.
-    pub fn offers(&self, offer: Offer) -> bool {
-        !self.offering(offer).is_empty()
+    /// The live servers that declare `offer`, by name.
+    pub fn servers_offering(&self, offer: Offer) -> Vec<String> {
+        self.offering(offer)
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect()
     }
 
     /// `list` of each server declaring `offer`, all at once, each within

@@ -37,7 +37,7 @@ pub(super) fn key(app: &mut App, code: KeyCode) -> Vec<String> {
     draw(app)
 }
 
-fn inside(rows: &[String], r: ratatui::layout::Rect) -> Vec<String> {
+pub(super) fn inside(rows: &[String], r: ratatui::layout::Rect) -> Vec<String> {
     rows[usize::from(r.y) + 1..usize::from(r.bottom()) - 1]
         .iter()
         .map(|row| {

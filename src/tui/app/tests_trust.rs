@@ -158,16 +158,9 @@ fn a_name_too_long_for_the_detail_title_ends_in_an_ellipsis_and_shows_whole_belo
     assert!(title.contains("fetch_very_long_segment_"), "{title}");
     assert!(title.contains('…'), "{title}");
     // The whole name, wrapped in the detail (its words joined up).
-    let body: String = rows[usize::from(r.y) + 1..usize::from(r.bottom()) - 1]
+    let body: String = super::tests_finish::inside(&rows, r)
         .iter()
-        .map(|row| {
-            row.chars()
-                .skip(usize::from(r.x) + 1)
-                .take(usize::from(r.width) - 2)
-                .collect::<String>()
-                .trim()
-                .to_string()
-        })
+        .map(|row| row.trim())
         .collect();
     assert!(body.contains(&format!("name: {long}")), "{body}");
 }

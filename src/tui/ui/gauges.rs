@@ -86,36 +86,27 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let short = mark
                 .as_ref()
                 .map_or(String::new(), |m| format!(" · {}", m.short));
-            let rights = if all {
-                [
-                    format!(
-                        " deferred would send {} · {} · {basis}{latency} ",
-                        thousands(s.sent_schema_tokens),
-                        r.method,
-                    ),
-                    format!(
-                        " deferred would send {}{short} ",
-                        thousands(s.sent_schema_tokens)
-                    ),
-                    format!(" deferred: {}{short} ", short_number(s.sent_schema_tokens)),
-                    mark.as_ref()
-                        .map_or(String::new(), |m| format!(" {} ", m.short)),
-                    String::new(),
-                ]
+            // What deferred sends beside: under all, what a deferred
+            // search would send; else how many tools it defers.
+            let (deferred, deferred_short) = if all {
+                (
+                    format!("deferred would send {}", thousands(s.sent_schema_tokens)),
+                    format!("deferred: {}", short_number(s.sent_schema_tokens)),
+                )
             } else {
-                [
-                    format!(
-                        " deferred {} · {} · {basis}{latency} ",
-                        thousands(r.deferred_count),
-                        r.method,
-                    ),
-                    format!(" deferred {}{short} ", thousands(r.deferred_count)),
-                    format!(" deferred {}{short} ", short_number(r.deferred_count)),
-                    mark.as_ref()
-                        .map_or(String::new(), |m| format!(" {} ", m.short)),
-                    String::new(),
-                ]
+                (
+                    format!("deferred {}", thousands(r.deferred_count)),
+                    format!("deferred {}", short_number(r.deferred_count)),
+                )
             };
+            let rights = [
+                format!(" {deferred} · {} · {basis}{latency} ", r.method),
+                format!(" {deferred}{short} "),
+                format!(" {deferred_short}{short} "),
+                mark.as_ref()
+                    .map_or(String::new(), |m| format!(" {} ", m.short)),
+                String::new(),
+            ];
             let (left, right) = lefts
                 .iter()
                 .flat_map(|l| rights.iter().map(move |r| (l, r)))
