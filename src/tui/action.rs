@@ -23,19 +23,22 @@ pub enum Context {
     Confirm,
     /// The Tune screen.
     Tune,
+    /// The comparison screen.
+    Compare,
     /// Every screen, after the screen's own keys.
     Global,
 }
 
 impl Context {
     /// Every context, in the order help lists them.
-    pub const ALL: [Context; 7] = [
+    pub const ALL: [Context; 8] = [
         Context::Main,
         Context::Input,
         Context::Settings,
         Context::Breaker,
         Context::Confirm,
         Context::Tune,
+        Context::Compare,
         Context::Global,
     ];
 
@@ -48,6 +51,7 @@ impl Context {
             Context::Breaker => "Breaker simulator",
             Context::Confirm => "Before a real call to an MCP server",
             Context::Tune => "Tune (caps measured on requests with known answers)",
+            Context::Compare => "Compare (the request searched two ways, side by side)",
             Context::Global => "Everywhere",
         }
     }
@@ -61,6 +65,7 @@ impl Context {
             Context::Breaker => "breaker_",
             Context::Confirm => "confirm_",
             Context::Tune => "tune_",
+            Context::Compare => "compare_",
         }
     }
 }
@@ -124,6 +129,7 @@ actions! {
     RetrySearch = "retry_search", Main, "retry", "re-send the last search (the service may be back)";
     SendFullCatalog = "send_full_catalog", Main, "full catalog", "after a failed search: send the full catalog instead (if it fits the context budget)";
     Tune = "tune", Main, "tune", "Tune screen: loaded share against tokens sent for every cap, on requests with known answers";
+    Compare = "compare", Main, "compare", "compare screen: the query searched two ways side by side (another ranker, strategy or gate)";
     Export = "export", Main, "export", "export the loaded tools as a provider payload, to a file";
     CopyTool = "copy_tool", Main, "copy", "copy the highlighted tool's JSON to the clipboard (OSC 52)";
     OpenTool = "open_tool", Main, "open", "open the highlighted tool's JSON in $PAGER (else $EDITOR, less)";
@@ -175,6 +181,14 @@ actions! {
     TuneOpen = "tune_open", Tune, "requests", "pick the request file (JSONL: query, expected)";
     TuneRerun = "tune_rerun", Tune, "measure", "measure again (the file may have changed)";
     TuneClose = "tune_close", Tune, "back", "back to the explorer";
+    CompareNext = "compare_next", Compare, "other way", "the right side: the next other way (ranker, strategy, gate)";
+    ComparePrev = "compare_prev", Compare, "previous way", "the right side: the previous other way";
+    CompareDown = "compare_down", Compare, "down", "scroll both lists down";
+    CompareUp = "compare_up", Compare, "up", "scroll both lists up";
+    ComparePageDown = "compare_page_down", Compare, "page down", "half a page down";
+    ComparePageUp = "compare_page_up", Compare, "page up", "half a page up";
+    CompareApply = "compare_apply", Compare, "apply", "put the right side's way in force";
+    CompareClose = "compare_close", Compare, "back", "back to the explorer";
     QuitNow = "quit_now", Global, "quit", "quit at once, from any screen";
 }
 

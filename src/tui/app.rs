@@ -10,6 +10,7 @@
 //! toggled, the pane a click lands on.
 
 mod apply;
+mod compare;
 mod exact;
 mod input;
 mod jump;
@@ -66,6 +67,8 @@ pub enum Popup {
     Tune,
     /// The export of the loaded tools to a file.
     Export,
+    /// The comparison of two ways of searching (a full screen).
+    Compare,
 }
 
 /// A key, resolved.
@@ -108,6 +111,8 @@ pub struct App {
     /// closing).
     breaker: Option<BreakerPane>,
     tune: TunePane,
+    /// The comparison screen, while open.
+    compare: Option<crate::tui::screen::compare::ComparePane>,
     /// The export popup, while open.
     export: Option<ExportBox>,
     /// The provider format last exported (a copied or opened tool's).
@@ -161,6 +166,7 @@ impl App {
             help: HelpState::default(),
             breaker: None,
             tune: TunePane::new(setup.queries, setup.config_path),
+            compare: None,
             export: None,
             tool_format: PayloadFormat::OpenaiResponses,
             warming: warm::Warming::start(),
@@ -268,6 +274,12 @@ impl App {
                 }
                 Vec::new()
             }
+            Msg::Compared {
+                generation,
+                right,
+                catalog,
+                run,
+            } => self.compared(generation, right, &catalog, run),
             Msg::TuneDone { generation, result } => {
                 self.tune.receive(generation, result);
                 Vec::new()
@@ -373,6 +385,7 @@ impl App {
             },
             Some(Popup::Breaker) => self.on_breaker(action),
             Some(Popup::Tune) => self.on_tune(action),
+            Some(Popup::Compare) => self.on_compare(action),
             Some(Popup::Export) => self.on_export(action),
             Some(Popup::Help) => {
                 if self.help.handle(action, self.layout.help_rows()) {
@@ -525,6 +538,7 @@ impl App {
                 };
                 return self.tune.open(&on);
             }
+            Action::Compare => return self.open_compare(),
             Action::Export => match self.loaded_tools().map_or(0, |t| t.len()) {
                 0 => self.status = Some(self.nothing_to_export()),
                 tools => {

@@ -81,6 +81,13 @@ pub enum Msg {
         set: Vec<usize>,
         result: Result<u64, String>,
     },
+    /// A side of the comparison screen searched (`Effect::Compare`).
+    Compared {
+        generation: u64,
+        right: bool,
+        catalog: Arc<Catalog>,
+        run: SearchRun,
+    },
 }
 
 /// What the loop must do for the app (off the UI thread; each answer comes
@@ -95,6 +102,15 @@ pub enum Effect {
         /// BM25F's answer shown while a dense ranker's is computed (the
         /// dense search has the next generation and replaces it).
         interim: bool,
+    },
+    /// Search one side of the comparison screen; answers `Msg::Compared`.
+    Compare {
+        generation: u64,
+        right: bool,
+        catalog: Arc<Catalog>,
+        request: SearchRequest,
+        /// Wait this long first (a dense ranker's vectors being computed).
+        after: Duration,
     },
     /// Count every tool's tokens with `basis`; answers `Msg::CostsReady`.
     Costs {
@@ -183,6 +199,39 @@ pub struct SearchAnswer {
     pub standing: Option<Standing>,
 }
 
+/// A search run here: its answer, how long it took, and where every tool
+/// stood.
+#[derive(Debug, Clone)]
+pub struct SearchRun {
+    pub result: Box<Result<SearchResult, SearchError>>,
+    pub elapsed: Duration,
+    /// Computed always in-process; for a remote service only for committed
+    /// queries (it costs the service a whole ranking).
+    pub standing: Option<Standing>,
+}
+
+/// Runs `request` on `catalog` and says where every tool stood.
+fn run_search(searcher: &Searcher, catalog: &Arc<Catalog>, request: &SearchRequest) -> SearchRun {
+    let started = std::time::Instant::now();
+    let result = Box::new(searcher.search(catalog, request));
+    let elapsed = started.elapsed();
+    let standing = match result.as_ref() {
+        // An empty query ranks nothing: no standing to tell.
+        Ok(r)
+            if !request.query.trim().is_empty()
+                && (!request.preview || searcher.remote_host().is_none()) =>
+        {
+            searcher.standing(catalog, request, r).ok()
+        }
+        _ => None,
+    };
+    SearchRun {
+        result,
+        elapsed,
+        standing,
+    }
+}
+
 /// Runs an effect where it stands (the loop does so off the UI thread;
 /// tests and benchmarks right away): the answer as a `Msg`.
 pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
@@ -193,19 +242,11 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
             request,
             interim,
         } => {
-            let started = std::time::Instant::now();
-            let result = Box::new(searcher.search(&catalog, &request));
-            let elapsed = started.elapsed();
-            let standing = match result.as_ref() {
-                // An empty query ranks nothing: no standing to tell.
-                Ok(r)
-                    if !request.query.trim().is_empty()
-                        && (!request.preview || searcher.remote_host().is_none()) =>
-                {
-                    searcher.standing(&catalog, &request, r).ok()
-                }
-                _ => None,
-            };
+            let SearchRun {
+                result,
+                elapsed,
+                standing,
+            } = run_search(searcher, &catalog, &request);
             Msg::SearchDone(SearchAnswer {
                 generation,
                 interim,
@@ -216,6 +257,22 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
                 elapsed,
                 standing,
             })
+        }
+        Effect::Compare {
+            generation,
+            right,
+            catalog,
+            request,
+            after,
+        } => {
+            std::thread::sleep(after);
+            let run = run_search(searcher, &catalog, &request);
+            Msg::Compared {
+                generation,
+                right,
+                catalog,
+                run,
+            }
         }
         Effect::Costs { catalog, basis } => {
             let costs = searcher.tool_costs(&catalog, basis);

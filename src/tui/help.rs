@@ -92,11 +92,13 @@ pub enum KeyLine {
     TuneInput,
     /// The export popup.
     Export,
+    /// The comparison screen.
+    Compare,
 }
 
 impl KeyLine {
     /// Every key line.
-    pub const ALL: [KeyLine; 13] = [
+    pub const ALL: [KeyLine; 14] = [
         KeyLine::Main,
         KeyLine::Query,
         KeyLine::NameFilter,
@@ -110,6 +112,7 @@ impl KeyLine {
         KeyLine::Tune,
         KeyLine::TuneInput,
         KeyLine::Export,
+        KeyLine::Compare,
     ];
 }
 
@@ -151,6 +154,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             (&[Breaker], "breaker", "breaker", 5),
             (&[Tune], "tune", "tune", 6),
             (&[Export], "export", "export", 7),
+            (&[Compare], "compare", "compare", 7),
             help,
             quit,
         ],
@@ -247,6 +251,14 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             (&[TuneOpen], "requests", "requests", 5),
             (&[TuneRerun], "measure", "measure", 6),
             (&[TuneClose], "back", "back", 0),
+            help,
+            quit_now,
+        ],
+        KeyLine::Compare => vec![
+            (&[CompareNext, ComparePrev], "other way", "way", 1),
+            (&[CompareDown, CompareUp], "scroll", "scroll", 2),
+            (&[CompareApply], "put in force", "apply", 3),
+            (&[CompareClose], "back", "back", 0),
             help,
             quit_now,
         ],

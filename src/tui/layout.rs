@@ -83,6 +83,8 @@ pub struct ScreenLayout {
     pub settings_popup: Rect,
     pub breaker: BreakerLayout,
     pub tune: TuneLayout,
+    /// The comparison screen (under the header, over the bottom line).
+    pub compare: Rect,
     pub export_popup: Rect,
 }
 
@@ -169,6 +171,7 @@ pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool, caption: bool)
         settings_popup: centered(area, 70, 16),
         breaker: breaker_layout(below_header, trace_loaded),
         tune: tune_layout(below_header),
+        compare: below_header,
         export_popup: centered(area, 76, 7),
     }
 }

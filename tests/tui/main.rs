@@ -4,6 +4,7 @@
 mod common;
 
 mod columns;
+mod compare;
 mod exact;
 mod hidden_text;
 mod pager;

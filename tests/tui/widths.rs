@@ -85,6 +85,25 @@ fn screens() -> Vec<(&'static str, Reach)> {
             "export",
             Box::new(|a: &mut App| press(a, KeyCode::Char('x'))),
         ),
+        (
+            "compare",
+            Box::new(|a: &mut App| {
+                press(a, KeyCode::Char('/'));
+                text(a, "schedule a meeting with the on-call engineer");
+                press(a, KeyCode::Esc);
+                press(a, KeyCode::Char('v'));
+            }),
+        ),
+        (
+            "compare gate",
+            Box::new(|a: &mut App| {
+                press(a, KeyCode::Char('/'));
+                text(a, "show the weather in Paris");
+                press(a, KeyCode::Esc);
+                press(a, KeyCode::Char('v'));
+                press(a, KeyCode::Char('l'));
+            }),
+        ),
     ]
 }
 
@@ -118,6 +137,7 @@ fn rows(app: &App) -> Vec<String> {
         Some(Popup::Export) => Some(l.export_popup),
         Some(Popup::Breaker) => Some(l.breaker.body),
         Some(Popup::Tune) => Some(l.tune.body),
+        Some(Popup::Compare) => Some(l.compare),
     };
     (0..h)
         .map(|y| {

@@ -48,7 +48,11 @@ impl App {
         // Help, from a screen whose own keys leave its key free.
         if matches!(
             context,
-            Context::Settings | Context::Breaker | Context::Tune | Context::Confirm
+            Context::Settings
+                | Context::Breaker
+                | Context::Tune
+                | Context::Compare
+                | Context::Confirm
         ) && self.keymap.action_in(Context::Main, ev) == Some(Action::Help)
         {
             return Some(Command::Act(Action::Help));

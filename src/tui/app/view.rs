@@ -288,6 +288,7 @@ impl App {
             Some(Popup::Breaker) => Context::Breaker,
             Some(Popup::Tune) if self.tune.is_typing() => Context::Input,
             Some(Popup::Tune) => Context::Tune,
+            Some(Popup::Compare) => Context::Compare,
             Some(Popup::Export) => Context::Input,
             Some(Popup::Help | Popup::Detail) => Context::Main,
             None if self.focus == Focus::Query || self.catalog_view.typing => Context::Input,

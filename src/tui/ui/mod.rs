@@ -9,7 +9,7 @@ mod header;
 pub use header::short_id;
 mod help;
 mod query;
-mod results;
+pub(crate) mod results;
 mod settings;
 mod status;
 pub mod tune;
@@ -306,6 +306,11 @@ pub fn draw(f: &mut Frame, app: &App) {
         Some(Popup::Settings) => settings::draw(f, l.settings_popup, app, &theme),
         Some(Popup::Breaker) => breaker::draw(f, &l.breaker, app, &theme),
         Some(Popup::Tune) => tune::draw(f, &l.tune, app, &theme),
+        Some(Popup::Compare) => {
+            if let Some(pane) = app.compare() {
+                crate::tui::screen::compare::draw::draw(f, l.compare, pane, app.catalog(), &theme);
+            }
+        }
         Some(Popup::Export) => export::draw(f, l.export_popup, app, &theme),
         Some(Popup::Detail) => {
             f.render_widget(Clear, l.detail_popup);

@@ -46,6 +46,7 @@ pub fn which_line(app: &App) -> KeyLine {
         Some(Popup::Export) => KeyLine::Export,
         Some(Popup::Tune) if app.tune().is_typing() => KeyLine::TuneInput,
         Some(Popup::Tune) => KeyLine::Tune,
+        Some(Popup::Compare) => KeyLine::Compare,
         Some(Popup::Breaker) => match app.breaker() {
             Some(p) if p.confirming() => KeyLine::Confirm,
             Some(p) if p.is_typing() => KeyLine::BreakerInput,

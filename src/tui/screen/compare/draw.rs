@@ -1,0 +1,364 @@
+//! The comparison screen drawn: a side by side pair of panes under one
+//! title (the request), each with what it sends and its tools, and a
+//! summary of what the sides share below.
+//!
+//! A side's row: its place (★ for always-load), the name (cut with `…`
+//! when the pane is narrow; names get room first), its tokens, and where
+//! the other side has it: the same place (`=`), another place, or nowhere
+//! (`+`: only this side sends it).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+use super::{Answer, ComparePane, Side};
+use crate::catalog::Catalog;
+use crate::numbers::thousands;
+use crate::terminal_text::escape;
+use crate::tui::text::{self, fit_words, pad, short_number};
+use crate::tui::ui::results::wrap_words;
+use crate::tui::ui::tune::fit_segments;
+use crate::tui::ui::{Theme, draw_position, pane, position};
+
+/// Rows of a side above its list: what it sends, how it searched, the
+/// columns' heading.
+const SIDE_HEAD: u16 = 3;
+/// Rows of the summary under the sides.
+const SUMMARY: u16 = 3;
+
+/// The screen's parts in `area`: the two sides and the summary.
+fn areas(area: Rect) -> (Rect, Rect, Rect) {
+    let inner = crate::tui::layout::inner(area);
+    let [sides, summary] =
+        Layout::vertical([Constraint::Min(4), Constraint::Length(SUMMARY)]).areas(inner);
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(sides);
+    (left, right, summary)
+}
+
+/// How many list rows a side shows in `area` (paging moves half of them).
+pub fn list_rows(area: Rect) -> usize {
+    let (left, _, _) = areas(area);
+    usize::from(left.height.saturating_sub(2 + SIDE_HEAD))
+}
+
+pub fn draw(f: &mut Frame, area: Rect, pane_state: &ComparePane, catalog: &Catalog, theme: &Theme) {
+    f.render_widget(Clear, area);
+    let room = usize::from(area.width.saturating_sub(4));
+    let query = escape(pane_state.query());
+    let head = " Compare · ";
+    let quoted = text::cut(&query, room.saturating_sub(text::width(head) + 3));
+    f.render_widget(
+        pane(
+            Line::from(vec![
+                Span::styled(head, theme.title),
+                Span::styled(format!("“{quoted}” "), theme.title),
+            ]),
+            true,
+            theme,
+        ),
+        area,
+    );
+    let (left, right, summary) = areas(area);
+    let (at, of) = pane_state.way_place();
+    let sides = [
+        (
+            pane_state.left(),
+            pane_state.right(),
+            left,
+            "in force".to_string(),
+        ),
+        (
+            pane_state.right(),
+            pane_state.left(),
+            right,
+            format!("{} ({at}/{of})", pane_state.right().way.label),
+        ),
+    ];
+    for (side, other, r, title) in sides {
+        draw_side(f, r, side, other, &title, pane_state, catalog, theme);
+    }
+    draw_summary(f, summary, pane_state, catalog, theme);
+}
+
+/// The ranker, strategy and gate of a side: `bm25 · deferred · gate on`.
+fn describe(side: &Side, regex: bool) -> String {
+    let s = &side.way.settings;
+    let ranker = if regex {
+        "regex".to_string()
+    } else {
+        s.ranker.to_string()
+    };
+    format!(
+        "{ranker} · {} · gate {}",
+        s.strategy,
+        if s.gate { "on" } else { "off" }
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_side(
+    f: &mut Frame,
+    area: Rect,
+    side: &Side,
+    other: &Side,
+    title: &str,
+    state: &ComparePane,
+    catalog: &Catalog,
+    theme: &Theme,
+) {
+    let width = usize::from(area.width.saturating_sub(2));
+    let block = pane(
+        Line::from(Span::styled(
+            format!(" {} ", fit_words(title, width.saturating_sub(2))),
+            theme.title,
+        )),
+        false,
+        theme,
+    );
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let mut lines: Vec<Line> = Vec::new();
+    let how = describe(side, state.regex);
+    match &side.answer {
+        Answer::Waiting => {
+            lines.push(Line::from(Span::styled("searching…", theme.dim)));
+            lines.push(Line::from(Span::styled(fit_words(&how, width), theme.dim)));
+        }
+        Answer::Failed(message) => {
+            lines.push(Line::from(Span::styled(fit_words(&how, width), theme.dim)));
+            for l in wrap_words(&escape(message), width, 4) {
+                lines.push(Line::from(Span::styled(l, theme.error)));
+            }
+        }
+        Answer::Found {
+            elapsed, result, ..
+        } => {
+            let sent = side.sent(catalog.len()).expect("found");
+            lines.push(Line::from(sends_line(sent, side.sends_all(), width)));
+            // A dense ranker's side answered by BM25F while the catalog's
+            // vectors are computed says so (it is asked again shortly).
+            let how = match result.embedding {
+                Some((done, total)) if result.method != side.way.settings.ranker.to_string() => {
+                    format!("{how} · BM25F's answer until the vectors are in ({done} of {total})")
+                }
+                _ => how,
+            };
+            let ms = format!(" · {:.2} ms", elapsed.as_secs_f64() * 1000.0);
+            let how = if text::width(&how) + text::width(&ms) <= width {
+                format!("{how}{ms}")
+            } else {
+                how
+            };
+            lines.push(Line::from(Span::styled(fit_words(&how, width), theme.dim)));
+            lines.extend(rows(
+                side,
+                other,
+                width,
+                state,
+                catalog,
+                theme,
+                inner.height,
+            ));
+        }
+    }
+    f.render_widget(Paragraph::new(lines), inner);
+    let list = usize::from(inner.height.saturating_sub(SIDE_HEAD));
+    let len = side.rows();
+    draw_position(f, area, position(state.scroll().min(len), list, len));
+}
+
+/// `sends 455 of 10,445 tk · saves 95.6 %`, shortened as numbers to fit.
+fn sends_line(sent: super::Sent, all: bool, width: usize) -> String {
+    let pct = crate::tokens::Savings::new(sent.full, sent.tokens).reduction_pct;
+    let long = if all {
+        format!(
+            "sends all {} tools, {} tk · saves {pct:.1} %",
+            thousands(sent.tools as u64),
+            thousands(sent.tokens)
+        )
+    } else {
+        format!(
+            "sends {} tools, {} of {} tk · saves {pct:.1} %",
+            thousands(sent.tools as u64),
+            thousands(sent.tokens),
+            thousands(sent.full)
+        )
+    };
+    let medium = format!(
+        "{} tools, {}/{} tk, saves {pct:.1} %",
+        short_number(sent.tools as u64),
+        short_number(sent.tokens),
+        short_number(sent.full)
+    );
+    let short = format!(
+        "{} tools, {}/{} tk · {pct:.1} %",
+        short_number(sent.tools as u64),
+        short_number(sent.tokens),
+        short_number(sent.full)
+    );
+    [long, medium]
+        .into_iter()
+        .find(|l| text::width(l) <= width)
+        .unwrap_or(short)
+}
+
+/// The column heading and the list rows of a side, from the scroll
+/// position.
+fn rows<'a>(
+    side: &Side,
+    other: &Side,
+    width: usize,
+    state: &ComparePane,
+    catalog: &Catalog,
+    theme: &Theme,
+    height: u16,
+) -> Vec<Line<'a>> {
+    let list = usize::from(height.saturating_sub(SIDE_HEAD));
+    // place (2) + space, name, space, tokens (5), space, other (5).
+    let name_width = width.saturating_sub(3 + 1 + 5 + 1 + 5).max(4);
+    let mut out = vec![Line::from(Span::styled(
+        format!(
+            "{:>2} {} {:>5} {:>5}",
+            "#",
+            pad("tool", name_width),
+            "tk",
+            "other"
+        ),
+        theme.dim,
+    ))];
+    let places = side.places();
+    let other_places = other.places();
+    let tokens = match &side.answer {
+        Answer::Found { result, .. } => result.tool_tokens.clone(),
+        _ => None,
+    };
+    let found = side.found();
+    for (i, hit) in found.iter().enumerate().skip(state.scroll()).take(list) {
+        let tool = catalog.tools().get(hit.index);
+        let place = places[i].map_or(" ★".to_string(), |p| format!("{p:>2}"));
+        let name = tool.map_or_else(|| "?".to_string(), |t| escape(&t.name).into_owned());
+        let tk = tokens
+            .as_ref()
+            .and_then(|t| t.get(hit.index))
+            .map_or(String::new(), |&n| short_number(n));
+        let there = other.found().iter().position(|h| h.index == hit.index);
+        let (cell, style) = match there {
+            Some(j) if other_places[j] == places[i] => ("=".to_string(), theme.dim),
+            Some(j) => (
+                other_places[j].map_or("★".to_string(), |p| p.to_string()),
+                theme.dim,
+            ),
+            // Under `all` the other side sends it though its search did
+            // not find it.
+            None if other.sends_all() => ("sent".to_string(), theme.dim),
+            None => ("+".to_string(), theme.matched),
+        };
+        let star = if places[i].is_none() {
+            theme.always
+        } else {
+            ratatui::style::Style::default()
+        };
+        out.push(Line::from(vec![
+            Span::styled(place, star),
+            Span::raw(" "),
+            Span::raw(pad(&name, name_width)),
+            Span::raw(format!(" {tk:>5} ")),
+            Span::styled(format!("{cell:>5}"), style),
+        ]));
+    }
+    let shown = out.len() - 1;
+    let held = match &side.answer {
+        Answer::Found { result, .. } => result.held_back.len(),
+        _ => 0,
+    };
+    if held > 0 && state.scroll() + shown >= found.len() && shown < list {
+        out.push(Line::from(Span::styled(
+            [
+                format!(
+                    "no tool fits the request: the gate held back {}",
+                    text::count(held as u64, "tool", "tools")
+                ),
+                format!("no tool fits: the gate held back {held}"),
+            ]
+            .into_iter()
+            .find(|l| text::width(l) <= width)
+            .unwrap_or_else(|| format!("none fits: {held} held back")),
+            theme.dim,
+        )));
+    }
+    let shown = out.len() - 1;
+    if side.sends_all() && state.scroll() + shown >= found.len() && shown < list {
+        let rest = catalog.len().saturating_sub(found.len()) as u64;
+        out.push(Line::from(Span::styled(
+            [
+                format!(
+                    "… and {} other tools: strategy all sends every one",
+                    thousands(rest)
+                ),
+                format!("… and {} more tools, all sent", thousands(rest)),
+            ]
+            .into_iter()
+            .find(|l| text::width(l) <= width)
+            .unwrap_or_else(|| format!("+{} more", short_number(rest))),
+            theme.dim,
+        )));
+    }
+    out
+}
+
+/// What the sides share and the tokens between them, then what the marks
+/// mean.
+fn draw_summary(f: &mut Frame, area: Rect, state: &ComparePane, catalog: &Catalog, theme: &Theme) {
+    let width = usize::from(area.width);
+    let right = &state.right().way.label;
+    let (first, second) = match (
+        state.overlap(),
+        state.left().sent(catalog.len()),
+        state.right().sent(catalog.len()),
+    ) {
+        (Some(o), Some(l), Some(r)) => {
+            let segments = [
+                format!("both send {}", thousands(o.both as u64)),
+                format!("only in force {}", thousands(o.only_left as u64)),
+                format!("only {right} {}", thousands(o.only_right as u64)),
+            ];
+            let (more, by) = if r.tokens >= l.tokens {
+                ("more", r.tokens - l.tokens)
+            } else {
+                ("less", l.tokens - r.tokens)
+            };
+            let long = format!(
+                "{right} sends {} tk {more} than the settings in force ({} against {})",
+                thousands(by),
+                thousands(r.tokens),
+                thousands(l.tokens)
+            );
+            let short = format!(
+                "{right}: {} tk {more} ({} against {})",
+                short_number(by),
+                short_number(r.tokens),
+                short_number(l.tokens)
+            );
+            let tokens = if by == 0 {
+                format!("both send {} tk", thousands(l.tokens))
+            } else if text::width(&long) <= width {
+                long
+            } else {
+                fit_words(&short, width)
+            };
+            (fit_segments(&segments, width), tokens)
+        }
+        _ => ("searching…".to_string(), String::new()),
+    };
+    let legend = "other: its place on the other side (=: the same; +: only this side)";
+    f.render_widget(
+        Paragraph::new(vec![
+            Line::from(first),
+            Line::from(second),
+            Line::from(Span::styled(fit_words(legend, width), theme.dim)),
+        ]),
+        area,
+    );
+}

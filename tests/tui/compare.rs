@@ -1,0 +1,172 @@
+//! The comparison screen: one request searched two ways side by side, as
+//! snapshots at 80x24 and 200x60, and its keys in the real binary.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use toolsift::catalog::{CatalogSource, load};
+use toolsift::search::Searcher;
+use toolsift::tui::Setup;
+use toolsift::tui::app::App;
+use toolsift::tui::effect::{Effect, Msg, run_effect};
+use toolsift::tui::ui;
+
+use crate::terminal::Tty;
+
+/// Every search here is timed at this, so that the snapshots are stable.
+const LATENCY: Duration = Duration::from_micros(210);
+
+fn settle(app: &mut App, effects: Vec<Effect>) {
+    let searcher = app.searcher().clone();
+    let mut queue = VecDeque::from(effects);
+    while let Some(effect) = queue.pop_front() {
+        let msg = match run_effect(&searcher, effect) {
+            Msg::SearchDone(mut answer) => {
+                answer.elapsed = LATENCY;
+                Msg::SearchDone(answer)
+            }
+            Msg::Compared {
+                generation,
+                right,
+                catalog,
+                mut run,
+            } => {
+                run.elapsed = LATENCY;
+                Msg::Compared {
+                    generation,
+                    right,
+                    catalog,
+                    run,
+                }
+            }
+            other => other,
+        };
+        queue.extend(app.update(msg));
+    }
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    let effects = app.update(Msg::Key(KeyEvent {
+        code,
+        modifiers: KeyModifiers::NONE,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    }));
+    settle(app, effects);
+}
+
+/// The demo explorer at `w` x `h` with `query` typed and the comparison
+/// opened, then `keys` pressed.
+fn compare(w: u16, h: u16, query: &str, keys: &[KeyCode]) -> App {
+    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
+    let s = Setup {
+        sources: "demo".into(),
+        ..Setup::new(catalog, Searcher::embedded())
+    };
+    let (mut app, effects) = App::new(s).unwrap();
+    app.update(Msg::Resize(w, h));
+    settle(&mut app, effects);
+    press(&mut app, KeyCode::Char('/'));
+    for c in query.chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('v'));
+    for &k in keys {
+        press(&mut app, k);
+    }
+    app
+}
+
+fn screen(app: &App) -> String {
+    let (w, h) = app.size();
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| ui::draw(f, app)).unwrap();
+    format!("{}", terminal.backend())
+}
+
+#[test]
+fn compare_strategy_all_80x24() {
+    let app = compare(80, 24, "send an email to the team", &[]);
+    let s = screen(&app);
+    assert!(s.contains("only strategy all 56"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn compare_strategy_all_200x60() {
+    let app = compare(200, 60, "send an email to the team", &[]);
+    let s = screen(&app);
+    assert!(
+        s.contains("… and 56 other tools: strategy all sends every one"),
+        "{s}"
+    );
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn compare_gate_off_80x24() {
+    let app = compare(80, 24, "show the weather in Paris", &[KeyCode::Char('l')]);
+    let s = screen(&app);
+    assert!(s.contains("gate off (2/2)"), "{s}");
+    assert!(s.contains("no tool fits"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn compare_gate_off_200x60() {
+    let app = compare(200, 60, "show the weather in Paris", &[KeyCode::Char('l')]);
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn scrolling_a_long_comparison_says_where_it_is() {
+    // At 80x24 a side shows fewer rows than strategy all's list has.
+    let mut app = compare(80, 24, "send an email to the team", &[]);
+    let before = screen(&app);
+    assert!(!before.contains(" of 9 "), "{before}");
+    let mut app2 = compare(80, 24, "find a free slot for a meeting", &[]);
+    for _ in 0..20 {
+        press(&mut app2, KeyCode::Char('j'));
+    }
+    let s = screen(&app2);
+    // The last row is the all side's "and N other tools".
+    assert!(s.contains("more tools, all sent"), "{s}");
+    press(&mut app, KeyCode::Char('a'));
+    let applied = screen(&app);
+    assert!(applied.contains("strategy all is in force"), "{applied}");
+    assert!(!applied.contains("Compare ·"), "{applied}");
+}
+
+#[test]
+fn an_empty_query_says_what_to_do() {
+    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
+    let (mut app, effects) = App::new(Setup::new(catalog, Searcher::embedded())).unwrap();
+    app.update(Msg::Resize(120, 35));
+    settle(&mut app, effects);
+    press(&mut app, KeyCode::Char('v'));
+    let s = screen(&app);
+    assert!(s.contains("nothing to compare: type a request"), "{s}");
+}
+
+#[test]
+fn compare_in_a_real_terminal() {
+    let mut tty = Tty::spawn_with(&[], &[]);
+    tty.wait_for("Catalog");
+    tty.send(b"/");
+    tty.send(b"send an email to the team");
+    tty.send(b"\x1b");
+    tty.send(b"v");
+    tty.wait_for("only strategy all");
+    tty.send(b"l");
+    tty.wait_for("gate off (2/2)");
+    tty.send(b"\x1b");
+    tty.wait_gone("Compare ·");
+    tty.send(b"q");
+    assert!(tty.wait_exit().success());
+}
