@@ -106,7 +106,7 @@ macro_rules! actions {
 }
 
 actions! {
-    FocusQuery = "focus_query", Main, "query", "type a query: search runs on every keystroke";
+    FocusQuery = "focus_query", Main, "query", "type a query: search runs on every keystroke (in the detail and help: find words in the text)";
     Escape = "escape", Main, "back", "close a popup / leave the detail pane";
     NextPane = "next_pane", Main, "pane", "next pane";
     PrevPane = "prev_pane", Main, "prev pane", "previous pane";
@@ -122,8 +122,8 @@ actions! {
     CycleSort = "cycle_sort", Main, "sort", "sort the catalog: catalog order, name, tokens, server";
     CycleFilter = "cycle_filter", Main, "filter", "catalog filter: all, always-load, initial, selected, server";
     NameFilter = "name_filter", Main, "name filter", "filter the catalog pane by name (type to narrow; Enter keeps, Esc clears)";
-    NextMatch = "next_match", Main, "next match", "the next tool matching the name filter";
-    PrevMatch = "prev_match", Main, "previous match", "the previous tool matching the name filter";
+    NextMatch = "next_match", Main, "next match", "the next tool matching the name filter (in the detail and help: the next line with the words found)";
+    PrevMatch = "prev_match", Main, "previous match", "the previous tool matching the name filter (in the detail and help: the previous line found)";
     Settings = "settings", Main, "settings", "settings: strategy, initial count, caps, ranker, token basis";
     Breaker = "breaker", Main, "breaker", "breaker simulator: call the highlighted tool, replay traces";
     RetrySearch = "retry_search", Main, "retry", "re-send the last search (the service may be back)";

@@ -12,9 +12,11 @@
 mod apply;
 mod compare;
 mod exact;
+mod find;
 mod input;
 mod jump;
 mod screens;
+mod searching;
 mod tool_out;
 mod view;
 mod warm;
@@ -25,16 +27,16 @@ use crossterm::event::KeyEventKind;
 use ratatui::layout::Rect;
 
 use super::action::{Action, Context};
-use super::effect::{Effect, Msg, SearchAnswer, run_effect};
+use super::effect::{Effect, Msg, run_effect};
 use super::keymap::Keymap;
 use super::layout::{ScreenLayout, layout};
 use super::setup::Setup;
 use super::state::breaker::BreakerPane;
-use super::state::catalog::{CatalogView, Filter, Sort};
+use super::state::catalog::CatalogView;
 use super::state::detail::DetailState;
 use super::state::export::ExportBox;
 use super::state::help::HelpState;
-use super::state::query::{QueryBox, QueryOutcome};
+use super::state::query::QueryBox;
 use super::state::results::{SearchState, Searched};
 use super::state::settings::{SettingsEditor, SettingsOutcome};
 use super::state::tune::{TunePane, Tuned};
@@ -44,7 +46,6 @@ use crate::search::Searcher;
 use crate::select::{SelectError, ToolsHandle};
 use crate::settings::Settings;
 use crate::sources::mcp::{McpHost, ServerStatus};
-use crate::tokens::TokenBasis;
 
 /// Which pane has the keyboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,18 +208,6 @@ impl App {
         }
     }
 
-    /// A search of the current query; `preview` while typing.
-    fn search_effect(&mut self, preview: bool) -> Effect {
-        let on = Searched {
-            catalog: &self.catalog,
-            query: self.query.text(),
-            ranker: self.query_ranker(),
-            settings: &self.settings,
-            handle: &self.handle,
-        };
-        self.search.search(&on, preview)
-    }
-
     /// The one update function.
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
         let effects = match msg {
@@ -340,26 +329,6 @@ impl App {
         effects
     }
 
-    fn costs_ready(&mut self, basis: TokenBasis, costs: Arc<Vec<u64>>) {
-        if basis == self.settings.basis() && costs.len() == self.catalog.len() {
-            self.costs = Some(costs);
-            if self.catalog_view.sort == Sort::Tokens {
-                self.rebuild_view();
-            }
-        }
-    }
-
-    fn search_done(&mut self, answer: SearchAnswer) -> Vec<Effect> {
-        let height = self.list_height();
-        if !self.search.receive(answer, &self.catalog, height) {
-            return Vec::new();
-        }
-        if self.catalog_view.filter == Filter::Selected {
-            self.rebuild_view();
-        }
-        self.search.refresh_after(self.query_ranker())
-    }
-
     fn trace_loaded(&self) -> bool {
         self.breaker.as_ref().is_some_and(|b| b.trace.is_some())
     }
@@ -375,6 +344,10 @@ impl App {
             self.help_over = self.popup;
             self.help.open();
             self.popup = Some(Popup::Help);
+            return Vec::new();
+        }
+        // `/`, `n`, `N` and the find box, in the detail and help.
+        if self.find_key(action) {
             return Vec::new();
         }
         match self.popup {
@@ -419,36 +392,6 @@ impl App {
     pub(super) fn close(&mut self) -> Vec<Effect> {
         self.popup = None;
         Vec::new()
-    }
-
-    fn on_query(&mut self, outcome: QueryOutcome) -> Vec<Effect> {
-        match outcome {
-            QueryOutcome::Nothing => Vec::new(),
-            QueryOutcome::Changed => {
-                if !self.query.is_regex() {
-                    // Words are never a bad pattern.
-                    self.search.pattern_error = None;
-                }
-                let on = Searched {
-                    catalog: &self.catalog,
-                    query: self.query.text(),
-                    ranker: self.query_ranker(),
-                    settings: &self.settings,
-                    handle: &self.handle,
-                };
-                self.search.typing(&on)
-            }
-            QueryOutcome::Commit => {
-                self.focus = Focus::Results;
-                self.last_list = Focus::Results;
-                // A committed query is recorded in the session.
-                vec![self.search_effect(false)]
-            }
-            QueryOutcome::Leave => {
-                self.focus = self.last_list;
-                Vec::new()
-            }
-        }
     }
 
     /// The panes' actions.

@@ -94,11 +94,15 @@ pub enum KeyLine {
     Export,
     /// The comparison screen.
     Compare,
+    /// The detail pane while it has the keys.
+    DetailPane,
+    /// The find box of the detail or help.
+    Find,
 }
 
 impl KeyLine {
     /// Every key line.
-    pub const ALL: [KeyLine; 14] = [
+    pub const ALL: [KeyLine; 16] = [
         KeyLine::Main,
         KeyLine::Query,
         KeyLine::NameFilter,
@@ -113,6 +117,8 @@ impl KeyLine {
         KeyLine::TuneInput,
         KeyLine::Export,
         KeyLine::Compare,
+        KeyLine::DetailPane,
+        KeyLine::Find,
     ];
 }
 
@@ -182,6 +188,8 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
         ],
         KeyLine::Help => vec![
             (&[Down, Up], "scroll", "scroll", 1),
+            (&[FocusQuery], "find", "find", 2),
+            (&[NextMatch, PrevMatch], "next/prev found", "next", 4),
             (&[HalfPageDown, HalfPageUp], "page", "page", 2),
             (&[Top, Bottom], "top/end", "top/end", 3),
             (&[Escape], "close", "close", 0),
@@ -189,11 +197,32 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
         ],
         KeyLine::Detail => vec![
             (&[Down, Up], "scroll", "scroll", 1),
+            (&[FocusQuery], "find", "find", 2),
+            (&[NextMatch, PrevMatch], "next/prev found", "next", 4),
             (&[HalfPageDown, HalfPageUp], "page", "page", 2),
             (&[Top, Bottom], "top/end", "top/end", 3),
             (&[CopyTool], "copy JSON", "copy", 2),
             (&[OpenTool], "open in pager", "open", 3),
             (&[Escape], "close", "close", 0),
+            help,
+            quit_now,
+        ],
+        KeyLine::DetailPane => vec![
+            (&[Down, Up], "scroll", "scroll", 1),
+            (&[FocusQuery], "find", "find", 2),
+            (&[NextMatch, PrevMatch], "next/prev found", "next", 5),
+            (&[HalfPageDown, HalfPageUp], "page", "page", 4),
+            (&[CopyTool], "copy JSON", "copy", 3),
+            (&[OpenTool], "open in pager", "open", 4),
+            (&[NextPane], "pane", "pane", 6),
+            (&[Escape], "back", "back", 0),
+            help,
+            quit,
+        ],
+        KeyLine::Find => vec![
+            (&[InputSubmit], "keep", "keep", 0),
+            (&[InputCancel], "clear", "clear", 0),
+            (&[InputDeleteWord], "delete word", "del word", 2),
             help,
             quit_now,
         ],
@@ -290,6 +319,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
     let typing = matches!(
         line,
         KeyLine::Query
+            | KeyLine::Find
             | KeyLine::NameFilter
             | KeyLine::BreakerInput
             | KeyLine::TuneInput

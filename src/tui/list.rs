@@ -105,6 +105,11 @@ impl Scroll {
         self.pos = 0;
     }
 
+    /// To line `line` (clamped to the text as last drawn).
+    pub fn to(&mut self, line: usize) {
+        self.pos = self.limit.get().map_or(line, |l| line.min(l));
+    }
+
     /// Drawing says the text has `lines` lines in a window of `height`;
     /// returns the scroll to draw at.
     pub fn set_limit(&self, lines: usize, height: usize) -> usize {

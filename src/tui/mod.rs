@@ -13,6 +13,7 @@ pub mod app;
 pub mod demo;
 pub mod effect;
 pub mod event;
+pub mod find;
 pub mod help;
 pub mod keymap;
 pub mod layout;

@@ -43,7 +43,7 @@ impl App {
 
     pub(super) fn toggle_always_load(&mut self) -> Vec<Effect> {
         let index = match self.focus {
-            Focus::Results => self.search.current().map(|h| h.index),
+            Focus::Results => self.search.current_index(),
             _ => self.catalog_view.current(),
         };
         let Some(index) = index else {

@@ -166,7 +166,7 @@ impl App {
 
     /// Text into the text box that has the keyboard.
     pub(super) fn type_text(&mut self, text: &str) -> Vec<Effect> {
-        if self.context() != Context::Input {
+        if self.context() != Context::Input || self.find_type(text) {
             return Vec::new();
         }
         match self.popup {

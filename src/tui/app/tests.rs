@@ -456,12 +456,19 @@ fn results_navigation_and_detail_follow_the_focus() {
     );
     press(&mut app, KeyCode::Tab);
     assert_eq!(app.focus(), Focus::Results);
-    press(&mut app, KeyCode::Char('G'));
+    // The last loaded tool, then (at the bottom) the last below the cap.
     let last = result_names(&app).len() - 1;
+    for _ in 0..last {
+        press(&mut app, KeyCode::Char('j'));
+    }
     assert_eq!(app.search().list.selected, last);
     let (index, hit) = app.current_tool().unwrap();
     assert!(hit.is_some());
     assert_eq!(app.tool(index).name, result_names(&app)[last]);
+    press(&mut app, KeyCode::Char('G'));
+    let (index, hit) = app.current_tool().unwrap();
+    assert!(hit.is_none(), "below the cap: not loaded");
+    assert_eq!(Some(&index), app.search().near().last());
 }
 
 #[test]

@@ -259,14 +259,17 @@ fn scrolled_texts_say_where_they_are() {
     key(&mut app, KeyCode::Tab);
     let rows = key(&mut app, KeyCode::Char('j'));
     assert!(bottom(&rows).contains(" 2-"), "{}", bottom(&rows));
-    // The results, while they have the keys: the highlighted row of all.
+    // The results, while they have the keys: the highlighted row of all
+    // (the 8 loaded and the 3 below the cap). Esc leaves the detail (where
+    // `/` finds words).
+    key(&mut app, KeyCode::Esc);
     query(&mut app, "refund a payment");
     let rows = key(&mut app, KeyCode::Enter);
     let res = app.layout().results;
     let border = &rows[usize::from(res.bottom()) - 1];
-    assert!(border.contains(" 1/8 "), "{border}");
+    assert!(border.contains(" 1/11 "), "{border}");
     let rows = key(&mut app, KeyCode::Char('j'));
-    assert!(rows[usize::from(res.bottom()) - 1].contains(" 2/8 "));
+    assert!(rows[usize::from(res.bottom()) - 1].contains(" 2/11 "));
     // Help too.
     let rows = key(&mut app, KeyCode::Char('?'));
     let h = app.layout().help_popup;
@@ -338,4 +341,130 @@ fn moving_the_cap_or_the_initial_count_says_what_it_measures() {
     key(&mut app, KeyCode::Char(']'));
     let said = app.tune().message.clone().unwrap_or_default();
     assert!(said.starts_with("initial_tool_count "), "{said}");
+}
+
+/// The text of the side detail pane (with its borders).
+fn detail_text(app: &super::App, rows: &[String]) -> String {
+    let d = app.layout().detail.expect("a detail pane");
+    rows[usize::from(d.y)..usize::from(d.bottom())]
+        .iter()
+        .map(|r| {
+            r.chars()
+                .skip(usize::from(d.x))
+                .take(usize::from(d.width))
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_rows_below_the_cap_can_be_picked_and_their_detail_says_why() {
+    let mut app = sized(200, 60);
+    query(&mut app, "send an email to the team");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus(), Focus::Results);
+    let loaded = app.search().len();
+    let near = app.search().near();
+    assert_eq!(near.len(), 3, "three tools below the cap");
+    assert_eq!(app.search().rows(), loaded + 3);
+    // Down past the loaded tools: the first tool below the cap.
+    for _ in 0..loaded {
+        key(&mut app, KeyCode::Char('j'));
+    }
+    let (index, hit) = app.current_tool().unwrap();
+    assert_eq!((index, hit.is_none()), (near[0], true));
+    let rows = draw(&app);
+    let name = app.catalog().tools()[near[0]].name.clone();
+    let detail = detail_text(&app, &rows);
+    assert!(detail.contains(&name), "{detail}");
+    assert!(detail.contains("below the cap of 8"), "{detail}");
+    // The pane says where the highlight is, of every row.
+    let at = format!("{}/{}", loaded + 1, loaded + 3);
+    assert!(rows.iter().any(|r| r.contains(&at)), "{at}");
+    // The bottom stops at the last one; `c` finds it in the catalog.
+    key(&mut app, KeyCode::Char('G'));
+    assert_eq!(app.current_tool().unwrap().0, near[2]);
+    key(&mut app, KeyCode::Char('c'));
+    assert_eq!(app.focus(), Focus::Catalog);
+    assert_eq!(app.catalog_view().current(), Some(near[2]));
+}
+
+#[test]
+fn a_tool_the_gate_held_back_can_be_picked_at_80x24() {
+    let mut app = sized(80, 24);
+    query(&mut app, "show the weather in Paris");
+    key(&mut app, KeyCode::Enter);
+    let held = app.search().near();
+    assert!(!held.is_empty());
+    key(&mut app, KeyCode::Char('G'));
+    assert_eq!(app.current_tool().unwrap().0, *held.last().unwrap());
+    // The highlighted held-back row is on screen.
+    let rows = draw(&app);
+    let name = &app.catalog().tools()[*held.last().unwrap()].name;
+    assert!(rows.iter().any(|r| r.contains(name.as_str())), "{rows:#?}");
+    // Its detail (a popup at 80 columns) says why it was not loaded.
+    let rows = key(&mut app, KeyCode::Enter);
+    assert!(rows.iter().any(|r| r.contains("not loaded")), "{rows:#?}");
+}
+
+#[test]
+fn slash_finds_words_in_the_detail_and_n_goes_to_the_next() {
+    let mut app = sized(120, 35);
+    // The detail pane of the first tool, with the keys.
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus(), Focus::Detail);
+    key(&mut app, KeyCode::Char('/'));
+    assert!(app.finding(), "/ opens the find box, not the query box");
+    assert_eq!(app.focus(), Focus::Detail);
+    let rows = draw(&app);
+    assert!(rows.last().unwrap().contains("keep"), "{:?}", rows.last());
+    for c in "description".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    let first = app.detail().scroll.pos();
+    assert!(first > 0, "moved to the first line holding the words");
+    let rows = key(&mut app, KeyCode::Enter);
+    assert!(!app.finding());
+    let detail = detail_text(&app, &rows);
+    assert!(detail.contains("/description  1 of "), "{detail}");
+    key(&mut app, KeyCode::Char('n'));
+    let second = app.detail().scroll.pos();
+    assert!(second > first, "{first} {second}");
+    key(&mut app, KeyCode::Char('N'));
+    assert_eq!(app.detail().scroll.pos(), first);
+    // Words that are nowhere say so; Esc in the box forgets them.
+    key(&mut app, KeyCode::Char('/'));
+    for c in "zqzq".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    let detail = detail_text(&app, &draw(&app));
+    assert!(detail.contains("/zqzq  not found"), "{detail}");
+    key(&mut app, KeyCode::Esc);
+    assert!(!app.finding());
+    assert!(!detail_text(&app, &draw(&app)).contains("/zqzq"));
+    assert_eq!(app.focus(), Focus::Detail);
+}
+
+#[test]
+fn slash_finds_words_in_help() {
+    let mut app = sized(80, 24);
+    key(&mut app, KeyCode::Char('?'));
+    key(&mut app, KeyCode::Char('/'));
+    for c in "breaker".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    assert!(app.help().scroll.pos() > 0);
+    let rows = key(&mut app, KeyCode::Enter);
+    assert_eq!(app.popup(), Some(super::Popup::Help));
+    assert!(
+        rows.iter().any(|r| r.contains("/breaker  1 of")),
+        "{rows:#?}"
+    );
+    // q typed in the box is text, not quit.
+    key(&mut app, KeyCode::Char('/'));
+    key(&mut app, KeyCode::Char('q'));
+    assert!(!app.should_quit());
+    assert_eq!(app.help().find.words(), "q");
 }

@@ -222,6 +222,10 @@ impl App {
         if from_results && let Some(hit) = self.search.current() {
             return Some((hit.index, Some(hit)));
         }
+        // A tool below the loaded ones: not loaded, its detail says why.
+        if from_results && let Some(index) = self.search.current_index() {
+            return Some((index, None));
+        }
         let index = self.catalog_view.current()?;
         Some((index, self.search.hit(index)))
     }
@@ -290,7 +294,9 @@ impl App {
             Some(Popup::Tune) => Context::Tune,
             Some(Popup::Compare) => Context::Compare,
             Some(Popup::Export) => Context::Input,
+            Some(Popup::Help | Popup::Detail) if self.finding() => Context::Input,
             Some(Popup::Help | Popup::Detail) => Context::Main,
+            None if self.finding() => Context::Input,
             None if self.focus == Focus::Query || self.catalog_view.typing => Context::Input,
             None => Context::Main,
         }

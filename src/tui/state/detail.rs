@@ -2,6 +2,7 @@
 //! how far it is scrolled, and its keys.
 
 use crate::tui::action::Action;
+use crate::tui::find::Find;
 use crate::tui::list::Scroll;
 
 #[derive(Debug, Clone, Default)]
@@ -10,6 +11,8 @@ pub struct DetailState {
     pub scroll: Scroll,
     /// The tool shown, to start another one's detail at its top.
     shown: Option<usize>,
+    /// Words looked for (`/`), kept from tool to tool.
+    pub find: Find,
 }
 
 impl DetailState {

@@ -2,12 +2,15 @@
 //! shows comes from the live keymap ([`crate::tui::help`]).
 
 use crate::tui::action::Action;
+use crate::tui::find::Find;
 use crate::tui::list::Scroll;
 
 #[derive(Debug, Clone, Default)]
 pub struct HelpState {
     /// Lines scrolled past, clamped to the help as drawn (wrapped to its box).
     pub scroll: Scroll,
+    /// Words looked for (`/`).
+    pub find: Find,
 }
 
 impl HelpState {

@@ -20,6 +20,13 @@ use crate::tui::list::ListState;
 /// waits before asking again.
 pub const REFRESH_WHILE_EMBEDDING: Duration = Duration::from_millis(400);
 
+/// How many tools below the cap the results pane shows, at most.
+pub const RUNNERS_UP: usize = 3;
+
+/// Rows a block of tools below the loaded ones may take for its heading
+/// (the gate's: a blank row, "no tool fits", up to three rows of heading).
+const NEAR_HEADING: usize = 5;
+
 /// The answer shown in the results pane.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Results {
@@ -318,6 +325,56 @@ impl SearchState {
         }
     }
 
+    /// The tools under the loaded ones that can be picked too (their
+    /// detail says why they were not loaded): those the relevance gate held
+    /// back when no tool fits, else the next few below the cap.
+    pub fn near(&self) -> Vec<usize> {
+        let Results::Found(r) = &self.results else {
+            return Vec::new();
+        };
+        if !r.held_back.is_empty() {
+            return r.held_back.iter().map(|h| h.index).collect();
+        }
+        let selection = matches!(
+            crate::engine::syntax::parse(&self.query),
+            crate::engine::syntax::Request::Select(_)
+        );
+        match &self.standing {
+            Some(s) if !selection && !self.query.trim().is_empty() => s
+                .runners_up(RUNNERS_UP)
+                .into_iter()
+                .map(|(index, _)| index)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Rows the pane's highlight moves over: the loaded tools, then
+    /// [`Self::near`]'s.
+    pub fn rows(&self) -> usize {
+        self.len() + self.near().len()
+    }
+
+    /// The highlighted row's catalog tool, loaded or near.
+    pub fn current_index(&self) -> Option<usize> {
+        if let Some(hit) = self.current() {
+            return Some(hit.index);
+        }
+        self.near()
+            .get(self.list.selected.checked_sub(self.len())?)
+            .copied()
+    }
+
+    /// A window of `height` rows, less what a heading over the near rows
+    /// takes when there are any (so the highlighted one stays on screen).
+    fn window(&self, height: usize) -> usize {
+        if self.near().is_empty() {
+            height
+        } else {
+            height.saturating_sub(NEAR_HEADING).max(1)
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -340,19 +397,24 @@ impl SearchState {
 
     /// Keeps the highlighted row in a window of `height` rows.
     pub fn keep_visible(&mut self, height: usize) {
-        let len = self.len();
-        self.list.keep_visible(len, height);
+        let (rows, window) = (self.rows(), self.window(height));
+        self.list.keep_visible(rows, window);
     }
 
-    /// A click on row `row` of the pane's window selects that row.
+    /// A click on row `row` of the pane's window selects that row (a
+    /// loaded tool's; the rows below have headings between).
     pub fn click(&mut self, row: usize, height: usize) {
         let len = self.len();
-        self.list.click(row, len, height);
+        if self.list.offset + row < len {
+            let window = self.window(height);
+            self.list.click(row, self.rows(), window);
+        }
     }
 
-    /// The results pane's keys: movement.
+    /// The results pane's keys: movement, over the loaded tools and the
+    /// near ones below them.
     pub fn handle(&mut self, action: Action, height: usize) -> bool {
-        let len = self.len();
-        self.list.handle(action, len, height)
+        let (rows, window) = (self.rows(), self.window(height));
+        self.list.handle(action, rows, window)
     }
 }

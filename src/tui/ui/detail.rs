@@ -349,11 +349,16 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     lines.extend(json_lines(&t.input_schema, theme));
     let inner = block.inner(area);
     let lines = wrap(lines, usize::from(inner.width));
+    let find = &app.detail().find;
+    find.record(&lines);
+    let lines = find.mark(lines, theme.highlight);
     let scroll = app
         .detail()
         .scroll
         .set_limit(lines.len(), usize::from(inner.height));
-    let block = match super::position(scroll, usize::from(inner.height), lines.len()) {
+    let at = super::position(scroll, usize::from(inner.height), lines.len());
+    let reserve = at.as_ref().map_or(0, |l| l.width());
+    let block = match at {
         Some(at) => block.title_bottom(at),
         None => block,
     };
@@ -362,6 +367,9 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Paragraph::new(lines).scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
         inner,
     );
+    if focused {
+        super::draw_find(f, area, find, reserve, theme);
+    }
 }
 
 #[cfg(test)]

@@ -47,6 +47,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         lines.extend(wrap_hanging(line, width, hang));
     }
     let height = usize::from(area.height.saturating_sub(2));
+    let find = &app.help().find;
+    find.record(&lines);
+    let lines = find.mark(lines, theme.highlight);
     let scroll = app.help().scroll.set_limit(lines.len(), height);
     let (scroll_at, total) = (scroll, lines.len());
     let lines: Vec<Line> = lines.into_iter().skip(scroll).collect();
@@ -71,9 +74,12 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::styled(scroll, theme.dim),
     ]);
     let block = pane(title, true, theme);
-    let block = match super::position(scroll_at, height, total) {
+    let at = super::position(scroll_at, height, total);
+    let reserve = at.as_ref().map_or(0, |l| l.width());
+    let block = match at {
         Some(at) => block.title_bottom(at),
         None => block,
     };
     f.render_widget(Paragraph::new(lines).block(block), area);
+    super::draw_find(f, area, find, reserve, theme);
 }

@@ -131,6 +131,62 @@ pub(crate) fn draw_position(f: &mut Frame, area: ratatui::layout::Rect, at: Opti
     f.render_widget(Paragraph::new(at), row);
 }
 
+/// The find box of a scrolled text (`/words  2 of 5`) on the bottom
+/// border of `area`, at the left, with the cursor while it is typed in;
+/// nothing when no words are looked for. `reserve` columns at the right
+/// stay free (the scroll position).
+pub(crate) fn draw_find(
+    f: &mut Frame,
+    area: ratatui::layout::Rect,
+    find: &crate::tui::find::Find,
+    reserve: usize,
+    theme: &Theme,
+) {
+    if !find.typing() && find.words().is_empty() || area.height < 2 || area.width < 8 {
+        return;
+    }
+    let words = crate::terminal_text::escape(find.words()).into_owned();
+    let (at, of) = find.count();
+    let counted = match (of, words.is_empty()) {
+        (_, true) => String::new(),
+        (0, false) => "  not found".to_string(),
+        (n, false) if at == 0 => format!("  {n} lines"),
+        (n, false) => format!("  {at} of {n}"),
+    };
+    // The words whole, over the scroll position if need be (the box is
+    // what the keys act on).
+    let needed = 4 + 2 + text::width(&words) + text::width(&counted);
+    let reserve = if needed + reserve > usize::from(area.width) {
+        0
+    } else {
+        reserve
+    };
+    let room = usize::from(area.width).saturating_sub(4 + 2 + reserve + text::width(&counted));
+    let shown = text::cut(&words, room);
+    let row = ratatui::layout::Rect::new(area.x + 1, area.bottom() - 1, area.width - 2, 1);
+    let style = if of == 0 && !words.is_empty() {
+        theme.error
+    } else {
+        theme.key
+    };
+    let line = Line::from(vec![
+        Span::styled(format!(" /{shown}"), theme.key),
+        Span::styled(format!("{counted} "), style),
+    ]);
+    // With no room kept, the box takes the whole row.
+    let width = if reserve == 0 {
+        row.width
+    } else {
+        (line.width() as u16).min(row.width)
+    };
+    f.render_widget(Paragraph::new(line), ratatui::layout::Rect { width, ..row });
+    if find.typing() {
+        let before: String = find.words().chars().take(find.cursor()).collect();
+        let x = row.x + 2 + text::width(&crate::terminal_text::escape(&before)).min(room) as u16;
+        f.set_cursor_position((x.min(row.right().saturating_sub(1)), row.y));
+    }
+}
+
 pub(crate) fn pane<'a>(title: Line<'a>, focused: bool, theme: &Theme) -> Block<'a> {
     Block::default()
         .borders(Borders::ALL)

@@ -78,9 +78,6 @@ pub fn wrap_words(text: &str, width: usize, max_lines: usize) -> Vec<String> {
     lines
 }
 
-/// How many tools below the cap the results pane shows, at most.
-const RUNNERS_UP: usize = 3;
-
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus() == Focus::Results;
     let mut title = vec![Span::styled(" Results ", theme.title)];
@@ -113,8 +110,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         && focused
         && !r.tools.is_empty()
     {
-        let at = app.search().list.selected.min(r.tools.len() - 1) + 1;
-        block = block.title_bottom(Line::from(format!(" {at}/{} ", r.tools.len())).right_aligned());
+        let rows = app.search().rows();
+        let at = app.search().list.selected.min(rows - 1) + 1;
+        block = block.title_bottom(Line::from(format!(" {at}/{rows} ")).right_aligned());
     }
     let inner = block.inner(area);
     f.render_widget(block, area);
@@ -319,49 +317,62 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // The relevance gate found that no tool fits: says so, with the
     // nearest tools it held back and how close they came.
     let no_fit = !result.held_back.is_empty();
+    // The rows below the loaded ones can be highlighted too (their
+    // detail says why they were not loaded): which one is, if any.
+    let near_at = |j: usize| focused && list.selected == result.tools.len() + j;
+    let near_shown = |j: usize| result.tools.len() + j >= list.offset;
     if no_fit {
-        held_back(&mut lines, result, app, theme, width, height, name_width);
+        held_back(
+            &mut lines,
+            result,
+            app,
+            theme,
+            (width, height),
+            name_width,
+            (&near_at, &near_shown),
+        );
     }
-    // What just missed: the next few ranked tools below the cap, dimmed
-    // (their detail says why they were not loaded).
-    let selection = matches!(
-        crate::engine::syntax::parse(&app.search().query),
-        crate::engine::syntax::Request::Select(_)
-    );
+    // What just missed: the next few ranked tools below the cap, dimmed.
+    let runners: Vec<(usize, f32)> = match app.search().standing.as_ref() {
+        Some(standing) if !no_fit => {
+            let near = app.search().near();
+            standing
+                .runners_up(near.len())
+                .into_iter()
+                .filter(|(i, _)| near.contains(i))
+                .collect()
+        }
+        _ => Vec::new(),
+    };
     if let Some(standing) = app.search().standing.as_ref()
-        && !no_fit
-        && !selection
-        && !app.search().query.trim().is_empty()
-        && list.offset + height > result.tools.len()
+        && !runners.is_empty()
+        && lines.len() < height
     {
-        let room = height.saturating_sub(lines.len() + 3).min(RUNNERS_UP);
-        let runners = standing.runners_up(room);
-        if !runners.is_empty() {
-            lines.push(Line::from(Span::styled(
-                fit_words(
-                    &format!("below the cap of {}, next:", standing.cap()),
-                    width,
-                ),
-                theme.dim,
-            )));
-            // Their places, as the rows above and the detail count them
-            // (the always-load tools first).
-            for (index, score) in runners {
-                let name = escape(&app.tool(index).name).into_owned();
-                let rank = standing
-                    .why(index)
-                    .rank
-                    .map_or_else(|| " -".to_string(), |r| format!("{r:>2}"));
-                let score = format!(" {score:>6.2}");
-                let name_room = width.saturating_sub(4 + score.len());
-                lines.push(Line::from(Span::styled(
-                    format!(
-                        " {rank} {}{score}",
-                        pad(&name, name_room.min(name_width.max(8)))
-                    ),
-                    theme.dim,
-                )));
+        lines.push(Line::from(Span::styled(
+            fit_words(
+                &format!("below the cap of {}, next:", standing.cap()),
+                width,
+            ),
+            theme.dim,
+        )));
+        // Their places, as the rows above and the detail count them (the
+        // always-load tools first).
+        for (j, (index, score)) in runners.into_iter().enumerate() {
+            if !near_shown(j) || lines.len() >= height {
+                continue;
             }
+            let name = escape(&app.tool(index).name).into_owned();
+            let rank = standing
+                .why(index)
+                .rank
+                .map_or_else(|| " -".to_string(), |r| format!("{r:>2}"));
+            let score = format!(" {score:>6.2}");
+            let name_room = width.saturating_sub(4 + score.len());
+            let text = format!(
+                " {rank} {}{score}",
+                pad(&name, name_room.min(name_width.max(8)))
+            );
+            lines.push(row(vec![Span::styled(text, theme.dim)], near_at(j), theme));
         }
     }
     // While the service computes a dense ranker's vectors (BM25F answers
@@ -423,15 +434,18 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 
 /// The lines of a search the relevance gate emptied: "no tool fits", and
 /// the nearest tools held back with their evidence (and cosine) and score.
+/// `(width, height)` is the pane's; `near` says whether held-back row `j`
+/// is highlighted and whether it is scrolled into view.
 fn held_back(
     lines: &mut Vec<Line<'static>>,
     result: &crate::search::SearchResult,
     app: &App,
     theme: &Theme,
-    width: usize,
-    height: usize,
+    (width, height): (usize, usize),
     name_width: usize,
+    near: (&dyn Fn(usize) -> bool, &dyn Fn(usize) -> bool),
 ) {
+    let (highlighted, shown) = near;
     if lines.len() >= height {
         return;
     }
@@ -464,9 +478,12 @@ fn held_back(
         .max()
         .unwrap_or(4)
         .max(name_width.min(8));
-    for (h, name) in result.held_back.iter().zip(&names) {
+    for (j, (h, name)) in result.held_back.iter().zip(&names).enumerate() {
         if lines.len() >= height {
             break;
+        }
+        if !shown(j) {
+            continue;
         }
         // Names first: the figures shorten (evidence and score, then the
         // evidence alone) before a name is cut.
@@ -491,10 +508,11 @@ fn held_back(
             .unwrap_or_default();
         let room = width.saturating_sub(3 + figures.chars().count());
         let name = pad(name, name_width.min(room));
-        lines.push(Line::from(Span::styled(
-            format!("   {name}{figures}"),
-            theme.dim,
-        )));
+        lines.push(row(
+            vec![Span::styled(format!("   {name}{figures}"), theme.dim)],
+            highlighted(j),
+            theme,
+        ));
     }
 }
 

@@ -39,6 +39,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 
 /// The key line of the screen in front.
 pub fn which_line(app: &App) -> KeyLine {
+    if app.finding() {
+        return KeyLine::Find;
+    }
     match app.popup() {
         Some(Popup::Help) => KeyLine::Help,
         Some(Popup::Detail) => KeyLine::Detail,
@@ -55,6 +58,7 @@ pub fn which_line(app: &App) -> KeyLine {
         },
         None if app.catalog_view().typing => KeyLine::NameFilter,
         None if app.focus() == Focus::Query => KeyLine::Query,
+        None if app.focus() == Focus::Detail => KeyLine::DetailPane,
         None => KeyLine::Main,
     }
 }

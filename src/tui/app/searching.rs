@@ -1,0 +1,76 @@
+//! The query's searches and their answers: a search of the query box's
+//! text, a key of the query box carried out, an answer taken, the token
+//! counts taken.
+
+use std::sync::Arc;
+
+use super::{App, Focus};
+use crate::tokens::TokenBasis;
+use crate::tui::effect::{Effect, SearchAnswer};
+use crate::tui::state::catalog::{Filter, Sort};
+use crate::tui::state::query::QueryOutcome;
+use crate::tui::state::results::Searched;
+
+impl App {
+    /// A search of the current query; `preview` while typing.
+    pub(super) fn search_effect(&mut self, preview: bool) -> Effect {
+        let on = Searched {
+            catalog: &self.catalog,
+            query: self.query.text(),
+            ranker: self.query_ranker(),
+            settings: &self.settings,
+            handle: &self.handle,
+        };
+        self.search.search(&on, preview)
+    }
+
+    pub(super) fn costs_ready(&mut self, basis: TokenBasis, costs: Arc<Vec<u64>>) {
+        if basis == self.settings.basis() && costs.len() == self.catalog.len() {
+            self.costs = Some(costs);
+            if self.catalog_view.sort == Sort::Tokens {
+                self.rebuild_view();
+            }
+        }
+    }
+
+    pub(super) fn search_done(&mut self, answer: SearchAnswer) -> Vec<Effect> {
+        let height = self.list_height();
+        if !self.search.receive(answer, &self.catalog, height) {
+            return Vec::new();
+        }
+        if self.catalog_view.filter == Filter::Selected {
+            self.rebuild_view();
+        }
+        self.search.refresh_after(self.query_ranker())
+    }
+
+    pub(super) fn on_query(&mut self, outcome: QueryOutcome) -> Vec<Effect> {
+        match outcome {
+            QueryOutcome::Nothing => Vec::new(),
+            QueryOutcome::Changed => {
+                if !self.query.is_regex() {
+                    // Words are never a bad pattern.
+                    self.search.pattern_error = None;
+                }
+                let on = Searched {
+                    catalog: &self.catalog,
+                    query: self.query.text(),
+                    ranker: self.query_ranker(),
+                    settings: &self.settings,
+                    handle: &self.handle,
+                };
+                self.search.typing(&on)
+            }
+            QueryOutcome::Commit => {
+                self.focus = Focus::Results;
+                self.last_list = Focus::Results;
+                // A committed query is recorded in the session.
+                vec![self.search_effect(false)]
+            }
+            QueryOutcome::Leave => {
+                self.focus = self.last_list;
+                Vec::new()
+            }
+        }
+    }
+}
