@@ -1,6 +1,7 @@
 //! `toolsift` and `toolsift explore`: the explorer, with its settings from
 //! the config file and the flags; `toolsift demo`: its captioned tour.
 
+use toolsift::catalog::CatalogSource;
 use toolsift::search::Searcher;
 use toolsift::select::SelectError;
 use toolsift::settings::{PartialSettings, Settings};
@@ -90,6 +91,21 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         ));
     }
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    // Catalog files are read again when they change: not standard input
+    // (read once), nor a catalog with MCP servers' tools in it.
+    let sources: Vec<CatalogSource> = args
+        .catalogs
+        .iter()
+        .map(|c| CatalogSource::parse(c))
+        .collect();
+    let reload = if !args.mcp.any()
+        && sources.iter().any(|s| matches!(s, CatalogSource::Path(_)))
+        && !sources.iter().any(|s| matches!(s, CatalogSource::Stdin))
+    {
+        sources
+    } else {
+        Vec::new()
+    };
     toolsift::tui::run(toolsift::tui::Setup {
         sources: catalog.name().to_string(),
         catalog,
@@ -104,6 +120,7 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         context_budget,
         demo: false,
         count,
+        reload,
     })
     .map_err(CliError::Terminal)
 }
@@ -156,6 +173,7 @@ pub fn run_demo(args: &DemoArgs) -> Result<(), CliError> {
         context_budget: None,
         demo: true,
         count: None,
+        reload: Vec::new(),
     };
     toolsift::tui::run_demo(setup, steps, args.speed).map_err(CliError::Terminal)
 }

@@ -25,13 +25,15 @@ pub enum Context {
     Tune,
     /// The comparison screen.
     Compare,
+    /// The query history.
+    History,
     /// Every screen, after the screen's own keys.
     Global,
 }
 
 impl Context {
     /// Every context, in the order help lists them.
-    pub const ALL: [Context; 8] = [
+    pub const ALL: [Context; 9] = [
         Context::Main,
         Context::Input,
         Context::Settings,
@@ -39,6 +41,7 @@ impl Context {
         Context::Confirm,
         Context::Tune,
         Context::Compare,
+        Context::History,
         Context::Global,
     ];
 
@@ -52,6 +55,7 @@ impl Context {
             Context::Confirm => "Before a real call to an MCP server",
             Context::Tune => "Tune (caps measured on requests with known answers)",
             Context::Compare => "Compare (the request searched two ways, side by side)",
+            Context::History => "Query history",
             Context::Global => "Everywhere",
         }
     }
@@ -66,6 +70,7 @@ impl Context {
             Context::Confirm => "confirm_",
             Context::Tune => "tune_",
             Context::Compare => "compare_",
+            Context::History => "history_",
         }
     }
 }
@@ -118,7 +123,8 @@ actions! {
     HalfPageUp = "half_page_up", Main, "page up", "half a page up";
     OpenDetail = "open_detail", Main, "detail", "detail of the highlighted tool";
     ShowInCatalog = "show_in_catalog", Main, "in catalog", "the highlighted result's row in the catalog pane (a filter hiding it is lifted)";
-    ToggleAlwaysLoad = "toggle_always_load", Main, "always-load", "toggle always-load on the highlighted tool";
+    ToggleAlwaysLoad = "toggle_always_load", Main, "always-load", "toggle always-load on the highlighted tool (on every picked tool, when some are picked)";
+    TogglePick = "toggle_pick", Main, "pick", "pick the highlighted tool by hand (again: unpick it); the picked tools are what always-load toggles and export writes; Esc unpicks them all";
     CycleSort = "cycle_sort", Main, "sort", "sort the catalog: catalog order, name, tokens, server";
     CycleFilter = "cycle_filter", Main, "filter", "catalog filter: all, always-load, initial, selected, server";
     NameFilter = "name_filter", Main, "name filter", "filter the catalog pane by name (type to narrow; Enter keeps, Esc clears)";
@@ -129,6 +135,7 @@ actions! {
     RetrySearch = "retry_search", Main, "retry", "re-send the last search (the service may be back)";
     SendFullCatalog = "send_full_catalog", Main, "full catalog", "after a failed search: send the full catalog instead (if it fits the context budget)";
     Tune = "tune", Main, "tune", "Tune screen: loaded share against tokens sent for every cap, on requests with known answers";
+    QueryHistory = "query_history", Main, "history", "the queries committed this run, newest first: pick one to search it again";
     Compare = "compare", Main, "compare", "compare screen: the query searched two ways side by side (another ranker, strategy or gate)";
     Export = "export", Main, "export", "export the loaded tools as a provider payload, to a file";
     CopyTool = "copy_tool", Main, "copy", "copy the highlighted tool's JSON to the clipboard (OSC 52)";
@@ -189,6 +196,11 @@ actions! {
     ComparePageUp = "compare_page_up", Compare, "page up", "half a page up";
     CompareApply = "compare_apply", Compare, "apply", "put the right side's way in force";
     CompareClose = "compare_close", Compare, "back", "back to the explorer";
+    HistoryDown = "history_down", History, "down", "the next (older) query";
+    HistoryUp = "history_up", History, "up", "the previous (newer) query";
+    HistoryPick = "history_pick", History, "search", "put the query in the query box and search it";
+    HistoryForget = "history_forget", History, "forget", "forget the query";
+    HistoryClose = "history_close", History, "back", "back to the explorer";
     QuitNow = "quit_now", Global, "quit", "quit at once, from any screen";
 }
 

@@ -13,8 +13,11 @@ mod apply;
 mod compare;
 mod exact;
 mod find;
+mod history;
 mod input;
 mod jump;
+mod pick;
+mod reload;
 mod screens;
 mod searching;
 mod tool_out;
@@ -70,6 +73,8 @@ pub enum Popup {
     Export,
     /// The comparison of two ways of searching (a full screen).
     Compare,
+    /// The queries committed this run.
+    History,
 }
 
 /// A key, resolved.
@@ -114,8 +119,14 @@ pub struct App {
     tune: TunePane,
     /// The comparison screen, while open.
     compare: Option<crate::tui::screen::compare::ComparePane>,
+    /// The query history, while open.
+    history: Option<crate::tui::screen::history::HistoryList>,
     /// The export popup, while open.
     export: Option<ExportBox>,
+    /// Tools picked by hand (Space), by catalog place.
+    picked: std::collections::BTreeSet<usize>,
+    /// Where the catalog is read again from when a file changes.
+    reload: Vec<crate::catalog::CatalogSource>,
     /// The provider format last exported (a copied or opened tool's).
     tool_format: PayloadFormat,
     /// What the first search waits for.
@@ -168,7 +179,10 @@ impl App {
             breaker: None,
             tune: TunePane::new(setup.queries, setup.config_path),
             compare: None,
+            history: None,
             export: None,
+            picked: Default::default(),
+            reload: setup.reload,
             tool_format: PayloadFormat::OpenaiResponses,
             warming: warm::Warming::start(),
             exact: setup.count.map(|c| {
@@ -263,6 +277,8 @@ impl App {
                 }
                 Vec::new()
             }
+            Msg::CatalogChanged => self.catalog_changed(),
+            Msg::CatalogLoaded(loaded) => self.catalog_loaded(loaded),
             Msg::Compared {
                 generation,
                 right,
@@ -359,6 +375,7 @@ impl App {
             Some(Popup::Breaker) => self.on_breaker(action),
             Some(Popup::Tune) => self.on_tune(action),
             Some(Popup::Compare) => self.on_compare(action),
+            Some(Popup::History) => self.on_history(action),
             Some(Popup::Export) => self.on_export(action),
             Some(Popup::Help) => {
                 if self.help.handle(action, self.layout.help_rows()) {
@@ -408,8 +425,11 @@ impl App {
             Action::Escape => {
                 if self.focus == Focus::Detail {
                     self.focus = self.last_list;
+                } else if !self.unpick_all() {
+                    self.status = Some("nothing to leave: Esc closes a popup, leaves the detail pane or unpicks the picked tools".into());
                 }
             }
+            Action::TogglePick => self.toggle_pick(),
             Action::NextPane | Action::PrevPane => {
                 self.catalog_view.typing = false;
                 // Only the panes on screen take turns; the query box takes
@@ -482,7 +502,8 @@ impl App {
                 return self.tune.open(&on);
             }
             Action::Compare => return self.open_compare(),
-            Action::Export => match self.loaded_tools().map_or(0, |t| t.len()) {
+            Action::QueryHistory => return self.open_history(),
+            Action::Export => match self.export_set().map_or(0, |t| t.len()) {
                 0 => self.status = Some(self.nothing_to_export()),
                 tools => {
                     // On the format `y` and `e` use: the one chosen last.
@@ -550,3 +571,6 @@ mod tests_regex;
 
 #[cfg(test)]
 mod tests_trust;
+
+#[cfg(test)]
+mod tests_reload;

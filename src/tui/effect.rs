@@ -81,6 +81,11 @@ pub enum Msg {
         set: Vec<usize>,
         result: Result<u64, String>,
     },
+    /// A catalog file changed on disk (the watcher).
+    CatalogChanged,
+    /// The catalog read again (`Effect::LoadCatalog`), or why it could not
+    /// be.
+    CatalogLoaded(Result<Arc<Catalog>, String>),
     /// A side of the comparison screen searched (`Effect::Compare`).
     Compared {
         generation: u64,
@@ -111,6 +116,10 @@ pub enum Effect {
         request: SearchRequest,
         /// Wait this long first (a dense ranker's vectors being computed).
         after: Duration,
+    },
+    /// Read the catalog again from `sources`; answers `Msg::CatalogLoaded`.
+    LoadCatalog {
+        sources: Vec<crate::catalog::CatalogSource>,
     },
     /// Count every tool's tokens with `basis`; answers `Msg::CostsReady`.
     Costs {
@@ -274,6 +283,11 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
                 run,
             }
         }
+        Effect::LoadCatalog { sources } => Msg::CatalogLoaded(
+            crate::catalog::load_all(&sources)
+                .map(Arc::new)
+                .map_err(|e| e.to_string()),
+        ),
         Effect::Costs { catalog, basis } => {
             let costs = searcher.tool_costs(&catalog, basis);
             Msg::CostsReady { basis, costs }

@@ -98,11 +98,13 @@ pub enum KeyLine {
     DetailPane,
     /// The find box of the detail or help.
     Find,
+    /// The query history.
+    History,
 }
 
 impl KeyLine {
     /// Every key line.
-    pub const ALL: [KeyLine; 16] = [
+    pub const ALL: [KeyLine; 17] = [
         KeyLine::Main,
         KeyLine::Query,
         KeyLine::NameFilter,
@@ -119,6 +121,7 @@ impl KeyLine {
         KeyLine::Compare,
         KeyLine::DetailPane,
         KeyLine::Find,
+        KeyLine::History,
     ];
 }
 
@@ -151,6 +154,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             (&[OpenDetail], "detail", "detail", 2),
             (&[ShowInCatalog], "in catalog", "in cat", 13),
             (&[ToggleAlwaysLoad], "always-load", "always", 10),
+            (&[TogglePick], "pick", "pick", 13),
             (&[CycleSort], "sort", "sort", 11),
             (&[CopyTool], "copy", "copy", 12),
             (&[OpenTool], "open", "open", 12),
@@ -161,6 +165,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             (&[Tune], "tune", "tune", 6),
             (&[Export], "export", "export", 7),
             (&[Compare], "compare", "compare", 7),
+            (&[QueryHistory], "history", "history", 14),
             help,
             quit,
         ],
@@ -218,6 +223,14 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             (&[Escape], "back", "back", 0),
             help,
             quit,
+        ],
+        KeyLine::History => vec![
+            (&[HistoryDown, HistoryUp], "choose", "choose", 1),
+            (&[HistoryPick], "search it", "search", 0),
+            (&[HistoryForget], "forget", "forget", 2),
+            (&[HistoryClose], "back", "back", 0),
+            help,
+            quit_now,
         ],
         KeyLine::Find => vec![
             (&[InputSubmit], "keep", "keep", 0),

@@ -27,6 +27,7 @@ mod setup;
 pub mod state;
 pub mod text;
 pub mod ui;
+pub mod watch;
 
 use std::sync::Arc;
 
@@ -103,6 +104,7 @@ where
     }
     terminal.draw(|f| ui::draw(f, app))?;
     let reader = tokio::spawn(forward(source, tx.clone()));
+    let watcher = tokio::spawn(watch::watch(app.watched_files(), tx.clone()));
     let result = async {
         while let Some(msg) = rx.recv().await {
             let mut effects = app.update(msg);
@@ -129,6 +131,7 @@ where
     }
     .await;
     reader.abort();
+    watcher.abort();
     result
 }
 

@@ -37,6 +37,10 @@ pub struct Setup {
     pub demo: bool,
     /// Exact counts from this provider (`--count-with`), if any.
     pub count: Option<crate::provider_count::CountConfig>,
+    /// Where the catalog is read again from when one of its files changes
+    /// (empty: nothing is watched: a built-in catalog, standard input, MCP
+    /// servers).
+    pub reload: Vec<crate::catalog::CatalogSource>,
 }
 
 impl Setup {
@@ -58,6 +62,7 @@ impl Setup {
             context_budget: None,
             demo: false,
             count: None,
+            reload: Vec::new(),
         }
     }
 }

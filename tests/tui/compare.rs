@@ -161,6 +161,8 @@ fn compare_in_a_real_terminal() {
     tty.send(b"/");
     tty.send(b"send an email to the team");
     tty.send(b"\x1b");
+    // Esc read alone (an Esc and a key close together read as Alt-key).
+    tty.wait_for("Tab pane");
     tty.send(b"v");
     tty.wait_for("only strategy all");
     tty.send(b"l");

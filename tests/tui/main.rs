@@ -8,6 +8,7 @@ mod compare;
 mod exact;
 mod hidden_text;
 mod pager;
+mod reload;
 mod screens;
 mod terminal;
 mod widths;

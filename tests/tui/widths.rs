@@ -95,6 +95,15 @@ fn screens() -> Vec<(&'static str, Reach)> {
             }),
         ),
         (
+            "history",
+            Box::new(|a: &mut App| {
+                press(a, KeyCode::Char('/'));
+                text(a, "schedule a meeting with the on-call engineer");
+                press(a, KeyCode::Enter);
+                press(a, KeyCode::Char('H'));
+            }),
+        ),
+        (
             "compare gate",
             Box::new(|a: &mut App| {
                 press(a, KeyCode::Char('/'));
@@ -138,6 +147,9 @@ fn rows(app: &App) -> Vec<String> {
         Some(Popup::Breaker) => Some(l.breaker.body),
         Some(Popup::Tune) => Some(l.tune.body),
         Some(Popup::Compare) => Some(l.compare),
+        Some(Popup::History) => app
+            .history_list()
+            .map(|h| toolsift::tui::screen::history::draw::area_for(l.area, h)),
     };
     (0..h)
         .map(|y| {

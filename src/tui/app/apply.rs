@@ -42,6 +42,9 @@ impl App {
     }
 
     pub(super) fn toggle_always_load(&mut self) -> Vec<Effect> {
+        if !self.picked.is_empty() {
+            return self.toggle_always_load_picked();
+        }
         let index = match self.focus {
             Focus::Results => self.search.current_index(),
             _ => self.catalog_view.current(),

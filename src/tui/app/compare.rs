@@ -41,7 +41,7 @@ impl App {
             return self.close();
         };
         match pane.handle(action, rows) {
-            Outcome::Stay => Vec::new(),
+            Outcome::Stay | Outcome::Search(_) | Outcome::Forget(_) => Vec::new(),
             Outcome::Effects(effects) => effects,
             Outcome::Close => {
                 self.compare = None;

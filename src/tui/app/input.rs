@@ -52,6 +52,7 @@ impl App {
                 | Context::Breaker
                 | Context::Tune
                 | Context::Compare
+                | Context::History
                 | Context::Confirm
         ) && self.keymap.action_in(Context::Main, ev) == Some(Action::Help)
         {

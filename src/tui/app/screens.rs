@@ -61,7 +61,7 @@ impl App {
         self.tool_format = format;
         self.export = None;
         self.popup = None;
-        let Some(indices) = self.loaded_tools() else {
+        let Some(indices) = self.export_set() else {
             self.status = Some("nothing to export: no tools are loaded".into());
             return Vec::new();
         };

@@ -468,3 +468,105 @@ fn slash_finds_words_in_help() {
     assert!(!app.should_quit());
     assert_eq!(app.help().find.words(), "q");
 }
+
+#[test]
+fn the_query_history_lists_committed_queries_and_searches_a_pick() {
+    let mut app = sized(80, 24);
+    // Nothing committed yet: H says how to get a history.
+    let rows = key(&mut app, KeyCode::Char('H'));
+    assert!(
+        rows.last().unwrap().contains("no queries yet"),
+        "{:?}",
+        rows.last()
+    );
+    for q in ["refund the duplicate charge", "who is on call"] {
+        key(&mut app, KeyCode::Char('/'));
+        app.update(crate::tui::effect::Msg::Action(
+            crate::tui::action::Action::InputClear,
+        ));
+        for c in q.chars() {
+            key(&mut app, KeyCode::Char(c));
+        }
+        key(&mut app, KeyCode::Enter);
+        key(&mut app, KeyCode::Esc);
+    }
+    let rows = key(&mut app, KeyCode::Char('H'));
+    assert_eq!(app.popup(), Some(super::Popup::History));
+    let text = rows.join("\n");
+    let newest = text.find("2  who is on call").expect(&text);
+    let older = text.find("1  refund the duplicate charge").unwrap();
+    assert!(newest < older, "newest first:\n{text}");
+    assert!(text.contains(" 1/2 "), "{text}");
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.popup(), None);
+    assert_eq!(app.query().text(), "refund the duplicate charge");
+    assert_eq!(app.search().query, "refund the duplicate charge");
+    // Picked again, it is the newest.
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('H'));
+    key(&mut app, KeyCode::Char('d'));
+    key(&mut app, KeyCode::Char('d'));
+    assert_eq!(app.popup(), None, "the last one forgotten closes it");
+    assert!(app.query().history.is_empty());
+}
+
+#[test]
+fn the_call_log_follows_the_picked_call_and_says_which_it_is() {
+    let mut app = sized(80, 24);
+    key(&mut app, KeyCode::Char('b'));
+    // Two loops: more calls than the log has rows for.
+    key(&mut app, KeyCode::Char('L'));
+    let rows = key(&mut app, KeyCode::Char('L'));
+    let calls = app.breaker().unwrap().log.len();
+    assert!(calls >= 8, "{calls}");
+    let text = rows.join("\n");
+    assert!(text.contains(&format!(" {calls}/{calls} ")), "{text}");
+    // Picked up to the first call: the log shows it, and says so.
+    for _ in 0..calls {
+        key(&mut app, KeyCode::Char('k'));
+    }
+    let text = draw(&app).join("\n");
+    assert!(text.contains("›  1 "), "{text}");
+    assert!(text.contains(&format!(" 1/{calls} ")), "{text}");
+}
+
+#[test]
+fn space_picks_tools_that_a_toggles_and_x_exports() {
+    let mut app = sized(120, 35);
+    // The first two catalog rows picked; the cursor moves on each time.
+    key(&mut app, KeyCode::Char(' '));
+    let rows = key(&mut app, KeyCode::Char(' '));
+    let picked: Vec<usize> = app.picked().iter().copied().collect();
+    assert_eq!(picked.len(), 2);
+    assert_eq!(app.catalog_view().list.selected, 2);
+    let text = rows.join("\n");
+    assert!(text.contains("· 2 picked"), "{text}");
+    assert_eq!(text.matches('✓').count(), 2, "{text}");
+    // a: always-load on both, as one change.
+    key(&mut app, KeyCode::Char('a'));
+    assert!(picked.iter().all(|&i| app.catalog().tools()[i].always_load));
+    key(&mut app, KeyCode::Char('a'));
+    assert!(
+        picked
+            .iter()
+            .all(|&i| !app.catalog().tools()[i].always_load)
+    );
+    // x: the export writes the picked tools, and says so.
+    let rows = key(&mut app, KeyCode::Char('x'));
+    assert!(
+        rows.iter().any(|r| r.contains("2 (the tools you picked)")),
+        "{rows:#?}"
+    );
+    assert_eq!(app.export_set().unwrap(), picked);
+    key(&mut app, KeyCode::Esc);
+    // Esc unpicks them all; again, it says there is nothing to leave.
+    key(&mut app, KeyCode::Esc);
+    assert!(app.picked().is_empty());
+    let rows = key(&mut app, KeyCode::Esc);
+    assert!(
+        rows.last().unwrap().contains("nothing to leave"),
+        "{:?}",
+        rows.last()
+    );
+}

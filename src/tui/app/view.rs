@@ -189,6 +189,20 @@ impl App {
         self.search.loaded_tools(self.catalog.len())
     }
 
+    /// The tools picked by hand (Space), by catalog place.
+    pub fn picked(&self) -> &std::collections::BTreeSet<usize> {
+        &self.picked
+    }
+
+    /// What an export writes: the picked tools, else the loaded ones.
+    pub fn export_set(&self) -> Option<Vec<usize>> {
+        if self.picked.is_empty() {
+            self.loaded_tools()
+        } else {
+            Some(self.picked.iter().copied().collect())
+        }
+    }
+
     /// The full catalog's tokens (once counted) and whether they fit the
     /// context budget: `Err` says why the full catalog is not offered.
     pub fn full_catalog_offer(&self) -> Result<u64, String> {
@@ -293,6 +307,7 @@ impl App {
             Some(Popup::Tune) if self.tune.is_typing() => Context::Input,
             Some(Popup::Tune) => Context::Tune,
             Some(Popup::Compare) => Context::Compare,
+            Some(Popup::History) => Context::History,
             Some(Popup::Export) => Context::Input,
             Some(Popup::Help | Popup::Detail) if self.finding() => Context::Input,
             Some(Popup::Help | Popup::Detail) => Context::Main,

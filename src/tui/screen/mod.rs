@@ -6,6 +6,7 @@
 //! outcome.
 
 pub mod compare;
+pub mod history;
 
 use crate::settings::Settings;
 use crate::tui::effect::Effect;
@@ -22,4 +23,8 @@ pub enum Outcome {
     Effects(Vec<Effect>),
     /// Put these settings in force (refused with a message if invalid).
     Apply(Settings),
+    /// Put this query in the query box and search it (committed).
+    Search(String),
+    /// The query box's history is now this (oldest first).
+    Forget(Vec<String>),
 }

@@ -34,6 +34,11 @@ impl ExactCounts {
         }
     }
 
+    /// The same provider, nothing counted yet (another catalog).
+    pub fn afresh(&self) -> ExactCounts {
+        ExactCounts::new(self.counter.clone())
+    }
+
     /// The provider's name and model: `openai:gpt-4o`.
     pub fn model(&self) -> String {
         let c = self.counter.config();

@@ -56,8 +56,10 @@ impl QueryBox {
                 QueryOutcome::Changed
             }
             Action::InputSubmit => {
+                // Committed again, a query moves to the newest place.
                 let q = self.input.text.trim().to_string();
-                if !q.is_empty() && self.history.last() != Some(&q) {
+                if !q.is_empty() {
+                    self.history.retain(|h| *h != q);
                     self.history.push(q);
                 }
                 self.history_pos = None;

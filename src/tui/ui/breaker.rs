@@ -413,7 +413,8 @@ fn draw_log(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Theme
     );
     let inner = block.inner(area);
     f.render_widget(block, area);
-    if p.log.is_empty() {
+    let len = p.log.len();
+    if len == 0 {
         f.render_widget(
             Paragraph::new(Span::styled(
                 format!(
@@ -436,99 +437,115 @@ fn draw_log(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Theme
             .as_ref()
             .is_some_and(|l| !matches!(l.state, LiveState::Calling(_)))
     });
-    let mut groups: Vec<Vec<Line>> = Vec::new();
-    let mut used = 0;
-    for (i, e) in p.log.iter().enumerate().rev() {
-        let from = e
-            .trace_line
-            .map_or(String::new(), |l| format!(" (trace line {l})"));
-        let (mark, style, outcome_style) = match e.live.as_ref().map(|l| l.state) {
-            _ if !e.ran => ("BLOCKED ", theme.error, theme.error),
-            Some(LiveState::Calling(_)) => ("calling ", theme.key, theme.key),
-            Some(LiveState::ToolError) => ("ERROR   ", theme.error, theme.error),
-            Some(LiveState::Failed) => ("FAILED  ", theme.error, theme.error),
-            Some(LiveState::Answered) => ("ran     ", theme.selected, Default::default()),
-            None => ("ran     ", theme.selected, theme.dim),
-        };
-        // The server of a call made, or of the tool a blocked call named
-        // (never sent, it has no answer to say where it went).
-        let server = match e.live.as_ref() {
-            Some(l) => format!("[{}] ", escape(&l.server)),
-            None => app
-                .catalog()
-                .index_of(&e.tool)
-                .and_then(|i| app.catalog().tools()[i].mcp.as_ref())
-                .filter(|_| p.log.iter().any(|o| o.live.is_some()))
-                .map_or(String::new(), |o| format!("[{}] ", escape(&o.server))),
-        };
-        // The picked row is marked; a cut line ends in an ellipsis (the
-        // open-call key shows it whole).
-        let picked = p.picked_row() == Some(i);
-        let head = format!("{}{:>3} ", if picked { "›" } else { " " }, i + 1);
-        let counts = format!("{}/{} ", e.repeats, e.threshold);
-        let room = width
-            .saturating_sub(text_width(&head) + 8 + text_width(&counts) + text_width(&server))
-            .saturating_sub(text_width(&from));
-        let mut group = vec![Line::from(vec![
-            Span::styled(
-                head,
-                if picked {
-                    theme.key
-                } else {
-                    Default::default()
-                },
-            ),
-            Span::styled(mark, style),
-            Span::raw(counts),
-            Span::styled(server, theme.always),
-            Span::raw(cut(&escape(&e.signature), room.max(8))),
-            Span::styled(from, theme.dim),
-        ])];
-        if whole == Some(i) {
-            let room = width.saturating_sub(4).max(4);
-            for line in e.outcome.lines() {
-                let chars: Vec<char> = line.chars().collect();
-                for (k, chunk) in chars.chunks(room).enumerate() {
-                    let lead = if k == 0 && group.len() == 1 {
-                        "  → "
-                    } else {
-                        "    "
-                    };
-                    group.push(Line::from(vec![
-                        Span::raw(lead),
-                        Span::styled(chunk.iter().collect::<String>(), outcome_style),
-                    ]));
-                }
-            }
-            if group.len() == 1 {
-                group.push(Line::from("  → "));
-            }
-            // Room for at least the entry before it.
-            let max = height.saturating_sub(2).max(2);
-            if group.len() > max {
-                group.truncate(max - 1);
-                group.push(Line::from(Span::styled("    …", theme.dim)));
-            }
-        } else {
-            // One line of the outcome.
-            let mut outcome_lines = e.outcome.lines();
-            let first = escape(outcome_lines.next().unwrap_or("")).into_owned();
-            let outcome = if outcome_lines.next().is_some() {
-                format!("{} …", cut(&first, width.saturating_sub(8)))
-            } else {
-                cut(&first, width.saturating_sub(6))
+    // The calls that fit, newest at the bottom, from call `bottom` up.
+    let window = |bottom: usize| -> Vec<(usize, Vec<Line>)> {
+        let mut groups: Vec<(usize, Vec<Line>)> = Vec::new();
+        let mut used = 0;
+        for (i, e) in p.log.iter().enumerate().take(bottom + 1).rev() {
+            let from = e
+                .trace_line
+                .map_or(String::new(), |l| format!(" (trace line {l})"));
+            let (mark, style, outcome_style) = match e.live.as_ref().map(|l| l.state) {
+                _ if !e.ran => ("BLOCKED ", theme.error, theme.error),
+                Some(LiveState::Calling(_)) => ("calling ", theme.key, theme.key),
+                Some(LiveState::ToolError) => ("ERROR   ", theme.error, theme.error),
+                Some(LiveState::Failed) => ("FAILED  ", theme.error, theme.error),
+                Some(LiveState::Answered) => ("ran     ", theme.selected, Default::default()),
+                None => ("ran     ", theme.selected, theme.dim),
             };
-            group.push(Line::from(vec![
-                Span::raw("    → "),
-                Span::styled(outcome, outcome_style),
-            ]));
+            // The server of a call made, or of the tool a blocked call named
+            // (never sent, it has no answer to say where it went).
+            let server = match e.live.as_ref() {
+                Some(l) => format!("[{}] ", escape(&l.server)),
+                None => app
+                    .catalog()
+                    .index_of(&e.tool)
+                    .and_then(|i| app.catalog().tools()[i].mcp.as_ref())
+                    .filter(|_| p.log.iter().any(|o| o.live.is_some()))
+                    .map_or(String::new(), |o| format!("[{}] ", escape(&o.server))),
+            };
+            // The picked row is marked; a cut line ends in an ellipsis (the
+            // open-call key shows it whole).
+            let picked = p.picked_row() == Some(i);
+            let head = format!("{}{:>3} ", if picked { "›" } else { " " }, i + 1);
+            let counts = format!("{}/{} ", e.repeats, e.threshold);
+            let room = width
+                .saturating_sub(text_width(&head) + 8 + text_width(&counts) + text_width(&server))
+                .saturating_sub(text_width(&from));
+            let mut group = vec![Line::from(vec![
+                Span::styled(
+                    head,
+                    if picked {
+                        theme.key
+                    } else {
+                        Default::default()
+                    },
+                ),
+                Span::styled(mark, style),
+                Span::raw(counts),
+                Span::styled(server, theme.always),
+                Span::raw(cut(&escape(&e.signature), room.max(8))),
+                Span::styled(from, theme.dim),
+            ])];
+            if whole == Some(i) {
+                let room = width.saturating_sub(4).max(4);
+                for line in e.outcome.lines() {
+                    let chars: Vec<char> = line.chars().collect();
+                    for (k, chunk) in chars.chunks(room).enumerate() {
+                        let lead = if k == 0 && group.len() == 1 {
+                            "  → "
+                        } else {
+                            "    "
+                        };
+                        group.push(Line::from(vec![
+                            Span::raw(lead),
+                            Span::styled(chunk.iter().collect::<String>(), outcome_style),
+                        ]));
+                    }
+                }
+                if group.len() == 1 {
+                    group.push(Line::from("  → "));
+                }
+                // Room for at least the entry before it.
+                let max = height.saturating_sub(2).max(2);
+                if group.len() > max {
+                    group.truncate(max - 1);
+                    group.push(Line::from(Span::styled("    …", theme.dim)));
+                }
+            } else {
+                // One line of the outcome.
+                let mut outcome_lines = e.outcome.lines();
+                let first = escape(outcome_lines.next().unwrap_or("")).into_owned();
+                let outcome = if outcome_lines.next().is_some() {
+                    format!("{} …", cut(&first, width.saturating_sub(8)))
+                } else {
+                    cut(&first, width.saturating_sub(6))
+                };
+                group.push(Line::from(vec![
+                    Span::raw("    → "),
+                    Span::styled(outcome, outcome_style),
+                ]));
+            }
+            if used + group.len() > height && !groups.is_empty() {
+                break;
+            }
+            used += group.len();
+            groups.push((i, group));
         }
-        if used + group.len() > height && !groups.is_empty() {
-            break;
-        }
-        used += group.len();
-        groups.push(group);
+        groups
+    };
+    // The newest calls, unless the picked one is older than they reach:
+    // then the window ends at it.
+    let mut groups = window(len - 1);
+    let oldest = groups.last().map_or(0, |(i, _)| *i);
+    if let Some(picked) = p.picked_row().filter(|&r| r < oldest) {
+        groups = window(picked);
     }
-    let lines: Vec<Line> = groups.into_iter().rev().flatten().collect();
+    // The picked call of all, in the bottom border.
+    if let Some(r) = p.picked_row() {
+        let at = Line::from(format!(" {}/{len} ", r + 1)).right_aligned();
+        super::draw_position(f, area, Some(at));
+    }
+    let lines: Vec<Line> = groups.into_iter().rev().flat_map(|(_, g)| g).collect();
     f.render_widget(Paragraph::new(lines), inner);
 }

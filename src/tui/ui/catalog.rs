@@ -98,6 +98,12 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             theme.dim,
         ));
     }
+    if !app.picked().is_empty() {
+        title.push(Span::styled(
+            format!("· {} picked ", app.picked().len()),
+            theme.key,
+        ));
+    }
     if view.filter != Filter::All {
         title.push(Span::styled(
             format!("· {} only ", view.filter_label()),
@@ -157,7 +163,12 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         let selected = app.is_selected(index);
         let initial = app.handle().is_initial(index);
         let current = i == list.selected;
-        let mut spans = vec![Span::raw(if current { "›" } else { " " })];
+        // A picked tool is ticked (Space); the highlight shows the cursor.
+        let mut spans = vec![if app.picked().contains(&index) {
+            Span::styled("✓", theme.key)
+        } else {
+            Span::raw(if current { "›" } else { " " })
+        }];
         match cols.flags {
             8 => spans.extend([
                 Span::styled(if t.always_load { "★ " } else { "  " }, theme.always),

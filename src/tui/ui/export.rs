@@ -19,7 +19,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     f.render_widget(Clear, area);
     let block = pane(
         Line::from(Span::styled(
-            " Export the loaded tools as a provider payload ",
+            " Export tools as a provider payload ",
             theme.title,
         )),
         true,
@@ -32,7 +32,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let chars: Vec<char> = escape(&b.path.text).chars().collect();
     let skip = b.path.cursor.saturating_sub(room - 1);
     let shown: String = chars.iter().skip(skip).take(room).collect();
-    let source = if app.search().full_catalog {
+    let source = if !app.picked().is_empty() {
+        "the tools you picked"
+    } else if app.search().full_catalog {
         "the full catalog"
     } else {
         "the current search's loaded set"

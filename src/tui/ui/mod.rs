@@ -362,6 +362,12 @@ pub fn draw(f: &mut Frame, app: &App) {
         Some(Popup::Settings) => settings::draw(f, l.settings_popup, app, &theme),
         Some(Popup::Breaker) => breaker::draw(f, &l.breaker, app, &theme),
         Some(Popup::Tune) => tune::draw(f, &l.tune, app, &theme),
+        Some(Popup::History) => {
+            if let Some(list) = app.history_list() {
+                let area = crate::tui::screen::history::draw::area_for(l.area, list);
+                crate::tui::screen::history::draw::draw(f, area, list, &theme);
+            }
+        }
         Some(Popup::Compare) => {
             if let Some(pane) = app.compare() {
                 crate::tui::screen::compare::draw::draw(f, l.compare, pane, app.catalog(), &theme);

@@ -232,7 +232,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         // mid-word by the pane's edge.
         let mut room = width.saturating_sub(1 + 2 + 1 + name.chars().count());
         let mut spans = vec![
-            Span::raw(if current { "›" } else { " " }),
+            if app.picked().contains(&hit.index) {
+                Span::styled("✓", theme.key)
+            } else {
+                Span::raw(if current { "›" } else { " " })
+            },
             Span::styled(
                 rank_cell,
                 if hit.reason == Some(Reason::AlwaysLoad) {

@@ -50,6 +50,7 @@ pub fn which_line(app: &App) -> KeyLine {
         Some(Popup::Tune) if app.tune().is_typing() => KeyLine::TuneInput,
         Some(Popup::Tune) => KeyLine::Tune,
         Some(Popup::Compare) => KeyLine::Compare,
+        Some(Popup::History) => KeyLine::History,
         Some(Popup::Breaker) => match app.breaker() {
             Some(p) if p.confirming() => KeyLine::Confirm,
             Some(p) if p.is_typing() => KeyLine::BreakerInput,

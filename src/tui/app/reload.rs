@@ -1,0 +1,96 @@
+//! A catalog file that changed on disk, read again: the new catalog takes
+//! the old one's place if the settings in force fit it; everything that
+//! pointed into the old one (results, the breaker's tool, picks, the
+//! comparison, counts, audits) starts afresh, and the query is searched
+//! again. A file that no longer reads leaves the last good catalog in
+//! place, and says why (file, line, tool).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{App, Popup};
+use crate::catalog::{Catalog, CatalogSource};
+use crate::tui::effect::Effect;
+use crate::tui::state::catalog::CatalogView;
+use crate::tui::state::detail::DetailState;
+use crate::tui::state::results::SearchState;
+
+impl App {
+    /// The files the explorer watches (none: nothing is read again).
+    pub fn watched_files(&self) -> Vec<PathBuf> {
+        self.reload
+            .iter()
+            .filter_map(|s| match s {
+                CatalogSource::Path(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A watched file changed: read the catalog again.
+    pub(super) fn catalog_changed(&mut self) -> Vec<Effect> {
+        if self.reload.is_empty() {
+            return Vec::new();
+        }
+        vec![Effect::LoadCatalog {
+            sources: self.reload.clone(),
+        }]
+    }
+
+    /// The catalog read again, or why it could not be.
+    pub(super) fn catalog_loaded(&mut self, loaded: Result<Arc<Catalog>, String>) -> Vec<Effect> {
+        let catalog = match loaded {
+            Ok(c) => c,
+            Err(e) => {
+                self.status = Some(format!(
+                    "the catalog changed but does not read, so the last good one stays: {e}"
+                ));
+                return Vec::new();
+            }
+        };
+        let handle = match self.settings.validate(&catalog) {
+            Ok(h) => h,
+            Err(e) => {
+                self.status = Some(format!(
+                    "the catalog changed, but the settings in force do not fit it, so the last good one stays: {e}"
+                ));
+                return Vec::new();
+            }
+        };
+        let before = self.catalog.len();
+        self.catalog = catalog;
+        self.handle = handle;
+        // What pointed into the old catalog starts afresh.
+        let (sort, filter) = (self.catalog_view.sort, self.catalog_view.filter);
+        self.catalog_view = CatalogView::new(&self.catalog);
+        self.catalog_view.sort = sort;
+        self.catalog_view.filter = filter;
+        self.search = SearchState::new(self.search.context_budget());
+        self.detail = DetailState::default();
+        self.costs = None;
+        self.lints.clear();
+        self.findability.clear();
+        self.breaker = None;
+        self.compare = None;
+        self.export = None;
+        self.picked.clear();
+        self.exact = self.exact.as_ref().map(|e| e.afresh());
+        if matches!(
+            self.popup,
+            Some(Popup::Breaker | Popup::Compare | Popup::Export | Popup::Detail)
+        ) {
+            self.popup = None;
+        }
+        self.warming = super::warm::Warming::start();
+        self.rebuild_view();
+        self.status = Some(format!(
+            "the catalog changed on disk: read again, {} tools (were {before})",
+            self.catalog.len()
+        ));
+        let mut effects = self.start_effects();
+        // The query in the box, searched again once the new catalog is
+        // warm (the start's search is of the query box's text).
+        effects.extend(self.exact_next());
+        effects
+    }
+}
