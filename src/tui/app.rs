@@ -33,16 +33,16 @@ use super::action::{Action, Context};
 use super::effect::{Effect, Msg, run_effect};
 use super::keymap::Keymap;
 use super::layout::{ScreenLayout, layout};
+use super::screen::breaker::BreakerPane;
+use super::screen::export::ExportBox;
+use super::screen::help::HelpState;
+use super::screen::settings::SettingsEditor;
+use super::screen::tune::{TunePane, Tuned};
 use super::setup::Setup;
-use super::state::breaker::BreakerPane;
 use super::state::catalog::CatalogView;
 use super::state::detail::DetailState;
-use super::state::export::ExportBox;
-use super::state::help::HelpState;
 use super::state::query::QueryBox;
 use super::state::results::{SearchState, Searched};
-use super::state::settings::{SettingsEditor, SettingsOutcome};
-use super::state::tune::{TunePane, Tuned};
 use crate::catalog::Catalog;
 use crate::catalog::export::PayloadFormat;
 use crate::search::Searcher;
@@ -367,16 +367,14 @@ impl App {
             return Vec::new();
         }
         match self.popup {
-            Some(Popup::Settings) => match self.editor.handle(action) {
-                SettingsOutcome::Nothing => Vec::new(),
-                SettingsOutcome::Close => self.close(),
-                SettingsOutcome::Apply(edited) => self.apply_settings(edited),
-            },
-            Some(Popup::Breaker) => self.on_breaker(action),
-            Some(Popup::Tune) => self.on_tune(action),
-            Some(Popup::Compare) => self.on_compare(action),
-            Some(Popup::History) => self.on_history(action),
-            Some(Popup::Export) => self.on_export(action),
+            Some(
+                Popup::Settings
+                | Popup::Breaker
+                | Popup::Tune
+                | Popup::Compare
+                | Popup::History
+                | Popup::Export,
+            ) => self.on_screen(action),
             Some(Popup::Help) => {
                 if self.help.handle(action, self.layout.help_rows()) {
                     self.popup = self.help_over.take();
@@ -430,6 +428,13 @@ impl App {
                 }
             }
             Action::TogglePick => self.toggle_pick(),
+            Action::FoldSchema => {
+                if self.layout.detail_is_popup() {
+                    self.status = Some("the schema folds in the detail: Enter opens it".into());
+                } else {
+                    self.status = Some(self.detail.cycle_fold().into());
+                }
+            }
             Action::NextPane | Action::PrevPane => {
                 self.catalog_view.typing = false;
                 // Only the panes on screen take turns; the query box takes

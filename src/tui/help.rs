@@ -203,6 +203,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
         KeyLine::Detail => vec![
             (&[Down, Up], "scroll", "scroll", 1),
             (&[FocusQuery], "find", "find", 2),
+            (&[FoldSchema], "fold", "fold", 5),
             (&[NextMatch, PrevMatch], "next/prev found", "next", 4),
             (&[HalfPageDown, HalfPageUp], "page", "page", 2),
             (&[Top, Bottom], "top/end", "top/end", 3),
@@ -215,6 +216,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
         KeyLine::DetailPane => vec![
             (&[Down, Up], "scroll", "scroll", 1),
             (&[FocusQuery], "find", "find", 2),
+            (&[FoldSchema], "fold", "fold", 5),
             (&[NextMatch, PrevMatch], "next/prev found", "next", 5),
             (&[HalfPageDown, HalfPageUp], "page", "page", 4),
             (&[CopyTool], "copy JSON", "copy", 3),

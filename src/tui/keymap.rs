@@ -414,7 +414,7 @@ mod tests {
             k.action(&ev(KeyCode::Char('d'), KeyModifiers::CONTROL)),
             Some(Action::HalfPageDown)
         );
-        assert_eq!(k.action(&ev(KeyCode::Char('z'), none)), None);
+        assert_eq!(k.action(&ev(KeyCode::Char('Z'), none)), None);
         assert_eq!(k.label(Action::Help), "? F1");
         // The same key means different things on different screens.
         let ctrl_u = ev(KeyCode::Char('u'), KeyModifiers::CONTROL);

@@ -22,6 +22,7 @@ pub mod line_input;
 pub mod list;
 pub mod osc52;
 pub mod pager;
+pub mod paint;
 pub mod screen;
 mod setup;
 pub mod state;

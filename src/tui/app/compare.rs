@@ -1,15 +1,13 @@
 //! The comparison screen's part of the app: opened on the query box's
-//! request, its keys and answers handed to it, a way it puts in force
-//! applied as the settings popup would.
+//! request, its answers handed to it (its keys go through
+//! `screens.rs`).
 
 use std::sync::Arc;
 
 use super::{App, Popup};
 use crate::catalog::Catalog;
-use crate::tui::action::Action;
 use crate::tui::effect::{Effect, SearchRun};
-use crate::tui::screen::Outcome;
-use crate::tui::screen::compare::{ComparePane, Compared, draw};
+use crate::tui::screen::compare::{ComparePane, Compared};
 
 impl App {
     /// Opens the comparison on the query box's request, or says why not.
@@ -31,34 +29,6 @@ impl App {
             Err(why) => {
                 self.status = Some(why);
                 Vec::new()
-            }
-        }
-    }
-
-    pub(super) fn on_compare(&mut self, action: Action) -> Vec<Effect> {
-        let rows = draw::list_rows(self.layout.compare);
-        let Some(pane) = &mut self.compare else {
-            return self.close();
-        };
-        match pane.handle(action, rows) {
-            Outcome::Stay | Outcome::Search(_) | Outcome::Forget(_) => Vec::new(),
-            Outcome::Effects(effects) => effects,
-            Outcome::Close => {
-                self.compare = None;
-                self.close()
-            }
-            Outcome::Apply(settings) => {
-                let label = pane.right().way.label.clone();
-                let effects = self.apply_settings(settings);
-                self.status = Some(match self.editor.take_error() {
-                    Some(e) => format!("{label} not put in force: {e}"),
-                    None => {
-                        self.compare = None;
-                        self.popup = None;
-                        format!("{label} is in force (s: the settings)")
-                    }
-                });
-                effects
             }
         }
     }

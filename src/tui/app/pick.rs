@@ -21,15 +21,15 @@ impl App {
         let name = escape(&self.catalog.tools()[index].name).into_owned();
         let n = self.picked.len();
         self.status = Some(if self.picked.contains(&index) {
+            // The keys first: a narrow bottom line cuts the name, not them.
             format!(
-                "{name} picked ({}): {} toggles always-load on them, {} exports them, {} unpicks all",
-                crate::tui::text::count(n as u64, "tool", "tools"),
+                "{n} picked: {} always-load, {} export, {} unpick · {name}",
                 self.keymap.label(Action::ToggleAlwaysLoad),
                 self.keymap.label(Action::Export),
                 self.keymap.label(Action::Escape),
             )
         } else {
-            format!("{name} unpicked ({n} picked)")
+            format!("{n} picked · {name} unpicked")
         });
         if matches!(self.focus, Focus::Catalog | Focus::Results) {
             self.move_in(self.focus, Action::Down);

@@ -11,7 +11,7 @@ use super::*;
 use crate::catalog::{McpOrigin, Tool};
 use crate::search::Searcher;
 use crate::sources::mcp::{CallOutcome, McpCallError, ServerState};
-use crate::tui::state::breaker::LiveState;
+use crate::tui::screen::breaker::LiveState;
 use crate::tui::state::catalog::{Filter, Sort};
 
 fn tool(server: &str, name: &str, on_server: &str, read_only: bool) -> Tool {

@@ -570,3 +570,27 @@ fn space_picks_tools_that_a_toggles_and_x_exports() {
         rows.last()
     );
 }
+
+#[test]
+fn z_folds_the_schema_to_its_property_names_and_back() {
+    let mut app = sized(120, 35);
+    let full = detail_text(&app, &draw(&app));
+    assert!(full.contains("\"description\": \"Agent user"), "{full}");
+    let rows = key(&mut app, KeyCode::Char('z'));
+    let names = detail_text(&app, &rows);
+    assert!(names.contains("\"assignee_id\": {…2 keys},"), "{names}");
+    assert!(!names.contains("Agent user"), "{names}");
+    assert!(
+        rows.last().unwrap().contains("names only"),
+        "{:?}",
+        rows.last()
+    );
+    key(&mut app, KeyCode::Char('z'));
+    let rows = key(&mut app, KeyCode::Char('z'));
+    assert!(detail_text(&app, &rows).contains("\"description\": \"Agent user"));
+    // Below 100 columns the detail is a popup: z folds there too.
+    let mut app = sized(80, 24);
+    key(&mut app, KeyCode::Enter);
+    let rows = key(&mut app, KeyCode::Char('z'));
+    assert!(rows.join("\n").contains("{…2 keys}"), "{rows:#?}");
+}

@@ -137,7 +137,7 @@ fn a_bad_request_file_is_an_error_on_the_screen() {
     app.settle(effects);
     press(&mut app, KeyCode::Enter);
     match &app.tune().state {
-        crate::tui::state::tune::TuneState::Failed(e) => {
+        crate::tui::screen::tune::TuneState::Failed(e) => {
             assert!(e.contains("/no/such/requests.jsonl"), "{e}")
         }
         other => panic!("{other:?}"),

@@ -8,7 +8,7 @@ use crate::catalog::export::payload_tool;
 use crate::terminal_text::{escape, json_for_terminal};
 use crate::tui::action::Action;
 use crate::tui::effect::Effect;
-use crate::tui::state::export::format_name;
+use crate::tui::screen::export::format_name;
 
 impl App {
     /// The highlighted tool's JSON and its name for a message, or why

@@ -5,8 +5,13 @@
 //! holds it, hands it the actions of its context, and carries out its
 //! outcome.
 
+pub mod breaker;
 pub mod compare;
+pub mod export;
+pub mod help;
 pub mod history;
+pub mod settings;
+pub mod tune;
 
 use crate::settings::Settings;
 use crate::tui::effect::Effect;
@@ -27,4 +32,9 @@ pub enum Outcome {
     Search(String),
     /// The query box's history is now this (oldest first).
     Forget(Vec<String>),
+    /// Write the tools to export in `format` to `path`.
+    Export {
+        format: crate::catalog::export::PayloadFormat,
+        path: String,
+    },
 }

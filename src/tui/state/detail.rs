@@ -13,6 +13,9 @@ pub struct DetailState {
     shown: Option<usize>,
     /// Words looked for (`/`), kept from tool to tool.
     pub find: Find,
+    /// The schema's objects and arrays nested this deep are shown closed
+    /// (none: all open), kept from tool to tool.
+    pub fold: Option<usize>,
 }
 
 impl DetailState {
@@ -35,10 +38,30 @@ impl DetailState {
         self.scroll.handle(action, height);
     }
 
+    /// The schema folded one step further: property names only, then one
+    /// level more, then all open. What it shows now, for the status line.
+    pub fn cycle_fold(&mut self) -> &'static str {
+        self.fold = match self.fold {
+            None => Some(2),
+            Some(2) => Some(3),
+            _ => None,
+        };
+        self.scroll.reset();
+        match self.fold {
+            Some(2) => "schema folded: its properties' names only",
+            Some(_) => "schema folded: the properties and what they hold, one level",
+            None => "schema unfolded: all of it",
+        }
+    }
+
     /// The popup's keys: true when it closes.
     pub fn handle_popup(&mut self, action: Action, height: usize) -> bool {
         match action {
             Action::Escape | Action::OpenDetail | Action::Quit => true,
+            Action::FoldSchema => {
+                self.cycle_fold();
+                false
+            }
             other => {
                 self.scroll(other, height);
                 false

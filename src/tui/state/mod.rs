@@ -1,15 +1,10 @@
-//! The screens' states, one file each, each with its keys: what a key does
-//! to the screen, and what it asks of the app (effects to run, settings to
-//! put in force). Drawing each is the file of the same name in
-//! [`super::ui`].
+//! The main screen's panes, one file each with its keys: the catalog, the
+//! query box, the results, the detail, and the provider's counts. Drawing
+//! each is the file of the same name in [`super::ui`]; the screens over
+//! them are in [`super::screen`].
 
-pub mod breaker;
 pub mod catalog;
 pub mod detail;
 pub mod exact;
-pub mod export;
-pub mod help;
 pub mod query;
 pub mod results;
-pub mod settings;
-pub mod tune;

@@ -8,54 +8,11 @@ use ratatui::widgets::Paragraph;
 use super::{Theme, pane};
 use crate::catalog::lint_tool;
 use crate::numbers::thousands;
-use crate::terminal_text::{escape, escape_prose, json_for_terminal};
+use crate::terminal_text::{escape, escape_prose};
 use crate::tui::action::Action;
 use crate::tui::app::{App, Focus, Popup};
+use crate::tui::paint::json_lines_folded;
 use crate::tui::text::wrap;
-
-/// Pretty JSON with its keys, strings, numbers and literals coloured, safe
-/// on a terminal (unsafe and invisible characters as `\uXXXX` escapes).
-pub fn json_lines<'a>(value: &serde_json::Value, theme: &Theme) -> Vec<Line<'a>> {
-    let text = json_for_terminal(value).unwrap_or_default();
-    text.lines()
-        .map(|line| {
-            let indent = line.len() - line.trim_start().len();
-            let body = line.trim_start();
-            let mut spans = vec![Span::raw(" ".repeat(indent))];
-            // "key": value  |  value. `end` is the byte index of an ASCII
-            // quote, so `end + 1` (in `b`) and `end + 2` (in `body`, one quote
-            // longer) are char boundaries whatever the text.
-            let (key, rest) = match body.strip_prefix('"').and_then(|b| {
-                let end = closing_quote(b)?;
-                let after = b[end + 1..].strip_prefix(": ")?;
-                Some((&body[..end + 2], after))
-            }) {
-                Some((k, rest)) => (Some(k), rest),
-                None => (None, body),
-            };
-            if let Some(k) = key {
-                spans.push(Span::styled(k.to_string(), theme.json_key));
-                spans.push(Span::raw(": "));
-            }
-            let (value, tail) = match rest.strip_suffix(',') {
-                Some(v) => (v, ","),
-                None => (rest, ""),
-            };
-            let style = if value.starts_with('"') {
-                theme.json_string
-            } else if value == "true" || value == "false" || value == "null" {
-                theme.json_literal
-            } else if value.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
-                theme.json_number
-            } else {
-                Default::default()
-            };
-            spans.push(Span::styled(value.to_string(), style));
-            spans.push(Span::raw(tail));
-            Line::from(spans)
-        })
-        .collect()
-}
 
 /// Where a tool from an MCP server came from: its server, its name there
 /// (and why the catalog prefixed it), its MCP title, the server's summary,
@@ -207,20 +164,6 @@ fn standing_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
     lines
 }
 
-/// Index of the quote that closes a JSON string whose opening quote was
-/// just before `s`.
-fn closing_quote(s: &str) -> Option<usize> {
-    let mut escaped = false;
-    for (i, c) in s.char_indices() {
-        match c {
-            '\\' if !escaped => escaped = true,
-            '"' if !escaped => return Some(i),
-            _ => escaped = false,
-        }
-    }
-    None
-}
-
 pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus() == Focus::Detail || app.popup() == Some(Popup::Detail);
     let Some((index, hit)) = app.current_tool() else {
@@ -346,7 +289,7 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
     }
     lines.push(Line::from(""));
-    lines.extend(json_lines(&t.input_schema, theme));
+    lines.extend(json_lines_folded(&t.input_schema, app.detail().fold, theme));
     let inner = block.inner(area);
     let lines = wrap(lines, usize::from(inner.width));
     let find = &app.detail().find;
@@ -375,6 +318,7 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::paint::json_lines;
 
     #[test]
     fn json_is_split_into_styled_parts() {

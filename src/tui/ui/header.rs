@@ -173,7 +173,7 @@ impl HeaderParts {
             }
         }
         let last = &forms[forms.len() - 1];
-        let mut cut = super::results::wrap_words(last, room.saturating_sub(1), 1)
+        let mut cut = crate::tui::text::wrap_words(last, room.saturating_sub(1), 1)
             .into_iter()
             .next()
             .unwrap_or_default();

@@ -13,7 +13,7 @@ use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::app::{App, Focus};
 use crate::tui::state::results::Results;
-use crate::tui::text::{fit_words, pad};
+use crate::tui::text::{fit_words, pad, wrap_words};
 
 /// A failed search's code and message. Errors the service did not send
 /// (a malformed answer) have a code of their own here.
@@ -37,45 +37,6 @@ pub fn retry_key(app: &App) -> String {
     } else {
         app.keymap().label(Action::RetrySearch)
     }
-}
-
-/// `text` in lines of at most `width` characters, broken between words (a
-/// word longer than a line is cut), at most `max_lines` of them; when text
-/// is left over, the last line ends with an ellipsis.
-pub fn wrap_words(text: &str, width: usize, max_lines: usize) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    let mut current = String::new();
-    for word in text.split_whitespace() {
-        let word: String = word.chars().take(width).collect();
-        let len = current.chars().count();
-        if len > 0 && len + 1 + word.chars().count() > width {
-            lines.push(std::mem::take(&mut current));
-        }
-        if !current.is_empty() {
-            current.push(' ');
-        }
-        current.push_str(&word);
-    }
-    if !current.is_empty() {
-        lines.push(current);
-    }
-    if lines.len() > max_lines {
-        lines.truncate(max_lines.max(1));
-        if let Some(last) = lines.last_mut() {
-            // Room for the ellipsis: whole words go first; a lone word is
-            // cut.
-            while last.chars().count() + 1 > width {
-                match last.rfind(' ') {
-                    Some(at) if at > 0 => last.truncate(at),
-                    _ => {
-                        last.pop();
-                    }
-                }
-            }
-            last.push('…');
-        }
-    }
-    lines
 }
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -517,31 +478,5 @@ fn held_back(
             highlighted(j),
             theme,
         ));
-    }
-}
-
-#[cfg(test)]
-mod wrap_tests {
-    use super::wrap_words;
-
-    #[test]
-    fn notes_wrap_between_words() {
-        let w = wrap_words(
-            "note: hybrid: embedding the catalog (64 of 117 tools)",
-            20,
-            5,
-        );
-        assert_eq!(
-            w,
-            [
-                "note: hybrid:",
-                "embedding the",
-                "catalog (64 of 117",
-                "tools)"
-            ]
-        );
-        assert!(w.iter().all(|l| l.chars().count() <= 20));
-        let w = wrap_words("one two three four five", 9, 1);
-        assert_eq!(w, ["one two…"]);
     }
 }

@@ -16,10 +16,10 @@ use super::{Answer, ComparePane, Side};
 use crate::catalog::Catalog;
 use crate::numbers::thousands;
 use crate::terminal_text::escape;
+use crate::tui::paint::{Theme, draw_position, pane, position};
+use crate::tui::screen::tune::draw::fit_segments;
+use crate::tui::text::wrap_words;
 use crate::tui::text::{self, fit_words, pad, short_number};
-use crate::tui::ui::results::wrap_words;
-use crate::tui::ui::tune::fit_segments;
-use crate::tui::ui::{Theme, draw_position, pane, position};
 
 /// Rows of a side above its list: what it sends, how it searched, the
 /// columns' heading.

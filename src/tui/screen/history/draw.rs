@@ -8,8 +8,8 @@ use ratatui::widgets::{Clear, Paragraph};
 
 use super::HistoryList;
 use crate::terminal_text::escape;
+use crate::tui::paint::{Theme, pane, row};
 use crate::tui::text::cut;
-use crate::tui::ui::{Theme, pane, row};
 
 /// The popup's place in `area`: as wide as the longest query allows, as
 /// tall as the list (a row each, within the screen).

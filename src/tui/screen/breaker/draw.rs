@@ -6,19 +6,47 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Gauge, Paragraph, Wrap};
 
-use super::{Theme, pane, popup};
+use super::{BreakerPane, LiveState, PendingCall};
+use crate::catalog::Catalog;
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
-use crate::tui::app::App;
+use crate::tui::keymap::Keymap;
 use crate::tui::layout::BreakerLayout;
-use crate::tui::state::breaker::{BreakerPane, LiveState, PendingCall};
+use crate::tui::paint::{Theme, pane, popup};
 use crate::tui::text::{count, cut, width as text_width, wrap};
 
 /// The label before the arguments (and the indent of the lines under it).
 const LABEL_WIDTH: usize = 7;
 
 /// The keys of two actions as a hint: `"+ -"`.
-fn hint(app: &App, actions: &[Action]) -> String {
+/// What the simulator's drawing reads beyond its pane.
+pub struct Seen<'a> {
+    pub pane: &'a BreakerPane,
+    pub catalog: &'a Catalog,
+    pub keymap: &'a Keymap,
+    /// Calls go to live MCP servers.
+    pub mcp_live: bool,
+}
+
+impl Seen<'_> {
+    fn keymap(&self) -> &Keymap {
+        self.keymap
+    }
+
+    fn catalog(&self) -> &Catalog {
+        self.catalog
+    }
+
+    fn mcp_live(&self) -> bool {
+        self.mcp_live
+    }
+
+    fn breaker(&self) -> Option<&BreakerPane> {
+        Some(self.pane)
+    }
+}
+
+fn hint(app: &Seen, actions: &[Action]) -> String {
     actions
         .iter()
         .filter_map(|&a| app.keymap().first(a))
@@ -27,7 +55,7 @@ fn hint(app: &App, actions: &[Action]) -> String {
         .join(" ")
 }
 
-pub fn draw(f: &mut Frame, l: &BreakerLayout, app: &App, theme: &Theme) {
+pub fn draw(f: &mut Frame, l: &BreakerLayout, app: &Seen, theme: &Theme) {
     let Some(p) = app.breaker() else { return };
     f.render_widget(Clear, l.body);
     draw_call(f, l, app, p, theme);
@@ -60,8 +88,8 @@ pub fn draw(f: &mut Frame, l: &BreakerLayout, app: &App, theme: &Theme) {
     }
 }
 
-fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &App, p: &BreakerPane, theme: &Theme) {
-    let tool = app.tool(p.tool);
+fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &Seen, p: &BreakerPane, theme: &Theme) {
+    let tool = &app.catalog().tools()[p.tool];
     let block = pane(
         Line::from(Span::styled(
             format!(" Breaker simulator · threshold {} ", p.breaker.threshold()),
@@ -197,7 +225,7 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &App, p: &BreakerPane, theme
 fn draw_path(
     f: &mut Frame,
     area: Rect,
-    app: &App,
+    app: &Seen,
     p: &BreakerPane,
     path: &crate::tui::line_input::LineInput,
     theme: &Theme,
@@ -283,7 +311,7 @@ fn draw_view(f: &mut Frame, area: Rect, p: &BreakerPane, row: usize, theme: &The
     // A result is JSON: shown pretty when it is.
     match serde_json::from_str::<serde_json::Value>(&e.outcome) {
         Ok(v @ (serde_json::Value::Object(_) | serde_json::Value::Array(_))) => {
-            lines.extend(super::detail::json_lines(&v, theme));
+            lines.extend(crate::tui::paint::json_lines(&v, theme));
         }
         _ => lines.extend(outcome.lines().map(|l| Line::from(format!("  {l}")))),
     }
@@ -291,17 +319,17 @@ fn draw_view(f: &mut Frame, area: Rect, p: &BreakerPane, row: usize, theme: &The
     let scroll = p.view.as_ref().map_or(0, |(_, s)| {
         s.set_limit(lines.len(), usize::from(inner.height))
     });
-    let at = super::position(scroll, usize::from(inner.height), lines.len());
+    let at = crate::tui::paint::position(scroll, usize::from(inner.height), lines.len());
     f.render_widget(
         Paragraph::new(lines).scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
         inner,
     );
-    super::draw_position(f, area, at);
+    crate::tui::paint::draw_position(f, area, at);
 }
 
 /// The question before a real call: which tool, on which server, with
 /// which arguments.
-fn draw_confirm(f: &mut Frame, area: Rect, app: &App, c: &PendingCall, theme: &Theme) {
+fn draw_confirm(f: &mut Frame, area: Rect, app: &Seen, c: &PendingCall, theme: &Theme) {
     f.render_widget(Clear, area);
     let block = pane(
         Line::from(Span::styled(" A real call ", theme.title)),
@@ -396,7 +424,7 @@ fn draw_trace(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
     f.render_widget(Paragraph::new(lines), inner);
 }
 
-fn draw_log(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Theme) {
+fn draw_log(f: &mut Frame, area: Rect, app: &Seen, p: &BreakerPane, theme: &Theme) {
     let ran = p.log.iter().filter(|e| e.ran).count();
     let block = pane(
         Line::from(Span::styled(
@@ -544,7 +572,7 @@ fn draw_log(f: &mut Frame, area: Rect, app: &App, p: &BreakerPane, theme: &Theme
     // The picked call of all, in the bottom border.
     if let Some(r) = p.picked_row() {
         let at = Line::from(format!(" {}/{len} ", r + 1)).right_aligned();
-        super::draw_position(f, area, Some(at));
+        crate::tui::paint::draw_position(f, area, Some(at));
     }
     let lines: Vec<Line> = groups.into_iter().rev().flat_map(|(_, g)| g).collect();
     f.render_widget(Paragraph::new(lines), inner);

@@ -170,7 +170,7 @@ fn actions_drive_the_simulator() {
         host: None,
     };
     let act = |p: &mut BreakerPane, a: Action| p.handle(a, &on);
-    assert!(matches!(act(&mut p, BreakerCall), BreakerOutcome::Stay));
+    assert!(matches!(act(&mut p, BreakerCall), Outcome::Stay));
     assert_eq!(p.log.len(), 1);
     act(&mut p, BreakerEdit);
     assert!(p.editing && p.is_typing());
@@ -191,11 +191,11 @@ fn actions_drive_the_simulator() {
     // Opening is asked of the app (file I/O is an effect), not done here.
     assert!(matches!(
         act(&mut p, InputSubmit),
-        BreakerOutcome::Effects(e) if matches!(e.as_slice(), [Effect::LoadTrace { path }] if path == "@example")
+        Outcome::Effects(e) if matches!(e.as_slice(), [Effect::LoadTrace { path }] if path == "@example")
     ));
     assert!(p.trace.is_none());
     open(&mut p, "@example");
     act(&mut p, BreakerRunTrace);
     assert!(p.trace.as_ref().unwrap().replay.tripped_at().is_some());
-    assert!(matches!(act(&mut p, BreakerClose), BreakerOutcome::Close));
+    assert!(matches!(act(&mut p, BreakerClose), Outcome::Close));
 }

@@ -5,17 +5,33 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use super::{Theme, pane};
+use super::ExportBox;
+use super::format_name;
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
-use crate::tui::app::App;
-use crate::tui::state::export::format_name;
+use crate::tui::keymap::Keymap;
+use crate::tui::paint::{Theme, pane};
 
 /// The label before each value (and the indent of the path).
 const LABEL: usize = 8;
 
-pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let Some(b) = app.export() else { return };
+/// What the export writes: the tools picked by hand, the full catalog
+/// (after a failed search), or the search's loaded set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Picked,
+    FullCatalog,
+    Loaded,
+}
+
+pub fn draw(
+    f: &mut Frame,
+    area: Rect,
+    b: &ExportBox,
+    source: Source,
+    keymap: &Keymap,
+    theme: &Theme,
+) {
     f.render_widget(Clear, area);
     let block = pane(
         Line::from(Span::styled(
@@ -32,9 +48,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let chars: Vec<char> = escape(&b.path.text).chars().collect();
     let skip = b.path.cursor.saturating_sub(room - 1);
     let shown: String = chars.iter().skip(skip).take(room).collect();
-    let source = if !app.picked().is_empty() {
+    let source = if source == Source::Picked {
         "the tools you picked"
-    } else if app.search().full_catalog {
+    } else if source == Source::FullCatalog {
         "the full catalog"
     } else {
         "the current search's loaded set"
@@ -46,8 +62,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(
                 format!(
                     "  {} {} change it",
-                    app.keymap().label(Action::InputHistoryPrev),
-                    app.keymap().label(Action::InputHistoryNext)
+                    keymap.label(Action::InputHistoryPrev),
+                    keymap.label(Action::InputHistoryNext)
                 ),
                 theme.dim,
             ),

@@ -10,13 +10,15 @@ use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Chart, Clear, Dataset, GraphType, Paragraph};
 
-use super::{Theme, pane};
+use super::TuneState;
 use crate::numbers::thousands;
+use crate::select::ToolsHandle;
+use crate::settings::Settings;
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
-use crate::tui::app::App;
+use crate::tui::keymap::Keymap;
 use crate::tui::layout::TuneLayout;
-use crate::tui::state::tune::TuneState;
+use crate::tui::paint::{Theme, pane};
 use crate::tui::text::wrap;
 use crate::tune::{Point, TuneReport};
 
@@ -37,7 +39,44 @@ pub fn fit_segments(segments: &[String], width: usize) -> String {
     }
 }
 
-pub fn draw(f: &mut Frame, l: &TuneLayout, app: &App, theme: &Theme) {
+/// What the Tune screen's drawing reads beyond its pane.
+pub struct Seen<'a> {
+    pub tune: &'a super::TunePane,
+    pub keymap: &'a Keymap,
+    pub settings: &'a Settings,
+    pub handle: &'a ToolsHandle,
+    /// The search cap and initial count the screen marks.
+    pub current: Option<(usize, usize)>,
+    pub always_load: usize,
+}
+
+impl Seen<'_> {
+    fn tune(&self) -> &super::TunePane {
+        self.tune
+    }
+
+    fn keymap(&self) -> &Keymap {
+        self.keymap
+    }
+
+    fn settings(&self) -> &Settings {
+        self.settings
+    }
+
+    fn handle(&self) -> &ToolsHandle {
+        self.handle
+    }
+
+    fn tune_current(&self) -> Option<(usize, usize)> {
+        self.current
+    }
+
+    fn always_load_count(&self) -> usize {
+        self.always_load
+    }
+}
+
+pub fn draw(f: &mut Frame, l: &TuneLayout, app: &Seen, theme: &Theme) {
     f.render_widget(Clear, l.body);
     let file = app.tune().queries.as_deref().map(escape);
     let title = match &file {
@@ -120,7 +159,7 @@ fn point_at(report: &TuneReport, cap: usize) -> Option<&Point> {
     report.points.iter().find(|p| p.max_tools == cap)
 }
 
-fn draw_chart(f: &mut Frame, area: Rect, app: &App, report: &TuneReport, theme: &Theme) {
+fn draw_chart(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme: &Theme) {
     let strict: Vec<(f64, f64)> = report
         .points
         .iter()
@@ -184,7 +223,7 @@ fn draw_chart(f: &mut Frame, area: Rect, app: &App, report: &TuneReport, theme: 
     f.render_widget(chart, area);
 }
 
-fn draw_table(f: &mut Frame, area: Rect, app: &App, report: &TuneReport, theme: &Theme) {
+fn draw_table(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme: &Theme) {
     let current = app.tune_current().map(|c| c.0);
     let len = report.points.len();
     let rows = usize::from(area.height).saturating_sub(1).max(1);
@@ -287,7 +326,7 @@ fn describe(p: &Point) -> Vec<String> {
     ]
 }
 
-fn draw_legend(f: &mut Frame, area: Rect, app: &App, report: &TuneReport, theme: &Theme) {
+fn draw_legend(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme: &Theme) {
     let width = usize::from(area.width);
     let mut lines = Vec::new();
     let current = app.tune_current();

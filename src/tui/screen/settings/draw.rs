@@ -6,10 +6,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 
-use super::{Theme, pane};
+use super::SETTINGS_ROWS;
+use super::SettingsEditor;
 use crate::settings::Settings;
-use crate::tui::app::App;
-use crate::tui::state::settings::SETTINGS_ROWS;
+use crate::tui::paint::{Theme, pane};
 
 fn value(s: &Settings, row: usize) -> String {
     let cap = |v: Option<i64>, none: &str| v.map_or_else(|| none.to_string(), |v| v.to_string());
@@ -33,7 +33,8 @@ fn value(s: &Settings, row: usize) -> String {
 }
 
 /// Draws the popup in `r` (from the layout).
-pub fn draw(f: &mut Frame, r: Rect, app: &App, theme: &Theme) {
+/// The editor over `in_force`, the settings in force.
+pub fn draw(f: &mut Frame, r: Rect, editor: &SettingsEditor, in_force: &Settings, theme: &Theme) {
     f.render_widget(Clear, r);
     let block = pane(
         Line::from(Span::styled(" Settings ", theme.title)),
@@ -42,9 +43,9 @@ pub fn draw(f: &mut Frame, r: Rect, app: &App, theme: &Theme) {
     );
     let mut lines = Vec::new();
     for (i, name) in SETTINGS_ROWS.iter().enumerate() {
-        let current = i == app.editor().row;
-        let edited = value(&app.editor().edited, i);
-        let in_force = value(app.settings(), i);
+        let current = i == editor.row;
+        let edited = value(&editor.edited, i);
+        let in_force = value(in_force, i);
         let mut spans = vec![
             Span::raw(if current { " › " } else { "   " }),
             Span::raw(format!("{name:<20}")),
@@ -68,7 +69,7 @@ pub fn draw(f: &mut Frame, r: Rect, app: &App, theme: &Theme) {
         lines.push(Line::from(spans));
     }
     lines.push(Line::from(""));
-    match &app.editor().error {
+    match &editor.error {
         Some(e) => {
             // A long message wraps under its text, not under the mark.
             let width = usize::from(r.width.saturating_sub(2));

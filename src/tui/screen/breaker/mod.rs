@@ -9,6 +9,10 @@
 //! Trace replays stay simulated ([`crate::replay`], a call at a time).
 //! Real calls are in `live.rs`.
 
+pub mod draw;
+
+use super::Outcome;
+
 mod live;
 
 use std::sync::Arc;
@@ -352,19 +356,19 @@ impl BreakerPane {
     /// text box has the keyboard, `confirm_*` ones while a real call waits
     /// for a yes. A trace to read and real calls to send come back as
     /// effects.
-    pub fn handle(&mut self, action: Action, on: &Breaking) -> BreakerOutcome {
+    pub fn handle(&mut self, action: Action, on: &Breaking) -> Outcome {
         let (catalog, tools, live) = (on.catalog, on.tools, on.host.is_some());
         let send = |calls: Vec<LiveCall>| match on.host {
             Some(host) if !calls.is_empty() => {
-                BreakerOutcome::Effects(calls.into_iter().map(|c| c.effect(host)).collect())
+                Outcome::Effects(calls.into_iter().map(|c| c.effect(host)).collect())
             }
-            _ => BreakerOutcome::Stay,
+            _ => Outcome::Stay,
         };
         if self.confirm.is_some() {
             return match action {
                 Action::ConfirmYes => send(self.answer(true)),
                 Action::ConfirmNo => send(self.answer(false)),
-                _ => BreakerOutcome::Stay,
+                _ => Outcome::Stay,
             };
         }
         if let Some(path) = &mut self.path {
@@ -373,17 +377,17 @@ impl BreakerPane {
                 Action::InputSubmit => {
                     let p = path.text.trim().to_string();
                     self.path = None;
-                    return BreakerOutcome::Effects(vec![Effect::LoadTrace { path: p }]);
+                    return Outcome::Effects(vec![Effect::LoadTrace { path: p }]);
                 }
                 other => {
                     path.edit(other);
                 }
             }
-            return BreakerOutcome::Stay;
+            return Outcome::Stay;
         }
         if self.view.is_some() {
             self.handle_view(action);
-            return BreakerOutcome::Stay;
+            return Outcome::Stay;
         }
         if self.editing {
             match action {
@@ -397,10 +401,10 @@ impl BreakerPane {
                     self.args.edit(other);
                 }
             }
-            return BreakerOutcome::Stay;
+            return Outcome::Stay;
         }
         match action {
-            Action::BreakerClose => return BreakerOutcome::Close,
+            Action::BreakerClose => return Outcome::Close,
             Action::BreakerCall => return send(self.request(catalog, live)),
             Action::BreakerEdit => self.editing = true,
             Action::BreakerLoop => return send(self.request_loop(catalog, live)),
@@ -441,7 +445,7 @@ impl BreakerPane {
             },
             _ => {}
         }
-        BreakerOutcome::Stay
+        Outcome::Stay
     }
 }
 
@@ -452,16 +456,6 @@ pub struct Breaking<'a> {
     pub catalog: &'a Catalog,
     pub tools: &'a [usize],
     pub host: Option<&'a Arc<McpHost>>,
-}
-
-/// What the simulator asks of the app.
-#[derive(Debug, Clone)]
-pub enum BreakerOutcome {
-    Stay,
-    Close,
-    /// Read a trace file, send real calls (each answer comes back as a
-    /// message).
-    Effects(Vec<Effect>),
 }
 
 #[cfg(test)]

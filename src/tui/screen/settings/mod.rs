@@ -1,5 +1,9 @@
 //! The popup that edits the settings.
 
+pub mod draw;
+
+use super::Outcome;
+
 use crate::settings::Settings;
 use crate::tui::action::Action;
 
@@ -13,15 +17,6 @@ pub struct SettingsEditor {
     pub edited: Settings,
     pub error: Option<String>,
     pub row: usize,
-}
-
-/// What the popup asks of the app.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SettingsOutcome {
-    Nothing,
-    Close,
-    /// Validate these and put them in force if valid.
-    Apply(Settings),
 }
 
 impl SettingsEditor {
@@ -52,20 +47,20 @@ impl SettingsEditor {
     }
 
     /// The popup's keys (`settings_*` actions).
-    pub fn handle(&mut self, action: Action) -> SettingsOutcome {
+    pub fn handle(&mut self, action: Action) -> Outcome {
         let step: i64 = match action {
-            Action::SettingsClose => return SettingsOutcome::Close,
+            Action::SettingsClose => return Outcome::Close,
             Action::SettingsUp => {
                 self.row = self.row.saturating_sub(1);
-                return SettingsOutcome::Nothing;
+                return Outcome::Stay;
             }
             Action::SettingsDown => {
                 self.row = (self.row + 1).min(SETTINGS_ROWS.len() - 1);
-                return SettingsOutcome::Nothing;
+                return Outcome::Stay;
             }
             Action::SettingsDecrease => -1,
             Action::SettingsIncrease => 1,
-            _ => return SettingsOutcome::Nothing,
+            _ => return Outcome::Stay,
         };
         let mut e = self.edited.clone();
         match self.row {
@@ -80,7 +75,7 @@ impl SettingsEditor {
                 e.token_basis = Some(if step > 0 { basis.next() } else { basis.prev() });
             }
         }
-        SettingsOutcome::Apply(e)
+        Outcome::Apply(e)
     }
 }
 

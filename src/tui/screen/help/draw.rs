@@ -5,14 +5,24 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use super::{Theme, pane};
+use super::HelpState;
+use crate::sources::mcp::ServerStatus;
 use crate::tui::action::Action;
-use crate::tui::app::App;
 use crate::tui::help::{HelpRow, help_rows};
+use crate::tui::keymap::Keymap;
+use crate::tui::paint::{Theme, pane};
 use crate::tui::text::wrap_hanging;
 
-pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let rows = help_rows(app.keymap(), app.mcp_servers());
+/// Help from `keymap`, with what became of the MCP `servers`.
+pub fn draw(
+    f: &mut Frame,
+    area: Rect,
+    help: &HelpState,
+    keymap: &Keymap,
+    servers: &[ServerStatus],
+    theme: &Theme,
+) {
+    let rows = help_rows(keymap, servers);
     let width = usize::from(area.width.saturating_sub(2));
     // Each row wraps to the box: a binding continues under its
     // description, a server's line under its text.
@@ -47,22 +57,22 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         lines.extend(wrap_hanging(line, width, hang));
     }
     let height = usize::from(area.height.saturating_sub(2));
-    let find = &app.help().find;
+    let find = &help.find;
     find.record(&lines);
     let lines = find.mark(lines, theme.highlight);
-    let scroll = app.help().scroll.set_limit(lines.len(), height);
+    let scroll = help.scroll.set_limit(lines.len(), height);
     let (scroll_at, total) = (scroll, lines.len());
     let lines: Vec<Line> = lines.into_iter().skip(scroll).collect();
     f.render_widget(Clear, area);
     let scroll = format!(
         "{} {} scroll · {} close ",
-        app.keymap()
+        keymap
             .first(Action::Down)
             .map_or(String::new(), |k| k.to_string()),
-        app.keymap()
+        keymap
             .first(Action::Up)
             .map_or(String::new(), |k| k.to_string()),
-        app.keymap()
+        keymap
             .first(Action::Escape)
             .map_or(String::new(), |k| k.to_string()),
     );
@@ -74,12 +84,12 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::styled(scroll, theme.dim),
     ]);
     let block = pane(title, true, theme);
-    let at = super::position(scroll_at, height, total);
+    let at = crate::tui::paint::position(scroll_at, height, total);
     let reserve = at.as_ref().map_or(0, |l| l.width());
     let block = match at {
         Some(at) => block.title_bottom(at),
         None => block,
     };
     f.render_widget(Paragraph::new(lines).block(block), area);
-    super::draw_find(f, area, find, reserve, theme);
+    crate::tui::paint::draw_find(f, area, find, reserve, theme);
 }

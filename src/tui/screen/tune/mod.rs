@@ -8,6 +8,10 @@
 //! [`Effect::Tune`] and takes the answer of the newest one only; saving is
 //! an [`Effect::SaveSettings`].
 
+pub mod draw;
+
+use super::Outcome;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -51,18 +55,6 @@ pub enum TuneState {
     Ready(Arc<TuneReport>),
     /// The request file or a search failed: what, where.
     Failed(String),
-}
-
-/// What the screen asks of the app.
-#[derive(Debug, Clone)]
-pub enum TuneOutcome {
-    Stay,
-    Close,
-    /// Run these (a measurement, a save).
-    Effects(Vec<Effect>),
-    /// Put these settings in force (a cap or count changed, the
-    /// recommendation applied); [`TunePane::refused`] if they cannot be.
-    Apply(Settings),
 }
 
 /// What a key of the screen means, before the app is asked.
@@ -249,17 +241,17 @@ impl TunePane {
     }
 
     /// The screen's keys.
-    pub fn handle(&mut self, action: Action, on: &Tuned) -> TuneOutcome {
+    pub fn handle(&mut self, action: Action, on: &Tuned) -> Outcome {
         let mut edited = on.settings.clone();
         match self.key(action) {
-            Key::Stay => return TuneOutcome::Stay,
-            Key::Close => return TuneOutcome::Close,
-            Key::Measure => return TuneOutcome::Effects(self.effects(on.catalog, on.settings)),
-            Key::Save => return TuneOutcome::Effects(self.save(on.settings)),
+            Key::Stay => return Outcome::Stay,
+            Key::Close => return Outcome::Close,
+            Key::Measure => return Outcome::Effects(self.effects(on.catalog, on.settings)),
+            Key::Save => return Outcome::Effects(self.save(on.settings)),
             Key::Cap(d) => {
                 let Some((cap, _)) = current(on.catalog, on.settings, on.handle) else {
                     self.message = Some("strategy all loads every tool: no cap to change".into());
-                    return TuneOutcome::Stay;
+                    return Outcome::Stay;
                 };
                 let next = (cap as i64 + d).max(1);
                 // Said at once, from the measurement when it has the cap.
@@ -294,7 +286,7 @@ impl TunePane {
             Key::Apply => {
                 let Some(report) = self.report() else {
                     self.message = Some("nothing measured yet: no recommendation".into());
-                    return TuneOutcome::Stay;
+                    return Outcome::Stay;
                 };
                 let r = report.recommended;
                 edited.strategy = Strategy::Deferred;
@@ -309,7 +301,7 @@ impl TunePane {
                 ));
             }
         }
-        TuneOutcome::Apply(edited)
+        Outcome::Apply(edited)
     }
 
     /// Settings asked for were refused, with the SDK's message.

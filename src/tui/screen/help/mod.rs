@@ -1,6 +1,8 @@
 //! The help popup's state: how far it is scrolled, and its keys. What it
 //! shows comes from the live keymap ([`crate::tui::help`]).
 
+pub mod draw;
+
 use crate::tui::action::Action;
 use crate::tui::find::Find;
 use crate::tui::list::Scroll;

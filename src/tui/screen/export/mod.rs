@@ -2,6 +2,10 @@
 //! file. The path is a text box; the format changes with the keys that
 //! page through history in the query box.
 
+pub mod draw;
+
+use super::Outcome;
+
 use clap::ValueEnum;
 
 use crate::catalog::Tool;
@@ -35,14 +39,6 @@ pub struct ExportBox {
     pub tools: usize,
 }
 
-/// What the popup asks of the app.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ExportOutcome {
-    Stay,
-    Close,
-    Write { format: PayloadFormat, path: String },
-}
-
 impl ExportBox {
     /// The popup for `tools` tools, on `format`.
     pub fn new(tools: usize, format: PayloadFormat) -> ExportBox {
@@ -68,30 +64,30 @@ impl ExportBox {
         self.path.insert(text);
     }
 
-    pub fn handle(&mut self, action: Action) -> ExportOutcome {
+    pub fn handle(&mut self, action: Action) -> Outcome {
         match action {
-            Action::InputCancel => ExportOutcome::Close,
+            Action::InputCancel => Outcome::Close,
             Action::InputHistoryPrev => {
                 self.step_format(-1);
-                ExportOutcome::Stay
+                Outcome::Stay
             }
             Action::InputHistoryNext => {
                 self.step_format(1);
-                ExportOutcome::Stay
+                Outcome::Stay
             }
             Action::InputSubmit => {
                 let path = self.path.text.trim().to_string();
                 if path.is_empty() {
-                    return ExportOutcome::Stay;
+                    return Outcome::Stay;
                 }
-                ExportOutcome::Write {
+                Outcome::Export {
                     format: self.format,
                     path,
                 }
             }
             other => {
                 self.path.edit(other);
-                ExportOutcome::Stay
+                Outcome::Stay
             }
         }
     }
@@ -137,13 +133,13 @@ mod tests {
         b.type_text("out.json");
         b.handle(Action::InputHistoryNext);
         assert_eq!(b.path.text, "out.json");
-        assert_eq!(
+        assert!(matches!(
             b.handle(Action::InputSubmit),
-            ExportOutcome::Write {
+            Outcome::Export {
                 format: PayloadFormat::OpenaiResponses,
-                path: "out.json".into()
-            }
-        );
-        assert_eq!(b.handle(Action::InputCancel), ExportOutcome::Close);
+                path,
+            } if path == "out.json"
+        ));
+        assert!(matches!(b.handle(Action::InputCancel), Outcome::Close));
     }
 }
