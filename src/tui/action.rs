@@ -122,6 +122,9 @@ actions! {
     HalfPageDown = "half_page_down", Main, "page down", "half a page down";
     HalfPageUp = "half_page_up", Main, "page up", "half a page up";
     OpenDetail = "open_detail", Main, "detail", "detail of the highlighted tool";
+    ToggleWrap = "toggle_wrap", Main, "wrap", "the detail: wrap long lines, or let them run past the edge and scroll sideways";
+    ScrollLeft = "scroll_left", Main, "left", "the detail, unwrapped: scroll left";
+    ScrollRight = "scroll_right", Main, "right", "the detail, unwrapped: scroll right";
     FoldSchema = "fold_schema", Main, "fold", "fold the detail's schema: its properties' names only, one level more, all open";
     ShowInCatalog = "show_in_catalog", Main, "in catalog", "the highlighted result's row in the catalog pane (a filter hiding it is lifted)";
     ToggleAlwaysLoad = "toggle_always_load", Main, "always-load", "toggle always-load on the highlighted tool (on every picked tool, when some are picked)";

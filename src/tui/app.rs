@@ -384,6 +384,18 @@ impl App {
             // The tool shown copied or opened, as from the panes.
             Some(Popup::Detail) if action == Action::CopyTool => self.copy_tool(),
             Some(Popup::Detail) if action == Action::OpenTool => self.open_tool(),
+            Some(Popup::Detail)
+                if matches!(
+                    action,
+                    Action::FoldSchema
+                        | Action::ToggleWrap
+                        | Action::ScrollLeft
+                        | Action::ScrollRight
+                ) =>
+            {
+                self.detail_view_key(action);
+                Vec::new()
+            }
             Some(Popup::Detail) => {
                 if self.detail.handle_popup(action, self.layout.detail_rows()) {
                     self.popup = None;
@@ -428,12 +440,8 @@ impl App {
                 }
             }
             Action::TogglePick => self.toggle_pick(),
-            Action::FoldSchema => {
-                if self.layout.detail_is_popup() {
-                    self.status = Some("the schema folds in the detail: Enter opens it".into());
-                } else {
-                    self.status = Some(self.detail.cycle_fold().into());
-                }
+            Action::FoldSchema | Action::ToggleWrap | Action::ScrollLeft | Action::ScrollRight => {
+                self.detail_view_key(action)
             }
             Action::NextPane | Action::PrevPane => {
                 self.catalog_view.typing = false;

@@ -594,3 +594,47 @@ fn z_folds_the_schema_to_its_property_names_and_back() {
     let rows = key(&mut app, KeyCode::Char('z'));
     assert!(rows.join("\n").contains("{…2 keys}"), "{rows:#?}");
 }
+
+#[test]
+fn w_lets_long_lines_run_past_the_edge_and_arrows_scroll_them() {
+    let mut app = sized(120, 35);
+    // From the catalog, the arrows say how to reach the detail.
+    let rows = key(&mut app, KeyCode::Right);
+    assert!(
+        rows.last().unwrap().contains("Tab to it"),
+        "{:?}",
+        rows.last()
+    );
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus(), Focus::Detail);
+    let rows = key(&mut app, KeyCode::Right);
+    assert!(
+        rows.last().unwrap().contains("w lets them run"),
+        "{:?}",
+        rows.last()
+    );
+    let wrapped = detail_text(&app, &draw(&app));
+    assert!(!wrapped.contains(" cols "), "{wrapped}");
+    let rows = key(&mut app, KeyCode::Char('w'));
+    let unwrapped = detail_text(&app, &rows);
+    assert!(unwrapped.contains(" cols 1-"), "{unwrapped}");
+    key(&mut app, KeyCode::Right);
+    let rows = key(&mut app, KeyCode::Right);
+    let moved = detail_text(&app, &rows);
+    assert!(moved.contains(" cols 17-"), "{moved}");
+    assert_eq!(app.detail().side.pos(), 16);
+    // Far right stops at the longest line's end.
+    for _ in 0..200 {
+        key(&mut app, KeyCode::Char('l'));
+    }
+    let rows = draw(&app);
+    let text = detail_text(&app, &rows);
+    let (_, of) = text.split_once(" of ").unwrap();
+    let longest: usize = of.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(text.contains(&format!("-{longest} of {longest}")), "{text}");
+    // w again wraps, from the left edge.
+    key(&mut app, KeyCode::Char('w'));
+    assert_eq!(app.detail().side.pos(), 0);
+    assert!(!detail_text(&app, &draw(&app)).contains(" cols "));
+}

@@ -16,7 +16,15 @@ pub struct DetailState {
     /// The schema's objects and arrays nested this deep are shown closed
     /// (none: all open), kept from tool to tool.
     pub fold: Option<usize>,
+    /// Long lines run past the pane's edge instead of wrapping (`w`), and
+    /// scroll sideways.
+    pub unwrapped: bool,
+    /// Columns scrolled sideways, clamped to the longest line as drawn.
+    pub side: Scroll,
 }
+
+/// Columns a sideways step moves.
+pub const SIDE_STEP: usize = 8;
 
 impl DetailState {
     /// The detail now shows tool `tool`: another one than before opens at
@@ -54,14 +62,39 @@ impl DetailState {
         }
     }
 
+    /// Wrapping long lines, or letting them run past the edge to scroll
+    /// sideways: what it does now, for the status line.
+    pub fn toggle_wrap(&mut self) -> &'static str {
+        self.unwrapped = !self.unwrapped;
+        self.side.reset();
+        if self.unwrapped {
+            "long lines run past the edge: ← → scroll sideways (w wraps them again)"
+        } else {
+            "long lines wrap again"
+        }
+    }
+
+    /// A sideways step (right or left); `Err` says why nothing moves.
+    pub fn sideways(&mut self, right: bool) -> Result<(), &'static str> {
+        if !self.unwrapped {
+            return Err(
+                "the detail wraps its lines: w lets them run past the edge, then ← → scroll sideways",
+            );
+        }
+        let at = self.side.pos();
+        let to = if right {
+            at + SIDE_STEP
+        } else {
+            at.saturating_sub(SIDE_STEP)
+        };
+        self.side.to(to);
+        Ok(())
+    }
+
     /// The popup's keys: true when it closes.
     pub fn handle_popup(&mut self, action: Action, height: usize) -> bool {
         match action {
             Action::Escape | Action::OpenDetail | Action::Quit => true,
-            Action::FoldSchema => {
-                self.cycle_fold();
-                false
-            }
             other => {
                 self.scroll(other, height);
                 false

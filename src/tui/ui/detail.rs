@@ -291,7 +291,15 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     lines.push(Line::from(""));
     lines.extend(json_lines_folded(&t.input_schema, app.detail().fold, theme));
     let inner = block.inner(area);
-    let lines = wrap(lines, usize::from(inner.width));
+    let width = usize::from(inner.width);
+    // Wrapped to the pane, or (`w`) run past its edge and scrolled sideways.
+    let d = app.detail();
+    let (lines, side) = if d.unwrapped {
+        let longest = lines.iter().map(|l| l.width()).max().unwrap_or(0);
+        (lines, d.side.set_limit(longest, width))
+    } else {
+        (wrap(lines, width), 0)
+    };
     let find = &app.detail().find;
     find.record(&lines);
     let lines = find.mark(lines, theme.highlight);
@@ -305,9 +313,22 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Some(at) => block.title_bottom(at),
         None => block,
     };
+    // Sideways, the columns shown, when the lines run past the edge.
+    let longest = lines.iter().map(|l| l.width()).max().unwrap_or(0);
+    let block = if d.unwrapped && longest > width {
+        let last = (side + width).min(longest);
+        block.title_top(
+            Line::from(format!(" cols {}-{last} of {longest} ", side + 1)).right_aligned(),
+        )
+    } else {
+        block
+    };
     f.render_widget(block, area);
     f.render_widget(
-        Paragraph::new(lines).scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
+        Paragraph::new(lines).scroll((
+            u16::try_from(scroll).unwrap_or(u16::MAX),
+            u16::try_from(side).unwrap_or(u16::MAX),
+        )),
         inner,
     );
     if focused {
