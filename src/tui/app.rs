@@ -587,3 +587,6 @@ mod tests_trust;
 
 #[cfg(test)]
 mod tests_reload;
+
+#[cfg(test)]
+mod tests_habits;
