@@ -75,6 +75,11 @@ impl Context {
     }
 }
 
+/// One group of a key line: `(actions, what, short, drop)`: the actions
+/// whose keys it shows, what they do, a shorter word for narrow
+/// terminals, and how soon it gives way (0: never; higher goes first).
+pub type KeyGroup = (&'static [Action], &'static str, &'static str, u8);
+
 macro_rules! actions {
     ($( $variant:ident = $name:literal, $context:ident, $short:literal, $describe:literal; )*) => {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -136,8 +136,7 @@ pub struct KeyHint {
     pub drop: u8,
 }
 
-/// `(actions, what, short, drop)` rows of one key line.
-type Group = (&'static [Action], &'static str, &'static str, u8);
+use super::action::KeyGroup as Group;
 
 /// `(keys, what)` hints of a key line in the order shown, from the live
 /// keymap; each line ends with help and quit (or the key that leaves).
@@ -147,6 +146,9 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
     let help: Group = (&[Help], "help", "help", 0);
     let quit: Group = (&[Quit], "quit", "quit", 0);
     let quit_now: Group = (&[QuitNow], "quit", "quit", 0);
+    // A screen's own groups, then the ones every line ends with.
+    let with =
+        |own: &[Group], ends: &[Group]| -> Vec<Group> { own.iter().chain(ends).copied().collect() };
     let groups: Vec<Group> = match line {
         KeyLine::Main => vec![
             (&[FocusQuery], "search", "search", 1),
@@ -191,15 +193,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             help,
             quit_now,
         ],
-        KeyLine::Help => vec![
-            (&[Down, Up], "scroll", "scroll", 1),
-            (&[FocusQuery], "find", "find", 2),
-            (&[NextMatch, PrevMatch], "next/prev found", "next", 4),
-            (&[HalfPageDown, HalfPageUp], "page", "page", 2),
-            (&[Top, Bottom], "top/end", "top/end", 3),
-            (&[Escape], "close", "close", 0),
-            quit_now,
-        ],
+        KeyLine::Help => with(crate::tui::screen::help::KEYS, &[quit_now]),
         KeyLine::Detail => vec![
             (&[Down, Up], "scroll", "scroll", 1),
             (&[FocusQuery], "find", "find", 2),
@@ -230,14 +224,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             help,
             quit,
         ],
-        KeyLine::History => vec![
-            (&[HistoryDown, HistoryUp], "choose", "choose", 1),
-            (&[HistoryPick], "search it", "search", 0),
-            (&[HistoryForget], "forget", "forget", 2),
-            (&[HistoryClose], "back", "back", 0),
-            help,
-            quit_now,
-        ],
+        KeyLine::History => with(crate::tui::screen::history::KEYS, &[help, quit_now]),
         KeyLine::Find => vec![
             (&[InputSubmit], "keep", "keep", 0),
             (&[InputCancel], "clear", "clear", 0),
@@ -245,93 +232,15 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             help,
             quit_now,
         ],
-        KeyLine::Settings => vec![
-            (&[SettingsUp, SettingsDown], "choose", "choose", 1),
-            (&[SettingsDecrease, SettingsIncrease], "change", "change", 1),
-            (&[SettingsClose], "close", "close", 0),
-            help,
-            quit_now,
-        ],
-        KeyLine::Breaker => vec![
-            (&[BreakerCall], "call", "call", 1),
-            (&[BreakerEdit], "edit args", "edit", 2),
-            (&[BreakerLoop], "loop", "loop", 3),
-            (
-                &[BreakerThresholdUp, BreakerThresholdDown],
-                "threshold",
-                "thresh",
-                4,
-            ),
-            (
-                &[BreakerLoopLess, BreakerLoopMore],
-                "loop count",
-                "count",
-                6,
-            ),
-            (&[BreakerReset], "reset", "reset", 5),
-            (&[BreakerNextTool, BreakerPrevTool], "tool", "tool", 7),
-            (&[BreakerOpenTrace], "open trace", "trace", 8),
-            (&[BreakerStep], "step", "step", 9),
-            (&[BreakerRunTrace], "run", "run", 9),
-            (&[BreakerLogDown, BreakerLogUp], "pick call", "pick", 8),
-            (&[BreakerViewCall], "open call", "open", 7),
-            (&[BreakerClose], "back", "back", 0),
-            help,
-            quit_now,
-        ],
-        KeyLine::Confirm => vec![
-            (&[ConfirmYes], "call", "call", 0),
-            (&[ConfirmNo], "cancel", "cancel", 0),
-            help,
-            quit_now,
-        ],
-        KeyLine::CallView => vec![
-            (&[BreakerLogDown, BreakerLogUp], "scroll", "scroll", 1),
-            (&[BreakerViewCall, BreakerClose], "close", "close", 0),
-            help,
-            quit_now,
-        ],
-        KeyLine::Tune => vec![
-            (&[TuneCapDown, TuneCapUp], "cap", "cap", 1),
-            (&[TuneInitialDown, TuneInitialUp], "initial", "initial", 2),
-            (&[TuneApply], "apply best", "apply", 3),
-            (&[TuneSave], "save", "save", 4),
-            (&[TuneOpen], "requests", "requests", 5),
-            (&[TuneRerun], "measure", "measure", 6),
-            (&[TuneClose], "back", "back", 0),
-            help,
-            quit_now,
-        ],
-        KeyLine::Compare => vec![
-            (&[CompareNext, ComparePrev], "other way", "way", 1),
-            (&[CompareDown, CompareUp], "scroll", "scroll", 2),
-            (&[CompareApply], "put in force", "apply", 3),
-            (&[CompareClose], "back", "back", 0),
-            help,
-            quit_now,
-        ],
-        KeyLine::TuneInput => vec![
-            (&[InputSubmit], "measure", "measure", 0),
-            (&[InputCancel], "cancel", "cancel", 0),
-            (&[InputClear], "clear", "clear", 2),
-            help,
-            quit_now,
-        ],
-        KeyLine::Export => vec![
-            (&[InputHistoryPrev, InputHistoryNext], "format", "format", 1),
-            (&[InputSubmit], "write", "write", 0),
-            (&[InputCancel], "cancel", "cancel", 0),
-            help,
-            quit_now,
-        ],
-        KeyLine::BreakerInput => vec![
-            (&[InputSubmit], "send / load", "send", 0),
-            (&[InputCancel], "leave the text box", "leave", 0),
-            (&[InputClear], "clear", "clear", 2),
-            (&[InputDeleteWord], "delete word", "del word", 3),
-            help,
-            quit_now,
-        ],
+        KeyLine::Settings => with(crate::tui::screen::settings::KEYS, &[help, quit_now]),
+        KeyLine::Breaker => with(crate::tui::screen::breaker::KEYS, &[help, quit_now]),
+        KeyLine::Confirm => with(crate::tui::screen::breaker::CONFIRM_KEYS, &[help, quit_now]),
+        KeyLine::CallView => with(crate::tui::screen::breaker::CALL_KEYS, &[help, quit_now]),
+        KeyLine::Tune => with(crate::tui::screen::tune::KEYS, &[help, quit_now]),
+        KeyLine::Compare => with(crate::tui::screen::compare::KEYS, &[help, quit_now]),
+        KeyLine::TuneInput => with(crate::tui::screen::tune::INPUT_KEYS, &[help, quit_now]),
+        KeyLine::Export => with(crate::tui::screen::export::KEYS, &[help, quit_now]),
+        KeyLine::BreakerInput => with(crate::tui::screen::breaker::INPUT_KEYS, &[help, quit_now]),
     };
     // In a text box, only keys that type nothing can reach actions
     // outside it.

@@ -11,6 +11,8 @@
 
 pub mod draw;
 
+use crate::tui::action::KeyGroup;
+
 use super::Outcome;
 
 mod live;
@@ -40,6 +42,73 @@ pub const MAX_LOOP: u32 = 50;
 pub const MAX_ANSWER_CHARS: usize = 8000;
 
 /// One call in the log.
+/// The key line's own keys (help and quit follow).
+pub const KEYS: &[KeyGroup] = &[
+    (&[Action::BreakerCall], "call", "call", 1),
+    (&[Action::BreakerEdit], "edit args", "edit", 2),
+    (&[Action::BreakerLoop], "loop", "loop", 3),
+    (
+        &[Action::BreakerThresholdUp, Action::BreakerThresholdDown],
+        "threshold",
+        "thresh",
+        4,
+    ),
+    (
+        &[Action::BreakerLoopLess, Action::BreakerLoopMore],
+        "loop count",
+        "count",
+        6,
+    ),
+    (&[Action::BreakerReset], "reset", "reset", 5),
+    (
+        &[Action::BreakerNextTool, Action::BreakerPrevTool],
+        "tool",
+        "tool",
+        7,
+    ),
+    (&[Action::BreakerOpenTrace], "open trace", "trace", 8),
+    (&[Action::BreakerStep], "step", "step", 9),
+    (&[Action::BreakerRunTrace], "run", "run", 9),
+    (
+        &[Action::BreakerLogDown, Action::BreakerLogUp],
+        "pick call",
+        "pick",
+        8,
+    ),
+    (&[Action::BreakerViewCall], "open call", "open", 7),
+    (&[Action::BreakerClose], "back", "back", 0),
+];
+
+/// The key line's own keys (help and quit follow).
+pub const INPUT_KEYS: &[KeyGroup] = &[
+    (&[Action::InputSubmit], "send / load", "send", 0),
+    (&[Action::InputCancel], "leave the text box", "leave", 0),
+    (&[Action::InputClear], "clear", "clear", 2),
+    (&[Action::InputDeleteWord], "delete word", "del word", 3),
+];
+
+/// The key line's own keys (help and quit follow).
+pub const CONFIRM_KEYS: &[KeyGroup] = &[
+    (&[Action::ConfirmYes], "call", "call", 0),
+    (&[Action::ConfirmNo], "cancel", "cancel", 0),
+];
+
+/// The key line's own keys (help and quit follow).
+pub const CALL_KEYS: &[KeyGroup] = &[
+    (
+        &[Action::BreakerLogDown, Action::BreakerLogUp],
+        "scroll",
+        "scroll",
+        1,
+    ),
+    (
+        &[Action::BreakerViewCall, Action::BreakerClose],
+        "close",
+        "close",
+        0,
+    ),
+];
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallEntry {
     pub tool: String,

@@ -12,6 +12,8 @@
 
 pub mod draw;
 
+use crate::tui::action::KeyGroup;
+
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,6 +29,24 @@ use crate::tui::effect::{Effect, SearchRun};
 use crate::tui::state::results::REFRESH_WHILE_EMBEDDING;
 
 /// A way to search: its settings and what the screen calls it.
+/// The key line's own keys (help and quit follow).
+pub const KEYS: &[KeyGroup] = &[
+    (
+        &[Action::CompareNext, Action::ComparePrev],
+        "other way",
+        "way",
+        1,
+    ),
+    (
+        &[Action::CompareDown, Action::CompareUp],
+        "scroll",
+        "scroll",
+        2,
+    ),
+    (&[Action::CompareApply], "put in force", "apply", 3),
+    (&[Action::CompareClose], "back", "back", 0),
+];
+
 #[derive(Debug, Clone)]
 pub struct Way {
     /// `ranker hybrid`, `strategy all`, `gate off`; the left side's is
@@ -141,11 +161,6 @@ impl Side {
             _ => false,
         };
         self.found().len() + usize::from(held) + usize::from(self.sends_all())
-    }
-
-    /// Whether the side sends catalog tool `index`.
-    pub fn sends(&self, index: usize) -> bool {
-        self.sends_all() || self.found().iter().any(|h| h.index == index)
     }
 }
 

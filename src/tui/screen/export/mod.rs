@@ -4,6 +4,8 @@
 
 pub mod draw;
 
+use crate::tui::action::KeyGroup;
+
 use super::Outcome;
 
 use clap::ValueEnum;
@@ -30,6 +32,18 @@ pub fn format_name(format: PayloadFormat) -> &'static str {
 pub fn default_path(format: PayloadFormat) -> String {
     format!("toolsift-tools.{}.json", format_name(format))
 }
+
+/// The key line's own keys (help and quit follow).
+pub const KEYS: &[KeyGroup] = &[
+    (
+        &[Action::InputHistoryPrev, Action::InputHistoryNext],
+        "format",
+        "format",
+        1,
+    ),
+    (&[Action::InputSubmit], "write", "write", 0),
+    (&[Action::InputCancel], "cancel", "cancel", 0),
+];
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExportBox {

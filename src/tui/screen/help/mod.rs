@@ -3,9 +3,31 @@
 
 pub mod draw;
 
+use crate::tui::action::KeyGroup;
+
 use crate::tui::action::Action;
 use crate::tui::find::Find;
 use crate::tui::list::Scroll;
+
+/// The key line's own keys (quit follows).
+pub const KEYS: &[KeyGroup] = &[
+    (&[Action::Down, Action::Up], "scroll", "scroll", 1),
+    (&[Action::FocusQuery], "find", "find", 2),
+    (
+        &[Action::NextMatch, Action::PrevMatch],
+        "next/prev found",
+        "next",
+        4,
+    ),
+    (
+        &[Action::HalfPageDown, Action::HalfPageUp],
+        "page",
+        "page",
+        2,
+    ),
+    (&[Action::Top, Action::Bottom], "top/end", "top/end", 3),
+    (&[Action::Escape], "close", "close", 0),
+];
 
 #[derive(Debug, Clone, Default)]
 pub struct HelpState {

@@ -4,9 +4,24 @@
 
 pub mod draw;
 
+use crate::tui::action::KeyGroup;
+
 use super::Outcome;
 use crate::tui::action::Action;
 use crate::tui::list::ListState;
+
+/// The key line's own keys (help and quit follow).
+pub const KEYS: &[KeyGroup] = &[
+    (
+        &[Action::HistoryDown, Action::HistoryUp],
+        "choose",
+        "choose",
+        1,
+    ),
+    (&[Action::HistoryPick], "search it", "search", 0),
+    (&[Action::HistoryForget], "forget", "forget", 2),
+    (&[Action::HistoryClose], "back", "back", 0),
+];
 
 #[derive(Debug, Clone)]
 pub struct HistoryList {

@@ -2,6 +2,8 @@
 
 pub mod draw;
 
+use crate::tui::action::KeyGroup;
+
 use super::Outcome;
 
 use crate::settings::Settings;
@@ -12,6 +14,23 @@ pub const SETTINGS_ROWS: [&str; 7] = Settings::KEYS;
 
 /// The settings popup: the settings as edited (maybe invalid), the SDK's
 /// message when they are, and the highlighted row.
+/// The key line's own keys (help and quit follow).
+pub const KEYS: &[KeyGroup] = &[
+    (
+        &[Action::SettingsUp, Action::SettingsDown],
+        "choose",
+        "choose",
+        1,
+    ),
+    (
+        &[Action::SettingsDecrease, Action::SettingsIncrease],
+        "change",
+        "change",
+        1,
+    ),
+    (&[Action::SettingsClose], "close", "close", 0),
+];
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct SettingsEditor {
     pub edited: Settings,

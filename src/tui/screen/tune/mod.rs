@@ -10,6 +10,8 @@
 
 pub mod draw;
 
+use crate::tui::action::KeyGroup;
+
 use super::Outcome;
 
 use std::path::PathBuf;
@@ -28,6 +30,29 @@ use crate::tune::{TuneOptions, TuneReport};
 
 /// What a measurement was made for: a new catalog (always-load toggled),
 /// ranker, token basis or request file makes it stale.
+/// The key line's own keys (help and quit follow).
+pub const KEYS: &[KeyGroup] = &[
+    (&[Action::TuneCapDown, Action::TuneCapUp], "cap", "cap", 1),
+    (
+        &[Action::TuneInitialDown, Action::TuneInitialUp],
+        "initial",
+        "initial",
+        2,
+    ),
+    (&[Action::TuneApply], "apply best", "apply", 3),
+    (&[Action::TuneSave], "save", "save", 4),
+    (&[Action::TuneOpen], "requests", "requests", 5),
+    (&[Action::TuneRerun], "measure", "measure", 6),
+    (&[Action::TuneClose], "back", "back", 0),
+];
+
+/// The key line's own keys (help and quit follow).
+pub const INPUT_KEYS: &[KeyGroup] = &[
+    (&[Action::InputSubmit], "measure", "measure", 0),
+    (&[Action::InputCancel], "cancel", "cancel", 0),
+    (&[Action::InputClear], "clear", "clear", 2),
+];
+
 #[derive(Debug, Clone)]
 pub struct Measured {
     pub catalog: Arc<Catalog>,
