@@ -1,70 +1,10 @@
-//! What help and the key lines say, as data generated from the live keymap
-//! (drawing lays it out; `update` uses its length to scroll help).
+//! What the key lines say, as data generated from the live keymap: each
+//! screen's groups of keys (drawing lays them out, shortest first on a
+//! narrow terminal).
 
 use super::action::{Action, Context};
 use super::keymap::Keymap;
-use crate::sources::mcp::{ServerState, ServerStatus};
-use crate::terminal_text::escape;
-
-/// One row of the help screen.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HelpRow {
-    Heading(&'static str),
-    Binding {
-        keys: String,
-        what: &'static str,
-    },
-    Note(&'static str),
-    /// An MCP server's summary (escaped), and whether it failed.
-    Server {
-        summary: String,
-        failed: bool,
-    },
-    Blank,
-}
-
-/// What the keymap does not say.
-const NOTES: &[&str] = &[
-    "Keys bound to no input_ action type text in a text box.",
-    "Marks: ★ always-load, RO (or R) read-only, ID (or I) idempotent, ● initial set, ◆ selected by the search, ! a warning of toolsift check (the detail says what), ? hard to find from its own words (toolsift check --findability; the detail says why).",
-    "Numbers shorten as numbers on narrow terminals (10.4k, 1.48M); the detail shows them whole.",
-];
-
-/// Help: the MCP servers the catalog came from (if any), every context's
-/// actions with their keys, then the notes.
-pub fn help_rows(keymap: &Keymap, servers: &[ServerStatus]) -> Vec<HelpRow> {
-    let mut rows = Vec::new();
-    if !servers.is_empty() {
-        rows.push(HelpRow::Heading("MCP servers"));
-        for s in servers {
-            let failed = matches!(s.state, ServerState::Failed { .. });
-            // In rows that fit the help popup, a server's stderr lines too.
-            // Then the warnings about its tools (hidden text), escaped.
-            let warnings = s.warnings().iter().map(|w| format!("  warning: {w}"));
-            let failed = failed || !s.warnings().is_empty();
-            // Whole lines: the popup wraps them at words to its width.
-            for line in s.summary().lines().map(String::from).chain(warnings) {
-                rows.push(HelpRow::Server {
-                    summary: escape(&line).into_owned(),
-                    failed,
-                });
-            }
-        }
-        rows.push(HelpRow::Blank);
-    }
-    for context in Context::ALL {
-        rows.push(HelpRow::Heading(context.title()));
-        for action in Action::of(context) {
-            rows.push(HelpRow::Binding {
-                keys: keymap.label(action),
-                what: action.describe(),
-            });
-        }
-        rows.push(HelpRow::Blank);
-    }
-    rows.extend(NOTES.iter().map(|n| HelpRow::Note(n)));
-    rows
-}
+pub use super::paint::KeyHint;
 
 /// The screens with a key line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,17 +63,6 @@ impl KeyLine {
         KeyLine::Find,
         KeyLine::History,
     ];
-}
-
-/// One pair of a key line: the keys, what they do, a shorter word for
-/// narrow terminals, and how soon it gives way (0: never; higher goes
-/// first).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyHint {
-    pub keys: String,
-    pub what: &'static str,
-    pub short: &'static str,
-    pub drop: u8,
 }
 
 use super::action::KeyGroup as Group;
@@ -275,36 +204,4 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             })
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_servers_warnings_follow_its_summary_escaped() {
-        let servers = [ServerStatus {
-            name: "sneaky".into(),
-            state: ServerState::Loaded {
-                tools: 2,
-                prefixed: 0,
-                hidden_text: vec!["tool \"a\u{200b}\": hidden text in name: 1 zero-width".into()],
-            },
-        }];
-        let rows = help_rows(&Keymap::defaults(), &servers);
-        assert_eq!(
-            rows[1..3],
-            [
-                HelpRow::Server {
-                    summary: "sneaky: 2 tools; 1 warning of hidden text".into(),
-                    failed: true,
-                },
-                HelpRow::Server {
-                    summary: "  warning: tool \"a\\u{200b}\": hidden text in name: 1 zero-width"
-                        .into(),
-                    failed: true,
-                },
-            ]
-        );
-    }
 }

@@ -8,9 +8,19 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
 
-use super::help::KeyHint;
 use super::text;
 use crate::terminal_text::json_for_terminal;
+
+/// One pair of a key line: the keys, what they do, a shorter word for
+/// narrow terminals, and how soon it gives way (0: never; higher goes
+/// first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyHint {
+    pub keys: String,
+    pub what: &'static str,
+    pub short: &'static str,
+    pub drop: u8,
+}
 
 /// Styles; with `NO_COLOR` only bold, reverse and underline carry meaning.
 pub struct Theme {

@@ -20,7 +20,7 @@ fn keymap_from_toml(text: &str) -> Keymap {
 
 /// Everything help shows, as text.
 fn help_text(app: &App) -> String {
-    crate::tui::help::help_rows(app.keymap(), app.mcp_servers())
+    crate::tui::screen::help::rows::help_rows(app.keymap(), app.mcp_servers())
         .iter()
         .map(|r| format!("{r:?}"))
         .collect::<Vec<_>>()

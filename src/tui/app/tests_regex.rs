@@ -144,10 +144,10 @@ fn the_key_is_in_the_key_line_and_help_and_the_settings_never_cycle_to_regex() {
             .any(|h| h.keys == "Alt-R" && h.what == "words/regex"),
         "{line:?}"
     );
-    let help = crate::tui::help::help_rows(app.keymap(), app.mcp_servers());
+    let help = crate::tui::screen::help::rows::help_rows(app.keymap(), app.mcp_servers());
     assert!(
         help.iter().any(|r| matches!(r,
-            crate::tui::help::HelpRow::Binding { keys, what }
+            crate::tui::screen::help::rows::HelpRow::Binding { keys, what }
                 if keys == "Alt-R Ctrl-T" && what.starts_with("query box: read the query as words or as a regular expression"))),
         "{help:?}"
     );

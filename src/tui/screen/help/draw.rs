@@ -6,9 +6,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::HelpState;
+use super::rows::{HelpRow, help_rows};
 use crate::sources::mcp::ServerStatus;
 use crate::tui::action::Action;
-use crate::tui::help::{HelpRow, help_rows};
 use crate::tui::keymap::Keymap;
 use crate::tui::paint::{Theme, pane};
 use crate::tui::text::wrap_hanging;

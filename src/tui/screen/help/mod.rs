@@ -2,6 +2,7 @@
 //! shows comes from the live keymap ([`crate::tui::help`]).
 
 pub mod draw;
+pub mod rows;
 
 use crate::tui::action::KeyGroup;
 
