@@ -453,6 +453,13 @@ fn note_for(params: &SearchParams, plan: &Plan, tools: &[Selected]) -> Option<St
         } else {
             "empty query: only the always-load tools are loaded".to_string()
         })
+    } else if tools.iter().any(|t| !t.explanation.matches.is_empty()) {
+        // The request's words matched always-load tools only: saying that
+        // nothing matched would contradict the matches they show.
+        Some(
+            "no tool beyond the always-load ones matches the query; only the always-load tools are loaded"
+                .to_string(),
+        )
     } else {
         let why = if plan.ranker.is_regex() {
             pattern::NO_MATCH

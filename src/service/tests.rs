@@ -123,6 +123,28 @@ fn nothing_matches_gives_a_note_not_padding() {
     assert!(o.note.unwrap().starts_with("empty query"));
 }
 
+#[test]
+fn words_that_match_only_always_load_tools_are_not_called_no_match() {
+    let c = Catalog::new(
+        "t",
+        vec![
+            tool("lookup_status", "Look up the current service status", true),
+            tool("send_invoice", "Send an invoice to a customer", false),
+        ],
+    )
+    .unwrap();
+    let o = Service::default()
+        .tool_search(&c, &params("status of the service"), "")
+        .unwrap();
+    assert_eq!(names(&c, &o), ["lookup_status"]);
+    assert!(!o.tools[0].explanation.matches.is_empty());
+    let note = o.note.unwrap();
+    assert_eq!(
+        note,
+        "no tool beyond the always-load ones matches the query; only the always-load tools are loaded"
+    );
+}
+
 fn with_embeddings() -> Service {
     let provider = Arc::new(crate::embed::HashEmbedder::default());
     let cache = Arc::new(crate::embed::VectorCache::new(100, None));
