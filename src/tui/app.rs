@@ -11,6 +11,7 @@
 
 mod apply;
 mod compare;
+mod detail_view;
 mod exact;
 mod find;
 mod history;
