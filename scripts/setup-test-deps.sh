@@ -7,6 +7,9 @@
 #   mcp-server-git from PyPI in the same venv (git on PATH for the latter)
 #   and @modelcontextprotocol/server-everything from npm in a prefix of its
 #   own. The tests run the installed programs; nothing downloads at test time;
+# - tests/external/gateway_day_one.rs: mcp-server-fetch (PyPI, same venv),
+#   @modelcontextprotocol/server-memory and server-filesystem (npm, same
+#   prefix);
 # - tests/external/gateway.rs: the same servers and venv (whose mcp, the
 #   official Python MCP SDK, is the host that drives the gateway), and
 #   @modelcontextprotocol/inspector-cli (mcp-inspector-cli) from npm in the
@@ -41,10 +44,15 @@ set -euo pipefail
 SDK_VERSION="1.2.0"
 MCP_TIME_VERSION="2026.10.19"
 MCP_GIT_VERSION="2026.10.19"
+# tests/external/gateway_day_one.rs: a read-only, open-world tool (fetch).
+MCP_FETCH_VERSION="2026.10.24"
 # The official MCP Python SDK: the host of tests/external/gateway.rs
 # (tests/interop/gateway_host.py).
 MCP_SDK_VERSION="2.3.0"
 EVERYTHING_VERSION="2026.8.31"
+# tests/external/gateway_day_one.rs: the knowledge graph and files servers.
+MEMORY_VERSION="2026.8.31"
+FILESYSTEM_VERSION="2026.8.31"
 INSPECTOR_CLI_VERSION="1.0.3"
 # The reference for OpenAI's function rendering (tests/external/openai_rendering.rs).
 OPENAI_CHAT_TOKENS_VERSION="0.2.8"
@@ -55,12 +63,13 @@ VPY="$VENV/bin/python"
 
 python_installed() {
     [ -x "$VPY" ] && [ -x "$VENV/bin/mcp-server-time" ] && [ -x "$VENV/bin/mcp-server-git" ] &&
-        "$VPY" - "$SDK_VERSION" "$MCP_TIME_VERSION" "$MCP_GIT_VERSION" "$MCP_SDK_VERSION" <<'PY' 2>/dev/null
+        [ -x "$VENV/bin/mcp-server-fetch" ] &&
+        "$VPY" - "$SDK_VERSION" "$MCP_TIME_VERSION" "$MCP_GIT_VERSION" "$MCP_SDK_VERSION" "$MCP_FETCH_VERSION" <<'PY' 2>/dev/null
 import sys
 from importlib.metadata import version
 import caveman_cloud  # noqa: F401
 import mcp  # noqa: F401
-wanted = {"caveman-sdk": sys.argv[1], "mcp-server-time": sys.argv[2], "mcp-server-git": sys.argv[3], "mcp": sys.argv[4]}
+wanted = {"caveman-sdk": sys.argv[1], "mcp-server-time": sys.argv[2], "mcp-server-git": sys.argv[3], "mcp": sys.argv[4], "mcp-server-fetch": sys.argv[5]}
 sys.exit(0 if all(version(p) == v for p, v in wanted.items()) else 1)
 PY
 }
@@ -109,6 +118,8 @@ else
 fi
 
 npm_package @modelcontextprotocol/server-everything "$EVERYTHING_VERSION" mcp-server-everything
+npm_package @modelcontextprotocol/server-memory "$MEMORY_VERSION" mcp-server-memory
+npm_package @modelcontextprotocol/server-filesystem "$FILESYSTEM_VERSION" mcp-server-filesystem
 npm_package @modelcontextprotocol/inspector-cli "$INSPECTOR_CLI_VERSION" mcp-inspector-cli
 npm_package openai-chat-tokens "$OPENAI_CHAT_TOKENS_VERSION"
 
@@ -260,7 +271,8 @@ if [ ! -x "$VPY" ] || ! "$VPY" -m pip --version >/dev/null 2>&1; then
 fi
 
 "$VPY" -m pip install --quiet --disable-pip-version-check "caveman-sdk==$SDK_VERSION" \
-    "mcp-server-time==$MCP_TIME_VERSION" "mcp-server-git==$MCP_GIT_VERSION" "mcp==$MCP_SDK_VERSION"
+    "mcp-server-time==$MCP_TIME_VERSION" "mcp-server-git==$MCP_GIT_VERSION" "mcp==$MCP_SDK_VERSION" \
+    "mcp-server-fetch==$MCP_FETCH_VERSION"
 python_installed || { echo "error: caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION or mcp-server-git $MCP_GIT_VERSION did not install into $VENV" >&2; exit 1; }
 echo "caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION, mcp-server-git $MCP_GIT_VERSION installed in $VENV"
 echo "$VPY"

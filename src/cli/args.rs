@@ -534,6 +534,9 @@ pub struct GatewayArgs {
     /// Tools never listed, found or called (repeatable).
     #[arg(long, value_name = "PATTERN")]
     pub deny: Vec<String>,
+    /// Tools call_read_tool may run although their server does not mark them read-only and closed-world (openWorldHint false), such as a fetch you trust (repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    pub allow_read: Vec<String>,
     /// Text a reader cannot see in a server's tools (ANSI, control, tag, zero-width, bidi characters): strip it from what the model receives (default), drop the tool, or keep it.
     #[arg(long, value_name = "strip|drop|keep")]
     pub hidden_text: Option<toolsift::config::HiddenText>,

@@ -64,6 +64,7 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
             .map_err(|e| CliError::Usage(format!("[gateway.tools]: {e}")))?;
     }
     for (flag, patterns, rule) in [
+        ("--allow-read", &args.allow_read, ToolRule::Read),
         ("--allow", &args.allow, ToolRule::Allow),
         ("--ask", &args.ask, ToolRule::Ask),
         ("--deny", &args.deny, ToolRule::Deny),
@@ -146,6 +147,7 @@ fn build(
     }
     let mut mcp = mcp.clone();
     mcp.call_timeout = Some(call_timeout);
+    mcp.refuse_gateways = true;
     // A dry run counts every server's tools: it waits for them. Serving, the
     // gateway answers the host at once, whatever server is slow.
     let (host, catalog, changes) = if dry_run {
@@ -168,6 +170,15 @@ fn build(
 }
 
 pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
+    if let Some(parent) = std::env::var_os(gateway::PARENT_VAR) {
+        return Err(CliError::Usage(format!(
+            "this gateway was started as a server of another toolsift gateway (process {}): a gateway in front of a gateway starts itself again and again. Take the gateway's entry out of the servers file the first one reads",
+            parent.to_string_lossy()
+        )));
+    }
+    // SAFETY: no other thread runs yet (the runtime and the servers start
+    // below); the servers inherit it, so a gateway among them knows.
+    unsafe { std::env::set_var(gateway::PARENT_VAR, std::process::id().to_string()) };
     let plan = plan(args)?;
     let call_timeout = Duration::from_secs(
         args.call_timeout

@@ -13,9 +13,12 @@ use toolsift::terminal_text::escape;
 /// The MCP servers to gather tools from.
 #[derive(Args, Default, Debug, Clone)]
 pub struct McpArgs {
-    /// MCP servers to gather tools from: an `mcpServers` JSON file (Claude Desktop, Claude Code `.mcp.json`, Cursor) or a TOML file with [mcp.servers.NAME] sections (repeatable).
+    /// MCP servers to gather tools from: an `mcpServers` JSON file (Claude Desktop, Claude Code `.mcp.json`, Cursor), VS Code's `.vscode/mcp.json`, `~/.claude.json`, or a TOML file with [mcp.servers.NAME] sections (repeatable). A server that cannot be read is skipped with a warning.
     #[arg(long, value_name = "CONFIG")]
     pub mcp: Vec<PathBuf>,
+    /// The project of `~/.claude.json` whose servers join the user's (default: the current directory's).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
     /// One stdio MCP server: its command line, e.g. "uvx mcp-server-time" (repeatable).
     #[arg(long, value_name = "CMD ARGS")]
     pub mcp_stdio: Vec<String>,
@@ -31,6 +34,10 @@ pub struct McpArgs {
     /// The longest a tool call may take (set by the command, not a flag here).
     #[arg(skip)]
     pub call_timeout: Option<Duration>,
+    /// Leave out the servers that run `toolsift gateway` (the gateway's own
+    /// reading: it must not start itself).
+    #[arg(skip)]
+    pub refuse_gateways: bool,
 }
 
 impl McpArgs {
@@ -48,11 +55,18 @@ impl McpArgs {
         let env = |n: &str| std::env::var(n).ok();
         let mut config = McpConfig::default();
         for path in &self.mcp {
-            let one = mcp::config::load(path, &env).map_err(|e| e.to_string())?;
+            let one = mcp::config::load_project(path, &env, self.project.as_deref())
+                .map_err(|e| e.to_string())?;
             config.servers.extend(one.servers);
             config.always_load.extend(one.always_load);
             config.timeout = one.timeout;
+            config.warnings.extend(one.warnings);
+            config.notes.extend(one.notes);
         }
+        if self.project.is_some() && self.mcp.is_empty() {
+            return Err("--project picks a project of the --mcp file (~/.claude.json)".into());
+        }
+
         for line in &self.mcp_stdio {
             config
                 .servers
@@ -80,6 +94,23 @@ impl McpArgs {
             if *n > 1 {
                 s.name = format!("{}-{n}", s.name);
             }
+        }
+        if self.refuse_gateways {
+            let (gateways, others): (Vec<_>, Vec<_>) = std::mem::take(&mut config.servers)
+                .into_iter()
+                .partition(|s| toolsift::gateway::starts_a_gateway(s).is_some());
+            config.servers = others;
+            config.warnings.extend(
+                gateways
+                    .iter()
+                    .filter_map(toolsift::gateway::starts_a_gateway),
+            );
+        }
+        for note in &config.notes {
+            eprintln!("toolsift: {}", escape(note));
+        }
+        for w in &config.warnings {
+            eprintln!("toolsift: warning: {}", escape(w));
         }
         Ok(config)
     }

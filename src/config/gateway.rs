@@ -14,8 +14,9 @@
 //! log_calls = false
 //! hidden_text = "strip"            # or drop, keep
 //!
-//! [gateway.tools]                  # per tool: allow (default), ask, deny
+//! [gateway.tools]                  # per tool: allow (default), ask, deny, read
 //! "filesystem/*" = "ask"
+//! "fetch/fetch" = "read"           # call_read_tool may run it (open-world)
 //! "filesystem/read_*" = "allow"
 //! "*delete*" = "deny"
 //! ```
@@ -56,7 +57,7 @@ pub struct GatewaySection {
     /// What the host receives of text a reader cannot see.
     #[serde(default)]
     pub hidden_text: Option<HiddenText>,
-    /// `[gateway.tools]`: pattern → allow, ask or deny.
+    /// `[gateway.tools]`: pattern → read, allow, ask or deny.
     #[serde(default)]
     pub tools: std::collections::BTreeMap<String, ToolRule>,
 }
@@ -66,16 +67,20 @@ pub struct GatewaySection {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolRule {
+    /// Allowed, and `call_read_tool` runs it even when its server does not
+    /// mark it read-only and closed-world (the user vouches for it).
+    Read,
     Allow,
     Ask,
     Deny,
 }
 
 impl ToolRule {
-    pub const WORDS: [&'static str; 3] = ["allow", "ask", "deny"];
+    pub const WORDS: [&'static str; 4] = ["read", "allow", "ask", "deny"];
 
     pub fn parse(word: &str) -> Option<ToolRule> {
         match word {
+            "read" => Some(ToolRule::Read),
             "allow" => Some(ToolRule::Allow),
             "ask" => Some(ToolRule::Ask),
             "deny" => Some(ToolRule::Deny),
@@ -87,6 +92,7 @@ impl ToolRule {
 impl fmt::Display for ToolRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            ToolRule::Read => "read",
             ToolRule::Allow => "allow",
             ToolRule::Ask => "ask",
             ToolRule::Deny => "deny",
@@ -96,7 +102,11 @@ impl fmt::Display for ToolRule {
 
 impl<'de> Deserialize<'de> for ToolRule {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        word(d, "a tool rule must be allow, ask or deny", ToolRule::parse)
+        word(
+            d,
+            "a tool rule must be read, allow, ask or deny",
+            ToolRule::parse,
+        )
     }
 }
 

@@ -184,14 +184,17 @@ impl Gateway {
         };
         let tool = &catalog.tools()[index];
         let server = tool.mcp.as_ref().map(|m| m.server.to_string());
-        if via.read_only && !tool.read_only {
+        let rule = self.config.rules.rule_for(tool);
+        if via.read_only
+            && !snapshot.reads[index]
+            && let Some(why) = not_a_plain_read(tool, &snapshot.listed[index])
+        {
             record(&tool.name, server.as_deref(), Ended::Refused, None);
             return error_result(format!(
-                "{} is not marked read-only by its server, so {CALL_READ_TOOL} does not run it: call it with {CALL_TOOL}",
+                "{} {why}, so {CALL_READ_TOOL} does not run it: call it with {CALL_TOOL}",
                 tool.name
             ));
         }
-        let rule = self.config.rules.rule_for(tool);
         if rule == ToolRule::Deny {
             // Denied tools are left out of the catalog; a rule is never
             // loosened on the way.
@@ -286,6 +289,29 @@ impl Gateway {
                 error_result(format!("{} failed: {e}", tool.name))
             }
         }
+    }
+}
+
+/// Why `call_read_tool` must not run `tool` (as its server `listed` it),
+/// or `None` for a read that stays on this machine: marked read-only and
+/// not open-world. A missing `openWorldHint` counts as open, as the MCP
+/// specification defines it, so a read-only `fetch` (which reaches any
+/// address) cannot carry what another read returned out of the machine.
+pub(crate) fn not_a_plain_read(
+    tool: &crate::catalog::Tool,
+    listed: &rmcp::model::Tool,
+) -> Option<&'static str> {
+    if !tool.read_only {
+        return Some("is not marked read-only by its server");
+    }
+    // A catalog file's tool answers its simulated result: nothing leaves.
+    tool.mcp.as_ref()?;
+    match listed.annotations.as_ref().and_then(|a| a.open_world_hint) {
+        Some(false) => None,
+        Some(true) => Some("reaches outside this machine (its server marks it openWorldHint)"),
+        None => Some(
+            "may reach outside this machine (its server does not mark it openWorldHint: false)",
+        ),
     }
 }
 

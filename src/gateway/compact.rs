@@ -26,7 +26,7 @@ pub(crate) fn answer_text(answer: &Value) -> String {
         ));
     } else {
         out.push_str(&format!(
-            "{} found for {}. Call one with {CALL_READ_TOOL} (read-only tools) or {CALL_TOOL}: {{\"name\": ..., \"arguments\": {{...}}}}. Each argument's description and the full input schemas are in the structured content.",
+            "{} found for {}. Call one with the dispatcher its line names ({CALL_READ_TOOL} or {CALL_TOOL}): {{\"name\": ..., \"arguments\": {{...}}}}. Each argument's description and the full input schemas are in the structured content.",
             count(tools.len()),
             serde_json::Value::from(query)
         ));
@@ -66,13 +66,11 @@ fn count(n: usize) -> String {
     }
 }
 
-/// `- name [server, read-only]: description` and `  arguments: ...`.
+/// `- name [server, call_read_tool]: description` and `  arguments: ...`.
 fn tool_lines(tool: &Value) -> String {
     let name = tool["name"].as_str().unwrap_or_default();
     let mut tags: Vec<&str> = tool["server"].as_str().into_iter().collect();
-    if tool["annotations"]["readOnlyHint"] == Value::Bool(true) {
-        tags.push("read-only");
-    }
+    tags.extend(tool["call_with"].as_str());
     let tags = if tags.is_empty() {
         String::new()
     } else {
@@ -207,6 +205,7 @@ mod tests {
                 "description": "Get current time\n  in a specific timezone",
                 "inputSchema": {"type": "object", "properties": {"timezone": {"type": "string"}}, "required": ["timezone"]},
                 "annotations": {"readOnlyHint": true},
+                "call_with": "call_read_tool",
                 "why": "matched time (name)"
             }],
             "note": "limit 20 is above this gateway's cap of 8; at most 8 tools.",
@@ -216,13 +215,13 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert!(
             lines[0].starts_with(
-                "1 tool found for \"what time is it in Tokyo\". Call one with call_read_tool"
+                "1 tool found for \"what time is it in Tokyo\". Call one with the dispatcher its line names (call_read_tool or call_tool)"
             ),
             "{text}"
         );
         assert_eq!(
             lines[1],
-            "- get_current_time [time, read-only]: Get current time in a specific timezone"
+            "- get_current_time [time, call_read_tool]: Get current time in a specific timezone"
         );
         assert_eq!(lines[2], "  arguments: timezone: string");
         assert!(lines[3].starts_with("Note: limit 20"), "{text}");

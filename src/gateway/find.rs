@@ -9,6 +9,7 @@ use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::{Value, json};
 
 use super::answer::{error_result, search_result};
+use super::meta::{CALL_READ_TOOL, CALL_TOOL};
 use super::{Gateway, Snapshot};
 use crate::engine::Explanation;
 use crate::service::{GateMode, Reason, SearchParams};
@@ -248,6 +249,12 @@ pub(crate) fn found_tool(
     {
         out["annotations"] = v;
     }
+    // The dispatcher that runs it, so a model picks the right one.
+    out["call_with"] = json!(if snapshot.reads[index] {
+        CALL_READ_TOOL
+    } else {
+        CALL_TOOL
+    });
     out["why"] = json!(why_line(reason, e));
     out
 }

@@ -20,9 +20,8 @@ pub const CALL_TOOL: &str = "call_tool";
 /// ask before each `call_tool`.
 pub const CALL_READ_TOOL: &str = "call_read_tool";
 
-const CALL_DESCRIPTION: &str = "Call a tool that search_tools found, by its exact name, with arguments that follow its input schema. The result is the tool's own. Arguments that break the schema, and the same call repeated in a loop, are refused before they reach the tool. For a tool search_tools marks read-only, use call_read_tool.";
-const CALL_READ_DESCRIPTION: &str =
-    "call_tool for read-only tools (those search_tools marks readOnlyHint); it refuses any other.";
+const CALL_DESCRIPTION: &str = "Call a tool that search_tools found, by its exact name, with arguments that follow its input schema. The result is the tool's own. Arguments that break the schema, and the same call repeated in a loop, are refused before they reach the tool. For a tool search_tools marks \"call_with\": \"call_read_tool\", use call_read_tool.";
+const CALL_READ_DESCRIPTION: &str = "call_tool for the reads that stay on this machine: the tools search_tools marks \"call_with\": \"call_read_tool\" (read-only, not open-world). It refuses any other.";
 
 fn object(value: serde_json::Value) -> Arc<JsonObject> {
     match value {
@@ -92,7 +91,8 @@ pub(crate) fn call_tool(read_only: bool) -> McpTool {
     };
     let mut tool = McpTool::new(name, description, object(schema));
     tool.annotations = Some(if read_only {
-        ToolAnnotations::new().read_only(true).open_world(true)
+        // It runs only closed-world reads (or those a `read` rule vouches for).
+        ToolAnnotations::new().read_only(true).open_world(false)
     } else {
         ToolAnnotations::new()
             .read_only(false)

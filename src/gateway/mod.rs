@@ -21,6 +21,7 @@ mod http;
 mod meta;
 mod offered;
 mod record;
+mod recursion;
 mod rules;
 mod saving;
 mod session;
@@ -41,6 +42,7 @@ pub use hidden::{HiddenCounts, HiddenText};
 pub use http::{HttpConfig, MCP_PATH, check_bind, serve_http};
 pub use meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS};
 pub use record::{Log, Recorder};
+pub use recursion::{PARENT_VAR, starts_a_gateway};
 pub use rules::{ToolRule, ToolRules};
 pub use saving::{ListSaving, list_saving};
 pub use session::GatewaySession;
@@ -106,10 +108,14 @@ pub(crate) struct Snapshot {
     pub(crate) validators: validate::Validators,
     /// `search_tools`'s description, made from this catalog.
     pub(crate) search_description: String,
+    /// Per tool: whether `call_read_tool` runs it (marked read-only and
+    /// closed-world by its server, or a `read` rule vouches for it).
+    pub(crate) reads: Vec<bool>,
 }
 
 impl Snapshot {
-    fn new(catalog: Arc<Catalog>, host: &McpHost, hidden_text: HiddenText) -> Snapshot {
+    fn new(catalog: Arc<Catalog>, host: &McpHost, config: &GatewayConfig) -> Snapshot {
+        let hidden_text = config.hidden_text;
         let by_origin = host.listed_by_origin();
         let listed = catalog
             .tools()
@@ -121,6 +127,14 @@ impl Snapshot {
             })
             .collect();
         let validators = validate::Validators::new(catalog.len());
+        let reads = catalog
+            .tools()
+            .iter()
+            .zip(&listed)
+            .map(|(t, l)| {
+                config.rules.rule_for(t) == ToolRule::Read || call::not_a_plain_read(t, l).is_none()
+            })
+            .collect();
         let starting: Vec<String> = host
             .states()
             .into_iter()
@@ -133,6 +147,7 @@ impl Snapshot {
             listed,
             validators,
             search_description,
+            reads,
         }
     }
 }
@@ -184,7 +199,7 @@ impl Gateway {
             config.hidden_text,
             &recorder,
         )?;
-        let snapshot = Arc::new(Snapshot::new(Arc::new(catalog), &host, config.hidden_text));
+        let snapshot = Arc::new(Snapshot::new(Arc::new(catalog), &host, &config));
         Ok(Gateway {
             service: Arc::new(Service::new(config.service.clone())),
             config,
@@ -265,11 +280,7 @@ impl Gateway {
             return false;
         }
         let tools = catalog.len();
-        let snapshot = Arc::new(Snapshot::new(
-            Arc::new(catalog),
-            &self.host,
-            self.config.hidden_text,
-        ));
+        let snapshot = Arc::new(Snapshot::new(Arc::new(catalog), &self.host, &self.config));
         *self.hidden.lock().unwrap_or_else(|p| p.into_inner()) = hidden;
         *self.snapshot.write().unwrap_or_else(|p| p.into_inner()) = snapshot;
         let names: Vec<String> = servers.iter().map(|s| s.summary()).collect();

@@ -131,7 +131,11 @@ fn search_finds_with_schema_and_why_and_leaves_out_always_load_tools() {
     // For hosts that read only content: each tool in a line, and its
     // arguments (the schema's descriptions only in the structured content).
     let text = text(&found.result);
-    assert!(text.contains("\n- get_weather: "), "{text}");
+    assert!(
+        text.contains("\n- get_weather [call_read_tool]: ")
+            || text.contains("\n- get_weather [call_tool]: "),
+        "{text}"
+    );
     assert!(text.contains("\n  arguments: city: string"), "{text}");
 }
 

@@ -27,7 +27,7 @@ fn bad_values_name_file_line_and_column() {
         ),
         (
             "[gateway.tools]\n\"git/*\" = \"maybe\"\n",
-            ":2:11: a tool rule must be allow, ask or deny, not \"maybe\"",
+            ":2:11: a tool rule must be read, allow, ask or deny, not \"maybe\"",
         ),
         // The SDK's rules for the integers, with the value found.
         (

@@ -67,6 +67,17 @@ pub(crate) fn everything_bin() -> String {
     )
 }
 
+pub(crate) fn fetch_bin() -> String {
+    need(venv_bin().join("mcp-server-fetch"), "mcp-server-fetch")
+}
+
+pub(crate) fn filesystem_bin() -> String {
+    need(
+        npm_prefix().join("node_modules/.bin/mcp-server-filesystem"),
+        "@modelcontextprotocol/server-filesystem",
+    )
+}
+
 pub(crate) fn fixture(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/mcp")

@@ -20,8 +20,10 @@
 //! ```
 //!
 //! `${NAME}` in `args`, `env`, `cwd`, `url` and `headers` is replaced by the
-//! environment variable NAME, so keys stay out of files; an unset one is an
-//! error naming the server and the variable.
+//! environment variable NAME (`${NAME:-default}`, and VS Code's forms, see
+//! `vars.rs`), so keys stay out of files. One server that cannot be read (an
+//! unset variable, an unknown transport, a typo in its entry) is skipped
+//! with a warning naming it and where it is; the others are read.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,6 +31,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::Value;
+
+use super::vars::Vars;
 
 /// The time a server gets to start and list its tools, unless configured.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
@@ -65,6 +69,11 @@ pub struct McpConfig {
     /// gives it, or as the catalog shows it).
     pub always_load: Vec<String>,
     pub timeout: Duration,
+    /// What the user should hear of the files: each server skipped and
+    /// why, keys ignored, which project was read.
+    pub warnings: Vec<String>,
+    /// What was read where (the project of `~/.claude.json`).
+    pub notes: Vec<String>,
 }
 
 impl Default for McpConfig {
@@ -73,6 +82,8 @@ impl Default for McpConfig {
             servers: Vec::new(),
             always_load: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
+            warnings: Vec::new(),
+            notes: Vec::new(),
         }
     }
 }
@@ -99,9 +110,9 @@ pub enum McpConfigError {
     Invalid { origin: String, message: String },
 }
 
-/// One server as written, in either file format.
+/// One server as written, in any of the file formats.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 struct ServerEntry {
     #[serde(rename = "type")]
     kind: Option<String>,
@@ -110,29 +121,39 @@ struct ServerEntry {
     args: Vec<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    /// VS Code's: a file of `NAME=value` lines added to `env`.
+    #[serde(alias = "env_file")]
+    env_file: Option<String>,
     cwd: Option<PathBuf>,
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
     #[serde(default, alias = "always_load")]
     always_load: bool,
-    /// Editors' own keys that say nothing about reaching the server.
     #[serde(default)]
     disabled: bool,
-    #[serde(default, alias = "autoApprove")]
-    #[allow(dead_code)]
-    auto_approve: Option<Value>,
-    #[allow(dead_code)]
-    #[serde(default)]
-    description: Option<String>,
+    /// Every other key: editors' own (ignored quietly) or a typo (named in
+    /// a warning).
+    #[serde(flatten)]
+    other: BTreeMap<String, Value>,
 }
 
-/// `{"mcpServers": {...}}`, as editors write it.
-#[derive(Debug, Deserialize)]
-struct JsonFile {
-    #[serde(rename = "mcpServers")]
-    mcp_servers: BTreeMap<String, ServerEntry>,
-}
+/// Keys editors write that say nothing about reaching the server.
+const EDITORS_KEYS: &[&str] = &[
+    "autoApprove",
+    "auto_approve",
+    "alwaysAllow",
+    "description",
+    "dev",
+    "gallery",
+    "version",
+    "oauth",
+    "timeout",
+    "trust",
+    "includeTools",
+    "excludeTools",
+    "name",
+];
 
 /// `[mcp]` of a toolsift TOML file (other sections are not read here).
 #[derive(Debug, Deserialize)]
@@ -144,23 +165,44 @@ struct TomlFile {
 #[serde(deny_unknown_fields)]
 struct TomlMcp {
     #[serde(default)]
-    servers: BTreeMap<String, ServerEntry>,
+    servers: BTreeMap<String, toml::Spanned<toml::Value>>,
     #[serde(default)]
     always_load: Vec<String>,
     timeout_secs: Option<f64>,
 }
 
-/// Reads a config file: JSON (`mcpServers`) or TOML (`[mcp]`).
+/// Reads a config file: JSON (`mcpServers`, VS Code's `servers`,
+/// `~/.claude.json`) or TOML (`[mcp]`).
 pub fn load(
     path: &Path,
     env: &dyn Fn(&str) -> Option<String>,
+) -> Result<McpConfig, McpConfigError> {
+    load_project(path, env, None)
+}
+
+/// [`load`], with the project of `~/.claude.json` to read (`--project`).
+pub fn load_project(
+    path: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    project: Option<&Path>,
 ) -> Result<McpConfig, McpConfigError> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| McpConfigError::Io {
         path: shown.clone(),
         message: e.to_string(),
     })?;
-    parse(&text, &shown, env)
+    // VS Code's ${workspaceFolder}: the folder that holds .vscode/.
+    let dir = path
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf));
+    let workspace = dir.map(|d| match d.file_name() {
+        Some(n) if n == ".vscode" => d.parent().map(Path::to_path_buf).unwrap_or(d),
+        _ => d,
+    });
+    let mut vars = Vars::env(env);
+    vars.workspace = workspace.map(|w| w.display().to_string());
+    parse_with(&text, &shown, vars, project)
 }
 
 /// Parses a config file's text; JSON when it starts with `{`, else TOML.
@@ -169,20 +211,37 @@ pub fn parse(
     origin: &str,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<McpConfig, McpConfigError> {
+    parse_with(text, origin, Vars::env(env), None)
+}
+
+fn parse_with(
+    text: &str,
+    origin: &str,
+    mut vars: Vars<'_>,
+    project: Option<&Path>,
+) -> Result<McpConfig, McpConfigError> {
+    let mut config = McpConfig::default();
     if text.trim_start().starts_with('{') {
-        let file: JsonFile = serde_json::from_str(text).map_err(|e| McpConfigError::Syntax {
-            path: origin.to_string(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })?;
-        let mut config = McpConfig::default();
-        for (name, entry) in file.mcp_servers {
-            if let Some(server) = server(origin, name, entry, env)? {
-                config.servers.push(server);
-            }
+        let file = super::editors::json_servers(text, origin, project)?;
+        vars.inputs = file.inputs;
+        config.notes.extend(file.notes);
+        for entry in file.entries {
+            let read = ServerEntry::deserialize(entry.value).map_err(|e| {
+                let (line, column) = super::editors::position(text, entry.offset, &e);
+                (
+                    format!("{origin}:{line}:{column}"),
+                    super::editors::without_position(&e),
+                )
+            });
+            config.read_entry(&entry.name, read, &entry.at, &vars);
         }
         return Ok(config);
+    }
+    if project.is_some() {
+        return Err(McpConfigError::Invalid {
+            origin: origin.to_string(),
+            message: "--project is for ~/.claude.json, not a TOML file".into(),
+        });
     }
     let file: TomlFile = toml::from_str(text).map_err(|e| {
         let (line, column, message) = crate::config::toml_error_at(text, &e);
@@ -199,10 +258,7 @@ pub fn parse(
             message: "no MCP servers: expected a JSON object with \"mcpServers\" or a TOML file with [mcp.servers.NAME] sections".into(),
         });
     };
-    let mut config = McpConfig {
-        always_load: mcp.always_load,
-        ..McpConfig::default()
-    };
+    config.always_load = mcp.always_load;
     if let Some(secs) = mcp.timeout_secs {
         if !(secs > 0.0 && secs <= 3600.0) {
             return Err(McpConfigError::Invalid {
@@ -212,63 +268,111 @@ pub fn parse(
         }
         config.timeout = Duration::from_secs_f64(secs);
     }
-    for (name, entry) in mcp.servers {
-        if let Some(server) = server(origin, name, entry, env)? {
-            config.servers.push(server);
-        }
+    for (name, spanned) in mcp.servers {
+        let (line, column) = crate::catalog::line_col(text, spanned.span().start);
+        let at = format!("{origin}:{line}:{column}");
+        let read = spanned
+            .into_inner()
+            .try_into::<ServerEntry>()
+            .map_err(|e| (at.clone(), e.message().trim().to_string()));
+        config.read_entry(&name, read, &at, &vars);
     }
     Ok(config)
 }
 
+impl McpConfig {
+    /// Adds the server of entry `name` (written at `at`), or a warning
+    /// saying why it is skipped.
+    fn read_entry(
+        &mut self,
+        name: &str,
+        read: Result<ServerEntry, (String, String)>,
+        at: &str,
+        vars: &Vars<'_>,
+    ) {
+        let skipped = |at: &str, message: &str| {
+            format!(
+                "{at}: server {}: {message}; this server is skipped, the others are read",
+                serde_json::Value::from(name)
+            )
+        };
+        let entry = match read {
+            Ok(entry) => entry,
+            Err((where_, message)) => {
+                self.warnings.push(skipped(&where_, &message));
+                return;
+            }
+        };
+        let unknown: Vec<&str> = entry
+            .other
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !EDITORS_KEYS.contains(k))
+            .collect();
+        if !unknown.is_empty() {
+            self.warnings.push(format!(
+                "{at}: server {}: unknown key{} {} ignored",
+                serde_json::Value::from(name),
+                if unknown.len() == 1 { "" } else { "s" },
+                unknown
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        match server(name, entry, vars) {
+            Ok(Some(server)) => self.servers.push(server),
+            Ok(None) => {}
+            Err(message) => self.warnings.push(skipped(at, &message)),
+        }
+    }
+}
+
 /// One entry checked and expanded; `None` for a disabled one.
-fn server(
-    origin: &str,
-    name: String,
-    entry: ServerEntry,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Option<McpServer>, McpConfigError> {
-    let err = |message: String| McpConfigError::Server {
-        origin: origin.to_string(),
-        server: name.clone(),
-        message,
-    };
+fn server(name: &str, entry: ServerEntry, vars: &Vars<'_>) -> Result<Option<McpServer>, String> {
     if entry.disabled {
         return Ok(None);
     }
     if name.trim().is_empty() || name.contains('/') {
-        return Err(err("a server name must be non-empty and have no '/'".into()));
+        return Err("a server name must be non-empty and have no '/'".into());
     }
-    let expand = |s: &str| expand_env(s, env).map_err(&err);
+    let expand = |s: &str| vars.expand(s);
     let transport = match (entry.kind.as_deref(), entry.command, entry.url) {
         (Some("sse"), _, _) => {
-            return Err(err(
-                "the legacy SSE transport is not supported; use stdio or streamable HTTP".into(),
-            ));
+            return Err(
+                "\"type\": \"sse\" (the legacy HTTP+SSE transport) is not supported: if the server also speaks streamable HTTP, give that URL (often ending in /mcp) with \"type\": \"http\"".into(),
+            );
         }
         (_, Some(_), Some(_)) => {
-            return Err(err("give either `command` or `url`, not both".into()));
+            return Err("give either `command` or `url`, not both".into());
         }
-        (None | Some("stdio"), Some(command), None) => Transport::Stdio {
-            command: expand(&command)?,
-            args: entry
-                .args
-                .iter()
-                .map(|a| expand(a))
-                .collect::<Result<_, _>>()?,
-            env: entry
-                .env
-                .iter()
-                .map(|(k, v)| Ok((k.clone(), expand(v)?)))
-                .collect::<Result<_, McpConfigError>>()?,
-            cwd: match entry.cwd {
-                None => None,
-                Some(p) => Some(PathBuf::from(expand(&p.to_string_lossy())?)),
-            },
-        },
+        (None | Some("stdio"), Some(command), None) => {
+            let mut env: BTreeMap<String, String> = BTreeMap::new();
+            if let Some(file) = &entry.env_file {
+                env.extend(env_file(&expand(file)?)?);
+            }
+            for (k, v) in &entry.env {
+                env.insert(k.clone(), expand(v)?);
+            }
+            Transport::Stdio {
+                command: expand(&command)?,
+                args: entry
+                    .args
+                    .iter()
+                    .map(|a| expand(a))
+                    .collect::<Result<_, _>>()?,
+                env,
+                cwd: match entry.cwd {
+                    None => None,
+                    Some(p) => Some(PathBuf::from(expand(&p.to_string_lossy())?)),
+                },
+            }
+        }
         (None | Some("http" | "streamable-http" | "streamableHttp"), None, Some(url)) => {
             let url = expand(&url)?;
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(err(format!("url must be http:// or https://, not {url:?}")));
+                return Err(format!("url must be http:// or https://, not {url:?}"));
             }
             Transport::Http {
                 url,
@@ -276,7 +380,7 @@ fn server(
                     .headers
                     .iter()
                     .map(|(k, v)| Ok((k.clone(), expand(v)?)))
-                    .collect::<Result<_, McpConfigError>>()?,
+                    .collect::<Result<_, String>>()?,
             }
         }
         (Some(kind), _, _)
@@ -285,45 +389,51 @@ fn server(
                 "stdio" | "http" | "streamable-http" | "streamableHttp"
             ) =>
         {
-            return Err(err(format!(
+            return Err(format!(
                 "unknown transport type {kind:?} (expected stdio or http)"
-            )));
+            ));
         }
         _ => {
-            return Err(err(
-                "needs `command` (stdio) or `url` (streamable HTTP)".into()
-            ));
+            return Err("needs `command` (stdio) or `url` (streamable HTTP)".into());
         }
     };
     Ok(Some(McpServer {
-        name,
+        name: name.to_string(),
         transport,
         always_load: entry.always_load,
     }))
 }
 
-/// Replaces each `${NAME}` with the environment variable NAME.
-pub fn expand_env(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            return Err(format!("unclosed ${{ in {text:?}"));
+/// VS Code's `envFile`: `NAME=value` lines (`#` comments, `export `, and
+/// quotes around a value allowed).
+fn env_file(path: &str) -> Result<BTreeMap<String, String>, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("envFile {path:?}: cannot read: {e}"))?;
+    let mut out = BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        let Some((k, v)) = line.split_once('=') else {
+            return Err(format!("envFile {path:?} line {}: not NAME=value", n + 1));
         };
-        let name = &after[..end];
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!("${{{name}}} is not an environment variable name"));
-        }
-        match env(name) {
-            Some(value) => out.push_str(&value),
-            None => return Err(format!("environment variable {name} is not set")),
-        }
-        rest = &after[end + 1..];
+        let v = v.trim();
+        let v = v
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+            .unwrap_or(v);
+        out.insert(k.trim().to_string(), v.to_string());
     }
-    out.push_str(rest);
     Ok(out)
+}
+
+/// Replaces each `${NAME}` (or `${NAME:-default}`) with the environment
+/// variable NAME.
+pub fn expand_env(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    Vars::env(env).expand(text)
 }
 
 /// One stdio server from a command line (`--mcp-stdio "CMD ARGS"`), split as
@@ -498,37 +608,123 @@ mod tests {
     }
 
     #[test]
-    fn errors_name_file_server_and_what() {
-        let e = parse(
-            r#"{"mcpServers": {"a": {"url": "https://x/${NOPE}"}}}"#,
-            "m.json",
-            &env,
-        )
-        .unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "m.json: server \"a\": environment variable NOPE is not set"
+    fn a_bad_server_is_a_warning_naming_it_and_the_others_are_read() {
+        let text = "{\"mcpServers\": {\n\"a\": {\"url\": \"https://x/${NOPE}\"},\n\"b\": {\"type\": \"sse\", \"url\": \"https://x\"},\n\"c\": {\"args\": []},\n\"d\": {\"comand\": \"x\", \"command\": \"ok\"},\n\"e\": {\"command\": 3},\n\"good\": {\"command\": \"srv\", \"args\": [\"${NOPE:-fallback}\"]}}}";
+        let c = parse(text, "m.json", &env).unwrap();
+        let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["d", "good"]);
+        let Transport::Stdio { args, .. } = &c.servers[1].transport else {
+            panic!()
+        };
+        assert_eq!(args, &["fallback"]);
+        let w = c.warnings.join("\n");
+        assert!(
+            w.contains("m.json:2:6: server \"a\": environment variable NOPE is not set"),
+            "{w}"
         );
+        assert!(
+            w.contains("m.json:3:6: server \"b\": \"type\": \"sse\""),
+            "{w}"
+        );
+        assert!(w.contains("server \"c\": needs `command`"), "{w}");
+        assert!(
+            w.contains("m.json:5:6: server \"d\": unknown key `comand` ignored"),
+            "{w}"
+        );
+        assert!(w.contains("m.json:6:"), "{w}");
+        assert!(w.contains("server \"e\": invalid type"), "{w}");
+        assert!(w.contains("this server is skipped"), "{w}");
+        // The file's own syntax is still an error, with where.
         let e = parse(
-            r#"{"mcpServers": {"a": {"type": "sse", "url": "https://x"}}}"#,
-            "m.json",
-            &env,
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("SSE"), "{e}");
-        let e = parse(r#"{"mcpServers": {"a": {"args": []}}}"#, "m.json", &env).unwrap_err();
-        assert!(e.to_string().contains("needs `command`"), "{e}");
-        let e = parse(
-            "{\"mcpServers\": {\n\"a\": {\"comand\": \"x\"}}}",
+            "{\"mcpServers\": {\n\"a\": {\"command\": }}}",
             "m.json",
             &env,
         )
         .unwrap_err();
         assert!(e.to_string().starts_with("m.json:2:"), "{e}");
-        let e = parse("[mcp.servers.a]\ncommand = 3\n", "c.toml", &env).unwrap_err();
-        assert!(e.to_string().starts_with("c.toml:2:"), "{e}");
+        let c = parse(
+            "[mcp.servers.a]\ncommand = 3\n[mcp.servers.b]\ncommand = \"ok\"\n",
+            "c.toml",
+            &env,
+        )
+        .unwrap();
+        assert_eq!(c.servers.len(), 1);
+        assert!(c.warnings[0].starts_with("c.toml:1:"), "{:?}", c.warnings);
         let e = parse("[explorer]\n", "c.toml", &env).unwrap_err();
         assert!(e.to_string().contains("no MCP servers"), "{e}");
+        let e = parse("{\"other\": 1}", "x.json", &env).unwrap_err();
+        assert!(e.to_string().contains("no MCP servers"), "{e}");
+    }
+
+    #[test]
+    fn vscode_servers_and_inputs() {
+        let text = r#"{
+          "inputs": [
+            {"type": "promptString", "id": "region", "description": "Region", "default": "eu"},
+            {"type": "promptString", "id": "key", "description": "API key", "password": true}
+          ],
+          "servers": {
+            "git": {"type": "stdio", "command": "uvx", "args": ["mcp-server-git", "--repository", "${workspaceFolder}"], "env": {"R": "${input:region}", "H": "${env:HOME}"}},
+            "remote": {"type": "http", "url": "https://x.example/mcp", "headers": {"Authorization": "Bearer ${input:key}"}},
+            "old": {"type": "sse", "url": "https://y.example/sse"}
+          }
+        }"#;
+        let mut vars = Vars::env(&env);
+        vars.workspace = Some("/work/proj".into());
+        let c = parse_with(text, ".vscode/mcp.json", vars, None).unwrap();
+        assert_eq!(c.servers.len(), 1, "{:?}", c.warnings);
+        let Transport::Stdio { args, env: e, .. } = &c.servers[0].transport else {
+            panic!()
+        };
+        assert_eq!(args[2], "/work/proj");
+        assert_eq!((e["R"].as_str(), e["H"].as_str()), ("eu", "/home/u"));
+        let w = c.warnings.join("\n");
+        assert!(
+            w.contains("server \"remote\": ${input:key} (\"API key\")"),
+            "{w}"
+        );
+        assert!(w.contains("server \"old\""), "{w}");
+    }
+
+    #[test]
+    fn claude_json_user_and_project_servers() {
+        let text = r#"{"numStartups": 3, "mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}, "git": {"command": "user-git"}},
+          "projects": {"/home/u/app": {"allowedTools": [], "mcpServers": {"git": {"type": "stdio", "command": "project-git"}, "db": {"command": "db-mcp"}}},
+                       "/home/u/other": {"mcpServers": {}}}}"#;
+        let c = parse_with(
+            text,
+            "~/.claude.json",
+            Vars::env(&env),
+            Some(Path::new("/home/u/app/")),
+        )
+        .unwrap();
+        let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["time", "db", "git"]);
+        let Transport::Stdio { command, .. } = &c.servers[2].transport else {
+            panic!()
+        };
+        assert_eq!(command, "project-git", "the project's overrides the user's");
+        assert!(
+            c.notes[0].contains("project \"/home/u/app\""),
+            "{:?}",
+            c.notes
+        );
+        let e = parse_with(
+            text,
+            "~/.claude.json",
+            Vars::env(&env),
+            Some(Path::new("/nope")),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("/home/u/app, /home/u/other"), "{e}");
+        let e = parse_with(
+            "{\"mcpServers\": {}}",
+            "m.json",
+            Vars::env(&env),
+            Some(Path::new("/x")),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("no \"projects\""), "{e}");
     }
 
     #[test]

@@ -15,12 +15,14 @@ mod background;
 mod calls;
 pub mod config;
 mod connect;
+mod editors;
 mod host;
 mod listed;
 mod listener;
 mod offered;
 mod reaper;
 mod status;
+mod vars;
 
 pub use background::MAX_RETRY_PAUSE;
 pub use calls::{MAX_RESTARTS_IN_A_ROW, RESTART_PAUSE};

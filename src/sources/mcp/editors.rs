@@ -1,0 +1,231 @@
+//! The JSON files editors and hosts keep their MCP servers in, each entry
+//! with where it starts (so a warning about one names its line):
+//!
+//! - `{"mcpServers": {...}}`: Claude Desktop, Claude Code's `.mcp.json`,
+//!   Cursor;
+//! - `{"servers": {...}, "inputs": [...]}`: VS Code's `.vscode/mcp.json`
+//!   (its inputs are what `${input:ID}` stands for);
+//! - `~/.claude.json`, where `claude mcp add` writes: the user's servers at
+//!   the top (`mcpServers`) and each project's under `projects["/path"]`.
+//!   A project's are read with the user's: the project named, else the
+//!   current directory's.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::config::McpConfigError;
+use super::vars::Input;
+use crate::catalog::line_col;
+
+/// One server's entry as written, not yet read.
+pub(super) struct RawEntry<'a> {
+    pub(super) name: String,
+    /// `file:line:column` of the entry.
+    pub(super) at: String,
+    pub(super) value: &'a RawValue,
+    /// Where the entry's text starts in the file.
+    pub(super) offset: usize,
+}
+
+/// What a JSON file holds: its entries, VS Code's inputs, and notes for
+/// the user (which project was read).
+pub(super) struct JsonServers<'a> {
+    pub(super) entries: Vec<RawEntry<'a>>,
+    pub(super) inputs: BTreeMap<String, Input>,
+    pub(super) notes: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct InputEntry {
+    id: String,
+    #[serde(default)]
+    default: Option<serde_json::Value>,
+    #[serde(default)]
+    description: Option<String>,
+}
+
+/// Reads the servers of a JSON file `text` (shown as `origin`); `project`
+/// picks a project of `~/.claude.json`.
+pub(super) fn json_servers<'a>(
+    text: &'a str,
+    origin: &str,
+    project: Option<&Path>,
+) -> Result<JsonServers<'a>, McpConfigError> {
+    let syntax = |e: serde_json::Error, base: usize| {
+        let (line, column) = position(text, base, &e);
+        McpConfigError::Syntax {
+            path: origin.to_string(),
+            line,
+            column,
+            message: without_position(&e),
+        }
+    };
+    let top: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(|e| syntax(e, 0))?;
+    let mut out = JsonServers {
+        entries: Vec::new(),
+        inputs: BTreeMap::new(),
+        notes: Vec::new(),
+    };
+    let read_map = |raw: &'a RawValue, out: &mut Vec<RawEntry<'a>>| {
+        let base = offset_in(text, raw);
+        let map: BTreeMap<String, &'a RawValue> =
+            serde_json::from_str(raw.get()).map_err(|e| syntax(e, base))?;
+        for (name, value) in map {
+            let offset = offset_in(text, value);
+            let (line, column) = line_col(text, offset);
+            out.push(RawEntry {
+                name,
+                at: format!("{origin}:{line}:{column}"),
+                value,
+                offset,
+            });
+        }
+        Ok::<_, McpConfigError>(())
+    };
+    let (servers, vscode) = match (top.get("mcpServers"), top.get("servers")) {
+        (Some(s), _) => (Some(*s), false),
+        (None, Some(s)) => (Some(*s), true),
+        (None, None) => (None, false),
+    };
+    if let Some(raw) = servers {
+        read_map(raw, &mut out.entries)?;
+    }
+    if vscode && let Some(raw) = top.get("inputs") {
+        let inputs: Vec<InputEntry> =
+            serde_json::from_str(raw.get()).map_err(|e| syntax(e, offset_in(text, raw)))?;
+        for i in inputs {
+            let default = i.default.map(|d| match d {
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            });
+            out.inputs.insert(
+                i.id,
+                Input {
+                    default,
+                    description: i.description,
+                },
+            );
+        }
+    }
+    match (top.get("projects"), project) {
+        (Some(projects), _) => {
+            let base = offset_in(text, projects);
+            let projects: BTreeMap<String, &RawValue> =
+                serde_json::from_str(projects.get()).map_err(|e| syntax(e, base))?;
+            let wanted = match project {
+                Some(p) => Some(p.to_path_buf()),
+                None => std::env::current_dir().ok(),
+            };
+            match wanted.as_deref().and_then(|w| find_project(&projects, w)) {
+                Some((key, raw)) => {
+                    #[derive(Deserialize)]
+                    struct Project<'b> {
+                        #[serde(rename = "mcpServers", borrow, default)]
+                        mcp_servers: Option<&'b RawValue>,
+                    }
+                    let p: Project = serde_json::from_str(raw.get())
+                        .map_err(|e| syntax(e, offset_in(text, raw)))?;
+                    let mut local = Vec::new();
+                    if let Some(s) = p.mcp_servers {
+                        read_map(s, &mut local)?;
+                    }
+                    out.notes.push(format!(
+                        "{origin}: project {key:?}: {} server(s) of its own, with the user's {}",
+                        local.len(),
+                        out.entries.len()
+                    ));
+                    // A project's server overrides the user's of its name.
+                    out.entries
+                        .retain(|e| !local.iter().any(|l| l.name == e.name));
+                    out.entries.extend(local);
+                }
+                None if project.is_some() => {
+                    let known: Vec<&str> = projects.keys().map(String::as_str).take(8).collect();
+                    return Err(McpConfigError::Invalid {
+                        origin: origin.to_string(),
+                        message: format!(
+                            "--project {:?}: no such project here (its projects: {})",
+                            project.unwrap_or(Path::new("")).display().to_string(),
+                            if known.is_empty() {
+                                "none".into()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                    });
+                }
+                None => {}
+            }
+        }
+        (None, Some(p)) => {
+            return Err(McpConfigError::Invalid {
+                origin: origin.to_string(),
+                message: format!(
+                    "--project {:?}: this file has no \"projects\" (~/.claude.json has them)",
+                    p.display().to_string()
+                ),
+            });
+        }
+        (None, None) => {}
+    }
+    if servers.is_none() && !top.contains_key("projects") {
+        return Err(McpConfigError::Invalid {
+            origin: origin.to_string(),
+            message: "no MCP servers: expected a JSON object with \"mcpServers\" (Claude, Cursor), \"servers\" (VS Code) or \"projects\" (~/.claude.json), or a TOML file with [mcp.servers.NAME] sections".into(),
+        });
+    }
+    Ok(out)
+}
+
+/// The project of `projects` at `wanted` (compared as written, then both
+/// resolved), with its key.
+fn find_project<'a, 'b>(
+    projects: &'b BTreeMap<String, &'a RawValue>,
+    wanted: &Path,
+) -> Option<(&'b str, &'a RawValue)> {
+    let resolved = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let wanted_resolved = resolved(wanted);
+    let trim = |p: &Path| PathBuf::from(p.to_string_lossy().trim_end_matches('/'));
+    projects
+        .iter()
+        .find(|(k, _)| trim(Path::new(k)) == trim(wanted))
+        .or_else(|| {
+            projects
+                .iter()
+                .find(|(k, _)| resolved(Path::new(k)) == wanted_resolved)
+        })
+        .map(|(k, v)| (k.as_str(), *v))
+}
+
+/// Where `raw` (a slice of `text`) starts in it.
+pub(super) fn offset_in(text: &str, raw: &RawValue) -> usize {
+    let start = raw.get().as_ptr() as usize;
+    let base = text.as_ptr() as usize;
+    start
+        .checked_sub(base)
+        .filter(|o| *o <= text.len())
+        .unwrap_or(0)
+}
+
+/// The line and column in `text` of error `e`, met in the part of `text`
+/// that starts at `base`.
+pub(super) fn position(text: &str, base: usize, e: &serde_json::Error) -> (usize, usize) {
+    let (line, column) = line_col(text, base);
+    if e.line() <= 1 {
+        (line, column + e.column().saturating_sub(1))
+    } else {
+        (line + e.line() - 1, e.column())
+    }
+}
+
+/// serde_json's message without its " at line L column C".
+pub(super) fn without_position(e: &serde_json::Error) -> String {
+    let shown = e.to_string();
+    match shown.rfind(" at line ") {
+        Some(at) => shown[..at].to_string(),
+        None => shown,
+    }
+}

@@ -1,0 +1,158 @@
+//! Variables in a server's entry, in each editor's syntax: `${NAME}` and
+//! `${NAME:-default}` (Claude Code, Cursor, toolsift), and VS Code's
+//! `${env:NAME}`, `${workspaceFolder}`, `${userHome}`, `${pathSeparator}`
+//! and `${input:ID}` (an input of the file's `inputs`: its `default` when it
+//! has one; VS Code asks the user for the others, which a gateway started
+//! by a host cannot do).
+
+use std::collections::BTreeMap;
+
+/// One of a VS Code file's `inputs`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Input {
+    pub default: Option<String>,
+    pub description: Option<String>,
+}
+
+/// What a variable can stand for.
+pub struct Vars<'a> {
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    /// `${workspaceFolder}`: the folder that holds `.vscode/` (or the file).
+    pub workspace: Option<String>,
+    pub inputs: BTreeMap<String, Input>,
+}
+
+impl<'a> Vars<'a> {
+    /// Only environment variables.
+    pub fn env(env: &'a dyn Fn(&str) -> Option<String>) -> Vars<'a> {
+        Vars {
+            env,
+            workspace: None,
+            inputs: BTreeMap::new(),
+        }
+    }
+
+    /// `text` with each variable replaced; an error names the variable.
+    pub fn expand(&self, text: &str) -> Result<String, String> {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(start) = rest.find("${") {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + 2..];
+            let Some(end) = after.find('}') else {
+                return Err(format!("unclosed ${{ in {text:?}"));
+            };
+            out.push_str(&self.value(&after[..end])?);
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+
+    /// The value of the variable written `${inner}`.
+    fn value(&self, inner: &str) -> Result<String, String> {
+        if let Some(id) = inner.strip_prefix("input:") {
+            return self.input(id);
+        }
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner.strip_prefix("env:").unwrap_or(inner), None),
+        };
+        match name {
+            "workspaceFolder" if default.is_none() => {
+                return self.workspace.clone().ok_or_else(|| {
+                    "${workspaceFolder} is VS Code's, and this file is in no workspace".into()
+                });
+            }
+            "userHome" if default.is_none() => {
+                return (self.env)("HOME")
+                    .ok_or_else(|| "${userHome}: HOME is not set".to_string());
+            }
+            "pathSeparator" if default.is_none() => return Ok("/".into()),
+            _ => {}
+        }
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!("${{{inner}}} is not an environment variable name"));
+        }
+        match ((self.env)(name), default) {
+            (Some(value), _) => Ok(value),
+            (None, Some(default)) => Ok(default.to_string()),
+            (None, None) => Err(format!(
+                "environment variable {name} is not set (write ${{{name}:-default}} to give a default)"
+            )),
+        }
+    }
+
+    fn input(&self, id: &str) -> Result<String, String> {
+        let Some(input) = self.inputs.get(id) else {
+            return Err(format!(
+                "${{input:{id}}} names no input of the file's \"inputs\""
+            ));
+        };
+        input.default.clone().ok_or_else(|| {
+            let what = input
+                .description
+                .as_deref()
+                .map(|d| format!(" ({d:?})"))
+                .unwrap_or_default();
+            format!(
+                "${{input:{id}}}{what} is asked of the user by VS Code and has no \"default\"; the gateway cannot ask. Give the value in an environment variable and write ${{env:NAME}} instead"
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(name: &str) -> Option<String> {
+        match name {
+            "TOKEN" => Some("s3cret".into()),
+            "HOME" => Some("/home/u".into()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn every_editors_syntax() {
+        let mut vars = Vars::env(&env);
+        vars.workspace = Some("/w".into());
+        vars.inputs.insert(
+            "region".into(),
+            Input {
+                default: Some("eu".into()),
+                description: None,
+            },
+        );
+        vars.inputs.insert(
+            "key".into(),
+            Input {
+                default: None,
+                description: Some("API key".into()),
+            },
+        );
+        let x = |s: &str| vars.expand(s);
+        assert_eq!(x("Bearer ${TOKEN}").unwrap(), "Bearer s3cret");
+        assert_eq!(x("${env:TOKEN}").unwrap(), "s3cret");
+        assert_eq!(
+            x("${NOPE:-fallback}/${TOKEN:-x}").unwrap(),
+            "fallback/s3cret"
+        );
+        assert_eq!(x("${NOPE:-}").unwrap(), "");
+        assert_eq!(x("${workspaceFolder}/a").unwrap(), "/w/a");
+        assert_eq!(x("${userHome}").unwrap(), "/home/u");
+        assert_eq!(x("${input:region}").unwrap(), "eu");
+        let e = x("${NOPE}").unwrap_err();
+        assert!(
+            e.contains("NOPE is not set") && e.contains("${NOPE:-default}"),
+            "{e}"
+        );
+        let e = x("${input:key}").unwrap_err();
+        assert!(e.contains("\"API key\"") && e.contains("cannot ask"), "{e}");
+        assert!(x("${input:other}").unwrap_err().contains("no input"));
+        assert!(x("${a b}").is_err());
+        assert!(x("${OPEN").is_err());
+        assert!(Vars::env(&env).expand("${workspaceFolder}").is_err());
+    }
+}
