@@ -1,11 +1,18 @@
 //! Approvals: a call a rule marks `ask` goes to the tool only when the user
-//! says yes through the host (MCP elicitation); and every result says which
-//! tool ran, so a host that shows it can tell `call_tool` calls apart.
+//! says yes through the host: MCP elicitation on the handshake revisions,
+//! the `input_required` retry on 2026-07-28 (the host asks the user and
+//! calls again with the answer and the state the gateway gave). Every
+//! result says which tool ran, so a host that shows it can tell
+//! `call_tool` calls apart.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+use std::time::Instant;
 
 use rmcp::model::{
-    CallToolResult, ElicitRequestParams, ElicitationAction, ElicitationSchema, MetaObject,
+    CallToolResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationSchema, InputRequest, InputRequests, InputRequiredResult, InputResponses,
+    MetaObject,
 };
 use serde_json::{Value, json};
 
@@ -21,26 +28,165 @@ const ASK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 /// The arguments, as the user is shown them, at most this many characters.
 const SHOWN_ARGUMENTS: usize = 600;
 
+/// The key of the gateway's question among a 2026-07-28 retry's
+/// `inputRequests`.
+const ASK_KEY: &str = "approve";
+/// Questions awaiting the host's retry, at most (the oldest go first).
+const PENDING: usize = 256;
+
+/// What the user said, or the question to put to them.
+pub(crate) enum Approval {
+    Yes,
+    /// The refusal the model gets.
+    No(String),
+    /// 2026-07-28: the host asks the user and calls again with the answer.
+    Ask(InputRequiredResult),
+}
+
+/// How the host of this request can ask the user.
+#[derive(Clone, Default)]
+pub(crate) struct Asking<'a> {
+    /// The 2026-07-28 revision: a server asks by answering `input_required`
+    /// and reads the answer in the host's retry (a request of its own to
+    /// the host is not allowed).
+    pub(crate) by_retry: bool,
+    /// The host declared elicitation (for this request, on 2026-07-28).
+    pub(crate) can_elicit: bool,
+    /// A retry's answers and the state the gateway gave with its question.
+    pub(crate) responses: Option<&'a InputResponses>,
+    pub(crate) state: Option<&'a str>,
+}
+
+/// A question put to the host, awaiting its retry.
+struct Pending {
+    tool: String,
+    arguments: Value,
+    at: Instant,
+}
+
+/// The questions the gateway put on 2026-07-28, by the state it gave
+/// each (random, single-use, bound to the call it asks about).
+#[derive(Default)]
+pub(crate) struct PendingAsks(Mutex<HashMap<String, Pending>>);
+
+impl PendingAsks {
+    /// The state of a new question (`None` when no unguessable one can be
+    /// made: then the gateway does not ask).
+    fn put(&self, tool: &str, arguments: &Value) -> Option<String> {
+        let mut bytes = [0u8; 16];
+        // Unguessable: the host echoes it, nobody else can make one up.
+        getrandom::fill(&mut bytes).ok()?;
+        let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let mut pending = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        pending.retain(|_, p| p.at.elapsed() < ASK_TIMEOUT);
+        if pending.len() >= PENDING
+            && let Some(oldest) = pending
+                .iter()
+                .min_by_key(|(_, p)| p.at)
+                .map(|(k, _)| k.clone())
+        {
+            pending.remove(&oldest);
+        }
+        pending.insert(
+            token.clone(),
+            Pending {
+                tool: tool.to_string(),
+                arguments: arguments.clone(),
+                at: Instant::now(),
+            },
+        );
+        Some(token)
+    }
+
+    /// Takes the question `state` names when it asked about this call.
+    fn take(&self, state: &str, tool: &str, arguments: &Value) -> bool {
+        let mut pending = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        match pending.remove(state) {
+            Some(p) => p.at.elapsed() < ASK_TIMEOUT && p.tool == tool && p.arguments == *arguments,
+            None => false,
+        }
+    }
+}
+
 /// Asks the user, through `host`, whether `tool` may run with `arguments`:
-/// `Ok` on yes; otherwise the refusal the model gets (the user said no, or
-/// the host cannot ask: then the model is told to ask the user).
+/// on the handshake revisions with an elicitation request, on 2026-07-28
+/// with an `input_required` answer the host retries; the model is told to
+/// ask the user itself only when the host cannot ask at all.
 pub(crate) async fn ask(
     host: Option<&rmcp::Peer<rmcp::RoleServer>>,
+    asking: &Asking<'_>,
+    pending: &PendingAsks,
     tool: &Tool,
     arguments: &Value,
-) -> Result<(), String> {
+) -> Approval {
     let cannot_ask = || {
         format!(
-            "{} needs the user's approval on this gateway (rule \"ask\"), and this host cannot ask for it (no MCP elicitation), so the call was not sent. Tell the user which tool you want to run and with which arguments, and let them run it or allow the tool in the gateway's [gateway.tools].",
+            "{} needs the user's approval on this gateway (rule \"ask\"), and this host cannot ask for it (it declared no MCP elicitation), so the call was not sent. Tell the user which tool you want to run and with which arguments, and let them run it or allow the tool in the gateway's [gateway.tools].",
             tool.name
         )
     };
-    let Some(host) = host.filter(|h| {
-        h.peer_info()
-            .is_some_and(|i| i.capabilities.elicitation.is_some())
-    }) else {
-        return Err(cannot_ask());
+    let said = |action: &ElicitationAction| match action {
+        ElicitationAction::Accept => Approval::Yes,
+        other => Approval::No(format!(
+            "the user {} running {} through the host's prompt, so the call was not sent. Do not try it again unless the user asks.",
+            match other {
+                ElicitationAction::Decline => "declined",
+                _ => "cancelled",
+            },
+            tool.name
+        )),
     };
+    if asking.by_retry {
+        if let Some(state) = asking.state {
+            if !pending.take(state, &tool.name, arguments) {
+                return Approval::No(format!(
+                    "the approval this call carries is not one the gateway asked for this call of {} (or it expired), so the call was not sent. Call it again to be asked.",
+                    tool.name
+                ));
+            }
+            let answer = asking
+                .responses
+                .and_then(|r| r.get(ASK_KEY))
+                .and_then(|v| serde_json::from_value::<ElicitResult>(v.clone()).ok());
+            return match answer {
+                Some(answer) => said(&answer.action),
+                None => Approval::No(format!(
+                    "the host called {} again without the user's answer, so the call was not sent",
+                    tool.name
+                )),
+            };
+        }
+        if !asking.can_elicit {
+            return Approval::No(cannot_ask());
+        }
+        let Some(token) = pending.put(&tool.name, arguments) else {
+            return Approval::No(cannot_ask());
+        };
+        let request = ElicitRequest::new(question(tool, arguments));
+        let requests =
+            InputRequests::from([(ASK_KEY.to_string(), InputRequest::Elicitation(request))]);
+        return Approval::Ask(InputRequiredResult::new(Some(requests), Some(token)));
+    }
+    let Some(host) = host.filter(|_| asking.can_elicit) else {
+        return Approval::No(cannot_ask());
+    };
+    match host
+        .create_elicitation_with_timeout(question(tool, arguments), Some(ASK_TIMEOUT))
+        .await
+    {
+        Ok(answer) => said(&answer.action),
+        // A host that declared elicitation and then fails: refused, never
+        // run unasked.
+        Err(e) => Approval::No(format!(
+            "{}. (Asking the host failed: {})",
+            cannot_ask(),
+            escape(&e.to_string())
+        )),
+    }
+}
+
+/// "Allow the tool X (server S) to run with these arguments? {...}".
+fn question(tool: &Tool, arguments: &Value) -> ElicitRequestParams {
     let mut shown = arguments.to_string();
     if shown.chars().count() > SHOWN_ARGUMENTS {
         shown = shown.chars().take(SHOWN_ARGUMENTS).collect::<String>() + "…";
@@ -55,31 +201,10 @@ pub(crate) async fn ask(
         escape(&tool.name),
         escape(&shown)
     );
-    let params = ElicitRequestParams::FormElicitationParams {
+    ElicitRequestParams::FormElicitationParams {
         meta: None,
         message,
         requested_schema: ElicitationSchema::new(BTreeMap::new()),
-    };
-    match host
-        .create_elicitation_with_timeout(params, Some(ASK_TIMEOUT))
-        .await
-    {
-        Ok(answer) if answer.action == ElicitationAction::Accept => Ok(()),
-        Ok(answer) => Err(format!(
-            "the user {} running {} through the host's prompt, so the call was not sent. Do not try it again unless the user asks.",
-            match answer.action {
-                ElicitationAction::Decline => "declined",
-                _ => "cancelled",
-            },
-            tool.name
-        )),
-        // A host that declared elicitation and then fails (or a revision
-        // that forbids asking): refused, never run unasked.
-        Err(e) => Err(format!(
-            "{}. (Asking the host failed: {})",
-            cannot_ask(),
-            escape(&e.to_string())
-        )),
     }
 }
 
@@ -101,4 +226,75 @@ pub(crate) fn tell_host(result: &mut CallToolResult, tool: &Tool, listed: &rmcp:
         .meta
         .get_or_insert_with(|| MetaObject(Default::default()));
     meta.0.insert(TOOL_META.to_string(), about);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn retry<'a>(responses: &'a InputResponses, state: &'a str) -> Asking<'a> {
+        Asking {
+            by_retry: true,
+            can_elicit: true,
+            responses: Some(responses),
+            state: Some(state),
+        }
+    }
+
+    #[test]
+    fn the_retry_flow_asks_once_and_takes_only_the_answer_to_its_own_question() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let pending = PendingAsks::default();
+        let tool = Tool::new("git_add", "Stage files");
+        let args = serde_json::json!({"files": ["a"]});
+        let first = Asking {
+            by_retry: true,
+            can_elicit: true,
+            ..Asking::default()
+        };
+        let Approval::Ask(question) = rt.block_on(ask(None, &first, &pending, &tool, &args)) else {
+            panic!("a question")
+        };
+        let state = question.request_state.clone().unwrap();
+        assert_eq!(state.len(), 32);
+        assert!(question.input_requests.unwrap().contains_key(ASK_KEY));
+        let yes = InputResponses::from([(
+            ASK_KEY.to_string(),
+            serde_json::json!({"action": "accept", "content": {}}),
+        )]);
+        // The answer to another call's question (other arguments) is refused.
+        let other = serde_json::json!({"files": ["b"]});
+        assert!(matches!(
+            rt.block_on(ask(None, &retry(&yes, &state), &pending, &tool, &other)),
+            Approval::No(_)
+        ));
+        // And a question is answered once: its state is gone now.
+        assert!(matches!(
+            rt.block_on(ask(None, &retry(&yes, &state), &pending, &tool, &args)),
+            Approval::No(_)
+        ));
+        let Approval::Ask(again) = rt.block_on(ask(None, &first, &pending, &tool, &args)) else {
+            panic!("a question")
+        };
+        let state = again.request_state.unwrap();
+        assert!(matches!(
+            rt.block_on(ask(None, &retry(&yes, &state), &pending, &tool, &args)),
+            Approval::Yes
+        ));
+        // A made-up state is refused; a host that cannot elicit is told so.
+        assert!(matches!(
+            rt.block_on(ask(None, &retry(&yes, "00ff"), &pending, &tool, &args)),
+            Approval::No(_)
+        ));
+        let mute = Asking {
+            by_retry: true,
+            ..Asking::default()
+        };
+        let Approval::No(why) = rt.block_on(ask(None, &mute, &pending, &tool, &args)) else {
+            panic!("refused")
+        };
+        assert!(why.contains("cannot ask"), "{why}");
+    }
 }

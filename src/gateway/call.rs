@@ -7,7 +7,7 @@
 use std::sync::Mutex;
 use std::time::Instant;
 
-use rmcp::model::{CallToolResult, JsonObject};
+use rmcp::model::{CallToolResponse, CallToolResult, JsonObject};
 use serde_json::{Value, json};
 
 use super::Gateway;
@@ -71,6 +71,8 @@ pub(crate) struct Via<'a> {
     pub(crate) host: Option<&'a rmcp::Peer<rmcp::RoleServer>>,
     /// The host's token for the call's progress reports, when it wants them.
     pub(crate) progress: Option<rmcp::model::ProgressToken>,
+    /// How the host can ask the user (a call a rule marks `ask`).
+    pub(crate) asking: super::approve::Asking<'a>,
 }
 
 impl Gateway {
@@ -82,7 +84,7 @@ impl Gateway {
         breaker: &SessionBreaker,
         arguments: &JsonObject,
         via: Via<'_>,
-    ) -> CallToolResult {
+    ) -> CallToolResponse {
         let meta = if via.read_only {
             CALL_READ_TOOL
         } else {
@@ -92,20 +94,23 @@ impl Gateway {
             return error_result(format!(
                 "{meta} takes `name` and `arguments`, not {}",
                 json!(extra)
-            ));
+            ))
+            .into();
         }
         let name = match arguments.get("name") {
             Some(Value::String(n)) if !n.trim().is_empty() => n.clone(),
             Some(Value::String(_)) | None => {
                 return error_result(format!(
                     "{meta} needs `name`: a tool's exact name, as search_tools gave it"
-                ));
+                ))
+                .into();
             }
             Some(other) => {
                 return error_result(format!(
                     "{meta}: `name` must be a string, not {}",
                     kind(other)
-                ));
+                ))
+                .into();
             }
         };
         let args = match arguments.get("arguments") {
@@ -117,14 +122,15 @@ impl Gateway {
                 _ => {
                     return error_result(format!(
                         "{meta}: `arguments` must be an object of the tool's arguments (a string that holds one is read too)"
-                    ));
+                    )).into();
                 }
             },
             Some(other) => {
                 return error_result(format!(
                     "{meta}: `arguments` must be an object, not {}",
                     kind(other)
-                ));
+                ))
+                .into();
             }
         };
         self.call(session, breaker, &name, args, via).await
@@ -138,6 +144,28 @@ impl Gateway {
         written: &str,
         arguments: JsonObject,
         via: Via<'_>,
+    ) -> CallToolResponse {
+        let mut asked = None;
+        let result = self
+            .call_once(session, breaker, written, arguments, via, &mut asked)
+            .await;
+        match asked {
+            // The host asks the user and calls again with the answer.
+            Some(question) => CallToolResponse::InputRequired(question),
+            None => CallToolResponse::Complete(result),
+        }
+    }
+
+    /// [`Gateway::call`]'s work; the question of an `ask` rule on
+    /// 2026-07-28 goes in `asked` (the result is then not sent).
+    async fn call_once(
+        &self,
+        session: &str,
+        breaker: &SessionBreaker,
+        written: &str,
+        arguments: JsonObject,
+        via: Via<'_>,
+        asked: &mut Option<rmcp::model::InputRequiredResult>,
     ) -> CallToolResult {
         let started = Instant::now();
         let snapshot = self.snapshot();
@@ -201,7 +229,10 @@ impl Gateway {
             record(&tool.name, server.as_deref(), Ended::Refused, None);
             return error_result(format!("{} is denied on this gateway", tool.name));
         }
-        if let Err(refusal) = breaker.record(&tool.name, &args_value, tool.read_only) {
+        // A 2026-07-28 retry that carries the user's answer is the call
+        // asked about, not another one in a row.
+        let retry = via.asking.state.is_some();
+        if !retry && let Err(refusal) = breaker.record(&tool.name, &args_value, tool.read_only) {
             record(&tool.name, server.as_deref(), Ended::Blocked, None);
             return error_result(refusal);
         }
@@ -228,11 +259,25 @@ impl Gateway {
                 ));
             }
         }
-        if rule == ToolRule::Ask
-            && let Err(refusal) = super::approve::ask(via.host, tool, &args_value).await
-        {
-            record(&tool.name, server.as_deref(), Ended::Refused, None);
-            return error_result(refusal);
+        if rule == ToolRule::Ask {
+            use super::approve::Approval;
+            match super::approve::ask(via.host, &via.asking, &self.pending_asks, tool, &args_value)
+                .await
+            {
+                Approval::Yes => {}
+                Approval::No(refusal) => {
+                    record(&tool.name, server.as_deref(), Ended::Refused, None);
+                    return error_result(refusal);
+                }
+                Approval::Ask(question) => {
+                    self.recorder.info(&format!(
+                        "{session}: {} asks the user (input_required)",
+                        crate::terminal_text::escape(&tool.name)
+                    ));
+                    *asked = Some(question);
+                    return error_result("asking the user");
+                }
+            }
         }
         let Some(origin) = &tool.mcp else {
             // A catalog file's tool: its simulated result, if it has one.

@@ -16,11 +16,15 @@ const SERVERS: usize = 12;
 /// Words said of each server.
 const WORDS: usize = 5;
 
-const HOW: &str = "Describe what you want to do in plain words; you get the best matching tools with their input schemas, or a plain answer that none fits. Then call one with call_read_tool (read-only tools) or call_tool. `select:name1,name2` fetches tools by exact name; `+word` requires a word.";
+const HOW: &str = "Describe what you want to do in plain words; you get the best matching tools with their input schemas, or a plain answer that none fits. Then call one with call_read_tool or call_tool, as each found tool says. `select:name1,name2` fetches tools by exact name; `+word` requires a word.";
 
 /// The description of `search_tools` over `catalog`, the servers still
-/// `starting` named.
-pub(crate) fn search_description(catalog: &Catalog, starting: &[String]) -> String {
+/// `starting` and those `down` named (every configured server is).
+pub(crate) fn search_description(
+    catalog: &Catalog,
+    starting: &[String],
+    down: &[String],
+) -> String {
     // Server → (tool count, word → how many of its tools' names hold it).
     let mut servers: BTreeMap<String, (usize, BTreeMap<String, usize>)> = BTreeMap::new();
     for tool in catalog.tools() {
@@ -65,11 +69,23 @@ pub(crate) fn search_description(catalog: &Catalog, starting: &[String]) -> Stri
     if servers.len() > SERVERS {
         parts.push(format!("and {} more servers", servers.len() - SERVERS));
     }
+    let named = |names: &[String]| {
+        names
+            .iter()
+            .map(|s| escape(s).into_owned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if !starting.is_empty() {
-        let names: Vec<String> = starting.iter().map(|s| escape(s).into_owned()).collect();
         parts.push(format!(
-            "still starting: {} (their tools join when they are up)",
-            names.join(", ")
+            "still starting: {} (a search waits for them; their tools join when they are up)",
+            named(starting)
+        ));
+    }
+    if !down.is_empty() {
+        parts.push(format!(
+            "down: {} (tried again in the background)",
+            named(down)
         ));
     }
     format!(
@@ -104,12 +120,16 @@ mod tests {
             ],
         )
         .unwrap();
-        let d = search_description(&catalog, &[]);
+        let d = search_description(&catalog, &[], &["fetch".into()]);
         assert!(
-            d.starts_with("Find the tools for a task among the 6 tools this gateway reaches (only a few are listed): git (4 tools: diff, commit, log, staged, unstaged); time (2 tools: convert)."),
+            d.starts_with("Find the tools for a task among the 6 tools this gateway reaches (only a few are listed): git (4 tools: diff, commit, log, staged, unstaged); time (2 tools: convert); down: fetch"),
             "{d}"
         );
         assert!(d.contains("call_read_tool"), "{d}");
+        assert!(
+            d.contains("; down: fetch (tried again in the background)."),
+            "{d}"
+        );
     }
 
     #[test]
@@ -118,7 +138,11 @@ mod tests {
             .map(|i| tool(&format!("s{i:02}"), &format!("t{i}")))
             .collect();
         tools.push(tool("evil\u{1b}[2J", "wipe_disk"));
-        let d = search_description(&Catalog::new("mcp", tools).unwrap(), &["slow\u{1b}".into()]);
+        let d = search_description(
+            &Catalog::new("mcp", tools).unwrap(),
+            &["slow\u{1b}".into()],
+            &[],
+        );
         assert!(d.contains("still starting: slow"), "{d}");
         assert!(!d.contains('\u{1b}'), "{d}");
         assert!(d.contains("and 3 more servers"), "{d}");

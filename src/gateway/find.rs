@@ -34,6 +34,9 @@ impl Gateway {
                 };
             }
         };
+        // A search made while servers are in their first start waits for
+        // them, so the first answer is not made without them.
+        self.wait_for_first_starts().await;
         let snapshot = self.snapshot();
         let (starting, down) = self.servers_not_up();
         if snapshot.catalog.is_empty() {
@@ -202,23 +205,6 @@ fn add_servers(answer: &mut Value, starting: &[String], down: &[String]) {
     }
     if !down.is_empty() {
         answer["servers_down"] = json!(down);
-    }
-}
-
-impl Gateway {
-    /// The servers still starting (or being tried again) and those down,
-    /// by name.
-    fn servers_not_up(&self) -> (Vec<String>, Vec<String>) {
-        use crate::sources::mcp::ServerState;
-        let (mut starting, mut down) = (Vec::new(), Vec::new());
-        for s in self.host.states() {
-            match s.state {
-                ServerState::Starting { .. } => starting.push(s.name),
-                ServerState::Failed { .. } => down.push(s.name),
-                ServerState::Loaded { .. } => {}
-            }
-        }
-        (starting, down)
     }
 }
 

@@ -16,6 +16,7 @@ mod call;
 mod compact;
 mod describe;
 mod find;
+mod first_view;
 mod hidden;
 mod http;
 mod meta;
@@ -135,13 +136,15 @@ impl Snapshot {
                 config.rules.rule_for(t) == ToolRule::Read || call::not_a_plain_read(t, l).is_none()
             })
             .collect();
-        let starting: Vec<String> = host
-            .states()
-            .into_iter()
-            .filter(|s| matches!(s.state, crate::sources::mcp::ServerState::Starting { .. }))
-            .map(|s| s.name)
-            .collect();
-        let search_description = describe::search_description(&catalog, &starting);
+        let (mut starting, mut down) = (Vec::new(), Vec::new());
+        for s in host.states() {
+            match s.state {
+                crate::sources::mcp::ServerState::Starting { .. } => starting.push(s.name),
+                crate::sources::mcp::ServerState::Failed { .. } => down.push(s.name),
+                crate::sources::mcp::ServerState::Loaded { .. } => {}
+            }
+        }
+        let search_description = describe::search_description(&catalog, &starting, &down);
         Snapshot {
             catalog,
             listed,
@@ -167,6 +170,11 @@ pub struct Gateway {
     hidden: Mutex<hidden::HiddenCounts>,
     /// Which server a resource read or prompt get goes to.
     routes: Mutex<offered::Routes>,
+    /// `search_tools`' description as of now, followed by the sessions
+    /// that announce its changes.
+    description: tokio::sync::watch::Sender<String>,
+    /// The questions of `ask` rules awaiting a 2026-07-28 host's retry.
+    pub(crate) pending_asks: approve::PendingAsks,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -200,7 +208,10 @@ impl Gateway {
             &recorder,
         )?;
         let snapshot = Arc::new(Snapshot::new(Arc::new(catalog), &host, &config));
+        let description = tokio::sync::watch::Sender::new(snapshot.search_description.clone());
         Ok(Gateway {
+            description,
+            pending_asks: approve::PendingAsks::default(),
             service: Arc::new(Service::new(config.service.clone())),
             config,
             host,
@@ -277,12 +288,14 @@ impl Gateway {
             }
         };
         if catalog.fingerprint() == self.snapshot().catalog.fingerprint() {
+            self.refresh_description();
             return false;
         }
         let tools = catalog.len();
         let snapshot = Arc::new(Snapshot::new(Arc::new(catalog), &self.host, &self.config));
         *self.hidden.lock().unwrap_or_else(|p| p.into_inner()) = hidden;
         *self.snapshot.write().unwrap_or_else(|p| p.into_inner()) = snapshot;
+        self.refresh_description();
         let names: Vec<String> = servers.iter().map(|s| s.summary()).collect();
         self.recorder
             .info(&format!("re-indexed: {tools} tools ({})", names.join("; ")));
@@ -295,12 +308,22 @@ impl Gateway {
         self: Arc<Self>,
         mut changes: tokio::sync::mpsc::UnboundedReceiver<String>,
     ) {
-        while let Some(server) = changes.recv().await {
-            match self.relist(&server).await {
-                Ok(_) => {}
-                Err(e) => self.recorder.warn(&format!(
-                    "{server}: listing its tools again after a change failed: {e}"
-                )),
+        // A server's state can change without a listing (starting, then
+        // down): the description follows it too.
+        let mut states = tokio::time::interval(first_view::STATES_EVERY);
+        loop {
+            tokio::select! {
+                server = changes.recv() => {
+                    let Some(server) = server else { return };
+                    if let Err(e) = self.relist(&server).await {
+                        self.recorder.warn(&format!(
+                            "{server}: listing its tools again after a change failed: {e}"
+                        ));
+                    }
+                }
+                _ = states.tick() => {
+                    self.refresh_description();
+                }
             }
         }
     }

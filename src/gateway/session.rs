@@ -6,18 +6,21 @@
 
 use std::sync::{Arc, Mutex};
 
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
     Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ServerCapabilities, ServerConfig,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
 
 use super::Gateway;
+use super::approve::Asking;
 use super::call::SessionBreaker;
 use super::call::Via;
+use super::first_view::announce_changes;
 use super::meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS, listing};
 
 /// Found tools a session's `tools/list` holds at most with
@@ -33,9 +36,8 @@ pub struct GatewaySession {
     breaker: Arc<SessionBreaker>,
     /// Tools found in this session (`--expose-found`), in first-found order.
     exposed: Arc<Mutex<Vec<String>>>,
-    /// `search_tools`'s description as first listed: the same for the
-    /// whole connection, whatever the servers do meanwhile.
-    description: Arc<std::sync::OnceLock<String>>,
+    /// Bumped when the session's found tools change its `tools/list`.
+    own: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 impl GatewaySession {
@@ -47,7 +49,7 @@ impl GatewaySession {
             label: label.to_string(),
             breaker,
             exposed: Arc::new(Mutex::new(Vec::new())),
-            description: Arc::new(std::sync::OnceLock::new()),
+            own: Arc::new(tokio::sync::watch::Sender::new(0)),
         }
     }
 
@@ -88,23 +90,60 @@ impl ServerHandler for GatewaySession {
     fn get_info(&self) -> ServerConfig {
         // Resources and prompts are declared whatever the servers offer
         // (they may still be starting); the lists are empty when none does.
+        // tools/list changes as servers come up (search_tools' description
+        // names them) and, with --expose-found, as tools are found.
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_resources()
-            .enable_prompts();
-        let capabilities = if self.gateway.config.expose_found {
-            capabilities.enable_tool_list_changed().build()
-        } else {
-            capabilities.build()
-        };
+            .enable_prompts()
+            .enable_tool_list_changed()
+            .build();
         let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new("toolsift-gateway", env!("CARGO_PKG_VERSION"));
-        let catalog = self.gateway.catalog();
-        info.instructions = Some(format!(
-            "This server fronts {} tools of other MCP servers; only a few are listed. To do something no listed tool does, call {SEARCH_TOOLS} with the task in plain words, then {CALL_READ_TOOL} (read-only tools) or {CALL_TOOL} (any tool) with a found tool's name and arguments.",
-            catalog.len()
-        ));
+        info.instructions = Some(self.gateway.instructions());
         info
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // A handshake revision: the session hears of a changed list.
+        let peer = context.peer.clone();
+        let closed = peer.clone();
+        tokio::spawn(announce_changes(
+            self.gateway.description_changes(),
+            self.own.subscribe(),
+            async move {
+                while !closed.is_transport_closed() {
+                    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                }
+            },
+            move || {
+                let peer = peer.clone();
+                async move { peer.notify_tool_list_changed().await.is_ok() }
+            },
+        ));
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        // 2026-07-28: a host that listens hears of a changed tools/list.
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let sink = context.sink().clone();
+        announce_changes(
+            self.gateway.description_changes(),
+            self.own.subscribe(),
+            context.cancelled(),
+            move || {
+                let sink = sink.clone();
+                async move { sink.notify_tool_list_changed().await.is_ok() }
+            },
+        )
+        .await;
+        Ok(())
     }
 
     async fn list_tools(
@@ -118,14 +157,12 @@ impl ServerHandler for GatewaySession {
             .unwrap_or_else(|p| p.into_inner())
             .clone();
         let snapshot = self.gateway.snapshot();
-        let description = self
-            .description
-            .get_or_init(|| snapshot.search_description.clone());
+        let description = self.gateway.description();
         Ok(ListToolsResult::with_all_items(listing(
             &snapshot,
             self.gateway.config.max_tools,
             &exposed,
-            description,
+            &description,
         )))
     }
 
@@ -138,8 +175,8 @@ impl ServerHandler for GatewaySession {
         let cancelled = context.ct.clone();
         // A host that cancels the call (notifications/cancelled) stops the
         // wait, which cancels the call on its server.
-        let mut result = tokio::select! {
-            result = self.answer(&label, &breaker, request, &context) => result,
+        let mut response = tokio::select! {
+            response = self.answer(&label, &breaker, request, &context) => response,
             () = cancelled.cancelled() => {
                 self.gateway.recorder.info(&format!("{label}: the host cancelled a call"));
                 return Err(ErrorData::internal_error("cancelled by the host", None));
@@ -147,10 +184,12 @@ impl ServerHandler for GatewaySession {
         };
         // An older server's result has no resultType; 2026-07-28 hosts need
         // it (rmcp drops it again for peers on the handshake revisions).
-        if result.result_type.is_none() {
+        if let CallToolResponse::Complete(result) = &mut response
+            && result.result_type.is_none()
+        {
             result.result_type = Some(rmcp::model::ResultType::COMPLETE);
         }
-        Ok(result.into())
+        Ok(response)
     }
 
     async fn list_resources(
@@ -206,12 +245,25 @@ impl GatewaySession {
         breaker: &SessionBreaker,
         request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
-    ) -> rmcp::model::CallToolResult {
-        let arguments = request.arguments.unwrap_or_default();
+    ) -> CallToolResponse {
+        let arguments = request.arguments.clone().unwrap_or_default();
+        // 2026-07-28 asks by the input_required retry; the handshake
+        // revisions by an elicitation request of the gateway's.
+        let by_retry = context
+            .protocol_version()
+            .is_some_and(|v| !v.has_initialize());
         let via = Via {
             read_only: false,
             host: Some(&context.peer),
             progress: context.meta.get_progress_token(),
+            asking: Asking {
+                by_retry,
+                can_elicit: context
+                    .client_capabilities()
+                    .is_some_and(|c| c.elicitation.is_some()),
+                responses: request.input_responses.as_ref(),
+                state: request.request_state.as_deref(),
+            },
         };
         match request.name.as_ref() {
             SEARCH_TOOLS => {
@@ -222,10 +274,11 @@ impl GatewaySession {
                         found.names,
                     );
                     if added {
-                        let _ = context.peer.notify_tool_list_changed().await;
+                        // Announced where the revision lets it be heard.
+                        self.own.send_modify(|n| *n += 1);
                     }
                 }
-                found.result
+                found.result.into()
             }
             meta @ (CALL_TOOL | CALL_READ_TOOL) => {
                 let via = Via {

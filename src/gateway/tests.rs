@@ -207,7 +207,7 @@ fn calls_check_the_name_and_the_arguments_before_anything_runs() {
     let g = gateway(GatewayConfig::default());
     let b = g.new_breaker();
     let rt = runtime();
-    let r = rt.block_on(g.call_tool_meta(
+    let r = rt.block_on(g.call_tool_meta_done(
         "s",
         &b,
         &args(json!({"name": "get_wether", "arguments": {"city": "Oslo"}})),
@@ -219,7 +219,7 @@ fn calls_check_the_name_and_the_arguments_before_anything_runs() {
         "{}",
         text(&r)
     );
-    let r = rt.block_on(g.call_tool_meta(
+    let r = rt.block_on(g.call_tool_meta_done(
         "s",
         &b,
         &args(json!({"name": "book_flight", "arguments": {"from": "OSL"}})),
@@ -232,7 +232,7 @@ fn calls_check_the_name_and_the_arguments_before_anything_runs() {
         text(&r)
     );
     assert!(text(&r).contains("was not sent"));
-    let r = rt.block_on(g.call_tool_meta(
+    let r = rt.block_on(g.call_tool_meta_done(
         "s",
         &b,
         &args(json!({"name": "book_flight", "arguments": "{\"from\":\"OSL\",\"to\":\"CDG\"}"})),
@@ -240,7 +240,7 @@ fn calls_check_the_name_and_the_arguments_before_anything_runs() {
     ));
     assert_eq!(r.is_error, Some(false), "{}", text(&r));
     assert_eq!(r.structured_content, Some(json!({"ran": "book_flight"})));
-    let r = rt.block_on(g.call_tool_meta(
+    let r = rt.block_on(g.call_tool_meta_done(
         "s",
         &b,
         &args(json!({"name": "book_flight", "arguments": [1]})),
@@ -248,7 +248,7 @@ fn calls_check_the_name_and_the_arguments_before_anything_runs() {
     ));
     assert!(text(&r).contains("must be an object, not an array"));
     // Names as agents write them resolve to the one tool.
-    let r = rt.block_on(g.call_tool_meta(
+    let r = rt.block_on(g.call_tool_meta_done(
         "s",
         &b,
         &args(json!({"name": "test.send_email"})),
@@ -269,12 +269,12 @@ fn the_breaker_blocks_the_call_past_the_threshold_and_a_different_call_resets_it
     let email = || args(json!({"name": "send_email", "arguments": {"to": "a"}}));
     for _ in 0..2 {
         assert_eq!(
-            rt.block_on(g.call_tool_meta("s", &b, &email(), Via::default()))
+            rt.block_on(g.call_tool_meta_done("s", &b, &email(), Via::default()))
                 .is_error,
             Some(false)
         );
     }
-    let blocked = rt.block_on(g.call_tool_meta("s", &b, &email(), Via::default()));
+    let blocked = rt.block_on(g.call_tool_meta_done("s", &b, &email(), Via::default()));
     assert_eq!(blocked.is_error, Some(true));
     assert!(
         text(&blocked).contains("called 3 times in a row"),
@@ -284,7 +284,7 @@ fn the_breaker_blocks_the_call_past_the_threshold_and_a_different_call_resets_it
     // Other arguments are another call: the streak starts again.
     let other = args(json!({"name": "send_email", "arguments": {"to": "b"}}));
     assert_eq!(
-        rt.block_on(g.call_tool_meta("s", &b, &other, Via::default()))
+        rt.block_on(g.call_tool_meta_done("s", &b, &other, Via::default()))
             .is_error,
         Some(false)
     );
@@ -292,20 +292,20 @@ fn the_breaker_blocks_the_call_past_the_threshold_and_a_different_call_resets_it
     let weather = || args(json!({"name": "get_weather", "arguments": {"city": "Oslo"}}));
     for _ in 0..3 {
         assert_eq!(
-            rt.block_on(g.call_tool_meta("s", &b, &weather(), Via::default()))
+            rt.block_on(g.call_tool_meta_done("s", &b, &weather(), Via::default()))
                 .is_error,
             Some(false)
         );
     }
     assert_eq!(
-        rt.block_on(g.call_tool_meta("s", &b, &weather(), Via::default()))
+        rt.block_on(g.call_tool_meta_done("s", &b, &weather(), Via::default()))
             .is_error,
         Some(true)
     );
     // Another session has its own breaker.
     let fresh: SessionBreaker = g.new_breaker();
     assert_eq!(
-        rt.block_on(g.call_tool_meta("t", &fresh, &weather(), Via::default()))
+        rt.block_on(g.call_tool_meta_done("t", &fresh, &weather(), Via::default()))
             .is_error,
         Some(false)
     );
@@ -452,4 +452,20 @@ fn search_tools_takes_the_steps_of_a_task_as_queries() {
     }
     let search = &listing(&g.snapshot(), 8, &[], "d")[1];
     assert_eq!(search.input_schema["properties"]["queries"]["maxItems"], 16);
+}
+
+impl Gateway {
+    /// `call_tool_meta`'s result, which these tests expect complete.
+    pub(super) async fn call_tool_meta_done(
+        &self,
+        session: &str,
+        breaker: &super::call::SessionBreaker,
+        arguments: &rmcp::model::JsonObject,
+        via: Via<'_>,
+    ) -> rmcp::model::CallToolResult {
+        match self.call_tool_meta(session, breaker, arguments, via).await {
+            rmcp::model::CallToolResponse::Complete(result) => result,
+            other => panic!("a complete result, not {other:?}"),
+        }
+    }
 }

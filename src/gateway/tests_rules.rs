@@ -36,13 +36,13 @@ fn call_read_tool_runs_read_only_tools_only_and_results_name_the_tool() {
     };
     let b = g.new_breaker();
     let weather = args(json!({"name": "get_weather", "arguments": {"city": "Oslo"}}));
-    let r = rt.block_on(g.call_tool_meta("s", &b, &weather, read.clone()));
+    let r = rt.block_on(g.call_tool_meta_done("s", &b, &weather, read.clone()));
     assert_eq!(r.is_error, Some(false), "{}", text(&r));
     let meta = serde_json::to_value(r.meta.as_ref().unwrap()).unwrap();
     assert_eq!(meta[TOOL_META]["name"], "get_weather");
     // A tool that may write is refused, and the model told where to go.
     let flight = args(json!({"name": "book_flight", "arguments": {"from": "OSL", "to": "CDG"}}));
-    let r = rt.block_on(g.call_tool_meta("s", &b, &flight, read.clone()));
+    let r = rt.block_on(g.call_tool_meta_done("s", &b, &flight, read.clone()));
     assert_eq!(r.is_error, Some(true));
     assert!(
         text(&r).contains("not marked read-only") && text(&r).contains(CALL_TOOL),
@@ -50,12 +50,12 @@ fn call_read_tool_runs_read_only_tools_only_and_results_name_the_tool() {
         text(&r)
     );
     // call_tool runs either.
-    let r = rt.block_on(g.call_tool_meta("s", &b, &flight, Via::default()));
+    let r = rt.block_on(g.call_tool_meta_done("s", &b, &flight, Via::default()));
     assert_eq!(r.is_error, Some(false), "{}", text(&r));
-    let r = rt.block_on(g.call_tool_meta("s", &b, &weather, Via::default()));
+    let r = rt.block_on(g.call_tool_meta_done("s", &b, &weather, Via::default()));
     assert_eq!(r.is_error, Some(false), "{}", text(&r));
     // Its own messages name the dispatcher called.
-    let r = rt.block_on(g.call_tool_meta("s", &b, &args(json!({"nme": "x"})), read));
+    let r = rt.block_on(g.call_tool_meta_done("s", &b, &args(json!({"nme": "x"})), read));
     assert!(text(&r).starts_with("call_read_tool takes"), "{}", text(&r));
 }
 
@@ -78,11 +78,11 @@ fn a_denied_tool_is_never_listed_found_or_called_and_an_asked_one_needs_the_user
     );
     let b = g.new_breaker();
     let flight = args(json!({"name": "book_flight", "arguments": {"from": "OSL", "to": "CDG"}}));
-    let r = rt.block_on(g.call_tool_meta("s", &b, &flight, Via::default()));
+    let r = rt.block_on(g.call_tool_meta_done("s", &b, &flight, Via::default()));
     assert!(text(&r).contains("no tool is named"), "{}", text(&r));
     // Ask, with no host that can ask: refused, the model told to ask.
     let email = args(json!({"name": "send_email", "arguments": {}}));
-    let r = rt.block_on(g.call_tool_meta("s", &b, &email, Via::default()));
+    let r = rt.block_on(g.call_tool_meta_done("s", &b, &email, Via::default()));
     assert_eq!(r.is_error, Some(true));
     assert!(
         text(&r).contains("needs the user's approval") && text(&r).contains("not sent"),
@@ -91,7 +91,7 @@ fn a_denied_tool_is_never_listed_found_or_called_and_an_asked_one_needs_the_user
     );
     // Allowed tools run as before.
     let weather = args(json!({"name": "get_weather", "arguments": {"city": "Oslo"}}));
-    let r = rt.block_on(g.call_tool_meta("s", &b, &weather, Via::default()));
+    let r = rt.block_on(g.call_tool_meta_done("s", &b, &weather, Via::default()));
     assert_eq!(r.is_error, Some(false), "{}", text(&r));
 }
 

@@ -42,7 +42,7 @@ fn staged(repo: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-fn run(servers: &str, config: &str, elicit: Option<&str>, steps: &Value) -> Vec<Value> {
+fn run(servers: &str, config: &str, elicit: Option<&str>, steps: &Value, mode: &str) -> Vec<Value> {
     let cmd = gateway_cmd(&[
         "--config".into(),
         config.into(),
@@ -53,12 +53,27 @@ fn run(servers: &str, config: &str, elicit: Option<&str>, steps: &Value) -> Vec<
     if let Some(answer) = elicit {
         target.extend(["--elicit", answer]);
     }
-    let doc = host(&target, "legacy", steps, 1);
+    let doc = host(&target, mode, steps, 1);
+    if mode == "auto" {
+        assert_eq!(doc["protocol_version"], "2026-07-28", "{doc}");
+    }
     doc["sessions"][0].as_array().unwrap().clone()
 }
 
+/// On the handshake revision the gateway asks with an elicitation request.
 #[test]
 fn reads_and_writes_go_through_their_own_dispatchers_and_rules_hold() {
+    dispatchers_and_rules("legacy");
+}
+
+/// On 2026-07-28 (the SDK's default, `auto`) it asks with the
+/// input-required retry: the host asks the user and calls again.
+#[test]
+fn asked_tools_are_asked_through_the_input_required_retry_on_2026_07_28() {
+    dispatchers_and_rules("auto");
+}
+
+fn dispatchers_and_rules(mode: &str) {
     let dir = TempDir::new("gw-approvals");
     let (servers, config, repo) = setup(&dir);
     let r#in = json!({"repo_path": repo});
@@ -72,7 +87,7 @@ fn reads_and_writes_go_through_their_own_dispatchers_and_rules_hold() {
         {"op": "elicitations"},
     ]);
     // A host that cannot ask: the asked tool is refused and never runs.
-    let r = run(&servers, &config, None, &steps);
+    let r = run(&servers, &config, None, &steps, mode);
     assert_eq!(
         names(&r[0]),
         ["search_tools", "call_read_tool", "call_tool"],
@@ -114,7 +129,7 @@ fn reads_and_writes_go_through_their_own_dispatchers_and_rules_hold() {
     assert_eq!(staged(&repo), "", "nothing was staged");
 
     // A host that asks the user, who says no: refused, nothing staged.
-    let r = run(&servers, &config, Some("decline"), &steps);
+    let r = run(&servers, &config, Some("decline"), &steps, mode);
     assert_eq!(r[5]["isError"], true);
     assert!(text(&r[5]).contains("the user declined"), "{}", r[5]);
     let asked = r[6].as_array().unwrap();
@@ -124,7 +139,7 @@ fn reads_and_writes_go_through_their_own_dispatchers_and_rules_hold() {
     assert_eq!(staged(&repo), "");
 
     // The user says yes: the call goes through and the file is staged.
-    let r = run(&servers, &config, Some("accept"), &steps);
+    let r = run(&servers, &config, Some("accept"), &steps, mode);
     assert_eq!(r[5]["isError"], false, "{}", r[5]);
     assert_eq!(r[5]["_meta"]["io.toolsift/tool"]["name"], "git_add");
     assert_eq!(staged(&repo), "notes.txt");

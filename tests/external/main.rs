@@ -8,6 +8,7 @@ mod gateway;
 mod gateway_approvals;
 mod gateway_configs;
 mod gateway_faults;
+mod gateway_first_view;
 mod gateway_passthrough;
 mod gateway_reads;
 mod hub;

@@ -57,6 +57,12 @@ STEPS_JSON, on stdin, is a JSON array of steps:
                                  waited for; the result is {"method": M}.
   {"op": "notifications"}        the methods of every notification received
                                  so far, in order.
+  {"op": "listen"}               2026-07-28: opens a subscriptions/listen
+                                 stream for tools_list_changed in the
+                                 background; each event it brings counts as
+                                 a notifications/tools/list_changed for
+                                 wait_notification and notifications. The
+                                 result is the honored filter.
   {"op": "sleep", "seconds": S}  waits; the result is null.
   {"op": "elicitations"}         the messages of every elicitation the server
                                  sent so far, in order.
@@ -152,6 +158,7 @@ class Notifications:
         self.elicited = []
         self.waited = {}
         self.changed = asyncio.Event()
+        self.tasks = []
 
     async def handler(self, message):
         if isinstance(message, Exception):
@@ -234,6 +241,25 @@ async def run_step(client, notifications, step, session):
         return list(notifications.methods)
     if op == "elicitations":
         return list(notifications.elicited)
+    if op == "listen":
+        acked = asyncio.get_running_loop().create_future()
+
+        async def follow():
+            try:
+                async with client.listen(tools_list_changed=True) as sub:
+                    acked.set_result(dump(sub.honored) if sub.honored is not None else None)
+                    async for event in sub:
+                        kind = type(event).__name__
+                        notifications.methods.append(
+                            "notifications/tools/list_changed" if "Tool" in kind else kind
+                        )
+                        notifications.changed.set()
+            except Exception as error:  # noqa: BLE001: said as the step's result
+                if not acked.done():
+                    acked.set_exception(error)
+
+        notifications.tasks.append(asyncio.create_task(follow()))
+        return await asyncio.wait_for(acked, 30)
     if op == "sleep":
         await asyncio.sleep(step.get("seconds", 0))
         return None
@@ -287,6 +313,8 @@ async def run_session(args, steps, session, info):
                 results.append(await run_step(client, notifications, step, session))
             except Exception as error:  # noqa: BLE001: recorded, the next step runs
                 results.append({"exception": describe(error)})
+        for task in notifications.tasks:
+            task.cancel()
         try:
             await stack.aclose()
         except Exception as error:  # noqa: BLE001: the steps are done; only say so

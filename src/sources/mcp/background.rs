@@ -26,6 +26,7 @@ impl McpHost {
     pub fn gather_within(&self, config: &McpConfig, wait: Duration) -> Gathered {
         *lock(&self.shared.always_load) = config.always_load.clone();
         *lock(&self.shared.start_timeout) = config.timeout;
+        *lock(&self.shared.begun) = Some(Instant::now());
         *lock(&self.shared.entries) = config
             .servers
             .iter()
@@ -60,6 +61,18 @@ impl McpHost {
         // From now on a server that comes up is a change to follow.
         *lock(&self.shared.started) = true;
         self.rebuild()
+    }
+
+    /// The servers still in their first start (not tried again after a
+    /// failure), and when their start time limit runs out.
+    pub fn first_starts(&self) -> (Vec<String>, Option<Instant>) {
+        let names: Vec<String> = lock(&self.shared.entries)
+            .iter()
+            .filter(|e| e.starting && e.failed.is_none() && !e.loaded)
+            .map(|e| e.server.name.clone())
+            .collect();
+        let deadline = lock(&self.shared.begun).map(|b| b + *lock(&self.shared.start_timeout));
+        (names, deadline)
     }
 
     /// Each server's state as of now (starting, loaded, failed), without

@@ -44,6 +44,8 @@ pub(super) struct Shared {
     pub(super) changes: Mutex<Option<UnboundedSender<String>>>,
     /// The start is over: a server that comes up now is a change.
     pub(super) started: Mutex<bool>,
+    /// When the background start began.
+    pub(super) begun: Mutex<Option<Instant>>,
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -130,6 +132,7 @@ impl McpHost {
                 call_timeout,
                 changes: Mutex::new(None),
                 started: Mutex::new(false),
+                begun: Mutex::new(None),
             }),
         })
     }

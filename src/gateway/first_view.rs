@@ -1,0 +1,143 @@
+//! The model's first view, right from the start: `search_tools`'
+//! description and the instructions name every configured server (those
+//! still starting, those down), a search made while servers are in their
+//! first start waits for them (up to their start time limit), and a
+//! changed description is announced with `notifications/tools/list_changed`
+//! wherever the revision lets a server say so: on the handshake revisions
+//! to the session, on 2026-07-28 on the host's `subscriptions/listen`
+//! stream.
+
+use std::time::{Duration, Instant};
+
+use super::Gateway;
+use super::describe::search_description;
+use super::meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS};
+use crate::sources::mcp::ServerState;
+use crate::terminal_text::escape;
+
+/// How often the servers' states are looked at for a changed description.
+pub(crate) const STATES_EVERY: Duration = Duration::from_millis(250);
+/// How often a search waiting for the servers' first start looks again.
+const WAIT_STEP: Duration = Duration::from_millis(50);
+
+impl Gateway {
+    /// `search_tools`' description as of now.
+    pub(crate) fn description(&self) -> String {
+        self.description.borrow().clone()
+    }
+
+    /// Follows the description: each change, as it happens.
+    pub(crate) fn description_changes(&self) -> tokio::sync::watch::Receiver<String> {
+        self.description.subscribe()
+    }
+
+    /// The description of the catalog in use and the servers' states as of
+    /// now; whether it changed.
+    pub(crate) fn refresh_description(&self) -> bool {
+        let (starting, down) = self.servers_not_up();
+        let fresh = search_description(&self.snapshot().catalog, &starting, &down);
+        self.description.send_if_modified(|d| {
+            if *d == fresh {
+                return false;
+            }
+            *d = fresh;
+            true
+        })
+    }
+
+    /// The servers still starting (or being tried again) and those down,
+    /// by name.
+    pub(crate) fn servers_not_up(&self) -> (Vec<String>, Vec<String>) {
+        let (mut starting, mut down) = (Vec::new(), Vec::new());
+        for s in self.host.states() {
+            match s.state {
+                ServerState::Starting { .. } => starting.push(s.name),
+                ServerState::Failed { .. } => down.push(s.name),
+                ServerState::Loaded { .. } => {}
+            }
+        }
+        (starting, down)
+    }
+
+    /// The instructions a host gets when it connects: what the gateway
+    /// fronts, every server named.
+    pub(crate) fn instructions(&self) -> String {
+        let states = self.host.states();
+        let servers: Vec<String> = states
+            .iter()
+            .map(|s| {
+                let name = escape(&s.name);
+                match &s.state {
+                    ServerState::Loaded { tools, .. } => format!("{name} ({tools} tools)"),
+                    ServerState::Starting { .. } => format!("{name} (starting)"),
+                    ServerState::Failed { .. } => format!("{name} (down, tried again)"),
+                }
+            })
+            .collect();
+        let tools = self.snapshot().catalog.len();
+        let fronts = if servers.is_empty() {
+            format!("This server fronts {tools} tools")
+        } else {
+            format!(
+                "This server fronts the MCP servers {} ({tools} tools listed so far)",
+                servers.join(", ")
+            )
+        };
+        format!(
+            "{fronts}; only a few tools are listed. To do something no listed tool does, call {SEARCH_TOOLS} with the task in plain words, then {CALL_READ_TOOL} or {CALL_TOOL}, as each found tool says, with its name and arguments."
+        )
+    }
+
+    /// Waits while servers are in their first start, up to their start
+    /// time limit, then takes in what they listed. Returns at once when
+    /// none is.
+    pub(crate) async fn wait_for_first_starts(&self) {
+        let mut waited = false;
+        loop {
+            let (starting, deadline) = self.host.first_starts();
+            let over = deadline.is_some_and(|d| Instant::now() >= d);
+            if starting.is_empty() || over {
+                break;
+            }
+            if !waited {
+                self.recorder.info(&format!(
+                    "search_tools waits for {} (starting)",
+                    escape(&starting.join(", "))
+                ));
+                waited = true;
+            }
+            tokio::time::sleep(WAIT_STEP).await;
+        }
+        if waited {
+            // What came up joins now, not when the change is followed.
+            self.reindex();
+        }
+    }
+}
+
+/// Sends `notifications/tools/list_changed` through `send` each time the
+/// description or `own` (the session's found tools) changes, until `stop`
+/// or a send fails.
+pub(crate) async fn announce_changes<F, Fut>(
+    mut description: tokio::sync::watch::Receiver<String>,
+    mut own: tokio::sync::watch::Receiver<u64>,
+    stop: impl std::future::Future<Output = ()>,
+    send: F,
+) where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    description.mark_unchanged();
+    own.mark_unchanged();
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            () = &mut stop => return,
+            changed = description.changed() => if changed.is_err() { return },
+            changed = own.changed() => if changed.is_err() { return },
+        }
+        if !send().await {
+            return;
+        }
+    }
+}

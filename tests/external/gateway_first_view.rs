@@ -1,0 +1,119 @@
+//! The model's first view is right although a server is slow to start: a
+//! real mcp-server-time behind a four-second delay, with the real
+//! server-everything and server-filesystem quick beside it, and the
+//! gateway answering the host after half a second. The description and
+//! instructions name the slow server as starting, the first search waits
+//! for it (and finds its tool), and the changed description is announced:
+//! to the session on the handshake revision, on the host's
+//! `subscriptions/listen` stream on 2026-07-28. Driven by the official
+//! Python SDK as the host.
+
+use serde_json::{Value, json};
+
+use crate::gateway::{command_line, found, host, toolsift};
+use crate::mcp_support::*;
+
+fn description(list: &Value) -> String {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "search_tools")
+        .unwrap()["description"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn first_view(mode: &str) {
+    let dir = TempDir::new("gw-first");
+    let files = dir.path("files");
+    std::fs::create_dir_all(&files).unwrap();
+    let config = mcp_json(
+        &dir,
+        json!({
+            "everything": {"command": everything_bin()},
+            "filesystem": {"command": filesystem_bin(), "args": [files]},
+            "time": {"command": "sh", "args": ["-c", format!("sleep 4; exec {} --local-timezone Etc/UTC", time_bin())]},
+        }),
+    );
+    let cmd = command_line(&[
+        toolsift().into(),
+        "gateway".into(),
+        "--mcp".into(),
+        config,
+        "--mcp-timeout".into(),
+        "60".into(),
+        "--start-wait".into(),
+        "0.5".into(),
+    ]);
+    let mut steps = vec![
+        json!({"op": "list"}),
+        json!({"op": "call", "name": "search_tools", "arguments": {"query": "what time is it in Tokyo"}}),
+        json!({"op": "wait_notification", "method": "notifications/tools/list_changed", "timeout": 30}),
+        json!({"op": "list", "cache_mode": "refresh"}),
+    ];
+    let new = mode == "auto";
+    if new {
+        steps.insert(0, json!({"op": "listen"}));
+    }
+    let doc = host(&["--stdio", &cmd], mode, &Value::from(steps), 1);
+    let mut r = doc["sessions"][0].as_array().unwrap().clone();
+    if new {
+        // The SDK's default picks the newest revision.
+        assert_eq!(doc["protocol_version"], "2026-07-28", "{doc}");
+        assert_eq!(
+            r[0]["toolsListChanged"], true,
+            "the listen is honoured: {}",
+            r[0]
+        );
+        r.remove(0);
+    }
+    let instructions = doc["instructions"].as_str().unwrap_or_default();
+    assert!(instructions.contains("time (starting)"), "{doc}");
+    let first = description(&r[0]);
+    let starting = first.split("still starting: ").nth(1).unwrap_or_default();
+    assert!(
+        starting.split(" (").next().unwrap().contains("time"),
+        "{first}"
+    );
+    // The first search waited for time and found its tool.
+    let tools = found(&r[1]);
+    assert!(tools.contains(&"get_current_time".to_string()), "{}", r[1]);
+    let servers: Vec<&Value> = r[1]["structuredContent"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| &t["server"])
+        .collect();
+    assert!(
+        servers.iter().all(|s| *s == "time"),
+        "{tools:?} from {servers:?}"
+    );
+    assert!(
+        r[1]["structuredContent"].get("servers_starting").is_none(),
+        "{}",
+        r[1]
+    );
+    // The host heard that the list changed, and the new description names
+    // time's tools, no server starting.
+    assert_eq!(
+        r[2]["method"], "notifications/tools/list_changed",
+        "{}",
+        r[2]
+    );
+    let now = description(&r[3]);
+    assert!(now.contains("time (2 tools"), "{now}");
+    assert!(!now.contains("still starting"), "{now}");
+}
+
+#[test]
+fn a_slow_server_is_named_waited_for_and_announced_handshake_revision() {
+    first_view("legacy");
+}
+
+/// The SDK's default mode (`auto`: server/discover, which gives the
+/// instructions, then 2026-07-28).
+#[test]
+fn a_slow_server_is_named_waited_for_and_announced_2026_07_28() {
+    first_view("auto");
+}
