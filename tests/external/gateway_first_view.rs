@@ -117,3 +117,69 @@ fn a_slow_server_is_named_waited_for_and_announced_handshake_revision() {
 fn a_slow_server_is_named_waited_for_and_announced_2026_07_28() {
     first_view("auto");
 }
+
+/// A name the model has found never changes: a second time server whose
+/// first start hangs past its limit joins later with the same tool names,
+/// and only its tools take the `server__` prefix.
+fn names_stay(mode: &str) {
+    let dir = TempDir::new("gw-names");
+    let mark = dir.path("started-once");
+    let config = mcp_json(
+        &dir,
+        json!({
+            "time": {"command": time_bin(), "args": ["--local-timezone", "Etc/UTC"]},
+            // The first start hangs (past --mcp-timeout), the retry is quick.
+            "later": {"command": "sh", "args": ["-c", format!(
+                "if [ -e {mark} ]; then exec {} --local-timezone Etc/UTC; else touch {mark}; sleep 60; fi",
+                time_bin()
+            )]},
+        }),
+    );
+    let cmd = command_line(&[
+        toolsift().into(),
+        "gateway".into(),
+        "--mcp".into(),
+        config,
+        "--mcp-timeout".into(),
+        "3".into(),
+        "--start-wait".into(),
+        "0.5".into(),
+    ]);
+    let steps = json!([
+        {"op": "call", "name": "search_tools", "arguments": {"query": "what time is it in Tokyo"}},
+        {"op": "sleep", "seconds": 6},
+        {"op": "call", "name": "call_read_tool", "arguments": {"name": "get_current_time", "arguments": {"timezone": "Asia/Tokyo"}}},
+        {"op": "call", "name": "search_tools", "arguments": {"query": "select:get_current_time,later__get_current_time"}},
+    ]);
+    let doc = host(&["--stdio", &cmd], mode, &steps, 1);
+    let r = doc["sessions"][0].as_array().unwrap();
+    assert!(
+        found(&r[0]).contains(&"get_current_time".to_string()),
+        "{}",
+        r[0]
+    );
+    // The name found first still runs time's tool.
+    assert_eq!(r[2]["isError"], false, "{}", r[2]);
+    assert_eq!(
+        r[2]["_meta"]["io.toolsift/tool"]["server"], "time",
+        "{}",
+        r[2]
+    );
+    let now = found(&r[3]);
+    assert!(
+        now.contains(&"get_current_time".to_string())
+            && now.contains(&"later__get_current_time".to_string()),
+        "{}",
+        r[3]
+    );
+}
+
+#[test]
+fn a_name_found_never_changes_when_a_clashing_server_joins_handshake_revision() {
+    names_stay("legacy");
+}
+
+#[test]
+fn a_name_found_never_changes_when_a_clashing_server_joins_2026_07_28() {
+    names_stay("auto");
+}

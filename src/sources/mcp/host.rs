@@ -46,6 +46,8 @@ pub(super) struct Shared {
     pub(super) started: Mutex<bool>,
     /// When the background start began.
     pub(super) begun: Mutex<Option<Instant>>,
+    /// The catalog name each server's tool was given (it never changes).
+    pub(super) given: Mutex<HashMap<(String, String), String>>,
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -133,6 +135,7 @@ impl McpHost {
                 changes: Mutex::new(None),
                 started: Mutex::new(false),
                 begun: Mutex::new(None),
+                given: Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -291,7 +294,12 @@ impl McpHost {
             })
             .collect();
         let always = lock(&self.shared.always_load).clone();
-        let (catalog, failed) = build_catalog(listed, &always, &mut statuses);
+        let (catalog, failed) = build_catalog(
+            listed,
+            &always,
+            &mut statuses,
+            &mut lock(&self.shared.given),
+        );
         for server in failed {
             self.disconnect(&server);
         }

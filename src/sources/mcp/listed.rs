@@ -1,6 +1,6 @@
 //! The servers' tool lists as one catalog, through the MCP importer.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::catalog::{self, Catalog, McpOrigin, SourceKind, Tool};
@@ -47,10 +47,16 @@ pub(super) fn about(info: Option<&rmcp::model::ServerPeerInfo>) -> Option<Arc<st
 /// importer (a server whose list fails its checks is failed, naming the
 /// tool and field), names present in two servers prefixed `server__` in
 /// both, always-load from the config. Returns the failed servers too.
+///
+/// A name once given (`given`: server and its name for the tool → the
+/// catalog's name) never changes while the host lives: a server that comes
+/// later with a name in use takes the prefix, and a prefixed name stays
+/// prefixed when the other server goes. A model keeps calling what it found.
 pub(super) fn build_catalog(
     listed: Vec<Listed>,
     always_load: &[String],
     statuses: &mut [ServerStatus],
+    given: &mut HashMap<(String, String), String>,
 ) -> (Option<Catalog>, Vec<String>) {
     let mut failed = Vec::new();
     let mut fail = |statuses: &mut [ServerStatus], server: &str, why: String| {
@@ -117,14 +123,49 @@ pub(super) fn build_catalog(
             *count.entry(t.name.clone()).or_default() += 1;
         }
     }
+    // The bare names given to a server's tool, and to which server.
+    let bare: HashMap<&str, &str> = given
+        .iter()
+        .filter(|((_, original), name)| original == *name)
+        .map(|((server, _), name)| (name.as_str(), server.as_str()))
+        .collect();
+    let mut decided: Vec<((String, String), String)> = Vec::new();
+    for (server, tools) in &per_server {
+        for tool in tools {
+            let key = (server.name.clone(), tool.name.clone());
+            let name = match given.get(&key) {
+                Some(name) => name.clone(),
+                None => {
+                    let taken = bare
+                        .get(tool.name.as_str())
+                        .is_some_and(|owner| *owner != server.name);
+                    // Two servers new with one name: both prefixed; a
+                    // name given before: the newcomer alone (the other
+                    // keeps what it was given).
+                    let clash = count.get(&tool.name).copied().unwrap_or(0) > 1;
+                    if taken || clash {
+                        format!("{}__{}", server.name, tool.name)
+                    } else {
+                        tool.name.clone()
+                    }
+                }
+            };
+            decided.push((key, name));
+        }
+    }
+    drop(bare);
+    given.extend(decided.iter().cloned());
+    let mut names_of = decided.into_iter();
     let mut all = Vec::new();
     for (server, tools) in per_server {
         let mut prefixed = 0;
         let mut hidden_text = Vec::new();
         let n = tools.len();
         for mut tool in tools {
-            if count.get(&tool.name).copied().unwrap_or(0) > 1 {
-                tool.name = format!("{}__{}", server.name, tool.name);
+            if let Some((_, name)) = names_of.next()
+                && name != tool.name
+            {
+                tool.name = name;
                 prefixed += 1;
             }
             // A server's tools reach the model as it wrote them: what they

@@ -76,6 +76,7 @@ fn hidden_text_is_reported_with_its_server() {
         }],
         &[],
         &mut statuses,
+        &mut Default::default(),
     );
     assert!(catalog.is_some() && failed.is_empty());
     assert_eq!(
@@ -89,5 +90,76 @@ fn hidden_text_is_reported_with_its_server() {
         statuses[0]
             .summary()
             .ends_with("; 2 warnings of hidden text")
+    );
+}
+
+/// The catalog names of servers `which` (each listing `tools`), built with
+/// the names given so far.
+fn names_of(
+    which: &[(&str, &[&str])],
+    given: &mut std::collections::HashMap<(String, String), String>,
+) -> Vec<String> {
+    let listed = which
+        .iter()
+        .map(|(server, tools)| super::listed::Listed {
+            server: config::stdio_server(server).unwrap(),
+            tools: tools
+                .iter()
+                .map(|t| {
+                    serde_json::from_value(serde_json::json!({"name": t, "description": "d", "inputSchema": {"type": "object"}}))
+                        .unwrap()
+                })
+                .collect(),
+            about: None,
+        })
+        .collect();
+    let mut statuses: Vec<ServerStatus> = which
+        .iter()
+        .map(|(server, _)| ServerStatus {
+            name: server.to_string(),
+            state: ServerState::Starting {
+                failed_before: None,
+            },
+        })
+        .collect();
+    let (catalog, _) = build_catalog(listed, &[], &mut statuses, given);
+    let mut names: Vec<String> = catalog
+        .unwrap()
+        .tools()
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_name_once_given_never_changes_the_newcomer_takes_the_prefix() {
+    let mut given = Default::default();
+    let weather: &[&str] = &["weather_lookup", "forecast"];
+    let fake: &[&str] = &["weather_lookup"];
+    assert_eq!(
+        names_of(&[("weather", weather)], &mut given),
+        ["forecast", "weather_lookup"]
+    );
+    // A slower server joins with the same name: only it is prefixed.
+    assert_eq!(
+        names_of(&[("weather", weather), ("fake", fake)], &mut given),
+        ["fake__weather_lookup", "forecast", "weather_lookup"]
+    );
+    // The first goes down: the newcomer keeps the name it was given.
+    assert_eq!(
+        names_of(&[("fake", fake)], &mut given),
+        ["fake__weather_lookup"]
+    );
+    // Two servers new together with one name: both prefixed, as ever.
+    let mut fresh = Default::default();
+    assert_eq!(
+        names_of(&[("weather", weather), ("fake", fake)], &mut fresh),
+        [
+            "fake__weather_lookup",
+            "forecast",
+            "weather__weather_lookup"
+        ]
     );
 }
