@@ -46,3 +46,20 @@ mod tests {
         assert_eq!(thousands_tenths(f64::NAN), "0.0");
     }
 }
+
+/// `1 tool`, `2 tools`, `1,204 tools`: a count with its noun, singular
+/// for one.
+pub fn counted(n: usize, noun: &str) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("{} {noun}{s}", thousands(n as u64))
+}
+
+#[cfg(test)]
+mod counted_tests {
+    #[test]
+    fn one_is_singular() {
+        assert_eq!(super::counted(1, "tool"), "1 tool");
+        assert_eq!(super::counted(0, "tool"), "0 tools");
+        assert_eq!(super::counted(1204, "tool"), "1,204 tools");
+    }
+}

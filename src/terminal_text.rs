@@ -130,8 +130,19 @@ pub fn prose_chars(text: &str) -> impl Iterator<Item = (char, bool)> + '_ {
     let mut chars = text.chars().peekable();
     // The character before, when it is shown as written.
     let mut shown: Option<char> = None;
+    // Tag characters left of an emoji flag's tag sequence (🏴 and a
+    // subdivision such as "gbsct", then the cancel tag): they draw the flag.
+    let mut flag_left = 0usize;
     std::iter::from_fn(move || {
         let c = chars.next()?;
+        if flag_left > 0 {
+            flag_left -= 1;
+            shown = Some(c);
+            return Some((c, false));
+        }
+        if c == '\u{1f3f4}' {
+            flag_left = flag_tags(chars.clone());
+        }
         let keep = match c {
             '\u{200c}' | '\u{200d}' => {
                 shown.is_some_and(|p| {
@@ -144,6 +155,20 @@ pub fn prose_chars(text: &str) -> impl Iterator<Item = (char, bool)> + '_ {
         shown = keep.then_some(c);
         Some((c, !keep))
     })
+}
+
+/// How many characters after a black flag (U+1F3F4) form its emoji tag
+/// sequence: two to six tag letters or digits and the cancel tag; 0 when
+/// they do not (tags that spell something else stay hidden text).
+fn flag_tags(mut after: impl Iterator<Item = char>) -> usize {
+    let mut n = 0;
+    loop {
+        match after.next() {
+            Some('\u{e007f}') if (2..=6).contains(&n) => return n + 1,
+            Some('\u{e0030}'..='\u{e0039}' | '\u{e0061}'..='\u{e007a}') if n < 6 => n += 1,
+            _ => return 0,
+        }
+    }
 }
 
 /// `text` with every unsafe character (newlines and tabs included) written
@@ -440,5 +465,32 @@ mod tests {
             let back: String = serde_json::from_str(&json).unwrap();
             prop_assert_eq!(back, text);
         }
+    }
+}
+
+#[cfg(test)]
+mod flag_tests {
+    use super::*;
+
+    #[test]
+    fn an_emoji_flags_tags_are_text_other_tags_are_hidden() {
+        let scotland = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}";
+        assert!(prose_chars(scotland).all(|(_, escaped)| !escaped));
+        // Tags that spell a sentence after a flag are not a flag.
+        let sneaky: String = std::iter::once('\u{1F3F4}')
+            .chain(
+                "ignore all"
+                    .chars()
+                    .map(|c| char::from_u32(0xE0000 + c as u32).unwrap()),
+            )
+            .chain(std::iter::once('\u{E007F}'))
+            .collect();
+        assert!(prose_chars(&sneaky).skip(1).all(|(_, escaped)| escaped));
+        // No cancel tag: hidden.
+        assert!(
+            prose_chars("\u{1F3F4}\u{E0067}\u{E0062}")
+                .skip(1)
+                .all(|(_, e)| e)
+        );
     }
 }

@@ -482,7 +482,7 @@ pub struct TuneArgs {
 /// `toolsift gateway`.
 #[derive(Args)]
 #[command(
-    after_help = "The host sees the always-load tools and two meta-tools: search_tools(query, limit?) and call_tool(name, arguments). Over stdio the gateway logs on stderr; stdout is the MCP connection."
+    after_help = "The host sees the always-load tools and three meta-tools: search_tools(query, queries?, limit?), call_read_tool(name, arguments) for reads that stay on this machine, and call_tool(name, arguments) for any tool. Over stdio the gateway logs on stderr; stdout is the MCP connection. Servers files: mcpServers JSON (Claude Desktop, Claude Code, Cursor), VS Code's .vscode/mcp.json, ~/.claude.json (--project DIR), or TOML; see docs/gateway.md."
 )]
 pub struct GatewayArgs {
     /// Catalog files whose tools join the search (a call answers their handler.result).
@@ -540,6 +540,9 @@ pub struct GatewayArgs {
     /// Text a reader cannot see in a server's tools (ANSI, control, tag, zero-width, bidi characters): strip it from what the model receives (default), drop the tool, or keep it.
     #[arg(long, value_name = "strip|drop|keep")]
     pub hidden_text: Option<toolsift::config::HiddenText>,
+    /// Hidden text in a tool's results (tag characters, ANSI, bidirectional controls in text and structured content): strip it (default; emoji sequences stay) or keep it.
+    #[arg(long, value_name = "strip|keep")]
+    pub hidden_text_results: Option<toolsift::config::HiddenText>,
     /// Write every call as a trace (JSON lines) that `toolsift replay` and the explorer's breaker read.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<std::path::PathBuf>,

@@ -58,6 +58,16 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
         .unwrap_or(c.breaker_threshold_read_only);
     c.expose_found = args.expose_found || file.expose_found.unwrap_or(false);
     c.hidden_text = args.hidden_text.or(file.hidden_text).unwrap_or_default();
+    c.hidden_text_results = match args.hidden_text_results.or(file.hidden_text_results) {
+        None | Some(toolsift::config::HiddenText::Strip) => true,
+        Some(toolsift::config::HiddenText::Keep) => false,
+        Some(toolsift::config::HiddenText::Drop) => {
+            return Err(CliError::Usage(
+                "--hidden-text-results must be strip or keep (a result cannot be left out), not drop"
+                    .into(),
+            ));
+        }
+    };
     for (pattern, rule) in &file.tools {
         c.rules
             .add(pattern, *rule)
@@ -217,8 +227,8 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
     }
     let catalog = gateway.catalog();
     gateway.recorder().info(&format!(
-        "{} tools from {}; the host sees {} (the always-load tools, {}, {} and {})",
-        catalog.len(),
+        "{} from {}; the host sees {} (the always-load tools, {}, {} and {})",
+        toolsift::numbers::counted(catalog.len(), "tool"),
         catalog.name(),
         gateway::list_saving(&gateway, plan.basis).gateway_tools,
         gateway::SEARCH_TOOLS,
@@ -256,15 +266,17 @@ pub fn saving_text(s: &ListSaving) -> String {
     use toolsift::numbers::thousands;
     use toolsift::terminal_text::escape;
     let mut out = format!(
-        "tools/list direct:           {:>3} tools, {:>7} tokens ({})\ntools/list through gateway:  {:>3} tools, {:>7} tokens\nsaved per tools/list:             {:>7} tokens ({:.1} %)\na search_tools answer of {} tools: {} tokens with tools of the median size, up to {} with the largest\n",
+        "tools/list direct:           {:>3} tool{}, {:>7} tokens ({})\ntools/list through gateway:  {:>3} tool{}, {:>7} tokens\nsaved per tools/list:             {:>7} tokens ({:.1} %)\na search_tools answer of {}: {} tokens with tools of the median size, up to {} with the largest\n",
         s.direct_tools,
+        if s.direct_tools == 1 { " " } else { "s" },
         thousands(s.direct_tokens),
         s.label,
         s.gateway_tools,
+        if s.gateway_tools == 1 { " " } else { "s" },
         thousands(s.gateway_tokens),
         thousands(s.saved()),
         s.saved_pct(),
-        s.answer_tools,
+        toolsift::numbers::counted(s.answer_tools, "tool"),
         thousands(s.answer_tokens_median),
         thousands(s.answer_tokens_max),
     );
@@ -274,9 +286,9 @@ pub fn saving_text(s: &ListSaving) -> String {
             .iter()
             .map(|p| {
                 format!(
-                    "{} {} tools, {} tokens",
+                    "{} {}, {} tokens",
                     escape(&p.server),
-                    p.tools,
+                    toolsift::numbers::counted(p.tools, "tool"),
                     thousands(p.tokens)
                 )
             })

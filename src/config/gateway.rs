@@ -13,6 +13,7 @@
 //! expose_found = false
 //! log_calls = false
 //! hidden_text = "strip"            # or drop, keep
+//! hidden_text_results = "strip"    # or keep: in call results
 //!
 //! [gateway.tools]                  # per tool: allow (default), ask, deny, read
 //! "filesystem/*" = "ask"
@@ -57,6 +58,10 @@ pub struct GatewaySection {
     /// What the host receives of text a reader cannot see.
     #[serde(default)]
     pub hidden_text: Option<HiddenText>,
+    /// What the host receives of hidden text in a call's result (strip or
+    /// keep).
+    #[serde(default)]
+    pub hidden_text_results: Option<HiddenText>,
     /// `[gateway.tools]`: pattern → read, allow, ask or deny.
     #[serde(default)]
     pub tools: std::collections::BTreeMap<String, ToolRule>,

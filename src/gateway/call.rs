@@ -195,6 +195,15 @@ impl Gateway {
             Names::new(&names).resolve(written)
         });
         let Some(index) = resolved else {
+            if self.denied_name(written) {
+                // Never listed, never found: and no neighbour offered in its
+                // place (delete_entities is not create_entities).
+                record_as(written, None, Ended::Refused, None, true);
+                return error_result(format!(
+                    "no tool named {} is available on this gateway. Do not try another tool in its place; tell the user it is not available here.",
+                    json!(written)
+                ));
+            }
             let close = close_names(catalog, written, CLOSEST);
             let hint = if close.is_empty() {
                 "Find tools with search_tools.".to_string()
@@ -326,6 +335,18 @@ impl Gateway {
                 };
                 let raw = serde_json::to_value(&result).ok();
                 record(&tool.name, server.as_deref(), ended, raw.as_ref());
+                if self.config.hidden_text_results && super::hidden::clean_result(&mut result) {
+                    let server = server.as_deref().unwrap_or("-");
+                    self.recorder.warn(&format!(
+                        "{}: hidden text taken out of its result (--hidden-text-results strip)",
+                        crate::terminal_text::escape(&tool.name)
+                    ));
+                    metrics::counter!(
+                        "toolsift_gateway_hidden_text_results_total",
+                        "server" => server.to_string()
+                    )
+                    .increment(1);
+                }
                 super::approve::tell_host(&mut result, tool, &snapshot.listed[index]);
                 result
             }
@@ -334,6 +355,27 @@ impl Gateway {
                 error_result(format!("{} failed: {e}", tool.name))
             }
         }
+    }
+}
+
+impl Gateway {
+    /// Whether a rule denies a tool named `written` (of any server), the
+    /// way the name resolves: any case.
+    fn denied_name(&self, written: &str) -> bool {
+        let rules = &self.config.rules;
+        if rules.is_empty() {
+            return false;
+        }
+        let spellings = [written.to_string(), written.to_lowercase()];
+        spellings.iter().any(|name| {
+            let bare = crate::catalog::Tool::new(name.clone(), "");
+            rules.rule_for(&bare) == ToolRule::Deny
+                || self.host.states().iter().any(|s| {
+                    let mut t = crate::catalog::Tool::new(name.clone(), "");
+                    t.mcp = Some(crate::catalog::McpOrigin::new(&s.name, name));
+                    rules.rule_for(&t) == ToolRule::Deny
+                })
+        })
     }
 }
 

@@ -96,6 +96,17 @@ fn tool_lines(tool: &Value) -> String {
 /// `a: string, b?: integer` for an object schema's properties: the
 /// required ones first (no `?`), then the others by name.
 pub(crate) fn signature(schema: &Value) -> String {
+    fields(schema, 0)
+}
+
+/// Nested objects shown field by field down to this depth (`entities:
+/// {name: string, observations: string[]}[]`); deeper ones are `object`.
+const NESTED: usize = 2;
+/// Fields a nested object shows before `…`.
+const NESTED_FIELDS: usize = 8;
+
+/// [`signature`] of an object schema met at `depth`.
+fn fields(schema: &Value, depth: usize) -> String {
     let Some(properties) = schema["properties"].as_object() else {
         return String::new();
     };
@@ -105,17 +116,27 @@ pub(crate) fn signature(schema: &Value) -> String {
         .unwrap_or_default();
     let mut keys: Vec<(&String, &Value)> = properties.iter().collect();
     keys.sort_by_key(|(key, _)| !required.contains(&key.as_str()));
-    keys.into_iter()
+    let shown = if depth == 0 {
+        keys.len()
+    } else {
+        NESTED_FIELDS
+    };
+    let mut out: Vec<String> = keys
+        .iter()
+        .take(shown)
         .map(|(key, property)| {
             let mark = if required.contains(&key.as_str()) {
                 ""
             } else {
                 "?"
             };
-            format!("{key}{mark}: {}", type_of(property, 0))
+            format!("{key}{mark}: {}", type_of(property, depth))
         })
-        .collect::<Vec<_>>()
-        .join(", ")
+        .collect();
+    if keys.len() > shown {
+        out.push("…".into());
+    }
+    out.join(", ")
 }
 
 /// A property's type in a word or two: `string`, `integer[]`,
@@ -150,6 +171,14 @@ fn type_of(schema: &Value, depth: usize) -> String {
         }
     }
     match &schema["type"] {
+        Value::String(t) if t == "object" && depth < NESTED && schema["properties"].is_object() => {
+            let inner = fields(schema, depth + 1);
+            if inner.is_empty() {
+                "object".into()
+            } else {
+                format!("{{{inner}}}")
+            }
+        }
         Value::String(t) if t == "array" && depth < 3 => {
             let item = type_of(&schema["items"], depth + 1);
             if item.contains('|') {
@@ -231,6 +260,31 @@ mod tests {
         assert_eq!(
             none,
             "No tool found for \"fly to Mars\".\nNothing fits well; the nearest, held back: book_flight."
+        );
+    }
+
+    #[test]
+    fn nested_objects_show_their_fields_so_a_text_only_host_calls_right() {
+        let schema = json!({"type": "object", "required": ["entities"], "properties": {
+            "entities": {"type": "array", "items": {"type": "object", "required": ["name", "entityType"], "properties": {
+                "name": {"type": "string"},
+                "entityType": {"type": "string"},
+                "observations": {"type": "array", "items": {"type": "string"}}
+            }}}
+        }});
+        assert_eq!(
+            signature(&schema),
+            "entities: {entityType: string, name: string, observations?: string[]}[]"
+        );
+        let wide: serde_json::Map<String, Value> = (0..12)
+            .map(|i| (format!("f{i:02}"), json!({"type": "string"})))
+            .collect();
+        let deep =
+            json!({"type": "object", "properties": {"o": {"type": "object", "properties": wide}}});
+        let shown = signature(&deep);
+        assert!(
+            shown.starts_with("o?: {f00?: string,") && shown.ends_with(", …}"),
+            "{shown}"
         );
     }
 }

@@ -89,8 +89,8 @@ pub(crate) fn search_description(
         ));
     }
     format!(
-        "Find the tools for a task among the {} tools this gateway reaches (only a few are listed): {}. {HOW}",
-        catalog.len(),
+        "Find the tools for a task among the {} this gateway reaches (only a few are listed): {}. {HOW}",
+        crate::numbers::counted(catalog.len(), "tool"),
         parts.join("; ")
     )
 }

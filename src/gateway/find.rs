@@ -114,6 +114,15 @@ impl Gateway {
                 })
                 .collect();
         }
+        if tools.is_empty() && outcome.held_back.is_empty() {
+            // No tool matched at all (no word of the query is in any tool):
+            // said as plainly as the gate's "nothing fits".
+            answer["nothing_fits"] = json!(true);
+            notes.push(
+                "No tool of this gateway matches these words: try other words, or select:name for a tool you know."
+                    .into(),
+            );
+        }
         if !starting.is_empty() {
             notes.push(format!(
                 "Still starting (their tools are not searched yet): {}.",

@@ -68,18 +68,20 @@ impl Gateway {
             .map(|s| {
                 let name = escape(&s.name);
                 match &s.state {
-                    ServerState::Loaded { tools, .. } => format!("{name} ({tools} tools)"),
+                    ServerState::Loaded { tools, .. } => {
+                        format!("{name} ({})", crate::numbers::counted(*tools, "tool"))
+                    }
                     ServerState::Starting { .. } => format!("{name} (starting)"),
                     ServerState::Failed { .. } => format!("{name} (down, tried again)"),
                 }
             })
             .collect();
-        let tools = self.snapshot().catalog.len();
+        let tools = crate::numbers::counted(self.snapshot().catalog.len(), "tool");
         let fronts = if servers.is_empty() {
-            format!("This server fronts {tools} tools")
+            format!("This server fronts {tools}")
         } else {
             format!(
-                "This server fronts the MCP servers {} ({tools} tools listed so far)",
+                "This server fronts the MCP servers {} ({tools} listed so far)",
                 servers.join(", ")
             )
         };

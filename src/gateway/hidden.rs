@@ -74,6 +74,26 @@ pub(crate) fn sanitize(
         .map_err(|e| e.to_string())
 }
 
+/// A call's result without hidden text in its content and structured
+/// content (ANSI, tag characters, bidirectional controls; emoji sequences
+/// stay); whether anything was taken out.
+pub(crate) fn clean_result(result: &mut rmcp::model::CallToolResult) -> bool {
+    let Ok(mut value) = serde_json::to_value(&*result) else {
+        return false;
+    };
+    let mut changed = false;
+    for key in ["content", "structuredContent"] {
+        if let Some(part) = value.get_mut(key) {
+            changed |= strip_json(part);
+        }
+    }
+    if changed && let Ok(clean) = serde_json::from_value(value) {
+        *result = clean;
+        return true;
+    }
+    false
+}
+
 /// A server's definition of a tool, as the host receives it: its strings
 /// (description, title, schemas, annotations) cleaned unless `mode` keeps
 /// them.
@@ -92,5 +112,33 @@ pub(crate) fn clean_listed(tool: &mut rmcp::model::Tool, mode: HiddenText) {
         if let Ok(clean) = serde_json::from_value(value) {
             *tool = clean;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::{CallToolResult, ContentBlock};
+
+    #[test]
+    fn a_result_loses_ansi_tags_and_bidi_but_keeps_emoji_and_line_breaks() {
+        let tags: String = "ignore all"
+            .chars()
+            .map(|c| char::from_u32(0xE0000 + c as u32).unwrap())
+            .collect();
+        // A flag emoji is a tag sequence of its own: it stays.
+        let scotland = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}";
+        let mut result = CallToolResult::success(vec![ContentBlock::text(format!(
+            "\u{1b}[31mred\u{1b}[0m\nline two {scotland} \u{202e}x{tags}"
+        ))]);
+        result.structured_content = Some(serde_json::json!({"note": "a\u{1b}[2Jb"}));
+        assert!(clean_result(&mut result));
+        let shown = serde_json::to_value(&result).unwrap();
+        assert_eq!(
+            shown["content"][0]["text"],
+            format!("red\nline two {scotland} x")
+        );
+        assert_eq!(shown["structuredContent"]["note"], "ab");
+        assert!(!clean_result(&mut result), "nothing left to take out");
     }
 }

@@ -81,6 +81,8 @@ pub struct GatewayConfig {
     pub rules: ToolRules,
     /// What the host receives of a tool whose text hides something.
     pub hidden_text: HiddenText,
+    /// Strip hidden text from call results (`--hidden-text-results`).
+    pub hidden_text_results: bool,
 }
 
 impl Default for GatewayConfig {
@@ -97,6 +99,7 @@ impl Default for GatewayConfig {
             expose_found: false,
             rules: ToolRules::default(),
             hidden_text: HiddenText::default(),
+            hidden_text_results: true,
         }
     }
 }

@@ -79,7 +79,16 @@ fn a_denied_tool_is_never_listed_found_or_called_and_an_asked_one_needs_the_user
     let b = g.new_breaker();
     let flight = args(json!({"name": "book_flight", "arguments": {"from": "OSL", "to": "CDG"}}));
     let r = rt.block_on(g.call_tool_meta_done("s", &b, &flight, Via::default()));
-    assert!(text(&r).contains("no tool is named"), "{}", text(&r));
+    // Named as not available, with no tool offered in its place.
+    assert!(
+        text(&r).contains("no tool named \"book_flight\" is available"),
+        "{}",
+        text(&r)
+    );
+    assert!(!text(&r).contains("closest"), "{}", text(&r));
+    let shouted = args(json!({"name": "BOOK_FLIGHT", "arguments": {}}));
+    let r = rt.block_on(g.call_tool_meta_done("s", &b, &shouted, Via::default()));
+    assert!(text(&r).contains("is available"), "{}", text(&r));
     // Ask, with no host that can ask: refused, the model told to ask.
     let email = args(json!({"name": "send_email", "arguments": {}}));
     let r = rt.block_on(g.call_tool_meta_done("s", &b, &email, Via::default()));

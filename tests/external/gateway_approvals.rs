@@ -119,7 +119,12 @@ fn dispatchers_and_rules(mode: &str) {
     // The denied tool is neither found nor called.
     let found: Vec<String> = names(&r[3]["structuredContent"]["tools"]);
     assert!(!found.contains(&"git_reset".to_string()), "{found:?}");
-    assert!(text(&r[4]).contains("no tool is named"), "{}", r[4]);
+    assert!(
+        text(&r[4]).contains("no tool named \"git_reset\" is available"),
+        "{}",
+        r[4]
+    );
+    assert!(!text(&r[4]).contains("closest"), "{}", r[4]);
     assert!(
         text(&r[5]).contains("needs the user's approval"),
         "{}",

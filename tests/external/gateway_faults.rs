@@ -180,8 +180,16 @@ fn hostile_text_is_stripped_by_default_kept_when_asked_and_never_raw_on_stderr()
         stderr.contains("tool \"hostile_echo\": hidden text taken out of description, input_schema.properties.text.description (--hidden-text strip)"),
         "{stderr}"
     );
-    // The tool is still served.
+    // The tool is still served, and its result reaches the host cleaned
+    // too (--hidden-text-results strip, the default).
     assert_eq!(r[1]["isError"], false, "{}", r[1]);
+    assert!(!text(&r[1]).contains('\u{1b}'), "{}", r[1]);
+    assert!(
+        stderr.contains(
+            "hostile_echo: hidden text taken out of its result (--hidden-text-results strip)"
+        ),
+        "{stderr}"
+    );
     // A prompt's text is cleaned the same way.
     assert_eq!(r[3][0]["name"], "hostile_prompt", "{}", r[3]);
     assert_eq!(r[3][0]["description"], "Summarises a text. Red words.");
@@ -190,7 +198,10 @@ fn hostile_text_is_stripped_by_default_kept_when_asked_and_never_raw_on_stderr()
         "{stderr}"
     );
     // Kept when asked: exactly the server's text, as JSON data.
-    let (r, stderr) = hostile_session("gw-hostile-keep", &["--hidden-text", "keep"]);
+    let (r, stderr) = hostile_session(
+        "gw-hostile-keep",
+        &["--hidden-text", "keep", "--hidden-text-results", "keep"],
+    );
     let hit = &r[0]["structuredContent"]["tools"][0];
     assert_eq!(hit["description"], truth[0]["description"]);
     assert_eq!(hit["inputSchema"], truth[0]["inputSchema"]);

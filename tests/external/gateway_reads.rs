@@ -106,3 +106,66 @@ fn call_read_tool_refuses_open_world_tools_handshake_revision() {
 fn call_read_tool_refuses_open_world_tools_2026_07_28() {
     open_world_reads_are_refused("2026-07-28");
 }
+
+/// The real server-memory behind the gateway, its deletes denied: a text
+/// answer shows nested argument fields, a denied tool is named as not
+/// available with nothing offered in its place, and an answer with no tool
+/// says plainly that nothing fits.
+fn memory_answers(mode: &str) {
+    let dir = TempDir::new("gw-memory");
+    let config = mcp_json(
+        &dir,
+        json!({"memory": {"command": memory_bin(), "env": {"MEMORY_FILE_PATH": dir.path("memory.jsonl")}}}),
+    );
+    let steps = json!([
+        {"op": "call", "name": "search_tools", "arguments": {"query": "create entities in the knowledge graph"}},
+        {"op": "call", "name": "call_tool", "arguments": {"name": "delete_entities", "arguments": {"entityNames": ["Bob"]}}},
+        {"op": "call", "name": "search_tools", "arguments": {"query": "zqxv wplk"}},
+    ]);
+    let r = stdio(
+        &[
+            "--mcp".into(),
+            config,
+            "--deny".into(),
+            "*delete*".into(),
+            "--gate".into(),
+            "off".into(),
+            "--ranker".into(),
+            "bm25".into(),
+        ],
+        mode,
+        &steps,
+    );
+    let shown = text(&r[0]);
+    assert!(
+        shown.contains("entities: {entityType: string, name: string, observations: string[]}[]"),
+        "{shown}"
+    );
+    let refusal = text(&r[1]);
+    assert!(
+        refusal.contains("no tool named \"delete_entities\" is available"),
+        "{refusal}"
+    );
+    assert!(!refusal.contains("create_entities"), "{refusal}");
+    let none = &r[2]["structuredContent"];
+    assert_eq!(none["tools"], json!([]), "{}", r[2]);
+    assert_eq!(none["nothing_fits"], true, "{}", r[2]);
+    assert!(
+        none["note"]
+            .as_str()
+            .unwrap()
+            .contains("No tool of this gateway matches"),
+        "{}",
+        r[2]
+    );
+}
+
+#[test]
+fn memory_answers_handshake_revision() {
+    memory_answers("legacy");
+}
+
+#[test]
+fn memory_answers_2026_07_28() {
+    memory_answers("auto");
+}

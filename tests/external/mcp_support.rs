@@ -71,6 +71,13 @@ pub(crate) fn fetch_bin() -> String {
     need(venv_bin().join("mcp-server-fetch"), "mcp-server-fetch")
 }
 
+pub(crate) fn memory_bin() -> String {
+    need(
+        npm_prefix().join("node_modules/.bin/mcp-server-memory"),
+        "@modelcontextprotocol/server-memory",
+    )
+}
+
 pub(crate) fn filesystem_bin() -> String {
     need(
         npm_prefix().join("node_modules/.bin/mcp-server-filesystem"),

@@ -41,7 +41,7 @@ impl ServerStatus {
                 prefixed,
                 hidden_text,
             } => {
-                let mut s = format!("{}: {tools} tools", self.name);
+                let mut s = format!("{}: {}", self.name, crate::numbers::counted(*tools, "tool"));
                 if *prefixed > 0 {
                     s.push_str(&format!(
                         " ({prefixed} prefixed {}__ because another server has the name)",
