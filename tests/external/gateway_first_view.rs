@@ -24,6 +24,21 @@ fn description(list: &Value) -> String {
         .to_string()
 }
 
+/// The gateway over `config`, answering the host after half a second, each
+/// server given `timeout` seconds to start.
+fn gateway_line(config: String, timeout: &str) -> String {
+    command_line(&[
+        toolsift().into(),
+        "gateway".into(),
+        "--mcp".into(),
+        config,
+        "--mcp-timeout".into(),
+        timeout.into(),
+        "--start-wait".into(),
+        "0.5".into(),
+    ])
+}
+
 fn first_view(mode: &str) {
     let dir = TempDir::new("gw-first");
     let files = dir.path("files");
@@ -36,16 +51,7 @@ fn first_view(mode: &str) {
             "time": {"command": "sh", "args": ["-c", format!("sleep 4; exec {} --local-timezone Etc/UTC", time_bin())]},
         }),
     );
-    let cmd = command_line(&[
-        toolsift().into(),
-        "gateway".into(),
-        "--mcp".into(),
-        config,
-        "--mcp-timeout".into(),
-        "60".into(),
-        "--start-wait".into(),
-        "0.5".into(),
-    ]);
+    let cmd = gateway_line(config, "60");
     let mut steps = vec![
         json!({"op": "list"}),
         json!({"op": "call", "name": "search_tools", "arguments": {"query": "what time is it in Tokyo"}}),
@@ -135,16 +141,7 @@ fn names_stay(mode: &str) {
             )]},
         }),
     );
-    let cmd = command_line(&[
-        toolsift().into(),
-        "gateway".into(),
-        "--mcp".into(),
-        config,
-        "--mcp-timeout".into(),
-        "3".into(),
-        "--start-wait".into(),
-        "0.5".into(),
-    ]);
+    let cmd = gateway_line(config, "3");
     let steps = json!([
         {"op": "call", "name": "search_tools", "arguments": {"query": "what time is it in Tokyo"}},
         {"op": "sleep", "seconds": 6},
