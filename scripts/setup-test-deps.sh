@@ -243,7 +243,7 @@ else
 fi
 
 if python_installed; then
-    echo "caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION, mcp-server-git $MCP_GIT_VERSION, mcp $MCP_SDK_VERSION already in $VENV"
+    echo "caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION, mcp-server-git $MCP_GIT_VERSION, mcp-server-fetch $MCP_FETCH_VERSION, mcp $MCP_SDK_VERSION already in $VENV"
     echo "$VPY"
     exit 0
 fi
@@ -274,5 +274,5 @@ fi
     "mcp-server-time==$MCP_TIME_VERSION" "mcp-server-git==$MCP_GIT_VERSION" "mcp==$MCP_SDK_VERSION" \
     "mcp-server-fetch==$MCP_FETCH_VERSION"
 python_installed || { echo "error: caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION or mcp-server-git $MCP_GIT_VERSION did not install into $VENV" >&2; exit 1; }
-echo "caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION, mcp-server-git $MCP_GIT_VERSION installed in $VENV"
+echo "caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION, mcp-server-git $MCP_GIT_VERSION, mcp-server-fetch $MCP_FETCH_VERSION installed in $VENV"
 echo "$VPY"
