@@ -35,4 +35,6 @@ pub use reaper::{install_exit_guards, kill_all_servers};
 pub use status::{CallOutcome, Gathered, McpCallError, ServerState, ServerStatus};
 
 #[cfg(test)]
+mod config_tests;
+#[cfg(test)]
 mod tests;

@@ -1,0 +1,195 @@
+//! The servers files read as users write them: each format, variables,
+//! and one bad server a warning while the others are read.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::config::*;
+use super::vars::Vars;
+
+fn env(name: &str) -> Option<String> {
+    match name {
+        "TOKEN" => Some("s3cret".into()),
+        "HOME" => Some("/home/u".into()),
+        _ => None,
+    }
+}
+
+#[test]
+fn json_mcp_servers() {
+    let text = r#"{"mcpServers": {
+        "time": {"command": "uvx", "args": ["mcp-server-time", "--local-timezone=${HOME}"], "env": {"A": "b"}},
+        "remote": {"type": "http", "url": "https://x.example/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+        "off": {"command": "nope", "disabled": true}
+    }}"#;
+    let c = parse(text, "mcp.json", &env).unwrap();
+    assert_eq!(c.servers.len(), 2);
+    assert_eq!(c.servers[0].name, "remote");
+    assert_eq!(
+        c.servers[0].transport,
+        Transport::Http {
+            url: "https://x.example/mcp".into(),
+            headers: [("Authorization".to_string(), "Bearer s3cret".to_string())].into()
+        }
+    );
+    let Transport::Stdio { args, env: e, .. } = &c.servers[1].transport else {
+        panic!()
+    };
+    assert_eq!(args[1], "--local-timezone=/home/u");
+    assert_eq!(e["A"], "b");
+    assert_eq!(c.timeout, DEFAULT_TIMEOUT);
+}
+
+#[test]
+fn toml_mcp_section() {
+    let text = "[explorer]\nstrategy = \"all\"\n[mcp]\ntimeout_secs = 5\nalways_load = [\"time/*\"]\n[mcp.servers.time]\ncommand = \"uvx\"\nargs = [\"mcp-server-time\"]\nalways_load = true\n";
+    let c = parse(text, "c.toml", &env).unwrap();
+    assert_eq!(c.timeout, Duration::from_secs(5));
+    assert_eq!(c.always_load, ["time/*"]);
+    assert!(c.servers[0].always_load);
+}
+
+#[test]
+fn a_bad_server_is_a_warning_naming_it_and_the_others_are_read() {
+    let text = "{\"mcpServers\": {\n\"a\": {\"url\": \"https://x/${NOPE}\"},\n\"b\": {\"type\": \"sse\", \"url\": \"https://x\"},\n\"c\": {\"args\": []},\n\"d\": {\"comand\": \"x\", \"command\": \"ok\"},\n\"e\": {\"command\": 3},\n\"good\": {\"command\": \"srv\", \"args\": [\"${NOPE:-fallback}\"]}}}";
+    let c = parse(text, "m.json", &env).unwrap();
+    let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["d", "good"]);
+    let Transport::Stdio { args, .. } = &c.servers[1].transport else {
+        panic!()
+    };
+    assert_eq!(args, &["fallback"]);
+    let w = c.warnings.join("\n");
+    assert!(
+        w.contains("m.json:2:6: server \"a\": environment variable NOPE is not set"),
+        "{w}"
+    );
+    assert!(
+        w.contains("m.json:3:6: server \"b\": \"type\": \"sse\""),
+        "{w}"
+    );
+    assert!(w.contains("server \"c\": needs `command`"), "{w}");
+    assert!(
+        w.contains("m.json:5:6: server \"d\": unknown key `comand` ignored"),
+        "{w}"
+    );
+    assert!(w.contains("m.json:6:"), "{w}");
+    assert!(w.contains("server \"e\": invalid type"), "{w}");
+    assert!(w.contains("this server is skipped"), "{w}");
+    // The file's own syntax is still an error, with where.
+    let e = parse(
+        "{\"mcpServers\": {\n\"a\": {\"command\": }}}",
+        "m.json",
+        &env,
+    )
+    .unwrap_err();
+    assert!(e.to_string().starts_with("m.json:2:"), "{e}");
+    let c = parse(
+        "[mcp.servers.a]\ncommand = 3\n[mcp.servers.b]\ncommand = \"ok\"\n",
+        "c.toml",
+        &env,
+    )
+    .unwrap();
+    assert_eq!(c.servers.len(), 1);
+    assert!(c.warnings[0].starts_with("c.toml:1:"), "{:?}", c.warnings);
+    let e = parse("[explorer]\n", "c.toml", &env).unwrap_err();
+    assert!(e.to_string().contains("no MCP servers"), "{e}");
+    let e = parse("{\"other\": 1}", "x.json", &env).unwrap_err();
+    assert!(e.to_string().contains("no MCP servers"), "{e}");
+}
+
+#[test]
+fn vscode_servers_and_inputs() {
+    let text = r#"{
+      "inputs": [
+        {"type": "promptString", "id": "region", "description": "Region", "default": "eu"},
+        {"type": "promptString", "id": "key", "description": "API key", "password": true}
+      ],
+      "servers": {
+        "git": {"type": "stdio", "command": "uvx", "args": ["mcp-server-git", "--repository", "${workspaceFolder}"], "env": {"R": "${input:region}", "H": "${env:HOME}"}},
+        "remote": {"type": "http", "url": "https://x.example/mcp", "headers": {"Authorization": "Bearer ${input:key}"}},
+        "old": {"type": "sse", "url": "https://y.example/sse"}
+      }
+    }"#;
+    let mut vars = Vars::env(&env);
+    vars.workspace = Some("/work/proj".into());
+    let c = parse_with(text, ".vscode/mcp.json", vars, None).unwrap();
+    assert_eq!(c.servers.len(), 1, "{:?}", c.warnings);
+    let Transport::Stdio { args, env: e, .. } = &c.servers[0].transport else {
+        panic!()
+    };
+    assert_eq!(args[2], "/work/proj");
+    assert_eq!((e["R"].as_str(), e["H"].as_str()), ("eu", "/home/u"));
+    let w = c.warnings.join("\n");
+    assert!(
+        w.contains("server \"remote\": ${input:key} (\"API key\")"),
+        "{w}"
+    );
+    assert!(w.contains("server \"old\""), "{w}");
+}
+
+#[test]
+fn claude_json_user_and_project_servers() {
+    let text = r#"{"numStartups": 3, "mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}, "git": {"command": "user-git"}},
+      "projects": {"/home/u/app": {"allowedTools": [], "mcpServers": {"git": {"type": "stdio", "command": "project-git"}, "db": {"command": "db-mcp"}}},
+                   "/home/u/other": {"mcpServers": {}}}}"#;
+    let c = parse_with(
+        text,
+        "~/.claude.json",
+        Vars::env(&env),
+        Some(Path::new("/home/u/app/")),
+    )
+    .unwrap();
+    let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["time", "db", "git"]);
+    let Transport::Stdio { command, .. } = &c.servers[2].transport else {
+        panic!()
+    };
+    assert_eq!(command, "project-git", "the project's overrides the user's");
+    assert!(
+        c.notes[0].contains("project \"/home/u/app\""),
+        "{:?}",
+        c.notes
+    );
+    let e = parse_with(
+        text,
+        "~/.claude.json",
+        Vars::env(&env),
+        Some(Path::new("/nope")),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("/home/u/app, /home/u/other"), "{e}");
+    let e = parse_with(
+        "{\"mcpServers\": {}}",
+        "m.json",
+        Vars::env(&env),
+        Some(Path::new("/x")),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("no \"projects\""), "{e}");
+}
+
+#[test]
+fn command_lines() {
+    let s = stdio_server("uvx mcp-server-time --local-timezone 'Europe/Paris'").unwrap();
+    assert_eq!(s.name, "mcp-server-time");
+    let s = stdio_server("npx -y @modelcontextprotocol/server-everything").unwrap();
+    assert_eq!(s.name, "server-everything");
+    let Transport::Stdio { command, args, .. } = &s.transport else {
+        panic!()
+    };
+    assert_eq!((command.as_str(), args.len()), ("npx", 2));
+    let s = stdio_server("/usr/bin/my-server \"a b\" c\\ d").unwrap();
+    assert_eq!(s.name, "my-server");
+    let Transport::Stdio { args, .. } = &s.transport else {
+        panic!()
+    };
+    assert_eq!(args, &["a b", "c d"]);
+    assert!(stdio_server("  ").is_err());
+    assert!(stdio_server("x 'open").is_err());
+    assert_eq!(
+        http_server("http://127.0.0.1:9/mcp").unwrap().name,
+        "127.0.0.1:9"
+    );
+    assert!(http_server("ftp://x").is_err());
+}
