@@ -1,5 +1,5 @@
 //! What the host sees in `tools/list`: the always-load tools as their
-//! servers wrote them, and the two meta-tools.
+//! servers wrote them, and the three meta-tools.
 
 use std::borrow::Cow;
 use std::sync::Arc;

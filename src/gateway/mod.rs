@@ -1,8 +1,9 @@
 //! `toolsift gateway`: an MCP server in front of the user's MCP servers.
-//! The host sees the always-load tools and two meta-tools, `search_tools`
-//! (the engine's ranking, with the relevance gate) and `call_tool` (the
-//! name and arguments checked, the call made through the session's
-//! retry-loop breaker). Upstream faults come back as `isError` results
+//! The host sees the always-load tools and three meta-tools, `search_tools`
+//! (the engine's ranking, with the relevance gate), `call_read_tool` (the
+//! reads that stay on this machine) and `call_tool` (any tool; the name and
+//! arguments checked, the call made through the session's retry-loop
+//! breaker). Upstream faults come back as `isError` results
 //! naming the server; a server whose tools change is listed again and the
 //! catalog re-indexed. The servers' resources and prompts are passed on,
 //! and so are a call's progress reports and its cancellation.

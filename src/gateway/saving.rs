@@ -1,6 +1,6 @@
 //! What the gateway saves a host: the tokens of `tools/list` straight from
 //! the servers (every tool, as they list it) and through the gateway (the
-//! always-load tools and the two meta-tools). Under a JSON basis, counted
+//! always-load tools and the three meta-tools). Under a JSON basis, counted
 //! on the JSON a host receives; under a provider basis (`openai`,
 //! `anthropic`), on what the host's model is billed for those tools: each
 //! as that provider takes it, and the request's overhead once.
