@@ -31,11 +31,35 @@ impl Gateway {
         self.description.subscribe()
     }
 
-    /// The description of the catalog in use and the servers' states as of
-    /// now; whether it changed.
+    /// The description again when the servers' states changed since it
+    /// was made (the catalog walked only then); whether it changed.
     pub(crate) fn refresh_description(&self) -> bool {
-        let (starting, down) = self.servers_not_up();
-        let fresh = search_description(&self.snapshot().catalog, &starting, &down);
+        let states = self.servers_not_up();
+        {
+            let mut made_with = self
+                .described_states
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            if *made_with == states {
+                return false;
+            }
+            made_with.clone_from(&states);
+        }
+        let fresh = search_description(&self.snapshot().catalog, &states.0, &states.1);
+        self.set_description(fresh)
+    }
+
+    /// `fresh` as the description in use (a new snapshot's, made with the
+    /// states as of now); whether it changed.
+    pub(crate) fn adopt_description(&self, fresh: String) -> bool {
+        *self
+            .described_states
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = self.servers_not_up();
+        self.set_description(fresh)
+    }
+
+    fn set_description(&self, fresh: String) -> bool {
         self.description.send_if_modified(|d| {
             if *d == fresh {
                 return false;
@@ -48,15 +72,7 @@ impl Gateway {
     /// The servers still starting (or being tried again) and those down,
     /// by name.
     pub(crate) fn servers_not_up(&self) -> (Vec<String>, Vec<String>) {
-        let (mut starting, mut down) = (Vec::new(), Vec::new());
-        for s in self.host.states() {
-            match s.state {
-                ServerState::Starting { .. } => starting.push(s.name),
-                ServerState::Failed { .. } => down.push(s.name),
-                ServerState::Loaded { .. } => {}
-            }
-        }
-        (starting, down)
+        states_of(&self.host)
     }
 
     /// The instructions a host gets when it connects: what the gateway
@@ -115,6 +131,20 @@ impl Gateway {
             self.reindex();
         }
     }
+}
+
+/// The servers of `host` still starting (or being tried again) and those
+/// down, by name.
+pub(crate) fn states_of(host: &crate::sources::mcp::McpHost) -> (Vec<String>, Vec<String>) {
+    let (mut starting, mut down) = (Vec::new(), Vec::new());
+    for s in host.states() {
+        match s.state {
+            ServerState::Starting { .. } => starting.push(s.name),
+            ServerState::Failed { .. } => down.push(s.name),
+            ServerState::Loaded { .. } => {}
+        }
+    }
+    (starting, down)
 }
 
 /// Sends `notifications/tools/list_changed` through `send` each time the

@@ -140,14 +140,7 @@ impl Snapshot {
                 config.rules.rule_for(t) == ToolRule::Read || call::not_a_plain_read(t, l).is_none()
             })
             .collect();
-        let (mut starting, mut down) = (Vec::new(), Vec::new());
-        for s in host.states() {
-            match s.state {
-                crate::sources::mcp::ServerState::Starting { .. } => starting.push(s.name),
-                crate::sources::mcp::ServerState::Failed { .. } => down.push(s.name),
-                crate::sources::mcp::ServerState::Loaded { .. } => {}
-            }
-        }
+        let (starting, down) = first_view::states_of(host);
         let search_description = describe::search_description(&catalog, &starting, &down);
         Snapshot {
             catalog,
@@ -177,6 +170,8 @@ pub struct Gateway {
     /// `search_tools`' description as of now, followed by the sessions
     /// that announce its changes.
     description: tokio::sync::watch::Sender<String>,
+    /// The servers starting and down when the description was made.
+    described_states: Mutex<(Vec<String>, Vec<String>)>,
     /// The questions of `ask` rules awaiting a 2026-07-28 host's retry.
     pub(crate) pending_asks: approve::PendingAsks,
 }
@@ -213,8 +208,10 @@ impl Gateway {
         )?;
         let snapshot = Arc::new(Snapshot::new(Arc::new(catalog), &host, &config));
         let description = tokio::sync::watch::Sender::new(snapshot.search_description.clone());
+        let states = first_view::states_of(&host);
         Ok(Gateway {
             description,
+            described_states: Mutex::new(states),
             pending_asks: approve::PendingAsks::default(),
             service: Arc::new(Service::new(config.service.clone())),
             config,
@@ -298,8 +295,9 @@ impl Gateway {
         let tools = catalog.len();
         let snapshot = Arc::new(Snapshot::new(Arc::new(catalog), &self.host, &self.config));
         *self.hidden.lock().unwrap_or_else(|p| p.into_inner()) = hidden;
+        let description = snapshot.search_description.clone();
         *self.snapshot.write().unwrap_or_else(|p| p.into_inner()) = snapshot;
-        self.refresh_description();
+        self.adopt_description(description);
         let names: Vec<String> = servers.iter().map(|s| s.summary()).collect();
         self.recorder
             .info(&format!("re-indexed: {tools} tools ({})", names.join("; ")));
