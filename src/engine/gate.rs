@@ -7,7 +7,10 @@
 //!
 //! - **lexical evidence**: each distinct request word the tool matched counts
 //!   1, and 1 more when it is in the tool's name; a generic word of tool
-//!   vocabulary ("get", "list", "data", ...) counts 0.5 wherever it is, and
+//!   vocabulary ("get", "list", "data", ...), an everyday word ("next",
+//!   "about", "everything": [`super::vocabulary::EVERYDAY_WORDS`]) and a
+//!   word only the tool's server has (its name, what it says of itself)
+//!   count 0.5 wherever they are, and
 //!   numbers (in digits or words) and two-word phrases count nothing (they only repeat words
 //!   already counted). A word few tools of the catalog have (rare by
 //!   document frequency) counts 1.5 in a tool's description: one specific
@@ -22,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use super::analyzer::Stemmer;
 pub use super::vocabulary::GENERIC_WORDS;
-use super::vocabulary::is_generic_stem;
+use super::vocabulary::{is_everyday_stem, is_generic_stem};
 use super::{Explanation, Ranker, TermMatch};
 
 thread_local! {
@@ -119,11 +122,14 @@ pub fn evidence(matches: &[TermMatch]) -> f32 {
             {
                 continue;
             }
-            let stem = stemmer.stem(word).into_owned();
+            let stem = stemmer.stem(&word.to_lowercase()).into_owned();
             if seen.contains(&stem) {
                 continue;
             }
-            total += if is_generic_stem(&stem) || m.weak {
+            // A word only the tool's server says of itself ("everything",
+            // the name of a server of test tools) is not the tool's.
+            let server_only = m.fields.iter().all(|f| *f == super::Field::Server);
+            total += if is_generic_stem(&stem) || is_everyday_stem(&stem) || m.weak || server_only {
                 0.5
             } else if m.fields.contains(&super::Field::Name) {
                 2.0
@@ -248,5 +254,26 @@ mod tests {
             evidence(&[rare("two", &[Description]), rare("Twelve", &[Name])]),
             0.0
         );
+    }
+
+    #[test]
+    fn everyday_words_and_words_only_the_server_has_are_weak_evidence() {
+        use Field::*;
+        let rare = |term: &str, fields: &[Field]| TermMatch {
+            rare: true,
+            ..m(term, fields)
+        };
+        // "book a flight next Friday" against a thinking tool's "next thought".
+        assert_eq!(evidence(&[rare("next", &[Description, ParamName])]), 0.5);
+        assert_eq!(evidence(&[rare("Tomorrow", &[Name])]), 0.5);
+        // "forget everything about Bob": "everything" names a server.
+        assert_eq!(
+            evidence(&[m("everything", &[Server]), m("about", &[Description])]),
+            1.0
+        );
+        // The same word in the tool's own text counts as ever.
+        assert_eq!(evidence(&[m("memory", &[Server, Description])]), 1.0);
+        // A spatial word can be what a tool does (hover over, scroll below).
+        assert_eq!(evidence(&[rare("over", &[Description])]), 1.5);
     }
 }

@@ -78,6 +78,79 @@ pub const GENERIC_WORDS: &[&str] = &[
     "any",
 ];
 
+/// Everyday English words that say nothing of a tool: when, how much, what
+/// in general ("next", "about", "everything", "today"), not where (a
+/// browser tool hovers "over" and scrolls "below"). A tool whose text
+/// has one has not been asked for by it: the relevance gate counts them as
+/// weak evidence, never as a rare word ([`crate::engine::gate`]).
+pub const EVERYDAY_WORDS: &[&str] = &[
+    "about",
+    "after",
+    "again",
+    "ago",
+    "almost",
+    "already",
+    "always",
+    "anyone",
+    "anything",
+    "anywhere",
+    "before",
+    "both",
+    "each",
+    "else",
+    "enough",
+    "even",
+    "ever",
+    "every",
+    "everybody",
+    "everyone",
+    "everything",
+    "everywhere",
+    "few",
+    "last",
+    "later",
+    "less",
+    "lot",
+    "lots",
+    "many",
+    "more",
+    "most",
+    "much",
+    "never",
+    "next",
+    "nobody",
+    "nothing",
+    "now",
+    "often",
+    "once",
+    "only",
+    "other",
+    "others",
+    "own",
+    "previous",
+    "quite",
+    "rather",
+    "really",
+    "same",
+    "something",
+    "sometimes",
+    "somewhere",
+    "soon",
+    "still",
+    "stuff",
+    "than",
+    "thing",
+    "things",
+    "today",
+    "tomorrow",
+    "tonight",
+    "too",
+    "very",
+    "whatever",
+    "yesterday",
+    "yet",
+];
+
 /// The stems of `words`, for lookups of a word in any form.
 fn stems<'a>(words: impl Iterator<Item = &'a &'a str>) -> HashSet<String> {
     let stemmer = Stemmer::default();
@@ -85,6 +158,7 @@ fn stems<'a>(words: impl Iterator<Item = &'a &'a str>) -> HashSet<String> {
 }
 
 static GENERIC_STEMS: LazyLock<HashSet<String>> = LazyLock::new(|| stems(GENERIC_WORDS.iter()));
+static EVERYDAY_STEMS: LazyLock<HashSet<String>> = LazyLock::new(|| stems(EVERYDAY_WORDS.iter()));
 
 /// Words of a tool's name that say it destroys or undoes something. Of two
 /// tools that match a request alike, the one whose name says so comes
@@ -154,6 +228,11 @@ pub fn asks_undo_stem(stem: &str) -> bool {
 /// Whether `stem` is the stem of one of [`GENERIC_WORDS`].
 pub fn is_generic_stem(stem: &str) -> bool {
     GENERIC_STEMS.contains(stem)
+}
+
+/// Whether `stem` is the stem of one of [`EVERYDAY_WORDS`].
+pub fn is_everyday_stem(stem: &str) -> bool {
+    EVERYDAY_STEMS.contains(stem)
 }
 
 /// Where an expansion comes from.

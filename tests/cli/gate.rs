@@ -41,6 +41,63 @@ fn search_answers_no_tool_fits_and_names_the_nearest() {
     assert!(ranked(&fits) > 0);
 }
 
+/// The searched tools of `catalog` for `query` (always-load tools left out).
+fn searched(catalog: &str, query: &str) -> Vec<String> {
+    let v = json(&run(&["search", catalog, query, "--json"]));
+    v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["reason"] != "always_load")
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn everyday_and_server_name_words_make_no_match() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    // Six real MCP servers' tools, one of them a server named "everything".
+    let servers = format!("{root}/eval/mcp-short/catalog.json");
+    for query in [
+        "send an email",
+        "forget everything about Bob",
+        "what do you know about Alice",
+    ] {
+        let tools = searched(&servers, query);
+        assert!(
+            !tools
+                .iter()
+                .any(|t| t == "get-annotated-message" || t == "echo"),
+            "{query}: {tools:?}"
+        );
+    }
+    // A request that names the server's own words still finds its tools.
+    let tools = searched(&servers, "echo a message back");
+    assert_eq!(tools.first().map(String::as_str), Some("echo"), "{tools:?}");
+    // The thinking tool's "next thought" is not a flight "next Friday";
+    // among the six servers' tools, "next" is a word only it has.
+    let read = |path: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let mut seven = read(&servers);
+    let thinking = read(&format!(
+        "{root}/tests/fixtures/catalogs/sequential-thinking.json"
+    ));
+    let all = seven["tools"].as_array_mut().unwrap();
+    all.extend(thinking["tools"].as_array().unwrap().iter().cloned());
+    let seven = TempFile::new(&seven.to_string());
+    assert_eq!(
+        searched(seven.path(), "book a flight next Friday"),
+        Vec::<String>::new()
+    );
+    let tools = searched(seven.path(), "think through this problem step by step");
+    assert_eq!(
+        tools.first().map(String::as_str),
+        Some("sequentialthinking"),
+        "{tools:?}"
+    );
+}
+
 #[test]
 fn select_and_plus_terms_from_the_command_line() {
     let v = json(&run(&[
