@@ -15,6 +15,7 @@ pub mod config;
 pub mod embed;
 pub mod engine;
 pub mod eval;
+pub mod file_stamps;
 pub mod file_value;
 pub mod findability;
 pub mod gateway;

@@ -149,7 +149,7 @@ fn build(
     call_timeout: Duration,
     dry_run: bool,
     start_wait: Duration,
-) -> Result<(Arc<Gateway>, tokio::sync::mpsc::UnboundedReceiver<String>), CliError> {
+) -> Result<Built, CliError> {
     if !mcp.any() {
         return Err(CliError::Usage(
             "the gateway needs MCP servers to stand in front of: --mcp CONFIG (Claude Desktop, Cursor or Claude Code's mcpServers JSON, or TOML), --mcp-stdio \"CMD ARGS\" or --mcp-url URL".into(),
@@ -176,7 +176,19 @@ fn build(
         .collect::<Result<Vec<_>, _>>()?;
     let gateway =
         Gateway::new(config, host, catalog, file_catalogs, recorder).map_err(CliError::Usage)?;
-    Ok((Arc::new(gateway), changes))
+    Ok(Built {
+        gateway: Arc::new(gateway),
+        changes,
+        servers: mcp,
+    })
+}
+
+/// A gateway built, the servers' changes to follow, and the flags that
+/// name its servers (to read the servers file again when it changes).
+struct Built {
+    gateway: Arc<Gateway>,
+    changes: tokio::sync::mpsc::UnboundedReceiver<String>,
+    servers: McpArgs,
 }
 
 pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
@@ -204,7 +216,11 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         Recorder::new(Log::Stderr, plan.log_calls, args.trace.as_deref())
             .map_err(CliError::Usage)?
     };
-    let (gateway, changes) = build(
+    let Built {
+        gateway,
+        changes,
+        servers,
+    } = build(
         &args.catalogs,
         &args.mcp,
         plan.config,
@@ -247,6 +263,12 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         .build()?;
     let outcome = runtime.block_on(async {
         tokio::spawn(gateway.clone().follow_changes(changes));
+        let files = servers.mcp.clone();
+        tokio::spawn(
+            gateway
+                .clone()
+                .follow_servers_files(files, move || servers.read_config()),
+        );
         match plan.http {
             None => gateway::serve_stdio(gateway.clone()).await,
             Some(http) => {

@@ -50,8 +50,21 @@ impl McpArgs {
         !(self.mcp.is_empty() && self.mcp_stdio.is_empty() && self.mcp_url.is_empty())
     }
 
-    /// The servers these flags name, merged in order.
+    /// The servers these flags name, merged in order; what was read where
+    /// and each warning said on stderr.
     pub fn config(&self) -> Result<McpConfig, String> {
+        let config = self.read_config()?;
+        for note in &config.notes {
+            eprintln!("toolsift: {}", escape(note));
+        }
+        for w in &config.warnings {
+            eprintln!("toolsift: warning: {}", escape(w));
+        }
+        Ok(config)
+    }
+
+    /// [`McpArgs::config`], saying nothing.
+    pub fn read_config(&self) -> Result<McpConfig, String> {
         let env = |n: &str| std::env::var(n).ok();
         let mut config = McpConfig::default();
         for path in &self.mcp {
@@ -105,12 +118,6 @@ impl McpArgs {
                     .iter()
                     .filter_map(toolsift::gateway::starts_a_gateway),
             );
-        }
-        for note in &config.notes {
-            eprintln!("toolsift: {}", escape(note));
-        }
-        for w in &config.warnings {
-            eprintln!("toolsift: warning: {}", escape(w));
         }
         Ok(config)
     }

@@ -24,6 +24,7 @@ mod meta;
 mod offered;
 mod record;
 mod recursion;
+mod reload;
 mod rules;
 mod saving;
 mod session;

@@ -11,6 +11,7 @@ mod gateway_faults;
 mod gateway_first_view;
 mod gateway_passthrough;
 mod gateway_reads;
+mod gateway_reload;
 mod hub;
 mod mcp_servers;
 mod mcp_support;

@@ -263,6 +263,11 @@ async def run_step(client, notifications, step, session):
     if op == "sleep":
         await asyncio.sleep(step.get("seconds", 0))
         return None
+    if op == "write":
+        # A file the gateway reads changes mid-session (its servers file).
+        with open(step["path"], "w", encoding="utf-8") as f:
+            f.write(step["text"])
+        return None
     raise ValueError(f"unknown op {op!r}")
 
 

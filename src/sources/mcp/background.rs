@@ -39,6 +39,7 @@ impl McpHost {
                 restarts_in_a_row: 0,
                 last_restart: None,
                 starting: true,
+                generation: 0,
             })
             .collect();
         let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
@@ -47,7 +48,7 @@ impl McpHost {
             let done = done_tx.clone();
             let limit = config.timeout;
             self.handle().spawn(async move {
-                keep_starting(shared, server, limit, done).await;
+                keep_starting(shared, server, 0, limit, done).await;
             });
         }
         drop(done_tx);
@@ -109,19 +110,37 @@ pub(super) fn status_of(e: &Entry) -> ServerStatus {
 }
 
 /// Starts `server` until it lists its tools: its first try says `done`;
-/// each later success is announced as a change.
-async fn keep_starting(
+/// each later success is announced as a change. It stops when the servers
+/// file takes this `generation` of the server out.
+pub(super) async fn keep_starting(
     shared: Arc<Shared>,
     server: McpServer,
+    generation: u64,
     limit: Duration,
     done: std::sync::mpsc::Sender<()>,
 ) {
     let mut pause = Duration::from_secs(1);
     let mut first = true;
+    let current = |shared: &Shared| {
+        lock(&shared.entries)
+            .iter()
+            .any(|e| e.server == server && e.generation == generation)
+    };
     loop {
+        if !current(&shared) {
+            return;
+        }
         let outcome = connect_and_list(&server, limit, shared.listener(&server.name)).await;
         let ok = outcome.is_ok();
         match outcome {
+            Ok(connected) if !current(&shared) => {
+                // The servers file changed while it started.
+                drop(connected.client);
+                if let Some(pgid) = connected.pgid {
+                    kill_group(pgid);
+                }
+                return;
+            }
             Ok(connected) => {
                 let about = super::listed::about(connected.client.peer_info().as_deref());
                 shared.adopt_arc(

@@ -28,6 +28,9 @@ pub(super) struct Entry {
     pub(super) last_restart: Option<Instant>,
     /// Being started in the background ([`McpHost::gather_within`]).
     pub(super) starting: bool,
+    /// Which configuration of the server this is: a server the servers
+    /// file changed is a new generation, and the old one's start stops.
+    pub(super) generation: u64,
 }
 
 /// What the host's tasks share.
@@ -48,6 +51,8 @@ pub(super) struct Shared {
     pub(super) begun: Mutex<Option<Instant>>,
     /// The catalog name each server's tool was given (it never changes).
     pub(super) given: Mutex<HashMap<(String, String), String>>,
+    /// The last [`Entry::generation`] handed out.
+    pub(super) generations: std::sync::atomic::AtomicU64,
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -72,22 +77,25 @@ impl Shared {
         tools: Vec<rmcp::model::Tool>,
         pgid: Option<i32>,
     ) -> bool {
+        let mut entries = lock(&self.entries);
+        let Some(e) = entries.iter_mut().find(|e| e.server.name == name) else {
+            // Taken out of the servers file while it started.
+            drop(client);
+            if let Some(p) = pgid {
+                kill_group(p);
+            }
+            return false;
+        };
         if let Some(p) = pgid {
             lock(&self.groups).push(p);
             lock(&self.pids).insert(name.to_string(), p);
         }
         lock(&self.clients).insert(name.to_string(), client);
-        let mut entries = lock(&self.entries);
-        match entries.iter_mut().find(|e| e.server.name == name) {
-            Some(e) => {
-                let changed = e.listed != tools || !e.loaded;
-                e.listed = tools;
-                e.loaded = true;
-                e.failed = None;
-                changed
-            }
-            None => false,
-        }
+        let changed = e.listed != tools || !e.loaded;
+        e.listed = tools;
+        e.loaded = true;
+        e.failed = None;
+        changed
     }
 
     pub(super) fn notify_changed(&self, server: &str) {
@@ -136,6 +144,7 @@ impl McpHost {
                 started: Mutex::new(false),
                 begun: Mutex::new(None),
                 given: Mutex::new(HashMap::new()),
+                generations: std::sync::atomic::AtomicU64::new(0),
             }),
         })
     }
@@ -242,6 +251,7 @@ impl McpHost {
                         restarts_in_a_row: 0,
                         last_restart: None,
                         starting: false,
+                        generation: 0,
                     });
                 }
                 Err(failure) => {
@@ -265,6 +275,7 @@ impl McpHost {
                         restarts_in_a_row: 0,
                         last_restart: None,
                         starting: false,
+                        generation: 0,
                     });
                 }
             }
@@ -312,10 +323,18 @@ impl McpHost {
     /// Lists `server`'s tools again (after it said they changed); returns
     /// whether the list differs.
     pub async fn relist(&self, server: &str) -> Result<bool, String> {
-        let client = self
-            .shared
-            .client(server)
-            .ok_or_else(|| format!("no connection to MCP server {server:?}"))?;
+        let Some(client) = self.shared.client(server) else {
+            // Still starting (its start lists its tools), or taken out of
+            // the servers file: nothing to list again.
+            let known = lock(&self.shared.entries)
+                .iter()
+                .any(|e| e.server.name == server && e.loaded);
+            return if known {
+                Err(format!("no connection to MCP server {server:?}"))
+            } else {
+                Ok(false)
+            };
+        };
         let limit = *lock(&self.shared.start_timeout);
         let tools = self
             .run(async move { tokio::time::timeout(limit, client.list_all_tools()).await })

@@ -21,6 +21,7 @@ mod listed;
 mod listener;
 mod offered;
 mod reaper;
+mod reconfigure;
 mod status;
 mod vars;
 
@@ -32,6 +33,7 @@ pub use listed::unmatched_always_load;
 pub use listener::ProgressSink;
 pub use offered::{Offer, ServerList};
 pub use reaper::{install_exit_guards, kill_all_servers};
+pub use reconfigure::Reconfigured;
 pub use status::{CallOutcome, Gathered, McpCallError, ServerState, ServerStatus};
 
 #[cfg(test)]

@@ -163,3 +163,55 @@ fn a_name_once_given_never_changes_the_newcomer_takes_the_prefix() {
         ]
     );
 }
+
+#[test]
+fn a_new_servers_file_adds_removes_and_restarts_servers_by_name() {
+    let server = |name: &str, line: &str| McpServer {
+        name: name.into(),
+        ..config::stdio_server(line).unwrap()
+    };
+    let config = |servers: Vec<McpServer>| McpConfig {
+        servers,
+        timeout: std::time::Duration::from_secs(1),
+        ..McpConfig::default()
+    };
+    // Commands that cannot start: the servers stay in their retries.
+    let host = McpHost::new(std::time::Duration::from_secs(1)).unwrap();
+    host.gather_within(
+        &config(vec![
+            server("a", "/nonexistent/a"),
+            server("b", "/nonexistent/b"),
+        ]),
+        std::time::Duration::ZERO,
+    );
+    let changed = host.reconfigure(&config(vec![
+        server("c", "/nonexistent/c"),
+        server("b", "/nonexistent/b --other"),
+    ]));
+    assert_eq!(
+        changed,
+        Reconfigured {
+            added: vec!["c".into()],
+            removed: vec!["a".into()],
+            changed: vec!["b".into()],
+        }
+    );
+    assert_eq!(changed.summary(), "added c; removed a; changed b");
+    // In the file's order.
+    let names: Vec<String> = host.states().into_iter().map(|s| s.name).collect();
+    assert_eq!(names, ["c", "b"]);
+    let same = host.reconfigure(&config(vec![
+        server("c", "/nonexistent/c"),
+        server("b", "/nonexistent/b --other"),
+    ]));
+    assert!(same.is_empty(), "{same:?}");
+    // A change heard of a server taken out, or still starting, lists
+    // nothing and is no failure.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let relist = |name: &str| runtime.block_on(host.relist(name));
+    assert_eq!(relist("a"), Ok(false));
+    assert_eq!(relist("c"), Ok(false));
+}
