@@ -1,7 +1,6 @@
 //! `toolsift gateway` when upstream goes wrong: a server that exits during
 //! a call, one that never answers, one whose tools change, one that writes
-//! hostile text; no server process outlives the gateway; and a second real
-//! host, @modelcontextprotocol/inspector-cli.
+//! hostile text; no server process outlives the gateway.
 
 use crate::gateway::{call, found, host_with_stderr, names, search, stdio, text, toolsift};
 use crate::mcp_support::*;
@@ -269,85 +268,6 @@ fn no_server_outlives_the_gateway_when_the_host_goes_or_a_signal_comes() {
         wait_exit(&mut child, Duration::from_secs(20));
         assert_gone(&m, Duration::from_secs(10));
     }
-}
-
-/// inspector-cli's directory: it reads its package.json relative to the
-/// working directory.
-fn inspector() -> (String, std::path::PathBuf) {
-    let prefix = std::env::var_os("TOOLSIFT_NPM_PREFIX")
-        .filter(|v| !v.is_empty())
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/toolsift-npm")
-        });
-    let dir = prefix.join("node_modules/@modelcontextprotocol/inspector-cli/build");
-    let index = dir.join("index.js");
-    assert!(
-        index.is_file(),
-        "@modelcontextprotocol/inspector-cli is not installed: {} is missing. Run {SETUP} once",
-        index.display()
-    );
-    (index.to_str().unwrap().to_string(), dir)
-}
-
-#[test]
-fn inspector_cli_lists_and_calls_through_the_gateway() {
-    let (index, dir) = inspector();
-    let gateway = [
-        toolsift().to_string(),
-        "gateway".into(),
-        "--start-wait".into(),
-        "60".into(),
-        "--mcp-stdio".into(),
-        format!("{} --local-timezone Etc/UTC", time_bin()),
-    ];
-    let run = |extra: &[&str]| {
-        let out = Command::new("node")
-            .current_dir(&dir)
-            .arg(&index)
-            .args(&gateway)
-            .args(extra)
-            .output()
-            .expect("node runs inspector-cli");
-        assert!(out.status.success(), "inspector-cli {extra:?}: {out:?}");
-        serde_json::from_slice::<Value>(&out.stdout).unwrap()
-    };
-    let listed = run(&["--method", "tools/list"]);
-    assert_eq!(
-        names(&listed["tools"]),
-        ["search_tools", "call_read_tool", "call_tool"]
-    );
-    let found = run(&[
-        "--method",
-        "tools/call",
-        "--tool-name",
-        "search_tools",
-        "--tool-arg",
-        "query=current time in a timezone",
-    ]);
-    assert!(
-        found["structuredContent"]["tools"]
-            .to_string()
-            .contains("get_current_time"),
-        "{found}"
-    );
-    let called = run(&[
-        "--method",
-        "tools/call",
-        "--tool-name",
-        "call_tool",
-        "--tool-arg",
-        "name=get_current_time",
-        "arguments={\"timezone\":\"Asia/Tokyo\"}",
-    ]);
-    assert_eq!(called["isError"], false, "{called}");
-    assert!(
-        called["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("Asia/Tokyo"),
-        "{called}"
-    );
 }
 
 #[test]
