@@ -202,6 +202,11 @@ impl Gateway {
                 all.len()
             ));
         }
+        for (pattern, tool) in config.rules.respelled(all.tools()) {
+            recorder.warn(&format!(
+                "tool rule {pattern:?} matches {tool} only in another spelling (case or separators); it applies to it, as a call's name resolves that way"
+            ));
+        }
         let (catalog, hidden) = hidden::sanitize(
             without_denied(all, &config.rules)?,
             config.hidden_text,

@@ -6,12 +6,16 @@
 //!
 //! A pattern is `server/tool`, `server/*`, or a tool's name (the server's
 //! or the catalog's), and `*` stands for any run of characters anywhere
-//! (`filesystem/write_*`, `*delete*`). The most specific pattern that
-//! matches decides: more literal characters first; on a tie the stricter
-//! rule (deny, then ask, then allow).
+//! (`filesystem/write_*`, `*delete*`). A pattern matches a name in every
+//! spelling a call's name resolves by: any case, and any joining of its
+//! words (`*delete*` matches `Delete_Repo` and `deleteRepo`, since a call
+//! of `delete_repo` runs them). The most specific pattern that matches
+//! decides: more literal characters first; on a tie the stricter rule
+//! (deny, then ask, then allow).
 
 use crate::catalog::Tool;
 pub use crate::config::ToolRule;
+use crate::engine::analyzer::name_key;
 
 /// The rules, in the order given (the order decides nothing: the most
 /// specific pattern does).
@@ -59,6 +63,21 @@ impl ToolRules {
             .map_or(ToolRule::Allow, |(_, r)| *r)
     }
 
+    /// Each pattern and the tools of `tools` it matches only in another
+    /// spelling than the tool's (`*delete*` and `Delete_Repo`): the rule
+    /// applies to them, and the user should know.
+    pub fn respelled<'a>(&'a self, tools: &'a [Tool]) -> Vec<(&'a str, &'a str)> {
+        let mut out = Vec::new();
+        for (p, _) in &self.rules {
+            for t in tools {
+                if matches(p, t) && !matches_literally(p, t) {
+                    out.push((p.as_str(), t.name.as_str()));
+                }
+            }
+        }
+        out
+    }
+
     /// Patterns that match none of `tools` (a typo the user should hear of).
     pub fn unmatched<'a>(&'a self, tools: &[Tool]) -> Vec<&'a str> {
         self.rules
@@ -74,17 +93,56 @@ fn specificity(pattern: &str) -> usize {
     pattern.chars().filter(|&c| c != '*').count()
 }
 
-/// Whether `pattern` matches `tool` (see the module's rules).
+/// Whether `pattern` matches `tool` (see the module's rules), in any of
+/// the spellings a call's name resolves by.
 fn matches(pattern: &str, tool: &Tool) -> bool {
+    matches_by(pattern, tool, spelled)
+}
+
+/// Whether `pattern` matches `tool` as written, letter for letter.
+fn matches_literally(pattern: &str, tool: &Tool) -> bool {
+    matches_by(pattern, tool, glob)
+}
+
+fn matches_by(pattern: &str, tool: &Tool, like: fn(&str, &str) -> bool) -> bool {
     let (server, original) = match &tool.mcp {
         Some(m) => (Some(m.server.as_ref()), m.name.as_str()),
         None => (None, tool.name.as_str()),
     };
-    let names = |p: &str| glob(p, original) || glob(p, &tool.name);
+    let names = |p: &str| like(p, original) || like(p, &tool.name);
     match pattern.split_once('/') {
-        Some((s, t)) => server.is_some_and(|server| glob(s, server)) && names(t),
+        Some((s, t)) => server.is_some_and(|server| like(s, server)) && names(t),
         None => names(pattern),
     }
+}
+
+/// [`glob`] over every spelling a name resolves by: any case (`Delete_Repo`
+/// is `delete_repo`), and the name's words whatever joins them
+/// (`DeleteRepo`, `delete-repo`: [`name_key`]).
+fn spelled(pattern: &str, text: &str) -> bool {
+    glob(pattern, text)
+        || glob(&pattern.to_lowercase(), &text.to_lowercase())
+        || glob(&pattern_key(pattern), &name_key(text))
+}
+
+/// A pattern in the form of [`name_key`], each run between `*` turned into
+/// its words joined by `_`; a separator at a run's edge stays one
+/// (`delete_*` is `delete_*`, so it still does not match `deleted_items`).
+fn pattern_key(pattern: &str) -> String {
+    let edge = |c: Option<char>| c.is_some_and(|c| !c.is_alphanumeric());
+    pattern
+        .split('*')
+        .map(|part| {
+            let key = name_key(part);
+            if key.is_empty() {
+                return key;
+            }
+            let before = if edge(part.chars().next()) { "_" } else { "" };
+            let after = if edge(part.chars().last()) { "_" } else { "" };
+            format!("{before}{key}{after}")
+        })
+        .collect::<Vec<_>>()
+        .join("*")
 }
 
 /// `*` matches any run of characters; everything else itself.
@@ -185,5 +243,38 @@ mod tests {
         rules.add("git/*", ToolRule::Allow).unwrap();
         assert_eq!(rules.rule_for(&tool("git", "git_log")), ToolRule::Allow);
         assert_eq!(rules.iter().count(), 2);
+    }
+
+    #[test]
+    fn a_rule_matches_every_spelling_a_name_resolves_by() {
+        let mut rules = ToolRules::default();
+        rules.add("*delete*", ToolRule::Deny).unwrap();
+        rules.add("git/git_add", ToolRule::Ask).unwrap();
+        rules.add("write_*", ToolRule::Ask).unwrap();
+        for name in [
+            "delete_repo",
+            "Delete_Repo",
+            "DELETE_REPO",
+            "deleteRepo",
+            "DeleteRepo",
+            "delete-repo",
+            "repo.delete",
+            "git_delete_branch",
+        ] {
+            assert_eq!(rules.rule_for(&tool("gh", name)), ToolRule::Deny, "{name}");
+        }
+        for name in ["git_add", "GIT_ADD", "gitAdd", "git-add", "GitAdd"] {
+            assert_eq!(rules.rule_for(&tool("git", name)), ToolRule::Ask, "{name}");
+            assert_eq!(rules.rule_for(&tool("Git", name)), ToolRule::Ask, "{name}");
+        }
+        for name in ["write_file", "WriteFile", "write-file", "Write_File"] {
+            assert_eq!(rules.rule_for(&tool("fs", name)), ToolRule::Ask, "{name}");
+        }
+        // A separator in the pattern still asks for a word's end.
+        assert_eq!(rules.rule_for(&tool("fs", "writer_info")), ToolRule::Allow);
+        assert_eq!(rules.rule_for(&tool("fs", "rewrite_file")), ToolRule::Allow);
+        // Those matched only in another spelling are named.
+        let tools = [tool("gh", "Delete_Repo"), tool("gh", "delete_issue")];
+        assert_eq!(rules.respelled(&tools), [("*delete*", "gh__Delete_Repo")]);
     }
 }

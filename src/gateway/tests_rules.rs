@@ -124,3 +124,40 @@ fn rules_that_deny_every_tool_are_an_error_not_an_empty_gateway() {
     .unwrap_err();
     assert!(e.contains("denied by the tool rules"), "{e}");
 }
+
+#[test]
+fn a_rule_holds_for_every_spelling_a_call_may_use() {
+    // The rules are written in another case than the tools, and the calls
+    // spell the names other ways again: each resolves to the tool, so each
+    // meets its rule.
+    let mut rules = ToolRules::default();
+    rules.add("*BOOK*", ToolRule::Deny).unwrap();
+    rules.add("Send-Email", ToolRule::Ask).unwrap();
+    let g = gateway(GatewayConfig {
+        rules,
+        ..GatewayConfig::default()
+    });
+    assert!(g.catalog().index_of("book_flight").is_none());
+    let rt = runtime();
+    for name in [
+        "book_flight",
+        "Book_Flight",
+        "BOOK_FLIGHT",
+        "bookFlight",
+        "book-flight",
+    ] {
+        let call = args(json!({"name": name, "arguments": {"from": "OSL", "to": "CDG"}}));
+        let r = rt.block_on(g.call_tool_meta_done("s", &g.new_breaker(), &call, Via::default()));
+        assert_eq!(r.is_error, Some(true), "{name}: {}", text(&r));
+        assert!(text(&r).contains("is available"), "{name}: {}", text(&r));
+    }
+    for name in ["send_email", "SEND_EMAIL", "sendEmail", "Send-Email"] {
+        let call = args(json!({"name": name, "arguments": {}}));
+        let r = rt.block_on(g.call_tool_meta_done("s", &g.new_breaker(), &call, Via::default()));
+        assert!(
+            text(&r).contains("needs the user's approval"),
+            "{name}: {}",
+            text(&r)
+        );
+    }
+}
