@@ -77,6 +77,45 @@ fn a_server_that_exits_or_hangs_is_an_error_naming_it_and_the_others_keep_workin
     assert_gone(&m, Duration::from_secs(10));
 }
 
+/// A call that hung costs that call alone: the server starts again for the
+/// next one (many servers answer one request at a time, so a hung one
+/// would hang every later call).
+#[test]
+fn a_server_whose_call_hung_is_started_again_for_the_next_call() {
+    let m = marker("gw-hang-once");
+    let dir = TempDir::new("gw-hang-once");
+    let once = dir.path("hung-once");
+    let mut args = fake_stdio(
+        "hang-once",
+        &m,
+        &["--pages", "1", "--per-page", "2", "--once", &once],
+    );
+    args.extend(["--call-timeout".into(), "2".into()]);
+    let steps = json!([
+        call("paged_tool_00", json!({"n": 1})),
+        call("paged_tool_01", json!({"n": 2})),
+        call("paged_tool_00", json!({"n": 3})),
+        call("paged_tool_01", json!({"n": 4})),
+        call("paged_tool_00", json!({"n": 5})),
+    ]);
+    let r = stdio(&args, "legacy", &steps);
+    assert_eq!(r[0]["isError"], true, "{}", r[0]);
+    assert!(
+        text(&r[0]).contains("did not answer within 2 s"),
+        "{}",
+        r[0]
+    );
+    for (i, n) in [(1, 2), (2, 3), (3, 4), (4, 5)] {
+        assert_eq!(r[i]["isError"], false, "call {i}: {}", r[i]);
+        assert!(
+            text(&r[i]).contains(&format!("\"n\": {n}")),
+            "call {i}: {}",
+            r[i]
+        );
+    }
+    assert_gone(&m, Duration::from_secs(10));
+}
+
 #[test]
 fn a_server_whose_tools_change_is_listed_again_and_its_new_tool_found() {
     let m = marker("gw-change");

@@ -123,10 +123,26 @@ async fn call_on(
     let limit = shared.call_timeout;
     let params = CallToolRequestParams::new(tool).with_arguments(arguments);
     match tokio::time::timeout(limit, send_call(&client, params, progress)).await {
-        Err(_) => Err(McpCallError::Timeout {
-            server,
-            secs: limit.as_secs(),
-        }),
+        Err(_) => {
+            // A server that let a call hang may hang every later one (many
+            // answer one request at a time): it starts again on the next
+            // call, as after a crash (unless a call has restarted it since).
+            let mut clients = lock(&shared.clients);
+            if clients
+                .get(&server)
+                .is_some_and(|c| Arc::ptr_eq(c, &client))
+            {
+                clients.remove(&server);
+                drop(clients);
+                if let Some(pgid) = lock(&shared.pids).remove(&server) {
+                    super::reaper::kill_group(pgid);
+                }
+            }
+            Err(McpCallError::Timeout {
+                server,
+                secs: limit.as_secs(),
+            })
+        }
         Ok(Err(e)) => {
             let closed = matches!(e, rmcp::service::ServiceError::TransportClosed);
             let message = if closed || client.is_closed() {
