@@ -499,6 +499,10 @@ pub struct GatewayArgs {
     /// Allow --http on a non-loopback address without an API key.
     #[arg(long)]
     pub insecure_no_auth: bool,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help = format!("Over HTTP: most MCP sessions alive at once; a new one past it closes the idlest (default {})", toolsift::gateway::DEFAULT_MAX_SESSIONS))]
+    pub max_sessions: Option<u64>,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help = format!("Over HTTP: most MCP sessions of one API key alive at once (default {})", toolsift::gateway::DEFAULT_MAX_SESSIONS_PER_KEY))]
+    pub max_sessions_per_key: Option<u64>,
     /// Most tools search_tools returns (default 8, the SDK's max_tools).
     #[arg(long, value_name = "N")]
     pub max_tools: Option<u64>,

@@ -24,6 +24,11 @@ struct Plan {
     call_timeout_secs: Option<u64>,
 }
 
+/// A count from the flags or the file (0 is refused there) as a size.
+fn count(n: Option<u64>) -> Option<usize> {
+    n.map(|n| usize::try_from(n).unwrap_or(usize::MAX).max(1))
+}
+
 fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
     let file_config = toolsift::config::Config::load(args.config.as_deref())?;
     let file = &file_config.gateway;
@@ -122,6 +127,12 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
                 keys,
                 insecure_no_auth: args.insecure_no_auth || file.insecure_no_auth.unwrap_or(false),
                 conn: Default::default(),
+                sessions: gateway::SessionLimits {
+                    max: count(args.max_sessions.or(file.max_sessions))
+                        .unwrap_or(gateway::DEFAULT_MAX_SESSIONS),
+                    max_per_key: count(args.max_sessions_per_key.or(file.max_sessions_per_key))
+                        .unwrap_or(gateway::DEFAULT_MAX_SESSIONS_PER_KEY),
+                },
             };
             gateway::check_bind(&config).map_err(CliError::Usage)?;
             Some(config)

@@ -5,6 +5,8 @@
 //! http = "127.0.0.1:8788"          # serve streamable HTTP instead of stdio
 //! api_key_env = ["GATEWAY_KEY"]
 //! max_tools = 8                    # search_tools answers at most this many
+//! max_sessions = 1024              # over HTTP: MCP sessions alive at once
+//! max_sessions_per_key = 256       # of one API key
 //! ranker = "bm25"                  # or hybrid, embeddings (with [embeddings])
 //! gate = true                      # "nothing fits" instead of padding
 //! breaker_threshold = 3            # identical calls in a row allowed
@@ -39,6 +41,12 @@ pub struct GatewaySection {
     pub insecure_no_auth: Option<bool>,
     #[serde(default, deserialize_with = "file_value::positive")]
     pub max_tools: Option<u64>,
+    /// Over HTTP: most MCP sessions alive at once.
+    #[serde(default, deserialize_with = "file_value::positive")]
+    pub max_sessions: Option<u64>,
+    /// Over HTTP: most MCP sessions of one API key alive at once.
+    #[serde(default, deserialize_with = "file_value::positive")]
+    pub max_sessions_per_key: Option<u64>,
     #[serde(default, deserialize_with = "file_value::one_of")]
     pub ranker: Option<crate::engine::Ranker>,
     #[serde(default, deserialize_with = "file_value::flag")]

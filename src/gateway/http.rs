@@ -18,6 +18,7 @@ use axum::routing::get;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
+use super::http_sessions::{Known, SessionLimits, Sessions};
 use super::{Gateway, GatewaySession};
 use crate::server::ApiKeys;
 use crate::server::conn::{self, ConnLimits};
@@ -48,13 +49,19 @@ pub struct HttpConfig {
     /// Allow a non-loopback address without an API key.
     pub insecure_no_auth: bool,
     pub conn: ConnLimits,
+    /// How many MCP sessions live at once, in all and per key.
+    pub sessions: SessionLimits,
 }
 
 struct HttpState {
     gateway: Arc<Gateway>,
     keys: ApiKeys,
     metrics: crate::server::metrics_export::Metrics,
+    sessions: Sessions,
 }
+
+/// The header that carries an MCP session's id.
+const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Refuses a public address without keys, as `serve` does.
 pub fn check_bind(config: &HttpConfig) -> Result<(), String> {
@@ -69,15 +76,17 @@ pub fn check_bind(config: &HttpConfig) -> Result<(), String> {
 
 /// The routes; `stop` ends every MCP session when cancelled.
 fn router(gateway: Arc<Gateway>, config: &HttpConfig, mcp: StreamableHttpServerConfig) -> Router {
+    let manager = Arc::new(LocalSessionManager::default());
     let state = Arc::new(HttpState {
         gateway: gateway.clone(),
         keys: config.keys.clone(),
         metrics: crate::server::metrics_export::Metrics::install(),
+        sessions: Sessions::new(config.sessions, manager.clone()),
     });
     let factory_gateway = gateway.clone();
     let service = StreamableHttpService::new(
         move || Ok(GatewaySession::new(factory_gateway.clone(), "http")),
-        Arc::new(LocalSessionManager::default()),
+        manager,
         mcp,
     );
     Router::new()
@@ -143,6 +152,7 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
             .get(header::AUTHORIZATION)
             .map(HeaderValue::as_bytes);
         match state.keys.check(presented).map(str::to_string) {
+            Some(scope) if path == MCP_PATH => mcp_request(&state, scope, request, next).await,
             Some(scope) => {
                 request.extensions_mut().insert(Scope(scope));
                 next.run(request).await
@@ -170,6 +180,72 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
         started.elapsed().as_secs_f64() * 1000.0
     ));
     response
+}
+
+/// A request of the MCP endpoint: its session checked against the key
+/// that opened it, room made for a new one, the sessions kept count of.
+async fn mcp_request(
+    state: &HttpState,
+    scope: String,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let id = request
+        .headers()
+        .get(SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let closing = request.method() == axum::http::Method::DELETE;
+    match &id {
+        Some(id) => match state.sessions.check(id, &scope) {
+            Known::Yours | Known::Unknown => {}
+            // As rmcp answers a session it does not have.
+            Known::Others => return no_session(),
+            Known::Evicted => return evicted(state.sessions.limits()),
+        },
+        None if request.method() == axum::http::Method::POST => {
+            state.sessions.make_room(&scope).await;
+        }
+        None => {}
+    }
+    request.extensions_mut().insert(Scope(scope.clone()));
+    let response = next.run(request).await;
+    match id {
+        Some(id) if closing && response.status().is_success() => state.sessions.closed(&id),
+        Some(_) => {}
+        None => {
+            if let Some(new) = response
+                .headers()
+                .get(SESSION_HEADER)
+                .and_then(|v| v.to_str().ok())
+            {
+                state.sessions.opened(new, &scope);
+            }
+        }
+    }
+    response
+}
+
+/// What rmcp answers for a session it does not have.
+fn no_session() -> Response {
+    (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
+}
+
+/// A session closed to make room for newer ones: a JSON-RPC error that
+/// says so (a 404, so the host starts a new session).
+fn evicted(limits: SessionLimits) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {
+            "code": -32001,
+            "message": format!(
+                "this session was closed to make room for newer ones (the gateway keeps {} sessions at most, {} per API key, and closes the idlest): start a new session",
+                limits.max, limits.max_per_key
+            ),
+        }
+    });
+    (StatusCode::NOT_FOUND, axum::Json(body)).into_response()
 }
 
 fn unauthorized() -> Response {

@@ -302,6 +302,11 @@ impl HttpGateway {
         HttpGateway { child, url, lines }
     }
 
+    /// The gateway's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub(crate) fn base(&self) -> String {
         self.url.trim_end_matches("/mcp").to_string()
     }

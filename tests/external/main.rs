@@ -13,6 +13,7 @@ mod gateway_inspector;
 mod gateway_passthrough;
 mod gateway_reads;
 mod gateway_reload;
+mod gateway_sessions;
 mod hub;
 mod mcp_servers;
 mod mcp_support;
