@@ -4,7 +4,11 @@
 //! (strip, the default) or not at all (drop); each change is logged and
 //! counted in /metrics (`toolsift_gateway_hidden_text_tools`).
 
-use crate::catalog::{Catalog, Tool, clean_tool, hidden_text, strip_json};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::catalog::{Catalog, Tool, clean_tool, hidden_text, strip_json, strip_prose};
 pub use crate::config::HiddenText;
 use crate::terminal_text::escape;
 
@@ -78,20 +82,66 @@ pub(crate) fn sanitize(
 /// content (ANSI, tag characters, bidirectional controls; emoji sequences
 /// stay); whether anything was taken out.
 pub(crate) fn clean_result(result: &mut rmcp::model::CallToolResult) -> bool {
-    let Ok(mut value) = serde_json::to_value(&*result) else {
+    clean_answer(result, &["content", "structuredContent"])
+}
+
+/// An answer a server gave (a call's result, a read resource, a got
+/// prompt) without hidden text in the fields named by `parts`: in their
+/// strings and in their objects' keys (data, not a tool's schema: no name
+/// depends on them), each `uri` left as it is (its server needs it back);
+/// whether anything was taken out.
+pub(crate) fn clean_answer<T: Serialize + DeserializeOwned>(
+    answer: &mut T,
+    parts: &[&str],
+) -> bool {
+    let Ok(mut value) = serde_json::to_value(&*answer) else {
         return false;
     };
     let mut changed = false;
-    for key in ["content", "structuredContent"] {
-        if let Some(part) = value.get_mut(key) {
-            changed |= strip_json(part);
+    for key in parts {
+        if let Some(part) = value.get_mut(*key) {
+            changed |= strip_data(part);
         }
     }
     if changed && let Ok(clean) = serde_json::from_value(value) {
-        *result = clean;
+        *answer = clean;
         return true;
     }
     false
+}
+
+/// Whether `answer`'s `parts` hide text (what [`clean_answer`] would take
+/// out).
+pub(crate) fn answer_hides<T: Serialize + DeserializeOwned>(answer: &T, parts: &[&str]) -> bool {
+    let Ok(mut value) = serde_json::to_value(answer) else {
+        return false;
+    };
+    parts
+        .iter()
+        .any(|key| value.get_mut(*key).is_some_and(strip_data))
+}
+
+/// [`strip_json`] over the keys of objects too (a key that hides text is
+/// cleaned; should two keys become one, the first stays); `uri` untouched.
+fn strip_data(value: &mut Value) -> bool {
+    match value {
+        Value::Array(items) => items.iter_mut().fold(false, |c, v| strip_data(v) | c),
+        Value::Object(map) => {
+            let mut changed = false;
+            let mut clean = serde_json::Map::with_capacity(map.len());
+            for (key, mut v) in std::mem::take(map) {
+                if key != "uri" {
+                    changed |= strip_data(&mut v);
+                }
+                let stripped = strip_prose(&key).into_owned();
+                changed |= stripped != key;
+                clean.entry(stripped).or_insert(v);
+            }
+            *map = clean;
+            changed
+        }
+        _ => strip_json(value),
+    }
 }
 
 /// A server's definition of a tool, as the host receives it: its strings
@@ -131,7 +181,10 @@ mod tests {
         let mut result = CallToolResult::success(vec![ContentBlock::text(format!(
             "\u{1b}[31mred\u{1b}[0m\nline two {scotland} \u{202e}x{tags}"
         ))]);
-        result.structured_content = Some(serde_json::json!({"note": "a\u{1b}[2Jb"}));
+        result.structured_content = Some(serde_json::json!({
+            "note": "a\u{1b}[2Jb",
+            "\u{1b}[8mkey": {"uri": "x://\u{202e}kept", "n": 1}
+        }));
         assert!(clean_result(&mut result));
         let shown = serde_json::to_value(&result).unwrap();
         assert_eq!(
@@ -139,6 +192,11 @@ mod tests {
             format!("red\nline two {scotland} x")
         );
         assert_eq!(shown["structuredContent"]["note"], "ab");
+        // Keys are cleaned; a URI is left as its server needs it.
+        assert_eq!(
+            shown["structuredContent"]["key"],
+            serde_json::json!({"uri": "x://\u{202e}kept", "n": 1})
+        );
         assert!(!clean_result(&mut result), "nothing left to take out");
     }
 }

@@ -6,7 +6,7 @@
 //! cleaned of hidden characters as tools' is (`--hidden-text`); a server
 //! that fails to answer is left out of the list and logged.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -16,7 +16,7 @@ use rmcp::model::{
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{Gateway, HiddenText};
+use super::{Gateway, HiddenText, hidden};
 use crate::catalog::strip_json;
 use crate::sources::mcp::{McpCallError, Offer, ServerList};
 use crate::terminal_text::escape;
@@ -30,6 +30,11 @@ pub(crate) struct Routes {
     templates: Vec<(String, String)>,
     /// Each prompt's name as the host sees it: its server, and its name there.
     prompts: HashMap<String, (String, String)>,
+    /// The URIs of resources left out of the list for their hidden text
+    /// (they cannot be read either).
+    left_out: HashSet<String>,
+    /// The names of prompts left out for theirs.
+    prompts_left_out: HashSet<String>,
 }
 
 impl Routes {
@@ -76,9 +81,13 @@ impl Gateway {
         let lists = self.host.list_resources().await;
         let mut out: Vec<Resource> = Vec::new();
         let mut routes: HashMap<String, String> = HashMap::new();
+        let mut left_out = HashSet::new();
         for (server, items) in self.answered("resources", lists) {
             for item in items {
-                let Some(item) = self.clean(item, "resource", &server, &["uri", "name"]) else {
+                // The URI is what names it (a hidden name is cleaned).
+                let uri = item.uri.clone();
+                let Some(item) = self.clean(item, "resource", &server, &["uri"]) else {
+                    left_out.insert(uri);
                     continue;
                 };
                 if let Some(first) = routes.get(&item.uri) {
@@ -92,7 +101,10 @@ impl Gateway {
                 out.push(item);
             }
         }
-        self.routes().resources = routes;
+        let mut all = self.routes();
+        all.resources = routes;
+        all.left_out = left_out;
+        drop(all);
         ListResourcesResult::with_all_items(out)
     }
 
@@ -103,7 +115,7 @@ impl Gateway {
         let mut starts = Vec::new();
         for (server, items) in self.answered("resource templates", lists) {
             for item in items {
-                let keep = ["uriTemplate", "name"];
+                let keep = ["uriTemplate"];
                 let Some(item) = self.clean(item, "resource template", &server, &keep) else {
                     continue;
                 };
@@ -124,6 +136,9 @@ impl Gateway {
     /// `resources/read` of `uri`, on the server that listed it (or whose
     /// template it fits; or the only server with resources).
     pub(crate) async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+        if self.routes().left_out.contains(uri) {
+            return Err(left_out("resource", uri, self.config.hidden_text));
+        }
         let mut server = self.routes().resource(uri);
         if server.is_none() {
             // Not listed yet in this gateway's life: list, then look again.
@@ -147,10 +162,12 @@ impl Gateway {
                 }
             },
         };
-        self.host
+        let read = self
+            .host
             .read_resource(&server, uri)
             .await
-            .map_err(|e| upstream_error(&e))
+            .map_err(|e| upstream_error(&e))?;
+        self.clean_answer(read, "resource", uri, &server, &["contents"])
     }
 
     /// `prompts/list`: every server's prompts, a name two servers share
@@ -171,9 +188,12 @@ impl Gateway {
             .collect();
         let mut out: Vec<Prompt> = Vec::new();
         let mut routes = HashMap::new();
+        let mut left_out = HashSet::new();
         for (server, items) in lists {
             for item in items {
+                let name = item.name.clone();
                 let Some(mut item) = self.clean(item, "prompt", &server, &["name"]) else {
+                    left_out.insert(name);
                     continue;
                 };
                 let original = item.name.clone();
@@ -184,7 +204,10 @@ impl Gateway {
                 out.push(item);
             }
         }
-        self.routes().prompts = routes;
+        let mut all = self.routes();
+        all.prompts = routes;
+        all.prompts_left_out = left_out;
+        drop(all);
         ListPromptsResult::with_all_items(out)
     }
 
@@ -200,6 +223,9 @@ impl Gateway {
             route = self.routes().prompts.get(name).cloned();
         }
         let Some((server, original)) = route else {
+            if self.routes().prompts_left_out.contains(name) {
+                return Err(left_out("prompt", name, self.config.hidden_text));
+            }
             return Err(ErrorData::invalid_params(
                 format!(
                     "no MCP server behind this gateway has a prompt named {}",
@@ -208,10 +234,55 @@ impl Gateway {
                 None,
             ));
         };
-        self.host
+        let got = self
+            .host
             .get_prompt(&server, &original, arguments)
             .await
-            .map_err(|e| upstream_error(&e))
+            .map_err(|e| upstream_error(&e))?;
+        self.clean_answer(got, "prompt", name, &server, &["description", "messages"])
+    }
+
+    /// A read resource or a got prompt as `--hidden-text` has the host see
+    /// it: cleaned (strip), refused (drop) or as it came (keep); a change
+    /// logged and counted.
+    fn clean_answer<T: Serialize + DeserializeOwned>(
+        &self,
+        mut answer: T,
+        what: &str,
+        label: &str,
+        server: &str,
+        parts: &[&str],
+    ) -> Result<T, ErrorData> {
+        let mode = self.config.hidden_text;
+        let changed = match mode {
+            HiddenText::Keep => false,
+            HiddenText::Drop => hidden::answer_hides(&answer, parts),
+            HiddenText::Strip => hidden::clean_answer(&mut answer, parts),
+        };
+        if !changed {
+            return Ok(answer);
+        }
+        metrics::counter!(
+            "toolsift_gateway_hidden_text_results_total",
+            "server" => server.to_string()
+        )
+        .increment(1);
+        let label = escape(label);
+        if mode == HiddenText::Drop {
+            self.recorder.warn(&format!(
+                "{server}: {what} \"{label}\" refused: its text hides characters (--hidden-text drop)"
+            ));
+            return Err(ErrorData::invalid_request(
+                format!(
+                    "the {what} {label} of server {server} hides text a reader cannot see, and this gateway leaves such text out (--hidden-text drop)"
+                ),
+                None,
+            ));
+        }
+        self.recorder.warn(&format!(
+            "{server}: {what} \"{label}\": hidden text taken out of what it gave (--hidden-text strip)"
+        ));
+        Ok(answer)
     }
 
     /// `item` as the host should read it under `--hidden-text`: its text
@@ -257,6 +328,19 @@ impl Gateway {
             "{server}: {what} \"{label}\": hidden text taken out (--hidden-text strip)"
         ));
         serde_json::from_value(value).ok()
+    }
+}
+
+/// The answer to a read or get of what the list left out.
+fn left_out(what: &str, name: &str, mode: HiddenText) -> ErrorData {
+    let text = format!(
+        "the {what} {} was left out of the list because its text hides characters a reader cannot see (--hidden-text {mode}), so it is not served either",
+        escape(name)
+    );
+    if what == "resource" {
+        ErrorData::resource_not_found(text, None)
+    } else {
+        ErrorData::invalid_params(text, None)
     }
 }
 

@@ -1,6 +1,6 @@
 //! `toolsift gateway` when upstream goes wrong: a server that exits during
-//! a call, one that never answers, one whose tools change, one that writes
-//! hostile text; no server process outlives the gateway.
+//! a call, one that never answers, one whose tools change; no server
+//! process outlives the gateway.
 
 use crate::gateway::{call, found, host_with_stderr, names, search, stdio, text, toolsift};
 use crate::mcp_support::*;
@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 /// `--mcp-stdio` for the fake server in `mode` (with `marker` on its
 /// command line).
-fn fake_stdio(mode: &str, marker: &str, extra: &[&str]) -> Vec<String> {
+pub(crate) fn fake_stdio(mode: &str, marker: &str, extra: &[&str]) -> Vec<String> {
     let mut line = format!("{} {} {mode}", python(), fixture("fake_server.py"));
     for e in extra {
         line.push(' ');
@@ -22,7 +22,7 @@ fn fake_stdio(mode: &str, marker: &str, extra: &[&str]) -> Vec<String> {
     vec!["--mcp-stdio".into(), line]
 }
 
-fn time_stdio() -> Vec<String> {
+pub(crate) fn time_stdio() -> Vec<String> {
     vec![
         "--mcp-stdio".into(),
         format!("{} --local-timezone Etc/UTC", time_bin()),
@@ -165,119 +165,6 @@ fn a_server_whose_tools_change_is_listed_again_and_its_new_tool_found() {
         r[5]
     );
     assert_gone(&m, Duration::from_secs(10));
-}
-
-/// The hostile server behind the gateway with `extra` flags: a search and
-/// a call, and what the gateway wrote on stderr.
-fn hostile_session(tag: &str, extra: &[&str]) -> (Vec<Value>, String) {
-    let m = marker(tag);
-    let mut cmd = vec![
-        toolsift().to_string(),
-        "gateway".into(),
-        "--log-calls".into(),
-        "--start-wait".into(),
-        "60".into(),
-    ];
-    cmd.extend(extra.iter().map(|s| s.to_string()));
-    cmd.extend(fake_stdio("hostile", &m, &[]));
-    let steps = json!([
-        search("hostile echo"),
-        call("hostile_echo", json!({"text": "\u{1b}[2Jhi"})),
-        {"op": "list"},
-        {"op": "prompts"},
-    ]);
-    let (doc, stderr) = host_with_stderr(
-        &["--stdio", &crate::gateway::command_line(&cmd)],
-        "legacy",
-        &steps,
-        1,
-    );
-    assert_gone(&m, Duration::from_secs(10));
-    (doc["sessions"][0].as_array().unwrap().clone(), stderr)
-}
-
-#[test]
-fn hostile_text_is_stripped_by_default_kept_when_asked_and_never_raw_on_stderr() {
-    let server = [python(), fixture("fake_server.py"), "hostile".into()];
-    let truth = raw_tools(&server.iter().map(String::as_str).collect::<Vec<_>>());
-    // By default the host sees the text a reader sees, nothing more.
-    let (r, stderr) = hostile_session("gw-hostile-strip", &[]);
-    let hit = &r[0]["structuredContent"]["tools"][0];
-    assert_eq!(hit["name"], "hostile_echo", "{}", r[0]);
-    assert_eq!(
-        hit["description"],
-        "Echoes the text it is given. Red text and reversed text."
-    );
-    assert_eq!(
-        hit["inputSchema"]["properties"]["text"]["description"],
-        "The text to echo txt.exe"
-    );
-    assert_eq!(hit["inputSchema"]["required"], json!(["text"]));
-    assert!(!r[0].to_string().contains("\\u001b"), "{}", r[0]);
-    assert!(
-        stderr.contains("tool \"hostile_echo\": hidden text taken out of description, input_schema.properties.text.description (--hidden-text strip)"),
-        "{stderr}"
-    );
-    // The tool is still served, and its result reaches the host cleaned
-    // too (--hidden-text-results strip, the default).
-    assert_eq!(r[1]["isError"], false, "{}", r[1]);
-    assert!(!text(&r[1]).contains('\u{1b}'), "{}", r[1]);
-    assert!(
-        stderr.contains(
-            "hostile_echo: hidden text taken out of its result (--hidden-text-results strip)"
-        ),
-        "{stderr}"
-    );
-    // A prompt's text is cleaned the same way.
-    assert_eq!(r[3][0]["name"], "hostile_prompt", "{}", r[3]);
-    assert_eq!(r[3][0]["description"], "Summarises a text. Red words.");
-    assert!(
-        stderr.contains("prompt \"hostile_prompt\": hidden text taken out (--hidden-text strip)"),
-        "{stderr}"
-    );
-    // Kept when asked: exactly the server's text, as JSON data.
-    let (r, stderr) = hostile_session(
-        "gw-hostile-keep",
-        &["--hidden-text", "keep", "--hidden-text-results", "keep"],
-    );
-    let hit = &r[0]["structuredContent"]["tools"][0];
-    assert_eq!(hit["description"], truth[0]["description"]);
-    assert_eq!(hit["inputSchema"], truth[0]["inputSchema"]);
-    assert!(hit["description"].as_str().unwrap().contains('\u{1b}'));
-    assert!(r[3][0]["description"].as_str().unwrap().contains('\u{1b}'));
-    assert!(
-        text(&r[1]).contains('\u{1b}'),
-        "the result as the server gave it"
-    );
-    // The gateway's stderr (here with --log-calls: arguments and results
-    // logged) never carries the raw controls.
-    assert!(stderr.contains("call hostile_echo"), "{stderr}");
-    assert!(
-        !stderr.contains('\u{1b}') && !stderr.contains('\u{9b}'),
-        "{stderr:?}"
-    );
-}
-
-#[test]
-fn hostile_text_drops_the_tool_when_asked() {
-    // With the time server beside it: a gateway of no tools would not start.
-    let time = time_stdio();
-    let (r, stderr) = hostile_session(
-        "gw-hostile-drop",
-        &["--hidden-text", "drop", &time[0], &time[1]],
-    );
-    assert!(
-        !found(&r[0]).contains(&"hostile_echo".to_string()),
-        "{}",
-        r[0]
-    );
-    assert!(!names(&r[2]).contains(&"hostile_echo".to_string()));
-    assert!(text(&r[1]).contains("no tool is named"), "{}", r[1]);
-    assert!(
-        stderr.contains("tool \"hostile_echo\" left out: hidden text in description"),
-        "{stderr}"
-    );
-    assert_eq!(r[3], json!([]), "the hostile prompt is left out too");
 }
 
 #[test]
