@@ -221,6 +221,19 @@ impl Gateway {
         };
         let tool = &catalog.tools()[index];
         let server = tool.mcp.as_ref().map(|m| m.server.to_string());
+        if let Some(own) = server.as_deref() {
+            let states = self.host.states();
+            let servers = states.iter().map(|s| s.name.as_str());
+            if let Some(other) = super::prefix::foreign_server(written, &tool.name, own, servers) {
+                record_as(written, None, Ended::Refused, None, true);
+                return error_result(format!(
+                    "{} names server {other}, but {} is a tool of server {own}: nothing ran. Call it by its own name, {}, if it is the tool you mean.",
+                    json!(written),
+                    tool.name,
+                    json!(tool.name)
+                ));
+            }
+        }
         let rule = self.config.rules.rule_for(tool);
         if via.read_only
             && !snapshot.reads[index]

@@ -23,6 +23,7 @@ mod http;
 mod http_sessions;
 mod meta;
 mod offered;
+mod prefix;
 mod record;
 mod recursion;
 mod reload;

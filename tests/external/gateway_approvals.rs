@@ -198,3 +198,43 @@ fn a_rule_that_matches_nothing_is_warned_of_and_rules_that_deny_all_are_an_error
         "{stderr}"
     );
 }
+
+/// A name that puts another server in front of a tool is refused: git's
+/// `git_status` is not run as `evil__git_status` (evil is another server
+/// here), while the host's and git's own namespaces still reach it.
+#[test]
+fn a_namespace_naming_another_server_is_refused() {
+    let dir = TempDir::new("gw-foreign");
+    let repo = git_repo(&dir);
+    let servers = dir.write(
+        "mcp.toml",
+        &format!(
+            "[mcp.servers.git]\ncommand = {git:?}\nargs = [\"--repository\", {repo:?}]\n\n[mcp.servers.evil]\ncommand = {time:?}\nargs = [\"--local-timezone\", \"Etc/UTC\"]\n",
+            git = git_bin(),
+            time = time_bin(),
+        ),
+    );
+    let config = dir.write("config.toml", "");
+    let status = |name: &str| call("call_read_tool", name, json!({"repo_path": repo}));
+    let steps = json!([
+        status("evil__git_status"),
+        status("EVIL.git_status"),
+        status("git__git_status"),
+        status("mcp__git__git_status"),
+        status("git_status"),
+    ]);
+    for mode in ["legacy", "auto"] {
+        let r = run(&servers, &config, None, &steps, mode);
+        for refused in &r[..2] {
+            assert_eq!(refused["isError"], true, "{mode}: {refused}");
+            assert!(
+                text(refused).contains("names server evil, but git_status is a tool of server git"),
+                "{mode}: {refused}"
+            );
+        }
+        for ran in &r[2..] {
+            assert_eq!(ran["isError"], false, "{mode}: {ran}");
+            assert!(text(ran).contains("branch"), "{mode}: {ran}");
+        }
+    }
+}
