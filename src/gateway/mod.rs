@@ -310,6 +310,17 @@ impl Gateway {
         let names: Vec<String> = servers.iter().map(|s| s.summary()).collect();
         self.recorder
             .info(&format!("re-indexed: {tools} tools ({})", names.join("; ")));
+        for s in &servers {
+            if let crate::sources::mcp::ServerState::Loaded { skipped, .. } = &s.state {
+                for why in skipped {
+                    self.recorder.warn(&format!(
+                        "MCP server {}: {}",
+                        crate::terminal_text::escape(&s.name),
+                        crate::terminal_text::escape(why)
+                    ));
+                }
+            }
+        }
         true
     }
 

@@ -116,6 +116,49 @@ fn a_server_whose_call_hung_is_started_again_for_the_next_call() {
     assert_gone(&m, Duration::from_secs(10));
 }
 
+/// A tool a client cannot take (`"readOnlyHint": "true"`, an empty name)
+/// is skipped and named; its server's other tools serve.
+#[test]
+fn a_tool_that_does_not_read_is_skipped_and_its_server_serves_the_rest() {
+    let m = marker("gw-bad-tool");
+    let mut cmd = vec![toolsift().to_string(), "gateway".into()];
+    cmd.extend(fake_stdio(
+        "paged",
+        &m,
+        &["--pages", "1", "--per-page", "4", "--bad"],
+    ));
+    let steps = json!([
+        call("paged_tool_00", json!({"n": 1})),
+        call("paged_tool_01", json!({"n": 2})),
+        call("paged_tool_02", json!({"n": 3})),
+        call("paged_tool_03", json!({"n": 4})),
+    ]);
+    let (doc, stderr) = host_with_stderr(
+        &["--stdio", &crate::gateway::command_line(&cmd)],
+        "legacy",
+        &steps,
+        1,
+    );
+    assert_gone(&m, Duration::from_secs(10));
+    let r = doc["sessions"][0].as_array().unwrap();
+    for i in [0, 3] {
+        assert_eq!(r[i]["isError"], false, "{}: {stderr}", r[i]);
+    }
+    for i in [1, 2] {
+        assert!(text(&r[i]).contains("no tool is named"), "{}", r[i]);
+    }
+    assert!(
+        stderr.contains(
+            "tool \"paged_tool_01\" skipped: its definition does not read as an MCP tool"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("tool \"\" skipped: ") && stderr.contains("tool name is empty"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_server_whose_tools_change_is_listed_again_and_its_new_tool_found() {
     let m = marker("gw-change");

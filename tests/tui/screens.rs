@@ -529,6 +529,7 @@ mod mcp {
                     tools: 3,
                     prefixed: 1,
                     hidden_text: Vec::new(),
+                    skipped: Vec::new(),
                 },
             },
             ServerStatus {
@@ -537,6 +538,7 @@ mod mcp {
                     tools: 4,
                     prefixed: 1,
                     hidden_text: Vec::new(),
+                    skipped: Vec::new(),
                 },
             },
             ServerStatus {

@@ -33,6 +33,7 @@ impl McpHost {
             .map(|server| Entry {
                 server: server.clone(),
                 listed: Vec::new(),
+                skipped: Vec::new(),
                 about: None,
                 loaded: false,
                 failed: None,
@@ -92,6 +93,7 @@ pub(super) fn status_of(e: &Entry) -> ServerStatus {
                 tools: e.listed.len(),
                 prefixed: 0,
                 hidden_text: Vec::new(),
+                skipped: Vec::new(),
             }
         } else if e.starting {
             ServerState::Starting {
@@ -147,6 +149,7 @@ pub(super) async fn keep_starting(
                     &server.name,
                     Arc::new(connected.client),
                     connected.tools,
+                    connected.skipped,
                     connected.pgid,
                 );
                 if let Some(e) = lock(&shared.entries)

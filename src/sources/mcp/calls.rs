@@ -197,7 +197,13 @@ async fn restart(shared: &Shared, server: &str) -> Result<Arc<Client>, McpCallEr
     match connect_and_list(&config, limit, listener).await {
         Ok(connected) => {
             let client = Arc::new(connected.client);
-            if shared.adopt_arc(server, client.clone(), connected.tools, connected.pgid) {
+            if shared.adopt_arc(
+                server,
+                client.clone(),
+                connected.tools,
+                connected.skipped,
+                connected.pgid,
+            ) {
                 shared.notify_changed(server);
             }
             Ok(client)

@@ -26,6 +26,8 @@ const STDERR_TAIL_BYTES: usize = 2048;
 pub(super) struct Connected {
     pub(super) client: Client,
     pub(super) tools: Vec<rmcp::model::Tool>,
+    /// The tools it listed that could not be read, each a sentence.
+    pub(super) skipped: Vec<String>,
     pub(super) pgid: Option<i32>,
 }
 
@@ -89,8 +91,10 @@ pub(super) async fn connect_and_list(
             }
             let outcome = tokio::time::timeout(limit, async {
                 let client = listener.serve(process).await.map_err(|e| e.to_string())?;
-                let tools = client.list_all_tools().await.map_err(|e| e.to_string())?;
-                Ok::<_, String>((client, tools))
+                let listing = super::lenient::list_tools(&client)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok::<_, String>((client, listing))
             })
             .await;
             if !matches!(outcome, Ok(Ok(_))) {
@@ -103,9 +107,10 @@ pub(super) async fn connect_and_list(
                     .unwrap_or_default()
             };
             match outcome {
-                Ok(Ok((client, tools))) => Ok(Connected {
+                Ok(Ok((client, listing))) => Ok(Connected {
                     client,
-                    tools,
+                    tools: listing.tools,
+                    skipped: listing.skipped,
                     pgid,
                 }),
                 Ok(Err(why)) => Err(Failure {
@@ -143,14 +148,17 @@ pub(super) async fn connect_and_list(
             let transport = StreamableHttpClientTransport::from_config(config);
             let outcome = tokio::time::timeout(limit, async {
                 let client = listener.serve(transport).await.map_err(|e| e.to_string())?;
-                let tools = client.list_all_tools().await.map_err(|e| e.to_string())?;
-                Ok::<_, String>((client, tools))
+                let listing = super::lenient::list_tools(&client)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok::<_, String>((client, listing))
             })
             .await;
             match outcome {
-                Ok(Ok((client, tools))) => Ok(Connected {
+                Ok(Ok((client, listing))) => Ok(Connected {
                     client,
-                    tools,
+                    tools: listing.tools,
+                    skipped: listing.skipped,
                     pgid: None,
                 }),
                 Ok(Err(why)) => Err(Failure {

@@ -18,6 +18,8 @@ use super::{Gathered, McpConfig, McpServer, ServerState, ServerStatus};
 pub(super) struct Entry {
     pub(super) server: McpServer,
     pub(super) listed: Vec<rmcp::model::Tool>,
+    /// The tools it listed that could not be read (sentences).
+    pub(super) skipped: Vec<String>,
     /// What the server says of itself (serverInfo, instructions).
     pub(super) about: Option<Arc<str>>,
     pub(super) loaded: bool,
@@ -75,6 +77,7 @@ impl Shared {
         name: &str,
         client: Arc<Client>,
         tools: Vec<rmcp::model::Tool>,
+        skipped: Vec<String>,
         pgid: Option<i32>,
     ) -> bool {
         let mut entries = lock(&self.entries);
@@ -91,8 +94,9 @@ impl Shared {
             lock(&self.pids).insert(name.to_string(), p);
         }
         lock(&self.clients).insert(name.to_string(), client);
-        let changed = e.listed != tools || !e.loaded;
+        let changed = e.listed != tools || !e.loaded || e.skipped != skipped;
         e.listed = tools;
+        e.skipped = skipped;
         e.loaded = true;
         e.failed = None;
         changed
@@ -240,11 +244,13 @@ impl McpHost {
                             tools: connected.tools.len(),
                             prefixed: 0,
                             hidden_text: Vec::new(),
+                            skipped: Vec::new(),
                         },
                     });
                     entries.push(Entry {
                         server,
                         listed: connected.tools,
+                        skipped: connected.skipped,
                         about,
                         loaded: true,
                         failed: None,
@@ -269,6 +275,7 @@ impl McpHost {
                     entries.push(Entry {
                         server,
                         listed: Vec::new(),
+                        skipped: Vec::new(),
                         about: None,
                         loaded: false,
                         failed,
@@ -301,6 +308,7 @@ impl McpHost {
             .map(|e| super::listed::Listed {
                 server: e.server.clone(),
                 tools: e.listed.clone(),
+                skipped: e.skipped.clone(),
                 about: e.about.clone(),
             })
             .collect();
@@ -336,19 +344,23 @@ impl McpHost {
             };
         };
         let limit = *lock(&self.shared.start_timeout);
-        let tools = self
-            .run(async move { tokio::time::timeout(limit, client.list_all_tools()).await })
+        let listing =
+            self.run(async move {
+                tokio::time::timeout(limit, super::lenient::list_tools(&client)).await
+            })
             .await
             .ok_or_else(|| "the connection task ended".to_string())?
             .map_err(|_| format!("did not list its tools within {} s", limit.as_secs_f64()))?
             .map_err(|e| e.to_string())?;
+        let tools = listing.tools;
         let mut entries = lock(&self.shared.entries);
         let entry = entries
             .iter_mut()
             .find(|e| e.server.name == server)
             .ok_or_else(|| format!("no MCP server {server:?}"))?;
-        let changed = entry.listed != tools;
+        let changed = entry.listed != tools || entry.skipped != listing.skipped;
         entry.listed = tools;
+        entry.skipped = listing.skipped;
         Ok(changed)
     }
 

@@ -11,6 +11,8 @@ use super::{McpServer, ServerState, ServerStatus};
 pub(super) struct Listed {
     pub(super) server: McpServer,
     pub(super) tools: Vec<rmcp::model::Tool>,
+    /// The tools it listed that could not be read (sentences).
+    pub(super) skipped: Vec<String>,
     pub(super) about: Option<Arc<str>>,
 }
 
@@ -43,6 +45,18 @@ pub(super) fn about(info: Option<&rmcp::model::ServerPeerInfo>) -> Option<Arc<st
     (!text.is_empty()).then(|| Arc::from(text))
 }
 
+/// `tools` through the MCP importer (an empty list is refused there, so
+/// the caller passes a list with tools).
+fn import(tools: &[rmcp::model::Tool], origin: &str, server: &str) -> Result<Vec<Tool>, String> {
+    if tools.is_empty() {
+        return Ok(Vec::new());
+    }
+    let text = serde_json::to_string(tools).map_err(|e| e.to_string())?;
+    catalog::parse(&text, origin, server, SourceKind::Json)
+        .map(|c| c.tools().to_vec())
+        .map_err(|e| e.to_string())
+}
+
 /// The servers' tools as one catalog: each server's list through the MCP
 /// importer (a server whose list fails its checks is failed, naming the
 /// tool and field), names present in two servers prefixed `server__` in
@@ -68,34 +82,43 @@ pub(super) fn build_catalog(
         }
         failed.push(server.to_string());
     };
-    let mut per_server: Vec<(McpServer, Vec<Tool>)> = Vec::new();
+    let mut per_server: Vec<(McpServer, Vec<Tool>, Vec<String>)> = Vec::new();
     for Listed {
         server,
-        tools,
+        mut tools,
+        mut skipped,
         about,
     } in listed
     {
         if tools.is_empty() {
-            per_server.push((server, Vec::new()));
+            per_server.push((server, Vec::new(), skipped));
             continue;
         }
-        let text = match serde_json::to_string(&tools) {
-            Ok(t) => t,
-            Err(e) => {
-                fail(statuses, &server.name, e.to_string());
-                continue;
-            }
-        };
         let origin = format!("MCP server {}", server.name);
-        let imported = match catalog::parse(&text, &origin, &server.name, SourceKind::Json) {
-            Ok(c) => c.tools().to_vec(),
-            Err(e) => {
-                fail(
-                    statuses,
-                    &server.name,
-                    format!("its tools/list is not a valid catalog: {e}"),
-                );
-                continue;
+        let imported = match import(&tools, &origin, &server.name) {
+            Ok(c) => c,
+            Err(whole) => {
+                // One tool the importer refuses (a schema that is not an
+                // object, say) is skipped and named; the rest are served.
+                let mut kept = Vec::new();
+                for tool in std::mem::take(&mut tools) {
+                    match import(std::slice::from_ref(&tool), &origin, &server.name) {
+                        Ok(_) => kept.push(tool),
+                        Err(e) => skipped.push(format!("tool {:?} skipped: {e}", tool.name)),
+                    }
+                }
+                tools = kept;
+                match import(&tools, &origin, &server.name) {
+                    Ok(c) => c,
+                    Err(_) => {
+                        fail(
+                            statuses,
+                            &server.name,
+                            format!("its tools/list is not a valid catalog: {whole}"),
+                        );
+                        continue;
+                    }
+                }
             }
         };
         let server_name: Arc<str> = Arc::from(server.name.as_str());
@@ -115,10 +138,10 @@ pub(super) fn build_catalog(
                 tool
             })
             .collect();
-        per_server.push((server, with_origin));
+        per_server.push((server, with_origin, skipped));
     }
     let mut count: BTreeMap<String, usize> = BTreeMap::new();
-    for (_, tools) in &per_server {
+    for (_, tools, _) in &per_server {
         for t in tools {
             *count.entry(t.name.clone()).or_default() += 1;
         }
@@ -130,7 +153,7 @@ pub(super) fn build_catalog(
         .map(|((server, _), name)| (name.as_str(), server.as_str()))
         .collect();
     let mut decided: Vec<((String, String), String)> = Vec::new();
-    for (server, tools) in &per_server {
+    for (server, tools, _) in &per_server {
         for tool in tools {
             let key = (server.name.clone(), tool.name.clone());
             let name = match given.get(&key) {
@@ -157,7 +180,7 @@ pub(super) fn build_catalog(
     given.extend(decided.iter().cloned());
     let mut names_of = decided.into_iter();
     let mut all = Vec::new();
-    for (server, tools) in per_server {
+    for (server, tools, skipped) in per_server {
         let mut prefixed = 0;
         let mut hidden_text = Vec::new();
         let n = tools.len();
@@ -188,6 +211,7 @@ pub(super) fn build_catalog(
                 tools: n,
                 prefixed,
                 hidden_text,
+                skipped,
             };
         }
     }

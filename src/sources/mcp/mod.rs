@@ -17,6 +17,7 @@ pub mod config;
 mod connect;
 mod editors;
 mod host;
+mod lenient;
 mod listed;
 mod listener;
 mod offered;

@@ -90,6 +90,7 @@ impl McpHost {
                 entries.push(Entry {
                     server: server.clone(),
                     listed: Vec::new(),
+                    skipped: Vec::new(),
                     about: None,
                     loaded: false,
                     failed: None,

@@ -15,6 +15,9 @@ pub enum ServerState {
         /// or bidi characters), as sentences naming the tool and field; not
         /// escaped (the catalog's text is quoted raw).
         hidden_text: Vec<String>,
+        /// The tools it listed that could not be read and were left out,
+        /// each a sentence naming the tool and why (not escaped).
+        skipped: Vec<String>,
     },
     Failed {
         why: String,
@@ -40,6 +43,7 @@ impl ServerStatus {
                 tools,
                 prefixed,
                 hidden_text,
+                skipped,
             } => {
                 let mut s = format!("{}: {}", self.name, crate::numbers::counted(*tools, "tool"));
                 if *prefixed > 0 {
@@ -47,6 +51,13 @@ impl ServerStatus {
                         " ({prefixed} prefixed {}__ because another server has the name)",
                         self.name
                     ));
+                }
+                match skipped.len() {
+                    0 => {}
+                    n => s.push_str(&format!(
+                        "; {} skipped (a definition that does not read)",
+                        crate::numbers::counted(n, "tool")
+                    )),
                 }
                 match hidden_text.len() {
                     0 => {}
@@ -69,12 +80,21 @@ impl ServerStatus {
         }
     }
 
-    /// The warnings about the tools it listed (hidden text), as sentences
-    /// naming the tool and field (to escape before printing).
-    pub fn warnings(&self) -> &[String] {
+    /// The warnings about the tools it listed (those skipped, then hidden
+    /// text), as sentences naming the tool and field (to escape before
+    /// printing).
+    pub fn warnings(&self) -> Vec<&str> {
         match &self.state {
-            ServerState::Loaded { hidden_text, .. } => hidden_text,
-            ServerState::Failed { .. } | ServerState::Starting { .. } => &[],
+            ServerState::Loaded {
+                hidden_text,
+                skipped,
+                ..
+            } => skipped
+                .iter()
+                .chain(hidden_text)
+                .map(String::as_str)
+                .collect(),
+            ServerState::Failed { .. } | ServerState::Starting { .. } => Vec::new(),
         }
     }
 

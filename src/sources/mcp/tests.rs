@@ -45,6 +45,7 @@ fn summaries() {
             tools: 2,
             prefixed: 0,
             hidden_text: hidden.clone(),
+            skipped: Vec::new(),
         },
     };
     assert_eq!(s.summary(), "time: 2 tools; 2 warnings of hidden text");
@@ -66,12 +67,14 @@ fn hidden_text_is_reported_with_its_server() {
             tools: 2,
             prefixed: 0,
             hidden_text: Vec::new(),
+            skipped: Vec::new(),
         },
     }];
     let (catalog, failed) = build_catalog(
         vec![super::listed::Listed {
             server,
             tools: listed,
+            skipped: Vec::new(),
             about: None,
         }],
         &[],
@@ -110,6 +113,7 @@ fn names_of(
                         .unwrap()
                 })
                 .collect(),
+            skipped: Vec::new(),
             about: None,
         })
         .collect();

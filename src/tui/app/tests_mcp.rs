@@ -56,6 +56,7 @@ fn statuses() -> Vec<ServerStatus> {
                 tools: 2,
                 prefixed: 1,
                 hidden_text: Vec::new(),
+                skipped: Vec::new(),
             },
         },
         ServerStatus {
@@ -64,6 +65,7 @@ fn statuses() -> Vec<ServerStatus> {
                 tools: 3,
                 prefixed: 1,
                 hidden_text: Vec::new(),
+                skipped: Vec::new(),
             },
         },
         ServerStatus {

@@ -255,16 +255,21 @@ pub fn server_parts(servers: &[ServerStatus], width: usize) -> Vec<(String, bool
             tools: n,
             prefixed,
             hidden_text,
+            skipped,
         } => {
             let mut t = format!("{} {}", escape(&s.name), tools(*n));
             if full && *prefixed > 0 {
                 t.push_str(&format!(" ({prefixed} prefixed)"));
             }
-            // Hidden text in its tools shows as a warning, in the error style.
+            // Hidden text in its tools, and tools it listed that could not
+            // be read, show as a warning, in the error style.
             if full && !hidden_text.is_empty() {
                 t.push_str(&format!(" (hidden text: {})", hidden_text.len()));
             }
-            (t, !hidden_text.is_empty())
+            if full && !skipped.is_empty() {
+                t.push_str(&format!(" ({} skipped)", skipped.len()));
+            }
+            (t, !hidden_text.is_empty() || !skipped.is_empty())
         }
         ServerState::Starting { .. } => (format!("{} starting", escape(&s.name)), false),
         ServerState::Failed { why, .. } => {
@@ -397,6 +402,7 @@ mod tests {
                     tools: 2,
                     prefixed: 0,
                     hidden_text: Vec::new(),
+                    skipped: Vec::new(),
                 },
             },
             ServerStatus {
@@ -405,6 +411,7 @@ mod tests {
                     tools: 12,
                     prefixed: 1,
                     hidden_text: Vec::new(),
+                    skipped: Vec::new(),
                 },
             },
             ServerStatus {
@@ -461,6 +468,7 @@ mod tests {
                 tools: 2,
                 prefixed: 0,
                 hidden_text: vec!["tool \"a\": hidden text in name: ...".into(); 2],
+                skipped: Vec::new(),
             },
         }];
         let parts = server_parts(&s, 200);

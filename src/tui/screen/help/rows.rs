@@ -41,7 +41,7 @@ pub fn help_rows(keymap: &Keymap, servers: &[ServerStatus]) -> Vec<HelpRow> {
             let failed = matches!(s.state, ServerState::Failed { .. });
             // In rows that fit the help popup, a server's stderr lines too.
             // Then the warnings about its tools (hidden text), escaped.
-            let warnings = s.warnings().iter().map(|w| format!("  warning: {w}"));
+            let warnings = s.warnings().into_iter().map(|w| format!("  warning: {w}"));
             let failed = failed || !s.warnings().is_empty();
             // Whole lines: the popup wraps them at words to its width.
             for line in s.summary().lines().map(String::from).chain(warnings) {
@@ -79,6 +79,7 @@ mod tests {
                 tools: 2,
                 prefixed: 0,
                 hidden_text: vec!["tool \"a\u{200b}\": hidden text in name: 1 zero-width".into()],
+                skipped: Vec::new(),
             },
         }];
         let rows = help_rows(&Keymap::defaults(), &servers);

@@ -1,0 +1,110 @@
+//! A server's tools listed one by one: rmcp reads a `tools/list` page as a
+//! whole, so a single tool it cannot read (`"readOnlyHint": "true"`, a
+//! string) fails the page, and with it the server, at every try. Here a
+//! page rmcp cannot read is read again tool by tool; each tool that still
+//! cannot be read is skipped and named, and the others are served.
+
+use rmcp::model::{
+    ClientRequest, CustomResult, ListToolsRequest, PaginatedRequestParams, ServerResult, Tool,
+};
+use rmcp::service::{Peer, RoleClient, ServiceError};
+use serde_json::Value;
+
+/// Pages of one listing at most (a server that never stops paging).
+const MAX_PAGES: usize = 1000;
+
+/// Every tool of the server's list, and a sentence for each tool skipped
+/// (its name, or its place, and why).
+#[derive(Debug, Default)]
+pub(super) struct Listing {
+    pub(super) tools: Vec<Tool>,
+    pub(super) skipped: Vec<String>,
+}
+
+/// Lists every page of `peer`'s tools, reading the tools of a page one by
+/// one when the page as a whole does not read.
+pub(super) async fn list_tools(peer: &Peer<RoleClient>) -> Result<Listing, ServiceError> {
+    let mut out = Listing::default();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_PAGES {
+        let params = cursor
+            .take()
+            .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+        let answer = peer
+            .send_request(ClientRequest::ListToolsRequest(ListToolsRequest {
+                method: Default::default(),
+                params,
+                extensions: Default::default(),
+            }))
+            .await?;
+        let next = match answer {
+            ServerResult::ListToolsResult(page) => {
+                out.tools.extend(page.tools);
+                page.next_cursor
+            }
+            ServerResult::CustomResult(CustomResult(page)) => read_page(&page, &mut out)?,
+            _ => return Err(ServiceError::UnexpectedResponse),
+        };
+        match next {
+            Some(c) if !c.is_empty() => cursor = Some(c),
+            _ => return Ok(out),
+        }
+    }
+    Err(ServiceError::UnexpectedResponse)
+}
+
+/// The tools of a page rmcp could not read, each on its own; its next
+/// cursor.
+fn read_page(page: &Value, out: &mut Listing) -> Result<Option<String>, ServiceError> {
+    let Some(tools) = page.get("tools").and_then(Value::as_array) else {
+        return Err(ServiceError::UnexpectedResponse);
+    };
+    for (i, raw) in tools.iter().enumerate() {
+        match serde_json::from_value::<Tool>(raw.clone()) {
+            Ok(tool) => out.tools.push(tool),
+            Err(e) => {
+                let which = match raw.get("name").and_then(Value::as_str) {
+                    Some(name) => format!("tool {name:?}"),
+                    None => format!("the tool at place {} of a page", i + 1),
+                };
+                out.skipped.push(format!(
+                    "{which} skipped: its definition does not read as an MCP tool ({e})"
+                ));
+            }
+        }
+    }
+    Ok(page
+        .get("nextCursor")
+        .and_then(Value::as_str)
+        .map(str::to_string))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_page_is_read_tool_by_tool_and_the_bad_ones_named() {
+        let page = json!({
+            "tools": [
+                {"name": "good", "inputSchema": {"type": "object"}},
+                {"name": "bad", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": "true"}},
+                {"inputSchema": 3},
+            ],
+            "nextCursor": "p2"
+        });
+        let mut out = Listing::default();
+        assert_eq!(read_page(&page, &mut out).unwrap().as_deref(), Some("p2"));
+        assert_eq!(out.tools.len(), 1);
+        assert_eq!(out.tools[0].name, "good");
+        assert_eq!(out.skipped.len(), 2, "{:?}", out.skipped);
+        assert!(
+            out.skipped[0].starts_with("tool \"bad\" skipped"),
+            "{}",
+            out.skipped[0]
+        );
+        assert!(out.skipped[1].contains("place 3"), "{}", out.skipped[1]);
+        assert!(read_page(&json!({"nope": 1}), &mut out).is_err());
+    }
+}
