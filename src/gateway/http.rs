@@ -19,6 +19,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::http_sessions::{Known, SessionLimits, Sessions};
+use super::http_wire::{self, MAX_MESSAGE_BYTES};
 use super::{Gateway, GatewaySession};
 use crate::server::ApiKeys;
 use crate::server::conn::{self, ConnLimits};
@@ -111,6 +112,7 @@ pub async fn serve_http(
     // (the MCP specification asks servers to validate Origin); clients
     // that send no Origin (hosts, SDKs) are not browsers and pass.
     let mut mcp = StreamableHttpServerConfig::default()
+        .with_max_request_body_bytes(MAX_MESSAGE_BYTES)
         .with_allowed_origins(LOCAL_ORIGINS)
         .enforce_origin_validation();
     if !config.addr.ip().is_loopback() {
@@ -196,17 +198,25 @@ async fn mcp_request(
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
     let closing = request.method() == axum::http::Method::DELETE;
-    match &id {
+    let posted = request.method() == axum::http::Method::POST;
+    let live = match &id {
         Some(id) => match state.sessions.check(id, &scope) {
-            Known::Yours | Known::Unknown => {}
+            Known::Yours => true,
+            Known::Unknown => false,
             // As rmcp answers a session it does not have.
             Known::Others => return no_session(),
             Known::Evicted => return evicted(state.sessions.limits()),
         },
-        None if request.method() == axum::http::Method::POST => {
+        None => false,
+    };
+    if posted {
+        request = match http_wire::checked(request, live).await {
+            Ok(request) => request,
+            Err(answer) => return answer,
+        };
+        if id.is_none() {
             state.sessions.make_room(&scope).await;
         }
-        None => {}
     }
     request.extensions_mut().insert(Scope(scope.clone()));
     let response = next.run(request).await;

@@ -21,6 +21,7 @@ mod first_view;
 mod hidden;
 mod http;
 mod http_sessions;
+mod http_wire;
 mod meta;
 mod offered;
 mod prefix;

@@ -6,15 +6,14 @@ use std::time::{Duration, Instant};
 use axum::Json;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::header::{
-    AUTHORIZATION, CONNECTION, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE,
-};
+use axum::http::header::{AUTHORIZATION, CONNECTION, CONTENT_ENCODING, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use futures_util::StreamExt;
 
 use super::AppState;
+use super::body::{self, BodyFault, BodySink};
+pub(crate) use super::body::{declared_length, discard_bound};
 use crate::service::{BodyReader, ServiceError};
 use crate::terminal_text::escape;
 use crate::wire::{ErrorBody, ErrorDetail};
@@ -71,28 +70,9 @@ fn is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
 }
 
-/// The most a too-large body is read on (and thrown away) before its 413, so
-/// that a client still sending sees the answer rather than a reset: four
-/// times the limit, at least 64 MiB.
-pub(crate) fn discard_bound(limit: usize) -> usize {
-    limit.saturating_mul(4).max(64 << 20)
-}
-
-/// The body's declared length, if it gives a valid one.
-pub(crate) fn declared_length(headers: &HeaderMap) -> Option<usize> {
-    headers
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok())
-}
-
 /// Reads the whole body within the service's size limit and the request's
 /// time limit (from `started`); else the answer to give, closing the
-/// connection. A body over the limit is read to its end (up to a bound, in
-/// the time left) and thrown away, then answered 413, as nginx's lingering
-/// close does: a client that sends its whole body before reading (Python's
-/// urllib, so the Caveman Python SDK) then reads the 413 instead of a broken
-/// pipe.
+/// connection (see [`body::read_limited`]).
 pub(crate) async fn read_request_body(
     st: &AppState,
     headers: &HeaderMap,
@@ -102,27 +82,13 @@ pub(crate) async fn read_request_body(
     read_body_into(st, headers, body, started, Vec::with_capacity).await
 }
 
-/// What a body's chunks are given to as they arrive.
-pub(crate) trait BodySink {
-    fn push(&mut self, chunk: &[u8]);
-}
-
-impl BodySink for Vec<u8> {
-    fn push(&mut self, chunk: &[u8]) {
-        self.extend_from_slice(chunk);
-    }
-}
-
 impl BodySink for BodyReader {
     fn push(&mut self, chunk: &[u8]) {
         BodyReader::push(self, chunk);
     }
 }
 
-/// [`read_request_body`] into the sink `make` gives, which is handed the
-/// room to make at once (the declared length, up to 4 MiB, so a catalog of
-/// a few MB is copied once, not again as a buffer doubles, and a length
-/// declared but not sent holds little).
+/// [`read_request_body`] into the sink `make` gives.
 pub(crate) async fn read_body_into<S: BodySink>(
     st: &AppState,
     headers: &HeaderMap,
@@ -131,57 +97,27 @@ pub(crate) async fn read_body_into<S: BodySink>(
     make: impl FnOnce(usize) -> S,
 ) -> Result<S, Response> {
     let limit = st.max_body_bytes;
-    let declared = declared_length(headers);
-    let deadline = tokio::time::Instant::from_std(started) + st.request_timeout;
-    let mut stream = body.into_data_stream();
-    let timed_out = || {
-        closing(error(
-            StatusCode::REQUEST_TIMEOUT,
-            "request_timeout",
-            format!(
-                "the request body did not arrive within {} ms",
-                st.request_timeout.as_millis()
-            ),
-        ))
-    };
-    if declared.is_some_and(|n| n > discard_bound(limit)) {
-        return Err(closing(too_large(limit)));
-    }
-    // `None` once the body is over the limit (what comes is thrown away).
-    let mut out = declared
-        .is_none_or(|n| n <= limit)
-        .then(|| make(declared.unwrap_or(0).min(4 << 20)));
-    let mut seen = 0usize;
-    loop {
-        let over = out.is_none();
-        let next = match tokio::time::timeout_at(deadline, stream.next()).await {
-            Ok(next) => next,
-            Err(_) if over => break,
-            Err(_) => return Err(timed_out()),
-        };
-        let Some(chunk) = next else { break };
-        let chunk = match chunk {
-            Ok(chunk) => chunk,
-            Err(_) if over => break,
-            Err(e) => {
-                return Err(closing(error(
+    let deadline = started + st.request_timeout;
+    body::read_limited(limit, deadline, headers, body, make)
+        .await
+        .map_err(|fault| {
+            closing(match fault {
+                BodyFault::TooLarge => too_large(limit),
+                BodyFault::TimedOut => error(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "request_timeout",
+                    format!(
+                        "the request body did not arrive within {} ms",
+                        st.request_timeout.as_millis()
+                    ),
+                ),
+                BodyFault::Broken(e) => error(
                     StatusCode::BAD_REQUEST,
                     "invalid_request",
                     format!("reading the request body: {e}"),
-                )));
-            }
-        };
-        seen = seen.saturating_add(chunk.len());
-        if seen > limit {
-            out = None;
-        }
-        match out.as_mut() {
-            Some(sink) => sink.push(&chunk),
-            None if seen > discard_bound(limit) => break,
-            None => {}
-        }
-    }
-    out.ok_or_else(|| closing(too_large(limit)))
+                ),
+            })
+        })
 }
 
 pub(crate) fn too_large(limit: usize) -> Response {

@@ -14,6 +14,7 @@
 //! `{"error": {"code", "message"}}`.
 
 mod auth;
+pub(crate) mod body;
 pub mod conn;
 mod forward;
 mod handlers;

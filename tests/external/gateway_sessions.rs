@@ -12,7 +12,7 @@ use crate::mcp_support::*;
 
 /// One JSON-RPC message posted to the MCP endpoint: the status, the
 /// session id it gave, and the body.
-fn post(
+pub(crate) fn post(
     client: &reqwest::blocking::Client,
     url: &str,
     key: &str,
@@ -39,18 +39,18 @@ fn post(
     (status, id, r.text().unwrap_or_default())
 }
 
-fn initialize() -> Value {
+pub(crate) fn initialize() -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "raw", "version": "1"}}})
 }
 
-fn list() -> Value {
+pub(crate) fn list() -> Value {
     json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
 }
 
 /// A session opened and made ready (`notifications/initialized`).
-fn open(client: &reqwest::blocking::Client, url: &str, key: &str) -> String {
+pub(crate) fn open(client: &reqwest::blocking::Client, url: &str, key: &str) -> String {
     let (status, id, body) = post(client, url, key, None, initialize());
     assert_eq!(status, 200, "{body}");
     let id = id.expect("a session id");
