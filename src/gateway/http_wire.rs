@@ -1,5 +1,5 @@
-//! A message posted to the MCP endpoint, read whole and checked before
-//! rmcp reads it, so that what rmcp would refuse in plain text (or take
+//! A message posted to the MCP endpoint (or a line on stdin), read whole
+//! and checked before rmcp reads it, so that what rmcp would refuse in plain text (or take
 //! for something else) is answered in JSON-RPC, as the streamable HTTP
 //! transport asks: a body that is not JSON (-32700), a batch or a message
 //! of no JSON-RPC shape (-32600), a `tools/call` without a tool's name
@@ -95,9 +95,10 @@ fn error(id: Value, code: i64, message: impl Into<String>) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message.into()}})
 }
 
-/// What is wrong with a posted message, if anything: the status and the
-/// JSON-RPC error to answer.
-pub(crate) fn judge(bytes: &[u8], live: bool) -> Result<(), (StatusCode, Value)> {
+/// What is wrong with a message (posted, or a line on stdin), if
+/// anything: the HTTP status and the JSON-RPC error to answer. `Ok(true)`
+/// for an `initialize`.
+pub(crate) fn judge(bytes: &[u8], live: bool) -> Result<bool, (StatusCode, Value)> {
     let bad =
         |id: Value, code, message: String| Err((StatusCode::BAD_REQUEST, error(id, code, message)));
     let message: Value = match serde_json::from_slice(bytes) {
@@ -106,7 +107,7 @@ pub(crate) fn judge(bytes: &[u8], live: bool) -> Result<(), (StatusCode, Value)>
             return bad(
                 Value::Null,
                 PARSE_ERROR,
-                format!("Parse error: the body is not JSON ({e})"),
+                format!("Parse error: the message is not JSON ({e})"),
             );
         }
     };
@@ -164,7 +165,9 @@ pub(crate) fn judge(bytes: &[u8], live: bool) -> Result<(), (StatusCode, Value)>
             );
         }
         // A response to a request of the gateway's (an elicitation).
-        None if object.contains_key("result") || object.contains_key("error") => return Ok(()),
+        None if object.contains_key("result") || object.contains_key("error") => {
+            return Ok(false);
+        }
         None => {
             return bad(
                 id,
@@ -177,16 +180,17 @@ pub(crate) fn judge(bytes: &[u8], live: bool) -> Result<(), (StatusCode, Value)>
         "initialize" if live => bad(
             id,
             INVALID_REQUEST,
-            "Invalid Request: this session is already initialized; an initialize opens a new session: post it without the mcp-session-id header".into(),
+            "Invalid Request: this session is already initialized; an initialize opens a new session (over HTTP, a POST without the mcp-session-id header)".into(),
         ),
+        "initialize" => Ok(true),
         "tools/call" => match call_params_fault(object.get("params")) {
             Some(why) => Err((
                 StatusCode::OK,
                 error(id, INVALID_PARAMS, format!("Invalid params: {why}")),
             )),
-            None => Ok(()),
+            None => Ok(false),
         },
-        _ => Ok(()),
+        _ => Ok(false),
     }
 }
 

@@ -141,3 +141,77 @@ fn a_body_over_the_limit_sent_whole_is_read_and_answered_413_in_json_rpc() {
         "{v}"
     );
 }
+
+#[test]
+fn over_stdio_the_same_messages_are_answered_in_json_rpc_and_the_session_goes_on() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut args = vec!["gateway".to_string(), "--start-wait".into(), "60".into()];
+    args.extend(time_stdio());
+    let mut child = Command::new(crate::gateway::toolsift())
+        .args(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // A gateway that leaves a line unanswered fails the test, not hangs it.
+    let pid = child.id() as i32;
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(90));
+        // SAFETY: kill only signals the process this test started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    });
+    let init = initialize();
+    let lines = [
+        init.to_string(),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"arguments": {}}})
+            .to_string(),
+        "{not json".to_string(),
+        json!([{"jsonrpc": "2.0", "id": 3, "method": "tools/list"}]).to_string(),
+        {
+            let mut again = init.clone();
+            again["id"] = json!(4);
+            again.to_string()
+        },
+        list().to_string(),
+    ];
+    for line in &lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    let out = BufReader::new(child.stdout.take().unwrap());
+    let mut answers: Vec<Value> = Vec::new();
+    for line in out.lines().map_while(Result::ok) {
+        answers.push(serde_json::from_str(&line).unwrap());
+        if answers.len() == 6 {
+            break;
+        }
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    let errors: Vec<(Value, i64)> = answers
+        .iter()
+        .filter(|a| a.get("error").is_some())
+        .map(|a| (a["id"].clone(), error_code(a)))
+        .collect();
+    assert_eq!(
+        errors,
+        vec![
+            (json!(2), -32602),
+            (Value::Null, -32700),
+            (Value::Null, -32600),
+            (json!(4), -32600),
+        ],
+        "{answers:?}"
+    );
+    // The list after them was answered: the session went on.
+    assert!(
+        answers
+            .iter()
+            .any(|a| a["id"] == 2 && a["result"]["tools"].is_array()),
+        "{answers:?}"
+    );
+}
