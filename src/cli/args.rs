@@ -529,6 +529,9 @@ pub struct GatewayArgs {
     /// Seconds the start waits for the MCP servers before answering the host (default 2); a slower server's tools join when it is up.
     #[arg(long, value_name = "SECS")]
     pub start_wait: Option<f64>,
+    /// Seconds a stop (SIGTERM, SIGINT, SIGHUP) lets the calls in flight finish before answering them that the gateway stopped (default 10).
+    #[arg(long, value_name = "SECS")]
+    pub shutdown_grace: Option<u64>,
     /// Tools that run without asking (the default): server/tool, server/* or tool, `*` anywhere (repeatable; over [gateway.tools]).
     #[arg(long, value_name = "PATTERN")]
     pub allow: Vec<String>,

@@ -22,6 +22,7 @@ struct Plan {
     basis: TokenBasis,
     log_calls: bool,
     call_timeout_secs: Option<u64>,
+    shutdown_grace_secs: Option<u64>,
 }
 
 /// A count from the flags or the file (0 is refused there) as a size.
@@ -147,6 +148,7 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
             .unwrap_or(TokenBasis::O200kBase),
         log_calls: args.log_calls || file.log_calls.unwrap_or(false),
         call_timeout_secs: file.call_timeout_secs,
+        shutdown_grace_secs: file.shutdown_grace_secs,
     })
 }
 
@@ -267,6 +269,24 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
             "waiting for an MCP host on stdin (an MCP host such as Claude Desktop starts the gateway itself: see docs/gateway.md); --dry-run shows the saving, --http HOST:PORT serves HTTP; Ctrl-C stops",
         );
     }
+    let grace = args
+        .shutdown_grace
+        .or(plan.shutdown_grace_secs)
+        .map_or(gateway::DEFAULT_SHUTDOWN_GRACE, Duration::from_secs);
+    gateway.drain().set_grace(grace);
+    let stopping = gateway.clone();
+    toolsift::sources::mcp::before_exit(move || {
+        if let Some(stopped) = stopping.drain().stop()
+            && stopped.finished + stopped.cut > 0
+        {
+            stopping.recorder().info(&format!(
+                "stopping: {} finished, {} answered that the gateway stopped (grace {} s)",
+                toolsift::numbers::counted(stopped.finished, "call"),
+                stopped.cut,
+                grace.as_secs()
+            ));
+        }
+    });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("toolsift-gateway")

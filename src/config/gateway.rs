@@ -12,6 +12,7 @@
 //! breaker_threshold = 3            # identical calls in a row allowed
 //! breaker_threshold_read_only = 3  # the same, for read-only tools
 //! call_timeout_secs = 60
+//! shutdown_grace_secs = 10         # on SIGTERM: calls in flight may finish
 //! expose_found = false
 //! log_calls = false
 //! hidden_text = "strip"            # or drop, keep
@@ -57,6 +58,9 @@ pub struct GatewaySection {
     pub breaker_threshold_read_only: Option<u32>,
     #[serde(default, deserialize_with = "file_value::positive")]
     pub call_timeout_secs: Option<u64>,
+    /// Seconds a stop lets the calls in flight finish.
+    #[serde(default, deserialize_with = "file_value::count")]
+    pub shutdown_grace_secs: Option<u64>,
     #[serde(default, deserialize_with = "file_value::flag")]
     pub expose_found: Option<bool>,
     #[serde(default, deserialize_with = "file_value::flag")]

@@ -131,8 +131,12 @@ pub async fn serve_http(
             "API key required".to_string()
         }
     ));
+    // The sessions end once the calls in flight are answered (within the
+    // stop's grace period; the signal's thread may have begun it).
+    let drain = gateway.drain();
     let shutdown = async move {
         shutdown.await;
+        let _ = tokio::task::spawn_blocking(move || drain.stop()).await;
         stop.cancel();
     };
     conn::serve_as("toolsift gateway", listener, app, config.conn, shutdown)

@@ -16,6 +16,7 @@ mod approve;
 mod call;
 mod compact;
 mod describe;
+mod drain;
 mod find;
 mod first_view;
 mod hidden;
@@ -44,6 +45,7 @@ use crate::service::{Service, ServiceConfig};
 use crate::sources::mcp::{Gathered, McpHost};
 
 pub use approve::TOOL_META;
+pub use drain::{DEFAULT_SHUTDOWN_GRACE, Drain, Stopped};
 pub use hidden::{HiddenCounts, HiddenText};
 pub use http::{HttpConfig, MCP_PATH, check_bind, serve_http};
 pub use http_sessions::{DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_KEY, SessionLimits};
@@ -179,6 +181,8 @@ pub struct Gateway {
     described_states: Mutex<(Vec<String>, Vec<String>)>,
     /// The questions of `ask` rules awaiting a 2026-07-28 host's retry.
     pub(crate) pending_asks: approve::PendingAsks,
+    /// The calls in flight, for a stop that lets them finish.
+    pub(crate) drain: Arc<Drain>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -232,7 +236,13 @@ impl Gateway {
             files,
             hidden: Mutex::new(hidden),
             routes: Mutex::default(),
+            drain: Arc::default(),
         })
+    }
+
+    /// The calls in flight: [`Drain::stop`] lets them finish on a signal.
+    pub fn drain(&self) -> Arc<Drain> {
+        self.drain.clone()
     }
 
     /// The breaker of sessionless calls made with API key `scope` (one per

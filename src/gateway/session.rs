@@ -17,6 +17,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 use rmcp::{ErrorData, ServerHandler};
 
 use super::Gateway;
+use super::answer::error_result;
 use super::approve::Asking;
 use super::call::SessionBreaker;
 use super::call::Via;
@@ -173,13 +174,22 @@ impl ServerHandler for GatewaySession {
     ) -> Result<CallToolResponse, ErrorData> {
         let (label, breaker) = self.who(&context);
         let cancelled = context.ct.clone();
+        let drain = &self.gateway.drain;
+        let Some(_in_flight) = drain.enter() else {
+            return Ok(error_result("the gateway is stopping: this call was not started").into());
+        };
         // A host that cancels the call (notifications/cancelled) stops the
-        // wait, which cancels the call on its server.
+        // wait, which cancels the call on its server; so does a stop whose
+        // grace period ran out, answered so the host is not left waiting.
         let mut response = tokio::select! {
             response = self.answer(&label, &breaker, request, &context) => response,
             () = cancelled.cancelled() => {
                 self.gateway.recorder.info(&format!("{label}: the host cancelled a call"));
                 return Err(ErrorData::internal_error("cancelled by the host", None));
+            }
+            () = drain.cut() => {
+                self.gateway.recorder.warn(&format!("{label}: a call was still running when the gateway stopped"));
+                error_result("the gateway stopped (it was told to end) before this call finished; its grace period ran out. The call may or may not have taken effect upstream").into()
             }
         };
         // An older server's result has no resultType; 2026-07-28 hosts need

@@ -47,6 +47,10 @@ fn bad_values_name_file_line_and_column() {
             ":2:18: context_budget must be a non-negative integer, not -5",
         ),
         (
+            "[gateway]\nshutdown_grace_secs = -1\n",
+            ":2:23: shutdown_grace_secs must be a non-negative integer, not -1",
+        ),
+        (
             "[embeddings]\ntimeout_ms = \"soon\"\n",
             ":2:14: timeout_ms must be a non-negative integer, not \"soon\"",
         ),

@@ -15,6 +15,7 @@ mod gateway_passthrough;
 mod gateway_reads;
 mod gateway_reload;
 mod gateway_sessions;
+mod gateway_stop;
 mod gateway_wire;
 mod hub;
 mod mcp_servers;

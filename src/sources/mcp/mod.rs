@@ -33,7 +33,7 @@ pub use host::McpHost;
 pub use listed::unmatched_always_load;
 pub use listener::ProgressSink;
 pub use offered::{Offer, ServerList};
-pub use reaper::{install_exit_guards, kill_all_servers};
+pub use reaper::{before_exit, install_exit_guards, kill_all_servers};
 pub use reconfigure::Reconfigured;
 pub use status::{CallOutcome, Gathered, McpCallError, ServerState, ServerStatus};
 

@@ -57,8 +57,20 @@ pub fn kill_all_servers() {
     }
 }
 
-/// Kills the servers on a panic and on SIGINT, SIGTERM or SIGHUP (then runs
-/// `on_signal`, e.g. to restore the terminal, and exits 128 + signal).
+/// What a signal runs before the servers are killed (the gateway lets its
+/// calls in flight finish).
+static BEFORE_EXIT: std::sync::OnceLock<Box<dyn Fn() + Send + Sync>> = std::sync::OnceLock::new();
+
+/// Runs `f` on SIGINT, SIGTERM or SIGHUP before the servers are killed
+/// (once: a second call is ignored). `f` may block; a second signal while
+/// it runs ends the process at once.
+pub fn before_exit(f: impl Fn() + Send + Sync + 'static) {
+    let _ = BEFORE_EXIT.set(Box::new(f));
+}
+
+/// Kills the servers on a panic and on SIGINT, SIGTERM or SIGHUP (after
+/// [`before_exit`]'s hook; then runs `on_signal`, e.g. to restore the
+/// terminal, and exits 128 + signal).
 pub fn install_exit_guards(on_signal: fn()) {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
@@ -90,6 +102,21 @@ pub fn install_exit_guards(on_signal: fn()) {
                         _ = term.recv() => 143,
                         _ = hup.recv() => 129,
                     };
+                    if let Some(hook) = BEFORE_EXIT.get() {
+                        // A second signal does not wait for the hook.
+                        let again = tokio::spawn(async move {
+                            tokio::select! {
+                                _ = int.recv() => {}
+                                _ = term.recv() => {}
+                                _ = hup.recv() => {}
+                            }
+                        });
+                        let hook = tokio::task::spawn_blocking(hook);
+                        tokio::select! {
+                            _ = hook => {}
+                            _ = again => {}
+                        }
+                    }
                     kill_all_servers();
                     on_signal();
                     std::process::exit(code);
