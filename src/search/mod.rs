@@ -94,6 +94,9 @@ pub struct SearchResult {
     pub basis: &'static str,
     pub note: Option<String>,
     pub session_tools: Vec<String>,
+    /// What became of the session named, when not what was asked (the
+    /// service did not hold it, or could not save it).
+    pub session_note: Option<String>,
     /// Tools embedded so far and the total, while the service computes a
     /// dense ranker's vectors (the answer is BM25F's meanwhile).
     pub embedding: Option<(u64, u64)>,
@@ -186,6 +189,7 @@ pub fn accept(
         basis: BASIS_INFERRED,
         note: response.note,
         session_tools: response.session_tools,
+        session_note: response.session_note,
         tool_tokens: None,
         held_back: response
             .held_back

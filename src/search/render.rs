@@ -54,6 +54,9 @@ impl SearchResult {
         if let Some(note) = &self.note {
             out["note"] = json!(note);
         }
+        if let Some(note) = &self.session_note {
+            out["session_note"] = json!(note);
+        }
         if !self.held_back.is_empty() {
             out["held_back"] = self
                 .held_back
@@ -184,6 +187,9 @@ impl SearchResult {
             escape(self.basis),
             escape(self.session_id.as_deref().unwrap_or("-"))
         );
+        if let Some(note) = &self.session_note {
+            let _ = writeln!(out, "session: {}", escape(note));
+        }
         out
     }
 }

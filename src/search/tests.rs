@@ -98,6 +98,7 @@ fn response(names: &[&str], sent: u64, full: u64) -> ToolSearchResponse {
         token_basis: " ".into(),
         session_id: String::new(),
         note: None,
+        session_note: None,
         embedding: None,
         session_tools: Vec::new(),
         held_back: Vec::new(),

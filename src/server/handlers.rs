@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 use super::body::{self, BodyFault, BodySink};
 pub(crate) use super::body::{declared_length, discard_bound};
-use crate::service::{BodyReader, ServiceError};
+use crate::service::{BodyReader, SESSION_NOT_FOUND, SESSION_NOT_SAVED, ServiceError};
 use crate::terminal_text::escape;
 use crate::wire::{ErrorBody, ErrorDetail};
 
@@ -256,12 +256,16 @@ pub(crate) async fn tool_search(
     let (result, query) = match tokio::time::timeout(remaining, work).await {
         Ok(Ok((Ok((mut answer, Some(pending))), query))) => {
             // A shared store: the session is recorded there.
-            let mut saved = true;
             match st.store.record(&st.service, &pending).await {
-                Ok(loaded) => answer.set_session_tools(loaded),
+                Ok(recorded) => {
+                    if recorded.new && pending.named {
+                        answer.set_session_note(SESSION_NOT_FOUND);
+                    }
+                    answer.set_session_tools(recorded.loaded);
+                }
                 // A session the request continues needs the store; a new
                 // one is answered anyway, and said to be unsaved.
-                Err(_) if !pending.named => saved = false,
+                Err(_) if !pending.named => answer.set_session_note(SESSION_NOT_SAVED),
                 Err(e) => {
                     return error(
                         StatusCode::SERVICE_UNAVAILABLE,
@@ -269,14 +273,6 @@ pub(crate) async fn tool_search(
                         e.to_string(),
                     );
                 }
-            }
-            if !saved {
-                let mut response = answer_response(&answer.wire());
-                response.headers_mut().insert(
-                    "x-toolsift-tool-session",
-                    HeaderValue::from_static("not-saved"),
-                );
-                return response;
             }
             (Ok(answer), query)
         }
@@ -304,7 +300,19 @@ pub(crate) async fn tool_search(
         Ok(answer) => {
             fields.returned = Some(answer.outcome().tools.len());
             fields.catalog_tools = Some(answer.catalog_len());
-            answer_response(&answer.wire())
+            let mut response = answer_response(&answer.wire());
+            // What became of the session, for a caller that reads headers.
+            let state = match answer.outcome().session_note.as_deref() {
+                Some(SESSION_NOT_FOUND) => Some("new"),
+                Some(SESSION_NOT_SAVED) => Some("not-saved"),
+                _ => None,
+            };
+            if let Some(state) = state {
+                response
+                    .headers_mut()
+                    .insert("x-toolsift-tool-session", HeaderValue::from_static(state));
+            }
+            response
         }
         Err(e) => service_error(&e),
     };

@@ -74,6 +74,8 @@ impl Metrics {
             metrics::counter!("toolsift_shared_errors_total").absolute(shared.errors);
             metrics::counter!("toolsift_session_writes_unreplicated_total")
                 .absolute(store.unreplicated());
+            metrics::counter!("toolsift_session_replica_waits_skipped_total")
+                .absolute(store.replica_waits_skipped());
         }
         metrics::counter!("toolsift_searches_total").absolute(stats.searches);
         metrics::counter!("toolsift_index_cache_hits_total").absolute(stats.index_cache_hits);

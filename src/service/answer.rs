@@ -32,6 +32,11 @@ impl Answer {
         self.outcome.session_tools = loaded;
     }
 
+    /// What became of the session, when not what the request asked.
+    pub fn set_session_note(&mut self, note: &str) {
+        self.outcome.session_note = Some(note.to_string());
+    }
+
     /// The tools in the catalog searched.
     pub fn catalog_len(&self) -> usize {
         self.catalog.len()
@@ -82,6 +87,7 @@ fn to_wire_with<'a, T>(
         session_id: outcome.session_id.clone(),
         note: outcome.note.clone(),
         session_tools: outcome.session_tools.clone(),
+        session_note: outcome.session_note.clone(),
         embedding: outcome
             .embedding
             .map(|(done, total)| EmbeddingProgress { done, total }),

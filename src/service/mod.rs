@@ -41,6 +41,7 @@ use crate::wire::{ErrorBody, ErrorDetail};
 use background::Building;
 use cache::Lru;
 use sessions::Sessions;
+pub use sessions::{Recorded, SESSION_NOT_FOUND, SESSION_NOT_SAVED};
 
 pub use answer::{Answer, to_wire};
 pub use json::{PendingSession, Ready, json_kind, params_from_wire, queries_of};
@@ -239,6 +240,9 @@ pub struct SearchOutcome {
     pub session_id: String,
     /// Every tool loaded in the session so far, in first-load order.
     pub session_tools: Vec<String>,
+    /// What became of the session the request named, when not what it
+    /// asked: not held (started anew), or not saved.
+    pub session_note: Option<String>,
     pub note: Option<String>,
     /// Schema tokens of every catalog tool, in catalog order.
     pub tool_tokens: Arc<Vec<u64>>,

@@ -144,8 +144,13 @@ impl Service {
         // A request's figures: its tools' and, under a provider's basis,
         // what any request with tools adds.
         let sent = basis.set_cost(tools.iter().map(|t| costs[t.index]));
+        let mut session_note = None;
         let (session_id, session_tools) = if record {
-            self.record_session(catalog, params, scope, &tools, now)?
+            let (id, recorded) = self.record_session(catalog, params, scope, &tools, now)?;
+            if recorded.new && params.session_id.is_some() {
+                session_note = Some(sessions::SESSION_NOT_FOUND.to_string());
+            }
+            (id, recorded.loaded)
         } else if params.preview {
             (params.session_id.clone().unwrap_or_default(), Vec::new())
         } else {
@@ -168,6 +173,7 @@ impl Service {
             token_basis: basis,
             session_id,
             session_tools,
+            session_note,
             note,
             tool_tokens: costs,
             embedding: waiting.map(|(_, progress)| progress),
@@ -254,9 +260,10 @@ impl Service {
         scope: &str,
         tools: &[Selected],
         now: Instant,
-    ) -> Result<(String, Vec<String>), ServiceError> {
+    ) -> Result<(String, sessions::Recorded), ServiceError> {
         if params.preview {
-            return Ok((params.session_id.clone().unwrap_or_default(), Vec::new()));
+            let id = params.session_id.clone().unwrap_or_default();
+            return Ok((id, sessions::Recorded::default()));
         }
         let id = match &params.session_id {
             Some(id) => id.clone(),

@@ -58,6 +58,22 @@ fn intern(
 }
 
 /// A new session id: 128 random bits as 32 hex digits.
+/// A session as a store recorded a search's tools in it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recorded {
+    /// Every tool loaded in it so far, in first-load order.
+    pub loaded: Vec<String>,
+    /// The store held no such session: this search started it.
+    pub new: bool,
+}
+
+/// The answer's `session_note` when a search named a session the store
+/// did not hold (so it starts anew under that id).
+pub const SESSION_NOT_FOUND: &str = "no session with this session_id was held for this API key (never saved, expired, or another key's): a new session starts under it, holding only this search's tools";
+
+/// The answer's `session_note` when its new session could not be saved.
+pub const SESSION_NOT_SAVED: &str = "this session could not be saved (the session store did not answer): a search that continues its session_id will start a new session";
+
 pub(crate) fn mint_session_id() -> Result<String, ServiceError> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).map_err(|e| ServiceError {
@@ -110,7 +126,8 @@ impl Sessions {
     }
 
     /// Continues (or creates) session `id` of `scope` and appends the newly
-    /// loaded tools; returns every tool loaded in it so far.
+    /// loaded tools; returns every tool loaded in it so far, and whether it
+    /// was new.
     pub(crate) fn record(
         &mut self,
         catalog: &Catalog,
@@ -118,10 +135,11 @@ impl Sessions {
         scope: &str,
         loaded: &[&str],
         now: Instant,
-    ) -> Vec<String> {
+    ) -> Recorded {
         self.expire(now);
         let key = super::session_key::memory_key(id, scope);
         let fingerprint = catalog.fingerprint();
+        let new = !self.map.contains_key(&key);
         if let Some(session) = self.map.get(&key) {
             self.by_age.remove(&(session.last_used, session.seq));
         } else {
@@ -142,7 +160,7 @@ impl Sessions {
         self.next_seq += 1;
         let seq = self.next_seq;
         let Some(session) = self.map.get_mut(&key) else {
-            return Vec::new();
+            return Recorded::default();
         };
         if session.fingerprint != fingerprint {
             // The catalog changed: keep the loaded tools that still exist.
@@ -174,7 +192,10 @@ impl Sessions {
             self.interned.retain(|_, t| t.strong_count() > 0);
             self.prune_at = (2 * self.interned.len()).max(1024);
         }
-        answer
+        Recorded {
+            loaded: answer,
+            new,
+        }
     }
 
     /// Session `id` of `scope`, touched (a provider call is a use): its

@@ -394,6 +394,9 @@ fn sessions_append_in_first_load_order_and_are_scoped() {
     p.session_id = Some(first.session_id.clone());
     let second = s.tool_search(&c, &p, "key-a").unwrap();
     assert_eq!(second.session_id, first.session_id);
+    // A session continued, or minted, needs no word about it.
+    assert_eq!(first.session_note, None);
+    assert_eq!(second.session_note, None);
     assert_eq!(
         second.session_tools,
         [
@@ -404,9 +407,16 @@ fn sessions_append_in_first_load_order_and_are_scoped() {
             "list_incidents"
         ]
     );
-    // The same id under another key is another session.
+    // The same id under another key is another session, and the answer
+    // says the id named none it held.
     let other = s.tool_search(&c, &p, "key-b").unwrap();
     assert_eq!(other.session_id, first.session_id);
+    assert_eq!(
+        other.session_note.as_deref(),
+        Some(super::SESSION_NOT_FOUND)
+    );
+    let again = s.tool_search(&c, &p, "key-b").unwrap();
+    assert_eq!(again.session_note, None, "held from the search before");
     assert_eq!(
         other.session_tools,
         [

@@ -234,6 +234,11 @@ pub struct ToolSearchResponse<T = WireTool> {
     /// Every tool loaded in this session so far, in first-load order.
     #[serde(default)]
     pub session_tools: Vec<String>,
+    /// What became of the session, when not what the request asked: the
+    /// `session_id` it named was not held (a new session starts under it),
+    /// or its new session could not be saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_note: Option<String>,
     /// While a dense ranker's catalog vectors are computed (a preview then
     /// gets BM25F's answer): how many tools are embedded so far.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -120,6 +120,7 @@ pub fn parse_response(body: &[u8]) -> Result<ToolSearchResponse, ResponseError> 
             .get("session_tools")
             .and_then(|v| serde_json::from_value::<Vec<String>>(v.clone()).ok())
             .unwrap_or_default(),
+        session_note: wire_string(object.get("session_note")),
         embedding: object
             .get("embedding")
             .and_then(|v| serde_json::from_value(v.clone()).ok()),

@@ -12,6 +12,8 @@ pub struct Redis {
     child: Option<Child>,
     pub port: u16,
     dir: PathBuf,
+    /// `--replicaof 127.0.0.1 PORT`: a replica of that server.
+    primary: Option<u16>,
 }
 
 pub fn free_port() -> u16 {
@@ -39,6 +41,24 @@ pub fn program() -> String {
 
 impl Redis {
     pub fn start() -> Redis {
+        Redis::start_with(None)
+    }
+
+    /// A replica of `primary`, started once it answers PING (it may still
+    /// be syncing: see [`Redis::replicas_online`]).
+    pub fn replica_of(primary: &Redis) -> Redis {
+        Redis::start_with(Some(primary.port))
+    }
+
+    /// The replicas `INFO replication` says are online.
+    pub fn replicas_online(&self) -> usize {
+        self.cli(&["info", "replication"])
+            .lines()
+            .filter(|l| l.starts_with("slave") && l.contains("state=online"))
+            .count()
+    }
+
+    fn start_with(primary: Option<u16>) -> Redis {
         use std::sync::atomic::{AtomicU32, Ordering};
         static N: AtomicU32 = AtomicU32::new(0);
         let dir = std::env::temp_dir().join(format!(
@@ -51,6 +71,7 @@ impl Redis {
             child: None,
             port: free_port(),
             dir,
+            primary,
         };
         r.restart();
         r
@@ -64,9 +85,13 @@ impl Redis {
     /// Starts the server (again, on the same port) and waits until it
     /// answers PING.
     pub fn restart(&mut self) {
-        let child = Command::new(program())
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no", "--protected-mode", "no"])
+        let mut cmd = Command::new(program());
+        cmd.args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--protected-mode", "no"]);
+        if let Some(p) = self.primary {
+            cmd.args(["--replicaof", "127.0.0.1", &p.to_string()]);
+        }
+        let child = cmd
             .arg("--dir")
             .arg(&self.dir)
             .stdout(Stdio::null())

@@ -44,6 +44,7 @@ impl RedisCluster {
                 .args(["--save", "", "--appendonly", "no", "--protected-mode", "no"])
                 .args(["--cluster-enabled", "yes", "--cluster-node-timeout", "1000"])
                 .args(["--cluster-config-file", "nodes.conf"])
+                .args(["--repl-diskless-sync-delay", "0"])
                 .arg("--dir")
                 .arg(&node_dir)
                 .stdout(Stdio::null())
@@ -72,6 +73,20 @@ impl RedisCluster {
             .expect("run redis-cli --cluster create");
         assert!(out.status.success(), "redis-cli --cluster create: {out:?}");
         cluster.wait_ok();
+        // A replica that has not synced cannot take over: a test that
+        // kills a primary needs every replica in sync first.
+        cluster.wait("has three replicas in sync", || {
+            let ports: Vec<u16> = cluster.running().collect();
+            ports
+                .iter()
+                .filter(|p| {
+                    cli(**p, &["INFO", "replication"]).is_some_and(|s| {
+                        s.contains("role:slave") && s.contains("master_link_status:up")
+                    })
+                })
+                .count()
+                == 3
+        });
         cluster
     }
 

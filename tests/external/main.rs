@@ -24,5 +24,6 @@ mod openai_rendering;
 mod python_sdk;
 mod redis_cluster;
 mod redis_fleet;
+mod redis_replicas;
 mod redis_sessions;
 mod typescript_sdk;

@@ -10,3 +10,4 @@ mod passthrough;
 mod recognised;
 mod regex_ranker;
 mod serve;
+mod sessions;

@@ -78,6 +78,40 @@ impl Conn {
     }
 }
 
+impl Conn {
+    /// The replicas connected to the primary that holds `key` (Redis
+    /// `ROLE`): a write there can be confirmed by at most this many.
+    pub(crate) async fn connected_replicas(&mut self, key: &str) -> RedisResult<u32> {
+        let role = redis::cmd("ROLE");
+        let v: Value = match self {
+            Conn::Single(c) => role.query_async(c).await?,
+            Conn::Cluster(c) => {
+                let route = Route::with_key(key, SlotAddr::Master);
+                let routing = RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(route));
+                c.route_command(role, routing).await?
+            }
+        };
+        Ok(replicas_in_role(&v))
+    }
+}
+
+/// The replicas a `ROLE` answer lists: `["master", offset, [[ip, port,
+/// offset], ...]]` (any other role has none of its own).
+fn replicas_in_role(v: &Value) -> u32 {
+    let Value::Array(parts) = v else { return 0 };
+    let is_master = match parts.first() {
+        Some(Value::BulkString(b)) => b.as_slice() == b"master",
+        Some(Value::SimpleString(s)) => s == "master",
+        _ => false,
+    };
+    match parts.get(2) {
+        Some(Value::Array(replicas)) if is_master => {
+            u32::try_from(replicas.len()).unwrap_or(u32::MAX)
+        }
+        _ => 0,
+    }
+}
+
 impl ConnectionLike for Conn {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
@@ -103,5 +137,37 @@ impl ConnectionLike for Conn {
             Conn::Single(c) => c.get_db(),
             Conn::Cluster(c) => c.get_db(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bulk(s: &str) -> Value {
+        Value::BulkString(s.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn a_role_answer_gives_its_primarys_replicas() {
+        let replica = Value::Array(vec![bulk("127.0.0.1"), bulk("7001"), bulk("99")]);
+        let master = |n: usize| {
+            Value::Array(vec![
+                bulk("master"),
+                Value::Int(99),
+                Value::Array(vec![replica.clone(); n]),
+            ])
+        };
+        assert_eq!(replicas_in_role(&master(0)), 0);
+        assert_eq!(replicas_in_role(&master(2)), 2);
+        let slave = Value::Array(vec![
+            bulk("slave"),
+            bulk("127.0.0.1"),
+            Value::Int(7000),
+            bulk("connected"),
+            Value::Int(99),
+        ]);
+        assert_eq!(replicas_in_role(&slave), 0);
+        assert_eq!(replicas_in_role(&Value::Nil), 0);
     }
 }

@@ -12,6 +12,7 @@
 mod conn;
 mod definition;
 mod remote;
+mod replicas;
 pub mod shared;
 
 use std::sync::Arc;
@@ -19,7 +20,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::inject::SessionTools;
-use super::{PendingSession, Service, sessions};
+use super::{PendingSession, Recorded, Service, sessions};
 pub use remote::RedisStore;
 pub use shared::{SharedLimits, SharedStats};
 
@@ -118,7 +119,7 @@ pub struct StoreOptions {
     /// A session unused this long is forgotten.
     pub idle: Duration,
     /// Replicas that must hold a session write before it is answered
-    /// (`WAIT`, up to [`remote::WAIT_MS`]); 0 answers at once.
+    /// (`WAIT`, up to [`replicas::WAIT_MS`]); 0 answers at once.
     pub wait_replicas: u32,
     pub shared: SharedLimits,
 }
@@ -195,6 +196,14 @@ impl SessionStore {
         }
     }
 
+    /// Of them, writes not waited on: their primary had too few replicas.
+    pub fn replica_waits_skipped(&self) -> u64 {
+        match self {
+            SessionStore::Memory => 0,
+            SessionStore::Redis(r) => r.replica_waits_skipped(),
+        }
+    }
+
     /// What the shared catalogs and vectors have done, with a shared store.
     pub fn shared_stats(&self) -> Option<SharedStats> {
         match self {
@@ -217,13 +226,13 @@ impl SessionStore {
         &self,
         service: &Service,
         pending: &PendingSession,
-    ) -> Result<Vec<String>, StoreError> {
+    ) -> Result<Recorded, StoreError> {
         match self {
             SessionStore::Memory => Ok(service.record_pending(pending)),
             SessionStore::Redis(r) => {
-                let loaded = r.count(r.record(pending).await)?;
+                let recorded = r.count(r.record(pending).await)?;
                 r.shared.offer_catalog(&pending.scope, &pending.catalog);
-                Ok(loaded)
+                Ok(recorded)
             }
         }
     }
@@ -270,7 +279,7 @@ impl SessionStore {
 
 impl Service {
     /// Records a deferred search's session in this service's own sessions.
-    pub fn record_pending(&self, p: &PendingSession) -> Vec<String> {
+    pub fn record_pending(&self, p: &PendingSession) -> Recorded {
         let names: Vec<&str> = p.loaded.iter().map(String::as_str).collect();
         super::lock(&self.sessions).record(
             &p.catalog,

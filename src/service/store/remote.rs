@@ -12,13 +12,11 @@ use std::time::Duration;
 
 use super::conn::Conn;
 use super::definition::{definition, parse_definition};
+use super::replicas::ReplicaWait;
 use super::shared::Shared;
 use super::{StoreError, StoreOptions};
 use crate::catalog::Tool;
-use crate::service::{PendingSession, session_key};
-
-/// The longest a session write waits for its replicas.
-pub const WAIT_MS: u64 = 500;
+use crate::service::{PendingSession, Recorded, session_key};
 
 /// Sessions in a shared store, through one connection that reconnects by
 /// itself ([`Conn`]).
@@ -26,10 +24,8 @@ pub struct RedisStore {
     pub(super) name: String,
     conn: Conn,
     idle: Duration,
-    wait_replicas: u32,
+    replicas: ReplicaWait,
     pub(super) errors: AtomicU64,
-    /// Session writes answered before the replicas asked for held them.
-    unreplicated: AtomicU64,
     append: Arc<redis::Script>,
     touch: Arc<redis::Script>,
     pub(super) shared: Arc<Shared>,
@@ -40,9 +36,12 @@ pub struct RedisStore {
 /// replacing a changed catalog's tools (else empty), then name/definition
 /// pairs. A session whose fingerprint differs from the caller's (and not
 /// the one it saw) is left as it is and its names returned, for the caller
-/// to keep those in the new catalog and try again.
+/// to keep those in the new catalog and try again. Otherwise returns
+/// `{'ok' (or 'new' for a session it did not hold), fingerprint, names}`.
 const APPEND: &str = r#"
 local cur = redis.call('HGET', KEYS[1], 'fp')
+local status = 'ok'
+if not cur then status = 'new' end
 if cur and cur ~= ARGV[2] then
   if ARGV[3] ~= cur then
     return {'changed', cur, redis.call('LRANGE', KEYS[2], 0, -1)}
@@ -57,7 +56,7 @@ for i = 4, #ARGV, 2 do
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
-return {'ok', ARGV[2], redis.call('LRANGE', KEYS[2], 0, -1)}
+return {status, ARGV[2], redis.call('LRANGE', KEYS[2], 0, -1)}
 "#;
 
 /// Reads a session and renews its TTL. KEYS: the hash, the order list.
@@ -94,9 +93,8 @@ impl RedisStore {
             shared: Arc::new(Shared::new(name, conn.clone(), &options.shared)),
             conn,
             idle: options.idle,
-            wait_replicas: options.wait_replicas,
+            replicas: ReplicaWait::new(options.wait_replicas),
             errors: AtomicU64::new(0),
-            unreplicated: AtomicU64::new(0),
             append: Arc::new(redis::Script::new(APPEND)),
             touch: Arc::new(redis::Script::new(TOUCH)),
         })
@@ -104,7 +102,12 @@ impl RedisStore {
 
     /// Session writes answered although fewer replicas than asked held them.
     pub fn unreplicated(&self) -> u64 {
-        self.unreplicated.load(Ordering::Relaxed)
+        self.replicas.unreplicated()
+    }
+
+    /// Of them, writes not waited on: their primary had too few replicas.
+    pub fn replica_waits_skipped(&self) -> u64 {
+        self.replicas.skipped()
     }
 
     pub(super) fn count<T>(&self, r: Result<T, StoreError>) -> Result<T, StoreError> {
@@ -136,7 +139,7 @@ impl RedisStore {
             .map_err(|e| self.error(e))
     }
 
-    pub(super) async fn record(&self, p: &PendingSession) -> Result<Vec<String>, StoreError> {
+    pub(super) async fn record(&self, p: &PendingSession) -> Result<Recorded, StoreError> {
         let (hash, order) = session_key::redis_keys(&p.id, &p.scope);
         let fp = format!("{:032x}", p.catalog.fingerprint());
         let mut saw = String::new();
@@ -154,9 +157,12 @@ impl RedisStore {
             let mut c = self.conn.clone();
             let (status, stored_fp, loaded): (String, String, Vec<String>) =
                 call.invoke_async(&mut c).await.map_err(|e| self.error(e))?;
-            if status == "ok" {
+            if status == "ok" || status == "new" {
                 self.replicate(&mut c, &hash).await?;
-                return Ok(loaded);
+                return Ok(Recorded {
+                    loaded,
+                    new: status == "new",
+                });
             }
             // The catalog changed: keep the loaded tools that still exist,
             // first-load order, then this search's.
@@ -176,20 +182,13 @@ impl RedisStore {
     }
 
     /// With replicas asked for: waits until they hold the session's write
-    /// (so a failover loses no acknowledged session), up to [`WAIT_MS`];
-    /// fewer in time is answered anyway and counted.
+    /// (so a failover loses no acknowledged session), as [`ReplicaWait`]
+    /// says.
     async fn replicate(&self, c: &mut Conn, key: &str) -> Result<(), StoreError> {
-        if self.wait_replicas == 0 {
-            return Ok(());
-        }
-        let held = c
-            .wait_replicas(key, self.wait_replicas, WAIT_MS)
+        self.replicas
+            .after_write(c, key, &self.name)
             .await
-            .map_err(|e| self.error(e))?;
-        if held < self.wait_replicas {
-            self.unreplicated.fetch_add(1, Ordering::Relaxed);
-        }
-        Ok(())
+            .map_err(|e| self.error(e))
     }
 
     pub(super) async fn lookup(
