@@ -14,7 +14,7 @@ use rmcp::transport::{
 use tokio::io::AsyncReadExt;
 
 use super::listener::Listener;
-use super::reaper::register_group;
+use super::reaper::spawn_registered;
 use super::{McpServer, Transport};
 
 /// A live connection to one server.
@@ -55,9 +55,14 @@ pub(super) async fn connect_and_list(
             if let Some(dir) = cwd {
                 cmd.current_dir(dir);
             }
-            let spawned = TokioChildProcess::builder(cmd)
-                .stderr(std::process::Stdio::piped())
-                .spawn();
+            let spawned = spawn_registered(
+                || {
+                    TokioChildProcess::builder(cmd)
+                        .stderr(std::process::Stdio::piped())
+                        .spawn()
+                },
+                |(process, _)| process.id().and_then(|id| i32::try_from(id).ok()),
+            );
             let (process, stderr) = match spawned {
                 Ok(p) => p,
                 Err(e) => {
@@ -69,9 +74,6 @@ pub(super) async fn connect_and_list(
                 }
             };
             let pgid = process.id().and_then(|id| i32::try_from(id).ok());
-            if let Some(p) = pgid {
-                register_group(p);
-            }
             let tail = Arc::new(Mutex::new(Vec::<u8>::new()));
             if let Some(mut stderr) = stderr {
                 let sink = tail.clone();

@@ -4,13 +4,27 @@
 
 use std::sync::Mutex;
 
-/// Process groups of every server started, for the exit guards.
-static GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+/// Process groups of every server started, for the exit guards; `None`
+/// once they were killed for the exit (no server starts after that).
+static GROUPS: Mutex<Option<Vec<i32>>> = Mutex::new(Some(Vec::new()));
 
-pub(super) fn register_group(pgid: i32) {
-    if let Ok(mut g) = GROUPS.lock() {
-        g.push(pgid);
+/// Starts a server's process with `spawn` and registers its group
+/// (`pgid_of`) in one step, so a signal that kills every server while a
+/// server starts cannot miss it; once the servers are killed for the
+/// exit, none starts.
+pub(super) fn spawn_registered<T>(
+    spawn: impl FnOnce() -> std::io::Result<T>,
+    pgid_of: impl Fn(&T) -> Option<i32>,
+) -> std::io::Result<T> {
+    let mut groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(groups) = groups.as_mut() else {
+        return Err(std::io::Error::other("toolsift is exiting"));
+    };
+    let spawned = spawn()?;
+    if let Some(p) = pgid_of(&spawned) {
+        groups.push(p);
     }
+    Ok(spawned)
 }
 
 pub(super) fn kill_group(pgid: i32) {
@@ -46,13 +60,11 @@ pub(super) fn has_exited(pid: i32) -> bool {
     }
 }
 
-/// Kills every MCP server process group still registered.
+/// Kills every MCP server process group still registered, for the exit:
+/// no server starts after it.
 pub fn kill_all_servers() {
-    let groups = GROUPS
-        .lock()
-        .map(|mut g| std::mem::take(&mut *g))
-        .unwrap_or_default();
-    for pgid in groups {
+    let mut groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+    for pgid in groups.take().unwrap_or_default() {
         kill_group(pgid);
     }
 }
