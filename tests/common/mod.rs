@@ -156,6 +156,20 @@ impl Server {
         self.url.strip_prefix("http://").unwrap_or(&self.url)
     }
 
+    /// A counter of `/metrics` (the sum of its series whose lines start
+    /// with `needle`; 0 when it has none), asked with `key` if given.
+    pub fn metric(&self, key: Option<&str>, needle: &str) -> f64 {
+        let mut req = http_client().get(format!("{}/metrics", self.url));
+        if let Some(k) = key {
+            req = req.bearer_auth(k);
+        }
+        let text = req.send().unwrap().text().unwrap();
+        text.lines()
+            .filter(|l| l.starts_with(needle))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    }
+
     /// The access log so far.
     pub fn log(&self) -> String {
         self.log.lock().unwrap().clone()

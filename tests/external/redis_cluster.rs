@@ -60,19 +60,6 @@ impl Drop for StopOnDrop<'_> {
     }
 }
 
-fn metric(srv: &Server, name: &str) -> f64 {
-    let text = common::http_client()
-        .get(format!("{}/metrics", srv.url))
-        .bearer_auth(KEY)
-        .send()
-        .unwrap()
-        .text()
-        .unwrap();
-    text.lines()
-        .find_map(|l| l.strip_prefix(&format!("{name} ")))
-        .map_or(0.0, |v| v.trim().parse().unwrap())
-}
-
 fn serve(cluster: &RedisCluster) -> Server {
     let spec = cluster.spec();
     Server::start(
@@ -200,7 +187,7 @@ fn sessions_are_shared_and_survive_a_primarys_failover() {
     // waited on (each would have waited 500 ms on the shared connection).
     let skipped: f64 = [&a, &b]
         .iter()
-        .map(|s| metric(s, "toolsift_session_replica_waits_skipped_total"))
+        .map(|s| s.metric(Some(KEY), "toolsift_session_replica_waits_skipped_total"))
         .sum();
     assert!(
         skipped > 0.0,

@@ -40,20 +40,6 @@ fn post(url: &str, path: &str, body: &Value, session: Option<&str>) -> (u16, Val
     (status, r.json().unwrap_or(Value::Null), injected)
 }
 
-/// A counter of `/metrics` (the sum of its series matching `needle`).
-fn metric(srv: &Server, needle: &str) -> f64 {
-    let text = common::http_client()
-        .get(format!("{}/metrics", srv.url))
-        .send()
-        .unwrap()
-        .text()
-        .unwrap();
-    text.lines()
-        .filter(|l| l.starts_with(needle))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
-}
-
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while !done() {
@@ -89,8 +75,8 @@ fn the_instance_that_never_saw_a_catalog_adds_the_tools_its_history_calls() {
     assert_eq!(lb.sent(), [1, 0]);
     let id = first["session_id"].as_str().unwrap().to_string();
     wait_for("a shares the catalog", || {
-        metric(
-            &a,
+        a.metric(
+            None,
             "toolsift_shared_total{kind=\"catalog\",outcome=\"written\"}",
         ) == 1.0
     });
@@ -106,13 +92,13 @@ fn the_instance_that_never_saw_a_catalog_adds_the_tools_its_history_calls() {
     assert_eq!(injected, "tool_03,tool_20");
     assert_eq!(up.only().tool_names(), ["tool_03", "tool_20"]);
     assert_eq!(
-        metric(
-            &b,
+        b.metric(
+            None,
             "toolsift_shared_total{kind=\"catalog\",outcome=\"fetched\"}"
         ),
         1.0
     );
-    assert_eq!(metric(&b, "toolsift_catalog_parses_total"), 0.0);
+    assert_eq!(b.metric(None, "toolsift_catalog_parses_total"), 0.0);
 }
 
 #[test]
@@ -139,8 +125,8 @@ fn a_catalog_is_embedded_once_for_the_fleet() {
     };
     search("first query");
     wait_for("a shares the vectors", || {
-        metric(
-            &a,
+        a.metric(
+            None,
             "toolsift_shared_total{kind=\"vector\",outcome=\"written\"}",
         ) == TOOLS as f64
     });
@@ -156,8 +142,8 @@ fn a_catalog_is_embedded_once_for_the_fleet() {
     assert_eq!(seen.get("first query"), Some(&1), "{seen:?}");
     assert_eq!(seen.get("second query"), Some(&1), "{seen:?}");
     assert_eq!(
-        metric(
-            &b,
+        b.metric(
+            None,
             "toolsift_shared_total{kind=\"vector\",outcome=\"found\"}"
         ),
         TOOLS as f64
@@ -184,9 +170,9 @@ fn what_is_shared_stays_within_its_budget_and_expires() {
         assert_eq!(status, 200, "{v}");
     }
     wait_for("one written, one over budget", || {
-        metric(&a, "toolsift_shared_over_budget_total") == 1.0
-            && metric(
-                &a,
+        a.metric(None, "toolsift_shared_over_budget_total") == 1.0
+            && a.metric(
+                None,
                 "toolsift_shared_total{kind=\"catalog\",outcome=\"written\"}",
             ) == 1.0
     });

@@ -12,21 +12,6 @@ use common::Server;
 use common::redis::Redis;
 use serde_json::{Value, json};
 
-fn metric(srv: &Server, name: &str) -> f64 {
-    let text = common::http_client()
-        .get(format!("{}/metrics", srv.url))
-        .send()
-        .unwrap()
-        .text()
-        .unwrap();
-    text.lines()
-        .find_map(|l| l.strip_prefix(&format!("{name} ")))
-        .unwrap_or_else(|| panic!("no {name} in {text}"))
-        .trim()
-        .parse()
-        .unwrap()
-}
-
 /// A search for tool `i`, in session `id` when given: the status, the
 /// `x-toolsift-tool-session` header and the body.
 fn search(srv: &Server, i: usize, id: Option<&str>) -> (u16, Option<String>, Value) {
@@ -67,8 +52,8 @@ fn a_primary_without_its_replica_is_not_waited_on_and_the_log_and_metrics_say_so
     }
     let skipped = "toolsift_session_replica_waits_skipped_total";
     let unreplicated = "toolsift_session_writes_unreplicated_total";
-    assert_eq!(metric(&srv, skipped), 20.0);
-    assert_eq!(metric(&srv, unreplicated), 20.0);
+    assert_eq!(srv.metric(None, skipped), 20.0);
+    assert_eq!(srv.metric(None, unreplicated), 20.0);
     let log = srv.log();
     assert!(
         log.contains("a primary has 0 of the 1 replicas --sessions-wait-replicas asks for"),
@@ -95,8 +80,8 @@ fn a_primary_without_its_replica_is_not_waited_on_and_the_log_and_metrics_say_so
         let (status, _, v) = search(&srv, i % 8, Some(&id));
         assert_eq!(status, 200, "{v}");
     }
-    assert_eq!(metric(&srv, skipped), 20.0);
-    assert_eq!(metric(&srv, unreplicated), 20.0);
+    assert_eq!(srv.metric(None, skipped), 20.0);
+    assert_eq!(srv.metric(None, unreplicated), 20.0);
     let held = replica.cli(&["keys", "toolsift:session:*"]);
     assert_eq!(held.lines().count(), 21, "{held}");
     let log = srv.log();
