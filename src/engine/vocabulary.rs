@@ -302,6 +302,11 @@ impl Vocabulary {
         self.by_stem.get(stem).map_or(&[], Vec::as_slice)
     }
 
+    /// Each request word's stem with the words it also looks for.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &[Expansion])> {
+        self.by_stem.iter().map(|(s, e)| (&**s, e.as_slice()))
+    }
+
     /// How many request words expand.
     pub fn len(&self) -> usize {
         self.by_stem.len()

@@ -4,13 +4,13 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::words::WordMap;
-use super::{Field, Index, Params};
+use super::{Field, Index, Params, expand};
 use crate::catalog::Tool;
 use crate::engine::analyzer::{
     STOP_WORDS, Stemmer, for_each_word, is_stop_word, name_key, name_words,
 };
 use crate::engine::schema_text::walk_schema;
-use crate::engine::vocabulary::is_destructive_stem;
+use crate::engine::vocabulary::{asks_undo_stem, is_destructive_stem};
 
 /// Builds term ids while analysing the catalog.
 struct Vocab {
@@ -19,6 +19,8 @@ struct Vocab {
     words: WordMap<Option<u32>>,
     stems: WordMap<u32>,
     bigrams: HashMap<(u32, u32), u32>,
+    /// Terms whose stem asks to destroy or undo, ascending.
+    undo_terms: Vec<u32>,
     next: u32,
     buf: String,
 }
@@ -30,6 +32,7 @@ impl Vocab {
             words: WordMap::default(),
             stems: WordMap::default(),
             bigrams: HashMap::default(),
+            undo_terms: Vec::new(),
             next: 0,
             buf: String::new(),
         }
@@ -44,10 +47,15 @@ impl Vocab {
         } else {
             let stem = self.stemmer.stem(word);
             let next = &mut self.next;
+            let mut new = false;
             let id = *self.stems.get_or_insert_with(&stem, || {
+                new = true;
                 *next += 1;
                 *next - 1
             });
+            if new && asks_undo_stem(&stem) {
+                self.undo_terms.push(id);
+            }
             Some(id)
         };
         self.words.insert(word, term);
@@ -241,11 +249,41 @@ impl Index {
         for skip in params.query_filler.iter().chain(STOP_WORDS) {
             words.insert(skip, None);
         }
+        let stems = vocab.stems;
+        let expanded = expand::build(
+            &params,
+            n,
+            |word, stemmer| match words.get(word) {
+                Some(t) => *t,
+                None => stems.get(&stemmer.stem(word)).copied(),
+            },
+            |stem| stems.get(stem).is_some(),
+            |t| {
+                let r = offsets[t as usize] as usize..offsets[t as usize + 1] as usize;
+                (
+                    &post_docs[r.clone()],
+                    &post_impacts[r.clone()],
+                    &post_fields[r],
+                )
+            },
+            n_terms as u32,
+        );
+        for list in expanded.lists {
+            for (d, w, mask) in list {
+                post_docs.push(d);
+                post_impacts.push(w);
+                post_fields.push(mask);
+            }
+            offsets.push(post_docs.len() as u32);
+        }
         Index {
             params,
             n_docs: n,
             words,
-            stems: vocab.stems,
+            stems,
+            expanded: expanded.by_stem,
+            first_expanded: n_terms as u32,
+            expanded_members: expanded.members,
             bigrams: vocab.bigrams,
             offsets,
             post_docs,
@@ -253,6 +291,7 @@ impl Index {
             post_fields,
             names,
             destructive,
+            undo_terms: vocab.undo_terms,
         }
     }
 }

@@ -11,11 +11,13 @@
 //! - [`build`]: analysing a catalog into posting lists;
 //! - [`query`]: analysing a query into weighted terms;
 //! - [`exact`]: recognising tool names written in a query;
+//! - [`expand`]: the vocabulary's expansions worked into the index;
 //! - [`score`]: summing impacts, the multi-sentence blend, top-k;
 //! - [`explain`]: why a tool matched.
 
 mod build;
 mod exact;
+mod expand;
 mod explain;
 mod params;
 mod query;
@@ -46,6 +48,13 @@ pub struct Index {
     words: WordMap<Option<u32>>,
     /// Stem -> unigram term, for query words not seen verbatim.
     stems: WordMap<u32>,
+    /// A request word's stem -> its expanded term (every tool's best
+    /// impact among the words it also looks for, see [`expand`]).
+    expanded: WordMap<u32>,
+    /// The first expanded term; those before it are the catalog's own.
+    first_expanded: u32,
+    /// Per expanded term (from `first_expanded`): the terms it stands for.
+    expanded_members: Vec<Box<[u32]>>,
     bigrams: HashMap<(u32, u32), u32>,
     offsets: Vec<u32>,
     post_docs: Vec<u32>,
@@ -55,6 +64,8 @@ pub struct Index {
     names: HashMap<Box<str>, (Vec<u32>, usize)>,
     /// Tools whose name says they destroy or undo (ascending).
     destructive: Vec<u32>,
+    /// Terms whose stem asks to destroy or undo (ascending).
+    undo_terms: Vec<u32>,
 }
 
 impl fmt::Debug for Index {
@@ -77,7 +88,7 @@ impl Index {
     pub fn heap_bytes(&self) -> usize {
         use crate::heap::hash_map;
         let words = self.words.heap_bytes();
-        let stems = self.stems.heap_bytes();
+        let stems = self.stems.heap_bytes() + self.expanded.heap_bytes();
         let names = hash_map(&self.names)
             + self
                 .names
@@ -89,11 +100,18 @@ impl Index {
             + self.post_impacts.capacity() * 4
             + self.post_fields.capacity()
             + self.destructive.capacity() * 4;
-        words + stems + names + hash_map(&self.bigrams) + postings
+        let members: usize = self.expanded_members.iter().map(|m| 16 + m.len() * 4).sum();
+        words + stems + names + hash_map(&self.bigrams) + postings + members
     }
 
     pub fn is_empty(&self) -> bool {
         self.n_docs == 0
+    }
+
+    /// How many expanded posting lists the index holds.
+    #[cfg(test)]
+    fn expanded_terms(&self) -> usize {
+        self.expanded.len()
     }
 
     pub fn params(&self) -> &Params {

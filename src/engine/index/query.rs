@@ -4,6 +4,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::Index;
+use super::expand::expansion_factor;
 use crate::engine::analyzer::{Stemmer, for_each_word};
 use crate::engine::vocabulary::{ARROW, Source, asks_undo_stem, is_generic_stem, vocabulary};
 
@@ -35,6 +36,9 @@ pub(super) struct AnalyzedQuery {
     /// The query asks to destroy or undo something: a tool whose name says
     /// it does is not held back.
     pub(super) asks_undo: bool,
+    /// Walk each expansion of a request word, as an explanation does,
+    /// not its list in the index (see [`Index::analyze_into`]).
+    walk: bool,
     /// Room for one lower-cased word (kept between queries).
     buf: String,
 }
@@ -45,6 +49,7 @@ impl AnalyzedQuery {
         self.sentences.clear();
         self.exact.clear();
         self.asks_undo = false;
+        self.walk = false;
     }
 }
 
@@ -126,6 +131,11 @@ impl Index {
             0.0
         };
         let mut in_sentence: Vec<usize> = Vec::new();
+        // The request's own words (not its context's) say whether it asks
+        // to destroy or undo, when a tool's name says it does.
+        let track_undo = origin_base == 0
+            && !self.destructive.is_empty()
+            && self.params.unasked_destructive < 1.0;
         // Each word's position (from `origin_base`), the origin of its
         // terms; a phrase's terms are origins of their own, counted down
         // from the top.
@@ -215,26 +225,52 @@ impl Index {
                     prev_raw.push_str(w);
                 }
                 let looked = self.lookup_word(w, memo);
+                if track_undo && !q.asks_undo {
+                    // Whether the request asks to destroy or undo, from the
+                    // lookup just made (a catalog word's term, else the
+                    // stem the lookup kept).
+                    q.asks_undo = match looked {
+                        Some(Some(term)) => self.undo_terms.binary_search(&term).is_ok(),
+                        Some(None) => false,
+                        None => memo.with_stem(w, asks_undo_stem),
+                    };
+                }
                 if expansion_scale > 0.0
                     && looked != Some(None)
                     && !w.bytes().all(|b| b.is_ascii_digit())
+                    && !with_text
+                    && !q.walk
                 {
+                    // The expansions' best, worked into the index once.
+                    if let Some(term) = memo.with_stem(w, |stem| self.expanded.get(stem).copied()) {
+                        let text = || String::new();
+                        add(
+                            term,
+                            weight * expansion_scale,
+                            origin,
+                            &text,
+                            q,
+                            &mut in_sentence,
+                        );
+                    }
+                } else if expansion_scale > 0.0
+                    && looked != Some(None)
+                    && !w.bytes().all(|b| b.is_ascii_digit())
+                {
+                    // An explanation walks each expansion, to say which
+                    // word the tool has.
                     let (expansions, generic) = memo.with_stem(w, |stem| {
                         (vocabulary().expansions(stem), is_generic_stem(stem))
                     });
                     for e in expansions {
                         if let Some(Some(term)) = self.lookup_word(&e.word, memo) {
-                            let mut factor = expansion_scale
-                                * match e.source {
-                                    Source::Tools => self.params.expansion_weight,
-                                    Source::WordNet => self.params.wordnet_weight,
-                                };
-                            if looked.is_some() {
-                                factor *= self.params.known_word_expansion;
-                            }
-                            if generic || e.generic {
-                                factor *= self.params.generic_expansion;
-                            }
+                            let factor = expansion_scale
+                                * expansion_factor(
+                                    &self.params,
+                                    e.source,
+                                    looked.is_some(),
+                                    generic || e.generic,
+                                );
                             let text = || format!("{w}{ARROW}{}", e.word);
                             if let Some(i) =
                                 add(term, weight * factor, origin, &text, q, &mut in_sentence)
@@ -310,6 +346,51 @@ impl Index {
         q: &mut AnalyzedQuery,
     ) {
         q.clear();
+        self.analyze_words(query, context, with_text, memo, q);
+        if !with_text && self.lists_overlap(q) {
+            // A tool word two of the request's words stand for (or one
+            // the request has itself) counts once, for the word that
+            // weighs it most: the lists cannot say which, so each
+            // expansion is walked.
+            q.clear();
+            q.walk = true;
+            self.analyze_words(query, context, with_text, memo, q);
+        }
+    }
+
+    /// Whether an expanded list of `q` was built from a term `q` has in
+    /// its own right or through another list.
+    fn lists_overlap(&self, q: &AnalyzedQuery) -> bool {
+        let first = self.first_expanded;
+        if !q.terms.iter().any(|t| t.term >= first) {
+            return false;
+        }
+        let mut seen: Vec<u32> = q
+            .terms
+            .iter()
+            .filter(|t| t.term < first)
+            .map(|t| t.term)
+            .collect();
+        for t in q.terms.iter().filter(|t| t.term >= first) {
+            for &m in &*self.expanded_members[(t.term - first) as usize] {
+                if seen.contains(&m) {
+                    return true;
+                }
+                seen.push(m);
+            }
+        }
+        false
+    }
+
+    /// The analysis of [`Index::analyze_into`], once.
+    fn analyze_words(
+        &self,
+        query: &str,
+        context: Option<&str>,
+        with_text: bool,
+        memo: &mut StemMemo,
+        q: &mut AnalyzedQuery,
+    ) {
         // A message scored sentence by sentence keeps each sentence's
         // terms; most requests have too few sentences to be.
         let min = self.params.min_sentences.max(2);
@@ -331,15 +412,6 @@ impl Index {
         }
         if self.params.exact_names {
             q.exact = self.exact_names(query);
-        }
-        if !self.destructive.is_empty() && self.params.unasked_destructive < 1.0 {
-            let mut buf = std::mem::take(&mut q.buf);
-            let mut asks = false;
-            for_each_word(query, &mut buf, |w| {
-                asks = asks || memo.with_stem(w, asks_undo_stem);
-            });
-            q.buf = buf;
-            q.asks_undo = asks;
         }
         mark_groups(&mut q.terms);
     }

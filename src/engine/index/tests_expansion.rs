@@ -115,3 +115,88 @@ fn contractions_leave_no_word_behind() {
     let index = Index::build(&tools);
     assert!(index.search("what's", None, 3).is_empty());
 }
+
+/// Tools whose words many everyday words expand to.
+fn desk() -> Vec<Tool> {
+    vec![
+        Tool::new("create_directory", "Create a new directory on disk."),
+        Tool::new("write_file", "Write text to a file, overwriting it."),
+        Tool::new("send_email", "Send an email message to a recipient."),
+        Tool::new("get_tiny_image", "Returns a tiny image."),
+        Tool::new("delete_file", "Remove a file from disk."),
+        Tool::new("search_repositories", "Find code repositories by keyword."),
+        Tool::new("book_flight", "Reserve a seat on an airline flight."),
+        Tool::new("get_weather", "Current weather and forecast for a city."),
+    ]
+}
+
+#[test]
+fn expansions_worked_into_the_index_score_as_walking_each_one_did() {
+    // Search reads each request word's expanded list (built once with the
+    // index); an explanation walks every expansion. Both must give each
+    // tool the same score, word by word.
+    let tools = desk();
+    let index = Index::build(&tools);
+    let all: Vec<usize> = (0..tools.len()).collect();
+    for query in [
+        "make a folder",
+        "save my notes",
+        "mail the picture to Bob",
+        "erase that document",
+        "look up projects about parsing",
+        "reserve a plane ticket",
+        "is it going to rain tomorrow",
+        "show the photo",
+        // A tool word two request words stand for, or one the request
+        // has itself, counts once: such a query walks each expansion.
+        "photo picture",
+        "make a folder directory",
+        "what's today's date",
+    ] {
+        let fast = index.scores_of(query, None, &all);
+        for (doc, e) in index.explain_many(query, None, &all).iter().enumerate() {
+            let mut walked: f32 = e.matches.iter().map(|m| m.score).sum();
+            if e.unasked_destructive {
+                walked *= index.params().unasked_destructive;
+            }
+            assert!(
+                (fast[doc] - walked).abs() <= 1e-4 * walked.max(1.0),
+                "{query:?} {}: {} from the index, {walked} walking {:?}",
+                tools[doc].name,
+                fast[doc],
+                e.matches
+            );
+        }
+    }
+}
+
+#[test]
+fn a_query_reads_one_list_per_word_however_many_words_it_expands_to() {
+    let tools = desk();
+    let index = Index::build(&tools);
+    let mut memo = super::query::StemMemo::default();
+    // "erase" expands to several words tools have ("delete", "remove" ...):
+    // an explanation walks each, a search reads one list.
+    let fast = index.analyze("erase", None, false, &mut memo);
+    let walked = index.analyze("erase", None, true, &mut memo);
+    assert_eq!(fast.terms.len(), 1, "{:?}", fast.terms);
+    assert!(walked.terms.len() >= 2, "{:?}", walked.terms);
+    // Without expansion no list is built.
+    let plain = Index::build_with(
+        &tools,
+        Params {
+            expansion: false,
+            ..Params::default()
+        },
+    );
+    assert!(
+        plain
+            .analyze("erase", None, false, &mut memo)
+            .terms
+            .is_empty()
+    );
+    assert_eq!(
+        plain.offsets.len(),
+        index.offsets.len() - index.expanded_terms()
+    );
+}
