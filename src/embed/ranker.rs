@@ -218,6 +218,15 @@ impl CatalogRanker for DenseRanker {
         Ok(hits)
     }
 
+    fn matching(&self, query: &str, context: Option<&str>) -> Option<Vec<usize>> {
+        // The tools that share a word with the request: a cosine alone
+        // says every tool is somewhat near.
+        Some(
+            self.index
+                .matching(query, context, crate::engine::ranker::MATCHING_SHARE),
+        )
+    }
+
     fn explain(&self, query: &str, context: Option<&str>, docs: &[usize]) -> Vec<Explanation> {
         let mut out = self.index.explain_many(query, context, docs);
         // The query vector is cached from the ranking just made.

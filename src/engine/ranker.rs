@@ -116,6 +116,11 @@ impl FromStr for Ranker {
 #[error("{0}")]
 pub struct RankError(pub String);
 
+/// A tool "matches" a request when its words score at least this share of
+/// the best tool's: a tool that shares only "the" or "show" with the
+/// request is not one more answer the cap left out.
+pub const MATCHING_SHARE: f32 = 0.25;
+
 /// One catalog, ready to rank: built once per catalog and ranker.
 pub trait CatalogRanker: Send + Sync + fmt::Debug {
     /// Which ranker this is (the response's `method`).
@@ -148,6 +153,14 @@ pub trait CatalogRanker: Send + Sync + fmt::Debug {
             .iter()
             .map(|d| all.iter().find(|h| h.doc == *d).map_or(0.0, |h| h.score))
             .collect())
+    }
+
+    /// Every tool that matches `query`'s words (in any form the search
+    /// counts) at least [`MATCHING_SHARE`] as well as the best one, in
+    /// catalog order, however many: what "N of M matching" counts. `None`
+    /// for a ranker that cannot say (a pattern, a remote service).
+    fn matching(&self, _query: &str, _context: Option<&str>) -> Option<Vec<usize>> {
+        None
     }
 
     /// Whether [`CatalogRanker::explain`] says which words matched; false
@@ -194,6 +207,10 @@ impl CatalogRanker for Index {
         docs: &[usize],
     ) -> Result<Vec<f32>, RankError> {
         Ok(self.scores_of(query, context, docs))
+    }
+
+    fn matching(&self, query: &str, context: Option<&str>) -> Option<Vec<usize>> {
+        Some(Index::matching(self, query, context, MATCHING_SHARE))
     }
 
     fn heap_bytes(&self) -> usize {

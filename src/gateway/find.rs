@@ -99,6 +99,14 @@ impl Gateway {
             json!({ "query": query, "tools": tools, "ranker": outcome.method.as_str() });
         let mut notes: Vec<String> = note.into_iter().collect();
         notes.extend(outcome.note.clone());
+        if let Some(m) = &outcome.matching {
+            // What the cap left out, and where: a second search with more
+            // words, or select:name, reaches them.
+            answer["matching"] = json!(m.total);
+            if let Some(more) = crate::service::matching::note(m) {
+                notes.push(format!("{more}."));
+            }
+        }
         if !outcome.held_back.is_empty() {
             answer["nothing_fits"] = json!(true);
             answer["held_back"] = outcome

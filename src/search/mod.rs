@@ -106,6 +106,8 @@ pub struct SearchResult {
     /// When the relevance gate found that no tool fits: the nearest tools
     /// it held back, best first (names the catalog lacks left out).
     pub held_back: Vec<HeldBack>,
+    /// How many tools matched beyond those sent, when the service said.
+    pub matching: Option<Box<crate::wire::WireMatching>>,
 }
 
 /// A tool the relevance gate held back, in the local catalog.
@@ -207,6 +209,10 @@ pub fn accept(
             .embedding
             .filter(|p| p.total > 0 && p.done <= p.total)
             .map(|p| (p.done, p.total)),
+        matching: response
+            .matching
+            .filter(|m| m.sent <= m.total)
+            .map(Box::new),
     })
 }
 

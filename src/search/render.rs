@@ -71,6 +71,9 @@ impl SearchResult {
                 })
                 .collect();
         }
+        if let Some(m) = &self.matching {
+            out["matching"] = json!(m);
+        }
         out
     }
 
@@ -153,6 +156,13 @@ impl SearchResult {
         }
         if let Some(note) = &self.note {
             let _ = writeln!(out, "note: {}", escape(note));
+        }
+        if let Some(more) = self
+            .matching
+            .as_deref()
+            .and_then(crate::service::matching::note)
+        {
+            let _ = writeln!(out, "{more}");
         }
         if !self.held_back.is_empty() {
             let _ = writeln!(out, "held back (no tool fits; --gate off loads them):");

@@ -102,6 +102,7 @@ fn response(names: &[&str], sent: u64, full: u64) -> ToolSearchResponse {
         embedding: None,
         session_tools: Vec::new(),
         held_back: Vec::new(),
+        matching: None,
     }
 }
 

@@ -101,5 +101,6 @@ fn to_wire_with<'a, T>(
                 cosine: h.fit.cosine.map(f64::from),
             })
             .collect(),
+        matching: outcome.matching.clone(),
     }
 }

@@ -19,6 +19,7 @@ mod background;
 mod cache;
 pub mod inject;
 mod json;
+pub mod matching;
 mod pattern;
 mod pipeline;
 mod rankers;
@@ -254,6 +255,8 @@ pub struct SearchOutcome {
     pub fit: Option<crate::engine::Fit>,
     /// The nearest tools, when the gate found that none fits.
     pub held_back: Vec<HeldBack>,
+    /// How many tools matched beyond those sent, and in which servers.
+    pub matching: Option<crate::wire::WireMatching>,
 }
 
 type Cell<T> = Arc<OnceLock<Arc<T>>>;

@@ -139,6 +139,21 @@ impl Service {
             )),
             None => note_for(params, &plan, &tools),
         };
+        // What the cap left out: counted for a ranked search that sent
+        // tools (a selection names its tools; "nothing fits" says so).
+        let whole = params.whole_request();
+        let matching = if selection.is_none()
+            && verdict.held_back.is_empty()
+            && !whole.trim().is_empty()
+            && waiting.is_none()
+        {
+            ranker.matching(&whole, context_of(params)).map(|m| {
+                let sent: Vec<usize> = tools.iter().map(|t| t.index).collect();
+                super::matching::count(catalog, &m, &sent)
+            })
+        } else {
+            None
+        };
         let basis = params.token_basis.unwrap_or(self.config.token_basis);
         let costs = self.costs_for(catalog, basis);
         // A request's figures: its tools' and, under a provider's basis,
@@ -179,6 +194,7 @@ impl Service {
             embedding: waiting.map(|(_, progress)| progress),
             fit: verdict.best,
             held_back: verdict.held_back,
+            matching,
         })
     }
 

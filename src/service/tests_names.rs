@@ -30,3 +30,98 @@ fn a_namespaced_name_finds_the_tool() {
         .collect();
     assert_eq!(exact.len(), 1, "{v}");
 }
+
+fn two_servers() -> Catalog {
+    let tool = |server: &str, name: &str, description: &str| {
+        let mut t = crate::catalog::Tool::new(name, description);
+        t.mcp = Some(crate::catalog::McpOrigin::new(server, name));
+        t
+    };
+    let mut tools = vec![
+        tool("github", "search", "Search code in repositories"),
+        tool("slack", "search", "Search messages in channels"),
+        tool("fetch", "fetch", "Fetch a URL from the internet"),
+    ];
+    for i in 0..12 {
+        tools.push(tool(
+            "github",
+            &format!("list_issues_{i}"),
+            "List the issues of a repository",
+        ));
+    }
+    for i in 0..3 {
+        tools.push(tool(
+            "linear",
+            &format!("issue_board_{i}"),
+            "Issues of a team",
+        ));
+    }
+    // Two tools both called `search`: a catalog of servers names them
+    // apart only by the server.
+    let mut tools2 = tools;
+    tools2[1].name = "search_slack".into();
+    Catalog::new("servers", tools2).unwrap()
+}
+
+#[test]
+fn server_slash_tool_comes_first_even_for_a_one_word_name_in_a_sentence() {
+    let c = two_servers();
+    let s = Service::default();
+    for query in [
+        "use fetch/fetch on example.com",
+        "call github/search for the parser",
+        "mcp__fetch__fetch https://example.com",
+    ] {
+        let o = s.tool_search(&c, &params_of(query), "").unwrap();
+        let first = &o.tools[0];
+        assert_eq!(first.reason, Reason::ExactName, "{query}");
+        let server = c.tools()[first.index]
+            .mcp
+            .as_ref()
+            .unwrap()
+            .server
+            .to_string();
+        assert!(
+            query.contains(&format!("{server}/")) || query.contains(&format!("{server}__")),
+            "{query}: {server}"
+        );
+    }
+    // A server's name before a tool of another server names nothing.
+    let o = s
+        .tool_search(&c, &params_of("use slack/fetch on example.com"), "")
+        .unwrap();
+    assert!(o.tools.iter().all(|t| t.reason != Reason::ExactName));
+}
+
+#[test]
+fn an_answer_says_how_many_matched_beyond_the_cap_and_where() {
+    let c = two_servers();
+    let s = Service::default();
+    let mut p = params_of("list the issues");
+    p.max_tools = Some(3);
+    let o = s.tool_search(&c, &p, "").unwrap();
+    assert_eq!(o.tools.len(), 3);
+    let m = o
+        .matching
+        .clone()
+        .expect("a ranked search counts its matches");
+    assert_eq!((m.sent, m.total), (3, 15), "{m:?}");
+    assert_eq!(
+        matching::note(&m).unwrap(),
+        "3 of 15 matching; 9 more in server github, 3 in server linear"
+    );
+    // On the wire too.
+    let v = serde_json::to_value(to_wire(&c, &o)).unwrap();
+    assert_eq!(v["matching"]["total"], 15, "{v}");
+    assert_eq!(v["matching"]["more"][0]["server"], "github", "{v}");
+    // A selection names its tools: nothing to count.
+    let o = s.tool_search(&c, &params_of("select:fetch"), "").unwrap();
+    assert_eq!(o.matching, None);
+}
+
+fn params_of(query: &str) -> SearchParams {
+    SearchParams {
+        query: query.into(),
+        ..Default::default()
+    }
+}

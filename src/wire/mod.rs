@@ -247,6 +247,32 @@ pub struct ToolSearchResponse<T = WireTool> {
     /// tool fits the request.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub held_back: Vec<WireHeldBack>,
+    /// How many tools matched the request beyond those sent (toolsift's
+    /// extension: absent where the ranker cannot say, a pattern or a
+    /// `select:`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matching: Option<WireMatching>,
+}
+
+/// The tools that share a word with a request: `total` of them, `sent`
+/// in the answer (always-load tools counted in neither), and where the
+/// others are.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct WireMatching {
+    pub total: u64,
+    pub sent: u64,
+    /// The matching tools not sent, per server (most first; `server`
+    /// absent for tools of no server).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more: Vec<WireServerCount>,
+}
+
+/// Matching tools of one server that an answer did not send.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireServerCount {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    pub count: u64,
 }
 
 /// A tool the relevance gate held back: its ranking score and how well it

@@ -128,5 +128,8 @@ pub fn parse_response(body: &[u8]) -> Result<ToolSearchResponse, ResponseError> 
             .get("held_back")
             .and_then(|v| serde_json::from_value(v.clone()).ok())
             .unwrap_or_default(),
+        matching: object
+            .get("matching")
+            .and_then(|v| serde_json::from_value(v.clone()).ok()),
     })
 }

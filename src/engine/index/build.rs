@@ -103,7 +103,16 @@ impl Index {
         let mut docs: Vec<[Vec<u32>; Field::COUNT]> = Vec::with_capacity(n);
         let mut names: HashMap<Box<str>, (Vec<u32>, usize)> = HashMap::default();
         let mut destructive = Vec::new();
+        let mut server_keys: HashMap<Box<str>, u32> = HashMap::default();
+        let mut servers = vec![u32::MAX; n];
         for (i, tool) in tools.iter().enumerate() {
+            if let Some(origin) = &tool.mcp {
+                let key = name_key(&origin.server);
+                if !key.is_empty() {
+                    let next = server_keys.len() as u32;
+                    servers[i] = *server_keys.entry(Box::from(key)).or_insert(next);
+                }
+            }
             let mut fields: [Vec<u32>; Field::COUNT] = Default::default();
             vocab.analyze_filtered(&tool.name, &mut fields[Field::Name as usize], true);
             vocab.analyze(&tool.description, &mut fields[Field::Description as usize]);
@@ -292,6 +301,8 @@ impl Index {
             names,
             destructive,
             undo_terms: vocab.undo_terms,
+            servers,
+            server_keys,
         }
     }
 }

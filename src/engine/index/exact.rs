@@ -10,10 +10,19 @@
 //! name; it is not a namespace). The longest part that names a tool wins.
 
 use super::Index;
-use crate::engine::analyzer::for_each_word;
+use crate::engine::analyzer::{for_each_word, name_key};
 use crate::engine::syntax::namespace_tails;
 
 impl Index {
+    /// The server whose name (as a name key: lower case, words joined by
+    /// `_`) is `text`, if a tool of this catalog comes from it.
+    fn server_named(&self, text: &str) -> Option<u32> {
+        if self.server_keys.is_empty() {
+            return None;
+        }
+        self.server_keys.get(name_key(text).as_str()).copied()
+    }
+
     /// Tools the query names exactly, in the order it names them. A one-word
     /// name counts only when it is the whole query or quoted in backticks; a
     /// name of several words counts wherever it stands as one token.
@@ -47,9 +56,26 @@ impl Index {
             // longest first. A one-word part counts where a one-word name
             // would, or after `__` (a namespace only tools are written with;
             // `.` and `/` also join file names and paths).
-            let parts = std::iter::once((token, single_ok))
-                .chain(namespace_tails(token).map(|(tail, sep)| (tail, single_ok || sep == "__")));
-            for (part, single_ok) in parts {
+            // `server/tool` (any separator) names that server's tool, one
+            // word or several: only its tools of that name count.
+            let parts = std::iter::once((token, single_ok, None)).chain(
+                namespace_tails(token).map(|(tail, sep)| {
+                    let head = token[..token.len() - tail.len()].trim_end_matches(['_', '.', '/']);
+                    // The namespace right before the tool: `mcp__github__x`'s `github`.
+                    let last = [
+                        head.rfind('/'),
+                        head.rfind('.'),
+                        head.rfind("__").map(|i| i + 1),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .max()
+                    .map_or(head, |i| &head[i + 1..]);
+                    let server = self.server_named(last);
+                    (tail, single_ok || sep == "__" || server.is_some(), server)
+                }),
+            );
+            for (part, single_ok, server) in parts {
                 key.clear();
                 for_each_word(part, &mut buf, |w| {
                     key.push_str(w);
@@ -59,7 +85,11 @@ impl Index {
                 if let Some((docs, words)) = self.names.get(key.as_str())
                     && (*words > 1 || single_ok)
                 {
-                    for &d in docs {
+                    let of_server = |d: u32| server.is_none_or(|s| self.servers[d as usize] == s);
+                    if !docs.iter().any(|&d| of_server(d)) {
+                        continue;
+                    }
+                    for &d in docs.iter().filter(|&&d| of_server(d)) {
                         if !found.contains(&(d as usize)) {
                             found.push(d as usize);
                         }

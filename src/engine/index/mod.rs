@@ -66,6 +66,10 @@ pub struct Index {
     destructive: Vec<u32>,
     /// Terms whose stem asks to destroy or undo (ascending).
     undo_terms: Vec<u32>,
+    /// Each tool's server (an id of `server_keys`; `u32::MAX` for none).
+    servers: Vec<u32>,
+    /// A server's name key -> its id.
+    server_keys: HashMap<Box<str>, u32>,
 }
 
 impl fmt::Debug for Index {
@@ -99,7 +103,10 @@ impl Index {
             + self.post_docs.capacity() * 4
             + self.post_impacts.capacity() * 4
             + self.post_fields.capacity()
-            + self.destructive.capacity() * 4;
+            + self.destructive.capacity() * 4
+            + self.undo_terms.capacity() * 4
+            + self.servers.capacity() * 4
+            + hash_map(&self.server_keys);
         let members: usize = self.expanded_members.iter().map(|m| 16 + m.len() * 4).sum();
         words + stems + names + hash_map(&self.bigrams) + postings + members
     }

@@ -124,7 +124,10 @@ impl Index {
     ) -> Vec<Vec<usize>> {
         let mut sentences = Vec::new();
         let mut buf = std::mem::take(&mut q.buf);
-        let words = text.split_whitespace().count().max(1);
+        // Counted no further than expansion needs: a long request is not
+        // expanded whatever its length.
+        let limit = self.params.expansion_max_words.saturating_add(1);
+        let words = text.split_whitespace().take(limit).count().max(1);
         let expansion_scale = if self.params.expansion && words <= self.params.expansion_max_words {
             (self.params.expansion_words as f32 / words as f32).min(1.0)
         } else {

@@ -105,6 +105,36 @@ impl Index {
         })
     }
 
+    /// Every tool that matches `query` (a word of it, in any form the
+    /// search counts) at least `share` as well as the best one does, in
+    /// catalog order; a tool the query names is always among them.
+    pub fn matching(&self, query: &str, context: Option<&str>, share: f32) -> Vec<usize> {
+        if self.n_docs == 0 {
+            return Vec::new();
+        }
+        SCRATCH.with_borrow_mut(|scratch| {
+            let mut q = std::mem::take(&mut scratch.query);
+            self.analyze_into(query, context, false, &mut scratch.stems, &mut q);
+            self.score_all(&q, scratch);
+            let floor = (max_of(&scratch.scores) * share).max(f32::MIN_POSITIVE);
+            let mut docs: Vec<usize> = scratch
+                .scores
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| **s >= floor)
+                .map(|(d, _)| d)
+                .collect();
+            for &d in &q.exact {
+                if !docs.contains(&d) {
+                    docs.push(d);
+                }
+            }
+            docs.sort_unstable();
+            scratch.query = q;
+            docs
+        })
+    }
+
     /// The scores `docs` get for `query`: the same numbers a search ranks
     /// by, without selecting a top k.
     pub fn scores_of(&self, query: &str, context: Option<&str>, docs: &[usize]) -> Vec<f32> {

@@ -28,6 +28,9 @@ pub const RUNNERS_UP: usize = 3;
 const NEAR_HEADING: usize = 5;
 
 /// The answer shown in the results pane.
+// One value per pane, replaced whole by each search: boxing the answer
+// would save nothing worth a pointer's chase on every draw.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Results {
     /// No search has come back yet.

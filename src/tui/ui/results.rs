@@ -373,6 +373,22 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .map(|l| Line::from(Span::styled(l, theme.dim))),
         );
     }
+    // What the cap left out: "8 of 23 matching; 11 more in server github".
+    if let Some(more) = result
+        .matching
+        .as_deref()
+        .filter(|m| m.total > m.sent && gauge.is_none() && !no_fit)
+        .and_then(crate::service::matching::note)
+        && lines.len() + 2 <= height
+    {
+        lines.push(Line::from(""));
+        let wrapped = wrap_words(&more, width.max(1), height - lines.len());
+        lines.extend(
+            wrapped
+                .into_iter()
+                .map(|l| Line::from(Span::styled(l, theme.dim))),
+        );
+    }
     // One line per tool (no wrapping, so rows and list positions agree).
     f.render_widget(Paragraph::new(lines), inner);
     if let Some((area, done, total)) = gauge {
