@@ -46,7 +46,7 @@ impl Default for Settings {
             max_tools: None,
             ranker: Ranker::Bm25,
             token_basis: None,
-            gate: true,
+            gate: crate::engine::gate::ON_IN_PROCESS,
         }
     }
 }

@@ -452,9 +452,10 @@ pub fn current_setting(
     if handle.strategy() != Strategy::Deferred {
         return None;
     }
-    let cap = max_tools.or(handle.max_loaded_tools()).map_or(
-        (crate::service::DEFAULT_MAX_TOOLS as usize).max(always),
-        |m| m as usize,
+    let cap = crate::service::cap_for(
+        max_tools.or(handle.max_loaded_tools()),
+        crate::service::DEFAULT_MAX_TOOLS,
+        always,
     );
     let count = handle.initial_tool_count();
     let initial = handle

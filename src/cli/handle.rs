@@ -36,7 +36,7 @@ impl HandleArgs {
             max_tools: None,
             ranker: Default::default(),
             token_basis: self.token_basis.as_deref().map(basis).transpose()?,
-            gate: true,
+            gate: toolsift::service::GATE_IN_PROCESS,
         })
     }
 }

@@ -67,7 +67,7 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
     // extension: the gate is sent when asked for.
     let gate = match (args.gate, &searcher) {
         (Some(g), _) => Some(g.on()),
-        (None, toolsift::search::Searcher::Embedded(_)) => Some(true),
+        (None, toolsift::search::Searcher::Embedded(_)) => Some(toolsift::service::GATE_IN_PROCESS),
         (None, _) => None,
     };
     let request = SearchRequest {

@@ -21,6 +21,13 @@
 //! The thresholds were measured on requests with and without a fitting tool
 //! (`toolsift eval --abstain`; the benchmarks page has the curves).
 
+/// The relevance gate in a front end that toolsift owns end to end (the
+/// explorer, `search` and `eval` embedded, the gateway): on, so a request
+/// no tool fits loads no searched tool. Over HTTP the service keeps the
+/// SDK's behaviour, off unless a request or `serve --gate` asks
+/// (`ServiceConfig::gate`): a Caveman client expects tools back.
+pub const ON_IN_PROCESS: bool = true;
+
 use serde::{Deserialize, Serialize};
 
 use super::analyzer::Stemmer;

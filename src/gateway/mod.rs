@@ -61,9 +61,9 @@ pub use stdio::serve_stdio;
 pub const DEFAULT_BREAKER_THRESHOLD: u32 = 3;
 /// The longest a tool call may take upstream, unless configured.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
-/// `search_tools` answers at most this many tools unless configured (the
-/// SDK's `max_tools`).
-pub const DEFAULT_MAX_TOOLS: u64 = 8;
+/// `search_tools` answers at most this many tools unless configured: the
+/// service's default, one for every front end.
+pub use crate::service::DEFAULT_MAX_TOOLS;
 /// How long the gateway's start waits for its servers before it answers
 /// the host, unless told (`--start-wait`); a server slower than that joins
 /// when it has listed its tools.
@@ -99,7 +99,7 @@ impl Default for GatewayConfig {
             max_tools: DEFAULT_MAX_TOOLS,
             ranker: Ranker::Bm25,
             service: ServiceConfig {
-                gate: true,
+                gate: crate::service::GATE_IN_PROCESS,
                 ..ServiceConfig::default()
             },
             breaker_threshold: DEFAULT_BREAKER_THRESHOLD,

@@ -15,7 +15,7 @@ use crate::catalog::Catalog;
 use crate::client::{Client, RemoteError};
 use crate::engine::{CatalogRanker, Explanation, Hit, RankError};
 pub use crate::service::Reason;
-use crate::service::{Service, ServiceError, to_wire};
+use crate::service::{Service, ServiceError};
 use crate::tokens::{Savings, TokenBasis};
 pub use crate::wire::parse_response;
 use crate::wire::{MAX_SAFE_INTEGER, ResponseError, ToolSearchResponse, WireMatch};
@@ -337,16 +337,17 @@ impl Searcher {
         catalog: &Catalog,
         request: &SearchRequest,
     ) -> Result<SearchResult, SearchError> {
-        let response = match self {
-            Searcher::Embedded(service) => {
-                let outcome = service
+        let mut result = match self {
+            // In-process: the outcome by catalog index, no wire between.
+            Searcher::Embedded(service) => local::accept_outcome(
+                service
                     .tool_search(catalog, request, "")
-                    .map_err(SearchError::Service)?;
-                to_wire(catalog, &outcome)
+                    .map_err(SearchError::Service)?,
+            ),
+            Searcher::Remote { client, .. } => {
+                accept(catalog, client.tool_search(catalog, request)?)?
             }
-            Searcher::Remote { client, .. } => client.tool_search(catalog, request)?,
         };
-        let mut result = accept(catalog, response)?;
         let basis = request
             .token_basis
             .or_else(|| result.token_basis.parse().ok())
@@ -356,6 +357,7 @@ impl Searcher {
     }
 }
 
+mod local;
 mod remote;
 use remote::RemoteRanker;
 

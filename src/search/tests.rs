@@ -272,3 +272,45 @@ fn explanations_survive_the_wire_form() {
     // A preview recorded no session.
     assert_eq!(r.session_id, None);
 }
+
+#[test]
+fn the_in_process_answer_is_what_the_wire_gives() {
+    // Embedded searches skip the wire; the result must be the one the
+    // client rules make of the wire form, field for field.
+    let mut tools: Vec<Tool> = (0..12)
+        .map(|i| {
+            let mut t = Tool::new(
+                format!("list_issues_{i}"),
+                "List the issues of a repository",
+            );
+            t.mcp = Some(crate::catalog::McpOrigin::new("github", "x"));
+            t
+        })
+        .collect();
+    tools.push(Tool::new("delete_file", "Remove a file from disk"));
+    tools.push(Tool::new("send_email", "Send an email message"));
+    tools[3].always_load = true;
+    let c = Catalog::new("t", tools).unwrap();
+    let service = Service::default();
+    let requests = [
+        ("list the issues", None, None),
+        ("erase that document", None, Some(true)),
+        ("book a flight to Paris", None, Some(true)),
+        ("select:send_email,nope", None, None),
+        ("", None, None),
+        ("mail Bob the issues", Some(4), None),
+    ];
+    for (query, max_tools, gate) in requests {
+        let request = SearchRequest {
+            query: query.into(),
+            max_tools,
+            gate,
+            ..SearchRequest::default()
+        };
+        let outcome = service.tool_search(&c, &request, "").unwrap();
+        let wire = crate::service::to_wire(&c, &outcome);
+        let over_wire = accept(&c, wire).unwrap();
+        let in_process = local::accept_outcome(outcome);
+        assert_eq!(in_process, over_wire, "{query:?}");
+    }
+}

@@ -239,12 +239,8 @@ impl Searcher {
         for hit in &result.tools {
             loaded[hit.index] = true;
         }
-        let cap = match request.max_tools {
-            Some(m) => usize::try_from(m).unwrap_or(usize::MAX),
-            None => usize::try_from(config.default_max_tools)
-                .unwrap_or(usize::MAX)
-                .max(always_count),
-        };
+        let cap =
+            crate::service::cap_for(request.max_tools, config.default_max_tools, always_count);
         Ok(Standing {
             inner: Arc::new(Inner {
                 query: request.query.clone(),

@@ -22,6 +22,7 @@ mod json;
 pub mod matching;
 mod pattern;
 mod pipeline;
+pub mod plan;
 mod rankers;
 pub mod recognise;
 mod refine;
@@ -50,8 +51,7 @@ pub use recognise::{BodyReader, ReadBody};
 pub use refine::{GateMode, HeldBack, fits_of, gate_keeps};
 pub use stats::{CacheBytes, ServiceStats};
 
-/// `max_tools` when a request gives none (CONTRACT §4: server default 8).
-pub const DEFAULT_MAX_TOOLS: u64 = 8;
+pub use plan::{DEFAULT_MAX_TOOLS, GATE_IN_PROCESS, Plan, cap_for};
 
 /// Limits and defaults of a service.
 #[derive(Debug, Clone)]

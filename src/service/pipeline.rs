@@ -4,23 +4,13 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use super::plan::Plan;
 use super::refine::{self, Verdict};
 use super::{
     Reason, SearchOutcome, SearchParams, Selected, Service, ServiceError, lock, pattern, sessions,
 };
 use crate::catalog::Catalog;
 use crate::engine::{CatalogRanker, Gate, Hit, RankError, Ranker, intents, syntax};
-
-/// What a request asks for, checked: the ranker, the cap and the always-load
-/// tools (step one of a search).
-#[derive(Debug)]
-struct Plan {
-    ranker: Ranker,
-    /// At most this many tools in the loaded set.
-    cap: usize,
-    /// The always-load tools, in catalog order.
-    always: Vec<usize>,
-}
 
 /// The ranked part of a search (step two).
 struct Ranked {
@@ -88,7 +78,7 @@ impl Service {
         now: Instant,
         record: bool,
     ) -> Result<SearchOutcome, ServiceError> {
-        let mut plan = self.validate(catalog, params)?;
+        let mut plan = self.plan(catalog, params)?;
         let mut waiting = None;
         if params.preview
             && plan.ranker.needs_embeddings()
@@ -122,8 +112,8 @@ impl Service {
                 &gate,
                 &mut tools,
                 plan.always.len(),
-                params.gate.unwrap_or(self.config.gate),
-                params.gate_mode,
+                plan.gate,
+                plan.gate_mode,
             )
         };
         let note = match waiting {
@@ -204,67 +194,6 @@ impl Service {
             .embeddings
             .as_ref()
             .map_or(Gate::MIN_COSINE, |e| e.gate_cosine())
-    }
-
-    /// Step one: the request's limits and the cap.
-    fn validate(&self, catalog: &Catalog, params: &SearchParams) -> Result<Plan, ServiceError> {
-        if catalog.len() > self.config.max_catalog_tools {
-            return Err(ServiceError::bad_request(
-                "too_many_tools",
-                format!(
-                    "the catalog has {} tools; this service accepts at most {}",
-                    catalog.len(),
-                    self.config.max_catalog_tools
-                ),
-            ));
-        }
-        if let Some(id) = &params.session_id
-            && !sessions::valid_session_id(id)
-        {
-            return Err(ServiceError::bad_request(
-                "invalid_session_id",
-                "session_id must be 1 to 128 characters of letters, digits, '-', '_', '.' or ':'",
-            ));
-        }
-        // Always-load tools the caller lists itself are left out of the
-        // answer (and of the cap).
-        let always = if params.omit_always_load {
-            Vec::new()
-        } else {
-            catalog.always_load_indices().to_vec()
-        };
-        let cap = match params.max_tools {
-            Some(0) => {
-                return Err(ServiceError::bad_request(
-                    "invalid_max_tools",
-                    "max_tools must be a positive integer",
-                ));
-            }
-            Some(m) if m < always.len() as u64 => {
-                return Err(ServiceError::bad_request(
-                    "max_tools_below_always_load",
-                    crate::select::SelectError::MaxToolsBelowAlwaysLoad {
-                        max_tools: m,
-                        always: always.len() as u64,
-                    }
-                    .to_string(),
-                ));
-            }
-            Some(m) => usize::try_from(m).unwrap_or(usize::MAX),
-            // The default never drops an always-load tool.
-            None => usize::try_from(self.config.default_max_tools)
-                .unwrap_or(usize::MAX)
-                .max(always.len()),
-        };
-        pattern::check(
-            params.ranker.unwrap_or(self.config.default_ranker),
-            &params.query,
-        )?;
-        Ok(Plan {
-            ranker: params.ranker.unwrap_or(self.config.default_ranker),
-            cap,
-            always,
-        })
     }
 
     /// Step five: continues (or creates) the session, unless this is a

@@ -135,7 +135,7 @@ fn real_config(dir: &TempDir, counter: &str) -> String {
 }
 
 /// The recorded GitHub MCP catalog (shared/ beside the clone).
-fn github_catalog() -> String {
+pub(crate) fn github_catalog() -> String {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../shared/catalogs/github-mcp-server.tools.json"

@@ -26,4 +26,5 @@ mod redis_cluster;
 mod redis_fleet;
 mod redis_replicas;
 mod redis_sessions;
+mod same_answer;
 mod typescript_sdk;

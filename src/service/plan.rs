@@ -1,0 +1,112 @@
+//! Step one of a search, the one plan every front end asks: which ranker
+//! answers, the cap, the always-load tools, the relevance gate and whether
+//! the session is recorded. The explorer, `search`, `eval`, `tune`, the
+//! HTTP service and the gateway all take these from here, so one request
+//! gets one answer whichever door it comes through.
+
+use super::{GateMode, SearchParams, Service, ServiceError, pattern, sessions};
+use crate::catalog::Catalog;
+use crate::engine::Ranker;
+
+/// `max_tools` when a request gives none (CONTRACT §4: server default 8),
+/// for every front end: the service, the gateway's `search_tools`, the
+/// explorer and the CLI.
+pub const DEFAULT_MAX_TOOLS: u64 = 8;
+
+/// The relevance gate in a front end that toolsift owns end to end
+/// ([`crate::engine::gate::ON_IN_PROCESS`]).
+pub use crate::engine::gate::ON_IN_PROCESS as GATE_IN_PROCESS;
+
+/// What a request asks for, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub ranker: Ranker,
+    /// At most this many tools in the loaded set.
+    pub cap: usize,
+    /// The always-load tools, in catalog order (none when the caller lists
+    /// them itself).
+    pub always: Vec<usize>,
+    /// The relevance gate is on, and how it judges the loaded set.
+    pub gate: bool,
+    pub gate_mode: GateMode,
+    /// The search continues or starts a session (a preview records
+    /// nothing).
+    pub records: bool,
+}
+
+/// The cap a search works to: `max_tools` when given, else `default`,
+/// never below the always-load count (the default never drops an
+/// always-load tool; an explicit cap below it is refused by
+/// [`Service::plan`]).
+pub fn cap_for(max_tools: Option<u64>, default: u64, always: usize) -> usize {
+    match max_tools {
+        Some(m) => usize::try_from(m).unwrap_or(usize::MAX),
+        None => usize::try_from(default).unwrap_or(usize::MAX).max(always),
+    }
+}
+
+impl Service {
+    /// The plan of a search of `catalog` for `params`, or why the request
+    /// is refused (its limits, its session id, its cap, its pattern).
+    pub fn plan(&self, catalog: &Catalog, params: &SearchParams) -> Result<Plan, ServiceError> {
+        if catalog.len() > self.config.max_catalog_tools {
+            return Err(ServiceError::bad_request(
+                "too_many_tools",
+                format!(
+                    "the catalog has {} tools; this service accepts at most {}",
+                    catalog.len(),
+                    self.config.max_catalog_tools
+                ),
+            ));
+        }
+        if let Some(id) = &params.session_id
+            && !sessions::valid_session_id(id)
+        {
+            return Err(ServiceError::bad_request(
+                "invalid_session_id",
+                "session_id must be 1 to 128 characters of letters, digits, '-', '_', '.' or ':'",
+            ));
+        }
+        // Always-load tools the caller lists itself are left out of the
+        // answer (and of the cap).
+        let always = if params.omit_always_load {
+            Vec::new()
+        } else {
+            catalog.always_load_indices().to_vec()
+        };
+        match params.max_tools {
+            Some(0) => {
+                return Err(ServiceError::bad_request(
+                    "invalid_max_tools",
+                    "max_tools must be a positive integer",
+                ));
+            }
+            Some(m) if m < always.len() as u64 => {
+                return Err(ServiceError::bad_request(
+                    "max_tools_below_always_load",
+                    crate::select::SelectError::MaxToolsBelowAlwaysLoad {
+                        max_tools: m,
+                        always: always.len() as u64,
+                    }
+                    .to_string(),
+                ));
+            }
+            _ => {}
+        }
+        let cap = cap_for(
+            params.max_tools,
+            self.config.default_max_tools,
+            always.len(),
+        );
+        let ranker = params.ranker.unwrap_or(self.config.default_ranker);
+        pattern::check(ranker, &params.query)?;
+        Ok(Plan {
+            ranker,
+            cap,
+            always,
+            gate: params.gate.unwrap_or(self.config.gate),
+            gate_mode: params.gate_mode,
+            records: !params.preview && !params.unrecorded,
+        })
+    }
+}
