@@ -225,6 +225,9 @@ pub struct ServiceArgs {
     /// x-cave-user-hash, sent only when given.
     #[arg(long, value_name = "HASH")]
     pub user_hash: Option<String>,
+    /// Rank with recorded search-then-call pairs (a gateway's --learn file) beside the ranker, in the embedded search; read only.
+    #[arg(long, value_name = "FILE")]
+    pub usage: Option<std::path::PathBuf>,
 }
 
 #[derive(Args)]
@@ -553,6 +556,9 @@ pub struct GatewayArgs {
     /// Write every call as a trace (JSON lines) that `toolsift replay` and the explorer's breaker read.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<std::path::PathBuf>,
+    /// Learn from use: record which tool a session called after its search (JSON lines in FILE, kept local, the newest 10,000), and rank with those pairs beside the ranker (a request like one that led to a tool finds it first).
+    #[arg(long, value_name = "FILE")]
+    pub learn: Option<std::path::PathBuf>,
     /// Print the tokens of tools/list direct and through the gateway, then exit.
     #[arg(long)]
     pub dry_run: bool,

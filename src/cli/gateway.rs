@@ -49,6 +49,11 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
         )));
     }
     c.ranker = args.ranker.or(file.ranker).unwrap_or(c.ranker);
+    if let Some(path) = &args.learn {
+        let usage = toolsift::service::usage::Usage::open(path)
+            .map_err(|e| CliError::Usage(format!("--learn {e}")))?;
+        c.service.usage = Some(std::sync::Arc::new(usage));
+    }
     c.service.gate = args
         .gate
         .map(Switch::on)

@@ -42,13 +42,24 @@ impl ServiceArgs {
             retention: self.retention.clone(),
             user_hash: self.user_hash.clone(),
         };
+        let usage = match &self.usage {
+            None => None,
+            Some(path) => Some(std::sync::Arc::new(toolsift::service::usage::Usage::new(
+                toolsift::service::usage::read_pairs(path)
+                    .map_err(|e| CliError::Usage(format!("--usage {e}")))?,
+            ))),
+        };
         match ClientConfig::resolve(&settings, &env)? {
             None => Ok(Searcher::Embedded(std::sync::Arc::new(
                 toolsift::service::Service::new(toolsift::service::ServiceConfig {
                     embeddings,
+                    usage,
                     ..Default::default()
                 }),
             ))),
+            Some(_) if usage.is_some() => Err(CliError::Usage(
+                "--usage ranks in the embedded search; a remote service (--service, $CAVE_BASE_URL or the config's service) ranks itself, so leave --usage out".into(),
+            )),
             Some(_) if embeddings.is_some() => Err(CliError::Usage(
                 "an embedding provider serves the embedded search; with a remote service (--service, $CAVE_BASE_URL or the config's service) the service ranks, so leave the --embeddings-* flags out".into(),
             )),

@@ -17,6 +17,8 @@
 //!   word there is enough. A tool the request names exactly always fits.
 //! - **dense similarity** (the `embeddings` and `hybrid` rankers): the
 //!   cosine of the request and the tool's text; either signal is enough.
+//! - **usage**: a tool agents called after requests like this one
+//!   (`crate::service::usage`) fits.
 //!
 //! The thresholds were measured on requests with and without a fitting tool
 //! (`toolsift eval --abstain`; the benchmarks page has the curves).
@@ -77,7 +79,8 @@ impl Gate {
             exact_name: e.exact_name,
             fits: false,
         };
-        fit.fits = self.admits(&fit);
+        // A tool agents called after requests like this one fits.
+        fit.fits = self.admits(&fit) || e.usage.is_some();
         fit
     }
 
@@ -170,6 +173,7 @@ mod tests {
         Explanation {
             unasked_destructive: false,
             exact_name: false,
+            usage: None,
             matches,
             dense: cosine.map(|cosine| DenseMatch {
                 cosine,

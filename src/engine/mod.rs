@@ -15,7 +15,7 @@ pub mod vocabulary;
 pub use gate::{Fit, Gate};
 pub use index::{
     DenseMatch, Explanation, Field, FieldParams, Hit, Index, Params, TermMatch, UnknownField,
-    sentence_count,
+    UsageMatch, sentence_count,
 };
 pub use ranker::{CatalogRanker, RankError, Ranker, UnknownRanker};
 pub use regex::{RegexError, RegexRanker};

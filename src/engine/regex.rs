@@ -263,6 +263,7 @@ impl CatalogRanker for RegexRanker {
                     exact_name: false,
                     matches,
                     dense: None,
+                    usage: None,
                 }
             })
             .collect()

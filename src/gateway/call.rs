@@ -346,6 +346,9 @@ impl Gateway {
                 let ended = Ended::Answered {
                     is_error: result.is_error.unwrap_or(false),
                 };
+                if ended == (Ended::Answered { is_error: false }) {
+                    self.learn_call(session, &tool.name);
+                }
                 let raw = serde_json::to_value(&result).ok();
                 record(&tool.name, server.as_deref(), ended, raw.as_ref());
                 if self.config.hidden_text_results && super::hidden::clean_result(&mut result) {

@@ -21,6 +21,9 @@ pub(crate) struct Found {
     pub(crate) names: Vec<String>,
 }
 
+/// Sessions whose last search `--learn` keeps at once.
+const LEARN_SESSIONS: usize = 10_000;
+
 impl Gateway {
     /// Answers `search_tools` with `arguments`, for `session`.
     pub(crate) async fn search_tools(&self, session: &str, arguments: &JsonObject) -> Found {
@@ -141,6 +144,7 @@ impl Gateway {
             answer["note"] = json!(notes.join(" "));
         }
         add_servers(&mut answer, &starting, &down);
+        self.remember_search(session, &query);
         self.recorder.search(
             session,
             &query,
@@ -151,6 +155,37 @@ impl Gateway {
         Found {
             result: search_result(answer),
             names,
+        }
+    }
+
+    /// With `--learn`: `query` is the session's last search, which the
+    /// next call that answers pairs with its tool.
+    fn remember_search(&self, session: &str, query: &str) {
+        if self.config.service.usage.is_none() {
+            return;
+        }
+        let mut last = self.last_search.lock().unwrap_or_else(|p| p.into_inner());
+        // Bounded: a gateway of many sessions forgets the oldest at once.
+        if last.len() >= LEARN_SESSIONS && !last.contains_key(session) {
+            last.clear();
+        }
+        last.insert(session.to_string(), query.to_string());
+    }
+
+    /// With `--learn`: `tool` answered a call in `session`; paired with the
+    /// session's last search, once (the next call of the session pairs
+    /// with the next search).
+    pub(crate) fn learn_call(&self, session: &str, tool: &str) {
+        let Some(usage) = &self.config.service.usage else {
+            return;
+        };
+        let query = self
+            .last_search
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(session);
+        if let Some(query) = query {
+            usage.record(&query, tool);
         }
     }
 
@@ -269,6 +304,9 @@ pub(crate) fn why_line(reason: Reason, e: &Explanation) -> String {
         return "exact name".into();
     }
     let mut parts = Vec::new();
+    if let Some(u) = &e.usage {
+        parts.push(crate::service::usage::words(u));
+    }
     if let Some(d) = &e.dense {
         parts.push(format!("cosine {:.2}", d.cosine));
     }

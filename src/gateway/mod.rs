@@ -183,6 +183,9 @@ pub struct Gateway {
     pub(crate) pending_asks: approve::PendingAsks,
     /// The calls in flight, for a stop that lets them finish.
     pub(crate) drain: Arc<Drain>,
+    /// With `--learn`: each session's last search request, which a call
+    /// that answers pairs with the tool it called.
+    pub(crate) last_search: Mutex<HashMap<String, String>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -237,6 +240,7 @@ impl Gateway {
             hidden: Mutex::new(hidden),
             routes: Mutex::default(),
             drain: Arc::default(),
+            last_search: Mutex::default(),
         })
     }
 

@@ -35,6 +35,7 @@ pub(super) fn accept_outcome(outcome: SearchOutcome) -> SearchResult {
                     })
                     .collect(),
                 dense: s.explanation.dense,
+                usage: s.explanation.usage,
             },
         })
         .collect();

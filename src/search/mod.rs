@@ -159,6 +159,7 @@ pub fn accept(
                     exact_name: reason == Some(Reason::ExactName),
                     matches: t.matched.iter().map(WireMatch::to_match).collect(),
                     dense: t.dense,
+                    usage: t.usage,
                 },
             }
         })

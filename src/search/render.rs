@@ -28,6 +28,9 @@ impl SearchResult {
                 if let Some(costs) = &self.tool_tokens {
                     v["tokens"] = json!(costs.get(h.index));
                 }
+                if let Some(u) = &h.explanation.usage {
+                    v["usage"] = json!(u);
+                }
                 if let Some(d) = &h.explanation.dense {
                     v["dense"] = json!({
                         "cosine": (f64::from(d.cosine) * 10_000.0).round() / 10_000.0,
@@ -141,6 +144,9 @@ impl SearchResult {
                         d.cosine, d.dense_rank
                     ),
                 );
+            }
+            if let Some(u) = &h.explanation.usage {
+                matched.insert(0, crate::service::usage::words(u));
             }
             if h.reason == Some(Reason::ExactName) {
                 matched.insert(0, "exact name".into());

@@ -89,6 +89,7 @@ fn response(names: &[&str], sent: u64, full: u64) -> ToolSearchResponse {
                 reason: None,
                 matched: Vec::new(),
                 dense: None,
+                usage: None,
             })
             .collect(),
         sent_schema_tokens: sent,

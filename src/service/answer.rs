@@ -77,6 +77,7 @@ fn to_wire_with<'a, T>(
                 reason: Some(s.reason.as_str().to_string()),
                 matched: s.explanation.matches.iter().map(WireMatch::from).collect(),
                 dense: s.explanation.dense,
+                usage: s.explanation.usage,
             })
             .collect(),
         sent_schema_tokens: outcome.sent_schema_tokens,

@@ -30,6 +30,7 @@ mod session_key;
 mod sessions;
 mod stats;
 pub mod store;
+pub mod usage;
 
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -79,6 +80,8 @@ pub struct ServiceConfig {
     /// The embedding provider of the `embeddings` and `hybrid` rankers;
     /// without one they are the `ranker_unavailable` error.
     pub embeddings: Option<Embeddings>,
+    /// Recorded search-then-call pairs, a third ranking arm when given.
+    pub usage: Option<Arc<usage::Usage>>,
     /// Whether the relevance gate is on for requests that do not say
     /// (off by default: Caveman clients expect up to `max_tools` tools).
     pub gate: bool,
@@ -113,6 +116,7 @@ impl Default for ServiceConfig {
             token_basis: TokenBasis::O200kBase,
             default_ranker: Ranker::Bm25,
             embeddings: None,
+            usage: None,
             gate: false,
         }
     }

@@ -37,7 +37,10 @@ impl Service {
             &self.index_cache_hits
         };
         counter.fetch_add(1, Ordering::Relaxed);
-        Ok(ranked)
+        Ok(match &self.config.usage {
+            Some(usage) => usage.wrap(catalog, ranked),
+            None => ranked,
+        })
     }
 
     /// Embeds `query` when the provider has not said its vectors' length

@@ -214,6 +214,10 @@ pub struct WireSelectedTool<T = WireTool> {
     /// the tool's rank in each list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dense: Option<crate::engine::DenseMatch>,
+    /// toolsift's extension: agents called this tool after like requests
+    /// (learning from use), how often, and its place by them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::engine::UsageMatch>,
 }
 
 /// A response body: every contract field always present. `T` is how a

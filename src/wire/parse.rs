@@ -98,6 +98,9 @@ pub fn parse_response(body: &[u8]) -> Result<ToolSearchResponse, ResponseError> 
             dense: item
                 .get("dense")
                 .and_then(|d| serde_json::from_value(d.clone()).ok()),
+            usage: item
+                .get("usage")
+                .and_then(|d| serde_json::from_value(d.clone()).ok()),
         });
     }
     let (sent, full) = match (

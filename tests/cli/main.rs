@@ -16,3 +16,4 @@ mod search;
 mod search_regressions;
 mod terminal_safety;
 mod tune;
+mod usage;

@@ -6,7 +6,7 @@
 //! figures. The gateway's one difference is its gate mode (each tool sent
 //! must fit on its own), which the service applies alike when asked. (The
 //! explorer searches through the same embedded searcher as `toolsift
-//! search`.)
+//! search`.) And the gateway's learning from use, across two runs.
 
 use crate::common::{self, Server, TempFile, http_client};
 use crate::gateway::{found, github_catalog, search, stdio, toolsift};
@@ -164,4 +164,89 @@ fn one_request_gets_the_same_tools_and_figures_through_every_front_end() {
         assert_eq!(at(1), 50.0, "{q}: {tune}");
         assert_eq!(at(3), 100.0, "{q}: {tune}");
     }
+}
+
+/// The git tools of `eval/mcp-short`, as a stub server lists them.
+fn git_tools(dir: &TempDir) -> String {
+    let catalog: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/eval/mcp-short/catalog.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let tools: Vec<Value> = catalog["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["name"].as_str().unwrap().starts_with("git_"))
+        .map(|t| json!({"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]}))
+        .collect();
+    dir.write("git-tools.json", &json!({ "tools": tools }).to_string())
+}
+
+#[test]
+fn the_gateway_learns_which_tool_a_search_led_to_and_finds_it_first_next_time() {
+    let dir = TempDir::new("learn");
+    let stub = format!(
+        "{} {} {}",
+        python(),
+        fixture("stub_server.py"),
+        git_tools(&dir)
+    );
+    let learn = dir.path("pairs.jsonl");
+    let args = |learn: &str| -> Vec<String> {
+        vec![
+            "--mcp-stdio".into(),
+            stub.clone(),
+            "--learn".into(),
+            learn.into(),
+        ]
+    };
+    // Without a past, "what did I change today" is not the unstaged diff.
+    let fresh = stdio(
+        &args(&dir.path("none.jsonl")),
+        "auto",
+        &json!([search("what did I change today")]),
+    );
+    assert_ne!(
+        found(&fresh[0]).first().map(String::as_str),
+        Some("git_diff_unstaged"),
+        "{}",
+        fresh[0]
+    );
+    // Monday: a search, then the call the agent made.
+    let monday = stdio(
+        &args(&learn),
+        "auto",
+        &json!([
+            search("what did I change so far"),
+            crate::gateway::call("git_diff_unstaged", json!({"repo_path": "."})),
+        ]),
+    );
+    assert_eq!(monday[1]["isError"], false, "{}", monday[1]);
+    let pairs = std::fs::read_to_string(&learn).unwrap();
+    assert!(
+        pairs.contains("\"query\":\"what did I change so far\"")
+            && pairs.contains("git_diff_unstaged"),
+        "{pairs}"
+    );
+    // Tuesday, a new gateway on the same file: the like request finds it
+    // first, and says why.
+    let tuesday = stdio(
+        &args(&learn),
+        "2026-07-28",
+        &json!([search("what did I change today")]),
+    );
+    let tools = &tuesday[0]["structuredContent"]["tools"];
+    assert_eq!(tools[0]["name"], "git_diff_unstaged", "{}", tuesday[0]);
+    assert!(
+        tools[0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("called after 1 like request before"),
+        "{}",
+        tuesday[0]
+    );
 }

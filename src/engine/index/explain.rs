@@ -47,6 +47,20 @@ pub struct Explanation {
     /// its score was held back ([`super::Params::unasked_destructive`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unasked_destructive: bool,
+    /// Agents called this tool after requests like this one: usage lifted
+    /// it (`crate::service::usage`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<UsageMatch>,
+}
+
+/// How usage stood behind a tool: the pairs that led to it, and its place
+/// among the tools like past requests led to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct UsageMatch {
+    /// Recorded calls of this tool after a search.
+    pub uses: u32,
+    /// 1-based rank by how well its past requests match this one.
+    pub rank: usize,
 }
 
 /// Where a tool stood in a dense (and, for hybrid, the lexical) ranking.
@@ -122,6 +136,7 @@ impl Index {
             exact_name: q.exact.contains(&doc),
             matches,
             dense: None,
+            usage: None,
             unasked_destructive: !q.asks_undo
                 && self.params.unasked_destructive < 1.0
                 && self.destructive.binary_search(&(doc as u32)).is_ok(),

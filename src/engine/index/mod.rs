@@ -33,7 +33,7 @@ use std::ops::Range;
 
 use rustc_hash::FxHashMap as HashMap;
 
-pub use explain::{DenseMatch, Explanation, TermMatch};
+pub use explain::{DenseMatch, Explanation, TermMatch, UsageMatch};
 pub use params::{Field, FieldParams, Params, UnknownField};
 pub use query::sentence_count;
 pub use score::Hit;
