@@ -28,7 +28,7 @@ fn catalog() -> Catalog {
     .unwrap()
 }
 
-fn params(query: &str) -> SearchParams {
+pub(super) fn params(query: &str) -> SearchParams {
     SearchParams {
         query: query.into(),
         ..Default::default()

@@ -72,7 +72,7 @@ fn server_slash_tool_comes_first_even_for_a_one_word_name_in_a_sentence() {
         "call github/search for the parser",
         "mcp__fetch__fetch https://example.com",
     ] {
-        let o = s.tool_search(&c, &params_of(query), "").unwrap();
+        let o = s.tool_search(&c, &super::tests::params(query), "").unwrap();
         let first = &o.tools[0];
         assert_eq!(first.reason, Reason::ExactName, "{query}");
         let server = c.tools()[first.index]
@@ -88,7 +88,7 @@ fn server_slash_tool_comes_first_even_for_a_one_word_name_in_a_sentence() {
     }
     // A server's name before a tool of another server names nothing.
     let o = s
-        .tool_search(&c, &params_of("use slack/fetch on example.com"), "")
+        .tool_search(&c, &super::tests::params("use slack/fetch on example.com"), "")
         .unwrap();
     assert!(o.tools.iter().all(|t| t.reason != Reason::ExactName));
 }
@@ -97,7 +97,7 @@ fn server_slash_tool_comes_first_even_for_a_one_word_name_in_a_sentence() {
 fn an_answer_says_how_many_matched_beyond_the_cap_and_where() {
     let c = two_servers();
     let s = Service::default();
-    let mut p = params_of("list the issues");
+    let mut p = super::tests::params("list the issues");
     p.max_tools = Some(3);
     let o = s.tool_search(&c, &p, "").unwrap();
     assert_eq!(o.tools.len(), 3);
@@ -115,13 +115,6 @@ fn an_answer_says_how_many_matched_beyond_the_cap_and_where() {
     assert_eq!(v["matching"]["total"], 15, "{v}");
     assert_eq!(v["matching"]["more"][0]["server"], "github", "{v}");
     // A selection names its tools: nothing to count.
-    let o = s.tool_search(&c, &params_of("select:fetch"), "").unwrap();
+    let o = s.tool_search(&c, &super::tests::params("select:fetch"), "").unwrap();
     assert_eq!(o.matching, None);
-}
-
-fn params_of(query: &str) -> SearchParams {
-    SearchParams {
-        query: query.into(),
-        ..Default::default()
-    }
 }
