@@ -85,6 +85,8 @@ pub struct Why {
     pub exact_name: bool,
     /// A dense or hybrid ranking's view of it (the cosine).
     pub dense: Option<DenseMatch>,
+    /// Usage lifted it: agents called it after like requests.
+    pub usage: Option<crate::engine::UsageMatch>,
     /// Whether the words could be told: false for a tool a remote service
     /// ranked but did not return (its ranking carries no explanation).
     pub explained: bool,
@@ -346,6 +348,7 @@ impl Standing {
             unmatched,
             exact_name: explanation.exact_name,
             dense: explanation.dense,
+            usage: explanation.usage,
             explained,
             cap: s.cap,
             verdict,

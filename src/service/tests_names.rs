@@ -88,7 +88,11 @@ fn server_slash_tool_comes_first_even_for_a_one_word_name_in_a_sentence() {
     }
     // A server's name before a tool of another server names nothing.
     let o = s
-        .tool_search(&c, &super::tests::params("use slack/fetch on example.com"), "")
+        .tool_search(
+            &c,
+            &super::tests::params("use slack/fetch on example.com"),
+            "",
+        )
         .unwrap();
     assert!(o.tools.iter().all(|t| t.reason != Reason::ExactName));
 }
@@ -115,6 +119,8 @@ fn an_answer_says_how_many_matched_beyond_the_cap_and_where() {
     assert_eq!(v["matching"]["total"], 15, "{v}");
     assert_eq!(v["matching"]["more"][0]["server"], "github", "{v}");
     // A selection names its tools: nothing to count.
-    let o = s.tool_search(&c, &super::tests::params("select:fetch"), "").unwrap();
+    let o = s
+        .tool_search(&c, &super::tests::params("select:fetch"), "")
+        .unwrap();
     assert_eq!(o.matching, None);
 }

@@ -106,6 +106,11 @@ impl Why {
                 ordinal(rank)
             ),
         };
+        if let Some(u) = &self.usage
+            && !matches!(self.verdict, Verdict::AlwaysLoad)
+        {
+            let _ = write!(out, "; {}", crate::service::usage::words(u));
+        }
         if let Some(d) = &self.dense
             && self.rank.is_some()
             && !matches!(self.verdict, Verdict::AlwaysLoad)
@@ -135,6 +140,9 @@ impl Why {
             "exact_name": self.exact_name,
             "explained": self.explained,
         });
+        if let Some(u) = &self.usage {
+            v["usage"] = serde_json::json!(u);
+        }
         if let Some(d) = &self.dense {
             v["dense"] = serde_json::json!({
                 "cosine": round(d.cosine),
@@ -178,6 +186,14 @@ impl Why {
             let _ = writeln!(out, "  not matched  {}", list(&self.unmatched));
         } else {
             let _ = writeln!(out, "  matched      (the service does not say)");
+        }
+        if let Some(u) = &self.usage {
+            let _ = writeln!(
+                out,
+                "  usage        {} (#{} by like requests)",
+                crate::service::usage::words(u),
+                u.rank
+            );
         }
         if let Some(d) = &self.dense {
             let lexical = d
