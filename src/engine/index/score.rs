@@ -304,12 +304,32 @@ pub(super) fn top_k(scores: &[f32], k: usize) -> Vec<(f32, u32)> {
     top_k_with(scores, k, &mut Vec::new())
 }
 
+/// From a `k` of one in this many scores on, [`top_k_with`] sorts.
+const LARGE_K: usize = 8;
+
 /// [`top_k`] with a buffer for the chunks' maxima (reused across searches).
 fn top_k_with(scores: &[f32], k: usize, maxima: &mut Vec<f32>) -> Vec<(f32, u32)> {
     if k == 0 {
         return Vec::new();
     }
     let key = |d: usize, s: f32| (u64::from(s.to_bits()) << 32) | u64::from(!(d as u32));
+    if k.saturating_mul(LARGE_K) >= scores.len() {
+        // Most of the list wanted (a whole ranking: the explorer's standing,
+        // hybrid's lexical list): one sort of the positive scores, not an
+        // insertion per candidate into a list of k.
+        let mut all: Vec<u64> = scores
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s > 0.0)
+            .map(|(d, &s)| key(d, s))
+            .collect();
+        all.sort_unstable_by(|a, b| b.cmp(a));
+        all.truncate(k);
+        return all
+            .into_iter()
+            .map(|kk| (f32::from_bits((kk >> 32) as u32), !(kk as u32)))
+            .collect();
+    }
     let mut top: Vec<u64> = Vec::with_capacity(k + 1);
     // Below this nothing enters: while the list is not full, any positive score.
     let mut floor = u64::from(u32::MAX);
