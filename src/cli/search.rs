@@ -81,6 +81,9 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
         token_basis: settings.token_basis,
         preview: false,
         gate,
+        // --why tells where the tool stood in the ranking the answer was
+        // cut from.
+        keep_ranking: why.is_some(),
         ..SearchRequest::default()
     };
     let result = searcher.search(&catalog, &request)?;

@@ -277,6 +277,34 @@ pub fn split(query: &str) -> Option<Vec<&str>> {
     (intents.len() >= 2).then_some(intents)
 }
 
+/// The intents [`rank`] ranks `query` by beside the whole request: the
+/// `queries` a request gave, else those [`split`] finds; none when one
+/// ranking of the whole request answers (one intent, a long request, a
+/// regex ranker's pattern).
+pub fn parts<'a>(
+    ranker: &dyn CatalogRanker,
+    query: &'a str,
+    queries: &'a [String],
+) -> Vec<&'a str> {
+    if ranker.ranker().is_regex() {
+        // A pattern is one pattern.
+        return Vec::new();
+    }
+    if queries.is_empty() {
+        if query.split_whitespace().nth(MAX_SPLIT_WORDS).is_some() {
+            Vec::new()
+        } else {
+            split(query).unwrap_or_default()
+        }
+    } else {
+        queries
+            .iter()
+            .map(String::as_str)
+            .take(MAX_INTENTS)
+            .collect()
+    }
+}
+
 /// Ranks `query` and merges its ranking with its intents' ([`fuse`]): the
 /// `queries` a request gave, else the intents [`split`] finds. A request of
 /// one intent, and a regex ranker's pattern, is ranked as it is. Each hit's
@@ -289,23 +317,7 @@ pub fn rank(
     context: Option<&str>,
     k: usize,
 ) -> Result<Vec<Hit>, RankError> {
-    if ranker.ranker().is_regex() {
-        // A pattern is one pattern.
-        return ranker.rank(query, context, k);
-    }
-    let parts: Vec<&str> = if queries.is_empty() {
-        if query.split_whitespace().nth(MAX_SPLIT_WORDS).is_some() {
-            Vec::new()
-        } else {
-            split(query).unwrap_or_default()
-        }
-    } else {
-        queries
-            .iter()
-            .map(String::as_str)
-            .take(MAX_INTENTS)
-            .collect()
-    };
+    let parts = parts(ranker, query, queries);
     if parts.is_empty() || k == 0 {
         return ranker.rank(query, context, k);
     }

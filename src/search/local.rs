@@ -70,5 +70,6 @@ pub(super) fn accept_outcome(outcome: SearchOutcome) -> SearchResult {
             .embedding
             .filter(|&(done, total)| total > 0 && done <= total),
         matching: outcome.matching.filter(|m| m.sent <= m.total).map(Box::new),
+        ranking: outcome.ranking,
     }
 }

@@ -108,6 +108,11 @@ pub struct SearchResult {
     pub held_back: Vec<HeldBack>,
     /// How many tools matched beyond those sent, when the service said.
     pub matching: Option<Box<crate::wire::WireMatching>>,
+    /// Every tool that matched, best first, by catalog index: the ranking
+    /// an in-process answer was cut from, when the request kept it
+    /// ([`SearchRequest::keep_ranking`]); [`Searcher::standing`] reads it
+    /// instead of ranking again. Never from a remote service.
+    pub ranking: Option<Arc<Vec<crate::engine::Hit>>>,
 }
 
 /// A tool the relevance gate held back, in the local catalog.
@@ -214,6 +219,7 @@ pub fn accept(
             .matching
             .filter(|m| m.sent <= m.total)
             .map(Box::new),
+        ranking: None,
     })
 }
 

@@ -1,7 +1,9 @@
 //! Why a tool was, or was not, in a search's loaded set.
 //!
-//! [`Searcher::standing`] ranks the whole catalog for a request that was
-//! made (through the same [`CatalogRanker`] the service used) and keeps,
+//! [`Searcher::standing`] takes the whole catalog's ranking of a request
+//! that was made: the one its answer was cut from, when the request kept
+//! it (in-process, [`SearchRequest::keep_ranking`]), else a ranking made
+//! again through the same [`CatalogRanker`] the service used. It keeps,
 //! with the answer's loaded set and the cap, enough to say for any tool
 //! where it stood: [`Standing::why`] (its place, score, the request's words
 //! it matched and did not, and a [`Verdict`]) and [`Standing::runners_up`]
@@ -20,7 +22,7 @@ use crate::catalog::Catalog;
 use crate::engine::analyzer::{
     QUERY_FILLER, Stemmer, abbreviation_forms, for_each_word, is_stop_word,
 };
-use crate::engine::{CatalogRanker, DenseMatch, Explanation, Ranker};
+use crate::engine::{CatalogRanker, DenseMatch, Explanation, Hit, Ranker};
 
 mod render;
 #[cfg(test)]
@@ -202,10 +204,18 @@ impl Searcher {
             .unwrap_or(config.default_ranker);
         let ranker = self.ranker_for(catalog, kind)?;
         let context = context_of(request);
-        let ranking = if request.query.trim().is_empty() && context.is_none() {
-            Vec::new()
+        let kept = result
+            .ranking
+            .as_ref()
+            .filter(|_| result.method == kind.as_str());
+        let fresh;
+        let ranking: &[Hit] = if let Some(kept) = kept {
+            // The answer was cut from this ranking: no second one.
+            kept
+        } else if request.query.trim().is_empty() && context.is_none() {
+            &[]
         } else {
-            ranker
+            fresh = ranker
                 .rank(&request.query, context, catalog.len())
                 .map_err(|e| {
                     SearchError::Service(crate::service::ServiceError {
@@ -213,7 +223,8 @@ impl Searcher {
                         code: "ranker_failed",
                         message: format!("ranker {kind} failed: {e}"),
                     })
-                })?
+                })?;
+            &fresh
         };
         let n = catalog.len();
         let always: Vec<bool> = catalog.tools().iter().map(|t| t.always_load).collect();

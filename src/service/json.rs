@@ -408,6 +408,7 @@ pub fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchParams,
         gate_mode,
         omit_always_load,
         unrecorded: false,
+        keep_ranking: false,
     })
 }
 

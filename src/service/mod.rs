@@ -180,6 +180,10 @@ pub struct SearchParams {
     /// whole query's ([`crate::engine::intents`]); empty: the query's own
     /// clauses, when it has several.
     pub queries: Vec<String>,
+    /// In-process only (never on the wire): the outcome keeps the whole
+    /// catalog's ranking its answer was cut from, so a caller that explains
+    /// the answer (the explorer, `search --why`) need not rank again.
+    pub keep_ranking: bool,
 }
 
 impl SearchParams {
@@ -261,6 +265,11 @@ pub struct SearchOutcome {
     pub held_back: Vec<HeldBack>,
     /// How many tools matched beyond those sent, and in which servers.
     pub matching: Option<crate::wire::WireMatching>,
+    /// Every tool that matched, best first: the ranking the answer was cut
+    /// from, when the request kept it (`keep_ranking`) and one ranking of
+    /// the query and context answered (no intents, no `+term`, no
+    /// `select:`).
+    pub ranking: Option<Arc<Vec<crate::engine::Hit>>>,
 }
 
 type Cell<T> = Arc<OnceLock<Arc<T>>>;

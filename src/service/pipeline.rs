@@ -1,6 +1,7 @@
 //! A search in five named steps: validate, rank, assemble, count tokens,
 //! record the session.
 
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -21,6 +22,8 @@ struct Ranked {
     /// What a `select:` request named but could not load; `None` for a
     /// ranked search.
     selection: Option<Selection>,
+    /// The whole catalog's ranking `hits` were cut from, when kept.
+    whole: Option<Vec<Hit>>,
 }
 
 /// What a `select:` request named but could not load.
@@ -101,6 +104,7 @@ impl Service {
                 message: format!("ranker {} failed: {e}", plan.ranker),
             })?;
         let selection = ranked.selection.take();
+        let ranking = ranked.whole.take().map(Arc::new);
         let mut tools = assemble(ranker.as_ref(), params, &plan, ranked, selection.is_some());
         // The gate judges the loaded set's own explanations.
         let gate = Gate::for_ranker(plan.ranker, self.gate_cosine());
@@ -185,6 +189,7 @@ impl Service {
             fit: verdict.best,
             held_back: verdict.held_back,
             matching,
+            ranking,
         })
     }
 
@@ -264,11 +269,29 @@ fn rank(
                 hits,
                 always_scores: vec![0.0; plan.always.len()],
                 selection: Some(Selection { unknown, over_cap }),
+                whole: None,
             });
         }
         syntax::Request::Search { required } => required,
     };
-    let hits = if room == 0 {
+    let mut whole = None;
+    let hits = if params.keep_ranking
+        && required.is_empty()
+        && intents::parts(ranker, query, &params.queries).is_empty()
+        && !query.trim().is_empty()
+    {
+        // One ranking answers: rank every tool once, and cut the answer
+        // from it (the first k of a deeper ranking are the k it gives).
+        let all = ranker.rank(query, context, catalog.len())?;
+        let k = room.saturating_add(plan.always.len()).min(all.len());
+        let hits = if room == 0 {
+            Vec::new()
+        } else {
+            all[..k].to_vec()
+        };
+        whole = Some(all);
+        hits
+    } else if room == 0 {
         Vec::new()
     } else if required.is_empty() {
         let k = room.saturating_add(plan.always.len());
@@ -310,6 +333,7 @@ fn rank(
             .map(|s| s.unwrap_or(0.0))
             .collect(),
         selection: None,
+        whole,
     })
 }
 

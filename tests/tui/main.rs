@@ -9,6 +9,7 @@ mod exact;
 mod hidden_text;
 mod pager;
 mod reload;
+mod same_answer;
 mod screens;
 mod terminal;
 mod widths;

@@ -257,3 +257,77 @@ fn close_names_find_typos_and_other_spellings() {
     let text = "x".repeat(10_000);
     assert!(close_names(&catalog, &text, 3).is_empty());
 }
+
+/// The mcp-short catalog (nine real MCP servers' tools), and usage learned
+/// from its time-split set's first days.
+fn mcp_short() -> (Arc<Catalog>, Arc<crate::service::usage::Usage>) {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/eval");
+    let source = CatalogSource::Path(format!("{dir}/mcp-short/catalog.json").into());
+    let catalog = Arc::new(crate::catalog::load(&source).unwrap());
+    let pairs = std::fs::read_to_string(format!("{dir}/usage/earlier.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (catalog, Arc::new(crate::service::usage::Usage::new(pairs)))
+}
+
+#[test]
+fn a_kept_ranking_stands_as_a_second_ranking_would() {
+    let (catalog, usage) = mcp_short();
+    let learned = Searcher::Embedded(Arc::new(crate::service::Service::new(
+        crate::service::ServiceConfig {
+            usage: Some(usage),
+            ..crate::service::ServiceConfig::default()
+        },
+    )));
+    let queries = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/eval/mcp-short/queries.jsonl"
+    ))
+    .unwrap();
+    let mut kept_count = 0;
+    for searcher in [Searcher::embedded(), learned] {
+        for line in queries.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let query = v["query"].as_str().unwrap();
+            for cap in [1, 3, 8] {
+                let plain = request(query, Some(cap));
+                let kept = SearchRequest {
+                    keep_ranking: true,
+                    ..plain.clone()
+                };
+                let a = searcher.search(&catalog, &plain).unwrap();
+                let b = searcher.search(&catalog, &kept).unwrap();
+                assert!(a.ranking.is_none());
+                // The answer cut from the whole ranking is the answer.
+                assert_eq!(a.tools, b.tools, "{query} cap {cap}");
+                assert_eq!(a.matching, b.matching, "{query} cap {cap}");
+                let Some(ranking) = &b.ranking else {
+                    // Several intents: ranked apart, nothing kept.
+                    assert!(
+                        !crate::engine::intents::split(query)
+                            .unwrap_or_default()
+                            .is_empty(),
+                        "{query}"
+                    );
+                    continue;
+                };
+                kept_count += 1;
+                assert!(ranking.len() >= b.tools.len().min(1), "{query}");
+                let fresh = searcher.standing(&catalog, &plain, &a).unwrap();
+                let from_kept = searcher.standing(&catalog, &kept, &b).unwrap();
+                for tool in 0..catalog.len() {
+                    assert_eq!(
+                        fresh.why(tool),
+                        from_kept.why(tool),
+                        "{query} cap {cap}: {}",
+                        catalog.tools()[tool].name
+                    );
+                }
+                assert_eq!(fresh.runners_up(10), from_kept.runners_up(10));
+            }
+        }
+    }
+    assert!(kept_count > 100, "only {kept_count} answers kept a ranking");
+}

@@ -125,6 +125,9 @@ impl SearchState {
             preview,
             gate: Some(on.settings.gate),
             queries: Vec::new(),
+            // The results pane says where every tool stood: from the
+            // ranking the answer was cut from.
+            keep_ranking: true,
             ..SearchRequest::default()
         }
     }
