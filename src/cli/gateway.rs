@@ -49,9 +49,24 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
         )));
     }
     c.ranker = args.ranker.or(file.ranker).unwrap_or(c.ranker);
-    if let Some(path) = &args.learn {
+    // The flag's file, else the config file's (named as the user wrote it).
+    let learn = match (&args.learn, &file.learn) {
+        (Some(path), _) => Some((path.clone(), "--learn".to_string())),
+        (None, Some(value)) => {
+            let home = std::env::var("HOME").ok();
+            let origin = file_config.source.as_deref();
+            let path = toolsift::config::path_in(value, origin, home.as_deref());
+            let what = match origin {
+                Some(o) => format!("{}: [gateway] learn", o.display()),
+                None => "[gateway] learn".to_string(),
+            };
+            Some((path, what))
+        }
+        (None, None) => None,
+    };
+    if let Some((path, what)) = &learn {
         let usage = toolsift::service::usage::Usage::open(path)
-            .map_err(|e| CliError::Usage(format!("--learn {e}")))?;
+            .map_err(|e| CliError::Usage(format!("{what} {e}")))?;
         c.service.usage = Some(std::sync::Arc::new(usage));
     }
     c.service.gate = args

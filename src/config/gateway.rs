@@ -13,6 +13,7 @@
 //! breaker_threshold_read_only = 3  # the same, for read-only tools
 //! call_timeout_secs = 60
 //! shutdown_grace_secs = 10         # on SIGTERM: calls in flight may finish
+//! learn = "~/.local/state/toolsift/learned.jsonl"  # learn from use (off when absent)
 //! expose_found = false
 //! log_calls = false
 //! hidden_text = "strip"            # or drop, keep
@@ -61,6 +62,10 @@ pub struct GatewaySection {
     /// Seconds a stop lets the calls in flight finish.
     #[serde(default, deserialize_with = "file_value::count")]
     pub shutdown_grace_secs: Option<u64>,
+    /// The file of search-then-call pairs to learn from and record in
+    /// (`--learn`): `~/` is the home directory, a relative path is the
+    /// config file's directory's.
+    pub learn: Option<String>,
     #[serde(default, deserialize_with = "file_value::flag")]
     pub expose_found: Option<bool>,
     #[serde(default, deserialize_with = "file_value::flag")]
@@ -190,4 +195,22 @@ fn word<'de, D: serde::Deserializer<'de>, T>(
         _ => None,
     }
     .ok_or_else(|| serde::de::Error::custom(format!("{expected}, not {found}")))
+}
+
+/// Where a path a config file gives points: `~/` under `home`, a relative
+/// path beside the file (`config`), an absolute one as it is.
+pub fn path_in(
+    value: &str,
+    config: Option<&std::path::Path>,
+    home: Option<&str>,
+) -> std::path::PathBuf {
+    use std::path::{Path, PathBuf};
+    if let (Some(rest), Some(home)) = (value.strip_prefix("~/"), home) {
+        return PathBuf::from(home).join(rest);
+    }
+    let path = Path::new(value);
+    match config.and_then(Path::parent) {
+        Some(dir) if path.is_relative() => dir.join(path),
+        _ => path.to_path_buf(),
+    }
 }

@@ -18,7 +18,7 @@ mod gateway;
 mod save;
 
 pub use explorer::ExplorerConfig;
-pub use gateway::{GatewaySection, HiddenText, ToolRule};
+pub use gateway::{GatewaySection, HiddenText, ToolRule, path_in};
 pub use save::save_explorer_settings;
 
 /// The embedded defaults.

@@ -333,3 +333,28 @@ fn the_explorer_service_is_a_url_checked_at_its_line() {
     c.merge(parse("[explorer]\n", "d.toml").unwrap());
     assert_eq!(c.explorer.service.as_deref(), Some("http://127.0.0.1:8787"));
 }
+
+#[test]
+fn a_path_a_config_file_gives_is_beside_it_or_under_home() {
+    use std::path::Path;
+    let config = Some(Path::new("/etc/toolsift/config.toml"));
+    assert_eq!(
+        path_in("learned.jsonl", config, Some("/home/u")),
+        Path::new("/etc/toolsift/learned.jsonl")
+    );
+    assert_eq!(
+        path_in("~/state/learned.jsonl", config, Some("/home/u")),
+        Path::new("/home/u/state/learned.jsonl")
+    );
+    assert_eq!(
+        path_in("/var/learned.jsonl", config, Some("/home/u")),
+        Path::new("/var/learned.jsonl")
+    );
+    // No home: "~/" is a directory named "~" beside the file; no file: as
+    // given.
+    assert_eq!(
+        path_in("~/l.jsonl", config, None),
+        Path::new("/etc/toolsift/~/l.jsonl")
+    );
+    assert_eq!(path_in("l.jsonl", None, None), Path::new("l.jsonl"));
+}

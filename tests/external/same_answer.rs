@@ -232,10 +232,16 @@ fn the_gateway_learns_which_tool_a_search_led_to_and_finds_it_first_next_time() 
             && pairs.contains("git_diff_unstaged"),
         "{pairs}"
     );
-    // Tuesday, a new gateway on the same file: the like request finds it
-    // first, and says why.
+    // Tuesday, a new gateway on the same file, named in its config file
+    // (beside it): the like request finds it first, and says why.
+    let config = dir.write("config.toml", "[gateway]\nlearn = \"pairs.jsonl\"\n");
     let tuesday = stdio(
-        &args(&learn),
+        &[
+            "--mcp-stdio".into(),
+            stub.clone(),
+            "--config".into(),
+            config,
+        ],
         "2026-07-28",
         &json!([search("what did I change today")]),
     );
