@@ -591,3 +591,6 @@ mod tests_reload;
 
 #[cfg(test)]
 mod tests_habits;
+
+#[cfg(test)]
+mod tests_faults;

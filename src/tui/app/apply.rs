@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{App, Focus, Popup};
+use super::{App, Popup};
 use crate::settings::Settings;
 use crate::tui::effect::Effect;
 use crate::tui::state::catalog::ViewSource;
@@ -45,13 +45,15 @@ impl App {
         if !self.picked.is_empty() {
             return self.toggle_always_load_picked();
         }
-        let index = match self.focus {
-            Focus::Results => self.search.current_index(),
-            _ => self.catalog_view.current(),
-        };
-        let Some(index) = index else {
+        // The tool the detail shows, whichever pane leads to it.
+        let Some((index, _)) = self.current_tool() else {
             return Vec::new();
         };
+        if self.search.row_of(index).is_some() && self.shows_results_tool() {
+            // The list re-sorts (always-load tools first): the highlight
+            // stays on this tool, so a second press undoes the first.
+            self.search.follow = Some(index);
+        }
         let value = !self.catalog.tools()[index].always_load;
         let toggled = Arc::new(self.catalog.with_always_load(index, value));
         let name = toggled.tools()[index].name.clone();

@@ -230,9 +230,7 @@ impl App {
     /// The tool whose detail is shown: the highlighted row of the results
     /// pane when it had the focus last, else of the catalog pane.
     pub fn current_tool(&self) -> Option<(usize, Option<&SearchHit>)> {
-        let from_results = matches!(self.focus, Focus::Results)
-            || (matches!(self.focus, Focus::Detail | Focus::Query)
-                && self.last_list == Focus::Results);
+        let from_results = self.shows_results_tool();
         if from_results && let Some(hit) = self.search.current() {
             return Some((hit.index, Some(hit)));
         }
@@ -242,6 +240,14 @@ impl App {
         }
         let index = self.catalog_view.current()?;
         Some((index, self.search.hit(index)))
+    }
+
+    /// Whether the detail shows the results pane's highlighted tool (that
+    /// pane has the focus, or had it last).
+    pub fn shows_results_tool(&self) -> bool {
+        matches!(self.focus, Focus::Results)
+            || (matches!(self.focus, Focus::Detail | Focus::Query)
+                && self.last_list == Focus::Results)
     }
 
     /// The catalog's always-load tools.

@@ -79,6 +79,10 @@ pub struct SearchState {
     /// The newest search's pattern was refused (`invalid_regex`): why, for
     /// the query box. The results shown stay those of the last good one.
     pub pattern_error: Option<String>,
+    /// The tool the highlight stays on in the next answer: a change made
+    /// to the highlighted tool (always-load) re-sorts the list, and the
+    /// highlight follows the tool, not its row.
+    pub follow: Option<usize>,
 }
 
 impl SearchState {
@@ -98,6 +102,7 @@ impl SearchState {
             context_budget,
             standing: None,
             pattern_error: None,
+            follow: None,
         }
     }
 
@@ -237,8 +242,26 @@ impl SearchState {
             }
             Err(e) => Results::Failed(e),
         };
+        if let Some(tool) = self.follow.take()
+            && let Some(row) = self.row_of(tool)
+        {
+            self.list.selected = row;
+        }
         self.keep_visible(height);
         true
+    }
+
+    /// The row of catalog tool `tool` in the pane (loaded, then near).
+    pub fn row_of(&self, tool: usize) -> Option<usize> {
+        if let Results::Found(r) = &self.results
+            && let Some(at) = r.tools.iter().position(|h| h.index == tool)
+        {
+            return Some(at);
+        }
+        self.near()
+            .iter()
+            .position(|&i| i == tool)
+            .map(|at| self.len() + at)
     }
 
     /// After an answer was taken: a dense ranker's preview answered by

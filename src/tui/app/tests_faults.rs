@@ -1,0 +1,77 @@
+//! The faults a demo trips on, each held by a test that failed before its
+//! fix: the key acts on the tool the screen shows, and a second press of a
+//! toggle undoes the first.
+
+use crossterm::event::KeyCode;
+
+use super::Focus;
+use super::tests_finish::{key, sized};
+use super::tests_trust::query;
+
+/// The name of the tool the detail shows.
+fn shown(app: &super::App) -> String {
+    let (index, _) = app.current_tool().expect("a tool shown");
+    app.tool(index).name.clone()
+}
+
+fn always(app: &super::App) -> Vec<String> {
+    (0..app.catalog().len())
+        .filter(|&i| app.tool(i).always_load)
+        .map(|i| app.tool(i).name.clone())
+        .collect()
+}
+
+#[test]
+fn a_in_the_detail_toggles_the_tool_the_detail_shows() {
+    let mut app = sized(120, 35);
+    let before = always(&app);
+    query(&mut app, "refund a payment");
+    key(&mut app, KeyCode::Enter);
+    if app.focus() != Focus::Results {
+        key(&mut app, KeyCode::Tab);
+    }
+    assert_eq!(app.focus(), Focus::Results);
+    // The first tool the search found beyond the always-load ones.
+    key(&mut app, KeyCode::Char('G'));
+    while app.tool(app.current_tool().unwrap().0).always_load {
+        key(&mut app, KeyCode::Char('k'));
+    }
+    let tool = shown(&app);
+    // Into the detail pane: it still shows the results' tool.
+    while app.focus() != Focus::Detail {
+        key(&mut app, KeyCode::Tab);
+    }
+    assert_eq!(shown(&app), tool);
+    key(&mut app, KeyCode::Char('a'));
+    let mut want = before.clone();
+    want.push(tool.clone());
+    want.sort();
+    let mut now = always(&app);
+    now.sort();
+    assert_eq!(now, want, "a turned on {tool}, and nothing else");
+    assert_eq!(shown(&app), tool, "the detail still shows it");
+    key(&mut app, KeyCode::Char('a'));
+    assert_eq!(always(&app), before, "a second a undoes the first");
+}
+
+#[test]
+fn a_twice_in_the_results_undoes_and_the_highlight_follows_the_tool() {
+    let mut app = sized(120, 35);
+    let before = always(&app);
+    query(&mut app, "refund a payment");
+    key(&mut app, KeyCode::Enter);
+    if app.focus() != Focus::Results {
+        key(&mut app, KeyCode::Tab);
+    }
+    // A tool below the always-load ones: turning it on moves it up.
+    key(&mut app, KeyCode::Char('G'));
+    let tool = shown(&app);
+    let row = app.search().list.selected;
+    key(&mut app, KeyCode::Char('a'));
+    assert!(always(&app).contains(&tool), "{tool} turned on");
+    assert_eq!(shown(&app), tool, "the highlight follows {tool}");
+    assert_ne!(app.search().list.selected, row, "it moved up the list");
+    key(&mut app, KeyCode::Char('a'));
+    assert_eq!(always(&app), before, "the second a undoes the first");
+    assert_eq!(shown(&app), tool);
+}
