@@ -75,3 +75,34 @@ fn a_twice_in_the_results_undoes_and_the_highlight_follows_the_tool() {
     assert_eq!(always(&app), before, "the second a undoes the first");
     assert_eq!(shown(&app), tool);
 }
+
+#[test]
+fn under_strategy_all_the_results_and_the_detail_say_every_tool_is_sent() {
+    let (mut app, effects) =
+        super::tests::demo_setup(|s| s.settings.strategy = crate::select::Strategy::All);
+    super::tests::settle(&mut app, effects);
+    app.update(super::Msg::Resize(120, 35));
+    query(&mut app, "refund a payment");
+    key(&mut app, KeyCode::Enter);
+    if app.focus() != Focus::Results {
+        key(&mut app, KeyCode::Tab);
+    }
+    // A tool the cap of deferred would leave out.
+    let rows = key(&mut app, KeyCode::Char('G'));
+    let screen = rows.join("\n");
+    assert!(screen.contains("all sent"), "{screen}");
+    assert!(
+        screen.contains("strategy all sends every tool;"),
+        "{screen}"
+    );
+    assert!(screen.contains("deferred's cap of"), "{screen}");
+    assert!(!screen.contains("below the cap of"), "{screen}");
+    assert!(screen.contains("standing: sent: strategy all"), "{screen}");
+    assert!(!screen.contains("standing: not loaded"), "{screen}");
+    // The highlighted row below the cap carries the highlight's mark.
+    let cap = rows
+        .iter()
+        .position(|r| r.contains("deferred's cap of"))
+        .unwrap();
+    assert!(rows[cap + 1..].iter().any(|r| r.contains('›')), "{screen}");
+}

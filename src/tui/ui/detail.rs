@@ -129,18 +129,26 @@ fn standing_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
         return Vec::new();
     }
     let why = standing.why(index);
+    // Under strategy all every tool is sent; the standing is deferred's.
+    let all = app.handle().strategy() == crate::select::Strategy::All;
+    let (sentence, style) = if all {
+        (
+            format!(
+                "sent: strategy all sends every tool (deferred: {})",
+                why.sentence()
+            ),
+            theme.selected,
+        )
+    } else if why.verdict.loaded() {
+        (why.sentence(), theme.selected)
+    } else {
+        (why.sentence(), theme.error)
+    };
     let mut lines = vec![
         Line::from(""),
         Line::from(vec![
             Span::styled("standing: ", theme.key),
-            Span::styled(
-                escape(&why.sentence()).into_owned(),
-                if why.verdict.loaded() {
-                    theme.selected
-                } else {
-                    theme.error
-                },
-            ),
+            Span::styled(escape(&sentence).into_owned(), style),
         ]),
     ];
     if let Some(score) = why.score.filter(|_| !why.verdict.loaded()) {

@@ -39,6 +39,10 @@ pub fn retry_key(app: &App) -> String {
     }
 }
 
+/// The results pane's note under strategy all.
+pub const ALL_SENT: &str =
+    "strategy all sends every tool; this ranking is what deferred would load";
+
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus() == Focus::Results;
     let mut title = vec![Span::styled(" Results ", theme.title)];
@@ -52,6 +56,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 ),
                 theme.title,
             ));
+            if app.handle().strategy() == crate::select::Strategy::All {
+                title.push(Span::styled("· all sent ", theme.title));
+            }
             if let Some(l) = app.search().latency {
                 title.push(Span::styled(
                     format!("· {:.2} ms ", l.as_secs_f64() * 1000.0),
@@ -146,6 +153,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let height = usize::from(inner.height);
     let width = usize::from(inner.width);
     let list = app.search().list;
+    // Under strategy all every tool is sent: the ranking shown is what
+    // deferred would load, and the pane says so.
+    let all = app.handle().strategy() == crate::select::Strategy::All;
     let mut lines: Vec<Line> = Vec::with_capacity(height);
     // Places count the always-load tools first, as the detail does.
     let mut rank = result
@@ -284,7 +294,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let no_fit = !result.held_back.is_empty();
     // The rows below the loaded ones can be highlighted too (their
     // detail says why they were not loaded): which one is, if any.
-    let near_at = |j: usize| focused && list.selected == result.tools.len() + j;
+    let near_at = |j: usize| list.selected == result.tools.len() + j;
     let near_shown = |j: usize| result.tools.len() + j >= list.offset;
     if no_fit {
         held_back(
@@ -315,7 +325,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     {
         lines.push(Line::from(Span::styled(
             fit_words(
-                &format!("below the cap of {}, next:", standing.cap()),
+                &if all {
+                    format!("deferred's cap of {} stops here, next:", standing.cap())
+                } else {
+                    format!("below the cap of {}, next:", standing.cap())
+                },
                 width,
             ),
             theme.dim,
@@ -333,11 +347,17 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .map_or_else(|| " -".to_string(), |r| format!("{r:>2}"));
             let score = format!(" {score:>6.2}");
             let name_room = width.saturating_sub(4 + score.len());
+            // The highlight's mark, as on the loaded rows.
+            let mark = if near_at(j) { "›" } else { " " };
             let text = format!(
-                " {rank} {}{score}",
+                "{mark}{rank} {}{score}",
                 pad(&name, name_room.min(name_width.max(8)))
             );
-            lines.push(row(vec![Span::styled(text, theme.dim)], near_at(j), theme));
+            lines.push(row(
+                vec![Span::styled(text, theme.dim)],
+                near_at(j) && focused,
+                theme,
+            ));
         }
     }
     // While the service computes a dense ranker's vectors (BM25F answers
@@ -359,13 +379,19 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         lines.push(Line::from(""));
     }
     // The service's note says what the gauge and the header show.
-    if let Some(note) = result.note.as_ref().filter(|_| gauge.is_none() && !no_fit)
+    let note = match result.note.as_ref().filter(|_| gauge.is_none() && !no_fit) {
+        Some(note) if all => Some(format!("{ALL_SENT}; deferred: {}", escape(note))),
+        Some(note) => Some(escape(note).into_owned()),
+        None if all => Some(ALL_SENT.to_string()),
+        None => None,
+    };
+    if let Some(note) = note
         && lines.len() + 2 <= height
     {
         // The note wraps at word boundaries in the rows left (a remote
         // service's text, escaped); what does not fit ends with an ellipsis.
         lines.push(Line::from(""));
-        let text = format!("note: {}", escape(note));
+        let text = format!("note: {note}");
         let wrapped = wrap_words(&text, width.max(1), height - lines.len());
         lines.extend(
             wrapped
@@ -381,6 +407,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .and_then(crate::service::matching::note)
         && lines.len() + 2 <= height
     {
+        let more = if all {
+            format!("deferred: {more}")
+        } else {
+            more
+        };
         lines.push(Line::from(""));
         let wrapped = wrap_words(&more, width.max(1), height - lines.len());
         lines.extend(
@@ -489,9 +520,10 @@ fn held_back(
             .unwrap_or_default();
         let room = width.saturating_sub(3 + figures.chars().count());
         let name = pad(name, name_width.min(room));
+        let mark = if highlighted(j) { "›" } else { " " };
         lines.push(row(
-            vec![Span::styled(format!("   {name}{figures}"), theme.dim)],
-            highlighted(j),
+            vec![Span::styled(format!("{mark}  {name}{figures}"), theme.dim)],
+            highlighted(j) && app.focus() == Focus::Results,
             theme,
         ));
     }
