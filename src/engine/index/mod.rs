@@ -22,6 +22,7 @@ mod explain;
 mod params;
 mod query;
 mod score;
+mod sentences;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -35,8 +36,8 @@ use rustc_hash::FxHashMap as HashMap;
 
 pub use explain::{DenseMatch, Explanation, TermMatch, UsageMatch};
 pub use params::{Field, FieldParams, Params, UnknownField};
-pub use query::sentence_count;
 pub use score::Hit;
+pub use sentences::sentence_count;
 use words::WordMap;
 
 /// The index. Immutable once built; searches share it across threads.

@@ -1,7 +1,7 @@
 use serde_json::Value;
 
-use super::query::split_sentences;
 use super::score::{kth_largest, top_k};
+use super::sentences::split_sentences;
 use super::*;
 use crate::catalog::Tool;
 

@@ -231,3 +231,43 @@ fn an_analysis_reused_across_queries_and_indexes_is_a_fresh_one() {
         }
     }
 }
+
+#[test]
+fn two_words_a_tool_writes_as_one_find_it() {
+    let tools = vec![
+        Tool::new(
+            "get_oncall_schedule",
+            "Who is on duty for a team this week.",
+        ),
+        Tool::new("page_team", "Send a page to a team's phone."),
+        Tool::new("signin_status", "Whether the user has signed up."),
+        Tool::new("run_init", "Run a project's setup."),
+        Tool::new("list_its", "Lists the ITS tickets."),
+        Tool::new("dial_number", "Place a phone call to a team."),
+    ];
+    let index = Index::build(&tools);
+    // "on call" is the tool's "oncall"; "sign in" its "signin".
+    assert_eq!(
+        top(&index, &tools, "who is on call")[0],
+        "get_oncall_schedule"
+    );
+    assert_eq!(
+        top(&index, &tools, "am I signed in? sign in")[0],
+        "signin_status"
+    );
+    let e = index.explain_many("who is on call", None, &[0]);
+    assert!(
+        e[0].matches.iter().any(|m| m.term == "on call → oncall"),
+        "{:?}",
+        e[0].matches
+    );
+    // Not two stop words ("in it" is not "init"), nor the letter an
+    // apostrophe cuts off ("it's" is not "its").
+    assert!(
+        index
+            .search("put it in it", None, 3)
+            .iter()
+            .all(|h| h.doc != 3)
+    );
+    assert!(index.search("it's", None, 3).iter().all(|h| h.doc != 4));
+}
