@@ -2,7 +2,6 @@
 //! the config file and the flags; `toolsift demo`: its captioned tour.
 
 use toolsift::catalog::CatalogSource;
-use toolsift::search::Searcher;
 use toolsift::select::SelectError;
 use toolsift::settings::{PartialSettings, Settings};
 use toolsift::tui::keymap::Keymap;
@@ -159,21 +158,8 @@ pub fn run_demo(args: &DemoArgs) -> Result<(), CliError> {
     )?);
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let setup = toolsift::tui::Setup {
-        sources: catalog.name().to_string(),
-        catalog,
-        settings: Settings::default(),
-        keymap: Keymap::defaults(),
         no_color,
-        mcp: None,
-        mcp_servers: Vec::new(),
-        searcher: Searcher::embedded(),
-        queries: Some("@demo".into()),
-        // The demo never writes the user's config.
-        config_path: None,
-        context_budget: None,
-        demo: true,
-        count: None,
-        reload: Vec::new(),
+        ..toolsift::tui::Setup::demo(catalog)
     };
     toolsift::tui::run_demo(setup, steps, args.speed).map_err(CliError::Terminal)
 }

@@ -212,7 +212,7 @@ impl App {
             area,
             self.trace_loaded(),
             self.servers_line(),
-            self.caption.is_some(),
+            crate::tui::layout::caption_lines(self.caption.as_deref(), area.width),
         )
     }
 
@@ -594,3 +594,6 @@ mod tests_habits;
 
 #[cfg(test)]
 mod tests_faults;
+
+#[cfg(test)]
+mod tests_demo;

@@ -107,14 +107,15 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
 
 /// Lays out a screen of `area`; `trace_loaded` gives the breaker's trace
 /// panel its rows; `servers_line` gives the MCP servers a line under the
-/// header; `caption` gives a demo's caption three rows above the bottom line.
-pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool, caption: bool) -> ScreenLayout {
+/// header; `caption` gives a demo's caption of that many lines (0: none)
+/// its box above the bottom line.
+pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool, caption: u16) -> ScreenLayout {
     let [top, query, middle, gauges, caption_area, status] = Layout::vertical([
         Constraint::Length(if servers_line { 2 } else { 1 }),
         Constraint::Length(3),
         Constraint::Min(5),
         Constraint::Length(4),
-        Constraint::Length(if caption { 3 } else { 0 }),
+        Constraint::Length(if caption > 0 { caption + 2 } else { 0 }),
         Constraint::Length(1),
     ])
     .areas(area);
@@ -157,7 +158,7 @@ pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool, caption: bool)
         detail,
         gauges,
         status,
-        caption: caption.then_some(caption_area),
+        caption: (caption > 0).then_some(caption_area),
         detail_popup: centered(
             area,
             area.width.saturating_sub(6),
@@ -254,26 +255,44 @@ impl ScreenLayout {
     }
 }
 
+/// The most lines a demo's caption takes: a longer one ends in "…".
+pub const CAPTION_MAX_LINES: usize = 2;
+
+/// The lines a demo's caption takes on a screen `width` wide (inside its
+/// box), words kept whole: 0 when there is none.
+pub fn caption_lines(caption: Option<&str>, width: u16) -> u16 {
+    match caption {
+        None => 0,
+        Some(text) => {
+            let room = usize::from(width.saturating_sub(2)).max(1);
+            let text = crate::terminal_text::escape(text);
+            crate::tui::text::wrap_words(&text, room, CAPTION_MAX_LINES)
+                .len()
+                .max(1) as u16
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn panes_and_popups_follow_the_size() {
-        let l = layout(Rect::new(0, 0, 120, 35), false, false, false);
+        let l = layout(Rect::new(0, 0, 120, 35), false, false, 0);
         assert!(!l.too_small);
         assert!(l.servers.is_none());
         assert_eq!(l.list_rows(), 35 - 1 - 3 - 4 - 1 - 2);
         assert!(!l.detail_is_popup());
         assert!(l.breaker.trace.is_none());
-        let l = layout(Rect::new(0, 0, 90, 30), true, false, false);
+        let l = layout(Rect::new(0, 0, 90, 30), true, false, 0);
         assert!(l.detail_is_popup());
         assert!(l.breaker.trace.is_some());
         assert_eq!(l.breaker.args.y, l.breaker.call.y + 1 + 2 + 1 + 1);
-        assert!(layout(Rect::new(0, 0, 70, 20), false, false, false).too_small);
+        assert!(layout(Rect::new(0, 0, 70, 20), false, false, 0).too_small);
         // The MCP servers' line takes one row from the lists, none from the
         // bottom line.
-        let l = layout(Rect::new(0, 0, 80, 24), false, true, false);
+        let l = layout(Rect::new(0, 0, 80, 24), false, true, 0);
         assert_eq!(l.servers, Some(Rect::new(0, 1, 80, 1)));
         assert_eq!(l.query.y, 2);
         assert_eq!(l.status, Rect::new(0, 23, 80, 1));

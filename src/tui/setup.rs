@@ -65,4 +65,14 @@ impl Setup {
             reload: Vec::new(),
         }
     }
+
+    /// The demo tour's explorer: the demo catalog, the built-in settings,
+    /// the demo's requests on the Tune screen, and no config file written.
+    pub fn demo(catalog: Arc<Catalog>) -> Setup {
+        Setup {
+            queries: Some("@demo".into()),
+            demo: true,
+            ..Setup::new(catalog, Searcher::embedded())
+        }
+    }
 }

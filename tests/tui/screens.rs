@@ -797,7 +797,7 @@ fn tune_at_80x24() {
     let app = tune_screen(80, 24);
     let s = screen(&app);
     // The marks, their figures, and the ways out stay visible.
-    assert!(s.contains("█ now") && s.contains("• best"), "{s}");
+    assert!(s.contains("█ now") && s.contains("• recommended"), "{s}");
     assert!(s.contains("back"), "{s}");
     insta::assert_snapshot!(s);
 }

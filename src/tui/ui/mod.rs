@@ -41,29 +41,15 @@ fn draw_caption(f: &mut Frame, area: ratatui::layout::Rect, app: &App, theme: &T
     f.render_widget(block, area);
     let width = usize::from(inner.width);
     let text = crate::terminal_text::escape(text);
-    // A caption too long for the line shortens by whole words.
-    let shown = if text.chars().count() <= width {
-        text.into_owned()
-    } else {
-        let mut out = String::new();
-        for word in text.split(' ') {
-            if out.chars().count() + word.chars().count() + 2 > width {
-                break;
-            }
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(word);
-        }
-        out.push('…');
-        out
-    };
+    // A caption too long for the line wraps between words onto a second;
+    // a longer one ends in "…".
+    let shown: Vec<Line> =
+        crate::tui::text::wrap_words(&text, width.max(1), usize::from(inner.height).max(1))
+            .into_iter()
+            .map(|l| Line::from(Span::styled(l, theme.title.add_modifier(Modifier::BOLD))))
+            .collect();
     f.render_widget(
-        Paragraph::new(Span::styled(
-            shown,
-            theme.title.add_modifier(Modifier::BOLD),
-        ))
-        .alignment(ratatui::layout::Alignment::Center),
+        Paragraph::new(shown).alignment(ratatui::layout::Alignment::Center),
         inner,
     );
 }
@@ -81,7 +67,7 @@ pub fn draw(f: &mut Frame, app: &App) {
             area,
             app.layout().breaker.trace.is_some(),
             app.servers_line(),
-            app.caption().is_some(),
+            super::layout::caption_lines(app.caption(), area.width),
         );
         &fresh
     };

@@ -9,10 +9,16 @@ use super::{Theme, key_line};
 use crate::terminal_text::escape;
 use crate::tui::app::{App, Focus, Popup};
 use crate::tui::help::{KeyLine, key_line as keys_of};
+use crate::tui::paint::KeyHint;
 use crate::tui::text;
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let hints = keys_of(app.keymap(), which_line(app));
+    // While a demo plays, the viewer's keys steer the player, not the
+    // explorer: the line gives those.
+    let hints = match app.demo() {
+        Some(paused) => demo_keys(paused),
+        None => keys_of(app.keymap(), which_line(app)),
+    };
     if let Some(message) = app.status() {
         // The message, whole words, then the keys that are always shown
         // (help, quit) on the right. Messages quote tool names: escaped
@@ -62,4 +68,19 @@ pub fn which_line(app: &App) -> KeyLine {
         None if app.focus() == Focus::Detail => KeyLine::DetailPane,
         None => KeyLine::Main,
     }
+}
+
+/// The keys of a demo as it plays (`paused`: Space resumes).
+fn demo_keys(paused: bool) -> Vec<KeyHint> {
+    let hint = |keys: &str, what: &'static str, drop| KeyHint {
+        keys: keys.to_string(),
+        what,
+        short: what,
+        drop,
+    };
+    vec![
+        hint("Space", if paused { "resume" } else { "pause" }, 1),
+        hint("→", "step", 2),
+        hint("q", "quit", 0),
+    ]
 }

@@ -350,9 +350,11 @@ fn draw_legend(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme
         .map(describe)
         .unwrap_or_default();
     second.insert(1, format!("initial {}", rec.initial_tool_count));
+    let label = format!("{RECOMMENDED} recommended ");
+    let room = width.saturating_sub(label.chars().count());
     lines.push(Line::from(vec![
-        Span::styled(format!("{RECOMMENDED} best "), theme.matched),
-        Span::raw(fit_segments(&second, width.saturating_sub(7))),
+        Span::styled(label, theme.matched),
+        Span::raw(fit_segments(&second, room)),
     ]));
     // The count asked for and the count in force: a cap on loaded tools
     // can leave fewer beside the always-load ones, and says so.

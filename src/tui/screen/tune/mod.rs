@@ -39,7 +39,7 @@ pub const KEYS: &[KeyGroup] = &[
         "initial",
         2,
     ),
-    (&[Action::TuneApply], "apply best", "apply", 3),
+    (&[Action::TuneApply], "apply recommended", "apply", 3),
     (&[Action::TuneSave], "save", "save", 4),
     (&[Action::TuneOpen], "requests", "requests", 5),
     (&[Action::TuneRerun], "measure", "measure", 6),

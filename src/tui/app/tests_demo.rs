@@ -1,0 +1,188 @@
+//! The demo tour's captions, each checked against the screen it is shown
+//! over: what a caption says, the figures on screen support.
+
+use super::tests::settle;
+use super::tests_finish::draw;
+use crate::tui::demo::{DEFAULT_SCRIPT, parse_script};
+use crate::tui::event::{ScriptStep, expand};
+
+/// Plays the default tour at `width`x`height` and gives each caption with
+/// the screen at the end of its time (what the viewer looks at longest).
+fn play(width: u16, height: u16) -> Vec<(String, Vec<String>)> {
+    let catalog =
+        std::sync::Arc::new(crate::catalog::load(&crate::catalog::CatalogSource::demo()).unwrap());
+    let (mut app, effects) = super::App::new(crate::tui::Setup::demo(catalog)).unwrap();
+    settle(&mut app, effects);
+    app.update(super::Msg::Resize(width, height));
+    let steps = parse_script(DEFAULT_SCRIPT, "assets/demo.toml").unwrap();
+    let mut shown = Vec::new();
+    let mut caption: Option<String> = None;
+    // The screen the caption is read over: the last before a screen it
+    // speaks of is closed.
+    let mut screen = draw(&app);
+    let mut closed = false;
+    for step in expand(steps, std::time::Duration::ZERO) {
+        if let ScriptStep::Caption(next) = &step {
+            if let Some(c) = caption.take() {
+                shown.push((c, screen.clone()));
+            }
+            caption = next.clone();
+            closed = false;
+        }
+        let closes = matches!(&step, ScriptStep::Action(a)
+            if a.name().ends_with("_close") || a.name() == "input_cancel");
+        closed |= closes && caption.is_some();
+        if let Some(msg) = step.into_msg() {
+            let effects = app.update(msg);
+            settle(&mut app, effects);
+        }
+        if !closed {
+            screen = draw(&app);
+        }
+    }
+    if let Some(c) = caption {
+        shown.push((c, screen));
+    }
+    shown
+}
+
+/// A figure of the Tune screen's line that starts with `mark` ("█ now",
+/// "• recommended"): its cap, share of requests all loaded, tokens sent.
+fn tune_line(rows: &[String], mark: &str) -> (u64, f64, u64) {
+    let line = rows
+        .iter()
+        .find_map(|r| r.find(mark).map(|at| &r[at..]))
+        .unwrap_or_else(|| panic!("no {mark:?} line:\n{}", rows.join("\n")));
+    let number = |after: &str| -> String {
+        let at = line
+            .find(after)
+            .unwrap_or_else(|| panic!("{after:?} in {line}"))
+            + after.len();
+        line[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
+            .filter(|c| *c != ',')
+            .collect()
+    };
+    let share = line
+        .split(" · ")
+        .find(|p| p.ends_with("% all loaded"))
+        .and_then(|p| p.trim_end_matches("% all loaded").parse().ok())
+        .unwrap_or_else(|| panic!("no share in {line}"));
+    let tokens = line
+        .split(" · ")
+        .find(|p| p.ends_with(" tokens sent"))
+        .and_then(|p| {
+            p.trim_end_matches(" tokens sent")
+                .replace(',', "")
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0);
+    (number("cap ").parse().unwrap(), share, tokens)
+}
+
+/// The names of the Results pane's numbered rows (the searched tools, the
+/// always-load ones left out), best first.
+fn searched(rows: &[String]) -> Vec<String> {
+    rows.iter()
+        .filter_map(|r| {
+            r.split('│').find_map(|cell| {
+                let mut words = cell.trim_start_matches(['›', ' ']).split_whitespace();
+                words.next()?.parse::<usize>().ok()?;
+                words.next().map(str::to_string)
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn every_caption_of_the_tour_is_true_of_its_screen() {
+    let tour = play(120, 35);
+    let screen = |i: usize| tour[i].1.join("\n");
+    let at = |start: &str| {
+        tour.iter()
+            .position(|(c, _)| c.starts_with(start))
+            .unwrap_or_else(|| panic!("no caption starting {start:?}"))
+    };
+    let has = |i: usize, needles: &[&str]| {
+        for n in needles {
+            assert!(
+                screen(i).contains(n),
+                "{:?} wants {n:?}:\n{}",
+                tour[i].0,
+                screen(i)
+            );
+        }
+    };
+    has(
+        at("Strategy all sends every tool"),
+        &["this turn sends all 10,445 tk (strategy all)"],
+    );
+    has(
+        at("Deferred sends only"),
+        &["(initial set: 8 + 4 always-load)", "●"],
+    );
+    has(
+        at("Then each request"),
+        &["this search sends", "refund_payment"],
+    );
+    let second = at("A second request");
+    assert_eq!(
+        searched(&tour[second].1).first().map(String::as_str),
+        Some("get_oncall_schedule"),
+        "{}",
+        screen(second)
+    );
+    has(
+        at("A third"),
+        &["★ search_knowledge_base", "★ get_current_user"],
+    );
+    has(
+        at("Compare: the same request"),
+        &["strategy all (1/2)", "Compare ·"],
+    );
+    has(at("→ steps the right side"), &["(2/2)", "=│"]);
+    let tune = at("Tune: each cap");
+    has(tune, &["all loaded %", "mean tokens sent"]);
+    // Raising the cap: the mark moves, more tokens, no fewer served.
+    let (cap0, share0, tokens0) = tune_line(&tour[tune].1, "█ now");
+    let (cap1, share1, tokens1) = tune_line(&tour[at("Raise the cap")].1, "█ now");
+    assert!(
+        cap1 > cap0 && tokens1 > tokens0 && share1 >= share0,
+        "{cap0} {cap1}"
+    );
+    // Applying: the cap in force is the recommended one, which meets the
+    // target the screen gives.
+    let apply = at("One key applies");
+    let (now, _, _) = tune_line(&tour[apply].1, "█ now");
+    let (rec, share, _) = tune_line(&tour[apply].1, "• recommended");
+    assert_eq!(now, rec, "{}", screen(apply));
+    // (The target, as the Tune screen gave it before.)
+    let target: f64 = screen(tune)
+        .split("target ")
+        .nth(1)
+        .and_then(|t| t.split('%').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no target: {}", screen(tune)));
+    assert!(share >= target, "{share} < {target}");
+    has(at("An agent stuck"), &["Breaker simulator"]);
+    has(at("...and the retry-loop breaker"), &["BLOCKED"]);
+}
+
+#[test]
+fn every_caption_fits_at_80x24_on_two_lines_with_no_word_cut() {
+    for (caption, rows) in play(80, 24) {
+        let screen = rows.join("\n");
+        // Each word of the caption is on screen, whole.
+        for word in caption.split_whitespace() {
+            assert!(
+                screen.contains(word),
+                "{caption:?}: {word:?} is cut:\n{screen}"
+            );
+        }
+        assert!(!screen.contains("…║"), "{screen}");
+        // Help and quit, as the demo takes them: its own keys.
+        assert!(rows.last().unwrap().contains("q quit"), "{screen}");
+    }
+}
