@@ -97,7 +97,10 @@ pub fn parse_trace(text: &str, origin: &str) -> Result<Vec<TraceCall>, TraceErro
 /// One call as the breaker saw it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReplayedCall {
+    /// 0-based, in the trace's order.
     pub index: usize,
+    /// 1-based line in the trace file.
+    pub line: usize,
     pub name: String,
     pub signature: String,
     pub ran: bool,
@@ -178,6 +181,7 @@ impl Replay {
         };
         let seen = ReplayedCall {
             index,
+            line: call.line,
             name: call.name.clone(),
             signature,
             ran,
@@ -225,7 +229,7 @@ impl ReplayReport {
             let _ = writeln!(
                 out,
                 "{:>4}  {:<7}  repeats {:>2}  {}",
-                c.index,
+                c.index + 1,
                 if c.ran { "ran" } else { "BLOCKED" },
                 c.repeats,
                 escape(&c.signature)
@@ -236,10 +240,15 @@ impl ReplayReport {
             Some(e) => {
                 let _ = writeln!(
                     out,
-                    "verdict: the breaker (threshold {}) fires at call {} (0-based) of {}: {}",
+                    "verdict: the breaker (threshold {}) trips at call {} of {}{}: {}",
                     self.threshold,
-                    self.fired_at_call,
+                    self.fired_at_call + 1,
                     self.calls.len(),
+                    // Counted from 1, as the explorer counts them.
+                    usize::try_from(self.fired_at_call)
+                        .ok()
+                        .and_then(|i| self.calls.get(i))
+                        .map_or_else(String::new, |c| format!(" (trace line {})", c.line)),
                     escape(&e.to_string())
                 );
             }
@@ -332,7 +341,10 @@ mod tests {
         let r = replay(&calls, 3);
         assert_eq!(r.fired_at_call, 9);
         assert_eq!(r.repeats, 4);
-        assert!(r.render_text().contains("fires at call 9"));
+        assert!(
+            r.render_text()
+                .contains("trips at call 10 of 11 (trace line 10)")
+        );
         // The alternating start never trips, even at threshold 1.
         assert_eq!(replay(&calls[..6], 1).fired_at_call, -1);
     }

@@ -66,9 +66,9 @@ fn default_threshold_is_3_and_the_example_ships() {
     let from_file = json(&run(&["replay", example.to_str().unwrap(), "--json"]));
     assert_eq!(from_file, v);
     let text = String::from_utf8(run(&["replay", "@example"]).stdout).unwrap();
-    assert!(text.contains("   9  BLOCKED  repeats  4"), "{text}");
+    assert!(text.contains("  10  BLOCKED  repeats  4"), "{text}");
     assert!(
-        text.contains("fires at call 9 (0-based) of 11: retry loop interrupted"),
+        text.contains("trips at call 10 of 11 (trace line 10): retry loop interrupted"),
         "{text}"
     );
 }

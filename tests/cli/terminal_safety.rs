@@ -176,7 +176,7 @@ fn replay_text_escapes_names_and_arguments() {
     assert!(text.contains("\\u{9b}2J"), "{text}");
     assert!(text.contains("BLOCKED"), "{text}");
     assert!(
-        text.contains("verdict: the breaker (threshold 2) fires at call 2"),
+        text.contains("verdict: the breaker (threshold 2) trips at call 3 of 3 (trace line 3)"),
         "{text}"
     );
     let out = run(&["replay", t.path(), "--json"]);

@@ -253,7 +253,7 @@ fn draw_path(
             theme.dim,
         )),
     ];
-    if let Some(m) = &p.message {
+    if let Some(m) = &p.trace_error {
         lines.push(Line::from(Span::styled(
             format!("not loaded: {}", escape(m)),
             theme.error,

@@ -145,6 +145,8 @@ pub struct BreakerPane {
     pub trace: Option<TraceState>,
     /// The trace path being typed, while the prompt is open.
     pub path: Option<LineInput>,
+    /// Why the trace named in the prompt was not loaded (shown under it).
+    pub trace_error: Option<String>,
     pub message: Option<String>,
     /// The real call waiting for a yes, if any.
     pub confirm: Option<PendingCall>,
@@ -175,6 +177,7 @@ impl BreakerPane {
             loop_count: 5,
             trace: None,
             path: None,
+            trace_error: None,
             message: None,
             confirm: None,
             next_id: 1,
@@ -287,6 +290,7 @@ impl BreakerPane {
     pub fn loaded(&mut self, path: &str, result: Result<Vec<TraceCall>, TraceError>) {
         match result {
             Ok(calls) => {
+                self.trace_error = None;
                 // The replay starts fresh, and so does the log: its rows
                 // are then the trace's calls, numbered as the trace is.
                 self.breaker.reset();
@@ -305,6 +309,7 @@ impl BreakerPane {
             Err(e) => {
                 // The prompt opens again on the path, the error under it.
                 self.message = Some(e.to_string());
+                self.trace_error = Some(e.to_string());
                 self.path = Some(LineInput::new(path));
             }
         }
@@ -496,6 +501,7 @@ impl BreakerPane {
                 }
             }
             Action::BreakerOpenTrace => {
+                self.trace_error = None;
                 self.path = Some(LineInput::offered(
                     self.trace
                         .as_ref()

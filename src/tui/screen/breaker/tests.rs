@@ -199,3 +199,32 @@ fn actions_drive_the_simulator() {
     assert!(p.trace.as_ref().unwrap().replay.tripped_at().is_some());
     assert!(matches!(act(&mut p, BreakerClose), Outcome::Close));
 }
+
+#[test]
+fn the_trace_prompt_says_not_loaded_only_of_a_trace_that_was_not() {
+    use Action::*;
+    let c = demo();
+    let tools: Vec<usize> = (0..c.len()).collect();
+    let mut p = pane_for(&c, "get_payment");
+    let on = Breaking {
+        catalog: &c,
+        tools: &tools,
+        host: None,
+    };
+    // A reset's message is not a failed load.
+    p.handle(BreakerReset, &on);
+    assert!(p.message.as_deref().unwrap().starts_with("breaker reset"));
+    p.handle(BreakerOpenTrace, &on);
+    assert_eq!(p.trace_error, None);
+    // A missing file is, and says why; a new prompt starts clean.
+    open(&mut p, "/no/such/trace.jsonl");
+    assert!(
+        p.trace_error
+            .as_deref()
+            .unwrap()
+            .contains("/no/such/trace.jsonl")
+    );
+    p.handle(InputCancel, &on);
+    p.handle(BreakerOpenTrace, &on);
+    assert_eq!(p.trace_error, None);
+}
