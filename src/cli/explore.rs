@@ -105,10 +105,12 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     } else {
         Vec::new()
     };
+    let ranker_chosen = args.ranker.is_some() || config.user_chose_ranker;
     toolsift::tui::run(toolsift::tui::Setup {
         sources: catalog.name().to_string(),
         catalog,
         settings,
+        ranker_chosen,
         keymap,
         no_color,
         mcp: loaded.host,

@@ -19,7 +19,7 @@ mod save;
 
 pub use explorer::ExplorerConfig;
 pub use gateway::{GatewaySection, HiddenText, ToolRule, path_in};
-pub use save::save_explorer_settings;
+pub use save::{Also, save_explorer, save_explorer_settings};
 
 /// The embedded defaults.
 pub const DEFAULT_CONFIG: &str = include_str!("../../assets/config.toml");

@@ -24,6 +24,23 @@ fn same_value(a: &toml_edit::Value, b: &toml_edit::Value) -> bool {
 /// created (with its folder) if missing, replaced atomically, and read back
 /// as the explorer would read it before this returns.
 pub fn save_explorer_settings(path: &Path, settings: &Settings) -> Result<(), ConfigError> {
+    save_explorer(path, settings, &Also::default())
+}
+
+/// What is saved beside the settings, and what is left as the file has it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Also {
+    /// The ranker is left as the file has it: the explorer picked it, the
+    /// user did not (a saved `ranker = "bm25"` would pin it, and turn off
+    /// the hybrid default when a model is at hand).
+    pub keep_ranker: bool,
+    /// The request file the Tune screen measured (`queries`), when it is a
+    /// file (a built-in `@` set is not written).
+    pub queries: Option<String>,
+}
+
+/// [`save_explorer_settings`], with `also`.
+pub fn save_explorer(path: &Path, settings: &Settings, also: &Also) -> Result<(), ConfigError> {
     let origin = path.display().to_string();
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
@@ -54,6 +71,9 @@ pub fn save_explorer_settings(path: &Path, settings: &Settings) -> Result<(), Co
     // nothing.
     let values = serde_json::to_value(settings).map_err(|e| invalid(e.to_string()))?;
     for key in Settings::KEYS {
+        if also.keep_ranker && key == "ranker" {
+            continue;
+        }
         let value: Option<toml_edit::Value> = match &values[key] {
             serde_json::Value::String(name) => Some(name.as_str().into()),
             serde_json::Value::Number(n) => n.as_i64().map(Into::into),
@@ -76,6 +96,22 @@ pub fn save_explorer_settings(path: &Path, settings: &Settings) -> Result<(), Co
             }
             (None, _) => {
                 table.remove(key);
+            }
+        }
+    }
+    if let Some(queries) = also.queries.as_deref().filter(|q| !q.starts_with('@')) {
+        match table
+            .get_mut("queries")
+            .and_then(toml_edit::Item::as_value_mut)
+        {
+            Some(old) if old.as_str() == Some(queries) => {}
+            Some(old) => {
+                let mut v: toml_edit::Value = queries.into();
+                *v.decor_mut() = old.decor().clone();
+                *old = v;
+            }
+            None => {
+                table.insert("queries", toml_edit::value(queries));
             }
         }
     }

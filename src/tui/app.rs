@@ -103,6 +103,10 @@ pub struct App {
     /// thread once the ranker is warm; empty until then).
     findability: Vec<Option<crate::findability::ToolAudit>>,
     focus: Focus,
+    /// The ranker as the explorer started, and whether the user named it
+    /// (a flag or the config file): Tune's save writes the ranker only when
+    /// the user named it or changed it since.
+    ranker_at_start: (crate::engine::Ranker, bool),
     /// Where leaving the query box returns to.
     last_list: Focus,
     popup: Option<Popup>,
@@ -157,6 +161,7 @@ impl App {
     /// them first, so that bad flags fail before the terminal opens).
     pub fn new(setup: Setup) -> Result<(App, Vec<Effect>), SelectError> {
         let handle = setup.settings.validate(&setup.catalog)?;
+        let ranker_at_start = (setup.settings.ranker, setup.ranker_chosen);
         let mut app = App {
             catalog_view: CatalogView::new(&setup.catalog),
             catalog: setup.catalog,
@@ -171,6 +176,7 @@ impl App {
             findability: Vec::new(),
             focus: Focus::Catalog,
             last_list: Focus::Catalog,
+            ranker_at_start,
             popup: None,
             help_over: None,
             query: QueryBox::default(),
@@ -510,6 +516,7 @@ impl App {
                 let on = Tuned {
                     catalog: &self.catalog,
                     settings: &self.settings,
+                    ranker_chosen: self.ranker_chosen(),
                     handle: &self.handle,
                     keymap: &self.keymap,
                 };

@@ -162,6 +162,8 @@ pub enum Effect {
     SaveSettings {
         path: std::path::PathBuf,
         settings: Settings,
+        /// The request file, and whether the ranker is left as it is.
+        also: crate::config::Also,
     },
     /// Build what the first search of `catalog` needs (the BM25F index)
     /// before it is asked for, and lint its tools; answers `Msg::Warmed`.
@@ -328,8 +330,12 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
                 .map(|()| done)
                 .map_err(|e| format!("{}: {e}", crate::terminal_text::escape(&path))),
         ),
-        Effect::SaveSettings { path, settings } => Msg::Written(
-            crate::config::save_explorer_settings(&path, &settings)
+        Effect::SaveSettings {
+            path,
+            settings,
+            also,
+        } => Msg::Written(
+            crate::config::save_explorer(&path, &settings, &also)
                 .map(|()| {
                     format!(
                         "saved the settings to {}",

@@ -17,6 +17,9 @@ pub struct Setup {
     /// Valid for `catalog` (the caller checks, so that bad flags fail
     /// before the terminal opens).
     pub settings: Settings,
+    /// The user named the ranker (a flag or the config file); else the
+    /// explorer picked it, and Tune's save leaves it out.
+    pub ranker_chosen: bool,
     pub keymap: Keymap,
     pub no_color: bool,
     /// Live MCP servers the catalog came from, if any (real tool calls go
@@ -52,6 +55,7 @@ impl Setup {
             sources: catalog.name().to_string(),
             catalog,
             settings: Settings::default(),
+            ranker_chosen: false,
             keymap: Keymap::defaults(),
             no_color: false,
             mcp: None,

@@ -22,6 +22,7 @@ impl App {
                 let on = Tuned {
                     catalog: &self.catalog,
                     settings: &self.settings,
+                    ranker_chosen: self.ranker_chosen(),
                     handle: &self.handle,
                     keymap: &self.keymap,
                 };

@@ -106,3 +106,63 @@ fn under_strategy_all_the_results_and_the_detail_say_every_tool_is_sent() {
         .unwrap();
     assert!(rows[cap + 1..].iter().any(|r| r.contains('›')), "{screen}");
 }
+
+/// The Tune screen on `queries`, saving to `path`.
+fn tuned(queries: &str, path: &std::path::Path, chosen: bool) -> super::App {
+    let (mut app, effects) = super::tests::demo_setup(|s| {
+        s.queries = Some(queries.into());
+        s.config_path = Some(path.to_path_buf());
+        s.ranker_chosen = chosen;
+    });
+    super::tests::settle(&mut app, effects);
+    super::tests::press(&mut app, KeyCode::Char('t'));
+    app
+}
+
+#[test]
+fn tunes_save_keeps_a_ranker_the_explorer_picked_and_names_the_request_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    let requests = dir.path().join("requests.jsonl");
+    std::fs::write(
+        &requests,
+        "{\"query\": \"refund a payment\", \"expected\": [\"refund_payment\"]}\n",
+    )
+    .unwrap();
+    let mut app = tuned(requests.to_str().unwrap(), &path, false);
+    super::tests::press(&mut app, KeyCode::Char('a'));
+    super::tests::press(&mut app, KeyCode::Char('s'));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        !text.contains("ranker"),
+        "the ranker is not pinned:\n{text}"
+    );
+    assert!(
+        text.contains(&format!("queries = \"{}\"", requests.display())),
+        "{text}"
+    );
+    // Reopened on the saved file: the same requests, without a flag.
+    let c = crate::config::Config::load_with(Some(&path), &|_| None).unwrap();
+    assert_eq!(c.explorer.queries.as_deref(), requests.to_str());
+
+    // A ranker the user named is written; @demo is not a file to name.
+    let path = dir.path().join("chosen.toml");
+    let mut app = tuned("@demo", &path, true);
+    super::tests::press(&mut app, KeyCode::Char('s'));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("ranker = \"bm25\""), "{text}");
+    assert!(!text.contains("queries"), "{text}");
+}
+
+#[test]
+fn lowering_the_initial_count_at_0_says_it_goes_no_lower() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = tuned("@demo", &dir.path().join("c.toml"), false);
+    for _ in 0..9 {
+        super::tests::press(&mut app, KeyCode::Char('['));
+    }
+    assert_eq!(app.settings().initial_tool_count, 0);
+    let message = app.tune().message.clone().unwrap();
+    assert!(!message.contains("0 → 0"), "{message}");
+    assert_eq!(message, "initial_tool_count is 0: it goes no lower");
+}

@@ -242,6 +242,13 @@ impl App {
         Some((index, self.search.hit(index)))
     }
 
+    /// Whether the user named the ranker in force (a flag, the config file)
+    /// or changed it here; else the explorer picked it.
+    pub fn ranker_chosen(&self) -> bool {
+        let (start, chosen) = self.ranker_at_start;
+        chosen || self.settings.ranker != start
+    }
+
     /// Whether the detail shows the results pane's highlighted tool (that
     /// pane has the focus, or had it last).
     pub fn shows_results_tool(&self) -> bool {

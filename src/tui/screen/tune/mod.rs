@@ -104,6 +104,9 @@ enum Key {
 pub struct Tuned<'a> {
     pub catalog: &'a Arc<Catalog>,
     pub settings: &'a Settings,
+    /// The user named the ranker (a flag, the config file, or the settings
+    /// screen): saving writes it; else it is left as the file has it.
+    pub ranker_chosen: bool,
     pub handle: &'a ToolsHandle,
     pub keymap: &'a Keymap,
 }
@@ -272,13 +275,17 @@ impl TunePane {
             Key::Stay => return Outcome::Stay,
             Key::Close => return Outcome::Close,
             Key::Measure => return Outcome::Effects(self.effects(on.catalog, on.settings)),
-            Key::Save => return Outcome::Effects(self.save(on.settings)),
+            Key::Save => return Outcome::Effects(self.save(on.settings, on.ranker_chosen)),
             Key::Cap(d) => {
                 let Some((cap, _)) = current(on.catalog, on.settings, on.handle) else {
                     self.message = Some("strategy all loads every tool: no cap to change".into());
                     return Outcome::Stay;
                 };
                 let next = (cap as i64 + d).max(1);
+                if next == cap as i64 {
+                    self.message = Some(format!("cap {cap}: the cap goes no lower"));
+                    return Outcome::Stay;
+                }
                 // Said at once, from the measurement when it has the cap.
                 self.message = Some(
                     match self
@@ -302,6 +309,11 @@ impl TunePane {
             }
             Key::Initial(d) => {
                 let next = (edited.initial_tool_count + d).max(0);
+                if next == edited.initial_tool_count {
+                    // At 0 already: nothing changes, and the line says so.
+                    self.message = Some("initial_tool_count is 0: it goes no lower".into());
+                    return Outcome::Stay;
+                }
                 self.message = Some(format!(
                     "initial_tool_count {} → {next}",
                     edited.initial_tool_count
@@ -335,15 +347,28 @@ impl TunePane {
     }
 
     /// Writes `settings` to the config file, if there is one.
-    fn save(&mut self, settings: &Settings) -> Vec<Effect> {
+    fn save(&mut self, settings: &Settings, ranker_chosen: bool) -> Vec<Effect> {
         let Some(path) = self.config_path.clone() else {
             self.message =
                 Some("no config file to save to (set --config, TOOLSIFT_CONFIG or HOME)".into());
             return Vec::new();
         };
+        // The request file measured, as a path that reads the same from
+        // anywhere.
+        let queries = self.queries.clone().map(|q| {
+            if q.starts_with('@') {
+                q
+            } else {
+                std::path::absolute(&q).map_or(q, |p| p.display().to_string())
+            }
+        });
         vec![Effect::SaveSettings {
             path,
             settings: settings.clone(),
+            also: crate::config::Also {
+                keep_ranker: !ranker_chosen,
+                queries,
+            },
         }]
     }
 }
