@@ -28,13 +28,23 @@ fn tokens_box(rows: &[String]) -> (String, String) {
 fn the_tokens_box_follows_the_strategy_and_says_what_each_line_measures() {
     for (w, h) in [(80, 24), (120, 35), (200, 60)] {
         let mut app = sized(w, h);
-        let (search, first) = tokens_box(&draw(&app));
+        // No request yet: no saving claimed, what a search would send.
+        let (search, _) = tokens_box(&draw(&app));
+        assert!(search.contains("no request yet"), "{search}");
         assert!(
-            search.contains("this search sends 455 of 10,445 tk"),
+            search.contains("455 tk") && !search.contains('%'),
+            "{search}"
+        );
+        let mut typed = sized(w, h);
+        query(&mut typed, "refund a payment");
+        key(&mut typed, KeyCode::Esc);
+        let (search, first) = tokens_box(&draw(&typed));
+        assert!(
+            search.contains("this search sends") && search.contains("of 10,445 tk"),
             "{search}"
         );
         assert!(
-            search.contains("95.6 %") && !search.contains("% saved"),
+            search.contains(" %") && !search.contains("% saved"),
             "{search}"
         );
         assert!(

@@ -28,7 +28,34 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(inner);
 
     // Line 1: the current search.
+    let no_request = app.search().query.trim().is_empty()
+        && app.handle().strategy() != Strategy::All
+        && matches!(app.search().results, Results::Found(_));
     match &app.search().results {
+        Results::Found(r) if no_request => {
+            // Nothing asked yet: no saving to claim; what a search sends
+            // (the provider's count once it came).
+            let exact = app.exact_full().zip(app.exact_sent());
+            let always = thousands(exact.map_or(r.savings.sent_schema_tokens, |(_, sent)| sent));
+            let mark = exact_mark(app, exact.is_some())
+                .map_or(String::new(), |m| format!(" · {}", m.short));
+            let choices = [
+                format!(
+                    " no request yet: a search sends the always-load tools ({always} tk) and the tools it finds ({} types one)",
+                    app.keymap().label(crate::tui::action::Action::FocusQuery)
+                ),
+                format!(" no request yet: a search sends the always-load tools ({always} tk) and what it finds"),
+                format!(" no request yet ({always} tk always-load)"),
+                " no request yet".to_string(),
+            ]
+            .map(|c| format!("{c}{mark}"));
+            let width = usize::from(first.width);
+            let text = choices
+                .iter()
+                .find(|c| text::width(c) <= width)
+                .unwrap_or(&choices[3]);
+            f.render_widget(Paragraph::new(Span::styled(text.clone(), theme.dim)), first);
+        }
         Results::Found(r) => {
             // The provider's counts once both came, else the estimates.
             let exact = app.exact_full().zip(app.exact_sent());
