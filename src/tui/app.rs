@@ -442,8 +442,12 @@ impl App {
             Action::Escape => {
                 if self.focus == Focus::Detail {
                     self.focus = self.last_list;
+                } else if self.focus == Focus::Catalog && self.catalog_view.clear_name() {
+                    // A kept name filter goes first.
+                    self.status = Some("name filter cleared".into());
+                    self.rebuild_view();
                 } else if !self.unpick_all() {
-                    self.status = Some("nothing to leave: Esc closes a popup, leaves the detail pane or unpicks the picked tools".into());
+                    self.status = Some("nothing to leave: Esc closes a popup, leaves the detail pane, clears the name filter or unpicks the picked tools".into());
                 }
             }
             Action::TogglePick => self.toggle_pick(),

@@ -144,7 +144,7 @@ impl App {
                     self.keymap.label(Action::NameFilter)
                 )
             } else {
-                format!("no tool's name contains {filter:?}")
+                self.catalog_view.empty_reason(&self.catalog)
             });
         }
     }

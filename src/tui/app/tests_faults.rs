@@ -166,3 +166,27 @@ fn lowering_the_initial_count_at_0_says_it_goes_no_lower() {
     assert!(!message.contains("0 → 0"), "{message}");
     assert_eq!(message, "initial_tool_count is 0: it goes no lower");
 }
+
+#[test]
+fn a_name_the_filter_hides_says_so_and_esc_clears_a_kept_name_filter() {
+    let mut app = sized(120, 35);
+    // The always-load filter, then a name only other tools have.
+    key(&mut app, KeyCode::Char('f'));
+    key(&mut app, KeyCode::Char('&'));
+    for c in "ticket".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    let rows = key(&mut app, KeyCode::Enter);
+    let screen = rows.join("\n");
+    assert!(screen.contains("no always-load tool's name"), "{screen}");
+    assert!(screen.contains("6 tools of the catalog do"), "{screen}");
+    // & again offers the kept text: typing replaces it.
+    key(&mut app, KeyCode::Char('&'));
+    key(&mut app, KeyCode::Char('u'));
+    assert_eq!(app.catalog_view().name_filter(), "u");
+    key(&mut app, KeyCode::Enter);
+    // Esc in the pane clears the kept filter.
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.catalog_view().name_filter(), "");
+    assert_eq!(app.status(), Some("name filter cleared"));
+}

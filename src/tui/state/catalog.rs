@@ -127,9 +127,46 @@ impl CatalogView {
         self.name.text.trim()
     }
 
-    /// Opens the name filter on what it holds.
+    /// Opens the name filter on what it holds, offered: typing replaces
+    /// it, the editing keys edit it.
     pub fn start_typing(&mut self) {
         self.typing = true;
+        let kept = self.name.text.clone();
+        self.name = LineInput::offered(&kept);
+    }
+
+    /// Clears a kept name filter; false when there is none.
+    pub fn clear_name(&mut self) -> bool {
+        if self.name.text.is_empty() {
+            return false;
+        }
+        self.name.set("");
+        self.list = ListState::default();
+        true
+    }
+
+    /// Why no row is shown: the filter and the name filter, and how many
+    /// tools of the whole catalog have the name (`f` shows them).
+    pub fn empty_reason(&self, catalog: &Catalog) -> String {
+        let name = self.name_filter();
+        if name.is_empty() {
+            return format!("no {} tools", self.filter_label());
+        }
+        let needle = name.to_lowercase();
+        let elsewhere = catalog
+            .tools()
+            .iter()
+            .filter(|t| t.name.to_lowercase().contains(&needle))
+            .count();
+        let name = crate::terminal_text::escape(name);
+        match (self.filter, elsewhere) {
+            (Filter::All, _) | (_, 0) => format!("no tool's name contains {name:?}"),
+            (_, n) => format!(
+                "no {} tool's name contains {name:?}; {} of the catalog do (the filter leaves them out)",
+                self.filter_label(),
+                crate::tui::text::count(n as u64, "tool", "tools")
+            ),
+        }
     }
 
     /// Text typed into the name filter.

@@ -151,12 +151,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let cols = columns(width, longest, server_width);
     let mut lines = Vec::with_capacity(height);
     if view.rows.is_empty() {
-        let why = if view.name_filter().is_empty() {
-            format!("no {} tools", view.filter_label())
-        } else {
-            format!("no tool's name contains {:?}", escape(view.name_filter()))
-        };
-        lines.push(Line::from(Span::styled(why, theme.dim)));
+        // Wrapped between words: the whole reason, in the pane.
+        let why = view.empty_reason(app.catalog());
+        for l in text::wrap_words(&why, width.max(1), height.max(1)) {
+            lines.push(Line::from(Span::styled(l, theme.dim)));
+        }
     }
     for (i, &index) in view.rows.iter().enumerate().skip(list.offset).take(height) {
         let t = app.tool(index);
