@@ -127,13 +127,24 @@ pub fn scores_of(hits: &[crate::engine::Hit], n: usize) -> Vec<f32> {
 }
 
 /// The hybrid score of every tool: `weight` of the lexical list's standard
-/// score plus `1 - weight` of the dense list's, both over the whole catalog.
+/// score plus `1 - weight` of the dense list's, both over the whole catalog,
+/// counted from the catalog's lowest (so no score is below 0: a standard
+/// score below the mean is not a negative match; the order and the gaps
+/// are the same).
 pub fn fuse(lexical: &[f32], dense: &[f32], weight: f32) -> Vec<f32> {
     let (zl, zd) = (zscores(lexical), zscores(dense));
-    zl.iter()
+    let mut fused: Vec<f32> = zl
+        .iter()
         .zip(&zd)
         .map(|(l, d)| weight * l + (1.0 - weight) * d)
-        .collect()
+        .collect();
+    let low = fused.iter().copied().fold(f32::INFINITY, f32::min);
+    if low.is_finite() {
+        for f in &mut fused {
+            *f -= low;
+        }
+    }
+    fused
 }
 
 #[cfg(test)]
@@ -170,7 +181,10 @@ mod tests {
         // reverse at weight 0.5.
         let f = fuse(&[3.0, 0.0, 1.0], &[0.1, 0.9, 0.5], 0.5);
         assert!(f[1] > f[2] || f[0] > f[2]);
-        assert_eq!(fuse(&[1.0, 0.0], &[0.0, 1.0], 1.0)[0], 1.0);
+        // Counted from the lowest: none below 0, the lowest 0.
+        assert_eq!(fuse(&[1.0, 0.0], &[0.0, 1.0], 1.0), vec![2.0, 0.0]);
+        let f = fuse(&[0.0, 0.0, 5.0, 1.0], &[0.2, -0.3, 0.1, 0.0], 0.4);
+        assert!(f.iter().all(|&x| x >= 0.0) && f.contains(&0.0), "{f:?}");
     }
 
     #[test]
