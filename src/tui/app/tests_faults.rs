@@ -190,3 +190,17 @@ fn a_name_the_filter_hides_says_so_and_esc_clears_a_kept_name_filter() {
     assert_eq!(app.catalog_view().name_filter(), "");
     assert_eq!(app.status(), Some("name filter cleared"));
 }
+
+#[test]
+fn help_offers_server_keys_only_on_a_catalog_with_servers() {
+    use crate::tui::screen::help::rows::{HelpRow, help_rows};
+    let app = sized(120, 35);
+    let text = |rows: Vec<HelpRow>| format!("{rows:?}");
+    // The demo catalog names no server, and no MCP server is live.
+    let rows = text(help_rows(app.keymap(), app.mcp_servers(), false));
+    assert!(!rows.contains("tokens, server"), "{rows}");
+    assert!(!rows.contains("selected, server"), "{rows}");
+    assert!(!rows.contains("Before a real call"), "{rows}");
+    let rows = text(help_rows(app.keymap(), app.mcp_servers(), true));
+    assert!(rows.contains("tokens, server"), "{rows}");
+}

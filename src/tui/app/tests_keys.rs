@@ -20,11 +20,15 @@ fn keymap_from_toml(text: &str) -> Keymap {
 
 /// Everything help shows, as text.
 fn help_text(app: &App) -> String {
-    crate::tui::screen::help::rows::help_rows(app.keymap(), app.mcp_servers())
-        .iter()
-        .map(|r| format!("{r:?}"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::tui::screen::help::rows::help_rows(
+        app.keymap(),
+        app.mcp_servers(),
+        !app.catalog_view().servers.is_empty(),
+    )
+    .iter()
+    .map(|r| format!("{r:?}"))
+    .collect::<Vec<_>>()
+    .join("\n")
 }
 
 fn key_line_text(app: &App, line: crate::tui::help::KeyLine) -> String {

@@ -409,7 +409,11 @@ fn servers_have_a_line_and_help_has_their_summaries() {
     let app = mcp_app(true);
     assert!(app.layout().servers.is_some());
     assert!(mcp_app_with(true, Vec::new()).layout().servers.is_none());
-    let rows = crate::tui::screen::help::rows::help_rows(app.keymap(), app.mcp_servers());
+    let rows = crate::tui::screen::help::rows::help_rows(
+        app.keymap(),
+        app.mcp_servers(),
+        !app.catalog_view().servers.is_empty(),
+    );
     assert!(rows.iter().any(|r| matches!(r,
         crate::tui::screen::help::rows::HelpRow::Server { summary, failed: true }
             if summary == "slow: failed: did not answer within 20 s")));

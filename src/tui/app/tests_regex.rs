@@ -144,7 +144,11 @@ fn the_key_is_in_the_key_line_and_help_and_the_settings_never_cycle_to_regex() {
             .any(|h| h.keys == "Alt-R" && h.what == "words/regex"),
         "{line:?}"
     );
-    let help = crate::tui::screen::help::rows::help_rows(app.keymap(), app.mcp_servers());
+    let help = crate::tui::screen::help::rows::help_rows(
+        app.keymap(),
+        app.mcp_servers(),
+        !app.catalog_view().servers.is_empty(),
+    );
     assert!(
         help.iter().any(|r| matches!(r,
             crate::tui::screen::help::rows::HelpRow::Binding { keys, what }

@@ -105,6 +105,7 @@ pub fn draw(f: &mut Frame, app: &App) {
             app.help(),
             app.keymap(),
             app.mcp_servers(),
+            !app.catalog_view().servers.is_empty(),
             &theme,
         ),
         Some(Popup::Settings) => {

@@ -20,9 +20,10 @@ pub fn draw(
     help: &HelpState,
     keymap: &Keymap,
     servers: &[ServerStatus],
+    catalog_servers: bool,
     theme: &Theme,
 ) {
-    let rows = help_rows(keymap, servers);
+    let rows = help_rows(keymap, servers, catalog_servers);
     let width = usize::from(area.width.saturating_sub(2));
     // Each row wraps to the box: a binding continues under its
     // description, a server's line under its text.

@@ -33,7 +33,11 @@ const NOTES: &[&str] = &[
 
 /// Help: the MCP servers the catalog came from (if any), every context's
 /// actions with their keys, then the notes.
-pub fn help_rows(keymap: &Keymap, servers: &[ServerStatus]) -> Vec<HelpRow> {
+///
+/// `catalog_servers`: the catalog's tools name servers (sorting and
+/// filtering by server are offered); with no live MCP server, the question
+/// before a real call is left out.
+pub fn help_rows(keymap: &Keymap, servers: &[ServerStatus], catalog_servers: bool) -> Vec<HelpRow> {
     let mut rows = Vec::new();
     if !servers.is_empty() {
         rows.push(HelpRow::Heading("MCP servers"));
@@ -54,11 +58,18 @@ pub fn help_rows(keymap: &Keymap, servers: &[ServerStatus]) -> Vec<HelpRow> {
         rows.push(HelpRow::Blank);
     }
     for context in Context::ALL {
+        if context == Context::Confirm && servers.is_empty() {
+            continue;
+        }
         rows.push(HelpRow::Heading(context.title()));
         for action in Action::of(context) {
+            let what = action.describe();
             rows.push(HelpRow::Binding {
                 keys: keymap.label(action),
-                what: action.describe(),
+                what: match what.strip_suffix(", server") {
+                    Some(without) if !catalog_servers => without,
+                    _ => what,
+                },
             });
         }
         rows.push(HelpRow::Blank);
@@ -82,7 +93,7 @@ mod tests {
                 skipped: Vec::new(),
             },
         }];
-        let rows = help_rows(&Keymap::defaults(), &servers);
+        let rows = help_rows(&Keymap::defaults(), &servers, true);
         assert_eq!(
             rows[1..3],
             [
