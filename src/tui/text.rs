@@ -105,6 +105,60 @@ pub fn cut(text: &str, max: usize) -> String {
     out
 }
 
+/// `text` cut in its middle to `max` columns: its start and its end
+/// around "…" (`add_pull_req…_comment`).
+pub fn cut_middle(text: &str, max: usize) -> String {
+    if width(text) <= max || max < 3 {
+        return cut(text, max);
+    }
+    let room = max - 1;
+    let (head_room, tail_room) = (room.div_ceil(2), room / 2);
+    let mut head = String::new();
+    let mut w = 0;
+    for c in text.chars() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw > head_room {
+            break;
+        }
+        w += cw;
+        head.push(c);
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut w = 0;
+    for c in text.chars().rev() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw > tail_room {
+            break;
+        }
+        w += cw;
+        tail.push(c);
+    }
+    head.push('…');
+    head.extend(tail.into_iter().rev());
+    head
+}
+
+/// `names` cut to `max` columns and kept apart: a name whose end-cut
+/// reads like another's is cut in its middle instead ([`cut_middle`]), so
+/// two tools shown together never read the same.
+pub fn cut_apart(names: &[String], max: usize) -> Vec<String> {
+    let ends: Vec<String> = names.iter().map(|n| cut(n, max)).collect();
+    ends.iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let clash = ends
+                .iter()
+                .enumerate()
+                .any(|(j, other)| j != i && other == e && names[j] != names[i]);
+            if clash {
+                cut_middle(&names[i], max)
+            } else {
+                e.clone()
+            }
+        })
+        .collect()
+}
+
 /// `text` cut (as [`cut`]) and padded to exactly `max` columns.
 pub fn pad(text: &str, max: usize) -> String {
     let mut out = cut(text, max);
@@ -387,6 +441,29 @@ mod tests {
         let lines = wrap(vec![line], 8);
         assert_eq!(lines[0].spans[0].style, bold);
         assert_eq!(lines[0].spans[0].content, "key: ");
+    }
+}
+
+#[cfg(test)]
+mod cut_apart_tests {
+    use super::{cut_apart, cut_middle};
+
+    #[test]
+    fn names_that_cut_alike_are_cut_in_the_middle() {
+        let names = [
+            "add_pull_request_review_comment".to_string(),
+            "add_pull_request_review_comment_to_pending".to_string(),
+            "add_issue_comment".to_string(),
+        ];
+        let cut = cut_apart(&names, 22);
+        assert_eq!(cut[0], "add_pull_re…ew_comment");
+        assert_eq!(cut[1], "add_pull_re…to_pending");
+        assert_eq!(cut[2], "add_issue_comment");
+        assert!(cut.iter().all(|c| super::width(c) <= 22));
+        assert_eq!(cut_middle("short", 22), "short");
+        // The same name twice is the same tool's: no need to tell apart.
+        let same = ["abcdefghij".to_string(), "abcdefghij".to_string()];
+        assert_eq!(cut_apart(&same, 5), ["abcd…", "abcd…"]);
     }
 }
 

@@ -157,7 +157,23 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             lines.push(Line::from(Span::styled(l, theme.dim)));
         }
     }
-    for (i, &index) in view.rows.iter().enumerate().skip(list.offset).take(height) {
+    // The names shown, cut to the column and kept apart.
+    let shown: Vec<String> = view
+        .rows
+        .iter()
+        .skip(list.offset)
+        .take(height)
+        .map(|&i| escape(&app.tool(i).name).into_owned())
+        .collect();
+    let shown = text::cut_apart(&shown, cols.name);
+    for (k, (i, &index)) in view
+        .rows
+        .iter()
+        .enumerate()
+        .skip(list.offset)
+        .take(height)
+        .enumerate()
+    {
         let t = app.tool(index);
         let selected = app.is_selected(index);
         let initial = app.handle().is_initial(index);
@@ -182,7 +198,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             _ => {}
         }
         spans.push(Span::styled(
-            text::pad(&escape(&t.name), cols.name),
+            text::pad(&shown[k], cols.name),
             if selected {
                 theme.selected
             } else {
