@@ -204,3 +204,54 @@ fn help_offers_server_keys_only_on_a_catalog_with_servers() {
     let rows = text(help_rows(app.keymap(), app.mcp_servers(), true));
     assert!(rows.contains("tokens, server"), "{rows}");
 }
+
+#[test]
+fn two_tools_never_read_the_same_in_a_narrow_catalog_pane() {
+    let catalog = std::sync::Arc::new(
+        crate::catalog::load(&crate::catalog::CatalogSource::parse("@github-mcp")).unwrap(),
+    );
+    let setup = crate::tui::Setup::new(catalog, crate::search::Searcher::embedded());
+    let (mut app, effects) = super::App::new(setup).unwrap();
+    super::tests::settle(&mut app, effects);
+    app.update(super::Msg::Resize(80, 24));
+    let rows = super::tests_finish::draw(&app);
+    let pane = app.layout().catalog;
+    let names: Vec<String> = super::tests_finish::inside(&rows, pane)
+        .iter()
+        .filter_map(|r| {
+            r.split_whitespace()
+                .find(|w| w.contains('_'))
+                .map(str::to_string)
+        })
+        .collect();
+    assert!(names.len() > 10, "{names:?}");
+    let mut seen = std::collections::HashSet::new();
+    for n in &names {
+        assert!(seen.insert(n), "{n} twice in {names:?}");
+    }
+}
+
+#[test]
+fn another_tool_opens_without_the_last_ones_find_and_unwrapped_mode() {
+    let mut app = sized(120, 35);
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus(), Focus::Detail);
+    key(&mut app, KeyCode::Char('/'));
+    for c in "description".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('w'));
+    assert_eq!(app.detail().find.words(), "description");
+    assert!(app.detail().unwrapped);
+    // Back to the catalog, the next tool.
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('j'));
+    assert_eq!(
+        app.detail().find.words(),
+        "",
+        "the find was the last tool's"
+    );
+    assert!(!app.detail().unwrapped, "w was the last tool's");
+}

@@ -11,7 +11,7 @@ pub struct DetailState {
     pub scroll: Scroll,
     /// The tool shown, to start another one's detail at its top.
     shown: Option<usize>,
-    /// Words looked for (`/`), kept from tool to tool.
+    /// Words looked for (`/`) in this tool's detail.
     pub find: Find,
     /// The schema's objects and arrays nested this deep are shown closed
     /// (none: all open), kept from tool to tool.
@@ -28,11 +28,15 @@ pub const SIDE_STEP: usize = 8;
 
 impl DetailState {
     /// The detail now shows tool `tool`: another one than before opens at
-    /// its top.
+    /// its top, wrapped, with no words looked for (they were the last
+    /// tool's); the fold holds.
     pub fn follow(&mut self, tool: Option<usize>) {
         if tool != self.shown {
             self.shown = tool;
             self.scroll.reset();
+            self.find.clear();
+            self.unwrapped = false;
+            self.side.reset();
         }
     }
 
