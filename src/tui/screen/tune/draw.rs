@@ -4,7 +4,7 @@
 //! on wide terminals the caps as a table beside it.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
@@ -181,11 +181,13 @@ fn draw_chart(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme:
     let max_x = strict.iter().map(|p| p.0).fold(1.0_f64, f64::max) * 1.05;
     let datasets = vec![
         Dataset::default()
+            .name("lenient")
             .marker(Marker::Braille)
             .graph_type(GraphType::Line)
             .style(theme.dim)
             .data(&lenient),
         Dataset::default()
+            .name("all loaded")
             .marker(Marker::Braille)
             .graph_type(GraphType::Line)
             .style(theme.selected)
@@ -219,7 +221,9 @@ fn draw_chart(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme:
                 .bounds([0.0, 100.0])
                 .labels(vec![Span::raw("0"), Span::raw("50"), Span::raw("100")]),
         )
-        .legend_position(None);
+        // Which curve is which, where the curves leave room.
+        .legend_position(Some(ratatui::widgets::LegendPosition::BottomRight))
+        .hidden_legend_constraints((Constraint::Percentage(50), Constraint::Percentage(50)));
     f.render_widget(chart, area);
 }
 
