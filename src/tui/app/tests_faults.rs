@@ -255,3 +255,23 @@ fn another_tool_opens_without_the_last_ones_find_and_unwrapped_mode() {
     );
     assert!(!app.detail().unwrapped, "w was the last tool's");
 }
+
+#[test]
+fn the_breakers_values_wrap_under_themselves_at_80x24() {
+    let mut app = sized(80, 24);
+    // create_ticket: arguments too long for the pane.
+    let rows = key(&mut app, KeyCode::Char('b'));
+    let screen = rows.join("\n");
+    let args = rows
+        .iter()
+        .position(|r| r.contains("┃args   {"))
+        .expect(&screen);
+    assert!(rows[args + 1].starts_with("┃       "), "{screen}");
+    let call = rows
+        .iter()
+        .position(|r| r.contains("┃call   create_ticket("))
+        .expect(&screen);
+    assert!(rows[call + 1].starts_with("┃       "), "{screen}");
+    // The empty call log's hint is whole, wrapped in its pane.
+    assert!(screen.contains("calls it in a loop"), "{screen}");
+}

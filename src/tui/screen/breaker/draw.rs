@@ -215,8 +215,22 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &Seen, p: &BreakerPane, them
         lines.push(Line::from(""));
         lines.push(Line::from(Span::raw(escape(m).into_owned())));
     }
-    // Wrapped at words, each line's rest under its text.
-    let lines = wrap(lines, usize::from(l.args.width));
+    // Wrapped at words, each line's rest under its text; a labelled value
+    // (args, call) continues under the value, not under its label.
+    let width = usize::from(l.args.width);
+    let lines: Vec<Line> = lines
+        .into_iter()
+        .flat_map(|line| {
+            let labelled = line.spans.first().is_some_and(|s| {
+                s.content == format!("{:<LABEL_WIDTH$}", "args") || s.content == "call   "
+            });
+            if labelled {
+                crate::tui::text::wrap_hanging(line, width, LABEL_WIDTH)
+            } else {
+                wrap(vec![line], width)
+            }
+        })
+        .collect();
     f.render_widget(Paragraph::new(lines), l.args);
 }
 
@@ -443,17 +457,21 @@ fn draw_log(f: &mut Frame, area: Rect, app: &Seen, p: &BreakerPane, theme: &Them
     f.render_widget(block, area);
     let len = p.log.len();
     if len == 0 {
-        f.render_widget(
-            Paragraph::new(Span::styled(
-                format!(
-                    "no calls yet: {} calls the tool, {} calls it in a loop",
-                    hint(app, &[Action::BreakerCall]),
-                    hint(app, &[Action::BreakerLoop])
-                ),
-                theme.dim,
-            )),
-            inner,
+        // Wrapped at words: the whole hint, in the pane.
+        let text = format!(
+            "no calls yet: {} calls the tool, {} calls it in a loop",
+            hint(app, &[Action::BreakerCall]),
+            hint(app, &[Action::BreakerLoop])
         );
+        let lines: Vec<Line> = crate::tui::text::wrap_words(
+            &text,
+            usize::from(inner.width).max(1),
+            usize::from(inner.height).max(1),
+        )
+        .into_iter()
+        .map(|l| Line::from(Span::styled(l, theme.dim)))
+        .collect();
+        f.render_widget(Paragraph::new(lines), inner);
         return;
     }
     // Newest at the bottom; two lines per call, except the newest answer of
