@@ -265,7 +265,8 @@ impl Index {
                 }
                 let looked = self.lookup_word(w, memo);
                 // Two words a tool writes as one ("on call": oncall, "sign
-                // in": signin), weighed as the request's own words; not
+                // in": signin), as the tool writes it (no stem is looked up
+                // for the pair), weighed as the request's own words; not
                 // the letter an apostrophe cut off ("it's" is not "its"),
                 // nor two stop words ("in it" is not "init").
                 joined.clear();
@@ -275,7 +276,7 @@ impl Index {
                 if last.len() > 1
                     && w.len() > 1
                     && !(stop && last_stop)
-                    && let Some(Some(term)) = self.lookup_word(&joined, memo)
+                    && let Some(&Some(term)) = self.words.get(&joined)
                 {
                     phrase_no -= 1;
                     let text = || format!("{last} {w}{ARROW}{joined}");
