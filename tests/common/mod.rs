@@ -273,3 +273,16 @@ pub fn http_client() -> reqwest::blocking::Client {
         .build()
         .unwrap()
 }
+
+/// The recorded GitHub MCP catalog (shared/ beside the clone).
+pub fn github_catalog() -> String {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/catalogs/github-mcp-server.tools.json"
+    );
+    assert!(
+        std::path::Path::new(path).is_file(),
+        "{path} is missing: the tests need shared/ beside the clone"
+    );
+    path.to_string()
+}

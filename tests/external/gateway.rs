@@ -135,17 +135,7 @@ fn real_config(dir: &TempDir, counter: &str) -> String {
 }
 
 /// The recorded GitHub MCP catalog (shared/ beside the clone).
-pub(crate) fn github_catalog() -> String {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/catalogs/github-mcp-server.tools.json"
-    );
-    assert!(
-        std::path::Path::new(path).is_file(),
-        "{path} is missing: the tests need shared/ beside the clone"
-    );
-    path.to_string()
-}
+pub(crate) use crate::common::github_catalog;
 
 fn calls_counted(counter: &str) -> usize {
     std::fs::read_to_string(counter)

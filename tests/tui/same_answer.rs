@@ -16,15 +16,7 @@ const REQUESTS: &[&str] = &[
 const CAP: &str = "5";
 
 fn catalog() -> String {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/catalogs/github-mcp-server.tools.json"
-    );
-    assert!(
-        std::path::Path::new(path).is_file(),
-        "{path} is missing: the tests need shared/ beside the clone"
-    );
-    path.to_string()
+    common::github_catalog()
 }
 
 /// The loaded rows of the Results pane, as drawn: its numbered rows above

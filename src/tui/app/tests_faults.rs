@@ -21,16 +21,23 @@ fn always(app: &super::App) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_in_the_detail_toggles_the_tool_the_detail_shows() {
+/// The explorer at 120x35 with `q` searched and the results pane in front,
+/// and the always-load tools before.
+fn searched(q: &str) -> (super::App, Vec<String>) {
     let mut app = sized(120, 35);
     let before = always(&app);
-    query(&mut app, "refund a payment");
+    query(&mut app, q);
     key(&mut app, KeyCode::Enter);
     if app.focus() != Focus::Results {
         key(&mut app, KeyCode::Tab);
     }
     assert_eq!(app.focus(), Focus::Results);
+    (app, before)
+}
+
+#[test]
+fn a_in_the_detail_toggles_the_tool_the_detail_shows() {
+    let (mut app, before) = searched("refund a payment");
     // The first tool the search found beyond the always-load ones.
     key(&mut app, KeyCode::Char('G'));
     while app.tool(app.current_tool().unwrap().0).always_load {
@@ -56,13 +63,7 @@ fn a_in_the_detail_toggles_the_tool_the_detail_shows() {
 
 #[test]
 fn a_twice_in_the_results_undoes_and_the_highlight_follows_the_tool() {
-    let mut app = sized(120, 35);
-    let before = always(&app);
-    query(&mut app, "refund a payment");
-    key(&mut app, KeyCode::Enter);
-    if app.focus() != Focus::Results {
-        key(&mut app, KeyCode::Tab);
-    }
+    let (mut app, before) = searched("refund a payment");
     // A tool below the always-load ones: turning it on moves it up.
     key(&mut app, KeyCode::Char('G'));
     let tool = shown(&app);

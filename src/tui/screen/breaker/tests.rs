@@ -12,6 +12,15 @@ fn open(p: &mut BreakerPane, path: &str) {
     p.loaded(path, load_trace(path));
 }
 
+/// What the pane acts on: `catalog`'s `tools`, no MCP server.
+fn offline<'a>(catalog: &'a Catalog, tools: &'a [usize]) -> Breaking<'a> {
+    Breaking {
+        catalog,
+        tools,
+        host: None,
+    }
+}
+
 fn pane_for(catalog: &Catalog, name: &str) -> BreakerPane {
     BreakerPane::new(catalog, catalog.index_of(name).unwrap())
 }
@@ -164,11 +173,7 @@ fn actions_drive_the_simulator() {
     let c = demo();
     let tools: Vec<usize> = (0..c.len()).collect();
     let mut p = pane_for(&c, "get_payment");
-    let on = Breaking {
-        catalog: &c,
-        tools: &tools,
-        host: None,
-    };
+    let on = offline(&c, &tools);
     let act = |p: &mut BreakerPane, a: Action| p.handle(a, &on);
     assert!(matches!(act(&mut p, BreakerCall), Outcome::Stay));
     assert_eq!(p.log.len(), 1);
@@ -206,11 +211,7 @@ fn the_trace_prompt_says_not_loaded_only_of_a_trace_that_was_not() {
     let c = demo();
     let tools: Vec<usize> = (0..c.len()).collect();
     let mut p = pane_for(&c, "get_payment");
-    let on = Breaking {
-        catalog: &c,
-        tools: &tools,
-        host: None,
-    };
+    let on = offline(&c, &tools);
     // A reset's message is not a failed load.
     p.handle(BreakerReset, &on);
     assert!(p.message.as_deref().unwrap().starts_with("breaker reset"));
