@@ -276,3 +276,21 @@ fn the_breakers_values_wrap_under_themselves_at_80x24() {
     // The empty call log's hint is whole, wrapped in its pane.
     assert!(screen.contains("calls it in a loop"), "{screen}");
 }
+
+#[test]
+fn a_long_query_at_80x24_keeps_the_first_caps() {
+    let mut app = sized(80, 24);
+    query(&mut app, "list the open tickets of the billing team");
+    let rows = key(&mut app, KeyCode::Enter);
+    assert!(rows[2].contains("init 8 · max_loaded - "), "{}", rows[2]);
+    // Longer still: the initial count alone, then the query alone.
+    query(&mut app, " and who reported them");
+    let rows = super::tests_finish::draw(&app);
+    assert!(
+        rows[2]
+            .trim_end_matches(['│', '┃', ' '])
+            .ends_with("init 8"),
+        "{}",
+        rows[2]
+    );
+}

@@ -17,21 +17,30 @@ fn prompt(app: &App) -> &'static str {
 }
 
 /// The settings in force, longest first: the basis as people read it,
-/// then by its name, then the caps alone (the settings popup has them all).
-fn summaries(app: &App) -> [String; 3] {
+/// then by its name, then the caps alone (the settings popup has them all),
+/// then the initial count and max_loaded_tools, then the initial count
+/// alone.
+fn summaries(app: &App) -> [String; 5] {
     let s = app.settings();
     let cap = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+    let max_tools = s
+        .max_tools
+        .map_or_else(|| "default".to_string(), |v| v.to_string());
     let caps = format!(
-        "init {} · max_loaded {} · max_tools {}",
+        "init {} · max_loaded {} · max_tools {max_tools}",
         s.initial_tool_count,
         cap(s.max_loaded_tools),
-        s.max_tools
-            .map_or_else(|| "default".to_string(), |v| v.to_string()),
     );
     [
         format!("{caps} · {} ", s.basis().label()),
         format!("{caps} · {} ", s.basis().as_str()),
         format!("{caps} "),
+        format!(
+            "init {} · max_loaded {} ",
+            s.initial_tool_count,
+            cap(s.max_loaded_tools)
+        ),
+        format!("init {} ", s.initial_tool_count),
     ]
 }
 
