@@ -573,38 +573,27 @@ impl App {
 
 #[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-mod tests_finish;
-
 #[cfg(test)]
 mod tests_basis;
 #[cfg(test)]
-mod tests_keys;
-
-#[cfg(test)]
-mod tests_mcp;
-
-#[cfg(test)]
-mod tests_tune;
-
-#[cfg(test)]
-mod tests_start;
-
-#[cfg(test)]
-mod tests_regex;
-
-#[cfg(test)]
-mod tests_trust;
-
-#[cfg(test)]
-mod tests_reload;
-
-#[cfg(test)]
-mod tests_habits;
-
+mod tests_demo;
 #[cfg(test)]
 mod tests_faults;
-
 #[cfg(test)]
-mod tests_demo;
+mod tests_finish;
+#[cfg(test)]
+mod tests_habits;
+#[cfg(test)]
+mod tests_keys;
+#[cfg(test)]
+mod tests_mcp;
+#[cfg(test)]
+mod tests_regex;
+#[cfg(test)]
+mod tests_reload;
+#[cfg(test)]
+mod tests_start;
+#[cfg(test)]
+mod tests_trust;
+#[cfg(test)]
+mod tests_tune;
