@@ -516,6 +516,9 @@ fn the_detail_scrolls_to_its_end_and_back_in_a_real_terminal() {
     // The detail pane of the first tool, focused (its border thick).
     tty.send(b"\r");
     tty.wait_for("┃Open a new support ticket");
+    // The detail settled: the findability audit (off the UI thread, late
+    // on a loaded machine) adds its lines.
+    tty.wait_for("findability");
     // End: the schema's closing brace on the pane's last rows, never a
     // blank pane; more presses stay there.
     tty.send(b"G");
