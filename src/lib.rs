@@ -32,6 +32,7 @@ pub mod sources;
 pub mod terminal_text;
 pub mod tls;
 pub mod tokens;
+pub mod traffic;
 pub mod tui;
 pub mod tune;
 pub mod wire;

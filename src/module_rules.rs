@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 /// The core's modules, and what they may use of this crate.
-const CORE: [&str; 8] = [
-    "catalog", "select", "tokens", "engine", "wire", "breaker", "settings", "heap",
+const CORE: [&str; 9] = [
+    "catalog", "select", "tokens", "engine", "wire", "breaker", "settings", "heap", "traffic",
 ];
 const BELOW_THE_CORE: [&str; 3] = ["terminal_text", "numbers", "file_value"];
 /// Crates the core never uses.

@@ -2,7 +2,8 @@
 //! stopped this loop, and where?
 //!
 //! A trace is JSON lines of `{"name": "...", "arguments": {...}}`. Blank lines
-//! are skipped. `arguments` may be left out (no arguments) or be a string
+//! are skipped, and so are a gateway trace's other events (a line whose
+//! `kind` is not `call`: its searches). `arguments` may be left out (no arguments) or be a string
 //! holding JSON, as OpenAI's tool calls carry it; it is then parsed.
 
 use serde::Serialize;
@@ -66,6 +67,12 @@ pub fn parse_trace(text: &str, origin: &str) -> Result<Vec<TraceCall>, TraceErro
         let Value::Object(mut object) = value else {
             return Err(err("expected an object with `name` and `arguments`".into()));
         };
+        if object
+            .get("kind")
+            .is_some_and(|k| k.as_str() != Some("call"))
+        {
+            continue;
+        }
         let name = match object.remove("name") {
             Some(Value::String(n)) if !n.trim().is_empty() => n,
             Some(Value::String(_)) => return Err(err("`name` is empty".into())),
@@ -360,6 +367,18 @@ mod tests {
         assert!(calls.iter().all(|c| c.arguments == json!({})));
         assert_eq!(calls[1].line, 3);
         assert_eq!(replay(&calls, 2).fired_at_call, 2);
+    }
+
+    #[test]
+    fn a_gateway_trace_s_searches_are_passed_over() {
+        let text = concat!(
+            r#"{"kind":"search","session":"s","query":"tickets","tools":["get_ticket"]}"#,
+            "\n",
+            r#"{"kind":"call","session":"s","name":"get_ticket","arguments":{"id":1}}"#,
+        );
+        let calls = parse_trace(text, "t").unwrap();
+        assert_eq!(calls.len(), 1);
+        assert_eq!((calls[0].name.as_str(), calls[0].line), ("get_ticket", 2));
     }
 
     #[test]

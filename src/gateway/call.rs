@@ -60,6 +60,14 @@ impl SessionBreaker {
             )
         })
     }
+
+    /// How many times in a row the last call was made.
+    fn repeats(&self) -> u64 {
+        self.breaker
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .repeats()
+    }
 }
 
 /// How a call reached the gateway: through which of its tools, and the
@@ -171,6 +179,8 @@ impl Gateway {
         let snapshot = self.snapshot();
         let catalog = &snapshot.catalog;
         let args_value = Value::Object(arguments.clone());
+        // The breaker's count, once the call has reached it.
+        let in_a_row = std::sync::atomic::AtomicU64::new(0);
         let record_as = |name: &str,
                          server: Option<&str>,
                          ended: Ended,
@@ -185,6 +195,7 @@ impl Gateway {
                 elapsed: started.elapsed(),
                 result,
                 unknown,
+                in_a_row: Some(in_a_row.load(std::sync::atomic::Ordering::Relaxed)).filter(|&n| n > 0),
             });
         };
         let record = |name: &str, server: Option<&str>, ended: Ended, result: Option<&Value>| {
@@ -254,9 +265,13 @@ impl Gateway {
         // A 2026-07-28 retry that carries the user's answer is the call
         // asked about, not another one in a row.
         let retry = via.asking.state.is_some();
-        if !retry && let Err(refusal) = breaker.record(&tool.name, &args_value, tool.read_only) {
-            record(&tool.name, server.as_deref(), Ended::Blocked, None);
-            return error_result(refusal);
+        if !retry {
+            let checked = breaker.record(&tool.name, &args_value, tool.read_only);
+            in_a_row.store(breaker.repeats(), std::sync::atomic::Ordering::Relaxed);
+            if let Err(refusal) = checked {
+                record(&tool.name, server.as_deref(), Ended::Blocked, None);
+                return error_result(refusal);
+            }
         }
         match snapshot
             .validators

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::answer::{error_result, search_result};
 use super::meta::{CALL_READ_TOOL, CALL_TOOL};
+use super::record::SearchRecord;
 use super::{Gateway, Snapshot};
 use crate::engine::Explanation;
 use crate::service::{GateMode, Reason, SearchParams};
@@ -145,13 +146,15 @@ impl Gateway {
         }
         add_servers(&mut answer, &starting, &down);
         self.remember_search(session, &query);
-        self.recorder.search(
+        self.recorder.search(&SearchRecord {
             session,
-            &query,
-            names.len(),
-            outcome.held_back.len(),
-            started.elapsed(),
-        );
+            query: &query,
+            ranker: outcome.method.as_str(),
+            tools: &names,
+            held_back: outcome.held_back.len(),
+            nothing_fits: answer.get("nothing_fits").is_some(),
+            elapsed: started.elapsed(),
+        });
         Found {
             result: search_result(answer),
             names,

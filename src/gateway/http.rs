@@ -1,7 +1,7 @@
 //! The gateway over streamable HTTP (`--http ADDR`): the MCP endpoint at
 //! `/mcp` (rmcp's server transport; sessions for the handshake revisions,
 //! stateless 2026-07-28), `/healthz`, and `/metrics` in the Prometheus text
-//! format. API keys and the non-loopback refusal are `serve`'s; the
+//! format, and `/events` (the traffic, for `explore --follow`). API keys and the non-loopback refusal are `serve`'s; the
 //! connections are served by the same accept loop.
 
 use std::net::SocketAddr;
@@ -23,6 +23,7 @@ use super::http_wire::{self, MAX_MESSAGE_BYTES};
 use super::{Gateway, GatewaySession};
 use crate::server::ApiKeys;
 use crate::server::conn::{self, ConnLimits};
+use crate::server::events::EVENTS_PATH;
 
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
@@ -94,6 +95,7 @@ fn router(gateway: Arc<Gateway>, config: &HttpConfig, mcp: StreamableHttpServerC
         .nest_service(MCP_PATH, service)
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
+        .route(EVENTS_PATH, get(events))
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
 }
@@ -134,8 +136,10 @@ pub async fn serve_http(
     // The sessions end once the calls in flight are answered (within the
     // stop's grace period; the signal's thread may have begun it).
     let drain = gateway.drain();
+    let followed = gateway.clone();
     let shutdown = async move {
         shutdown.await;
+        followed.recorder.followers.stop();
         let _ = tokio::task::spawn_blocking(move || drain.stop()).await;
         stop.cancel();
     };
@@ -270,6 +274,11 @@ fn unauthorized() -> Response {
     r.headers_mut()
         .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     r
+}
+
+/// The searches and calls as they happen (`explore --follow`).
+async fn events(State(state): State<Arc<HttpState>>) -> Response {
+    state.gateway.recorder.followers.response()
 }
 
 async fn healthz(State(state): State<Arc<HttpState>>) -> Response {

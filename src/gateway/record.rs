@@ -1,7 +1,9 @@
 //! What the gateway tells: one log line per search and call (no arguments
-//! or results unless asked), a trace of the calls that `toolsift replay`
-//! and the explorer's breaker read, and the counters `/metrics` shows.
-//! Every name written here is escaped: the servers are untrusted.
+//! or results unless asked), a trace of its searches and calls
+//! ([`crate::traffic`] events, which `toolsift replay`, the explorer and
+//! `toolsift tune` read), the same events to followers (`GET /events`), and
+//! the counters `/metrics` shows. Every name written to the log is escaped:
+//! the servers are untrusted.
 
 use std::io::Write;
 use std::path::Path;
@@ -10,7 +12,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::server::events::Followers;
 use crate::terminal_text::escape;
+use crate::traffic;
+
 
 pub(crate) const SEARCHES: &str = "toolsift_gateway_searches_total";
 pub(crate) const CALLS: &str = "toolsift_gateway_calls_total";
@@ -49,6 +54,16 @@ impl Ended {
             Ended::UpstreamError => "upstream_error",
         }
     }
+
+    fn outcome(self) -> traffic::Outcome {
+        match self {
+            Ended::Answered { is_error: false } => traffic::Outcome::Ok,
+            Ended::Answered { is_error: true } => traffic::Outcome::ToolError,
+            Ended::Blocked => traffic::Outcome::Blocked,
+            Ended::Refused => traffic::Outcome::Refused,
+            Ended::UpstreamError => traffic::Outcome::UpstreamError,
+        }
+    }
 }
 
 /// One finished call, as recorded.
@@ -63,6 +78,21 @@ pub(crate) struct CallRecord<'a> {
     /// No tool has the name: the counters group such calls under
     /// [`UNKNOWN_TOOL`] (one series, whatever names a model makes up).
     pub(crate) unknown: bool,
+    /// The breaker's count of this identical call in a row, when the call
+    /// reached the breaker.
+    pub(crate) in_a_row: Option<u64>,
+}
+
+/// One finished search, as recorded.
+pub(crate) struct SearchRecord<'a> {
+    pub(crate) session: &'a str,
+    pub(crate) query: &'a str,
+    pub(crate) ranker: &'a str,
+    pub(crate) tools: &'a [String],
+    /// The gate held these many back (the answer says nothing fits).
+    pub(crate) held_back: usize,
+    pub(crate) nothing_fits: bool,
+    pub(crate) elapsed: Duration,
 }
 
 /// The `tool` label of calls of a name no tool has.
@@ -73,6 +103,8 @@ pub struct Recorder {
     log: Log,
     log_calls: bool,
     trace: Option<Mutex<std::io::BufWriter<std::fs::File>>>,
+    /// Followers of `GET /events`; a send never waits.
+    pub(crate) followers: Followers,
 }
 
 impl Recorder {
@@ -90,7 +122,26 @@ impl Recorder {
             log,
             log_calls,
             trace,
+            followers: Followers::new(crate::server::events::BUFFER),
         })
+    }
+
+    /// Whether an event would go anywhere (built only then).
+    fn wanted(&self) -> bool {
+        self.trace.is_some() || self.followers.any()
+    }
+
+    fn to_trace(&self, event: &traffic::Event) {
+        if let Some(trace) = &self.trace {
+            let line = traffic::to_line(event);
+            let mut w = trace.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = writeln!(w, "{line}");
+            let _ = w.flush();
+        }
+    }
+
+    fn to_followers(&self, event: &traffic::Event) {
+        self.followers.send(event);
     }
 
     /// A recorder that says nothing.
@@ -99,6 +150,7 @@ impl Recorder {
             log: Log::Quiet,
             log_calls: false,
             trace: None,
+            followers: Followers::new(crate::server::events::BUFFER),
         }
     }
 
@@ -120,14 +172,15 @@ impl Recorder {
     }
 
     /// One `search_tools`.
-    pub(crate) fn search(
-        &self,
-        session: &str,
-        query: &str,
-        found: usize,
-        held_back: usize,
-        elapsed: Duration,
-    ) {
+    pub(crate) fn search(&self, r: &SearchRecord<'_>) {
+        let SearchRecord {
+            session,
+            query,
+            held_back,
+            elapsed,
+            ..
+        } = *r;
+        let found = r.tools.len();
         metrics::counter!(SEARCHES).increment(1);
         let mut text = format!(
             "session {} search: {found} tools{}, {:.2} ms",
@@ -143,6 +196,19 @@ impl Recorder {
             text.push_str(&format!("; query {}", escape(&json!(query).to_string())));
         }
         self.line(&text);
+        if self.wanted() {
+            let event = traffic::Event::Search(traffic::Search {
+                session: session.to_string(),
+                at: Some(now_ms()),
+                query: query.to_string(),
+                ranker: r.ranker.to_string(),
+                tools: r.tools.to_vec(),
+                nothing_fits: r.nothing_fits,
+                ms: round_ms(elapsed),
+            });
+            self.to_trace(&event);
+            self.to_followers(&event);
+        }
     }
 
     /// One call, whatever became of it.
@@ -176,18 +242,37 @@ impl Recorder {
             }
         }
         self.line(&text);
-        if let Some(trace) = &self.trace {
-            let entry = json!({
-                "name": r.name,
-                "arguments": r.arguments,
-                "session": r.session,
-                "server": r.server,
-                "outcome": label,
-                "ms": (r.elapsed.as_secs_f64() * 1000.0 * 100.0).round() / 100.0,
-            });
-            let mut w = trace.lock().unwrap_or_else(|p| p.into_inner());
-            let _ = writeln!(w, "{entry}");
-            let _ = w.flush();
+        if self.wanted() {
+            let mut event = traffic::Call {
+                session: r.session.to_string(),
+                at: Some(now_ms()),
+                name: r.name.to_string(),
+                server: r.server.map(str::to_string),
+                outcome: r.ended.outcome(),
+                ms: round_ms(r.elapsed),
+                in_a_row: r.in_a_row,
+                arguments: r.arguments.clone(),
+            };
+            // The trace keeps arguments (the breaker's replay needs them);
+            // followers see them only with --log-calls.
+            self.to_trace(&traffic::Event::Call(event.clone()));
+            if !self.log_calls {
+                event.arguments = Value::Null;
+            }
+            self.to_followers(&traffic::Event::Call(event));
         }
     }
+}
+
+/// Milliseconds since the Unix epoch.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Milliseconds to two decimals.
+fn round_ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1000.0 * 100.0).round() / 100.0
 }

@@ -231,7 +231,8 @@ pub(crate) async fn tool_search(
     // Memory sessions are the service's own; a shared store records them
     // after the search.
     let record = st.store.is_memory();
-    let log_queries = st.log_queries;
+    // The query is kept for the log, and for followers.
+    let log_queries = st.log_queries || st.followers.any();
     let work = async {
         let body = match st.service.ready(body) {
             // A repeated catalog with everything built: a moment's work,
@@ -292,8 +293,11 @@ pub(crate) async fn tool_search(
             );
         }
     };
+    if let (Ok(answer), true) = (&result, st.followers.any()) {
+        st.followers.send(&search_event(answer, query.as_deref(), started));
+    }
     let mut fields = LogFields {
-        query,
+        query: query.filter(|_| st.log_queries),
         ..LogFields::default()
     };
     let mut response = match result {
@@ -318,6 +322,41 @@ pub(crate) async fn tool_search(
     };
     response.extensions_mut().insert(fields);
     response
+}
+
+/// A search as followers see it (the service's session is the session).
+fn search_event(
+    answer: &crate::service::Answer,
+    query: Option<&str>,
+    started: std::time::Instant,
+) -> crate::traffic::Event {
+    let wire = answer.wire();
+    let outcome = answer.outcome();
+    crate::traffic::Event::Search(crate::traffic::Search {
+        session: outcome.session_id.clone(),
+        at: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .map(|d| d.as_millis() as u64),
+        query: query.unwrap_or_default().to_string(),
+        ranker: outcome.method.as_str().to_string(),
+        tools: wire.tools.iter().map(|t| t.tool.name.to_string()).collect(),
+        nothing_fits: !outcome.held_back.is_empty(),
+        ms: (started.elapsed().as_secs_f64() * 100_000.0).round() / 100.0,
+    })
+}
+
+/// `GET /events`: the searches as they are answered, to a caller with
+/// the key a search needs.
+pub(crate) async fn events(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    if st
+        .keys
+        .check(headers.get(AUTHORIZATION).map(HeaderValue::as_bytes))
+        .is_none()
+    {
+        return unauthorized(&headers);
+    }
+    st.followers.response()
 }
 
 /// The request's query, for `--log-queries`.

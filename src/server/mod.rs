@@ -16,6 +16,7 @@
 mod auth;
 pub(crate) mod body;
 pub mod conn;
+pub mod events;
 mod forward;
 mod handlers;
 pub(crate) mod metrics_export;
@@ -155,6 +156,8 @@ pub(crate) struct AppState {
     pub(crate) passthrough_admission: Semaphore,
     pub(crate) passthrough_slots: Arc<Semaphore>,
     pub(crate) metrics_key: Option<ApiKeys>,
+    /// Followers of `GET /events`.
+    pub(crate) followers: Arc<events::Followers>,
 }
 
 /// Checks the address against the auth rule, before binding.
@@ -178,7 +181,11 @@ pub async fn bind(config: &ServeConfig) -> Result<TcpListener, ServeError> {
 
 /// The routes over a service. Needs a tokio runtime (the Redis store's
 /// connection is made in it, lazily).
-pub fn router(config: &ServeConfig, service: Arc<Service>) -> Result<Router, ServeError> {
+pub fn router(
+    config: &ServeConfig,
+    service: Arc<Service>,
+    followers: Arc<events::Followers>,
+) -> Result<Router, ServeError> {
     let options = StoreOptions {
         idle: config.service.session_idle,
         ..config.store.clone()
@@ -207,11 +214,13 @@ pub fn router(config: &ServeConfig, service: Arc<Service>) -> Result<Router, Ser
         ),
         passthrough_slots: Arc::new(Semaphore::new(config.max_passthrough.max(1))),
         metrics_key: config.metrics_key.clone().map(|k| ApiKeys::new(vec![k])),
+        followers,
     });
     Ok(Router::new()
         .route(TOOL_SEARCH_PATH, post(handlers::tool_search))
         .route("/healthz", get(handlers::healthz))
         .route("/metrics", get(handlers::metrics))
+        .route(events::EVENTS_PATH, get(handlers::events))
         .route("/openai", any(passthrough::openai))
         .route("/openai/{*rest}", any(passthrough::openai))
         .route("/anthropic", any(passthrough::anthropic))
@@ -237,7 +246,12 @@ pub async fn serve_on(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let service = Arc::new(Service::new(config.service.clone()));
-    let app = router(config, service)?;
+    let followers = Arc::new(events::Followers::new(events::BUFFER));
+    let app = router(config, service, followers.clone())?;
+    let shutdown = async move {
+        shutdown.await;
+        followers.stop();
+    };
     conn::serve_as("toolsift serve", listener, app, config.conn, shutdown).await?;
     Ok(())
 }

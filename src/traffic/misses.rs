@@ -1,0 +1,189 @@
+//! Searches that failed the agent, found in its traffic:
+//! - a tool called that no search of the session had returned (the agent
+//!   guessed its name, or knew it from elsewhere),
+//! - the same need searched again at once (no call between two searches),
+//! - "nothing fits", then a call anyway,
+//! - tools found and none of them called before the next search or the
+//!   session's end.
+//!
+//! Each miss names the search it blames and, when the traffic shows it,
+//! the tool the agent wanted (the one it called next).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::{Event, Outcome};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MissKind {
+    /// A tool called that no search of the session returned.
+    CalledUnreturned,
+    /// Searched again with no call between.
+    SearchedAgain,
+    /// The answer said nothing fits, and the agent called a tool anyway.
+    NothingFitsThenCall,
+    /// Tools found, none called.
+    FoundNeverCalled,
+}
+
+impl MissKind {
+    /// A short phrase for lists.
+    pub fn phrase(self) -> &'static str {
+        match self {
+            MissKind::CalledUnreturned => "called a tool search did not return",
+            MissKind::SearchedAgain => "searched again at once",
+            MissKind::NothingFitsThenCall => "nothing fits, then called",
+            MissKind::FoundNeverCalled => "found tools, none called",
+        }
+    }
+}
+
+/// One search that failed the agent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Miss {
+    pub kind: MissKind,
+    pub session: String,
+    /// The search blamed: its query and what it returned.
+    pub query: String,
+    pub returned: Vec<String>,
+    /// The tool the agent wanted, when a later call shows it.
+    pub wanted: Option<String>,
+    /// Index in the events of the search blamed.
+    pub search: usize,
+    /// Index of the event that showed the miss (the call, or the second
+    /// search; for a search no call followed, the search itself).
+    pub shown_by: usize,
+}
+
+#[derive(Default)]
+struct SessionState {
+    /// The last search: its event index.
+    last: Option<usize>,
+    /// A call (that ran or was refused) came after the last search.
+    called_since: bool,
+    /// One of the last search's tools was called.
+    used: bool,
+    /// Every tool any search of the session returned.
+    returned: std::collections::HashSet<String>,
+    /// Misses of this session still waiting for the tool wanted.
+    waiting: Vec<usize>,
+}
+
+/// The misses in `events`, in the order they were shown.
+pub fn find(events: &[Event]) -> Vec<Miss> {
+    let mut misses: Vec<Miss> = Vec::new();
+    let mut sessions: HashMap<&str, SessionState> = HashMap::new();
+    for (i, event) in events.iter().enumerate() {
+        match event {
+            Event::Search(s) => {
+                let state = sessions.entry(&s.session).or_default();
+                if let Some(last) = state.last
+                    && !state.called_since
+                    && let Event::Search(prev) = &events[last]
+                {
+                    misses.push(Miss {
+                        kind: MissKind::SearchedAgain,
+                        session: s.session.clone(),
+                        query: prev.query.clone(),
+                        returned: prev.tools.clone(),
+                        wanted: None,
+                        search: last,
+                        shown_by: i,
+                    });
+                    state.waiting.push(misses.len() - 1);
+                } else if let Some(last) = state.last
+                    && !state.used
+                    && let Event::Search(prev) = &events[last]
+                    && !prev.nothing_fits
+                    && !prev.tools.is_empty()
+                {
+                    misses.push(found_never_called(prev, last));
+                }
+                state.last = Some(i);
+                state.called_since = false;
+                state.used = false;
+                state.returned.extend(s.tools.iter().cloned());
+            }
+            Event::Call(c) => {
+                if c.outcome == Outcome::Blocked {
+                    // The breaker's business, not search's.
+                    continue;
+                }
+                let state = sessions.entry(&c.session).or_default();
+                let Some(last) = state.last else {
+                    // No search yet: a tool the host listed up front.
+                    continue;
+                };
+                let Event::Search(prev) = &events[last] else {
+                    continue;
+                };
+                let first_since = !state.called_since;
+                state.called_since = true;
+                for at in state.waiting.drain(..) {
+                    let miss = &mut misses[at];
+                    if !miss.returned.contains(&c.name) {
+                        miss.wanted = Some(c.name.clone());
+                    }
+                }
+                if prev.tools.contains(&c.name) {
+                    state.used = true;
+                    continue;
+                }
+                if first_since && prev.nothing_fits {
+                    misses.push(Miss {
+                        kind: MissKind::NothingFitsThenCall,
+                        session: c.session.clone(),
+                        query: prev.query.clone(),
+                        returned: prev.tools.clone(),
+                        wanted: Some(c.name.clone()),
+                        search: last,
+                        shown_by: i,
+                    });
+                    state.used = true;
+                } else if !state.returned.contains(&c.name) {
+                    misses.push(Miss {
+                        kind: MissKind::CalledUnreturned,
+                        session: c.session.clone(),
+                        query: prev.query.clone(),
+                        returned: prev.tools.clone(),
+                        wanted: Some(c.name.clone()),
+                        search: last,
+                        shown_by: i,
+                    });
+                    state.used = true;
+                }
+            }
+            Event::Dropped { .. } => {}
+        }
+    }
+    // Searches whose tools the session never called.
+    let mut ends: Vec<(usize, &SessionState)> = sessions
+        .values()
+        .filter_map(|s| s.last.map(|l| (l, s)))
+        .collect();
+    ends.sort_by_key(|(l, _)| *l);
+    for (last, state) in ends {
+        if let Event::Search(s) = &events[last]
+            && !state.used
+            && !s.nothing_fits
+            && !s.tools.is_empty()
+        {
+            misses.push(found_never_called(s, last));
+        }
+    }
+    misses
+}
+
+fn found_never_called(s: &super::Search, at: usize) -> Miss {
+    Miss {
+        kind: MissKind::FoundNeverCalled,
+        session: s.session.clone(),
+        query: s.query.clone(),
+        returned: s.tools.clone(),
+        wanted: None,
+        search: at,
+        shown_by: at,
+    }
+}
