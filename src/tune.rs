@@ -154,6 +154,12 @@ pub struct TuneReport {
     pub points: Vec<Point>,
     pub initial: Vec<InitialPoint>,
     pub recommended: Recommended,
+    /// The requests are a trace's searches ([`traffic::tune_source`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub from_traffic: bool,
+    /// From a trace: the tools most sessions called, not always-load yet.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub always_load_suggested: Vec<traffic::AlwaysLoadSuggestion>,
 }
 
 /// The loaded set at `cap`: every always-load tool, then the first
@@ -437,6 +443,8 @@ pub fn tune(
         points,
         initial,
         recommended,
+        from_traffic: false,
+        always_load_suggested: Vec::new(),
     })
 }
 
@@ -465,6 +473,8 @@ pub fn current_setting(
 }
 
 mod render;
+pub mod traffic;
+pub use traffic::tune_source;
 
 #[cfg(test)]
 mod tests;
@@ -504,6 +514,8 @@ pub(crate) mod tests_support {
                 max_tools: 4,
                 initial_tool_count: 0,
             },
+            from_traffic: false,
+            always_load_suggested: Vec::new(),
         }
     }
 }

@@ -27,14 +27,13 @@ pub fn run(args: &TuneArgs) -> Result<(), CliError> {
     .map_err(CliError::Mcp)?;
     let catalog: Arc<_> = loaded.catalog;
     let handle = ToolsHandle::new(catalog.clone(), &settings.handle_options())?;
-    let queries = toolsift::eval::load_queries_arg(&args.queries)?;
     let searcher = args
         .remote
         .searcher(super::embed::embeddings_for(&args.embed, args.ranker)?)?;
-    let report = toolsift::tune::tune(
+    let report = toolsift::tune::tune_source(
         &searcher,
         &catalog,
-        &queries,
+        &args.queries,
         &TuneOptions {
             ranker: args.ranker,
             token_basis: settings.basis(),

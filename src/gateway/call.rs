@@ -195,7 +195,8 @@ impl Gateway {
                 elapsed: started.elapsed(),
                 result,
                 unknown,
-                in_a_row: Some(in_a_row.load(std::sync::atomic::Ordering::Relaxed)).filter(|&n| n > 0),
+                in_a_row: Some(in_a_row.load(std::sync::atomic::Ordering::Relaxed))
+                    .filter(|&n| n > 0),
             });
         };
         let record = |name: &str, server: Option<&str>, ended: Ended, result: Option<&Value>| {

@@ -16,7 +16,6 @@ use crate::server::events::Followers;
 use crate::terminal_text::escape;
 use crate::traffic;
 
-
 pub(crate) const SEARCHES: &str = "toolsift_gateway_searches_total";
 pub(crate) const CALLS: &str = "toolsift_gateway_calls_total";
 pub(crate) const BLOCKED: &str = "toolsift_gateway_blocked_calls_total";

@@ -294,7 +294,8 @@ pub(crate) async fn tool_search(
         }
     };
     if let (Ok(answer), true) = (&result, st.followers.any()) {
-        st.followers.send(&search_event(answer, query.as_deref(), started));
+        st.followers
+            .send(&search_event(answer, query.as_deref(), started));
     }
     let mut fields = LogFields {
         query: query.filter(|_| st.log_queries),

@@ -28,7 +28,9 @@ pub enum Event {
     Call(Call),
     /// The stream fell behind: `count` events were dropped for this
     /// follower (the gateway never waits for one).
-    Dropped { count: u64 },
+    Dropped {
+        count: u64,
+    },
 }
 
 /// One `search_tools` (or one `POST /sdk/v1/tool-search`).

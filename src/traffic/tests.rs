@@ -51,7 +51,10 @@ fn lines_round_trip_and_the_older_call_form_reads_as_a_call() {
     let Some(Event::Call(c)) = parse_line(old).unwrap() else {
         panic!("not a call")
     };
-    assert_eq!((c.name.as_str(), c.outcome), ("get_ticket", Outcome::Blocked));
+    assert_eq!(
+        (c.name.as_str(), c.outcome),
+        ("get_ticket", Outcome::Blocked)
+    );
     // A newer writer's outcome is read, not refused.
     let newer = r#"{"kind": "call", "name": "x", "outcome": "sandboxed"}"#;
     let Some(Event::Call(c)) = parse_line(newer).unwrap() else {
@@ -75,7 +78,9 @@ fn bad_lines_name_their_number_and_what_is_wrong() {
 
 #[test]
 fn traffic_is_told_from_a_file_of_requests() {
-    assert!(looks_like_traffic("\n{\"kind\":\"search\",\"session\":\"a\",\"query\":\"q\"}"));
+    assert!(looks_like_traffic(
+        "\n{\"kind\":\"search\",\"session\":\"a\",\"query\":\"q\"}"
+    ));
     assert!(!looks_like_traffic(r#"{"query": "q", "expected": ["a"]}"#));
     assert!(!looks_like_traffic(""));
 }
@@ -205,4 +210,50 @@ fn always_load_candidates_are_tools_most_sessions_called_after_a_search() {
         .map(|u| u.name)
         .collect();
     assert_eq!(names, vec!["get_current_user"]);
+}
+
+/// A session recorded from a real gateway (on the demo catalog's tools,
+/// driven by the MCP Python SDK: tests/fixtures/gateway-session-steps.json),
+/// with four faults in it.
+const RECORDED: &str = include_str!("../../assets/traces/gateway-session.jsonl");
+
+#[test]
+fn the_recorded_session_s_faults_are_found() {
+    let events = parse(RECORDED, "gateway-session.jsonl").unwrap();
+    let misses = find(&events);
+    let got: Vec<(MissKind, &str, Option<&str>)> = misses
+        .iter()
+        .map(|m| (m.kind, m.query.as_str(), m.wanted.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            // It had get_oncall_schedule second, and searched again anyway.
+            (MissKind::SearchedAgain, "who is on call for payments", None),
+            (
+                MissKind::NothingFitsThenCall,
+                "what is the weather in Lisbon",
+                Some("get_current_user")
+            ),
+            (
+                MissKind::CalledUnreturned,
+                "find tickets about SSO login failures",
+                Some("read_channel_history")
+            ),
+            (
+                MissKind::FoundNeverCalled,
+                "list the pull requests waiting for review",
+                None
+            ),
+        ]
+    );
+    // The breaker's block is in the trace, with its count.
+    let blocked: Vec<u64> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Call(c) if c.outcome == Outcome::Blocked => c.in_a_row,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(blocked, vec![4]);
 }

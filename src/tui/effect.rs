@@ -314,11 +314,8 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
             queries,
             options,
         } => {
-            let result = crate::eval::load_queries_arg(&queries)
-                .map_err(|e| e.to_string())
-                .and_then(|q| {
-                    crate::tune::tune(searcher, &catalog, &q, &options).map_err(|e| e.to_string())
-                });
+            let result = crate::tune::tune_source(searcher, &catalog, &queries, &options)
+                .map_err(|e| e.to_string());
             Msg::TuneDone { generation, result }
         }
         Effect::Refresh { after, generation } => {

@@ -113,6 +113,50 @@ impl TuneReport {
             r.max_tools
         );
         out.push_str(&self.snippet());
+        if self.from_traffic {
+            out.push_str(&self.suggestions_text());
+        }
+        out
+    }
+
+    /// From a trace: the always-load suggestions, and the config line.
+    pub fn suggestions_text(&self) -> String {
+        use crate::numbers::thousands;
+        use crate::terminal_text::escape;
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        if self.always_load_suggested.is_empty() {
+            out.push_str(
+                "\nalways-load: no tool was called after a search in at least half the sessions (and two); none suggested\n",
+            );
+            return out;
+        }
+        let _ = writeln!(
+            out,
+            "\nalways-load suggestions: tools called after a search in at least half the sessions"
+        );
+        for s in &self.always_load_suggested {
+            let _ = writeln!(
+                out,
+                "  {}  called in {} of {} sessions ({} calls); saves {} searches; costs {} tokens on every request",
+                escape(&s.name),
+                s.sessions,
+                s.of_sessions,
+                s.calls,
+                s.searches_saved,
+                thousands(s.tokens)
+            );
+        }
+        let names: Vec<String> = self
+            .always_load_suggested
+            .iter()
+            .map(|s| serde_json::Value::from(s.name.as_str()).to_string())
+            .collect();
+        let _ = writeln!(
+            out,
+            "\n# config.toml (the gateway: tool names or server/tool patterns)\n[mcp]\nalways_load = [{}]",
+            escape(&names.join(", "))
+        );
         out
     }
 }

@@ -261,3 +261,66 @@ fn all_loaded_at_k_is_evals_strict_all_at_k() {
         assert!(w[1].all_loaded_pct + 1e-9 >= w[0].all_loaded_pct);
     }
 }
+
+/// Three sessions that each search and call list_chat_channels, one that
+/// also sends an email.
+fn traffic_of_sessions() -> String {
+    let mut lines = Vec::new();
+    for s in ["a", "b", "c"] {
+        lines.push(format!(
+            r#"{{"kind":"search","session":"{s}","query":"which chat channels are there","tools":["list_chat_channels"]}}"#
+        ));
+        lines.push(format!(
+            r#"{{"kind":"call","session":"{s}","name":"list_chat_channels","outcome":"ok"}}"#
+        ));
+    }
+    lines.push(
+        r#"{"kind":"search","session":"a","query":"email sam","tools":["send_email"]}"#.into(),
+    );
+    lines.push(r#"{"kind":"call","session":"a","name":"send_email","outcome":"ok"}"#.into());
+    lines.join("\n")
+}
+
+#[test]
+fn a_trace_tunes_and_suggests_the_tools_most_sessions_called() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    std::fs::write(&path, traffic_of_sessions()).unwrap();
+    let catalog = std::sync::Arc::new(crate::catalog::load(&CatalogSource::demo()).unwrap());
+    let searcher = crate::search::Searcher::embedded();
+    let options = TuneOptions {
+        ranker: None,
+        token_basis: crate::tokens::TokenBasis::default(),
+        target_pct: None,
+    };
+    let report = tune_source(&searcher, &catalog, path.to_str().unwrap(), &options).unwrap();
+    assert!(report.from_traffic);
+    assert_eq!(report.queries, 4, "each search answered by its call");
+    assert_eq!(
+        report.always_load_suggested.len(),
+        1,
+        "{:?}",
+        report.always_load_suggested
+    );
+    let s = &report.always_load_suggested[0];
+    assert_eq!(
+        (s.name.as_str(), s.sessions, s.of_sessions, s.searches_saved),
+        ("list_chat_channels", 3, 3, 3)
+    );
+    let index = catalog.index_of("list_chat_channels").unwrap();
+    let costs = searcher.tool_costs(&catalog, options.token_basis);
+    assert_eq!(s.tokens, costs[index]);
+    assert!(s.tokens > 0);
+    let text = report.render_text(None);
+    assert!(
+        text.contains("list_chat_channels  called in 3 of 3 sessions"),
+        "{text}"
+    );
+    assert!(
+        text.contains("always_load = [\"list_chat_channels\"]"),
+        "{text}"
+    );
+    // A file of requests suggests nothing.
+    let report = tune_source(&searcher, &catalog, "@demo", &options).unwrap();
+    assert!(!report.from_traffic && report.always_load_suggested.is_empty());
+}
