@@ -119,7 +119,7 @@ pub(crate) fn call(name: &str, arguments: Value) -> Value {
 }
 
 /// time (behind a counting proxy), git and everything; git_status always-load.
-fn real_config(dir: &TempDir, counter: &str) -> String {
+pub(crate) fn real_config(dir: &TempDir, counter: &str) -> String {
     let repo = git_repo(dir);
     dir.write(
         "mcp.toml",
@@ -213,17 +213,27 @@ fn the_host_sees_two_meta_tools_finds_calls_and_is_stopped_in_a_loop(mode: &str)
     assert_eq!(r[10]["isError"], false, "{}", r[10]);
     // The server saw calls 2, 5, 6, 7 and 10: never the blocked one.
     assert_eq!(calls_counted(&counter), 5);
-    // The trace holds every call, and `toolsift replay` finds the loop
-    // where the gateway stopped it (the 7th call of the trace).
+    // The trace holds every call (and the search before them), and
+    // `toolsift replay` finds the loop where the gateway stopped it: the
+    // 7th call of the trace, on the line the gateway wrote `blocked`.
     let out = crate::common::run(&["replay", &trace, "--json"]);
     let replayed: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(replayed["calls"].as_array().unwrap().len(), 9, "{replayed}");
     assert_eq!(replayed["fired_at_call"], 6, "{replayed}");
+    let fired_line = replayed["calls"][6]["line"].as_u64().unwrap() as usize;
     let lines = std::fs::read_to_string(&trace).unwrap();
     assert!(
         lines
             .lines()
-            .nth(6)
+            .next()
+            .unwrap()
+            .contains("\"kind\":\"search\""),
+        "{lines}"
+    );
+    assert!(
+        lines
+            .lines()
+            .nth(fired_line - 1)
             .unwrap()
             .contains("\"outcome\":\"blocked\""),
         "{lines}"
@@ -258,8 +268,15 @@ impl HttpGateway {
         } else {
             &["--start-wait", "60"]
         };
+        // A free port, unless the test names one.
+        let listen: &[&str] = if args.iter().any(|a| a == "--http") {
+            &[]
+        } else {
+            &["--http", "127.0.0.1:0"]
+        };
         let mut child = Command::new(toolsift())
-            .args(["gateway", "--mcp-timeout", "60", "--http", "127.0.0.1:0"])
+            .args(["gateway", "--mcp-timeout", "60"])
+            .args(listen)
             .args(wait)
             .args(args)
             .envs(env.iter().copied())
