@@ -8,6 +8,7 @@
 //! [`terminal_text`] makes untrusted text safe to print on a terminal.
 
 pub mod breaker;
+pub mod caching;
 pub mod catalog;
 pub mod check;
 pub mod client;
@@ -18,6 +19,7 @@ pub mod eval;
 pub mod file_stamps;
 pub mod file_value;
 pub mod findability;
+pub mod follow;
 pub mod gateway;
 pub mod heap;
 pub mod numbers;

@@ -6,8 +6,9 @@
 use std::path::{Path, PathBuf};
 
 /// The core's modules, and what they may use of this crate.
-const CORE: [&str; 9] = [
+const CORE: [&str; 10] = [
     "catalog", "select", "tokens", "engine", "wire", "breaker", "settings", "heap", "traffic",
+    "caching",
 ];
 const BELOW_THE_CORE: [&str; 3] = ["terminal_text", "numbers", "file_value"];
 /// Crates the core never uses.

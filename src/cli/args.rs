@@ -201,6 +201,15 @@ pub struct ExploreArgs {
     pub embed: EmbeddingArgs,
     #[command(flatten)]
     pub count: CountArgs,
+    /// Follow a running gateway or service (its address, e.g. http://127.0.0.1:8787) or a gateway's --trace file as it grows: the live screen (L) shows its searches, calls and the searches that failed the agent.
+    #[arg(long, value_name = "URL|TRACE")]
+    pub follow: Option<String>,
+    /// Environment variable that holds the followed server's API key (its --api-key-env).
+    #[arg(long, value_name = "NAME", requires = "follow")]
+    pub follow_key_env: Option<String>,
+    /// Where the live screen adds a miss as a request with its answer (JSON lines that toolsift eval and tune read).
+    #[arg(long, value_name = "FILE", default_value = "toolsift-misses.jsonl")]
+    pub misses_file: String,
 }
 
 /// Where searches go: a remote compatible service, or (by default) the
@@ -325,9 +334,46 @@ pub struct EvalArgs {
     /// With --abstain: max_tools of each search (default 5).
     #[arg(long, value_name = "N")]
     pub max_tools: Option<u64>,
+    #[command(flatten)]
+    pub costs: CostArgs,
     /// One JSON object on stdout instead of the text report.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `eval --costs`: what sessions cost with prompt caching, each way of
+/// sending tools.
+#[derive(Args, Default)]
+pub struct CostArgs {
+    /// Instead of search quality: what the sessions cost with the provider's prompt caching, for all tools up front, deferred with found tools in the conversation, and deferred with found tools added to the tool list (a trace's recorded sessions, or a session simulated per request).
+    #[arg(long, conflicts_with = "abstain")]
+    pub costs: bool,
+    /// With --costs: the caching rules priced (repeatable): anthropic, openai, anthropic-1h, openai-gpt-4.1, openai-gpt-4o, openai-gpt-5.6 (default: anthropic and openai).
+    #[arg(long, value_name = "NAME", requires = "costs")]
+    pub provider: Vec<String>,
+    /// With --costs: turns of a simulated session.
+    #[arg(long, value_name = "N", default_value_t = 10, requires = "costs")]
+    pub turns: usize,
+    /// With --costs: the turn a simulated session searches on (1-based).
+    #[arg(long, value_name = "K", default_value_t = 2, requires = "costs")]
+    pub found_on: usize,
+    /// With --costs: message tokens each turn adds.
+    #[arg(long, value_name = "TOKENS", default_value_t = 400, requires = "costs")]
+    pub turn_tokens: u64,
+    /// With --costs: the system prompt's tokens.
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        default_value_t = 1000,
+        requires = "costs"
+    )]
+    pub system_tokens: u64,
+    /// With --costs: the deferred initial set's non-mandatory tools.
+    #[arg(long, value_name = "N", default_value_t = 8, requires = "costs")]
+    pub initial_tool_count: usize,
+    /// With --costs: cap on the initial set and on each search (default: none; a search loads the service's default).
+    #[arg(long, value_name = "N", requires = "costs")]
+    pub max_loaded_tools: Option<usize>,
 }
 
 /// An on-or-off flag's value.

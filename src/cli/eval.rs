@@ -32,6 +32,9 @@ pub fn run(args: &EvalArgs) -> Result<(), CliError> {
     files.extend(args.extra_catalog.iter().cloned());
     let loaded = super::mcp::load(&files, None, &args.mcp).map_err(CliError::Mcp)?;
     let catalog = loaded.catalog;
+    if args.costs.costs {
+        return costs(args, &catalog, &queries.to_string_lossy());
+    }
     let queries = toolsift::eval::load_queries_arg(&queries.to_string_lossy())?;
     let searcher = args.remote.searcher(super::embed::embeddings_for(
         &args.embed,
@@ -118,6 +121,75 @@ fn abstain(args: &EvalArgs, path: &std::path::Path) -> Result<(), CliError> {
             return Err(CliError::Ranking(e.to_string()));
         }
         other => other?,
+    };
+    emit(args.json, &report, || report.render_text())
+}
+
+/// `eval --costs`: the requests' (or a trace's) sessions priced with prompt
+/// caching.
+fn costs(
+    args: &EvalArgs,
+    catalog: &std::sync::Arc<toolsift::catalog::Catalog>,
+    source: &str,
+) -> Result<(), CliError> {
+    use toolsift::eval::costs::{self, CostOptions};
+    let c = &args.costs;
+    if c.turns == 0 || c.found_on == 0 || c.found_on > c.turns {
+        return Err(CliError::Usage(format!(
+            "--found-on must be a turn from 1 to --turns ({}), not {}",
+            c.turns, c.found_on
+        )));
+    }
+    let pricings = if c.provider.is_empty() {
+        CostOptions::default().pricings
+    } else {
+        c.provider
+            .iter()
+            .map(|p| {
+                toolsift::caching::Pricing::named(p)
+                    .map_err(|e| CliError::Usage(format!("--provider: {e}")))
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let options = CostOptions {
+        pricings,
+        turns: c.turns,
+        found_on: c.found_on,
+        turn_tokens: c.turn_tokens,
+        system_tokens: c.system_tokens,
+        ..CostOptions::default()
+    };
+    let handle = toolsift::select::ToolsHandle::new(
+        catalog.clone(),
+        &toolsift::select::HandleOptions {
+            strategy: toolsift::select::Strategy::Deferred,
+            initial_tool_count: c.initial_tool_count as i64,
+            max_loaded_tools: c.max_loaded_tools.map(|m| m as i64),
+        },
+    )?;
+    let searcher = args.remote.searcher(super::embed::embeddings_for(
+        &args.embed,
+        Some(args.ranker),
+    )?)?;
+    let tool_costs = searcher.tool_costs(catalog, options.token_basis);
+    let text = if source == "@demo" {
+        toolsift::eval::DEMO_QUERIES.to_string()
+    } else {
+        std::fs::read_to_string(source).map_err(|e| CliError::Read {
+            path: source.to_string(),
+            source: e,
+        })?
+    };
+    let report = if toolsift::traffic::looks_like_traffic(&text) {
+        let events =
+            toolsift::traffic::parse(&text, source).map_err(|e| CliError::Usage(e.to_string()))?;
+        let (sessions, _unknown) = costs::recorded_sessions(catalog, &events, &options);
+        costs::report(&tool_costs, &handle, &sessions, "recorded", &options)
+    } else {
+        let queries = toolsift::eval::parse_queries(&text, source)?;
+        let sessions = costs::simulated_sessions(&searcher, catalog, &handle, &queries, &options)
+            .map_err(CliError::Ranking)?;
+        costs::report(&tool_costs, &handle, &sessions, "simulated", &options)
     };
     emit(args.json, &report, || report.render_text())
 }

@@ -82,6 +82,20 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         let parsed = toolsift::eval::load_queries_arg(q)?;
         toolsift::tune::resolve(&catalog, &parsed)?;
     }
+    let follow = follow_setup(args)?;
+    // Following a trace file: its searches, answered by the calls after
+    // them, are the Tune screen's requests unless others were named (when
+    // it has some yet, of tools this catalog has).
+    let queries = match (&queries, &follow) {
+        (None, Some(f)) if matches!(f.source, toolsift::follow::Source::File(_)) => {
+            let path = f.source.shown();
+            toolsift::eval::load_queries_arg(&path)
+                .ok()
+                .filter(|q| toolsift::tune::resolve(&catalog, q).is_ok())
+                .map(|_| path)
+        }
+        _ => queries,
+    };
     let context_budget = args.context_budget.or(config.explorer.context_budget);
     let count = args.count.config()?;
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
@@ -122,8 +136,32 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         demo: false,
         count,
         reload,
+        follow,
     })
     .map_err(CliError::Terminal)
+}
+
+/// `--follow` and its key, checked before the terminal is touched.
+fn follow_setup(args: &ExploreArgs) -> Result<Option<toolsift::tui::Follow>, CliError> {
+    let Some(text) = &args.follow else {
+        return Ok(None);
+    };
+    let key = match &args.follow_key_env {
+        Some(name) => match std::env::var(name) {
+            Ok(v) if !v.is_empty() => Some(v),
+            _ => {
+                return Err(CliError::Usage(format!(
+                    "--follow-key-env {name}: the variable {name} is not set"
+                )));
+            }
+        },
+        None => None,
+    };
+    let source = toolsift::follow::Source::parse(text, key).map_err(CliError::Usage)?;
+    Ok(Some(toolsift::tui::Follow {
+        source,
+        requests_file: args.misses_file.clone(),
+    }))
 }
 
 /// `toolsift demo`: the script is read and checked before the terminal is

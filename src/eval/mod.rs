@@ -11,6 +11,7 @@ use crate::catalog::Catalog;
 use crate::engine::{CatalogRanker, Gate, Hit};
 
 pub mod abstain;
+pub mod costs;
 mod render;
 
 /// The cut-offs every metric is reported at.

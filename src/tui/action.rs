@@ -27,13 +27,15 @@ pub enum Context {
     Compare,
     /// The query history.
     History,
+    /// The live screen (a followed gateway's or service's traffic).
+    Live,
     /// Every screen, after the screen's own keys.
     Global,
 }
 
 impl Context {
     /// Every context, in the order help lists them.
-    pub const ALL: [Context; 9] = [
+    pub const ALL: [Context; 10] = [
         Context::Main,
         Context::Input,
         Context::Settings,
@@ -42,6 +44,7 @@ impl Context {
         Context::Tune,
         Context::Compare,
         Context::History,
+        Context::Live,
         Context::Global,
     ];
 
@@ -56,6 +59,7 @@ impl Context {
             Context::Tune => "Tune (caps measured on requests with known answers)",
             Context::Compare => "Compare (the request searched two ways, side by side)",
             Context::History => "Query history",
+            Context::Live => "Live (a followed gateway's or service's traffic)",
             Context::Global => "Everywhere",
         }
     }
@@ -71,6 +75,7 @@ impl Context {
             Context::Tune => "tune_",
             Context::Compare => "compare_",
             Context::History => "history_",
+            Context::Live => "live_",
         }
     }
 }
@@ -146,6 +151,8 @@ actions! {
     Tune = "tune", Main, "tune", "Tune screen: loaded share against tokens sent for every cap, on requests with known answers";
     QueryHistory = "query_history", Main, "history", "the queries committed this run, newest first: pick one to search it again";
     Compare = "compare", Main, "compare", "compare screen: the query searched two ways side by side (another ranker, strategy or gate)";
+    CachingCosts = "caching_costs", Main, "caching", "the Tokens box: what a session costs with prompt caching (Anthropic, then OpenAI, then off): all tools up front, found tools in the conversation, found tools added to the tool list";
+    Live = "live", Main, "live", "live screen: the followed gateway's or service's searches and calls, and the searches that failed the agent (explore --follow)";
     Export = "export", Main, "export", "export the loaded tools as a provider payload, to a file";
     CopyTool = "copy_tool", Main, "copy", "copy the highlighted tool's JSON to the clipboard (OSC 52)";
     OpenTool = "open_tool", Main, "open", "open the highlighted tool's JSON in $PAGER (else $EDITOR, less)";
@@ -210,6 +217,16 @@ actions! {
     HistoryPick = "history_pick", History, "search", "put the query in the query box and search it";
     HistoryForget = "history_forget", History, "forget", "forget the query";
     HistoryClose = "history_close", History, "back", "back to the explorer";
+    LiveDown = "live_down", Live, "down", "the next (newer) event";
+    LiveUp = "live_up", Live, "up", "the previous (older) event";
+    LivePageDown = "live_page_down", Live, "page down", "half a page down";
+    LivePageUp = "live_page_up", Live, "page up", "half a page up";
+    LiveTop = "live_top", Live, "oldest", "the oldest event kept";
+    LiveBottom = "live_bottom", Live, "newest", "the newest event, and keep it in view as events come";
+    LiveMisses = "live_misses", Live, "misses", "show the misses alone, or every event";
+    LiveOpen = "live_open", Live, "why", "a miss: search its request and show why the tool the agent wanted was not found; a search: search it again; a call: its tool in the catalog";
+    LiveSave = "live_save", Live, "eval", "add the miss to the request file, the tool the agent wanted as its answer (toolsift eval reads it)";
+    LiveClose = "live_close", Live, "back", "back to the explorer (following goes on)";
     QuitNow = "quit_now", Global, "quit", "quit at once, from any screen";
 }
 

@@ -10,6 +10,7 @@
 //! toggled, the pane a click lands on.
 
 mod apply;
+mod breaker;
 mod compare;
 mod detail_view;
 mod exact;
@@ -17,11 +18,13 @@ mod find;
 mod history;
 mod input;
 mod jump;
+mod live;
 mod pick;
 mod reload;
 mod screens;
 mod searching;
 mod tool_out;
+mod tune;
 mod view;
 mod warm;
 
@@ -34,11 +37,10 @@ use super::action::{Action, Context};
 use super::effect::{Effect, Msg, run_effect};
 use super::keymap::Keymap;
 use super::layout::{ScreenLayout, layout};
-use super::screen::breaker::BreakerPane;
 use super::screen::export::ExportBox;
 use super::screen::help::HelpState;
 use super::screen::settings::SettingsEditor;
-use super::screen::tune::{TunePane, Tuned};
+use super::screen::tune::TunePane;
 use super::setup::Setup;
 use super::state::catalog::CatalogView;
 use super::state::detail::DetailState;
@@ -76,6 +78,8 @@ pub enum Popup {
     Compare,
     /// The queries committed this run.
     History,
+    /// The followed traffic (a full screen).
+    Live,
 }
 
 /// A key, resolved.
@@ -120,12 +124,16 @@ pub struct App {
     editor: SettingsEditor,
     /// The breaker simulator, once opened (its log and streak survive
     /// closing).
-    breaker: Option<BreakerPane>,
+    breaker: Option<super::screen::breaker::BreakerPane>,
     tune: TunePane,
     /// The comparison screen, while open.
     compare: Option<crate::tui::screen::compare::ComparePane>,
     /// The query history, while open.
     history: Option<crate::tui::screen::history::HistoryList>,
+    /// The followed traffic, when following (kept while closed).
+    live: Option<crate::tui::screen::live::LivePane>,
+    /// The Tokens box prices a session with this provider's caching.
+    caching: Option<crate::caching::Pricing>,
     /// The export popup, while open.
     export: Option<ExportBox>,
     /// Tools picked by hand (Space), by catalog place.
@@ -177,7 +185,8 @@ impl App {
             focus: Focus::Catalog,
             last_list: Focus::Catalog,
             ranker_at_start,
-            popup: None,
+            // Following a gateway or service: its traffic first.
+            popup: setup.follow.as_ref().map(|_| Popup::Live),
             help_over: None,
             query: QueryBox::default(),
             search: SearchState::new(setup.context_budget),
@@ -187,6 +196,8 @@ impl App {
             tune: TunePane::new(setup.queries, setup.config_path),
             compare: None,
             history: None,
+            live: live::pane_for(&setup.follow),
+            caching: None,
             export: None,
             picked: Default::default(),
             reload: setup.reload,
@@ -284,6 +295,7 @@ impl App {
                 }
                 Vec::new()
             }
+            Msg::Followed(note) => self.followed(note),
             Msg::CatalogChanged => self.catalog_changed(),
             Msg::CatalogLoaded(loaded) => self.catalog_loaded(loaded),
             Msg::Compared {
@@ -300,6 +312,10 @@ impl App {
                 let message = result.unwrap_or_else(|e| format!("not written: {e}"));
                 if self.popup == Some(Popup::Tune) {
                     self.tune.message = Some(message);
+                } else if self.popup == Some(Popup::Live)
+                    && let Some(live) = &mut self.live
+                {
+                    live.message = Some(message);
                 } else {
                     self.status = Some(message);
                 }
@@ -380,6 +396,7 @@ impl App {
                 | Popup::Tune
                 | Popup::Compare
                 | Popup::History
+                | Popup::Live
                 | Popup::Export,
             ) => self.on_screen(action),
             Some(Popup::Help) => {
@@ -515,17 +532,7 @@ impl App {
                 let message = self.search.send_full_catalog(self.catalog.len(), full);
                 self.status = Some(message);
             }
-            Action::Tune => {
-                self.popup = Some(Popup::Tune);
-                let on = Tuned {
-                    catalog: &self.catalog,
-                    settings: &self.settings,
-                    ranker_chosen: self.ranker_chosen(),
-                    handle: &self.handle,
-                    keymap: &self.keymap,
-                };
-                return self.tune.open(&on);
-            }
+            Action::Tune => return self.open_tune(),
             Action::Compare => return self.open_compare(),
             Action::QueryHistory => return self.open_history(),
             Action::Export => match self.export_set().map_or(0, |t| t.len()) {
@@ -538,22 +545,9 @@ impl App {
             },
             Action::CopyTool => return self.copy_tool(),
             Action::OpenTool => return self.open_tool(),
-            Action::Breaker => {
-                // The highlighted tool (results or catalog) is the one to call.
-                if let Some((index, _)) = self.current_tool() {
-                    match &mut self.breaker {
-                        Some(pane) if pane.tool != index => pane.pick(&self.catalog, index),
-                        Some(_) => {}
-                        None => self.breaker = Some(BreakerPane::new(&self.catalog, index)),
-                    }
-                    self.popup = Some(Popup::Breaker);
-                } else {
-                    self.status = Some(
-                        "no tool to call: the list under the cursor is empty (pick a tool in the catalog or results)"
-                            .into(),
-                    );
-                }
-            }
+            Action::Breaker => self.open_breaker(),
+            Action::Live => self.open_live(),
+            Action::CachingCosts => self.cycle_caching(),
             other => self.move_in(self.focus, other),
         }
         Vec::new()

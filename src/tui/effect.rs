@@ -86,6 +86,8 @@ pub enum Msg {
     /// The catalog read again (`Effect::LoadCatalog`), or why it could not
     /// be.
     CatalogLoaded(Result<Arc<Catalog>, String>),
+    /// What the follower of a gateway or service told (`explore --follow`).
+    Followed(crate::follow::Note),
     /// A side of the comparison screen searched (`Effect::Compare`).
     Compared {
         generation: u64,
@@ -145,6 +147,13 @@ pub enum Effect {
         catalog: Arc<Catalog>,
         queries: String,
         options: crate::tune::TuneOptions,
+    },
+    /// Append `line` (and a newline) to `path`, made if missing; answers
+    /// `Msg::Written` with `done`.
+    AppendLine {
+        path: String,
+        line: String,
+        done: String,
     },
     /// Write `text` to `path`; answers `Msg::Written` with `done`.
     WriteFile {
@@ -243,6 +252,30 @@ fn run_search(searcher: &Searcher, catalog: &Arc<Catalog>, request: &SearchReque
     }
 }
 
+/// Appends `line` to `path` as a line of its own (a file that does not
+/// end with a newline gets one first).
+fn append_line(path: &str, line: &str) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)?;
+    let len = file.metadata()?.len();
+    let mut text = String::new();
+    if len > 0 {
+        file.seek(SeekFrom::Start(len - 1))?;
+        let mut last = [0u8; 1];
+        file.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            text.push('\n');
+        }
+    }
+    text.push_str(line);
+    text.push('\n');
+    file.write_all(text.as_bytes())
+}
+
 /// Runs an effect where it stands (the loop does so off the UI thread;
 /// tests and benchmarks right away): the answer as a `Msg`.
 pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
@@ -324,6 +357,11 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
         }
         Effect::WriteFile { path, text, done } => Msg::Written(
             std::fs::write(&path, text)
+                .map(|()| done)
+                .map_err(|e| format!("{}: {e}", crate::terminal_text::escape(&path))),
+        ),
+        Effect::AppendLine { path, line, done } => Msg::Written(
+            append_line(&path, &line)
                 .map(|()| done)
                 .map_err(|e| format!("{}: {e}", crate::terminal_text::escape(&path))),
         ),

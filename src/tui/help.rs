@@ -40,11 +40,13 @@ pub enum KeyLine {
     Find,
     /// The query history.
     History,
+    /// The live screen.
+    Live,
 }
 
 impl KeyLine {
     /// Every key line.
-    pub const ALL: [KeyLine; 17] = [
+    pub const ALL: [KeyLine; 18] = [
         KeyLine::Main,
         KeyLine::Query,
         KeyLine::NameFilter,
@@ -62,6 +64,7 @@ impl KeyLine {
         KeyLine::DetailPane,
         KeyLine::Find,
         KeyLine::History,
+        KeyLine::Live,
     ];
 }
 
@@ -97,6 +100,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             (&[Export], "export", "export", 7),
             (&[Compare], "compare", "compare", 7),
             (&[QueryHistory], "history", "history", 14),
+            (&[Live], "live", "live", 7),
             help,
             quit,
         ],
@@ -154,6 +158,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             quit,
         ],
         KeyLine::History => with(crate::tui::screen::history::KEYS, &[help, quit_now]),
+        KeyLine::Live => with(crate::tui::screen::live::KEYS, &[help, quit_now]),
         KeyLine::Find => vec![
             (&[InputSubmit], "keep", "keep", 0),
             (&[InputCancel], "clear", "clear", 0),

@@ -39,7 +39,7 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use app::App;
 use effect::{Effect, Lane, Msg};
-pub use setup::Setup;
+pub use setup::{Follow, Setup};
 
 /// True while the explorer owns the terminal (raw mode, alternate screen):
 /// a signal handler then restores it before exiting.
@@ -106,6 +106,12 @@ where
     terminal.draw(|f| ui::draw(f, app))?;
     let reader = tokio::spawn(forward(source, tx.clone()));
     let watcher = tokio::spawn(watch::watch(app.watched_files(), tx.clone()));
+    let follower = app.followed_source().map(|source| {
+        let tx = tx.clone();
+        tokio::spawn(crate::follow::follow(source, move |note| {
+            tx.send(Msg::Followed(note)).is_ok()
+        }))
+    });
     let result = async {
         while let Some(msg) = rx.recv().await {
             let mut effects = app.update(msg);
@@ -133,6 +139,9 @@ where
     .await;
     reader.abort();
     watcher.abort();
+    if let Some(f) = follower {
+        f.abort();
+    }
     result
 }
 

@@ -44,6 +44,16 @@ pub struct Setup {
     /// (empty: nothing is watched: a built-in catalog, standard input, MCP
     /// servers).
     pub reload: Vec<crate::catalog::CatalogSource>,
+    /// A running gateway or service followed (`--follow`), and the request
+    /// file its misses are added to.
+    pub follow: Option<Follow>,
+}
+
+/// What `explore --follow` follows, and where its misses go as requests.
+#[derive(Debug, Clone)]
+pub struct Follow {
+    pub source: crate::follow::Source,
+    pub requests_file: String,
 }
 
 impl Setup {
@@ -67,6 +77,7 @@ impl Setup {
             demo: false,
             count: None,
             reload: Vec::new(),
+            follow: None,
         }
     }
 

@@ -9,6 +9,7 @@ mod gateway_approvals;
 mod gateway_configs;
 mod gateway_faults;
 mod gateway_first_view;
+mod gateway_follow;
 mod gateway_hidden;
 mod gateway_inspector;
 mod gateway_passthrough;

@@ -7,6 +7,7 @@ mod columns;
 mod compare;
 mod exact;
 mod hidden_text;
+mod live;
 mod pager;
 mod reload;
 mod same_answer;

@@ -36,7 +36,7 @@ fn answer_with(searcher: &Searcher, app: &mut App, effects: Vec<Effect>) {
     }
 }
 
-fn settle(app: &mut App, effects: Vec<Effect>) {
+pub(crate) fn settle(app: &mut App, effects: Vec<Effect>) {
     let searcher = app.searcher().clone();
     answer_with(&searcher, app, effects);
 }

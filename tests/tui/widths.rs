@@ -45,6 +45,17 @@ fn text(app: &mut App, s: &str) {
     }
 }
 
+/// The recorded gateway session, as a follower tells it.
+pub(crate) fn feed_recorded(app: &mut App) {
+    let text = include_str!("../../assets/traces/gateway-session.jsonl");
+    let events = toolsift::traffic::parse(text, "recorded").unwrap();
+    app.update(Msg::Followed(toolsift::follow::Note::Connected));
+    app.update(Msg::Followed(toolsift::follow::Note::Events {
+        events,
+        dropped: 0,
+    }));
+}
+
 /// Keys that reach a screen from a fresh explorer.
 type Reach = Box<dyn Fn(&mut App)>;
 
@@ -103,6 +114,24 @@ fn screens() -> Vec<(&'static str, Reach)> {
                 press(a, KeyCode::Char('H'));
             }),
         ),
+        ("live", Box::new(|a: &mut App| feed_recorded(a))),
+        (
+            "live misses",
+            Box::new(|a: &mut App| {
+                feed_recorded(a);
+                press(a, KeyCode::Char('m'));
+                press(a, KeyCode::Char('g'));
+            }),
+        ),
+        (
+            "caching",
+            Box::new(|a: &mut App| {
+                press(a, KeyCode::Char('/'));
+                text(a, "who is on call for payments");
+                press(a, KeyCode::Enter);
+                press(a, KeyCode::Char('$'));
+            }),
+        ),
         (
             "compare gate",
             Box::new(|a: &mut App| {
@@ -116,10 +145,17 @@ fn screens() -> Vec<(&'static str, Reach)> {
     ]
 }
 
-fn app(width: u16, height: u16, to: &dyn Fn(&mut App)) -> App {
+/// The explorer at `width` x `height` after `to`; a screen whose name
+/// starts with `live` follows a trace (it opens on the live screen).
+fn app(name: &str, width: u16, height: u16, to: &dyn Fn(&mut App)) -> App {
     let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
+    let follow = name.starts_with("live").then(|| toolsift::tui::Follow {
+        source: toolsift::follow::Source::File("gateway-session.jsonl".into()),
+        requests_file: "misses.jsonl".into(),
+    });
     let s = Setup {
         sources: "demo".into(),
+        follow,
         ..Setup::new(catalog, Searcher::embedded())
     };
     let (mut app, effects) = App::new(s).unwrap();
@@ -146,7 +182,7 @@ fn rows(app: &App) -> Vec<String> {
         Some(Popup::Export) => Some(l.export_popup),
         Some(Popup::Breaker) => Some(l.breaker.body),
         Some(Popup::Tune) => Some(l.tune.body),
-        Some(Popup::Compare) => Some(l.compare),
+        Some(Popup::Compare | Popup::Live) => Some(l.compare),
         Some(Popup::History) => app
             .history_list()
             .map(|h| toolsift::tui::screen::history::draw::area_for(l.area, h)),
@@ -265,15 +301,15 @@ fn no_word_or_number_is_cut_at_any_width() {
     }
     let mut failures = Vec::new();
     for (name, to) in screens() {
-        let mut known = universe(&catalog_words, &rows(&app(400, 60, &*to)));
-        known.extend(universe(&HashSet::new(), &rows(&app(400, 24, &*to))));
+        let mut known = universe(&catalog_words, &rows(&app(name, 400, 60, &*to)));
+        known.extend(universe(&HashSet::new(), &rows(&app(name, 400, 24, &*to))));
         // Every width at 24 rows; every seventh at 35 too.
         let sizes = (80..=200u16)
             .map(|w| (w, 24u16))
             .chain((80..=200u16).step_by(7).map(|w| (w, 35)));
         for (width, height) in sizes {
             {
-                let shown = rows(&app(width, height, &*to));
+                let shown = rows(&app(name, width, height, &*to));
                 // Each row is cut into the panes' segments (between
                 // borders): wrapping joins a segment with the same one of
                 // the next row.

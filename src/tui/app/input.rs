@@ -53,6 +53,7 @@ impl App {
                 | Context::Tune
                 | Context::Compare
                 | Context::History
+                | Context::Live
                 | Context::Confirm
         ) && self.keymap.action_in(Context::Main, ev) == Some(Action::Help)
         {

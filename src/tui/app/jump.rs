@@ -12,6 +12,12 @@ impl App {
             self.status = Some("no tool is highlighted".into());
             return;
         };
+        self.show_index_in_catalog(index);
+    }
+
+    /// Tool `index`'s row highlighted in the catalog pane, which gets the
+    /// keys.
+    pub(super) fn show_index_in_catalog(&mut self, index: usize) {
         let name = escape(&self.catalog.tools()[index].name).into_owned();
         let mut lifted = Vec::new();
         if !self.catalog_view.rows.contains(&index) {

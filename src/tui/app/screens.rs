@@ -50,6 +50,13 @@ impl App {
                     None => Outcome::Close,
                 }
             }
+            Some(Popup::Live) => {
+                let rows = self.live_rows();
+                match &mut self.live {
+                    Some(live) => live.handle(action, rows),
+                    None => Outcome::Close,
+                }
+            }
             Some(Popup::History) => match &mut self.history {
                 Some(list) => {
                     let area = history::draw::area_for(self.layout.area, list);
@@ -95,6 +102,7 @@ impl App {
                 Vec::new()
             }
             Outcome::Export { format, path } => self.write_export(format, path),
+            Outcome::Explain(explain) => self.explain(explain),
         }
     }
 

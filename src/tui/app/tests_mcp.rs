@@ -11,6 +11,7 @@ use super::*;
 use crate::catalog::{McpOrigin, Tool};
 use crate::search::Searcher;
 use crate::sources::mcp::{CallOutcome, McpCallError, ServerState};
+use crate::tui::screen::breaker::BreakerPane;
 use crate::tui::screen::breaker::LiveState;
 use crate::tui::state::catalog::{Filter, Sort};
 

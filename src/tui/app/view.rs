@@ -321,6 +321,7 @@ impl App {
             Some(Popup::Tune) => Context::Tune,
             Some(Popup::Compare) => Context::Compare,
             Some(Popup::History) => Context::History,
+            Some(Popup::Live) => Context::Live,
             Some(Popup::Export) => Context::Input,
             Some(Popup::Help | Popup::Detail) if self.finding() => Context::Input,
             Some(Popup::Help | Popup::Detail) => Context::Main,

@@ -10,6 +10,7 @@ pub mod compare;
 pub mod export;
 pub mod help;
 pub mod history;
+pub mod live;
 pub mod settings;
 pub mod tune;
 
@@ -30,6 +31,9 @@ pub enum Outcome {
     Apply(Settings),
     /// Put this query in the query box and search it (committed).
     Search(String),
+    /// Search this request (when some) and show this tool in the catalog
+    /// (when some): why it was or was not found (the live screen's miss).
+    Explain(live::Explain),
     /// The query box's history is now this (oldest first).
     Forget(Vec<String>),
     /// Write the tools to export in `format` to `path`.

@@ -180,7 +180,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ),
     }
 
-    // Line 2: the initial set against strategy all.
+    // Line 2: the initial set against strategy all, or what a session
+    // costs with prompt caching (`$`).
+    if let Some(pricing) = app.caching() {
+        let line = super::caching::line(app, &pricing, usize::from(second.width), theme);
+        f.render_widget(Paragraph::new(line), second);
+        return;
+    }
     let line = match app.costs() {
         None => Line::from(Span::styled(
             format!(" counting tokens ({})…", app.settings().basis().label()),

@@ -2,6 +2,7 @@
 //! pane, and the screen in front over it, handed its state
 //! ([`super::screen`]); the kit they share is [`super::paint`].
 
+pub mod caching;
 mod catalog;
 pub(crate) mod detail;
 mod gauges;
@@ -137,6 +138,11 @@ pub fn draw(f: &mut Frame, app: &App) {
             if let Some(list) = app.history_list() {
                 let area = screen::history::draw::area_for(l.area, list);
                 screen::history::draw::draw(f, area, list, &theme);
+            }
+        }
+        Some(Popup::Live) => {
+            if let Some(live) = app.live() {
+                screen::live::draw::draw(f, l.compare, live, &theme);
             }
         }
         Some(Popup::Compare) => {

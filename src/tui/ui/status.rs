@@ -17,7 +17,16 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // explorer: the line gives those.
     let hints = match app.demo() {
         Some(paused) => demo_keys(paused),
-        None => keys_of(app.keymap(), which_line(app)),
+        None => {
+            let line = which_line(app);
+            let mut hints = keys_of(app.keymap(), line);
+            // The live screen's key, only when something is followed.
+            if line == KeyLine::Main && app.live().is_none() {
+                let live = app.keymap().first(crate::tui::action::Action::Live);
+                hints.retain(|h| live.as_ref().is_none_or(|k| h.keys != k.to_string()));
+            }
+            hints
+        }
     };
     if let Some(message) = app.status() {
         // The message, whole words, then the keys that are always shown
@@ -57,6 +66,7 @@ pub fn which_line(app: &App) -> KeyLine {
         Some(Popup::Tune) => KeyLine::Tune,
         Some(Popup::Compare) => KeyLine::Compare,
         Some(Popup::History) => KeyLine::History,
+        Some(Popup::Live) => KeyLine::Live,
         Some(Popup::Breaker) => match app.breaker() {
             Some(p) if p.confirming() => KeyLine::Confirm,
             Some(p) if p.is_typing() => KeyLine::BreakerInput,

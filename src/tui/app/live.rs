@@ -1,0 +1,147 @@
+//! The live screen's part of the app: the followed traffic kept from the
+//! start (whether the screen is open or not), the screen opened with `L`,
+//! and a miss explained: its request searched, the tool the agent wanted
+//! shown in the catalog with why it was or was not found.
+
+use super::{App, Popup};
+use crate::follow::Note;
+use crate::terminal_text::escape;
+use crate::tui::effect::Effect;
+use crate::tui::screen::live::{Explain, LivePane, draw};
+use crate::tui::setup::Follow;
+
+/// The screen's state when following something.
+pub(super) fn pane_for(follow: &Option<Follow>) -> Option<LivePane> {
+    follow
+        .as_ref()
+        .map(|f| LivePane::new(f.source.clone(), f.requests_file.clone()))
+}
+
+impl App {
+    /// What the loop follows, if anything (the source of `--follow`).
+    pub fn followed_source(&self) -> Option<crate::follow::Source> {
+        self.live.as_ref().map(|l| l.source().clone())
+    }
+
+    /// The live screen's state, when following.
+    pub fn live(&self) -> Option<&LivePane> {
+        self.live.as_ref()
+    }
+
+    /// How many rows the live screen's list shows now.
+    pub(super) fn live_rows(&self) -> usize {
+        self.live
+            .as_ref()
+            .map_or(1, |l| draw::list_rows(self.layout.compare, l))
+    }
+
+    pub(super) fn open_live(&mut self) {
+        if self.live.is_some() {
+            self.popup = Some(Popup::Live);
+        } else {
+            self.status = Some(
+                "not following anything: toolsift explore --follow URL (a gateway's or service's address) or --follow TRACE (a gateway's --trace file)"
+                    .into(),
+            );
+        }
+    }
+
+    pub(super) fn followed(&mut self, note: Note) -> Vec<Effect> {
+        let rows = self.live_rows();
+        if let Some(live) = &mut self.live {
+            live.receive(note, rows);
+        }
+        Vec::new()
+    }
+
+    /// A miss (or an event) explained on the main screen: its request in
+    /// the query box and searched, the tool shown in the catalog.
+    pub(super) fn explain(&mut self, explain: Explain) -> Vec<Effect> {
+        let tool = match explain.tool.as_deref() {
+            Some(name) => match self.tool_named(name) {
+                Some(index) => Some(index),
+                None => {
+                    let message = format!(
+                        "{} is not in this catalog ({}): start the explorer on the followed gateway's servers (--mcp FILE) to see why it was not found",
+                        escape(name),
+                        escape(&self.sources)
+                    );
+                    if let Some(live) = &mut self.live {
+                        live.message = Some(message);
+                    }
+                    return Vec::new();
+                }
+            },
+            None => None,
+        };
+        self.popup = None;
+        let mut effects = Vec::new();
+        if let Some(query) = explain.query {
+            self.query.input.set(&query);
+            let outcome = self.query.handle(crate::tui::action::Action::InputSubmit);
+            effects = self.on_query(outcome);
+        }
+        if let Some(index) = tool {
+            self.show_index_in_catalog(index);
+            let name = escape(&self.catalog.tools()[index].name).into_owned();
+            self.status = Some(format!(
+                "{name}: the detail says why it was or was not loaded for this request (L: back to live)"
+            ));
+        }
+        effects
+    }
+
+    /// The catalog's tool called `name` by the far side: the same name, or
+    /// the tool of that name on its server when the catalog prefixed it.
+    fn tool_named(&self, name: &str) -> Option<usize> {
+        self.catalog.index_of(name).or_else(|| {
+            let tools = self.catalog.tools();
+            let mut on_servers = tools
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.mcp.as_ref().is_some_and(|m| m.name == name));
+            match (on_servers.next(), on_servers.next()) {
+                (Some((i, _)), None) => Some(i),
+                _ => None,
+            }
+        })
+    }
+}
+
+impl App {
+    /// `$`: the Tokens box prices a session with Anthropic's caching, then
+    /// OpenAI's, then goes back to the first turn's figures.
+    pub(super) fn cycle_caching(&mut self) {
+        use crate::caching::{ANTHROPIC, OPENAI};
+        let key = self.keymap.label(crate::tui::action::Action::CachingCosts);
+        let (next, message) = match self.caching.map(|p| p.name) {
+            None => (
+                Some(ANTHROPIC),
+                format!(
+                    "Tokens box: {} turns priced with {} ({key}: OpenAI)",
+                    crate::tui::ui::caching::TURNS,
+                    ANTHROPIC.label
+                ),
+            ),
+            Some("anthropic") => (
+                Some(OPENAI),
+                format!(
+                    "Tokens box: {} turns priced with {} ({key}: off)",
+                    crate::tui::ui::caching::TURNS,
+                    OPENAI.label
+                ),
+            ),
+            Some(_) => (
+                None,
+                "Tokens box: the first turn's tokens again".to_string(),
+            ),
+        };
+        self.caching = next;
+        self.status = Some(message);
+    }
+
+    /// The provider whose caching the Tokens box prices, if any.
+    pub fn caching(&self) -> Option<crate::caching::Pricing> {
+        self.caching
+    }
+}

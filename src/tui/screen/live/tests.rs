@@ -1,0 +1,255 @@
+use super::*;
+use crate::follow::Source;
+use crate::traffic::misses::MissKind;
+
+const RECORDED: &str = include_str!("../../../../assets/traces/gateway-session.jsonl");
+
+fn recorded() -> Vec<Event> {
+    crate::traffic::parse(RECORDED, "recorded").unwrap()
+}
+
+fn pane() -> LivePane {
+    LivePane::new(Source::File("trace.jsonl".into()), "misses.jsonl".into())
+}
+
+fn fed(events: Vec<Event>) -> LivePane {
+    let mut live = pane();
+    live.receive(Note::Connected, 10);
+    live.receive(Note::Events { events, dropped: 0 }, 10);
+    live
+}
+
+#[test]
+fn the_recorded_session_s_four_misses_are_found_as_it_comes() {
+    let live = fed(recorded());
+    assert_eq!(live.link(), &Link::Connected);
+    assert_eq!(live.events().len(), 16);
+    let kinds: Vec<(MissKind, Option<&str>)> = live
+        .misses()
+        .iter()
+        .map(|m| (m.kind, m.wanted.as_deref()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            // It had get_oncall_schedule second, and searched again anyway.
+            (MissKind::SearchedAgain, None),
+            (MissKind::NothingFitsThenCall, Some("get_current_user")),
+            (MissKind::CalledUnreturned, Some("read_channel_history")),
+            (MissKind::FoundNeverCalled, None),
+        ]
+    );
+    // The newest row is highlighted while following.
+    assert_eq!(live.list().selected, 15);
+}
+
+#[test]
+fn events_in_two_batches_find_what_one_batch_finds() {
+    let events = recorded();
+    let mut live = pane();
+    live.receive(
+        Note::Events {
+            events: events[..7].to_vec(),
+            dropped: 0,
+        },
+        10,
+    );
+    live.receive(
+        Note::Events {
+            events: events[7..].to_vec(),
+            dropped: 2,
+        },
+        10,
+    );
+    assert_eq!(live.misses(), fed(events).misses());
+    assert_eq!(live.dropped(), 2);
+}
+
+#[test]
+fn a_miss_opens_its_request_with_the_tool_wanted_and_is_added_once() {
+    let mut live = fed(recorded());
+    assert!(matches!(live.handle(Action::LiveMisses, 10), Outcome::Stay));
+    assert!(live.misses_only());
+    live.handle(Action::LiveTop, 10);
+    live.handle(Action::LiveDown, 10);
+    live.handle(Action::LiveDown, 10);
+    match live.handle(Action::LiveOpen, 10) {
+        Outcome::Explain(e) => assert_eq!(
+            e,
+            Explain {
+                query: Some("find tickets about SSO login failures".into()),
+                tool: Some("read_channel_history".into()),
+            }
+        ),
+        other => panic!("{other:?}"),
+    }
+    match live.handle(Action::LiveSave, 10) {
+        Outcome::Effects(effects) => match &effects[..] {
+            [crate::tui::effect::Effect::AppendLine { path, line, done }] => {
+                assert_eq!(path, "misses.jsonl");
+                let request: serde_json::Value = serde_json::from_str(line).unwrap();
+                assert_eq!(request["query"], "find tickets about SSO login failures");
+                assert_eq!(
+                    request["expected"],
+                    serde_json::json!(["read_channel_history"])
+                );
+                // eval reads it as a request.
+                let parsed = crate::eval::parse_queries(line, "misses.jsonl").unwrap();
+                assert_eq!(parsed[0].expected, ["read_channel_history"]);
+                assert!(done.contains("toolsift eval"), "{done}");
+            }
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(live.handle(Action::LiveSave, 10), Outcome::Stay));
+    assert!(live.message.as_deref().unwrap().contains("already added"));
+    // The last miss shows no tool wanted: nothing to add, and it says so.
+    live.handle(Action::LiveBottom, 10);
+    assert!(matches!(live.handle(Action::LiveSave, 10), Outcome::Stay));
+    assert!(
+        live.message
+            .as_deref()
+            .unwrap()
+            .contains("no tool the agent wanted"),
+        "{:?}",
+        live.message
+    );
+    match live.handle(Action::LiveOpen, 10) {
+        Outcome::Explain(e) => {
+            assert_eq!(
+                e.query.as_deref(),
+                Some("list the pull requests waiting for review")
+            );
+            assert_eq!(e.tool, None);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn every_key_says_what_it_did_on_an_empty_screen() {
+    let mut live = pane();
+    assert!(matches!(live.handle(Action::LiveOpen, 10), Outcome::Stay));
+    assert!(
+        live.message
+            .as_deref()
+            .unwrap()
+            .contains("nothing heard yet")
+    );
+    live.handle(Action::LiveSave, 10);
+    assert!(live.message.as_deref().unwrap().contains("not a miss"));
+    live.handle(Action::LiveMisses, 10);
+    assert!(live.message.as_deref().unwrap().contains("no misses yet"));
+    assert!(matches!(live.handle(Action::LiveClose, 10), Outcome::Close));
+}
+
+#[test]
+fn a_call_row_shows_its_tool_and_a_search_row_searches_again() {
+    let mut live = fed(recorded());
+    live.handle(Action::LiveTop, 10);
+    match live.handle(Action::LiveOpen, 10) {
+        Outcome::Explain(e) => {
+            assert_eq!(
+                e.query.as_deref(),
+                Some("a customer says checkout is broken, open a ticket for them")
+            );
+            assert_eq!(e.tool, None);
+        }
+        other => panic!("{other:?}"),
+    }
+    live.handle(Action::LiveDown, 10);
+    match live.handle(Action::LiveOpen, 10) {
+        Outcome::Explain(e) => {
+            assert_eq!(e.query, None);
+            assert_eq!(e.tool.as_deref(), Some("create_ticket"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn moving_up_stops_following_and_the_row_stays_under_the_cursor() {
+    let events = recorded();
+    let mut live = pane();
+    live.receive(
+        Note::Events {
+            events: events[..10].to_vec(),
+            dropped: 0,
+        },
+        5,
+    );
+    live.handle(Action::LiveUp, 5);
+    live.handle(Action::LiveUp, 5);
+    let held = live.current();
+    live.receive(
+        Note::Events {
+            events: events[10..].to_vec(),
+            dropped: 0,
+        },
+        5,
+    );
+    assert_eq!(live.current(), held, "the cursor keeps its event");
+    live.handle(Action::LiveBottom, 5);
+    live.receive(
+        Note::Events {
+            events: events[..1].to_vec(),
+            dropped: 0,
+        },
+        5,
+    );
+    assert_eq!(live.list().selected, 16, "back at the newest, it follows");
+    assert!(live.list().offset + 5 > 16);
+}
+
+#[test]
+fn more_events_than_are_kept_drop_the_oldest_and_count_them() {
+    let one = recorded()[0].clone();
+    let mut live = pane();
+    live.receive(
+        Note::Events {
+            events: vec![one; KEPT_EVENTS + 5],
+            dropped: 0,
+        },
+        10,
+    );
+    assert_eq!(live.events().len(), KEPT_EVENTS);
+    assert_eq!(live.dropped(), 5);
+}
+
+#[test]
+fn the_far_side_lost_and_back_and_a_bad_line_are_told() {
+    let mut live = pane();
+    live.receive(Note::Lost("connection refused".into()), 10);
+    assert!(matches!(live.link(), Link::Lost(w) if w.contains("refused")));
+    live.receive(Note::Connected, 10);
+    live.receive(Note::BadLine("trace.jsonl:3: not a JSON event".into()), 10);
+    live.receive(Note::Restarted, 10);
+    assert_eq!(live.link(), &Link::Connected);
+    assert_eq!(
+        live.bad_lines(),
+        (1, Some("trace.jsonl:3: not a JSON event"))
+    );
+    assert_eq!(live.restarts(), 1);
+}
+
+#[test]
+fn hostile_text_is_escaped_in_rows_and_the_whole_row() {
+    let mut events = recorded();
+    if let Event::Search(s) = &mut events[0] {
+        s.query = "open\u{1b}[2J a ticket\u{202e}".into();
+        s.tools[0] = "evil\u{7}tool".into();
+    }
+    let live = fed(events);
+    let text = draw::event_text(&live.events()[0]);
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\u{202e}'),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_clock_reads_utc() {
+    assert_eq!(draw::clock(Some(1_796_431_600_188)), "00:46:40");
+    assert_eq!(draw::clock(None), "--:--:--");
+}

@@ -1,0 +1,183 @@
+//! The live screen: a followed gateway's traffic, its misses, a miss
+//! explained on the main screen, and the Tokens box's caching line; as
+//! snapshots at 80x24 and 200x60, and the real binary following a trace
+//! file that grows in a pseudo-terminal.
+
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use toolsift::catalog::{CatalogSource, load};
+use toolsift::search::Searcher;
+use toolsift::tui::app::{App, Popup};
+use toolsift::tui::effect::Msg;
+use toolsift::tui::{Follow, Setup, ui};
+
+use crate::screens::settle;
+use crate::terminal::Tty;
+use crate::widths::feed_recorded;
+
+fn following(width: u16, height: u16) -> App {
+    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
+    let s = Setup {
+        sources: "demo".into(),
+        follow: Some(Follow {
+            source: toolsift::follow::Source::File("gateway-session.jsonl".into()),
+            requests_file: "misses.jsonl".into(),
+        }),
+        ..Setup::new(catalog, Searcher::embedded())
+    };
+    let (mut app, effects) = App::new(s).unwrap();
+    app.update(Msg::Resize(width, height));
+    settle(&mut app, effects);
+    app
+}
+
+fn keys(app: &mut App, keys: &[KeyCode]) {
+    for &code in keys {
+        let effects = app.update(Msg::Key(KeyEvent {
+            code,
+            modifiers: KeyModifiers::NONE,
+            kind: KeyEventKind::Press,
+            state: KeyEventState::NONE,
+        }));
+        settle(app, effects);
+    }
+}
+
+fn screen(app: &App) -> String {
+    let (w, h) = app.size();
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| ui::draw(f, app)).unwrap();
+    format!("{}", terminal.backend())
+}
+
+#[test]
+fn live_before_anything_is_heard() {
+    let app = following(80, 24);
+    assert_eq!(app.popup(), Some(Popup::Live));
+    let s = screen(&app);
+    assert!(s.contains("nothing heard yet"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn live_at_80x24_and_200x60() {
+    for (w, h) in [(80, 24), (200, 60)] {
+        let mut app = following(w, h);
+        feed_recorded(&mut app);
+        let s = screen(&app);
+        // The newest event is in view and whole at the bottom; help and
+        // quit show.
+        assert!(
+            s.contains("list the pull requests waiting for review"),
+            "{s}"
+        );
+        assert!(s.contains("? help"), "{s}");
+        insta::assert_snapshot!(format!("live_{w}x{h}"), s);
+        // The misses alone.
+        keys(&mut app, &[KeyCode::Char('m'), KeyCode::Char('g')]);
+        let s = screen(&app);
+        assert!(s.contains("4 misses"), "{s}");
+        insta::assert_snapshot!(format!("live_misses_{w}x{h}"), s);
+    }
+}
+
+#[test]
+fn a_miss_opens_on_why_the_tool_wanted_was_not_found() {
+    let mut app = following(120, 35);
+    feed_recorded(&mut app);
+    // The third miss: read_channel_history, called though no search
+    // returned it.
+    keys(
+        &mut app,
+        &[
+            KeyCode::Char('m'),
+            KeyCode::Char('g'),
+            KeyCode::Char('j'),
+            KeyCode::Char('j'),
+            KeyCode::Enter,
+        ],
+    );
+    assert_eq!(app.popup(), None);
+    assert_eq!(app.search().query, "find tickets about SSO login failures");
+    let (index, _) = app.current_tool().unwrap();
+    assert_eq!(app.catalog().tools()[index].name, "read_channel_history");
+    let s = screen(&app);
+    assert!(s.contains("not loaded"), "{s}");
+    insta::assert_snapshot!(s);
+    // L goes back to the live screen where it was.
+    keys(&mut app, &[KeyCode::Char('L')]);
+    assert_eq!(app.popup(), Some(Popup::Live));
+    assert!(app.live().unwrap().misses_only());
+}
+
+#[test]
+fn the_tokens_box_prices_a_session_with_caching() {
+    for (w, h) in [(80, 24), (200, 60)] {
+        let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
+        let (mut app, effects) = App::new(Setup::new(catalog, Searcher::embedded())).unwrap();
+        app.update(Msg::Resize(w, h));
+        settle(&mut app, effects);
+        keys(&mut app, &[KeyCode::Char('/')]);
+        for c in "who is on call for payments".chars() {
+            keys(&mut app, &[KeyCode::Char(c)]);
+        }
+        keys(
+            &mut app,
+            &[KeyCode::Enter, KeyCode::Esc, KeyCode::Char('$')],
+        );
+        let s = screen(&app);
+        assert!(s.contains("Anthropic"), "{s}");
+        insta::assert_snapshot!(format!("caching_anthropic_{w}x{h}"), s);
+        keys(&mut app, &[KeyCode::Char('$')]);
+        assert!(screen(&app).contains("OpenAI"));
+        keys(&mut app, &[KeyCode::Char('$')]);
+        assert!(screen(&app).contains("first turn sends"));
+    }
+}
+
+#[test]
+fn the_real_binary_follows_a_trace_as_it_grows() {
+    let dir = std::env::temp_dir().join(format!("toolsift-follow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("trace.jsonl");
+    let misses = dir.join("misses.jsonl");
+    let recorded = include_str!("../../assets/traces/gateway-session.jsonl");
+    let lines: Vec<&str> = recorded.lines().collect();
+    std::fs::write(&trace, format!("{}\n", lines[..3].join("\n"))).unwrap();
+    let mut tty = Tty::spawn_with(
+        &[
+            "explore",
+            "--follow",
+            trace.to_str().unwrap(),
+            "--misses-file",
+            misses.to_str().unwrap(),
+        ],
+        &[],
+    );
+    tty.wait_for("Live");
+    tty.wait_for("who is on call for payments");
+    // More of the session arrives.
+    std::fs::write(&trace, format!("{}\n", lines.join("\n"))).unwrap();
+    tty.wait_for("4 misses");
+    // The misses; the third one added to the eval set.
+    tty.send(b"m");
+    tty.send(b"g");
+    tty.send(b"j");
+    tty.send(b"j");
+    tty.send(b"e");
+    tty.wait_for("added to");
+    let written = std::fs::read_to_string(&misses).unwrap();
+    let parsed = toolsift::eval::parse_queries(&written, "misses").unwrap();
+    assert_eq!(parsed[0].query, "find tickets about SSO login failures");
+    assert_eq!(parsed[0].expected, ["read_channel_history"]);
+    // Enter: the request searched, the tool wanted shown.
+    tty.send(b"\r");
+    tty.wait_for("read_channel_history: the detail says why");
+    tty.send(b"q");
+    tty.wait_exit();
+    let _ = std::fs::remove_dir_all(&dir);
+}
