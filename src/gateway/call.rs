@@ -21,6 +21,14 @@ use crate::breaker::RetryLoopBreaker;
 use crate::engine::syntax::Names;
 use crate::search::why::close_names;
 
+/// The catalog's tool `written` names: exactly, or in another spelling.
+fn resolve(catalog: &crate::catalog::Catalog, written: &str) -> Option<usize> {
+    catalog.index_of(written).or_else(|| {
+        let names: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_str()).collect();
+        Names::new(&names).resolve(written)
+    })
+}
+
 /// Closest names offered for an unknown one.
 const CLOSEST: usize = 5;
 
@@ -176,6 +184,14 @@ impl Gateway {
         asked: &mut Option<rmcp::model::InputRequiredResult>,
     ) -> CallToolResult {
         let started = Instant::now();
+        // A name not listed while servers start (the gateway's start, a
+        // server the servers file added or changed) waits for them, as a
+        // search does: it may be theirs.
+        if resolve(&self.snapshot().catalog, written).is_none()
+            && !self.host.first_starts().0.is_empty()
+        {
+            self.wait_for_first_starts().await;
+        }
         let snapshot = self.snapshot();
         let catalog = &snapshot.catalog;
         let args_value = Value::Object(arguments.clone());
@@ -202,11 +218,7 @@ impl Gateway {
         let record = |name: &str, server: Option<&str>, ended: Ended, result: Option<&Value>| {
             record_as(name, server, ended, result, false)
         };
-        let resolved = catalog.index_of(written).or_else(|| {
-            let names: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_str()).collect();
-            Names::new(&names).resolve(written)
-        });
-        let Some(index) = resolved else {
+        let Some(index) = resolve(catalog, written) else {
             if self.denied_name(written) {
                 // Never listed, never found: and no neighbour offered in its
                 // place (delete_entities is not create_entities).

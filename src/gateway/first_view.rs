@@ -119,7 +119,7 @@ impl Gateway {
             }
             if !waited {
                 self.recorder.info(&format!(
-                    "search_tools waits for {} (starting)",
+                    "a search or a call waits for {} (starting)",
                     escape(&starting.join(", "))
                 ));
                 waited = true;
