@@ -201,7 +201,7 @@ pub struct ExploreArgs {
     pub embed: EmbeddingArgs,
     #[command(flatten)]
     pub count: CountArgs,
-    /// Follow a running gateway or service (its address, e.g. http://127.0.0.1:8787) or a gateway's --trace file as it grows: the live screen (L) shows its searches, calls and the searches that failed the agent.
+    /// Follow a running gateway or service (its address, e.g. http://127.0.0.1:8787) or a gateway's --trace file as it grows (@example: a recorded session): the live screen (L) shows its searches, calls and the searches that failed the agent.
     #[arg(long, value_name = "URL|TRACE")]
     pub follow: Option<String>,
     /// Environment variable that holds the followed server's API key (its --api-key-env).

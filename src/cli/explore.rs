@@ -161,6 +161,7 @@ fn follow_setup(args: &ExploreArgs) -> Result<Option<toolsift::tui::Follow>, Cli
     Ok(Some(toolsift::tui::Follow {
         source,
         requests_file: args.misses_file.clone(),
+        open_first: true,
     }))
 }
 

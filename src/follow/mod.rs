@@ -19,7 +19,14 @@ pub enum Source {
     Url { url: String, key: Option<String> },
     /// A trace file, read from its start and then as it grows.
     File(std::path::PathBuf),
+    /// A recorded session bundled with toolsift (`@example`), told whole
+    /// at once: nothing to follow after it.
+    Recorded,
 }
+
+/// The recorded gateway session `--follow @example` plays: a help desk's
+/// agent with four searches that failed it.
+pub const EXAMPLE: &str = include_str!("../../assets/traces/gateway-session.jsonl");
 
 impl Source {
     /// `text` as a source: an `http://` or `https://` address (the server's
@@ -44,6 +51,9 @@ impl Source {
         if text.trim().is_empty() {
             return Err("--follow needs an address or a trace file".into());
         }
+        if text == "@example" {
+            return Ok(Source::Recorded);
+        }
         Ok(Source::File(text.into()))
     }
 
@@ -52,6 +62,21 @@ impl Source {
         match self {
             Source::Url { url, .. } => url.clone(),
             Source::File(path) => path.display().to_string(),
+            Source::Recorded => "@example (a recorded gateway session)".into(),
+        }
+    }
+
+    /// What a recorded source tells, at once; `None` for one to follow.
+    pub fn recorded(&self) -> Option<Vec<Note>> {
+        match self {
+            Source::Recorded => Some(vec![
+                Note::Connected,
+                Note::Events {
+                    events: crate::traffic::parse(EXAMPLE, "@example").unwrap_or_default(),
+                    dropped: 0,
+                },
+            ]),
+            _ => None,
         }
     }
 }
@@ -118,7 +143,18 @@ pub async fn follow(source: Source, tell: impl Fn(Note) -> bool + Send + Sync + 
     match source {
         Source::Url { url, key } => sse::follow(&url, key.as_deref(), &tell).await,
         Source::File(path) => tail::follow(&path, &tell).await,
+        Source::Recorded => {
+            for note in source_notes() {
+                if !tell(note) {
+                    return;
+                }
+            }
+        }
     }
+}
+
+fn source_notes() -> Vec<Note> {
+    Source::Recorded.recorded().unwrap_or_default()
 }
 
 #[cfg(test)]

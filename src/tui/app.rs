@@ -186,7 +186,11 @@ impl App {
             last_list: Focus::Catalog,
             ranker_at_start,
             // Following a gateway or service: its traffic first.
-            popup: setup.follow.as_ref().map(|_| Popup::Live),
+            popup: setup
+                .follow
+                .as_ref()
+                .filter(|f| f.open_first)
+                .map(|_| Popup::Live),
             help_over: None,
             query: QueryBox::default(),
             search: SearchState::new(setup.context_budget),

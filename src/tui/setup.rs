@@ -54,6 +54,8 @@ pub struct Setup {
 pub struct Follow {
     pub source: crate::follow::Source,
     pub requests_file: String,
+    /// The live screen is in front at the start.
+    pub open_first: bool,
 }
 
 impl Setup {
@@ -87,6 +89,12 @@ impl Setup {
         Setup {
             queries: Some("@demo".into()),
             demo: true,
+            // The tour shows a recorded gateway session on the live screen.
+            follow: Some(Follow {
+                source: crate::follow::Source::Recorded,
+                requests_file: "toolsift-misses.jsonl".into(),
+                open_first: false,
+            }),
             ..Setup::new(catalog, Searcher::embedded())
         }
     }

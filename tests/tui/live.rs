@@ -26,6 +26,7 @@ fn following(width: u16, height: u16) -> App {
         follow: Some(Follow {
             source: toolsift::follow::Source::File("gateway-session.jsonl".into()),
             requests_file: "misses.jsonl".into(),
+            open_first: true,
         }),
         ..Setup::new(catalog, Searcher::embedded())
     };
@@ -47,11 +48,16 @@ fn keys(app: &mut App, keys: &[KeyCode]) {
     }
 }
 
+/// The screen drawn, its random session id pinned.
 fn screen(app: &App) -> String {
     let (w, h) = app.size();
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| ui::draw(f, app)).unwrap();
-    format!("{}", terminal.backend())
+    let drawn = format!("{}", terminal.backend());
+    match &app.search().session {
+        Some(id) => drawn.replace(&toolsift::tui::ui::short_id(id), "SESSION"),
+        None => drawn,
+    }
 }
 
 #[test]
@@ -180,4 +186,56 @@ fn the_real_binary_follows_a_trace_as_it_grows() {
     tty.send(b"q");
     tty.wait_exit();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_comparison_prices_both_sides_with_caching() {
+    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
+    let (mut app, effects) = App::new(Setup::new(catalog, Searcher::embedded())).unwrap();
+    app.update(Msg::Resize(120, 35));
+    settle(&mut app, effects);
+    keys(&mut app, &[KeyCode::Char('/')]);
+    for c in "who is on call for payments".chars() {
+        keys(&mut app, &[KeyCode::Char(c)]);
+    }
+    keys(
+        &mut app,
+        &[KeyCode::Esc, KeyCode::Char('$'), KeyCode::Char('v')],
+    );
+    let s = screen(&app);
+    // The right side is strategy all: every tool up front costs more than
+    // the tools found, in the conversation.
+    let line = s
+        .lines()
+        .find(|l| l.contains("Anthropic caching over 10 turns"))
+        .unwrap_or_else(|| panic!("{s}"));
+    let figure = |after: &str| -> f64 {
+        let at = line
+            .find(after)
+            .unwrap_or_else(|| panic!("{after} in {line}"))
+            + after.len();
+        let t: String = line[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == 'k')
+            .collect();
+        t.strip_suffix('k').map_or_else(
+            || t.parse().unwrap(),
+            |n| n.parse::<f64>().unwrap() * 1000.0,
+        )
+    };
+    assert!(
+        figure("in force costs ") < figure("strategy all "),
+        "{line}"
+    );
+    // Off again: the line goes.
+    keys(
+        &mut app,
+        &[
+            KeyCode::Esc,
+            KeyCode::Char('$'),
+            KeyCode::Char('$'),
+            KeyCode::Char('v'),
+        ],
+    );
+    assert!(!screen(&app).contains("caching over"));
 }

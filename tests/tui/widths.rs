@@ -152,6 +152,7 @@ fn app(name: &str, width: u16, height: u16, to: &dyn Fn(&mut App)) -> App {
     let follow = name.starts_with("live").then(|| toolsift::tui::Follow {
         source: toolsift::follow::Source::File("gateway-session.jsonl".into()),
         requests_file: "misses.jsonl".into(),
+        open_first: true,
     });
     let s = Setup {
         sources: "demo".into(),

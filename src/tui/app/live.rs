@@ -11,16 +11,21 @@ use crate::tui::screen::live::{Explain, LivePane, draw};
 use crate::tui::setup::Follow;
 
 /// The screen's state when following something.
+/// A recorded session is told at once.
 pub(super) fn pane_for(follow: &Option<Follow>) -> Option<LivePane> {
-    follow
-        .as_ref()
-        .map(|f| LivePane::new(f.source.clone(), f.requests_file.clone()))
+    let f = follow.as_ref()?;
+    let mut pane = LivePane::new(f.source.clone(), f.requests_file.clone());
+    for note in f.source.recorded().unwrap_or_default() {
+        pane.receive(note, 1);
+    }
+    Some(pane)
 }
 
 impl App {
     /// What the loop follows, if anything (the source of `--follow`).
     pub fn followed_source(&self) -> Option<crate::follow::Source> {
-        self.live.as_ref().map(|l| l.source().clone())
+        let source = self.live.as_ref()?.source();
+        source.recorded().is_none().then(|| source.clone())
     }
 
     /// The live screen's state, when following.

@@ -44,7 +44,7 @@ impl App {
                 None => Outcome::Close,
             },
             Some(Popup::Compare) => {
-                let rows = compare::draw::list_rows(self.layout.compare);
+                let rows = compare::draw::list_rows(self.layout.compare, self.caching.is_some());
                 match &mut self.compare {
                     Some(pane) => pane.handle(action, rows),
                     None => Outcome::Close,

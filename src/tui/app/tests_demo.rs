@@ -168,6 +168,48 @@ fn every_caption_of_the_tour_is_true_of_its_screen() {
     assert!(share >= target, "{share} < {target}");
     has(at("An agent stuck"), &["Breaker simulator"]);
     has(at("...and the retry-loop breaker"), &["BLOCKED"]);
+    has(
+        at("Live: a recorded gateway session"),
+        &["Live ·", "4 misses", "! search"],
+    );
+    has(
+        at("m lists the misses"),
+        &[
+            "called a tool search did not return",
+            "wanted read_channel_history",
+        ],
+    );
+    has(
+        at("Enter searches that request again"),
+        &[
+            "find tickets about SSO login failures",
+            "read_channel_history",
+            "not loaded",
+        ],
+    );
+    // The caching line: in the conversation costs less than added to the
+    // list, which costs less than all up front.
+    let caching = screen(at("$ prices 10 turns"));
+    let figure = |after: &str| -> f64 {
+        let at = caching
+            .find(after)
+            .unwrap_or_else(|| panic!("{after:?} in:\n{caching}"))
+            + after.len();
+        let text: String = caching[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == 'k')
+            .collect();
+        match text.strip_suffix('k') {
+            Some(n) => n.parse::<f64>().unwrap() * 1000.0,
+            None => text.parse().unwrap(),
+        }
+    };
+    let (all, conv, list) = (
+        figure("all up front "),
+        figure("in conversation "),
+        figure("added to list "),
+    );
+    assert!(conv < list && list < all, "{conv} {list} {all}:\n{caching}");
 }
 
 #[test]

@@ -390,11 +390,11 @@ fn tools_hard_to_find_from_their_own_words_are_marked_and_the_detail_says_why() 
     assert!(rows[0].contains("· 1 hard to find ·"), "{:?}", rows[0]);
     let marked: Vec<&String> = rows.iter().filter(|r| r.contains("post_letter")).collect();
     // The mark is the row's last column, inside the pane's border.
-    assert!(marked.iter().any(|r| r.contains("● ?┃")), "{rows:#?}");
+    assert!(marked.iter().any(|r| r.contains("● ◌┃")), "{rows:#?}");
     assert!(
         !rows
             .iter()
-            .any(|r| r.contains("send_email") && r.contains("?┃"))
+            .any(|r| r.contains("send_email") && r.contains("◌┃"))
     );
     // The detail of the shadowed tool says by which, and where each
     // request put it.

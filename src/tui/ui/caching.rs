@@ -19,15 +19,26 @@ pub const TURN_TOKENS: u64 = 400;
 pub const SYSTEM_TOKENS: u64 = 1000;
 
 /// Each way's cost (input-token units) of the simulated session, in
-/// [`Way::ALL`]'s order; `None` until the tokens are counted.
+/// [`caching::Way::ALL`]'s order; `None` until the tokens are counted.
 pub fn way_costs(app: &App, pricing: &Pricing) -> Option<[f64; 3]> {
-    let costs = app.costs()?;
     let found: Vec<usize> = match &app.search().results {
         crate::tui::state::results::Results::Found(r) => r.tools.iter().map(|h| h.index).collect(),
         _ => Vec::new(),
     };
-    let initial: Vec<usize> = deferred_initial(app);
-    let session = caching::simulated(SYSTEM_TOKENS, TURNS, TURN_TOKENS, FOUND_ON, &found);
+    session_costs(app, app.settings(), &found, pricing)
+}
+
+/// The simulated session's costs under `settings`, `found` found on turn
+/// [`FOUND_ON`].
+fn session_costs(
+    app: &App,
+    settings: &crate::settings::Settings,
+    found: &[usize],
+    pricing: &Pricing,
+) -> Option<[f64; 3]> {
+    let costs = app.costs()?;
+    let initial: Vec<usize> = deferred_initial(app, settings);
+    let session = caching::simulated(SYSTEM_TOKENS, TURNS, TURN_TOKENS, FOUND_ON, found);
     let tools = Tools {
         costs,
         initial: &initial,
@@ -38,10 +49,10 @@ pub fn way_costs(app: &App, pricing: &Pricing) -> Option<[f64; 3]> {
 
 /// The initial set deferred loading sends (under strategy `all` too: what
 /// deferred would send, so the ways compare).
-fn deferred_initial(app: &App) -> Vec<usize> {
+fn deferred_initial(app: &App, settings: &crate::settings::Settings) -> Vec<usize> {
     let settings = crate::settings::Settings {
         strategy: crate::select::Strategy::Deferred,
-        ..app.settings().clone()
+        ..settings.clone()
     };
     match settings.validate(app.catalog()) {
         Ok(handle) => handle.initial_indices().to_vec(),
@@ -97,4 +108,44 @@ pub fn line(app: &App, pricing: &Pricing, width: usize, theme: &Theme) -> Line<'
         .cloned()
         .unwrap_or_else(|| text::fit_words(&candidates[3], width));
     Line::from(text)
+}
+
+/// The comparison's line: what each side's way costs over the simulated
+/// session (strategy `all`: every tool up front; deferred: the tools it
+/// found put in the conversation).
+pub fn compare_line(
+    app: &App,
+    pane: &crate::tui::screen::compare::ComparePane,
+    pricing: &Pricing,
+    width: usize,
+) -> Option<String> {
+    let cost = |side: &crate::tui::screen::compare::Side| -> Option<f64> {
+        let found: Vec<usize> = side.found().iter().map(|h| h.index).collect();
+        let [all, conv, _] = session_costs(app, &side.way.settings, &found, pricing)?;
+        Some(if side.sends_all() { all } else { conv })
+    };
+    let (left, right) = (cost(pane.left())?, cost(pane.right())?);
+    let label = &pane.right().way.label;
+    let n = |c: f64| short_number(c.round() as u64);
+    let who = match pricing.name {
+        "anthropic" => "Anthropic",
+        "openai" => "OpenAI",
+        other => other,
+    };
+    let candidates = [
+        format!(
+            "{who} caching over {TURNS} turns (input-token units): in force costs {} · {label} {} ({:.0} %)",
+            n(left),
+            n(right),
+            right / left.max(f64::MIN_POSITIVE) * 100.0
+        ),
+        format!("{who} cached: in force {} · {label} {}", n(left), n(right)),
+    ];
+    Some(
+        candidates
+            .iter()
+            .find(|c| text::width(c) <= width)
+            .cloned()
+            .unwrap_or_else(|| candidates[1].clone()),
+    )
 }

@@ -236,7 +236,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         spans.push(if app.lints_of(index) > 0 {
             Span::styled("!", theme.error)
         } else if app.hard_to_find(index) {
-            Span::styled("?", theme.key)
+            Span::styled("◌", theme.key)
         } else {
             Span::raw(" ")
         });

@@ -147,7 +147,15 @@ pub fn draw(f: &mut Frame, app: &App) {
         }
         Some(Popup::Compare) => {
             if let Some(pane) = app.compare() {
-                screen::compare::draw::draw(f, l.compare, pane, app.catalog(), &theme);
+                let caching = app.caching().and_then(|p| {
+                    caching::compare_line(
+                        app,
+                        pane,
+                        &p,
+                        usize::from(l.compare.width).saturating_sub(4),
+                    )
+                });
+                screen::compare::draw::draw(f, l.compare, pane, app.catalog(), caching, &theme);
             }
         }
         Some(Popup::Export) => {

@@ -27,23 +27,35 @@ const SIDE_HEAD: u16 = 3;
 /// Rows of the summary under the sides.
 const SUMMARY: u16 = 3;
 
-/// The screen's parts in `area`: the two sides and the summary.
-fn areas(area: Rect) -> (Rect, Rect, Rect) {
+/// The screen's parts in `area`: the two sides and the summary (a row
+/// more with the caching line).
+fn areas(area: Rect, caching: bool) -> (Rect, Rect, Rect) {
     let inner = crate::tui::layout::inner(area);
+    let summary_rows = SUMMARY + u16::from(caching);
     let [sides, summary] =
-        Layout::vertical([Constraint::Min(4), Constraint::Length(SUMMARY)]).areas(inner);
+        Layout::vertical([Constraint::Min(4), Constraint::Length(summary_rows)]).areas(inner);
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(sides);
     (left, right, summary)
 }
 
-/// How many list rows a side shows in `area` (paging moves half of them).
-pub fn list_rows(area: Rect) -> usize {
-    let (left, _, _) = areas(area);
+/// How many list rows a side shows in `area` (paging moves half of them),
+/// with or without the caching line.
+pub fn list_rows(area: Rect, caching: bool) -> usize {
+    let (left, _, _) = areas(area, caching);
     usize::from(left.height.saturating_sub(2 + SIDE_HEAD))
 }
 
-pub fn draw(f: &mut Frame, area: Rect, pane_state: &ComparePane, catalog: &Catalog, theme: &Theme) {
+/// Draws the screen; `caching` is the summary's line of what each side
+/// costs with prompt caching (`$` in the explorer), when it is on.
+pub fn draw(
+    f: &mut Frame,
+    area: Rect,
+    pane_state: &ComparePane,
+    catalog: &Catalog,
+    caching: Option<String>,
+    theme: &Theme,
+) {
     f.render_widget(Clear, area);
     let room = usize::from(area.width.saturating_sub(4));
     let query = escape(pane_state.query());
@@ -60,7 +72,7 @@ pub fn draw(f: &mut Frame, area: Rect, pane_state: &ComparePane, catalog: &Catal
         ),
         area,
     );
-    let (left, right, summary) = areas(area);
+    let (left, right, summary) = areas(area, caching.is_some());
     let (at, of) = pane_state.way_place();
     let sides = [
         (
@@ -79,7 +91,7 @@ pub fn draw(f: &mut Frame, area: Rect, pane_state: &ComparePane, catalog: &Catal
     for (side, other, r, title) in sides {
         draw_side(f, r, side, other, &title, pane_state, catalog, theme);
     }
-    draw_summary(f, summary, pane_state, catalog, theme);
+    draw_summary(f, summary, pane_state, catalog, caching, theme);
 }
 
 /// The ranker, strategy and gate of a side: `bm25 · deferred · gate on`.
@@ -310,7 +322,14 @@ fn rows<'a>(
 
 /// What the sides share and the tokens between them, then what the marks
 /// mean.
-fn draw_summary(f: &mut Frame, area: Rect, state: &ComparePane, catalog: &Catalog, theme: &Theme) {
+fn draw_summary(
+    f: &mut Frame,
+    area: Rect,
+    state: &ComparePane,
+    catalog: &Catalog,
+    caching: Option<String>,
+    theme: &Theme,
+) {
     let width = usize::from(area.width);
     let right = &state.right().way.label;
     let (first, second) = match (
@@ -353,12 +372,13 @@ fn draw_summary(f: &mut Frame, area: Rect, state: &ComparePane, catalog: &Catalo
         _ => ("searching…".to_string(), String::new()),
     };
     let legend = "other: its place on the other side (=: the same; +: only this side)";
-    f.render_widget(
-        Paragraph::new(vec![
-            Line::from(first),
-            Line::from(second),
-            Line::from(Span::styled(fit_words(legend, width), theme.dim)),
-        ]),
-        area,
-    );
+    let mut lines = vec![Line::from(first), Line::from(second)];
+    if let Some(c) = caching {
+        lines.push(Line::from(fit_words(&c, width)));
+    }
+    lines.push(Line::from(Span::styled(
+        fit_words(legend, width),
+        theme.dim,
+    )));
+    f.render_widget(Paragraph::new(lines), area);
 }

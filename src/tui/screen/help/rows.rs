@@ -27,7 +27,7 @@ pub enum HelpRow {
 /// What the keymap does not say.
 const NOTES: &[&str] = &[
     "Keys bound to no input_ action type text in a text box.",
-    "Marks: ★ always-load, RO (or R) read-only, ID (or I) idempotent, ● initial set, ◆ selected by the search, ! a warning of toolsift check (the detail says what), ? hard to find from its own words (toolsift check --findability; the detail says why).",
+    "Marks: ★ always-load, RO (or R) read-only, ID (or I) idempotent, ● initial set, ◆ selected by the search, ! a warning of toolsift check (the detail says what), ◌ hard to find from its own words (toolsift check --findability; the detail says why).",
     "Numbers shorten as numbers on narrow terminals (10.4k, 1.48M); the detail shows them whole.",
 ];
 
