@@ -74,7 +74,17 @@ impl GatewaySession {
             .get::<super::http::Scope>()
             .map(|s| s.0.clone())
             .unwrap_or_default();
-        ("-".to_string(), self.gateway.stateless_breaker(&scope))
+        // Labelled by the key it proved, never with the key itself (the
+        // label goes to the log, the trace and followers).
+        let label = if scope.is_empty() {
+            "-".to_string()
+        } else {
+            use sha2::Digest;
+            let digest = sha2::Sha256::digest(scope.as_bytes());
+            let hex: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+            format!("key-{hex}")
+        };
+        (label, self.gateway.stateless_breaker(&scope))
     }
 }
 

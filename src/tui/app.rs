@@ -334,7 +334,7 @@ impl App {
                 match self.resolve(&key) {
                     Some(Command::Act(a)) => self.act(a),
                     Some(Command::Type(c)) => self.type_text(&c.to_string()),
-                    None => Vec::new(),
+                    None => self.unbound(&key),
                 }
             }
             Msg::Action(a) => {

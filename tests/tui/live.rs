@@ -239,3 +239,18 @@ fn the_comparison_prices_both_sides_with_caching() {
     );
     assert!(!screen(&app).contains("caching over"));
 }
+
+#[test]
+fn a_key_the_live_screen_does_not_have_says_so() {
+    let mut app = following(80, 24);
+    feed_recorded(&mut app);
+    keys(&mut app, &[KeyCode::Char('x')]);
+    let s = screen(&app);
+    assert!(
+        s.contains("x: not a key of the live screen (? lists them)"),
+        "{s}"
+    );
+    // Enter on the call that showed a miss explains the miss.
+    keys(&mut app, &[KeyCode::Char('k'), KeyCode::Enter]);
+    assert_eq!(app.search().query, "find tickets about SSO login failures");
+}

@@ -150,3 +150,24 @@ impl App {
         self.caching
     }
 }
+
+impl App {
+    /// A key no action of the screen in front has: the live screen says
+    /// so (its list would otherwise look as if the key were lost).
+    pub(super) fn unbound(&mut self, key: &crossterm::event::KeyEvent) -> Vec<Effect> {
+        if self.popup == Some(Popup::Live)
+            && let Some(live) = &mut self.live
+        {
+            let help = self
+                .keymap
+                .first(crate::tui::action::Action::Help)
+                .map_or_else(|| "help".to_string(), |k| k.to_string());
+            let name = crate::tui::keymap::Key::from_event(key)
+                .map_or_else(|| "that key".to_string(), |k| k.to_string());
+            live.message = Some(format!(
+                "{name}: not a key of the live screen ({help} lists them)"
+            ));
+        }
+        Vec::new()
+    }
+}

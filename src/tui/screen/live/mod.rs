@@ -266,38 +266,33 @@ impl LivePane {
         }
     }
 
-    /// Enter: a miss searches its request and shows the tool wanted; a
-    /// search is searched again; a call shows its tool.
+    /// Enter: a miss (or a row that shows one) searches its request and
+    /// shows the tool wanted; a search is searched again; a call shows its
+    /// tool.
     fn open(&mut self) -> Outcome {
-        let explain = match self.current() {
-            None => {
-                self.message = Some("nothing heard yet: the list is empty".into());
-                return Outcome::Stay;
-            }
-            Some(row) => {
-                let miss = match row {
-                    Row::Miss(i) => self.misses.get(i),
-                    Row::Event(_) => None,
-                };
-                match (miss, row) {
-                    (Some(m), _) => Explain {
-                        query: Some(m.query.clone()),
-                        tool: m.wanted.clone(),
-                    },
-                    (None, Row::Event(i)) => match &self.events[i] {
-                        Event::Search(s) => Explain {
-                            query: Some(s.query.clone()),
-                            tool: self.current_miss().and_then(|m| m.wanted.clone()),
-                        },
-                        Event::Call(c) => Explain {
-                            query: None,
-                            tool: Some(c.name.clone()),
-                        },
-                        Event::Dropped { .. } => return Outcome::Stay,
-                    },
-                    (None, Row::Miss(_)) => return Outcome::Stay,
-                }
-            }
+        let Some(row) = self.current() else {
+            self.message = Some("nothing heard yet: the list is empty".into());
+            return Outcome::Stay;
+        };
+        if let Some(m) = self.current_miss() {
+            return Outcome::Explain(Explain {
+                query: Some(m.query.clone()),
+                tool: m.wanted.clone(),
+            });
+        }
+        let Row::Event(i) = row else {
+            return Outcome::Stay;
+        };
+        let explain = match &self.events[i] {
+            Event::Search(s) => Explain {
+                query: Some(s.query.clone()),
+                tool: None,
+            },
+            Event::Call(c) => Explain {
+                query: None,
+                tool: Some(c.name.clone()),
+            },
+            Event::Dropped { .. } => return Outcome::Stay,
         };
         Outcome::Explain(explain)
     }

@@ -253,3 +253,24 @@ fn the_clock_reads_utc() {
     assert_eq!(draw::clock(Some(1_796_431_600_188)), "00:46:40");
     assert_eq!(draw::clock(None), "--:--:--");
 }
+
+#[test]
+fn enter_on_the_call_that_showed_a_miss_explains_the_miss() {
+    let mut live = fed(recorded());
+    // The call of get_current_user after "nothing fits" (the 9th event).
+    live.handle(Action::LiveTop, 10);
+    for _ in 0..8 {
+        live.handle(Action::LiveDown, 10);
+    }
+    assert_eq!(live.current(), Some(Row::Event(8)));
+    match live.handle(Action::LiveOpen, 10) {
+        Outcome::Explain(e) => assert_eq!(
+            e,
+            Explain {
+                query: Some("what is the weather in Lisbon".into()),
+                tool: Some("get_current_user".into()),
+            }
+        ),
+        other => panic!("{other:?}"),
+    }
+}
