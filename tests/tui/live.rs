@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
+use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -15,7 +15,7 @@ use toolsift::tui::app::{App, Popup};
 use toolsift::tui::effect::Msg;
 use toolsift::tui::{Follow, Setup, ui};
 
-use crate::screens::settle;
+use crate::screens::{keys, settle};
 use crate::terminal::Tty;
 use crate::widths::feed_recorded;
 
@@ -34,18 +34,6 @@ fn following(width: u16, height: u16) -> App {
     app.update(Msg::Resize(width, height));
     settle(&mut app, effects);
     app
-}
-
-fn keys(app: &mut App, keys: &[KeyCode]) {
-    for &code in keys {
-        let effects = app.update(Msg::Key(KeyEvent {
-            code,
-            modifiers: KeyModifiers::NONE,
-            kind: KeyEventKind::Press,
-            state: KeyEventState::NONE,
-        }));
-        settle(app, effects);
-    }
 }
 
 /// The screen drawn, its random session id pinned.
@@ -209,22 +197,8 @@ fn the_comparison_prices_both_sides_with_caching() {
         .lines()
         .find(|l| l.contains("Anthropic caching over 10 turns"))
         .unwrap_or_else(|| panic!("{s}"));
-    let figure = |after: &str| -> f64 {
-        let at = line
-            .find(after)
-            .unwrap_or_else(|| panic!("{after} in {line}"))
-            + after.len();
-        let t: String = line[at..]
-            .chars()
-            .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == 'k')
-            .collect();
-        t.strip_suffix('k').map_or_else(
-            || t.parse().unwrap(),
-            |n| n.parse::<f64>().unwrap() * 1000.0,
-        )
-    };
     assert!(
-        figure("in force costs ") < figure("strategy all "),
+        figure(line, "in force costs ") < figure(line, "strategy all "),
         "{line}"
     );
     // Off again: the line goes.
@@ -253,4 +227,21 @@ fn a_key_the_live_screen_does_not_have_says_so() {
     // Enter on the call that showed a miss explains the miss.
     keys(&mut app, &[KeyCode::Char('k'), KeyCode::Enter]);
     assert_eq!(app.search().query, "find tickets about SSO login failures");
+}
+
+/// The number after `after` in `text`, read as the screen shortens it
+/// (`13.8k`).
+pub(crate) fn figure(text: &str, after: &str) -> f64 {
+    let at = text
+        .find(after)
+        .unwrap_or_else(|| panic!("{after:?} in {text}"))
+        + after.len();
+    let t: String = text[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == 'k')
+        .collect();
+    t.strip_suffix('k').map_or_else(
+        || t.parse().unwrap(),
+        |n| n.parse::<f64>().unwrap() * 1000.0,
+    )
 }

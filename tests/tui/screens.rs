@@ -60,7 +60,7 @@ fn app(width: u16, height: u16) -> App {
     app_with(width, height, |_| {})
 }
 
-fn keys(app: &mut App, keys: &[KeyCode]) {
+pub(crate) fn keys(app: &mut App, keys: &[KeyCode]) {
     for &code in keys {
         let effects = app.update(Msg::Key(KeyEvent {
             code,

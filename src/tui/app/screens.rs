@@ -10,7 +10,6 @@ use crate::tui::effect::Effect;
 use crate::tui::screen::Outcome;
 use crate::tui::screen::breaker::Breaking;
 use crate::tui::screen::export::write_effect;
-use crate::tui::screen::tune::Tuned;
 use crate::tui::screen::{compare, history};
 
 impl App {
@@ -18,16 +17,7 @@ impl App {
     pub(super) fn on_screen(&mut self, action: Action) -> Vec<Effect> {
         let outcome = match self.popup {
             Some(Popup::Settings) => self.editor.handle(action),
-            Some(Popup::Tune) => {
-                let on = Tuned {
-                    catalog: &self.catalog,
-                    settings: &self.settings,
-                    ranker_chosen: self.ranker_chosen(),
-                    handle: &self.handle,
-                    keymap: &self.keymap,
-                };
-                self.tune.handle(action, &on)
-            }
+            Some(Popup::Tune) => self.with_tune(|tune, on| tune.handle(action, on)),
             Some(Popup::Breaker) => match &mut self.breaker {
                 Some(pane) => {
                     let on = Breaking {

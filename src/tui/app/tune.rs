@@ -3,11 +3,16 @@
 
 use super::{App, Popup};
 use crate::tui::effect::Effect;
-use crate::tui::screen::tune::Tuned;
+use crate::tui::screen::tune::{TunePane, Tuned};
 
 impl App {
     pub(super) fn open_tune(&mut self) -> Vec<Effect> {
         self.popup = Some(Popup::Tune);
+        self.with_tune(|tune, on| tune.open(on))
+    }
+
+    /// `f` on the Tune screen, with what it measures and applies against.
+    pub(super) fn with_tune<R>(&mut self, f: impl FnOnce(&mut TunePane, &Tuned<'_>) -> R) -> R {
         let on = Tuned {
             catalog: &self.catalog,
             settings: &self.settings,
@@ -15,6 +20,6 @@ impl App {
             handle: &self.handle,
             keymap: &self.keymap,
         };
-        self.tune.open(&on)
+        f(&mut self.tune, &on)
     }
 }

@@ -67,11 +67,7 @@ pub fn line(app: &App, pricing: &Pricing, width: usize, theme: &Theme) -> Line<'
     };
     let pct = |c: f64| format!("{:.0} %", c / all.max(f64::MIN_POSITIVE) * 100.0);
     let n = |c: f64| short_number(c.round() as u64);
-    let who = match pricing.name {
-        "anthropic" => "Anthropic",
-        "openai" => "OpenAI",
-        other => other,
-    };
+    let who = who(pricing);
     let candidates = [
         format!(
             " cached, {TURNS} turns ({who}): all up front {} · found in conversation {} ({}) · added to list {} ({})",
@@ -127,11 +123,7 @@ pub fn compare_line(
     let (left, right) = (cost(pane.left())?, cost(pane.right())?);
     let label = &pane.right().way.label;
     let n = |c: f64| short_number(c.round() as u64);
-    let who = match pricing.name {
-        "anthropic" => "Anthropic",
-        "openai" => "OpenAI",
-        other => other,
-    };
+    let who = who(pricing);
     let candidates = [
         format!(
             "{who} caching over {TURNS} turns (input-token units): in force costs {} · {label} {} ({:.0} %)",
@@ -148,4 +140,13 @@ pub fn compare_line(
             .cloned()
             .unwrap_or_else(|| candidates[1].clone()),
     )
+}
+
+/// The provider as the lines name it.
+fn who(pricing: &Pricing) -> &'static str {
+    match pricing.name {
+        "anthropic" => "Anthropic",
+        "openai" => "OpenAI",
+        other => other,
+    }
 }

@@ -67,19 +67,23 @@ fn ms(v: f64) -> String {
     }
 }
 
+/// Tool names as a list (escaped), or `no tool`.
+fn tool_list(tools: &[String]) -> String {
+    if tools.is_empty() {
+        return "no tool".to_string();
+    }
+    tools
+        .iter()
+        .map(|t| escape(t).into_owned())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// An event as one line of text (escaped), without time and session.
 pub fn event_text(event: &Event) -> String {
     match event {
         Event::Search(s) => {
-            let tools = if s.tools.is_empty() {
-                "no tool".to_string()
-            } else {
-                s.tools
-                    .iter()
-                    .map(|t| escape(t).into_owned())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
+            let tools = tool_list(&s.tools);
             let fits = if s.nothing_fits {
                 " · nothing fits"
             } else {
@@ -331,15 +335,7 @@ pub fn whole_text(live: &LivePane) -> String {
     }
     for m in &misses {
         let miss = &live.misses()[*m];
-        let returned = if miss.returned.is_empty() {
-            "no tool".to_string()
-        } else {
-            miss.returned
-                .iter()
-                .map(|t| escape(t).into_owned())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let returned = tool_list(&miss.returned);
         // The search shown above is not told twice.
         if r == Row::Event(miss.search) {
             parts.push(format!("! {}", miss.kind.phrase()));
