@@ -4,6 +4,7 @@
 mod common;
 
 mod client;
+mod events;
 mod gate;
 mod hardening;
 mod passthrough;
