@@ -28,9 +28,9 @@ fn an_edited_catalog_file_shows_its_new_tools() {
     .unwrap();
     tty.wait_for("refund_payment");
     tty.wait_for("read again, 2 tools (were 1)");
-    // A broken save: the message says where; the tools stay.
+    // A broken save: the message says where, first; the tools stay.
     std::fs::write(&path, "[[tool]]\nname = ").unwrap();
-    tty.wait_for("the last good one stays");
+    tty.wait_for("tools.toml:2:8: invalid TOML");
     assert!(tty.contents().contains("refund_payment"));
     tty.send(b"q");
     assert!(tty.wait_exit().success());

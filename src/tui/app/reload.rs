@@ -42,8 +42,10 @@ impl App {
         let catalog = match loaded {
             Ok(c) => c,
             Err(e) => {
+                // The error first: on a narrow line what gives way is the
+                // reminder, not where the file is wrong.
                 self.status = Some(format!(
-                    "the catalog changed but does not read, so the last good one stays: {e}"
+                    "{e} (the catalog changed but does not read: the last good one stays)"
                 ));
                 return Vec::new();
             }
@@ -52,7 +54,7 @@ impl App {
             Ok(h) => h,
             Err(e) => {
                 self.status = Some(format!(
-                    "the catalog changed, but the settings in force do not fit it, so the last good one stays: {e}"
+                    "{e} (the catalog changed, but the settings in force do not fit it: the last good one stays)"
                 ));
                 return Vec::new();
             }

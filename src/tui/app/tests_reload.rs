@@ -108,6 +108,12 @@ fn a_file_that_no_longer_reads_keeps_the_last_good_catalog() {
     let status = app.status().unwrap_or_default().to_string();
     assert!(status.contains("the last good one stays"), "{status}");
     assert!(status.contains("tools.toml"), "names the file: {status}");
+    // At 120 columns the bottom line gives where the file is wrong whole.
+    app.update(Msg::Resize(120, 35));
+    let rows = super::tests_finish::draw(&app);
+    let bottom = rows.last().unwrap();
+    let at = status.split(" (the catalog").next().unwrap();
+    assert!(bottom.contains(at), "{bottom:?} lacks {at:?}");
     // Still usable: a key draws the explorer on the old catalog.
     let rows = key(&mut app, KeyCode::Char('j'));
     assert!(rows.join("\n").contains("send_invoice"));
