@@ -55,9 +55,9 @@ fn check(source: &str) {
     {
         let rows = catalog_rows(&mut app, w, h);
         for row in rows.iter().filter(|r| !r.trim().is_empty()) {
-            // `› ★RI name…  10.4k ●◆?`: the marks at the end, a token
+            // `› ★RI name…  10.4k ●◆◌`: the marks at the end, a token
             // figure before them (a number, maybe shortened: 268, 10.4k).
-            let body = row.trim_end_matches([' ', '●', '◆', '?', '!']);
+            let body = row.trim_end_matches([' ', '●', '◆', '◌', '!']);
             let figure = body.rsplit(' ').next().unwrap_or_default();
             let tk = body.ends_with(" tk");
             let number = if tk {

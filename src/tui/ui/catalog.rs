@@ -79,6 +79,19 @@ fn columns(width: usize, longest: usize, server: usize) -> Columns {
     }
 }
 
+/// The legend of the row's columns and marks that fits `width`: every
+/// mark, then the most used, then none (help has them all).
+fn legend(width: usize) -> Option<String> {
+    [
+        " ★ always-load · RO read-only · ID idempotent · tokens · ● initial · ◆ found · ! warning · ◌ hard to find ",
+        " ★ always-load · RO read-only · ID idempotent · ● initial · ◆ found ",
+        " ★ always-load · ● initial · ◆ found ",
+    ]
+    .into_iter()
+    .find(|l| text::width(l) <= width)
+    .map(str::to_string)
+}
+
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus() == Focus::Catalog;
     let view = app.catalog_view();
@@ -121,6 +134,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ));
     }
     let block = pane(Line::from(title), focused, theme);
+    // The marks' legend on the bottom border, as much of it as fits.
+    let block = match legend(usize::from(area.width).saturating_sub(4)) {
+        Some(text) => block.title_bottom(Line::from(Span::styled(text, theme.dim))),
+        None => block,
+    };
     let inner = block.inner(area);
     f.render_widget(block, area);
     let height = usize::from(inner.height);
