@@ -1,7 +1,7 @@
 //! The module rule that matters most, checked on the source: the pure core
 //! (`catalog`, `select`, `tokens`, `engine`, `wire`, `breaker`, `settings`,
-//! and `heap`, the byte sizes its caches count) imports no runtime, terminal
-//! or HTTP crate and no module above it.
+//! `traffic`, `caching`, and `heap`, the byte sizes its caches count)
+//! imports no runtime, terminal or HTTP crate and no module above it.
 
 use std::path::{Path, PathBuf};
 

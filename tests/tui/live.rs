@@ -245,3 +245,33 @@ pub(crate) fn figure(text: &str, after: &str) -> f64 {
         |n| n.parse::<f64>().unwrap() * 1000.0,
     )
 }
+
+#[test]
+fn the_recorded_session_fills_the_screen_from_the_start() {
+    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
+    let s = Setup {
+        follow: Some(Follow {
+            source: toolsift::follow::Source::Recorded,
+            requests_file: "misses.jsonl".into(),
+            open_first: true,
+        }),
+        ..Setup::new(catalog, Searcher::embedded())
+    };
+    let (mut app, effects) = App::new(s).unwrap();
+    app.update(Msg::Resize(80, 24));
+    settle(&mut app, effects);
+    let s = screen(&app);
+    // Every row that fits shows (none blank above the rule), the newest
+    // highlighted at the bottom.
+    let rows: Vec<&str> = s.lines().collect();
+    let first = rows.iter().position(|r| r.contains("time (UTC)")).unwrap() + 1;
+    let rule = rows.iter().position(|r| r.contains("┃────")).unwrap();
+    for r in &rows[first..rule] {
+        assert!(r.contains("00:46:40"), "a blank row:\n{s}");
+    }
+    assert!(
+        rows[rule - 1].contains("list the pull requests waiting for review"),
+        "{s}"
+    );
+    assert!(s.contains("16/16"), "{s}");
+}

@@ -16,7 +16,7 @@ pub(super) fn pane_for(follow: &Option<Follow>) -> Option<LivePane> {
     let f = follow.as_ref()?;
     let mut pane = LivePane::new(f.source.clone(), f.requests_file.clone());
     for note in f.source.recorded().unwrap_or_default() {
-        pane.receive(note, 1);
+        pane.receive(note, 1_000);
     }
     Some(pane)
 }

@@ -227,9 +227,16 @@ pub fn draw(f: &mut Frame, area: Rect, live: &LivePane, theme: &Theme) {
             .map(|l| Line::from(Span::styled(l, theme.dim)))
             .collect()
     } else {
+        // Drawn at this height: the rows fill the list (no blank below its
+        // last row while earlier ones are out of view) and the highlighted
+        // one shows.
+        let mut offset = list.offset.min(rows.len().saturating_sub(height));
+        if list.selected >= offset + height {
+            offset = list.selected + 1 - height;
+        }
         rows.iter()
             .enumerate()
-            .skip(list.offset)
+            .skip(offset)
             .take(height)
             .map(|(place, r)| row_line(live, *r, place == list.selected, width, theme))
             .collect()
