@@ -10,6 +10,7 @@ pub mod count;
 pub mod embed;
 pub mod error;
 pub mod eval;
+mod eval_args;
 pub mod explore;
 pub mod export;
 pub mod gateway;

@@ -12,6 +12,8 @@ use crate::engine::{CatalogRanker, Gate, Hit};
 
 pub mod abstain;
 pub mod costs;
+mod from_traffic;
+pub use from_traffic::queries_from_traffic;
 mod render;
 
 /// The cut-offs every metric is reported at.
@@ -125,35 +127,6 @@ pub fn parse_queries(text: &str, origin: &str) -> Result<Vec<EvalQuery>, EvalErr
         }
         Ok(q)
     })
-}
-
-/// A trace's searches with the tool called after each, as requests.
-pub fn queries_from_traffic(text: &str, origin: &str) -> Result<Vec<EvalQuery>, EvalError> {
-    let events = crate::traffic::parse(text, origin).map_err(|e| EvalError::Line {
-        path: e.origin,
-        line: e.line,
-        message: e.message,
-    })?;
-    let queries: Vec<EvalQuery> = crate::traffic::requests::requests(&events)
-        .into_iter()
-        .enumerate()
-        .map(|(n, r)| EvalQuery {
-            id: format!("search {} (session {})", n + 1, r.session),
-            category: "traffic".into(),
-            query: r.query,
-            expected: vec![r.called.clone()],
-            equivalents: vec![vec![r.called]],
-        })
-        .collect();
-    if queries.is_empty() {
-        return Err(EvalError::Line {
-            path: origin.to_string(),
-            line: 1,
-            message: "a trace with no search followed by a call that ran: nothing to measure"
-                .into(),
-        });
-    }
-    Ok(queries)
 }
 
 /// all@k and any@k for k in [`KS`] (percent, 0-100), and MRR@10 (0-1).
