@@ -4,6 +4,7 @@
 pub mod fake_counter;
 pub mod fake_embedder;
 pub mod fake_upstream;
+pub mod follower;
 pub mod redis;
 pub mod redis_cluster;
 pub mod round_robin;

@@ -5,66 +5,14 @@
 //! with its figures, the misses are found in them, the key is required,
 //! and a gateway that restarts is followed again.
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
 use serde_json::json;
-use toolsift::follow::{Note, Source, follow};
+use toolsift::follow::{Note, Source};
 use toolsift::traffic::{Event, Outcome, misses};
+
+use crate::common::follower::{Follower, events};
 
 use crate::gateway::{HttpGateway, call, host, real_config, search};
 use crate::mcp_support::TempDir;
-
-struct Follower {
-    notes: Arc<Mutex<Vec<Note>>>,
-    _runtime: tokio::runtime::Runtime,
-}
-
-impl Follower {
-    fn start(source: Source) -> Follower {
-        let notes = Arc::new(Mutex::new(Vec::new()));
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let kept = notes.clone();
-        runtime.spawn(follow(source, move |note| {
-            kept.lock().unwrap().push(note);
-            true
-        }));
-        Follower {
-            notes,
-            _runtime: runtime,
-        }
-    }
-
-    /// Waits (up to 60 s) until the notes satisfy `done`.
-    fn wait(&self, what: &str, done: impl Fn(&[Note]) -> bool) {
-        for _ in 0..600 {
-            if done(&self.notes.lock().unwrap()) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        panic!("{what}: not seen in 60 s: {:?}", self.notes.lock().unwrap());
-    }
-
-    fn events(&self) -> Vec<Event> {
-        events(&self.notes.lock().unwrap())
-    }
-}
-
-fn events(notes: &[Note]) -> Vec<Event> {
-    notes
-        .iter()
-        .filter_map(|n| match n {
-            Note::Events { events, .. } => Some(events.clone()),
-            _ => None,
-        })
-        .flatten()
-        .collect()
-}
 
 fn connected(notes: &[Note]) -> usize {
     notes
