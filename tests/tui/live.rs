@@ -36,6 +36,20 @@ fn following(width: u16, height: u16) -> App {
     app
 }
 
+/// The demo explorer at `width` x `height` with "who is on call for
+/// payments" typed in the query box.
+fn on_call_request(width: u16, height: u16) -> App {
+    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
+    let (mut app, effects) = App::new(Setup::new(catalog, Searcher::embedded())).unwrap();
+    app.update(Msg::Resize(width, height));
+    settle(&mut app, effects);
+    keys(&mut app, &[KeyCode::Char('/')]);
+    for c in "who is on call for payments".chars() {
+        keys(&mut app, &[KeyCode::Char(c)]);
+    }
+    app
+}
+
 /// The screen drawn, its random session id pinned.
 fn screen(app: &App) -> String {
     let (w, h) = app.size();
@@ -111,14 +125,7 @@ fn a_miss_opens_on_why_the_tool_wanted_was_not_found() {
 #[test]
 fn the_tokens_box_prices_a_session_with_caching() {
     for (w, h) in [(80, 24), (200, 60)] {
-        let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
-        let (mut app, effects) = App::new(Setup::new(catalog, Searcher::embedded())).unwrap();
-        app.update(Msg::Resize(w, h));
-        settle(&mut app, effects);
-        keys(&mut app, &[KeyCode::Char('/')]);
-        for c in "who is on call for payments".chars() {
-            keys(&mut app, &[KeyCode::Char(c)]);
-        }
+        let mut app = on_call_request(w, h);
         keys(
             &mut app,
             &[KeyCode::Enter, KeyCode::Esc, KeyCode::Char('$')],
@@ -178,14 +185,7 @@ fn the_real_binary_follows_a_trace_as_it_grows() {
 
 #[test]
 fn the_comparison_prices_both_sides_with_caching() {
-    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
-    let (mut app, effects) = App::new(Setup::new(catalog, Searcher::embedded())).unwrap();
-    app.update(Msg::Resize(120, 35));
-    settle(&mut app, effects);
-    keys(&mut app, &[KeyCode::Char('/')]);
-    for c in "who is on call for payments".chars() {
-        keys(&mut app, &[KeyCode::Char(c)]);
-    }
+    let mut app = on_call_request(120, 35);
     keys(
         &mut app,
         &[KeyCode::Esc, KeyCode::Char('$'), KeyCode::Char('v')],

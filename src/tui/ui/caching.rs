@@ -98,12 +98,7 @@ pub fn line(app: &App, pricing: &Pricing, width: usize, theme: &Theme) -> Line<'
             n(list)
         ),
     ];
-    let text = candidates
-        .iter()
-        .find(|c| text::width(c) <= width)
-        .cloned()
-        .unwrap_or_else(|| text::fit_words(&candidates[3], width));
-    Line::from(text)
+    Line::from(longest_fitting(&candidates, width))
 }
 
 /// The comparison's line: what each side's way costs over the simulated
@@ -133,13 +128,7 @@ pub fn compare_line(
         ),
         format!("{who} cached: in force {} · {label} {}", n(left), n(right)),
     ];
-    Some(
-        candidates
-            .iter()
-            .find(|c| text::width(c) <= width)
-            .cloned()
-            .unwrap_or_else(|| candidates[1].clone()),
-    )
+    Some(longest_fitting(&candidates, width))
 }
 
 /// The provider as the lines name it.
@@ -149,4 +138,14 @@ fn who(pricing: &Pricing) -> &'static str {
         "openai" => "OpenAI",
         other => other,
     }
+}
+
+/// The first of `candidates` (longest first) that fits `width`, else the
+/// last cut at a word.
+fn longest_fitting(candidates: &[String], width: usize) -> String {
+    candidates
+        .iter()
+        .find(|c| text::width(c) <= width)
+        .cloned()
+        .unwrap_or_else(|| text::fit_words(candidates.last().map_or("", |c| c), width))
 }
