@@ -128,6 +128,10 @@ impl Memory {
         }
     }
 
+    fn contains(&self, key: &Key) -> bool {
+        self.young.contains_key(key) || self.old.contains_key(key)
+    }
+
     fn len(&self) -> usize {
         self.young.len() + self.old.len()
     }
@@ -234,6 +238,11 @@ impl VectorCache {
         let v = lock(&self.memory).get(&key)?;
         self.memory_hits.fetch_add(1, Ordering::Relaxed);
         Some(v.to_vec())
+    }
+
+    /// Whether memory holds `text`'s vector (no hit counted, nothing moved).
+    pub fn holds_memory(&self, ns: &Namespace, text: &str) -> bool {
+        lock(&self.memory).contains(&(ns.hash(), xxh3_128(text.as_bytes())))
     }
 
     pub fn put_memory(&self, ns: &Namespace, text: &str, v: &[f32]) {

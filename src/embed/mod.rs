@@ -274,6 +274,12 @@ impl Embeddings {
         Ok(out.into_iter().map(Option::unwrap_or_default).collect())
     }
 
+    /// Whether the vector of query `text` is in memory already (its search
+    /// then costs no embedding).
+    pub fn holds_query(&self, text: &str) -> bool {
+        self.cache.holds_memory(&self.namespace(Role::Query), text)
+    }
+
     /// The vector of one query (cached in memory only).
     pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         let ns = self.namespace(Role::Query);

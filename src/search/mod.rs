@@ -288,6 +288,27 @@ impl Searcher {
         }
     }
 
+    /// Whether `request` is ranked in-process by a dense ranker whose query
+    /// vector is in memory already: its time then has no query embedding
+    /// in it (the explorer says so beside the time).
+    pub fn query_vector_held(&self, request: &SearchRequest) -> bool {
+        let Searcher::Embedded(service) = self else {
+            return false;
+        };
+        let ranker = request.ranker.unwrap_or(service.config().default_ranker);
+        let text = match request.context.as_deref() {
+            Some(context) if request.query.trim().is_empty() => context,
+            _ => &request.query,
+        };
+        ranker.needs_embeddings()
+            && !text.trim().is_empty()
+            && service
+                .config()
+                .embeddings
+                .as_ref()
+                .is_some_and(|e| e.holds_query(text))
+    }
+
     /// Why `ranker` cannot rank here, if it cannot: an embedded service
     /// without an embedding provider has no dense ranker (a remote service
     /// answers for itself).

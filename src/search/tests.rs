@@ -315,3 +315,29 @@ fn the_in_process_answer_is_what_the_wire_gives() {
         assert_eq!(in_process, over_wire, "{query:?}");
     }
 }
+
+#[test]
+fn a_dense_search_says_when_its_query_vector_was_held() {
+    let c = catalog();
+    let provider = Arc::new(crate::embed::HashEmbedder::default());
+    let cache = Arc::new(crate::embed::VectorCache::new(100, None));
+    let searcher = Searcher::Embedded(Arc::new(Service::new(crate::service::ServiceConfig {
+        embeddings: Some(crate::embed::Embeddings::new(provider, cache)),
+        ..Default::default()
+    })));
+    let mut request = SearchRequest {
+        query: "check service status".into(),
+        ranker: Some(crate::engine::Ranker::Hybrid),
+        ..Default::default()
+    };
+    // The first search embeds the query; the same query again finds it.
+    assert!(!searcher.query_vector_held(&request));
+    searcher.search(&c, &request).unwrap();
+    assert!(searcher.query_vector_held(&request));
+    // Another query, or a lexical ranker, has no vector to hold.
+    request.query = "send an invoice".into();
+    assert!(!searcher.query_vector_held(&request));
+    request.query = "check service status".into();
+    request.ranker = Some(crate::engine::Ranker::Bm25);
+    assert!(!searcher.query_vector_held(&request));
+}

@@ -213,6 +213,8 @@ pub struct SearchAnswer {
     pub preview: bool,
     pub result: Box<Result<SearchResult, SearchError>>,
     pub elapsed: Duration,
+    /// The query's vector was in memory: `elapsed` has no embedding in it.
+    pub query_cached: bool,
     /// Where every tool stood (why one was or was not found), when it
     /// could be computed: always in-process; for a remote service only for
     /// committed queries (it costs the service a whole ranking).
@@ -225,6 +227,8 @@ pub struct SearchAnswer {
 pub struct SearchRun {
     pub result: Box<Result<SearchResult, SearchError>>,
     pub elapsed: Duration,
+    /// The query's vector was in memory: `elapsed` has no embedding in it.
+    pub query_cached: bool,
     /// Computed always in-process; for a remote service only for committed
     /// queries (it costs the service a whole ranking).
     pub standing: Option<Standing>,
@@ -232,6 +236,7 @@ pub struct SearchRun {
 
 /// Runs `request` on `catalog` and says where every tool stood.
 fn run_search(searcher: &Searcher, catalog: &Arc<Catalog>, request: &SearchRequest) -> SearchRun {
+    let query_cached = searcher.query_vector_held(request);
     let started = std::time::Instant::now();
     let result = Box::new(searcher.search(catalog, request));
     let elapsed = started.elapsed();
@@ -248,6 +253,7 @@ fn run_search(searcher: &Searcher, catalog: &Arc<Catalog>, request: &SearchReque
     SearchRun {
         result,
         elapsed,
+        query_cached,
         standing,
     }
 }
@@ -289,6 +295,7 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
             let SearchRun {
                 result,
                 elapsed,
+                query_cached,
                 standing,
             } = run_search(searcher, &catalog, &request);
             Msg::SearchDone(SearchAnswer {
@@ -299,6 +306,7 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
                 query: request.query,
                 result,
                 elapsed,
+                query_cached,
                 standing,
             })
         }

@@ -93,6 +93,15 @@ pub fn inner(r: Rect) -> Rect {
     Block::bordered().inner(r)
 }
 
+/// Rows the catalog keeps for tools under its column headers: a shorter
+/// pane gives the headers' row to a tool (the border's legend stays).
+const MIN_ROWS_UNDER_HEADER: u16 = 5;
+
+/// Whether a catalog pane `inner_height` rows high shows column headers.
+pub fn catalog_header(inner_height: u16) -> bool {
+    inner_height > MIN_ROWS_UNDER_HEADER
+}
+
 /// A centred rectangle of at most `w` x `h` inside `area`.
 pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
@@ -234,9 +243,10 @@ fn breaker_layout(body: Rect, trace_loaded: bool) -> BreakerLayout {
 }
 
 impl ScreenLayout {
-    /// Rows a list pane shows.
+    /// Rows a list pane shows (the catalog's, under its column headers).
     pub fn list_rows(&self) -> usize {
-        usize::from(inner(self.catalog).height).max(1)
+        let h = inner(self.catalog).height;
+        usize::from(h - u16::from(catalog_header(h))).max(1)
     }
 
     /// Whether the detail is a popup (narrow terminals) rather than a pane.
@@ -282,7 +292,8 @@ mod tests {
         let l = layout(Rect::new(0, 0, 120, 35), false, false, 0);
         assert!(!l.too_small);
         assert!(l.servers.is_none());
-        assert_eq!(l.list_rows(), 35 - 1 - 3 - 4 - 1 - 2);
+        // The catalog's column headers take a row.
+        assert_eq!(l.list_rows(), 35 - 1 - 3 - 4 - 1 - 2 - 1);
         assert!(!l.detail_is_popup());
         assert!(l.breaker.trace.is_none());
         let l = layout(Rect::new(0, 0, 90, 30), true, false, 0);
@@ -296,7 +307,7 @@ mod tests {
         assert_eq!(l.servers, Some(Rect::new(0, 1, 80, 1)));
         assert_eq!(l.query.y, 2);
         assert_eq!(l.status, Rect::new(0, 23, 80, 1));
-        assert_eq!(l.list_rows(), 24 - 2 - 3 - 4 - 1 - 2);
+        assert_eq!(l.list_rows(), 24 - 2 - 3 - 4 - 1 - 2 - 1);
         assert_eq!(l.breaker.body.y, 2);
     }
 }

@@ -159,6 +159,18 @@ pub fn cut_apart(names: &[String], max: usize) -> Vec<String> {
         .collect()
 }
 
+/// A search's time as the explorer shows it: `18.14 ms`, or `1.25 ms
+/// (query cached)` when a dense ranker found the query's vector in memory
+/// (the same query, embedded once, is that much quicker the second time).
+pub fn search_time(elapsed: std::time::Duration, query_cached: bool) -> String {
+    let ms = format!("{:.2} ms", elapsed.as_secs_f64() * 1000.0);
+    if query_cached {
+        format!("{ms} (query cached)")
+    } else {
+        ms
+    }
+}
+
 /// `text` cut (as [`cut`]) and padded to exactly `max` columns.
 pub fn pad(text: &str, max: usize) -> String {
     let mut out = cut(text, max);
@@ -219,7 +231,13 @@ fn wrap_line(line: &Line<'_>, max: usize, hang: Option<usize>, out: &mut Vec<Lin
         .take_while(|(c, _)| *c != ' ')
         .map(|(c, _)| c.width().unwrap_or(0))
         .sum();
-    let room = MIN_TEXT.min(max * 2 / 3).max(first_word.min(max));
+    // A first word longer than the pane is split anyway: its indent stays.
+    let room = MIN_TEXT.min(max * 2 / 3);
+    let room = if first_word <= max {
+        room.max(first_word)
+    } else {
+        room
+    };
     let keep = lead.min(max.saturating_sub(room));
     let cells = if keep < lead {
         cells[lead - keep..].to_vec()
@@ -272,18 +290,42 @@ fn wrap_line(line: &Line<'_>, max: usize, hang: Option<usize>, out: &mut Vec<Lin
             continue;
         }
         // A word longer than a line: split it over as many as it takes.
-        for &cell in run {
-            let cw = cell.0.width().unwrap_or(0);
-            if w + cw > max && w > hang {
+        let breaks = word_breaks(run, w, max, hang);
+        for (k, &cell) in run.iter().enumerate() {
+            if breaks.contains(&k) {
                 push_line(out, &mut current, &mut w, hang);
             }
             current.push(cell);
-            w += cw;
+            w += cell.0.width().unwrap_or(0);
         }
     }
     if !current.is_empty() {
         out.push(to_line(trim_end(&current)));
     }
+}
+
+/// Where a word too long for a line is split (indices into `run`), the
+/// line it starts on already `w` wide: as late as each line allows, but the
+/// last piece never closing punctuation alone (a JSON value's `",`).
+fn word_breaks(run: &[Cell], mut w: usize, max: usize, hang: usize) -> Vec<usize> {
+    let mut breaks: Vec<usize> = Vec::new();
+    for (k, (c, _)) in run.iter().enumerate() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw > max && w > hang {
+            breaks.push(k);
+            w = hang;
+        }
+        w += cw;
+    }
+    let closing = |c: char| matches!(c, ',' | ';' | ':' | '"' | '\'' | ')' | ']' | '}');
+    // The last piece takes letters from the one before, never all of them.
+    let floor = 1 + breaks.len().checked_sub(2).map_or(0, |i| breaks[i]);
+    if let Some(last) = breaks.last_mut() {
+        while *last > floor && run[*last..].iter().all(|(c, _)| closing(*c)) {
+            *last -= 1;
+        }
+    }
+    breaks
 }
 
 /// Ends the line being built and starts the next at the hanging indent.
@@ -432,6 +474,29 @@ mod tests {
         let out = wrap(vec![Line::from(value)], 32);
         assert_eq!(out.len(), 1);
         assert!(out[0].to_string().trim() == "\"gamma_value_three_is_long\"");
+    }
+
+    #[test]
+    fn an_enum_value_longer_than_the_pane_keeps_its_indent_and_its_comma() {
+        // 6 columns of indent, a 29-column value with its comma, 28 columns.
+        let value = format!("{}\"abcdefghijklmnopqrstuvwxyz\",", " ".repeat(6));
+        let out = texts(&wrap(vec![Line::from(value)], 28));
+        assert!(out.iter().all(|l| l.chars().count() <= 28), "{out:?}");
+        assert!(out[0].starts_with("      \"abc"), "indent kept: {out:?}");
+        let last = out.last().unwrap().trim();
+        assert!(
+            last.chars().any(char::is_alphanumeric),
+            "the comma never wraps alone: {out:?}"
+        );
+        let joined: String = out.iter().map(|l| l.trim()).collect();
+        assert_eq!(joined, "\"abcdefghijklmnopqrstuvwxyz\",");
+    }
+
+    #[test]
+    fn a_search_time_says_when_no_embedding_is_in_it() {
+        let t = std::time::Duration::from_micros(18_140);
+        assert_eq!(super::search_time(t, false), "18.14 ms");
+        assert_eq!(super::search_time(t, true), "18.14 ms (query cached)");
     }
 
     #[test]

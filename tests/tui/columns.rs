@@ -54,7 +54,17 @@ fn check(source: &str) {
         .chain([(120, 35), (200, 60)])
     {
         let rows = catalog_rows(&mut app, w, h);
-        for row in rows.iter().filter(|r| !r.trim().is_empty()) {
+        // The column headers first, the token column's over its figures.
+        let header = rows[0].trim_end();
+        if !((header.starts_with(" flags") || header.starts_with(" ★RI"))
+            && (header.ends_with(" tk") || header.ends_with(" tokens")))
+        {
+            failures.push(format!(
+                "{source} {w}x{h}: no column headers in {:?}",
+                rows[0]
+            ));
+        }
+        for row in rows.iter().skip(1).filter(|r| !r.trim().is_empty()) {
             // `› ★RI name…  10.4k ●◆◌`: the marks at the end, a token
             // figure before them (a number, maybe shortened: 268, 10.4k).
             let body = row.trim_end_matches([' ', '●', '◆', '◌', '!']);

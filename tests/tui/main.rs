@@ -8,6 +8,7 @@ mod compare;
 mod exact;
 mod hidden_text;
 mod live;
+mod messages;
 mod pager;
 mod reload;
 mod same_answer;

@@ -768,6 +768,7 @@ fn remote_error_with_the_retry_key() {
         preview: request.preview,
         result: Box::new(Err(error)),
         elapsed: LATENCY,
+        query_cached: false,
         standing: None,
     }));
     let s = screen(&app);

@@ -113,6 +113,12 @@ impl App {
     }
 }
 
+/// A pricing's label without its ratios (`Anthropic, 5-minute cache`): the
+/// message fits the bottom line at 80 columns; docs/caching.md has the rest.
+fn short_label(label: &str) -> &str {
+    label.split(" (").next().unwrap_or(label)
+}
+
 impl App {
     /// `$`: the Tokens box prices a session with Anthropic's caching, then
     /// OpenAI's, then goes back to the first turn's figures.
@@ -123,17 +129,17 @@ impl App {
             None => (
                 Some(ANTHROPIC),
                 format!(
-                    "Tokens box: {} turns priced with {} ({key}: OpenAI)",
+                    "Tokens box: {}, {} turns ({key}: OpenAI)",
+                    short_label(ANTHROPIC.label),
                     crate::tui::ui::caching::TURNS,
-                    ANTHROPIC.label
                 ),
             ),
             Some("anthropic") => (
                 Some(OPENAI),
                 format!(
-                    "Tokens box: {} turns priced with {} ({key}: off)",
+                    "Tokens box: {}, {} turns ({key}: off)",
+                    short_label(OPENAI.label),
                     crate::tui::ui::caching::TURNS,
-                    OPENAI.label
                 ),
             ),
             Some(_) => (

@@ -590,5 +590,5 @@ fn page_sizes_come_from_the_layout() {
         app.layout().list_rows() / 2
     );
     app.update(Msg::Resize(80, 24));
-    assert_eq!(app.list_height(), 24 - 1 - 3 - 4 - 1 - 2);
+    assert_eq!(app.list_height(), 24 - 1 - 3 - 4 - 1 - 2 - 1);
 }

@@ -211,6 +211,7 @@ fn failed(app: &mut App) {
             },
         ))),
         elapsed: std::time::Duration::from_millis(1),
+        query_cached: false,
         standing: None,
     }));
 }
@@ -377,6 +378,7 @@ fn a_dense_preview_answered_by_bm25_is_asked_again_until_the_vectors_are_ready()
             preview: true,
             result: Box::new(Ok(result)),
             elapsed: std::time::Duration::from_millis(1),
+            query_cached: false,
             standing: None,
         })
     };
@@ -517,6 +519,7 @@ fn typing_with_a_dense_ranker_shows_bm25_at_once_then_the_dense_answer() {
             preview: true,
             result: Box::new(Ok(fused.clone())),
             elapsed: std::time::Duration::from_millis(1),
+            query_cached: false,
             standing: None,
         })
     };

@@ -59,6 +59,8 @@ pub struct SearchState {
     /// The shown results are BM25F's, until the dense ranker's come.
     pub interim: bool,
     pub latency: Option<Duration>,
+    /// The last search's query vector was in memory (no embedding timed).
+    pub query_cached: bool,
     next_generation: u64,
     applied_generation: u64,
     pub list: ListState,
@@ -92,6 +94,7 @@ impl SearchState {
             query: String::new(),
             interim: false,
             latency: None,
+            query_cached: false,
             next_generation: 0,
             applied_generation: 0,
             list: ListState::default(),
@@ -219,6 +222,7 @@ impl SearchState {
         self.pattern_error = None;
         self.full_catalog = false;
         self.latency = Some(answer.elapsed);
+        self.query_cached = answer.query_cached;
         self.query = answer.query;
         self.interim = answer.interim;
         self.standing = answer.standing;

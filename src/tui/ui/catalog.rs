@@ -92,6 +92,30 @@ fn legend(width: usize) -> Option<String> {
     .map(str::to_string)
 }
 
+/// The column headers over the rows, each over its column: `flags` (its
+/// short form's letters, `★RI`), `name`, `server`, `tokens` (the marks
+/// after them are the legend's).
+fn headers(cols: Columns, theme: &Theme) -> Line<'static> {
+    let flags = match cols.flags {
+        8 => "flags   ",
+        4 => "★RI ",
+        _ => "",
+    };
+    let mut text = format!(" {flags}{}", text::pad("name", cols.name));
+    if cols.server > 0 {
+        text.push_str(&format!(" {}", text::pad("server", cols.server)));
+    }
+    match cols.tokens {
+        11 => text.push_str(&format!(" {:>9} ", "tokens")),
+        7 => text.push_str(&format!(" {:>5} ", "tk")),
+        _ => {}
+    }
+    Line::from(Span::styled(
+        text,
+        theme.dim.add_modifier(ratatui::style::Modifier::UNDERLINED),
+    ))
+}
+
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus() == Focus::Catalog;
     let view = app.catalog_view();
@@ -139,8 +163,14 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Some(text) => block.title_bottom(Line::from(Span::styled(text, theme.dim))),
         None => block,
     };
-    let inner = block.inner(area);
+    let mut inner = block.inner(area);
     f.render_widget(block, area);
+    let header = crate::tui::layout::catalog_header(inner.height) && !view.rows.is_empty();
+    let header_area = Rect { height: 1, ..inner };
+    if header {
+        inner.y += 1;
+        inner.height -= 1;
+    }
     let height = usize::from(inner.height);
     let width = usize::from(inner.width);
     let list = view.list;
@@ -167,6 +197,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .max()
         .unwrap_or(0);
     let cols = columns(width, longest, server_width);
+    if header {
+        f.render_widget(Paragraph::new(headers(cols, theme)), header_area);
+    }
     let mut lines = Vec::with_capacity(height);
     if view.rows.is_empty() {
         // Wrapped between words: the whole reason, in the pane.
@@ -303,6 +336,25 @@ mod tests {
         // Then the tokens, before a name gets under 16 columns.
         let c = columns(24, 41, 0);
         assert_eq!((c.flags, c.tokens, c.name), (0, 0, 20));
+    }
+
+    #[test]
+    fn the_headers_sit_over_their_columns() {
+        let theme = Theme::new(true);
+        let c = columns(60, 20, 8);
+        let h = headers(c, &theme).to_string();
+        assert_eq!(
+            text::width(&h) + 3,
+            60,
+            "as wide as a row less its marks: {h:?}"
+        );
+        assert!(h.starts_with(" flags   name"), "{h:?}");
+        let server_at = h.find("server").unwrap();
+        assert_eq!(server_at, 1 + c.flags + c.name + 1, "{h:?}");
+        assert!(h.ends_with("tokens "), "{h:?}");
+        // The short columns get short headers.
+        let h = headers(columns(36, 21, 0), &theme).to_string();
+        assert!(h.starts_with(" ★RI name") && h.ends_with("   tk "), "{h:?}");
     }
 
     #[test]

@@ -103,7 +103,10 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 ]
             };
             let latency = app.search().latency.map_or_else(String::new, |l| {
-                format!(" · {:.2} ms", l.as_secs_f64() * 1000.0)
+                format!(
+                    " · {}",
+                    crate::tui::text::search_time(l, app.search().query_cached)
+                )
             });
             let basis = match (&mark, exact) {
                 (Some(m), Some(_)) => m.long.clone(),

@@ -61,7 +61,10 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             }
             if let Some(l) = app.search().latency {
                 title.push(Span::styled(
-                    format!("· {:.2} ms ", l.as_secs_f64() * 1000.0),
+                    format!(
+                        "· {} ",
+                        crate::tui::text::search_time(l, app.search().query_cached)
+                    ),
                     theme.dim,
                 ));
             }

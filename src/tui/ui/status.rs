@@ -2,8 +2,8 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::Span;
-use ratatui::widgets::Paragraph;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::{Theme, key_line};
 use crate::terminal_text::escape;
@@ -38,13 +38,31 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         let [left, right] =
             Layout::horizontal([Constraint::Min(1), Constraint::Length(keys_width)]).areas(area);
         let room = usize::from(left.width).saturating_sub(1);
-        f.render_widget(
-            Paragraph::new(Span::raw(format!(
-                " {}",
-                text::fit_words(&escape(message), room)
-            ))),
-            left,
-        );
+        let message = escape(message);
+        // A message longer than the line is read whole: its first lines
+        // over the rows above (as many as it takes, up to half the screen).
+        let mut lines = text::wrap(vec![Line::raw(message.into_owned())], room.max(1));
+        let most = usize::from(area.y / 2).max(1);
+        if lines.len() > most {
+            lines.truncate(most);
+            let end = text::fit_words(&format!("{} …", lines[most - 1]), room);
+            lines[most - 1] = Line::raw(end);
+        }
+        let last = lines.pop().unwrap_or_default();
+        let above = lines;
+        if !above.is_empty() {
+            let rows = u16::try_from(above.len()).unwrap_or(u16::MAX);
+            let over = Rect {
+                y: area.y - rows - 1,
+                height: rows + 1,
+                ..area
+            };
+            let block = Block::new().borders(Borders::TOP).border_style(theme.dim);
+            let text: Vec<Line> = above.iter().map(|l| Line::raw(format!(" {l}"))).collect();
+            f.render_widget(Clear, over);
+            f.render_widget(Paragraph::new(text).block(block), over);
+        }
+        f.render_widget(Paragraph::new(Span::raw(format!(" {last}"))), left);
         f.render_widget(Paragraph::new(keys), right);
         return;
     }

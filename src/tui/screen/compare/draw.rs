@@ -145,7 +145,10 @@ fn draw_side(
             }
         }
         Answer::Found {
-            elapsed, result, ..
+            elapsed,
+            query_cached,
+            result,
+            ..
         } => {
             let sent = side.sent(catalog.len()).expect("found");
             lines.push(Line::from(sends_line(sent, side.sends_all(), width)));
@@ -157,7 +160,7 @@ fn draw_side(
                 }
                 _ => how,
             };
-            let ms = format!(" · {:.2} ms", elapsed.as_secs_f64() * 1000.0);
+            let ms = format!(" · {}", text::search_time(*elapsed, *query_cached));
             let how = if text::width(&how) + text::width(&ms) <= width {
                 format!("{how}{ms}")
             } else {

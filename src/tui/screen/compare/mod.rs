@@ -63,6 +63,8 @@ pub enum Answer {
     Found {
         result: Box<SearchResult>,
         elapsed: Duration,
+        /// The query's vector was in memory: no embedding in `elapsed`.
+        query_cached: bool,
         /// Where each tool stood (its place, as the results pane gives
         /// it), when it could be computed.
         standing: Option<Standing>,
@@ -320,6 +322,7 @@ impl ComparePane {
             Ok(result) => Answer::Found {
                 result: Box::new(result),
                 elapsed: answer.elapsed,
+                query_cached: answer.query_cached,
                 standing: answer.standing,
             },
             Err(e) => Answer::Failed(format!("{}: {e}", e.code())),

@@ -1,0 +1,85 @@
+//! The bottom line's messages: one longer than the line is read whole, its
+//! first lines over the rows above, at every size; one that fits stays on
+//! the line alone.
+
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use toolsift::catalog::{CatalogSource, load};
+use toolsift::search::Searcher;
+use toolsift::tui::Setup;
+use toolsift::tui::app::App;
+use toolsift::tui::effect::Msg;
+use toolsift::tui::ui;
+
+fn app(w: u16, h: u16) -> App {
+    let catalog = Arc::new(load(&CatalogSource::parse("@demo")).unwrap());
+    let (mut app, effects) = App::new(Setup::new(catalog, Searcher::embedded())).unwrap();
+    app.update(Msg::Resize(w, h));
+    app.settle(effects);
+    app
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    let effects = app.update(Msg::Key(KeyEvent::from(code)));
+    app.settle(effects);
+}
+
+/// The screen's rows, as text.
+fn rows(app: &App) -> Vec<String> {
+    let (w, h) = app.size();
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| ui::draw(f, app)).unwrap();
+    let buffer = terminal.backend().buffer();
+    (0..h)
+        .map(|y| (0..w).map(|x| buffer[(x, y)].symbol()).collect())
+        .collect()
+}
+
+/// The words of `rows`, in order.
+fn words(rows: &[String]) -> Vec<String> {
+    rows.iter()
+        .flat_map(|r| r.split_whitespace().map(String::from).collect::<Vec<_>>())
+        .collect()
+}
+
+#[test]
+fn a_message_longer_than_the_line_is_shown_whole() {
+    for (w, h) in [(80, 24), (120, 35), (200, 60)] {
+        let mut app = app(w, h);
+        // Esc with nothing to leave says what Esc does: a long sentence.
+        press(&mut app, KeyCode::Esc);
+        let message = app
+            .status()
+            .expect("Esc says why it did nothing")
+            .to_string();
+        let screen = rows(&app);
+        // From the rule over the message's first lines, if it has any.
+        let from = screen
+            .iter()
+            .rposition(|r| r.chars().all(|c| c == '─'))
+            .map_or(screen.len() - 1, |rule| rule + 1);
+        let shown = words(&screen[from..]).join(" ");
+        assert!(
+            shown.contains(&message),
+            "{w}x{h}: {message:?} not whole in {:#?}",
+            &screen[from..]
+        );
+        // Help and quit stay on the bottom line.
+        let last = screen.last().unwrap();
+        assert!(
+            last.contains("? help") && last.contains("q quit"),
+            "{w}x{h}: {last:?}"
+        );
+        // The next key clears it, and the rows above are the panes again.
+        press(&mut app, KeyCode::Char('j'));
+        let after = rows(&app);
+        assert!(
+            !words(&after).join(" ").contains("nothing to leave"),
+            "{w}x{h}"
+        );
+    }
+}
