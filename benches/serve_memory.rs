@@ -160,7 +160,7 @@ fn main() {
     let o = opts();
     let server = start_server();
     let pid = server.pid();
-    toolsift::tls::install_provider();
+    toolsift::http::client::install_tls();
     let http = reqwest::blocking::Client::builder()
         .timeout(Duration::from_secs(120))
         .build()

@@ -299,7 +299,7 @@ fn client(work: &Work, servers: &[String], seed: u64, stop: &AtomicBool, tally: 
 }
 
 fn main() {
-    toolsift::tls::install_provider();
+    toolsift::http::client::install_tls();
     let o = opts();
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("eval/bfcl-dev");
     let catalog = load(&CatalogSource::Path(dir.join("catalog.json"))).expect("bfcl catalog");

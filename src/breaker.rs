@@ -1,4 +1,4 @@
-//! The retry-loop breaker (CONTRACT §5): stops an agent that repeats the
+//! The retry-loop breaker (docs/wire.md §5): stops an agent that repeats the
 //! identical tool call. Threshold 3 allows three identical consecutive calls
 //! and blocks the fourth, before its callback runs.
 
@@ -8,7 +8,7 @@ use serde_json::Value;
 pub const DEFAULT_THRESHOLD: u32 = 3;
 
 /// The thresholds a breaker takes: every whole number from 0. This is the
-/// SDK's rule: its `RetryLoopBreaker(threshold = 3)` (CONTRACT §5; the
+/// SDK's rule: its `RetryLoopBreaker(threshold = 3)` (docs/wire.md §5; the
 /// TypeScript SDK's `constructor(readonly threshold = 3)`) checks nothing
 /// and blocks a call when `repeats > threshold`, so every count means
 /// something, 0 included (0 blocks every call, even the first; 1 blocks the

@@ -8,10 +8,10 @@ use serde::Serialize;
 
 use crate::catalog::{self, Catalog};
 use crate::numbers::thousands;
-use crate::select::{HandleOptions, SelectError, Strategy, ToolsHandle};
 use crate::terminal_text::{escape, escape_join};
 use crate::tokens::by_basis::{BasisCost, Counted, costs_by_basis};
 use crate::tokens::{Savings, TokenBasis, TokenCounter};
+use crate::tools_handle::{HandleOptions, SelectError, Strategy, ToolsHandle};
 
 /// One row of the per-tool table.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -1,13 +1,21 @@
 //! The module rule that matters most, checked on the source: the pure core
-//! (`catalog`, `select`, `tokens`, `engine`, `wire`, `breaker`, `settings`,
-//! `traffic`, `caching`, and `heap`, the byte sizes its caches count)
+//! (`catalog`, `tools_handle`, `tokens`, `engine`, `wire`, `breaker`, `settings`,
+//! `traffic`, `caching`, and `heap_size`, the byte sizes its caches count)
 //! imports no runtime, terminal or HTTP crate and no module above it.
 
 use std::path::{Path, PathBuf};
 
 /// The core's modules, and what they may use of this crate.
 const CORE: [&str; 10] = [
-    "catalog", "select", "tokens", "engine", "wire", "breaker", "settings", "heap", "traffic",
+    "catalog",
+    "tools_handle",
+    "tokens",
+    "engine",
+    "wire",
+    "breaker",
+    "settings",
+    "heap_size",
+    "traffic",
     "caching",
 ];
 const BELOW_THE_CORE: [&str; 3] = ["terminal_text", "numbers", "file_value"];

@@ -10,10 +10,10 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::Catalog;
 use crate::engine::Ranker;
 use crate::file_value;
-use crate::select::{
+use crate::tokens::TokenBasis;
+use crate::tools_handle::{
     DEFAULT_INITIAL_TOOL_COUNT, HandleOptions, SelectError, Strategy, ToolsHandle,
 };
-use crate::tokens::TokenBasis;
 
 /// The settings a person tunes. Integers are signed so that an invalid value
 /// can be shown with the SDK's message instead of being clamped. The field

@@ -30,8 +30,8 @@ use crate::catalog::Catalog;
 use crate::engine::Ranker;
 use crate::eval::{EvalError, EvalQuery};
 use crate::search::{SearchError, SearchRequest, Searcher};
-use crate::select::{HandleOptions, Strategy, ToolsHandle};
 use crate::tokens::TokenBasis;
+use crate::tools_handle::{HandleOptions, Strategy, ToolsHandle};
 
 /// The largest search cap measured.
 pub const MAX_CAP: usize = 32;

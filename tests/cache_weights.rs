@@ -82,7 +82,7 @@ fn a_parsed_catalog_and_its_index_weigh_what_they_hold() {
         });
         assert_close(
             &format!("catalog of {n}"),
-            toolsift::heap::catalog(&catalog),
+            toolsift::heap_size::catalog(&catalog),
             real,
         );
         assert!(real > 3 * raw.len(), "parsed is bigger than its text");

@@ -248,7 +248,7 @@ fn measure(
 
 fn main() {
     // reqwest here uses rustls without a built-in provider: install ring.
-    toolsift::tls::install_provider();
+    toolsift::http::client::install_tls();
     let o = opts();
     let (cpu, cores) = machine();
     let date = today();

@@ -30,7 +30,7 @@ pub use lint::{
 };
 pub use source::{BUILTIN_CATALOGS, CatalogSource, load, load_all};
 
-/// One tool of a catalog, as the SDKs describe it (CONTRACT §1), plus the
+/// One tool of a catalog, as the SDKs describe it (docs/wire.md §1), plus the
 /// simulated handler result the explorer and the breaker simulator use.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tool {

@@ -4,10 +4,10 @@
 use clap::{Args, Parser, Subcommand};
 use toolsift::breaker::DEFAULT_THRESHOLD;
 use toolsift::engine::Ranker;
-use toolsift::select::{DEFAULT_INITIAL_TOOL_COUNT, Strategy};
 use toolsift::service::DEFAULT_MAX_TOOLS;
 use toolsift::settings::Settings;
 use toolsift::tokens::TokenBasis;
+use toolsift::tools_handle::{DEFAULT_INITIAL_TOOL_COUNT, Strategy};
 
 use super::embed::EmbeddingArgs;
 pub use super::eval_args::EvalArgs;

@@ -123,7 +123,7 @@ pub fn default_model(
     if named {
         return None;
     }
-    let dir = toolsift::embed::hub::default_model_cached(&env)?;
+    let dir = toolsift::embed::default_model_cached(&env)?;
     let settings = EmbeddingSettings {
         local: Some(dir.to_string_lossy().into_owned()),
         ..file.clone()
@@ -134,7 +134,7 @@ pub fn default_model(
         Err(e) => {
             eprintln!(
                 "toolsift: warning: the cached model {} did not load ({}); BM25F ranks",
-                toolsift::embed::hub::DEFAULT_MODEL,
+                toolsift::embed::DEFAULT_MODEL,
                 toolsift::terminal_text::escape(&e.to_string())
             );
             None

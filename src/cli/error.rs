@@ -15,8 +15,10 @@ pub enum CliError {
     Export(#[from] toolsift::catalog::export::ExportError),
     #[error("error: {0}")]
     Config(#[from] toolsift::config::ConfigError),
+    #[cfg(feature = "tui")]
     #[error("error: {0}")]
     Keymap(#[from] toolsift::tui::keymap::KeymapError),
+    #[cfg(feature = "tui")]
     #[error("error: {0}")]
     DemoScript(#[from] toolsift::tui::demo::ScriptError),
     /// Requests with known answers that cannot be read or do not fit.
@@ -26,7 +28,7 @@ pub enum CliError {
     Trace(#[from] toolsift::replay::TraceError),
     /// The SDK's own checks of the handle's options.
     #[error("error: {0}")]
-    Handle(#[from] toolsift::select::SelectError),
+    Handle(#[from] toolsift::tools_handle::SelectError),
     #[error("error: {0}")]
     Basis(#[from] toolsift::tokens::UnknownBasis),
     /// A remote service's settings.
@@ -44,6 +46,7 @@ pub enum CliError {
     #[error("error: {0}")]
     Serve(#[from] toolsift::server::ServeError),
     /// The terminal could not be set up or drawn on.
+    #[cfg_attr(not(feature = "tui"), allow(dead_code))]
     #[error("error: terminal: {0}")]
     Terminal(std::io::Error),
     /// A file named on the command line that cannot be read.
@@ -76,8 +79,8 @@ impl CliError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use toolsift::select::SelectError;
     use toolsift::tokens::TokenBasis;
+    use toolsift::tools_handle::SelectError;
     use toolsift::wire::ResponseError;
 
     #[test]

@@ -159,10 +159,10 @@ fn costs(
         system_tokens: c.system_tokens,
         ..CostOptions::default()
     };
-    let handle = toolsift::select::ToolsHandle::new(
+    let handle = toolsift::tools_handle::ToolsHandle::new(
         catalog.clone(),
-        &toolsift::select::HandleOptions {
-            strategy: toolsift::select::Strategy::Deferred,
+        &toolsift::tools_handle::HandleOptions {
+            strategy: toolsift::tools_handle::Strategy::Deferred,
             initial_tool_count: c.initial_tool_count as i64,
             max_loaded_tools: c.max_loaded_tools.map(|m| m as i64),
         },

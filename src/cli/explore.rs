@@ -2,8 +2,8 @@
 //! the config file and the flags; `toolsift demo`: its captioned tour.
 
 use toolsift::catalog::CatalogSource;
-use toolsift::select::SelectError;
 use toolsift::settings::{PartialSettings, Settings};
+use toolsift::tools_handle::SelectError;
 use toolsift::tui::keymap::Keymap;
 
 use super::args::{DemoArgs, ExploreArgs};

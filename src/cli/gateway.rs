@@ -124,7 +124,7 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
         c.ranker = toolsift::engine::Ranker::Hybrid;
         eprintln!(
             "toolsift gateway: search_tools ranks with hybrid ({} from {})",
-            toolsift::embed::hub::DEFAULT_MODEL,
+            toolsift::embed::DEFAULT_MODEL,
             toolsift::terminal_text::escape(&dir.display().to_string())
         );
     }
@@ -323,7 +323,7 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         match plan.http {
             None => gateway::serve_stdio(gateway.clone()).await,
             Some(http) => {
-                let shutdown = toolsift::server::shutdown_signal().map_err(|e| e.to_string())?;
+                let shutdown = toolsift::http::shutdown_signal().map_err(|e| e.to_string())?;
                 gateway::serve_http(gateway.clone(), http, shutdown).await
             }
         }

@@ -2,9 +2,9 @@
 //! `--max-loaded-tools`, `--max-tools`, `--token-basis`) checked as the SDK
 //! checks them, with its messages.
 
-use toolsift::select::{SelectError, Strategy};
 use toolsift::settings::Settings;
 use toolsift::tokens::TokenBasis;
+use toolsift::tools_handle::{SelectError, Strategy};
 
 use super::args::HandleArgs;
 use super::error::CliError;
@@ -55,6 +55,7 @@ pub fn strategy(text: &str) -> Result<Strategy, CliError> {
 
 /// An integer flag; anything but a whole number is `error` (the SDK's
 /// message for that flag).
+#[cfg_attr(not(feature = "tui"), allow(dead_code))]
 pub fn integer(text: &str, error: SelectError) -> Result<i64, CliError> {
     Ok(parse_int(text).ok_or(error)?)
 }

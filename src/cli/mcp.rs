@@ -132,6 +132,7 @@ pub struct Loaded {
 
 /// Restores the terminal when a signal ends toolsift during the explorer.
 fn restore_terminal() {
+    #[cfg(feature = "tui")]
     if toolsift::tui::terminal_in_use() {
         toolsift::tui::restore_terminal();
     }

@@ -11,6 +11,7 @@ pub mod embed;
 pub mod error;
 pub mod eval;
 mod eval_args;
+#[cfg(feature = "tui")]
 pub mod explore;
 pub mod export;
 pub mod gateway;
@@ -23,7 +24,9 @@ pub mod serve;
 pub mod service;
 pub mod tune;
 
-use args::{Command, ExploreArgs};
+use args::Command;
+#[cfg(feature = "tui")]
+use args::ExploreArgs;
 use error::CliError;
 
 /// `--version`: the package's, and the commit it was built from when built
@@ -37,14 +40,21 @@ pub fn run(command: Option<&Command>) -> Result<(), CliError> {
         Some(Command::Replay(args)) => replay::run(args),
         Some(Command::Eval(args)) => eval::run(args),
         Some(Command::Search(args)) => search::run(args),
+        #[cfg(feature = "tui")]
         Some(Command::Explore(args)) => explore::run_explore(args),
         Some(Command::Serve(args)) => serve::run(args),
         Some(Command::Gateway(args)) => gateway::run(args),
         Some(Command::ExportCatalog(args)) => export::run(args),
         Some(Command::Tune(args)) => tune::run(args),
+        #[cfg(feature = "tui")]
         Some(Command::Demo(args)) => explore::run_demo(args),
         Some(Command::Completions(args)) => completions::completions(args),
         Some(Command::Man) => completions::man(),
+        #[cfg(feature = "tui")]
         None => explore::run_explore(&ExploreArgs::default()),
+        #[cfg(not(feature = "tui"))]
+        Some(Command::Explore(_) | Command::Demo(_)) | None => Err(CliError::Usage(
+            "this toolsift was built without the tui feature, so it has no explorer: its commands are check, search, eval, tune, replay, export-catalog, serve and gateway (toolsift --help); install toolsift with its default features for the explorer".into(),
+        )),
     }
 }

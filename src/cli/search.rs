@@ -4,7 +4,7 @@
 use toolsift::catalog::Catalog;
 use toolsift::search::SearchRequest;
 use toolsift::search::why::close_names;
-use toolsift::select::{SelectError, ToolsHandle};
+use toolsift::tools_handle::{SelectError, ToolsHandle};
 
 use super::args::SearchArgs;
 use super::error::CliError;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use toolsift::select::ToolsHandle;
+use toolsift::tools_handle::ToolsHandle;
 use toolsift::tune::{TuneError, TuneOptions};
 
 use super::args::TuneArgs;

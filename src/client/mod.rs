@@ -1,5 +1,5 @@
 //! The remote client: `POST {base}/sdk/v1/tool-search` to any compatible
-//! service, on the wire exactly as the Caveman SDKs send it (CONTRACT §3):
+//! service, on the wire exactly as the Caveman SDKs send it (docs/wire.md §3):
 //! the same headers, body keys in the same order with optional ones left
 //! out, no redirects followed, a 30 s time limit, and the response read with
 //! the SDKs' rules ([`crate::wire::parse_response`], then
@@ -176,8 +176,7 @@ pub struct Client {
 
 impl Client {
     pub fn new(config: ClientConfig) -> Result<Client, ClientConfigError> {
-        crate::tls::install_provider();
-        let http = Http::builder()
+        let http = crate::http::client::blocking_builder()
             .default_headers(config.headers()?)
             .redirect(reqwest::redirect::Policy::none())
             .timeout(config.timeout)

@@ -2,9 +2,9 @@
 
 use super::*;
 use crate::engine::Ranker;
-use crate::select::{DEFAULT_INITIAL_TOOL_COUNT, Strategy};
 use crate::settings::Settings;
 use crate::tokens::TokenBasis;
+use crate::tools_handle::{DEFAULT_INITIAL_TOOL_COUNT, Strategy};
 
 fn no_env(_: &str) -> Option<String> {
     None

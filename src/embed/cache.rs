@@ -16,8 +16,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
+use crate::lock::lock;
 use xxhash_rust::xxh3::xxh3_128;
 
 const MAGIC: &[u8; 8] = b"TSVEC01\n";
@@ -162,10 +163,6 @@ impl std::fmt::Debug for VectorCache {
             .field("stats", &self.stats())
             .finish()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Vectors kept in memory by default (about 15 MiB of 384-dimension vectors).

@@ -115,8 +115,7 @@ struct Datum {
 
 impl HttpEmbedder {
     pub fn new(config: HttpConfig) -> Result<HttpEmbedder, EmbedError> {
-        crate::tls::install_provider();
-        let http = Http::builder()
+        let http = crate::http::client::blocking_builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(config.timeout)
             .connect_timeout(config.timeout.min(Duration::from_secs(10)))

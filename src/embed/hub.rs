@@ -123,10 +123,7 @@ impl HubSettings {
     }
 }
 
-/// The model the explorer and the gateway rank with by default when it is
-/// already in the hub cache (`hybrid`): small (90 MB), English, and the one
-/// the gate's cosine threshold was measured with.
-pub const DEFAULT_MODEL: &str = "sentence-transformers/all-MiniLM-L6-v2";
+pub use super::DEFAULT_MODEL;
 
 /// [`DEFAULT_MODEL`]'s directory when the hub cache holds it whole (an
 /// earlier fetch, ours or the Python libraries'); no network.

@@ -10,10 +10,13 @@
 //! - [`settings`]: which provider the flags, the config file and the
 //!   environment name.
 
+#[cfg(feature = "embed-local")]
 pub mod bert;
 pub mod cache;
 pub mod http;
+#[cfg(feature = "embed-local")]
 pub mod hub;
+#[cfg(feature = "embed-local")]
 pub mod local;
 pub mod ranker;
 pub mod settings;
@@ -22,6 +25,24 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use cache::{CacheStats, SharedVectors, VectorCache};
+
+/// The model the explorer and the gateway rank with by default when it is
+/// already in the hub cache (`hybrid`): small (90 MB), English, and the one
+/// the gate's cosine threshold was measured with.
+pub const DEFAULT_MODEL: &str = "sentence-transformers/all-MiniLM-L6-v2";
+
+/// [`DEFAULT_MODEL`]'s directory when the hub cache holds it whole (no
+/// network); never in a build without the `embed-local` feature, which
+/// cannot run it.
+pub fn default_model_cached(env: &dyn Fn(&str) -> Option<String>) -> Option<std::path::PathBuf> {
+    #[cfg(feature = "embed-local")]
+    return hub::default_model_cached(env);
+    #[cfg(not(feature = "embed-local"))]
+    {
+        let _ = env;
+        None
+    }
+}
 pub use ranker::DenseRanker;
 pub use settings::{EmbeddingSettings, SettingsError};
 

@@ -1,6 +1,7 @@
 //! Which embedding provider to use: command-line flags over the config
 //! file's `[embeddings]` over the environment (`TOOLSIFT_EMBEDDINGS_*`).
 
+#[cfg(feature = "embed-local")]
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -8,7 +9,9 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::http::{HttpConfig, HttpEmbedder};
+#[cfg(feature = "embed-local")]
 use super::hub::{self, HubSettings, ModelId};
+#[cfg(feature = "embed-local")]
 use super::local::LocalModel;
 use super::{Embedder, Embeddings, VectorCache, cache::DEFAULT_MEMORY_VECTORS};
 
@@ -114,6 +117,13 @@ impl EmbeddingSettings {
                     "both a local model and a URL are given; choose one".into(),
                 ));
             }
+            #[cfg(not(feature = "embed-local"))]
+            (Some(local), None) => {
+                return Err(SettingsError(format!(
+                    "local model {local:?}: this toolsift was built without the embed-local feature, so it runs no model itself; give an embedding service with --embeddings-url URL, or install toolsift with its default features"
+                )));
+            }
+            #[cfg(feature = "embed-local")]
             (Some(local), None) => {
                 let dir = match (local.strip_prefix("~/"), env("HOME")) {
                     (Some(rest), Some(home)) => PathBuf::from(home).join(rest),

@@ -13,8 +13,8 @@ use super::EvalQuery;
 use crate::caching::{self, Pricing, Session, Tools, Turn, Way};
 use crate::catalog::Catalog;
 use crate::search::{SearchRequest, Searcher};
-use crate::select::ToolsHandle;
 use crate::tokens::TokenBasis;
+use crate::tools_handle::ToolsHandle;
 use crate::traffic::Event;
 
 /// How sessions are simulated and priced.

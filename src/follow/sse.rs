@@ -13,8 +13,7 @@ use crate::traffic;
 const SILENT: Duration = Duration::from_secs(30);
 
 pub(super) async fn follow(url: &str, key: Option<&str>, tell: &(impl Fn(Note) -> bool + Sync)) {
-    crate::tls::install_provider();
-    let client = match reqwest::Client::builder()
+    let client = match crate::http::client::builder()
         .connect_timeout(Duration::from_secs(5))
         .build()
     {

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
@@ -21,9 +20,9 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use super::http_sessions::{Known, SessionLimits, Sessions};
 use super::http_wire::{self, MAX_MESSAGE_BYTES};
 use super::{Gateway, GatewaySession};
-use crate::server::ApiKeys;
-use crate::server::conn::{self, ConnLimits};
-use crate::server::events::EVENTS_PATH;
+use crate::http::conn::{self, ConnLimits};
+use crate::http::events::EVENTS_PATH;
+use crate::http::{ApiKeys, unauthorized};
 
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
@@ -58,7 +57,7 @@ pub struct HttpConfig {
 struct HttpState {
     gateway: Arc<Gateway>,
     keys: ApiKeys,
-    metrics: crate::server::metrics_export::Metrics,
+    metrics: crate::http::metrics::Metrics,
     sessions: Sessions,
 }
 
@@ -67,13 +66,13 @@ const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Refuses a public address without keys, as `serve` does.
 pub fn check_bind(config: &HttpConfig) -> Result<(), String> {
-    if config.keys.is_empty() && !config.addr.ip().is_loopback() && !config.insecure_no_auth {
-        return Err(format!(
-            "refusing to listen on {} without an API key: anyone who can reach it could call your MCP servers' tools; give --api-key-env NAME, or --insecure-no-auth if you mean it",
-            config.addr
-        ));
-    }
-    Ok(())
+    crate::http::check_bind(
+        config.addr,
+        &config.keys,
+        config.insecure_no_auth,
+        "call your MCP servers' tools",
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// The routes; `stop` ends every MCP session when cancelled.
@@ -82,7 +81,7 @@ fn router(gateway: Arc<Gateway>, config: &HttpConfig, mcp: StreamableHttpServerC
     let state = Arc::new(HttpState {
         gateway: gateway.clone(),
         keys: config.keys.clone(),
-        metrics: crate::server::metrics_export::Metrics::install(),
+        metrics: crate::http::metrics::Metrics::install(),
         sessions: Sessions::new(config.sessions, manager.clone()),
     });
     let factory_gateway = gateway.clone();
@@ -167,7 +166,7 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
                 request.extensions_mut().insert(Scope(scope));
                 next.run(request).await
             }
-            None => unauthorized(),
+            None => unauthorized(request.headers()),
         }
     };
     // A session closed by DELETE is done: 204, not rmcp's 202 Accepted (an
@@ -181,13 +180,17 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
         response
     };
     let shown = match path.as_str() {
-        MCP_PATH | "/healthz" | "/metrics" => path.as_str(),
+        MCP_PATH | EVENTS_PATH | "/healthz" | "/metrics" => path.as_str(),
         _ => "(other path)",
     };
+    let elapsed = started.elapsed();
+    state
+        .metrics
+        .record(shown, response.status().as_u16(), elapsed);
     state.gateway.recorder.info(&format!(
         "{method} {shown} {} {:.2} ms",
         response.status().as_u16(),
-        started.elapsed().as_secs_f64() * 1000.0
+        elapsed.as_secs_f64() * 1000.0
     ));
     response
 }
@@ -266,16 +269,6 @@ fn evicted(limits: SessionLimits) -> Response {
     (StatusCode::NOT_FOUND, axum::Json(body)).into_response()
 }
 
-fn unauthorized() -> Response {
-    let body = serde_json::json!({
-        "error": {"code": "unauthorized", "message": "missing or unknown API key: send authorization: Bearer KEY"}
-    });
-    let mut r = (StatusCode::UNAUTHORIZED, axum::Json(body)).into_response();
-    r.headers_mut()
-        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-    r
-}
-
 /// The searches and calls as they happen (`explore --follow`).
 async fn events(State(state): State<Arc<HttpState>>) -> Response {
     state.gateway.recorder.followers.response()
@@ -311,9 +304,5 @@ async fn metrics(State(state): State<Arc<HttpState>>) -> Response {
         .set(hidden.stripped as f64);
     metrics::gauge!("toolsift_gateway_hidden_text_tools", "action" => "dropped")
         .set(hidden.dropped as f64);
-    let text = state.metrics.render_plain();
-    Response::builder()
-        .header(header::CONTENT_TYPE, "text/plain; version=0.0.4")
-        .body(Body::from(text))
-        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+    crate::http::guard::metrics_text(state.metrics.render())
 }

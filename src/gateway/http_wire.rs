@@ -16,8 +16,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use crate::http::body::{BodyFault, read_limited};
 use crate::numbers::thousands;
-use crate::server::body::{BodyFault, read_limited};
 
 /// The most one message may weigh (rmcp's default, which it is given too).
 pub const MAX_MESSAGE_BYTES: usize = 4 << 20;

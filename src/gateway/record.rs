@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::server::events::Followers;
+use crate::http::events::Followers;
 use crate::terminal_text::escape;
 use crate::traffic;
 
@@ -121,7 +121,7 @@ impl Recorder {
             log,
             log_calls,
             trace,
-            followers: Followers::new(crate::server::events::BUFFER),
+            followers: Followers::new(crate::http::events::BUFFER),
         })
     }
 
@@ -149,7 +149,7 @@ impl Recorder {
             log: Log::Quiet,
             log_calls: false,
             trace: None,
-            followers: Followers::new(crate::server::events::BUFFER),
+            followers: Followers::new(crate::http::events::BUFFER),
         }
     }
 

@@ -151,8 +151,7 @@ pub struct Counter {
 
 impl Counter {
     pub fn new(config: CountConfig) -> Result<Counter, CountError> {
-        crate::tls::install_provider();
-        let http = reqwest::blocking::Client::builder()
+        let http = crate::http::client::blocking_builder()
             .timeout(config.timeout)
             .build()
             .map_err(|e| CountError {

@@ -1,4 +1,4 @@
-//! The searcher every front end uses, and the client rules of CONTRACT §3.
+//! The searcher every front end uses, and the client rules of docs/wire.md §3.
 //!
 //! [`Searcher`] is the only door to search. Whatever the transport, an
 //! answer is a wire response ([`ToolSearchResponse`]) that goes through
@@ -143,7 +143,7 @@ pub fn reattach<'a>(
     Ok(out)
 }
 
-/// The client rules of CONTRACT §3 over a wire response: the local
+/// The client rules of docs/wire.md §3 over a wire response: the local
 /// descriptors for the returned names, validated counts, savings.
 pub fn accept(
     catalog: &Catalog,

@@ -12,8 +12,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
-use super::body::{self, BodyFault, BodySink};
-pub(crate) use super::body::{declared_length, discard_bound};
+use crate::http::body::{self, BodyFault, BodySink};
+pub(crate) use crate::http::body::{declared_length, discard_bound};
+pub(crate) use crate::http::unauthorized;
 use crate::service::{BodyReader, SESSION_NOT_FOUND, SESSION_NOT_SAVED, ServiceError};
 use crate::terminal_text::escape;
 use crate::wire::{ErrorBody, ErrorDetail};
@@ -134,16 +135,6 @@ pub(crate) fn closing(mut response: Response) -> Response {
         .headers_mut()
         .insert(CONNECTION, HeaderValue::from_static("close"));
     response
-}
-
-/// 401, saying whether the key was missing or wrong.
-pub(crate) fn unauthorized(headers: &HeaderMap) -> Response {
-    let message = if headers.contains_key(AUTHORIZATION) {
-        "the API key is not valid for this service"
-    } else {
-        "this service needs an API key: send authorization: Bearer KEY"
-    };
-    error(StatusCode::UNAUTHORIZED, "unauthorized", message)
 }
 
 /// Refuses a body this service would misread: compressed
@@ -410,12 +401,11 @@ pub(crate) async fn metrics(State(st): State<Arc<AppState>>, headers: HeaderMap)
     {
         return unauthorized(&headers);
     }
-    let text = st.metrics.render(&st.service.stats(), &st.store);
-    (
-        [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
-        text,
-    )
-        .into_response()
+    crate::http::guard::metrics_text(super::metrics_export::render(
+        &st.metrics,
+        &st.service.stats(),
+        &st.store,
+    ))
 }
 
 pub(crate) async fn not_found() -> Response {
@@ -448,7 +438,8 @@ pub(crate) async fn access_log(
     let response = next.run(request).await;
     let elapsed = started.elapsed();
     let status = response.status().as_u16();
-    st.metrics.record(&path, status, elapsed);
+    st.metrics
+        .record(super::metrics_export::path_label(&path), status, elapsed);
     let fields = response
         .extensions()
         .get::<LogFields>()

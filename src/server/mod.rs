@@ -1,5 +1,5 @@
 //! `toolsift serve`: the service core behind HTTP, wire-compatible with the
-//! Caveman SDKs (CONTRACT §3-4).
+//! Caveman SDKs (docs/wire.md §3-4).
 //!
 //! Routes: `POST /sdk/v1/tool-search`, `GET /healthz`, `GET /metrics`
 //! (Prometheus text), and the provider pass-through under `/openai/v1/` and
@@ -13,10 +13,6 @@
 //! idle keep-alive are bounded in [`conn`]. Every error is JSON
 //! `{"error": {"code", "message"}}`.
 
-mod auth;
-pub(crate) mod body;
-pub mod conn;
-pub mod events;
 mod forward;
 mod handlers;
 pub(crate) mod metrics_export;
@@ -37,8 +33,8 @@ use crate::service::store::{SessionStore, StoreError, StoreOptions, StoreSpec};
 use crate::service::{Service, ServiceConfig};
 use crate::wire::TOOL_SEARCH_PATH;
 
-pub use auth::ApiKeys;
-pub use conn::ConnLimits;
+pub use crate::http::{ApiKeys, ConnLimits, shutdown_signal};
+use crate::http::{conn, events};
 pub use upstream::{Provider, Upstream, Upstreams};
 
 /// The default address: loopback only.
@@ -120,10 +116,8 @@ impl Default for ServeConfig {
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    #[error(
-        "refusing to listen on {addr} without an API key: anyone who can reach it could use it; give --api-key-env NAME, or --insecure-no-auth if you mean it"
-    )]
-    NoAuthOnPublicAddress { addr: SocketAddr },
+    #[error(transparent)]
+    NoAuthOnPublicAddress(#[from] crate::http::PublicWithoutKey),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -147,7 +141,7 @@ pub(crate) struct AppState {
     pub(crate) admission: Semaphore,
     /// A place to rank in.
     pub(crate) workers: Arc<Semaphore>,
-    pub(crate) metrics: metrics_export::Metrics,
+    pub(crate) metrics: crate::http::metrics::Metrics,
     pub(crate) store: SessionStore,
     pub(crate) upstreams: Upstreams,
     pub(crate) upstream_timeout: Duration,
@@ -162,9 +156,7 @@ pub(crate) struct AppState {
 
 /// Checks the address against the auth rule, before binding.
 pub fn check_bind(config: &ServeConfig) -> Result<(), ServeError> {
-    if config.keys.is_empty() && !config.addr.ip().is_loopback() && !config.insecure_no_auth {
-        return Err(ServeError::NoAuthOnPublicAddress { addr: config.addr });
-    }
+    crate::http::check_bind(config.addr, &config.keys, config.insecure_no_auth, "use it")?;
     Ok(())
 }
 
@@ -204,7 +196,7 @@ pub fn router(
         log_queries: config.log_queries,
         admission: Semaphore::new(config.max_in_flight.max(1) + config.max_queued),
         workers: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
-        metrics: metrics_export::Metrics::install(),
+        metrics: crate::http::metrics::Metrics::install(),
         store,
         upstreams: config.upstreams.clone(),
         upstream_timeout: config.upstream_timeout,
@@ -260,20 +252,4 @@ pub async fn serve_on(
 pub async fn warm_up(config: &ServeConfig) {
     let basis = config.service.token_basis;
     let _ = tokio::task::spawn_blocking(move || basis.count("warm up")).await;
-}
-
-/// A future that resolves on SIGINT or SIGTERM. The handlers are installed
-/// here, before it is first polled, so a signal that comes early (while the
-/// server warms up) is caught rather than ending the process at once.
-pub fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()> + Send + 'static>
-{
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut interrupt = signal(SignalKind::interrupt())?;
-    let mut term = signal(SignalKind::terminate())?;
-    Ok(async move {
-        tokio::select! {
-            _ = interrupt.recv() => {}
-            _ = term.recv() => {}
-        }
-    })
 }

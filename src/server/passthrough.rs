@@ -1,4 +1,4 @@
-//! Provider calls passed through to the providers (CONTRACT §6): what the
+//! Provider calls passed through to the providers (docs/wire.md §6): what the
 //! Caveman SDKs send to `{base}/openai/v1/...` and `{base}/anthropic/...`
 //! goes to the configured upstream with the provider's own headers, the
 //! upstream's auth instead of Caveman's, and, with `x-cave-tool-session`,
@@ -400,8 +400,7 @@ fn upstream_error(provider: Provider, upstream: &Upstream, e: &reqwest::Error) -
 /// The HTTP client for upstreams: no redirects (keys stay on the configured
 /// host), a connect limit, and `idle` as the longest wait for a read.
 pub(crate) fn http_client(idle: Duration) -> reqwest::Client {
-    crate::tls::install_provider();
-    reqwest::Client::builder()
+    crate::http::client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(idle.min(Duration::from_secs(10)))
         .read_timeout(idle)

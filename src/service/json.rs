@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use serde_json::Value;
 
 use super::answer::Answer;
+use super::parsed::Parsed;
 use super::recognise::{ReadBody, Recognised};
 use super::{GateMode, SearchParams, Service, ServiceError, lock};
 use crate::catalog::{self, Catalog, SourceKind};
@@ -165,7 +166,7 @@ impl Service {
             .fetch_add(1, Ordering::Relaxed);
         let ptr = parsed.catalog_ptr();
         lock(&self.parsed).find(|p| p.catalog_ptr() == ptr);
-        parsed.catalog.clone()
+        parsed.catalog().clone()
     }
 
     /// A request body's parameters and catalog. A catalog already parsed
@@ -199,8 +200,8 @@ impl Service {
         let start = crate::wire::tools_value_start(body)?;
         let value = &body[start..];
         let (len, catalog) = lock(&self.parsed)
-            .find(|p| value.starts_with(&p.text))
-            .map(|p| (p.text.len(), p.catalog))?;
+            .find(|p| value.starts_with(p.text()))
+            .map(|p| (p.text().len(), p.catalog().clone()))?;
         Some((crate::wire::without_tools(body, start, len), catalog))
     }
 
@@ -210,19 +211,16 @@ impl Service {
     fn request_catalog(&self, raw: &str) -> Result<Arc<Catalog>, ServiceError> {
         let key = xxhash_rust::xxh3::xxh3_128(raw.as_bytes());
         if let Some(p) = lock(&self.parsed).get(&key)
-            && *p.text == *raw.as_bytes()
+            && p.text() == raw.as_bytes()
         {
-            return Ok(p.catalog);
+            return Ok(p.catalog().clone());
         }
         self.catalog_parses.fetch_add(1, Ordering::Relaxed);
         let c = catalog::parse(raw, "request", "request", SourceKind::Json)
             .map_err(|e| ServiceError::bad_request("invalid_catalog", e.to_string()))?;
         let c = Arc::new(c);
-        let weight = crate::heap::catalog(&c);
-        let parsed = Parsed {
-            text: Arc::from(raw.as_bytes()),
-            catalog: c.clone(),
-        };
+        let weight = crate::heap_size::catalog(&c);
+        let parsed = Parsed::new(raw, c.clone());
         lock(&self.parsed).get_or_insert(key, weight + raw.len(), || parsed);
         lock(&self.by_fingerprint).get_or_insert(c.fingerprint(), weight, || c.clone());
         Ok(c)
@@ -246,37 +244,6 @@ pub struct Ready {
 impl Ready {
     pub fn query(&self) -> &str {
         &self.params.query
-    }
-}
-
-/// A request catalog as parsed, and its exact text.
-#[derive(Clone)]
-pub(crate) struct Parsed {
-    text: Arc<[u8]>,
-    catalog: Arc<Catalog>,
-}
-
-impl Parsed {
-    #[cfg(test)]
-    pub(crate) fn new(text: &str, catalog: Arc<Catalog>) -> Parsed {
-        Parsed {
-            text: Arc::from(text.as_bytes()),
-            catalog,
-        }
-    }
-
-    /// The catalog's exact JSON text.
-    pub(crate) fn text(&self) -> &[u8] {
-        &self.text
-    }
-
-    pub(crate) fn catalog(&self) -> &Arc<Catalog> {
-        &self.catalog
-    }
-
-    /// Which catalog this is (both catalog caches may hold it).
-    pub(crate) fn catalog_ptr(&self) -> *const Catalog {
-        Arc::as_ptr(&self.catalog)
     }
 }
 

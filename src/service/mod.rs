@@ -1,4 +1,4 @@
-//! The compatible tool-search service, transport-free (CONTRACT §3-4).
+//! The compatible tool-search service, transport-free (docs/wire.md §3-4).
 //!
 //! [`Service::tool_search`] takes a validated catalog and the request's
 //! parameters and returns the loaded set for this turn: every always-load
@@ -20,6 +20,7 @@ mod cache;
 pub mod inject;
 mod json;
 pub mod matching;
+mod parsed;
 mod pattern;
 mod pipeline;
 pub mod plan;
@@ -33,7 +34,7 @@ pub mod store;
 pub mod usage;
 
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::catalog::Catalog;
@@ -52,6 +53,7 @@ pub use recognise::{BodyReader, ReadBody};
 pub use refine::{GateMode, HeldBack, fits_of, gate_keeps};
 pub use stats::{CacheBytes, ServiceStats};
 
+use crate::lock::lock;
 pub use plan::{DEFAULT_MAX_TOOLS, GATE_IN_PROCESS, Plan, cap_for};
 
 /// Limits and defaults of a service.
@@ -286,7 +288,7 @@ pub struct Service {
     costs: Mutex<CostCache>,
     /// Parsed request catalogs keyed by a hash of their exact JSON text,
     /// with that text (a repeated catalog is recognised by its bytes).
-    parsed: Mutex<Lru<u128, json::Parsed>>,
+    parsed: Mutex<Lru<u128, parsed::Parsed>>,
     /// The same catalogs by fingerprint (a session's catalog, for provider
     /// calls whose history calls a tool).
     by_fingerprint: Mutex<Lru<u128, Arc<Catalog>>>,
@@ -313,10 +315,6 @@ impl std::fmt::Debug for Service {
             .field("stats", &self.stats())
             .finish()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Default for Service {
@@ -374,7 +372,7 @@ impl Service {
     /// Keeps a catalog read from elsewhere (the shared store) by its
     /// fingerprint; the one kept (an equal catalog already here wins).
     pub fn adopt_catalog(&self, catalog: Arc<Catalog>) -> Arc<Catalog> {
-        let weight = crate::heap::catalog(&catalog);
+        let weight = crate::heap_size::catalog(&catalog);
         lock(&self.by_fingerprint).get_or_insert(catalog.fingerprint(), weight, || catalog.clone())
     }
 }

@@ -8,7 +8,7 @@ use super::{GateMode, SearchParams, Service, ServiceError, pattern, sessions};
 use crate::catalog::Catalog;
 use crate::engine::Ranker;
 
-/// `max_tools` when a request gives none (CONTRACT §4: server default 8),
+/// `max_tools` when a request gives none (docs/wire.md §4: server default 8),
 /// for every front end: the service, the gateway's `search_tools`, the
 /// explorer and the CLI.
 pub const DEFAULT_MAX_TOOLS: u64 = 8;
@@ -84,7 +84,7 @@ impl Service {
             Some(m) if m < always.len() as u64 => {
                 return Err(ServiceError::bad_request(
                     "max_tools_below_always_load",
-                    crate::select::SelectError::MaxToolsBelowAlwaysLoad {
+                    crate::tools_handle::SelectError::MaxToolsBelowAlwaysLoad {
                         max_tools: m,
                         always: always.len() as u64,
                     }

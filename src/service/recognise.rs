@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use super::json::Parsed;
+use super::parsed::Parsed;
 use super::{Service, lock};
 use crate::catalog::Catalog;
 

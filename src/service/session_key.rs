@@ -27,7 +27,9 @@ use xxhash_rust::xxh3::xxh3_128;
 /// by hash.
 pub(crate) const MAX_VERBATIM_ID: usize = 128;
 
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
 const HASH_PREFIX: &str = "toolsift:session:";
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
 const ORDER_PREFIX: &str = "toolsift:order:";
 
 /// The hash of an API key (empty for none): sessions of one key are never
@@ -58,6 +60,7 @@ pub(crate) fn memory_key(id: &str, scope: &str) -> MemoryKey {
 }
 
 /// Session `id` of `scope` in Redis: its hash and its order list.
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
 pub(crate) fn redis_keys(id: &str, scope: &str) -> (String, String) {
     let tail = format!("{{{:032x}:{}}}", scope_hash(scope), encode_id(id));
     (

@@ -342,7 +342,7 @@ fn the_caches_bytes_are_what_they_hold_each_catalog_once() {
     let stats = s.stats();
     let caches = stats.caches;
     // The parsed catalog and its text, by which a repeat is recognised.
-    assert_eq!(caches.catalogs, crate::heap::catalog(&c) + text.len());
+    assert_eq!(caches.catalogs, crate::heap_size::catalog(&c) + text.len());
     assert_eq!(caches.rankers, Index::build(c.tools()).heap_bytes());
     assert_eq!(caches.token_costs, 2 * 8);
     assert_eq!(caches.token_counts, s.counter.cache_bytes());
@@ -358,7 +358,7 @@ fn the_caches_bytes_are_what_they_hold_each_catalog_once() {
     let again = s.stats().caches;
     assert_eq!(
         again.catalogs,
-        2 * crate::heap::catalog(&c) + text.len() + spaced.len()
+        2 * crate::heap_size::catalog(&c) + text.len() + spaced.len()
     );
     assert_eq!(
         (again.rankers, again.token_costs),

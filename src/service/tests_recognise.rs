@@ -119,7 +119,7 @@ fn a_text_whose_hash_collides_is_parsed_as_the_catalog_it_is() {
         .unwrap(),
     );
     let key = xxhash_rust::xxh3::xxh3_128(text.as_bytes());
-    lock(&s.parsed).get_or_insert(key, 1, || super::json::Parsed::new(other, held));
+    lock(&s.parsed).get_or_insert(key, 1, || super::parsed::Parsed::new(other, held));
     let body = format!(r#"{{"tools": {text}, "query": "check service status"}}"#);
     let r = answer(&s, body.as_bytes()).unwrap();
     assert_eq!(r["tools"][0]["name"], "send_invoice", "{r}");

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::{Catalog, Tool};
 use crate::engine::{CatalogRanker, Explanation, Hit, Index, RankError, Ranker, UsageMatch};
+use crate::lock::lock;
 
 /// At most this many pairs are kept (the oldest go first).
 pub const MAX_PAIRS: usize = 10_000;
@@ -258,10 +259,6 @@ impl Usage {
         state.arm = Some((key, state.generation, arm.clone()));
         Some(arm)
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn cut(text: &str, max: usize) -> &str {

@@ -1,4 +1,4 @@
-//! Schema token costs (CONTRACT §4) and the savings arithmetic (CONTRACT §3).
+//! Schema token costs (docs/wire.md §4) and the savings arithmetic (docs/wire.md §3).
 //!
 //! A tool costs the tokens of its definition as a provider receives it: the
 //! compact JSON of `{"type":"function","name","description","parameters"}`.
@@ -287,7 +287,7 @@ type Key = (u64, u64);
 
 /// Bytes of a table of counts with room for `capacity`.
 fn table_bytes(capacity: usize) -> usize {
-    crate::heap::table(capacity, std::mem::size_of::<(Key, u64)>())
+    crate::heap_size::table(capacity, std::mem::size_of::<(Key, u64)>())
 }
 
 /// The counts: two generations of a hash map. New counts go into the young

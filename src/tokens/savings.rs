@@ -1,8 +1,8 @@
-//! The savings arithmetic of CONTRACT §3, as the clients compute it.
+//! The savings arithmetic of docs/wire.md §3, as the clients compute it.
 
 use serde::Serialize;
 
-/// The client's view of a search's token figures (CONTRACT §3): invalid
+/// The client's view of a search's token figures (docs/wire.md §3): invalid
 /// counts (sent > full) become 0/0; saved = full - sent; the reduction is a
 /// percentage rounded half-up to one decimal, computed in integers.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -9,6 +9,7 @@
 //! out what crosses screens: settings put in force, an always-load flag
 //! toggled, the pane a click lands on.
 
+mod accessors;
 mod apply;
 mod breaker;
 mod compare;
@@ -25,7 +26,6 @@ mod screens;
 mod searching;
 mod tool_out;
 mod tune;
-mod view;
 mod warm;
 
 use std::sync::Arc;
@@ -49,9 +49,9 @@ use super::state::results::{SearchState, Searched};
 use crate::catalog::Catalog;
 use crate::catalog::export::PayloadFormat;
 use crate::search::Searcher;
-use crate::select::{SelectError, ToolsHandle};
 use crate::settings::Settings;
 use crate::sources::mcp::{McpHost, ServerStatus};
+use crate::tools_handle::{SelectError, ToolsHandle};
 
 /// Which pane has the keyboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,7 +17,7 @@ use super::effect::Msg;
 /// cannot come. While the terminal is lent to a pager nothing is read
 /// ([`super::lend`]).
 pub fn terminal_events() -> impl Stream<Item = Msg> + Unpin + Send + 'static {
-    super::lend::events(super::lend::Lending::terminal())
+    super::between_frames::events(super::between_frames::Lending::terminal())
 }
 
 /// One step of a script.

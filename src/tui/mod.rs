@@ -10,6 +10,7 @@
 
 pub mod action;
 pub mod app;
+pub mod between_frames;
 pub mod demo;
 pub mod effect;
 pub mod event;
@@ -17,7 +18,6 @@ pub mod find;
 pub mod help;
 pub mod keymap;
 pub mod layout;
-pub mod lend;
 pub mod line_input;
 pub mod list;
 pub mod osc52;
@@ -68,7 +68,7 @@ where
 /// quits; the end of `source` quits it. Needs a tokio runtime (`source` is
 /// read by a task of its own, effects run on the blocking pool, script
 /// pauses on its clock). No terminal is behind `terminal` here: a copy or
-/// a pager says so ([`lend::Detached`]).
+/// a pager says so ([`between_frames::Detached`]).
 pub async fn run_with<B, S>(
     terminal: &mut Terminal<B>,
     app: &mut App,
@@ -79,11 +79,18 @@ where
     B: Backend,
     S: Stream<Item = Msg> + Unpin + Send + 'static,
 {
-    run_on(terminal, &mut lend::Detached, app, initial, source).await
+    run_on(
+        terminal,
+        &mut between_frames::Detached,
+        app,
+        initial,
+        source,
+    )
+    .await
 }
 
 /// [`run_with`] with `host`, what is behind the terminal: the clipboard
-/// and the terminal lent to a pager ([`lend::Host`]).
+/// and the terminal lent to a pager ([`between_frames::Host`]).
 pub async fn run_on<B, H, S>(
     terminal: &mut Terminal<B>,
     host: &mut H,
@@ -93,7 +100,7 @@ pub async fn run_on<B, H, S>(
 ) -> Result<(), B::Error>
 where
     B: Backend,
-    H: lend::Host,
+    H: between_frames::Host,
     S: Stream<Item = Msg> + Unpin + Send + 'static,
 {
     let (tx, mut rx) = unbounded_channel();
@@ -123,9 +130,9 @@ where
                 break;
             }
             for effect in effects {
-                if lend::needs_terminal(&effect) {
+                if between_frames::needs_terminal(&effect) {
                     // Between frames, on this thread: nothing draws meanwhile.
-                    for msg in lend::carry_out(terminal, host, effect).await? {
+                    for msg in between_frames::carry_out(terminal, host, effect).await? {
                         let _ = tx.send(msg);
                     }
                 } else {
@@ -199,7 +206,7 @@ fn run_from(setup: Setup, source: impl FnOnce() -> Source) -> std::io::Result<()
         let _ = crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture);
         run_on(
             &mut terminal,
-            &mut lend::Attached,
+            &mut between_frames::Attached,
             &mut app,
             initial,
             source,

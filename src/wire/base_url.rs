@@ -1,4 +1,4 @@
-//! The SDKs' base-URL rules (CONTRACT §2): what a service URL may be.
+//! The SDKs' base-URL rules (docs/wire.md §2): what a service URL may be.
 
 /// A service URL the SDKs would refuse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

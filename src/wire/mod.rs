@@ -1,4 +1,4 @@
-//! Serde types of the Caveman tool-search protocol (CONTRACT §3), field names
+//! Serde types of the Caveman tool-search protocol (docs/wire.md §3), field names
 //! exactly as on the wire, plus toolsift's documented extensions, which
 //! Caveman clients and services ignore:
 //!
@@ -74,7 +74,7 @@ pub struct ToolSearchRequest<'a> {
 }
 
 /// A request body as a client sends it: keys in the SDKs' order, optional
-/// ones only when given (CONTRACT §3), then toolsift's extensions.
+/// ones only when given (docs/wire.md §3), then toolsift's extensions.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSearchBody<'a> {
     pub tools: Vec<WireTool>,

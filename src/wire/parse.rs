@@ -1,4 +1,4 @@
-//! A search response as a compatible client reads it (CONTRACT §3):
+//! A search response as a compatible client reads it (docs/wire.md §3):
 //! leniently where the SDKs are lenient, strictly where they are strict.
 
 use serde_json::Value;

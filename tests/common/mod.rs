@@ -268,7 +268,7 @@ pub fn word_catalog(tools: usize) -> serde_json::Value {
 
 /// A blocking HTTP client with a minute's time limit.
 pub fn http_client() -> reqwest::blocking::Client {
-    toolsift::tls::install_provider();
+    toolsift::http::client::install_tls();
     reqwest::blocking::Client::builder()
         .timeout(std::time::Duration::from_secs(60))
         .build()

@@ -330,7 +330,7 @@ impl Drop for HttpGateway {
 }
 
 pub(crate) fn get(url: &str, key: Option<&str>) -> (u16, String) {
-    toolsift::tls::install_provider();
+    toolsift::http::client::install_tls();
     let mut req = reqwest::blocking::Client::new().get(url);
     if let Some(k) = key {
         req = req.bearer_auth(k);
@@ -342,7 +342,7 @@ pub(crate) fn get(url: &str, key: Option<&str>) -> (u16, String) {
 /// A raw `initialize` over streamable HTTP, with `origin` as the `Origin`
 /// header: the status and the session id.
 fn initialize(url: &str, key: &str, origin: Option<&str>) -> (u16, Option<String>) {
-    toolsift::tls::install_provider();
+    toolsift::http::client::install_tls();
     let mut req = reqwest::blocking::Client::new()
         .post(url)
         .bearer_auth(key)

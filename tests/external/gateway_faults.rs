@@ -227,9 +227,11 @@ fn no_server_outlives_the_gateway_when_the_host_goes_or_a_signal_comes() {
         wait_for_procs(&m, 2, Duration::from_secs(60));
         match how {
             "stdin closed" => drop(child.stdin.take()),
+            // SAFETY: kill only sends a signal to the child this test started.
             "SIGTERM" => unsafe {
                 libc::kill(child.id() as i32, libc::SIGTERM);
             },
+            // SAFETY: as above.
             _ => unsafe {
                 libc::kill(child.id() as i32, libc::SIGINT);
             },
@@ -334,6 +336,7 @@ fn a_server_killed_between_calls_is_started_again_before_the_next_call() {
     std::thread::sleep(Duration::from_secs(3));
     let killed = server(&m);
     assert_eq!(killed.len(), 1, "{killed:?}");
+    // SAFETY: kill only sends a signal to the server process found above.
     unsafe {
         libc::kill(killed[0] as i32, libc::SIGKILL);
     }

@@ -79,7 +79,7 @@ fn metric(text: &str, name: &str) -> f64 {
 
 #[test]
 fn a_flood_of_sessions_is_capped_the_idlest_closed_and_memory_stays_flat() {
-    toolsift::tls::install_provider();
+    toolsift::http::client::install_tls();
     let gw = HttpGateway::start(
         &[
             "--mcp-stdio".into(),
@@ -130,7 +130,7 @@ fn a_flood_of_sessions_is_capped_the_idlest_closed_and_memory_stays_flat() {
 
 #[test]
 fn a_session_answers_only_the_key_that_opened_it_and_each_key_has_its_share() {
-    toolsift::tls::install_provider();
+    toolsift::http::client::install_tls();
     let gw = HttpGateway::start(
         &[
             "--mcp-stdio".into(),

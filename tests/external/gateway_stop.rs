@@ -176,7 +176,7 @@ fn http_result(body: &str) -> Value {
 
 #[test]
 fn over_http_a_call_running_at_sigterm_is_answered_before_the_gateway_exits() {
-    toolsift::tls::install_provider();
+    toolsift::http::client::install_tls();
     let m = marker("gw-stop-http");
     let args = fake_stdio(
         "paged",

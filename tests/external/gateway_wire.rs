@@ -52,7 +52,7 @@ fn error_code(v: &Value) -> i64 {
 
 #[test]
 fn a_message_the_gateway_cannot_take_is_a_json_rpc_error_and_the_session_goes_on() {
-    toolsift::tls::install_provider();
+    toolsift::http::client::install_tls();
     let gw = HttpGateway::start(&time_stdio(), &[]);
     let client = reqwest::blocking::Client::new();
     let id = open(&client, &gw.url, "");

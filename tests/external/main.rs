@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+#[cfg(feature = "embed-local")]
 mod embeddings;
 mod gateway;
 mod gateway_approvals;
@@ -18,14 +19,19 @@ mod gateway_reload;
 mod gateway_sessions;
 mod gateway_stop;
 mod gateway_wire;
+#[cfg(feature = "embed-local")]
 mod hub;
 mod mcp_servers;
 mod mcp_support;
 mod openai_rendering;
 mod python_sdk;
+#[cfg(feature = "redis")]
 mod redis_cluster;
+#[cfg(feature = "redis")]
 mod redis_fleet;
+#[cfg(feature = "redis")]
 mod redis_replicas;
+#[cfg(feature = "redis")]
 mod redis_sessions;
 mod same_answer;
 mod typescript_sdk;

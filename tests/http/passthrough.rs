@@ -51,7 +51,7 @@ fn serve(up: &FakeUpstream, extra: &[&str]) -> Server {
 }
 
 fn client() -> reqwest::blocking::Client {
-    toolsift::tls::install_provider();
+    toolsift::http::client::install_tls();
     reqwest::blocking::Client::builder()
         .timeout(std::time::Duration::from_secs(60))
         .build()

@@ -101,7 +101,7 @@ fn a_large_catalog_on_a_kept_alive_connection_is_recognised_as_it_arrives() {
         .collect();
     let tools = serde_json::to_string(&tools).unwrap();
     assert!(tools.len() > 200 << 10);
-    toolsift::tls::install_provider();
+    toolsift::http::client::install_tls();
     let client = reqwest::blocking::Client::builder()
         .timeout(Duration::from_secs(30))
         .pool_max_idle_per_host(1)

@@ -88,10 +88,10 @@ impl Index {
         self.n_docs
     }
 
-    /// Bytes the index holds (approximate, see [`crate::heap`]): its
+    /// Bytes the index holds (approximate, see [`crate::heap_size`]): its
     /// vocabulary, postings and name keys.
     pub fn heap_bytes(&self) -> usize {
-        use crate::heap::hash_map;
+        use crate::heap_size::hash_map;
         let words = self.words.heap_bytes();
         let stems = self.stems.heap_bytes() + self.expanded.heap_bytes();
         let names = hash_map(&self.names)

@@ -68,9 +68,9 @@ impl<V> WordMap<V> {
         self.short.len() + self.long.len()
     }
 
-    /// Bytes the map holds (approximate, see [`crate::heap`]).
+    /// Bytes the map holds (approximate, see [`crate::heap_size`]).
     pub(super) fn heap_bytes(&self) -> usize {
-        use crate::heap::hash_map;
+        use crate::heap_size::hash_map;
         hash_map(&self.short)
             + hash_map(&self.long)
             + self.long.keys().map(|k| k.len()).sum::<usize>()

@@ -9,20 +9,28 @@
 //! bounded in bytes and with an expiry ([`shared`]). Caches built from a
 //! request's content (indexes, token counts) stay per instance.
 
+#[cfg(feature = "redis")]
 mod conn;
+#[cfg(feature = "redis")]
 mod definition;
+mod limits;
+#[cfg(feature = "redis")]
 mod remote;
+#[cfg(feature = "redis")]
 mod replicas;
+#[cfg(feature = "redis")]
 pub mod shared;
 
 use std::sync::Arc;
+#[cfg(feature = "redis")]
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::inject::SessionTools;
 use super::{PendingSession, Recorded, Service, sessions};
+pub use limits::{SharedLimits, SharedStats};
+#[cfg(feature = "redis")]
 pub use remote::RedisStore;
-pub use shared::{SharedLimits, SharedStats};
 
 /// `--sessions`: where sessions live.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -36,6 +44,7 @@ pub enum StoreSpec {
     Cluster(Vec<String>),
 }
 
+#[cfg(feature = "redis")]
 const FORMS: &str = "give \"memory\", a Redis/Valkey URL such as redis://127.0.0.1:6379/0, or a cluster's nodes as redis+cluster://HOST:PORT,HOST:PORT";
 
 impl std::str::FromStr for StoreSpec {
@@ -45,6 +54,19 @@ impl std::str::FromStr for StoreSpec {
         if s == "memory" {
             return Ok(StoreSpec::Memory);
         }
+        #[cfg(not(feature = "redis"))]
+        return Err(format!(
+            "{}: this toolsift was built without the redis feature, so sessions live in memory: give \"memory\", or install toolsift with its default features",
+            redacted(s)
+        ));
+        #[cfg(feature = "redis")]
+        Self::parse_redis(s)
+    }
+}
+
+impl StoreSpec {
+    #[cfg(feature = "redis")]
+    fn parse_redis(s: &str) -> Result<Self, String> {
         let cluster = ["redis+cluster://", "valkey+cluster://", "rediss+cluster://"]
             .iter()
             .find_map(|p| {
@@ -66,6 +88,7 @@ impl std::str::FromStr for StoreSpec {
     }
 }
 
+#[cfg(feature = "redis")]
 /// The node URLs of `redis+cluster://[USER:PASSWORD@]HOST:PORT,HOST:PORT`:
 /// the credentials, when given, apply to every node.
 fn cluster_nodes(spec: &str, rest: &str, tls: bool) -> Result<Vec<String>, String> {
@@ -138,6 +161,7 @@ impl Default for StoreOptions {
 pub enum SessionStore {
     /// The service's own sessions.
     Memory,
+    #[cfg(feature = "redis")]
     Redis(RedisStore),
 }
 
@@ -145,12 +169,26 @@ impl SessionStore {
     /// The store for `spec`. Redis is connected lazily: a server starts (and
     /// serves requests without sessions) while Redis is down.
     pub fn open(spec: &StoreSpec, options: &StoreOptions) -> Result<SessionStore, StoreError> {
+        #[cfg(not(feature = "redis"))]
+        let _ = options;
         match spec {
             StoreSpec::Memory => Ok(SessionStore::Memory),
+            #[cfg(not(feature = "redis"))]
+            StoreSpec::Redis(url) => Err(StoreError {
+                store: redacted(url),
+                message: "this toolsift was built without the redis feature".into(),
+            }),
+            #[cfg(not(feature = "redis"))]
+            StoreSpec::Cluster(_) => Err(StoreError {
+                store: "redis+cluster".into(),
+                message: "this toolsift was built without the redis feature".into(),
+            }),
+            #[cfg(feature = "redis")]
             StoreSpec::Redis(url) => {
                 RedisStore::open(&redacted(url), conn::Conn::single(url), options)
                     .map(SessionStore::Redis)
             }
+            #[cfg(feature = "redis")]
             StoreSpec::Cluster(nodes) => {
                 let name = format!(
                     "redis+cluster://{}",
@@ -176,6 +214,7 @@ impl SessionStore {
     pub fn name(&self) -> String {
         match self {
             SessionStore::Memory => "memory".to_string(),
+            #[cfg(feature = "redis")]
             SessionStore::Redis(r) => r.name.clone(),
         }
     }
@@ -184,6 +223,7 @@ impl SessionStore {
     pub fn errors(&self) -> u64 {
         match self {
             SessionStore::Memory => 0,
+            #[cfg(feature = "redis")]
             SessionStore::Redis(r) => r.errors.load(Ordering::Relaxed),
         }
     }
@@ -192,6 +232,7 @@ impl SessionStore {
     pub fn unreplicated(&self) -> u64 {
         match self {
             SessionStore::Memory => 0,
+            #[cfg(feature = "redis")]
             SessionStore::Redis(r) => r.unreplicated(),
         }
     }
@@ -200,6 +241,7 @@ impl SessionStore {
     pub fn replica_waits_skipped(&self) -> u64 {
         match self {
             SessionStore::Memory => 0,
+            #[cfg(feature = "redis")]
             SessionStore::Redis(r) => r.replica_waits_skipped(),
         }
     }
@@ -208,14 +250,16 @@ impl SessionStore {
     pub fn shared_stats(&self) -> Option<SharedStats> {
         match self {
             SessionStore::Memory => None,
+            #[cfg(feature = "redis")]
             SessionStore::Redis(r) => Some(r.shared.stats()),
         }
     }
 
     /// The shared vectors, for an embedding provider's cache.
-    pub fn shared_vectors(&self) -> Option<Arc<shared::Shared>> {
+    pub fn shared_vectors(&self) -> Option<Arc<dyn crate::embed::SharedVectors>> {
         match self {
             SessionStore::Memory => None,
+            #[cfg(feature = "redis")]
             SessionStore::Redis(r) => Some(r.shared.clone()),
         }
     }
@@ -229,6 +273,7 @@ impl SessionStore {
     ) -> Result<Recorded, StoreError> {
         match self {
             SessionStore::Memory => Ok(service.record_pending(pending)),
+            #[cfg(feature = "redis")]
             SessionStore::Redis(r) => {
                 let recorded = r.count(r.record(pending).await)?;
                 r.shared.offer_catalog(&pending.scope, &pending.catalog);
@@ -251,6 +296,7 @@ impl SessionStore {
         }
         match self {
             SessionStore::Memory => Ok(service.session_tools(id, scope)),
+            #[cfg(feature = "redis")]
             SessionStore::Redis(r) => {
                 let Some((fingerprint, loaded)) = r.count(r.lookup(id, scope).await)? else {
                     return Ok(None);
@@ -272,6 +318,7 @@ impl SessionStore {
     pub async fn check(&self) -> Result<(), StoreError> {
         match self {
             SessionStore::Memory => Ok(()),
+            #[cfg(feature = "redis")]
             SessionStore::Redis(r) => r.count(r.ping().await),
         }
     }
@@ -291,7 +338,20 @@ impl Service {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "redis")))]
+mod tests_without_redis {
+    use super::*;
+
+    #[test]
+    fn a_redis_url_says_the_build_has_no_redis() {
+        let e = "redis://:secret@h:1/0".parse::<StoreSpec>().unwrap_err();
+        assert!(e.contains("built without the redis feature"), "{e}");
+        assert!(!e.contains("secret"), "{e}");
+        assert_eq!("memory".parse::<StoreSpec>(), Ok(StoreSpec::Memory));
+    }
+}
+
+#[cfg(all(test, feature = "redis"))]
 mod tests {
     use super::*;
 

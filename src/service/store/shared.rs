@@ -36,27 +36,9 @@ use sha2::{Digest, Sha256};
 
 use super::conn::Conn;
 use super::definition::definition;
+use super::limits::{SharedLimits, SharedStats};
 use crate::catalog::{self, Catalog, SourceKind};
 use crate::embed::SharedVectors;
-
-/// The bounds of what is shared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SharedLimits {
-    /// Bytes the fleet's shared catalogs and vectors may take in the store
-    /// (keys, values and about [`ENTRY_OVERHEAD`] each); 0 shares nothing.
-    pub bytes: u64,
-    /// An entry not written or renewed this long is gone.
-    pub ttl: Duration,
-}
-
-impl Default for SharedLimits {
-    fn default() -> Self {
-        SharedLimits {
-            bytes: 256 << 20,
-            ttl: Duration::from_secs(30 * 60),
-        }
-    }
-}
 
 /// What the store's own bookkeeping of one key takes, about.
 pub const ENTRY_OVERHEAD: u64 = 96;
@@ -66,23 +48,6 @@ const READ_CHUNK: usize = 512;
 
 /// The longest a search waits for the store's vectors.
 const VECTOR_WAIT: Duration = Duration::from_secs(3);
-
-/// What the shared catalogs and vectors have done.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SharedStats {
-    /// Catalogs written (or renewed) by this instance.
-    pub catalogs_written: u64,
-    /// Catalogs this instance read from the store (it had not seen them).
-    pub catalogs_fetched: u64,
-    /// Vectors this instance found in the store.
-    pub vectors_found: u64,
-    /// Vectors this instance wrote.
-    pub vectors_written: u64,
-    /// Writes not made: the budget was taken.
-    pub over_budget: u64,
-    /// Store calls that failed.
-    pub errors: u64,
-}
 
 #[derive(Default)]
 struct Counters {

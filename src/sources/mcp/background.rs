@@ -11,9 +11,10 @@ use std::time::{Duration, Instant};
 use super::McpHost;
 use super::config::{McpConfig, McpServer};
 use super::connect::connect_and_list;
-use super::host::{Entry, Shared, lock};
+use super::host::{Entry, Shared};
 use super::reaper::kill_group;
-use super::status::{Gathered, ServerState, ServerStatus};
+use super::status::{Gathered, ServerStatus};
+use crate::lock::lock;
 
 /// The longest pause between two tries of a server that failed to start.
 pub const MAX_RETRY_PAUSE: Duration = Duration::from_secs(60);
@@ -80,34 +81,10 @@ impl McpHost {
     /// Each server's state as of now (starting, loaded, failed), without
     /// building a catalog.
     pub fn states(&self) -> Vec<ServerStatus> {
-        lock(&self.shared.entries).iter().map(status_of).collect()
-    }
-}
-
-/// A server's state from its entry.
-pub(super) fn status_of(e: &Entry) -> ServerStatus {
-    ServerStatus {
-        name: e.server.name.clone(),
-        state: if e.loaded {
-            ServerState::Loaded {
-                tools: e.listed.len(),
-                prefixed: 0,
-                hidden_text: Vec::new(),
-                skipped: Vec::new(),
-            }
-        } else if e.starting {
-            ServerState::Starting {
-                failed_before: e.failed.clone(),
-            }
-        } else {
-            ServerState::Failed {
-                why: e
-                    .failed
-                    .clone()
-                    .unwrap_or_else(|| "it did not start".into()),
-                stderr_tail: String::new(),
-            }
-        },
+        lock(&self.shared.entries)
+            .iter()
+            .map(Entry::status)
+            .collect()
     }
 }
 

@@ -15,9 +15,10 @@ use rmcp::service::{PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::Value;
 
 use super::connect::{Client, connect_and_list};
-use super::host::{Shared, lock};
+use super::host::Shared;
 use super::listener::ProgressSink;
 use super::{CallOutcome, McpCallError, McpHost};
+use crate::lock::lock;
 
 /// Restarts tried in a row (with no call reaching the server between them)
 /// before a server waits [`RESTART_PAUSE`] for the next.

@@ -32,6 +32,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::config_error::McpConfigError;
 use super::vars::Vars;
 
 /// The time a server gets to start and list its tools, unless configured.
@@ -86,28 +87,6 @@ impl Default for McpConfig {
             notes: Vec::new(),
         }
     }
-}
-
-/// A config that cannot be used, with where.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum McpConfigError {
-    #[error("{path}: cannot read: {message}")]
-    Io { path: String, message: String },
-    #[error("{path}:{line}:{column}: {message}")]
-    Syntax {
-        path: String,
-        line: usize,
-        column: usize,
-        message: String,
-    },
-    #[error("{origin}: server {server:?}: {message}")]
-    Server {
-        origin: String,
-        server: String,
-        message: String,
-    },
-    #[error("{origin}: {message}")]
-    Invalid { origin: String, message: String },
 }
 
 /// One server as written, in any of the file formats.

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::config::McpConfigError;
+use super::config_error::McpConfigError;
 use super::vars::Input;
 use crate::catalog::line_col;
 

@@ -3,7 +3,7 @@
 //! make. Calls are in `calls.rs`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -13,6 +13,7 @@ use super::listed::build_catalog;
 use super::listener::Listener;
 use super::reaper::kill_group;
 use super::{Gathered, McpConfig, McpServer, ServerState, ServerStatus};
+use crate::lock::lock;
 
 /// One configured server and what it last listed.
 pub(super) struct Entry {
@@ -35,6 +36,36 @@ pub(super) struct Entry {
     pub(super) generation: u64,
 }
 
+impl Entry {
+    /// The server's state from its entry.
+    pub(super) fn status(&self) -> ServerStatus {
+        let e = self;
+        ServerStatus {
+            name: e.server.name.clone(),
+            state: if e.loaded {
+                ServerState::Loaded {
+                    tools: e.listed.len(),
+                    prefixed: 0,
+                    hidden_text: Vec::new(),
+                    skipped: Vec::new(),
+                }
+            } else if e.starting {
+                ServerState::Starting {
+                    failed_before: e.failed.clone(),
+                }
+            } else {
+                ServerState::Failed {
+                    why: e
+                        .failed
+                        .clone()
+                        .unwrap_or_else(|| "it did not start".into()),
+                    stderr_tail: String::new(),
+                }
+            },
+        }
+    }
+}
+
 /// What the host's tasks share.
 pub(super) struct Shared {
     pub(super) clients: Mutex<HashMap<String, Arc<Client>>>,
@@ -55,10 +86,6 @@ pub(super) struct Shared {
     pub(super) given: Mutex<HashMap<(String, String), String>>,
     /// The last [`Entry::generation`] handed out.
     pub(super) generations: std::sync::atomic::AtomicU64,
-}
-
-pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Shared {
@@ -128,7 +155,7 @@ impl std::fmt::Debug for McpHost {
 impl McpHost {
     /// A host with its own runtime; `call_timeout` bounds each tool call.
     pub fn new(call_timeout: Duration) -> std::io::Result<McpHost> {
-        crate::tls::install_provider();
+        crate::http::client::install_tls();
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("toolsift-mcp")
@@ -296,7 +323,7 @@ impl McpHost {
     pub fn rebuild(&self) -> Gathered {
         let statuses = lock(&self.shared.entries)
             .iter()
-            .map(super::background::status_of)
+            .map(Entry::status)
             .collect();
         self.catalog_with(statuses)
     }

@@ -37,11 +37,11 @@ impl Listener {
     /// Sends the progress reported under `token` to `sink` until
     /// [`Listener::forget_progress`].
     pub(super) fn follow_progress(&self, token: ProgressToken, sink: ProgressSink) {
-        super::host::lock(&self.progress).insert(token, sink);
+        crate::lock::lock(&self.progress).insert(token, sink);
     }
 
     pub(super) fn forget_progress(&self, token: &ProgressToken) {
-        super::host::lock(&self.progress).remove(token);
+        crate::lock::lock(&self.progress).remove(token);
     }
 }
 
@@ -66,7 +66,7 @@ impl ClientHandler for Listener {
     ) {
         // Progress under a token no call follows (late, or never asked
         // for) is dropped.
-        let sink = super::host::lock(&self.progress)
+        let sink = crate::lock::lock(&self.progress)
             .get(&params.progress_token)
             .cloned();
         if let Some(sink) = sink {

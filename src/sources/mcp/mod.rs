@@ -14,6 +14,7 @@
 mod background;
 mod calls;
 pub mod config;
+mod config_error;
 mod connect;
 mod editors;
 mod host;
@@ -28,7 +29,8 @@ mod vars;
 
 pub use background::MAX_RETRY_PAUSE;
 pub use calls::{MAX_RESTARTS_IN_A_ROW, RESTART_PAUSE};
-pub use config::{McpConfig, McpConfigError, McpServer, Transport};
+pub use config::{McpConfig, McpServer, Transport};
+pub use config_error::McpConfigError;
 pub use host::McpHost;
 pub use listed::unmatched_always_load;
 pub use listener::ProgressSink;

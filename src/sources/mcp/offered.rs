@@ -13,8 +13,8 @@ use rmcp::model::{
 use rmcp::service::ServiceError;
 
 use super::connect::Client;
-use super::host::lock;
 use super::{McpCallError, McpHost};
+use crate::lock::lock;
 
 /// One server's list, or why it could not be had.
 #[derive(Debug, Clone)]

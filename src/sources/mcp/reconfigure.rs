@@ -9,8 +9,9 @@ use std::sync::atomic::Ordering;
 use super::McpHost;
 use super::background::keep_starting;
 use super::config::McpConfig;
-use super::host::{Entry, lock};
+use super::host::Entry;
 use super::reaper::kill_group;
+use crate::lock::lock;
 
 /// What a new configuration changed, by server name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -129,17 +129,15 @@ impl App {
             None => (
                 Some(ANTHROPIC),
                 format!(
-                    "Tokens box: {}, {} turns ({key}: OpenAI)",
+                    "Tokens box: a session priced with {} ({key}: OpenAI)",
                     short_label(ANTHROPIC.label),
-                    crate::tui::ui::caching::TURNS,
                 ),
             ),
             Some("anthropic") => (
                 Some(OPENAI),
                 format!(
-                    "Tokens box: {}, {} turns ({key}: off)",
+                    "Tokens box: a session priced with {} ({key}: off)",
                     short_label(OPENAI.label),
-                    crate::tui::ui::caching::TURNS,
                 ),
             ),
             Some(_) => (

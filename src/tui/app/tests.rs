@@ -8,8 +8,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifi
 use super::*;
 use crate::catalog::{CatalogSource, load};
 use crate::search::Searcher;
-use crate::select::Strategy;
 use crate::tokens::TokenBasis;
+use crate::tools_handle::Strategy;
 use crate::tui::list::ListState;
 use crate::tui::state::catalog::{Filter, Sort};
 use crate::tui::state::results::Results;

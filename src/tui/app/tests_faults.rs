@@ -80,7 +80,7 @@ fn a_twice_in_the_results_undoes_and_the_highlight_follows_the_tool() {
 #[test]
 fn under_strategy_all_the_results_and_the_detail_say_every_tool_is_sent() {
     let (mut app, effects) =
-        super::tests::demo_setup(|s| s.settings.strategy = crate::select::Strategy::All);
+        super::tests::demo_setup(|s| s.settings.strategy = crate::tools_handle::Strategy::All);
     super::tests::settle(&mut app, effects);
     app.update(super::Msg::Resize(120, 35));
     query(&mut app, "refund a payment");

@@ -31,6 +31,20 @@ pub(super) fn draw(app: &App) -> Vec<String> {
         .collect()
 }
 
+/// The bottom line's message and keys as one line: a message longer than
+/// the line starts on the rows above, under a rule.
+pub(super) fn message(rows: &[String]) -> String {
+    let from = rows
+        .iter()
+        .rposition(|r| r.chars().all(|c| c == '─'))
+        .map_or(rows.len().saturating_sub(1), |rule| rule + 1);
+    rows[from..]
+        .iter()
+        .flat_map(|r| r.split_whitespace())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Presses `code` and draws, as the loop does.
 pub(super) fn key(app: &mut App, code: KeyCode) -> Vec<String> {
     press(app, code);
@@ -202,7 +216,7 @@ fn settings_run_the_searchs_checks_where_they_are_edited() {
     // strategy all, max_loaded_tools 3 (below the 4 always-load tools):
     // every search would send 3 as its cap and fail.
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.settings().strategy, crate::select::Strategy::All);
+    assert_eq!(app.settings().strategy, crate::tools_handle::Strategy::All);
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Down);
     for _ in 0..3 {

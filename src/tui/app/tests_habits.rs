@@ -84,7 +84,11 @@ fn slash_finds_words_in_the_detail_and_n_goes_to_the_next() {
     assert!(app.finding(), "/ opens the find box, not the query box");
     assert_eq!(app.focus(), Focus::Detail);
     let rows = draw(&app);
-    assert!(rows.last().unwrap().contains("keep"), "{:?}", rows.last());
+    assert!(
+        super::tests_finish::message(&rows).contains("keep"),
+        "{:?}",
+        rows.last()
+    );
     for c in "description".chars() {
         key(&mut app, KeyCode::Char(c));
     }
@@ -140,9 +144,9 @@ fn the_query_history_lists_committed_queries_and_searches_a_pick() {
     // Nothing committed yet: H says how to get a history.
     let rows = key(&mut app, KeyCode::Char('H'));
     assert!(
-        rows.last().unwrap().contains("no queries yet"),
+        super::tests_finish::message(&rows).contains("no queries yet"),
         "{:?}",
-        rows.last()
+        super::tests_finish::message(&rows)
     );
     for q in ["refund the duplicate charge", "who is on call"] {
         key(&mut app, KeyCode::Char('/'));
@@ -230,9 +234,9 @@ fn space_picks_tools_that_a_toggles_and_x_exports() {
     assert!(app.picked().is_empty());
     let rows = key(&mut app, KeyCode::Esc);
     assert!(
-        rows.last().unwrap().contains("nothing to leave"),
+        super::tests_finish::message(&rows).contains("nothing to leave"),
         "{:?}",
-        rows.last()
+        super::tests_finish::message(&rows)
     );
 }
 
@@ -246,9 +250,9 @@ fn z_folds_the_schema_to_its_property_names_and_back() {
     assert!(names.contains("\"assignee_id\": {…2 keys},"), "{names}");
     assert!(!names.contains("Agent user"), "{names}");
     assert!(
-        rows.last().unwrap().contains("names only"),
+        super::tests_finish::message(&rows).contains("names only"),
         "{:?}",
-        rows.last()
+        super::tests_finish::message(&rows)
     );
     key(&mut app, KeyCode::Char('z'));
     let rows = key(&mut app, KeyCode::Char('z'));
@@ -266,18 +270,18 @@ fn w_lets_long_lines_run_past_the_edge_and_arrows_scroll_them() {
     // From the catalog, the arrows say how to reach the detail.
     let rows = key(&mut app, KeyCode::Right);
     assert!(
-        rows.last().unwrap().contains("Tab to it"),
+        super::tests_finish::message(&rows).contains("Tab to it"),
         "{:?}",
-        rows.last()
+        super::tests_finish::message(&rows)
     );
     key(&mut app, KeyCode::Tab);
     key(&mut app, KeyCode::Tab);
     assert_eq!(app.focus(), Focus::Detail);
     let rows = key(&mut app, KeyCode::Right);
     assert!(
-        rows.last().unwrap().contains("w lets them run"),
+        super::tests_finish::message(&rows).contains("w lets them run"),
         "{:?}",
-        rows.last()
+        super::tests_finish::message(&rows)
     );
     let wrapped = detail_text(&app, &draw(&app));
     assert!(!wrapped.contains(" cols "), "{wrapped}");

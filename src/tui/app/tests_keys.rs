@@ -5,7 +5,7 @@ use crossterm::event::KeyCode;
 
 use super::tests::{demo_with, press, settle, started};
 use super::*;
-use crate::select::Strategy;
+use crate::tools_handle::Strategy;
 
 /// The built-in keymap with a user config file's `[keys]` over it.
 fn keymap_from_toml(text: &str) -> Keymap {

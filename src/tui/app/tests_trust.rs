@@ -56,7 +56,7 @@ fn the_tokens_box_follows_the_strategy_and_says_what_each_line_measures() {
         // claims a saving.
         key(&mut app, KeyCode::Char('s'));
         key(&mut app, KeyCode::Right);
-        assert_eq!(app.settings().strategy, crate::select::Strategy::All);
+        assert_eq!(app.settings().strategy, crate::tools_handle::Strategy::All);
         let rows = key(&mut app, KeyCode::Esc);
         let (search, first) = tokens_box(&rows);
         assert!(

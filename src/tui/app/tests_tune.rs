@@ -7,7 +7,7 @@ use super::tests::{demo_setup, press, started};
 use super::*;
 use crate::engine::Ranker;
 use crate::search::SearchRequest;
-use crate::select::Strategy;
+use crate::tools_handle::Strategy;
 use crate::tui::effect::SearchAnswer;
 use crate::tui::state::catalog::Filter;
 use crate::tui::state::results::Results;

@@ -1,7 +1,7 @@
 //! The highlighted tool's definition taken out of the explorer: copied to
 //! the clipboard (`y`) or opened in a pager (`e`), as JSON in the provider
 //! format last chosen in the export popup. The loop does the terminal's
-//! part ([`crate::tui::lend`]).
+//! part ([`crate::tui::between_frames`]).
 
 use super::App;
 use crate::catalog::export::payload_tool;

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::catalog::Catalog;
-use crate::select::ToolsHandle;
+use crate::tools_handle::ToolsHandle;
 use crate::tui::action::Action;
 use crate::tui::line_input::LineInput;
 use crate::tui::list::ListState;

@@ -51,7 +51,7 @@ fn session_costs(
 /// deferred would send, so the ways compare).
 fn deferred_initial(app: &App, settings: &crate::settings::Settings) -> Vec<usize> {
     let settings = crate::settings::Settings {
-        strategy: crate::select::Strategy::Deferred,
+        strategy: crate::tools_handle::Strategy::Deferred,
         ..settings.clone()
     };
     match settings.validate(app.catalog()) {

@@ -130,7 +130,7 @@ fn standing_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
     }
     let why = standing.why(index);
     // Under strategy all every tool is sent; the standing is deferred's.
-    let all = app.handle().strategy() == crate::select::Strategy::All;
+    let all = app.handle().strategy() == crate::tools_handle::Strategy::All;
     let (sentence, style) = if all {
         (
             format!(

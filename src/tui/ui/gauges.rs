@@ -9,9 +9,9 @@ use ratatui::widgets::{Gauge, Paragraph};
 
 use super::{Theme, pane};
 use crate::numbers::thousands;
-use crate::select::Strategy;
 use crate::terminal_text::escape;
 use crate::tokens::Savings;
+use crate::tools_handle::Strategy;
 use crate::tui::app::App;
 use crate::tui::state::results::Results;
 use crate::tui::text::{self, count, short_number};

@@ -56,7 +56,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 ),
                 theme.title,
             ));
-            if app.handle().strategy() == crate::select::Strategy::All {
+            if app.handle().strategy() == crate::tools_handle::Strategy::All {
                 title.push(Span::styled("· all sent ", theme.title));
             }
             if let Some(l) = app.search().latency {
@@ -158,7 +158,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let list = app.search().list;
     // Under strategy all every tool is sent: the ranking shown is what
     // deferred would load, and the pane says so.
-    let all = app.handle().strategy() == crate::select::Strategy::All;
+    let all = app.handle().strategy() == crate::tools_handle::Strategy::All;
     let mut lines: Vec<Line> = Vec::with_capacity(height);
     // Places count the always-load tools first, as the detail does.
     let mut rank = result

@@ -12,9 +12,9 @@ use ratatui::widgets::{Axis, Chart, Clear, Dataset, GraphType, Paragraph};
 
 use super::TuneState;
 use crate::numbers::thousands;
-use crate::select::ToolsHandle;
 use crate::settings::Settings;
 use crate::terminal_text::escape;
+use crate::tools_handle::ToolsHandle;
 use crate::tui::action::Action;
 use crate::tui::keymap::Keymap;
 use crate::tui::layout::TuneLayout;

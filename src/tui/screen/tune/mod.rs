@@ -19,9 +19,9 @@ use std::sync::Arc;
 
 use crate::catalog::Catalog;
 use crate::engine::Ranker;
-use crate::select::{Strategy, ToolsHandle};
 use crate::settings::Settings;
 use crate::tokens::TokenBasis;
+use crate::tools_handle::{Strategy, ToolsHandle};
 use crate::tui::action::Action;
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Keymap;

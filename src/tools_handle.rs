@@ -1,4 +1,4 @@
-//! The tools handle (CONTRACT §2): strategy `all` or `deferred`, the initial
+//! The tools handle (docs/wire.md §2): strategy `all` or `deferred`, the initial
 //! set, and the default search cap, with the SDK's checks in the SDK's order
 //! and with its exact messages.
 
@@ -331,7 +331,7 @@ mod tests {
 
     #[test]
     fn always_load_comes_first() {
-        // CONTRACT: [lazy1, always] gives [always, lazy1].
+        // docs/wire.md §2: [lazy1, always] gives [always, lazy1].
         let c = catalog(vec![tool("lazy1", false), tool("always", true)]);
         let h = ToolsHandle::new(c, &opts(Strategy::Deferred, 8, None)).unwrap();
         assert_eq!(h.initial_names(), ["always", "lazy1"]);
