@@ -25,6 +25,7 @@ pub mod heap_size;
 pub mod http;
 pub mod lock;
 pub mod numbers;
+pub mod provider;
 pub mod provider_count;
 pub mod replay;
 pub mod search;

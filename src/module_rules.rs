@@ -1,12 +1,13 @@
 //! The module rule that matters most, checked on the source: the pure core
 //! (`catalog`, `tools_handle`, `tokens`, `engine`, `wire`, `breaker`, `settings`,
-//! `traffic`, `caching`, and `heap_size`, the byte sizes its caches count)
+//! `traffic`, `caching`, `provider`, and `heap_size`, the byte sizes its
+//! caches count)
 //! imports no runtime, terminal or HTTP crate and no module above it.
 
 use std::path::{Path, PathBuf};
 
 /// The core's modules, and what they may use of this crate.
-const CORE: [&str; 10] = [
+const CORE: [&str; 11] = [
     "catalog",
     "tools_handle",
     "tokens",
@@ -17,6 +18,7 @@ const CORE: [&str; 10] = [
     "heap_size",
     "traffic",
     "caching",
+    "provider",
 ];
 const BELOW_THE_CORE: [&str; 3] = ["terminal_text", "numbers", "file_value"];
 /// Crates the core never uses.

@@ -413,7 +413,7 @@ pub struct CheckArgs {
 pub struct CountArgs {
     /// Exact counts from a provider's counting endpoint (OpenAI's responses/input_tokens, Anthropic's messages/count_tokens), beside the estimates (with check: implies --bases all). The key comes from OPENAI_API_KEY or ANTHROPIC_API_KEY (or --count-key-env).
     #[arg(long, value_name = "openai|anthropic")]
-    pub count_with: Option<toolsift::provider_count::CountProvider>,
+    pub count_with: Option<toolsift::provider::Provider>,
     /// The model counted (default gpt-4o, or claude-sonnet-4-5).
     #[arg(long, value_name = "MODEL", requires = "count_with")]
     pub count_model: Option<String>,

@@ -16,7 +16,7 @@ impl CountArgs {
         let env = self
             .count_key_env
             .clone()
-            .unwrap_or_else(|| provider.default_key_env().to_string());
+            .unwrap_or_else(|| provider.key_env().to_string());
         let key = std::env::var(&env).ok().filter(|k| !k.is_empty()).ok_or_else(|| {
             CliError::Usage(format!(
                 "--count-with {}: the key is read from ${env}, which is not set (or give --count-key-env NAME)",
@@ -28,11 +28,11 @@ impl CountArgs {
             model: self
                 .count_model
                 .clone()
-                .unwrap_or_else(|| provider.default_model().to_string()),
+                .unwrap_or_else(|| provider.count_model().to_string()),
             base_url: self
                 .count_url
                 .clone()
-                .unwrap_or_else(|| provider.default_base_url().to_string()),
+                .unwrap_or_else(|| provider.api_origin().to_string()),
             key,
             timeout: std::time::Duration::from_millis(
                 self.count_timeout_ms.unwrap_or(30_000).max(1),

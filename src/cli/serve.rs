@@ -181,23 +181,23 @@ fn upstreams(
     let mut urls = std::collections::BTreeMap::new();
     for text in &args.upstream {
         let (p, url) = provider_pair("upstream", text)?;
-        urls.insert(p.as_str(), url);
+        urls.insert(p.name(), url);
     }
     let mut key_envs = std::collections::BTreeMap::new();
     for text in &args.upstream_key_env {
         let (p, name) = provider_pair("upstream-key-env", text)?;
-        key_envs.insert(p.as_str(), name);
+        key_envs.insert(p.name(), name);
     }
     let mut out = Upstreams::default();
     for p in Provider::ALL {
-        let section = file.upstreams.get(p.as_str());
+        let section = file.upstreams.get(p.name());
         let url = urls
-            .get(p.as_str())
+            .get(p.name())
             .cloned()
             .or_else(|| section.and_then(|s| s.url.clone()))
-            .unwrap_or_else(|| p.default_base().to_string());
+            .unwrap_or_else(|| p.api_base().to_string());
         let key_env = key_envs
-            .get(p.as_str())
+            .get(p.name())
             .cloned()
             .or_else(|| section.and_then(|s| s.key_env.clone()));
         let key = match key_env {
@@ -206,13 +206,13 @@ fn upstreams(
                 let key = env(&name).filter(|k| !k.is_empty()).ok_or_else(|| {
                     CliError::Usage(format!(
                         "--upstream-key-env {}={name}: the environment variable is not set or empty",
-                        p.as_str()
+                        p.name()
                     ))
                 })?;
                 if key.chars().any(|c| c.is_whitespace() || c.is_control()) {
                     return Err(CliError::Usage(format!(
                         "--upstream-key-env {}={name}: the key has white space or control characters",
-                        p.as_str()
+                        p.name()
                     )));
                 }
                 Some(key)
@@ -223,7 +223,7 @@ fn upstreams(
         } else {
             Some(
                 Upstream::new(&url, key)
-                    .map_err(|e| CliError::Usage(format!("--upstream {}: {e}", p.as_str())))?,
+                    .map_err(|e| CliError::Usage(format!("--upstream {}: {e}", p.name())))?,
             )
         };
     }

@@ -19,98 +19,33 @@ use crate::catalog::Tool;
 pub use cache::CountCache;
 pub use shared::SharedCounter;
 
-/// Which provider counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CountProvider {
-    OpenAi,
-    Anthropic,
-}
+pub use crate::provider::Provider;
 
-impl CountProvider {
-    pub fn name(self) -> &'static str {
-        match self {
-            CountProvider::OpenAi => "openai",
-            CountProvider::Anthropic => "anthropic",
-        }
+/// The body of a count request: one user word, the model, and the tools in
+/// the provider's shape (none: no `tools` key).
+fn count_body(provider: Provider, model: &str, tools: &[&Tool]) -> Value {
+    use crate::catalog::export::{PayloadFormat, payload_tool};
+    let (mut body, format) = match provider {
+        Provider::Openai => (
+            json!({"model": model, "input": "hi"}),
+            PayloadFormat::OpenaiResponses,
+        ),
+        Provider::Anthropic => (
+            json!({"model": model, "messages": [{"role": "user", "content": "hi"}]}),
+            PayloadFormat::Anthropic,
+        ),
+    };
+    if !tools.is_empty() {
+        let shaped: Vec<Value> = tools.iter().map(|t| payload_tool(t, format)).collect();
+        body["tools"] = Value::Array(shaped);
     }
-
-    /// The model counted unless one is named.
-    pub fn default_model(self) -> &'static str {
-        match self {
-            CountProvider::OpenAi => "gpt-4o",
-            CountProvider::Anthropic => "claude-sonnet-4-5",
-        }
-    }
-
-    pub fn default_base_url(self) -> &'static str {
-        match self {
-            CountProvider::OpenAi => "https://api.openai.com",
-            CountProvider::Anthropic => "https://api.anthropic.com",
-        }
-    }
-
-    /// The environment variable that holds the key unless one is named.
-    pub fn default_key_env(self) -> &'static str {
-        match self {
-            CountProvider::OpenAi => "OPENAI_API_KEY",
-            CountProvider::Anthropic => "ANTHROPIC_API_KEY",
-        }
-    }
-
-    fn path(self) -> &'static str {
-        match self {
-            CountProvider::OpenAi => "/v1/responses/input_tokens",
-            CountProvider::Anthropic => "/v1/messages/count_tokens",
-        }
-    }
-
-    /// The request body: one user word, the model, and the tools in this
-    /// provider's shape (none: no `tools` key).
-    fn body(self, model: &str, tools: &[&Tool]) -> Value {
-        let mut body = match self {
-            CountProvider::OpenAi => json!({"model": model, "input": "hi"}),
-            CountProvider::Anthropic => {
-                json!({"model": model, "messages": [{"role": "user", "content": "hi"}]})
-            }
-        };
-        if !tools.is_empty() {
-            let shaped: Vec<Value> = tools
-                .iter()
-                .map(|t| match self {
-                    CountProvider::OpenAi => json!({
-                        "type": "function",
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": t.input_schema,
-                    }),
-                    CountProvider::Anthropic => json!({
-                        "name": t.name,
-                        "description": t.description,
-                        "input_schema": t.input_schema,
-                    }),
-                })
-                .collect();
-            body["tools"] = Value::Array(shaped);
-        }
-        body
-    }
-}
-
-impl std::str::FromStr for CountProvider {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "openai" => Ok(CountProvider::OpenAi),
-            "anthropic" => Ok(CountProvider::Anthropic),
-            other => Err(format!("{other:?}: expected openai or anthropic")),
-        }
-    }
+    body
 }
 
 /// Where and how to count.
 #[derive(Debug, Clone)]
 pub struct CountConfig {
-    pub provider: CountProvider,
+    pub provider: Provider,
     pub model: String,
     /// Scheme, host and optional path prefix; the endpoint's path is added.
     pub base_url: String,
@@ -213,7 +148,7 @@ impl Counter {
     /// cache or asked.
     fn count(&mut self, tools: &[&Tool]) -> Result<u64, CountError> {
         let p = self.config.provider;
-        let body = p.body(&self.config.model, tools);
+        let body = count_body(p, &self.config.model, tools);
         let key = cache::key(p.name(), &self.config.model, &body);
         if let Some(n) = self.cache.get(&key) {
             self.kept += 1;
@@ -227,7 +162,11 @@ impl Counter {
 
     fn ask(&self, body: &Value) -> Result<u64, CountError> {
         let p = self.config.provider;
-        let url = format!("{}{}", self.config.base_url.trim_end_matches('/'), p.path());
+        let url = format!(
+            "{}{}",
+            self.config.base_url.trim_end_matches('/'),
+            p.count_path()
+        );
         let fail = |message: String| CountError {
             provider: p.name(),
             url: url.clone(),
@@ -237,8 +176,8 @@ impl Counter {
         for attempt in 0..2 {
             let mut req = self.http.post(&url).json(body);
             req = match p {
-                CountProvider::OpenAi => req.bearer_auth(&self.config.key),
-                CountProvider::Anthropic => req
+                Provider::Openai => req.bearer_auth(&self.config.key),
+                Provider::Anthropic => req
                     .header("x-api-key", &self.config.key)
                     .header("anthropic-version", "2023-06-01"),
             };

@@ -144,7 +144,7 @@ async fn pass(st: Arc<AppState>, provider: Provider, request: Request) -> Respon
     let scope = scope.to_string();
     let path = parts.uri.path();
     let Some(rest) = path
-        .strip_prefix(provider.prefix())
+        .strip_prefix(provider.passthrough_prefix())
         .filter(|r| r.is_empty() || r.starts_with('/'))
     else {
         return error(
@@ -152,8 +152,8 @@ async fn pass(st: Arc<AppState>, provider: Provider, request: Request) -> Respon
             "not_found",
             format!(
                 "{} calls go under {}/ (the path after it is the provider's own)",
-                provider.as_str(),
-                provider.prefix()
+                provider.name(),
+                provider.passthrough_prefix()
             ),
         );
     };
@@ -166,8 +166,8 @@ async fn pass(st: Arc<AppState>, provider: Provider, request: Request) -> Respon
             "upstream_not_configured",
             format!(
                 "no upstream is configured for {p}: start serve with --upstream {p}=URL (e.g. {}) or set {p} = \"URL\" in the config file's [serve.upstreams]",
-                provider.default_base(),
-                p = provider.as_str()
+                provider.api_base(),
+                p = provider.name()
             ),
         );
     };
@@ -188,7 +188,7 @@ async fn pass(st: Arc<AppState>, provider: Provider, request: Request) -> Respon
     let session_id = headers
         .get("x-cave-tool-session")
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-    let shape = provider.shape(rest);
+    let shape = super::upstream::shape(provider, rest);
     let fate = UploadFate::default();
     let mut out_headers;
     let outgoing = match (session_id, shape) {
@@ -283,7 +283,7 @@ async fn pass(st: Arc<AppState>, provider: Provider, request: Request) -> Respon
                     "upstream_timeout",
                     format!(
                         "the {} upstream at {} did not answer within {} ms",
-                        provider.as_str(),
+                        provider.name(),
                         upstream.base,
                         st.upstream_timeout.as_millis()
                     ),
@@ -380,7 +380,7 @@ fn upstream_error(provider: Provider, upstream: &Upstream, e: &reqwest::Error) -
             "upstream_timeout",
             format!(
                 "the {} upstream at {} timed out: {cause}",
-                provider.as_str(),
+                provider.name(),
                 upstream.base
             ),
         )
@@ -390,7 +390,7 @@ fn upstream_error(provider: Provider, upstream: &Upstream, e: &reqwest::Error) -
             "upstream_unreachable",
             format!(
                 "cannot reach the {} upstream at {}: {cause}",
-                provider.as_str(),
+                provider.name(),
                 upstream.base
             ),
         )

@@ -3,56 +3,16 @@
 
 use crate::service::inject::ProviderShape;
 
-/// The providers this service passes calls through to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Provider {
-    Openai,
-    Anthropic,
-}
+pub use crate::provider::Provider;
 
-impl Provider {
-    pub const ALL: [Provider; 2] = [Provider::Openai, Provider::Anthropic];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Provider::Openai => "openai",
-            Provider::Anthropic => "anthropic",
-        }
-    }
-
-    /// The provider's public API base URL (the default upstream).
-    pub fn default_base(self) -> &'static str {
-        match self {
-            Provider::Openai => "https://api.openai.com/v1",
-            Provider::Anthropic => "https://api.anthropic.com",
-        }
-    }
-
-    /// The path prefix the SDKs put before the provider's own path.
-    pub(crate) fn prefix(self) -> &'static str {
-        match self {
-            Provider::Openai => "/openai/v1",
-            Provider::Anthropic => "/anthropic",
-        }
-    }
-
-    pub(crate) fn shape(self, rest: &str) -> Option<ProviderShape> {
-        match (self, rest) {
-            (Provider::Openai, "/responses") => Some(ProviderShape::OpenaiResponses),
-            (Provider::Openai, "/chat/completions") => Some(ProviderShape::OpenaiChat),
-            (Provider::Anthropic, "/v1/messages") => Some(ProviderShape::AnthropicMessages),
-            _ => None,
-        }
-    }
-}
-
-impl std::str::FromStr for Provider {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Provider::ALL
-            .into_iter()
-            .find(|p| p.as_str() == s)
-            .ok_or_else(|| format!("unknown provider {s:?}: give openai or anthropic"))
+/// Which body shape a provider's `rest` path (below its pass-through
+/// prefix) carries, when it is one whose tools the service adds to.
+pub(crate) fn shape(provider: Provider, rest: &str) -> Option<ProviderShape> {
+    match (provider, rest) {
+        (Provider::Openai, "/responses") => Some(ProviderShape::OpenaiResponses),
+        (Provider::Openai, "/chat/completions") => Some(ProviderShape::OpenaiChat),
+        (Provider::Anthropic, "/v1/messages") => Some(ProviderShape::AnthropicMessages),
+        _ => None,
     }
 }
 
@@ -110,7 +70,7 @@ impl Default for Upstreams {
     fn default() -> Self {
         let public = |p: Provider| {
             Some(Upstream {
-                base: p.default_base().to_string(),
+                base: p.api_base().to_string(),
                 key: None,
             })
         };

@@ -9,7 +9,8 @@ use ratatui::backend::TestBackend;
 
 use crate::common::fake_counter::{FakeCounter, Scripted};
 use toolsift::catalog::{CatalogSource, load};
-use toolsift::provider_count::{CountConfig, CountProvider};
+use toolsift::provider::Provider;
+use toolsift::provider_count::CountConfig;
 use toolsift::search::Searcher;
 use toolsift::tui::Setup;
 use toolsift::tui::app::App;
@@ -51,7 +52,7 @@ fn explorer(fake: &FakeCounter, width: u16, height: u16) -> (App, Vec<Effect>) {
     let setup = Setup {
         sources: "demo".into(),
         count: Some(CountConfig {
-            provider: CountProvider::OpenAi,
+            provider: Provider::Openai,
             model: "gpt-4o".into(),
             base_url: fake.url.clone(),
             key: "sk-test".into(),

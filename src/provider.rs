@@ -1,0 +1,103 @@
+//! The model providers toolsift knows by name, OpenAI and Anthropic, and
+//! what is the same whichever part asks: the name flags and files use,
+//! the API's address, the variable that holds a key, the token-counting
+//! endpoint and the path under which `serve` passes calls through.
+
+/// A model provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Provider {
+    Openai,
+    Anthropic,
+}
+
+impl Provider {
+    pub const ALL: [Provider; 2] = [Provider::Openai, Provider::Anthropic];
+
+    /// The name flags and files use: `openai`, `anthropic`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::Openai => "openai",
+            Provider::Anthropic => "anthropic",
+        }
+    }
+
+    /// The API's scheme and host.
+    pub fn api_origin(self) -> &'static str {
+        match self {
+            Provider::Openai => "https://api.openai.com",
+            Provider::Anthropic => "https://api.anthropic.com",
+        }
+    }
+
+    /// The base URL its SDKs call (the default upstream of a pass-through).
+    pub fn api_base(self) -> &'static str {
+        match self {
+            Provider::Openai => "https://api.openai.com/v1",
+            Provider::Anthropic => "https://api.anthropic.com",
+        }
+    }
+
+    /// The environment variable its SDKs read the key from.
+    pub fn key_env(self) -> &'static str {
+        match self {
+            Provider::Openai => "OPENAI_API_KEY",
+            Provider::Anthropic => "ANTHROPIC_API_KEY",
+        }
+    }
+
+    /// The model whose tokens are counted unless one is named.
+    pub fn count_model(self) -> &'static str {
+        match self {
+            Provider::Openai => "gpt-4o",
+            Provider::Anthropic => "claude-sonnet-4-5",
+        }
+    }
+
+    /// The token-counting endpoint, below [`Provider::api_origin`].
+    pub fn count_path(self) -> &'static str {
+        match self {
+            Provider::Openai => "/v1/responses/input_tokens",
+            Provider::Anthropic => "/v1/messages/count_tokens",
+        }
+    }
+
+    /// The path prefix the Caveman SDKs put before the provider's own path
+    /// when they call through a service (docs/wire.md §6).
+    pub fn passthrough_prefix(self) -> &'static str {
+        match self {
+            Provider::Openai => "/openai/v1",
+            Provider::Anthropic => "/anthropic",
+        }
+    }
+}
+
+impl std::fmt::Display for Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Provider {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Provider::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| format!("unknown provider {s:?}: give openai or anthropic"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_read_back_and_an_unknown_one_says_the_choices() {
+        for p in Provider::ALL {
+            assert_eq!(p.name().parse::<Provider>(), Ok(p));
+            assert!(p.api_base().starts_with(p.api_origin()));
+        }
+        let e = "gemini".parse::<Provider>().unwrap_err();
+        assert_eq!(e, "unknown provider \"gemini\": give openai or anthropic");
+    }
+}
