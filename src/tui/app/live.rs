@@ -129,14 +129,14 @@ impl App {
             None => (
                 Some(ANTHROPIC),
                 format!(
-                    "Tokens box: a session priced with {} ({key}: OpenAI)",
+                    "Tokens box: priced with {} ({key}: OpenAI)",
                     short_label(ANTHROPIC.label),
                 ),
             ),
             Some("anthropic") => (
                 Some(OPENAI),
                 format!(
-                    "Tokens box: a session priced with {} ({key}: off)",
+                    "Tokens box: priced with {} ({key}: off)",
                     short_label(OPENAI.label),
                 ),
             ),
