@@ -23,6 +23,7 @@ use serde_json::value::RawValue;
 
 pub use error::CatalogError;
 pub(crate) use import::line_col;
+pub use import::toml_error_at;
 pub use import::{Format, SourceKind, parse};
 pub use lint::{
     Finding, LARGE_TOOL_BYTES, Lint, clean_tool, hidden_text, lint, lint_tool, spell_tags,

@@ -2,8 +2,8 @@
 //! it: the loaded set, scores, why, tokens.
 
 use toolsift::catalog::Catalog;
+use toolsift::engine::close_names::close_names;
 use toolsift::search::SearchRequest;
-use toolsift::search::why::close_names;
 use toolsift::tools_handle::{SelectError, ToolsHandle};
 
 use super::args::SearchArgs;

@@ -11,7 +11,7 @@ use reqwest::blocking::Client as Http;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
 use crate::catalog::Catalog;
-use crate::service::SearchParams;
+use crate::service::SearchRequest;
 use crate::wire::{
     BaseUrlError, ErrorBody, ResponseError, TOOL_SEARCH_PATH, ToolSearchResponse,
     normalize_base_url, parse_response,
@@ -212,7 +212,7 @@ impl Client {
     pub fn tool_search(
         &self,
         catalog: &Catalog,
-        request: &SearchParams,
+        request: &SearchRequest,
     ) -> Result<ToolSearchResponse, RemoteError> {
         let body = serde_json::to_vec(&request.body(catalog))
             .map_err(|e| self.fail(RemoteFailure::Request(e.to_string())))?;
@@ -264,7 +264,7 @@ impl Client {
     pub fn timed_search(
         &self,
         catalog: &Catalog,
-        request: &SearchParams,
+        request: &SearchRequest,
     ) -> (Result<ToolSearchResponse, RemoteError>, Duration) {
         let started = Instant::now();
         let r = self.tool_search(catalog, request);

@@ -190,14 +190,6 @@ pub struct Config {
     pub save_path: Option<PathBuf>,
 }
 
-/// Where a TOML error is in `text` (line, column, 1-based) and its message.
-pub fn toml_error_at(text: &str, e: &toml::de::Error) -> (usize, usize, String) {
-    let (line, column) = e
-        .span()
-        .map_or((1, 1), |s| crate::catalog::line_col(text, s.start));
-    (line, column, e.message().trim().to_string())
-}
-
 /// The key of the value an error is about (`strategy` of
 /// `[explorer] strategy = …`): toml records the path and writes it under
 /// its message when it has no text to quote.
@@ -217,7 +209,7 @@ fn key_of(e: &toml::de::Error) -> Option<String> {
 /// its key: `strategy must be all or deferred, not "lazy"`.
 pub fn parse(text: &str, origin: &str) -> Result<ConfigFile, ConfigError> {
     toml::from_str(text).map_err(|e| {
-        let (line, column, mut message) = toml_error_at(text, &e);
+        let (line, column, mut message) = crate::catalog::toml_error_at(text, &e);
         if file_value::is_refusal(&message)
             && let Some(key) = key_of(&e)
         {

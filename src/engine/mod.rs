@@ -2,6 +2,7 @@
 //! matching and explanations, and the regex ranker. Pure: no I/O, no async.
 
 pub mod analyzer;
+pub mod close_names;
 pub mod dense;
 pub mod gate;
 mod index;

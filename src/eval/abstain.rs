@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::EvalError;
 use crate::catalog::{self, SourceKind};
 use crate::engine::{Fit, Gate, Ranker};
-use crate::service::{SearchParams, Service};
+use crate::service::{SearchRequest, Service};
 
 /// Whether a question has a fitting tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -136,14 +136,14 @@ pub fn evaluate(
                 });
             }
         }
-        let params = SearchParams {
+        let params = SearchRequest {
             query: q.query.clone(),
             max_tools: Some(max_tools),
             ranker: Some(ranker),
             // Not a preview: a preview of a dense ranker is answered by
             // BM25F while the vectors are computed.
             gate: Some(false),
-            ..SearchParams::default()
+            ..SearchRequest::default()
         };
         let outcome = service
             .tool_search(&catalog, &params, "")

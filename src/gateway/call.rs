@@ -18,8 +18,8 @@ use super::record::{CallRecord, Ended};
 use super::rules::ToolRule;
 use super::validate::Checked;
 use crate::breaker::RetryLoopBreaker;
+use crate::engine::close_names::close_names;
 use crate::engine::syntax::Names;
-use crate::search::why::close_names;
 
 /// The catalog's tool `written` names: exactly, or in another spelling.
 fn resolve(catalog: &crate::catalog::Catalog, written: &str) -> Option<usize> {

@@ -13,7 +13,7 @@ use super::meta::{CALL_READ_TOOL, CALL_TOOL};
 use super::record::SearchRecord;
 use super::{Gateway, Snapshot};
 use crate::engine::Explanation;
-use crate::service::{GateMode, Reason, SearchParams};
+use crate::service::{GateMode, Reason, SearchRequest};
 
 /// What one `search_tools` found.
 pub(crate) struct Found {
@@ -58,7 +58,7 @@ impl Gateway {
         // The gateway's policy, in the service's parameters: the
         // always-load tools are listed already, each tool sent must fit on
         // its own, and the session is the gateway's.
-        let params = SearchParams {
+        let params = SearchRequest {
             query: query.clone(),
             queries,
             max_tools: Some(limit),
@@ -67,7 +67,7 @@ impl Gateway {
             gate_mode: GateMode::Each,
             omit_always_load: true,
             unrecorded: true,
-            ..SearchParams::default()
+            ..SearchRequest::default()
         };
         let gateway_snapshot = snapshot.clone();
         let service = self.service.clone();

@@ -367,7 +367,7 @@ fn under_a_provider_basis_the_saving_is_what_the_model_is_billed() {
 
 #[test]
 fn search_tools_answers_what_the_service_answers_under_the_gateways_policy() {
-    use crate::service::{GateMode, SearchParams};
+    use crate::service::{GateMode, SearchRequest};
     let g = gateway(GatewayConfig::default());
     let rt = runtime();
     for query in [
@@ -380,14 +380,14 @@ fn search_tools_answers_what_the_service_answers_under_the_gateways_policy() {
         // The same request to the service, with the gateway's policy in its
         // parameters.
         let snapshot = g.snapshot();
-        let params = SearchParams {
+        let params = SearchRequest {
             query: query.into(),
             max_tools: Some(GatewayConfig::default().max_tools),
             gate: Some(true),
             gate_mode: GateMode::Each,
             omit_always_load: true,
             unrecorded: true,
-            ..SearchParams::default()
+            ..SearchRequest::default()
         };
         let service = crate::service::Service::new(crate::service::ServiceConfig::default());
         let outcome = service.tool_search(&snapshot.catalog, &params, "").unwrap();

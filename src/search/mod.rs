@@ -68,8 +68,8 @@ impl SearchError {
 }
 
 /// What a search asks for: the service's parameters (a remote searcher
-/// sends the same on the wire, see [`crate::service::SearchParams::body`]).
-pub use crate::service::SearchParams as SearchRequest;
+/// sends the same on the wire, see [`crate::service::SearchRequest::body`]).
+pub use crate::service::SearchRequest;
 
 /// One returned tool, reattached to the local catalog.
 #[derive(Debug, Clone, PartialEq)]

@@ -28,7 +28,7 @@ mod render;
 #[cfg(test)]
 mod tests;
 
-pub use render::{close_names, ordinal};
+pub use render::ordinal;
 
 /// Where every tool stood in one search.
 #[derive(Debug, Clone)]

@@ -119,7 +119,7 @@ mod tests {
     use super::*;
     use crate::catalog::Tool;
     use crate::embed::{EmbedError, Embedder, Embeddings, HashEmbedder, Role, VectorCache};
-    use crate::service::{SearchParams, ServiceConfig, ServiceError};
+    use crate::service::{SearchRequest, ServiceConfig, ServiceError};
 
     /// The hash embedder's vectors (or an error, failing) once the gate is
     /// open; until then every call waits.
@@ -186,11 +186,11 @@ mod tests {
     /// A hybrid preview of catalog `r`: the ranker that answered, and the
     /// embedding progress it reports.
     fn preview(s: &Service, r: usize) -> Result<(Ranker, Option<(u64, u64)>), ServiceError> {
-        let p = SearchParams {
+        let p = SearchRequest {
             query: "weather".into(),
             ranker: Some(Ranker::Hybrid),
             preview: true,
-            ..SearchParams::default()
+            ..SearchRequest::default()
         };
         s.tool_search(&catalog(r), &p, "")
             .map(|o| (o.method, o.embedding))

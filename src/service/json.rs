@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::answer::Answer;
 use super::parsed::Parsed;
 use super::recognise::{ReadBody, Recognised};
-use super::{GateMode, SearchParams, Service, ServiceError, lock};
+use super::{GateMode, SearchRequest, Service, ServiceError, lock};
 use crate::catalog::{self, Catalog, SourceKind};
 use crate::engine::Ranker;
 use crate::engine::intents::MAX_INTENTS;
@@ -33,7 +33,7 @@ impl Service {
     fn answer_with(
         &self,
         catalog: Arc<Catalog>,
-        params: &SearchParams,
+        params: &SearchRequest,
         api_key: Option<&str>,
         record: bool,
     ) -> Result<(Answer, Option<PendingSession>), ServiceError> {
@@ -47,7 +47,7 @@ impl Service {
     fn answer(
         &self,
         catalog: Arc<Catalog>,
-        params: &SearchParams,
+        params: &SearchRequest,
         api_key: Option<&str>,
     ) -> Result<Answer, ServiceError> {
         let outcome = self.tool_search(&catalog, params, api_key.unwrap_or(""))?;
@@ -70,7 +70,7 @@ impl Service {
     fn answer_deferred(
         &self,
         catalog: Arc<Catalog>,
-        params: &SearchParams,
+        params: &SearchRequest,
         api_key: Option<&str>,
     ) -> Result<(Answer, Option<PendingSession>), ServiceError> {
         let outcome = self.search_inner(
@@ -147,7 +147,7 @@ impl Service {
     }
 
     /// A read body's parameters and catalog.
-    fn read_body(&self, body: ReadBody) -> Result<(SearchParams, Arc<Catalog>), ServiceError> {
+    fn read_body(&self, body: ReadBody) -> Result<(SearchRequest, Arc<Catalog>), ServiceError> {
         match body {
             ReadBody::Whole(bytes) => self.read_request(&bytes),
             ReadBody::Recognised(r) => match rest_params(&r) {
@@ -172,7 +172,7 @@ impl Service {
     /// A request body's parameters and catalog. A catalog already parsed
     /// is recognised from the body's bytes ([`Service::seen_catalog`]);
     /// any other body is parsed whole.
-    fn read_request(&self, body: &[u8]) -> Result<(SearchParams, Arc<Catalog>), ServiceError> {
+    fn read_request(&self, body: &[u8]) -> Result<(SearchRequest, Arc<Catalog>), ServiceError> {
         if let Some((rest, catalog)) = self.seen_catalog(body) {
             // The rest of the body, read as the whole one would be; should
             // it fail, the whole body is read, for the error's position.
@@ -229,7 +229,7 @@ impl Service {
 
 /// The parameters of a recognised body's rest: `None` when it does not
 /// read as a request (the whole body is then read, for the error).
-fn rest_params(r: &Recognised) -> Option<Result<SearchParams, ServiceError>> {
+fn rest_params(r: &Recognised) -> Option<Result<SearchRequest, ServiceError>> {
     let request = serde_json::from_slice::<ToolSearchRequest<'_>>(&r.rest).ok()?;
     Some(params_from_wire(&request))
 }
@@ -237,7 +237,7 @@ fn rest_params(r: &Recognised) -> Option<Result<SearchParams, ServiceError>> {
 /// A body read and checked, whose search can run at once
 /// ([`Service::ready`]).
 pub struct Ready {
-    params: SearchParams,
+    params: SearchRequest,
     catalog: Arc<Catalog>,
 }
 
@@ -271,7 +271,7 @@ fn optional_string(value: &Option<Value>, field: &str) -> Result<Option<String>,
     }
 }
 
-impl SearchParams {
+impl SearchRequest {
     /// The wire body of this request over `catalog` (the full catalog): what a
     /// remote searcher sends; [`params_from_wire`] reads it back.
     pub fn body<'a>(&'a self, catalog: &Catalog) -> ToolSearchBody<'a> {
@@ -296,7 +296,7 @@ impl SearchParams {
 }
 
 /// A request's parameters, typed, with the service's messages for bad ones.
-pub fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchParams, ServiceError> {
+pub fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchRequest, ServiceError> {
     let Value::String(query) = &request.query else {
         return Err(ServiceError::bad_request(
             "invalid_request",
@@ -362,7 +362,7 @@ pub fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchParams,
         }
     };
     let queries = queries_from_wire(request.queries.as_ref())?;
-    Ok(SearchParams {
+    Ok(SearchRequest {
         query: query.clone(),
         queries,
         context: optional_string(&request.context, "context")?,

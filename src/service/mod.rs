@@ -154,7 +154,7 @@ impl ServiceError {
 
 /// The parameters of one search, already typed.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct SearchParams {
+pub struct SearchRequest {
     pub query: String,
     pub context: Option<String>,
     /// Must be at least 1 when given.
@@ -188,7 +188,7 @@ pub struct SearchParams {
     pub keep_ranking: bool,
 }
 
-impl SearchParams {
+impl SearchRequest {
     /// The whole request: the query, and the intents given apart (`queries`)
     /// after it. What explanations (and so the gate) judge a tool against.
     pub fn whole_request(&self) -> std::borrow::Cow<'_, str> {

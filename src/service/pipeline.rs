@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::plan::Plan;
 use super::refine::{self, Verdict};
 use super::{
-    Reason, SearchOutcome, SearchParams, Selected, Service, ServiceError, lock, pattern, sessions,
+    Reason, SearchOutcome, SearchRequest, Selected, Service, ServiceError, lock, pattern, sessions,
 };
 use crate::catalog::Catalog;
 use crate::engine::{CatalogRanker, Gate, Hit, RankError, Ranker, intents, syntax};
@@ -40,7 +40,7 @@ impl Service {
     pub fn tool_search(
         &self,
         catalog: &Catalog,
-        params: &SearchParams,
+        params: &SearchRequest,
         scope: &str,
     ) -> Result<SearchOutcome, ServiceError> {
         self.tool_search_at(catalog, params, scope, Instant::now())
@@ -51,7 +51,7 @@ impl Service {
     pub fn tool_search_unrecorded(
         &self,
         catalog: &Catalog,
-        params: &SearchParams,
+        params: &SearchRequest,
     ) -> Result<SearchOutcome, ServiceError> {
         self.search_inner(catalog, params, "", Instant::now(), false)
     }
@@ -62,7 +62,7 @@ impl Service {
     pub fn tool_search_at(
         &self,
         catalog: &Catalog,
-        params: &SearchParams,
+        params: &SearchRequest,
         scope: &str,
         now: Instant,
     ) -> Result<SearchOutcome, ServiceError> {
@@ -76,7 +76,7 @@ impl Service {
     pub(super) fn search_inner(
         &self,
         catalog: &Catalog,
-        params: &SearchParams,
+        params: &SearchRequest,
         scope: &str,
         now: Instant,
         record: bool,
@@ -206,7 +206,7 @@ impl Service {
     fn record_session(
         &self,
         catalog: &Catalog,
-        params: &SearchParams,
+        params: &SearchRequest,
         scope: &str,
         tools: &[Selected],
         now: Instant,
@@ -228,7 +228,7 @@ impl Service {
     }
 }
 
-fn context_of(params: &SearchParams) -> Option<&str> {
+fn context_of(params: &SearchRequest) -> Option<&str> {
     params.context.as_deref().filter(|c| !c.trim().is_empty())
 }
 
@@ -238,7 +238,7 @@ fn context_of(params: &SearchParams) -> Option<&str> {
 fn rank(
     ranker: &dyn CatalogRanker,
     catalog: &Catalog,
-    params: &SearchParams,
+    params: &SearchRequest,
     plan: &Plan,
 ) -> Result<Ranked, RankError> {
     let room = plan.cap - plan.always.len();
@@ -341,7 +341,7 @@ fn rank(
 /// (none for the tools a `select:` named).
 fn assemble(
     ranker: &dyn CatalogRanker,
-    params: &SearchParams,
+    params: &SearchRequest,
     plan: &Plan,
     ranked: Ranked,
     named: bool,
@@ -414,7 +414,7 @@ fn select_note(selection: &Selection, plan: &Plan) -> Option<String> {
 }
 
 /// Why nothing (or only the always-load tools) came back.
-fn note_for(params: &SearchParams, plan: &Plan, tools: &[Selected]) -> Option<String> {
+fn note_for(params: &SearchRequest, plan: &Plan, tools: &[Selected]) -> Option<String> {
     let always = plan.always.len();
     if tools.len() > always {
         None

@@ -4,7 +4,7 @@
 //! HTTP service and the gateway all take these from here, so one request
 //! gets one answer whichever door it comes through.
 
-use super::{GateMode, SearchParams, Service, ServiceError, pattern, sessions};
+use super::{GateMode, SearchRequest, Service, ServiceError, pattern, sessions};
 use crate::catalog::Catalog;
 use crate::engine::Ranker;
 
@@ -48,7 +48,7 @@ pub fn cap_for(max_tools: Option<u64>, default: u64, always: usize) -> usize {
 impl Service {
     /// The plan of a search of `catalog` for `params`, or why the request
     /// is refused (its limits, its session id, its cap, its pattern).
-    pub fn plan(&self, catalog: &Catalog, params: &SearchParams) -> Result<Plan, ServiceError> {
+    pub fn plan(&self, catalog: &Catalog, params: &SearchRequest) -> Result<Plan, ServiceError> {
         if catalog.len() > self.config.max_catalog_tools {
             return Err(ServiceError::bad_request(
                 "too_many_tools",

@@ -28,8 +28,8 @@ fn catalog() -> Catalog {
     .unwrap()
 }
 
-pub(super) fn params(query: &str) -> SearchParams {
-    SearchParams {
+pub(super) fn params(query: &str) -> SearchRequest {
+    SearchRequest {
         query: query.into(),
         ..Default::default()
     }

@@ -41,7 +41,7 @@ fn search(query: &str, gate: Option<bool>) -> (Catalog, SearchOutcome) {
         gate: true,
         ..Default::default()
     });
-    let params = SearchParams {
+    let params = SearchRequest {
         query: query.into(),
         gate,
         ..Default::default()
@@ -96,7 +96,7 @@ fn a_request_in_another_language_than_the_catalog_fits_nothing() {
 fn the_gate_is_a_request_option_over_the_service_default() {
     let c = catalog();
     let off = Service::default();
-    let q = |gate| SearchParams {
+    let q = |gate| SearchRequest {
         query: "get me a taxi".into(),
         gate,
         ..Default::default()
@@ -163,7 +163,7 @@ fn select_loads_exactly_the_named_tools_and_reports_the_unknown() {
     // Beyond the cap: said, not dropped silently.
     let c = catalog();
     let s = Service::default();
-    let params = SearchParams {
+    let params = SearchRequest {
         query: "select:list_issues,create_issue".into(),
         max_tools: Some(2),
         ..Default::default()
@@ -220,14 +220,14 @@ fn omit_always_load_and_each_give_the_gateways_answer_through_the_service() {
     always.always_load = true;
     let sum = Tool::new("get_sum", "Returns the sum of two numbers");
     let c = Catalog::new("t", vec![always, weather, sum]).unwrap();
-    let params = SearchParams {
+    let params = SearchRequest {
         query: "weather forecast in Paris".into(),
         max_tools: Some(1),
         gate: Some(true),
         gate_mode: GateMode::Each,
         omit_always_load: true,
         unrecorded: true,
-        ..SearchParams::default()
+        ..SearchRequest::default()
     };
     let out = service.tool_search(&c, &params, "").unwrap();
     // max_tools counts searched tools only; the always-load one is left out.
@@ -237,7 +237,7 @@ fn omit_always_load_and_each_give_the_gateways_answer_through_the_service() {
     let with_always = service
         .tool_search(
             &c,
-            &SearchParams {
+            &SearchRequest {
                 omit_always_load: false,
                 max_tools: Some(2),
                 ..params.clone()
@@ -295,20 +295,20 @@ fn queries_on_the_wire_are_ranked_and_merged_and_checked() {
         .unwrap_err();
     assert_eq!(e.message, "`queries` holds 17 items; at most 16");
     // The body a client sends carries them.
-    let params = SearchParams {
+    let params = SearchRequest {
         query: "x".into(),
         queries: vec!["a".into()],
         gate: Some(true),
         gate_mode: GateMode::Each,
         omit_always_load: true,
-        ..SearchParams::default()
+        ..SearchRequest::default()
     };
     let c = catalog();
     let sent = serde_json::to_value(params.body(&c)).unwrap();
     assert_eq!(sent["queries"], serde_json::json!(["a"]));
     assert_eq!(sent["gate"], "each");
     assert_eq!(sent["omit_always_load"], true);
-    let plain = serde_json::to_value(SearchParams::default().body(&c)).unwrap();
+    let plain = serde_json::to_value(SearchRequest::default().body(&c)).unwrap();
     for key in ["queries", "gate", "omit_always_load"] {
         assert!(plain.get(key).is_none(), "{key} sent by default");
     }

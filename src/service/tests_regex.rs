@@ -24,8 +24,8 @@ fn catalog() -> Catalog {
     .unwrap()
 }
 
-fn regex(query: &str) -> SearchParams {
-    SearchParams {
+fn regex(query: &str) -> SearchRequest {
+    SearchRequest {
         query: query.into(),
         ranker: Some(Ranker::Regex),
         ..Default::default()

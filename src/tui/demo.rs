@@ -63,7 +63,7 @@ const MAX_PAUSE_SECS: f64 = 600.0;
 /// Parses a script; every error names the file, the line and the step.
 pub fn parse_script(text: &str, origin: &str) -> Result<Vec<ScriptStep>, ScriptError> {
     let file: File = toml::from_str(text).map_err(|e| {
-        let (line, _, message) = crate::config::toml_error_at(text, &e);
+        let (line, _, message) = crate::catalog::toml_error_at(text, &e);
         ScriptError {
             origin: origin.to_string(),
             line,

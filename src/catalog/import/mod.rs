@@ -125,6 +125,12 @@ pub fn parse(
     }
 }
 
+/// Where a TOML error is in `text` (line, column, 1-based) and its message.
+pub fn toml_error_at(text: &str, e: &toml::de::Error) -> (usize, usize, String) {
+    let (line, column) = e.span().map_or((1, 1), |s| line_col(text, s.start));
+    (line, column, e.message().trim().to_string())
+}
+
 /// 1-based line and column of byte `offset` in `text` (column in characters).
 pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());

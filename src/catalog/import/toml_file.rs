@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{Format, Reader, bytecount_newlines, line_col};
+use super::{Format, Reader, bytecount_newlines};
 use crate::catalog::{Catalog, CatalogError, Position};
 
 #[derive(Deserialize)]
@@ -31,8 +31,7 @@ pub(super) fn parse_toml(
     default_name: &str,
 ) -> Result<Catalog, CatalogError> {
     let file: TomlFile = toml::from_str(text).map_err(|e| {
-        let (line, column) = e.span().map_or((1, 1), |s| line_col(text, s.start));
-        let mut message = e.message().trim().to_string();
+        let (line, column, mut message) = super::toml_error_at(text, &e);
         if message.contains("unknown field `tools`") {
             message.push_str(" (tools are `[[tool]]` tables)");
         }

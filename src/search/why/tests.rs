@@ -242,22 +242,6 @@ impl CatalogRanker for Unexplained {
     }
 }
 
-#[test]
-fn close_names_find_typos_and_other_spellings() {
-    let catalog = demo();
-    assert_eq!(
-        close_names(&catalog, "refund_paymnt", 3)[0],
-        "refund_payment"
-    );
-    assert_eq!(
-        close_names(&catalog, "RefundPayment", 3)[0],
-        "refund_payment"
-    );
-    assert!(close_names(&catalog, "zzzzzzzzzzzzzzzz", 3).is_empty());
-    let text = "x".repeat(10_000);
-    assert!(close_names(&catalog, &text, 3).is_empty());
-}
-
 /// The mcp-short catalog (nine real MCP servers' tools), and usage learned
 /// from its time-split set's first days.
 fn mcp_short() -> (Arc<Catalog>, Arc<crate::service::usage::Usage>) {

@@ -223,7 +223,7 @@ pub(super) fn parse_with(
         });
     }
     let file: TomlFile = toml::from_str(text).map_err(|e| {
-        let (line, column, message) = crate::config::toml_error_at(text, &e);
+        let (line, column, message) = crate::catalog::toml_error_at(text, &e);
         McpConfigError::Syntax {
             path: origin.to_string(),
             line,
