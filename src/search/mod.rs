@@ -367,7 +367,7 @@ impl Searcher {
     ) -> Result<SearchResult, SearchError> {
         let mut result = match self {
             // In-process: the outcome by catalog index, no wire between.
-            Searcher::Embedded(service) => local::accept_outcome(
+            Searcher::Embedded(service) => embedded::accept_outcome(
                 service
                     .tool_search(catalog, request, "")
                     .map_err(SearchError::Service)?,
@@ -385,7 +385,7 @@ impl Searcher {
     }
 }
 
-mod local;
+mod embedded;
 mod remote;
 use remote::RemoteRanker;
 

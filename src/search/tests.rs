@@ -311,7 +311,7 @@ fn the_in_process_answer_is_what_the_wire_gives() {
         let outcome = service.tool_search(&c, &request, "").unwrap();
         let wire = crate::service::to_wire(&c, &outcome);
         let over_wire = accept(&c, wire).unwrap();
-        let in_process = local::accept_outcome(outcome);
+        let in_process = embedded::accept_outcome(outcome);
         assert_eq!(in_process, over_wire, "{query:?}");
     }
 }

@@ -3,19 +3,19 @@
 //! Cluster) so that several `serve` instances continue each other's
 //! sessions.
 //!
-//! In Redis a session is two keys of one cluster slot ([`remote`],
+//! In Redis a session is two keys of one cluster slot ([`redis_store`],
 //! [`super::session_key`]); the catalogs sessions were loaded from and the
 //! embedding vectors of tool texts are shared there too, content-addressed,
 //! bounded in bytes and with an expiry ([`shared`]). Caches built from a
 //! request's content (indexes, token counts) stay per instance.
 
 #[cfg(feature = "redis")]
-mod conn;
-#[cfg(feature = "redis")]
 mod definition;
 mod limits;
 #[cfg(feature = "redis")]
-mod remote;
+mod redis_conn;
+#[cfg(feature = "redis")]
+mod redis_store;
 #[cfg(feature = "redis")]
 mod replicas;
 #[cfg(feature = "redis")]
@@ -30,7 +30,7 @@ use super::inject::SessionTools;
 use super::{PendingSession, Recorded, Service, sessions};
 pub use limits::{SharedLimits, SharedStats};
 #[cfg(feature = "redis")]
-pub use remote::RedisStore;
+pub use redis_store::RedisStore;
 
 /// `--sessions`: where sessions live.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -185,7 +185,7 @@ impl SessionStore {
             }),
             #[cfg(feature = "redis")]
             StoreSpec::Redis(url) => {
-                RedisStore::open(&redacted(url), conn::Conn::single(url), options)
+                RedisStore::open(&redacted(url), redis_conn::Conn::single(url), options)
                     .map(SessionStore::Redis)
             }
             #[cfg(feature = "redis")]
@@ -200,7 +200,7 @@ impl SessionStore {
                         .collect::<Vec<_>>()
                         .join(",")
                 );
-                RedisStore::open(&name, conn::Conn::cluster(nodes), options)
+                RedisStore::open(&name, redis_conn::Conn::cluster(nodes), options)
                     .map(SessionStore::Redis)
             }
         }

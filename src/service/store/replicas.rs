@@ -12,7 +12,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use super::conn::Conn;
+use super::redis_conn::Conn;
 
 /// The longest a session write waits for its replicas.
 pub const WAIT_MS: u64 = 500;

@@ -34,9 +34,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use redis::AsyncCommands;
 use sha2::{Digest, Sha256};
 
-use super::conn::Conn;
 use super::definition::definition;
 use super::limits::{SharedLimits, SharedStats};
+use super::redis_conn::Conn;
 use crate::catalog::{self, Catalog, SourceKind};
 use crate::embed::SharedVectors;
 

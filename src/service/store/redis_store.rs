@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use super::conn::Conn;
 use super::definition::{definition, parse_definition};
+use super::redis_conn::Conn;
 use super::replicas::ReplicaWait;
 use super::shared::Shared;
 use super::{StoreError, StoreOptions};
