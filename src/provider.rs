@@ -1,7 +1,9 @@
 //! The model providers toolsift knows by name, OpenAI and Anthropic, and
 //! what is the same whichever part asks: the name flags and files use,
 //! the API's address, the variable that holds a key, the token-counting
-//! endpoint and the path under which `serve` passes calls through.
+//! endpoint, the path under which `serve` passes calls through, and the
+//! APIs whose requests carry tools ([`ProviderApi`]) with the tool shape
+//! each writes.
 
 /// A model provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -67,6 +69,41 @@ impl Provider {
         match self {
             Provider::Openai => "/openai/v1",
             Provider::Anthropic => "/anthropic",
+        }
+    }
+}
+
+/// A provider request that carries a tool list, the body shape `serve`
+/// adds a session's tools to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderApi {
+    /// OpenAI `POST /responses`.
+    OpenaiResponses,
+    /// OpenAI `POST /chat/completions`.
+    OpenaiChat,
+    /// Anthropic `POST /v1/messages`.
+    AnthropicMessages,
+}
+
+impl ProviderApi {
+    /// The API a call to `rest` (the path below the provider's
+    /// [`Provider::passthrough_prefix`]) is, when it carries tools.
+    pub fn of_path(provider: Provider, rest: &str) -> Option<ProviderApi> {
+        match (provider, rest) {
+            (Provider::Openai, "/responses") => Some(ProviderApi::OpenaiResponses),
+            (Provider::Openai, "/chat/completions") => Some(ProviderApi::OpenaiChat),
+            (Provider::Anthropic, "/v1/messages") => Some(ProviderApi::AnthropicMessages),
+            _ => None,
+        }
+    }
+
+    /// How this API writes a tool definition.
+    pub fn tool_format(self) -> crate::catalog::export::PayloadFormat {
+        use crate::catalog::export::PayloadFormat;
+        match self {
+            ProviderApi::OpenaiResponses => PayloadFormat::OpenaiResponses,
+            ProviderApi::OpenaiChat => PayloadFormat::OpenaiChat,
+            ProviderApi::AnthropicMessages => PayloadFormat::Anthropic,
         }
     }
 }

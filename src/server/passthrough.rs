@@ -188,7 +188,7 @@ async fn pass(st: Arc<AppState>, provider: Provider, request: Request) -> Respon
     let session_id = headers
         .get("x-cave-tool-session")
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-    let shape = super::upstream::shape(provider, rest);
+    let shape = crate::provider::ProviderApi::of_path(provider, rest);
     let fate = UploadFate::default();
     let mut out_headers;
     let outgoing = match (session_id, shape) {

@@ -1,20 +1,7 @@
 //! The providers a call can be passed through to, and where each one's
 //! calls go.
 
-use crate::service::inject::ProviderShape;
-
 pub use crate::provider::Provider;
-
-/// Which body shape a provider's `rest` path (below its pass-through
-/// prefix) carries, when it is one whose tools the service adds to.
-pub(crate) fn shape(provider: Provider, rest: &str) -> Option<ProviderShape> {
-    match (provider, rest) {
-        (Provider::Openai, "/responses") => Some(ProviderShape::OpenaiResponses),
-        (Provider::Openai, "/chat/completions") => Some(ProviderShape::OpenaiChat),
-        (Provider::Anthropic, "/v1/messages") => Some(ProviderShape::AnthropicMessages),
-        _ => None,
-    }
-}
 
 /// One provider's upstream: a base URL and, optionally, the key to send.
 #[derive(Clone, PartialEq, Eq)]

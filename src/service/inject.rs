@@ -12,29 +12,9 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::catalog::export::{PayloadFormat, payload_tool};
+use crate::catalog::export::payload_tool;
 use crate::catalog::{Catalog, Tool};
-
-/// The request shapes that take a tool list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProviderShape {
-    /// OpenAI `POST /responses`.
-    OpenaiResponses,
-    /// OpenAI `POST /chat/completions`.
-    OpenaiChat,
-    /// Anthropic `POST /v1/messages`.
-    AnthropicMessages,
-}
-
-impl ProviderShape {
-    fn format(self) -> PayloadFormat {
-        match self {
-            ProviderShape::OpenaiResponses => PayloadFormat::OpenaiResponses,
-            ProviderShape::OpenaiChat => PayloadFormat::OpenaiChat,
-            ProviderShape::AnthropicMessages => PayloadFormat::Anthropic,
-        }
-    }
-}
+use crate::provider::ProviderApi;
 
 /// What a session offers a provider call: its loaded tools in first-load
 /// order and, when this instance has it, the catalog it was loaded from.
@@ -67,7 +47,7 @@ pub enum Injected {
 
 /// Adds to `body` the session's tools missing from its `tools`, then the
 /// catalog tools its history calls that are still missing.
-pub fn inject(body: &[u8], shape: ProviderShape, session: &SessionTools) -> Injected {
+pub fn inject(body: &[u8], shape: ProviderApi, session: &SessionTools) -> Injected {
     let Ok(text) = std::str::from_utf8(body) else {
         return Injected::NotApplicable;
     };
@@ -105,7 +85,7 @@ pub fn inject(body: &[u8], shape: ProviderShape, session: &SessionTools) -> Inje
         if i > 0 {
             items.push(',');
         }
-        items.push_str(&payload_tool(tool, shape.format()).to_string());
+        items.push_str(&payload_tool(tool, shape.tool_format()).to_string());
     }
     let edited = match tools_raw {
         Some(raw) => {
@@ -148,10 +128,10 @@ fn tool_name(item: &Value) -> Option<String> {
 /// The tools the conversation calls, in order of appearance: Responses
 /// `function_call` items of `input`, Chat `tool_calls` (and the older
 /// `function_call`) of assistant messages, Anthropic `tool_use` blocks.
-fn called_names(top: &HashMap<String, &RawValue>, shape: ProviderShape) -> Vec<String> {
+fn called_names(top: &HashMap<String, &RawValue>, shape: ProviderApi) -> Vec<String> {
     let field = match shape {
-        ProviderShape::OpenaiResponses => "input",
-        ProviderShape::OpenaiChat | ProviderShape::AnthropicMessages => "messages",
+        ProviderApi::OpenaiResponses => "input",
+        ProviderApi::OpenaiChat | ProviderApi::AnthropicMessages => "messages",
     };
     let Some(Ok(Value::Array(items))) = top
         .get(field)
@@ -167,12 +147,12 @@ fn called_names(top: &HashMap<String, &RawValue>, shape: ProviderShape) -> Vec<S
     };
     for item in &items {
         match shape {
-            ProviderShape::OpenaiResponses => {
+            ProviderApi::OpenaiResponses => {
                 if item.get("type").and_then(Value::as_str) == Some("function_call") {
                     push(item.get("name"));
                 }
             }
-            ProviderShape::OpenaiChat => {
+            ProviderApi::OpenaiChat => {
                 if let Some(Value::Array(calls)) = item.get("tool_calls") {
                     for call in calls {
                         push(call.get("function").and_then(|f| f.get("name")));
@@ -180,7 +160,7 @@ fn called_names(top: &HashMap<String, &RawValue>, shape: ProviderShape) -> Vec<S
                 }
                 push(item.get("function_call").and_then(|f| f.get("name")));
             }
-            ProviderShape::AnthropicMessages => {
+            ProviderApi::AnthropicMessages => {
                 if let Some(Value::Array(blocks)) = item.get("content") {
                     for block in blocks {
                         if block.get("type").and_then(Value::as_str) == Some("tool_use") {
@@ -233,7 +213,7 @@ mod tests {
         }
     }
 
-    fn added(body: &Value, shape: ProviderShape, s: &SessionTools) -> (Value, Vec<String>) {
+    fn added(body: &Value, shape: ProviderApi, s: &SessionTools) -> (Value, Vec<String>) {
         match inject(body.to_string().as_bytes(), shape, s) {
             Injected::Added { body, names } => (serde_json::from_slice(&body).unwrap(), names),
             other => panic!("{other:?}"),
@@ -247,7 +227,7 @@ mod tests {
             {"type": "function", "name": "a", "description": "mine", "parameters": {}},
             {"type": "web_search"}
         ]});
-        let (out, names) = added(&body, ProviderShape::OpenaiResponses, &s);
+        let (out, names) = added(&body, ProviderApi::OpenaiResponses, &s);
         assert_eq!(names, ["b", "c"]);
         let tools = out["tools"].as_array().unwrap();
         assert_eq!(tools.len(), 4);
@@ -270,7 +250,7 @@ mod tests {
             {"type": "function_call", "name": "not_in_catalog", "call_id": "3", "arguments": "{}"},
             {"type": "function_call", "name": "a", "call_id": "4", "arguments": "{}"}
         ]});
-        let (out, names) = added(&body, ProviderShape::OpenaiResponses, &s);
+        let (out, names) = added(&body, ProviderApi::OpenaiResponses, &s);
         assert_eq!(names, ["a", "d"]);
         assert_eq!(out["tools"].as_array().unwrap().len(), 2);
     }
@@ -281,7 +261,7 @@ mod tests {
         let chat = json!({"messages": [
             {"role": "assistant", "tool_calls": [{"id": "1", "type": "function", "function": {"name": "z", "arguments": "{}"}}]}
         ], "tools": [{"type": "function", "function": {"name": "b", "parameters": {}}}]});
-        let (out, names) = added(&chat, ProviderShape::OpenaiChat, &s);
+        let (out, names) = added(&chat, ProviderApi::OpenaiChat, &s);
         assert_eq!(names, ["a", "z"]);
         assert_eq!(out["tools"][0]["function"]["name"], "b");
         assert_eq!(out["tools"][1]["function"]["name"], "a");
@@ -289,7 +269,7 @@ mod tests {
         let anthropic = json!({"messages": [
             {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "z", "input": {}}]}
         ]});
-        let (out, names) = added(&anthropic, ProviderShape::AnthropicMessages, &s);
+        let (out, names) = added(&anthropic, ProviderApi::AnthropicMessages, &s);
         assert_eq!(names, ["a", "b", "z"]);
         assert_eq!(out["tools"][0].as_object().unwrap().len(), 3);
         assert_eq!(out["tools"][2]["input_schema"]["type"], "object");
@@ -300,7 +280,7 @@ mod tests {
         let s = session(&["a"], &["a"]);
         let text = r#"{ "z": 1.50, "tools" : [ {"name":"q"} ] , "a": "é" }"#;
         let Injected::Added { body, .. } =
-            inject(text.as_bytes(), ProviderShape::AnthropicMessages, &s)
+            inject(text.as_bytes(), ProviderApi::AnthropicMessages, &s)
         else {
             panic!()
         };
@@ -311,19 +291,18 @@ mod tests {
         );
         assert!(body.ends_with(r#"}] , "a": "é" }"#), "{body}");
         let text = r#"{"model":"m"}"#;
-        let Injected::Added { body, .. } = inject(text.as_bytes(), ProviderShape::OpenaiChat, &s)
+        let Injected::Added { body, .. } = inject(text.as_bytes(), ProviderApi::OpenaiChat, &s)
         else {
             panic!()
         };
         let v: Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(v["model"], "m");
         assert_eq!(v["tools"][0]["function"]["name"], "a");
-        let Injected::Added { body, .. } = inject(b"{}", ProviderShape::OpenaiChat, &s) else {
+        let Injected::Added { body, .. } = inject(b"{}", ProviderApi::OpenaiChat, &s) else {
             panic!()
         };
         assert!(serde_json::from_slice::<Value>(&body).is_ok());
-        let Injected::Added { body, .. } =
-            inject(br#"{"tools":[]}"#, ProviderShape::OpenaiChat, &s)
+        let Injected::Added { body, .. } = inject(br#"{"tools":[]}"#, ProviderApi::OpenaiChat, &s)
         else {
             panic!()
         };
@@ -335,19 +314,19 @@ mod tests {
         let s = session(&["a"], &["a"]);
         let has = json!({"tools": [{"type": "function", "name": "a"}]}).to_string();
         assert_eq!(
-            inject(has.as_bytes(), ProviderShape::OpenaiResponses, &s),
+            inject(has.as_bytes(), ProviderApi::OpenaiResponses, &s),
             Injected::Nothing
         );
         for bad in [&b"[1]"[..], b"not json", b"{\"tools\": 3}", b"\xff"] {
             assert_eq!(
-                inject(bad, ProviderShape::OpenaiResponses, &s),
+                inject(bad, ProviderApi::OpenaiResponses, &s),
                 Injected::NotApplicable
             );
         }
         assert_eq!(
             inject(
                 b"{}",
-                ProviderShape::OpenaiResponses,
+                ProviderApi::OpenaiResponses,
                 &SessionTools::default()
             ),
             Injected::Nothing
