@@ -294,3 +294,25 @@ fn a_long_query_at_80x24_keeps_the_first_caps() {
         rows[2]
     );
 }
+
+#[test]
+fn a_cached_query_time_is_said_only_where_the_results_title_has_room() {
+    for (w, whole) in [(80u16, false), (120, true), (200, true)] {
+        let mut app = super::tests_finish::sized(w, 35);
+        app.search.latency = Some(std::time::Duration::from_micros(2_290));
+        app.search.query_cached = true;
+        let rows = super::tests_finish::draw(&app);
+        let title = rows
+            .iter()
+            .find(|r| r.contains(" Results "))
+            .expect("the results pane");
+        assert!(title.contains("2.29 ms"), "{w}: {title}");
+        assert_eq!(
+            title.contains("2.29 ms (query cached)"),
+            whole,
+            "{w}: {title}"
+        );
+        let cut = title.contains("(query") && !title.contains("(query cached)");
+        assert!(!cut, "{w}: never a cut word: {title}");
+    }
+}

@@ -60,13 +60,20 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 title.push(Span::styled("· all sent ", theme.title));
             }
             if let Some(l) = app.search().latency {
-                title.push(Span::styled(
-                    format!(
-                        "· {} ",
-                        crate::tui::text::search_time(l, app.search().query_cached)
-                    ),
-                    theme.dim,
-                ));
+                // "(query cached)" only where the border has room for it
+                // whole; the time itself always.
+                let used: usize = title.iter().map(|s| s.width()).sum();
+                let room = usize::from(area.width).saturating_sub(2 + used);
+                let cached = format!(
+                    "· {} ",
+                    crate::tui::text::search_time(l, app.search().query_cached)
+                );
+                let text = if crate::tui::text::width(cached.trim_end()) <= room {
+                    cached
+                } else {
+                    format!("· {} ", crate::tui::text::search_time(l, false))
+                };
+                title.push(Span::styled(text, theme.dim));
             }
         }
         Results::Failed(_) => title.push(Span::styled("· failed ", theme.error)),
