@@ -187,10 +187,16 @@ impl Gateway {
         // A name not listed while servers start (the gateway's start, a
         // server the servers file added or changed) waits for them, as a
         // search does: it may be theirs.
-        if resolve(&self.snapshot().catalog, written).is_none()
-            && !self.host.first_starts().0.is_empty()
-        {
-            self.wait_for_first_starts().await;
+        if resolve(&self.snapshot().catalog, written).is_none() {
+            if !self.host.first_starts().0.is_empty() {
+                self.wait_for_first_starts().await;
+            }
+            // A server that came up since the last re-index (its change
+            // not yet followed) may have it: the tools are gathered afresh
+            // once before the name is refused.
+            if resolve(&self.snapshot().catalog, written).is_none() {
+                self.reindex();
+            }
         }
         let snapshot = self.snapshot();
         let catalog = &snapshot.catalog;
