@@ -23,6 +23,7 @@ pub mod follow;
 pub mod gateway;
 pub mod heap_size;
 pub mod http;
+pub mod layer;
 pub mod lock;
 pub mod numbers;
 pub mod provider;

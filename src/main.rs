@@ -3,13 +3,14 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::FromArgMatches;
 
 mod cli;
 
 fn main() -> ExitCode {
     let _ = color_eyre::install();
-    let parsed = cli::args::Cli::parse();
+    let matches = cli::defaults_help::command().get_matches();
+    let parsed = cli::args::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     match cli::run(parsed.command.as_ref()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -20,7 +20,7 @@ const CORE: [&str; 11] = [
     "caching",
     "provider",
 ];
-const BELOW_THE_CORE: [&str; 3] = ["terminal_text", "numbers", "file_value"];
+const BELOW_THE_CORE: [&str; 4] = ["terminal_text", "numbers", "file_value", "layer"];
 /// Crates the core never uses.
 const FORBIDDEN_CRATES: [&str; 6] = ["tokio", "ratatui", "crossterm", "axum", "reqwest", "hyper"];
 

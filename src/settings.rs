@@ -118,20 +118,17 @@ fn word_ranker<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Ranker>,
     file_value::one_among(d, &Ranker::WORDS)
 }
 
-impl PartialSettings {
-    /// These over `below`: each setting given here wins.
-    pub fn over(self, below: PartialSettings) -> PartialSettings {
-        PartialSettings {
-            strategy: self.strategy.or(below.strategy),
-            initial_tool_count: self.initial_tool_count.or(below.initial_tool_count),
-            max_loaded_tools: self.max_loaded_tools.or(below.max_loaded_tools),
-            max_tools: self.max_tools.or(below.max_tools),
-            ranker: self.ranker.or(below.ranker),
-            token_basis: self.token_basis.or(below.token_basis),
-            gate: self.gate.or(below.gate),
-        }
-    }
+crate::layer::layer_of_options!(PartialSettings {
+    strategy,
+    initial_tool_count,
+    max_loaded_tools,
+    max_tools,
+    ranker,
+    token_basis,
+    gate,
+});
 
+impl PartialSettings {
     /// The settings, with [`Settings::default`]'s for those left out.
     pub fn resolve(self) -> Settings {
         let d = Settings::default();
@@ -150,6 +147,7 @@ impl PartialSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layer::Layer;
 
     #[test]
     fn the_keys_are_the_fields() {

@@ -84,85 +84,32 @@ pub struct ExportArgs {
 
 #[derive(Args)]
 pub struct ServeArgs {
-    /// HOST:PORT to listen on (default 127.0.0.1:8787; port 0 picks a free one).
-    #[arg(long, value_name = "HOST:PORT")]
-    pub addr: Option<std::net::SocketAddr>,
-    /// An environment variable holding an accepted API key (repeatable). With keys, requests need `authorization: Bearer KEY`.
-    #[arg(long, value_name = "NAME")]
-    pub api_key_env: Vec<String>,
-    /// Largest request body in bytes (default 16 MiB).
-    #[arg(long, value_name = "N")]
-    pub max_body_bytes: Option<usize>,
-    /// Largest catalog a request may carry (default 10,000 tools).
-    #[arg(long, value_name = "N")]
-    pub max_catalog_tools: Option<usize>,
-    /// `max_tools` when a request gives none (default 8).
-    #[arg(long, value_name = "N")]
-    pub default_max_tools: Option<u64>,
-    /// Token basis when a request names none: o200k_base | cl100k_base | estimated_bytes_div_4.
-    #[arg(long, value_name = "BASIS")]
-    pub token_basis: Option<TokenBasis>,
-    /// Time limit of one request, body included, in milliseconds (default 10,000).
-    #[arg(long, value_name = "MS")]
-    pub request_timeout_ms: Option<u64>,
-    /// Searches ranked at once (default: the number of cores).
-    #[arg(long, value_name = "N")]
-    pub max_in_flight: Option<usize>,
-    /// Put each request's query text in the access log.
-    #[arg(long)]
-    pub log_queries: bool,
-    /// Allow a non-loopback address without an API key.
-    #[arg(long)]
-    pub insecure_no_auth: bool,
-    /// A provider's upstream for the pass-through, PROVIDER=URL (openai, anthropic; repeatable; URL "none" turns it off). Defaults: https://api.openai.com/v1, https://api.anthropic.com.
-    #[arg(long, value_name = "PROVIDER=URL")]
+    /// Every `[serve]` setting of the config file, as a flag.
+    #[command(flatten)]
+    pub settings: toolsift::config::ServeSection,
+    /// A provider's upstream for the pass-through, PROVIDER=URL (openai, anthropic; repeatable; URL "none" turns it off).
+    #[arg(long, value_name = "PROVIDER=URL", help = upstream_help())]
     pub upstream: Vec<String>,
     /// An environment variable holding a provider's upstream key, PROVIDER=NAME (repeatable); a request's x-cave-upstream-key wins.
     #[arg(long, value_name = "PROVIDER=NAME")]
     pub upstream_key_env: Vec<String>,
-    /// Longest wait for an upstream's answer to begin, and between two of its reads, in milliseconds (default 300,000).
-    #[arg(long, value_name = "MS")]
-    pub upstream_timeout_ms: Option<u64>,
-    /// Longest wait for a request head, from its first byte, in milliseconds (default 10,000); then 408 and closed.
-    #[arg(long, value_name = "MS")]
-    pub head_timeout_ms: Option<u64>,
-    /// Longest a kept-alive connection may wait for its next request, in milliseconds (default 60,000).
-    #[arg(long, value_name = "MS")]
-    pub idle_timeout_ms: Option<u64>,
-    /// Connections open at once (default: half the open-file limit, 16 to 4,096); one more gets 503.
-    #[arg(long, value_name = "N")]
-    pub max_connections: Option<usize>,
-    /// How long shutdown waits for requests in flight, in milliseconds (default 30,000).
-    #[arg(long, value_name = "MS")]
-    pub shutdown_grace_ms: Option<u64>,
-    /// Provider calls passed through at once (default 64; as many more may wait, then 503).
-    #[arg(long, value_name = "N")]
-    pub max_passthrough: Option<usize>,
-    /// An environment variable holding the key GET /metrics needs (default: none, /metrics is open like /healthz).
-    #[arg(long, value_name = "NAME")]
-    pub metrics_key_env: Option<String>,
-    /// Where tool sessions live: memory (default), redis://HOST:PORT/DB (Redis or Valkey, shared by several instances) or redis+cluster://HOST:PORT,HOST:PORT (a Redis Cluster).
-    #[arg(long, value_name = "STORE")]
-    pub sessions: Option<String>,
-    /// Replicas that must hold a session write before it is answered (Redis WAIT, up to 500 ms; default 0).
-    #[arg(long, value_name = "N")]
-    pub sessions_wait_replicas: Option<u32>,
-    /// MiB the fleet's shared catalogs and vectors may take in the session store (default 256; 0 shares none).
-    #[arg(long, value_name = "MIB")]
-    pub shared_cache_mb: Option<u64>,
-    /// Seconds a shared catalog or vector lives unless written again (default 1,800).
-    #[arg(long, value_name = "SECS")]
-    pub shared_cache_ttl_secs: Option<u64>,
     /// Config file (its [serve] and [embeddings] sections; flags win).
     #[arg(long, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,
-    #[arg(long, value_name = "RANKER", help = format!("Ranker of requests that name none: {} (default bm25)", choices(&Ranker::ALL)))]
-    pub default_ranker: Option<Ranker>,
-    /// The relevance gate for requests that do not set `gate`: on, a request no tool fits gets no searched tool (default off: Caveman clients expect up to max_tools tools).
-    #[arg(long, value_enum, value_name = "on|off")]
-    pub gate: Option<Switch>,
     #[command(flatten)]
     pub embed: EmbeddingArgs,
+}
+
+/// `--upstream`'s help, with each provider's public API as its default.
+fn upstream_help() -> String {
+    let defaults: Vec<String> = toolsift::provider::Provider::ALL
+        .iter()
+        .map(|p| format!("{}={}", p.name(), p.api_base()))
+        .collect();
+    format!(
+        "A provider's upstream for the pass-through, PROVIDER=URL (openai, anthropic; repeatable; URL \"none\" turns it off). Defaults: {}",
+        defaults.join(", ")
+    )
 }
 
 #[derive(Args, Default)]
@@ -464,48 +411,11 @@ pub struct GatewayArgs {
     pub catalogs: Vec<String>,
     #[command(flatten)]
     pub mcp: McpArgs,
-    /// Serve streamable HTTP on HOST:PORT (at /mcp) instead of stdio.
-    #[arg(long, value_name = "HOST:PORT")]
-    pub http: Option<std::net::SocketAddr>,
-    /// Environment variable holding an accepted API key over HTTP (repeatable).
-    #[arg(long, value_name = "NAME")]
-    pub api_key_env: Vec<String>,
-    /// Allow --http on a non-loopback address without an API key.
-    #[arg(long)]
-    pub insecure_no_auth: bool,
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help = format!("Over HTTP: most MCP sessions alive at once; a new one past it closes the idlest (default {})", toolsift::gateway::DEFAULT_MAX_SESSIONS))]
-    pub max_sessions: Option<u64>,
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help = format!("Over HTTP: most MCP sessions of one API key alive at once (default {})", toolsift::gateway::DEFAULT_MAX_SESSIONS_PER_KEY))]
-    pub max_sessions_per_key: Option<u64>,
-    /// Most tools search_tools returns (default 8, the SDK's max_tools).
-    #[arg(long, value_name = "N")]
-    pub max_tools: Option<u64>,
-    #[arg(long, value_name = "RANKER", help = format!("The ranker of search_tools: {} (default bm25)", choices(&Ranker::ALL)))]
-    pub ranker: Option<Ranker>,
-    /// The relevance gate: "nothing fits" instead of unrelated tools (default on).
-    #[arg(long, value_enum, value_name = "on|off")]
-    pub gate: Option<Switch>,
-    /// Identical calls in a row allowed before the breaker blocks (default 3).
-    #[arg(long, value_name = "N")]
-    pub breaker_threshold: Option<u32>,
-    /// The same, for read-only tools (default 3).
-    #[arg(long, value_name = "N")]
-    pub breaker_threshold_read_only: Option<u32>,
-    /// Seconds a tool call may take upstream (default 60).
-    #[arg(long, value_name = "SECS")]
-    pub call_timeout: Option<u64>,
-    /// Add found tools to the session's tools/list and send list_changed (for hosts that honour it).
-    #[arg(long)]
-    pub expose_found: bool,
-    /// Put queries, arguments and results in the log.
-    #[arg(long)]
-    pub log_calls: bool,
-    /// Seconds the start waits for the MCP servers before answering the host (default 2); a slower server's tools join when it is up.
-    #[arg(long, value_name = "SECS")]
+    /// Every `[gateway]` setting of the config file, as a flag.
+    #[command(flatten)]
+    pub settings: toolsift::config::GatewaySection,
+    #[arg(long, value_name = "SECS", help = format!("Seconds the start waits for the MCP servers before answering the host (default {}); a slower server's tools join when it is up", toolsift::gateway::START_WAIT.as_secs()))]
     pub start_wait: Option<f64>,
-    /// Seconds a stop (SIGTERM, SIGINT, SIGHUP) lets the calls in flight finish before answering them that the gateway stopped (default 10).
-    #[arg(long, value_name = "SECS")]
-    pub shutdown_grace: Option<u64>,
     /// Tools that run without asking (the default): server/tool, server/* or tool, `*` anywhere (repeatable; over [gateway.tools]).
     #[arg(long, value_name = "PATTERN")]
     pub allow: Vec<String>,
@@ -518,12 +428,6 @@ pub struct GatewayArgs {
     /// Tools call_read_tool may run although their server does not mark them read-only and closed-world (openWorldHint false), such as a fetch you trust (repeatable).
     #[arg(long, value_name = "PATTERN")]
     pub allow_read: Vec<String>,
-    /// Text a reader cannot see in a server's tools (ANSI, control, tag, zero-width, bidi characters): strip it from what the model receives (default), drop the tool, or keep it.
-    #[arg(long, value_name = "strip|drop|keep")]
-    pub hidden_text: Option<toolsift::config::HiddenText>,
-    /// Hidden text in a tool's results (tag characters, ANSI, bidirectional controls in text and structured content): strip it (default; emoji sequences stay) or keep it.
-    #[arg(long, value_name = "strip|keep")]
-    pub hidden_text_results: Option<toolsift::config::HiddenText>,
     /// Write every call as a trace (JSON lines) that `toolsift replay` and the explorer's breaker read.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<std::path::PathBuf>,
@@ -536,9 +440,6 @@ pub struct GatewayArgs {
     /// With --dry-run: one JSON object on stdout.
     #[arg(long, requires = "dry_run")]
     pub json: bool,
-    /// The token basis of --dry-run (default o200k_base).
-    #[arg(long, value_name = "BASIS")]
-    pub token_basis: Option<TokenBasis>,
     /// The config file (default ~/.config/toolsift/config.toml).
     #[arg(long, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,

@@ -1,14 +1,12 @@
 //! `toolsift completions SHELL` and `toolsift man`: what a shell and `man`
 //! need, generated from the same clap definitions as the help.
 
-use clap::CommandFactory;
-
-use super::args::{Cli, CompletionsArgs};
+use super::args::CompletionsArgs;
 use super::error::CliError;
 use super::output::write_stdout;
 
 pub fn completions(args: &CompletionsArgs) -> Result<(), CliError> {
-    let mut command = Cli::command();
+    let mut command = super::defaults_help::command();
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut command, "toolsift", &mut out);
     write_stdout(&String::from_utf8_lossy(&out))
@@ -16,7 +14,7 @@ pub fn completions(args: &CompletionsArgs) -> Result<(), CliError> {
 
 /// The manual page: the top command's, then one section per command.
 pub fn man() -> Result<(), CliError> {
-    let command = Cli::command();
+    let command = super::defaults_help::command();
     let mut out = Vec::new();
     let man = clap_mangen::Man::new(command.clone());
     man.render_title(&mut out)?;

@@ -3,6 +3,7 @@
 
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
+use toolsift::layer::Layer;
 
 use clap::Args;
 use toolsift::embed::{EmbeddingSettings, Embeddings, Progress};
@@ -85,10 +86,10 @@ impl EmbeddingArgs {
         let env = |n: &str| std::env::var(n).ok();
         let base = EmbeddingSettings::from_env(&env);
         let base = match file {
-            Some(f) => f.clone().over(&base),
+            Some(f) => f.clone().over(base),
             None => base,
         };
-        let settings = self.flags().over(&base);
+        let settings = self.flags().over(base);
         let built = settings.build(&env)?;
         let built = match self.gate_min_cosine {
             Some(c) => built.map(|e| e.with_gate_cosine(c)),

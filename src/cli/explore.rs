@@ -2,6 +2,7 @@
 //! the config file and the flags; `toolsift demo`: its captioned tour.
 
 use toolsift::catalog::CatalogSource;
+use toolsift::layer::Layer;
 use toolsift::settings::{PartialSettings, Settings};
 use toolsift::tools_handle::SelectError;
 use toolsift::tui::keymap::Keymap;

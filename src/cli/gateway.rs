@@ -10,7 +10,7 @@ use toolsift::gateway::{
 };
 use toolsift::tokens::TokenBasis;
 
-use super::args::{GatewayArgs, Switch};
+use super::args::GatewayArgs;
 use super::error::CliError;
 use super::mcp::McpArgs;
 use super::output::emit;
@@ -21,8 +21,8 @@ struct Plan {
     http: Option<HttpConfig>,
     basis: TokenBasis,
     log_calls: bool,
-    call_timeout_secs: Option<u64>,
-    shutdown_grace_secs: Option<u64>,
+    call_timeout: Duration,
+    shutdown_grace: Duration,
 }
 
 /// A count from the flags or the file (0 is refused there) as a size.
@@ -30,25 +30,27 @@ fn count(n: Option<u64>) -> Option<usize> {
     n.map(|n| usize::try_from(n).unwrap_or(usize::MAX).max(1))
 }
 
+/// The gateway's settings: the flags over the config file's `[gateway]`,
+/// over the defaults ([`toolsift::layer`]).
 fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
+    use toolsift::layer::Layer;
     let file_config = toolsift::config::Config::load(args.config.as_deref())?;
     let file = &file_config.gateway;
-    let mut c = GatewayConfig::default();
-    c.max_tools = args.max_tools.or(file.max_tools).unwrap_or(c.max_tools);
-    if !(1..=gateway::MAX_MAX_TOOLS).contains(&c.max_tools) {
-        // Named as the user wrote it: the flag, or the file's key.
-        let what = match (args.max_tools, &file_config.source) {
-            (Some(_), _) => "--max-tools".to_string(),
-            (None, Some(path)) => format!("{}: [gateway] max_tools", path.display()),
-            (None, None) => "[gateway] max_tools".to_string(),
-        };
-        return Err(CliError::Usage(format!(
-            "{what} must be from 1 to {}, not {}",
-            gateway::MAX_MAX_TOOLS,
-            c.max_tools
-        )));
+    // A bad max_tools is named as the user wrote it: the flag, or the file's key.
+    if let Some(n) = args.settings.max_tools {
+        gateway::check_max_tools(n, "--max-tools").map_err(CliError::Usage)?;
     }
-    c.ranker = args.ranker.or(file.ranker).unwrap_or(c.ranker);
+    if let Some(n) = file.max_tools {
+        let what = match &file_config.source {
+            Some(path) => format!("{}: [gateway] max_tools", path.display()),
+            None => "[gateway] max_tools".to_string(),
+        };
+        gateway::check_max_tools(n, &what).map_err(CliError::Usage)?;
+    }
+    let layer = args.settings.clone().over(file.clone());
+    let mut c = GatewayConfig::default();
+    c.apply(&layer)
+        .map_err(|e| CliError::Usage(format!("--{}", e.replacen('_', "-", 2))))?;
     // The flag's file, else the config file's (named as the user wrote it).
     let learn = match (&args.learn, &file.learn) {
         (Some(path), _) => Some((path.clone(), "--learn".to_string())),
@@ -69,31 +71,6 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
             .map_err(|e| CliError::Usage(format!("{what} {e}")))?;
         c.service.usage = Some(std::sync::Arc::new(usage));
     }
-    c.service.gate = args
-        .gate
-        .map(Switch::on)
-        .or(file.gate)
-        .unwrap_or(c.service.gate);
-    c.breaker_threshold = args
-        .breaker_threshold
-        .or(file.breaker_threshold)
-        .unwrap_or(c.breaker_threshold);
-    c.breaker_threshold_read_only = args
-        .breaker_threshold_read_only
-        .or(file.breaker_threshold_read_only)
-        .unwrap_or(c.breaker_threshold_read_only);
-    c.expose_found = args.expose_found || file.expose_found.unwrap_or(false);
-    c.hidden_text = args.hidden_text.or(file.hidden_text).unwrap_or_default();
-    c.hidden_text_results = match args.hidden_text_results.or(file.hidden_text_results) {
-        None | Some(toolsift::config::HiddenText::Strip) => true,
-        Some(toolsift::config::HiddenText::Keep) => false,
-        Some(toolsift::config::HiddenText::Drop) => {
-            return Err(CliError::Usage(
-                "--hidden-text-results must be strip or keep (a result cannot be left out), not drop"
-                    .into(),
-            ));
-        }
-    };
     for (pattern, rule) in &file.tools {
         c.rules
             .add(pattern, *rule)
@@ -114,8 +91,7 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
     c.service.embeddings = args.embed.build(Some(&file_config.embeddings), false)?;
     // No ranker and no provider named: hybrid with the default model when
     // the hub cache holds it; the start-up line says which ranker answers.
-    if args.ranker.is_none()
-        && file.ranker.is_none()
+    if layer.ranker.is_none()
         && c.service.embeddings.is_none()
         && let Some((model, dir)) =
             super::embed::default_model(&args.embed, &file_config.embeddings)
@@ -139,19 +115,18 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
             "--ranker regex: search_tools takes words; choose bm25, embeddings or hybrid".into(),
         ));
     }
-    let http = match args.http.or(file.http) {
+    let http = match layer.http {
         None => None,
         Some(addr) => {
-            let keys = super::serve::api_keys(&args.api_key_env, file.api_key_env.as_deref())?;
+            let keys = super::serve::api_keys(layer.api_key_env.as_deref().unwrap_or_default())?;
             let config = HttpConfig {
                 addr,
                 keys,
-                insecure_no_auth: args.insecure_no_auth || file.insecure_no_auth.unwrap_or(false),
+                insecure_no_auth: layer.insecure_no_auth.unwrap_or(false),
                 conn: Default::default(),
                 sessions: gateway::SessionLimits {
-                    max: count(args.max_sessions.or(file.max_sessions))
-                        .unwrap_or(gateway::DEFAULT_MAX_SESSIONS),
-                    max_per_key: count(args.max_sessions_per_key.or(file.max_sessions_per_key))
+                    max: count(layer.max_sessions).unwrap_or(gateway::DEFAULT_MAX_SESSIONS),
+                    max_per_key: count(layer.max_sessions_per_key)
                         .unwrap_or(gateway::DEFAULT_MAX_SESSIONS_PER_KEY),
                 },
             };
@@ -162,13 +137,17 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
     Ok(Plan {
         config: c,
         http,
-        basis: args
-            .token_basis
-            .or(file.token_basis)
-            .unwrap_or(TokenBasis::O200kBase),
-        log_calls: args.log_calls || file.log_calls.unwrap_or(false),
-        call_timeout_secs: file.call_timeout_secs,
-        shutdown_grace_secs: file.shutdown_grace_secs,
+        basis: layer.token_basis.unwrap_or_default(),
+        log_calls: layer.log_calls.unwrap_or(false),
+        call_timeout: Duration::from_secs(
+            layer
+                .call_timeout_secs
+                .unwrap_or(gateway::DEFAULT_CALL_TIMEOUT.as_secs())
+                .max(1),
+        ),
+        shutdown_grace: layer
+            .shutdown_grace_secs
+            .map_or(gateway::DEFAULT_SHUTDOWN_GRACE, Duration::from_secs),
     })
 }
 
@@ -235,12 +214,7 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
     // below); the servers inherit it, so a gateway among them knows.
     unsafe { std::env::set_var(gateway::PARENT_VAR, std::process::id().to_string()) };
     let plan = plan(args)?;
-    let call_timeout = Duration::from_secs(
-        args.call_timeout
-            .or(plan.call_timeout_secs)
-            .unwrap_or(gateway::DEFAULT_CALL_TIMEOUT.as_secs())
-            .max(1),
-    );
+    let call_timeout = plan.call_timeout;
     // A dry run logs too (a tool rule that matches nothing is worth a
     // warning there most), but writes no trace.
     let recorder = if args.dry_run {
@@ -289,10 +263,7 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
             "waiting for an MCP host on stdin (an MCP host such as Claude Desktop starts the gateway itself: see docs/gateway.md); --dry-run shows the saving, --http HOST:PORT serves HTTP; Ctrl-C stops",
         );
     }
-    let grace = args
-        .shutdown_grace
-        .or(plan.shutdown_grace_secs)
-        .map_or(gateway::DEFAULT_SHUTDOWN_GRACE, Duration::from_secs);
+    let grace = plan.shutdown_grace;
     gateway.drain().set_grace(grace);
     let stopping = gateway.clone();
     toolsift::sources::mcp::before_exit(move || {

@@ -7,6 +7,7 @@ pub mod args;
 pub mod check;
 pub mod completions;
 pub mod count;
+pub mod defaults_help;
 pub mod embed;
 pub mod error;
 pub mod eval;

@@ -1,149 +1,38 @@
-//! `toolsift serve`: its settings merged from the flags, the config file's
-//! `[serve]` and the defaults; then the server, until a signal stops it.
+//! `toolsift serve`: its settings, the flags over the config file's
+//! `[serve]` over the defaults; then the server, until a signal stops it.
 
 use super::args::ServeArgs;
 use super::error::CliError;
 use super::output::write_stdout;
 
-/// The API keys named by `--api-key-env` (`flag`), else by the config
-/// file's `api_key_env`, read from the environment.
-pub(super) fn api_keys(
-    flag: &[String],
-    file: Option<&[String]>,
-) -> Result<toolsift::server::ApiKeys, CliError> {
-    let names = if flag.is_empty() {
-        file.unwrap_or_default()
-    } else {
-        flag
-    };
+/// The API keys of the environment variables `names` (`--api-key-env`, or
+/// the config file's `api_key_env`).
+pub(super) fn api_keys(names: &[String]) -> Result<toolsift::server::ApiKeys, CliError> {
     toolsift::server::ApiKeys::from_env(names, &|n| std::env::var(n).ok())
         .map_err(|e| CliError::Usage(e.to_string()))
 }
 
-/// The server's settings: flags, then the config file's `[serve]`, then the
-/// defaults.
+/// The server's settings: the flags over the config file's `[serve]`, over
+/// the defaults ([`toolsift::layer`]).
 fn serve_config(args: &ServeArgs) -> Result<toolsift::server::ServeConfig, CliError> {
+    use toolsift::layer::Layer;
     use toolsift::server::{ApiKeys, ServeConfig};
     let config = toolsift::config::Config::load(args.config.as_deref())?;
     let file = &config.serve;
+    let layer = args.settings.clone().over(file.clone());
     let mut c = ServeConfig::default();
-    c.addr = args.addr.or(file.addr).unwrap_or(c.addr);
-    c.keys = api_keys(&args.api_key_env, file.api_key_env.as_deref())?;
-    c.max_body_bytes = args
-        .max_body_bytes
-        .or(file.max_body_bytes)
-        .unwrap_or(c.max_body_bytes);
-    if let Some(ms) = args.request_timeout_ms.or(file.request_timeout_ms) {
-        c.request_timeout = std::time::Duration::from_millis(ms.max(1));
-    }
-    c.max_in_flight = args
-        .max_in_flight
-        .or(file.max_in_flight)
-        .unwrap_or(c.max_in_flight)
-        .max(1);
-    c.max_queued = file.max_queued.unwrap_or(c.max_queued);
-    c.log_queries = args.log_queries || file.log_queries.unwrap_or(false);
-    c.insecure_no_auth = args.insecure_no_auth || file.insecure_no_auth.unwrap_or(false);
-    let s = &mut c.service;
-    s.max_catalog_tools = args
-        .max_catalog_tools
-        .or(file.max_catalog_tools)
-        .unwrap_or(s.max_catalog_tools);
-    s.default_max_tools = args
-        .default_max_tools
-        .or(file.default_max_tools)
-        .unwrap_or(s.default_max_tools);
-    if s.default_max_tools == 0 {
-        return Err(CliError::Usage(
-            "--default-max-tools must be a positive integer".into(),
-        ));
-    }
-    s.token_basis = args
-        .token_basis
-        .or(file.token_basis)
-        .unwrap_or(s.token_basis);
-    s.max_sessions = file.max_sessions.unwrap_or(s.max_sessions);
-    if let Some(secs) = file.session_idle_secs {
-        s.session_idle = std::time::Duration::from_secs(secs);
-    }
-    s.cache_bytes = file.cache_bytes.unwrap_or(s.cache_bytes);
-    s.token_cache_bytes = file.token_cache_bytes.unwrap_or(s.token_cache_bytes);
-    if let Some(ms) = args.upstream_timeout_ms.or(file.upstream_timeout_ms) {
-        c.upstream_timeout = std::time::Duration::from_millis(ms.max(1));
-    }
-    let ms = |flag: Option<u64>, key: Option<u64>, default: std::time::Duration| {
-        flag.or(key)
-            .map_or(default, |ms| std::time::Duration::from_millis(ms.max(1)))
-    };
-    c.conn.head_timeout = ms(
-        args.head_timeout_ms,
-        file.head_timeout_ms,
-        c.conn.head_timeout,
-    );
-    c.conn.idle_timeout = ms(
-        args.idle_timeout_ms,
-        file.idle_timeout_ms,
-        c.conn.idle_timeout,
-    );
-    c.conn.shutdown_grace = ms(
-        args.shutdown_grace_ms,
-        file.shutdown_grace_ms,
-        c.conn.shutdown_grace,
-    );
-    c.conn.max_connections = args
-        .max_connections
-        .or(file.max_connections)
-        .unwrap_or(c.conn.max_connections)
-        .max(1);
-    c.max_passthrough = args
-        .max_passthrough
-        .or(file.max_passthrough)
-        .unwrap_or(c.max_passthrough)
-        .max(1);
-    c.max_passthrough_queued = file.max_passthrough_queued.unwrap_or(c.max_passthrough);
-    if let Some(name) = args
-        .metrics_key_env
-        .as_ref()
-        .or(file.metrics_key_env.as_ref())
-    {
+    c.apply(&layer).map_err(CliError::Usage)?;
+    c.keys = api_keys(layer.api_key_env.as_deref().unwrap_or_default())?;
+    if let Some(name) = &layer.metrics_key_env {
         let keys = ApiKeys::from_env(std::slice::from_ref(name), &|n| std::env::var(n).ok())
             .map_err(|e| {
                 CliError::Usage(e.to_string().replace("--api-key-env", "--metrics-key-env"))
             })?;
         c.metrics_key = std::env::var(name).ok().filter(|_| !keys.is_empty());
     }
-    if let Some(spec) = args.sessions.as_ref().or(file.sessions.as_ref()) {
-        c.sessions = spec
-            .parse()
-            .map_err(|e| CliError::Usage(format!("--sessions {e}")))?;
-    }
-    c.store.wait_replicas = args
-        .sessions_wait_replicas
-        .or(file.sessions_wait_replicas)
-        .unwrap_or(c.store.wait_replicas);
-    if let Some(mb) = args.shared_cache_mb.or(file.shared_cache_mb) {
-        c.store.shared.bytes = mb.saturating_mul(1 << 20);
-    }
-    match args.shared_cache_ttl_secs.or(file.shared_cache_ttl_secs) {
-        Some(0) => {
-            return Err(CliError::Usage(
-                "--shared-cache-ttl-secs must be a positive integer".into(),
-            ));
-        }
-        Some(secs) => c.store.shared.ttl = std::time::Duration::from_secs(secs),
-        None => {}
-    }
     c.upstreams = upstreams(args, file, &|n| std::env::var(n).ok())?;
+    let s = &mut c.service;
     s.embeddings = args.embed.build(Some(&config.embeddings), false)?;
-    s.default_ranker = args
-        .default_ranker
-        .or(file.default_ranker)
-        .unwrap_or(s.default_ranker);
-    s.gate = args
-        .gate
-        .map(super::args::Switch::on)
-        .or(file.gate)
-        .unwrap_or(s.gate);
     if s.default_ranker.needs_embeddings() && s.embeddings.is_none() {
         return Err(CliError::Usage(format!(
             "--default-ranker {}: needs an embedding provider (--embeddings-local or --embeddings-url, or [embeddings] in the config)",

@@ -9,6 +9,7 @@ use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
+use crate::layer::Layer;
 use crate::settings::{PartialSettings, Settings};
 
 /// `[explorer]` as one file writes it.
@@ -31,9 +32,8 @@ pub struct ExplorerConfig {
 /// The keys of `[explorer]` besides the settings'.
 const START_KEYS: [&str; 3] = ["service", "queries", "context_budget"];
 
-impl ExplorerConfig {
-    /// This file's values over `below`'s: each one given here wins.
-    pub fn over(self, below: ExplorerConfig) -> ExplorerConfig {
+impl Layer for ExplorerConfig {
+    fn over(self, below: ExplorerConfig) -> ExplorerConfig {
         ExplorerConfig {
             settings: self.settings.over(below.settings),
             service: self.service.or(below.service),

@@ -32,57 +32,111 @@ use serde::{Deserialize, Serialize};
 
 use crate::file_value;
 
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+/// `[gateway]` and the gateway's flags: one record (each field's comment
+/// is its `--help`), laid over the built-in config's defaults.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, clap::Args)]
 #[serde(deny_unknown_fields)]
 pub struct GatewaySection {
-    /// HOST:PORT to serve streamable HTTP on.
-    #[serde(default, deserialize_with = "super::address")]
+    /// Serve streamable HTTP on HOST:PORT (at /mcp) instead of stdio.
+    #[serde(default, deserialize_with = "super::serve::address")]
+    #[arg(long, value_name = "HOST:PORT")]
     pub http: Option<std::net::SocketAddr>,
+    /// Environment variable holding an accepted API key over HTTP (repeatable).
+    #[arg(long, value_name = "NAME")]
     pub api_key_env: Option<Vec<String>>,
+    /// Allow --http on a non-loopback address without an API key.
     #[serde(default, deserialize_with = "file_value::flag")]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_parser = super::switch)]
     pub insecure_no_auth: Option<bool>,
+    /// Most tools search_tools returns (the SDK's max_tools).
     #[serde(default, deserialize_with = "file_value::positive")]
+    #[arg(long, value_name = "N")]
     pub max_tools: Option<u64>,
-    /// Over HTTP: most MCP sessions alive at once.
+    /// Over HTTP: most MCP sessions alive at once; a new one past it closes the idlest.
     #[serde(default, deserialize_with = "file_value::positive")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_sessions: Option<u64>,
     /// Over HTTP: most MCP sessions of one API key alive at once.
     #[serde(default, deserialize_with = "file_value::positive")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_sessions_per_key: Option<u64>,
+    /// The ranker of search_tools: bm25 | regex | embeddings | hybrid.
     #[serde(default, deserialize_with = "file_value::one_of")]
+    #[arg(long, value_name = "RANKER")]
     pub ranker: Option<crate::engine::Ranker>,
+    /// The relevance gate: "nothing fits" instead of unrelated tools.
     #[serde(default, deserialize_with = "file_value::flag")]
+    #[arg(long, value_name = "on|off", value_parser = super::switch)]
     pub gate: Option<bool>,
+    /// Identical calls in a row allowed before the breaker blocks.
     #[serde(default, deserialize_with = "file_value::count")]
+    #[arg(long, value_name = "N")]
     pub breaker_threshold: Option<u32>,
+    /// The same, for read-only tools.
     #[serde(default, deserialize_with = "file_value::count")]
+    #[arg(long, value_name = "N")]
     pub breaker_threshold_read_only: Option<u32>,
+    /// Seconds a tool call may take upstream.
     #[serde(default, deserialize_with = "file_value::positive")]
+    #[arg(long = "call-timeout", value_name = "SECS")]
     pub call_timeout_secs: Option<u64>,
-    /// Seconds a stop lets the calls in flight finish.
+    /// Seconds a stop (SIGTERM, SIGINT, SIGHUP) lets the calls in flight finish before answering them that the gateway stopped.
     #[serde(default, deserialize_with = "file_value::count")]
+    #[arg(long = "shutdown-grace", value_name = "SECS")]
     pub shutdown_grace_secs: Option<u64>,
     /// The file of search-then-call pairs to learn from and record in
     /// (`--learn`): `~/` is the home directory, a relative path is the
     /// config file's directory's.
+    #[arg(skip)]
     pub learn: Option<String>,
+    /// Add found tools to the session's tools/list and send list_changed (for hosts that honour it).
     #[serde(default, deserialize_with = "file_value::flag")]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_parser = super::switch)]
     pub expose_found: Option<bool>,
+    /// Put queries, arguments and results in the log.
     #[serde(default, deserialize_with = "file_value::flag")]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_parser = super::switch)]
     pub log_calls: Option<bool>,
+    /// The token basis of --dry-run.
     #[serde(default, deserialize_with = "file_value::one_of")]
+    #[arg(long, value_name = "BASIS")]
     pub token_basis: Option<crate::tokens::TokenBasis>,
-    /// What the host receives of text a reader cannot see.
+    /// Text a reader cannot see in a server's tools (ANSI, control, tag, zero-width, bidi characters): strip it from what the model receives, drop the tool, or keep it.
     #[serde(default)]
+    #[arg(long, value_name = "strip|drop|keep")]
     pub hidden_text: Option<HiddenText>,
-    /// What the host receives of hidden text in a call's result (strip or
-    /// keep).
+    /// Hidden text in a tool's results (tag characters, ANSI, bidirectional controls in text and structured content): strip it (emoji sequences stay) or keep it.
     #[serde(default)]
+    #[arg(long, value_name = "strip|keep")]
     pub hidden_text_results: Option<HiddenText>,
-    /// `[gateway.tools]`: pattern → read, allow, ask or deny.
+    /// `[gateway.tools]`: pattern → read, allow, ask or deny (the flags'
+    /// `--allow`, `--ask`, `--deny` and `--allow-read` come after them).
     #[serde(default)]
+    #[arg(skip)]
     pub tools: std::collections::BTreeMap<String, ToolRule>,
 }
+
+crate::layer::layer_of_options!(GatewaySection {
+    http,
+    api_key_env,
+    insecure_no_auth,
+    max_tools,
+    max_sessions,
+    max_sessions_per_key,
+    ranker,
+    gate,
+    breaker_threshold,
+    breaker_threshold_read_only,
+    call_timeout_secs,
+    shutdown_grace_secs,
+    learn,
+    expose_found,
+    log_calls,
+    token_basis,
+    hidden_text,
+    hidden_text_results;
+    maps: tools
+});
 
 /// What a rule of the gateway does with the tools it matches (see
 /// `gateway::ToolRules`).

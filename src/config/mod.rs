@@ -12,14 +12,17 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::file_value;
+use crate::layer::Layer;
 
 mod explorer;
 mod gateway;
 mod save;
+mod serve;
 
 pub use explorer::ExplorerConfig;
 pub use gateway::{GatewaySection, HiddenText, ToolRule, path_in};
 pub use save::{Also, save_explorer, save_explorer_settings};
+pub use serve::{ServeSection, UpstreamSection, switch};
 
 /// The embedded defaults.
 pub const DEFAULT_CONFIG: &str = include_str!("../../assets/config.toml");
@@ -42,94 +45,6 @@ pub enum ConfigError {
     },
     #[error("{origin}: {message}")]
     Invalid { origin: String, message: String },
-}
-
-/// `[serve]`: `toolsift serve`'s settings (flags win over these). A bad
-/// value is refused saying what was found ([`file_value`]).
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ServeSection {
-    /// HOST:PORT to listen on.
-    #[serde(default, deserialize_with = "address")]
-    pub addr: Option<std::net::SocketAddr>,
-    /// Names of environment variables that hold accepted API keys.
-    pub api_key_env: Option<Vec<String>>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub max_body_bytes: Option<usize>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub max_catalog_tools: Option<usize>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub default_max_tools: Option<u64>,
-    #[serde(default, deserialize_with = "file_value::one_of")]
-    pub token_basis: Option<crate::tokens::TokenBasis>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub request_timeout_ms: Option<u64>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub max_in_flight: Option<usize>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub max_queued: Option<usize>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub max_sessions: Option<usize>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub session_idle_secs: Option<u64>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub cache_bytes: Option<usize>,
-    /// The budget of single definitions' token counts.
-    pub token_cache_bytes: Option<usize>,
-    #[serde(default, deserialize_with = "file_value::flag")]
-    pub log_queries: Option<bool>,
-    #[serde(default, deserialize_with = "file_value::flag")]
-    pub insecure_no_auth: Option<bool>,
-    /// `memory`, a Redis/Valkey URL or `redis+cluster://` nodes.
-    pub sessions: Option<String>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub sessions_wait_replicas: Option<u32>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub shared_cache_mb: Option<u64>,
-    #[serde(default, deserialize_with = "file_value::positive")]
-    pub shared_cache_ttl_secs: Option<u64>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub upstream_timeout_ms: Option<u64>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub head_timeout_ms: Option<u64>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub idle_timeout_ms: Option<u64>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub max_connections: Option<usize>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub shutdown_grace_ms: Option<u64>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub max_passthrough: Option<usize>,
-    #[serde(default, deserialize_with = "file_value::count")]
-    pub max_passthrough_queued: Option<usize>,
-    /// The environment variable holding the key `GET /metrics` needs.
-    pub metrics_key_env: Option<String>,
-    /// `[serve.upstreams.openai]`, `[serve.upstreams.anthropic]`.
-    #[serde(default)]
-    pub upstreams: BTreeMap<String, UpstreamSection>,
-    /// The ranker of requests that name none.
-    #[serde(default, deserialize_with = "file_value::one_of")]
-    pub default_ranker: Option<crate::engine::Ranker>,
-    /// The relevance gate for requests that do not set it.
-    #[serde(default, deserialize_with = "file_value::flag")]
-    pub gate: Option<bool>,
-}
-
-/// `addr = "HOST:PORT"`.
-fn address<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<Option<std::net::SocketAddr>, D::Error> {
-    file_value::parsed(d, "an IP address and a port (HOST:PORT)").map(Some)
-}
-
-/// One provider's upstream in the config file.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UpstreamSection {
-    /// The provider API's base URL, or "none" for no pass-through.
-    pub url: Option<String>,
-    /// An environment variable holding the upstream key.
-    pub key_env: Option<String>,
 }
 
 /// A key list may be written as one string or a list of strings.

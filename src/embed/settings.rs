@@ -69,10 +69,13 @@ impl EmbeddingSettings {
             ..Default::default()
         }
     }
+}
 
-    /// These settings with `under`'s filling the gaps. A provider named
-    /// here (`local` or `url`) replaces the one under it whole.
-    pub fn over(self, under: &EmbeddingSettings) -> EmbeddingSettings {
+/// A layer of embedding settings: as every layer, except that a provider
+/// named here (`local` or `url`) replaces the one below it whole (its model
+/// and key go with it).
+impl crate::layer::Layer for EmbeddingSettings {
+    fn over(self, under: EmbeddingSettings) -> EmbeddingSettings {
         let names_provider = self.local.is_some() || self.url.is_some();
         let base = if names_provider && (under.local.is_some() || under.url.is_some()) {
             EmbeddingSettings {
@@ -98,7 +101,9 @@ impl EmbeddingSettings {
             disk_cache: self.disk_cache.or(base.disk_cache),
         }
     }
+}
 
+impl EmbeddingSettings {
     /// Whether a provider is named.
     pub fn is_configured(&self) -> bool {
         self.local.is_some() || self.url.is_some()
@@ -205,7 +210,7 @@ mod tests {
             local: Some("/nonexistent".into()),
             ..Default::default()
         };
-        let merged = flags.clone().over(&file);
+        let merged = crate::layer::Layer::over(flags.clone(), file.clone());
         assert_eq!(merged.url, None);
         assert_eq!(merged.query_prefix.as_deref(), Some("query: "));
         let env = |_: &str| None;

@@ -32,6 +32,7 @@ mod reload;
 mod rules;
 mod saving;
 mod session;
+mod settings;
 mod stdio;
 mod validate;
 
@@ -55,6 +56,7 @@ pub use recursion::{PARENT_VAR, starts_a_gateway};
 pub use rules::{ToolRule, ToolRules};
 pub use saving::{ListSaving, list_saving};
 pub use session::GatewaySession;
+pub use settings::check_max_tools;
 pub use stdio::serve_stdio;
 
 /// The SDK's `retry_loop_breaker()` threshold, for both kinds of tool.

@@ -17,6 +17,7 @@ mod forward;
 mod handlers;
 pub(crate) mod metrics_export;
 pub mod passthrough;
+mod settings;
 mod upload;
 mod upstream;
 
@@ -36,20 +37,6 @@ use crate::wire::TOOL_SEARCH_PATH;
 pub use crate::http::{ApiKeys, ConnLimits, shutdown_signal};
 use crate::http::{conn, events};
 pub use upstream::{Provider, Upstream, Upstreams};
-
-/// The default address: loopback only.
-pub const DEFAULT_ADDR: &str = "127.0.0.1:8787";
-/// The default body limit (16 MiB).
-pub const DEFAULT_MAX_BODY_BYTES: usize = 16 << 20;
-/// The default time limit of one request, body reading included.
-pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
-/// The default wait for an upstream's answer to begin, and between two of
-/// its reads (as long as the SDK waits for a provider call).
-pub const DEFAULT_UPSTREAM_TIMEOUT: Duration = Duration::from_secs(300);
-
-/// The default number of provider calls passed through at once (and of
-/// those that may wait beyond them).
-pub const DEFAULT_MAX_PASSTHROUGH: usize = 64;
 
 /// Everything `serve` needs, from flags and the config file.
 #[derive(Debug, Clone)]
@@ -87,26 +74,28 @@ pub struct ServeConfig {
 }
 
 impl Default for ServeConfig {
+    /// The defaults of `toolsift serve` (loopback, 16 MiB bodies, 10 s per
+    /// request, 300 s for an upstream, 64 calls passed through at once), and
+    /// those of the parts it holds.
     fn default() -> Self {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         ServeConfig {
-            addr: DEFAULT_ADDR
-                .parse()
-                .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 8787))),
+            addr: SocketAddr::from(([127, 0, 0, 1], 8787)),
             keys: ApiKeys::default(),
-            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            max_body_bytes: 16 << 20,
+            request_timeout: Duration::from_secs(10),
             max_in_flight: cores,
             max_queued: cores * 64,
             log_queries: false,
             insecure_no_auth: false,
             service: ServiceConfig::default(),
             upstreams: Upstreams::default(),
-            upstream_timeout: DEFAULT_UPSTREAM_TIMEOUT,
+            // As long as the SDK waits for a provider call.
+            upstream_timeout: Duration::from_secs(300),
             sessions: StoreSpec::Memory,
             store: StoreOptions::default(),
-            max_passthrough: DEFAULT_MAX_PASSTHROUGH,
-            max_passthrough_queued: DEFAULT_MAX_PASSTHROUGH,
+            max_passthrough: 64,
+            max_passthrough_queued: 64,
             metrics_key: None,
             conn: ConnLimits::default(),
         }
