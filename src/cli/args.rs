@@ -170,14 +170,12 @@ pub struct ServiceArgs {
     /// Environment variable that holds the service's API key (else $CAVE_API_KEY).
     #[arg(long, value_name = "NAME")]
     pub service_key_env: Option<String>,
-    /// x-cave-agent (default toolsift).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help = format!("x-cave-agent (default {})", toolsift::client::DEFAULT_AGENT))]
     pub agent: Option<String>,
     /// x-cave-workflow (else $CAVE_WORKFLOW, else unlabeled-workflow).
     #[arg(long, value_name = "NAME")]
     pub workflow: Option<String>,
-    /// x-cave-retention (default metadata).
-    #[arg(long, value_name = "POLICY")]
+    #[arg(long, value_name = "POLICY", help = format!("x-cave-retention (default {})", toolsift::client::DEFAULT_RETENTION))]
     pub retention: Option<String>,
     /// x-cave-user-hash, sent only when given.
     #[arg(long, value_name = "HASH")]
@@ -348,8 +346,7 @@ pub struct CheckArgs {
     /// With --findability: the top K that counts as found.
     #[arg(long, value_name = "K", default_value_t = toolsift::findability::DEFAULT_K as u64, requires = "findability", value_parser = clap::value_parser!(u64).range(1..=20))]
     pub findability_k: u64,
-    /// With --findability: the ranker searched with (default bm25).
-    #[arg(long, value_name = "RANKER", requires = "findability", help = choices(&Ranker::WORDS))]
+    #[arg(long, value_name = "RANKER", requires = "findability", help = format!("With --findability: the ranker searched with, {} (default {})", choices(&Ranker::WORDS), toolsift::service::ServiceConfig::default().default_ranker))]
     pub ranker: Option<Ranker>,
     #[command(flatten)]
     pub embed: super::embed::EmbeddingArgs,
@@ -361,17 +358,14 @@ pub struct CountArgs {
     /// Exact counts from a provider's counting endpoint (OpenAI's responses/input_tokens, Anthropic's messages/count_tokens), beside the estimates (with check: implies --bases all). The key comes from OPENAI_API_KEY or ANTHROPIC_API_KEY (or --count-key-env).
     #[arg(long, value_name = "openai|anthropic")]
     pub count_with: Option<toolsift::provider::Provider>,
-    /// The model counted (default gpt-4o, or claude-sonnet-4-5).
-    #[arg(long, value_name = "MODEL", requires = "count_with")]
+    #[arg(long, value_name = "MODEL", requires = "count_with", help = format!("The model counted (default {}, or {})", toolsift::provider::Provider::Openai.count_model(), toolsift::provider::Provider::Anthropic.count_model()))]
     pub count_model: Option<String>,
-    /// The provider's base URL (a proxy; default https://api.openai.com or https://api.anthropic.com).
-    #[arg(long, value_name = "URL", requires = "count_with")]
+    #[arg(long, value_name = "URL", requires = "count_with", help = format!("The provider's base URL (a proxy; default {} or {})", toolsift::provider::Provider::Openai.api_origin(), toolsift::provider::Provider::Anthropic.api_origin()))]
     pub count_url: Option<String>,
     /// The environment variable holding the provider's key.
     #[arg(long, value_name = "NAME", requires = "count_with")]
     pub count_key_env: Option<String>,
-    /// The longest wait for one count, in milliseconds (default 30,000).
-    #[arg(long, value_name = "MS", requires = "count_with")]
+    #[arg(long, value_name = "MS", requires = "count_with", help = format!("The longest wait for one count, in milliseconds (default {})", toolsift::numbers::thousands(super::count::COUNT_TIMEOUT_MS)))]
     pub count_timeout_ms: Option<u64>,
 }
 

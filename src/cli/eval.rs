@@ -4,6 +4,9 @@
 use toolsift::engine::Gate;
 use toolsift::search::Searcher;
 
+/// `max_tools` of each `--abstain` search, unless `--max-tools` says.
+pub const ABSTAIN_MAX_TOOLS: u64 = 5;
+
 use super::args::EvalArgs;
 use super::error::CliError;
 use super::output::emit;
@@ -93,7 +96,7 @@ fn gate_cosine(searcher: &Searcher) -> f32 {
 /// `toolsift eval --abstain FILE`: each question searched over its own
 /// catalog by the embedded service.
 fn abstain(args: &EvalArgs, path: &std::path::Path) -> Result<(), CliError> {
-    let max_tools = args.max_tools.unwrap_or(5);
+    let max_tools = args.max_tools.unwrap_or(ABSTAIN_MAX_TOOLS);
     if max_tools == 0 {
         return Err(CliError::Usage(
             "--max-tools must be a positive integer".into(),

@@ -40,8 +40,7 @@ pub struct EvalArgs {
     /// Questions that each carry their own catalog, some with no fitting tool (JSONL: kind, query, tools, expected): how often the search answers with nothing when nothing fits, and loads every expected tool when something does, with the gate's curve.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["catalog", "queries", "extra_catalog"])]
     pub abstain: Option<std::path::PathBuf>,
-    /// With --abstain: max_tools of each search (default 5).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = format!("With --abstain: max_tools of each search (default {})", super::eval::ABSTAIN_MAX_TOOLS))]
     pub max_tools: Option<u64>,
     #[command(flatten)]
     pub costs: CostArgs,

@@ -25,8 +25,7 @@ pub struct McpArgs {
     /// One streamable-HTTP MCP server (repeatable).
     #[arg(long, value_name = "URL")]
     pub mcp_url: Vec<String>,
-    /// Seconds each server gets to start and list its tools (default 20, or the config's [mcp] timeout_secs).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", help = format!("Seconds each server gets to start and list its tools (default {}, or the config's [mcp] timeout_secs)", toolsift::sources::mcp::config::DEFAULT_TIMEOUT.as_secs()))]
     pub mcp_timeout: Option<f64>,
     /// Tools of the MCP servers to load always: server/*, server/tool or tool (repeatable; added to the config's [mcp] always_load).
     #[arg(long, value_name = "PATTERN")]

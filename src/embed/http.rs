@@ -48,6 +48,9 @@ impl std::fmt::Debug for HttpConfig {
     }
 }
 
+/// The time limit of one call to the endpoint, unless configured.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
 impl HttpConfig {
     pub fn new(url: &str, model: &str) -> Result<HttpConfig, String> {
         Ok(HttpConfig {
@@ -57,7 +60,7 @@ impl HttpConfig {
             query_prefix: String::new(),
             document_prefix: String::new(),
             input_type: false,
-            timeout: Duration::from_secs(60),
+            timeout: DEFAULT_TIMEOUT,
             retries: 4,
             backoff: Duration::from_millis(250),
         })

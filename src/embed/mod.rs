@@ -30,6 +30,8 @@ pub use cache::{CacheStats, SharedVectors, VectorCache};
 /// already in the hub cache (`hybrid`): small (90 MB), English, and the one
 /// the gate's cosine threshold was measured with.
 pub const DEFAULT_MODEL: &str = "sentence-transformers/all-MiniLM-L6-v2";
+/// Texts sent to a provider per call, unless configured.
+pub const DEFAULT_BATCH: usize = 32;
 
 /// [`DEFAULT_MODEL`]'s directory when the hub cache holds it whole (no
 /// network); never in a build without the `embed-local` feature, which
@@ -180,7 +182,7 @@ impl Embeddings {
             provider,
             cache,
             progress: None,
-            batch: 32,
+            batch: DEFAULT_BATCH,
             gate_cosine: crate::engine::Gate::MIN_COSINE,
         }
     }
