@@ -20,6 +20,7 @@ pub mod file_stamps;
 pub mod file_value;
 pub mod findability;
 pub mod follow;
+#[cfg(feature = "mcp")]
 pub mod gateway;
 pub mod heap_size;
 pub mod http;

@@ -100,6 +100,17 @@ pub struct ServeArgs {
     pub embed: EmbeddingArgs,
 }
 
+/// `--start-wait`'s help, with the gateway's default.
+fn start_wait_help() -> String {
+    #[cfg(feature = "mcp")]
+    let default = format!(" (default {})", toolsift::gateway::START_WAIT.as_secs());
+    #[cfg(not(feature = "mcp"))]
+    let default = String::new();
+    format!(
+        "Seconds the start waits for the MCP servers before answering the host{default}; a slower server's tools join when it is up"
+    )
+}
+
 /// `--upstream`'s help, with each provider's public API as its default.
 fn upstream_help() -> String {
     let defaults: Vec<String> = toolsift::provider::Provider::ALL
@@ -408,7 +419,7 @@ pub struct GatewayArgs {
     /// Every `[gateway]` setting of the config file, as a flag.
     #[command(flatten)]
     pub settings: toolsift::config::GatewaySection,
-    #[arg(long, value_name = "SECS", help = format!("Seconds the start waits for the MCP servers before answering the host (default {}); a slower server's tools join when it is up", toolsift::gateway::START_WAIT.as_secs()))]
+    #[arg(long, value_name = "SECS", help = start_wait_help())]
     pub start_wait: Option<f64>,
     /// Tools that run without asking (the default): server/tool, server/* or tool, `*` anywhere (repeatable; over [gateway.tools]).
     #[arg(long, value_name = "PATTERN")]

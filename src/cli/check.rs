@@ -14,7 +14,7 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
         super::mcp::load(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
     let catalog = loaded.catalog.clone();
     let mut report = CheckReport::new(
-        loaded.catalog,
+        loaded.catalog.clone(),
         &settings.handle_options(),
         settings.basis(),
         &TokenCounter::new(),
@@ -27,24 +27,10 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
     if let Some(config) = args.count.config()? {
         exact_counts(config, &catalog, args.count_tools, &mut report);
     }
-    let saving = match (&loaded.host, args.gateway) {
-        (_, false) => None,
-        (None, true) => {
-            return Err(CliError::Usage(
-                "--gateway: the saving of toolsift gateway is measured on MCP servers: give --mcp CONFIG, --mcp-stdio or --mcp-url".into(),
-            ));
-        }
-        (Some(host), true) => {
-            let gateway = toolsift::gateway::Gateway::new(
-                Default::default(),
-                host.clone(),
-                Some((*catalog).clone()),
-                Vec::new(),
-                toolsift::gateway::Recorder::quiet(),
-            )
-            .map_err(CliError::Usage)?;
-            Some(toolsift::gateway::list_saving(&gateway, settings.basis()))
-        }
+    let saving = if args.gateway {
+        Some(gateway_saving(&loaded, settings.basis())?)
+    } else {
+        None
     };
     if args.findability {
         let embeddings = super::embed::embeddings_for(&args.embed, args.ranker)?;
@@ -80,14 +66,13 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
     }
     match &saving {
         None => emit(args.json, &report, || report.render_text())?,
-        Some(saving) => {
+        Some((saving, text)) => {
             let mut value = serde_json::to_value(&report)?;
-            value["gateway"] = serde_json::to_value(saving)?;
+            value["gateway"] = saving.clone();
             emit(args.json, &value, || {
                 format!(
-                    "{}\nThrough toolsift gateway (the always-load tools, search_tools, call_read_tool and call_tool):\n{}",
+                    "{}\nThrough toolsift gateway (the always-load tools, search_tools, call_read_tool and call_tool):\n{text}",
                     report.render_text(),
-                    super::gateway::saving_text(saving)
                 )
             })?;
         }
@@ -96,6 +81,45 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
         Some(e) if args.strict => Err(CliError::HiddenText(e)),
         _ => Ok(()),
     }
+}
+
+/// `--gateway`: what `tools/list` costs through the gateway, measured on
+/// the MCP servers loaded, as JSON and as text.
+#[cfg(feature = "mcp")]
+fn gateway_saving(
+    loaded: &super::mcp::Loaded,
+    basis: toolsift::tokens::TokenBasis,
+) -> Result<(serde_json::Value, String), CliError> {
+    let Some(host) = &loaded.host else {
+        return Err(CliError::Usage(
+            "--gateway: the saving of toolsift gateway is measured on MCP servers: give --mcp CONFIG, --mcp-stdio or --mcp-url".into(),
+        ));
+    };
+    let gateway = toolsift::gateway::Gateway::new(
+        Default::default(),
+        host.clone(),
+        Some((*loaded.catalog).clone()),
+        Vec::new(),
+        toolsift::gateway::Recorder::quiet(),
+    )
+    .map_err(CliError::Usage)?;
+    let saving = toolsift::gateway::list_saving(&gateway, basis);
+    Ok((
+        serde_json::to_value(&saving)?,
+        super::gateway::saving_text(&saving),
+    ))
+}
+
+/// `--gateway` in a build without the gateway.
+#[cfg(not(feature = "mcp"))]
+fn gateway_saving(
+    _: &super::mcp::Loaded,
+    _: toolsift::tokens::TokenBasis,
+) -> Result<(serde_json::Value, String), CliError> {
+    Err(CliError::Usage(format!(
+        "--gateway: {}",
+        super::mcp::WITHOUT_MCP
+    )))
 }
 
 /// The provider's exact counts of the full catalog and the initial set, as

@@ -4,6 +4,7 @@
 //! default is stated once and the help cannot drift from it.
 
 use clap::{Command, CommandFactory};
+#[cfg(feature = "mcp")]
 use toolsift::gateway::GatewayConfig;
 use toolsift::server::ServeConfig;
 
@@ -11,11 +12,13 @@ use super::args::Cli;
 
 /// The command line, its help carrying the defaults.
 pub fn command() -> Command {
-    Cli::command()
-        .mut_subcommand("serve", |c| with_defaults(c, ServeConfig::defaults_shown()))
-        .mut_subcommand("gateway", |c| {
-            with_defaults(c, GatewayConfig::defaults_shown())
-        })
+    let command =
+        Cli::command().mut_subcommand("serve", |c| with_defaults(c, ServeConfig::defaults_shown()));
+    #[cfg(feature = "mcp")]
+    let command = command.mut_subcommand("gateway", |c| {
+        with_defaults(c, GatewayConfig::defaults_shown())
+    });
+    command
 }
 
 /// Each flag named by a key of `defaults` with ` (default VALUE)` after its
@@ -30,7 +33,7 @@ fn with_defaults(mut command: Command, defaults: Vec<(&'static str, String)>) ->
     command
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "mcp"))]
 mod tests {
     use super::*;
 

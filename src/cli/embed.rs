@@ -102,12 +102,11 @@ impl EmbeddingArgs {
     }
 }
 
-/// A progress bar shown while a catalog is embedded (texts done of total,
-/// rate, time left), cleared when done.
 /// The embedding model a front end ranks with when the user named no
 /// ranker and no provider (flags, environment, `file`): the default model
 /// when the hub cache holds it, else `None` (BM25F). A cached model that
 /// will not load is a warning, and BM25F answers.
+#[cfg(feature = "mcp")]
 pub fn default_model(
     args: &EmbeddingArgs,
     file: &EmbeddingSettings,
@@ -140,6 +139,8 @@ pub fn default_model(
     }
 }
 
+/// A progress bar shown while a catalog is embedded (texts done of total,
+/// rate, time left), cleared when done.
 fn progress_bar() -> toolsift::embed::ProgressSink {
     let bar: Arc<Mutex<Option<indicatif::ProgressBar>>> = Arc::new(Mutex::new(None));
     Arc::new(move |p: Progress| {

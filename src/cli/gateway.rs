@@ -173,13 +173,13 @@ fn build(
     // A dry run counts every server's tools: it waits for them. Serving, the
     // gateway answers the host at once, whatever server is slow.
     let (host, catalog, changes) = if dry_run {
-        let (loaded, changes) = super::mcp::load_watching(&mcp).map_err(CliError::Usage)?;
+        let (loaded, changes) = super::mcp_live::load_watching(&mcp).map_err(CliError::Usage)?;
         let host = loaded
             .host
             .ok_or_else(|| CliError::Usage("no MCP server is configured".into()))?;
         (host, Some(Arc::unwrap_or_clone(loaded.catalog)), changes)
     } else {
-        let started = super::mcp::start_watching(&mcp, start_wait).map_err(CliError::Usage)?;
+        let started = super::mcp_live::start_watching(&mcp, start_wait).map_err(CliError::Usage)?;
         (started.host, started.catalog, started.changes)
     };
     let file_catalogs = files

@@ -1,13 +1,19 @@
 //! `--mcp CONFIG`, `--mcp-stdio "CMD ARGS"`, `--mcp-url URL`: catalogs
-//! gathered from live MCP servers, alone or merged with catalog files.
+//! gathered from live MCP servers, alone or merged with catalog files. The
+//! flags and the servers files are read here; the servers are started in
+//! [`super::mcp_live`] (feature `mcp`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
+#[cfg(feature = "mcp")]
 use std::time::Duration;
 
 use clap::Args;
 use toolsift::catalog::{self, Catalog, CatalogSource};
-use toolsift::sources::mcp::{self, McpConfig, McpHost, ServerState, ServerStatus};
+use toolsift::sources::mcp::ServerStatus;
+#[cfg(feature = "mcp")]
+use toolsift::sources::mcp::{self, McpConfig, McpHost};
+#[cfg(feature = "mcp")]
 use toolsift::terminal_text::escape;
 
 /// The MCP servers to gather tools from.
@@ -31,16 +37,19 @@ pub struct McpArgs {
     #[arg(long, value_name = "PATTERN")]
     pub always_load: Vec<String>,
     /// The longest a tool call may take (set by the command, not a flag here).
+    #[cfg(feature = "mcp")]
     #[arg(skip)]
     pub call_timeout: Option<Duration>,
     /// Leave out the servers that run `toolsift gateway` (the gateway's own
     /// reading: it must not start itself).
+    #[cfg(feature = "mcp")]
     #[arg(skip)]
     pub refuse_gateways: bool,
 }
 
 impl McpArgs {
     /// The time limit of one tool call (60 s unless the command set it).
+    #[cfg(feature = "mcp")]
     pub fn call_timeout(&self) -> Duration {
         self.call_timeout.unwrap_or(Duration::from_secs(60))
     }
@@ -51,6 +60,7 @@ impl McpArgs {
 
     /// The servers these flags name, merged in order; what was read where
     /// and each warning said on stderr.
+    #[cfg(feature = "mcp")]
     pub fn config(&self) -> Result<McpConfig, String> {
         let config = self.read_config()?;
         for note in &config.notes {
@@ -63,6 +73,7 @@ impl McpArgs {
     }
 
     /// [`McpArgs::config`], saying nothing.
+    #[cfg(feature = "mcp")]
     pub fn read_config(&self) -> Result<McpConfig, String> {
         let env = |n: &str| std::env::var(n).ok();
         let mut config = McpConfig::default();
@@ -125,181 +136,35 @@ impl McpArgs {
 /// A catalog from files and MCP servers, with the live connections.
 pub struct Loaded {
     pub catalog: Arc<Catalog>,
+    #[cfg(feature = "mcp")]
     pub host: Option<Arc<McpHost>>,
     pub servers: Vec<ServerStatus>,
-}
-
-/// Restores the terminal when a signal ends toolsift during the explorer.
-fn restore_terminal() {
-    #[cfg(feature = "tui")]
-    if toolsift::tui::terminal_in_use() {
-        toolsift::tui::restore_terminal();
-    }
 }
 
 /// Loads `files` (or `default` when there are none and no MCP server) and
 /// gathers the MCP servers of `args`. Each server that failed is a warning on
 /// stderr; none loading (and no file) is an error.
 pub fn load(files: &[String], default: Option<&str>, args: &McpArgs) -> Result<Loaded, String> {
-    load_inner(files, default, args, false).map(|(loaded, _)| loaded)
-}
-
-/// [`load`] of the MCP servers alone, following the servers' changes: the
-/// receiver names each server whose tools changed.
-pub fn load_watching(
-    args: &McpArgs,
-) -> Result<(Loaded, tokio::sync::mpsc::UnboundedReceiver<String>), String> {
-    let (loaded, changes) = load_inner(&[], None, args, true)?;
-    let changes = changes.ok_or("no MCP server is configured")?;
-    Ok((loaded, changes))
-}
-
-/// What the gateway starts with: its host, the tools of the servers that
-/// listed them in time (none yet, maybe), and the servers' changes (a
-/// server that comes up later is one).
-pub struct Started {
-    pub host: Arc<McpHost>,
-    pub catalog: Option<Catalog>,
-    pub changes: tokio::sync::mpsc::UnboundedReceiver<String>,
-}
-
-/// The MCP servers of `args` started without blocking: every server
-/// starts in the background, and this waits at most `wait` for them (a
-/// server that never answers holds nothing up); the others join later, a
-/// server that failed is tried again. A failed server is a warning on
-/// stderr, one still starting a note.
-pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, String> {
-    let config = args.config()?;
-    if config.servers.is_empty() {
-        return Err("no MCP server is configured".into());
+    if args.any() {
+        #[cfg(feature = "mcp")]
+        return super::mcp_live::load_servers(files, args, false).map(|(loaded, _)| loaded);
+        #[cfg(not(feature = "mcp"))]
+        return Err(WITHOUT_MCP.into());
     }
-    mcp::install_exit_guards(restore_terminal);
-    let host = McpHost::new(args.call_timeout()).map_err(|e| format!("MCP: {e}"))?;
-    let changes = host.watch_changes();
-    let gathered = host.gather_within(&config, wait);
-    for s in &gathered.servers {
-        match s.state {
-            ServerState::Failed { .. } => eprintln!(
-                "toolsift: warning: MCP server {} (tried again in the background)",
-                escape(&s.summary())
-            ),
-            ServerState::Starting { .. } => eprintln!(
-                "toolsift: MCP server {} (its tools join when it has listed them)",
-                escape(&s.summary())
-            ),
-            ServerState::Loaded { .. } => {}
-        }
-        for w in s.warnings() {
-            eprintln!(
-                "toolsift: warning: MCP server {}: {}",
-                escape(&s.name),
-                escape(w)
-            );
-        }
-    }
-    if let Some(catalog) = &gathered.catalog {
-        for pattern in mcp::unmatched_always_load(&config.always_load, catalog) {
-            eprintln!(
-                "toolsift: warning: always-load pattern {} matches no tool of the MCP servers that started",
-                escape(&format!("{pattern:?}"))
-            );
-        }
-    }
-    Ok(Started {
-        host: Arc::new(host),
-        catalog: gathered.catalog,
-        changes,
+    let sources: Vec<CatalogSource> = if files.is_empty() {
+        default.map(CatalogSource::parse).into_iter().collect()
+    } else {
+        files.iter().map(|f| CatalogSource::parse(f)).collect()
+    };
+    let catalog = catalog::load_all(&sources).map_err(|e| e.to_string())?;
+    Ok(Loaded {
+        catalog: Arc::new(catalog),
+        #[cfg(feature = "mcp")]
+        host: None,
+        servers: Vec::new(),
     })
 }
 
-type Changes = Option<tokio::sync::mpsc::UnboundedReceiver<String>>;
-
-fn load_inner(
-    files: &[String],
-    default: Option<&str>,
-    args: &McpArgs,
-    watch: bool,
-) -> Result<(Loaded, Changes), String> {
-    if !args.any() {
-        let sources: Vec<CatalogSource> = if files.is_empty() {
-            default.map(CatalogSource::parse).into_iter().collect()
-        } else {
-            files.iter().map(|f| CatalogSource::parse(f)).collect()
-        };
-        let catalog = catalog::load_all(&sources).map_err(|e| e.to_string())?;
-        return Ok((
-            Loaded {
-                catalog: Arc::new(catalog),
-                host: None,
-                servers: Vec::new(),
-            },
-            None,
-        ));
-    }
-    let config = args.config()?;
-    mcp::install_exit_guards(restore_terminal);
-    let host = McpHost::new(args.call_timeout()).map_err(|e| format!("MCP: {e}"))?;
-    let changes = watch.then(|| host.watch_changes());
-    if std::io::IsTerminal::is_terminal(&std::io::stderr()) && !config.servers.is_empty() {
-        eprintln!(
-            "toolsift: starting {} MCP server{} (up to {} s each)...",
-            config.servers.len(),
-            if config.servers.len() == 1 { "" } else { "s" },
-            config.timeout.as_secs_f64()
-        );
-    }
-    let gathered = host.gather(&config);
-    for s in &gathered.servers {
-        if matches!(s.state, ServerState::Failed { .. }) {
-            eprintln!("toolsift: warning: MCP server {}", escape(&s.summary()));
-        }
-        for w in s.warnings() {
-            eprintln!(
-                "toolsift: warning: MCP server {}: {}",
-                escape(&s.name),
-                escape(w)
-            );
-        }
-    }
-    let mut catalogs: Vec<Catalog> = files
-        .iter()
-        .map(|f| catalog::load(&CatalogSource::parse(f)))
-        .collect::<Result<_, _>>()
-        .map_err(|e| e.to_string())?;
-    match gathered.catalog {
-        Some(c) => catalogs.push(c),
-        None if catalogs.is_empty() => {
-            let why = if gathered.servers.is_empty() {
-                "no MCP server is configured".to_string()
-            } else if gathered
-                .servers
-                .iter()
-                .all(|s| matches!(s.state, ServerState::Failed { .. }))
-            {
-                "no MCP server loaded".to_string()
-            } else {
-                "the MCP servers list no tools".to_string()
-            };
-            return Err(why);
-        }
-        None => {}
-    }
-    let catalog = match catalogs.len() {
-        1 => catalogs.pop().ok_or("no catalog")?,
-        _ => Catalog::merge(catalogs).map_err(|e| e.to_string())?,
-    };
-    for pattern in mcp::unmatched_always_load(&config.always_load, &catalog) {
-        eprintln!(
-            "toolsift: warning: always-load pattern {} matches no tool of the MCP servers that started",
-            escape(&format!("{pattern:?}"))
-        );
-    }
-    Ok((
-        Loaded {
-            catalog: Arc::new(catalog),
-            host: Some(Arc::new(host)),
-            servers: gathered.servers,
-        },
-        changes,
-    ))
-}
+/// What a build without the `mcp` feature says of MCP servers.
+#[cfg(not(feature = "mcp"))]
+pub const WITHOUT_MCP: &str = "this toolsift was built without the mcp feature, so it starts no MCP server and has no gateway: give catalog files, or install toolsift with its default features";

@@ -15,9 +15,12 @@ mod eval_args;
 #[cfg(feature = "tui")]
 pub mod explore;
 pub mod export;
+#[cfg(feature = "mcp")]
 pub mod gateway;
 pub mod handle;
 pub mod mcp;
+#[cfg(feature = "mcp")]
+pub mod mcp_live;
 pub mod output;
 pub mod replay;
 pub mod search;
@@ -44,7 +47,10 @@ pub fn run(command: Option<&Command>) -> Result<(), CliError> {
         #[cfg(feature = "tui")]
         Some(Command::Explore(args)) => explore::run_explore(args),
         Some(Command::Serve(args)) => serve::run(args),
+        #[cfg(feature = "mcp")]
         Some(Command::Gateway(args)) => gateway::run(args),
+        #[cfg(not(feature = "mcp"))]
+        Some(Command::Gateway(_)) => Err(CliError::Usage(mcp::WITHOUT_MCP.into())),
         Some(Command::ExportCatalog(args)) => export::run(args),
         Some(Command::Tune(args)) => tune::run(args),
         #[cfg(feature = "tui")]

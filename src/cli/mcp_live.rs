@@ -1,0 +1,165 @@
+//! The live part of `--mcp`: the servers started, listed and followed, for
+//! every command that gathers tools from them and for the gateway.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use toolsift::catalog::{self, Catalog, CatalogSource};
+use toolsift::sources::mcp::{self, McpHost, ServerState};
+use toolsift::terminal_text::escape;
+
+use super::mcp::{Loaded, McpArgs};
+
+/// Restores the terminal when a signal ends toolsift during the explorer.
+fn restore_terminal() {
+    #[cfg(feature = "tui")]
+    if toolsift::tui::terminal_in_use() {
+        toolsift::tui::restore_terminal();
+    }
+}
+
+/// [`load`] of the MCP servers alone, following the servers' changes: the
+/// receiver names each server whose tools changed.
+pub fn load_watching(
+    args: &McpArgs,
+) -> Result<(Loaded, tokio::sync::mpsc::UnboundedReceiver<String>), String> {
+    let (loaded, changes) = load_servers(&[], args, true)?;
+    let changes = changes.ok_or("no MCP server is configured")?;
+    Ok((loaded, changes))
+}
+
+/// What the gateway starts with: its host, the tools of the servers that
+/// listed them in time (none yet, maybe), and the servers' changes (a
+/// server that comes up later is one).
+pub struct Started {
+    pub host: Arc<McpHost>,
+    pub catalog: Option<Catalog>,
+    pub changes: tokio::sync::mpsc::UnboundedReceiver<String>,
+}
+
+/// The MCP servers of `args` started without blocking: every server
+/// starts in the background, and this waits at most `wait` for them (a
+/// server that never answers holds nothing up); the others join later, a
+/// server that failed is tried again. A failed server is a warning on
+/// stderr, one still starting a note.
+pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, String> {
+    let config = args.config()?;
+    if config.servers.is_empty() {
+        return Err("no MCP server is configured".into());
+    }
+    mcp::install_exit_guards(restore_terminal);
+    let host = McpHost::new(args.call_timeout()).map_err(|e| format!("MCP: {e}"))?;
+    let changes = host.watch_changes();
+    let gathered = host.gather_within(&config, wait);
+    for s in &gathered.servers {
+        match s.state {
+            ServerState::Failed { .. } => eprintln!(
+                "toolsift: warning: MCP server {} (tried again in the background)",
+                escape(&s.summary())
+            ),
+            ServerState::Starting { .. } => eprintln!(
+                "toolsift: MCP server {} (its tools join when it has listed them)",
+                escape(&s.summary())
+            ),
+            ServerState::Loaded { .. } => {}
+        }
+        for w in s.warnings() {
+            eprintln!(
+                "toolsift: warning: MCP server {}: {}",
+                escape(&s.name),
+                escape(w)
+            );
+        }
+    }
+    if let Some(catalog) = &gathered.catalog {
+        for pattern in mcp::unmatched_always_load(&config.always_load, catalog) {
+            eprintln!(
+                "toolsift: warning: always-load pattern {} matches no tool of the MCP servers that started",
+                escape(&format!("{pattern:?}"))
+            );
+        }
+    }
+    Ok(Started {
+        host: Arc::new(host),
+        catalog: gathered.catalog,
+        changes,
+    })
+}
+
+type Changes = Option<tokio::sync::mpsc::UnboundedReceiver<String>>;
+
+/// The MCP servers of `args` started and listed, merged with `files`
+/// ([`super::mcp::load`]'s part that needs the servers); with `watch`, the
+/// servers' changes too.
+pub fn load_servers(
+    files: &[String],
+    args: &McpArgs,
+    watch: bool,
+) -> Result<(Loaded, Changes), String> {
+    let config = args.config()?;
+    mcp::install_exit_guards(restore_terminal);
+    let host = McpHost::new(args.call_timeout()).map_err(|e| format!("MCP: {e}"))?;
+    let changes = watch.then(|| host.watch_changes());
+    if std::io::IsTerminal::is_terminal(&std::io::stderr()) && !config.servers.is_empty() {
+        eprintln!(
+            "toolsift: starting {} MCP server{} (up to {} s each)...",
+            config.servers.len(),
+            if config.servers.len() == 1 { "" } else { "s" },
+            config.timeout.as_secs_f64()
+        );
+    }
+    let gathered = host.gather(&config);
+    for s in &gathered.servers {
+        if matches!(s.state, ServerState::Failed { .. }) {
+            eprintln!("toolsift: warning: MCP server {}", escape(&s.summary()));
+        }
+        for w in s.warnings() {
+            eprintln!(
+                "toolsift: warning: MCP server {}: {}",
+                escape(&s.name),
+                escape(w)
+            );
+        }
+    }
+    let mut catalogs: Vec<Catalog> = files
+        .iter()
+        .map(|f| catalog::load(&CatalogSource::parse(f)))
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    match gathered.catalog {
+        Some(c) => catalogs.push(c),
+        None if catalogs.is_empty() => {
+            let why = if gathered.servers.is_empty() {
+                "no MCP server is configured".to_string()
+            } else if gathered
+                .servers
+                .iter()
+                .all(|s| matches!(s.state, ServerState::Failed { .. }))
+            {
+                "no MCP server loaded".to_string()
+            } else {
+                "the MCP servers list no tools".to_string()
+            };
+            return Err(why);
+        }
+        None => {}
+    }
+    let catalog = match catalogs.len() {
+        1 => catalogs.pop().ok_or("no catalog")?,
+        _ => Catalog::merge(catalogs).map_err(|e| e.to_string())?,
+    };
+    for pattern in mcp::unmatched_always_load(&config.always_load, &catalog) {
+        eprintln!(
+            "toolsift: warning: always-load pattern {} matches no tool of the MCP servers that started",
+            escape(&format!("{pattern:?}"))
+        );
+    }
+    Ok((
+        Loaded {
+            catalog: Arc::new(catalog),
+            host: Some(Arc::new(host)),
+            servers: gathered.servers,
+        },
+        changes,
+    ))
+}
