@@ -1,10 +1,12 @@
 //! toolsift: see what a tool catalog costs, how deferred loading and search
 //! treat it, and why a tool was or was not found.
 //!
-//! The pure core: [`catalog`] (descriptors and importers), [`select`] (the
-//! tools handle), [`breaker`] (the retry-loop breaker), [`tokens`] (schema
-//! token costs and savings), [`settings`] (the explorer's settings record).
-//! [`check`] builds the `toolsift check` report;
+//! The pure core: [`catalog`] (descriptors and importers), [`tools_handle`]
+//! (the SDK's tools handle), [`engine`] (ranking), [`provider`] (each model
+//! provider's names, tool shapes and how its models see a tool list),
+//! [`tokens`] (token costs and savings), [`export`] (tools written out),
+//! [`breaker`] (the retry-loop breaker), [`settings`] (the explorer's
+//! settings record). ARCHITECTURE.md maps the floors above it; below all,
 //! [`terminal_text`] makes untrusted text safe to print on a terminal.
 
 pub mod breaker;
@@ -16,6 +18,7 @@ pub mod config;
 pub mod embed;
 pub mod engine;
 pub mod eval;
+pub mod export;
 pub mod file_stamps;
 pub mod file_value;
 pub mod findability;

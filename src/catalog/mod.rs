@@ -6,7 +6,6 @@
 //! a [`CatalogError`] that says what was wrong and where (file, line, tool).
 
 mod error;
-pub mod export;
 mod import;
 mod lint;
 pub mod schema;

@@ -79,7 +79,7 @@ pub struct ExportArgs {
     pub mcp: McpArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "caveman")]
-    pub format: toolsift::catalog::export::ExportFormat,
+    pub format: toolsift::export::ExportFormat,
 }
 
 #[derive(Args)]
@@ -227,7 +227,7 @@ pub struct SearchArgs {
     pub json: bool,
     /// Print only the loaded tools as a provider payload (a JSON array in that provider's shape).
     #[arg(long, value_enum, value_name = "FORMAT", conflicts_with = "json")]
-    pub export: Option<toolsift::catalog::export::PayloadFormat>,
+    pub export: Option<toolsift::provider::PayloadFormat>,
     /// Then say where TOOL stood: its rank, score, the request's words it matched and did not, and why it was or was not loaded.
     #[arg(long, value_name = "TOOL", conflicts_with = "export")]
     pub why: Option<String>,

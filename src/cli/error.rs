@@ -12,7 +12,7 @@ pub enum CliError {
     #[error("error: {0}")]
     Catalog(#[from] toolsift::catalog::CatalogError),
     #[error("error: {0}")]
-    Export(#[from] toolsift::catalog::export::ExportError),
+    Export(#[from] toolsift::export::ExportError),
     #[error("error: {0}")]
     Config(#[from] toolsift::config::ConfigError),
     #[cfg(feature = "tui")]

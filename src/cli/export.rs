@@ -12,7 +12,7 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
         ));
     }
     let loaded = super::mcp::load(&args.catalogs, None, &args.mcp).map_err(CliError::Mcp)?;
-    let text = toolsift::catalog::export::export(&loaded.catalog, args.format)?;
+    let text = toolsift::export::export(&loaded.catalog, args.format)?;
     // The payload is data, exact: JSON escapes control characters itself;
     // TOML strings do too (basic strings escape controls).
     write_stdout(&text)

@@ -89,7 +89,7 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
     let result = searcher.search(&catalog, &request)?;
     if let Some(format) = args.export {
         let tools = result.tools.iter().map(|h| &catalog.tools()[h.index]);
-        let text = toolsift::catalog::export::payload(tools, format)?;
+        let text = toolsift::export::payload(tools, format)?;
         return write_stdout(&text);
     }
     let why = match why {

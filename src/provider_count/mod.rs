@@ -15,6 +15,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::catalog::Tool;
+use crate::provider::payload_tool;
 
 pub use cache::CountCache;
 pub use shared::SharedCounter;
@@ -24,18 +25,14 @@ pub use crate::provider::Provider;
 /// The body of a count request: one user word, the model, and the tools in
 /// the provider's shape (none: no `tools` key).
 fn count_body(provider: Provider, model: &str, tools: &[&Tool]) -> Value {
-    use crate::catalog::export::{PayloadFormat, payload_tool};
-    let (mut body, format) = match provider {
-        Provider::Openai => (
-            json!({"model": model, "input": "hi"}),
-            PayloadFormat::OpenaiResponses,
-        ),
-        Provider::Anthropic => (
-            json!({"model": model, "messages": [{"role": "user", "content": "hi"}]}),
-            PayloadFormat::Anthropic,
-        ),
+    let mut body = match provider {
+        Provider::Openai => json!({"model": model, "input": "hi"}),
+        Provider::Anthropic => {
+            json!({"model": model, "messages": [{"role": "user", "content": "hi"}]})
+        }
     };
     if !tools.is_empty() {
+        let format = provider.count_api().tool_format();
         let shaped: Vec<Value> = tools.iter().map(|t| payload_tool(t, format)).collect();
         body["tools"] = Value::Array(shaped);
     }

@@ -12,9 +12,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::catalog::export::payload_tool;
 use crate::catalog::{Catalog, Tool};
-use crate::provider::ProviderApi;
+use crate::provider::{ProviderApi, payload_tool};
 
 /// What a session offers a provider call: its loaded tools in first-load
 /// order and, when this instance has it, the catalog it was loaded from.

@@ -1,9 +1,8 @@
 //! The Anthropic estimate: Claude's tokenizer is not public, so a tool's
-//! cost is its Messages API definition counted with cl100k_base and scaled
-//! by a measured ratio, and a request with tools adds the tool-use system
-//! prompt of the model family and the request's `tool_choice`.
-
-use crate::catalog::Tool;
+//! cost is its Messages API definition (as [`crate::provider::anthropic`]
+//! writes it) counted with cl100k_base and scaled by a measured ratio, and
+//! a request with tools adds the tool-use system prompt of the model family
+//! and the request's `tool_choice`.
 
 /// Claude's tokens per cl100k_base token on tool definitions: 1.23 (1.18 to
 /// 1.26) over 106 MCP definitions from 7 servers, measured against
@@ -150,17 +149,6 @@ fn family_of(model: &str) -> Option<Family> {
     } else {
         Family::Current
     })
-}
-
-/// The tool as the Messages API takes it: `{"name", "description",
-/// "input_schema"}`, compact.
-pub fn anthropic_json(tool: &Tool) -> String {
-    serde_json::json!({
-        "name": tool.name,
-        "description": tool.description,
-        "input_schema": tool.input_schema,
-    })
-    .to_string()
 }
 
 /// A tool's estimate from its cl100k_base count.

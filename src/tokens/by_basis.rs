@@ -1,14 +1,15 @@
 //! A catalog's cost under every basis side by side (`check --bases all`):
 //! the tokenizers over each tool's JSON, Caveman's bytes/4 estimate, and
-//! OpenAI's own rendering of functions ([`super::openai`]), whose cost is
-//! the rendered block's plus the request's overhead, not a sum of JSON.
+//! OpenAI's own rendering of functions ([`crate::provider::openai`]), whose
+//! cost is the rendered block's plus the request's overhead, not a sum of
+//! JSON.
 
 use serde::Serialize;
 
-use super::anthropic::anthropic_json;
-use super::openai::{REQUEST_OVERHEAD, render_block};
 use super::{TokenBasis, TokenCounter, reduction_pct, saved_tokens};
 use crate::catalog::Tool;
+use crate::provider::anthropic::anthropic_json;
+use crate::provider::openai::{REQUEST_OVERHEAD, render_block};
 
 /// How a basis counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

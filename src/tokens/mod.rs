@@ -1,7 +1,10 @@
 //! Schema token costs (docs/wire.md §4) and the savings arithmetic (docs/wire.md §3).
 //!
 //! A tool costs the tokens of its definition as a provider receives it: the
-//! compact JSON of `{"type":"function","name","description","parameters"}`.
+//! compact JSON of `{"type":"function","name","description","parameters"}`,
+//! or, for a provider's own bases, the text its models are given. That text
+//! is the provider module's ([`crate::provider::openai`],
+//! [`crate::provider::anthropic`]); this module counts it.
 //! Counts are cached by a 128-bit hash of the basis and that JSON, so a
 //! repeated tool is serialised and hashed, never tokenized again; the cache
 //! is bounded in bytes and keeps the recently used counts. The BPE
@@ -17,11 +20,11 @@ use serde::{Deserialize, Deserializer, Serialize};
 use tiktoken_rs::CoreBPE;
 
 use crate::catalog::Tool;
+use crate::provider::openai;
 use anthropic::Claude;
 
 pub mod anthropic;
 pub mod by_basis;
-pub mod openai;
 mod savings;
 
 pub use savings::{Savings, reduction_pct, saved_tokens};
@@ -36,9 +39,9 @@ pub enum TokenBasis {
     Cl100kBase,
     /// `ceil(bytes / 4)`, Caveman's own estimate; needs no vocabulary.
     EstimatedBytesDiv4,
-    /// OpenAI's rendering of the functions ([`openai`]) under o200k_base
-    /// (GPT-4o and later): a tool costs its part of the block, a request
-    /// with tools [`TokenBasis::request_overhead`] more.
+    /// OpenAI's rendering of the functions ([`crate::provider::openai`])
+    /// under o200k_base (GPT-4o and later): a tool costs its part of the
+    /// block, a request with tools [`TokenBasis::request_overhead`] more.
     OpenAi,
     /// The same under cl100k_base (GPT-4, GPT-3.5).
     OpenAiGpt4,
@@ -117,7 +120,7 @@ impl TokenBasis {
     pub fn tool_text(self, tool: &Tool) -> String {
         match self {
             TokenBasis::OpenAi | TokenBasis::OpenAiGpt4 => openai::render_tool(tool),
-            TokenBasis::Anthropic(_) => anthropic::anthropic_json(tool),
+            TokenBasis::Anthropic(_) => crate::provider::anthropic::anthropic_json(tool),
             _ => provider_json(tool),
         }
     }
@@ -254,27 +257,12 @@ impl<'de> Deserialize<'de> for TokenBasis {
     }
 }
 
-#[derive(Serialize)]
-struct ProviderTool<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    name: &'a str,
-    description: &'a str,
-    parameters: &'a serde_json::Value,
-}
-
-/// The tool's definition as a provider receives it: compact JSON of
-/// `{"type":"function","name","description","parameters"}` (schema object keys
-/// sorted, so the count does not depend on the source file's key order).
+/// The text the JSON bases count: the tool's definition as a provider
+/// receives it, compact JSON of
+/// `{"type":"function","name","description","parameters"}`
+/// ([`openai::openai_json`]).
 pub fn provider_json(tool: &Tool) -> String {
-    let definition = ProviderTool {
-        kind: "function",
-        name: &tool.name,
-        description: &tool.description,
-        parameters: &tool.input_schema,
-    };
-    // Serialising a struct of strings and a `Value` cannot fail.
-    serde_json::to_string(&definition).unwrap_or_default()
+    openai::openai_json(tool)
 }
 
 /// Bytes of token counts a [`TokenCounter`] keeps by default (up to 458,752

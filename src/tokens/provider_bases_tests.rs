@@ -14,7 +14,7 @@ fn provider_bases_count_what_the_provider_sees_and_add_their_overhead() {
         TokenBasis::O200kBase.count(&openai::render_tool(&t))
     );
     let claude = counter.tool_tokens(&t, TokenBasis::ANTHROPIC);
-    let cl100k = TokenBasis::Cl100kBase.count(&anthropic::anthropic_json(&t));
+    let cl100k = TokenBasis::Cl100kBase.count(&crate::provider::anthropic::anthropic_json(&t));
     assert_eq!(claude, (cl100k as f64 * 1.23).round() as u64);
     // A set pays the overhead once; no tools, nothing.
     let o = TokenBasis::OpenAi.request_overhead();

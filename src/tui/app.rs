@@ -47,7 +47,7 @@ use super::state::detail::DetailState;
 use super::state::query::QueryBox;
 use super::state::results::{SearchState, Searched};
 use crate::catalog::Catalog;
-use crate::catalog::export::PayloadFormat;
+use crate::provider::PayloadFormat;
 use crate::search::Searcher;
 use crate::settings::Settings;
 use crate::sources::mcp::{McpHost, ServerStatus};

@@ -1,5 +1,5 @@
 //! toolsift's rendering of functions as OpenAI's models see them
-//! (`tokens::openai`) against the reference, the npm package
+//! (`provider::openai`) against the reference, the npm package
 //! openai-chat-tokens (scripts/setup-test-deps.sh installs it; a missing
 //! package FAILS the test): the same text, character for character, and the
 //! same count under cl100k_base, on real catalogs and on schemas chosen for
@@ -11,8 +11,8 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 use toolsift::catalog::{self, Catalog, CatalogSource, Tool};
+use toolsift::provider::openai::{REQUEST_OVERHEAD, render_block};
 use toolsift::tokens::TokenBasis;
-use toolsift::tokens::openai::{REQUEST_OVERHEAD, render_block};
 
 fn node_path() -> PathBuf {
     let prefix = std::env::var_os("TOOLSIFT_NPM_PREFIX")
@@ -151,7 +151,7 @@ fn the_demo_and_bfcl_catalogs_render_as_the_reference_does() {
 
 #[test]
 fn the_block_costs_its_header_its_tools_and_its_footer() {
-    use toolsift::tokens::openai::{FOOTER, HEADER, render_tool};
+    use toolsift::provider::openai::{FOOTER, HEADER, render_tool};
     let github = catalog::load(&CatalogSource::parse("@github-mcp")).unwrap();
     let parts = |basis: TokenBasis| -> u64 {
         basis.count(HEADER)

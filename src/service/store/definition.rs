@@ -5,8 +5,7 @@ use crate::catalog::Tool;
 
 /// A tool as stored in a session: the Caveman wire descriptor.
 pub(super) fn definition(t: &Tool) -> String {
-    crate::catalog::export::payload_tool(t, crate::catalog::export::PayloadFormat::Caveman)
-        .to_string()
+    crate::provider::payload_tool(t, crate::provider::PayloadFormat::Caveman).to_string()
 }
 
 pub(super) fn parse_definition(text: &str) -> Option<Tool> {

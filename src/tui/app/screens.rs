@@ -131,7 +131,7 @@ impl App {
     /// The export written: the picked tools, else the loaded ones.
     fn write_export(
         &mut self,
-        format: crate::catalog::export::PayloadFormat,
+        format: crate::provider::PayloadFormat,
         path: String,
     ) -> Vec<Effect> {
         self.tool_format = format;

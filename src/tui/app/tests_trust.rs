@@ -177,7 +177,7 @@ fn a_name_too_long_for_the_detail_title_ends_in_an_ellipsis_and_shows_whole_belo
 
 #[test]
 fn the_export_popup_opens_on_the_format_y_copies_in_and_y_copies_from_the_detail_popup() {
-    use crate::catalog::export::PayloadFormat;
+    use crate::provider::PayloadFormat;
     use crate::tui::effect::Effect;
     let mut app = sized(80, 24);
     // The export popup: ↓ picks the next format, Esc keeps it for y.

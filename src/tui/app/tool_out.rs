@@ -4,7 +4,7 @@
 //! part ([`crate::tui::between_frames`]).
 
 use super::App;
-use crate::catalog::export::payload_tool;
+use crate::provider::payload_tool;
 use crate::terminal_text::{escape, json_for_terminal};
 use crate::tui::action::Action;
 use crate::tui::effect::Effect;

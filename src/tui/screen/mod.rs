@@ -38,7 +38,7 @@ pub enum Outcome {
     Forget(Vec<String>),
     /// Write the tools to export in `format` to `path`.
     Export {
-        format: crate::catalog::export::PayloadFormat,
+        format: crate::provider::PayloadFormat,
         path: String,
     },
 }

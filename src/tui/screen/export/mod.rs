@@ -11,7 +11,8 @@ use super::Outcome;
 use clap::ValueEnum;
 
 use crate::catalog::Tool;
-use crate::catalog::export::{PayloadFormat, payload};
+use crate::export::payload;
+use crate::provider::PayloadFormat;
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::effect::Effect;

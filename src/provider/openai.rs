@@ -21,7 +21,11 @@
 //! or given as a `oneOf`), this module writes what the model is meant to
 //! read: `any`, the union of the listed types, `any[]`. On the GitHub MCP
 //! catalog that is 3 lines of 117 tools; every other line is the package's.
+//!
+//! [`openai_json`] is a tool's definition itself, as the Responses API
+//! receives it: the text the JSON bases (`o200k_base`, ...) count.
 
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::catalog::Tool;
@@ -175,6 +179,30 @@ fn js_string(v: &Value) -> String {
         Value::Array(a) => a.iter().map(js_string).collect::<Vec<_>>().join(","),
         Value::Object(_) => "[object Object]".into(),
     }
+}
+
+#[derive(Serialize)]
+struct ResponsesTool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a Value,
+}
+
+/// The tool's definition as the Responses API receives it: compact JSON of
+/// `{"type":"function","name","description","parameters"}`, in that order
+/// (schema object keys sorted, so the count does not depend on the source
+/// file's key order).
+pub fn openai_json(tool: &Tool) -> String {
+    let definition = ResponsesTool {
+        kind: "function",
+        name: &tool.name,
+        description: &tool.description,
+        parameters: &tool.input_schema,
+    };
+    // Serialising a struct of strings and a `Value` cannot fail.
+    serde_json::to_string(&definition).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -1,11 +1,16 @@
-//! A catalog written back out in one of the formats the importers read, so
-//! a gathered catalog (MCP servers) can be versioned, diffed and served.
+//! Tools written out as a file. A catalog in one of the formats the
+//! importers read (`toolsift export-catalog`), so a gathered catalog (MCP
+//! servers) can be versioned, diffed and served; the tools a search loaded
+//! as a provider payload (`search --export`, the explorer's export). Each
+//! tool's shape is the provider module's ([`crate::provider::payload_tool`]);
+//! this module writes the file around them.
 
 mod toml_safe;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::{Catalog, META_SERVER, META_SERVER_ABOUT, Tool};
+use crate::catalog::{Catalog, Tool};
+use crate::provider::{PayloadFormat, payload_tool};
 
 /// The formats `toolsift export-catalog` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -25,42 +30,6 @@ pub enum ExportFormat {
     /// bidirectional and invisible characters are written as `\uXXXX`
     /// escapes.
     Toml,
-}
-
-/// The provider payload formats: the loaded tools as a request to that
-/// provider carries them (`toolsift search --export`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PayloadFormat {
-    /// OpenAI Responses API: `{"type": "function", "name", "description",
-    /// "parameters"}`.
-    OpenaiResponses,
-    /// OpenAI Chat Completions: `{"type": "function", "function": {"name",
-    /// "description", "parameters"}}`.
-    OpenaiChat,
-    /// Anthropic Messages: `{"name", "description", "input_schema"}`.
-    Anthropic,
-    /// MCP `Tool`: `{"name", "title"?, "description", "inputSchema",
-    /// "annotations"}`.
-    Mcp,
-    /// The Caveman wire descriptor.
-    Caveman,
-}
-
-/// One tool in a provider's shape.
-pub fn payload_tool(t: &Tool, format: PayloadFormat) -> Value {
-    match format {
-        PayloadFormat::OpenaiResponses => json!({
-            "type": "function", "name": t.name, "description": t.description, "parameters": t.input_schema,
-        }),
-        PayloadFormat::OpenaiChat => json!({"type": "function", "function": {
-            "name": t.name, "description": t.description, "parameters": t.input_schema,
-        }}),
-        PayloadFormat::Anthropic => {
-            json!({"name": t.name, "description": t.description, "input_schema": t.input_schema})
-        }
-        PayloadFormat::Mcp => mcp(t),
-        PayloadFormat::Caveman => caveman(t),
-    }
 }
 
 /// The tools as a provider payload: a JSON array in `format`'s shape,
@@ -93,42 +62,6 @@ pub struct ExportError {
     pub message: String,
 }
 
-fn caveman(t: &Tool) -> Value {
-    json!({
-        "name": t.name,
-        "description": t.description,
-        "input_schema": t.input_schema,
-        "read_only": t.read_only,
-        "idempotent": t.idempotent,
-        "always_load": t.always_load,
-    })
-}
-
-fn mcp(t: &Tool) -> Value {
-    let mut v = Map::new();
-    v.insert("name".into(), json!(t.name));
-    if let Some(title) = t.mcp.as_ref().and_then(|m| m.title.as_ref()) {
-        v.insert("title".into(), json!(title));
-    }
-    v.insert("description".into(), json!(t.description));
-    v.insert("inputSchema".into(), t.input_schema.clone());
-    v.insert(
-        "annotations".into(),
-        json!({"readOnlyHint": t.read_only, "idempotentHint": t.idempotent}),
-    );
-    if let Some(origin) = &t.mcp {
-        // Which server it came from (and what that server says of itself),
-        // so the catalog searches as the gathered one did.
-        let mut meta = Map::new();
-        meta.insert(META_SERVER.into(), json!(origin.server.as_ref()));
-        if let Some(about) = &origin.about {
-            meta.insert(META_SERVER_ABOUT.into(), json!(about.as_ref()));
-        }
-        v.insert("_meta".into(), Value::Object(meta));
-    }
-    Value::Object(v)
-}
-
 /// `catalog` in `format`, ending with a newline.
 pub fn export(catalog: &Catalog, format: ExportFormat) -> Result<String, ExportError> {
     let tools = catalog.tools();
@@ -153,7 +86,7 @@ fn toml_catalog(catalog: &Catalog) -> Result<String, ExportError> {
     })?;
     out.push_str(&head);
     for t in catalog.tools() {
-        let one = json!({"tool": [caveman(t)]});
+        let one = json!({"tool": [payload_tool(t, PayloadFormat::Caveman)]});
         let text = toml::to_string(&one).map_err(|e| ExportError {
             tool: t.name.clone(),
             message: format!(

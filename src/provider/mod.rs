@@ -1,9 +1,21 @@
-//! The model providers toolsift knows by name, OpenAI and Anthropic, and
-//! what is the same whichever part asks: the name flags and files use,
-//! the API's address, the variable that holds a key, the token-counting
-//! endpoint, the path under which `serve` passes calls through, and the
-//! APIs whose requests carry tools ([`ProviderApi`]) with the tool shape
-//! each writes.
+//! The model providers toolsift knows by name, OpenAI and Anthropic: each
+//! one's facts, said once here and asked by every other part.
+//!
+//! - This file: the name flags and files use, the API's address, the
+//!   variable that holds a key, the token-counting endpoint, the path under
+//!   which `serve` passes calls through, and the APIs whose requests carry
+//!   tools ([`ProviderApi`]) with the tool shape each writes.
+//! - [`PayloadFormat`] and [`payload_tool`] (`shape.rs`): a tool as each
+//!   API's request carries it (and as MCP and Caveman write one), which the
+//!   token counter, the pass-through and the exports send or write.
+//! - [`openai`], [`anthropic`]: a tool list as each provider's models see
+//!   it, the text [`crate::tokens`] counts for that provider's bases.
+
+pub mod anthropic;
+pub mod openai;
+mod shape;
+
+pub use shape::{PayloadFormat, payload_tool};
 
 /// A model provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -63,6 +75,15 @@ impl Provider {
         }
     }
 
+    /// The API whose request its counting endpoint takes, and so the tool
+    /// shape a count sends.
+    pub fn count_api(self) -> ProviderApi {
+        match self {
+            Provider::Openai => ProviderApi::OpenaiResponses,
+            Provider::Anthropic => ProviderApi::AnthropicMessages,
+        }
+    }
+
     /// The path prefix the Caveman SDKs put before the provider's own path
     /// when they call through a service (docs/wire.md §6).
     pub fn passthrough_prefix(self) -> &'static str {
@@ -98,8 +119,7 @@ impl ProviderApi {
     }
 
     /// How this API writes a tool definition.
-    pub fn tool_format(self) -> crate::catalog::export::PayloadFormat {
-        use crate::catalog::export::PayloadFormat;
+    pub fn tool_format(self) -> PayloadFormat {
         match self {
             ProviderApi::OpenaiResponses => PayloadFormat::OpenaiResponses,
             ProviderApi::OpenaiChat => PayloadFormat::OpenaiChat,
