@@ -11,51 +11,44 @@
 //! group, which is killed when the host is dropped, on a panic, and on
 //! SIGINT, SIGTERM or SIGHUP ([`install_exit_guards`]).
 
-#[cfg(feature = "mcp")]
-mod background;
-#[cfg(feature = "mcp")]
-mod calls;
+/// Items only a build with the `mcp` feature has: the connections (rmcp),
+/// the calls and the listing. The servers files' reading and the servers'
+/// states are always built.
+macro_rules! with_the_sdk {
+    ($($item:item)*) => { $(#[cfg(feature = "mcp")] $item)* };
+}
+
 pub mod config;
 mod config_error;
-#[cfg(feature = "mcp")]
-mod connect;
 mod editors;
-#[cfg(feature = "mcp")]
-mod host;
-#[cfg(feature = "mcp")]
-mod lenient;
-#[cfg(feature = "mcp")]
-mod listed;
-#[cfg(feature = "mcp")]
-mod listener;
-#[cfg(feature = "mcp")]
-mod offered;
-#[cfg(feature = "mcp")]
-mod reaper;
-#[cfg(feature = "mcp")]
-mod reconfigure;
 mod status;
 mod vars;
 
-#[cfg(feature = "mcp")]
-pub use background::MAX_RETRY_PAUSE;
-#[cfg(feature = "mcp")]
-pub use calls::{MAX_RESTARTS_IN_A_ROW, RESTART_PAUSE};
 pub use config::{McpConfig, McpServer, Transport};
 pub use config_error::McpConfigError;
-#[cfg(feature = "mcp")]
-pub use host::McpHost;
-#[cfg(feature = "mcp")]
-pub use listed::unmatched_always_load;
-#[cfg(feature = "mcp")]
-pub use listener::ProgressSink;
-#[cfg(feature = "mcp")]
-pub use offered::{Offer, ServerList};
-#[cfg(feature = "mcp")]
-pub use reaper::{before_exit, install_exit_guards, kill_all_servers};
-#[cfg(feature = "mcp")]
-pub use reconfigure::Reconfigured;
 pub use status::{CallOutcome, Gathered, McpCallError, ServerState, ServerStatus};
+
+with_the_sdk! {
+    mod background;
+    mod calls;
+    mod connect;
+    mod host;
+    mod lenient;
+    mod listed;
+    mod listener;
+    mod offered;
+    mod reaper;
+    mod reconfigure;
+
+    pub use background::MAX_RETRY_PAUSE;
+    pub use calls::{MAX_RESTARTS_IN_A_ROW, RESTART_PAUSE};
+    pub use host::McpHost;
+    pub use listed::unmatched_always_load;
+    pub use listener::ProgressSink;
+    pub use offered::{Offer, ServerList};
+    pub use reaper::{before_exit, install_exit_guards, kill_all_servers};
+    pub use reconfigure::Reconfigured;
+}
 
 #[cfg(test)]
 mod config_tests;
