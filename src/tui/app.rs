@@ -3,11 +3,11 @@
 //! drive `App::update` directly and read the state through its methods
 //! (`view.rs`); nothing else changes it.
 //!
-//! Each screen's state owns its keys and says what they ask for
-//! ([`super::state`]). `App` holds them, resolves a key to an action in the
-//! context of the screen that has the keyboard, dispatches it, and carries
-//! out what crosses screens: settings put in force, an always-load flag
-//! toggled, the pane a click lands on.
+//! Each pane's and screen's state owns its keys and says what they ask
+//! for ([`super::pane`], [`super::screen`]). `App` holds them, resolves a
+//! key to an action in the context of the screen that has the keyboard,
+//! dispatches it, and carries out what crosses screens: settings put in
+//! force, an always-load flag toggled, the pane a click lands on.
 
 mod accessors;
 mod apply;
@@ -37,15 +37,15 @@ use super::action::{Action, Context};
 use super::effect::{Effect, Msg, run_effect};
 use super::keymap::Keymap;
 use super::layout::{ScreenLayout, layout};
+use super::pane::catalog::CatalogView;
+use super::pane::detail::DetailState;
+use super::pane::query::QueryBox;
+use super::pane::results::{SearchState, Searched};
 use super::screen::export::ExportBox;
 use super::screen::help::HelpState;
 use super::screen::settings::SettingsEditor;
 use super::screen::tune::TunePane;
 use super::setup::Setup;
-use super::state::catalog::CatalogView;
-use super::state::detail::DetailState;
-use super::state::query::QueryBox;
-use super::state::results::{SearchState, Searched};
 use crate::catalog::Catalog;
 use crate::provider::PayloadFormat;
 use crate::search::Searcher;
@@ -145,7 +145,7 @@ pub struct App {
     /// What the first search waits for.
     warming: warm::Warming,
     /// The provider's exact counts (`--count-with`), if asked for.
-    exact: Option<super::state::exact::ExactCounts>,
+    exact: Option<super::pane::exact::ExactCounts>,
     /// Live MCP servers the catalog came from (tool calls go there).
     mcp: Option<Arc<McpHost>>,
     /// What became of each MCP server.
@@ -208,7 +208,7 @@ impl App {
             tool_format: PayloadFormat::OpenaiResponses,
             warming: warm::Warming::start(),
             exact: setup.count.map(|c| {
-                super::state::exact::ExactCounts::new(Arc::new(
+                super::pane::exact::ExactCounts::new(Arc::new(
                     crate::provider_count::SharedCounter::new(c),
                 ))
             }),

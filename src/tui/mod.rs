@@ -4,9 +4,11 @@
 //! `TestBackend` and a [`Script`](event::Script).
 //!
 //! Below the loop: [`app`] (the state and its one update function), the
-//! screens' states ([`state`], one file each with its keys) and their
-//! drawing ([`ui`], one file per state, same names), [`effect`] (messages,
-//! effects and the code that runs them).
+//! main screen's panes ([`pane`], a folder each: the state with its keys,
+//! and its drawing), the frame around them ([`ui`]: header, status line,
+//! gauges, and the panes' places), the screens over them ([`screen`], a
+//! folder each as well), [`effect`] (messages, effects and the code that
+//! runs them).
 
 pub mod action;
 pub mod app;
@@ -23,9 +25,9 @@ pub mod list;
 pub mod osc52;
 pub mod pager;
 pub mod paint;
+pub mod pane;
 pub mod screen;
 mod setup;
-pub mod state;
 pub mod text;
 pub mod ui;
 pub mod watch;

@@ -13,15 +13,15 @@ use crate::tools_handle::ToolsHandle;
 use crate::tui::action::Context;
 use crate::tui::keymap::Keymap;
 use crate::tui::layout::ScreenLayout;
+use crate::tui::pane::catalog::CatalogView;
+use crate::tui::pane::detail::DetailState;
+use crate::tui::pane::query::QueryBox;
+use crate::tui::pane::results::SearchState;
 use crate::tui::screen::breaker::BreakerPane;
 use crate::tui::screen::export::ExportBox;
 use crate::tui::screen::help::HelpState;
 use crate::tui::screen::settings::SettingsEditor;
 use crate::tui::screen::tune::{self, TunePane};
-use crate::tui::state::catalog::CatalogView;
-use crate::tui::state::detail::DetailState;
-use crate::tui::state::query::QueryBox;
-use crate::tui::state::results::SearchState;
 
 impl App {
     pub fn catalog(&self) -> &Arc<Catalog> {

@@ -6,12 +6,12 @@ use std::sync::Arc;
 use super::{App, Popup};
 use crate::settings::Settings;
 use crate::tui::effect::Effect;
-use crate::tui::state::catalog::ViewSource;
+use crate::tui::pane::catalog::ViewSource;
 
 impl App {
     /// Why there is nothing to export, as the search stands.
     pub(super) fn nothing_to_export(&self) -> String {
-        use crate::tui::state::results::Results;
+        use crate::tui::pane::results::Results;
         match &self.search.results {
             Results::Waiting => "nothing to export yet: the first search has not come back".into(),
             Results::Failed(_) => format!(

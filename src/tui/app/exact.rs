@@ -1,11 +1,11 @@
 //! The provider's exact counts in the explorer (`--count-with`): which
 //! sets the screen wants counted, most wanted first, and the figures read
-//! from them (see [`crate::tui::state::exact`]).
+//! from them (see [`crate::tui::pane::exact`]).
 
 use super::App;
 use crate::tui::effect::Effect;
-use crate::tui::state::exact::{ExactCounts, ToolSet, overhead_sets};
-use crate::tui::state::results::Results;
+use crate::tui::pane::exact::{ExactCounts, ToolSet, overhead_sets};
+use crate::tui::pane::results::Results;
 
 impl App {
     /// The count to ask next, if any: the whole catalog, the initial set,

@@ -6,7 +6,7 @@ use super::{App, Command, Focus, Popup};
 use crate::tui::action::{Action, Context};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Key;
-use crate::tui::state::catalog::NameOutcome;
+use crate::tui::pane::catalog::NameOutcome;
 
 impl App {
     /// Main-screen actions that keys typing no text reach from the query box.

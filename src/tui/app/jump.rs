@@ -4,7 +4,7 @@
 
 use super::{App, Focus};
 use crate::terminal_text::escape;
-use crate::tui::state::catalog::Filter;
+use crate::tui::pane::catalog::Filter;
 
 impl App {
     pub(super) fn show_in_catalog(&mut self) {

@@ -11,9 +11,9 @@ use std::sync::Arc;
 use super::{App, Popup};
 use crate::catalog::{Catalog, CatalogSource};
 use crate::tui::effect::Effect;
-use crate::tui::state::catalog::CatalogView;
-use crate::tui::state::detail::DetailState;
-use crate::tui::state::results::SearchState;
+use crate::tui::pane::catalog::CatalogView;
+use crate::tui::pane::detail::DetailState;
+use crate::tui::pane::results::SearchState;
 
 impl App {
     /// The files the explorer watches (none: nothing is read again).

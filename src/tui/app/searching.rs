@@ -7,9 +7,9 @@ use std::sync::Arc;
 use super::{App, Focus};
 use crate::tokens::TokenBasis;
 use crate::tui::effect::{Effect, SearchAnswer};
-use crate::tui::state::catalog::{Filter, Sort};
-use crate::tui::state::query::QueryOutcome;
-use crate::tui::state::results::Searched;
+use crate::tui::pane::catalog::{Filter, Sort};
+use crate::tui::pane::query::QueryOutcome;
+use crate::tui::pane::results::Searched;
 
 impl App {
     /// A search of the current query; `preview` while typing.

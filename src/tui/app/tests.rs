@@ -11,8 +11,8 @@ use crate::search::Searcher;
 use crate::tokens::TokenBasis;
 use crate::tools_handle::Strategy;
 use crate::tui::list::ListState;
-use crate::tui::state::catalog::{Filter, Sort};
-use crate::tui::state::results::Results;
+use crate::tui::pane::catalog::{Filter, Sort};
+use crate::tui::pane::results::Results;
 
 /// The explorer on the demo catalog, as `setup` changes it.
 pub(super) fn demo_setup(setup: impl FnOnce(&mut Setup)) -> (App, Vec<Effect>) {

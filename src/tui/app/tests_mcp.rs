@@ -11,9 +11,9 @@ use super::*;
 use crate::catalog::{McpOrigin, Tool};
 use crate::search::Searcher;
 use crate::sources::mcp::{CallOutcome, McpCallError, ServerState};
+use crate::tui::pane::catalog::{Filter, Sort};
 use crate::tui::screen::breaker::BreakerPane;
 use crate::tui::screen::breaker::LiveState;
-use crate::tui::state::catalog::{Filter, Sort};
 
 fn tool(server: &str, name: &str, on_server: &str, read_only: bool) -> Tool {
     let mut t = Tool::new(name, format!("{on_server} on {server}"));

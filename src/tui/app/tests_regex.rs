@@ -10,7 +10,7 @@ use super::tests::{key_mod, press, settle, started};
 use super::*;
 use crate::engine::Ranker;
 use crate::tui::help::{KeyLine, key_line};
-use crate::tui::state::results::Results;
+use crate::tui::pane::results::Results;
 use crate::tui::ui;
 
 fn toggle(app: &mut App) -> Vec<Effect> {

@@ -85,7 +85,7 @@ fn a_changed_file_is_read_again_and_the_query_searched_again() {
     // The query in the box was searched on the new catalog.
     assert_eq!(app.search().query, "refund the payment");
     let found: Vec<&str> = match &app.search().results {
-        crate::tui::state::results::Results::Found(r) => r
+        crate::tui::pane::results::Results::Found(r) => r
             .tools
             .iter()
             .map(|h| app.catalog().tools()[h.index].name.as_str())

@@ -9,7 +9,7 @@ use super::tests::{demo_setup, press, started};
 use super::*;
 use crate::search::Searcher;
 use crate::service::Service;
-use crate::tui::state::results::Results;
+use crate::tui::pane::results::Results;
 
 fn demo_on(service: &Arc<Service>) -> (App, Vec<Effect>) {
     demo_setup(|s| s.searcher = Searcher::Embedded(service.clone()))

@@ -9,8 +9,8 @@ use crate::engine::Ranker;
 use crate::search::SearchRequest;
 use crate::tools_handle::Strategy;
 use crate::tui::effect::SearchAnswer;
-use crate::tui::state::catalog::Filter;
-use crate::tui::state::results::Results;
+use crate::tui::pane::catalog::Filter;
+use crate::tui::pane::results::Results;
 
 /// The demo explorer, as `setup` changes it, its first effects run.
 fn started_with(setup: impl FnOnce(&mut Setup)) -> App {

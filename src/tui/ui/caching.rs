@@ -22,7 +22,7 @@ pub const SYSTEM_TOKENS: u64 = 1000;
 /// [`caching::Way::ALL`]'s order; `None` until the tokens are counted.
 pub fn way_costs(app: &App, pricing: &Pricing) -> Option<[f64; 3]> {
     let found: Vec<usize> = match &app.search().results {
-        crate::tui::state::results::Results::Found(r) => r.tools.iter().map(|h| h.index).collect(),
+        crate::tui::pane::results::Results::Found(r) => r.tools.iter().map(|h| h.index).collect(),
         _ => Vec::new(),
     };
     session_costs(app, app.settings(), &found, pricing)

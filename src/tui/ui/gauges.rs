@@ -13,7 +13,7 @@ use crate::terminal_text::escape;
 use crate::tokens::Savings;
 use crate::tools_handle::Strategy;
 use crate::tui::app::App;
-use crate::tui::state::results::Results;
+use crate::tui::pane::results::Results;
 use crate::tui::text::{self, count, short_number};
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {

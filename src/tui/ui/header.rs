@@ -10,7 +10,7 @@ use crate::sources::mcp::{ServerState, ServerStatus};
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::app::App;
-use crate::tui::state::results::Results;
+use crate::tui::pane::results::Results;
 use crate::tui::text::{count, pad};
 
 /// A session id as the header shows it: ids longer than 12 characters as

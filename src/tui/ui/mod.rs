@@ -1,15 +1,13 @@
-//! Drawing: the main screen as pure functions of `&App`, one file per
-//! pane, and the screen in front over it, handed its state
-//! ([`super::screen`]); the kit they share is [`super::paint`].
+//! Drawing: the main screen's frame as pure functions of `&App` (the
+//! header, the gauges, the status line, a demo's caption) and the panes'
+//! places in it, each pane drawn by its own folder ([`super::pane`]), and
+//! the screen in front over it, handed its state ([`super::screen`]); the
+//! kit they share is [`super::paint`].
 
 pub mod caching;
-mod catalog;
-pub(crate) mod detail;
 mod gauges;
 mod header;
 pub use header::short_id;
-mod query;
-pub(crate) mod results;
 mod status;
 
 use ratatui::Frame;
@@ -20,7 +18,8 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 use super::action::Action;
 use super::app::{App, Focus, Popup};
 use super::layout::{MIN_SIZE, layout};
-pub(crate) use super::paint::{Theme, draw_find, key_line, pane, position, row};
+pub(crate) use super::paint::{Theme, key_line, pane};
+use super::pane::{catalog, detail, query, results};
 use super::screen;
 
 /// A demo's caption: one short sentence, bold in a box across the screen,
@@ -88,11 +87,11 @@ pub fn draw(f: &mut Frame, app: &App) {
     if let Some(servers) = l.servers {
         header::draw_servers(f, servers, app, &theme);
     }
-    query::draw(f, l.query, app, &theme);
-    catalog::draw(f, l.catalog, app, &theme);
-    results::draw(f, l.results, app, &theme);
+    query::draw::draw(f, l.query, app, &theme);
+    catalog::draw::draw(f, l.catalog, app, &theme);
+    results::draw::draw(f, l.results, app, &theme);
     if let Some(d) = l.detail {
-        detail::draw_pane(f, d, app, &theme);
+        detail::draw::draw_pane(f, d, app, &theme);
     }
     gauges::draw(f, l.gauges, app, &theme);
     status::draw(f, l.status, app, &theme);
@@ -173,11 +172,11 @@ pub fn draw(f: &mut Frame, app: &App) {
         }
         Some(Popup::Detail) => {
             f.render_widget(Clear, l.detail_popup);
-            detail::draw_pane(f, l.detail_popup, app, &theme);
+            detail::draw::draw_pane(f, l.detail_popup, app, &theme);
         }
         None => {
             if app.focus() == Focus::Query {
-                query::place_cursor(f, l.query_text, app);
+                query::draw::place_cursor(f, l.query_text, app);
             }
         }
     }

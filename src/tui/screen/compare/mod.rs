@@ -26,7 +26,7 @@ use crate::settings::Settings;
 use crate::tools_handle::{Strategy, ToolsHandle};
 use crate::tui::action::Action;
 use crate::tui::effect::{Effect, SearchRun};
-use crate::tui::state::results::REFRESH_WHILE_EMBEDDING;
+use crate::tui::pane::results::REFRESH_WHILE_EMBEDDING;
 
 /// A way to search: its settings and what the screen calls it.
 /// The key line's own keys (help and quit follow).

@@ -1,4 +1,5 @@
-//! The results pane: the loaded set of the current search, best first.
+//! The results pane drawn, from `&App` as the main screen reads it: the
+//! loaded set of the current search, best first.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -6,13 +7,13 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph, Wrap};
 
-use super::{Theme, pane, row};
+use super::Results;
 use crate::search::Reason;
 use crate::search::SearchError;
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::app::{App, Focus};
-use crate::tui::state::results::Results;
+use crate::tui::paint::{Theme, pane, row};
 use crate::tui::text::{fit_words, pad, wrap_words};
 
 /// A failed search's code and message. Errors the service did not send

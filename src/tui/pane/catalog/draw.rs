@@ -1,14 +1,15 @@
-//! The catalog pane: every tool with its flags, cost and marks.
+//! The catalog pane drawn, from `&App` as the main screen reads it: every
+//! tool with its flags, cost and marks.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{Theme, pane, row};
+use super::{Filter, Sort};
 use crate::terminal_text::escape;
 use crate::tui::app::{App, Focus};
-use crate::tui::state::catalog::{Filter, Sort};
+use crate::tui::paint::{Theme, pane, row};
 use crate::tui::text;
 
 /// The widest the server column gets when names need the room (longer

@@ -5,6 +5,9 @@
 //! comes. What is no longer wanted (an older search's set) is not asked.
 //! The first failure stops the asking: the estimates stand, and the
 //! failure is told once.
+//!
+//! No one pane owns them: the app keeps them and says which sets it wants
+//! (`app/exact.rs`), the detail and the Tokens box show them.
 
 use std::collections::HashMap;
 use std::sync::Arc;

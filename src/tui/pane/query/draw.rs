@@ -1,14 +1,15 @@
-//! The query box: the query (words, or a pattern for the regex ranker), and
-//! the settings a search runs with, or why a pattern was refused.
+//! The query box drawn, from `&App` as the main screen reads it: the query
+//! (words, or a pattern for the regex ranker), and the settings a search
+//! runs with, or why a pattern was refused; and the terminal's cursor in it.
 
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{Theme, pane};
 use crate::terminal_text::escape;
 use crate::tui::app::{App, Focus};
+use crate::tui::paint::{Theme, pane};
 use crate::tui::text::{cut, width};
 
 /// What the query line starts with: words, or a regular expression.

@@ -1,17 +1,18 @@
-//! The detail of one tool: description, flags, cost, schema, and why it ranked.
+//! The detail of one tool drawn, from `&App` as the main screen reads it
+//! (in its pane, or in the popup that stands for it on narrow terminals):
+//! description, flags, cost, schema, and why it ranked.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{Theme, pane};
 use crate::catalog::lint_tool;
 use crate::numbers::thousands;
 use crate::terminal_text::{escape, escape_prose};
 use crate::tui::action::Action;
 use crate::tui::app::{App, Focus, Popup};
-use crate::tui::paint::json_lines_folded;
+use crate::tui::paint::{Theme, draw_find, json_lines_folded, pane, position};
 use crate::tui::text::wrap;
 
 /// Where a tool from an MCP server came from: its server, its name there
@@ -315,7 +316,7 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .detail()
         .scroll
         .set_limit(lines.len(), usize::from(inner.height));
-    let at = super::position(scroll, usize::from(inner.height), lines.len());
+    let at = position(scroll, usize::from(inner.height), lines.len());
     let reserve = at.as_ref().map_or(0, |l| l.width());
     let block = match at {
         Some(at) => block.title_bottom(at),
@@ -340,7 +341,7 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         inner,
     );
     if focused {
-        super::draw_find(f, area, find, reserve, theme);
+        draw_find(f, area, find, reserve, theme);
     }
 }
 

@@ -1,5 +1,8 @@
-//! The query box: the text being typed, the queries committed before, and
-//! whether the text is words or a regular expression.
+//! The query box: its state (the text being typed, the queries committed
+//! before, and whether the text is words or a regular expression) and its
+//! keys; its drawing is `draw.rs`.
+
+pub(crate) mod draw;
 
 use crate::tui::action::Action;
 use crate::tui::line_input::LineInput;

@@ -1,5 +1,7 @@
-//! The catalog pane's state: order, filter, the rows shown and the
-//! highlighted one, and its keys.
+//! The catalog pane: its state (order, filter, the rows shown and the
+//! highlighted one) and its keys; its drawing is `draw.rs`.
+
+pub(crate) mod draw;
 
 use std::sync::Arc;
 

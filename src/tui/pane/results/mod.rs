@@ -1,7 +1,10 @@
-//! The search side, and the results pane's state: the answer shown and
-//! which request it answers, the searches a query asks for (as you type,
+//! The search side, and the results pane: the answer shown and which
+//! request it answers, the searches a query asks for (as you type,
 //! committed, retried, asked again while a dense ranker's vectors are
-//! computed), the session, the full-catalog fallback, and the pane's list.
+//! computed), the session, the full-catalog fallback, the pane's list, and
+//! its keys; its drawing is `draw.rs`.
+
+pub(crate) mod draw;
 
 use std::sync::Arc;
 use std::time::Duration;

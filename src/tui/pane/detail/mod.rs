@@ -1,5 +1,8 @@
-//! The detail's state (a pane on wide terminals, a popup on narrow ones):
-//! how far it is scrolled, and its keys.
+//! The detail (a pane on wide terminals, a popup on narrow ones): its
+//! state (how far it is scrolled, find, folds) and its keys; its drawing
+//! is `draw.rs`.
+
+pub(crate) mod draw;
 
 use crate::tui::action::Action;
 use crate::tui::find::Find;

@@ -1,0 +1,13 @@
+//! The main screen's panes, each a folder with everything of its own: the
+//! state and its keys (`mod.rs`) and its drawing (`draw.rs`, from `&App`):
+//! the catalog, the query box, the results, the detail. [`exact`] is the
+//! provider's counts, which no one pane owns: the app keeps them and asks
+//! for them, the detail and the Tokens box show them. The frame around the
+//! panes (header, gauges, status line, and where each pane goes) is
+//! [`super::ui`]; the screens over them are in [`super::screen`].
+
+pub mod catalog;
+pub mod detail;
+pub mod exact;
+pub mod query;
+pub mod results;
