@@ -376,7 +376,7 @@ pub struct CountArgs {
     /// The environment variable holding the provider's key.
     #[arg(long, value_name = "NAME", requires = "count_with")]
     pub count_key_env: Option<String>,
-    #[arg(long, value_name = "MS", requires = "count_with", help = format!("The longest wait for one count, in milliseconds (default {})", toolsift::numbers::thousands(super::count::COUNT_TIMEOUT_MS)))]
+    #[arg(long, value_name = "MS", requires = "count_with", help = format!("The longest wait for one count, in milliseconds (default {})", toolsift::numbers::thousands(toolsift::provider_count::DEFAULT_TIMEOUT.as_millis() as u64)))]
     pub count_timeout_ms: Option<u64>,
 }
 

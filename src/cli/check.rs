@@ -11,7 +11,7 @@ use super::output::emit;
 pub fn run(args: &CheckArgs) -> Result<(), CliError> {
     let settings = args.handle.settings()?;
     let loaded =
-        super::mcp::load(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
+        super::load::catalogs(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
     let catalog = loaded.catalog.clone();
     let mut report = CheckReport::new(
         loaded.catalog.clone(),

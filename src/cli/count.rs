@@ -3,9 +3,6 @@
 
 use toolsift::provider_count::{CountCache, CountConfig};
 
-/// The longest wait for one count, unless `--count-timeout-ms` says.
-pub const COUNT_TIMEOUT_MS: u64 = 30_000;
-
 use super::args::CountArgs;
 use super::error::CliError;
 
@@ -37,9 +34,11 @@ impl CountArgs {
                 .clone()
                 .unwrap_or_else(|| provider.api_origin().to_string()),
             key,
-            timeout: std::time::Duration::from_millis(
-                self.count_timeout_ms.unwrap_or(COUNT_TIMEOUT_MS).max(1),
-            ),
+            timeout: self
+                .count_timeout_ms
+                .map_or(toolsift::provider_count::DEFAULT_TIMEOUT, |ms| {
+                    std::time::Duration::from_millis(ms.max(1))
+                }),
             cache_dir: CountCache::default_dir(),
         }))
     }

@@ -47,7 +47,7 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     let config = explore_config(args.config.as_deref())?;
     let mut settings = explore_settings(args, &config)?;
     let loaded =
-        super::mcp::load(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
+        super::load::catalogs(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
     let catalog = loaded.catalog;
     // The SDK's checks against this catalog, before the terminal is touched.
     settings.validate(&catalog)?;

@@ -1,7 +1,8 @@
 //! `--mcp CONFIG`, `--mcp-stdio "CMD ARGS"`, `--mcp-url URL`: catalogs
 //! gathered from live MCP servers, alone or merged with catalog files. The
 //! flags and the servers files are read here; the servers are started in
-//! [`super::mcp_live`] (feature `mcp`).
+//! [`super::mcp_live`] (feature `mcp`), and [`super::load`] puts a
+//! command's catalog together.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -9,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use toolsift::catalog::{self, Catalog, CatalogSource};
+use toolsift::catalog::Catalog;
 use toolsift::sources::mcp::ServerStatus;
 #[cfg(feature = "mcp")]
 use toolsift::sources::mcp::{self, McpConfig, McpHost};
@@ -139,30 +140,6 @@ pub struct Loaded {
     #[cfg(feature = "mcp")]
     pub host: Option<Arc<McpHost>>,
     pub servers: Vec<ServerStatus>,
-}
-
-/// Loads `files` (or `default` when there are none and no MCP server) and
-/// gathers the MCP servers of `args`. Each server that failed is a warning on
-/// stderr; none loading (and no file) is an error.
-pub fn load(files: &[String], default: Option<&str>, args: &McpArgs) -> Result<Loaded, String> {
-    if args.any() {
-        #[cfg(feature = "mcp")]
-        return super::mcp_live::load_servers(files, args, false).map(|(loaded, _)| loaded);
-        #[cfg(not(feature = "mcp"))]
-        return Err(WITHOUT_MCP.into());
-    }
-    let sources: Vec<CatalogSource> = if files.is_empty() {
-        default.map(CatalogSource::parse).into_iter().collect()
-    } else {
-        files.iter().map(|f| CatalogSource::parse(f)).collect()
-    };
-    let catalog = catalog::load_all(&sources).map_err(|e| e.to_string())?;
-    Ok(Loaded {
-        catalog: Arc::new(catalog),
-        #[cfg(feature = "mcp")]
-        host: None,
-        servers: Vec::new(),
-    })
 }
 
 /// What a build without the `mcp` feature says of MCP servers.

@@ -18,7 +18,7 @@ fn restore_terminal() {
     }
 }
 
-/// [`load`] of the MCP servers alone, following the servers' changes: the
+/// [`super::load::catalogs`] of the MCP servers alone, following the servers' changes: the
 /// receiver names each server whose tools changed.
 pub fn load_watching(
     args: &McpArgs,
@@ -89,7 +89,7 @@ pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, String>
 type Changes = Option<tokio::sync::mpsc::UnboundedReceiver<String>>;
 
 /// The MCP servers of `args` started and listed, merged with `files`
-/// ([`super::mcp::load`]'s part that needs the servers); with `watch`, the
+/// ([`super::load::catalogs`]'s part that needs the servers); with `watch`, the
 /// servers' changes too.
 pub fn load_servers(
     files: &[String],

@@ -18,6 +18,7 @@ pub mod export;
 #[cfg(feature = "mcp")]
 pub mod gateway;
 pub mod handle;
+pub mod load;
 pub mod mcp;
 #[cfg(feature = "mcp")]
 pub mod mcp_live;

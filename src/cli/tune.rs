@@ -19,7 +19,7 @@ pub fn run(args: &TuneArgs) -> Result<(), CliError> {
         )));
     }
     let settings = args.handle.settings()?;
-    let loaded = super::mcp::load(
+    let loaded = super::load::catalogs(
         std::slice::from_ref(&args.catalog),
         None,
         &super::mcp::McpArgs::default(),

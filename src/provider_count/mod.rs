@@ -39,6 +39,9 @@ fn count_body(provider: Provider, model: &str, tools: &[&Tool]) -> Value {
     body
 }
 
+/// The longest wait for one count, unless configured.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Where and how to count.
 #[derive(Debug, Clone)]
 pub struct CountConfig {
