@@ -61,6 +61,9 @@ mod tests {
         assert!(help_of("gateway", "max-tools").ends_with(&format!("(default {})", g.max_tools)));
         assert!(help_of("gateway", "call-timeout").ends_with("(default 60)"));
         assert!(help_of("gateway", "gate").ends_with("(default on)"));
+        // The rankers each flag takes, from the ranker's own list.
+        assert!(help_of("serve", "default-ranker").contains("| regex"));
+        assert!(!help_of("gateway", "ranker").contains("regex"));
         // Said once: the flag's own text carries no number of its own.
         assert_eq!(
             help_of("serve", "max-body-bytes")

@@ -60,9 +60,9 @@ pub struct GatewaySection {
     #[serde(default, deserialize_with = "file_value::positive")]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_sessions_per_key: Option<u64>,
-    /// The ranker of search_tools: bm25 | regex | embeddings | hybrid.
+    /// The ranker of search_tools, one that takes words (`--help` lists them).
     #[serde(default, deserialize_with = "file_value::one_of")]
-    #[arg(long, value_name = "RANKER")]
+    #[arg(long, value_name = "RANKER", help = super::serve::rankers("The ranker of search_tools", &crate::engine::Ranker::WORDS))]
     pub ranker: Option<crate::engine::Ranker>,
     /// The relevance gate: "nothing fits" instead of unrelated tools.
     #[serde(default, deserialize_with = "file_value::flag")]

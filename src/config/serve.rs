@@ -119,9 +119,9 @@ pub struct ServeSection {
     /// An environment variable holding the key GET /metrics needs (default: none, /metrics is open like /healthz).
     #[arg(long, value_name = "NAME")]
     pub metrics_key_env: Option<String>,
-    /// Ranker of requests that name none: bm25 | regex | embeddings | hybrid.
+    /// Ranker of requests that name none (`--help` lists the rankers).
     #[serde(default, deserialize_with = "file_value::one_of")]
-    #[arg(long, value_name = "RANKER")]
+    #[arg(long, value_name = "RANKER", help = rankers("Ranker of requests that name none", &crate::engine::Ranker::ALL))]
     pub default_ranker: Option<crate::engine::Ranker>,
     /// The relevance gate for requests that do not set `gate`: on, a request no tool fits gets no searched tool (off: Caveman clients expect up to max_tools tools).
     #[serde(default, deserialize_with = "file_value::flag")]
@@ -172,6 +172,12 @@ pub(super) fn address<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<std::net::SocketAddr>, D::Error> {
     file_value::parsed(d, "an IP address and a port (HOST:PORT)").map(Some)
+}
+
+/// A ranker flag's help: `text`, then the rankers it takes.
+pub(super) fn rankers(text: &str, rankers: &[crate::engine::Ranker]) -> String {
+    let names: Vec<String> = rankers.iter().map(ToString::to_string).collect();
+    format!("{text}: {}", names.join(" | "))
 }
 
 /// A switch's value on the command line: on, off, true or false.
