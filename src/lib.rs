@@ -30,6 +30,7 @@ pub mod http;
 pub mod layer;
 pub mod lock;
 pub mod numbers;
+pub mod private_file;
 pub mod provider;
 pub mod provider_count;
 pub mod replay;

@@ -281,13 +281,30 @@ pub fn column_width<S: AsRef<str>>(cells: &[S], min: usize) -> usize {
         .map(|c| c.as_ref().chars().count())
         .max()
         .unwrap_or(min)
-        .max(min)
+        .clamp(min, MAX_COLUMN.max(min))
 }
+
+/// The widest a padded column grows: a longer cell is written whole and
+/// pushes its row's later columns right, so one hostile name of 60,000
+/// characters neither pads every row to its length nor overflows the
+/// formatter's width (which panics past 65,535).
+pub const MAX_COLUMN: usize = 80;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_column_is_as_wide_as_its_widest_cell_up_to_a_limit() {
+        assert_eq!(column_width(&["ab", "abcdef"], 4), 6);
+        assert_eq!(column_width::<&str>(&[], 4), 4);
+        let long = "x".repeat(70_000);
+        assert_eq!(column_width(&[long.as_str(), "a"], 4), MAX_COLUMN);
+        // Formatting with it does not panic, and the long cell is whole.
+        let row = format!("{:<w$}|", long, w = column_width(&[long.as_str()], 4));
+        assert_eq!(row.len(), 70_001);
+    }
 
     #[test]
     fn lines_stay_lines_and_the_rest_is_escaped() {

@@ -69,6 +69,12 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
     if let Some((path, what)) = &learn {
         let usage = toolsift::service::usage::Usage::open(path)
             .map_err(|e| CliError::Usage(format!("{what} {e}")))?;
+        for w in usage.warnings() {
+            eprintln!(
+                "toolsift: warning: {what} {}",
+                toolsift::terminal_text::escape(w)
+            );
+        }
         c.service.usage = Some(std::sync::Arc::new(usage));
     }
     for (pattern, rule) in &file.tools {
@@ -115,6 +121,9 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
             "--ranker regex: search_tools takes words; choose bm25, embeddings or hybrid".into(),
         ));
     }
+    let shutdown_grace = layer
+        .shutdown_grace_secs
+        .map_or(gateway::DEFAULT_SHUTDOWN_GRACE, Duration::from_secs);
     let http = match layer.http {
         None => None,
         Some(addr) => {
@@ -123,7 +132,12 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
                 addr,
                 keys,
                 insecure_no_auth: layer.insecure_no_auth.unwrap_or(false),
-                conn: Default::default(),
+                // The connections' grace is the calls' (--shutdown-grace),
+                // so the log says the one the docs do.
+                conn: toolsift::http::conn::ConnLimits {
+                    shutdown_grace,
+                    ..Default::default()
+                },
                 sessions: gateway::SessionLimits {
                     max: count(layer.max_sessions).unwrap_or(gateway::DEFAULT_MAX_SESSIONS),
                     max_per_key: count(layer.max_sessions_per_key)
@@ -145,9 +159,7 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
                 .unwrap_or(gateway::DEFAULT_CALL_TIMEOUT.as_secs())
                 .max(1),
         ),
-        shutdown_grace: layer
-            .shutdown_grace_secs
-            .map_or(gateway::DEFAULT_SHUTDOWN_GRACE, Duration::from_secs),
+        shutdown_grace,
     })
 }
 
@@ -223,6 +235,12 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         Recorder::new(Log::Stderr, plan.log_calls, args.trace.as_deref())
             .map_err(CliError::Usage)?
     };
+    // The port is taken before the servers start: one in use is said at
+    // once, not after a long start.
+    let listener = match (&plan.http, args.dry_run) {
+        (Some(http), false) => Some(gateway::bind(http).map_err(CliError::Usage)?),
+        _ => None,
+    };
     let Built {
         gateway,
         changes,
@@ -291,12 +309,16 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
                 .clone()
                 .follow_servers_files(files, move || servers.read_config()),
         );
-        match plan.http {
-            None => gateway::serve_stdio(gateway.clone()).await,
-            Some(http) => {
+        match (plan.http, listener) {
+            (Some(http), Some(listener)) => {
+                let shutdown = toolsift::http::shutdown_signal().map_err(|e| e.to_string())?;
+                gateway::serve_http_on(gateway.clone(), http, listener, shutdown).await
+            }
+            (Some(http), None) => {
                 let shutdown = toolsift::http::shutdown_signal().map_err(|e| e.to_string())?;
                 gateway::serve_http(gateway.clone(), http, shutdown).await
             }
+            (None, _) => gateway::serve_stdio(gateway.clone()).await,
         }
     });
     runtime.shutdown_timeout(Duration::from_secs(1));
@@ -309,8 +331,28 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
 pub fn saving_text(s: &ListSaving) -> String {
     use toolsift::numbers::thousands;
     use toolsift::terminal_text::escape;
+    // A small catalog can cost more through the gateway (its three
+    // meta-tools) than direct: said as a cost, never as "saved 0".
+    let saved_line = if s.gateway_tokens > s.direct_tokens {
+        let more = s.gateway_tokens - s.direct_tokens;
+        format!(
+            "costs more per tools/list:        {:>7} tokens (+{:.1} %): the gateway's own tools outweigh what it defers here",
+            thousands(more),
+            if s.direct_tokens == 0 {
+                100.0
+            } else {
+                more as f64 * 100.0 / s.direct_tokens as f64
+            }
+        )
+    } else {
+        format!(
+            "saved per tools/list:             {:>7} tokens ({:.1} %)",
+            thousands(s.saved()),
+            s.saved_pct()
+        )
+    };
     let mut out = format!(
-        "tools/list direct:           {:>3} tool{}, {:>7} tokens ({})\ntools/list through gateway:  {:>3} tool{}, {:>7} tokens\nsaved per tools/list:             {:>7} tokens ({:.1} %)\na search_tools answer of {}: {} tokens with tools of the median size, up to {} with the largest\n",
+        "tools/list direct:           {:>3} tool{}, {:>7} tokens ({})\ntools/list through gateway:  {:>3} tool{}, {:>7} tokens\n{saved_line}\na search_tools answer of {}: {} tokens with tools of the median size, up to {} with the largest\n",
         s.direct_tools,
         if s.direct_tools == 1 { " " } else { "s" },
         thousands(s.direct_tokens),
@@ -318,8 +360,6 @@ pub fn saving_text(s: &ListSaving) -> String {
         s.gateway_tools,
         if s.gateway_tools == 1 { " " } else { "s" },
         thousands(s.gateway_tokens),
-        thousands(s.saved()),
-        s.saved_pct(),
         toolsift::numbers::counted(s.answer_tools, "tool"),
         thousands(s.answer_tokens_median),
         thousands(s.answer_tokens_max),
@@ -363,5 +403,38 @@ fn start_wait(secs: Option<f64>) -> Result<Duration, CliError> {
         Some(s) => Err(CliError::Usage(format!(
             "--start-wait must be from 0 to 600 seconds, not {s}"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn saving(direct_tokens: u64, gateway_tokens: u64) -> ListSaving {
+        ListSaving {
+            basis: "o200k_base",
+            label: "o200k_base",
+            direct_tools: 2,
+            direct_tokens,
+            gateway_tools: 3,
+            gateway_tokens,
+            answer_tools: 8,
+            answer_tokens_max: 10,
+            answer_tokens_median: 5,
+            servers: Vec::new(),
+            always_load: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_gateway_that_costs_more_says_so_and_never_saved_0() {
+        let text = saving_text(&saving(300, 750));
+        assert!(
+            text.contains("costs more per tools/list:") && text.contains("450 tokens (+150.0 %)"),
+            "{text}"
+        );
+        assert!(!text.contains("saved per tools/list"), "{text}");
+        let text = saving_text(&saving(1_000, 250));
+        assert!(text.contains("750 tokens (75.0 %)"), "{text}");
     }
 }

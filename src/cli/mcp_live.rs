@@ -121,14 +121,14 @@ pub fn load_servers(
             );
         }
     }
-    let mut catalogs: Vec<Catalog> = files
+    let file_catalogs: Vec<Catalog> = files
         .iter()
         .map(|f| catalog::load(&CatalogSource::parse(f)))
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
-    match gathered.catalog {
-        Some(c) => catalogs.push(c),
-        None if catalogs.is_empty() => {
+    match &gathered.catalog {
+        Some(_) => {}
+        None if file_catalogs.is_empty() => {
             let why = if gathered.servers.is_empty() {
                 "no MCP server is configured".to_string()
             } else if gathered
@@ -144,10 +144,12 @@ pub fn load_servers(
         }
         None => {}
     }
-    let catalog = match catalogs.len() {
-        1 => catalogs.pop().ok_or("no catalog")?,
-        _ => Catalog::merge(catalogs).map_err(|e| e.to_string())?,
-    };
+    // A server's tool named as a file's takes its server's prefix.
+    let (catalog, notes) =
+        mcp::merge_beside_files(gathered.catalog, &file_catalogs).map_err(|e| e.to_string())?;
+    for note in notes {
+        eprintln!("toolsift: {}", escape(&note));
+    }
     for pattern in mcp::unmatched_always_load(&config.always_load, &catalog) {
         eprintln!(
             "toolsift: warning: always-load pattern {} matches no tool of the MCP servers that started",

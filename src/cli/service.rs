@@ -44,10 +44,25 @@ impl ServiceArgs {
         };
         let usage = match &self.usage {
             None => None,
-            Some(path) => Some(std::sync::Arc::new(toolsift::service::usage::Usage::new(
-                toolsift::service::usage::read_pairs(path)
-                    .map_err(|e| CliError::Usage(format!("--usage {e}")))?,
-            ))),
+            Some(path) => {
+                let read = toolsift::service::usage::read_pairs(path)
+                    .map_err(|e| CliError::Usage(format!("--usage {e}")))?;
+                for w in &read.skipped {
+                    eprintln!(
+                        "toolsift: warning: --usage {}",
+                        toolsift::terminal_text::escape(w)
+                    );
+                }
+                // Read to measure: every key's pairs in one pool.
+                let pairs = read
+                    .pairs
+                    .into_iter()
+                    .map(|p| toolsift::service::usage::Pair { key: None, ..p })
+                    .collect();
+                Some(std::sync::Arc::new(toolsift::service::usage::Usage::new(
+                    pairs,
+                )))
+            }
         };
         match ClientConfig::resolve(&settings, &env)? {
             None => Ok(Searcher::Embedded(std::sync::Arc::new(

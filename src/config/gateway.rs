@@ -89,6 +89,10 @@ pub struct GatewaySection {
     /// config file's directory's.
     #[arg(skip)]
     pub learn: Option<String>,
+    /// With --learn over HTTP: one API key's use steers every key's searches (off: each key learns from its own use only).
+    #[serde(default, deserialize_with = "file_value::flag")]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_parser = super::switch)]
+    pub learn_shared: Option<bool>,
     /// Add found tools to the session's tools/list and send list_changed (for hosts that honour it).
     #[serde(default, deserialize_with = "file_value::flag")]
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_parser = super::switch)]
@@ -130,6 +134,7 @@ crate::layer::layer_of_options!(GatewaySection {
     call_timeout_secs,
     shutdown_grace_secs,
     learn,
+    learn_shared,
     expose_found,
     log_calls,
     token_basis,

@@ -79,8 +79,10 @@ impl Gate {
             exact_name: e.exact_name,
             fits: false,
         };
-        // A tool agents called after requests like this one fits.
-        fit.fits = self.admits(&fit) || e.usage.is_some();
+        // A tool agents called after requests like this one fits when the
+        // request also names something of it: usage alone (what other
+        // sessions called) never lets a tool through.
+        fit.fits = self.admits(&fit) || (e.usage.is_some() && fit.evidence > 0.0);
         fit
     }
 

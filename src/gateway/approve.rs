@@ -52,6 +52,9 @@ pub(crate) struct Asking<'a> {
     pub(crate) by_retry: bool,
     /// The host declared elicitation (for this request, on 2026-07-28).
     pub(crate) can_elicit: bool,
+    /// The host declared sampling: a server's requests for a model's
+    /// completion during a call reach it.
+    pub(crate) can_sample: bool,
     /// A retry's answers and the state the gateway gave with its question.
     pub(crate) responses: Option<&'a InputResponses>,
     pub(crate) state: Option<&'a str>,
@@ -236,6 +239,7 @@ mod tests {
         Asking {
             by_retry: true,
             can_elicit: true,
+            can_sample: false,
             responses: Some(responses),
             state: Some(state),
         }

@@ -52,7 +52,12 @@ impl SessionBreaker {
     }
 
     /// Records a call; `Err` with the refusal when it is blocked.
-    fn record(&self, name: &str, arguments: &Value, read_only: bool) -> Result<(), String> {
+    pub(crate) fn record(
+        &self,
+        name: &str,
+        arguments: &Value,
+        read_only: bool,
+    ) -> Result<(), String> {
         let mut b = self.breaker.lock().unwrap_or_else(|p| p.into_inner());
         b.set_threshold(if read_only {
             self.threshold_read_only
@@ -366,10 +371,35 @@ impl Gateway {
             }
             None => (None, None),
         };
+        // What the server asks of its host during the call goes to this
+        // call's host (2026-07-28 hosts take no request during a call).
+        let link = via.host.map(|host| {
+            crate::sources::mcp::HostLink::new(
+                host.clone(),
+                via.asking.can_elicit,
+                via.asking.can_sample,
+                via.asking
+                    .by_retry
+                    .then_some("the host speaks MCP 2026-07-28, which takes no request from a server during a call"),
+            )
+        });
         let answer = self
             .host
-            .call_result(&origin.server, &origin.name, arguments, progress)
+            .call_result(
+                &origin.server,
+                &origin.name,
+                arguments,
+                progress,
+                link.clone(),
+            )
             .await;
+        // The host reads what its server asked for and did not get.
+        let answer = answer.map(|mut result| {
+            for note in link.iter().flat_map(|l| l.notes()) {
+                result.content.push(rmcp::model::ContentBlock::text(note));
+            }
+            result
+        });
         if let Some(relay) = relay {
             // The reports sent before the result reach the host before it
             // (a host drops the progress of a call it has the answer of).

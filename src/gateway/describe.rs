@@ -77,14 +77,15 @@ pub(crate) fn search_description(
             .join(", ")
     };
     if !starting.is_empty() {
+        // Said so it stays true for a host that reads the list once.
         parts.push(format!(
-            "still starting: {} (a search waits for them; their tools join when they are up)",
+            "starting when this list was made: {} (a search waits for them, and its answer says which are still not up)",
             named(starting)
         ));
     }
     if !down.is_empty() {
         parts.push(format!(
-            "down: {} (tried again in the background)",
+            "down when this list was made: {} (tried again in the background; a search's answer says which are still down)",
             named(down)
         ));
     }
@@ -122,12 +123,12 @@ mod tests {
         .unwrap();
         let d = search_description(&catalog, &[], &["fetch".into()]);
         assert!(
-            d.starts_with("Find the tools for a task among the 6 tools this gateway reaches (only a few are listed): git (4 tools: diff, commit, log, staged, unstaged); time (2 tools: convert); down: fetch"),
+            d.starts_with("Find the tools for a task among the 6 tools this gateway reaches (only a few are listed): git (4 tools: diff, commit, log, staged, unstaged); time (2 tools: convert); down when this list was made: fetch"),
             "{d}"
         );
         assert!(d.contains("call_read_tool"), "{d}");
         assert!(
-            d.contains("; down: fetch (tried again in the background)."),
+            d.contains("; down when this list was made: fetch (tried again in the background; a search's answer says which are still down)."),
             "{d}"
         );
     }
@@ -143,7 +144,7 @@ mod tests {
             &["slow\u{1b}".into()],
             &[],
         );
-        assert!(d.contains("still starting: slow"), "{d}");
+        assert!(d.contains("starting when this list was made: slow"), "{d}");
         assert!(!d.contains('\u{1b}'), "{d}");
         assert!(d.contains("and 3 more servers"), "{d}");
     }

@@ -26,8 +26,14 @@ pub(crate) struct Found {
 const LEARN_SESSIONS: usize = 10_000;
 
 impl Gateway {
-    /// Answers `search_tools` with `arguments`, for `session`.
-    pub(crate) async fn search_tools(&self, session: &str, arguments: &JsonObject) -> Found {
+    /// Answers `search_tools` with `arguments`, for `session`, ranked with
+    /// the learned use of `usage_key` (see `GatewaySession::usage_key`).
+    pub(crate) async fn search_tools(
+        &self,
+        session: &str,
+        usage_key: Option<&str>,
+        arguments: &JsonObject,
+    ) -> Found {
         let started = Instant::now();
         let (query, queries, limit, note) = match self.search_arguments(arguments) {
             Ok(parsed) => parsed,
@@ -67,6 +73,7 @@ impl Gateway {
             gate_mode: GateMode::Each,
             omit_always_load: true,
             unrecorded: true,
+            usage_key: usage_key.map(str::to_string),
             ..SearchRequest::default()
         };
         let gateway_snapshot = snapshot.clone();
@@ -145,7 +152,7 @@ impl Gateway {
             answer["note"] = json!(notes.join(" "));
         }
         add_servers(&mut answer, &starting, &down);
-        self.remember_search(session, &query);
+        self.remember_search(session, &query, usage_key);
         self.recorder.search(&SearchRecord {
             session,
             query: &query,
@@ -163,7 +170,7 @@ impl Gateway {
 
     /// With `--learn`: `query` is the session's last search, which the
     /// next call that answers pairs with its tool.
-    fn remember_search(&self, session: &str, query: &str) {
+    fn remember_search(&self, session: &str, query: &str, usage_key: Option<&str>) {
         if self.config.service.usage.is_none() {
             return;
         }
@@ -172,7 +179,10 @@ impl Gateway {
         if last.len() >= LEARN_SESSIONS && !last.contains_key(session) {
             last.clear();
         }
-        last.insert(session.to_string(), query.to_string());
+        last.insert(
+            session.to_string(),
+            (query.to_string(), usage_key.map(str::to_string)),
+        );
     }
 
     /// With `--learn`: `tool` answered a call in `session`; paired with the
@@ -187,8 +197,8 @@ impl Gateway {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(session);
-        if let Some(query) = query {
-            usage.record(&query, tool);
+        if let Some((query, key)) = query {
+            usage.record(&query, tool, key.as_deref());
         }
     }
 
@@ -296,6 +306,14 @@ pub(crate) fn found_tool(
     } else {
         CALL_TOOL
     });
+    // Said before the call, so a host that cannot ask its user (no
+    // elicitation) knows now, not when the call is refused.
+    if snapshot.asks.get(index).copied().unwrap_or(false) {
+        out["needs_approval"] = json!(true);
+        out["approval"] = json!(
+            "an `ask` rule holds this tool: each call waits for the user's approval (the host asks them; a host that cannot ask gets the call refused, saying how to allow it)"
+        );
+    }
     out["why"] = json!(why_line(reason, e));
     out
 }

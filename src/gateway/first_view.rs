@@ -97,7 +97,7 @@ impl Gateway {
             format!("This server fronts {tools}")
         } else {
             format!(
-                "This server fronts the MCP servers {} ({tools} listed so far)",
+                "This server fronts {tools} from the MCP servers {}",
                 servers.join(", ")
             )
         };

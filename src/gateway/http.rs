@@ -105,9 +105,31 @@ pub async fn serve_http(
     config: HttpConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), String> {
-    check_bind(&config)?;
-    let listener = tokio::net::TcpListener::bind(config.addr)
-        .await
+    let listener = bind(&config)?;
+    serve_http_on(gateway, config, listener, shutdown).await
+}
+
+/// Binds the gateway's address now (before its servers start, so a port
+/// in use is said at once, not after a long start), after the checks of
+/// [`check_bind`].
+pub fn bind(config: &HttpConfig) -> Result<std::net::TcpListener, String> {
+    check_bind(config)?;
+    let listener = std::net::TcpListener::bind(config.addr)
+        .map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
+    Ok(listener)
+}
+
+/// [`serve_http`] on a listener [`bind`] made.
+pub async fn serve_http_on(
+    gateway: Arc<Gateway>,
+    config: HttpConfig,
+    listener: std::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::from_std(listener)
         .map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
     // A browser's page may only reach the gateway from the machine itself
     // (the MCP specification asks servers to validate Origin); clients

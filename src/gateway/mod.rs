@@ -28,6 +28,7 @@ mod offered;
 mod prefix;
 mod record;
 mod recursion;
+mod relayed;
 mod reload;
 mod rules;
 mod saving;
@@ -48,7 +49,7 @@ use crate::sources::mcp::{Gathered, McpHost};
 pub use approve::TOOL_META;
 pub use drain::{DEFAULT_SHUTDOWN_GRACE, Drain, Stopped};
 pub use hidden::{HiddenCounts, HiddenText};
-pub use http::{HttpConfig, MCP_PATH, check_bind, serve_http};
+pub use http::{HttpConfig, MCP_PATH, bind, check_bind, serve_http, serve_http_on};
 pub use http_sessions::{DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_KEY, SessionLimits};
 pub use meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS};
 pub use record::{Log, Recorder};
@@ -87,6 +88,8 @@ pub struct GatewayConfig {
     /// Found tools join the session's `tools/list` (with
     /// `notifications/tools/list_changed`), for hosts that honour it.
     pub expose_found: bool,
+    /// `--learn` pairs shared by every API key (off: each key's own).
+    pub learn_shared: bool,
     /// Per-tool rules: allow, deny (left out of the catalog), ask.
     pub rules: ToolRules,
     /// What the host receives of a tool whose text hides something.
@@ -107,6 +110,7 @@ impl Default for GatewayConfig {
             breaker_threshold: DEFAULT_BREAKER_THRESHOLD,
             breaker_threshold_read_only: DEFAULT_BREAKER_THRESHOLD,
             expose_found: false,
+            learn_shared: false,
             rules: ToolRules::default(),
             hidden_text: HiddenText::default(),
             hidden_text_results: true,
@@ -125,6 +129,8 @@ pub(crate) struct Snapshot {
     /// Per tool: whether `call_read_tool` runs it (marked read-only and
     /// closed-world by its server, or a `read` rule vouches for it).
     pub(crate) reads: Vec<bool>,
+    /// Per tool: whether an `ask` rule holds it until the user approves.
+    pub(crate) asks: Vec<bool>,
 }
 
 impl Snapshot {
@@ -149,6 +155,11 @@ impl Snapshot {
                 config.rules.rule_for(t) == ToolRule::Read || call::not_a_plain_read(t, l).is_none()
             })
             .collect();
+        let asks = catalog
+            .tools()
+            .iter()
+            .map(|t| config.rules.rule_for(t) == ToolRule::Ask)
+            .collect();
         let (starting, down) = first_view::states_of(host);
         let search_description = describe::search_description(&catalog, &starting, &down);
         Snapshot {
@@ -157,6 +168,7 @@ impl Snapshot {
             validators,
             search_description,
             reads,
+            asks,
         }
     }
 }
@@ -187,7 +199,8 @@ pub struct Gateway {
     pub(crate) drain: Arc<Drain>,
     /// With `--learn`: each session's last search request, which a call
     /// that answers pairs with the tool it called.
-    pub(crate) last_search: Mutex<HashMap<String, String>>,
+    /// Each session's last search and the key that made it (`--learn`).
+    pub(crate) last_search: Mutex<HashMap<String, (String, Option<String>)>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -208,7 +221,10 @@ impl Gateway {
         files: Vec<Catalog>,
         recorder: Recorder,
     ) -> Result<Gateway, String> {
-        let all = merged(mcp, &files)?;
+        let (all, notes) = merged(mcp, &files)?;
+        for note in notes {
+            recorder.info(&crate::terminal_text::escape(&note));
+        }
         for pattern in config.rules.unmatched(all.tools()) {
             recorder.warn(&format!(
                 "tool rule {pattern:?} matches none of the {} tools",
@@ -303,6 +319,7 @@ impl Gateway {
     pub fn reindex(&self) -> bool {
         let Gathered { catalog, servers } = self.host.rebuild();
         let (catalog, hidden) = match merged(catalog, &self.files)
+            .map(|(c, _)| c)
             .and_then(|c| without_denied(c, &self.config.rules))
             .and_then(|c| hidden::sanitize(c, self.config.hidden_text, &self.recorder))
         {
@@ -368,17 +385,12 @@ impl Gateway {
     }
 }
 
-/// The MCP servers' catalog and the files' as one.
-fn merged(mcp: Option<Catalog>, files: &[Catalog]) -> Result<Catalog, String> {
-    let mut all: Vec<Catalog> = mcp.into_iter().collect();
-    all.extend(files.iter().cloned());
-    match all.len() {
-        // The servers are still starting (or being tried again): the tools
-        // join as they come.
-        0 => Ok(Catalog::empty("mcp")),
-        1 => Ok(all.remove(0)),
-        _ => Catalog::merge(all).map_err(|e| e.to_string()),
-    }
+/// The MCP servers' catalog and the files' as one (while the servers are
+/// still starting, the files' alone, or an empty one: their tools join as
+/// they come). A server's tool named as a file's takes its server's
+/// prefix, and a sentence says so.
+fn merged(mcp: Option<Catalog>, files: &[Catalog]) -> Result<(Catalog, Vec<String>), String> {
+    crate::sources::mcp::merge_beside_files(mcp, files).map_err(|e| e.to_string())
 }
 
 /// `catalog` without the tools a rule denies.

@@ -133,9 +133,10 @@ impl Gateway {
         ListResourceTemplatesResult::with_all_items(out)
     }
 
-    /// `resources/read` of `uri`, on the server that listed it (or whose
-    /// template it fits; or the only server with resources).
-    pub(crate) async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    /// The server that serves resource `uri`: the one that listed it (or
+    /// a template it fits), listed again once if none has; else the one
+    /// server with resources, if there is one.
+    pub(crate) async fn resource_server(&self, uri: &str) -> Result<String, ErrorData> {
         if self.routes().left_out.contains(uri) {
             return Err(left_out("resource", uri, self.config.hidden_text));
         }
@@ -146,22 +147,25 @@ impl Gateway {
             self.list_resource_templates().await;
             server = self.routes().resource(uri);
         }
-        // Else the one server with resources, if there is one.
-        let server = match server {
-            Some(s) => s,
+        match server {
+            Some(s) => Ok(s),
             None => match self.host.servers_offering(Offer::Resources).as_slice() {
-                [only] => only.clone(),
-                _ => {
-                    return Err(ErrorData::resource_not_found(
-                        format!(
-                            "no MCP server behind this gateway lists resource {} or a template it fits",
-                            escape(uri)
-                        ),
-                        None,
-                    ));
-                }
+                [only] => Ok(only.clone()),
+                _ => Err(ErrorData::resource_not_found(
+                    format!(
+                        "no MCP server behind this gateway lists resource {} or a template it fits",
+                        escape(uri)
+                    ),
+                    None,
+                )),
             },
-        };
+        }
+    }
+
+    /// `resources/read` of `uri`, on the server that listed it (or whose
+    /// template it fits; or the only server with resources).
+    pub(crate) async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+        let server = self.resource_server(uri).await?;
         let read = self
             .host
             .read_resource(&server, uri)
@@ -211,18 +215,15 @@ impl Gateway {
         ListPromptsResult::with_all_items(out)
     }
 
-    /// `prompts/get` of `name` (as the host saw it listed).
-    pub(crate) async fn get_prompt(
-        &self,
-        name: &str,
-        arguments: Option<JsonObject>,
-    ) -> Result<GetPromptResult, ErrorData> {
+    /// The server of prompt `name` (as the host saw it listed) and its
+    /// name there, listed again once if unknown.
+    pub(crate) async fn prompt_route(&self, name: &str) -> Result<(String, String), ErrorData> {
         let mut route = self.routes().prompts.get(name).cloned();
         if route.is_none() {
             self.list_prompts().await;
             route = self.routes().prompts.get(name).cloned();
         }
-        let Some((server, original)) = route else {
+        let Some(route) = route else {
             if self.routes().prompts_left_out.contains(name) {
                 return Err(left_out("prompt", name, self.config.hidden_text));
             }
@@ -234,6 +235,16 @@ impl Gateway {
                 None,
             ));
         };
+        Ok(route)
+    }
+
+    /// `prompts/get` of `name` (as the host saw it listed).
+    pub(crate) async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<GetPromptResult, ErrorData> {
+        let (server, original) = self.prompt_route(name).await?;
         let got = self
             .host
             .get_prompt(&server, &original, arguments)
@@ -345,7 +356,7 @@ fn left_out(what: &str, name: &str, mode: HiddenText) -> ErrorData {
 }
 
 /// A server's failure as the host's error, naming the server.
-fn upstream_error(e: &McpCallError) -> ErrorData {
+pub(crate) fn upstream_error(e: &McpCallError) -> ErrorData {
     ErrorData::internal_error(e.to_string(), None)
 }
 

@@ -97,25 +97,31 @@ pub(crate) struct SearchRecord<'a> {
 /// The `tool` label of calls of a name no tool has.
 pub const UNKNOWN_TOOL: &str = "(unknown)";
 
+/// The size at which the trace is moved aside to `TRACE.1` and started
+/// again (the one before is dropped): at most twice this on disk.
+pub const TRACE_LIMIT: u64 = 64 * 1024 * 1024;
+
 /// The log, the trace and the counters.
 pub struct Recorder {
     log: Log,
     log_calls: bool,
-    trace: Option<Mutex<std::io::BufWriter<std::fs::File>>>,
+    trace: Option<Mutex<crate::private_file::Rotating>>,
     /// Followers of `GET /events`; a send never waits.
     pub(crate) followers: Followers,
 }
 
 impl Recorder {
     /// `log_calls` puts queries, arguments and results in the log; `trace`
-    /// is created (or truncated) now.
+    /// is opened now: appended to (a restart keeps what it held), created
+    /// 0600 (it holds every call's arguments), never through a symbolic
+    /// link, and moved aside to `TRACE.1` at [`TRACE_LIMIT`] bytes.
     pub fn new(log: Log, log_calls: bool, trace: Option<&Path>) -> Result<Recorder, String> {
         let trace = match trace {
             None => None,
-            Some(path) => Some(Mutex::new(std::io::BufWriter::new(
-                std::fs::File::create(path)
+            Some(path) => Some(Mutex::new(
+                crate::private_file::Rotating::open(path, TRACE_LIMIT)
                     .map_err(|e| format!("--trace {}: {e}", path.display()))?,
-            ))),
+            )),
         };
         Ok(Recorder {
             log,
@@ -134,8 +140,7 @@ impl Recorder {
         if let Some(trace) = &self.trace {
             let line = traffic::to_line(event);
             let mut w = trace.lock().unwrap_or_else(|p| p.into_inner());
-            let _ = writeln!(w, "{line}");
-            let _ = w.flush();
+            let _ = w.write_line(&line);
         }
     }
 

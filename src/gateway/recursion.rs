@@ -61,6 +61,7 @@ mod tests {
                 args: args.iter().map(|a| a.to_string()).collect(),
                 env: Default::default(),
                 cwd: None,
+                inherit_env: Default::default(),
             },
             always_load: false,
         }

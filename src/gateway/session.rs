@@ -7,11 +7,15 @@
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::SubscriptionFilter;
+// setLevel and subscriptions are deprecated for 2026-07-28 (SEP-2577);
+// they are the handshake revisions' own, and passed on for them.
+#[allow(deprecated)]
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
-    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
@@ -28,6 +32,9 @@ use super::meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS, listing};
 /// `--expose-found` (the oldest found go first).
 pub const MAX_EXPOSED: usize = 32;
 
+/// The id the next session gets.
+static NEXT_SESSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 /// The handler of one session.
 #[derive(Clone)]
 pub struct GatewaySession {
@@ -39,6 +46,8 @@ pub struct GatewaySession {
     exposed: Arc<Mutex<Vec<String>>>,
     /// Bumped when the session's found tools change its `tools/list`.
     own: Arc<tokio::sync::watch::Sender<u64>>,
+    /// Which session this is, for its resource subscriptions.
+    id: u64,
 }
 
 impl GatewaySession {
@@ -51,6 +60,7 @@ impl GatewaySession {
             breaker,
             exposed: Arc::new(Mutex::new(Vec::new())),
             own: Arc::new(tokio::sync::watch::Sender::new(0)),
+            id: NEXT_SESSION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -88,6 +98,32 @@ impl GatewaySession {
     }
 }
 
+impl GatewaySession {
+    /// Whose learned use this request's searches rank with and record
+    /// (`--learn`): a digest of the API key it proved, so one key's use
+    /// never steers another's searches; `None` with no API keys (over
+    /// stdio, or HTTP without keys) or when `learn_shared` is on.
+    fn usage_key(&self, context: &RequestContext<RoleServer>) -> Option<String> {
+        if self.gateway.config.learn_shared {
+            return None;
+        }
+        let parts = context.extensions.get::<axum::http::request::Parts>()?;
+        let scope = parts.extensions.get::<super::http::Scope>()?;
+        if scope.0.is_empty() {
+            return None;
+        }
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(scope.0.as_bytes());
+        Some(format!(
+            "key-{}",
+            digest[..8]
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        ))
+    }
+}
+
 impl Gateway {
     pub(crate) fn new_breaker(&self) -> SessionBreaker {
         SessionBreaker::new(
@@ -97,16 +133,22 @@ impl Gateway {
     }
 }
 
+#[allow(deprecated)]
 impl ServerHandler for GatewaySession {
     fn get_info(&self) -> ServerConfig {
         // Resources and prompts are declared whatever the servers offer
         // (they may still be starting); the lists are empty when none does.
         // tools/list changes as servers come up (search_tools' description
         // names them) and, with --expose-found, as tools are found.
+        // Logging, completions and subscriptions are passed on to the
+        // servers that offer them (relayed.rs).
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_resources()
+            .enable_resources_subscribe()
             .enable_prompts()
+            .enable_logging()
+            .enable_completions()
             .enable_tool_list_changed()
             .build();
         let mut info = ServerConfig::new(capabilities);
@@ -236,6 +278,40 @@ impl ServerHandler for GatewaySession {
         Ok(self.gateway.read_resource(&request.uri).await?.into())
     }
 
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.gateway.complete(request).await
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.gateway.set_level(request.level).await
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.gateway
+            .subscribe(&request.uri, self.id, context.peer.clone())
+            .await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.gateway.unsubscribe(&request.uri, self.id).await
+    }
+
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -281,13 +357,26 @@ impl GatewaySession {
                 can_elicit: context
                     .client_capabilities()
                     .is_some_and(|c| c.elicitation.is_some()),
+                can_sample: context
+                    .client_capabilities()
+                    .is_some_and(|c| c.sampling.is_some()),
                 responses: request.input_responses.as_ref(),
                 state: request.request_state.as_deref(),
             },
         };
         match request.name.as_ref() {
             SEARCH_TOOLS => {
-                let found = self.gateway.search_tools(label, &arguments).await;
+                // The same search again and again is a loop too: the
+                // breaker stops it as it stops a read-only tool's.
+                let as_value = serde_json::Value::Object(arguments.clone());
+                if let Err(refusal) = breaker.record(SEARCH_TOOLS, &as_value, true) {
+                    return error_result(refusal).into();
+                }
+                let usage_key = self.usage_key(context);
+                let found = self
+                    .gateway
+                    .search_tools(label, usage_key.as_deref(), &arguments)
+                    .await;
                 if self.gateway.config.expose_found && !found.names.is_empty() {
                     let added = expose(
                         &mut self.exposed.lock().unwrap_or_else(|p| p.into_inner()),

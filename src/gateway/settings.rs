@@ -30,6 +30,7 @@ impl GatewayConfig {
             s.breaker_threshold_read_only,
         );
         set(&mut self.expose_found, s.expose_found);
+        set(&mut self.learn_shared, s.learn_shared);
         set(&mut self.hidden_text, s.hidden_text);
         match s.hidden_text_results {
             None => {}
@@ -80,6 +81,7 @@ impl GatewayConfig {
                 DEFAULT_SHUTDOWN_GRACE.as_secs().to_string(),
             ),
             ("expose_found", on(d.expose_found)),
+            ("learn_shared", on(d.learn_shared)),
             ("log_calls", on(false)),
             ("token_basis", TokenBasis::default().to_string()),
             ("hidden_text", d.hidden_text.to_string()),

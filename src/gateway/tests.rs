@@ -117,7 +117,7 @@ fn tools_list_is_the_always_load_tools_and_the_meta_tools() {
 fn search_finds_with_schema_and_why_and_leaves_out_always_load_tools() {
     let g = gateway(GatewayConfig::default());
     let found =
-        runtime().block_on(g.search_tools("s", &args(json!({"query": "weather in Paris"}))));
+        runtime().block_on(g.search_tools("s", None, &args(json!({"query": "weather in Paris"}))));
     assert_eq!(found.names, ["get_weather"]);
     let answer = found.result.structured_content.clone().unwrap();
     let first = &answer["tools"][0];
@@ -142,8 +142,11 @@ fn search_finds_with_schema_and_why_and_leaves_out_always_load_tools() {
 #[test]
 fn nothing_fits_is_said_plainly_with_the_nearest_held_back() {
     let g = gateway(GatewayConfig::default());
-    let found =
-        runtime().block_on(g.search_tools("s", &args(json!({"query": "get the stock price"}))));
+    let found = runtime().block_on(g.search_tools(
+        "s",
+        None,
+        &args(json!({"query": "get the stock price"})),
+    ));
     assert!(found.names.is_empty(), "{:?}", found.names);
     let answer = found.result.structured_content.unwrap();
     assert_eq!(answer["tools"], json!([]));
@@ -155,8 +158,11 @@ fn nothing_fits_is_said_plainly_with_the_nearest_held_back() {
     // With the gate off, the weak match comes back.
     let mut off = GatewayConfig::default();
     off.service.gate = false;
-    let found = runtime()
-        .block_on(gateway(off).search_tools("s", &args(json!({"query": "get the stock price"}))));
+    let found = runtime().block_on(gateway(off).search_tools(
+        "s",
+        None,
+        &args(json!({"query": "get the stock price"})),
+    ));
     assert!(!found.names.is_empty());
 }
 
@@ -164,11 +170,11 @@ fn nothing_fits_is_said_plainly_with_the_nearest_held_back() {
 fn with_the_gate_on_tools_below_the_best_come_only_if_they_fit() {
     // get_time matches only the generic "get": it does not fit.
     let query = args(json!({"query": "get the weather in Oslo"}));
-    let on = runtime().block_on(gateway(GatewayConfig::default()).search_tools("s", &query));
+    let on = runtime().block_on(gateway(GatewayConfig::default()).search_tools("s", None, &query));
     assert_eq!(on.names, ["get_weather"]);
     let mut config = GatewayConfig::default();
     config.service.gate = false;
-    let off = runtime().block_on(gateway(config).search_tools("s", &query));
+    let off = runtime().block_on(gateway(config).search_tools("s", None, &query));
     assert_eq!(off.names, ["get_weather", "get_time"]);
 }
 
@@ -186,12 +192,15 @@ fn search_arguments_are_checked() {
         (json!({"query": "x", "limit": "3"}), "not a string"),
         (json!({"query": "x", "top": 3}), "not \"top\""),
     ] {
-        let r = rt.block_on(g.search_tools("s", &args(bad.clone()))).result;
+        let r = rt
+            .block_on(g.search_tools("s", None, &args(bad.clone())))
+            .result;
         assert_eq!(r.is_error, Some(true), "{bad}");
         assert!(text(&r).contains(says), "{bad}: {}", text(&r));
     }
     let r = rt.block_on(g.search_tools(
         "s",
+        None,
         &args(json!({"query": "send email or book flight", "limit": 9})),
     ));
     assert!(r.names.len() <= 2);
@@ -376,7 +385,7 @@ fn search_tools_answers_what_the_service_answers_under_the_gateways_policy() {
         "book a flight and send an email about it",
         "get the stock price",
     ] {
-        let found = rt.block_on(g.search_tools("s", &args(json!({"query": query}))));
+        let found = rt.block_on(g.search_tools("s", None, &args(json!({"query": query}))));
         // The same request to the service, with the gateway's policy in its
         // parameters.
         let snapshot = g.snapshot();
@@ -408,6 +417,7 @@ fn search_tools_takes_the_steps_of_a_task_as_queries() {
     let rt = runtime();
     let found = rt.block_on(g.search_tools(
         "s",
+        None,
         &args(json!({"query": "", "queries": ["book a flight to Oslo", "send an email to Ann"]})),
     ));
     assert_eq!(
@@ -422,6 +432,7 @@ fn search_tools_takes_the_steps_of_a_task_as_queries() {
     // One message of two steps finds the same tools.
     let one = rt.block_on(g.search_tools(
         "s",
+        None,
         &args(json!({"query": "book a flight to Oslo, then send an email to Ann"})),
     ));
     let (mut a, mut b) = (found.names.clone(), one.names.clone());
@@ -446,7 +457,9 @@ fn search_tools_takes_the_steps_of_a_task_as_queries() {
             "`queries` holds 17 items; at most 16",
         ),
     ] {
-        let r = rt.block_on(g.search_tools("s", &args(bad.clone()))).result;
+        let r = rt
+            .block_on(g.search_tools("s", None, &args(bad.clone())))
+            .result;
         assert_eq!(r.is_error, Some(true), "{bad}");
         assert!(text(&r).contains(says), "{bad}: {}", text(&r));
     }

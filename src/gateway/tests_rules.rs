@@ -70,7 +70,7 @@ fn a_denied_tool_is_never_listed_found_or_called_and_an_asked_one_needs_the_user
     });
     assert!(g.catalog().index_of("book_flight").is_none());
     let rt = runtime();
-    let found = rt.block_on(g.search_tools("s", &args(json!({"query": "book a flight"}))));
+    let found = rt.block_on(g.search_tools("s", None, &args(json!({"query": "book a flight"}))));
     assert!(
         !found.names.iter().any(|n| n == "book_flight"),
         "{:?}",
@@ -102,6 +102,69 @@ fn a_denied_tool_is_never_listed_found_or_called_and_an_asked_one_needs_the_user
     let weather = args(json!({"name": "get_weather", "arguments": {"city": "Oslo"}}));
     let r = rt.block_on(g.call_tool_meta_done("s", &b, &weather, Via::default()));
     assert_eq!(r.is_error, Some(false), "{}", text(&r));
+}
+
+#[test]
+fn a_found_tool_an_ask_rule_holds_says_so_before_it_is_called() {
+    let mut rules = ToolRules::default();
+    rules.add("send_email", ToolRule::Ask).unwrap();
+    let g = gateway(GatewayConfig {
+        rules,
+        ..GatewayConfig::default()
+    });
+    let rt = runtime();
+    let found = rt.block_on(g.search_tools(
+        "s",
+        None,
+        &args(json!({"query": "send an email to the customer"})),
+    ));
+    let tools = found.result.structured_content.unwrap()["tools"].clone();
+    let of = |name: &str| {
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} found: {tools}"))
+    };
+    assert_eq!(of("send_email")["needs_approval"], true);
+    assert!(
+        of("send_email")["approval"]
+            .as_str()
+            .unwrap()
+            .contains("approval")
+    );
+    for t in tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["name"] != "send_email")
+    {
+        assert!(t.get("needs_approval").is_none(), "{t}");
+    }
+}
+
+#[test]
+fn identical_searches_in_a_row_are_stopped_by_the_breaker() {
+    let g = gateway(GatewayConfig::default());
+    let b = g.new_breaker();
+    let query = json!({"query": "weather in Paris"});
+    let mut refused = None;
+    for i in 0..10 {
+        if let Err(e) = b.record(SEARCH_TOOLS, &query, true) {
+            refused = Some((i, e));
+            break;
+        }
+    }
+    let (at, why) = refused.expect("stopped");
+    assert_eq!(at as u32, g.config.breaker_threshold_read_only);
+    assert!(why.contains("search_tools was called"), "{why}");
+    // Another search resets the streak.
+    assert!(
+        b.record(SEARCH_TOOLS, &json!({"query": "book a flight"}), true)
+            .is_ok()
+    );
 }
 
 #[test]

@@ -150,9 +150,9 @@ pub async fn serve_as(
     // closes its connection.
     let _ = stop.send(true);
     eprintln!(
-        "{who}: shutting down; {} connections open, waiting at most {} ms for requests in flight",
-        max - open.available_permits(),
-        limits.shutdown_grace.as_millis()
+        "{who}: shutting down; {} open, waiting at most {} s (the shutdown grace) for requests in flight",
+        crate::numbers::counted(max - open.available_permits(), "connection"),
+        limits.shutdown_grace.as_secs_f64()
     );
     let all = u32::try_from(max).unwrap_or(u32::MAX);
     if tokio::time::timeout(limits.shutdown_grace, open.acquire_many(all))
@@ -160,9 +160,9 @@ pub async fn serve_as(
         .is_err()
     {
         eprintln!(
-            "{who}: {} connections still open after the {} ms shutdown grace; closing them",
-            max - open.available_permits(),
-            limits.shutdown_grace.as_millis()
+            "{who}: {} still open after the {} s shutdown grace; closing them",
+            crate::numbers::counted(max - open.available_permits(), "connection"),
+            limits.shutdown_grace.as_secs_f64()
         );
     }
     Ok(())

@@ -177,7 +177,7 @@ impl SearchResult {
                 .iter()
                 .map(|h| escape(&catalog.tools()[h.index].name).into_owned())
                 .collect();
-            let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+            let width = crate::terminal_text::column_width(&names, 0);
             for (h, name) in self.held_back.iter().zip(&names) {
                 let cosine = h
                     .cosine

@@ -376,6 +376,7 @@ pub fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchRequest
         omit_always_load,
         unrecorded: false,
         keep_ranking: false,
+        usage_key: None,
     })
 }
 

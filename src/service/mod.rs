@@ -186,6 +186,9 @@ pub struct SearchRequest {
     /// catalog's ranking its answer was cut from, so a caller that explains
     /// the answer (the explorer, `search --why`) need not rank again.
     pub keep_ranking: bool,
+    /// In-process only: whose learned use ranks (the gateway's digest of
+    /// the API key that searched); pairs of other keys are never used.
+    pub usage_key: Option<String>,
 }
 
 impl SearchRequest {

@@ -95,7 +95,7 @@ impl Service {
         if plan.ranker.needs_embeddings() {
             self.learn_dimension(&params.whole_request());
         }
-        let ranker = self.ranker_for(catalog, plan.ranker)?;
+        let ranker = self.ranker_learned(catalog, plan.ranker, params.usage_key.as_deref())?;
         self.searches.fetch_add(1, Ordering::Relaxed);
         let mut ranked =
             rank(ranker.as_ref(), catalog, params, &plan).map_err(|e| ServiceError {

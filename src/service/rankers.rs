@@ -18,6 +18,17 @@ impl Service {
         catalog: &Catalog,
         ranker: Ranker,
     ) -> Result<Arc<dyn CatalogRanker>, ServiceError> {
+        self.ranker_learned(catalog, ranker, None)
+    }
+
+    /// [`Service::ranker_for`], with the learned use of `usage_key` only
+    /// (see [`super::usage::Pair::key`]).
+    pub fn ranker_learned(
+        &self,
+        catalog: &Catalog,
+        ranker: Ranker,
+        usage_key: Option<&str>,
+    ) -> Result<Arc<dyn CatalogRanker>, ServiceError> {
         let embeddings = match (ranker.needs_embeddings(), &self.config.embeddings) {
             (false, _) => None,
             (true, Some(e)) => Some(e.clone()),
@@ -38,7 +49,7 @@ impl Service {
         };
         counter.fetch_add(1, Ordering::Relaxed);
         Ok(match &self.config.usage {
-            Some(usage) => usage.wrap(catalog, ranked),
+            Some(usage) => usage.wrap(catalog, ranked, usage_key),
             None => ranked,
         })
     }

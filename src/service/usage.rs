@@ -11,7 +11,6 @@
 //! so says it (`usage` in its explanation: how many like requests led to
 //! it), and the relevance gate takes that as evidence it fits.
 
-use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -26,6 +25,17 @@ pub const MAX_PAIRS: usize = 10_000;
 
 /// A request longer than this many bytes is kept cut (at a character).
 const MAX_REQUEST_BYTES: usize = 1_000;
+
+/// A line of the file longer than this is not a pair this gateway wrote
+/// (a request is cut at [`MAX_REQUEST_BYTES`]): skipped unread.
+const MAX_LINE_BYTES: usize = 4_096;
+
+/// The file is trimmed to its newest [`MAX_PAIRS`] lines once it holds a
+/// tenth more than that.
+const TRIM_AT: usize = MAX_PAIRS + MAX_PAIRS / 10;
+
+/// Arms kept built at once (catalogs times keys).
+const MAX_ARMS: usize = 64;
 
 /// How deep each list is fused.
 const FUSE_DEPTH: usize = 50;
@@ -53,6 +63,11 @@ pub struct Pair {
     /// Seconds since the Unix epoch.
     #[serde(default)]
     pub at: u64,
+    /// Whose use it was: a digest of the gateway's API key that made the
+    /// search (never the key), so one key's use steers only its own
+    /// searches. None: a gateway without keys, or one told to share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 /// The pairs, and the file they are kept in.
@@ -60,6 +75,7 @@ pub struct Pair {
 pub struct Usage {
     path: Option<PathBuf>,
     state: Mutex<State>,
+    warnings: Vec<String>,
 }
 
 #[derive(Debug, Default)]
@@ -67,8 +83,12 @@ struct State {
     pairs: Vec<Pair>,
     /// Bumped by each new pair: a catalog's arm is built again.
     generation: u64,
-    /// The last arm built: (catalog fingerprint, generation) -> index.
-    arm: Option<(u128, u64, Arc<Arm>)>,
+    /// The arms built, by (catalog fingerprint, key): each with the
+    /// generation it was built at. Bounded: cleared when full.
+    arms: std::collections::HashMap<(u128, Option<String>), (u64, Arc<Arm>)>,
+    /// Lines in the file (read, then appended): past [`TRIM_AT`] it is
+    /// trimmed to the newest [`MAX_PAIRS`].
+    file_lines: usize,
 }
 
 /// The usage arm over one catalog: each tool's past requests, indexed.
@@ -141,20 +161,41 @@ impl Usage {
                 pairs,
                 ..State::default()
             }),
+            warnings: Vec::new(),
         }
     }
 
     /// The pairs of `path` (none when it does not exist yet), new ones
-    /// appended to it. A line that is not a pair is an error naming it.
+    /// appended to it. A line that is not a pair (torn, edited, too long)
+    /// is skipped with a warning ([`Usage::warnings`]); a file others may
+    /// write is warned of too. A file past its bound is trimmed now.
     pub fn open(path: &Path) -> Result<Usage, UsageError> {
-        let pairs = if path.exists() {
-            read_pairs(path)?
-        } else {
-            Vec::new()
+        let err = |message: String| UsageError {
+            path: path.display().to_string(),
+            line: 0,
+            message,
         };
-        let mut usage = Usage::new(pairs);
+        // Created (0600, never through a link) before it is read, so a
+        // path that cannot be written is an error at start.
+        drop(crate::private_file::open_append(path).map_err(|e| err(e.to_string()))?);
+        let read = read_pairs(path)?;
+        let mut warnings = read.skipped;
+        warnings.extend(crate::private_file::shared_warning(path));
+        let mut lines = read.lines;
+        if lines > TRIM_AT {
+            lines = crate::private_file::keep_last(path, MAX_PAIRS, MAX_LINE_BYTES)
+                .map_err(|e| err(format!("cannot trim it to its last {MAX_PAIRS} pairs: {e}")))?;
+        }
+        let mut usage = Usage::new(read.pairs);
         usage.path = Some(path.to_path_buf());
+        usage.warnings = warnings;
+        lock(&usage.state).file_lines = lines;
         Ok(usage)
+    }
+
+    /// What opening the file found wrong: lines skipped, who may write it.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// How many pairs are kept.
@@ -166,8 +207,9 @@ impl Usage {
         self.len() == 0
     }
 
-    /// Records that `tool` was called after a search for `query`.
-    pub fn record(&self, query: &str, tool: &str) {
+    /// Records that `tool` was called after a search for `query`, made
+    /// with `key` (see [`Pair::key`]).
+    pub fn record(&self, query: &str, tool: &str, key: Option<&str>) {
         let query = cut(query.trim(), MAX_REQUEST_BYTES);
         if query.is_empty() || tool.is_empty() {
             return;
@@ -178,57 +220,52 @@ impl Usage {
             at: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
+            key: key.map(str::to_string),
         };
         let mut state = lock(&self.state);
-        if let Some(path) = &self.path
-            && let Ok(mut f) = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-        {
-            let _ = writeln!(f, "{}", serde_json::to_string(&pair).unwrap_or_default());
+        if let Some(path) = &self.path {
+            let line = serde_json::to_string(&pair).unwrap_or_default();
+            // One write of the whole line under the file's lock: gateways
+            // sharing the file never tear one another's lines.
+            if crate::private_file::append_line(path, &line).is_ok() {
+                state.file_lines += 1;
+            }
+            if state.file_lines > TRIM_AT
+                && let Ok(kept) = crate::private_file::keep_last(path, MAX_PAIRS, MAX_LINE_BYTES)
+            {
+                state.file_lines = kept;
+            }
         }
         state.pairs.push(pair);
         if state.pairs.len() > MAX_PAIRS {
             let over = state.pairs.len() - MAX_PAIRS;
             state.pairs.drain(..over);
-            // The file is bounded too: rewritten with the pairs kept, once
-            // it holds a tenth more than them.
-            if over > MAX_PAIRS / 10
-                && let Some(path) = &self.path
-            {
-                let text: String = state
-                    .pairs
-                    .iter()
-                    .map(|p| serde_json::to_string(p).unwrap_or_default() + "\n")
-                    .collect();
-                let _ = std::fs::write(path, text);
-            }
         }
         state.generation += 1;
     }
 
-    /// `ranker` with the usage arm fused in, when some pair names a tool of
-    /// `catalog`; else `ranker` itself.
+    /// `ranker` with the usage arm of `key`'s pairs fused in, when one of
+    /// them names a tool of `catalog`; else `ranker` itself. Pairs of other
+    /// keys are never used.
     pub fn wrap(
         &self,
         catalog: &Catalog,
         ranker: Arc<dyn CatalogRanker>,
+        key: Option<&str>,
     ) -> Arc<dyn CatalogRanker> {
         if ranker.ranker().is_regex() {
             return ranker;
         }
-        match self.arm(catalog) {
+        match self.arm(catalog, key) {
             Some(arm) => Arc::new(Learned { inner: ranker, arm }),
             None => ranker,
         }
     }
 
-    fn arm(&self, catalog: &Catalog) -> Option<Arc<Arm>> {
+    fn arm(&self, catalog: &Catalog, key: Option<&str>) -> Option<Arc<Arm>> {
         let mut state = lock(&self.state);
-        let key = catalog.fingerprint();
-        if let Some((k, g, arm)) = &state.arm
-            && *k == key
+        let cache_key = (catalog.fingerprint(), key.map(str::to_string));
+        if let Some((g, arm)) = state.arms.get(&cache_key)
             && *g == state.generation
         {
             return Some(arm.clone());
@@ -237,7 +274,7 @@ impl Usage {
         let mut texts: Vec<String> = vec![String::new(); n];
         let mut uses = vec![0u32; n];
         let mut requests: Vec<Vec<Vec<String>>> = vec![Vec::new(); n];
-        for p in &state.pairs {
+        for p in state.pairs.iter().filter(|p| p.key.as_deref() == key) {
             if let Some(i) = catalog.index_of(&p.tool) {
                 texts[i].push_str(&p.query);
                 texts[i].push_str(".\n");
@@ -256,7 +293,11 @@ impl Usage {
             uses,
             requests,
         });
-        state.arm = Some((key, state.generation, arm.clone()));
+        if state.arms.len() >= MAX_ARMS {
+            state.arms.clear();
+        }
+        let generation = state.generation;
+        state.arms.insert(cache_key, (generation, arm.clone()));
         Some(arm)
     }
 }
@@ -272,29 +313,85 @@ fn cut(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-/// The pairs of a usage file, or the first line that is not one.
-pub fn read_pairs(path: &Path) -> Result<Vec<Pair>, UsageError> {
-    let err = |line: usize, message: String| UsageError {
-        path: path.display().to_string(),
-        line,
-        message,
-    };
-    let file = std::fs::File::open(path).map_err(|e| err(0, e.to_string()))?;
-    let mut pairs = Vec::new();
-    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| err(i + 1, e.to_string()))?;
-        if line.trim().is_empty() {
-            continue;
+/// What a usage file holds.
+#[derive(Debug, Default)]
+pub struct ReadPairs {
+    /// The newest [`MAX_PAIRS`] pairs, oldest first.
+    pub pairs: Vec<Pair>,
+    /// How many lines the file has.
+    pub lines: usize,
+    /// A sentence for each line skipped (at most a few, then a count).
+    pub skipped: Vec<String>,
+}
+
+/// How many skipped lines are named one by one.
+const NAMED_SKIPS: usize = 5;
+
+/// The pairs of a usage file; a line that is not one is skipped and named.
+/// Memory is bounded: no line is kept past [`MAX_LINE_BYTES`], no more than
+/// [`MAX_PAIRS`] pairs.
+pub fn read_pairs(path: &Path) -> Result<ReadPairs, UsageError> {
+    use crate::private_file::{Line, for_each_line};
+    let shown = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| UsageError {
+        path: shown.clone(),
+        line: 0,
+        message: e.to_string(),
+    })?;
+    let mut out = ReadPairs::default();
+    let mut pairs = std::collections::VecDeque::new();
+    let mut skips = 0;
+    let mut skip = |out: &mut ReadPairs, line: usize, why: String| {
+        skips += 1;
+        if skips <= NAMED_SKIPS {
+            out.skipped
+                .push(format!("{shown}: line {line}: skipped: {why}"));
         }
-        let pair: Pair = serde_json::from_str(&line).map_err(|e| {
-            err(
-                i + 1,
+    };
+    for_each_line(std::io::BufReader::new(file), MAX_LINE_BYTES, |n, line| {
+        out.lines = n;
+        let line = match line {
+            Line::Overlong(len) => {
+                skip(
+                    &mut out,
+                    n,
+                    format!("{len} bytes, longer than a pair ({MAX_LINE_BYTES})"),
+                );
+                return;
+            }
+            Line::Whole(l) => l,
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        match serde_json::from_slice::<Pair>(line) {
+            Ok(mut pair) => {
+                pair.query = cut(pair.query.trim(), MAX_REQUEST_BYTES).to_string();
+                if pairs.len() == MAX_PAIRS {
+                    pairs.pop_front();
+                }
+                pairs.push_back(pair);
+            }
+            Err(e) => skip(
+                &mut out,
+                n,
                 format!("not a pair {{\"query\", \"tool\", \"at\"?}}: {e}"),
-            )
-        })?;
-        pairs.push(pair);
+            ),
+        }
+    })
+    .map_err(|e| UsageError {
+        path: shown.clone(),
+        line: out.lines + 1,
+        message: e.to_string(),
+    })?;
+    if skips > NAMED_SKIPS {
+        out.skipped.push(format!(
+            "{shown}: {skips} lines skipped in all; the other {} pairs are read",
+            pairs.len()
+        ));
     }
-    Ok(pairs)
+    out.pairs = pairs.into();
+    Ok(out)
 }
 
 /// A ranker with the usage arm fused in.
@@ -467,8 +564,9 @@ mod tests {
             query: "what did I change so far".into(),
             tool: "git_diff_unstaged".into(),
             at: 0,
+            key: None,
         }]);
-        let learned = usage.wrap(&c, plain.clone());
+        let learned = usage.wrap(&c, plain.clone(), None);
         assert_eq!(
             first(learned.as_ref(), &c, "what did I change today"),
             "git_diff_unstaged"
@@ -488,31 +586,117 @@ mod tests {
     }
 
     #[test]
+    fn one_keys_use_never_steers_anothers_search() {
+        let c = catalog();
+        let plain: Arc<dyn CatalogRanker> = Arc::new(Index::build(c.tools()));
+        let usage = Usage::new(Vec::new());
+        for _ in 0..6 {
+            usage.record(
+                "what did I change so far",
+                "git_diff_unstaged",
+                Some("key-b"),
+            );
+        }
+        let q = "what did I change today";
+        let theirs = usage.wrap(&c, plain.clone(), Some("key-b"));
+        assert_eq!(first(theirs.as_ref(), &c, q), "git_diff_unstaged");
+        for other in [Some("key-a"), None] {
+            let mine = usage.wrap(&c, plain.clone(), other);
+            assert_eq!(
+                first(mine.as_ref(), &c, q),
+                first(plain.as_ref(), &c, q),
+                "{other:?}"
+            );
+            assert_eq!(mine.explain(q, None, &[2])[0].usage, None);
+        }
+    }
+
+    #[test]
+    fn usage_alone_never_passes_the_gate() {
+        let c = catalog();
+        let plain: Arc<dyn CatalogRanker> = Arc::new(Index::build(c.tools()));
+        let usage = Usage::new(Vec::new());
+        for _ in 0..6 {
+            usage.record("what is the weather like today", "get_sum", None);
+        }
+        let learned = usage.wrap(&c, plain, None);
+        let q = "what is the weather like today";
+        let e = learned.explain(q, None, &[3]);
+        assert!(e[0].usage.is_some(), "usage lifted it");
+        assert!(
+            !crate::engine::Gate::for_ranker(Ranker::Bm25, 0.3)
+                .judge(&e[0])
+                .fits,
+            "but no word of the request is the tool's"
+        );
+    }
+
+    #[test]
     fn pairs_are_kept_bounded_and_a_bad_line_is_named() {
         let pairs: Vec<Pair> = (0..MAX_PAIRS + 5)
             .map(|i| Pair {
                 query: format!("q{i}"),
                 tool: "git_log".into(),
                 at: i as u64,
+                key: None,
             })
             .collect();
         let usage = Usage::new(pairs);
         assert_eq!(usage.len(), MAX_PAIRS);
-        usage.record("  ", "git_log");
-        usage.record(&"x".repeat(5_000), "git_log");
+        usage.record("  ", "git_log", None);
+        usage.record(&"x".repeat(5_000), "git_log", None);
         assert_eq!(usage.len(), MAX_PAIRS, "the oldest went");
         let dir = std::env::temp_dir().join(format!("toolsift-usage-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("pairs.jsonl");
-        std::fs::write(&path, "{\"query\": \"a b\", \"tool\": \"t\"}\nnot json\n").unwrap();
-        let e = read_pairs(&path).unwrap_err().to_string();
-        assert!(e.contains("pairs.jsonl: line 2"), "{e}");
+        std::fs::write(
+            &path,
+            format!(
+                "{{\"query\": \"a b\", \"tool\": \"t\"}}\nnot json\n{{\"query\": \"{}\", \"tool\": \"t\"}}\n{{\"query\": \"c\", \"tool\": \"u\"}}\n{{\"query\": \"torn",
+                "z".repeat(9_000)
+            ),
+        )
+        .unwrap();
+        // The lines that are pairs are read; the others are named, and
+        // the file is not refused.
+        let usage = Usage::open(&path).unwrap();
+        assert_eq!(usage.len(), 2);
+        let w = usage.warnings().join("\n");
+        assert!(w.contains("pairs.jsonl: line 2: skipped"), "{w}");
+        assert!(w.contains("line 3: skipped: 9"), "{w}");
+        assert!(w.contains("line 5: skipped"), "{w}");
         // A file that does not exist yet starts empty, and is written.
         let fresh = dir.join("new.jsonl");
         let usage = Usage::open(&fresh).unwrap();
-        usage.record("what did I change", "git_diff_unstaged");
+        usage.record("what did I change", "git_diff_unstaged", None);
         let back = read_pairs(&fresh).unwrap();
-        assert_eq!(back[0].tool, "git_diff_unstaged");
+        assert_eq!(back.pairs[0].tool, "git_diff_unstaged");
+        assert!(usage.warnings().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_file_is_trimmed_to_the_newest_pairs() {
+        let dir = std::env::temp_dir().join(format!("toolsift-usage-trim-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("big.jsonl");
+        let text: String = (0..TRIM_AT + 50)
+            .map(|i| format!("{{\"query\": \"q{i}\", \"tool\": \"t\"}}\n"))
+            .collect();
+        std::fs::write(&path, text).unwrap();
+        let usage = Usage::open(&path).unwrap();
+        assert_eq!(usage.len(), MAX_PAIRS);
+        let back = read_pairs(&path).unwrap();
+        assert_eq!(back.lines, MAX_PAIRS, "trimmed when opened");
+        assert_eq!(
+            back.pairs.last().unwrap().query,
+            format!("q{}", TRIM_AT + 49)
+        );
+        // And again once appends take it past the bound.
+        for i in 0..=(TRIM_AT - MAX_PAIRS) {
+            usage.record(&format!("new {i}"), "t", None);
+        }
+        assert!(read_pairs(&path).unwrap().lines <= MAX_PAIRS + 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -42,7 +42,20 @@ pub(crate) fn host_with_stderr(
     steps: &Value,
     sessions: usize,
 ) -> (Value, String) {
+    host_in_env(target, mode, steps, sessions, &[])
+}
+
+/// [`host_with_stderr`] with `vars` added to the host's environment (a
+/// stdio gateway it starts inherits them).
+pub(crate) fn host_in_env(
+    target: &[&str],
+    mode: &str,
+    steps: &Value,
+    sessions: usize,
+    vars: &[(&str, &str)],
+) -> (Value, String) {
     let mut child = Command::new(python())
+        .envs(vars.iter().copied())
         .arg(host_script())
         .args(target)
         .args(["--mode", mode, "--sessions", &sessions.to_string()])

@@ -77,7 +77,10 @@ fn first_view(mode: &str) {
     let instructions = doc["instructions"].as_str().unwrap_or_default();
     assert!(instructions.contains("time (starting)"), "{doc}");
     let first = description(&r[0]);
-    let starting = first.split("still starting: ").nth(1).unwrap_or_default();
+    let starting = first
+        .split("starting when this list was made: ")
+        .nth(1)
+        .unwrap_or_default();
     assert!(
         starting.split(" (").next().unwrap().contains("time"),
         "{first}"

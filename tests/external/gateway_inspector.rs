@@ -122,7 +122,7 @@ fn inspector_cli_over_http_sees_a_slow_server_waited_for_reads_kept_closed_and_n
         .unwrap()
         .to_string();
     let starting = description
-        .split("still starting: ")
+        .split("starting when this list was made: ")
         .nth(1)
         .unwrap_or_default();
     assert!(starting.contains("time"), "{description}");

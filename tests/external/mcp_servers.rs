@@ -188,6 +188,7 @@ fn breaker_lets_three_real_calls_through_and_blocks_the_fourth() {
                 args: vec![fixture("counting_proxy.py"), counter.clone(), time_bin()],
                 env: BTreeMap::new(),
                 cwd: None,
+                inherit_env: Default::default(),
             },
             always_load: false,
         }],

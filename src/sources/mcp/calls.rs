@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::connect::{Client, connect_and_list};
 use super::host::Shared;
 use super::listener::ProgressSink;
+use super::relay::HostLink;
 use super::{CallOutcome, McpCallError, McpHost};
 use crate::lock::lock;
 
@@ -41,6 +42,7 @@ impl McpHost {
             tool.into(),
             arguments,
             None,
+            None,
         );
         let result = self.wait(fut).ok_or_else(|| ended(server))??;
         Ok(outcome(&result))
@@ -50,12 +52,15 @@ impl McpHost {
     /// came (content, structured content, `isError`); the progress the
     /// server reports goes to `progress`. Dropping the future cancels the
     /// call on the server.
+    /// What the server asks of its client during the call (elicitation,
+    /// sampling) and the log messages it sends go to `link`'s host.
     pub async fn call_result(
         &self,
         server: &str,
         tool: &str,
         arguments: serde_json::Map<String, Value>,
         progress: Option<ProgressSink>,
+        link: Option<HostLink>,
     ) -> Result<CallToolResult, McpCallError> {
         let fut = call_on(
             self.shared.clone(),
@@ -63,6 +68,7 @@ impl McpHost {
             tool.into(),
             arguments,
             progress,
+            link,
         );
         self.run_abortable(fut).await.ok_or_else(|| ended(server))?
     }
@@ -105,6 +111,7 @@ async fn call_on(
     tool: String,
     arguments: serde_json::Map<String, Value>,
     progress: Option<ProgressSink>,
+    link: Option<HostLink>,
 ) -> Result<CallToolResult, McpCallError> {
     // A server that exited since its last call (killed, crashed) is noticed
     // here and started again, rather than failing this call.
@@ -123,7 +130,7 @@ async fn call_on(
     };
     let limit = shared.call_timeout;
     let params = CallToolRequestParams::new(tool).with_arguments(arguments);
-    match tokio::time::timeout(limit, send_call(&client, params, progress)).await {
+    match tokio::time::timeout(limit, send_call(&client, params, progress, link)).await {
         Err(_) => {
             // A server that let a call hang may hang every later one (many
             // answer one request at a time): it starts again on the next
@@ -149,9 +156,12 @@ async fn call_on(
             let message = if closed || client.is_closed() {
                 // Dropped: the next call starts it again.
                 lock(&shared.clients).remove(&server);
-                format!("it exited or closed the connection during the call ({e})")
+                format!(
+                    "it exited or closed the connection during the call ({})",
+                    super::sdk_text::plain(&e.to_string())
+                )
             } else {
-                e.to_string()
+                super::sdk_text::plain(&e.to_string())
             };
             Err(McpCallError::Failed { server, message })
         }
@@ -241,7 +251,14 @@ async fn send_call(
     client: &Client,
     params: CallToolRequestParams,
     progress: Option<ProgressSink>,
+    link: Option<HostLink>,
 ) -> Result<CallToolResult, ServiceError> {
+    // The host of this call hears the server's requests from now until the
+    // call ends, however it ends.
+    let _linked = link.map(|l| Linked {
+        id: client.service().follow_link(l),
+        listener: client.service().clone(),
+    });
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let handle = client
         .peer()
@@ -282,6 +299,18 @@ async fn send_call(
             )))
         }
         _ => Err(ServiceError::UnexpectedResponse),
+    }
+}
+
+/// A call's host, followed by the connection until dropped.
+struct Linked {
+    id: u64,
+    listener: super::listener::Listener,
+}
+
+impl Drop for Linked {
+    fn drop(&mut self) {
+        self.listener.forget_link(self.id);
     }
 }
 

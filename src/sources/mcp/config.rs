@@ -32,6 +32,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::child_env::{InheritEnv, InheritEnvEntry};
 use super::config_error::McpConfigError;
 use super::vars::Vars;
 
@@ -46,6 +47,8 @@ pub enum Transport {
         args: Vec<String>,
         env: BTreeMap<String, String>,
         cwd: Option<PathBuf>,
+        /// What of toolsift's own environment it gets besides `env`.
+        inherit_env: InheritEnv,
     },
     Http {
         url: String,
@@ -91,7 +94,10 @@ impl Default for McpConfig {
 
 /// One server as written, in any of the file formats.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(
+    rename_all = "camelCase",
+    expecting = "a server: an object with \"command\" (stdio) or \"url\" (HTTP)"
+)]
 struct ServerEntry {
     #[serde(rename = "type")]
     kind: Option<String>,
@@ -103,6 +109,9 @@ struct ServerEntry {
     /// VS Code's: a file of `NAME=value` lines added to `env`.
     #[serde(alias = "env_file")]
     env_file: Option<String>,
+    /// More of toolsift's environment than the safe set (`child_env.rs`).
+    #[serde(alias = "inherit_env")]
+    inherit_env: Option<InheritEnvEntry>,
     cwd: Option<PathBuf>,
     url: Option<String>,
     #[serde(default)]
@@ -166,22 +175,60 @@ pub fn load_project(
     project: Option<&Path>,
 ) -> Result<McpConfig, McpConfigError> {
     let shown = path.display().to_string();
+    // `~/` as a shell would: a host that starts toolsift passes its
+    // arguments without one.
+    let path = &home_path(path, env("HOME").as_deref());
+    let project = project.map(|p| home_path(p, env("HOME").as_deref()));
+    let project = project.as_deref();
     let text = std::fs::read_to_string(path).map_err(|e| McpConfigError::Io {
         path: shown.clone(),
         message: e.to_string(),
     })?;
-    // VS Code's ${workspaceFolder}: the folder that holds .vscode/.
     let dir = path
         .canonicalize()
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf));
-    let workspace = dir.map(|d| match d.file_name() {
-        Some(n) if n == ".vscode" => d.parent().map(Path::to_path_buf).unwrap_or(d),
-        _ => d,
-    });
+    let home = env("HOME").map(PathBuf::from);
+    let cwd = std::env::current_dir().ok();
     let mut vars = Vars::env(env);
-    vars.workspace = workspace.map(|w| w.display().to_string());
+    vars.workspace = dir
+        .and_then(|d| workspace_of(&d, home.as_deref(), cwd.as_deref()))
+        .map(|w| w.display().to_string());
     parse_with(&text, &shown, vars, project)
+}
+
+/// `path` with a leading `~` (alone or before `/`) made the home folder.
+pub fn home_path(path: &Path, home: Option<&str>) -> PathBuf {
+    let Some(home) = home.filter(|h| !h.is_empty()) else {
+        return path.to_path_buf();
+    };
+    match path.strip_prefix("~") {
+        Ok(rest) if path.as_os_str().as_encoded_bytes().starts_with(b"~") => {
+            Path::new(home).join(rest)
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
+/// `${workspaceFolder}` for a servers file in `dir`, as the host that
+/// wrote it resolves it: the project that holds `.vscode/` (VS Code) or
+/// `.cursor/` (Cursor); for the user's own `~/.cursor/` (no project of its
+/// own) the folder the host started toolsift in; else the file's folder.
+pub(super) fn workspace_of(dir: &Path, home: Option<&Path>, cwd: Option<&Path>) -> Option<PathBuf> {
+    match dir.file_name() {
+        Some(n) if n == ".vscode" || n == ".cursor" => {
+            let project = dir.parent()?;
+            let is_home = home
+                .and_then(|h| h.canonicalize().ok().or_else(|| Some(h.to_path_buf())))
+                .is_some_and(|h| h == project);
+            if is_home && n == ".cursor" {
+                cwd.map(Path::to_path_buf)
+            } else {
+                Some(project.to_path_buf())
+            }
+        }
+        _ => Some(dir.to_path_buf()),
+    }
 }
 
 /// Parses a config file's text; JSON when it starts with `{`, else TOML.
@@ -200,7 +247,11 @@ pub(super) fn parse_with(
     project: Option<&Path>,
 ) -> Result<McpConfig, McpConfigError> {
     let mut config = McpConfig::default();
-    if text.trim_start().starts_with('{') {
+    // JSON with comments and trailing commas (VS Code's own examples have
+    // both) reads as JSON; lines and columns stay the file's.
+    let blanked = super::jsonc::blank(text);
+    if blanked.trim_start().starts_with('{') {
+        let text: &str = &blanked;
         let file = super::editors::json_servers(text, origin, project)?;
         vars.inputs = file.inputs;
         config.notes.extend(file.notes);
@@ -329,7 +380,15 @@ fn server(name: &str, entry: ServerEntry, vars: &Vars<'_>) -> Result<Option<McpS
         (None | Some("stdio"), Some(command), None) => {
             let mut env: BTreeMap<String, String> = BTreeMap::new();
             if let Some(file) = &entry.env_file {
-                env.extend(env_file(&expand(file)?)?);
+                // A relative envFile is the workspace's, as the hosts read it.
+                let file = expand(file)?;
+                let file = match &vars.workspace {
+                    Some(w) if Path::new(&file).is_relative() => {
+                        Path::new(w).join(&file).display().to_string()
+                    }
+                    _ => file,
+                };
+                env.extend(env_file(&file)?);
             }
             for (k, v) in &entry.env {
                 env.insert(k.clone(), expand(v)?);
@@ -346,10 +405,17 @@ fn server(name: &str, entry: ServerEntry, vars: &Vars<'_>) -> Result<Option<McpS
                     None => None,
                     Some(p) => Some(PathBuf::from(expand(&p.to_string_lossy())?)),
                 },
+                inherit_env: match entry.inherit_env {
+                    None => InheritEnv::Safe,
+                    Some(e) => e.read()?,
+                },
             }
         }
         (None | Some("http" | "streamable-http" | "streamableHttp"), None, Some(url)) => {
             let url = expand(&url)?;
+            if entry.inherit_env.is_some() {
+                return Err("inherit_env is for servers started with `command`, not a url".into());
+            }
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(format!("url must be http:// or https://, not {url:?}"));
             }
@@ -450,6 +516,7 @@ pub fn stdio_server(command_line: &str) -> Result<McpServer, McpConfigError> {
             args: args.to_vec(),
             env: BTreeMap::new(),
             cwd: None,
+            inherit_env: InheritEnv::Safe,
         },
         always_load: false,
     })

@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use super::child_env::InheritEnv;
 use super::config::*;
 use super::vars::Vars;
 
@@ -167,6 +168,128 @@ fn claude_json_user_and_project_servers() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("no \"projects\""), "{e}");
+}
+
+#[test]
+fn claude_json_project_found_from_a_subdirectory() {
+    let text = r#"{"projects": {"/home/u/app": {"mcpServers": {"db": {"command": "db-mcp"}}}}}"#;
+    let c = parse_with(
+        text,
+        "~/.claude.json",
+        Vars::env(&env),
+        Some(Path::new("/home/u/app/src/deep")),
+    )
+    .unwrap();
+    assert_eq!(c.servers[0].name, "db");
+    assert!(c.notes[0].contains("\"/home/u/app\""), "{:?}", c.notes);
+}
+
+#[test]
+fn vscode_jsonc_with_comments_and_trailing_commas() {
+    // As VS Code's own documentation writes .vscode/mcp.json.
+    let text = "{\n  // 💡 Inputs are prompted on first server start\n  \"inputs\": [],\n  \"servers\": {\n    /* the time server */\n    \"time\": {\n      \"command\": \"uvx\",\n      \"args\": [\"mcp-server-time\",],\n    },\n    \"bad\": {\"command\": 3},\n  },\n}\n";
+    let c = parse(text, ".vscode/mcp.json", &env).unwrap();
+    assert_eq!(c.servers.len(), 1);
+    assert_eq!(c.servers[0].name, "time");
+    // A warning still names the file's own line.
+    assert!(
+        c.warnings[0].contains(".vscode/mcp.json:10:"),
+        "{:?}",
+        c.warnings
+    );
+}
+
+#[test]
+fn workspace_folder_as_each_host_resolves_it() {
+    let home = Path::new("/home/u");
+    let cwd = Path::new("/home/u/proj");
+    let w = |d: &str| workspace_of(Path::new(d), Some(home), Some(cwd)).unwrap();
+    assert_eq!(w("/home/u/app/.vscode"), Path::new("/home/u/app"));
+    assert_eq!(w("/home/u/app/.cursor"), Path::new("/home/u/app"));
+    // Cursor's user-wide file: the project is where the host started us.
+    assert_eq!(w("/home/u/.cursor"), cwd);
+    assert_eq!(w("/home/u/app"), Path::new("/home/u/app"));
+}
+
+#[test]
+fn a_relative_env_file_is_the_workspaces() {
+    let dir = std::env::temp_dir().join(format!("toolsift-envfile-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join(".cursor")).unwrap();
+    std::fs::write(dir.join(".env"), "FROM_FILE=1\n").unwrap();
+    let path = dir.join(".cursor/mcp.json");
+    std::fs::write(
+        &path,
+        r#"{"mcpServers": {"s": {"command": "x", "envFile": ".env", "args": ["${workspaceFolder}", "${workspaceFolderBasename}"]}}}"#,
+    )
+    .unwrap();
+    let c = load(&path, &env).unwrap();
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    let Transport::Stdio { env: e, args, .. } = &c.servers[0].transport else {
+        panic!()
+    };
+    assert_eq!(e["FROM_FILE"], "1");
+    let root = dir.canonicalize().unwrap();
+    assert_eq!(args[0], root.display().to_string());
+    assert_eq!(args[1], root.file_name().unwrap().to_string_lossy());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn inherit_env_is_read_for_stdio_and_refused_for_a_url() {
+    let text = r#"{"mcpServers": {
+        "a": {"command": "x", "inheritEnv": ["AWS_*"]},
+        "b": {"command": "x", "inherit_env": true},
+        "c": {"command": "x"},
+        "u": {"url": "https://x.example/mcp", "inheritEnv": true}
+    }}"#;
+    let c = parse(text, "m.json", &env).unwrap();
+    let inherit: Vec<InheritEnv> = c
+        .servers
+        .iter()
+        .map(|s| match &s.transport {
+            Transport::Stdio { inherit_env, .. } => inherit_env.clone(),
+            Transport::Http { .. } => panic!("the url entry is skipped"),
+        })
+        .collect();
+    assert_eq!(
+        inherit,
+        [
+            InheritEnv::Also(vec!["AWS_*".into()]),
+            InheritEnv::All,
+            InheritEnv::Safe
+        ]
+    );
+    assert!(
+        c.warnings[0].contains("server \"u\": inherit_env"),
+        "{:?}",
+        c.warnings
+    );
+}
+
+#[test]
+fn a_leading_tilde_is_home() {
+    let h = Some("/home/u");
+    assert_eq!(
+        home_path(Path::new("~/.cursor/mcp.json"), h),
+        Path::new("/home/u/.cursor/mcp.json")
+    );
+    assert_eq!(home_path(Path::new("~"), h), Path::new("/home/u"));
+    assert_eq!(home_path(Path::new("~bob/x"), h), Path::new("~bob/x"));
+    assert_eq!(home_path(Path::new("a/~/x"), h), Path::new("a/~/x"));
+    assert_eq!(home_path(Path::new("~/x"), None), Path::new("~/x"));
+    // And a file named so is read.
+    let dir = std::env::temp_dir().join(format!("toolsift-tilde-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("m.json"),
+        r#"{"mcpServers": {"s": {"command": "x"}}}"#,
+    )
+    .unwrap();
+    let home = dir.display().to_string();
+    let env = move |n: &str| (n == "HOME").then(|| home.clone());
+    let c = load(Path::new("~/m.json"), &env).unwrap();
+    assert_eq!(c.servers[0].name, "s");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

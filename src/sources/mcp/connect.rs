@@ -49,9 +49,17 @@ pub(super) async fn connect_and_list(
             args,
             env,
             cwd,
+            inherit_env,
         } => {
             let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args).envs(env).kill_on_drop(true).process_group(0);
+            // Sealed: the safe set (and what the entry asks to inherit),
+            // then the entry's own env; never the rest of ours.
+            cmd.env_clear()
+                .envs(super::child_env::inherited(inherit_env, std::env::vars_os()))
+                .envs(env)
+                .args(args)
+                .kill_on_drop(true)
+                .process_group(0);
             if let Some(dir) = cwd {
                 cmd.current_dir(dir);
             }
@@ -179,6 +187,7 @@ pub(super) async fn connect_and_list(
 }
 
 fn describe_failure(why: &str) -> String {
+    let why = super::sdk_text::plain(why);
     let why = why.trim();
     if why.is_empty() {
         "the connection closed during the handshake".into()

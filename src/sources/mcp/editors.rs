@@ -187,17 +187,25 @@ fn find_project<'a, 'b>(
     wanted: &Path,
 ) -> Option<(&'b str, &'a RawValue)> {
     let resolved = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let wanted_resolved = resolved(wanted);
     let trim = |p: &Path| PathBuf::from(p.to_string_lossy().trim_end_matches('/'));
-    projects
-        .iter()
-        .find(|(k, _)| trim(Path::new(k)) == trim(wanted))
-        .or_else(|| {
-            projects
-                .iter()
-                .find(|(k, _)| resolved(Path::new(k)) == wanted_resolved)
-        })
-        .map(|(k, v)| (k.as_str(), *v))
+    // The folder itself, else the nearest folder above it that is a
+    // project (Claude Code started in a project's subdirectory reads that
+    // project's servers).
+    for wanted in wanted.ancestors() {
+        let wanted_resolved = resolved(wanted);
+        let found = projects
+            .iter()
+            .find(|(k, _)| trim(Path::new(k)) == trim(wanted))
+            .or_else(|| {
+                projects
+                    .iter()
+                    .find(|(k, _)| resolved(Path::new(k)) == wanted_resolved)
+            });
+        if let Some((k, v)) = found {
+            return Some((k.as_str(), *v));
+        }
+    }
+    None
 }
 
 /// Where `raw` (a slice of `text`) starts in it.

@@ -78,6 +78,8 @@ pub(super) struct Shared {
     pub(super) pids: Mutex<HashMap<String, i32>>,
     pub(super) call_timeout: Duration,
     pub(super) changes: Mutex<Option<UnboundedSender<String>>>,
+    /// The hosts subscribed to each resource (the gateway's sessions).
+    pub(super) subscribers: super::relay::Subscribers,
     /// The start is over: a server that comes up now is a change.
     pub(super) started: Mutex<bool>,
     /// When the background start began.
@@ -90,7 +92,7 @@ pub(super) struct Shared {
 
 impl Shared {
     pub(super) fn listener(&self, server: &str) -> Listener {
-        Listener::new(server, lock(&self.changes).clone())
+        Listener::new(server, lock(&self.changes).clone(), self.subscribers.clone())
     }
 
     pub(super) fn client(&self, server: &str) -> Option<Arc<Client>> {
@@ -172,6 +174,7 @@ impl McpHost {
                 pids: Mutex::new(HashMap::new()),
                 call_timeout,
                 changes: Mutex::new(None),
+                subscribers: Default::default(),
                 started: Mutex::new(false),
                 begun: Mutex::new(None),
                 given: Mutex::new(HashMap::new()),
@@ -378,7 +381,7 @@ impl McpHost {
             .await
             .ok_or_else(|| "the connection task ended".to_string())?
             .map_err(|_| format!("did not list its tools within {} s", limit.as_secs_f64()))?
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| super::sdk_text::plain(&e.to_string()))?;
         let tools = listing.tools;
         let mut entries = lock(&self.shared.entries);
         let entry = entries

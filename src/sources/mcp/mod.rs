@@ -18,12 +18,18 @@ macro_rules! with_the_sdk {
     ($($item:item)*) => { $(#[cfg(feature = "mcp")] $item)* };
 }
 
+mod beside_files;
+mod child_env;
 pub mod config;
 mod config_error;
 mod editors;
+mod jsonc;
+pub mod sdk_text;
 mod status;
 mod vars;
 
+pub use beside_files::merge_beside_files;
+pub use child_env::{InheritEnv, SAFE_VARS, inherited};
 pub use config::{McpConfig, McpServer, Transport};
 pub use config_error::McpConfigError;
 pub use status::{CallOutcome, Gathered, McpCallError, ServerState, ServerStatus};
@@ -39,6 +45,7 @@ with_the_sdk! {
     mod offered;
     mod reaper;
     mod reconfigure;
+    mod relay;
 
     pub use background::MAX_RETRY_PAUSE;
     pub use calls::{MAX_RESTARTS_IN_A_ROW, RESTART_PAUSE};
@@ -48,6 +55,7 @@ with_the_sdk! {
     pub use offered::{Offer, ServerList};
     pub use reaper::{before_exit, install_exit_guards, kill_all_servers};
     pub use reconfigure::Reconfigured;
+    pub use relay::{HostLink, Subscribers};
 }
 
 #[cfg(test)]

@@ -3,12 +3,18 @@
 //! each within the start time limit) and read or got from the one that
 //! owns them.
 
+// Sampling and logging are deprecated for 2026-07-28 (SEP-2577); they
+// are the handshake revisions' own, and passed on for them (relay.rs).
+#![allow(deprecated)]
+
 use std::future::Future;
 use std::sync::Arc;
 
 use rmcp::model::{
-    GetPromptRequestParams, GetPromptResult, JsonObject, Prompt, ReadResourceRequestParams,
-    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities,
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResult, JsonObject,
+    LoggingLevel, Prompt, ReadResourceRequestParams, ReadResourceResult, Resource,
+    ResourceTemplate, ServerCapabilities, SetLevelRequestParams, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::ServiceError;
 
@@ -28,6 +34,12 @@ pub struct ServerList<T> {
 pub enum Offer {
     Resources,
     Prompts,
+    /// Log messages at a level the client sets (`logging/setLevel`).
+    Logging,
+    /// Completions of prompt and resource template arguments.
+    Completions,
+    /// Resource subscriptions (`resources/subscribe`).
+    Subscriptions,
 }
 
 impl Offer {
@@ -35,6 +47,12 @@ impl Offer {
         match self {
             Offer::Resources => c.resources.is_some(),
             Offer::Prompts => c.prompts.is_some(),
+            Offer::Logging => c.logging.is_some(),
+            Offer::Completions => c.completions.is_some(),
+            Offer::Subscriptions => c
+                .resources
+                .as_ref()
+                .is_some_and(|r| r.subscribe == Some(true)),
         }
     }
 }
@@ -147,6 +165,47 @@ impl McpHost {
         params.arguments = arguments;
         self.ask(server, move |c| async move { c.get_prompt(params).await })
             .await
+    }
+
+    /// `completion/complete` on `server` (the reference in the server's own
+    /// names).
+    pub async fn complete(
+        &self,
+        server: &str,
+        params: CompleteRequestParams,
+    ) -> Result<CompleteResult, McpCallError> {
+        self.ask(server, move |c| async move { c.complete(params).await })
+            .await
+    }
+
+    /// `logging/setLevel` on `server`.
+    #[allow(deprecated)]
+    pub async fn set_level(&self, server: &str, level: LoggingLevel) -> Result<(), McpCallError> {
+        self.ask(server, move |c| async move {
+            c.set_level(SetLevelRequestParams::new(level)).await
+        })
+        .await
+    }
+
+    /// `resources/subscribe` (or, `on` false, `unsubscribe`) of `uri` on
+    /// `server`.
+    #[allow(deprecated)]
+    pub async fn subscribe(&self, server: &str, uri: &str, on: bool) -> Result<(), McpCallError> {
+        let uri = uri.to_string();
+        self.ask(server, move |c| async move {
+            if on {
+                c.subscribe(SubscribeRequestParams::new(uri)).await
+            } else {
+                c.unsubscribe(UnsubscribeRequestParams::new(uri)).await
+            }
+        })
+        .await
+    }
+
+    /// The hosts subscribed to each resource: the servers' updates go to
+    /// them.
+    pub fn subscribers(&self) -> &super::relay::Subscribers {
+        &self.shared.subscribers
     }
 
     /// One request to `server`'s live connection, within the call time limit.

@@ -68,7 +68,17 @@ impl<'a> Vars<'a> {
                 return (self.env)("HOME")
                     .ok_or_else(|| "${userHome}: HOME is not set".to_string());
             }
-            "pathSeparator" if default.is_none() => return Ok("/".into()),
+            "workspaceFolderBasename" if default.is_none() => {
+                return self
+                    .workspace
+                    .as_deref()
+                    .and_then(|w| std::path::Path::new(w).file_name())
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .ok_or_else(|| {
+                        "${workspaceFolderBasename}: this file is in no workspace".into()
+                    });
+            }
+            "pathSeparator" | "/" if default.is_none() => return Ok("/".into()),
             _ => {}
         }
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {

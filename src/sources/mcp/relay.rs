@@ -1,0 +1,205 @@
+//! What a server asks of its client, passed on to the host: during one of
+//! its tool calls, a server's elicitation (form or URL) and sampling
+//! requests go to the host that made the call, and its log messages too;
+//! a resource it says changed reaches each host that subscribed to it.
+//!
+//! A host that cannot answer a request (it did not declare the capability,
+//! or its protocol revision takes no request from a server during a call)
+//! is not sent it: the server gets the error the specification gives for
+//! a method the client does not offer, and the host reads in the call's
+//! result what the server asked for and why it did not reach it.
+
+// Sampling and logging are deprecated for 2026-07-28 (SEP-2577); they
+// are the handshake revisions' own, and passed on for them.
+#![allow(deprecated)]
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ErrorCode, LoggingMessageNotificationParam, ResourceUpdatedNotificationParam,
+};
+use rmcp::service::{Peer, RoleServer, ServiceError};
+use rmcp::ErrorData;
+
+use crate::lock::lock;
+
+/// The host of one call: where the server's requests during it go, what
+/// that host can answer, and what could not be passed on.
+#[derive(Clone)]
+pub struct HostLink {
+    peer: Peer<RoleServer>,
+    can_elicit: bool,
+    can_sample: bool,
+    /// Why requests cannot reach this host at all (its revision), if so.
+    no_requests: Option<&'static str>,
+    notes: Arc<Mutex<Vec<String>>>,
+}
+
+impl HostLink {
+    /// The host `peer`, which declared elicitation and sampling as its
+    /// capabilities say; `no_requests` when its revision takes none.
+    pub fn new(
+        peer: Peer<RoleServer>,
+        can_elicit: bool,
+        can_sample: bool,
+        no_requests: Option<&'static str>,
+    ) -> HostLink {
+        HostLink {
+            peer,
+            can_elicit,
+            can_sample,
+            no_requests,
+            notes: Arc::default(),
+        }
+    }
+
+    /// What the server asked for that did not reach the host, a sentence
+    /// each, for the call's result.
+    pub fn notes(&self) -> Vec<String> {
+        lock(&self.notes).clone()
+    }
+
+    fn refuse(&self, server: &str, what: &str, detail: String, capability: &str) -> ErrorData {
+        let why = match self.no_requests {
+            Some(why) => why.to_string(),
+            None => format!("the host did not declare the {capability} capability"),
+        };
+        let note = format!(
+            "The server {server} asked the host for {what} during this call ({detail}), but {why}: it was answered that the host cannot, and its result may lack what it wanted."
+        );
+        let mut notes = lock(&self.notes);
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+        ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("the host behind toolsift's gateway cannot answer {what}: {why}"),
+            None,
+        )
+    }
+
+    pub(super) async fn elicit(
+        &self,
+        server: &str,
+        request: ElicitRequestParams,
+    ) -> Result<ElicitResult, ErrorData> {
+        if !self.can_elicit || self.no_requests.is_some() {
+            let detail = serde_json::to_value(&request)
+                .ok()
+                .and_then(|v| v.get("message").and_then(|m| m.as_str()).map(quoted))
+                .unwrap_or_default();
+            return Err(self.refuse(server, "input from the user (elicitation)", detail, "elicitation"));
+        }
+        self.peer
+            .create_elicitation(request)
+            .await
+            .map_err(|e| from_host(&e))
+    }
+
+    #[allow(deprecated)]
+    pub(super) async fn sample(
+        &self,
+        server: &str,
+        request: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        if !self.can_sample || self.no_requests.is_some() {
+            let detail = format!(
+                "a completion of {} message{}",
+                request.messages.len(),
+                if request.messages.len() == 1 { "" } else { "s" }
+            );
+            return Err(self.refuse(server, "a model's completion (sampling)", detail, "sampling"));
+        }
+        self.peer
+            .create_message(request)
+            .await
+            .map_err(|e| from_host(&e))
+    }
+
+    pub(super) async fn log(&self, server: &str, mut message: LoggingMessageNotificationParam) {
+        // Named by its server when it names no logger of its own.
+        if message.logger.is_none() {
+            message.logger = Some(server.to_string());
+        }
+        #[allow(deprecated)]
+        let _ = self.peer.notify_logging_message(message).await;
+    }
+}
+
+fn quoted(text: &str) -> String {
+    let mut cut: String = text.chars().take(120).collect();
+    if cut.len() < text.len() {
+        cut.push('…');
+    }
+    crate::terminal_text::escape(&serde_json::Value::from(cut).to_string()).into_owned()
+}
+
+/// The host's answer as the server gets it: the host's own error, or what
+/// went wrong reaching it.
+fn from_host(e: &ServiceError) -> ErrorData {
+    match e {
+        ServiceError::McpError(data) => data.clone(),
+        other => ErrorData::internal_error(
+            format!(
+                "the host behind toolsift's gateway did not answer: {}",
+                super::sdk_text::plain(&other.to_string())
+            ),
+            None,
+        ),
+    }
+}
+
+/// A host's session subscribed to a resource, and the host.
+type Subscribed = (u64, Peer<RoleServer>);
+
+/// The hosts subscribed to each resource (by the URI its server knows),
+/// each under the id of its session.
+#[derive(Clone, Default)]
+pub struct Subscribers {
+    by_uri: Arc<Mutex<HashMap<String, Vec<Subscribed>>>>,
+}
+
+impl Subscribers {
+    /// Whether `uri` had no subscriber before this one.
+    pub fn add(&self, uri: &str, session: u64, peer: Peer<RoleServer>) -> bool {
+        let mut map = lock(&self.by_uri);
+        let list = map.entry(uri.to_string()).or_default();
+        let first = list.is_empty();
+        if !list.iter().any(|(s, _)| *s == session) {
+            list.push((session, peer));
+        }
+        first
+    }
+
+    /// Whether `uri` has no subscriber left.
+    pub fn remove(&self, uri: &str, session: u64) -> bool {
+        let mut map = lock(&self.by_uri);
+        let Some(list) = map.get_mut(uri) else {
+            return true;
+        };
+        list.retain(|(s, _)| *s != session);
+        let empty = list.is_empty();
+        if empty {
+            map.remove(uri);
+        }
+        empty
+    }
+
+    /// Tells each host subscribed to the resource that it changed; hosts
+    /// gone are forgotten.
+    pub(super) async fn updated(&self, params: ResourceUpdatedNotificationParam) {
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut map = lock(&self.by_uri);
+            let Some(list) = map.get_mut(&params.uri) else {
+                return;
+            };
+            list.retain(|(_, p)| !p.is_transport_closed());
+            list.iter().map(|(_, p)| p.clone()).collect()
+        };
+        for peer in peers {
+            let _ = peer.notify_resource_updated(params.clone()).await;
+        }
+    }
+}
