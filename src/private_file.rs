@@ -57,7 +57,9 @@ pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
     let mut whole = String::with_capacity(line.len() + 1);
     whole.push_str(line);
     whole.push('\n');
-    for _ in 0..3 {
+    // Each try that finds the file replaced follows it to the new one; a
+    // trim replaces it once, so a few tries always reach it.
+    for _ in 0..64 {
         let mut file = open_append(path)?;
         file.lock()?;
         let same = match (file.metadata(), std::fs::symlink_metadata(path)) {

@@ -27,9 +27,27 @@ pub struct Lint {
 
 impl fmt::Display for Lint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "tool {:?}: {}", self.tool, self.message)
+        write!(f, "tool {}: {}", shown_name(&self.tool), self.message)
     }
 }
+
+/// The most of a tool's name a warning repeats.
+const SHOWN_NAME_CHARS: usize = 80;
+
+/// `name` quoted for a warning, cut when longer than [`SHOWN_NAME_CHARS`]
+/// (saying how long it is): a hostile name of 60,000 characters is not
+/// repeated in full in every warning about its tool.
+pub fn shown_name(name: &str) -> String {
+    let len = name.chars().count();
+    if len <= SHOWN_NAME_CHARS {
+        return format!("{name:?}");
+    }
+    let head: String = name.chars().take(SHOWN_NAME_CHARS).collect();
+    format!("{:?}… ({len} characters)", head)
+}
+
+/// Fields with hidden text named one by one per tool; the rest counted.
+const NAMED_HIDDEN_FIELDS: usize = 8;
 
 fn name_ok(name: &str, max: usize, extra: &[char]) -> bool {
     let len = name.chars().count();
@@ -85,11 +103,22 @@ pub fn lint_tool(tool: &Tool) -> Vec<Lint> {
             bytes.div_ceil(4)
         ));
     }
-    lints.extend(hidden_text(tool).iter().map(|f| Lint {
+    let found = hidden_text(tool);
+    lints.extend(found.iter().take(NAMED_HIDDEN_FIELDS).map(|f| Lint {
         tool: tool.name.clone(),
         message: f.message(),
         hidden_text: true,
     }));
+    if found.len() > NAMED_HIDDEN_FIELDS {
+        lints.push(Lint {
+            tool: tool.name.clone(),
+            message: format!(
+                "hidden text in {} more fields",
+                found.len() - NAMED_HIDDEN_FIELDS
+            ),
+            hidden_text: true,
+        });
+    }
     lints
 }
 
@@ -112,6 +141,38 @@ mod tests {
             .filter(|l| l.hidden_text)
             .map(|l| l.message)
             .collect()
+    }
+
+    #[test]
+    fn a_hostile_tool_costs_a_few_warnings_of_bounded_length() {
+        // A 60,000-character name and 20,000 parameters whose descriptions
+        // hide a zero-width space.
+        let props: serde_json::Map<String, serde_json::Value> = (0..20_000)
+            .map(|i| {
+                (
+                    format!("p{i}"),
+                    json!({"type": "string", "description": "x\u{200b}y"}),
+                )
+            })
+            .collect();
+        let mut t = Tool::new("n".repeat(60_000), "A tool");
+        t.input_schema = json!({"type": "object", "properties": props});
+        let lints = lint_tool(&t);
+        let hidden: Vec<String> = lints
+            .iter()
+            .filter(|l| l.hidden_text)
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(hidden.len(), NAMED_HIDDEN_FIELDS + 1, "{:?}", &hidden[..2]);
+        assert!(
+            hidden
+                .last()
+                .unwrap()
+                .ends_with("hidden text in 19992 more fields")
+        );
+        let total: usize = lints.iter().map(|l| l.to_string().len()).sum();
+        assert!(total < 8_000, "{total} bytes of warnings");
+        assert!(hidden[0].contains("(60000 characters)"), "{}", hidden[0]);
     }
 
     #[test]

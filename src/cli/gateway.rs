@@ -127,7 +127,10 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
     let http = match layer.http {
         None => None,
         Some(addr) => {
-            let keys = super::serve::api_keys(layer.api_key_env.as_deref().unwrap_or_default())?;
+            let keys = super::serve::api_keys(layer.api_key_env.as_deref().unwrap_or_default())?
+                .with_operators(super::serve::operator_keys(
+                    layer.operator_key_env.as_deref(),
+                )?);
             let config = HttpConfig {
                 addr,
                 keys,

@@ -34,7 +34,7 @@ pub struct McpArgs {
     pub mcp_url: Vec<String>,
     #[arg(long, value_name = "SECS", help = format!("Seconds each server gets to start and list its tools (default {}, or the config's [mcp] timeout_secs)", toolsift::sources::mcp::config::DEFAULT_TIMEOUT.as_secs()))]
     pub mcp_timeout: Option<f64>,
-    /// Tools of the MCP servers to load always: server/*, server/tool or tool (repeatable; added to the config's [mcp] always_load).
+    /// Tools of the MCP servers to load always: server/*, server/tool, tool, or * for every tool (repeatable; added to the config's [mcp] always_load).
     #[arg(long, value_name = "PATTERN")]
     pub always_load: Vec<String>,
     /// The longest a tool call may take (set by the command, not a flag here).

@@ -12,6 +12,14 @@ pub(super) fn api_keys(names: &[String]) -> Result<toolsift::server::ApiKeys, Cl
         .map_err(|e| CliError::Usage(e.to_string()))
 }
 
+/// The operators' keys `--operator-key-env` names (none: no operator).
+pub(super) fn operator_keys(
+    names: Option<&[String]>,
+) -> Result<toolsift::server::ApiKeys, CliError> {
+    toolsift::server::ApiKeys::from_env(names.unwrap_or_default(), &|n| std::env::var(n).ok())
+        .map_err(|e| CliError::Usage(e.to_string().replace("--api-key-env", "--operator-key-env")))
+}
+
 /// The server's settings: the flags over the config file's `[serve]`, over
 /// the defaults ([`toolsift::layer`]).
 fn serve_config(args: &ServeArgs) -> Result<toolsift::server::ServeConfig, CliError> {
@@ -22,7 +30,8 @@ fn serve_config(args: &ServeArgs) -> Result<toolsift::server::ServeConfig, CliEr
     let layer = args.settings.clone().over(file.clone());
     let mut c = ServeConfig::default();
     c.apply(&layer).map_err(CliError::Usage)?;
-    c.keys = api_keys(layer.api_key_env.as_deref().unwrap_or_default())?;
+    c.keys = api_keys(layer.api_key_env.as_deref().unwrap_or_default())?
+        .with_operators(operator_keys(layer.operator_key_env.as_deref())?);
     if let Some(name) = &layer.metrics_key_env {
         let keys = ApiKeys::from_env(std::slice::from_ref(name), &|n| std::env::var(n).ok())
             .map_err(|e| {

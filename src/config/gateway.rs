@@ -44,6 +44,9 @@ pub struct GatewaySection {
     /// Environment variable holding an accepted API key over HTTP (repeatable).
     #[arg(long, value_name = "NAME")]
     pub api_key_env: Option<Vec<String>>,
+    /// An environment variable holding an operator's API key (repeatable): accepted as a key is, and its holder follows every key's traffic on /events (another key's follower sees its own).
+    #[arg(long, value_name = "NAME")]
+    pub operator_key_env: Option<Vec<String>>,
     /// Allow --http on a non-loopback address without an API key.
     #[serde(default, deserialize_with = "file_value::flag")]
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_parser = super::switch)]
@@ -123,6 +126,7 @@ pub struct GatewaySection {
 crate::layer::layer_of_options!(GatewaySection {
     http,
     api_key_env,
+    operator_key_env,
     insecure_no_auth,
     max_tools,
     max_sessions,

@@ -21,6 +21,9 @@ pub struct ServeSection {
     /// An environment variable holding an accepted API key (repeatable). With keys, requests need `authorization: Bearer KEY`.
     #[arg(long, value_name = "NAME")]
     pub api_key_env: Option<Vec<String>>,
+    /// An environment variable holding an operator's API key (repeatable): accepted as a key is, and its holder follows every key's traffic on /events (another key's follower sees its own).
+    #[arg(long, value_name = "NAME")]
+    pub operator_key_env: Option<Vec<String>>,
     /// Largest request body in bytes.
     #[serde(default, deserialize_with = "file_value::count")]
     #[arg(long, value_name = "N")]
@@ -137,6 +140,7 @@ pub struct ServeSection {
 layer_of_options!(ServeSection {
     addr,
     api_key_env,
+    operator_key_env,
     max_body_bytes,
     max_catalog_tools,
     default_max_tools,

@@ -89,6 +89,12 @@ impl SessionBreaker {
 pub(crate) struct Via<'a> {
     /// Through `call_read_tool`: only read-only tools run.
     pub(crate) read_only: bool,
+    /// The digest of the API key that made the call: its followers see it.
+    pub(crate) key: Option<String>,
+    /// The log level the session asked for: the server's log messages
+    /// during the call reach the host at that level and above.
+    #[allow(deprecated)]
+    pub(crate) log_level: Option<rmcp::model::LoggingLevel>,
     pub(crate) host: Option<&'a rmcp::Peer<rmcp::RoleServer>>,
     /// The host's token for the call's progress reports, when it wants them.
     pub(crate) progress: Option<rmcp::model::ProgressToken>,
@@ -189,6 +195,7 @@ impl Gateway {
         asked: &mut Option<rmcp::model::InputRequiredResult>,
     ) -> CallToolResult {
         let started = Instant::now();
+        let key = via.key.clone();
         // A name not listed while servers start (the gateway's start, a
         // server the servers file added or changed) waits for them, as a
         // search does: it may be theirs.
@@ -215,6 +222,7 @@ impl Gateway {
                          unknown: bool| {
             self.recorder.call(&CallRecord {
                 session,
+                key: key.as_deref(),
                 name,
                 server,
                 arguments: &args_value,
@@ -382,6 +390,7 @@ impl Gateway {
                     .by_retry
                     .then_some("the host speaks MCP 2026-07-28, which takes no request from a server during a call"),
             )
+            .with_log_level(via.log_level)
         });
         let answer = self
             .host

@@ -26,14 +26,16 @@ pub(crate) struct Found {
 const LEARN_SESSIONS: usize = 10_000;
 
 impl Gateway {
-    /// Answers `search_tools` with `arguments`, for `session`, ranked with
-    /// the learned use of `usage_key` (see `GatewaySession::usage_key`).
+    /// Answers `search_tools` with `arguments`, for `session`, made with
+    /// the API key of digest `key`: its followers see it, and it ranks
+    /// with that key's learned use (every key's with `learn_shared`).
     pub(crate) async fn search_tools(
         &self,
         session: &str,
-        usage_key: Option<&str>,
+        key: Option<&str>,
         arguments: &JsonObject,
     ) -> Found {
+        let usage_key = key.filter(|_| !self.config.learn_shared);
         let started = Instant::now();
         let (query, queries, limit, note) = match self.search_arguments(arguments) {
             Ok(parsed) => parsed,
@@ -155,6 +157,7 @@ impl Gateway {
         self.remember_search(session, &query, usage_key);
         self.recorder.search(&SearchRecord {
             session,
+            key,
             query: &query,
             ranker: outcome.method.as_str(),
             tools: &names,

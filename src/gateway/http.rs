@@ -145,6 +145,19 @@ pub async fn serve_http_on(
     }
     let stop = mcp.cancellation_token.clone();
     let app = router(gateway.clone(), &config, mcp);
+    // Subscriptions of sessions that ended (closed, evicted) are released
+    // upstream.
+    let sweeping = gateway.clone();
+    let sweep_stop = stop.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(super::relayed::RELEASE_EVERY);
+        loop {
+            tokio::select! {
+                _ = every.tick() => sweeping.release_abandoned().await,
+                () = sweep_stop.cancelled() => return,
+            }
+        }
+    });
     let local = listener.local_addr().map_err(|e| e.to_string())?;
     gateway.recorder.info(&format!(
         "listening on http://{local}{MCP_PATH} ({})",
@@ -292,8 +305,12 @@ fn evicted(limits: SessionLimits) -> Response {
 }
 
 /// The searches and calls as they happen (`explore --follow`).
-async fn events(State(state): State<Arc<HttpState>>) -> Response {
-    state.gateway.recorder.followers.response()
+async fn events(
+    State(state): State<Arc<HttpState>>,
+    axum::Extension(Scope(key)): axum::Extension<Scope>,
+) -> Response {
+    let viewer = crate::http::events::Viewer::of(&state.keys, &key);
+    state.gateway.recorder.followers.response(viewer)
 }
 
 async fn healthz(State(state): State<Arc<HttpState>>) -> Response {

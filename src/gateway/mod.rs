@@ -231,6 +231,13 @@ impl Gateway {
                 all.len()
             ));
         }
+        for (name, like) in rules::look_alike_names(all.tools()) {
+            recorder.warn(&format!(
+                "tool {} is spelled with letters that look like others: it reads as {}; the tool rules treat it as that name",
+                crate::terminal_text::escape(&format!("{name:?}")),
+                crate::terminal_text::escape(&format!("{like:?}"))
+            ));
+        }
         for (pattern, tool) in config.rules.respelled(all.tools()) {
             recorder.warn(&format!(
                 "tool rule {pattern:?} matches {tool} only in another spelling (case or separators); it applies to it, as a call's name resolves that way"

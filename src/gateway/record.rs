@@ -68,6 +68,8 @@ impl Ended {
 /// One finished call, as recorded.
 pub(crate) struct CallRecord<'a> {
     pub(crate) session: &'a str,
+    /// The digest of the API key that made it: its followers see it.
+    pub(crate) key: Option<&'a str>,
     pub(crate) name: &'a str,
     pub(crate) server: Option<&'a str>,
     pub(crate) arguments: &'a Value,
@@ -85,6 +87,8 @@ pub(crate) struct CallRecord<'a> {
 /// One finished search, as recorded.
 pub(crate) struct SearchRecord<'a> {
     pub(crate) session: &'a str,
+    /// The digest of the API key that made it: its followers see it.
+    pub(crate) key: Option<&'a str>,
     pub(crate) query: &'a str,
     pub(crate) ranker: &'a str,
     pub(crate) tools: &'a [String],
@@ -144,8 +148,8 @@ impl Recorder {
         }
     }
 
-    fn to_followers(&self, event: &traffic::Event) {
-        self.followers.send(event);
+    fn to_followers(&self, event: &traffic::Event, key: Option<&str>) {
+        self.followers.send_as(event, key);
     }
 
     /// A recorder that says nothing.
@@ -201,7 +205,7 @@ impl Recorder {
         }
         self.line(&text);
         if self.wanted() {
-            let event = traffic::Event::Search(traffic::Search {
+            let mut event = traffic::Search {
                 session: session.to_string(),
                 at: Some(now_ms()),
                 query: query.to_string(),
@@ -209,9 +213,14 @@ impl Recorder {
                 tools: r.tools.to_vec(),
                 nothing_fits: r.nothing_fits,
                 ms: round_ms(elapsed),
-            });
-            self.to_trace(&event);
-            self.to_followers(&event);
+            };
+            // The trace keeps the query; followers see it only with
+            // --log-calls, as the log does.
+            self.to_trace(&traffic::Event::Search(event.clone()));
+            if !self.log_calls {
+                event.query = String::new();
+            }
+            self.to_followers(&traffic::Event::Search(event), r.key);
         }
     }
 
@@ -263,7 +272,7 @@ impl Recorder {
             if !self.log_calls {
                 event.arguments = Value::Null;
             }
-            self.to_followers(&traffic::Event::Call(event));
+            self.to_followers(&traffic::Event::Call(event), r.key);
         }
     }
 }

@@ -19,6 +19,9 @@ use super::offered::upstream_error;
 use crate::sources::mcp::Offer;
 use crate::terminal_text::escape;
 
+/// How often an HTTP gateway looks for subscriptions of ended sessions.
+pub(crate) const RELEASE_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl Gateway {
     /// `completion/complete`: the prompt's or template's server completes
     /// the argument (the reference in that server's own names).
@@ -54,11 +57,13 @@ impl Gateway {
             .map_err(|e| upstream_error(&e))
     }
 
-    /// `logging/setLevel`: every live server that logs gets the level; one
-    /// that fails is logged here, the others keep theirs.
-    pub(crate) async fn set_level(&self, level: LoggingLevel) -> Result<(), ErrorData> {
+    /// `logging/setLevel` from a session: every live server that logs is
+    /// set to the most detailed level (servers are shared by sessions), and
+    /// each session is sent the messages at the level it asked for and
+    /// above (`HostLink::with_log_level`). One that fails is logged here.
+    pub(crate) async fn set_level(&self) -> Result<(), ErrorData> {
         for server in self.host.servers_offering(Offer::Logging) {
-            if let Err(e) = self.host.set_level(&server, level).await {
+            if let Err(e) = self.host.set_level(&server, LoggingLevel::Debug).await {
                 self.recorder.warn(&format!(
                     "{}: logging/setLevel failed: {}",
                     escape(&server),
@@ -67,6 +72,24 @@ impl Gateway {
             }
         }
         Ok(())
+    }
+
+    /// Tells the servers of resources only ended sessions were subscribed
+    /// to that nobody is: run at each subscribe and unsubscribe, and every
+    /// [`RELEASE_EVERY`] over HTTP.
+    pub(crate) async fn release_abandoned(&self) {
+        for uri in self.host.subscribers().abandoned() {
+            if let Ok(server) = self.resource_server(&uri).await
+                && let Err(e) = self.host.subscribe(&server, &uri, false).await
+            {
+                self.recorder.warn(&format!(
+                    "{}: unsubscribing from {} for a session that ended failed: {}",
+                    escape(&server),
+                    escape(&uri),
+                    escape(&e.to_string())
+                ));
+            }
+        }
     }
 
     /// `resources/subscribe` of `uri` for `session` (whose host is `peer`):
@@ -78,6 +101,7 @@ impl Gateway {
         session: u64,
         peer: Peer<RoleServer>,
     ) -> Result<(), ErrorData> {
+        self.release_abandoned().await;
         let server = self.resource_server(uri).await?;
         if !self
             .host
@@ -104,6 +128,7 @@ impl Gateway {
     /// `resources/unsubscribe` of `uri` for `session`; the server is told
     /// when no host is left subscribed.
     pub(crate) async fn unsubscribe(&self, uri: &str, session: u64) -> Result<(), ErrorData> {
+        self.release_abandoned().await;
         if self.host.subscribers().remove(uri, session)
             && let Ok(server) = self.resource_server(uri).await
             && let Err(e) = self.host.subscribe(&server, uri, false).await

@@ -123,6 +123,35 @@ fn spelled(pattern: &str, text: &str) -> bool {
     glob(pattern, text)
         || glob(&pattern.to_lowercase(), &text.to_lowercase())
         || glob(&pattern_key(pattern), &name_key(text))
+        || (!text.is_ascii()
+            && glob(
+                &pattern_key(&look_alike(pattern)),
+                &name_key(&look_alike(text)),
+            ))
+}
+
+/// What `text` looks like (its UTS #39 skeleton, `*` kept): `dеlete_repo`
+/// with a Cyrillic `е` looks like `delete_repo`, and a rule for one holds
+/// for the other.
+pub(crate) fn look_alike(text: &str) -> String {
+    text.split('*')
+        .map(|part| unicode_security::confusable_detection::skeleton(part).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("*")
+}
+
+/// Tool names spelled with letters that look like others (`dеlete_repo`
+/// with a Cyrillic `е`), each with the name it looks like: a model, and a
+/// person reading a log, would take the one for the other.
+pub fn look_alike_names(tools: &[Tool]) -> Vec<(&str, String)> {
+    tools
+        .iter()
+        .filter(|t| !t.name.is_ascii())
+        .filter_map(|t| {
+            let like = look_alike(&t.name);
+            (like != t.name && like.is_ascii()).then_some((t.name.as_str(), like))
+        })
+        .collect()
 }
 
 /// A pattern in the form of [`name_key`], each run between `*` turned into
@@ -174,6 +203,30 @@ mod tests {
         let mut t = Tool::new(format!("{server}__{name}"), "d");
         t.mcp = Some(McpOrigin::new(server, name));
         t
+    }
+
+    #[test]
+    fn a_rule_holds_for_a_name_spelled_with_look_alike_letters() {
+        let mut rules = ToolRules::default();
+        rules.add("fake/delete_repo", ToolRule::Deny).unwrap();
+        rules.add("*push*", ToolRule::Ask).unwrap();
+        // A Cyrillic е and a Cyrillic р (U+0435, U+0440).
+        assert_eq!(
+            rules.rule_for(&tool("fake", "d\u{435}lete_repo")),
+            ToolRule::Deny
+        );
+        assert_eq!(
+            rules.rule_for(&tool("fake", "git_\u{440}ush")),
+            ToolRule::Ask
+        );
+        assert_eq!(
+            rules.rule_for(&tool("fake", "create_repo")),
+            ToolRule::Allow
+        );
+        let tools = [tool("fake", "d\u{435}lete_repo"), tool("fake", "plain")];
+        let flagged = look_alike_names(&tools);
+        assert_eq!(flagged.len(), 1);
+        assert!(flagged[0].1.ends_with("delete_repo"), "{flagged:?}");
     }
 
     #[test]

@@ -48,6 +48,9 @@ pub struct GatewaySession {
     own: Arc<tokio::sync::watch::Sender<u64>>,
     /// Which session this is, for its resource subscriptions.
     id: u64,
+    /// The log level this session asked for (`logging/setLevel`).
+    #[allow(deprecated)]
+    log_level: Arc<Mutex<Option<rmcp::model::LoggingLevel>>>,
 }
 
 impl GatewaySession {
@@ -61,6 +64,7 @@ impl GatewaySession {
             exposed: Arc::new(Mutex::new(Vec::new())),
             own: Arc::new(tokio::sync::watch::Sender::new(0)),
             id: NEXT_SESSION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            log_level: Arc::default(),
         }
     }
 
@@ -99,28 +103,14 @@ impl GatewaySession {
 }
 
 impl GatewaySession {
-    /// Whose learned use this request's searches rank with and record
-    /// (`--learn`): a digest of the API key it proved, so one key's use
-    /// never steers another's searches; `None` with no API keys (over
-    /// stdio, or HTTP without keys) or when `learn_shared` is on.
-    fn usage_key(&self, context: &RequestContext<RoleServer>) -> Option<String> {
-        if self.gateway.config.learn_shared {
-            return None;
-        }
+    /// The digest of the API key this request proved (see
+    /// [`crate::http::keys::digest`]): whose traffic it is for followers,
+    /// and whose learned use its searches rank with. `None` over stdio and
+    /// over HTTP without keys.
+    fn key_of(&self, context: &RequestContext<RoleServer>) -> Option<String> {
         let parts = context.extensions.get::<axum::http::request::Parts>()?;
         let scope = parts.extensions.get::<super::http::Scope>()?;
-        if scope.0.is_empty() {
-            return None;
-        }
-        use sha2::Digest;
-        let digest = sha2::Sha256::digest(scope.0.as_bytes());
-        Some(format!(
-            "key-{}",
-            digest[..8]
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
-        ))
+        crate::http::keys::digest(&scope.0)
     }
 }
 
@@ -275,7 +265,12 @@ impl ServerHandler for GatewaySession {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        Ok(self.gateway.read_resource(&request.uri).await?.into())
+        let mut read = self.gateway.read_resource(&request.uri).await?;
+        // An older server's answer has no resultType; 2026-07-28 hosts
+        // need it (rmcp drops it again for the handshake revisions).
+        read.result_type
+            .get_or_insert(rmcp::model::ResultType::COMPLETE);
+        Ok(read.into())
     }
 
     async fn complete(
@@ -291,7 +286,8 @@ impl ServerHandler for GatewaySession {
         request: SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.gateway.set_level(request.level).await
+        *self.log_level.lock().unwrap_or_else(|p| p.into_inner()) = Some(request.level);
+        self.gateway.set_level().await
     }
 
     async fn subscribe(
@@ -325,10 +321,13 @@ impl ServerHandler for GatewaySession {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let prompt = self
+        let mut prompt = self
             .gateway
             .get_prompt(&request.name, request.arguments)
             .await?;
+        prompt
+            .result_type
+            .get_or_insert(rmcp::model::ResultType::COMPLETE);
         Ok(prompt.into())
     }
 }
@@ -350,6 +349,8 @@ impl GatewaySession {
             .is_some_and(|v| !v.has_initialize());
         let via = Via {
             read_only: false,
+            key: self.key_of(context),
+            log_level: *self.log_level.lock().unwrap_or_else(|p| p.into_inner()),
             host: Some(&context.peer),
             progress: context.meta.get_progress_token(),
             asking: Asking {
@@ -372,10 +373,10 @@ impl GatewaySession {
                 if let Err(refusal) = breaker.record(SEARCH_TOOLS, &as_value, true) {
                     return error_result(refusal).into();
                 }
-                let usage_key = self.usage_key(context);
+                let key = self.key_of(context);
                 let found = self
                     .gateway
-                    .search_tools(label, usage_key.as_deref(), &arguments)
+                    .search_tools(label, key.as_deref(), &arguments)
                     .await;
                 if self.gateway.config.expose_found && !found.names.is_empty() {
                     let added = expose(

@@ -8,12 +8,38 @@ use subtle::ConstantTimeEq;
 #[derive(Clone, Default)]
 pub struct ApiKeys {
     keys: Vec<String>,
+    /// Keys that also follow every key's traffic on `/events`
+    /// (`--operator-key-env`); accepted wherever a key is.
+    operators: Vec<String>,
 }
 
 impl std::fmt::Debug for ApiKeys {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ApiKeys({} keys)", self.keys.len())
+        write!(
+            f,
+            "ApiKeys({} keys, {} operator)",
+            self.keys.len(),
+            self.operators.len()
+        )
     }
+}
+
+/// How a key is named where it may be seen (logs, traces, the learn file,
+/// followers): `key-` and the first 8 bytes of its SHA-256, never the key.
+/// `None` for the empty scope of a server without keys.
+pub fn digest(key: &str) -> Option<String> {
+    if key.is_empty() {
+        return None;
+    }
+    use sha2::Digest;
+    let d = sha2::Sha256::digest(key.as_bytes());
+    Some(format!(
+        "key-{}",
+        d[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    ))
 }
 
 /// Why the keys could not be read.
@@ -44,28 +70,49 @@ impl ApiKeys {
             }
             keys.push(key);
         }
-        Ok(ApiKeys { keys })
+        Ok(ApiKeys {
+            keys,
+            operators: Vec::new(),
+        })
     }
 
     /// Keys given directly (tests, embedding).
     pub fn new(keys: Vec<String>) -> ApiKeys {
-        ApiKeys { keys }
+        ApiKeys {
+            keys,
+            operators: Vec::new(),
+        }
+    }
+
+    /// These keys and `operators`, which also follow every key's traffic.
+    pub fn with_operators(mut self, operators: ApiKeys) -> ApiKeys {
+        self.operators.extend(operators.keys);
+        self
     }
 
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.keys.is_empty() && self.operators.is_empty()
+    }
+
+    /// Whether `key` (as [`ApiKeys::check`] returned it) is an operator's.
+    pub fn is_operator(&self, key: &str) -> bool {
+        let mut found = false;
+        for op in &self.operators {
+            found |= bool::from(op.as_bytes().ct_eq(key.as_bytes()));
+        }
+        found
     }
 
     /// The key an `authorization` header value proves, if any. With no keys
     /// configured every request passes, unscoped (`Some("")`).
     pub fn check(&self, authorization: Option<&[u8]>) -> Option<&str> {
-        if self.keys.is_empty() {
+        if self.is_empty() {
             return Some("");
         }
         let presented = bearer_token(authorization?)?;
         // Compare against every key, without stopping at a match.
         let mut found = None;
-        for key in &self.keys {
+        for key in self.keys.iter().chain(&self.operators) {
             if bool::from(key.as_bytes().ct_eq(presented)) {
                 found = Some(key.as_str());
             }
@@ -123,5 +170,12 @@ mod tests {
             KeyError::Invalid("W".into())
         );
         assert_eq!(ApiKeys::default().check(None), Some(""));
+        // An operator's key is accepted, and known as one.
+        let both = keys.with_operators(ApiKeys::new(vec!["op-key".into()]));
+        assert_eq!(both.check(Some(b"Bearer op-key")), Some("op-key"));
+        assert!(both.is_operator("op-key") && !both.is_operator("beta"));
+        assert_eq!(digest(""), None);
+        let d = digest("alpha-key").unwrap();
+        assert!(d.starts_with("key-") && d.len() == 20 && !d.contains("alpha"));
     }
 }

@@ -17,7 +17,7 @@ pub mod client;
 pub mod conn;
 pub mod events;
 pub mod guard;
-mod keys;
+pub mod keys;
 pub mod metrics;
 
 pub use conn::ConnLimits;

@@ -222,8 +222,8 @@ pub(crate) async fn tool_search(
     // Memory sessions are the service's own; a shared store records them
     // after the search.
     let record = st.store.is_memory();
-    // The query is kept for the log, and for followers.
-    let log_queries = st.log_queries || st.followers.any();
+    // The query is kept for the log, and for followers where it is logged.
+    let log_queries = st.log_queries;
     let work = async {
         let body = match st.service.ready(body) {
             // A repeated catalog with everything built: a moment's work,
@@ -285,8 +285,11 @@ pub(crate) async fn tool_search(
         }
     };
     if let (Ok(answer), true) = (&result, st.followers.any()) {
-        st.followers
-            .send(&search_event(answer, query.as_deref(), started));
+        // Seen by the followers of the key that searched (and operators).
+        st.followers.send_as(
+            &search_event(answer, query.as_deref(), started),
+            crate::http::keys::digest(&scope).as_deref(),
+        );
     }
     let mut fields = LogFields {
         query: query.filter(|_| st.log_queries),
@@ -341,14 +344,14 @@ fn search_event(
 /// `GET /events`: the searches as they are answered, to a caller with
 /// the key a search needs.
 pub(crate) async fn events(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
-    if st
+    let Some(key) = st
         .keys
         .check(headers.get(AUTHORIZATION).map(HeaderValue::as_bytes))
-        .is_none()
-    {
+    else {
         return unauthorized(&headers);
-    }
-    st.followers.response()
+    };
+    let viewer = crate::http::events::Viewer::of(&st.keys, key);
+    st.followers.response(viewer)
 }
 
 /// The request's query, for `--log-queries`.

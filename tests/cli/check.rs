@@ -422,3 +422,33 @@ fn a_model_basis_takes_its_familys_prompt_and_choice() {
     let out = run(&["check", "--token-basis", "openai:nonsense"]);
     assert_usage_error(&out, "unknown token basis \"openai:nonsense\"");
 }
+
+#[test]
+fn a_name_of_seventy_thousand_characters_is_reported_not_a_panic() {
+    // The formatter's width stops at 65,535: a name that long made the
+    // table's padding panic (exit 101).
+    let long = "n".repeat(70_000);
+    let catalog = serde_json::json!({"tools": [
+        {"name": long, "description": "A tool with a very long name", "inputSchema": {"type": "object"}},
+        {"name": "short", "description": "A tool", "inputSchema": {"type": "object"}}
+    ]});
+    let out = run_stdin(&["check", "-"], &catalog.to_string());
+    let code = out.status.code();
+    assert_ne!(
+        code,
+        Some(101),
+        "panicked: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    if code == Some(0) {
+        let text = String::from_utf8_lossy(&out.stdout);
+        // The rows are not padded to the long name's width.
+        let row = text
+            .lines()
+            .find(|l| l.contains(" short "))
+            .unwrap_or_default();
+        assert!(row.len() < 200, "{}", row.len());
+    }
+}

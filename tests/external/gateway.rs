@@ -330,6 +330,11 @@ impl HttpGateway {
     pub(crate) fn base(&self) -> String {
         self.url.trim_end_matches("/mcp").to_string()
     }
+
+    /// What the gateway wrote on stderr so far.
+    pub(crate) fn stderr(&self) -> String {
+        self.lines.lock().unwrap().join("\n")
+    }
 }
 
 impl Drop for HttpGateway {

@@ -32,6 +32,8 @@ fn a_follower_sees_every_search_and_call_of_a_real_host_and_the_misses_in_them()
             config.clone(),
             "--api-key-env".into(),
             "GW_FOLLOW_KEY".into(),
+            // Followers see queries where the log has them.
+            "--log-calls".into(),
         ],
         &[("GW_FOLLOW_KEY", "k3y")],
     );
@@ -127,6 +129,8 @@ fn a_follower_sees_every_search_and_call_of_a_real_host_and_the_misses_in_them()
             config,
             "--api-key-env".into(),
             "GW_FOLLOW_KEY".into(),
+            // Followers see queries where the log has them.
+            "--log-calls".into(),
             "--http".into(),
             format!("127.0.0.1:{port}"),
         ],

@@ -8,6 +8,7 @@ mod embeddings;
 mod gateway;
 mod gateway_approvals;
 mod gateway_configs;
+mod gateway_conformance;
 mod gateway_faults;
 mod gateway_first_view;
 mod gateway_follow;

@@ -20,8 +20,14 @@ version without a handshake. --sessions N runs N clients at once, each with
 its own connection (its own process for --stdio), each running every step.
 --timeout is the SDK's read timeout for every request (default: none).
 --elicit makes the host support MCP elicitation (the capability declared)
-and answer every question with that action; without it the host declares
-no elicitation, as the SDK does by default.
+and answer every question with that action (with --elicit-content, that
+JSON object as the content of an accept, or with "defaults" the
+defaults of the form's schema); without it the host declares
+no elicitation, as the SDK does by default. --sample makes it support
+sampling and answer every request for a completion with TEXT (model
+"gateway-host-test"). --log-level LEVEL asks 2026-07-28 servers for log
+messages at LEVEL and above (handshake revisions use the setlevel step).
+Every log message received is kept for the logs step.
 
 STEPS_JSON, on stdin, is a JSON array of steps:
 
@@ -66,6 +72,14 @@ STEPS_JSON, on stdin, is a JSON array of steps:
   {"op": "sleep", "seconds": S}  waits; the result is null.
   {"op": "elicitations"}         the messages of every elicitation the server
                                  sent so far, in order.
+  {"op": "samplings"}            the first message's text of every sampling
+                                 request received so far, in order.
+  {"op": "logs"}                 every log message received so far:
+                                 {"level", "logger", "data"}.
+  {"op": "setlevel", "level": L} logging/setLevel.
+  {"op": "complete", "prompt": N | "template": URI, "argument": A,
+   "value": V}                   completion/complete; the result as JSON.
+  {"op": "subscribe", "uri": U}  resources/subscribe ("unsubscribe" too).
 
 In a step's arguments, "{session}" anywhere in a string becomes the session's
 index (0 to N-1), and a string that is exactly "{session:int}" becomes that
@@ -110,6 +124,9 @@ def parse_args():
     parser.add_argument("--sessions", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
     parser.add_argument("--elicit", choices=("accept", "decline"), default=None)
+    parser.add_argument("--elicit-content", default=None, metavar="JSON")
+    parser.add_argument("--sample", default=None, metavar="TEXT")
+    parser.add_argument("--log-level", default=None, metavar="LEVEL")
     args = parser.parse_args()
     args.headers = {}
     for header in args.header:
@@ -156,6 +173,8 @@ class Notifications:
     def __init__(self):
         self.methods = []
         self.elicited = []
+        self.sampled = []
+        self.logs = []
         self.waited = {}
         self.changed = asyncio.Event()
         self.tasks = []
@@ -241,6 +260,23 @@ async def run_step(client, notifications, step, session):
         return list(notifications.methods)
     if op == "elicitations":
         return list(notifications.elicited)
+    if op == "samplings":
+        return list(notifications.sampled)
+    if op == "logs":
+        return list(notifications.logs)
+    if op == "setlevel":
+        return dump(await client.set_logging_level(step["level"]))
+    if op == "complete":
+        if "prompt" in step:
+            ref = types.PromptReference(type="ref/prompt", name=step["prompt"])
+        else:
+            ref = types.ResourceTemplateReference(type="ref/resource", uri=step["template"])
+        argument = {"name": step["argument"], "value": step.get("value", "")}
+        return dump(await client.complete(ref, argument))
+    if op == "subscribe":
+        return dump(await client.subscribe_resource(step["uri"]))
+    if op == "unsubscribe":
+        return dump(await client.unsubscribe_resource(step["uri"]))
     if op == "listen":
         acked = asyncio.get_running_loop().create_future()
 
@@ -288,11 +324,44 @@ async def run_session(args, steps, session, info):
             extra = {}
             if args.elicit is not None:
 
+                given = args.elicit_content
+
                 async def elicit(context, params):
                     notifications.elicited.append(params.message)
-                    return types.ElicitResult(action=args.elicit, content={} if args.elicit == "accept" else None)
+                    if args.elicit != "accept":
+                        return types.ElicitResult(action=args.elicit, content=None)
+                    if given == "defaults":
+                        # As a host's form prefilled with the schema's defaults.
+                        schema = getattr(params, "requested_schema", None) or {}
+                        if not isinstance(schema, dict):
+                            schema = schema.model_dump(by_alias=True)
+                        properties = schema.get("properties") or {}
+                        content = {k: v["default"] for k, v in properties.items() if isinstance(v, dict) and "default" in v}
+                    else:
+                        content = json.loads(given) if given else {}
+                    return types.ElicitResult(action="accept", content=content)
 
                 extra["elicitation_callback"] = elicit
+            if args.sample is not None:
+
+                async def sample(context, params):
+                    first = params.messages[0].content if params.messages else None
+                    notifications.sampled.append(getattr(first, "text", None))
+                    return types.CreateMessageResult(
+                        role="assistant",
+                        content=types.TextContent(type="text", text=args.sample),
+                        model="gateway-host-test",
+                        stop_reason="endTurn",
+                    )
+
+                extra["sampling_callback"] = sample
+
+            async def log(params):
+                notifications.logs.append({"level": params.level, "logger": params.logger, "data": params.data})
+
+            extra["logging_callback"] = log
+            if args.log_level is not None:
+                extra["log_level"] = args.log_level
             client = Client(
                 server,
                 mode=args.mode,

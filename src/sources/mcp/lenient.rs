@@ -13,6 +13,14 @@ use serde_json::Value;
 /// Pages of one listing at most (a server that never stops paging).
 const MAX_PAGES: usize = 1000;
 
+/// The most a server's tools may weigh in all, as JSON: past it the server
+/// fails, saying so, rather than cost the gateway its memory.
+pub(super) const MAX_LIST_BYTES: usize = 16 * 1024 * 1024;
+
+/// A tool whose name is longer than this is skipped (MCP allows 128): no
+/// model can call it, and every line naming it would carry it.
+const MAX_NAME_CHARS: usize = 1_000;
+
 /// Every tool of the server's list, and a sentence for each tool skipped
 /// (its name, or its place, and why).
 #[derive(Debug, Default)]
@@ -26,6 +34,7 @@ pub(super) struct Listing {
 pub(super) async fn list_tools(peer: &Peer<RoleClient>) -> Result<Listing, ServiceError> {
     let mut out = Listing::default();
     let mut cursor: Option<String> = None;
+    let (mut weighed, mut bytes) = (0usize, 0usize);
     for _ in 0..MAX_PAGES {
         let params = cursor
             .take()
@@ -45,12 +54,44 @@ pub(super) async fn list_tools(peer: &Peer<RoleClient>) -> Result<Listing, Servi
             ServerResult::CustomResult(CustomResult(page)) => read_page(&page, &mut out)?,
             _ => return Err(ServiceError::UnexpectedResponse),
         };
+        bounded(&mut out, &mut weighed, &mut bytes)?;
         match next {
             Some(c) if !c.is_empty() => cursor = Some(c),
             _ => return Ok(out),
         }
     }
     Err(ServiceError::UnexpectedResponse)
+}
+
+/// Skips the tools listed since the last page whose names are too long,
+/// and adds what the others weigh to `bytes`; past [`MAX_LIST_BYTES`] the
+/// list is refused.
+fn bounded(out: &mut Listing, weighed: &mut usize, bytes: &mut usize) -> Result<(), ServiceError> {
+    let fresh = out.tools.split_off((*weighed).min(out.tools.len()));
+    for t in fresh {
+        let len = t.name.chars().count();
+        if len > MAX_NAME_CHARS {
+            let head: String = t.name.chars().take(40).collect();
+            out.skipped.push(format!(
+                "a tool whose name is {len} characters long ({head:?}…) skipped: MCP allows 128"
+            ));
+            continue;
+        }
+        *bytes += serde_json::to_string(&t).map_or(0, |s| s.len());
+        out.tools.push(t);
+    }
+    *weighed = out.tools.len();
+    if *bytes > MAX_LIST_BYTES {
+        return Err(ServiceError::McpError(rmcp::ErrorData::internal_error(
+            format!(
+                "its tools weigh more than {} MiB as JSON ({} tools so far): refused, so one server cannot exhaust the gateway's memory",
+                MAX_LIST_BYTES / (1024 * 1024),
+                out.tools.len()
+            ),
+            None,
+        )));
+    }
+    Ok(())
 }
 
 /// The tools of a page rmcp could not read, each on its own; its next
@@ -106,5 +147,25 @@ mod tests {
         );
         assert!(out.skipped[1].contains("place 3"), "{}", out.skipped[1]);
         assert!(read_page(&json!({"nope": 1}), &mut out).is_err());
+    }
+
+    #[test]
+    fn a_name_too_long_is_skipped_and_a_list_too_heavy_refused() {
+        let page = json!({"tools": [
+            {"name": "n".repeat(60_000), "inputSchema": {"type": "object"}},
+            {"name": "fine", "inputSchema": {"type": "object"}},
+        ]});
+        let mut out = Listing::default();
+        read_page(&page, &mut out).unwrap();
+        let (mut weighed, mut bytes) = (0, 0);
+        bounded(&mut out, &mut weighed, &mut bytes).unwrap();
+        assert_eq!(out.tools.len(), 1);
+        assert!(out.skipped[0].contains("60000 characters long"), "{:?}", out.skipped);
+        assert!(out.skipped[0].len() < 200);
+        let heavy = "d".repeat(MAX_LIST_BYTES / 4);
+        let page = json!({"tools": (0..5).map(|i| json!({"name": format!("t{i}"), "description": heavy, "inputSchema": {"type": "object"}})).collect::<Vec<_>>()});
+        read_page(&page, &mut out).unwrap();
+        let e = bounded(&mut out, &mut weighed, &mut bytes).unwrap_err().to_string();
+        assert!(e.contains("16 MiB"), "{e}");
     }
 }

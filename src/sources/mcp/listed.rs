@@ -269,8 +269,10 @@ pub(super) fn matches_pattern(pattern: &str, server: &str, tool: &Tool) -> bool 
         .as_ref()
         .map_or(tool.name.as_str(), |m| m.name.as_str());
     match pattern.split_once('/') {
+        Some(("*", "*")) => true,
         Some((s, "*")) => s == server,
         Some((s, t)) => s == server && (t == original || t == tool.name),
-        None => pattern == original || pattern == tool.name,
+        // `*` alone: every tool of every server.
+        None => pattern == "*" || pattern == original || pattern == tool.name,
     }
 }

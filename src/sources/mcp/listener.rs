@@ -107,6 +107,10 @@ impl ClientHandler for Listener {
         let mut config = ClientConfig::default();
         config.client_info.name = "toolsift".into();
         config.client_info.version = env!("CARGO_PKG_VERSION").into();
+        // The handshake's own revision: a server of any revision answers
+        // it (2026-07-28 ones keep the handshake for older clients), and
+        // the gateway relays to its hosts on either revision.
+        config.protocol_version = rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE;
         // Declared so servers ask: each request goes to the host of the
         // call it belongs to, or is answered that that host cannot.
         let mut elicitation = ElicitationCapability::new();

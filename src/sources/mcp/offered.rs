@@ -234,12 +234,14 @@ impl McpHost {
                 server: server.to_string(),
                 secs: limit.as_secs(),
             }),
-            Some(Ok(Err(e))) => Err(McpCallError::Failed {
+            Some(Ok(Err(ServiceError::McpError(data)))) => Err(McpCallError::Answered {
                 server: server.to_string(),
-                message: match e {
-                    ServiceError::McpError(data) => data.message.to_string(),
-                    other => other.to_string(),
-                },
+                code: data.code.0,
+                message: data.message.to_string(),
+            }),
+            Some(Ok(Err(other))) => Err(McpCallError::Failed {
+                server: server.to_string(),
+                message: super::sdk_text::plain(&other.to_string()),
             }),
             Some(Ok(Ok(value))) => Ok(value),
         }

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ErrorCode, LoggingMessageNotificationParam, ResourceUpdatedNotificationParam,
+    ErrorCode, LoggingLevel, LoggingMessageNotificationParam, ResourceUpdatedNotificationParam,
 };
 use rmcp::service::{Peer, RoleServer, ServiceError};
 use rmcp::ErrorData;
@@ -34,6 +34,9 @@ pub struct HostLink {
     can_sample: bool,
     /// Why requests cannot reach this host at all (its revision), if so.
     no_requests: Option<&'static str>,
+    /// The least severe log message this host asked for
+    /// (`logging/setLevel`); all when it asked nothing.
+    log_level: Option<LoggingLevel>,
     notes: Arc<Mutex<Vec<String>>>,
 }
 
@@ -51,8 +54,15 @@ impl HostLink {
             can_elicit,
             can_sample,
             no_requests,
+            log_level: None,
             notes: Arc::default(),
         }
+    }
+
+    /// The same host, which asked for log messages at `level` and above.
+    pub fn with_log_level(mut self, level: Option<LoggingLevel>) -> HostLink {
+        self.log_level = level;
+        self
     }
 
     /// What the server asked for that did not reach the host, a sentence
@@ -119,6 +129,13 @@ impl HostLink {
     }
 
     pub(super) async fn log(&self, server: &str, mut message: LoggingMessageNotificationParam) {
+        // The server logs at the most detailed level any host asked for;
+        // each host gets what it asked for.
+        if let Some(least) = self.log_level
+            && (message.level as u8) < (least as u8)
+        {
+            return;
+        }
         // Named by its server when it names no logger of its own.
         if message.logger.is_none() {
             message.logger = Some(server.to_string());
@@ -162,10 +179,12 @@ pub struct Subscribers {
 }
 
 impl Subscribers {
-    /// Whether `uri` had no subscriber before this one.
+    /// Whether `uri` had no live subscriber before this one (hosts whose
+    /// session ended are forgotten first).
     pub fn add(&self, uri: &str, session: u64, peer: Peer<RoleServer>) -> bool {
         let mut map = lock(&self.by_uri);
         let list = map.entry(uri.to_string()).or_default();
+        list.retain(|(_, p)| !p.is_transport_closed());
         let first = list.is_empty();
         if !list.iter().any(|(s, _)| *s == session) {
             list.push((session, peer));
@@ -173,18 +192,38 @@ impl Subscribers {
         first
     }
 
-    /// Whether `uri` has no subscriber left.
+    /// Whether the server should be told to unsubscribe: `session` was
+    /// subscribed to `uri`, and no live host is left subscribed.
     pub fn remove(&self, uri: &str, session: u64) -> bool {
         let mut map = lock(&self.by_uri);
         let Some(list) = map.get_mut(uri) else {
-            return true;
+            return false;
         };
-        list.retain(|(s, _)| *s != session);
+        let before = list.len();
+        list.retain(|(s, p)| *s != session && !p.is_transport_closed());
+        let was_subscribed = list.len() < before;
         let empty = list.is_empty();
         if empty {
             map.remove(uri);
         }
-        empty
+        was_subscribed && empty
+    }
+
+    /// The URIs only hosts whose session ended are subscribed to, now
+    /// forgotten: their servers should be told to unsubscribe.
+    pub fn abandoned(&self) -> Vec<String> {
+        let mut map = lock(&self.by_uri);
+        let mut gone = Vec::new();
+        map.retain(|uri, list| {
+            list.retain(|(_, p)| !p.is_transport_closed());
+            if list.is_empty() {
+                gone.push(uri.clone());
+                false
+            } else {
+                true
+            }
+        });
+        gone
     }
 
     /// Tells each host subscribed to the resource that it changed; hosts

@@ -154,4 +154,12 @@ pub enum McpCallError {
     Failed { server: String, message: String },
     #[error("MCP server {server:?} did not answer within {secs} s")]
     Timeout { server: String, secs: u64 },
+    /// The server answered the request with a JSON-RPC error: passed on to
+    /// the host as it came (its code kept).
+    #[error("MCP server {server:?}: {message}")]
+    Answered {
+        server: String,
+        code: i32,
+        message: String,
+    },
 }

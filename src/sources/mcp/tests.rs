@@ -22,6 +22,7 @@ fn patterns() {
     assert!(matches_pattern("get_time", "a", &t));
     assert!(matches_pattern("a__get_time", "a", &t));
     assert!(!matches_pattern("time", "a", &t));
+    assert!(matches_pattern("*", "a", &t) && matches_pattern("*/*", "a", &t));
 }
 
 #[test]

