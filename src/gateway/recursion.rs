@@ -8,8 +8,7 @@
 
 use crate::sources::mcp::{McpServer, Transport};
 
-/// The variable a gateway sets for its servers: its process id.
-pub const PARENT_VAR: &str = "TOOLSIFT_GATEWAY_PARENT";
+pub use crate::sources::mcp::PARENT_VAR;
 
 /// Why `server` is refused: its command is toolsift (this binary, or one
 /// named so) and it runs `gateway`.

@@ -278,7 +278,12 @@ impl ServerHandler for GatewaySession {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.gateway.complete(request).await
+        let mut completed = self.gateway.complete(request).await?;
+        // As for reads and prompts: 2026-07-28 hosts need resultType.
+        completed
+            .result_type
+            .get_or_insert(rmcp::model::ResultType::COMPLETE);
+        Ok(completed)
     }
 
     async fn set_level(

@@ -6,8 +6,9 @@
 //! - a request head must arrive whole within `head_timeout` of its first
 //!   byte (408, then closed);
 //! - a kept-alive connection with no request may idle `idle_timeout`;
-//! - at most `max_connections` are open at once; one more is answered 503
-//!   `too_many_connections` and closed;
+//! - at most `max_connections` are open at once; one more takes the place
+//!   of the oldest connection never answered but 401 and holding no request
+//!   (`unproven.rs`), else is answered 503 `too_many_connections` and closed;
 //! - on shutdown no new connection is accepted, idle connections and half-sent
 //!   heads are closed at once, a head already whole in the socket is still
 //!   served, requests in flight finish (answered with `connection: close`),
@@ -90,6 +91,9 @@ pub fn default_max_connections() -> usize {
 /// refused connections cannot pile up tasks.
 const MAX_REFUSING: usize = 64;
 
+/// How long a connection waits for the place of one it had closed.
+const EVICTION_WAIT: Duration = Duration::from_secs(1);
+
 /// Serves `router` on `listener` until `shutdown` resolves, within
 /// `limits`; messages on stderr begin `who: ` (`toolsift serve`).
 pub async fn serve_as(
@@ -101,6 +105,7 @@ pub async fn serve_as(
 ) -> io::Result<()> {
     let max = limits.max_connections.max(1);
     let open = Arc::new(Semaphore::new(max));
+    let unproven = Arc::new(super::unproven::Unproven::default());
     let refusing = Arc::new(Semaphore::new(MAX_REFUSING));
     let (stop, stopped) = watch::channel(false);
     tokio::pin!(shutdown);
@@ -126,20 +131,37 @@ pub async fn serve_as(
             }
         };
         let _ = stream.set_nodelay(true);
+        let router = router.clone();
+        let stopped = stopped.clone();
+        let (unproven, open) = (unproven.clone(), open.clone());
         match open.clone().try_acquire_owned() {
             Ok(permit) => {
-                let router = router.clone();
-                let stopped = stopped.clone();
                 tokio::spawn(async move {
-                    connection(stream, router, limits, stopped).await;
+                    connection(stream, router, limits, stopped, &unproven).await;
                     drop(permit);
                 });
             }
             Err(_) => {
-                if let Ok(permit) = refusing.clone().try_acquire_owned() {
+                // Full: the oldest connection never answered but 401 gives
+                // its place, else this one is refused.
+                if let Ok(refusing) = refusing.clone().try_acquire_owned() {
                     tokio::spawn(async move {
-                        refuse(stream, max).await;
-                        drop(permit);
+                        let freed = unproven.evict_one();
+                        let place = match freed {
+                            true => tokio::time::timeout(EVICTION_WAIT, open.acquire_owned())
+                                .await
+                                .ok()
+                                .and_then(Result::ok),
+                            false => None,
+                        };
+                        drop(refusing);
+                        match place {
+                            Some(permit) => {
+                                connection(stream, router, limits, stopped, &unproven).await;
+                                drop(permit);
+                            }
+                            None => refuse(stream, max).await,
+                        }
                     });
                 }
             }
@@ -174,8 +196,10 @@ async fn connection(
     router: Router,
     limits: ConnLimits,
     mut stopped: watch::Receiver<bool>,
+    unproven: &super::unproven::Unproven,
 ) {
     let state = Arc::new(ConnState::default());
+    unproven.add(&state);
     let io = TokioIo::new(Guarded::new(stream, state.clone(), limits));
     let service_state = state.clone();
     let server_stopping = stopped.clone();
@@ -190,6 +214,9 @@ async fn connection(
                 Ok(response) => response,
                 Err(never) => match never {},
             };
+            if response.status() != axum::http::StatusCode::UNAUTHORIZED {
+                state.proven.store(true, Ordering::Release);
+            }
             // The server's flag is read here too: an answer written before
             // this connection's task has seen the shutdown still says so.
             if state.stopping.load(Ordering::Acquire) || *server_stopping.borrow() {
@@ -307,12 +334,14 @@ fn protocol_error(head: &[u8]) -> Option<Vec<u8>> {
 
 /// What a connection and its requests share.
 #[derive(Default)]
-struct ConnState {
+pub(super) struct ConnState {
     /// Requests the service holds (their answers not yet written whole).
-    in_flight: AtomicUsize,
+    pub(super) in_flight: AtomicUsize,
     /// Requests begun so far.
     begun: AtomicU64,
-    stopping: AtomicBool,
+    pub(super) stopping: AtomicBool,
+    /// Answered something other than 401: a client of this server's.
+    pub(super) proven: AtomicBool,
     /// When the last request ended (None: never, the connection's start).
     idle_since: Mutex<Option<Instant>>,
     /// The reader waiting for bytes, woken on shutdown and when a request ends.
@@ -326,7 +355,7 @@ impl ConnState {
         }
     }
 
-    fn stop(&self) {
+    pub(super) fn stop(&self) {
         self.stopping.store(true, Ordering::Release);
         self.wake_reader();
     }

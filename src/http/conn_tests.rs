@@ -123,3 +123,52 @@ async fn shutdown_serves_a_whole_head_and_closes_a_half_one() {
         started.elapsed()
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn connections_that_never_ask_give_their_places_to_new_ones() {
+    let limits = ConnLimits {
+        max_connections: 4,
+        ..ConnLimits::default()
+    };
+    let (addr, _stop) = start(limits).await;
+    // Every place taken by connections that send nothing.
+    let mut idle = Vec::new();
+    for _ in 0..4 {
+        idle.push(TcpStream::connect(addr).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    // A client still gets in, at once: the oldest idle one is closed.
+    for _ in 0..3 {
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        s.write_all(b"GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        let answer = read_all(&mut s).await;
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    }
+    assert_eq!(read_all(&mut idle[0]).await, "", "the oldest was closed");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_full_server_of_clients_in_use_still_refuses_with_503() {
+    let limits = ConnLimits {
+        max_connections: 2,
+        ..ConnLimits::default()
+    };
+    let (addr, _stop) = start(limits).await;
+    // Two kept-alive clients that were answered: proven, kept.
+    let mut kept = Vec::new();
+    for _ in 0..2 {
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        s.write_all(b"GET / HTTP/1.1\r\nhost: x\r\n\r\n")
+            .await
+            .unwrap();
+        let mut buf = [0u8; 512];
+        let n = s.read(&mut buf).await.unwrap();
+        assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+        kept.push(s);
+    }
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let answer = read_all(&mut s).await;
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+}

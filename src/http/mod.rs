@@ -19,6 +19,7 @@ pub mod events;
 pub mod guard;
 pub mod keys;
 pub mod metrics;
+mod unproven;
 
 pub use conn::ConnLimits;
 pub use guard::{PublicWithoutKey, check_bind, shutdown_signal, unauthorized};

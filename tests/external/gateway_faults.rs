@@ -215,7 +215,15 @@ fn no_server_outlives_the_gateway_when_the_host_goes_or_a_signal_comes() {
     for how in ["stdin closed", "SIGTERM", "SIGINT"] {
         let m = marker("gw-exit");
         let mut args = vec!["gateway".to_string()];
-        args.extend(fake_stdio("paged", &m, &["--grandchild"]));
+        args.extend(fake_stdio(
+            "paged",
+            &m,
+            &[
+                "--grandchild",
+                "--escaped-grandchild",
+                "--daemon-grandchild",
+            ],
+        ));
         let mut child = Command::new(toolsift())
             .args(&args)
             .stdin(Stdio::piped())
@@ -223,8 +231,9 @@ fn no_server_outlives_the_gateway_when_the_host_goes_or_a_signal_comes() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        // The server and its grandchild.
-        wait_for_procs(&m, 2, Duration::from_secs(60));
+        // The server and its grandchildren: one in its group, one that
+        // left it (setsid), one whose parent exited (a daemon).
+        wait_for_procs(&m, 4, Duration::from_secs(60));
         match how {
             "stdin closed" => drop(child.stdin.take()),
             // SAFETY: kill only sends a signal to the child this test started.

@@ -16,6 +16,7 @@ mod gateway_hidden;
 mod gateway_inspector;
 mod gateway_passthrough;
 mod gateway_reads;
+mod gateway_relay;
 mod gateway_reload;
 mod gateway_sealed;
 mod gateway_sessions;

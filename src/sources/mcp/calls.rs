@@ -130,7 +130,32 @@ async fn call_on(
     };
     let limit = shared.call_timeout;
     let params = CallToolRequestParams::new(tool).with_arguments(arguments);
-    match tokio::time::timeout(limit, send_call(&client, params, progress, link)).await {
+    // A place among the server's running calls, waited for within the
+    // call's own time limit.
+    let started = Instant::now();
+    let place = match tokio::time::timeout(limit, shared.admission.enter(&server)).await {
+        Ok(Ok(place)) => place,
+        Ok(Err(super::admission::Refused::Full)) => {
+            return Err(McpCallError::Failed {
+                server,
+                message: format!(
+                    "it is running {} calls and {} more wait: this call was not sent; try again shortly",
+                    super::admission::MAX_RUNNING,
+                    super::admission::MAX_WAITING
+                ),
+            });
+        }
+        Err(_) => {
+            return Err(McpCallError::Timeout {
+                server,
+                secs: limit.as_secs(),
+            });
+        }
+    };
+    let limit = limit.saturating_sub(started.elapsed());
+    let answered = tokio::time::timeout(limit, send_call(&client, params, progress, link)).await;
+    drop(place);
+    match answered {
         Err(_) => {
             // A server that let a call hang may hang every later one (many
             // answer one request at a time): it starts again on the next
@@ -276,9 +301,15 @@ async fn send_call(
     };
     let answer = handle.await_response().await;
     guard.id = None;
-    if follows {
+    // A server that logs may have sent a message just before its result.
+    let logs = _linked.is_some()
+        && client
+            .peer_info()
+            .is_some_and(|info| info.capabilities.logging.is_some());
+    if follows || logs {
         // rmcp hands each notification to a task of its own, so a report
-        // the server sent just before its result may still be on its way.
+        // (or a log message) the server sent just before its result may
+        // still be on its way: it reaches the host before the result.
         tokio::time::sleep(PROGRESS_GRACE).await;
     }
     listener.forget_progress(&token);

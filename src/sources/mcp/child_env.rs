@@ -32,6 +32,11 @@ pub const SAFE_VARS: &[&str] = &[
     "USERPROFILE",
 ];
 
+/// Set by `toolsift gateway` to its process id and passed to every server
+/// it starts whatever the server inherits: a server that is itself the
+/// gateway (a servers file that names it) is refused rather than recursed.
+pub const PARENT_VAR: &str = "TOOLSIFT_GATEWAY_PARENT";
+
 /// What a server takes from toolsift's environment beyond [`SAFE_VARS`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum InheritEnv {
@@ -82,7 +87,7 @@ fn is_name_pattern(name: &str) -> bool {
 impl InheritEnv {
     /// Whether a variable of toolsift's is passed to the server.
     fn takes(&self, name: &str) -> bool {
-        if SAFE_VARS.iter().any(|s| names_equal(s, name)) {
+        if name == PARENT_VAR || SAFE_VARS.iter().any(|s| names_equal(s, name)) {
             return true;
         }
         match self {

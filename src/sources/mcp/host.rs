@@ -88,6 +88,8 @@ pub(super) struct Shared {
     pub(super) given: Mutex<HashMap<(String, String), String>>,
     /// The last [`Entry::generation`] handed out.
     pub(super) generations: std::sync::atomic::AtomicU64,
+    /// How many calls each server runs at once, and the queue for more.
+    pub(super) admission: super::admission::Admission,
 }
 
 impl Shared {
@@ -175,6 +177,7 @@ impl McpHost {
                 call_timeout,
                 changes: Mutex::new(None),
                 subscribers: Default::default(),
+                admission: Default::default(),
                 started: Mutex::new(false),
                 begun: Mutex::new(None),
                 given: Mutex::new(HashMap::new()),

@@ -29,12 +29,13 @@ mod status;
 mod vars;
 
 pub use beside_files::merge_beside_files;
-pub use child_env::{InheritEnv, SAFE_VARS, inherited};
+pub use child_env::{InheritEnv, PARENT_VAR, SAFE_VARS, inherited};
 pub use config::{McpConfig, McpServer, Transport};
 pub use config_error::McpConfigError;
 pub use status::{CallOutcome, Gathered, McpCallError, ServerState, ServerStatus};
 
 with_the_sdk! {
+    mod admission;
     mod background;
     mod calls;
     mod connect;
@@ -47,6 +48,7 @@ with_the_sdk! {
     mod reconfigure;
     mod relay;
 
+    pub use admission::{MAX_RUNNING, MAX_WAITING};
     pub use background::MAX_RETRY_PAUSE;
     pub use calls::{MAX_RESTARTS_IN_A_ROW, RESTART_PAUSE};
     pub use host::McpHost;

@@ -1,6 +1,8 @@
 //! Child processes never outlive toolsift: every server's process group is
 //! registered here and killed when its host drops it, on a panic, and on
-//! SIGINT, SIGTERM or SIGHUP.
+//! SIGINT, SIGTERM or SIGHUP, with the processes that left the group
+//! (`setsid()`) found by their parents; toolsift adopts the orphans its
+//! servers leave (a subreaper), and kills them at its exit.
 
 use std::sync::Mutex;
 
@@ -27,12 +29,73 @@ pub(super) fn spawn_registered<T>(
     Ok(spawned)
 }
 
+/// Kills a server: its process group, and every process descended from
+/// its first one that left the group (`setsid()`, `setpgid()`), found by
+/// their parents before any is killed.
 pub(super) fn kill_group(pgid: i32) {
     if pgid > 1 {
-        // SAFETY: killpg only sends a signal to the process group we created.
+        let tree = descendants(pgid);
+        // SAFETY: killpg and kill only send a signal, to the group we
+        // created and to processes descended from its leader.
         unsafe {
             libc::killpg(pgid, libc::SIGKILL);
+            for pid in tree {
+                libc::kill(pid, libc::SIGKILL);
+            }
         }
+    }
+}
+
+/// The processes descended from `root`, by the parent each names in
+/// `/proc/PID/stat` (none where there is no `/proc`).
+pub(super) fn descendants(root: i32) -> Vec<i32> {
+    let parents = parents();
+    let mut out = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(parent) = frontier.pop() {
+        for (&pid, &ppid) in &parents {
+            if ppid == parent && pid != root && !out.contains(&pid) {
+                out.push(pid);
+                frontier.push(pid);
+            }
+        }
+    }
+    out
+}
+
+/// Each process's parent, from `/proc`.
+fn parents() -> std::collections::HashMap<i32, i32> {
+    let mut out = std::collections::HashMap::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for entry in dir.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses.
+        if let Some(ppid) = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<i32>().ok())
+        {
+            out.insert(pid, ppid);
+        }
+    }
+    out
+}
+
+/// Makes toolsift the parent of any orphan its servers leave (a server's
+/// process whose parent exited is handed to toolsift rather than to init),
+/// so the exit can kill those too ([`kill_all_servers`]).
+fn adopt_orphans() {
+    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER only sets a flag of this
+    // process.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     }
 }
 
@@ -64,8 +127,26 @@ pub(super) fn has_exited(pid: i32) -> bool {
 /// no server starts after it.
 pub fn kill_all_servers() {
     let mut groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
-    for pgid in groups.take().unwrap_or_default() {
-        kill_group(pgid);
+    let Some(taken) = groups.take() else {
+        return;
+    };
+    for pgid in &taken {
+        kill_group(*pgid);
+    }
+    // Orphans the servers left, handed to toolsift ([`adopt_orphans`]):
+    // processes descended from toolsift but in none of its own groups.
+    if !taken.is_empty() {
+        // SAFETY: getpgrp only reads this process's group.
+        let own_group = unsafe { libc::getpgrp() };
+        for pid in descendants(std::process::id() as i32) {
+            // SAFETY: getpgid and kill act on a process descended from
+            // toolsift, outside its own group.
+            unsafe {
+                if libc::getpgid(pid) != own_group {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+        }
     }
 }
 
@@ -86,6 +167,7 @@ pub fn before_exit(f: impl Fn() + Send + Sync + 'static) {
 pub fn install_exit_guards(on_signal: fn()) {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
+        adopt_orphans();
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             kill_all_servers();
