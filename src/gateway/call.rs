@@ -328,7 +328,15 @@ impl Gateway {
                 ));
             }
         }
-        if rule == ToolRule::Ask {
+        // A 2026-07-28 retry that answers a server's request of a call
+        // already running (an input_required round): that call goes on,
+        // asked and checked already.
+        let resuming = via.asking.by_retry
+            && via
+                .asking
+                .state
+                .is_some_and(|state| self.rounds.holds(state));
+        if rule == ToolRule::Ask && !resuming {
             use super::approve::Approval;
             match super::approve::ask(via.host, &via.asking, &self.pending_asks, tool, &args_value)
                 .await
@@ -392,16 +400,66 @@ impl Gateway {
             )
             .with_log_level(via.log_level)
         });
-        let answer = self
-            .host
-            .call_result(
-                &origin.server,
-                &origin.name,
-                arguments,
-                progress,
-                link.clone(),
-            )
-            .await;
+        let answer = if via.asking.by_retry
+            && let Some(link) = &link
+        {
+            // 2026-07-28: the server's requests become input_required
+            // rounds; the call runs on between the host's retries.
+            let round = match via.asking.state.filter(|_| resuming) {
+                Some(state) => {
+                    match self
+                        .rounds
+                        .resume(state, &tool.name, &args_value, via.asking.responses)
+                        .await
+                    {
+                        Ok(round) => round,
+                        Err(why) => {
+                            record(&tool.name, server.as_deref(), Ended::Refused, None);
+                            return error_result(why);
+                        }
+                    }
+                }
+                None => {
+                    let (asks, questions) = tokio::sync::mpsc::unbounded_channel();
+                    let link = link.clone().by_rounds(asks);
+                    let (host, origin) = (self.host.clone(), origin.clone());
+                    let call = tokio::spawn(async move {
+                        host.call_result(
+                            &origin.server,
+                            &origin.name,
+                            arguments,
+                            progress,
+                            Some(link),
+                        )
+                        .await
+                    });
+                    self.rounds
+                        .start(&tool.name, &args_value, call, questions)
+                        .await
+                }
+            };
+            match round {
+                super::rounds::Round::Done(answer) => answer,
+                super::rounds::Round::Asks(question) => {
+                    self.recorder.info(&format!(
+                        "{session}: {}'s server asks the host (input_required)",
+                        crate::terminal_text::escape(&tool.name)
+                    ));
+                    *asked = Some(question);
+                    return error_result("asking the host");
+                }
+            }
+        } else {
+            self.host
+                .call_result(
+                    &origin.server,
+                    &origin.name,
+                    arguments,
+                    progress,
+                    link.clone(),
+                )
+                .await
+        };
         // The host reads what its server asked for and did not get.
         let answer = answer.map(|mut result| {
             for note in link.iter().flat_map(|l| l.notes()) {

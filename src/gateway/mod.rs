@@ -30,6 +30,7 @@ mod record;
 mod recursion;
 mod relayed;
 mod reload;
+mod rounds;
 mod rules;
 mod saving;
 mod session;
@@ -195,6 +196,9 @@ pub struct Gateway {
     described_states: Mutex<(Vec<String>, Vec<String>)>,
     /// The questions of `ask` rules awaiting a 2026-07-28 host's retry.
     pub(crate) pending_asks: approve::PendingAsks,
+    /// 2026-07-28 calls waiting for their host's answer to their server's
+    /// request (`input_required` rounds).
+    pub(crate) rounds: rounds::Rounds,
     /// The calls in flight, for a stop that lets them finish.
     pub(crate) drain: Arc<Drain>,
     /// With `--learn`: each session's last search request, which a call
@@ -255,6 +259,7 @@ impl Gateway {
             description,
             described_states: Mutex::new(states),
             pending_asks: approve::PendingAsks::default(),
+            rounds: rounds::Rounds::default(),
             service: Arc::new(Service::new(config.service.clone())),
             config,
             host,

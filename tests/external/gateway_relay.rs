@@ -123,25 +123,55 @@ fn a_host_that_cannot_answer_reads_what_the_server_asked_for() {
             && sampled.contains("did not declare the sampling capability"),
         "{sampled}"
     );
-    // 2026-07-28: no request reaches a host during a call, whatever it
-    // declares; the result says so. Completions still go through.
-    let steps = json!([
-        call("test_elicitation", json!({"message": "Who are you?"})),
-        {"op": "complete", "prompt": "test_prompt_with_arguments", "argument": "arg1", "value": "te"},
-    ]);
-    let r = stdio_host("2026-07-28", &["--elicit", "accept"], &steps);
+    // 2026-07-28 without elicitation: told the same way.
+    let r = stdio_host(
+        "2026-07-28",
+        &[],
+        &json!([call("test_elicitation", json!({"message": "Who are you?"}))]),
+    );
     let elicited = serde_json::to_string(&r[0]).unwrap();
     assert!(
-        elicited
-            .contains("speaks MCP 2026-07-28, which takes no request from a server during a call"),
+        elicited.contains("did not declare the elicitation capability"),
         "{elicited}"
     );
+}
+
+#[test]
+fn a_2026_host_answers_a_servers_requests_in_input_required_rounds() {
+    // The server's call runs on while the host is asked in an
+    // input_required answer; the SDK's retry brings the answer back.
+    let steps = json!([
+        call("test_elicitation", json!({"message": "Who are you?"})),
+        call("test_sampling", json!({"prompt": "Say hi"})),
+        {"op": "elicitations"},
+        {"op": "complete", "prompt": "test_prompt_with_arguments", "argument": "arg1", "value": "te"},
+    ]);
+    let r = stdio_host(
+        "2026-07-28",
+        &[
+            "--elicit",
+            "accept",
+            "--elicit-content",
+            r#"{"username": "grace", "email": "grace@example.org"}"#,
+            "--sample",
+            "Hello in a round",
+        ],
+        &steps,
+    );
+    assert_eq!(r[0]["isError"], false, "{}", r[0]);
+    let answered = text(&r[0]);
     assert!(
-        r[1]["completion"]["values"]
+        answered.contains("action=accept") && answered.contains("grace@example.org"),
+        "{answered}"
+    );
+    assert_eq!(text(&r[1]), "LLM response: Hello in a round", "{}", r[1]);
+    assert_eq!(r[2], json!(["Who are you?"]));
+    assert!(
+        r[3]["completion"]["values"]
             .as_array()
             .is_some_and(|v| !v.is_empty()),
         "{}",
-        r[1]
+        r[3]
     );
 }
 

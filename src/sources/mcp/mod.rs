@@ -57,7 +57,7 @@ with_the_sdk! {
     pub use offered::{Offer, ServerList};
     pub use reaper::{before_exit, install_exit_guards, kill_all_servers};
     pub use reconfigure::Reconfigured;
-    pub use relay::{HostLink, Subscribers};
+    pub use relay::{Asked, HostLink, Question, Subscribers};
 }
 
 #[cfg(test)]

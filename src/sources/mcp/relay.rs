@@ -25,11 +25,28 @@ use rmcp::ErrorData;
 
 use crate::lock::lock;
 
+/// What a server asked during a call of a 2026-07-28 host, for the
+/// gateway to put to that host as an `input_required` round: the request,
+/// and where the host's answer goes (as JSON, as the retry carries it).
+pub struct Question {
+    pub asked: Asked,
+    pub answer: tokio::sync::oneshot::Sender<serde_json::Value>,
+}
+
+/// A server's request to put to the host.
+pub enum Asked {
+    Elicit(ElicitRequestParams),
+    Sample(CreateMessageRequestParams),
+}
+
 /// The host of one call: where the server's requests during it go, what
 /// that host can answer, and what could not be passed on.
 #[derive(Clone)]
 pub struct HostLink {
     peer: Peer<RoleServer>,
+    /// A 2026-07-28 host: requests become `input_required` rounds, put
+    /// through here (none: the host takes requests itself).
+    rounds: Option<tokio::sync::mpsc::UnboundedSender<Question>>,
     can_elicit: bool,
     can_sample: bool,
     /// Why requests cannot reach this host at all (its revision), if so.
@@ -51,12 +68,39 @@ impl HostLink {
     ) -> HostLink {
         HostLink {
             peer,
+            rounds: None,
             can_elicit,
             can_sample,
             no_requests,
             log_level: None,
             notes: Arc::default(),
         }
+    }
+
+    /// The same host, a 2026-07-28 one: what the server asks goes to
+    /// `rounds`, for the gateway to ask the host in an `input_required`
+    /// answer and to hand back the answer of its retry.
+    pub fn by_rounds(mut self, rounds: tokio::sync::mpsc::UnboundedSender<Question>) -> HostLink {
+        self.rounds = Some(rounds);
+        self.no_requests = None;
+        self
+    }
+
+    /// Puts `asked` to the host in a round; its answer as `T`.
+    async fn in_a_round<T: serde::de::DeserializeOwned>(
+        rounds: &tokio::sync::mpsc::UnboundedSender<Question>,
+        asked: Asked,
+    ) -> Result<T, ErrorData> {
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        rounds
+            .send(Question { asked, answer })
+            .map_err(|_| ErrorData::internal_error("the call's host is gone", None))?;
+        let value = answered.await.map_err(|_| {
+            ErrorData::internal_error("the host did not answer (its round expired)", None)
+        })?;
+        serde_json::from_value(value).map_err(|e| {
+            ErrorData::invalid_params(format!("the host's answer does not read: {e}"), None)
+        })
     }
 
     /// The same host, which asked for log messages at `level` and above.
@@ -95,6 +139,11 @@ impl HostLink {
         server: &str,
         request: ElicitRequestParams,
     ) -> Result<ElicitResult, ErrorData> {
+        if self.can_elicit
+            && let Some(rounds) = &self.rounds
+        {
+            return Self::in_a_round(rounds, Asked::Elicit(request)).await;
+        }
         if !self.can_elicit || self.no_requests.is_some() {
             let detail = serde_json::to_value(&request)
                 .ok()
@@ -114,6 +163,11 @@ impl HostLink {
         server: &str,
         request: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, ErrorData> {
+        if self.can_sample
+            && let Some(rounds) = &self.rounds
+        {
+            return Self::in_a_round(rounds, Asked::Sample(request)).await;
+        }
         if !self.can_sample || self.no_requests.is_some() {
             let detail = format!(
                 "a completion of {} message{}",
