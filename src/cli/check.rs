@@ -70,9 +70,11 @@ pub fn run(args: &CheckArgs) -> Result<(), CliError> {
             let mut value = serde_json::to_value(&report)?;
             value["gateway"] = saving.clone();
             emit(args.json, &value, || {
+                // Two counts of one catalog, each said for what it is.
                 format!(
-                    "{}\nThrough toolsift gateway (the always-load tools, search_tools, call_read_tool and call_tool):\n{text}",
+                    "{}\nThrough toolsift gateway (the always-load tools, search_tools, call_read_tool and call_tool):\n{text}counted on the tools/list JSON a host receives; the tokens above ({}) count the same tools as the model's provider definitions\n",
                     report.render_text(),
+                    toolsift::numbers::thousands(report.full_schema_tokens),
                 )
             })?;
         }

@@ -55,11 +55,11 @@ pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, String>
         match s.state {
             ServerState::Failed { .. } => eprintln!(
                 "toolsift: warning: MCP server {} (tried again in the background)",
-                escape(&s.summary())
+                block(&s.summary())
             ),
             ServerState::Starting { .. } => eprintln!(
                 "toolsift: MCP server {} (its tools join when it has listed them)",
-                escape(&s.summary())
+                block(&s.summary())
             ),
             ServerState::Loaded { .. } => {}
         }
@@ -111,7 +111,7 @@ pub fn load_servers(
     let gathered = host.gather(&config);
     for s in &gathered.servers {
         if matches!(s.state, ServerState::Failed { .. }) {
-            eprintln!("toolsift: warning: MCP server {}", escape(&s.summary()));
+            eprintln!("toolsift: warning: MCP server {}", block(&s.summary()));
         }
         for w in s.warnings() {
             eprintln!(
@@ -164,4 +164,40 @@ pub fn load_servers(
         },
         changes,
     ))
+}
+
+/// A server's summary for stderr: its stderr's lines (a traceback) as
+/// lines, each escaped and indented under the first, never one line of
+/// `\n`s.
+fn block(text: &str) -> String {
+    toolsift::terminal_text::escape_lines(text)
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            if i == 0 {
+                line.to_string()
+            } else {
+                format!("    {line}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_traceback_is_lines_each_escaped_and_indented() {
+        let summary = "tb: failed: it exited; its stderr ended with: Traceback (most recent call last):\n  File \"x.py\", line 3\nRuntimeError: boom \u{1b}[31m";
+        let shown = super::block(summary);
+        let lines: Vec<&str> = shown.lines().collect();
+        assert_eq!(lines.len(), 3, "{shown}");
+        assert!(lines[0].ends_with("Traceback (most recent call last):"));
+        assert_eq!(lines[1], "      File \"x.py\", line 3");
+        assert!(
+            lines[2].starts_with("    RuntimeError: boom \\u{1b}"),
+            "{shown}"
+        );
+        assert!(!shown.contains("\\n"), "{shown}");
+    }
 }

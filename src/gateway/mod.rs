@@ -354,8 +354,11 @@ impl Gateway {
         *self.snapshot.write().unwrap_or_else(|p| p.into_inner()) = snapshot;
         self.adopt_description(description);
         let names: Vec<String> = servers.iter().map(|s| s.summary()).collect();
-        self.recorder
-            .info(&format!("re-indexed: {tools} tools ({})", names.join("; ")));
+        self.recorder.info(&format!(
+            "re-indexed: {} ({})",
+            crate::numbers::counted(tools, "tool"),
+            names.join("; ")
+        ));
         for s in &servers {
             if let crate::sources::mcp::ServerState::Loaded { skipped, .. } = &s.state {
                 for why in skipped {

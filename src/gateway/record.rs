@@ -191,8 +191,9 @@ impl Recorder {
         let found = r.tools.len();
         metrics::counter!(SEARCHES).increment(1);
         let mut text = format!(
-            "session {} search: {found} tools{}, {:.2} ms",
+            "session {} search: {}{}, {:.2} ms",
             escape(session),
+            crate::numbers::counted(found, "tool"),
             if held_back > 0 {
                 format!(" (none fits; {held_back} held back)")
             } else {

@@ -299,6 +299,12 @@ fn dry_run_and_check_print_the_tools_list_saving() {
         text.contains("tools/list through gateway:    3 tools"),
         "{text}"
     );
+    // The report's two counts of the catalog each say what they count.
+    assert!(
+        text.contains("counted on the tools/list JSON a host receives; the tokens above (")
+            && text.contains("count the same tools as the model's provider definitions"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -455,5 +461,36 @@ fn healthz_gives_each_servers_state() {
     assert_eq!(state("fake_server.py"), "starting", "{health}");
     assert_eq!(state("mcp-server-time"), "loaded", "{health}");
     drop(gw);
+    assert_gone(&m, Duration::from_secs(10));
+}
+
+#[test]
+fn a_port_in_use_is_said_at_once_not_after_the_servers_start() {
+    // The port is taken by someone else; the server would take 60 s to
+    // start.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let m = marker("gw-port");
+    let mut args = vec!["gateway".to_string()];
+    args.extend(fake_stdio("slow", &m, &[]));
+    args.extend([
+        "--http".into(),
+        format!("127.0.0.1:{port}"),
+        "--start-wait".into(),
+        "60".into(),
+    ]);
+    let started = std::time::Instant::now();
+    let out = Command::new(toolsift()).args(&args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("cannot listen on 127.0.0.1:{port}")),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
     assert_gone(&m, Duration::from_secs(10));
 }

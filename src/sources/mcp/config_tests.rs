@@ -267,6 +267,22 @@ fn inherit_env_is_read_for_stdio_and_refused_for_a_url() {
 }
 
 #[test]
+fn an_entry_of_the_wrong_shape_is_named_in_words_not_rust_types() {
+    let c = parse(
+        r#"{"mcpServers": {"s": "uvx mcp-server-time"}}"#,
+        "m.json",
+        &env,
+    )
+    .unwrap();
+    let w = c.warnings.join("\n");
+    assert!(
+        w.contains("expected a server: an object with \"command\" (stdio) or \"url\" (HTTP)"),
+        "{w}"
+    );
+    assert!(!w.contains("struct") && !w.contains("ServerEntry"), "{w}");
+}
+
+#[test]
 fn a_leading_tilde_is_home() {
     let h = Some("/home/u");
     assert_eq!(
