@@ -298,15 +298,17 @@ fn failing_servers_are_warnings_and_the_others_load() {
     ] {
         assert!(err.contains(line), "{line:?} not in {err}");
     }
-    let crash_line = err
+    // Its stderr follows as lines of their own, indented under it.
+    let crash: Vec<&str> = err
         .lines()
-        .find(|l| l.contains("MCP server crashes"))
-        .unwrap();
+        .skip_while(|l| !l.contains("MCP server crashes"))
+        .take(2)
+        .collect();
     assert!(
-        crash_line.contains("its stderr ended with:"),
-        "{crash_line}"
+        crash[0].ends_with("its stderr ended with: starting up"),
+        "{err}"
     );
-    assert!(crash_line.contains("boom"), "{crash_line}");
+    assert_eq!(crash[1], "    boom", "{err}");
     assert!(!err.contains("MCP server paged"), "{err}");
     let states: BTreeMap<&str, &str> = report["servers"]
         .as_array()

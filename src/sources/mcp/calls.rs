@@ -152,8 +152,8 @@ async fn call_on(
             });
         }
     };
-    let limit = limit.saturating_sub(started.elapsed());
-    let answered = tokio::time::timeout(limit, send_call(&client, params, progress, link)).await;
+    let left = limit.saturating_sub(started.elapsed());
+    let answered = tokio::time::timeout(left, send_call(&client, params, progress, link)).await;
     drop(place);
     match answered {
         Err(_) => {
