@@ -79,18 +79,19 @@ fn a_follower_sees_its_own_keys_searches_and_an_operator_every_keys() {
     assert_eq!(status, 200, "{answer}");
     let (status, _) = search(&server.url, Some("key-of-a"), &good());
     assert_eq!(status, 200);
-    let searches = |f: &Follower| {
-        f.events()
+    // Counted from the notes `wait` hands over (its lock is held).
+    let searches = |n: &[Note]| {
+        crate::common::follower::events(n)
             .iter()
             .filter(|e| matches!(e, Event::Search(_)))
             .count()
     };
-    op.wait("both searches", |_| searches(&op) == 2);
-    a.wait("its own search", |_| searches(&a) == 1);
-    b.wait("its own search", |_| searches(&b) == 1);
+    op.wait("both searches", |n| searches(n) == 2);
+    a.wait("its own search", |n| searches(n) == 1);
+    b.wait("its own search", |n| searches(n) == 1);
     // A never sees B's session, whatever arrives later.
     std::thread::sleep(std::time::Duration::from_millis(300));
-    assert_eq!(searches(&a), 1);
+    assert_eq!(searches(&a.notes.lock().unwrap()), 1);
     let b_session = answer["session_id"].as_str().unwrap().to_string();
     assert!(!format!("{:?}", a.events()).contains(&b_session));
     // Queries are not logged here, so no follower gets them.

@@ -179,10 +179,16 @@ fn connections_beyond_the_limit_get_503_and_the_server_answers_again_after() {
         &["--max-connections", "4", "--head-timeout-ms", "60000"],
         &[],
     );
+    // Four clients that were answered and keep their connections open
+    // (connections never answered but 401 would give their places up).
     let held: Vec<TcpStream> = (0..4)
         .map(|_| {
             let mut s = TcpStream::connect(srv.addr()).unwrap();
-            s.write_all(b"GET /healthz HTTP/1.1\r\n").unwrap();
+            s.write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n")
+                .unwrap();
+            let mut buf = [0u8; 4096];
+            let n = std::io::Read::read(&mut s, &mut buf).unwrap();
+            assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
             s
         })
         .collect();
@@ -513,4 +519,31 @@ fn a_provider_body_with_nothing_to_splice_streams_through_within_the_limit() {
     chunked.extend_from_slice(b"0\r\n\r\n");
     let answer = raw(srv.addr(), &chunked);
     assert_json_error(&answer, 413, "body_too_large");
+}
+
+/// Connections that never send a request (or send only half a head) hold
+/// no place against a client: the oldest gives its place up.
+#[test]
+fn connections_that_never_ask_do_not_keep_a_client_out() {
+    let srv = Server::start(
+        &["--max-connections", "4", "--head-timeout-ms", "60000"],
+        &[],
+    );
+    let _idle: Vec<TcpStream> = (0..8)
+        .map(|i| {
+            let mut s = TcpStream::connect(srv.addr()).unwrap();
+            if i % 2 == 0 {
+                s.write_all(b"GET /healthz HTTP/1.1\r\n").unwrap();
+            }
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    for _ in 0..3 {
+        let answer = raw(
+            srv.addr(),
+            b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
+        );
+        assert_eq!(parse(&answer).0, 200, "{answer:?}");
+    }
 }
