@@ -193,3 +193,24 @@ fn each_session_hears_the_servers_logs_at_the_level_it_set() {
     let r = doc["sessions"][0].as_array().unwrap();
     assert_eq!(r[1].as_array().map(Vec::len), Some(3), "{}", r[1]);
 }
+
+#[test]
+fn a_request_the_server_gives_up_is_cancelled_at_the_host_too() {
+    let steps = json!([
+        call("test_cancelled_elicitation", json!({})),
+        {"op": "sleep", "seconds": 1},
+        {"op": "elicitations"},
+    ]);
+    let r = stdio_host(
+        "legacy",
+        &["--elicit", "accept", "--elicit-delay", "5"],
+        &steps,
+    );
+    assert_eq!(r[0]["isError"], false, "{}", r[0]);
+    assert_eq!(
+        r[2],
+        json!(["Are you still there?", "cancelled: Are you still there?"]),
+        "the host's question was cancelled: {}",
+        r[2]
+    );
+}

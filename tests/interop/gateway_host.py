@@ -22,7 +22,9 @@ its own connection (its own process for --stdio), each running every step.
 --elicit makes the host support MCP elicitation (the capability declared)
 and answer every question with that action (with --elicit-content, that
 JSON object as the content of an accept, or with "defaults" the
-defaults of the form's schema); without it the host declares
+defaults of the form's schema; --elicit-delay waits that long before
+answering, and a question cancelled meanwhile is recorded as "cancelled:
+MESSAGE"); without it the host declares
 no elicitation, as the SDK does by default. --sample makes it support
 sampling and answer every request for a completion with TEXT (model
 "gateway-host-test"). --log-level LEVEL asks 2026-07-28 servers for log
@@ -125,6 +127,7 @@ def parse_args():
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
     parser.add_argument("--elicit", choices=("accept", "decline"), default=None)
     parser.add_argument("--elicit-content", default=None, metavar="JSON")
+    parser.add_argument("--elicit-delay", type=float, default=0, metavar="SECONDS")
     parser.add_argument("--sample", default=None, metavar="TEXT")
     parser.add_argument("--log-level", default=None, metavar="LEVEL")
     args = parser.parse_args()
@@ -328,6 +331,12 @@ async def run_session(args, steps, session, info):
 
                 async def elicit(context, params):
                     notifications.elicited.append(params.message)
+                    try:
+                        await asyncio.sleep(args.elicit_delay)
+                    except asyncio.CancelledError:
+                        # The server (through the gateway) gave its request up.
+                        notifications.elicited.append(f"cancelled: {params.message}")
+                        raise
                     if args.elicit != "accept":
                         return types.ElicitResult(action=args.elicit, content=None)
                     if given == "defaults":

@@ -124,10 +124,12 @@ impl ClientHandler for Listener {
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
+        // The server's notifications/cancelled for this request cancels
+        // context.ct: the host's request is cancelled too.
         match self.link() {
-            Some(link) => link.elicit(&self.server, request).await,
+            Some(link) => link.elicit(&self.server, request, context.ct.cancelled()).await,
             None => Err(self.no_call("elicitation")),
         }
     }
@@ -135,10 +137,10 @@ impl ClientHandler for Listener {
     async fn create_message(
         &self,
         params: CreateMessageRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         match self.link() {
-            Some(link) => link.sample(&self.server, params).await,
+            Some(link) => link.sample(&self.server, params, context.ct.cancelled()).await,
             None => Err(self.no_call("sampling")),
         }
     }

@@ -20,7 +20,8 @@ use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     ErrorCode, LoggingLevel, LoggingMessageNotificationParam, ResourceUpdatedNotificationParam,
 };
-use rmcp::service::{Peer, RoleServer, ServiceError};
+use rmcp::model::{CancelledNotificationParam, ClientResult, ServerRequest};
+use rmcp::service::{Peer, PeerRequestOptions, RoleServer, ServiceError};
 use rmcp::ErrorData;
 
 use crate::lock::lock;
@@ -138,6 +139,7 @@ impl HostLink {
         &self,
         server: &str,
         request: ElicitRequestParams,
+        cancelled: impl Future<Output = ()>,
     ) -> Result<ElicitResult, ErrorData> {
         if self.can_elicit
             && let Some(rounds) = &self.rounds
@@ -151,10 +153,43 @@ impl HostLink {
                 .unwrap_or_default();
             return Err(self.refuse(server, "input from the user (elicitation)", detail, "elicitation"));
         }
-        self.peer
-            .create_elicitation(request)
+        let request = ServerRequest::ElicitRequest(rmcp::model::ElicitRequest::new(request));
+        match self.ask_host(request, cancelled).await? {
+            ClientResult::ElicitResult(answer) => Ok(answer),
+            _ => Err(ErrorData::internal_error(
+                "the host answered the elicitation with something else",
+                None,
+            )),
+        }
+    }
+
+    /// Sends `request` to the host and waits for its answer; a server that
+    /// gives its request up (`cancelled`) has the host's request cancelled
+    /// too (`notifications/cancelled`).
+    async fn ask_host(
+        &self,
+        request: ServerRequest,
+        cancelled: impl Future<Output = ()>,
+    ) -> Result<ClientResult, ErrorData> {
+        let handle = self
+            .peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
             .await
-            .map_err(|e| from_host(&e))
+            .map_err(|e| from_host(&e))?;
+        let id = handle.id.clone();
+        tokio::select! {
+            answer = handle.await_response() => answer.map_err(|e| from_host(&e)),
+            () = cancelled => {
+                let _ = self
+                    .peer
+                    .notify_cancelled(CancelledNotificationParam::new(
+                        Some(id),
+                        Some("the server behind toolsift's gateway gave its request up".into()),
+                    ))
+                    .await;
+                Err(ErrorData::internal_error("cancelled by the server", None))
+            }
+        }
     }
 
     #[allow(deprecated)]
@@ -162,6 +197,7 @@ impl HostLink {
         &self,
         server: &str,
         request: CreateMessageRequestParams,
+        cancelled: impl Future<Output = ()>,
     ) -> Result<CreateMessageResult, ErrorData> {
         if self.can_sample
             && let Some(rounds) = &self.rounds
@@ -176,10 +212,28 @@ impl HostLink {
             );
             return Err(self.refuse(server, "a model's completion (sampling)", detail, "sampling"));
         }
-        self.peer
-            .create_message(request)
-            .await
-            .map_err(|e| from_host(&e))
+        // The checks rmcp's own create_message makes.
+        if (request.tools.is_some() || request.tool_choice.is_some())
+            && !self.peer.supports_sampling_tools()
+        {
+            return Err(ErrorData::invalid_params(
+                "tools or toolChoice provided but the host does not support sampling tools",
+                None,
+            ));
+        }
+        request
+            .validate()
+            .map_err(|e| ErrorData::invalid_params(e, None))?;
+        let request = ServerRequest::CreateMessageRequest(
+            rmcp::model::CreateMessageRequest::new(request),
+        );
+        match self.ask_host(request, cancelled).await? {
+            ClientResult::CreateMessageResult(answer) => Ok(*answer),
+            _ => Err(ErrorData::internal_error(
+                "the host answered the sampling request with something else",
+                None,
+            )),
+        }
     }
 
     pub(super) async fn log(&self, server: &str, mut message: LoggingMessageNotificationParam) {
