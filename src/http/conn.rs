@@ -37,7 +37,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio::time::{Instant, Sleep};
 
-use crate::wire::{ErrorBody, ErrorDetail};
+use super::answers::{json_answer, protocol_error, refuse};
 
 /// The bounds of every connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,7 +105,7 @@ pub async fn serve_as(
 ) -> io::Result<()> {
     let max = limits.max_connections.max(1);
     let open = Arc::new(Semaphore::new(max));
-    let unproven = Arc::new(super::unproven::Unproven::default());
+    let unproven = Arc::new(super::unproven::Unproven::<ConnState>::default());
     let refusing = Arc::new(Semaphore::new(MAX_REFUSING));
     let (stop, stopped) = watch::channel(false);
     tokio::pin!(shutdown);
@@ -196,7 +196,7 @@ async fn connection(
     router: Router,
     limits: ConnLimits,
     mut stopped: watch::Receiver<bool>,
-    unproven: &super::unproven::Unproven,
+    unproven: &super::unproven::Unproven<ConnState>,
 ) {
     let state = Arc::new(ConnState::default());
     unproven.add(&state);
@@ -249,99 +249,16 @@ async fn connection(
     let _ = conn.await;
 }
 
-/// 503 to a connection over the limit, then closed after reading what the
-/// client sent (briefly), so it sees the answer rather than a reset.
-async fn refuse(mut stream: TcpStream, max: usize) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let answer = json_answer(
-        503,
-        "too_many_connections",
-        &format!("this server holds at most {max} connections at once; try again shortly"),
-    );
-    let _ = tokio::time::timeout(Duration::from_secs(1), async {
-        stream.write_all(&answer).await?;
-        stream.shutdown().await?;
-        let mut sink = [0u8; 4096];
-        let mut read = 0usize;
-        while read < 64 << 10 {
-            let n = stream.read(&mut sink).await?;
-            if n == 0 {
-                break;
-            }
-            read += n;
-        }
-        Ok::<_, io::Error>(())
-    })
-    .await;
-}
-
-/// A whole HTTP/1.1 answer with a JSON error body, closing the connection.
-pub(crate) fn json_answer(status: u16, code: &str, message: &str) -> Vec<u8> {
-    let body = serde_json::to_vec(&ErrorBody {
-        error: ErrorDetail {
-            code: code.to_string(),
-            message: message.to_string(),
-        },
-    })
-    .unwrap_or_default();
-    let reason = axum::http::StatusCode::from_u16(status)
-        .ok()
-        .and_then(|s| s.canonical_reason())
-        .unwrap_or("Error");
-    let mut out = format!(
-        "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    out.extend_from_slice(&body);
-    out
-}
-
-/// The JSON answer for hyper's own answer `head`, when it is one: a 400, 414
-/// or 431 with no body, written before any request reached the service.
-fn protocol_error(head: &[u8]) -> Option<Vec<u8>> {
-    let text = std::str::from_utf8(head).ok()?;
-    let status: u16 = text
-        .strip_prefix("HTTP/1.1 ")
-        .or_else(|| text.strip_prefix("HTTP/1.0 "))?
-        .get(..3)?
-        .parse()
-        .ok()?;
-    let empty = text.ends_with("\r\n\r\n")
-        && text
-            .split("\r\n")
-            .any(|l| l.eq_ignore_ascii_case("content-length: 0"));
-    if !empty {
-        return None;
-    }
-    let (code, message) = match status {
-        400 => (
-            "bad_request",
-            "the request is not valid HTTP/1.1: a malformed request line, header or version, or a bad Content-Length or Transfer-Encoding",
-        ),
-        414 => (
-            "uri_too_long",
-            "the request's path and query are over this server's limit of 65,534 bytes",
-        ),
-        431 => (
-            "headers_too_large",
-            "the request's header fields are over this server's limits (100 fields, about 400 KiB)",
-        ),
-        _ => return None,
-    };
-    Some(json_answer(status, code, message))
-}
-
 /// What a connection and its requests share.
 #[derive(Default)]
-pub(super) struct ConnState {
+struct ConnState {
     /// Requests the service holds (their answers not yet written whole).
-    pub(super) in_flight: AtomicUsize,
+    in_flight: AtomicUsize,
     /// Requests begun so far.
     begun: AtomicU64,
-    pub(super) stopping: AtomicBool,
+    stopping: AtomicBool,
     /// Answered something other than 401: a client of this server's.
-    pub(super) proven: AtomicBool,
+    proven: AtomicBool,
     /// When the last request ended (None: never, the connection's start).
     idle_since: Mutex<Option<Instant>>,
     /// The reader waiting for bytes, woken on shutdown and when a request ends.
@@ -355,9 +272,23 @@ impl ConnState {
         }
     }
 
-    pub(super) fn stop(&self) {
+    fn stop(&self) {
         self.stopping.store(true, Ordering::Release);
         self.wake_reader();
+    }
+}
+
+impl super::unproven::Connection for ConnState {
+    fn proven(&self) -> bool {
+        self.proven.load(Ordering::Acquire)
+    }
+
+    fn busy(&self) -> bool {
+        self.in_flight.load(Ordering::Acquire) > 0 || self.stopping.load(Ordering::Acquire)
+    }
+
+    fn close(&self) {
+        self.stop();
     }
 }
 

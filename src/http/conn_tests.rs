@@ -2,6 +2,7 @@
 //! defaults, and time only moves when every task waits.
 
 use super::*;
+use crate::http::answers::protocol_error;
 use axum::routing::get;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

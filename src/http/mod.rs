@@ -12,6 +12,7 @@
 //!
 //! What a route answers is its front end's; how it is served is here.
 
+mod answers;
 pub mod body;
 pub mod client;
 pub mod conn;

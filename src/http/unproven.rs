@@ -5,52 +5,58 @@
 //! other client, keys and all, answered 503 for as long as they idle.
 
 use std::collections::VecDeque;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, Weak};
 
-use super::conn::ConnState;
-
-/// The connections not proven yet, oldest first.
-#[derive(Default)]
-pub(super) struct Unproven {
-    list: Mutex<VecDeque<Weak<ConnState>>>,
+/// What the list needs to know of a connection (`conn.rs`'s state).
+pub(super) trait Connection: Send + Sync {
+    /// Answered something other than 401: a client of this server's.
+    fn proven(&self) -> bool;
+    /// Holding a request, or closing already.
+    fn busy(&self) -> bool;
+    /// Closes it as a shutdown closes an idle connection.
+    fn close(&self);
 }
 
-impl Unproven {
-    pub(super) fn add(&self, state: &Arc<ConnState>) {
+/// The connections not proven yet, oldest first.
+pub(super) struct Unproven<C> {
+    list: Mutex<VecDeque<Weak<C>>>,
+}
+
+impl<C> Default for Unproven<C> {
+    fn default() -> Self {
+        Unproven {
+            list: Mutex::new(VecDeque::new()),
+        }
+    }
+}
+
+impl<C: Connection> Unproven<C> {
+    pub(super) fn add(&self, state: &Arc<C>) {
         crate::lock::lock(&self.list).push_back(Arc::downgrade(state));
     }
 
-    /// Closes the oldest unproven connection that holds no request (as a
-    /// shutdown closes an idle one); whether there was one.
+    /// Closes the oldest unproven connection that holds no request; whether
+    /// there was one. Gone and proven connections leave the list as they
+    /// are met; busy ones stay in it.
     pub(super) fn evict_one(&self) -> bool {
         let mut list = crate::lock::lock(&self.list);
-        // Gone and proven connections leave the list as they are met.
+        let mut kept = VecDeque::with_capacity(list.len());
+        let mut evicted = false;
         while let Some(weak) = list.pop_front() {
             let Some(state) = weak.upgrade() else {
                 continue;
             };
-            if state.proven.load(Ordering::Acquire) {
+            if state.proven() {
                 continue;
             }
-            if state.in_flight.load(Ordering::Acquire) > 0 || state.stopping.load(Ordering::Acquire)
-            {
-                list.push_back(weak);
-                // Every one left is busy or closing: none to take.
-                if list.iter().all(|w| {
-                    w.upgrade().is_none_or(|s| {
-                        s.proven.load(Ordering::Acquire)
-                            || s.in_flight.load(Ordering::Acquire) > 0
-                            || s.stopping.load(Ordering::Acquire)
-                    })
-                }) {
-                    return false;
-                }
+            if !evicted && !state.busy() {
+                state.close();
+                evicted = true;
                 continue;
             }
-            state.stop();
-            return true;
+            kept.push_back(weak);
         }
-        false
+        *list = kept;
+        evicted
     }
 }

@@ -34,7 +34,8 @@ use serde_json::Value;
 
 use super::child_env::{InheritEnv, InheritEnvEntry};
 use super::config_error::McpConfigError;
-use super::vars::Vars;
+pub use super::vars::home_path;
+use super::vars::{Vars, workspace_of};
 
 /// The time a server gets to start and list its tools, unless configured.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
@@ -195,40 +196,6 @@ pub fn load_project(
         .and_then(|d| workspace_of(&d, home.as_deref(), cwd.as_deref()))
         .map(|w| w.display().to_string());
     parse_with(&text, &shown, vars, project)
-}
-
-/// `path` with a leading `~` (alone or before `/`) made the home folder.
-pub fn home_path(path: &Path, home: Option<&str>) -> PathBuf {
-    let Some(home) = home.filter(|h| !h.is_empty()) else {
-        return path.to_path_buf();
-    };
-    match path.strip_prefix("~") {
-        Ok(rest) if path.as_os_str().as_encoded_bytes().starts_with(b"~") => {
-            Path::new(home).join(rest)
-        }
-        _ => path.to_path_buf(),
-    }
-}
-
-/// `${workspaceFolder}` for a servers file in `dir`, as the host that
-/// wrote it resolves it: the project that holds `.vscode/` (VS Code) or
-/// `.cursor/` (Cursor); for the user's own `~/.cursor/` (no project of its
-/// own) the folder the host started toolsift in; else the file's folder.
-pub(super) fn workspace_of(dir: &Path, home: Option<&Path>, cwd: Option<&Path>) -> Option<PathBuf> {
-    match dir.file_name() {
-        Some(n) if n == ".vscode" || n == ".cursor" => {
-            let project = dir.parent()?;
-            let is_home = home
-                .and_then(|h| h.canonicalize().ok().or_else(|| Some(h.to_path_buf())))
-                .is_some_and(|h| h == project);
-            if is_home && n == ".cursor" {
-                cwd.map(Path::to_path_buf)
-            } else {
-                Some(project.to_path_buf())
-            }
-        }
-        _ => Some(dir.to_path_buf()),
-    }
 }
 
 /// Parses a config file's text; JSON when it starts with `{`, else TOML.

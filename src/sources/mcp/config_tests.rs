@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::child_env::InheritEnv;
 use super::config::*;
-use super::vars::Vars;
+use super::vars::{Vars, workspace_of};
 
 fn env(name: &str) -> Option<String> {
     match name {

@@ -6,6 +6,7 @@
 //! by a host cannot do).
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// One of a VS Code file's `inputs`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -109,6 +110,40 @@ impl<'a> Vars<'a> {
                 "${{input:{id}}}{what} is asked of the user by VS Code and has no \"default\"; the gateway cannot ask. Give the value in an environment variable and write ${{env:NAME}} instead"
             )
         })
+    }
+}
+
+/// `path` with a leading `~` (alone or before `/`) made the home folder.
+pub fn home_path(path: &Path, home: Option<&str>) -> PathBuf {
+    let Some(home) = home.filter(|h| !h.is_empty()) else {
+        return path.to_path_buf();
+    };
+    match path.strip_prefix("~") {
+        Ok(rest) if path.as_os_str().as_encoded_bytes().starts_with(b"~") => {
+            Path::new(home).join(rest)
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
+/// `${workspaceFolder}` for a servers file in `dir`, as the host that
+/// wrote it resolves it: the project that holds `.vscode/` (VS Code) or
+/// `.cursor/` (Cursor); for the user's own `~/.cursor/` (no project of its
+/// own) the folder the host started toolsift in; else the file's folder.
+pub(super) fn workspace_of(dir: &Path, home: Option<&Path>, cwd: Option<&Path>) -> Option<PathBuf> {
+    match dir.file_name() {
+        Some(n) if n == ".vscode" || n == ".cursor" => {
+            let project = dir.parent()?;
+            let is_home = home
+                .and_then(|h| h.canonicalize().ok().or_else(|| Some(h.to_path_buf())))
+                .is_some_and(|h| h == project);
+            if is_home && n == ".cursor" {
+                cwd.map(Path::to_path_buf)
+            } else {
+                Some(project.to_path_buf())
+            }
+        }
+        _ => Some(dir.to_path_buf()),
     }
 }
 
