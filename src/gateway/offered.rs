@@ -165,12 +165,19 @@ impl Gateway {
     /// `resources/read` of `uri`, on the server that listed it (or whose
     /// template it fits; or the only server with resources).
     pub(crate) async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
-        let server = self.resource_server(uri).await?;
+        // A read that fails names the URI in its error's data, as the
+        // specification asks of a resource not found.
+        let with_uri = |mut e: ErrorData| {
+            e.data
+                .get_or_insert_with(|| serde_json::json!({ "uri": uri }));
+            e
+        };
+        let server = self.resource_server(uri).await.map_err(with_uri)?;
         let read = self
             .host
             .read_resource(&server, uri)
             .await
-            .map_err(|e| upstream_error(&e))?;
+            .map_err(|e| with_uri(upstream_error(&e)))?;
         self.clean_answer(read, "resource", uri, &server, &["contents"])
     }
 
