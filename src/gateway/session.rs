@@ -90,14 +90,8 @@ impl GatewaySession {
             .unwrap_or_default();
         // Labelled by the key it proved, never with the key itself (the
         // label goes to the log, the trace and followers).
-        let label = if scope.is_empty() {
-            "-".to_string()
-        } else {
-            use sha2::Digest;
-            let digest = sha2::Sha256::digest(scope.as_bytes());
-            let hex: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
-            format!("key-{hex}")
-        };
+        // The same digest the learn file and the followers' events carry.
+        let label = crate::http::keys::digest(&scope).unwrap_or_else(|| "-".to_string());
         (label, self.gateway.stateless_breaker(&scope))
     }
 }
