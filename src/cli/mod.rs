@@ -22,6 +22,7 @@ pub mod load;
 pub mod mcp;
 #[cfg(feature = "mcp")]
 pub mod mcp_live;
+pub mod model;
 pub mod output;
 pub mod replay;
 pub mod search;
@@ -40,6 +41,7 @@ pub const VERSION: &str = env!("TOOLSIFT_VERSION");
 
 /// Runs one command (the explorer when none is given).
 pub fn run(command: Option<&Command>) -> Result<(), CliError> {
+    ranking_model()?;
     match command {
         Some(Command::Check(args)) => check::run(args),
         Some(Command::Replay(args)) => replay::run(args),
@@ -54,6 +56,7 @@ pub fn run(command: Option<&Command>) -> Result<(), CliError> {
         Some(Command::Gateway(_)) => Err(CliError::Usage(mcp::WITHOUT_MCP.into())),
         Some(Command::ExportCatalog(args)) => export::run(args),
         Some(Command::Tune(args)) => tune::run(args),
+        Some(Command::Model(args)) => model::run(args),
         #[cfg(feature = "tui")]
         Some(Command::Demo(args)) => explore::run_demo(args),
         Some(Command::Completions(args)) => completions::completions(args),
@@ -65,4 +68,30 @@ pub fn run(command: Option<&Command>) -> Result<(), CliError> {
             "this toolsift was built without the tui feature, so it has no explorer: its commands are check, search, eval, tune, replay, export-catalog, serve and gateway (toolsift --help); install toolsift with its default features for the explorer".into(),
         )),
     }
+}
+
+/// `TOOLSIFT_RANKING_MODEL`: a model file of `scripts/train-ranker.py` that
+/// `hybrid` ranks with instead of the packaged one, or `off` for none (the
+/// fused order and the hand-set gate): to measure a model before it is
+/// packaged (docs/development.md).
+fn ranking_model() -> Result<(), CliError> {
+    let Some(value) = std::env::var_os("TOOLSIFT_RANKING_MODEL").filter(|v| !v.is_empty()) else {
+        return Ok(());
+    };
+    let model = if value == "off" {
+        None
+    } else {
+        let text = std::fs::read_to_string(&value).map_err(|e| CliError::Read {
+            path: value.to_string_lossy().into_owned(),
+            source: e,
+        })?;
+        Some(toolsift::engine::learned::Model::parse(&text).map_err(|e| {
+            CliError::Usage(format!(
+                "TOOLSIFT_RANKING_MODEL {}: {e}",
+                toolsift::terminal_text::escape(&value.to_string_lossy())
+            ))
+        })?)
+    };
+    toolsift::engine::learned::Model::choose(model);
+    Ok(())
 }

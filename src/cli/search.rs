@@ -61,8 +61,9 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
             i + 1
         )));
     }
-    let embeddings = super::embed::embeddings_for(&args.embed, args.ranker)?;
-    let searcher = args.remote.searcher(embeddings)?;
+    let remote = super::embed::remote_named(args.remote.service.as_deref(), None);
+    let choice = super::embed::choose(&args.embed, args.ranker, remote, "toolsift search")?;
+    let searcher = args.remote.searcher(choice.embeddings)?;
     // A remote service gets only the SDK's fields unless the user chose an
     // extension: the gate is sent when asked for.
     let gate = match (args.gate, &searcher) {
@@ -76,7 +77,13 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
         context: args.context.clone(),
         max_tools: cap,
         session_id: args.session_id.clone(),
-        ranker: args.ranker,
+        // The ranker chosen (named, or the default model's hybrid); a
+        // remote service gets one only when the user named it.
+        ranker: if remote {
+            args.ranker
+        } else {
+            Some(choice.ranker)
+        },
         // Named only when the user chose one, as the SDKs send none.
         token_basis: settings.token_basis,
         preview: false,

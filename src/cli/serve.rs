@@ -42,6 +42,32 @@ fn serve_config(args: &ServeArgs) -> Result<toolsift::server::ServeConfig, CliEr
     c.upstreams = upstreams(args, file, &|n| std::env::var(n).ok())?;
     let s = &mut c.service;
     s.embeddings = args.embed.build(Some(&config.embeddings), false)?;
+    // No provider named: the default model serves the `embeddings` and
+    // `hybrid` rankers (fetched once); requests that name none still rank
+    // with BM25F, as the wire says.
+    if s.embeddings.is_none() {
+        match super::embed::default_model(&args.embed, &config.embeddings) {
+            Ok(Some((model, dir))) => {
+                s.embeddings = Some(model);
+                eprintln!(
+                    "toolsift serve: the embeddings and hybrid rankers use {} from {}",
+                    toolsift::embed::DEFAULT_MODEL,
+                    toolsift::terminal_text::escape(&dir.display().to_string())
+                );
+            }
+            Ok(None) => {}
+            Err(why) => {
+                eprintln!(
+                    "{}",
+                    super::embed::fallback_line(
+                        "toolsift serve: no embeddings or hybrid ranker",
+                        &why
+                    )
+                );
+                s.plain_because = Some(why);
+            }
+        }
+    }
     if s.default_ranker.needs_embeddings() && s.embeddings.is_none() {
         return Err(CliError::Usage(format!(
             "--default-ranker {}: needs an embedding provider (--embeddings-local or --embeddings-url, or [embeddings] in the config)",

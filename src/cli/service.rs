@@ -21,6 +21,17 @@ impl ServiceArgs {
         from_config: Option<&str>,
         embeddings: Option<Embeddings>,
     ) -> Result<Searcher, CliError> {
+        self.searcher_plain(from_config, embeddings, None)
+    }
+
+    /// [`ServiceArgs::searcher_or`] whose embedded search says why BM25F
+    /// ranks alone (`plain_because`).
+    pub fn searcher_plain(
+        &self,
+        from_config: Option<&str>,
+        embeddings: Option<Embeddings>,
+        plain_because: Option<String>,
+    ) -> Result<Searcher, CliError> {
         use toolsift::client::{Client, ClientConfig, ClientSettings};
         let env = |n: &str| std::env::var(n).ok();
         let api_key = match &self.service_key_env {
@@ -69,6 +80,7 @@ impl ServiceArgs {
                 toolsift::service::Service::new(toolsift::service::ServiceConfig {
                     embeddings,
                     usage,
+                    plain_because,
                     ..Default::default()
                 }),
             ))),

@@ -27,15 +27,19 @@ pub fn run(args: &TuneArgs) -> Result<(), CliError> {
     .map_err(CliError::Mcp)?;
     let catalog: Arc<_> = loaded.catalog;
     let handle = ToolsHandle::new(catalog.clone(), &settings.handle_options())?;
-    let searcher = args
-        .remote
-        .searcher(super::embed::embeddings_for(&args.embed, args.ranker)?)?;
+    let remote = super::embed::remote_named(args.remote.service.as_deref(), None);
+    let choice = super::embed::choose(&args.embed, args.ranker, remote, "toolsift tune")?;
+    let searcher = args.remote.searcher(choice.embeddings)?;
     let report = toolsift::tune::tune_source(
         &searcher,
         &catalog,
         &args.queries,
         &TuneOptions {
-            ranker: args.ranker,
+            ranker: if remote {
+                args.ranker
+            } else {
+                Some(choice.ranker)
+            },
             token_basis: settings.basis(),
             target_pct: args.target,
         },

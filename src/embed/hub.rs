@@ -139,6 +139,53 @@ pub fn cached(model: &ModelId, hub: &HubSettings) -> Option<PathBuf> {
     paths?.first()?.parent().map(Path::to_path_buf)
 }
 
+/// The model's folder in the hub cache (`models--owner--name`), whether or
+/// not anything is in it.
+pub fn repo_folder(model: &ModelId, hub: &HubSettings) -> PathBuf {
+    hub.cache.join(model.repo().folder_name())
+}
+
+/// Bytes of the files under `dir` (links followed once, each file counted
+/// once): what a cached model takes on disk.
+pub fn bytes_under(dir: &Path) -> u64 {
+    let mut seen = std::collections::HashSet::new();
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(meta) = std::fs::metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() && !entry.file_type().is_ok_and(|t| t.is_symlink()) {
+                stack.push(path);
+            } else if meta.is_file() {
+                let key = std::fs::canonicalize(&path).unwrap_or(path);
+                if seen.insert(key) {
+                    total += meta.len();
+                }
+            }
+        }
+    }
+    total
+}
+
+/// Forgets the model: its folder in the hub cache goes. `Ok(None)` when
+/// there was none; else the bytes freed.
+pub fn remove(model: &ModelId, hub: &HubSettings) -> Result<Option<u64>, String> {
+    let folder = repo_folder(model, hub);
+    if !folder.exists() {
+        return Ok(None);
+    }
+    let bytes = bytes_under(&folder);
+    std::fs::remove_dir_all(&folder)
+        .map_err(|e| format!("{model}: cannot remove {}: {e}", folder.display()))?;
+    Ok(Some(bytes))
+}
+
 /// The model's directory: from the cache, else fetched from the hub.
 /// `announce` is told once before a fetch starts. A hub that sends nothing
 /// for `hub.stall` is given up on (the fetch thread is left behind).

@@ -33,6 +33,10 @@ pub const DEFAULT_MODEL: &str = "sentence-transformers/all-MiniLM-L6-v2";
 /// Texts sent to a provider per call, unless configured.
 pub const DEFAULT_BATCH: usize = 32;
 
+/// About how many bytes a fetch of [`DEFAULT_MODEL`] brings (its weights,
+/// tokenizer and configuration), said before it starts.
+pub const DEFAULT_MODEL_BYTES: u64 = 91_000_000;
+
 /// [`DEFAULT_MODEL`]'s directory when the hub cache holds it whole (no
 /// network); never in a build without the `embed-local` feature, which
 /// cannot run it.
@@ -43,6 +47,53 @@ pub fn default_model_cached(env: &dyn Fn(&str) -> Option<String>) -> Option<std:
     {
         let _ = env;
         None
+    }
+}
+
+/// Whether fetching is off: `TOOLSIFT_OFFLINE` or the hub's own
+/// `HF_HUB_OFFLINE` set to `1`, `true`, `yes` or `on`.
+pub fn offline_in(env: &dyn Fn(&str) -> Option<String>) -> bool {
+    ["TOOLSIFT_OFFLINE", "HF_HUB_OFFLINE"].iter().any(|n| {
+        env(n).is_some_and(|v| {
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "1" | "true" | "yes" | "on"
+            )
+        })
+    })
+}
+
+/// [`DEFAULT_MODEL`]'s directory: from the hub cache, else (unless
+/// `offline`) fetched once, `announce` told first what and how big. `Err`
+/// says why there is none, for the line that names the BM25F fallback.
+pub fn default_model_dir(
+    env: &dyn Fn(&str) -> Option<String>,
+    offline: bool,
+    announce: &mut dyn FnMut(&str),
+) -> Result<std::path::PathBuf, String> {
+    if let Some(dir) = default_model_cached(env) {
+        return Ok(dir);
+    }
+    #[cfg(not(feature = "embed-local"))]
+    {
+        let _ = (offline, announce);
+        Err("this toolsift was built without the embed-local feature, so it runs no model".into())
+    }
+    #[cfg(feature = "embed-local")]
+    {
+        if offline {
+            return Err(format!(
+                "{DEFAULT_MODEL} is not in the hub cache and fetching is off (--offline, TOOLSIFT_OFFLINE or HF_HUB_OFFLINE); `toolsift model fetch` gets it"
+            ));
+        }
+        let id = hub::ModelId::parse(DEFAULT_MODEL).ok_or("the default model id")?;
+        let settings = hub::HubSettings::from_env(env);
+        hub::resolve(&id, &settings, &mut |m| {
+            announce(&format!(
+                "{m}, once: the search model, about {} MB (--offline or TOOLSIFT_OFFLINE=1 ranks with BM25F alone)",
+                DEFAULT_MODEL_BYTES / 1_000_000
+            ))
+        })
     }
 }
 pub use ranker::DenseRanker;
@@ -273,7 +324,11 @@ impl Embeddings {
             }
             None => self.cache.get_many(&ns, texts, dim),
         };
-        let missing: Vec<usize> = (0..texts.len()).filter(|&i| out[i].is_none()).collect();
+        // Similar lengths batched together: a batch is padded to its
+        // longest text, so sorting the whole list (not each batch) pads
+        // least.
+        let mut missing: Vec<usize> = (0..texts.len()).filter(|&i| out[i].is_none()).collect();
+        missing.sort_by_key(|&i| texts[i].len());
         let total = texts.len();
         let mut done = total - missing.len();
         self.report(done, total);

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 use crate::catalog::{Catalog, Tool};
 use crate::engine::analyzer::name_words;
 use crate::engine::dense::{Vectors, fuse, ranks, scores_of, top_k};
+use crate::engine::learned::{self, CatalogFacts, Features, Model, Standing};
 use crate::engine::{
     CatalogRanker, DenseMatch, Explanation, Hit, Index, RankError, Ranker, sentence_count,
 };
@@ -61,6 +62,7 @@ pub fn document_text(tool: &Tool) -> String {
 pub struct DenseRanker {
     kind: Ranker,
     index: Index,
+    facts: CatalogFacts,
     vectors: Vectors,
     embeddings: Embeddings,
     weight: f32,
@@ -83,8 +85,11 @@ struct Lists {
     cosines: Vec<f32>,
     /// BM25F hits (matching tools only), best first.
     lexical: Vec<Hit>,
-    /// The ranked score of every tool (cosine, or the fused score).
+    /// The ranked score of every tool (cosine, or the learned probability
+    /// of the candidates with the fused order below them).
     scores: Vec<f32>,
+    /// `hybrid`: the candidates' features and probabilities.
+    learned: Vec<(usize, Features, f32)>,
 }
 
 impl DenseRanker {
@@ -103,6 +108,7 @@ impl DenseRanker {
         Ok(DenseRanker {
             kind,
             index: Index::build(catalog.tools()),
+            facts: CatalogFacts::build(catalog.tools()),
             vectors,
             embeddings,
             weight: HYBRID_WEIGHT,
@@ -153,14 +159,16 @@ impl DenseRanker {
             .map_err(|e| RankError(e.to_string()))?;
         let cosines = self.vectors.cosines(&q);
         let lexical = self.index.search(query, context, self.index.len());
+        let mut learned = Vec::new();
         let scores = match self.kind {
             Ranker::Hybrid => {
                 let bm25 = scores_of(&lexical, cosines.len());
+                learned = self.learned(query, context, &lexical, &cosines);
                 if sentence_count(query) >= LEXICAL_SENTENCES {
                     bm25
                 } else {
                     let weight = self.weight_for(query, context, &lexical);
-                    fuse(&bm25, &cosines, weight)
+                    learned_order(&fuse(&bm25, &cosines, weight), &learned)
                 }
             }
             _ => cosines.clone(),
@@ -169,8 +177,97 @@ impl DenseRanker {
             cosines,
             lexical,
             scores,
+            learned,
         }))
     }
+
+    /// The candidates (each list's [`learned::CANDIDATES`] best) with
+    /// their features and the packaged model's probabilities.
+    fn learned(
+        &self,
+        query: &str,
+        context: Option<&str>,
+        lexical: &[Hit],
+        cosines: &[f32],
+    ) -> Vec<(usize, Features, f32)> {
+        let dense = top_k(cosines, learned::CANDIDATES);
+        let mut docs: Vec<usize> = lexical
+            .iter()
+            .take(learned::CANDIDATES)
+            .map(|h| h.doc)
+            .collect();
+        for (d, _) in &dense {
+            if !docs.contains(d) {
+                docs.push(*d);
+            }
+        }
+        let explained = self.index.explain_many(query, context, &docs);
+        self.learned_of(query, context, lexical, cosines, &docs, &explained)
+    }
+
+    /// `docs`' features and probabilities, `explained` being theirs.
+    fn learned_of(
+        &self,
+        query: &str,
+        context: Option<&str>,
+        lexical: &[Hit],
+        cosines: &[f32],
+        docs: &[usize],
+        explained: &[Explanation],
+    ) -> Vec<(usize, Features, f32)> {
+        let dense = top_k(cosines, 1);
+        let dense_rank = ranks(cosines);
+        let best_lexical = lexical.first().map_or(0.0, |h| h.score);
+        let best_cosine = dense.first().map_or(0.0, |d| d.1);
+        let text = match context {
+            Some(c) if !c.trim().is_empty() => format!("{query} {c}"),
+            _ => query.to_string(),
+        };
+        let q = self.facts.request(&text);
+        let Some(model) = Model::hybrid() else {
+            return Vec::new();
+        };
+        docs.iter()
+            .zip(explained)
+            .map(|(&doc, e)| {
+                let standing = Standing {
+                    lexical: lexical
+                        .iter()
+                        .position(|h| h.doc == doc)
+                        .map(|r| (lexical[r].score, best_lexical, r + 1)),
+                    dense: cosines
+                        .get(doc)
+                        .map(|&c| (c, best_cosine, dense_rank.get(doc).copied().unwrap_or(1))),
+                };
+                let x = learned::features::features(&self.facts, &q, doc, standing, e);
+                (doc, x, model.probability(&x))
+            })
+            .collect()
+    }
+}
+
+/// Scores in which the candidates come first by probability and every other
+/// tool after them in `fused` order.
+fn learned_order(fused: &[f32], learned: &[(usize, Features, f32)]) -> Vec<f32> {
+    let floor = learned
+        .iter()
+        .map(|c| c.2)
+        .fold(1.0f32, f32::min)
+        .max(f32::MIN_POSITIVE);
+    let (lo, hi) = fused
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let span = (hi - lo).max(f32::EPSILON);
+    let mut scores: Vec<f32> = fused
+        .iter()
+        .map(|&v| floor * 0.5 * ((v - lo) / span))
+        .collect();
+    for &(doc, _, p) in learned {
+        if let Some(s) = scores.get_mut(doc) {
+            *s = p;
+        }
+    }
+    scores
 }
 
 impl CatalogRanker for DenseRanker {
@@ -218,6 +315,17 @@ impl CatalogRanker for DenseRanker {
         Ok(hits)
     }
 
+    fn learned(
+        &self,
+        query: &str,
+        context: Option<&str>,
+    ) -> Result<Vec<(usize, Features, f32)>, RankError> {
+        Ok(self
+            .lists(query, context)?
+            .map(|l| l.learned)
+            .unwrap_or_default())
+    }
+
     fn matching(&self, query: &str, context: Option<&str>) -> Option<Vec<usize>> {
         // The tools that share a word with the request: a cosine alone
         // says every tool is somewhat near.
@@ -231,6 +339,11 @@ impl CatalogRanker for DenseRanker {
         let mut out = self.index.explain_many(query, context, docs);
         // The query vector is cached from the ranking just made.
         if let Ok(Some(lists)) = self.lists(query, context) {
+            let learned = if self.kind == Ranker::Hybrid {
+                self.learned_of(query, context, &lists.lexical, &lists.cosines, docs, &out)
+            } else {
+                Vec::new()
+            };
             let dense_rank = ranks(&lists.cosines);
             for (e, &doc) in out.iter_mut().zip(docs) {
                 e.dense = Some(DenseMatch {
@@ -241,6 +354,12 @@ impl CatalogRanker for DenseRanker {
                         .iter()
                         .position(|h| h.doc == doc)
                         .map(|r| r + 1),
+                    // The gate's probability that the tool fits at all.
+                    probability: learned
+                        .iter()
+                        .find(|c| c.0 == doc)
+                        .zip(Model::hybrid())
+                        .map(|(c, m)| m.fit(&c.1)),
                 });
             }
         }

@@ -53,6 +53,11 @@ pub struct Gate {
     pub min_evidence: f32,
     /// `None` for a ranker without vectors.
     pub min_cosine: Option<f32>,
+    /// The learned ranking's probability the best tool must reach
+    /// (`hybrid`: the packaged model's threshold); when a tool has one,
+    /// it alone decides (with an exact name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_probability: Option<f32>,
 }
 
 impl Gate {
@@ -68,6 +73,10 @@ impl Gate {
         Gate {
             min_evidence: Self::MIN_EVIDENCE,
             min_cosine: ranker.needs_embeddings().then_some(min_cosine),
+            min_probability: (ranker == Ranker::Hybrid)
+                .then(super::learned::Model::hybrid)
+                .flatten()
+                .map(|m| m.threshold),
         }
     }
 
@@ -76,7 +85,9 @@ impl Gate {
         let mut fit = Fit {
             evidence: evidence(&e.matches),
             cosine: e.dense.map(|d| d.cosine),
+            probability: e.dense.and_then(|d| d.probability),
             exact_name: e.exact_name,
+            name_covered: e.name_covered,
             fits: false,
         };
         // A tool agents called after requests like this one fits when the
@@ -89,7 +100,11 @@ impl Gate {
     /// Whether a tool that fits as `fit` does is let through by this gate
     /// (named exactly, enough evidence, or a close enough vector).
     pub fn admits(&self, fit: &Fit) -> bool {
+        if let (Some(p), Some(min)) = (fit.probability, self.min_probability) {
+            return fit.exact_name || p >= min;
+        }
         fit.exact_name
+            || fit.name_covered
             || fit.evidence >= self.min_evidence
             || matches!((fit.cosine, self.min_cosine), (Some(c), Some(min)) if c >= min)
     }
@@ -101,9 +116,16 @@ pub struct Fit {
     pub evidence: f32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cosine: Option<f32>,
+    /// The learned ranking's probability that the request needs the tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probability: Option<f32>,
     /// The request names the tool.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exact_name: bool,
+    /// The request has every word of the tool's name
+    /// ([`super::Explanation::name_covered`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub name_covered: bool,
     pub fits: bool,
 }
 
@@ -175,12 +197,14 @@ mod tests {
         Explanation {
             unasked_destructive: false,
             exact_name: false,
+            name_covered: false,
             usage: None,
             matches,
             dense: cosine.map(|cosine| DenseMatch {
                 cosine,
                 dense_rank: 1,
                 lexical_rank: None,
+                probability: None,
             }),
         }
     }

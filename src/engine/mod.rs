@@ -7,6 +7,7 @@ pub mod dense;
 pub mod gate;
 mod index;
 pub mod intents;
+pub mod learned;
 pub mod ranker;
 pub mod regex;
 mod schema_text;

@@ -163,6 +163,17 @@ pub trait CatalogRanker: Send + Sync + fmt::Debug {
         None
     }
 
+    /// The learned ranking's candidates for `query`: each one's features
+    /// and probability ([`super::learned`]); empty for a ranker that does
+    /// not learn (what `toolsift eval --features-out` writes).
+    fn learned(
+        &self,
+        _query: &str,
+        _context: Option<&str>,
+    ) -> Result<Vec<(usize, super::learned::Features, f32)>, RankError> {
+        Ok(Vec::new())
+    }
+
     /// Whether [`CatalogRanker::explain`] says which words matched; false
     /// for a ranker that only ranks (a remote service's ranking of tools it
     /// was not asked to explain).

@@ -261,6 +261,7 @@ impl CatalogRanker for RegexRanker {
                 Explanation {
                     unasked_destructive: false,
                     exact_name: false,
+                    name_covered: false,
                     matches,
                     dense: None,
                     usage: None,

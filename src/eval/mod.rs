@@ -12,6 +12,7 @@ use crate::engine::{CatalogRanker, Gate, Hit};
 
 pub mod abstain;
 pub mod costs;
+pub mod features;
 mod from_traffic;
 pub use from_traffic::queries_from_traffic;
 mod render;

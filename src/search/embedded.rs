@@ -22,6 +22,8 @@ pub(super) fn accept_outcome(outcome: SearchOutcome) -> SearchResult {
             explanation: Explanation {
                 unasked_destructive: false,
                 exact_name: s.reason == Reason::ExactName,
+                // Not on the wire either: the service judged it already.
+                name_covered: false,
                 matches: s
                     .explanation
                     .matches
@@ -64,6 +66,7 @@ pub(super) fn accept_outcome(outcome: SearchOutcome) -> SearchResult {
                 score: h.score,
                 evidence: h.fit.evidence,
                 cosine: h.fit.cosine,
+                probability: h.fit.probability,
             })
             .collect(),
         embedding: outcome

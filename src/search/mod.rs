@@ -122,6 +122,8 @@ pub struct HeldBack {
     pub score: f32,
     pub evidence: f32,
     pub cosine: Option<f32>,
+    /// The learned ranking's probability, when the ranker has one.
+    pub probability: Option<f32>,
 }
 
 /// Maps returned names to local catalog indices: every name must be in the
@@ -162,6 +164,7 @@ pub fn accept(
                 explanation: Explanation {
                     unasked_destructive: false,
                     exact_name: reason == Some(Reason::ExactName),
+                    name_covered: false,
                     matches: t.matched.iter().map(WireMatch::to_match).collect(),
                     dense: t.dense,
                     usage: t.usage,
@@ -208,6 +211,7 @@ pub fn accept(
                     score: h.score as f32,
                     evidence: h.evidence as f32,
                     cosine: h.cosine.map(|c| c as f32),
+                    probability: h.probability.map(|p| p as f32),
                 })
             })
             .collect(),
@@ -335,6 +339,15 @@ impl Searcher {
         match self {
             Searcher::Embedded(_) => "embedded".to_string(),
             Searcher::Remote { client, .. } => format!("remote {}", client.host()),
+        }
+    }
+
+    /// Why the embedded search ranks with BM25F alone (no search model could
+    /// be had), when it does.
+    pub fn plain_because(&self) -> Option<&str> {
+        match self {
+            Searcher::Embedded(service) => service.config().plain_because.as_deref(),
+            Searcher::Remote { .. } => None,
         }
     }
 

@@ -70,10 +70,20 @@ impl SearchResult {
                         "score": h.score,
                         "evidence": h.evidence,
                         "cosine": h.cosine,
+                        "probability": h.probability,
                     })
                 })
                 .collect();
         }
+        // Whether no searched tool fits: the gate held them back, or no
+        // tool matched at all (an empty answer says so, never by silence).
+        out["nothing_fits"] = json!(
+            !self.held_back.is_empty()
+                || self
+                    .tools
+                    .iter()
+                    .all(|t| catalog.tools()[t.index].always_load)
+        );
         if let Some(m) = &self.matching {
             out["matching"] = json!(m);
         }

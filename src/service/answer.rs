@@ -100,6 +100,7 @@ fn to_wire_with<'a, T>(
                 score: f64::from(h.score),
                 evidence: f64::from(h.fit.evidence),
                 cosine: h.fit.cosine.map(f64::from),
+                probability: h.fit.probability.map(f64::from),
             })
             .collect(),
         matching: outcome.matching.clone(),

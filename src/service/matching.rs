@@ -8,16 +8,24 @@ use crate::wire::{WireMatching, WireServerCount};
 /// Servers named one by one in the note; the rest are counted together.
 const NAMED_SERVERS: usize = 3;
 
-/// The count for a search that sent `sent` (catalog indices, the
-/// always-load tools among them left out of both sides) of `matching`
-/// (every tool that shares a word with the request, catalog order).
+/// The count for a search that sent `sent` (catalog indices) of
+/// `matching` (every tool that matches the request's words, catalog
+/// order), the always-load tools left out of both sides: `total` is how
+/// many tools match, whatever the cap; `sent` how many of them were sent
+/// (a tool sent on a cosine alone matches no word and counts in neither).
 pub fn count(catalog: &Catalog, matching: &[usize], sent: &[usize]) -> WireMatching {
     let tools = catalog.tools();
     let searched = |&&d: &&usize| !tools[d].always_load;
-    let sent: Vec<usize> = sent.iter().filter(searched).copied().collect();
+    let matched: Vec<usize> = matching.iter().filter(searched).copied().collect();
+    let sent: Vec<usize> = sent
+        .iter()
+        .filter(searched)
+        .filter(|d| matched.contains(d))
+        .copied()
+        .collect();
     let mut more: Vec<WireServerCount> = Vec::new();
     let mut total = sent.len() as u64;
-    for &d in matching.iter().filter(searched) {
+    for &d in &matched {
         if sent.contains(&d) {
             continue;
         }
@@ -121,6 +129,12 @@ mod tests {
         let m = count(&catalog, &[1, 2], &[0, 1, 2]);
         assert_eq!((m.total, m.sent), (2, 2));
         assert_eq!(note(&m).unwrap(), "2 of 2 matching (all sent)");
+        // A larger cap sends more tools, none of them matching: the count
+        // of the catalog's matches stays what it was.
+        let m = count(&catalog, &[1, 2], &[0, 1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!((m.total, m.sent), (2, 2));
+        let m = count(&catalog, &[1, 2, 3], &[0, 1]);
+        assert_eq!((m.total, m.sent), (3, 1));
         assert_eq!(note(&count(&catalog, &[], &[0])), None);
     }
 

@@ -87,6 +87,10 @@ pub struct ServiceConfig {
     /// Whether the relevance gate is on for requests that do not say
     /// (off by default: Caveman clients expect up to `max_tools` tools).
     pub gate: bool,
+    /// Why BM25F ranks alone when no embedding provider was named and the
+    /// default model could not be had (not fetched and fetching off, a
+    /// failed fetch): said where the front end names its ranker.
+    pub plain_because: Option<String>,
 }
 
 impl PartialEq for ServiceConfig {
@@ -118,6 +122,7 @@ impl Default for ServiceConfig {
             token_basis: TokenBasis::O200kBase,
             default_ranker: Ranker::Bm25,
             embeddings: None,
+            plain_because: None,
             usage: None,
             gate: false,
         }

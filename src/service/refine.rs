@@ -186,6 +186,11 @@ pub fn gate(
 pub fn no_fit_note(catalog: &Catalog, gate: &Gate, verdict: &Verdict, always: usize) -> String {
     let nearest = verdict.held_back.first().map(|h| {
         let name = &catalog.tools()[h.index].name;
+        if let (Some(p), Some(min)) = (h.fit.probability, gate.min_probability) {
+            return format!(
+                "; the nearest, {name}, fits with probability {p:.2} of the {min:.2} asked"
+            );
+        }
         let cosine = match (h.fit.cosine, gate.min_cosine) {
             (Some(c), Some(min)) => format!(", cosine {c:.2} of {min:.2}"),
             _ => String::new(),

@@ -117,6 +117,14 @@ fn an_answer_says_how_many_matched_beyond_the_cap_and_where() {
     // On the wire too.
     let v = serde_json::to_value(to_wire(&c, &o)).unwrap();
     assert_eq!(v["matching"]["total"], 15, "{v}");
+    // The count is of the catalog's matches, whatever the cap.
+    for cap in [1, 8, 20] {
+        let mut p = super::tests::params("list the issues");
+        p.max_tools = Some(cap);
+        let m = s.tool_search(&c, &p, "").unwrap().matching.unwrap();
+        assert_eq!(m.total, 15, "cap {cap}: {m:?}");
+        assert!(m.sent <= m.total && m.sent <= cap, "cap {cap}: {m:?}");
+    }
     assert_eq!(v["matching"]["more"][0]["server"], "github", "{v}");
     // A selection names its tools: nothing to count.
     let o = s

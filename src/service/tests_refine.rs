@@ -192,7 +192,9 @@ fn fit(fits: bool) -> crate::engine::Fit {
     crate::engine::Fit {
         evidence: if fits { 2.0 } else { 0.5 },
         cosine: None,
+        probability: None,
         exact_name: false,
+        name_covered: false,
         fits,
     }
 }

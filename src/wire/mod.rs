@@ -288,6 +288,9 @@ pub struct WireHeldBack {
     pub evidence: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cosine: Option<f64>,
+    /// The learned ranking's probability that the tool fits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probability: Option<f64>,
 }
 
 /// Tools embedded so far of a catalog's `total`.

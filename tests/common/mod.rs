@@ -13,8 +13,20 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
+/// The real binary, with no search model at hand and fetching off (an
+/// empty hub cache, `TOOLSIFT_OFFLINE`), so each test ranks as it says:
+/// a test of the model sets both itself.
 pub fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_toolsift"))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolsift"));
+    cmd.env("HF_HOME", no_hub()).env("TOOLSIFT_OFFLINE", "1");
+    cmd
+}
+
+/// An empty hub cache folder, the same for every test.
+pub fn no_hub() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("no-hub");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 pub fn fixture(name: &str) -> PathBuf {

@@ -88,6 +88,7 @@ pub(crate) fn gateway_cmd(args: &[String]) -> String {
     let mut all = vec![
         toolsift().to_string(),
         "gateway".into(),
+        "--offline".into(),
         "--mcp-timeout".into(),
         "60".into(),
         // Every server listed before the host is answered: the tests look
@@ -288,7 +289,7 @@ impl HttpGateway {
             &["--http", "127.0.0.1:0"]
         };
         let mut child = Command::new(toolsift())
-            .args(["gateway", "--mcp-timeout", "60"])
+            .args(["gateway", "--offline", "--mcp-timeout", "60"])
             .args(listen)
             .args(wait)
             .args(args)
@@ -554,6 +555,7 @@ fn the_gateway_ranks_with_hybrid_when_the_hub_cache_holds_the_default_model() {
     let dry_run = |hf_home: &std::path::Path, extra: &[&str]| {
         let mut args = vec![
             "gateway",
+            "--offline",
             "--mcp-stdio",
             time.as_str(),
             "--dry-run",

@@ -158,7 +158,14 @@ fn a_rule_that_matches_nothing_is_warned_of_and_rules_that_deny_all_are_an_error
     let (servers, _, _) = setup(&dir);
     // `gateway --mcp SERVERS --dry-run` with `extra`: its exit code and stderr.
     let dry_run = |extra: &[&str]| {
-        let mut args = vec!["gateway", "--mcp", servers.as_str(), "--mcp-timeout", "60"];
+        let mut args = vec![
+            "gateway",
+            "--offline",
+            "--mcp",
+            servers.as_str(),
+            "--mcp-timeout",
+            "60",
+        ];
         args.extend(extra);
         args.push("--dry-run");
         let out = crate::common::run(&args);

@@ -15,9 +15,12 @@ use crate::mcp_support::*;
 /// `gateway ARGS --dry-run --json`: the servers by name and state, stderr.
 fn dry_run(args: &[&str], env: &[(&str, &str)]) -> (Output, Vec<(String, String)>, String) {
     let mut cmd = crate::common::bin();
-    cmd.arg("gateway")
-        .args(args)
-        .args(["--mcp-timeout", "60", "--dry-run", "--json"]);
+    cmd.arg("gateway").arg("--offline").args(args).args([
+        "--mcp-timeout",
+        "60",
+        "--dry-run",
+        "--json",
+    ]);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -130,7 +133,15 @@ fn claude_json_reads_the_users_servers_and_the_projects() {
     let (_, servers, err) = dry_run(&["--mcp", &file], &[]);
     assert_eq!(servers, loaded(&["time"]), "{err}");
     // A project that is not there is an error naming the ones that are.
-    let out = crate::common::run(&["gateway", "--mcp", &file, "--project", "/nope", "--dry-run"]);
+    let out = crate::common::run(&[
+        "gateway",
+        "--offline",
+        "--mcp",
+        &file,
+        "--project",
+        "/nope",
+        "--dry-run",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("/elsewhere"), "{}", stderr(&out));
 }
@@ -144,7 +155,7 @@ fn a_servers_file_that_names_the_gateway_is_refused_not_recursed() {
         &dir,
         json!({
             "time": {"command": time_bin()},
-            "toolsift": {"command": me, "args": ["gateway", "--mcp", path]},
+            "toolsift": {"command": me, "args": ["gateway", "--offline", "--mcp", path]},
             // Wrapped so the file check cannot see it: the inner gateway
             // refuses to run under a gateway.
             "wrapped": {"command": "sh", "args": ["-c", format!("exec {me} gateway --mcp {path}")]},
@@ -178,7 +189,7 @@ fn a_servers_file_that_names_the_gateway_is_refused_not_recursed() {
     );
     // Started by hand under a gateway, it says why and exits 2.
     let out = crate::common::bin()
-        .args(["gateway", "--mcp", &config, "--dry-run"])
+        .args(["gateway", "--offline", "--mcp", &config, "--dry-run"])
         .env("TOOLSIFT_GATEWAY_PARENT", "1234")
         .output()
         .unwrap();

@@ -121,7 +121,7 @@ fn a_server_whose_call_hung_is_started_again_for_the_next_call() {
 #[test]
 fn a_tool_that_does_not_read_is_skipped_and_its_server_serves_the_rest() {
     let m = marker("gw-bad-tool");
-    let mut cmd = vec![toolsift().to_string(), "gateway".into()];
+    let mut cmd = vec![toolsift().to_string(), "gateway".into(), "--offline".into()];
     cmd.extend(fake_stdio(
         "paged",
         &m,
@@ -214,7 +214,7 @@ fn a_server_whose_tools_change_is_listed_again_and_its_new_tool_found() {
 fn no_server_outlives_the_gateway_when_the_host_goes_or_a_signal_comes() {
     for how in ["stdin closed", "SIGTERM", "SIGINT"] {
         let m = marker("gw-exit");
-        let mut args = vec!["gateway".to_string()];
+        let mut args = vec!["gateway".to_string(), "--offline".to_string()];
         args.extend(fake_stdio(
             "paged",
             &m,
@@ -259,6 +259,7 @@ fn dry_run_and_check_print_the_tools_list_saving() {
     let config = mcp_json(&dir, servers);
     let out = crate::common::run(&[
         "gateway",
+        "--offline",
         "--mcp",
         &config,
         "--mcp-timeout",
@@ -313,6 +314,7 @@ fn a_server_killed_between_calls_is_started_again_before_the_next_call() {
     let mut cmd = vec![
         toolsift().to_string(),
         "gateway".into(),
+        "--offline".into(),
         "--start-wait".into(),
         "60".into(),
     ];
@@ -377,7 +379,7 @@ fn a_server_that_never_answers_holds_nothing_up() {
     args.extend(time_stdio());
     args.extend(fake_stdio("hang", &m, &[]));
     let cmd = {
-        let mut all = vec![toolsift().to_string(), "gateway".into()];
+        let mut all = vec![toolsift().to_string(), "gateway".into(), "--offline".into()];
         all.extend(args.iter().cloned());
         crate::gateway::command_line(&all)
     };
@@ -471,7 +473,7 @@ fn a_port_in_use_is_said_at_once_not_after_the_servers_start() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();
     let m = marker("gw-port");
-    let mut args = vec!["gateway".to_string()];
+    let mut args = vec!["gateway".to_string(), "--offline".to_string()];
     args.extend(fake_stdio("slow", &m, &[]));
     args.extend([
         "--http".into(),

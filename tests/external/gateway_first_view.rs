@@ -30,6 +30,7 @@ fn gateway_line(config: String, timeout: &str) -> String {
     command_line(&[
         toolsift().into(),
         "gateway".into(),
+        "--offline".into(),
         "--mcp".into(),
         config,
         "--mcp-timeout".into(),

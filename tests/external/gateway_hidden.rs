@@ -29,6 +29,7 @@ fn hostile_session(tag: &str, extra: &[&str]) -> (Vec<Value>, String) {
     let mut cmd = vec![
         toolsift().to_string(),
         "gateway".into(),
+        "--offline".into(),
         "--log-calls".into(),
         "--start-wait".into(),
         "60".into(),

@@ -50,6 +50,7 @@ fn inspector_cli_lists_and_calls_through_the_gateway() {
     let gateway = [
         toolsift().to_string(),
         "gateway".into(),
+        "--offline".into(),
         "--start-wait".into(),
         "60".into(),
         "--mcp-stdio".into(),

@@ -39,6 +39,7 @@ fn reload(mode: &str) {
     let cmd = command_line(&[
         toolsift().into(),
         "gateway".into(),
+        "--offline".into(),
         "--mcp".into(),
         config.clone(),
         "--mcp-timeout".into(),

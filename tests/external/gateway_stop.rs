@@ -38,7 +38,7 @@ struct StdioGateway {
 impl StdioGateway {
     fn start(args: &[String]) -> StdioGateway {
         let mut child = Command::new(toolsift())
-            .args(["gateway", "--start-wait", "60"])
+            .args(["gateway", "--offline", "--start-wait", "60"])
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -146,7 +146,12 @@ fn a_body_over_the_limit_sent_whole_is_read_and_answered_413_in_json_rpc() {
 fn over_stdio_the_same_messages_are_answered_in_json_rpc_and_the_session_goes_on() {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
-    let mut args = vec!["gateway".to_string(), "--start-wait".into(), "60".into()];
+    let mut args = vec![
+        "gateway".to_string(),
+        "--offline".into(),
+        "--start-wait".into(),
+        "60".into(),
+    ];
     args.extend(time_stdio());
     let mut child = Command::new(crate::gateway::toolsift())
         .args(&args)

@@ -20,6 +20,8 @@ const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
 
 #[derive(Clone)]
 struct Hub {
+    /// The one repository's id (`owner/name`).
+    repo: Arc<String>,
     /// The one repository served, by file name.
     files: Arc<HashMap<String, Vec<u8>>>,
     /// `repo file` of every request.
@@ -32,7 +34,7 @@ async fn resolve(
     headers: HeaderMap,
 ) -> Response<Body> {
     hub.log.lock().unwrap().push(format!("{org}/{name} {file}"));
-    let found = (org == "test-org" && name == "mini-lm")
+    let found = (format!("{org}/{name}") == *hub.repo)
         .then(|| hub.files.get(&file))
         .flatten();
     let Some(bytes) = found else {
@@ -66,9 +68,11 @@ async fn resolve(
         .unwrap()
 }
 
-/// The fake hub on a loopback port, until `stop` is sent.
-fn start_hub(
+/// The fake hub on a loopback port, serving `dir` as the repository
+/// `repo`, until `stop` is sent.
+pub(crate) fn start_hub_of(
     dir: &Path,
+    repo: &str,
 ) -> (
     String,
     Arc<Mutex<Vec<String>>>,
@@ -92,6 +96,7 @@ fn start_hub(
         "the model has modules.json"
     );
     let hub = Hub {
+        repo: Arc::new(repo.to_string()),
         files: Arc::new(files),
         log: Arc::new(Mutex::new(Vec::new())),
     };
@@ -119,6 +124,17 @@ fn start_hub(
         });
     });
     (format!("http://{addr}"), log, stop)
+}
+
+/// The fake hub serving the test model as `test-org/mini-lm`.
+fn start_hub(
+    dir: &Path,
+) -> (
+    String,
+    Arc<Mutex<Vec<String>>>,
+    tokio::sync::oneshot::Sender<()>,
+) {
+    start_hub_of(dir, "test-org/mini-lm")
 }
 
 fn search(model: &str, hf_home: &Path, endpoint: &str, vectors: &Path) -> std::process::Output {

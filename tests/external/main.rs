@@ -5,6 +5,8 @@ mod common;
 
 #[cfg(feature = "embed-local")]
 mod embeddings;
+#[cfg(feature = "embed-local")]
+mod first_use;
 mod gateway;
 mod gateway_approvals;
 mod gateway_configs;
@@ -24,9 +26,13 @@ mod gateway_stop;
 mod gateway_wire;
 #[cfg(feature = "embed-local")]
 mod hub;
+#[cfg(feature = "embed-local")]
+mod learned_ranking;
 mod mcp_servers;
 mod mcp_support;
 mod openai_rendering;
+#[cfg(feature = "embed-local")]
+mod people_words;
 mod python_sdk;
 #[cfg(feature = "redis")]
 mod redis_cluster;

@@ -23,7 +23,7 @@ const KEY: &str = "k-test-1";
 /// setup script makes (`TOOLSIFT_SDK_VENV`, default
 /// `~/.cache/toolsift-sdk-venv`). Checked once: it imports `caveman_cloud`
 /// and has `caveman-sdk` at the pinned version.
-fn sdk_python() -> &'static Path {
+pub(crate) fn sdk_python() -> &'static Path {
     static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     match PYTHON.get_or_init(find_sdk_python) {
         Ok(path) => path,

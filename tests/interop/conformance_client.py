@@ -41,7 +41,7 @@ def main():
     toolsift, url = sys.argv[1], sys.argv[-1]
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "initialize")
     steps = STEPS.get(scenario, [{"op": "list"}])
-    gateway = [toolsift, "gateway", "--mcp-url", url, "--always-load", "*", "--start-wait", "30"]
+    gateway = [toolsift, "gateway", "--offline", "--mcp-url", url, "--always-load", "*", "--start-wait", "30"]
     host = [sys.executable, os.path.join(HERE, "gateway_host.py"), "--stdio", shlex.join(gateway)]
     host += ["--mode", "legacy", "--timeout", "30"]
     if scenario.startswith("elicitation"):

@@ -53,6 +53,7 @@ impl Tty {
         // No embedding model from the machine's hub cache (the explorer
         // ranks with hybrid when it holds the default model).
         cmd.env("HF_HOME", config_dir.join("no-hub"));
+        cmd.env("TOOLSIFT_OFFLINE", "1");
         cmd.env_remove("TOOLSIFT_EMBEDDINGS_LOCAL");
         cmd.env_remove("TOOLSIFT_EMBEDDINGS_URL");
         for (k, v) in envs {

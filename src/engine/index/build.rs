@@ -105,6 +105,7 @@ impl Index {
         let mut destructive = Vec::new();
         let mut server_keys: HashMap<Box<str>, u32> = HashMap::default();
         let mut servers = vec![u32::MAX; n];
+        let mut name_terms = Vec::with_capacity(n);
         for (i, tool) in tools.iter().enumerate() {
             if let Some(origin) = &tool.mcp {
                 let key = name_key(&origin.server);
@@ -115,6 +116,10 @@ impl Index {
             }
             let mut fields: [Vec<u32>; Field::COUNT] = Default::default();
             vocab.analyze_filtered(&tool.name, &mut fields[Field::Name as usize], true);
+            let mut distinct = fields[Field::Name as usize].clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            name_terms.push(distinct.len().min(u8::MAX as usize) as u8);
             vocab.analyze(&tool.description, &mut fields[Field::Description as usize]);
             let [param_names, param_texts] = fields
                 .get_disjoint_mut([Field::ParamName as usize, Field::ParamDescription as usize])
@@ -299,6 +304,7 @@ impl Index {
             post_impacts,
             post_fields,
             names,
+            name_terms,
             destructive,
             undo_terms: vocab.undo_terms,
             servers,

@@ -38,6 +38,11 @@ pub fn is_rare(df: usize, n: usize) -> bool {
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Explanation {
     pub exact_name: bool,
+    /// Every word of the tool's name is among the request's (in any form
+    /// the search counts): "add two numbers" and `add_numbers`. Whatever
+    /// the catalog's size, the request names what the tool does.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub name_covered: bool,
     pub matches: Vec<TermMatch>,
     /// For a dense or hybrid ranking: the cosine and the tool's rank in
     /// each list.
@@ -73,6 +78,10 @@ pub struct DenseMatch {
     /// 1-based rank by BM25F, when the tool matched a word of the request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lexical_rank: Option<usize>,
+    /// The learned ranking's probability that the request needs this tool
+    /// (`hybrid`; [`crate::engine::learned`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probability: Option<f32>,
 }
 
 impl Index {
@@ -132,8 +141,18 @@ impl Index {
                 matches.push(m);
             }
         }
+        let in_name = matches
+            .iter()
+            .filter(|m| {
+                !m.weak
+                    && (!m.term.contains(' ') || m.term.contains(crate::engine::vocabulary::ARROW))
+                    && m.fields.contains(&Field::Name)
+            })
+            .count();
+        let name_terms = self.name_terms.get(doc).copied().unwrap_or(0) as usize;
         Explanation {
             exact_name: q.exact.contains(&doc),
+            name_covered: name_terms > 0 && in_name >= name_terms,
             matches,
             dense: None,
             usage: None,

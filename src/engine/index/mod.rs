@@ -63,6 +63,8 @@ pub struct Index {
     post_fields: Vec<u8>,
     /// Name key -> tools, and how many words the name has.
     names: HashMap<Box<str>, (Vec<u32>, usize)>,
+    /// Per tool: how many distinct terms its name has.
+    name_terms: Vec<u8>,
     /// Tools whose name says they destroy or undo (ascending).
     destructive: Vec<u32>,
     /// Terms whose stem asks to destroy or undo (ascending).

@@ -61,6 +61,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             format!("{} (embedding; bm25 until ready)", app.query_ranker()),
             format!("{} (bm25 until ready)", app.query_ranker()),
         )
+    } else if app.query_ranker() == crate::engine::Ranker::Bm25
+        && app.searcher().plain_because().is_some()
+    {
+        // No search model could be had: BM25F alone, said so.
+        ("bm25 (no search model)".to_string(), "bm25".to_string())
     } else {
         let r = app.query_ranker().to_string();
         (r.clone(), r)
