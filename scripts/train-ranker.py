@@ -32,24 +32,6 @@ import sys
 
 import numpy as np
 
-NAMES = [
-    "lexical_share",
-    "lexical_reciprocal_rank",
-    "evidence",
-    "name_coverage",
-    "request_coverage",
-    "request_in_name",
-    "exact_name",
-    "cosine",
-    "cosine_gap",
-    "dense_reciprocal_rank",
-    "server_named",
-    "request_is_server",
-    "intent_fit",
-    "unasked_destructive",
-    "usage",
-    "request_unknown",
-]
 L2 = 1e-3
 STEPS = 600
 RATE = 0.05
@@ -58,21 +40,27 @@ GATE_L2 = 1.0
 
 
 def load(paths):
-    requests = []
+    """The requests of every file, and the features' names (each file's
+    first line; every file must name the same)."""
+    requests, names = [], None
     for path in paths:
         opener = gzip.open if path.endswith(".gz") else open
         with opener(path, "rt", encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
+            header = json.loads(f.readline() or "{}").get("features")
+            if not header or (names is not None and header != names):
+                sys.exit(f"{path}:1: not the features' names of the other files: {header}")
+            names = header
+            for n, line in enumerate(f, 2):
                 line = line.strip()
                 if not line:
                     continue
                 r = json.loads(line)
                 for c in r["candidates"]:
-                    if len(c["x"]) != len(NAMES):
-                        sys.exit(f"{path}:{n}: {len(c['x'])} features, expected {len(NAMES)}")
+                    if len(c["x"]) != len(names):
+                        sys.exit(f"{path}:{n}: {len(c['x'])} features, expected {len(names)}")
                 r["source"] = path
                 requests.append(r)
-    return requests
+    return requests, names
 
 
 def arrays(requests):
@@ -83,7 +71,7 @@ def arrays(requests):
         for c in r["candidates"]:
             rows.append(c["x"])
             labels.append(float(c["label"]))
-    x = np.array(rows, dtype=np.float64).reshape(-1, len(NAMES))
+    x = np.array(rows, dtype=np.float64)
     return x, np.array(labels), np.array(starts + [len(rows)])
 
 
@@ -95,7 +83,7 @@ def train_ranking(requests):
     group = np.repeat(np.arange(len(lists)), np.diff(bounds))
     pos = np.add.reduceat(y, starts)[group]
     target = y / pos
-    k = len(NAMES)
+    k = x.shape[1]
     w = np.zeros(k)
     m = np.zeros(k)
     v = np.zeros(k)
@@ -191,7 +179,7 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     out, paths = sys.argv[1], sys.argv[2:]
-    requests = load(paths)
+    requests, names = load(paths)
     w = train_ranking(requests)
     w, b = calibrate(requests, w)
     gw, gb = train_gate(requests, w)
@@ -200,7 +188,7 @@ def main():
     first = right[served == 1].mean()
     r4 = lambda v: [round(float(x), 4) for x in v]
     model = {
-        "features": NAMES,
+        "features": names,
         "weights": r4(w),
         "bias": round(float(b), 4),
         "gate": {"weights": r4(gw), "bias": round(float(gb), 4), "threshold": t},
@@ -221,7 +209,7 @@ def main():
     print(f"first (best candidate right, before the gate): {first:.3f}")
     print(f"gate threshold {t}: nothing fits on {caught} of {unserved} none requests")
     print(f"  {'feature':26} {'rank':>8} {'gate':>8}")
-    for name, x, g in zip(NAMES, w, gw):
+    for name, x, g in zip(names, w, gw):
         print(f"  {name:26} {float(x):+8.3f} {float(g):+8.3f}")
     print(f"  {'bias':26} {float(b):+8.3f} {float(gb):+8.3f}")
 

@@ -143,6 +143,34 @@ pub fn default_model(
     }
 }
 
+/// The default model for a server front end (`gateway`, `serve`) that
+/// named no provider: put in `service` and said on stderr (`with`, then
+/// the model and where it is), else BM25F alone said (`without`, then why)
+/// and kept in `service.plain_because`.
+pub fn default_for_service(
+    args: &EmbeddingArgs,
+    file: &EmbeddingSettings,
+    service: &mut toolsift::service::ServiceConfig,
+    with: &str,
+    without: &str,
+) {
+    match default_model(args, file) {
+        Ok(Some((model, dir))) => {
+            service.embeddings = Some(model);
+            eprintln!(
+                "{with} {} from {}",
+                toolsift::embed::DEFAULT_MODEL,
+                toolsift::terminal_text::escape(&dir.display().to_string())
+            );
+        }
+        Ok(None) => {}
+        Err(why) => {
+            eprintln!("{}", fallback_line(without, &why));
+            service.plain_because = Some(why);
+        }
+    }
+}
+
 /// The line that names the fallback: BM25F ranks alone, and why.
 pub fn fallback_line(who: &str, why: &str) -> String {
     format!(

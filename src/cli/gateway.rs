@@ -98,24 +98,15 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
     // No ranker and no provider named: hybrid with the default model when
     // the hub cache holds it; the start-up line says which ranker answers.
     if layer.ranker.is_none() && c.service.embeddings.is_none() {
-        match super::embed::default_model(&args.embed, &file_config.embeddings) {
-            Ok(Some((model, dir))) => {
-                c.service.embeddings = Some(model);
-                c.ranker = toolsift::engine::Ranker::Hybrid;
-                eprintln!(
-                    "toolsift gateway: search_tools ranks with hybrid ({} from {})",
-                    toolsift::embed::DEFAULT_MODEL,
-                    toolsift::terminal_text::escape(&dir.display().to_string())
-                );
-            }
-            Ok(None) => {}
-            Err(why) => {
-                eprintln!(
-                    "{}",
-                    super::embed::fallback_line("toolsift gateway: search_tools", &why)
-                );
-                c.service.plain_because = Some(why);
-            }
+        super::embed::default_for_service(
+            &args.embed,
+            &file_config.embeddings,
+            &mut c.service,
+            "toolsift gateway: search_tools ranks with hybrid:",
+            "toolsift gateway: search_tools",
+        );
+        if c.service.embeddings.is_some() {
+            c.ranker = toolsift::engine::Ranker::Hybrid;
         }
     }
     if c.ranker.needs_embeddings() && c.service.embeddings.is_none() {

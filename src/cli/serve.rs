@@ -46,27 +46,13 @@ fn serve_config(args: &ServeArgs) -> Result<toolsift::server::ServeConfig, CliEr
     // `hybrid` rankers (fetched once); requests that name none still rank
     // with BM25F, as the wire says.
     if s.embeddings.is_none() {
-        match super::embed::default_model(&args.embed, &config.embeddings) {
-            Ok(Some((model, dir))) => {
-                s.embeddings = Some(model);
-                eprintln!(
-                    "toolsift serve: the embeddings and hybrid rankers use {} from {}",
-                    toolsift::embed::DEFAULT_MODEL,
-                    toolsift::terminal_text::escape(&dir.display().to_string())
-                );
-            }
-            Ok(None) => {}
-            Err(why) => {
-                eprintln!(
-                    "{}",
-                    super::embed::fallback_line(
-                        "toolsift serve: no embeddings or hybrid ranker",
-                        &why
-                    )
-                );
-                s.plain_because = Some(why);
-            }
-        }
+        super::embed::default_for_service(
+            &args.embed,
+            &config.embeddings,
+            s,
+            "toolsift serve: the embeddings and hybrid rankers use",
+            "toolsift serve: no embeddings or hybrid ranker",
+        );
     }
     if s.default_ranker.needs_embeddings() && s.embeddings.is_none() {
         return Err(CliError::Usage(format!(

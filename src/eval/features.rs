@@ -9,7 +9,9 @@ use super::{EvalError, EvalQuery};
 use crate::catalog::Catalog;
 use crate::engine::CatalogRanker;
 
-/// One JSON line per request: `id`, `category`, `expected` and its
+/// A first line naming the features (`{"features": [...]}`, in
+/// [`crate::engine::learned::NAMES`] order), then one JSON line per
+/// request: `id`, `category`, `expected` and its
 /// `candidates` (`tool`, `label` 1 for a right answer, `x` the features in
 /// [`crate::engine::learned::NAMES`] order). A ranker that does not learn
 /// gives no candidates.
@@ -18,7 +20,8 @@ pub fn dump(
     queries: &[EvalQuery],
     ranker: &dyn CatalogRanker,
 ) -> Result<String, EvalError> {
-    let mut out = String::new();
+    let mut out = json!({ "features": crate::engine::learned::NAMES }).to_string();
+    out.push('\n');
     for q in queries {
         let learned = ranker
             .learned(&q.query, None)

@@ -581,8 +581,9 @@ fn the_gateway_ranks_with_hybrid_when_the_hub_cache_holds_the_default_model() {
     };
     let with_model = dry_run(home.path(), &[]);
     assert!(
-        with_model
-            .contains("search_tools ranks with hybrid (sentence-transformers/all-MiniLM-L6-v2"),
+        with_model.contains(
+            "search_tools ranks with hybrid: sentence-transformers/all-MiniLM-L6-v2 from"
+        ),
         "{with_model}"
     );
     assert!(!dry_run(empty.path(), &[]).contains("ranks with hybrid"));

@@ -83,10 +83,12 @@ fn the_dev_features_are_what_this_build_computes() {
     let now = std::fs::read_to_string(&features).unwrap();
     let now: Vec<&str> = now.lines().collect();
     let before: Vec<&str> = packed.lines().take(now.len()).collect();
-    assert_eq!(now.len(), 40);
-    // The same candidates with the same labels, and features equal to
-    // within the float noise of batching texts differently.
-    for (a, b) in now.iter().zip(&before) {
+    // The features' names first, then the 40 requests: the same
+    // candidates with the same labels, and features equal to within the
+    // float noise of batching texts differently.
+    assert_eq!(now.len(), 41);
+    assert_eq!(now[0], before[0], "run scripts/train-ranker.sh");
+    for (a, b) in now.iter().zip(&before).skip(1) {
         let (a, b): (serde_json::Value, serde_json::Value) = (
             serde_json::from_str(a).unwrap(),
             serde_json::from_str(b).unwrap(),
