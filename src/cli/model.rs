@@ -99,9 +99,13 @@ pub fn run(args: &ModelArgs) -> Result<(), CliError> {
                     esc(d),
                     toolsift::numbers::bytes(b)
                 )),
-                _ => out.push_str(&format!(
+                _ if default => out.push_str(&format!(
                     "fetched  no (about {} MB from {})\n",
                     toolsift::embed::DEFAULT_MODEL_BYTES / 1_000_000,
+                    toolsift::terminal_text::escape(&settings.endpoint)
+                )),
+                _ => out.push_str(&format!(
+                    "fetched  no (from {})\n",
                     toolsift::terminal_text::escape(&settings.endpoint)
                 )),
             }
