@@ -124,3 +124,74 @@ fn the_search_model_is_fetched_on_first_use_and_bm25f_ranks_alone_without_it() {
         "{stderr}"
     );
 }
+
+/// One search of `serve` at `url` for `ranker` (none: the wire's default):
+/// status and body.
+fn serve_search(url: &str, ranker: Option<&str>) -> (u16, serde_json::Value) {
+    let catalog = std::fs::read_to_string(common::fixture("paraphrase.json")).unwrap();
+    let catalog: serde_json::Value = serde_json::from_str(&catalog).unwrap();
+    let tools = catalog.get("tools").cloned().unwrap_or(catalog);
+    let mut body = serde_json::json!({"tools": tools, "query": "what hour is it in Tokyo"});
+    if let Some(r) = ranker {
+        body["ranker"] = serde_json::json!(r);
+    }
+    let r = common::http_client()
+        .post(format!("{url}/sdk/v1/tool-search"))
+        .bearer_auth("k-first-use")
+        .json(&body)
+        .send()
+        .unwrap();
+    (r.status().as_u16(), r.json().unwrap())
+}
+
+#[test]
+fn serve_answers_the_sdks_embeddings_ranker_with_the_search_model_unasked() {
+    let home = tempfile::tempdir().unwrap();
+    common::hub_with_the_default_model(home.path());
+    let hf_home = home.path().to_str().unwrap();
+    let key = [("TOOLSIFT_TEST_KEY", "k-first-use"), ("HF_HOME", hf_home)];
+    let server = common::Server::start(&["--api-key-env", "TOOLSIFT_TEST_KEY"], &key);
+    let (status, v) = serve_search(&server.url, Some("embeddings"));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["method"], "embeddings", "{v}");
+    let (status, v) = serve_search(&server.url, Some("hybrid"));
+    assert_eq!((status, v["method"].as_str()), (200, Some("hybrid")), "{v}");
+    // A request that names no ranker keeps the wire's default.
+    let (_, v) = serve_search(&server.url, None);
+    assert_eq!(v["method"], "bm25", "{v}");
+    let log = server.log.lock().unwrap().clone();
+    assert!(
+        log.contains(
+            "the embeddings and hybrid rankers use sentence-transformers/all-MiniLM-L6-v2"
+        ),
+        "{log}"
+    );
+
+    // No model and fetching off: the SDK's embeddings ranker is unavailable
+    // (never a silent BM25F), and the start-up line said why.
+    let empty = tempfile::tempdir().unwrap();
+    let key = [
+        ("TOOLSIFT_TEST_KEY", "k-first-use"),
+        ("HF_HOME", empty.path().to_str().unwrap()),
+    ];
+    let server = common::Server::start(&["--api-key-env", "TOOLSIFT_TEST_KEY"], &key);
+    let (status, v) = serve_search(&server.url, Some("embeddings"));
+    assert_eq!(status, 400, "{v}");
+    said(&server, "ranking with BM25F alone");
+}
+
+/// The server's stderr says `needle` (read in the background: waited for).
+fn said(server: &common::Server, needle: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let log = server.log.lock().unwrap().clone();
+        if log.contains(needle) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{needle:?} not in {log}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
