@@ -164,8 +164,11 @@ fn search_help_and_quit_in_a_real_terminal() {
         tty.send(&[c]);
     }
     tty.wait_for("5 refund_payment");
-    // Leave the query box, open and close help.
+    // Leave the query box, open and close help. Each key waits for the
+    // screen to show the one before it: Esc and a key that arrive together
+    // read as Alt and the key.
     tty.send(b"\x1b");
+    tty.wait_for("╭ Query");
     tty.send(b"?");
     tty.wait_for("Help: keys from your keymap");
     tty.send(b"\x1b");
@@ -177,6 +180,7 @@ fn search_help_and_quit_in_a_real_terminal() {
     tty.send(b"\x1b[C");
     tty.wait_for("max_loaded_tools must be at least the always_load tool count");
     tty.send(b"\x1b");
+    tty.wait_gone(" Settings ");
     // The breaker: four identical calls at threshold 3, the fourth blocked.
     tty.send(b"b");
     tty.wait_for("Breaker simulator · threshold 3");
