@@ -145,6 +145,18 @@ impl DenseRanker {
     }
 
     fn lists(&self, query: &str, context: Option<&str>) -> Result<Option<Lists>, RankError> {
+        self.lists_for(query, context, true)
+    }
+
+    /// [`DenseRanker::lists`]; with `learn` false, the lists alone (no
+    /// candidates' features, no order): what an explanation reads, which
+    /// judges only the tools it is asked about.
+    fn lists_for(
+        &self,
+        query: &str,
+        context: Option<&str>,
+        learn: bool,
+    ) -> Result<Option<Lists>, RankError> {
         let text = if query.trim().is_empty() {
             context.unwrap_or("")
         } else {
@@ -161,6 +173,7 @@ impl DenseRanker {
         let lexical = self.index.search(query, context, self.index.len());
         let mut learned = Vec::new();
         let scores = match self.kind {
+            Ranker::Hybrid if !learn => Vec::new(),
             Ranker::Hybrid => {
                 let bm25 = scores_of(&lexical, cosines.len());
                 learned = self.learned(query, context, &lexical, &cosines);
@@ -338,7 +351,7 @@ impl CatalogRanker for DenseRanker {
     fn explain(&self, query: &str, context: Option<&str>, docs: &[usize]) -> Vec<Explanation> {
         let mut out = self.index.explain_many(query, context, docs);
         // The query vector is cached from the ranking just made.
-        if let Ok(Some(lists)) = self.lists(query, context) {
+        if let Ok(Some(lists)) = self.lists_for(query, context, false) {
             let learned = if self.kind == Ranker::Hybrid {
                 self.learned_of(query, context, &lists.lexical, &lists.cosines, docs, &out)
             } else {
