@@ -8,6 +8,10 @@
 //!
 //! Each miss names the search it blames and, when the traffic shows it,
 //! the tool the agent wanted (the one it called next).
+//!
+//! Judged by the catalog the agent searched ([`Judge`]), a call of an
+//! always-load tool is never a miss (the agent had it all along), and a
+//! call of a name the catalog lacks is its own kind: the agent guessed.
 
 use std::collections::HashMap;
 
@@ -26,6 +30,9 @@ pub enum MissKind {
     NothingFitsThenCall,
     /// Tools found, none called.
     FoundNeverCalled,
+    /// A tool called that the catalog does not have: the agent guessed a
+    /// name (no search could have given it).
+    UnknownTool,
 }
 
 impl MissKind {
@@ -36,6 +43,7 @@ impl MissKind {
             MissKind::SearchedAgain => "searched again at once",
             MissKind::NothingFitsThenCall => "nothing fits, then called",
             MissKind::FoundNeverCalled => "found tools, none called",
+            MissKind::UnknownTool => "called a tool the catalog lacks",
         }
     }
 }
@@ -57,6 +65,58 @@ pub struct Miss {
     pub shown_by: usize,
 }
 
+/// What misses are judged by: the catalog the agent searched, when known,
+/// and whether the traffic is whole.
+#[derive(Debug, Clone, Default)]
+pub struct Judge {
+    /// Each tool's name as the far side calls it, and whether it is always
+    /// loaded; `None`: no catalog known (every name counts as searchable).
+    names: Option<HashMap<String, bool>>,
+    /// The traffic is whole (a recorded session): each session's last
+    /// search is judged too. While traffic still comes, a search whose
+    /// tools went uncalled is told when its session searches again (its
+    /// call may be on its way).
+    pub ended: bool,
+}
+
+/// A called name, as the catalog sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// Sent with every request: no search needed to give it.
+    AlwaysLoad,
+    /// Deferred: a search gives it.
+    Searchable,
+    /// Not in the catalog.
+    Unknown,
+}
+
+impl Judge {
+    /// Judged by a catalog: `(name, always_load)` for each way the far
+    /// side may call a tool.
+    pub fn by(names: impl IntoIterator<Item = (String, bool)>, ended: bool) -> Judge {
+        Judge {
+            names: Some(names.into_iter().collect()),
+            ended,
+        }
+    }
+
+    /// No catalog known.
+    pub fn blind(ended: bool) -> Judge {
+        Judge { names: None, ended }
+    }
+
+    pub fn standing(&self, name: &str) -> Standing {
+        match &self.names {
+            None => Standing::Searchable,
+            Some(names) => match names.get(name) {
+                Some(true) => Standing::AlwaysLoad,
+                Some(false) => Standing::Searchable,
+                None => Standing::Unknown,
+            },
+        }
+    }
+}
+
 #[derive(Default)]
 struct SessionState {
     /// The last search: its event index.
@@ -71,8 +131,8 @@ struct SessionState {
     waiting: Vec<usize>,
 }
 
-/// The misses in `events`, in the order they were shown.
-pub fn find(events: &[Event]) -> Vec<Miss> {
+/// The misses in `events`, in the order of the events that showed them.
+pub fn find(events: &[Event], judge: &Judge) -> Vec<Miss> {
     let mut misses: Vec<Miss> = Vec::new();
     let mut sessions: HashMap<&str, SessionState> = HashMap::new();
     for (i, event) in events.iter().enumerate() {
@@ -121,6 +181,11 @@ pub fn find(events: &[Event]) -> Vec<Miss> {
                 };
                 let first_since = !state.called_since;
                 state.called_since = true;
+                let standing = judge.standing(&c.name);
+                if standing == Standing::AlwaysLoad {
+                    // The agent had it all along: no search failed it.
+                    continue;
+                }
                 for at in state.waiting.drain(..) {
                     let miss = &mut misses[at];
                     if !miss.returned.contains(&c.name) {
@@ -131,7 +196,18 @@ pub fn find(events: &[Event]) -> Vec<Miss> {
                     state.used = true;
                     continue;
                 }
-                if first_since && prev.nothing_fits {
+                if standing == Standing::Unknown {
+                    misses.push(Miss {
+                        kind: MissKind::UnknownTool,
+                        session: c.session.clone(),
+                        query: prev.query.clone(),
+                        returned: prev.tools.clone(),
+                        wanted: Some(c.name.clone()),
+                        search: last,
+                        shown_by: i,
+                    });
+                    state.used |= first_since && prev.nothing_fits;
+                } else if first_since && prev.nothing_fits {
                     misses.push(Miss {
                         kind: MissKind::NothingFitsThenCall,
                         session: c.session.clone(),
@@ -158,21 +234,24 @@ pub fn find(events: &[Event]) -> Vec<Miss> {
             Event::Dropped { .. } => {}
         }
     }
-    // Searches whose tools the session never called.
-    let mut ends: Vec<(usize, &SessionState)> = sessions
-        .values()
-        .filter_map(|s| s.last.map(|l| (l, s)))
-        .collect();
-    ends.sort_by_key(|(l, _)| *l);
-    for (last, state) in ends {
-        if let Event::Search(s) = &events[last]
-            && !state.used
-            && !s.nothing_fits
-            && !s.tools.is_empty()
-        {
-            misses.push(found_never_called(s, last));
+    if judge.ended {
+        // Searches whose tools the session never called.
+        let mut ends: Vec<(usize, &SessionState)> = sessions
+            .values()
+            .filter_map(|s| s.last.map(|l| (l, s)))
+            .collect();
+        ends.sort_by_key(|(l, _)| *l);
+        for (last, state) in ends {
+            if let Event::Search(s) = &events[last]
+                && !state.used
+                && !s.nothing_fits
+                && !s.tools.is_empty()
+            {
+                misses.push(found_never_called(s, last));
+            }
         }
     }
+    misses.sort_by_key(|m| m.shown_by);
     misses
 }
 

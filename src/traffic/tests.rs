@@ -1,4 +1,4 @@
-use super::misses::{MissKind, find};
+use super::misses::{Judge, MissKind, find};
 use super::requests::{always_load_candidates, requests, tool_use};
 use super::*;
 
@@ -106,7 +106,7 @@ fn each_kind_of_miss_is_found_with_the_tool_wanted() {
         // A blocked call shows nothing about search.
         call("c", "merge_pull_request", Outcome::Blocked),
     ];
-    let misses = find(&events);
+    let misses = find(&events, &Judge::blind(true));
     let got: Vec<(MissKind, &str, Option<&str>)> = misses
         .iter()
         .map(|m| (m.kind, m.query.as_str(), m.wanted.as_deref()))
@@ -148,7 +148,7 @@ fn a_tool_an_earlier_search_returned_is_not_a_miss_and_sessions_stay_apart() {
         call("a", "update_ticket", Outcome::Ok),
         call("b", "send_email", Outcome::Ok),
     ];
-    assert_eq!(find(&events), vec![]);
+    assert_eq!(find(&events, &Judge::blind(true)), vec![]);
 }
 
 #[test]
@@ -159,7 +159,7 @@ fn a_search_no_call_followed_is_told_before_the_next_search() {
         search("a", "mail", &["send_email"]),
         call("a", "send_email", Outcome::Ok),
     ];
-    let misses = find(&events);
+    let misses = find(&events, &Judge::blind(true));
     assert_eq!(misses.len(), 1, "{misses:?}");
     // The refused call was not one of the search's tools: a guess.
     assert_eq!(misses[0].kind, MissKind::CalledUnreturned);
@@ -220,7 +220,7 @@ const RECORDED: &str = include_str!("../../assets/traces/gateway-session.jsonl")
 #[test]
 fn the_recorded_session_s_faults_are_found() {
     let events = parse(RECORDED, "gateway-session.jsonl").unwrap();
-    let misses = find(&events);
+    let misses = find(&events, &Judge::blind(true));
     let got: Vec<(MissKind, &str, Option<&str>)> = misses
         .iter()
         .map(|m| (m.kind, m.query.as_str(), m.wanted.as_deref()))
@@ -256,4 +256,58 @@ fn the_recorded_session_s_faults_are_found() {
         })
         .collect();
     assert_eq!(blocked, vec![4]);
+}
+
+#[test]
+fn judged_by_the_catalog_an_always_load_call_is_no_miss_and_a_guessed_name_is_its_own_kind() {
+    let judge = Judge::by(
+        [
+            ("get_current_user".to_string(), true),
+            ("send_email".to_string(), false),
+        ],
+        true,
+    );
+    let events = vec![
+        nothing("a", "who am I"),
+        call("a", "get_current_user", Outcome::Ok),
+        search("a", "email the customer", &["search_inbox"]),
+        call("a", "no_such_tool", Outcome::ToolError),
+        call("a", "send_email", Outcome::Ok),
+    ];
+    let got: Vec<(MissKind, Option<String>)> = find(&events, &judge)
+        .into_iter()
+        .map(|m| (m.kind, m.wanted))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (MissKind::UnknownTool, Some("no_such_tool".into())),
+            (MissKind::CalledUnreturned, Some("send_email".into())),
+        ]
+    );
+    // Blind, the always-load call was a miss.
+    assert_eq!(find(&events, &Judge::blind(true)).len(), 3);
+}
+
+#[test]
+fn while_traffic_comes_a_search_awaiting_its_call_is_no_miss_yet_and_misses_come_in_time_order() {
+    let events = vec![
+        search("a", "tickets", &["get_ticket"]),
+        search("b", "mail", &["send_email"]),
+        call("b", "send_email", Outcome::Ok),
+        search("b", "mail again", &["send_email"]),
+    ];
+    // The last searches' calls may be on their way.
+    assert_eq!(find(&events, &Judge::blind(false)), vec![]);
+    let mut more = events.clone();
+    more.push(search("a", "tickets again", &["get_ticket"]));
+    more.push(call("a", "get_ticket", Outcome::Ok));
+    let shown: Vec<usize> = find(&more, &Judge::blind(true))
+        .iter()
+        .map(|m| m.shown_by)
+        .collect();
+    let mut sorted = shown.clone();
+    sorted.sort_unstable();
+    assert_eq!(shown, sorted);
+    assert!(!shown.is_empty());
 }

@@ -20,6 +20,8 @@ mod history;
 mod input;
 mod jump;
 mod live;
+#[cfg(test)]
+pub(crate) use live::judge_for_tests;
 mod pick;
 mod reload;
 mod screens;
@@ -170,6 +172,7 @@ impl App {
     pub fn new(setup: Setup) -> Result<(App, Vec<Effect>), SelectError> {
         let handle = setup.settings.validate(&setup.catalog)?;
         let ranker_at_start = (setup.settings.ranker, setup.ranker_chosen);
+        let live = live::pane_for(&setup.follow, &setup.catalog);
         let mut app = App {
             catalog_view: CatalogView::new(&setup.catalog),
             catalog: setup.catalog,
@@ -200,7 +203,7 @@ impl App {
             tune: TunePane::new(setup.queries, setup.config_path),
             compare: None,
             history: None,
-            live: live::pane_for(&setup.follow),
+            live,
             caching: None,
             export: None,
             picked: Default::default(),
@@ -437,7 +440,17 @@ impl App {
             }
             None if self.focus == Focus::Query && action.context() == Context::Input => {
                 let outcome = self.query.handle(action);
-                self.on_query(outcome)
+                let effects = self.on_query(outcome);
+                if outcome == super::pane::query::QueryOutcome::Commit {
+                    // Typed Enter keeps the keyboard in the box: what is
+                    // typed next is words, never commands.
+                    self.focus = Focus::Query;
+                    self.status = Some(format!(
+                        "searched; still typing: {} takes the keys to the results",
+                        self.keymap.label(Action::InputCancel)
+                    ));
+                }
+                effects
             }
             None => self.on_main(action),
         }
@@ -589,6 +602,8 @@ mod tests_mcp;
 mod tests_regex;
 #[cfg(test)]
 mod tests_reload;
+#[cfg(test)]
+mod tests_slips;
 #[cfg(test)]
 mod tests_start;
 #[cfg(test)]

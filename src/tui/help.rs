@@ -106,7 +106,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
         ],
         KeyLine::Query => vec![
             (&[InputSubmit], "search", "search", 1),
-            (&[InputCancel], "leave", "leave", 1),
+            (&[InputCancel], "to the list", "list", 1),
             (
                 &[InputHistoryPrev, InputHistoryNext],
                 "history",

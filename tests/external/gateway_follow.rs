@@ -103,7 +103,7 @@ fn a_follower_sees_every_search_and_call_of_a_real_host_and_the_misses_in_them()
         );
     }
     // Two sessions (one per host run), each with the guessed call.
-    let found = misses::find(&seen);
+    let found = misses::find(&seen, &misses::Judge::blind(false));
     let guessed: Vec<&str> = found
         .iter()
         .filter(|m| m.kind == misses::MissKind::CalledUnreturned)

@@ -88,7 +88,9 @@ fn live_at_80x24_and_200x60() {
         // The misses alone.
         keys(&mut app, &[KeyCode::Char('m'), KeyCode::Char('g')]);
         let s = screen(&app);
-        assert!(s.contains("4 misses"), "{s}");
+        // As traffic comes, judged by the demo catalog: the always-load
+        // call is no miss, and the last search may still get its call.
+        assert!(s.contains("2 misses"), "{s}");
         insta::assert_snapshot!(format!("live_misses_{w}x{h}"), s);
     }
 }
@@ -163,8 +165,8 @@ fn the_real_binary_follows_a_trace_as_it_grows() {
     tty.wait_for("who is on call for payments");
     // More of the session arrives.
     std::fs::write(&trace, format!("{}\n", lines.join("\n"))).unwrap();
-    tty.wait_for("4 misses");
-    // The misses; the third one added to the eval set.
+    tty.wait_for("2 misses");
+    // The misses; the second one added to the eval set.
     tty.send(b"m");
     tty.send(b"g");
     tty.send(b"j");

@@ -379,6 +379,9 @@ async fn a_script_drives_the_explorer_to_a_clean_exit() {
         // The committed search's answer (off the UI thread) must be back
         // before the quit below; generous, for a loaded CI machine.
         ScriptStep::Pause(Duration::from_secs(3)),
+        // Enter kept the keys in the query box: Esc takes them to the
+        // results.
+        ScriptStep::Action(Action::InputCancel),
         ScriptStep::Action(Action::Settings),
         ScriptStep::Action(Action::SettingsDown),
         ScriptStep::Action(Action::SettingsIncrease),
@@ -433,7 +436,7 @@ fn large_terminal_200x60() {
     let mut app = app(200, 60);
     keys(&mut app, &[KeyCode::Char('/')]);
     type_text(&mut app, "refund a payment");
-    keys(&mut app, &[KeyCode::Enter]);
+    keys(&mut app, &[KeyCode::Enter, KeyCode::Esc]);
     let s = screen(&app);
     assert!(s.contains("? F1 help") && s.contains("q quit"), "{s}");
     // The session id is random: check its shape, then pin it.

@@ -62,6 +62,7 @@ impl App {
         match self.settings.validate(&toggled) {
             Ok(handle) => {
                 self.catalog = toggled;
+                self.rejudge();
                 self.handle = handle;
                 self.status = Some(format!(
                     "{name}: always-load {}",

@@ -4,21 +4,55 @@
 //! shown in the catalog with why it was or was not found.
 
 use super::{App, Popup};
+use crate::catalog::Catalog;
 use crate::follow::Note;
 use crate::terminal_text::escape;
+use crate::traffic::misses::Judge;
 use crate::tui::effect::Effect;
 use crate::tui::screen::live::{Explain, LivePane, draw};
 use crate::tui::setup::Follow;
 
 /// The screen's state when following something.
 /// A recorded session is told at once.
-pub(super) fn pane_for(follow: &Option<Follow>) -> Option<LivePane> {
+pub(super) fn pane_for(follow: &Option<Follow>, catalog: &Catalog) -> Option<LivePane> {
     let f = follow.as_ref()?;
     let mut pane = LivePane::new(f.source.clone(), f.requests_file.clone());
+    pane.judge_by(judge(catalog, f.source.recorded().is_some()));
     for note in f.source.recorded().unwrap_or_default() {
         pane.receive(note, 1_000);
     }
     Some(pane)
+}
+
+/// The misses judged by `catalog`: each tool by its name and, when a
+/// catalog of several servers prefixed it, by its name on its server (when
+/// no other tool has that name).
+pub(super) fn judge(catalog: &Catalog, ended: bool) -> Judge {
+    let tools = catalog.tools();
+    let mut on_servers: std::collections::HashMap<&str, Vec<bool>> = Default::default();
+    for t in tools {
+        if let Some(m) = &t.mcp {
+            on_servers.entry(&m.name).or_default().push(t.always_load);
+        }
+    }
+    let names = tools.iter().map(|t| (t.name.clone(), t.always_load)).chain(
+        on_servers
+            .into_iter()
+            .filter(|(_, a)| a.len() == 1)
+            .map(|(n, a)| (n.to_string(), a[0])),
+    );
+    // A tool's own name wins over another's name on its server.
+    let mut map: std::collections::HashMap<String, bool> = Default::default();
+    for (n, a) in names {
+        map.entry(n).or_insert(a);
+    }
+    Judge::by(map, ended)
+}
+
+/// [`judge`], for the live screen's tests.
+#[cfg(test)]
+pub(crate) fn judge_for_tests(catalog: &Catalog, ended: bool) -> Judge {
+    judge(catalog, ended)
 }
 
 impl App {
@@ -26,6 +60,15 @@ impl App {
     pub fn followed_source(&self) -> Option<crate::follow::Source> {
         let source = self.live.as_ref()?.source();
         source.recorded().is_none().then(|| source.clone())
+    }
+
+    /// The misses judged again by the catalog in view (read again, or an
+    /// always-load flag toggled).
+    pub(super) fn rejudge(&mut self) {
+        if let Some(live) = &mut self.live {
+            let ended = live.source().recorded().is_some();
+            live.judge_by(judge(&self.catalog, ended));
+        }
     }
 
     /// The live screen's state, when following.

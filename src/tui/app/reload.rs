@@ -85,6 +85,7 @@ impl App {
         }
         self.warming = super::warm::Warming::start();
         self.rebuild_view();
+        self.rejudge();
         self.status = Some(format!(
             "the catalog changed on disk: read again, {} tools (were {before})",
             self.catalog.len()

@@ -134,6 +134,8 @@ fn history_recall_and_editing() {
     press(&mut app, KeyCode::Char('/'));
     chars(&mut app, "first");
     press(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus(), Focus::Query);
+    press(&mut app, KeyCode::Esc);
     assert_eq!(app.focus(), Focus::Results);
     assert!(
         app.search().session.is_some(),

@@ -170,7 +170,7 @@ fn every_caption_of_the_tour_is_true_of_its_screen() {
     has(at("...and the retry-loop breaker"), &["BLOCKED"]);
     has(
         at("Live: a recorded gateway session"),
-        &["Live ·", "4 misses", "! search"],
+        &["Live ·", "3 misses", "! search"],
     );
     has(
         at("m lists the misses"),

@@ -28,9 +28,7 @@ fn searched(q: &str) -> (super::App, Vec<String>) {
     let before = always(&app);
     query(&mut app, q);
     key(&mut app, KeyCode::Enter);
-    if app.focus() != Focus::Results {
-        key(&mut app, KeyCode::Tab);
-    }
+    key(&mut app, KeyCode::Esc);
     assert_eq!(app.focus(), Focus::Results);
     (app, before)
 }
@@ -85,9 +83,7 @@ fn under_strategy_all_the_results_and_the_detail_say_every_tool_is_sent() {
     app.update(super::Msg::Resize(120, 35));
     query(&mut app, "refund a payment");
     key(&mut app, KeyCode::Enter);
-    if app.focus() != Focus::Results {
-        key(&mut app, KeyCode::Tab);
-    }
+    key(&mut app, KeyCode::Esc);
     // A tool the cap of deferred would leave out.
     let rows = key(&mut app, KeyCode::Char('G'));
     let screen = rows.join("\n");
@@ -281,7 +277,8 @@ fn the_breakers_values_wrap_under_themselves_at_80x24() {
 fn a_long_query_at_80x24_keeps_the_first_caps() {
     let mut app = sized(80, 24);
     query(&mut app, "list the open tickets of the billing team");
-    let rows = key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter);
+    let rows = key(&mut app, KeyCode::Esc);
     assert!(rows[2].contains("init 8 · max_loaded - "), "{}", rows[2]);
     // Longer still: the initial count alone, then the query alone.
     query(&mut app, " and who reported them");

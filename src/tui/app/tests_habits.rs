@@ -28,6 +28,7 @@ fn the_rows_below_the_cap_can_be_picked_and_their_detail_says_why() {
     let mut app = sized(200, 60);
     query(&mut app, "send an email to the team");
     key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Esc);
     assert_eq!(app.focus(), Focus::Results);
     let loaded = app.search().len();
     let near = app.search().near();
@@ -60,6 +61,7 @@ fn a_tool_the_gate_held_back_can_be_picked_at_80x24() {
     let mut app = sized(80, 24);
     query(&mut app, "show the weather in Paris");
     key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Esc);
     let held = app.search().near();
     assert!(!held.is_empty());
     key(&mut app, KeyCode::Char('G'));

@@ -122,6 +122,8 @@ fn every_key_is_an_action_that_scripts_can_send() {
     act(&mut app, Action::InputDeleteWord);
     assert_eq!(app.query().text(), "refund ");
     act(&mut app, Action::InputSubmit);
+    assert_eq!(app.focus(), Focus::Query);
+    act(&mut app, Action::InputCancel);
     assert_eq!(app.focus(), Focus::Results);
     // Typing with no text box does nothing (not even through the keymap).
     app.update(Msg::Type("q".into()));

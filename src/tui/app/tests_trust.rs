@@ -110,6 +110,7 @@ fn a_result_row_and_its_detail_give_the_same_place() {
     let mut app = sized(120, 35);
     query(&mut app, "open a pull request");
     key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Esc);
     // The first row after the always-load tools, highlighted.
     let always = app.always_load_count();
     assert_eq!(
@@ -183,6 +184,7 @@ fn the_export_popup_opens_on_the_format_y_copies_in_and_y_copies_from_the_detail
     // The export popup: ↓ picks the next format, Esc keeps it for y.
     query(&mut app, "refund");
     key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Esc);
     key(&mut app, KeyCode::Char('x'));
     assert_eq!(app.popup(), Some(super::Popup::Export));
     let rows = key(&mut app, KeyCode::Down);
@@ -274,7 +276,8 @@ fn scrolled_texts_say_where_they_are() {
     // `/` finds words).
     key(&mut app, KeyCode::Esc);
     query(&mut app, "refund a payment");
-    let rows = key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter);
+    let rows = key(&mut app, KeyCode::Esc);
     let res = app.layout().results;
     let border = &rows[usize::from(res.bottom()) - 1];
     assert!(border.contains(" 1/11 "), "{border}");
@@ -297,6 +300,7 @@ fn c_goes_from_a_result_to_its_catalog_row_lifting_a_filter_that_hides_it() {
     key(&mut app, KeyCode::Char('f'));
     query(&mut app, "refund a payment");
     key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Esc);
     for _ in 0..app.always_load_count() {
         key(&mut app, KeyCode::Char('j'));
     }

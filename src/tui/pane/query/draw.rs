@@ -52,6 +52,10 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if regex {
         title.push(Span::styled("· regex ", theme.key));
     }
+    // Where the keys go, unmistakably: letters are words here.
+    if focused {
+        title.push(Span::styled("· typing ", theme.key));
+    }
     let block = pane(Line::from(title), focused, theme);
     let inner = block.inner(area);
     f.render_widget(block, area);

@@ -89,10 +89,15 @@ pub fn event_text(event: &Event) -> String {
             } else {
                 ""
             };
+            // An older writer names no ranker: no empty part.
+            let ranker = if s.ranker.is_empty() {
+                String::new()
+            } else {
+                format!(" · {}", escape(&s.ranker))
+            };
             format!(
-                "search “{}” → {tools}{fits} · {} · {}",
+                "search “{}” → {tools}{fits}{ranker} · {}",
                 escape(&s.query),
-                escape(&s.ranker),
                 ms(s.ms)
             )
         }
@@ -355,6 +360,12 @@ pub fn whole_text(live: &LivePane) -> String {
             ));
         }
         match &miss.wanted {
+            Some(w) if miss.kind == crate::traffic::misses::MissKind::UnknownTool => {
+                parts.push(format!(
+                    "the agent guessed {}, which the catalog in view lacks: no search could have given it",
+                    escape(w)
+                ))
+            }
             Some(w) => parts.push(format!(
                 "the agent wanted {}: Enter shows why search did not find it; e adds it to {}",
                 escape(w),

@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 
 use super::Outcome;
 use crate::follow::Note;
-use crate::traffic::misses::{self, Miss};
+use crate::traffic::misses::{self, Judge, Miss, Standing};
 use crate::traffic::{Event, KEPT_EVENTS};
 use crate::tui::action::{Action, KeyGroup};
 use crate::tui::list::ListState;
@@ -68,6 +68,8 @@ pub struct LivePane {
     /// Times the far side started anew (a trace file truncated).
     restarts: u32,
     misses: Vec<Miss>,
+    /// What the misses are judged by (the catalog in view).
+    judge: Judge,
     misses_only: bool,
     list: ListState,
     /// The newest row stays in view as events come (until the user moves
@@ -84,6 +86,7 @@ pub struct LivePane {
 impl LivePane {
     /// The screen over `source`, nothing heard yet.
     pub fn new(source: crate::follow::Source, requests_file: String) -> LivePane {
+        let ended = matches!(source, crate::follow::Source::Recorded);
         LivePane {
             source,
             link: Link::Connecting,
@@ -93,6 +96,7 @@ impl LivePane {
             last_bad: None,
             restarts: 0,
             misses: Vec::new(),
+            judge: Judge::blind(ended),
             misses_only: false,
             list: ListState::default(),
             at_newest: true,
@@ -100,6 +104,13 @@ impl LivePane {
             saved: Default::default(),
             message: None,
         }
+    }
+
+    /// Judges the misses by `judge` (the catalog in view), from now on and
+    /// over the traffic heard so far.
+    pub fn judge_by(&mut self, judge: Judge) {
+        self.judge = judge;
+        self.misses = misses::find(self.events.make_contiguous(), &self.judge);
     }
 
     /// What is followed.
@@ -161,7 +172,7 @@ impl LivePane {
                     }
                     self.events.push_back(event);
                 }
-                self.misses = misses::find(self.events.make_contiguous());
+                self.misses = misses::find(self.events.make_contiguous(), &self.judge);
                 self.reselect(selected, gone, height);
             }
         }
@@ -312,6 +323,13 @@ impl LivePane {
             ));
             return Outcome::Stay;
         };
+        if self.judge.standing(&wanted) == Standing::Unknown {
+            self.message = Some(format!(
+                "not added: {} is not in the catalog in view, so toolsift eval could never find it (the agent guessed the name)",
+                wanted
+            ));
+            return Outcome::Stay;
+        }
         let key = (miss.query.clone(), wanted.clone());
         if self.saved.contains(&key) {
             self.message = Some(format!("already added to {}", self.requests_file));

@@ -1,6 +1,6 @@
 use super::*;
 use crate::follow::Source;
-use crate::traffic::misses::MissKind;
+use crate::traffic::misses::{Judge, MissKind};
 
 const RECORDED: &str = include_str!("../../../../assets/traces/gateway-session.jsonl");
 
@@ -12,8 +12,10 @@ fn pane() -> LivePane {
     LivePane::new(Source::File("trace.jsonl".into()), "misses.jsonl".into())
 }
 
+/// The pane fed `events` as a whole trace, judged by no catalog.
 fn fed(events: Vec<Event>) -> LivePane {
     let mut live = pane();
+    live.judge_by(Judge::blind(true));
     live.receive(Note::Connected, 10);
     live.receive(Note::Events { events, dropped: 0 }, 10);
     live
@@ -44,9 +46,64 @@ fn the_recorded_session_s_four_misses_are_found_as_it_comes() {
 }
 
 #[test]
+fn judged_by_the_catalog_an_always_load_call_is_no_miss_and_the_last_search_waits_for_its_call() {
+    let catalog = crate::catalog::load(&crate::catalog::CatalogSource::demo()).unwrap();
+    let mut live = pane();
+    live.receive(
+        Note::Events {
+            events: recorded(),
+            dropped: 0,
+        },
+        10,
+    );
+    // As traffic comes: the session's last search may still get its call.
+    live.judge_by(crate::tui::app::judge_for_tests(&catalog, false));
+    let kinds: Vec<MissKind> = live.misses().iter().map(|m| m.kind).collect();
+    assert_eq!(kinds, [MissKind::SearchedAgain, MissKind::CalledUnreturned]);
+    // The whole session: get_current_user is always-load, not a miss.
+    live.judge_by(crate::tui::app::judge_for_tests(&catalog, true));
+    let kinds: Vec<MissKind> = live.misses().iter().map(|m| m.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            MissKind::SearchedAgain,
+            MissKind::CalledUnreturned,
+            MissKind::FoundNeverCalled
+        ]
+    );
+}
+
+#[test]
+fn a_guessed_tool_name_is_its_own_kind_and_e_refuses_it_saying_why() {
+    let catalog = crate::catalog::load(&crate::catalog::CatalogSource::demo()).unwrap();
+    let mut live = pane();
+    live.judge_by(crate::tui::app::judge_for_tests(&catalog, false));
+    let events = crate::traffic::parse(
+        concat!(
+            r#"{"kind":"search","session":"s","query":"page the on-call","tools":["get_oncall_schedule"]}"#,
+            "\n",
+            r#"{"kind":"call","session":"s","name":"no_such_tool","outcome":"tool_error"}"#,
+        ),
+        "t",
+    )
+    .unwrap();
+    live.receive(Note::Events { events, dropped: 0 }, 10);
+    assert_eq!(live.misses().len(), 1);
+    assert_eq!(live.misses()[0].kind, MissKind::UnknownTool);
+    live.handle(Action::LiveMisses, 10);
+    assert!(matches!(live.handle(Action::LiveSave, 10), Outcome::Stay));
+    let said = live.message.clone().unwrap();
+    assert!(
+        said.contains("no_such_tool is not in the catalog in view"),
+        "{said}"
+    );
+}
+
+#[test]
 fn events_in_two_batches_find_what_one_batch_finds() {
     let events = recorded();
     let mut live = pane();
+    live.judge_by(Judge::blind(true));
     live.receive(
         Note::Events {
             events: events[..7].to_vec(),
