@@ -46,9 +46,41 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     use std::io::IsTerminal;
     let config = explore_config(args.config.as_deref())?;
     let mut settings = explore_settings(args, &config)?;
+    let mut follow = follow_setup(args)?;
+    // Following a gateway with no catalog named: the gateway's own, read
+    // over the same route and key as its events (said in the header and
+    // on the live screen).
+    let theirs = match &follow {
+        Some(f) if args.catalogs.is_empty() && !args.mcp.any() => match &f.source {
+            toolsift::follow::Source::Url { url, key } => {
+                Some(toolsift::follow::catalog::fetch(url, key.as_deref()))
+            }
+            _ => None,
+        },
+        _ => None,
+    };
     let loaded =
         super::load::catalogs(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
-    let catalog = loaded.catalog;
+    let mut catalog = loaded.catalog;
+    let mut label = catalog.name().to_string();
+    let mut taken = false;
+    match (theirs, &mut follow) {
+        (Some(Ok(c)), Some(f)) => {
+            taken = true;
+            label = format!("{} (from {})", c.name(), f.source.shown());
+            catalog = std::sync::Arc::new(c);
+        }
+        (Some(Err(why)), Some(f)) => {
+            eprintln!(
+                "toolsift explore: the followed gateway's catalog could not be read ({why}); misses are judged by no catalog, the demo catalog is shown"
+            );
+            f.blind = Some(
+                "the followed gateway's could not be read as the explorer started; stderr says why"
+                    .into(),
+            );
+        }
+        _ => {}
+    }
     // The SDK's checks against this catalog, before the terminal is touched.
     settings.validate(&catalog)?;
     let keymap = Keymap::build(&config.default_keys, &config.user_keys, &config.origin())?;
@@ -78,7 +110,7 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     // The Tune screen's requests: the flag, the config, or the demo
     // catalog's own. A file that cannot be read, or names tools the catalog
     // lacks, is an error here, before the terminal is touched.
-    let on_demo = args.catalogs.iter().all(|c| c == "@demo") && !args.mcp.any();
+    let on_demo = args.catalogs.iter().all(|c| c == "@demo") && !args.mcp.any() && !taken;
     let queries = args
         .queries
         .clone()
@@ -88,7 +120,6 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         let parsed = toolsift::eval::load_queries_arg(q)?;
         toolsift::tune::resolve(&catalog, &parsed)?;
     }
-    let follow = follow_setup(args)?;
     // Following a trace file: its searches, answered by the calls after
     // them, are the Tune screen's requests unless others were named (when
     // it has some yet, of tools this catalog has).
@@ -127,7 +158,7 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     };
     let ranker_chosen = args.ranker.is_some() || config.user_chose_ranker;
     toolsift::tui::run(toolsift::tui::Setup {
-        sources: catalog.name().to_string(),
+        sources: label,
         catalog,
         settings,
         ranker_chosen,
@@ -168,6 +199,7 @@ fn follow_setup(args: &ExploreArgs) -> Result<Option<toolsift::tui::Follow>, Cli
         source,
         requests_file: args.misses_file.clone(),
         open_first: true,
+        blind: None,
     }))
 }
 

@@ -5,6 +5,7 @@
 //! again until it is back (a restarted gateway, a trace file started
 //! anew).
 
+pub mod catalog;
 mod sse;
 mod tail;
 

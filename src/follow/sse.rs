@@ -117,7 +117,7 @@ fn flush(batch: &mut Batch, tell: &impl Fn(Note) -> bool) -> Option<()> {
 }
 
 /// An HTTP error without reqwest's nesting noise.
-fn plain(e: &reqwest::Error) -> String {
+pub(super) fn plain(e: &reqwest::Error) -> String {
     let mut text = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {

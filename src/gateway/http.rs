@@ -95,6 +95,7 @@ fn router(gateway: Arc<Gateway>, config: &HttpConfig, mcp: StreamableHttpServerC
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route(EVENTS_PATH, get(events))
+        .route(crate::follow::catalog::CATALOG_PATH, get(catalog))
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
 }
@@ -311,6 +312,12 @@ async fn events(
 ) -> Response {
     let viewer = crate::http::events::Viewer::of(&state.keys, &key);
     state.gateway.recorder.followers.response(viewer)
+}
+
+/// The catalog searched (`explore --follow` judges the traffic by it):
+/// behind the same keys as the events.
+async fn catalog(State(state): State<Arc<HttpState>>) -> Response {
+    axum::Json(crate::follow::catalog::wire(&state.gateway.catalog())).into_response()
 }
 
 async fn healthz(State(state): State<Arc<HttpState>>) -> Response {

@@ -105,6 +105,11 @@ impl Judge {
         Judge { names: None, ended }
     }
 
+    /// Whether a catalog is known.
+    pub fn knows_names(&self) -> bool {
+        self.names.is_some()
+    }
+
     pub fn standing(&self, name: &str) -> Standing {
         match &self.names {
             None => Standing::Searchable,

@@ -56,6 +56,9 @@ pub struct Follow {
     pub requests_file: String,
     /// The live screen is in front at the start.
     pub open_first: bool,
+    /// Why the traffic is judged by no catalog (the far side's could not
+    /// be had and none was named); `None`: judged by the explorer's.
+    pub blind: Option<String>,
 }
 
 impl Setup {
@@ -91,6 +94,7 @@ impl Setup {
             demo: true,
             // The tour shows a recorded gateway session on the live screen.
             follow: Some(Follow {
+                blind: None,
                 source: crate::follow::Source::Recorded,
                 requests_file: "toolsift-misses.jsonl".into(),
                 open_first: false,

@@ -111,6 +111,35 @@ fn a_follower_sees_every_search_and_call_of_a_real_host_and_the_misses_in_them()
         .collect();
     assert_eq!(guessed, ["git_log", "git_log"], "{found:#?}");
 
+    // The catalog the explorer judges by: the gateway's own, behind the
+    // same key, each tool with its server.
+    let events_url = match Source::parse(&gw.url, None).unwrap() {
+        Source::Url { url, .. } => url,
+        other => panic!("{other:?}"),
+    };
+    let refused = toolsift::follow::catalog::fetch(&events_url, None).unwrap_err();
+    assert!(refused.contains("401"), "{refused}");
+    let catalog = toolsift::follow::catalog::fetch(&events_url, Some("k3y")).unwrap();
+    let log = catalog
+        .tools()
+        .iter()
+        .find(|t| t.mcp.as_ref().is_some_and(|m| m.name == "git_log"))
+        .unwrap_or_else(|| panic!("no git_log in {:?}", catalog.name()));
+    assert_eq!(log.mcp.as_ref().unwrap().server.as_ref(), "git");
+    let judge = misses::Judge::by(
+        catalog.tools().iter().flat_map(|t| {
+            let on_server = t.mcp.as_ref().map(|m| (m.name.clone(), t.always_load));
+            [(t.name.clone(), t.always_load)]
+                .into_iter()
+                .chain(on_server)
+        }),
+        false,
+    );
+    // Judged by it, git_log is a tool search could have given; a name no
+    // server has is the agent's guess.
+    assert_eq!(judge.standing("git_log"), misses::Standing::Searchable);
+    assert_eq!(judge.standing("no_such_tool"), misses::Standing::Unknown);
+
     // The gateway restarts on the same address: the follower is told it
     // was lost, comes back, and follows the new one.
     let port = gw

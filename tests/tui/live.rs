@@ -27,6 +27,7 @@ fn following(width: u16, height: u16) -> App {
             source: toolsift::follow::Source::File("gateway-session.jsonl".into()),
             requests_file: "misses.jsonl".into(),
             open_first: true,
+            blind: None,
         }),
         ..Setup::new(catalog, Searcher::embedded())
     };
@@ -256,6 +257,7 @@ fn the_recorded_session_fills_the_screen_from_the_start() {
             source: toolsift::follow::Source::Recorded,
             requests_file: "misses.jsonl".into(),
             open_first: true,
+            blind: None,
         }),
         ..Setup::new(catalog, Searcher::embedded())
     };

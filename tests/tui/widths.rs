@@ -153,6 +153,7 @@ fn app(name: &str, width: u16, height: u16, to: &dyn Fn(&mut App)) -> App {
         source: toolsift::follow::Source::File("gateway-session.jsonl".into()),
         requests_file: "misses.jsonl".into(),
         open_first: true,
+        blind: None,
     });
     let s = Setup {
         sources: "demo".into(),

@@ -17,7 +17,11 @@ use crate::tui::setup::Follow;
 pub(super) fn pane_for(follow: &Option<Follow>, catalog: &Catalog) -> Option<LivePane> {
     let f = follow.as_ref()?;
     let mut pane = LivePane::new(f.source.clone(), f.requests_file.clone());
-    pane.judge_by(judge(catalog, f.source.recorded().is_some()));
+    let ended = f.source.recorded().is_some();
+    match &f.blind {
+        Some(why) => pane.judge_by(Judge::blind(ended), format!("no catalog ({why})")),
+        None => pane.judge_by(judge(catalog, ended), said(catalog)),
+    }
     for note in f.source.recorded().unwrap_or_default() {
         pane.receive(note, 1_000);
     }
@@ -49,6 +53,11 @@ pub(super) fn judge(catalog: &Catalog, ended: bool) -> Judge {
     Judge::by(map, ended)
 }
 
+/// The catalog judged by, as the live screen says it.
+fn said(catalog: &Catalog) -> String {
+    format!("{} ({} tools)", catalog.name(), catalog.len())
+}
+
 /// [`judge`], for the live screen's tests.
 #[cfg(test)]
 pub(crate) fn judge_for_tests(catalog: &Catalog, ended: bool) -> Judge {
@@ -65,9 +74,11 @@ impl App {
     /// The misses judged again by the catalog in view (read again, or an
     /// always-load flag toggled).
     pub(super) fn rejudge(&mut self) {
-        if let Some(live) = &mut self.live {
+        if let Some(live) = &mut self.live
+            && live.judged()
+        {
             let ended = live.source().recorded().is_some();
-            live.judge_by(judge(&self.catalog, ended));
+            live.judge_by(judge(&self.catalog, ended), said(&self.catalog));
         }
     }
 

@@ -33,7 +33,17 @@ fn areas(area: Rect, live: &LivePane) -> (Rect, Rect, Rect) {
         .message
         .as_deref()
         .map_or(0, |m| wrap_words(m, width, usize::MAX).len());
-    let needed = (wrap_words(&whole_text(live), width, usize::MAX).len() + message) as u16 + 1;
+    let lost = match live.link() {
+        Link::Lost(why) => wrap_words(
+            &format!("not reached: {why} (tried again every few seconds)"),
+            width,
+            usize::MAX,
+        )
+        .len(),
+        _ => 0,
+    };
+    let needed =
+        (wrap_words(&whole_text(live), width, usize::MAX).len() + message + lost) as u16 + 1;
     let [head, list, whole] = Layout::vertical([
         Constraint::Length(HEAD),
         Constraint::Min(1),
@@ -136,7 +146,8 @@ fn link_text(link: &Link) -> (String, bool) {
     match link {
         Link::Connecting => ("connecting".into(), false),
         Link::Connected => ("following".into(), false),
-        Link::Lost(why) => (format!("lost: {} (trying again)", escape(why)), true),
+        // Why, whole, below the list (a title cuts it).
+        Link::Lost(_) => ("lost (trying again; why below)".into(), true),
     }
 }
 
@@ -202,7 +213,18 @@ pub fn draw(f: &mut Frame, area: Rect, live: &LivePane, theme: &Theme) {
     } else {
         "all events"
     };
-    let counts_line = fit_words(&format!("{} · showing {view}", counts.join(" · ")), width);
+    // Longest first: what the misses are judged by goes before what is
+    // shown (the columns' heading says that too).
+    let counts = counts.join(" · ");
+    let judged = escape(live.judged_by());
+    let counts_line = [
+        format!("{counts} · showing {view} · judged by {judged}"),
+        format!("{counts} · judged by {judged}"),
+        format!("{counts} · showing {view}"),
+    ]
+    .into_iter()
+    .find(|l| crate::tui::text::width(l) <= width)
+    .unwrap_or_else(|| fit_words(&counts, width));
     let columns = if live.misses_only() {
         "time (UTC) session    miss"
     } else {
@@ -256,6 +278,15 @@ pub fn draw(f: &mut Frame, area: Rect, live: &LivePane, theme: &Theme) {
     if let Some(message) = &live.message {
         for l in wrap_words(&escape(message), width, room) {
             whole_lines.push(Line::from(Span::styled(l, theme.selected)));
+        }
+    }
+    if let Link::Lost(why) = live.link() {
+        let text = format!(
+            "not reached: {} (tried again every few seconds)",
+            escape(why)
+        );
+        for l in wrap_words(&text, width, room.saturating_sub(whole_lines.len() - 1)) {
+            whole_lines.push(Line::from(Span::styled(l, theme.error)));
         }
     }
     let room = room.saturating_sub(whole_lines.len() - 1);
@@ -328,7 +359,8 @@ fn row_line<'a>(
 pub fn whole_text(live: &LivePane) -> String {
     let Some(r) = live.current() else {
         return format!(
-            "e adds a miss, with the tool the agent wanted as its answer, to {}",
+            "misses are judged by {}; e adds a miss, with the tool the agent wanted as its answer, to {}",
+            escape(live.judged_by()),
             escape(live.requests_file())
         );
     };
@@ -373,6 +405,9 @@ pub fn whole_text(live: &LivePane) -> String {
             )),
             None => parts.push("Enter searches the request again".into()),
         }
+    }
+    if !misses.is_empty() {
+        parts.push(format!("judged by {}", escape(live.judged_by())));
     }
     if misses.is_empty() {
         if let Some(Event::Search(_)) = event.map(|i| &live.events()[i]) {

@@ -68,8 +68,9 @@ pub struct LivePane {
     /// Times the far side started anew (a trace file truncated).
     restarts: u32,
     misses: Vec<Miss>,
-    /// What the misses are judged by (the catalog in view).
+    /// What the misses are judged by (the catalog in view), and as said.
     judge: Judge,
+    judged_by: String,
     misses_only: bool,
     list: ListState,
     /// The newest row stays in view as events come (until the user moves
@@ -97,6 +98,7 @@ impl LivePane {
             restarts: 0,
             misses: Vec::new(),
             judge: Judge::blind(ended),
+            judged_by: "no catalog".into(),
             misses_only: false,
             list: ListState::default(),
             at_newest: true,
@@ -108,9 +110,20 @@ impl LivePane {
 
     /// Judges the misses by `judge` (the catalog in view), from now on and
     /// over the traffic heard so far.
-    pub fn judge_by(&mut self, judge: Judge) {
+    pub fn judge_by(&mut self, judge: Judge, said: String) {
         self.judge = judge;
+        self.judged_by = said;
         self.misses = misses::find(self.events.make_contiguous(), &self.judge);
+    }
+
+    /// What the misses are judged by, as said on the screen.
+    pub fn judged_by(&self) -> &str {
+        &self.judged_by
+    }
+
+    /// Whether the misses are judged by a catalog.
+    pub fn judged(&self) -> bool {
+        self.judge.knows_names()
     }
 
     /// What is followed.

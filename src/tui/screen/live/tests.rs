@@ -15,7 +15,7 @@ fn pane() -> LivePane {
 /// The pane fed `events` as a whole trace, judged by no catalog.
 fn fed(events: Vec<Event>) -> LivePane {
     let mut live = pane();
-    live.judge_by(Judge::blind(true));
+    live.judge_by(Judge::blind(true), "no catalog".into());
     live.receive(Note::Connected, 10);
     live.receive(Note::Events { events, dropped: 0 }, 10);
     live
@@ -57,11 +57,17 @@ fn judged_by_the_catalog_an_always_load_call_is_no_miss_and_the_last_search_wait
         10,
     );
     // As traffic comes: the session's last search may still get its call.
-    live.judge_by(crate::tui::app::judge_for_tests(&catalog, false));
+    live.judge_by(
+        crate::tui::app::judge_for_tests(&catalog, false),
+        "demo".into(),
+    );
     let kinds: Vec<MissKind> = live.misses().iter().map(|m| m.kind).collect();
     assert_eq!(kinds, [MissKind::SearchedAgain, MissKind::CalledUnreturned]);
     // The whole session: get_current_user is always-load, not a miss.
-    live.judge_by(crate::tui::app::judge_for_tests(&catalog, true));
+    live.judge_by(
+        crate::tui::app::judge_for_tests(&catalog, true),
+        "demo".into(),
+    );
     let kinds: Vec<MissKind> = live.misses().iter().map(|m| m.kind).collect();
     assert_eq!(
         kinds,
@@ -77,7 +83,10 @@ fn judged_by_the_catalog_an_always_load_call_is_no_miss_and_the_last_search_wait
 fn a_guessed_tool_name_is_its_own_kind_and_e_refuses_it_saying_why() {
     let catalog = crate::catalog::load(&crate::catalog::CatalogSource::demo()).unwrap();
     let mut live = pane();
-    live.judge_by(crate::tui::app::judge_for_tests(&catalog, false));
+    live.judge_by(
+        crate::tui::app::judge_for_tests(&catalog, false),
+        "demo".into(),
+    );
     let events = crate::traffic::parse(
         concat!(
             r#"{"kind":"search","session":"s","query":"page the on-call","tools":["get_oncall_schedule"]}"#,
@@ -103,7 +112,7 @@ fn a_guessed_tool_name_is_its_own_kind_and_e_refuses_it_saying_why() {
 fn events_in_two_batches_find_what_one_batch_finds() {
     let events = recorded();
     let mut live = pane();
-    live.judge_by(Judge::blind(true));
+    live.judge_by(Judge::blind(true), "no catalog".into());
     live.receive(
         Note::Events {
             events: events[..7].to_vec(),
