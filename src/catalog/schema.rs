@@ -29,6 +29,26 @@ pub fn example_arguments(schema: &Value) -> Value {
     Value::Object(args)
 }
 
+/// Each way `arguments` fail `validator` (where, as a JSON pointer, `/`
+/// for the whole, and what), at most `most`: the gateway's check of a
+/// call and the explorer's breaker say the same.
+#[cfg(feature = "mcp")]
+pub fn argument_errors(
+    validator: &jsonschema::Validator,
+    arguments: &Value,
+    most: usize,
+) -> Vec<(String, String)> {
+    validator
+        .iter_errors(arguments)
+        .take(most)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            let at = if at.is_empty() { "/".to_string() } else { at };
+            (at, e.to_string())
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,9 @@ use crate::traffic;
 /// How often the file is looked at.
 const EVERY: Duration = Duration::from_millis(200);
 
+/// The most read at once.
+pub(super) const CHUNK: u64 = 8 << 20;
+
 pub(super) async fn follow(path: &Path, tell: &(impl Fn(Note) -> bool + Sync)) {
     let shown = path.display().to_string();
     let mut offset: u64 = 0;
@@ -47,16 +50,30 @@ pub(super) async fn follow(path: &Path, tell: &(impl Fn(Note) -> bool + Sync)) {
                         return;
                     }
                 }
-                if len > offset && file.seek(SeekFrom::Start(offset)).is_ok() {
+                // A large append is read a chunk at a time, each told
+                // before the next is read (memory stays bounded).
+                while len > offset && file.seek(SeekFrom::Start(offset)).is_ok() {
                     let mut bytes = Vec::new();
-                    if let Ok(n) = (&mut file).take(len - offset).read_to_end(&mut bytes) {
+                    let want = (len - offset).min(CHUNK);
+                    let Ok(n) = (&mut file).take(want).read_to_end(&mut bytes) else {
+                        break;
+                    };
+                    if n == 0 {
+                        break;
+                    }
+                    {
                         offset += n as u64;
                         pending.extend_from_slice(&bytes);
                         let mut batch = Batch::default();
-                        while let Some(end) = pending.iter().position(|&b| b == b'\n') {
-                            let line: Vec<u8> = pending.drain(..=end).collect();
+                        // Lines are cut from where the last ended: each
+                        // byte is looked at once (not the rest of the
+                        // buffer again for each line).
+                        let mut start = 0;
+                        while let Some(at) = pending[start..].iter().position(|&b| b == b'\n') {
+                            let line = &pending[start..start + at + 1];
+                            start += at + 1;
                             line_no += 1;
-                            match traffic::parse_line(&String::from_utf8_lossy(&line)) {
+                            match traffic::parse_line(&String::from_utf8_lossy(line)) {
                                 Ok(Some(event)) => batch.push(event),
                                 Ok(None) => {}
                                 Err(e) => {
@@ -66,6 +83,7 @@ pub(super) async fn follow(path: &Path, tell: &(impl Fn(Note) -> bool + Sync)) {
                                 }
                             }
                         }
+                        pending.drain(..start);
                         if let Some(note) = batch.take()
                             && !tell(note)
                         {

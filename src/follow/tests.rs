@@ -178,3 +178,46 @@ fn a_server_that_is_not_there_is_told_and_tried_again() {
     };
     assert!(why.contains(&format!("127.0.0.1:{port}/events")), "{why}");
 }
+
+#[test]
+fn a_large_append_is_read_whole_across_chunks_and_its_last_event_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    // Over one read's chunk, so a line straddles the cut.
+    let line = call_line("middle");
+    let lines = (super::tail::CHUNK as usize + line.len()) / line.len() + 1000;
+    let mut text = line.repeat(lines);
+    text.push_str(&call_line("last"));
+    std::fs::write(&path, &text).unwrap();
+    let (notes, _runtime) = collect(Source::File(path));
+    let told = |n: &[Note]| -> (u64, bool) {
+        let mut count = 0;
+        let mut last = false;
+        for note in n {
+            if let Note::Events { events, dropped } = note {
+                count += events.len() as u64 + dropped;
+                last |= events
+                    .iter()
+                    .any(|e| matches!(e, Event::Call(c) if c.name == "last"));
+            }
+        }
+        (count, last)
+    };
+    for _ in 0..1200 {
+        if told(&notes.lock().unwrap()).1 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (count, last) = told(&notes.lock().unwrap());
+    assert!(last, "the last event never came");
+    assert_eq!(count, lines as u64 + 1);
+    assert!(
+        !notes
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|n| matches!(n, Note::BadLine(_))),
+        "a line cut between chunks read as a bad line"
+    );
+}

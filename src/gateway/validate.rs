@@ -67,15 +67,11 @@ impl Validators {
         match self.compiled(index, schema).as_ref() {
             Compiled::Unusable(why) => Checked::Unchecked(why.clone()),
             Compiled::Ready(v) => {
-                let errors: Vec<(String, String)> = v
-                    .iter_errors(arguments)
-                    .take(MAX_ERRORS)
-                    .map(|e| {
-                        let at = e.instance_path().to_string();
-                        let at = if at.is_empty() { "/".to_string() } else { at };
-                        (at, cut(&e.to_string()))
-                    })
-                    .collect();
+                let errors: Vec<(String, String)> =
+                    crate::catalog::schema::argument_errors(v, arguments, MAX_ERRORS)
+                        .into_iter()
+                        .map(|(at, what)| (at, cut(&what)))
+                        .collect();
                 if errors.is_empty() {
                     Checked::Valid
                 } else {

@@ -228,6 +228,7 @@ actions! {
     LiveSave = "live_save", Live, "eval", "add the miss to the request file, the tool the agent wanted as its answer (toolsift eval reads it)";
     LiveClose = "live_close", Live, "back", "back to the explorer (following goes on)";
     QuitNow = "quit_now", Global, "quit", "quit at once, from any screen";
+    Suspend = "suspend", Global, "suspend", "suspend to the shell, as any full-screen program does (fg brings it back)";
 }
 
 impl Action {

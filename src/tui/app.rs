@@ -224,6 +224,10 @@ impl App {
             layout: ScreenLayout::default(),
             should_quit: false,
         };
+        // A key the user's config took from another action is said at once.
+        if !app.keymap.taken().is_empty() {
+            app.status = Some(app.keymap.taken().join("; "));
+        }
         app.layout = app.layout_for(Rect::new(0, 0, 120, 35));
         let mut effects = app.start_effects();
         effects.extend(app.exact_next());
@@ -316,8 +320,18 @@ impl App {
                 Vec::new()
             }
             Msg::Written(result) => {
+                let failed = result.is_err();
                 let message = result.unwrap_or_else(|e| format!("not written: {e}"));
-                if self.popup == Some(Popup::Tune) {
+                if self.popup == Some(Popup::Export) && failed {
+                    // The popup stays with the path typed, to fix.
+                    if let Some(b) = &mut self.export {
+                        b.message = Some(message);
+                    }
+                } else if self.popup == Some(Popup::Export) {
+                    self.export = None;
+                    self.popup = None;
+                    self.status = Some(message);
+                } else if self.popup == Some(Popup::Tune) {
                     self.tune.message = Some(message);
                 } else if self.popup == Some(Popup::Live)
                     && let Some(live) = &mut self.live
@@ -385,6 +399,9 @@ impl App {
             self.should_quit = true;
             return Vec::new();
         }
+        if action == Action::Suspend {
+            return vec![Effect::Suspend];
+        }
         // Help opens over any screen and goes back to it.
         if action == Action::Help && matches!(self.popup, Some(p) if p != Popup::Help) {
             self.help_over = self.popup;
@@ -415,6 +432,12 @@ impl App {
             // The tool shown copied or opened, as from the panes.
             Some(Popup::Detail) if action == Action::CopyTool => self.copy_tool(),
             Some(Popup::Detail) if action == Action::OpenTool => self.open_tool(),
+            // The Tokens box is under the popup: it closes to show it.
+            Some(Popup::Detail) if action == Action::CachingCosts => {
+                self.popup = None;
+                self.cycle_caching();
+                Vec::new()
+            }
             Some(Popup::Detail)
                 if matches!(
                     action,
@@ -535,6 +558,16 @@ impl App {
                 self.popup = Some(Popup::Help);
             }
             Action::RetrySearch => {
+                if !matches!(
+                    self.search.results,
+                    super::pane::results::Results::Failed(_)
+                ) {
+                    self.status = Some(format!(
+                        "nothing to retry: the last search did not fail ({} searches again after a failure)",
+                        self.keymap.label(Action::RetrySearch)
+                    ));
+                    return Vec::new();
+                }
                 let on = Searched {
                     catalog: &self.catalog,
                     query: self.query.text(),

@@ -203,7 +203,10 @@ impl Host for Attached {
 
 /// The effect needs the terminal: the loop carries it out itself.
 pub fn needs_terminal(effect: &Effect) -> bool {
-    matches!(effect, Effect::Copy { .. } | Effect::Page { .. })
+    matches!(
+        effect,
+        Effect::Copy { .. } | Effect::Page { .. } | Effect::Suspend
+    )
 }
 
 /// Carries out an effect that needs the terminal ([`Effect::Copy`],
@@ -229,7 +232,7 @@ pub async fn carry_out<B: Backend, H: Host>(
                 // does not.
                 Ok(()) if host.target(|t| t.tmux) => match host.tmux_buffer(&text) {
                     Ok(()) => format!(
-                        "copied {what} to tmux's paste buffer (prefix ] pastes) and the clipboard ({} bytes)",
+                        "copied {what} to tmux's paste buffer (prefix ] pastes; {} bytes), and sent it as OSC 52 for the clipboard",
                         crate::numbers::thousands(text.len() as u64)
                     ),
                     Err(why) => format!("{done}; not in tmux's paste buffer: {why}"),
@@ -256,6 +259,27 @@ pub async fn carry_out<B: Backend, H: Host>(
             let size = terminal.size()?;
             terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
             let said = said.unwrap_or_else(|| format!("{what} not opened: no terminal"));
+            return Ok(vec![
+                Msg::Resize(size.width, size.height),
+                Msg::Status(said),
+            ]);
+        }
+        Effect::Suspend => {
+            let lending = Lending::terminal();
+            lending.take(Duration::from_secs(2)).await;
+            let said = host.lend(&mut || {
+                // Stopped here until the shell's `fg` continues it.
+                #[cfg(unix)]
+                // SAFETY: raise() only sends this process a signal.
+                unsafe {
+                    libc::raise(libc::SIGTSTP);
+                }
+                "back from the shell".to_string()
+            });
+            lending.give_back();
+            let size = terminal.size()?;
+            terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+            let said = said.unwrap_or_else(|| "not suspended: no terminal".into());
             return Ok(vec![
                 Msg::Resize(size.width, size.height),
                 Msg::Status(said),

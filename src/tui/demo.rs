@@ -9,7 +9,7 @@
 //!
 //! While it plays, the viewer's keys steer the player, not the explorer:
 //! Space pauses and resumes, → goes on at once (ends a pause; one step when
-//! paused), `q`, Esc or Ctrl-C quit. At its end the demo quits.
+//! paused), `?` pauses and says so, `q`, Esc or Ctrl-C quit. At its end the demo quits.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -26,6 +26,9 @@ use super::event::{ScriptStep, expand};
 
 /// The default tour.
 pub const DEFAULT_SCRIPT: &str = include_str!("../../assets/demo.toml");
+
+/// What `?` says while a tour plays (it pauses the tour).
+pub const HELP: &str = "the tour is paused: Space resumes, → plays one step, q quits; run `toolsift` to explore with every key (? there lists them)";
 
 /// The pause after each typed character and action at speed 1.
 pub const KEY_DELAY: Duration = Duration::from_millis(90);
@@ -137,6 +140,8 @@ pub fn parse_script(text: &str, origin: &str) -> Result<Vec<ScriptStep>, ScriptE
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Control {
     TogglePause,
+    /// `?`: pause, and say what the keys do.
+    Help,
     Step,
     Quit,
 }
@@ -149,6 +154,7 @@ pub fn control(key: &crossterm::event::KeyEvent) -> Option<Control> {
     }
     match key.code {
         KeyCode::Char(' ') => Some(Control::TogglePause),
+        KeyCode::Char('?') | KeyCode::F(1) => Some(Control::Help),
         KeyCode::Right => Some(Control::Step),
         KeyCode::Char('q') | KeyCode::Esc => Some(Control::Quit),
         KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Some(Control::Quit),
@@ -168,6 +174,8 @@ struct Player {
     left: Option<Duration>,
     /// One step asked for while paused.
     step_once: bool,
+    /// A message to give after the one just given.
+    pending: Option<Msg>,
     done: bool,
 }
 
@@ -186,6 +194,19 @@ impl Player {
         };
         match msg {
             Msg::Key(k) => match control(&k) {
+                Some(Control::Help) => {
+                    let said = Msg::Status(HELP.into());
+                    if self.paused {
+                        return Next::Emit(said);
+                    }
+                    self.paused = true;
+                    self.left = self
+                        .until
+                        .take()
+                        .map(|u| u.saturating_duration_since(Instant::now()));
+                    self.pending = Some(said);
+                    Next::Emit(Msg::DemoPaused(true))
+                }
                 Some(Control::Quit) => {
                     self.done = true;
                     Next::Emit(Msg::InputClosed)
@@ -218,6 +239,9 @@ impl Player {
     }
 
     async fn next(&mut self) -> Option<Msg> {
+        if let Some(msg) = self.pending.take() {
+            return Some(msg);
+        }
         loop {
             if self.done {
                 return None;
@@ -289,6 +313,7 @@ where
         until: None,
         left: None,
         step_once: false,
+        pending: None,
         done: false,
     };
     Box::pin(stream::unfold(player, |mut p| async move {
@@ -417,6 +442,24 @@ mod tests {
         tx.send(key(KeyCode::Char('q'))).unwrap();
         assert!(matches!(p.next().await, Some(Msg::InputClosed)));
         assert!(p.next().await.is_none());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn question_mark_pauses_and_says_the_keys() {
+        let steps = vec![
+            ScriptStep::Pause(Duration::from_secs(100)),
+            ScriptStep::Action(Action::Quit),
+        ];
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let input = stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|m| (m, rx)) });
+        let mut p = player(steps, 1.0, input);
+        tx.send(key(KeyCode::Char('?'))).unwrap();
+        assert!(matches!(p.next().await, Some(Msg::DemoPaused(true))));
+        assert!(matches!(p.next().await, Some(Msg::Status(s)) if s.contains("Space resumes")));
+        let waited = tokio::time::timeout(Duration::from_secs(1000), p.next()).await;
+        assert!(waited.is_err(), "played while paused: {waited:?}");
+        tx.send(key(KeyCode::Char(' '))).unwrap();
+        assert!(matches!(p.next().await, Some(Msg::DemoPaused(false))));
     }
 
     #[tokio::test(start_paused = true)]

@@ -191,6 +191,9 @@ pub enum Effect {
     /// Show `text` (`what`) in the user's pager, lending it the terminal;
     /// the loop does it between frames; answers `Msg::Status`.
     Page { text: String, what: String },
+    /// Suspend the process to the shell (SIGTSTP), the terminal given back
+    /// to it until `fg`; the loop does it between frames.
+    Suspend,
     /// Ask the provider what the tools `set` (indices into `catalog`) add
     /// to a request; answers `Msg::Counted`.
     Count {
@@ -437,6 +440,7 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
         // Only the loop has a terminal (see `super::lend`).
         Effect::Copy { what, .. } => Msg::Status(format!("{what} not copied: no terminal")),
         Effect::Page { what, .. } => Msg::Status(format!("{what} not opened: no terminal")),
+        Effect::Suspend => Msg::Status("not suspended: no terminal".into()),
     }
 }
 

@@ -208,6 +208,9 @@ pub struct Keymap {
     /// Each action's keys in the order the config writes them (a key taken
     /// by another action since is skipped when shown).
     written: BTreeMap<Action, Vec<Key>>,
+    /// The built-in keys a user binding took from another action, said
+    /// as the explorer starts.
+    taken: Vec<String>,
 }
 
 type Parsed = Vec<(Action, Vec<Key>)>;
@@ -283,9 +286,31 @@ impl Keymap {
             .collect();
         let mut bindings = BTreeMap::new();
         bind(&mut bindings, &defaults, BUILT_IN)?;
+        // A user's key that another action has by default: the user's
+        // wins, and it is said, naming both.
+        let mut taken = Vec::new();
+        for (action, keys) in &user {
+            for &k in keys {
+                if let Some(&other) = bindings.get(&(action.context(), k))
+                    && other != *action
+                {
+                    taken.push(format!(
+                        "{origin}: [keys] {} = \"{k}\" takes {k} from {} (bind {} to another key, or choose another for {})",
+                        action.name(),
+                        other.name(),
+                        other.name(),
+                        action.name()
+                    ));
+                }
+            }
+        }
         bind(&mut bindings, &user, origin)?;
         let written = defaults.into_iter().chain(user).collect();
-        Ok(Keymap { bindings, written })
+        Ok(Keymap {
+            bindings,
+            written,
+            taken,
+        })
     }
 
     /// The embedded defaults as a key table.
@@ -300,6 +325,7 @@ impl Keymap {
         Keymap::build(&Keymap::default_table(), &KeyTable::new(), BUILT_IN).unwrap_or(Keymap {
             bindings: BTreeMap::new(),
             written: BTreeMap::new(),
+            taken: Vec::new(),
         })
     }
 
@@ -309,6 +335,12 @@ impl Keymap {
             .iter()
             .map(|(a, k)| (a.clone(), k.to_vec()))
             .collect()
+    }
+
+    /// Each built-in key a user binding took from another action, said
+    /// naming both.
+    pub fn taken(&self) -> &[String] {
+        &self.taken
     }
 
     /// The action of `ev` in `context` (not falling back anywhere).
@@ -447,6 +479,24 @@ mod tests {
         assert_eq!(k.action(&ev(KeyCode::Char('q'), none)), None);
         // The user's binding wins over another action's default.
         assert_eq!(k.action(&ev(KeyCode::Char('?'), none)), Some(Action::Quit));
+    }
+
+    #[test]
+    fn a_user_key_that_takes_another_actions_built_in_key_is_said_naming_both() {
+        let defaults = Keymap::default_table();
+        let k = Keymap::build(
+            &defaults,
+            &table(&[("quit", &["x"]), ("toggle_always_load", &["a", "space"])]),
+            "c.toml",
+        )
+        .unwrap();
+        let said = k.taken().join("\n");
+        assert!(said.contains("quit = \"x\" takes x from export"), "{said}");
+        assert!(
+            said.contains("toggle_always_load = \"Space\" takes Space from toggle_pick"),
+            "{said}"
+        );
+        assert!(Keymap::defaults().taken().is_empty());
     }
 
     #[test]

@@ -155,6 +155,11 @@ pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool, caption: u16) 
             .saturating_sub(top.height + caption_area.height + status.height),
         ..area
     };
+    // A demo's caption stays in view over every popup.
+    let above_caption = Rect {
+        height: area.height.saturating_sub(caption_area.height),
+        ..area
+    };
     ScreenLayout {
         area,
         too_small: area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1,
@@ -169,20 +174,20 @@ pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool, caption: u16) 
         status,
         caption: (caption > 0).then_some(caption_area),
         detail_popup: centered(
-            area,
+            above_caption,
             area.width.saturating_sub(6),
-            area.height.saturating_sub(4),
+            above_caption.height.saturating_sub(4),
         ),
         help_popup: centered(
             below_header,
             below_header.width.saturating_sub(4).min(110),
             below_header.height,
         ),
-        settings_popup: centered(area, 70, 16),
+        settings_popup: centered(above_caption, 70, 16),
         breaker: breaker_layout(below_header, trace_loaded),
         tune: tune_layout(below_header),
         compare: below_header,
-        export_popup: centered(area, 76, 7),
+        export_popup: centered(above_caption, 76, 7),
     }
 }
 

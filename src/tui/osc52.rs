@@ -103,11 +103,13 @@ pub fn tmux_load_buffer(text: &str) -> Result<(), String> {
 
 /// What the status line says after `bytes` of `what` went to the terminal.
 pub fn copied(what: &str, bytes: usize, target: Target) -> String {
+    // Whether the terminal honours OSC 52 cannot be known from here: say
+    // what was done, and what it takes.
     format!(
-        "copied {what} to the clipboard ({} bytes, OSC 52{})",
+        "sent {what} to the terminal as OSC 52 ({} bytes): on the clipboard where the terminal allows it{}",
         crate::numbers::thousands(bytes as u64),
         if target.tmux {
-            "; tmux passes it on with set-clipboard on"
+            " (tmux: set-clipboard on)"
         } else {
             ""
         }
@@ -140,7 +142,7 @@ mod tests {
         assert_eq!(copy("{}", tmux), Ok(b"\x1b]52;c;e30=\x07".to_vec()));
         assert_eq!(
             copied("a", 1234, tmux),
-            "copied a to the clipboard (1,234 bytes, OSC 52; tmux passes it on with set-clipboard on)"
+            "sent a to the terminal as OSC 52 (1,234 bytes): on the clipboard where the terminal allows it (tmux: set-clipboard on)"
         );
     }
 

@@ -101,7 +101,7 @@ fn e_lends_the_terminal_to_the_pager_and_y_copies_the_same_json() {
     tty.send(b"g");
     tty.send(b"y");
     tty.wait_for(&format!(
-        "copied {} (openai-responses JSON) to the clipboard",
+        "sent {} (openai-responses JSON) to the terminal as OSC 52",
         first.name
     ));
     let sequence = format!(

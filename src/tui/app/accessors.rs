@@ -258,6 +258,17 @@ impl App {
     }
 
     /// The catalog's always-load tools.
+    /// How many tools of the initial set are sent besides the always-load
+    /// ones (`initial_tool_count`, or fewer where `max_loaded_tools`
+    /// leaves less room).
+    pub fn sent_initial(&self) -> usize {
+        self.handle
+            .initial_indices()
+            .iter()
+            .filter(|&&i| !self.catalog.tools()[i].always_load)
+            .count()
+    }
+
     pub fn always_load_count(&self) -> usize {
         self.catalog
             .tools()

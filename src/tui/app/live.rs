@@ -143,8 +143,17 @@ impl App {
         if let Some(index) = tool {
             self.show_index_in_catalog(index);
             let name = escape(&self.catalog.tools()[index].name).into_owned();
+            // Where no detail pane fits, the detail opens as a popup: the
+            // why is on screen either way.
+            let back = if self.layout.detail_is_popup() {
+                self.detail.open();
+                self.popup = Some(Popup::Detail);
+                "Esc: the catalog; L: back to live"
+            } else {
+                "L: back to live"
+            };
             self.status = Some(format!(
-                "{name}: the detail says why it was or was not loaded for this request (L: back to live)"
+                "{name}: the detail says why it was or was not loaded for this request ({back})"
             ));
         }
         effects

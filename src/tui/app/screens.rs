@@ -135,9 +135,11 @@ impl App {
         path: String,
     ) -> Vec<Effect> {
         self.tool_format = format;
-        self.export = None;
-        self.popup = None;
+        // The popup stays until the write is done: a failed one keeps the
+        // path typed, to fix.
         let Some(indices) = self.export_set() else {
+            self.export = None;
+            self.popup = None;
             self.status = Some("nothing to export: no tools are loaded".into());
             return Vec::new();
         };
@@ -145,7 +147,9 @@ impl App {
         match write_effect(format, path, &tools) {
             Ok(effect) => vec![effect],
             Err(why) => {
-                self.status = Some(why);
+                if let Some(b) = &mut self.export {
+                    b.message = Some(why);
+                }
                 Vec::new()
             }
         }

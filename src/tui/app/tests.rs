@@ -315,26 +315,33 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     let mut app = started();
     press(&mut app, KeyCode::Char('s'));
     assert_eq!(app.popup(), Some(Popup::Settings));
-    // initial_tool_count: 8 -> 7 ... -> -1
+    // initial_tool_count: 8 -> 7 ... -> 0, and no further (it says so).
     press(&mut app, KeyCode::Down);
     for _ in 0..9 {
         press(&mut app, KeyCode::Left);
     }
-    assert_eq!(app.editor().edited.initial_tool_count, -1);
+    assert_eq!(app.editor().edited.initial_tool_count, 0);
     assert_eq!(
-        app.editor().error.as_deref(),
-        Some("initial_tool_count must be a non-negative integer")
+        app.editor().note.as_deref(),
+        Some("initial_tool_count is at its least (0); the other arrow raises it")
     );
-    assert_eq!(
-        app.settings().initial_tool_count,
-        0,
-        "the last valid value stays"
-    );
-    assert_eq!(app.handle().initial_indices().len(), 4);
-    press(&mut app, KeyCode::Right);
     assert_eq!(app.editor().error, None);
-    // max_loaded_tools: none -> 1 (below the 4 always-load tools).
+    assert_eq!(app.settings().initial_tool_count, 0);
+    assert_eq!(app.handle().initial_indices().len(), 4);
+    press(&mut app, KeyCode::Left);
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.settings().initial_tool_count, 1);
+    assert_eq!(app.editor().note, None);
+    // max_loaded_tools: none is the least; none -> 1 (below the 4
+    // always-load tools) and back down to none, never to 0.
     press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Left);
+    assert_eq!(app.editor().edited.max_loaded_tools, None);
+    assert!(app.editor().note.is_some());
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.editor().edited.max_loaded_tools, Some(1));
+    press(&mut app, KeyCode::Left);
+    assert_eq!(app.editor().edited.max_loaded_tools, None);
     press(&mut app, KeyCode::Right);
     assert_eq!(app.editor().edited.max_loaded_tools, Some(1));
     assert_eq!(
@@ -371,15 +378,18 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     );
     assert_eq!(app.settings().max_tools, Some(4));
     assert!(!matches!(&app.search().results, Results::Failed(_)));
+    // Down to 1, and no further: stepping never makes a value the SDK
+    // refuses by its type (0), and says so.
     for _ in 0..3 {
         press(&mut app, KeyCode::Left);
     }
+    assert_eq!(app.editor().edited.max_tools, Some(1));
     assert_eq!(
-        app.editor().error.as_deref(),
-        Some("max_tools must be a positive integer")
+        app.editor().note.as_deref(),
+        Some("max_tools is at its least (1); the other arrow raises it")
     );
     // Up again to the default.
-    for _ in 0..8 {
+    for _ in 0..7 {
         press(&mut app, KeyCode::Right);
     }
     assert_eq!(app.settings().max_tools, None);

@@ -45,3 +45,101 @@ fn after_enter_the_letters_typed_next_are_words_not_commands() {
     key(&mut app, KeyCode::Char('t'));
     assert_eq!(app.popup(), Some(Popup::Tune));
 }
+
+#[test]
+fn keys_that_cannot_act_say_why() {
+    let mut app = sized(120, 35);
+    // `r` with no failed search.
+    key(&mut app, KeyCode::Char('r'));
+    assert!(
+        app.status().unwrap().starts_with("nothing to retry"),
+        "{:?}",
+        app.status()
+    );
+    // Ctrl-Z suspends (the loop does it, between frames).
+    let effects = app.update(super::tests::key_mod(
+        KeyCode::Char('z'),
+        crossterm::event::KeyModifiers::CONTROL,
+    ));
+    assert!(
+        matches!(effects[..], [crate::tui::effect::Effect::Suspend]),
+        "{effects:?}"
+    );
+    // `-` at the breaker's least threshold.
+    key(&mut app, KeyCode::Char('b'));
+    for _ in 0..30 {
+        key(&mut app, KeyCode::Char('-'));
+    }
+    let said = app.breaker().unwrap().message.clone().unwrap_or_default();
+    assert!(said.contains("at its least"), "{said}");
+}
+
+#[test]
+fn a_key_the_config_takes_from_another_action_is_said_at_start() {
+    let file = crate::config::parse("[keys]\nquit = [\"x\"]\n", "c.toml").unwrap();
+    let keymap = super::Keymap::build(
+        &super::Keymap::default_table(),
+        &super::Keymap::table_of(&file),
+        "c.toml",
+    )
+    .unwrap();
+    let (app, _) = super::tests::demo_with(keymap);
+    let said = app.status().unwrap_or_default().to_string();
+    assert!(said.contains("quit = \"x\" takes x from export"), "{said}");
+}
+
+#[test]
+fn sorting_by_tokens_shows_the_largest_tools_from_the_top() {
+    let mut app = sized(120, 35);
+    // Scrolled down a way, then sorted.
+    for _ in 0..40 {
+        key(&mut app, KeyCode::Char('j'));
+    }
+    assert!(app.catalog_view().list.offset > 0);
+    key(&mut app, KeyCode::Char('o'));
+    key(&mut app, KeyCode::Char('o'));
+    let view = app.catalog_view();
+    let height = app.layout().list_rows();
+    // The highlight stays in view with no room above it left unused.
+    assert!(view.list.selected >= view.list.offset);
+    assert!(
+        view.list.offset == 0 || view.list.selected + 1 == view.list.offset + height,
+        "{:?} in {height} rows",
+        view.list
+    );
+}
+
+#[test]
+fn with_a_cap_on_loaded_tools_every_figure_says_the_initial_count_sent() {
+    let (mut app, effects) =
+        super::tests::demo_setup(|s| s.settings.max_loaded_tools = Some(6));
+    super::tests::settle(&mut app, effects);
+    app.update(super::Msg::Resize(200, 60));
+    let screen = draw(&app).join("\n");
+    // 6 loaded, 4 always-load: 2 of the 8 asked are sent.
+    assert!(screen.contains("init 2 of 8"), "{screen}");
+    assert!(screen.contains("2 + 4 always-load"), "{screen}");
+    key(&mut app, KeyCode::Char('s'));
+    let screen = draw(&app).join("\n");
+    assert!(screen.contains("(2 sent"), "{screen}");
+    assert!(screen.contains("not set: max_loaded_tools (6)"), "{screen}");
+    assert!(!screen.contains("service default (8)"), "{screen}");
+}
+
+#[test]
+fn a_failed_export_keeps_the_popup_and_the_path_typed() {
+    let mut app = sized(80, 24);
+    query(&mut app, "refund");
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('x'));
+    assert_eq!(app.popup(), Some(Popup::Export));
+    for c in "x/nowhere/out.json".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    let typed = app.export().unwrap().path.text.clone();
+    app.update(super::Msg::Written(Err("cannot write x/nowhere/out.json".into())));
+    assert_eq!(app.popup(), Some(Popup::Export));
+    assert_eq!(app.export().unwrap().path.text, typed);
+    let rows = draw(&app).join("\n");
+    assert!(rows.contains("not written: cannot write"), "{rows}");
+}

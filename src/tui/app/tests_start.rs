@@ -105,6 +105,10 @@ fn the_format_last_exported_is_the_one_copied() {
         matches!(&written[..], [Effect::WriteFile { .. }]),
         "{written:?}"
     );
+    // The popup closes once the write is done.
+    assert_eq!(app.popup(), Some(Popup::Export));
+    app.update(Msg::Written(Ok("wrote".into())));
+    assert_eq!(app.popup(), None);
     let copy = app.update(Msg::Action(Action::CopyTool));
     let [Effect::Copy { text, what, .. }] = &copy[..] else {
         panic!("{copy:?}");

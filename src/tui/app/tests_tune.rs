@@ -186,7 +186,9 @@ fn export_writes_the_loaded_tools_in_the_chosen_shape() {
 
 /// The search again, and its answer: the service is unreachable.
 fn failed(app: &mut App) {
-    let effects = app.update(Msg::Action(Action::RetrySearch));
+    app.update(Msg::Action(Action::FocusQuery));
+    let effects = app.update(Msg::Action(Action::InputSubmit));
+    app.update(Msg::Action(Action::InputCancel));
     let [
         Effect::Search {
             generation,

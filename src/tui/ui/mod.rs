@@ -27,9 +27,9 @@ use super::screen;
 fn draw_caption(f: &mut Frame, area: ratatui::layout::Rect, app: &App, theme: &Theme) {
     let Some(text) = app.caption() else { return };
     let keys = if app.demo() == Some(true) {
-        " paused · Space resumes · → step · q quit "
+        " paused · Space resumes · → step · ? help · q quit "
     } else {
-        " Space pause · → step · q quit "
+        " Space pause · → step · ? help · q quit "
     };
     let block = Block::default()
         .borders(Borders::ALL)
@@ -94,7 +94,7 @@ pub fn draw(f: &mut Frame, app: &App) {
         detail::draw::draw_pane(f, d, app, &theme);
     }
     gauges::draw(f, l.gauges, app, &theme);
-    status::draw(f, l.status, app, &theme);
+    status::draw(f, l.status, app, &theme, l.caption);
     if let Some(area) = l.caption {
         draw_caption(f, area, app, &theme);
     }
@@ -108,9 +108,14 @@ pub fn draw(f: &mut Frame, app: &App) {
             !app.catalog_view().servers.is_empty(),
             &theme,
         ),
-        Some(Popup::Settings) => {
-            screen::settings::draw::draw(f, l.settings_popup, app.editor(), app.settings(), &theme)
-        }
+        Some(Popup::Settings) => screen::settings::draw::draw(
+            f,
+            l.settings_popup,
+            app.editor(),
+            app.settings(),
+            app.sent_initial(),
+            &theme,
+        ),
         Some(Popup::Breaker) => {
             if let Some(pane) = app.breaker() {
                 let seen = screen::breaker::draw::Seen {

@@ -12,7 +12,9 @@ use crate::tui::help::{KeyLine, key_line as keys_of};
 use crate::tui::paint::KeyHint;
 use crate::tui::text;
 
-pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+/// `caption`: a demo's caption box, right above the line: a message's
+/// first lines go above it, never under it.
+pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme, caption: Option<Rect>) {
     // While a demo plays, the viewer's keys steer the player, not the
     // explorer: the line gives those.
     let hints = match app.demo() {
@@ -42,7 +44,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         // A message longer than the line is read whole: its first lines
         // over the rows above (as many as it takes, up to half the screen).
         let mut lines = text::wrap(vec![Line::raw(message.into_owned())], room.max(1));
-        let most = usize::from(area.y / 2).max(1);
+        let base = caption.map_or(area.y, |c| c.y);
+        let most = usize::from(base / 2).max(1);
         if lines.len() > most {
             lines.truncate(most);
             let end = text::fit_words(&format!("{} …", lines[most - 1]), room);
@@ -53,7 +56,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         if !above.is_empty() {
             let rows = u16::try_from(above.len()).unwrap_or(u16::MAX);
             let over = Rect {
-                y: area.y - rows - 1,
+                y: base.saturating_sub(rows + 1),
                 height: rows + 1,
                 ..area
             };
@@ -109,6 +112,7 @@ fn demo_keys(paused: bool) -> Vec<KeyHint> {
     vec![
         hint("Space", if paused { "resume" } else { "pause" }, 1),
         hint("→", "step", 2),
+        hint("?", "help", 0),
         hint("q", "quit", 0),
     ]
 }

@@ -249,6 +249,9 @@ impl CatalogView {
                     Sort::Tokens if !self.servers.is_empty() => Sort::Server,
                     Sort::Tokens | Sort::Server => Sort::Catalog,
                 };
+                // The list is read from its top again: the highlighted tool
+                // stays in view, as low as it must be.
+                self.list.offset = 0;
                 true
             }
             Action::CycleFilter => {

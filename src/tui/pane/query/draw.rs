@@ -23,25 +23,29 @@ fn prompt(app: &App) -> &'static str {
 /// alone.
 fn summaries(app: &App) -> [String; 5] {
     let s = app.settings();
+    // The initial count sent, where max_loaded_tools leaves less room.
+    let sent = app.sent_initial() as i64;
+    let init = if sent < s.initial_tool_count {
+        format!("{sent} of {}", s.initial_tool_count)
+    } else {
+        s.initial_tool_count.to_string()
+    };
     let cap = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
-    let max_tools = s
-        .max_tools
-        .map_or_else(|| "default".to_string(), |v| v.to_string());
+    let max_tools = match (s.max_tools, s.max_loaded_tools) {
+        (Some(v), _) => v.to_string(),
+        (None, Some(_)) => "= max_loaded".to_string(),
+        (None, None) => "default".to_string(),
+    };
     let caps = format!(
-        "init {} · max_loaded {} · max_tools {max_tools}",
-        s.initial_tool_count,
+        "init {init} · max_loaded {} · max_tools {max_tools}",
         cap(s.max_loaded_tools),
     );
     [
         format!("{caps} · {} ", s.basis().label()),
         format!("{caps} · {} ", s.basis().as_str()),
         format!("{caps} "),
-        format!(
-            "init {} · max_loaded {} ",
-            s.initial_tool_count,
-            cap(s.max_loaded_tools)
-        ),
-        format!("init {} ", s.initial_tool_count),
+        format!("init {init} · max_loaded {} ", cap(s.max_loaded_tools)),
+        format!("init {init} "),
     ]
 }
 

@@ -347,6 +347,15 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         )));
         // Their places, as the rows above and the detail count them (the
         // always-load tools first).
+        // Names get the room there is: as wide as the longest, loaded or
+        // below the cap, before the pane's edge cuts them.
+        let runners_width = runners
+            .iter()
+            .map(|(i, _)| escape(&app.tool(*i).name).chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(name_width)
+            .max(8);
         for (j, (index, score)) in runners.into_iter().enumerate() {
             if !near_shown(j) || lines.len() >= height {
                 continue;
@@ -362,7 +371,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let mark = if near_at(j) { "›" } else { " " };
             let text = format!(
                 "{mark}{rank} {}{score}",
-                pad(&name, name_room.min(name_width.max(8)))
+                pad(&name, name_room.min(runners_width))
             );
             lines.push(row(
                 vec![Span::styled(text, theme.dim)],

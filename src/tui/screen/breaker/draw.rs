@@ -162,8 +162,8 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &Seen, p: &BreakerPane, them
             },
         ),
     ])];
-    lines.push(Line::from(match p.parsed_args() {
-        Ok(_) => Span::styled("       ✓ valid JSON object", theme.selected),
+    lines.push(Line::from(match p.parsed_args(app.catalog()) {
+        Ok(_) => Span::styled("       ✓ what the tool's schema takes", theme.selected),
         Err(e) => Span::styled(format!("       ✗ {e}: cannot be sent"), theme.error),
     }));
     match p.current_signature(app.catalog()) {
@@ -488,9 +488,7 @@ fn draw_log(f: &mut Frame, area: Rect, app: &Seen, p: &BreakerPane, theme: &Them
         let mut groups: Vec<(usize, Vec<Line>)> = Vec::new();
         let mut used = 0;
         for (i, e) in p.log.iter().enumerate().take(bottom + 1).rev() {
-            let from = e
-                .trace_line
-                .map_or(String::new(), |l| format!(" (trace line {l})"));
+            let sig = escape(&e.signature);
             let (mark, style, outcome_style) = match e.live.as_ref().map(|l| l.state) {
                 _ if !e.ran => ("BLOCKED ", theme.error, theme.error),
                 Some(LiveState::Calling(_)) => ("calling ", theme.key, theme.key),
@@ -515,9 +513,17 @@ fn draw_log(f: &mut Frame, area: Rect, app: &Seen, p: &BreakerPane, theme: &Them
             let picked = p.picked_row() == Some(i);
             let head = format!("{}{:>3} ", if picked { "›" } else { " " }, i + 1);
             let counts = format!("{}/{} ", e.repeats, e.threshold);
-            let room = width
-                .saturating_sub(text_width(&head) + 8 + text_width(&counts) + text_width(&server))
-                .saturating_sub(text_width(&from));
+            let fixed = width
+                .saturating_sub(text_width(&head) + 8 + text_width(&counts) + text_width(&server));
+            // The call gets the room first: where the trace line would cut
+            // it, it is said shorter, or not at all.
+            let from = e.trace_line.map_or(String::new(), |l| {
+                [format!(" (trace line {l})"), format!(" (line {l})")]
+                    .into_iter()
+                    .find(|f| text_width(&sig) + text_width(f) <= fixed)
+                    .unwrap_or_default()
+            });
+            let room = fixed.saturating_sub(text_width(&from));
             let mut group = vec![Line::from(vec![
                 Span::styled(
                     head,
@@ -530,7 +536,7 @@ fn draw_log(f: &mut Frame, area: Rect, app: &Seen, p: &BreakerPane, theme: &Them
                 Span::styled(mark, style),
                 Span::raw(counts),
                 Span::styled(server, theme.always),
-                Span::raw(cut(&escape(&e.signature), room.max(8))),
+                Span::raw(cut(&sig, room.max(8))),
                 Span::styled(from, theme.dim),
             ])];
             if whole == Some(i) {

@@ -100,7 +100,7 @@ impl BreakerPane {
             self.call(catalog);
             return Vec::new();
         };
-        let args = match self.parsed_args() {
+        let args = match self.parsed_args(catalog) {
             Ok(a) => a,
             Err(e) => {
                 self.message = Some(format!("not sent: {e}"));
@@ -268,7 +268,7 @@ impl BreakerPane {
         let mut calls = Vec::new();
         for _ in 0..self.loop_count {
             calls.extend(self.request(catalog, live));
-            if self.parsed_args().is_err() {
+            if self.parsed_args(catalog).is_err() {
                 break;
             }
         }

@@ -198,19 +198,39 @@ impl BreakerPane {
         }
     }
 
-    /// The arguments as typed, if they can be sent: a JSON object.
-    pub fn parsed_args(&self) -> Result<Value, String> {
-        match serde_json::from_str::<Value>(&self.args.text) {
-            Ok(v @ Value::Object(_)) => Ok(v),
-            Ok(_) => Err("arguments must be a JSON object".into()),
-            Err(e) => Err(format!("invalid JSON: {e}")),
+    /// The arguments as typed, if they can be sent: a JSON object that the
+    /// tool's input schema takes (checked as the gateway checks a call; a
+    /// schema that does not compile is left to the server).
+    pub fn parsed_args(&self, catalog: &Catalog) -> Result<Value, String> {
+        let args = match serde_json::from_str::<Value>(&self.args.text) {
+            Ok(v @ Value::Object(_)) => v,
+            Ok(_) => return Err("arguments must be a JSON object".into()),
+            Err(e) => return Err(format!("invalid JSON: {e}")),
+        };
+        let Some(tool) = catalog.tools().get(self.tool) else {
+            return Ok(args);
+        };
+        let Ok(validator) = jsonschema::validator_for(&tool.input_schema) else {
+            return Ok(args);
+        };
+        let errors = crate::catalog::schema::argument_errors(&validator, &args, 3);
+        if errors.is_empty() {
+            return Ok(args);
         }
+        let said: Vec<String> = errors
+            .iter()
+            .map(|(at, what)| format!("{at}: {what}"))
+            .collect();
+        Err(format!(
+            "not what the tool's schema takes: {}",
+            said.join("; ")
+        ))
     }
 
     /// The current call's signature, when its arguments are valid.
     pub fn current_signature(&self, catalog: &Catalog) -> Option<String> {
         let name = &catalog.tools().get(self.tool)?.name;
-        self.parsed_args().ok().map(|a| signature(name, &a))
+        self.parsed_args(catalog).ok().map(|a| signature(name, &a))
     }
 
     /// Runs one call through `RetryLoopBreaker::guard`.
@@ -247,7 +267,7 @@ impl BreakerPane {
 
     /// Calls the current tool once; invalid arguments cannot be sent.
     pub fn call(&mut self, catalog: &Catalog) -> bool {
-        let args = match self.parsed_args() {
+        let args = match self.parsed_args(catalog) {
             Ok(a) => a,
             Err(e) => {
                 self.message = Some(format!("not sent: {e}"));
@@ -264,7 +284,7 @@ impl BreakerPane {
     /// Calls the current tool `loop_count` times.
     pub fn call_loop(&mut self, catalog: &Catalog) {
         for _ in 0..self.loop_count {
-            if self.parsed_args().is_err() {
+            if self.parsed_args(catalog).is_err() {
                 self.call(catalog);
                 return;
             }
@@ -276,6 +296,16 @@ impl BreakerPane {
         let t = (i64::from(self.breaker.threshold()) + delta)
             .clamp(i64::from(*THRESHOLDS.start()), i64::from(*THRESHOLDS.end()))
             as u32;
+        if t == self.breaker.threshold() {
+            // At an end: said, not silent.
+            self.message = Some(format!(
+                "the threshold is at its {} ({t}): the breaker takes {}..={}",
+                if delta < 0 { "least" } else { "most" },
+                THRESHOLDS.start(),
+                THRESHOLDS.end()
+            ));
+            return;
+        }
         // The streak is kept, as changing the SDK object's threshold would.
         self.breaker.set_threshold(t);
     }

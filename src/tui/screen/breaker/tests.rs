@@ -79,11 +79,28 @@ fn key_order_does_not_matter_and_other_args_start_a_new_streak() {
 }
 
 #[test]
+fn a_call_the_tools_schema_refuses_is_not_sent_and_says_why() {
+    let c = demo();
+    let mut p = pane_for(&c, "get_ticket");
+    // The ticket's id is required.
+    p.args.set("{}");
+    let why = p.parsed_args(&c).unwrap_err();
+    assert!(
+        why.starts_with("not what the tool's schema takes") && why.contains("ticket_id"),
+        "{why}"
+    );
+    assert!(!p.call(&c));
+    assert!(p.log.is_empty(), "a refused call was logged as run");
+    assert!(p.message.as_deref().unwrap().starts_with("not sent:"));
+    assert!(p.current_signature(&c).is_none());
+}
+
+#[test]
 fn invalid_json_cannot_be_sent() {
     let c = demo();
     let mut p = pane_for(&c, "get_ticket");
     p.args.set(r#"{"ticket_id": "#);
-    assert!(p.parsed_args().unwrap_err().starts_with("invalid JSON"));
+    assert!(p.parsed_args(&c).unwrap_err().starts_with("invalid JSON"));
     assert!(!p.call(&c));
     assert!(p.log.is_empty());
     assert!(
@@ -94,7 +111,7 @@ fn invalid_json_cannot_be_sent() {
     );
     p.args.set("[1]");
     assert_eq!(
-        p.parsed_args().unwrap_err(),
+        p.parsed_args(&c).unwrap_err(),
         "arguments must be a JSON object"
     );
     assert!(p.current_signature(&c).is_none());

@@ -85,13 +85,36 @@ pub fn draw(
             pane_state.right(),
             pane_state.left(),
             right,
-            format!("{} ({at}/{of})", pane_state.right().way.label),
+            // Two sides that send the same tools say so in the title: the
+            // way changes nothing for this request.
+            if same_tools(pane_state.left(), pane_state.right()) {
+                format!(
+                    "{} ({at}/{of}) · the same tools for this request",
+                    pane_state.right().way.label
+                )
+            } else {
+                format!("{} ({at}/{of})", pane_state.right().way.label)
+            },
         ),
     ];
     for (side, other, r, title) in sides {
         draw_side(f, r, side, other, &title, pane_state, catalog, theme);
     }
     draw_summary(f, summary, pane_state, catalog, caching, theme);
+}
+
+/// Both sides answered, with the same tools in the same order.
+fn same_tools(a: &Side, b: &Side) -> bool {
+    match (&a.answer, &b.answer) {
+        (Answer::Found { result: x, .. }, Answer::Found { result: y, .. }) => {
+            x.tools.len() == y.tools.len()
+                && x.tools
+                    .iter()
+                    .zip(&y.tools)
+                    .all(|(p, q)| p.index == q.index)
+        }
+        _ => false,
+    }
 }
 
 /// The ranker, strategy and gate of a side: `bm25 · deferred · gate on`.

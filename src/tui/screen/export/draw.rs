@@ -55,7 +55,7 @@ pub fn draw(
     } else {
         "the current search's loaded set"
     };
-    let lines = vec![
+    let mut lines = vec![
         Line::from(vec![
             Span::styled(format!("{:<LABEL$}", "format"), theme.key),
             Span::styled(format_name(b.format).to_string(), theme.selected),
@@ -85,6 +85,13 @@ pub fn draw(
             ),
         ]),
     ];
+    // What Enter or the write said, whole on the rows left.
+    if let Some(m) = &b.message {
+        let left = usize::from(inner.height).saturating_sub(lines.len());
+        for l in crate::tui::text::wrap_words(&escape(m), width, left) {
+            lines.push(Line::from(Span::styled(l, theme.error)));
+        }
+    }
     f.render_widget(Paragraph::new(lines), inner);
     let x = inner.x + (LABEL + (b.path.cursor - skip).min(room - 1)) as u16;
     f.set_cursor_position((x, inner.y + 2));

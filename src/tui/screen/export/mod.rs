@@ -52,6 +52,11 @@ pub struct ExportBox {
     pub path: LineInput,
     /// How many tools would be written.
     pub tools: usize,
+    /// An existing file Enter was pressed on once: a second Enter on the
+    /// same path overwrites it.
+    confirming: Option<String>,
+    /// What the last key or write said (a refusal, a failed write).
+    pub message: Option<String>,
 }
 
 impl ExportBox {
@@ -61,6 +66,8 @@ impl ExportBox {
             format,
             path: LineInput::offered(&default_path(format)),
             tools,
+            confirming: None,
+            message: None,
         }
     }
 
@@ -76,10 +83,13 @@ impl ExportBox {
     }
 
     pub fn type_text(&mut self, text: &str) {
+        self.message = None;
+        self.confirming = None;
         self.path.insert(text);
     }
 
     pub fn handle(&mut self, action: Action) -> Outcome {
+        self.message = None;
         match action {
             Action::InputCancel => Outcome::Close,
             Action::InputHistoryPrev => {
@@ -93,15 +103,30 @@ impl ExportBox {
             Action::InputSubmit => {
                 let path = self.path.text.trim().to_string();
                 if path.is_empty() {
+                    self.message = Some("type a file to write to".into());
                     return Outcome::Stay;
                 }
+                // An existing file is overwritten only when asked twice.
+                if std::path::Path::new(&path).exists()
+                    && self.confirming.as_deref() != Some(path.as_str())
+                {
+                    self.message = Some(format!(
+                        "{} exists: Enter again overwrites it; or edit the path",
+                        escape(&path)
+                    ));
+                    self.confirming = Some(path);
+                    return Outcome::Stay;
+                }
+                self.confirming = None;
                 Outcome::Export {
                     format: self.format,
                     path,
                 }
             }
             other => {
-                self.path.edit(other);
+                if self.path.edit(other) {
+                    self.confirming = None;
+                }
                 Outcome::Stay
             }
         }
@@ -156,5 +181,30 @@ mod tests {
             } if path == "out.json"
         ));
         assert!(matches!(b.handle(Action::InputCancel), Outcome::Close));
+    }
+
+    #[test]
+    fn an_existing_file_is_overwritten_only_on_a_second_enter() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tools.json");
+        std::fs::write(&path, "kept").unwrap();
+        let mut b = ExportBox::new(3, PayloadFormat::Anthropic);
+        b.handle(Action::InputClear);
+        b.type_text(path.to_str().unwrap());
+        assert!(matches!(b.handle(Action::InputSubmit), Outcome::Stay));
+        assert!(
+            b.message
+                .as_deref()
+                .unwrap()
+                .contains("Enter again overwrites")
+        );
+        // An edit asks again.
+        b.type_text("x");
+        b.handle(Action::InputBackspace);
+        assert!(matches!(b.handle(Action::InputSubmit), Outcome::Stay));
+        assert!(matches!(
+            b.handle(Action::InputSubmit),
+            Outcome::Export { .. }
+        ));
     }
 }

@@ -17,10 +17,12 @@ fn value(s: &Settings, row: usize) -> String {
         0 => s.strategy.to_string(),
         1 => s.initial_tool_count.to_string(),
         2 => cap(s.max_loaded_tools, "none"),
-        3 => cap(
-            s.max_tools,
-            &format!("service default ({})", crate::service::DEFAULT_MAX_TOOLS),
-        ),
+        // Not set, a search's cap is max_loaded_tools when that is set.
+        3 => match (s.max_tools, s.max_loaded_tools) {
+            (Some(v), _) => v.to_string(),
+            (None, Some(m)) => format!("not set: max_loaded_tools ({m})"),
+            (None, None) => format!("service default ({})", crate::service::DEFAULT_MAX_TOOLS),
+        },
         4 => s.ranker.to_string(),
         6 => if s.gate {
             "on: no tool when none fits"
@@ -34,7 +36,17 @@ fn value(s: &Settings, row: usize) -> String {
 
 /// Draws the popup in `r` (from the layout).
 /// The editor over `in_force`, the settings in force.
-pub fn draw(f: &mut Frame, r: Rect, editor: &SettingsEditor, in_force: &Settings, theme: &Theme) {
+/// `sent_initial`: how many tools of the initial set the settings in force
+/// send besides the always-load ones (fewer than `initial_tool_count`
+/// when `max_loaded_tools` leaves less room).
+pub fn draw(
+    f: &mut Frame,
+    r: Rect,
+    editor: &SettingsEditor,
+    in_force: &Settings,
+    sent_initial: usize,
+    theme: &Theme,
+) {
     f.render_widget(Clear, r);
     let block = pane(
         Line::from(Span::styled(" Settings ", theme.title)),
@@ -65,10 +77,18 @@ pub fn draw(f: &mut Frame, r: Rect, editor: &SettingsEditor, in_force: &Settings
                 format!("   (in force: {in_force})"),
                 theme.dim,
             ));
+        } else if i == 1 && (sent_initial as i64) < editor.edited.initial_tool_count {
+            spans.push(Span::styled(
+                format!("   ({sent_initial} sent: max_loaded_tools leaves no more room)"),
+                theme.dim,
+            ));
         }
         lines.push(Line::from(spans));
     }
     lines.push(Line::from(""));
+    if let Some(note) = &editor.note {
+        lines.push(Line::from(Span::styled(format!(" {note}"), theme.key)));
+    }
     match &editor.error {
         Some(e) => {
             // A long message wraps under its text, not under the mark.

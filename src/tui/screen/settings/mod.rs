@@ -36,6 +36,9 @@ pub struct SettingsEditor {
     pub edited: Settings,
     pub error: Option<String>,
     pub row: usize,
+    /// What the last key did when it could not step (a setting at its
+    /// end).
+    pub note: Option<String>,
 }
 
 impl SettingsEditor {
@@ -44,6 +47,7 @@ impl SettingsEditor {
             edited: settings.clone(),
             error: None,
             row: 0,
+            note: None,
         }
     }
 
@@ -67,6 +71,7 @@ impl SettingsEditor {
 
     /// The popup's keys (`settings_*` actions).
     pub fn handle(&mut self, action: Action) -> Outcome {
+        self.note = None;
         let step: i64 = match action {
             Action::SettingsClose => return Outcome::Close,
             Action::SettingsUp => {
@@ -82,10 +87,25 @@ impl SettingsEditor {
             _ => return Outcome::Stay,
         };
         let mut e = self.edited.clone();
+        let least = |name: &str, value: &str| {
+            format!("{name} is at its least ({value}); the other arrow raises it")
+        };
         match self.row {
             0 => e.strategy = e.strategy.toggled(),
+            1 if step < 0 && e.initial_tool_count <= 0 => {
+                self.note = Some(least("initial_tool_count", "0"));
+                return Outcome::Stay;
+            }
             1 => e.initial_tool_count += step,
+            2 if step < 0 && e.max_loaded_tools.is_none() => {
+                self.note = Some(least("max_loaded_tools", "none: no cap"));
+                return Outcome::Stay;
+            }
             2 => e.max_loaded_tools = step_optional(e.max_loaded_tools, step),
+            3 if step < 0 && e.max_tools.is_some_and(|v| v <= 1) => {
+                self.note = Some(least("max_tools", "1"));
+                return Outcome::Stay;
+            }
             3 => e.max_tools = step_max_tools(e.max_tools, step),
             4 => e.ranker = e.ranker.cycle(step < 0),
             6 => e.gate = !e.gate,
@@ -110,14 +130,15 @@ fn step_max_tools(value: Option<i64>, step: i64) -> Option<i64> {
     }
 }
 
-/// `None` (no cap) -> 1 -> 2 ...; stepping down from 1 gives 0, which the
-/// SDK refuses (shown, not clamped); down from 0 or below gives `None`.
+/// `None` (no cap) -> 1 -> 2 ... and back the same way: down from 1 (or
+/// from a value the SDK refuses, set by a flag) gives `None`; an invalid 0
+/// is never stepped to.
 fn step_optional(value: Option<i64>, step: i64) -> Option<i64> {
     match (value, step > 0) {
         (None, true) => Some(1),
         (None, false) => None,
-        (Some(v), true) => Some(v + 1),
-        (Some(v), false) if v <= 0 => None,
+        (Some(v), true) => Some(v.max(0) + 1),
+        (Some(v), false) if v <= 1 => None,
         (Some(v), false) => Some(v - 1),
     }
 }

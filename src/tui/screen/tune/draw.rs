@@ -32,8 +32,12 @@ pub fn fit_segments(segments: &[String], width: usize) -> String {
     let mut n = segments.len();
     loop {
         let line = segments[..n].join(" · ");
-        if n <= 1 || line.chars().count() <= width {
+        if line.chars().count() <= width {
             return line;
+        }
+        if n <= 1 {
+            // One segment wider than the line: cut at a word, with "…".
+            return crate::tui::text::fit_words(&line, width);
         }
         n -= 1;
     }
@@ -374,7 +378,12 @@ fn draw_legend(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme
                 ),
                 None => format!("the catalog has {n} tools beside the always-load ones"),
             };
-            format!("initial set: asked {asked}, in force {n} ({why})")
+            let long = format!("initial set: asked {asked}, in force {n} ({why})");
+            if long.chars().count() <= width {
+                long
+            } else {
+                format!("initial set: asked {asked}, in force {n} (the cap leaves no more)")
+            }
         }
         Some(n) => format!("initial set {n}"),
         None => "initial set: strategy all sends every tool".to_string(),
@@ -443,6 +452,9 @@ mod tests {
             "cap 8 · 83.3% all loaded · saves 71.2%"
         );
         assert_eq!(fit_segments(&s, 30), "cap 8 · 83.3% all loaded");
-        assert_eq!(fit_segments(&s, 3), "cap 8");
+        assert_eq!(fit_segments(&s, 30), "cap 8 · 83.3% all loaded");
+        // One segment too wide is cut at a word, never mid-word unmarked.
+        let one = vec!["initial set: asked 8, in force 2".to_string()];
+        assert_eq!(fit_segments(&one, 24), "initial set: asked 8…");
     }
 }
