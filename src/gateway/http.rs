@@ -216,7 +216,9 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
         response
     };
     let shown = match path.as_str() {
-        MCP_PATH | EVENTS_PATH | "/healthz" | "/metrics" => path.as_str(),
+        MCP_PATH | EVENTS_PATH | crate::follow::catalog::CATALOG_PATH | "/healthz" | "/metrics" => {
+            path.as_str()
+        }
         _ => "(other path)",
     };
     let elapsed = started.elapsed();

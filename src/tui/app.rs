@@ -42,7 +42,7 @@ use super::layout::{ScreenLayout, layout};
 use super::pane::catalog::CatalogView;
 use super::pane::detail::DetailState;
 use super::pane::query::QueryBox;
-use super::pane::results::{SearchState, Searched};
+use super::pane::results::SearchState;
 use super::screen::export::ExportBox;
 use super::screen::help::HelpState;
 use super::screen::settings::SettingsEditor;
@@ -319,29 +319,7 @@ impl App {
                 self.tune.receive(generation, result);
                 Vec::new()
             }
-            Msg::Written(result) => {
-                let failed = result.is_err();
-                let message = result.unwrap_or_else(|e| format!("not written: {e}"));
-                if self.popup == Some(Popup::Export) && failed {
-                    // The popup stays with the path typed, to fix.
-                    if let Some(b) = &mut self.export {
-                        b.message = Some(message);
-                    }
-                } else if self.popup == Some(Popup::Export) {
-                    self.export = None;
-                    self.popup = None;
-                    self.status = Some(message);
-                } else if self.popup == Some(Popup::Tune) {
-                    self.tune.message = Some(message);
-                } else if self.popup == Some(Popup::Live)
-                    && let Some(live) = &mut self.live
-                {
-                    live.message = Some(message);
-                } else {
-                    self.status = Some(message);
-                }
-                Vec::new()
-            }
+            Msg::Written(result) => self.written(result),
             Msg::Key(key) => {
                 if key.kind == KeyEventKind::Release {
                     return Vec::new();
@@ -557,26 +535,7 @@ impl App {
                 self.help.open();
                 self.popup = Some(Popup::Help);
             }
-            Action::RetrySearch => {
-                if !matches!(
-                    self.search.results,
-                    super::pane::results::Results::Failed(_)
-                ) {
-                    self.status = Some(format!(
-                        "nothing to retry: the last search did not fail ({} searches again after a failure)",
-                        self.keymap.label(Action::RetrySearch)
-                    ));
-                    return Vec::new();
-                }
-                let on = Searched {
-                    catalog: &self.catalog,
-                    query: self.query.text(),
-                    ranker: self.query_ranker(),
-                    settings: &self.settings,
-                    handle: &self.handle,
-                };
-                return vec![self.search.retry(&on)];
-            }
+            Action::RetrySearch => return self.retry_search(),
             Action::SendFullCatalog => {
                 let full = self.full_tokens();
                 let message = self.search.send_full_catalog(self.catalog.len(), full);

@@ -154,4 +154,30 @@ impl App {
             }
         }
     }
+
+    /// A file written (or not): said where the screen in front shows it;
+    /// a failed export keeps its popup and path.
+    pub(super) fn written(&mut self, result: Result<String, String>) -> Vec<Effect> {
+        let failed = result.is_err();
+        let message = result.unwrap_or_else(|e| format!("not written: {e}"));
+        if self.popup == Some(Popup::Export) && failed {
+            // The popup stays with the path typed, to fix.
+            if let Some(b) = &mut self.export {
+                b.message = Some(message);
+            }
+        } else if self.popup == Some(Popup::Export) {
+            self.export = None;
+            self.popup = None;
+            self.status = Some(message);
+        } else if self.popup == Some(Popup::Tune) {
+            self.tune.message = Some(message);
+        } else if self.popup == Some(Popup::Live)
+            && let Some(live) = &mut self.live
+        {
+            live.message = Some(message);
+        } else {
+            self.status = Some(message);
+        }
+        Vec::new()
+    }
 }

@@ -73,4 +73,26 @@ impl App {
             }
         }
     }
+
+    /// `r`: the last search again; said when it had not failed (the
+    /// answer will likely be the same, so the key never looks dead).
+    pub(super) fn retry_search(&mut self) -> Vec<Effect> {
+        if !matches!(
+            self.search.results,
+            crate::tui::pane::results::Results::Failed(_)
+        ) {
+            self.status = Some(format!(
+                "searched again: the last search had not failed ({} is for a search that did)",
+                self.keymap.label(crate::tui::action::Action::RetrySearch)
+            ));
+        }
+        let on = Searched {
+            catalog: &self.catalog,
+            query: self.query.text(),
+            ranker: self.query_ranker(),
+            settings: &self.settings,
+            handle: &self.handle,
+        };
+        vec![self.search.retry(&on)]
+    }
 }

@@ -52,7 +52,9 @@ fn keys_that_cannot_act_say_why() {
     // `r` with no failed search.
     key(&mut app, KeyCode::Char('r'));
     assert!(
-        app.status().unwrap().starts_with("nothing to retry"),
+        app.status()
+            .unwrap()
+            .starts_with("searched again: the last search had not failed"),
         "{:?}",
         app.status()
     );
@@ -111,8 +113,7 @@ fn sorting_by_tokens_shows_the_largest_tools_from_the_top() {
 
 #[test]
 fn with_a_cap_on_loaded_tools_every_figure_says_the_initial_count_sent() {
-    let (mut app, effects) =
-        super::tests::demo_setup(|s| s.settings.max_loaded_tools = Some(6));
+    let (mut app, effects) = super::tests::demo_setup(|s| s.settings.max_loaded_tools = Some(6));
     super::tests::settle(&mut app, effects);
     app.update(super::Msg::Resize(200, 60));
     let screen = draw(&app).join("\n");
@@ -137,7 +138,9 @@ fn a_failed_export_keeps_the_popup_and_the_path_typed() {
         key(&mut app, KeyCode::Char(c));
     }
     let typed = app.export().unwrap().path.text.clone();
-    app.update(super::Msg::Written(Err("cannot write x/nowhere/out.json".into())));
+    app.update(super::Msg::Written(Err(
+        "cannot write x/nowhere/out.json".into()
+    )));
     assert_eq!(app.popup(), Some(Popup::Export));
     assert_eq!(app.export().unwrap().path.text, typed);
     let rows = draw(&app).join("\n");

@@ -186,9 +186,7 @@ fn export_writes_the_loaded_tools_in_the_chosen_shape() {
 
 /// The search again, and its answer: the service is unreachable.
 fn failed(app: &mut App) {
-    app.update(Msg::Action(Action::FocusQuery));
-    let effects = app.update(Msg::Action(Action::InputSubmit));
-    app.update(Msg::Action(Action::InputCancel));
+    let effects = app.update(Msg::Action(Action::RetrySearch));
     let [
         Effect::Search {
             generation,

@@ -163,7 +163,7 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &Seen, p: &BreakerPane, them
         ),
     ])];
     lines.push(Line::from(match p.parsed_args(app.catalog()) {
-        Ok(_) => Span::styled("       ✓ what the tool's schema takes", theme.selected),
+        Ok(_) => Span::styled("       ✓ fits the tool's schema", theme.selected),
         Err(e) => Span::styled(format!("       ✗ {e}: cannot be sent"), theme.error),
     }));
     match p.current_signature(app.catalog()) {

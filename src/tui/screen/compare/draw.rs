@@ -88,10 +88,7 @@ pub fn draw(
             // Two sides that send the same tools say so in the title: the
             // way changes nothing for this request.
             if same_tools(pane_state.left(), pane_state.right()) {
-                format!(
-                    "{} ({at}/{of}) · the same tools for this request",
-                    pane_state.right().way.label
-                )
+                format!("{} ({at}/{of}) · same tools", pane_state.right().way.label)
             } else {
                 format!("{} ({at}/{of})", pane_state.right().way.label)
             },
