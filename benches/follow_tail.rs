@@ -11,8 +11,9 @@ use std::time::Duration;
 use toolsift::follow::{Note, Source, follow};
 
 fn cpu_seconds() -> f64 {
-    // SAFETY: getrusage fills the struct it is given.
+    // SAFETY: rusage is plain data; all zeroes is a valid value.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage fills the struct it is given, which outlives it.
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
     let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
     t(usage.ru_utime) + t(usage.ru_stime)
