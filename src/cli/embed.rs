@@ -143,6 +143,48 @@ pub fn default_model(
     }
 }
 
+/// The default model fetched later, off the UI thread, when nothing was
+/// named, fetching is on and the hub cache lacks it (the explorer starts
+/// at once with BM25F and takes the model when it is here): the fetch and
+/// load, its progress told to the watcher it is given.
+#[cfg(feature = "tui")]
+pub fn default_model_later(
+    args: &EmbeddingArgs,
+    file: &EmbeddingSettings,
+) -> Option<toolsift::embed::ModelJob> {
+    let env = |n: &str| std::env::var(n).ok();
+    let named = args.any()
+        || file.local.is_some()
+        || file.url.is_some()
+        || EmbeddingSettings::from_env(&env).local.is_some()
+        || EmbeddingSettings::from_env(&env).url.is_some();
+    let offline = args.offline || toolsift::embed::offline_in(&env);
+    if named
+        || offline
+        || !cfg!(feature = "embed-local")
+        || toolsift::embed::default_model_cached(&env).is_some()
+    {
+        return None;
+    }
+    let file = file.clone();
+    Some(Box::new(move |report| {
+        let env = |n: &str| std::env::var(n).ok();
+        let dir = toolsift::embed::fetch_default_model(&env, report)?;
+        let settings = EmbeddingSettings {
+            local: Some(dir.to_string_lossy().into_owned()),
+            ..file
+        };
+        match settings.build(&env) {
+            Ok(Some(e)) => Ok(e),
+            Ok(None) => Err("no model to load".into()),
+            Err(e) => Err(format!(
+                "the model {} did not load ({e})",
+                toolsift::embed::DEFAULT_MODEL
+            )),
+        }
+    }))
+}
+
 /// The default model for a server front end (`gateway`, `serve`) that
 /// named no provider: put in `service` and said on stderr (`with`, then
 /// the model and where it is), else BM25F alone said (`without`, then why)

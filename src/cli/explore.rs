@@ -91,7 +91,23 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         || config.explorer.service.is_some()
         || std::env::var_os("CAVE_BASE_URL").is_some_and(|v| !v.is_empty());
     let mut plain_because = None;
-    if args.ranker.is_none() && !config.user_chose_ranker && embeddings.is_none() && !remote {
+    let mut later = None;
+    let may_default =
+        args.ranker.is_none() && !config.user_chose_ranker && embeddings.is_none() && !remote;
+    if may_default {
+        // Not cached and fetching on: the explorer opens at once with
+        // BM25F, fetches the model off the UI thread (its header shows the
+        // progress) and ranks with hybrid once it is here.
+        later = super::embed::default_model_later(&args.embed, &config.embeddings);
+        if later.is_some() {
+            plain_because = Some(format!(
+                "fetching the search model {} (about {} MB, once)",
+                toolsift::embed::DEFAULT_MODEL,
+                toolsift::embed::DEFAULT_MODEL_BYTES / 1_000_000
+            ));
+        }
+    }
+    if may_default && later.is_none() {
         match super::embed::default_model(&args.embed, &config.embeddings) {
             Ok(Some((model, _))) => {
                 embeddings = Some(model);
@@ -174,6 +190,7 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         count,
         reload,
         follow,
+        model_later: later,
     })
     .map_err(CliError::Terminal)
 }

@@ -97,6 +97,20 @@ pub struct HubSettings {
     pub progress: bool,
     /// Silence after which the fetch is given up ([`STALL`]).
     pub stall: Duration,
+    /// Told each file's bytes so far and its size while fetching (a screen
+    /// that shows the progress itself; no bar then).
+    pub report: Option<Report>,
+}
+
+/// A watcher of a fetch's progress: `(bytes so far, size)` of the file
+/// being fetched.
+#[derive(Clone)]
+pub struct Report(pub std::sync::Arc<dyn Fn(u64, u64) + Send + Sync>);
+
+impl std::fmt::Debug for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Report")
+    }
 }
 
 impl HubSettings {
@@ -119,6 +133,7 @@ impl HubSettings {
             token,
             progress: std::io::stderr().is_terminal(),
             stall: STALL,
+            report: None,
         }
     }
 }
@@ -240,11 +255,19 @@ enum Event {
 struct Watch {
     tx: mpsc::Sender<Event>,
     bar: Option<indicatif::ProgressBar>,
+    report: Option<Report>,
+    /// The file's size and bytes so far.
+    size: u64,
+    done: u64,
 }
 
 impl Progress for Watch {
     fn init(&mut self, size: usize, filename: &str) {
         let _ = self.tx.send(Event::Alive);
+        (self.size, self.done) = (size as u64, 0);
+        if let Some(r) = &self.report {
+            (r.0)(0, self.size);
+        }
         if let Some(bar) = &self.bar {
             bar.set_length(size as u64);
             bar.set_position(0);
@@ -254,6 +277,10 @@ impl Progress for Watch {
 
     fn update(&mut self, size: usize) {
         let _ = self.tx.send(Event::Alive);
+        self.done += size as u64;
+        if let Some(r) = &self.report {
+            (r.0)(self.done, self.size);
+        }
         if let Some(bar) = &self.bar {
             bar.inc(size as u64);
         }
@@ -279,7 +306,10 @@ fn fetch(model: &ModelId, hub: &HubSettings, tx: &mpsc::Sender<Event>) -> Result
     let fail = |file: &str, e: ApiError| describe(model, &hub.endpoint, file, e);
     let watch = || Watch {
         tx: tx.clone(),
-        bar: hub.progress.then(|| {
+        report: hub.report.clone(),
+        size: 0,
+        done: 0,
+        bar: (hub.progress && hub.report.is_none()).then(|| {
             indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr())
                 .with_style(
                     indicatif::ProgressStyle::with_template(
@@ -426,6 +456,7 @@ mod tests {
             cache: dir.path().to_path_buf(),
             token: None,
             progress: false,
+            report: None,
             stall: STALL,
         };
         let model = ModelId::parse("org/model").unwrap();
@@ -457,6 +488,7 @@ mod tests {
             cache: dir.path().to_path_buf(),
             token: None,
             progress: false,
+            report: None,
             stall: Duration::from_millis(300),
         };
         let model = ModelId::parse("org/model").unwrap();

@@ -96,6 +96,39 @@ pub fn default_model_dir(
         })
     }
 }
+/// A fetch's progress, told `(bytes so far, size)` of the file fetched.
+pub type FetchProgress = std::sync::Arc<dyn Fn(u64, u64) + Send + Sync>;
+
+/// A model fetched and loaded later, off the UI thread, its progress told
+/// to the watcher it is given (the explorer's first run).
+pub type ModelJob = Box<dyn FnOnce(FetchProgress) -> Result<Embeddings, String> + Send>;
+
+/// [`DEFAULT_MODEL`] fetched into the hub cache, its progress told to
+/// `report` (a screen that shows it) and nothing written to stderr.
+pub fn fetch_default_model(
+    env: &dyn Fn(&str) -> Option<String>,
+    report: FetchProgress,
+) -> Result<std::path::PathBuf, String> {
+    if let Some(dir) = default_model_cached(env) {
+        return Ok(dir);
+    }
+    #[cfg(not(feature = "embed-local"))]
+    {
+        let _ = report;
+        Err("this toolsift was built without the embed-local feature, so it runs no model".into())
+    }
+    #[cfg(feature = "embed-local")]
+    {
+        let id = hub::ModelId::parse(DEFAULT_MODEL).ok_or("the default model id")?;
+        let settings = hub::HubSettings {
+            progress: false,
+            report: Some(hub::Report(report)),
+            ..hub::HubSettings::from_env(env)
+        };
+        hub::resolve(&id, &settings, &mut |_| {})
+    }
+}
+
 pub use ranker::DenseRanker;
 pub use settings::{EmbeddingSettings, SettingsError};
 

@@ -342,6 +342,20 @@ impl Searcher {
         }
     }
 
+    /// This searcher with a dense model (the embedded service's settings
+    /// kept): a model fetched after the start. `None` for a remote one.
+    pub fn with_embeddings(&self, embeddings: crate::embed::Embeddings) -> Option<Searcher> {
+        match self {
+            Searcher::Embedded(service) => {
+                let mut config = service.config().clone();
+                config.embeddings = Some(embeddings);
+                config.plain_because = None;
+                Some(Searcher::Embedded(Arc::new(Service::new(config))))
+            }
+            Searcher::Remote { .. } => None,
+        }
+    }
+
     /// Why the embedded search ranks with BM25F alone (no search model could
     /// be had), when it does.
     pub fn plain_because(&self) -> Option<&str> {

@@ -159,6 +159,10 @@ pub struct App {
     /// In a demo: whether it is paused (None: not a demo).
     demo: Option<bool>,
     no_color: bool,
+    /// The search model to fetch once the loop runs (the first run), and
+    /// the fetch's progress while it runs.
+    model_job: Option<crate::embed::ModelJob>,
+    fetching: Option<(u64, u64)>,
     /// Where everything goes at the current size.
     layout: ScreenLayout,
     should_quit: bool,
@@ -223,6 +227,8 @@ impl App {
             no_color: setup.no_color,
             layout: ScreenLayout::default(),
             should_quit: false,
+            fetching: setup.model_later.as_ref().map(|_| (0, 0)),
+            model_job: setup.model_later,
         };
         // A key the user's config took from another action is said at once.
         if !app.keymap.taken().is_empty() {
@@ -355,6 +361,11 @@ impl App {
                 self.demo = Some(paused);
                 Vec::new()
             }
+            Msg::ModelFetching { done, total } => {
+                self.fetching = Some((done, total));
+                Vec::new()
+            }
+            Msg::ModelReady(ready) => self.model_ready(ready),
         };
         // Another tool's detail opens at its top.
         let shown = self.current_tool().map(|(index, _)| index);

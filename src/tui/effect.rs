@@ -34,6 +34,14 @@ pub enum Msg {
     Caption(Option<String>),
     /// A demo was paused (true) or resumed.
     DemoPaused(bool),
+    /// The search model's fetch: bytes so far and the file's size.
+    ModelFetching {
+        done: u64,
+        total: u64,
+    },
+    /// The search model fetched and loaded (a searcher ranking with it),
+    /// or why not.
+    ModelReady(Result<crate::search::Searcher, String>),
     /// The input ended (terminal closed or broken, script over).
     InputClosed,
     Resize(u16, u16),

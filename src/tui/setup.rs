@@ -47,6 +47,9 @@ pub struct Setup {
     /// A running gateway or service followed (`--follow`), and the request
     /// file its misses are added to.
     pub follow: Option<Follow>,
+    /// The search model, fetched and loaded off the UI thread once the
+    /// explorer is open (its first run); BM25F ranks meanwhile.
+    pub model_later: Option<crate::embed::ModelJob>,
 }
 
 /// What `explore --follow` follows, and where its misses go as requests.
@@ -83,6 +86,7 @@ impl Setup {
             count: None,
             reload: Vec::new(),
             follow: None,
+            model_later: None,
         }
     }
 

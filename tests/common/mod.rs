@@ -3,6 +3,7 @@
 
 pub mod fake_counter;
 pub mod fake_embedder;
+pub mod fake_hub;
 pub mod fake_upstream;
 pub mod follower;
 pub mod redis;

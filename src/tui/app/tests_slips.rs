@@ -146,3 +146,63 @@ fn a_failed_export_keeps_the_popup_and_the_path_typed() {
     let rows = draw(&app).join("\n");
     assert!(rows.contains("not written: cannot write"), "{rows}");
 }
+
+#[test]
+fn the_first_run_ranks_with_bm25_while_the_model_comes_and_with_hybrid_once_it_is_here() {
+    let (mut app, effects) = super::tests::demo_setup(|s| {
+        s.model_later = Some(Box::new(|_| Err("not run here".into())));
+    });
+    super::tests::settle(&mut app, effects);
+    app.update(super::Msg::Resize(120, 35));
+    // The loop takes the job and runs it off the UI thread.
+    assert!(app.take_model_job().is_some());
+    let header = draw(&app)[0].clone();
+    assert!(
+        header.contains("bm25 (fetching search model 0%)"),
+        "{header}"
+    );
+    app.update(super::Msg::ModelFetching {
+        done: 45_000_000,
+        total: 90_000_000,
+    });
+    let header = draw(&app)[0].clone();
+    assert!(header.contains("fetching search model 50%"), "{header}");
+    // Typing is never blocked meanwhile.
+    query(&mut app, "refund");
+    assert_eq!(app.query().text(), "refund");
+    // The model is here: hybrid from now on, the query searched again.
+    let embeddings = crate::embed::EmbeddingSettings {
+        url: Some("http://127.0.0.1:9/v1".into()),
+        model: Some("m".into()),
+        ..Default::default()
+    }
+    .build(&|_| None)
+    .unwrap()
+    .unwrap();
+    let searcher = app.searcher().with_embeddings(embeddings).unwrap();
+    let effects = app.update(super::Msg::ModelReady(Ok(searcher)));
+    assert_eq!(app.settings().ranker, crate::engine::Ranker::Hybrid);
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, crate::tui::effect::Effect::Search { .. })),
+        "{effects:?}"
+    );
+    assert!(app.fetching().is_none());
+    assert!(app.status().unwrap().contains("ranking with hybrid"));
+}
+
+#[test]
+fn a_model_that_cannot_be_fetched_leaves_bm25_and_says_why() {
+    let (mut app, effects) = super::tests::demo_setup(|s| {
+        s.model_later = Some(Box::new(|_| Err("not run here".into())));
+    });
+    super::tests::settle(&mut app, effects);
+    app.update(super::Msg::ModelReady(Err("cannot reach the hub".into())));
+    assert_eq!(app.settings().ranker, crate::engine::Ranker::Bm25);
+    assert!(
+        app.status().unwrap().contains("cannot reach the hub"),
+        "{:?}",
+        app.status()
+    );
+}

@@ -82,3 +82,52 @@ impl App {
         }
     }
 }
+
+impl App {
+    /// The search model to fetch, taken by the loop that runs it.
+    pub fn take_model_job(&mut self) -> Option<crate::embed::ModelJob> {
+        self.model_job.take()
+    }
+
+    /// The search model's fetch under way: bytes so far and the size
+    /// (`(0, 0)` before the first byte).
+    pub fn fetching(&self) -> Option<(u64, u64)> {
+        self.fetching
+    }
+
+    /// The search model is here: the searcher that uses it takes over
+    /// and ranks with hybrid (the user named no ranker, or there would
+    /// have been no fetch), the query searched again; or why not, and
+    /// BM25F goes on.
+    pub(super) fn model_ready(
+        &mut self,
+        ready: Result<crate::search::Searcher, String>,
+    ) -> Vec<Effect> {
+        self.fetching = None;
+        match ready {
+            Ok(searcher) => {
+                self.searcher = searcher;
+                let ranker = crate::engine::Ranker::Hybrid;
+                self.settings.ranker = ranker;
+                self.ranker_at_start.0 = ranker;
+                if self.popup != Some(super::Popup::Settings) {
+                    self.editor = crate::tui::screen::settings::SettingsEditor::new(&self.settings);
+                }
+                self.status =
+                    Some("the search model is here: ranking with hybrid from now on".into());
+                vec![
+                    Effect::Warm {
+                        catalog: self.catalog.clone(),
+                    },
+                    self.search_effect(true),
+                ]
+            }
+            Err(why) => {
+                self.status = Some(format!(
+                    "the search model could not be fetched ({why}); BM25F ranks alone"
+                ));
+                Vec::new()
+            }
+        }
+    }
+}

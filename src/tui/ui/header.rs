@@ -61,6 +61,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             format!("{} (embedding; bm25 until ready)", app.query_ranker()),
             format!("{} (bm25 until ready)", app.query_ranker()),
         )
+    } else if let Some((done, total)) = app.fetching() {
+        // The first run: the model comes while BM25F ranks.
+        let pct = (done * 100).checked_div(total).unwrap_or(0);
+        (
+            format!("bm25 (fetching search model {pct}%)"),
+            format!("bm25 (model {pct}%)"),
+        )
     } else if app.query_ranker() == crate::engine::Ranker::Bm25
         && app.searcher().plain_because().is_some()
     {
