@@ -117,12 +117,7 @@ pub fn default_model(
     file: &EmbeddingSettings,
 ) -> Result<Option<(Embeddings, std::path::PathBuf)>, String> {
     let env = |n: &str| std::env::var(n).ok();
-    let named = args.any()
-        || file.local.is_some()
-        || file.url.is_some()
-        || EmbeddingSettings::from_env(&env).local.is_some()
-        || EmbeddingSettings::from_env(&env).url.is_some();
-    if named {
+    if provider_named(args, file) {
         return Ok(None);
     }
     let offline = args.offline || toolsift::embed::offline_in(&env);
@@ -153,13 +148,8 @@ pub fn default_model_later(
     file: &EmbeddingSettings,
 ) -> Option<toolsift::embed::ModelJob> {
     let env = |n: &str| std::env::var(n).ok();
-    let named = args.any()
-        || file.local.is_some()
-        || file.url.is_some()
-        || EmbeddingSettings::from_env(&env).local.is_some()
-        || EmbeddingSettings::from_env(&env).url.is_some();
     let offline = args.offline || toolsift::embed::offline_in(&env);
-    if named
+    if provider_named(args, file)
         || offline
         || !cfg!(feature = "embed-local")
         || toolsift::embed::default_model_cached(&env).is_some()
@@ -183,6 +173,18 @@ pub fn default_model_later(
             )),
         }
     }))
+}
+
+/// A provider named by a flag, the config file or the environment: no
+/// default model then.
+fn provider_named(args: &EmbeddingArgs, file: &EmbeddingSettings) -> bool {
+    let env = |n: &str| std::env::var(n).ok();
+    let from_env = EmbeddingSettings::from_env(&env);
+    args.any()
+        || file.local.is_some()
+        || file.url.is_some()
+        || from_env.local.is_some()
+        || from_env.url.is_some()
 }
 
 /// The default model for a server front end (`gateway`, `serve`) that

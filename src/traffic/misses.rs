@@ -201,38 +201,24 @@ pub fn find(events: &[Event], judge: &Judge) -> Vec<Miss> {
                     state.used = true;
                     continue;
                 }
+                // A miss this call shows, of `kind`, the tool wanted named.
+                let shown = |kind| Miss {
+                    kind,
+                    session: c.session.clone(),
+                    query: prev.query.clone(),
+                    returned: prev.tools.clone(),
+                    wanted: Some(c.name.clone()),
+                    search: last,
+                    shown_by: i,
+                };
                 if standing == Standing::Unknown {
-                    misses.push(Miss {
-                        kind: MissKind::UnknownTool,
-                        session: c.session.clone(),
-                        query: prev.query.clone(),
-                        returned: prev.tools.clone(),
-                        wanted: Some(c.name.clone()),
-                        search: last,
-                        shown_by: i,
-                    });
+                    misses.push(shown(MissKind::UnknownTool));
                     state.used |= first_since && prev.nothing_fits;
                 } else if first_since && prev.nothing_fits {
-                    misses.push(Miss {
-                        kind: MissKind::NothingFitsThenCall,
-                        session: c.session.clone(),
-                        query: prev.query.clone(),
-                        returned: prev.tools.clone(),
-                        wanted: Some(c.name.clone()),
-                        search: last,
-                        shown_by: i,
-                    });
+                    misses.push(shown(MissKind::NothingFitsThenCall));
                     state.used = true;
                 } else if !state.returned.contains(&c.name) {
-                    misses.push(Miss {
-                        kind: MissKind::CalledUnreturned,
-                        session: c.session.clone(),
-                        query: prev.query.clone(),
-                        returned: prev.tools.clone(),
-                        wanted: Some(c.name.clone()),
-                        search: last,
-                        shown_by: i,
-                    });
+                    misses.push(shown(MissKind::CalledUnreturned));
                     state.used = true;
                 }
             }

@@ -9,11 +9,17 @@ use crate::tokens::TokenBasis;
 use crate::tui::effect::{Effect, SearchAnswer};
 use crate::tui::pane::catalog::{Filter, Sort};
 use crate::tui::pane::query::QueryOutcome;
-use crate::tui::pane::results::Searched;
+use crate::tui::pane::results::{SearchState, Searched};
 
 impl App {
     /// A search of the current query; `preview` while typing.
     pub(super) fn search_effect(&mut self, preview: bool) -> Effect {
+        self.searched(|search, on| search.search(on, preview))
+    }
+
+    /// `f` on the search state with what a search of the query box is
+    /// made of, as things stand.
+    fn searched<T>(&mut self, f: impl FnOnce(&mut SearchState, &Searched) -> T) -> T {
         let on = Searched {
             catalog: &self.catalog,
             query: self.query.text(),
@@ -21,7 +27,7 @@ impl App {
             settings: &self.settings,
             handle: &self.handle,
         };
-        self.search.search(&on, preview)
+        f(&mut self.search, &on)
     }
 
     pub(super) fn costs_ready(&mut self, basis: TokenBasis, costs: Arc<Vec<u64>>) {
@@ -86,13 +92,6 @@ impl App {
                 self.keymap.label(crate::tui::action::Action::RetrySearch)
             ));
         }
-        let on = Searched {
-            catalog: &self.catalog,
-            query: self.query.text(),
-            ranker: self.query_ranker(),
-            settings: &self.settings,
-            handle: &self.handle,
-        };
-        vec![self.search.retry(&on)]
+        vec![self.searched(|search, on| search.retry(on))]
     }
 }
