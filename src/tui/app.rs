@@ -162,6 +162,9 @@ pub struct App {
     /// The search model to fetch once the loop runs (the first run), and
     /// the fetch's progress while it runs.
     model_job: Option<crate::embed::ModelJob>,
+    /// The followed gateway's catalog, still to take (it could not be read
+    /// as the explorer started): asked for each time the follower connects.
+    follow_catalog: Option<(String, Option<String>)>,
     fetching: Option<(u64, u64)>,
     /// Where everything goes at the current size.
     layout: ScreenLayout,
@@ -228,6 +231,7 @@ impl App {
             layout: ScreenLayout::default(),
             should_quit: false,
             fetching: setup.model_later.as_ref().map(|_| (0, 0)),
+            follow_catalog: live::catalog_to_take(&setup.follow),
             model_job: setup.model_later,
         };
         // A key the user's config took from another action is said at once.
@@ -313,6 +317,7 @@ impl App {
                 Vec::new()
             }
             Msg::Followed(note) => self.followed(note),
+            Msg::FollowedCatalog(result) => self.followed_catalog(result),
             Msg::CatalogChanged => self.catalog_changed(),
             Msg::CatalogLoaded(loaded) => self.catalog_loaded(loaded),
             Msg::Compared {

@@ -96,6 +96,9 @@ pub enum Msg {
     CatalogLoaded(Result<Arc<Catalog>, String>),
     /// What the follower of a gateway or service told (`explore --follow`).
     Followed(crate::follow::Note),
+    /// The followed gateway's catalog (`Effect::FetchFollowedCatalog`), or
+    /// why it could not be read.
+    FollowedCatalog(Result<Arc<Catalog>, String>),
     /// A side of the comparison screen searched (`Effect::Compare`).
     Compared {
         generation: u64,
@@ -126,6 +129,12 @@ pub enum Effect {
         request: SearchRequest,
         /// Wait this long first (a dense ranker's vectors being computed).
         after: Duration,
+    },
+    /// Read the followed gateway's catalog (beside its `events_url`);
+    /// answers `Msg::FollowedCatalog`.
+    FetchFollowedCatalog {
+        events_url: String,
+        key: Option<String>,
     },
     /// Read the catalog again from `sources`; answers `Msg::CatalogLoaded`.
     LoadCatalog {
@@ -337,6 +346,9 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
                 run,
             }
         }
+        Effect::FetchFollowedCatalog { events_url, key } => Msg::FollowedCatalog(
+            crate::follow::catalog::fetch(&events_url, key.as_deref()).map(Arc::new),
+        ),
         Effect::LoadCatalog { sources } => Msg::CatalogLoaded(
             crate::catalog::load_all(&sources)
                 .map(Arc::new)

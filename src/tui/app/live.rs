@@ -4,6 +4,8 @@
 //! shown in the catalog with why it was or was not found.
 
 use super::{App, Popup};
+use std::sync::Arc;
+
 use crate::catalog::Catalog;
 use crate::follow::Note;
 use crate::terminal_text::escape;
@@ -26,6 +28,17 @@ pub(super) fn pane_for(follow: &Option<Follow>, catalog: &Catalog) -> Option<Liv
         pane.receive(note, 1_000);
     }
     Some(pane)
+}
+
+/// The followed gateway's catalog still to take: its events' address and
+/// key, when it could not be read as the explorer started.
+pub(super) fn catalog_to_take(follow: &Option<Follow>) -> Option<(String, Option<String>)> {
+    let f = follow.as_ref()?;
+    f.blind.as_ref()?;
+    match &f.source {
+        crate::follow::Source::Url { url, key } => Some((url.clone(), key.clone())),
+        _ => None,
+    }
 }
 
 /// The misses judged by `catalog`: each tool by its name and, when a
@@ -107,10 +120,62 @@ impl App {
 
     pub(super) fn followed(&mut self, note: Note) -> Vec<Effect> {
         let rows = self.live_rows();
+        // Reached: the gateway's catalog, if it is still to take.
+        let fetch = match (&note, self.follow_catalog.take()) {
+            (Note::Connected, Some((events_url, key))) => {
+                vec![Effect::FetchFollowedCatalog { events_url, key }]
+            }
+            (_, pending) => {
+                self.follow_catalog = pending;
+                Vec::new()
+            }
+        };
         if let Some(live) = &mut self.live {
             live.receive(note, rows);
         }
-        Vec::new()
+        fetch
+    }
+
+    /// The followed gateway's catalog, read once it was reached: it
+    /// becomes the catalog in view and the misses are judged by it; or
+    /// why not (asked again when the follower connects again).
+    pub(super) fn followed_catalog(&mut self, result: Result<Arc<Catalog>, String>) -> Vec<Effect> {
+        let source = self.live.as_ref().map(|l| l.source().clone());
+        let catalog = match (result, source) {
+            (Ok(c), Some(_)) => c,
+            (Err(why), Some(crate::follow::Source::Url { url, key })) => {
+                self.follow_catalog = Some((url, key));
+                if let Some(live) = &mut self.live {
+                    live.message = Some(format!("the gateway's catalog could not be read: {why}"));
+                }
+                return Vec::new();
+            }
+            _ => return Vec::new(),
+        };
+        let effects = self.catalog_loaded(Ok(catalog));
+        self.sources = format!(
+            "{} (from {})",
+            self.catalog.name(),
+            self.live
+                .as_ref()
+                .map_or(String::new(), |l| l.source().shown())
+        );
+        if let Some(live) = &mut self.live {
+            live.judge_by(judge(&self.catalog, false), said(&self.catalog));
+        }
+        let said = format!(
+            "took the followed gateway's catalog: {} tools; misses are judged by it",
+            self.catalog.len()
+        );
+        // Where the screen in front shows it.
+        match &mut self.live {
+            Some(live) if self.popup == Some(Popup::Live) => {
+                self.status = None;
+                live.message = Some(said);
+            }
+            _ => self.status = Some(said),
+        }
+        effects
     }
 
     /// A miss (or an event) explained on the main screen: its request in

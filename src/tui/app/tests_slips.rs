@@ -206,3 +206,38 @@ fn a_model_that_cannot_be_fetched_leaves_bm25_and_says_why() {
         app.status()
     );
 }
+
+#[test]
+fn a_gateway_reached_after_the_start_gives_its_catalog_then() {
+    let (mut app, effects) = super::tests::demo_setup(|s| {
+        s.follow = Some(crate::tui::Follow {
+            source: crate::follow::Source::Url {
+                url: "http://127.0.0.1:9/events".into(),
+                key: Some("k".into()),
+            },
+            requests_file: "misses.jsonl".into(),
+            open_first: true,
+            blind: Some("the followed gateway's could not be read".into()),
+        });
+    });
+    super::tests::settle(&mut app, effects);
+    assert!(!app.live().unwrap().judged());
+    let effects = app.update(super::Msg::Followed(crate::follow::Note::Connected));
+    assert!(
+        matches!(&effects[..], [crate::tui::effect::Effect::FetchFollowedCatalog { events_url, key }]
+            if events_url == "http://127.0.0.1:9/events" && key.as_deref() == Some("k")),
+        "{effects:?}"
+    );
+    let mut t = crate::catalog::Tool::new("git_log", "Show the commit log");
+    t.mcp = Some(crate::catalog::McpOrigin::new("git", "git_log"));
+    let theirs = crate::catalog::Catalog::new("mcp: git", vec![t]).unwrap();
+    let effects = app.update(super::Msg::FollowedCatalog(Ok(std::sync::Arc::new(theirs))));
+    super::tests::settle(&mut app, effects);
+    assert_eq!(app.catalog().len(), 1);
+    assert!(app.live().unwrap().judged());
+    assert!(app.live().unwrap().judged_by().starts_with("mcp: git"));
+    assert!(app.sources().contains("(from http://127.0.0.1:9/events)"));
+    // Connected again: nothing more to take.
+    let effects = app.update(super::Msg::Followed(crate::follow::Note::Connected));
+    assert!(effects.is_empty(), "{effects:?}");
+}
