@@ -367,10 +367,32 @@ fn to_line(cells: &[Cell]) -> Line<'static> {
 /// `text` in lines of at most `width` characters, broken between words (a
 /// word longer than a line is cut), at most `max_lines` of them; when text
 /// is left over, the last line ends with an ellipsis.
+/// The words of `text`, a lone separator (`·`) put with the word after
+/// it: a wrapped line never ends in one.
+fn glue_separators(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut dot = false;
+    for word in text.split_whitespace() {
+        if word == "·" {
+            dot = true;
+            continue;
+        }
+        words.push(if std::mem::take(&mut dot) {
+            format!("· {word}")
+        } else {
+            word.to_string()
+        });
+    }
+    if dot {
+        words.push("·".into());
+    }
+    words
+}
+
 pub fn wrap_words(text: &str, width: usize, max_lines: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     let mut current = String::new();
-    for word in text.split_whitespace() {
+    for word in glue_separators(text) {
         let word: String = word.chars().take(width).collect();
         let len = current.chars().count();
         if len > 0 && len + 1 + word.chars().count() > width {
@@ -406,6 +428,17 @@ pub fn wrap_words(text: &str, width: usize, max_lines: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wrapped_line_never_ends_in_a_separator() {
+        let text = "search “list the pull requests” → list_pull_requests · bm25 · 0.6 ms · Enter searches the request again";
+        for width in 10..80 {
+            for line in wrap_words(text, width, usize::MAX) {
+                assert!(!line.ends_with(" ·"), "{width}: {line:?}");
+            }
+        }
+        assert_eq!(wrap_words("a · b", 80, 1), ["a · b"]);
+    }
 
     fn texts(lines: &[Line]) -> Vec<String> {
         lines.iter().map(|l| l.to_string()).collect()
