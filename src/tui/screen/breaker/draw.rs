@@ -4,9 +4,9 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Gauge, Paragraph, Wrap};
+use ratatui::widgets::{Clear, Gauge, Paragraph};
 
-use super::{BreakerPane, LiveState, PendingCall};
+use super::{BreakerPane, LiveState};
 use crate::catalog::Catalog;
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
@@ -18,7 +18,6 @@ use crate::tui::text::{count, cut, width as text_width, wrap};
 /// The label before the arguments (and the indent of the lines under it).
 const LABEL_WIDTH: usize = 7;
 
-/// The keys of two actions as a hint: `"+ -"`.
 /// What the simulator's drawing reads beyond its pane.
 pub struct Seen<'a> {
     pub pane: &'a BreakerPane,
@@ -46,6 +45,7 @@ impl Seen<'_> {
     }
 }
 
+/// The keys of two actions as a hint: `"+ -"`.
 fn hint(app: &Seen, actions: &[Action]) -> String {
     actions
         .iter()
@@ -64,7 +64,7 @@ pub fn draw(f: &mut Frame, l: &BreakerLayout, app: &Seen, theme: &Theme) {
     }
     draw_log(f, l.log, app, p, theme);
     if let Some(c) = &p.confirm {
-        draw_confirm(f, l.confirm, app, c, theme);
+        super::confirm::draw(f, l.confirm, app.keymap(), c, theme);
         return;
     }
     if let Some(row) = p.viewing() {
@@ -339,55 +339,6 @@ fn draw_view(f: &mut Frame, area: Rect, p: &BreakerPane, row: usize, theme: &The
         inner,
     );
     crate::tui::paint::draw_position(f, area, at);
-}
-
-/// The question before a real call: which tool, on which server, with
-/// which arguments.
-fn draw_confirm(f: &mut Frame, area: Rect, app: &Seen, c: &PendingCall, theme: &Theme) {
-    f.render_widget(Clear, area);
-    let block = pane(
-        Line::from(Span::styled(" A real call ", theme.title)),
-        true,
-        theme,
-    );
-    let first = |a: Action| {
-        app.keymap()
-            .first(a)
-            .map_or(String::new(), |k| k.to_string())
-    };
-    let args = serde_json::to_string(&c.arguments).unwrap_or_default();
-    let lines = vec![
-        Line::from(vec![
-            Span::raw("Call "),
-            Span::styled(escape(&c.tool).into_owned(), theme.key),
-            Span::raw(" on server "),
-            Span::styled(escape(&c.server).into_owned(), theme.key),
-            Span::raw(" with "),
-            Span::raw(escape(&args).into_owned()),
-            Span::raw("? "),
-            Span::styled(
-                format!("{}/{}", first(Action::ConfirmYes), first(Action::ConfirmNo)),
-                theme.key,
-            ),
-        ]),
-        Line::from(""),
-        Line::from(Span::styled(
-            "The tool is not marked read-only: every call to it asks first.",
-            theme.dim,
-        )),
-        Line::from(vec![
-            Span::styled(app.keymap().label(Action::ConfirmYes), theme.key),
-            Span::raw(" call   "),
-            Span::styled(app.keymap().label(Action::ConfirmNo), theme.key),
-            Span::raw(" cancel: nothing is sent"),
-        ]),
-    ];
-    f.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false }),
-        area,
-    );
 }
 
 fn draw_trace(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {

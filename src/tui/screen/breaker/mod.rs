@@ -9,6 +9,7 @@
 //! Trace replays stay simulated ([`crate::replay`], a call at a time).
 //! Real calls are in `live.rs`.
 
+mod confirm;
 pub mod draw;
 
 use crate::tui::action::KeyGroup;

@@ -1,0 +1,108 @@
+//! The panes' actions: the main screen's keys once no popup and no text
+//! box has taken them.
+
+use super::{App, Focus, Popup};
+use crate::tui::action::Action;
+use crate::tui::effect::Effect;
+use crate::tui::screen::export::ExportBox;
+
+impl App {
+    /// The panes' actions.
+    pub(super) fn on_main(&mut self, action: Action) -> Vec<Effect> {
+        match action {
+            Action::Quit => self.should_quit = true,
+            Action::FocusQuery => {
+                self.catalog_view.typing = false;
+                if matches!(self.focus, Focus::Catalog | Focus::Results) {
+                    self.last_list = self.focus;
+                }
+                self.focus = Focus::Query;
+            }
+            Action::Escape => {
+                if self.focus == Focus::Detail {
+                    self.focus = self.last_list;
+                } else if self.focus == Focus::Catalog && self.catalog_view.clear_name() {
+                    // A kept name filter goes first.
+                    self.status = Some("name filter cleared".into());
+                    self.rebuild_view();
+                } else if !self.unpick_all() {
+                    self.status = Some("nothing to leave: Esc closes a popup, leaves the detail pane, clears the name filter or unpicks the picked tools".into());
+                }
+            }
+            Action::TogglePick => self.toggle_pick(),
+            Action::FoldSchema | Action::ToggleWrap | Action::ScrollLeft | Action::ScrollRight => {
+                self.detail_view_key(action)
+            }
+            Action::NextPane | Action::PrevPane => {
+                self.catalog_view.typing = false;
+                // Only the panes on screen take turns; the query box takes
+                // the keyboard through its own key (or a click).
+                let order: &[Focus] = if self.layout.detail_is_popup() {
+                    &[Focus::Catalog, Focus::Results]
+                } else {
+                    &[Focus::Catalog, Focus::Results, Focus::Detail]
+                };
+                let from = if self.focus == Focus::Query {
+                    self.last_list
+                } else {
+                    self.focus
+                };
+                let n = order.len();
+                let i = order.iter().position(|f| *f == from).unwrap_or(0);
+                let step = if action == Action::NextPane { 1 } else { n - 1 };
+                self.focus = order[(i + step) % n];
+                if matches!(self.focus, Focus::Catalog | Focus::Results) {
+                    self.last_list = self.focus;
+                }
+            }
+            Action::OpenDetail => {
+                self.detail.open();
+                if self.layout.detail_is_popup() {
+                    self.popup = Some(Popup::Detail);
+                } else {
+                    self.focus = Focus::Detail;
+                }
+            }
+            Action::ToggleAlwaysLoad => return self.toggle_always_load(),
+            Action::ShowInCatalog => self.show_in_catalog(),
+            Action::NameFilter => {
+                self.focus = Focus::Catalog;
+                self.last_list = Focus::Catalog;
+                self.catalog_view.start_typing();
+            }
+            Action::NextMatch | Action::PrevMatch => self.step_match(action == Action::NextMatch),
+            Action::Settings => {
+                self.editor.open(&self.settings);
+                self.popup = Some(Popup::Settings);
+            }
+            Action::Help => {
+                self.help.open();
+                self.popup = Some(Popup::Help);
+            }
+            Action::RetrySearch => return self.retry_search(),
+            Action::SendFullCatalog => {
+                let full = self.full_tokens();
+                let message = self.search.send_full_catalog(self.catalog.len(), full);
+                self.status = Some(message);
+            }
+            Action::Tune => return self.open_tune(),
+            Action::Compare => return self.open_compare(),
+            Action::QueryHistory => return self.open_history(),
+            Action::Export => match self.export_set().map_or(0, |t| t.len()) {
+                0 => self.status = Some(self.nothing_to_export()),
+                tools => {
+                    // On the format `y` and `e` use: the one chosen last.
+                    self.export = Some(ExportBox::new(tools, self.tool_format));
+                    self.popup = Some(Popup::Export);
+                }
+            },
+            Action::CopyTool => return self.copy_tool(),
+            Action::OpenTool => return self.open_tool(),
+            Action::Breaker => self.open_breaker(),
+            Action::Live => self.open_live(),
+            Action::CachingCosts => self.cycle_caching(),
+            other => self.move_in(self.focus, other),
+        }
+        Vec::new()
+    }
+}
