@@ -340,3 +340,37 @@ fn enter_on_the_call_that_showed_a_miss_explains_the_miss() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_lost_link_s_reason_is_shown_whole_at_80x24_and_200x60() {
+    let why = "http://127.0.0.1:18799/events: error sending request for url (http://127.0.0.1:18799/events): client error (Connect): tcp connect error: Connection refused (os error 111)";
+    let mut live = pane();
+    live.receive(Note::Lost(why.into()), 10);
+    for (w, h) in [(80u16, 24u16), (200, 60)] {
+        let mut terminal =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+        let theme = crate::tui::paint::Theme::new(true);
+        terminal
+            .draw(|f| draw::draw(f, f.area(), &live, &theme))
+            .unwrap();
+        let buffer = terminal.backend().buffer();
+        let text: String = (0..h)
+            .map(|y| {
+                (0..w)
+                    .map(|x| buffer[(x, y)].symbol().to_string())
+                    .collect::<String>()
+                    .trim_matches(|c| c == '┃' || c == ' ')
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(text.contains("lost (trying again; why below)"), "{text}");
+        // Every word of the reason is on screen, none cut.
+        for word in why.split_whitespace() {
+            assert!(
+                text.contains(word),
+                "{w}x{h}: {word:?} is not shown:\n{text}"
+            );
+        }
+    }
+}
