@@ -504,6 +504,13 @@ impl From<&crate::sources::mcp::ServerStatus> for ServerReport {
                 prefixed: 0,
                 error: failed_before.clone(),
             },
+            ServerState::WaitingForLogin { how } => ServerReport {
+                name: s.name.clone(),
+                state: "waiting for login",
+                tools: 0,
+                prefixed: 0,
+                error: Some(how.clone()),
+            },
             ServerState::Failed { .. } => ServerReport {
                 name: s.name.clone(),
                 state: "failed",

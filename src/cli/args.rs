@@ -41,6 +41,10 @@ pub enum Command {
     Serve(ServeArgs),
     /// An MCP server in front of your MCP servers: the host gets search_tools, call_read_tool and call_tool (through the breaker) instead of every tool.
     Gateway(GatewayArgs),
+    /// Log in to a hosted MCP server that asks for OAuth (its page opens in the browser); the gateway and the explorer then use the kept tokens.
+    Login(super::login::LoginArgs),
+    /// Forget the tokens kept for a hosted MCP server.
+    Logout(super::login::LogoutArgs),
     /// Find the search cap and initial set a catalog wants, on requests with known answers.
     Tune(TuneArgs),
     /// Write a catalog (files and/or MCP servers) in one format on stdout, to version, diff or serve it.

@@ -28,6 +28,23 @@ pub fn load_watching(
     Ok((loaded, changes))
 }
 
+/// Says where a server's login page is, on stderr (the host's log for a
+/// gateway over stdio), escaped.
+pub fn say_login_page(server: &str, url: &str, shown: mcp::login::Shown) {
+    match shown {
+        mcp::login::Shown::Browser => eprintln!(
+            "toolsift: MCP server {} needs a login: its page is open in the browser (if not, open {})",
+            escape(server),
+            escape(url)
+        ),
+        mcp::login::Shown::Printed => eprintln!(
+            "toolsift: MCP server {} needs a login: open {} in a browser",
+            escape(server),
+            escape(url)
+        ),
+    }
+}
+
 /// What the gateway starts with: its host, the tools of the servers that
 /// listed them in time (none yet, maybe), and the servers' changes (a
 /// server that comes up later is one).
@@ -50,6 +67,9 @@ pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, String>
     mcp::install_exit_guards(restore_terminal);
     let host = McpHost::new(args.call_timeout()).map_err(|e| format!("MCP: {e}"))?;
     let changes = host.watch_changes();
+    // A server that needs a login gets one the first time: its page is
+    // opened in the browser (or its address said here, on stderr).
+    host.log_in_when_needed(true, Arc::new(say_login_page));
     let gathered = host.gather_within(&config, wait);
     for s in &gathered.servers {
         match s.state {
@@ -59,6 +79,10 @@ pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, String>
             ),
             ServerState::Starting { .. } => eprintln!(
                 "toolsift: MCP server {} (its tools join when it has listed them)",
+                block(&s.summary())
+            ),
+            ServerState::WaitingForLogin { .. } => eprintln!(
+                "toolsift: MCP server {} (its tools join once it is logged in)",
                 block(&s.summary())
             ),
             ServerState::Loaded { .. } => {}
@@ -110,7 +134,10 @@ pub fn load_servers(
     }
     let gathered = host.gather(&config);
     for s in &gathered.servers {
-        if matches!(s.state, ServerState::Failed { .. }) {
+        if matches!(
+            s.state,
+            ServerState::Failed { .. } | ServerState::WaitingForLogin { .. }
+        ) {
             eprintln!("toolsift: warning: MCP server {}", block(&s.summary()));
         }
         for w in s.warnings() {

@@ -19,6 +19,7 @@ pub mod export;
 pub mod gateway;
 pub mod handle;
 pub mod load;
+pub mod login;
 pub mod mcp;
 #[cfg(feature = "mcp")]
 pub mod mcp_live;
@@ -57,6 +58,8 @@ pub fn run(command: Option<&Command>) -> Result<(), CliError> {
         Some(Command::ExportCatalog(args)) => export::run(args),
         Some(Command::Tune(args)) => tune::run(args),
         Some(Command::Model(args)) => model::run(args),
+        Some(Command::Login(args)) => login::login(args),
+        Some(Command::Logout(args)) => login::logout(args),
         #[cfg(feature = "tui")]
         Some(Command::Demo(args)) => explore::run_demo(args),
         Some(Command::Completions(args)) => completions::completions(args),

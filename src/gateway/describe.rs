@@ -4,6 +4,7 @@
 //! with. A session keeps the first one it listed (`tools/list` is the same
 //! for the whole connection).
 
+use super::first_view::NotUp;
 use std::collections::BTreeMap;
 
 use crate::catalog::Catalog;
@@ -19,12 +20,10 @@ const WORDS: usize = 5;
 const HOW: &str = "Describe what you want to do in plain words; you get the best matching tools with their input schemas, or a plain answer that none fits. Then call one with call_read_tool or call_tool, as each found tool says. `select:name1,name2` fetches tools by exact name; `+word` requires a word.";
 
 /// The description of `search_tools` over `catalog`, the servers still
-/// `starting` and those `down` named (every configured server is).
-pub(crate) fn search_description(
-    catalog: &Catalog,
-    starting: &[String],
-    down: &[String],
-) -> String {
+/// starting, those down and those waiting for a login named (every
+/// configured server is).
+pub(crate) fn search_description(catalog: &Catalog, not_up: &NotUp) -> String {
+    let (starting, down, login) = (&not_up.starting, &not_up.down, &not_up.login);
     // Server → (tool count, word → how many of its tools' names hold it).
     let mut servers: BTreeMap<String, (usize, BTreeMap<String, usize>)> = BTreeMap::new();
     for tool in catalog.tools() {
@@ -89,6 +88,12 @@ pub(crate) fn search_description(
             named(down)
         ));
     }
+    if !login.is_empty() {
+        parts.push(format!(
+            "waiting for login when this list was made: {} (their tools join once the user logs in; a search's answer says which still wait)",
+            named(login)
+        ));
+    }
     format!(
         "Find the tools for a task among the {} this gateway reaches (only a few are listed): {}. {HOW}",
         crate::numbers::counted(catalog.len(), "tool"),
@@ -121,7 +126,13 @@ mod tests {
             ],
         )
         .unwrap();
-        let d = search_description(&catalog, &[], &["fetch".into()]);
+        let d = search_description(
+            &catalog,
+            &NotUp {
+                down: vec!["fetch".into()],
+                ..NotUp::default()
+            },
+        );
         assert!(
             d.starts_with("Find the tools for a task among the 6 tools this gateway reaches (only a few are listed): git (4 tools: diff, commit, log, staged, unstaged); time (2 tools: convert); down when this list was made: fetch"),
             "{d}"
@@ -141,8 +152,15 @@ mod tests {
         tools.push(tool("evil\u{1b}[2J", "wipe_disk"));
         let d = search_description(
             &Catalog::new("mcp", tools).unwrap(),
-            &["slow\u{1b}".into()],
-            &[],
+            &NotUp {
+                starting: vec!["slow\u{1b}".into()],
+                login: vec!["hosted".into()],
+                ..NotUp::default()
+            },
+        );
+        assert!(
+            d.contains("waiting for login when this list was made: hosted"),
+            "{d}"
         );
         assert!(d.contains("starting when this list was made: slow"), "{d}");
         assert!(!d.contains('\u{1b}'), "{d}");

@@ -50,14 +50,21 @@ impl Gateway {
         // them, so the first answer is not made without them.
         self.wait_for_first_starts().await;
         let snapshot = self.snapshot();
-        let (starting, down) = self.servers_not_up();
+        let not_up = self.servers_not_up();
+        let starting = &not_up.starting;
         if snapshot.catalog.is_empty() {
             // No server has listed its tools yet: nothing to rank.
             let mut answer =
                 json!({ "query": query, "tools": [], "ranker": self.config.ranker.to_string() });
-            answer["note"] =
-                json!("no MCP server has listed its tools yet; try again in a few seconds");
-            add_servers(&mut answer, &starting, &down);
+            answer["note"] = if not_up.login.is_empty() {
+                json!("no MCP server has listed its tools yet; try again in a few seconds")
+            } else {
+                json!(format!(
+                    "no MCP server has listed its tools yet; waiting for a login (the user logs in with `toolsift login NAME` or the page toolsift opened): {}",
+                    not_up.login.join(", ")
+                ))
+            };
+            add_servers(&mut answer, &not_up);
             return Found {
                 result: search_result(answer),
                 names: Vec::new(),
@@ -153,7 +160,14 @@ impl Gateway {
         if !notes.is_empty() {
             answer["note"] = json!(notes.join(" "));
         }
-        add_servers(&mut answer, &starting, &down);
+        if !not_up.login.is_empty() {
+            notes.push(format!(
+                "Waiting for a login (their tools are not searched until the user logs in, with `toolsift login NAME` or the page toolsift opened): {}.",
+                not_up.login.join(", ")
+            ));
+            answer["note"] = json!(notes.join(" "));
+        }
+        add_servers(&mut answer, &not_up);
         self.remember_search(session, &query, usage_key);
         self.recorder.search(&SearchRecord {
             session,
@@ -266,13 +280,17 @@ impl Gateway {
     }
 }
 
-/// Names the servers still starting and those down in an answer.
-fn add_servers(answer: &mut Value, starting: &[String], down: &[String]) {
-    if !starting.is_empty() {
-        answer["servers_starting"] = json!(starting);
+/// Names the servers still starting, those down and those waiting for a
+/// login in an answer.
+fn add_servers(answer: &mut Value, not_up: &super::first_view::NotUp) {
+    if !not_up.starting.is_empty() {
+        answer["servers_starting"] = json!(not_up.starting);
     }
-    if !down.is_empty() {
-        answer["servers_down"] = json!(down);
+    if !not_up.down.is_empty() {
+        answer["servers_down"] = json!(not_up.down);
+    }
+    if !not_up.login.is_empty() {
+        answer["servers_waiting_for_login"] = json!(not_up.login);
     }
 }
 

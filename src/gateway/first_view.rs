@@ -45,7 +45,7 @@ impl Gateway {
             }
             made_with.clone_from(&states);
         }
-        let fresh = search_description(&self.snapshot().catalog, &states.0, &states.1);
+        let fresh = search_description(&self.snapshot().catalog, &states);
         self.set_description(fresh)
     }
 
@@ -71,7 +71,7 @@ impl Gateway {
 
     /// The servers still starting (or being tried again) and those down,
     /// by name.
-    pub(crate) fn servers_not_up(&self) -> (Vec<String>, Vec<String>) {
+    pub(crate) fn servers_not_up(&self) -> NotUp {
         states_of(&self.host)
     }
 
@@ -88,6 +88,9 @@ impl Gateway {
                         format!("{name} ({})", crate::numbers::counted(*tools, "tool"))
                     }
                     ServerState::Starting { .. } => format!("{name} (starting)"),
+                    ServerState::WaitingForLogin { .. } => {
+                        format!("{name} (waiting for login: `toolsift login {name}`)")
+                    }
                     ServerState::Failed { .. } => format!("{name} (down, tried again)"),
                 }
             })
@@ -133,18 +136,27 @@ impl Gateway {
     }
 }
 
-/// The servers of `host` still starting (or being tried again) and those
-/// down, by name.
-pub(crate) fn states_of(host: &crate::sources::mcp::McpHost) -> (Vec<String>, Vec<String>) {
-    let (mut starting, mut down) = (Vec::new(), Vec::new());
+/// The servers not up, by name: still starting (or being tried again),
+/// down, and waiting for a login.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct NotUp {
+    pub(crate) starting: Vec<String>,
+    pub(crate) down: Vec<String>,
+    pub(crate) login: Vec<String>,
+}
+
+/// The servers of `host` that are not up.
+pub(crate) fn states_of(host: &crate::sources::mcp::McpHost) -> NotUp {
+    let mut not_up = NotUp::default();
     for s in host.states() {
         match s.state {
-            ServerState::Starting { .. } => starting.push(s.name),
-            ServerState::Failed { .. } => down.push(s.name),
+            ServerState::Starting { .. } => not_up.starting.push(s.name),
+            ServerState::Failed { .. } => not_up.down.push(s.name),
+            ServerState::WaitingForLogin { .. } => not_up.login.push(s.name),
             ServerState::Loaded { .. } => {}
         }
     }
-    (starting, down)
+    not_up
 }
 
 /// Sends `notifications/tools/list_changed` through `send` each time the

@@ -161,8 +161,8 @@ impl Snapshot {
             .iter()
             .map(|t| config.rules.rule_for(t) == ToolRule::Ask)
             .collect();
-        let (starting, down) = first_view::states_of(host);
-        let search_description = describe::search_description(&catalog, &starting, &down);
+        let search_description =
+            describe::search_description(&catalog, &first_view::states_of(host));
         Snapshot {
             catalog,
             listed,
@@ -193,7 +193,7 @@ pub struct Gateway {
     /// that announce its changes.
     description: tokio::sync::watch::Sender<String>,
     /// The servers starting and down when the description was made.
-    described_states: Mutex<(Vec<String>, Vec<String>)>,
+    described_states: Mutex<first_view::NotUp>,
     /// The questions of `ask` rules awaiting a 2026-07-28 host's retry.
     pub(crate) pending_asks: approve::PendingAsks,
     /// 2026-07-28 calls waiting for their host's answer to their server's

@@ -204,3 +204,68 @@ fn totals_are_read_from_the_closing_line() {
     assert_eq!(totals("x\nTotal: 40 passed, 0 failed\n"), Some((40, 0)));
     assert_eq!(totals("nothing"), None);
 }
+
+/// The suite's OAuth client scenarios (2025-11-25, and the 2025-03-26
+/// fallbacks), each with the gateway as the client of a server that asks
+/// for a login: the gateway logs in as the first time a server needs one,
+/// its page opened by tests/interop/browser.py as `$BROWSER`; the host
+/// then calls each tool. The client script fails a scenario whose token
+/// shows in the gateway's stderr or trace.
+#[test]
+fn the_gateway_logs_in_through_the_auth_scenarios() {
+    let command = client_command();
+    for scenario in [
+        "auth/metadata-default",
+        "auth/metadata-var1",
+        "auth/metadata-var2",
+        "auth/metadata-var3",
+        "auth/basic-cimd",
+        "auth/scope-from-www-authenticate",
+        "auth/scope-from-scopes-supported",
+        "auth/scope-omitted-when-undefined",
+        "auth/scope-step-up",
+        "auth/scope-retry-limit",
+        "auth/token-endpoint-auth-basic",
+        "auth/token-endpoint-auth-post",
+        "auth/token-endpoint-auth-none",
+        "auth/pre-registration",
+        "auth/2025-03-26-oauth-endpoint-fallback",
+    ] {
+        let (passed, failed, out) =
+            run_client(&["client", "--command", &command, "--scenario", scenario]);
+        assert_eq!(failed, 0, "{scenario}: {out}");
+        assert!(passed >= 8, "{scenario}: {passed} checks: {out}");
+        assert!(
+            !out.contains("CLIENT TIMED OUT") && !out.contains("EXITED WITH ERROR"),
+            "{scenario}: {out}"
+        );
+    }
+}
+
+/// The one auth scenario that fails, and why: its authorization server's
+/// metadata, served at the server's root, names another issuer
+/// (`…/oauth`), and rmcp refuses metadata whose issuer is not the one it
+/// was fetched for (RFC 8414 §3.3), so no login starts. Should the suite
+/// or rmcp change, this fails and says so.
+#[test]
+fn the_2025_03_26_metadata_backcompat_scenario_fails_only_on_the_issuer_check() {
+    let (passed, failed, out) = run_client(&[
+        "client",
+        "--command",
+        &client_command(),
+        "--scenario",
+        "auth/2025-03-26-oauth-metadata-backcompat",
+    ]);
+    assert_eq!((passed, failed), (1, 3), "{out}");
+    assert!(out.contains("authorization-server-metadata"), "{out}");
+    for missing in [
+        "client-registration",
+        "authorization-request",
+        "token-request",
+    ] {
+        assert!(
+            out.contains(&format!("Expected Check Missing: {missing}")),
+            "{out}"
+        );
+    }
+}

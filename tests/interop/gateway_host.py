@@ -38,6 +38,8 @@ STEPS_JSON, on stdin, is a JSON array of steps:
                                  inputSchema, annotations, ... as JSON).
                                  "cache_mode": "use" (the SDK's default),
                                  "refresh" or "bypass" is passed on.
+  {"op": "call_each", "timeout": S} waits up to S s (30) for the servers'
+                                 tools, then calls each with no arguments.
   {"op": "call", "name": N, "arguments": {...}}
                                  tools/call; the result is the CallToolResult
                                  (content, structuredContent, isError).
@@ -229,6 +231,23 @@ async def run_step(client, notifications, step, session):
     op = step.get("op")
     if op == "list":
         return await list_all(client, step.get("cache_mode", "use"))
+    if op == "call_each":
+        # Every tool the servers behind the gateway listed (not the
+        # gateway's own), once some are listed (a server that logs in
+        # first joins a moment later), each called with no arguments.
+        own = {"search_tools", "call_read_tool", "call_tool"}
+        deadline = asyncio.get_running_loop().time() + step.get("timeout", 30)
+        while True:
+            listed = (await client.list_tools()).tools
+            names = [t.name for t in listed if t.name not in own]
+            if names or asyncio.get_running_loop().time() > deadline:
+                break
+            await asyncio.sleep(0.3)
+        results = []
+        for name in names:
+            result = await client.call_tool(name, {})
+            results.append({"name": name, "isError": bool(getattr(result, "is_error", getattr(result, "isError", False)))})
+        return results
     if op == "call":
         arguments = template(step.get("arguments") or {}, session)
         reports = []

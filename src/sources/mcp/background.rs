@@ -41,6 +41,7 @@ impl McpHost {
                 restarts_in_a_row: 0,
                 last_restart: None,
                 starting: true,
+                waiting_for_login: None,
                 generation: 0,
             })
             .collect();
@@ -111,6 +112,7 @@ pub(super) async fn keep_starting(
         }
         let outcome = connect_and_list(&server, limit, shared.listener(&server.name)).await;
         let ok = outcome.is_ok();
+        let mut login = None;
         match outcome {
             Ok(connected) if !current(&shared) => {
                 // The servers file changed while it started.
@@ -137,6 +139,7 @@ pub(super) async fn keep_starting(
                     e.starting = false;
                 }
             }
+            Err(failure) if failure.login.is_some() => login = failure.login,
             Err(failure) => {
                 if let Some(pgid) = failure.pgid {
                     kill_group(pgid);
@@ -149,6 +152,21 @@ pub(super) async fn keep_starting(
                     e.starting = false;
                 }
             }
+        }
+        if let Some(challenge) = login {
+            // Waiting for a login is its state, said at once; the start
+            // goes on once one is kept.
+            super::logins::mark_waiting(&shared, &server.name, &challenge);
+            if first {
+                let _ = done.send(());
+                first = false;
+            }
+            if *lock(&shared.started) {
+                shared.notify_changed(&server.name);
+            }
+            super::logins::wait_for_login(shared.clone(), &server, generation, challenge).await;
+            pause = Duration::from_secs(1);
+            continue;
         }
         if first {
             let _ = done.send(());

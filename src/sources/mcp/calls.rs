@@ -152,8 +152,44 @@ async fn call_on(
             });
         }
     };
-    let left = limit.saturating_sub(started.elapsed());
-    let answered = tokio::time::timeout(left, send_call(&client, params, progress, link)).await;
+    // A server that refuses the call for want of a token, or of scopes,
+    // gets a login (its page opened) and the call again, a few times.
+    let mut logins = 0;
+    let answered = loop {
+        let left = limit.saturating_sub(started.elapsed());
+        let got = tokio::time::timeout(
+            left,
+            send_call(&client, params.clone(), progress.clone(), link.clone()),
+        )
+        .await;
+        let challenge = match &got {
+            Ok(Err(e)) => super::login::auth_challenge(e).map(|(c, _)| c),
+            _ => None,
+        };
+        let Some(challenge) = challenge else {
+            break got;
+        };
+        if logins == super::logins::MAX_LOGINS_PER_CALL {
+            drop(place);
+            return Err(McpCallError::Failed {
+                message: format!(
+                    "it still refuses the call after {logins} logins ({}); log in with `toolsift login {server}` and call again",
+                    super::sdk_text::plain(&challenge)
+                ),
+                server,
+            });
+        }
+        logins += 1;
+        if let Err(why) = super::logins::log_in_to(&shared, &server, Some(challenge)).await {
+            drop(place);
+            return Err(McpCallError::Failed {
+                message: format!(
+                    "it needs a login for this call, which did not complete: {why}; log in with `toolsift login {server}` and call again"
+                ),
+                server,
+            });
+        }
+    };
     drop(place);
     match answered {
         Err(_) => {

@@ -34,6 +34,7 @@ use serde_json::Value;
 
 use super::child_env::{InheritEnv, InheritEnvEntry};
 use super::config_error::McpConfigError;
+use super::oauth_entry::{OAuthEntry, OAuthSettings};
 pub use super::vars::home_path;
 use super::vars::{Vars, workspace_of};
 
@@ -54,6 +55,8 @@ pub enum Transport {
     Http {
         url: String,
         headers: BTreeMap<String, String>,
+        /// How to log in when the server asks for it.
+        oauth: OAuthSettings,
     },
 }
 
@@ -117,6 +120,8 @@ struct ServerEntry {
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
+    /// How to log in (a server that asks for OAuth).
+    oauth: Option<OAuthEntry>,
     #[serde(default, alias = "always_load")]
     always_load: bool,
     #[serde(default)]
@@ -136,7 +141,6 @@ const EDITORS_KEYS: &[&str] = &[
     "dev",
     "gallery",
     "version",
-    "oauth",
     "timeout",
     "trust",
     "includeTools",
@@ -345,6 +349,11 @@ fn server(name: &str, entry: ServerEntry, vars: &Vars<'_>) -> Result<Option<McpS
             return Err("give either `command` or `url`, not both".into());
         }
         (None | Some("stdio"), Some(command), None) => {
+            if entry.oauth.is_some() {
+                return Err(
+                    "oauth is for servers reached by `url`, not started with `command`".into(),
+                );
+            }
             let mut env: BTreeMap<String, String> = BTreeMap::new();
             if let Some(file) = &entry.env_file {
                 // A relative envFile is the workspace's, as the hosts read it.
@@ -388,6 +397,10 @@ fn server(name: &str, entry: ServerEntry, vars: &Vars<'_>) -> Result<Option<McpS
             }
             Transport::Http {
                 url,
+                oauth: match entry.oauth {
+                    None => OAuthSettings::default(),
+                    Some(o) => o.read(&expand)?,
+                },
                 headers: entry
                     .headers
                     .iter()
@@ -514,6 +527,7 @@ pub fn http_server(url: &str) -> Result<McpServer, McpConfigError> {
         transport: Transport::Http {
             url: url.to_string(),
             headers: BTreeMap::new(),
+            oauth: OAuthSettings::default(),
         },
         always_load: false,
     })

@@ -30,7 +30,8 @@ fn json_mcp_servers() {
         c.servers[0].transport,
         Transport::Http {
             url: "https://x.example/mcp".into(),
-            headers: [("Authorization".to_string(), "Bearer s3cret".to_string())].into()
+            headers: [("Authorization".to_string(), "Bearer s3cret".to_string())].into(),
+            oauth: Default::default(),
         }
     );
     let Transport::Stdio { args, env: e, .. } = &c.servers[1].transport else {

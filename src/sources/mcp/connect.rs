@@ -35,6 +35,8 @@ pub(super) struct Failure {
     pub(super) why: String,
     pub(super) stderr_tail: String,
     pub(super) pgid: Option<i32>,
+    /// The server's `WWW-Authenticate` challenge: it needs a login.
+    pub(super) login: Option<String>,
 }
 
 /// Connects to one server and lists every page of its tools, within `limit`.
@@ -78,6 +80,7 @@ pub(super) async fn connect_and_list(
                         why: format!("cannot start {command:?}: {e}"),
                         stderr_tail: String::new(),
                         pgid: None,
+                        login: None,
                     });
                 }
             };
@@ -127,15 +130,17 @@ pub(super) async fn connect_and_list(
                     why: describe_failure(&why),
                     stderr_tail: stderr_tail(),
                     pgid,
+                    login: None,
                 }),
                 Err(_) => Err(Failure {
                     why: format!("did not answer within {} s", limit.as_secs_f64()),
                     stderr_tail: stderr_tail(),
                     pgid,
+                    login: None,
                 }),
             }
         }
-        Transport::Http { url, headers } => {
+        Transport::Http { url, headers, .. } => {
             let mut custom = HashMap::new();
             for (k, v) in headers {
                 let name = reqwest::header::HeaderName::from_bytes(k.as_bytes());
@@ -149,19 +154,27 @@ pub(super) async fn connect_and_list(
                             why: format!("header {k:?} is not a valid HTTP header"),
                             stderr_tail: String::new(),
                             pgid: None,
+                            login: None,
                         });
                     }
                 }
             }
             let config =
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
-            let transport = StreamableHttpClientTransport::from_config(config);
             let outcome = tokio::time::timeout(limit, async {
-                let client = listener.serve(transport).await.map_err(|e| e.to_string())?;
-                let listing = super::lenient::list_tools(&client)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                Ok::<_, String>((client, listing))
+                // The kept login's token, when there is one; none, and a
+                // server that wants one says so in its challenge.
+                let client = super::login::authorized_client(&server.name, url).await;
+                let transport = StreamableHttpClientTransport::with_client(client, config);
+                let client = listener.serve(transport).await.map_err(|e| {
+                    let challenge = e.auth_challenge().map(str::to_string);
+                    (e.to_string(), challenge)
+                })?;
+                let listing = super::lenient::list_tools(&client).await.map_err(|e| {
+                    let challenge = super::login::auth_challenge(&e).map(|(c, _)| c);
+                    (e.to_string(), challenge)
+                })?;
+                Ok::<_, (String, Option<String>)>((client, listing))
             })
             .await;
             match outcome {
@@ -171,15 +184,23 @@ pub(super) async fn connect_and_list(
                     skipped: listing.skipped,
                     pgid: None,
                 }),
-                Ok(Err(why)) => Err(Failure {
+                Ok(Err((_, Some(challenge)))) => Err(Failure {
+                    why: "it needs a login".into(),
+                    stderr_tail: String::new(),
+                    pgid: None,
+                    login: Some(challenge),
+                }),
+                Ok(Err((why, None))) => Err(Failure {
                     why: describe_failure(&why),
                     stderr_tail: String::new(),
                     pgid: None,
+                    login: None,
                 }),
                 Err(_) => Err(Failure {
                     why: format!("did not answer within {} s", limit.as_secs_f64()),
                     stderr_tail: String::new(),
                     pgid: None,
+                    login: None,
                 }),
             }
         }

@@ -31,6 +31,8 @@ pub(super) struct Entry {
     pub(super) last_restart: Option<Instant>,
     /// Being started in the background ([`McpHost::gather_within`]).
     pub(super) starting: bool,
+    /// It answered with an OAuth challenge: what is being done about it.
+    pub(super) waiting_for_login: Option<super::logins::Waiting>,
     /// Which configuration of the server this is: a server the servers
     /// file changed is a new generation, and the old one's start stops.
     pub(super) generation: u64,
@@ -42,7 +44,11 @@ impl Entry {
         let e = self;
         ServerStatus {
             name: e.server.name.clone(),
-            state: if e.loaded {
+            state: if let (false, Some(how)) = (e.loaded, &e.waiting_for_login) {
+                ServerState::WaitingForLogin {
+                    how: how.how.clone(),
+                }
+            } else if e.loaded {
                 ServerState::Loaded {
                     tools: e.listed.len(),
                     prefixed: 0,
@@ -90,6 +96,8 @@ pub(super) struct Shared {
     pub(super) generations: std::sync::atomic::AtomicU64,
     /// How many calls each server runs at once, and the queue for more.
     pub(super) admission: super::admission::Admission,
+    /// Logins: whether one starts when a server needs it, and who is told.
+    pub(super) logins: super::logins::Logins,
 }
 
 impl Shared {
@@ -130,6 +138,7 @@ impl Shared {
         e.skipped = skipped;
         e.loaded = true;
         e.failed = None;
+        e.waiting_for_login = None;
         changed
     }
 
@@ -178,6 +187,7 @@ impl McpHost {
                 changes: Mutex::new(None),
                 subscribers: Default::default(),
                 admission: Default::default(),
+                logins: Default::default(),
                 started: Mutex::new(false),
                 begun: Mutex::new(None),
                 given: Mutex::new(HashMap::new()),
@@ -290,6 +300,7 @@ impl McpHost {
                         restarts_in_a_row: 0,
                         last_restart: None,
                         starting: false,
+                        waiting_for_login: None,
                         generation: 0,
                     });
                 }
@@ -298,11 +309,17 @@ impl McpHost {
                         kill_group(pgid);
                     }
                     let failed = Some(super::status::with_tail(&failure.why, &failure.stderr_tail));
+                    let waiting = failure
+                        .login
+                        .map(|challenge| super::logins::Waiting::new(&server.name, challenge));
                     statuses.push(ServerStatus {
                         name: server.name.clone(),
-                        state: ServerState::Failed {
-                            why: failure.why,
-                            stderr_tail: failure.stderr_tail,
+                        state: match &waiting {
+                            Some(w) => ServerState::WaitingForLogin { how: w.how.clone() },
+                            None => ServerState::Failed {
+                                why: failure.why,
+                                stderr_tail: failure.stderr_tail,
+                            },
                         },
                     });
                     entries.push(Entry {
@@ -315,6 +332,7 @@ impl McpHost {
                         restarts_in_a_row: 0,
                         last_restart: None,
                         starting: false,
+                        waiting_for_login: waiting,
                         generation: 0,
                     });
                 }

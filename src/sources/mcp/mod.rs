@@ -24,6 +24,7 @@ pub mod config;
 mod config_error;
 mod editors;
 mod jsonc;
+mod oauth_entry;
 pub mod sdk_text;
 mod status;
 mod vars;
@@ -32,6 +33,7 @@ pub use beside_files::merge_beside_files;
 pub use child_env::{InheritEnv, PARENT_VAR, SAFE_VARS, inherited};
 pub use config::{McpConfig, McpServer, Transport};
 pub use config_error::McpConfigError;
+pub use oauth_entry::OAuthSettings;
 pub use status::{CallOutcome, Gathered, McpCallError, ServerState, ServerStatus};
 
 with_the_sdk! {
@@ -43,6 +45,8 @@ with_the_sdk! {
     mod lenient;
     mod listed;
     mod listener;
+    pub mod login;
+    mod logins;
     mod offered;
     mod reaper;
     mod reconfigure;
@@ -54,6 +58,7 @@ with_the_sdk! {
     pub use host::McpHost;
     pub use listed::unmatched_always_load;
     pub use listener::ProgressSink;
+    pub use logins::{LOGIN_WAIT, MAX_LOGINS_PER_CALL, Notice};
     pub use offered::{Offer, ServerList};
     pub use reaper::{before_exit, install_exit_guards, kill_all_servers};
     pub use reconfigure::Reconfigured;

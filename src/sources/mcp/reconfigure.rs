@@ -98,6 +98,7 @@ impl McpHost {
                     restarts_in_a_row: 0,
                     last_restart: None,
                     starting: true,
+                    waiting_for_login: None,
                     generation,
                 });
                 starts.push((server.clone(), generation));

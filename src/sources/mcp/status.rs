@@ -27,6 +27,12 @@ pub enum ServerState {
     /// Being started in the background (the gateway's start), maybe again
     /// after a failure.
     Starting { failed_before: Option<String> },
+    /// It answered with an OAuth challenge: it joins once someone logs in
+    /// (`toolsift login NAME`, or the login toolsift opened).
+    WaitingForLogin {
+        /// What is being done about it, a sentence (not escaped).
+        how: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +83,9 @@ impl ServerStatus {
                 None => format!("{}: starting", self.name),
                 Some(why) => format!("{}: starting again (it failed: {why})", self.name),
             },
+            ServerState::WaitingForLogin { how } => {
+                format!("{}: waiting for login ({how})", self.name)
+            }
         }
     }
 
@@ -94,16 +103,20 @@ impl ServerStatus {
                 .chain(hidden_text)
                 .map(String::as_str)
                 .collect(),
-            ServerState::Failed { .. } | ServerState::Starting { .. } => Vec::new(),
+            ServerState::Failed { .. }
+            | ServerState::Starting { .. }
+            | ServerState::WaitingForLogin { .. } => Vec::new(),
         }
     }
 
-    /// A word for the state: `loaded`, `starting` or `failed`.
+    /// A word for the state: `loaded`, `starting`, `failed` or
+    /// `waiting for login`.
     pub fn state_word(&self) -> &'static str {
         match &self.state {
             ServerState::Loaded { .. } => "loaded",
             ServerState::Starting { .. } => "starting",
             ServerState::Failed { .. } => "failed",
+            ServerState::WaitingForLogin { .. } => "waiting for login",
         }
     }
 

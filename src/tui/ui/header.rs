@@ -284,6 +284,9 @@ pub fn server_parts(servers: &[ServerStatus], width: usize) -> Vec<(String, bool
             (t, !hidden_text.is_empty() || !skipped.is_empty())
         }
         ServerState::Starting { .. } => (format!("{} starting", escape(&s.name)), false),
+        ServerState::WaitingForLogin { .. } => {
+            (format!("{} waiting for login", escape(&s.name)), true)
+        }
         ServerState::Failed { why, .. } => {
             let mut t = format!("{} failed", escape(&s.name));
             if full {

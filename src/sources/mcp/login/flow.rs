@@ -1,0 +1,255 @@
+//! One login, and the connection that uses it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::auth::{
+    AuthClient, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+    OAuthClientConfig,
+};
+use rmcp::transport::streamable_http_client::{
+    AuthRequiredError, InsufficientScopeError, StreamableHttpClientTransportConfig,
+};
+
+use super::callback::{Callback, Shown, show, state_of};
+use super::store::TokenStore;
+use super::{LoginError, plain};
+use crate::sources::mcp::OAuthSettings;
+
+/// The name toolsift registers under.
+const CLIENT_NAME: &str = "toolsift";
+
+/// What a login needs to know.
+pub struct Asked<'a> {
+    pub server: &'a str,
+    pub url: &'a str,
+    pub headers: &'a BTreeMap<String, String>,
+    pub oauth: &'a OAuthSettings,
+    /// The server's `WWW-Authenticate` challenge (its 401, or its 403 for
+    /// more scopes); none: asked of the server first.
+    pub challenge: Option<String>,
+    /// How long the browser's answer is waited for.
+    pub limit: Duration,
+    /// Told the page's address and whether it opened (to say it to the
+    /// user, escaped).
+    pub shown: &'a (dyn Fn(&str, Shown) + Send + Sync),
+}
+
+/// A completed login.
+pub struct LoggedIn {
+    /// Configured and holding the tokens: hand it to the connection.
+    pub manager: AuthorizationManager,
+    /// Where the tokens are kept (the keyring, or the file's path).
+    pub kept_in: String,
+}
+
+/// The `WWW-Authenticate` challenge behind an SDK error (a 401, or a 403
+/// for more scopes), and whether it asks for more scopes.
+pub fn auth_challenge(error: &(dyn std::error::Error + 'static)) -> Option<(String, bool)> {
+    let mut source = Some(error);
+    while let Some(e) = source {
+        if let Some(a) = e.downcast_ref::<AuthRequiredError>() {
+            return Some((a.www_authenticate_header.clone(), false));
+        }
+        if let Some(s) = e.downcast_ref::<InsufficientScopeError>() {
+            return Some((s.www_authenticate_header.clone(), true));
+        }
+        source = e.source();
+    }
+    None
+}
+
+fn config(url: &str, headers: &BTreeMap<String, String>) -> StreamableHttpClientTransportConfig {
+    let custom: HashMap<_, _> = headers
+        .iter()
+        .filter_map(|(k, v)| {
+            Some((
+                reqwest::header::HeaderName::from_bytes(k.as_bytes()).ok()?,
+                reqwest::header::HeaderValue::from_str(v).ok()?,
+            ))
+        })
+        .collect();
+    StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom)
+}
+
+/// The server's challenge to a client with no token: `None` when it lets
+/// one in.
+async fn challenge_of_server(
+    url: &str,
+    headers: &BTreeMap<String, String>,
+) -> Result<Option<String>, LoginError> {
+    crate::http::client::install_tls();
+    let transport = StreamableHttpClientTransport::from_config(config(url, headers));
+    match tokio::time::timeout(Duration::from_secs(20), ().serve(transport)).await {
+        Err(_) => Err(LoginError::Discovery("the server did not answer within 20 s".into())),
+        Ok(Ok(client)) => {
+            let _ = client.cancel().await;
+            Ok(None)
+        }
+        Ok(Err(e)) => match e.auth_challenge() {
+            Some(c) => Ok(Some(c.to_string())),
+            None => Err(LoginError::Discovery(plain(&e.to_string()))),
+        },
+    }
+}
+
+/// Logs in to one server: discovery, the client, the page in the browser,
+/// the answer on the loopback port, the code for tokens, the tokens kept.
+pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
+    let challenge = match asked.challenge.clone() {
+        Some(c) => Some(c),
+        None => challenge_of_server(asked.url, asked.headers).await?,
+    };
+    let store = TokenStore::new(asked.server, asked.url);
+    let mut manager = AuthorizationManager::new_allowing_private_addresses(asked.url)
+        .await
+        .map_err(|e| LoginError::Discovery(plain(&e.to_string())))?;
+    manager.set_credential_store(store.clone());
+    let resolution = manager
+        .resolve_metadata_from_challenge(challenge.as_deref())
+        .await
+        .map_err(|e| LoginError::Discovery(plain(&e.to_string())))?;
+    let metadata = resolution.metadata;
+    let takes_metadata_documents = metadata
+        .additional_fields
+        .get("client_id_metadata_document_supported")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    let can_register = metadata.registration_endpoint.is_some();
+    manager.set_metadata(metadata);
+
+    let callback = Callback::bind(asked.oauth.callback_port).await?;
+    let redirect = callback.redirect_uri();
+    let mut request = AuthorizationRequest::new(redirect.clone()).with_client_name(CLIENT_NAME);
+    if let Some(c) = &challenge {
+        request = request.with_challenge(c.clone());
+    }
+    // The scopes of the challenge (a step-up's above all), else those
+    // the servers file asks, else the SDK's choice from the metadata.
+    let challenge_scope = challenge
+        .as_deref()
+        .and_then(scope_param)
+        .filter(|s| !s.trim().is_empty());
+    if challenge_scope.is_none() && !asked.oauth.scopes.is_empty() {
+        request = request.with_scopes(asked.oauth.scopes.iter().cloned());
+    }
+    // The client: one registered beforehand, else a metadata document
+    // where the server takes them, else a registration (ours, so its
+    // secret is kept for refreshing).
+    let mut secret = asked.oauth.client_secret.clone();
+    if let Some(id) = &asked.oauth.client_id {
+        request = request.with_preregistered_client(id.clone());
+        if let Some(s) = &secret {
+            request = request.with_client_secret(s.clone());
+        }
+    } else if let Some(doc) = asked
+        .oauth
+        .client_metadata_url
+        .as_ref()
+        .filter(|_| takes_metadata_documents)
+    {
+        request = request.with_client_metadata_url(doc.clone());
+    } else if can_register {
+        let scopes = if asked.oauth.scopes.is_empty() || challenge_scope.is_some() {
+            manager.select_scopes(challenge_scope.as_deref(), &[])
+        } else {
+            asked.oauth.scopes.clone()
+        };
+        let refs: Vec<&str> = scopes.iter().map(String::as_str).collect();
+        let registered: OAuthClientConfig = manager
+            .register_client(CLIENT_NAME, &redirect, &refs)
+            .await
+            .map_err(|e| LoginError::Registration(plain(&e.to_string())))?;
+        secret = registered.client_secret.clone();
+        request = request.with_preregistered_client(registered.client_id.clone());
+        if let Some(s) = &secret {
+            request = request.with_client_secret(s.clone());
+        }
+    } else {
+        return Err(LoginError::Registration(
+            "its authorization server takes no registration and the servers file names no client: give the server's `oauth.client_id` (and `client_secret`, if it has one)".into(),
+        ));
+    }
+    let session = AuthorizationSession::new(manager, request)
+        .await
+        .map_err(|(_, e)| LoginError::Registration(plain(&e.to_string())))?;
+    let page = session.get_authorization_url().to_string();
+    let state = state_of(&page)
+        .ok_or_else(|| LoginError::Discovery("the authorization address has no state".into()))?;
+    // The listener answers while the browser is started: a browser
+    // command that waits for its page does not hold the answer up.
+    let waiting = tokio::spawn(callback.wait(state, asked.limit));
+    let opened = {
+        let page = page.clone();
+        tokio::task::spawn_blocking(move || show(&page))
+            .await
+            .unwrap_or(Shown::Printed)
+    };
+    (asked.shown)(&page, opened);
+    let answer = waiting
+        .await
+        .map_err(|e| LoginError::Callback(e.to_string()))??;
+    session
+        .handle_callback_with_issuer(&answer.code, &answer.csrf_token, answer.issuer.as_deref())
+        .await
+        .map_err(|e| LoginError::Exchange(plain(&e.to_string())))?;
+    // The secret beside the tokens, for refreshing in a later run.
+    let mut record = store.load().await.map_err(LoginError::Store)?.unwrap_or_default();
+    record.url = asked.url.to_string();
+    record.client_secret = secret;
+    let kept_in = store.save(&record).await.map_err(LoginError::Store)?;
+    Ok(LoggedIn {
+        manager: session.auth_manager,
+        kept_in,
+    })
+}
+
+/// The `scope` parameter of a challenge.
+fn scope_param(challenge: &str) -> Option<String> {
+    let at = challenge.find("scope=")?;
+    let rest = &challenge[at + "scope=".len()..];
+    let value = match rest.strip_prefix('"') {
+        Some(quoted) => quoted.split('"').next()?,
+        None => rest.split([',', ' ']).next()?,
+    };
+    Some(value.to_string())
+}
+
+/// The HTTP client of a server reached by url: it sends the kept token
+/// (refreshed before it expires, and once more when the server refuses
+/// it), or none, so the server's challenge says a login is needed.
+pub async fn authorized_client(server: &str, url: &str) -> AuthClient<reqwest::Client> {
+    let store = TokenStore::new(server, url);
+    let http = crate::http::client::builder()
+        .build()
+        .unwrap_or_else(|_| reqwest::Client::new());
+    let mut manager = match AuthorizationManager::new_allowing_private_addresses(url).await {
+        Ok(m) => m,
+        // A url that parsed in the servers file parses here.
+        Err(_) => AuthorizationManager::new_allowing_private_addresses("http://127.0.0.1/")
+            .await
+            .expect("a fixed url parses"),
+    };
+    manager.set_credential_store(store.clone());
+    if let Ok(Some(record)) = store.load().await
+        && let Some(id) = record.credentials.as_ref().map(|c| c.client_id.clone())
+        && matches!(manager.initialize_from_store().await, Ok(true))
+        && let Some(secret) = record.client_secret
+    {
+        let _ = manager.configure_client(OAuthClientConfig::new(id, url).with_client_secret(secret));
+    }
+    AuthClient::new(http, manager)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_scope_of_a_challenge_quoted_or_not() {
+        let c = r#"Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="x""#;
+        assert_eq!(super::scope_param(c).as_deref(), Some("files:read files:write"));
+        assert_eq!(super::scope_param("Bearer scope=read, error=x").as_deref(), Some("read"));
+        assert_eq!(super::scope_param("Bearer realm=\"x\""), None);
+    }
+}

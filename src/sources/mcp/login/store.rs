@@ -1,0 +1,358 @@
+//! Where a server's login is kept: the OS keyring where there is one (the
+//! macOS Keychain, the Windows Credential Manager, the Secret Service),
+//! else a file readable by its owner only (0600, in a 0700 folder) under
+//! the user's config directory (`~/.config/toolsift/logins/`).
+//! `TOOLSIFT_TOKEN_STORE=file` or `keyring` picks one.
+//!
+//! A login is kept per server name and URL: a name that now names another
+//! URL has no login. Nothing here prints or logs a token; the record's
+//! `Debug` says only what it holds.
+
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
+use serde::{Deserialize, Serialize};
+
+/// The variable that picks where logins are kept: `file` or `keyring`.
+pub const STORE_VAR: &str = "TOOLSIFT_TOKEN_STORE";
+/// The keyring's service name for toolsift's logins.
+const SERVICE: &str = "toolsift";
+/// The longest a keyring gets to answer (a Secret Service that hangs).
+const KEYRING_WAIT: Duration = Duration::from_secs(5);
+
+/// What is kept for one server.
+#[derive(Clone, Default, Serialize, Deserialize)]
+pub(super) struct Record {
+    pub(super) url: String,
+    /// The client's secret (a pre-registered or registered confidential
+    /// client), for refreshing the token.
+    #[serde(default)]
+    pub(super) client_secret: Option<String>,
+    #[serde(default)]
+    pub(super) credentials: Option<StoredCredentials>,
+}
+
+impl std::fmt::Debug for Record {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Record")
+            .field("url", &self.url)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "[kept]"))
+            .field("credentials", &self.credentials.as_ref().map(|_| "[kept]"))
+            .finish()
+    }
+}
+
+/// Where logins go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Choice {
+    /// The keyring, else the file when there is no keyring.
+    Either,
+    Keyring,
+    File,
+}
+
+fn choice() -> Result<Choice, String> {
+    match std::env::var(STORE_VAR).as_deref() {
+        Err(_) | Ok("") => Ok(Choice::Either),
+        Ok("keyring") => Ok(Choice::Keyring),
+        Ok("file") => Ok(Choice::File),
+        Ok(other) => Err(format!(
+            "{STORE_VAR}={other:?}: expected \"keyring\" or \"file\""
+        )),
+    }
+}
+
+/// One server's login store.
+#[derive(Debug, Clone)]
+pub struct TokenStore {
+    server: String,
+    url: String,
+}
+
+impl TokenStore {
+    pub fn new(server: &str, url: &str) -> TokenStore {
+        TokenStore {
+            server: server.to_string(),
+            url: url.to_string(),
+        }
+    }
+
+    /// The folder of login files: `$XDG_CONFIG_HOME/toolsift/logins`, else
+    /// the platform's config directory.
+    pub fn folder() -> Option<PathBuf> {
+        std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(dirs::config_dir)
+            .map(|d| d.join("toolsift").join("logins"))
+    }
+
+    /// This server's login file.
+    pub fn file(&self) -> Option<PathBuf> {
+        Self::folder().map(|d| d.join(file_name(&self.server)))
+    }
+
+    fn account(&self) -> String {
+        format!("mcp-login:{}", self.server)
+    }
+
+    /// The record kept for this server's name and URL.
+    pub(super) async fn load(&self) -> Result<Option<Record>, String> {
+        let choice = choice()?;
+        if choice != Choice::File {
+            match keyring_get(self.account()).await {
+                Ok(Some(text)) => return Ok(self.matching(&text)),
+                Ok(None) => {}
+                Err(why) if choice == Choice::Keyring => return Err(why),
+                Err(_) => {}
+            }
+            if choice == Choice::Keyring {
+                return Ok(None);
+            }
+        }
+        let Some(file) = self.file() else {
+            return Ok(None);
+        };
+        match std::fs::read_to_string(&file) {
+            Ok(text) => Ok(self.matching(&text)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("cannot read {}: {e}", file.display())),
+        }
+    }
+
+    fn matching(&self, text: &str) -> Option<Record> {
+        serde_json::from_str::<Record>(text)
+            .ok()
+            .filter(|r| r.url == self.url)
+    }
+
+    /// Keeps `record`; says where.
+    pub(super) async fn save(&self, record: &Record) -> Result<String, String> {
+        let text = serde_json::to_string(record).map_err(|e| e.to_string())?;
+        let choice = choice()?;
+        if choice != Choice::File {
+            match keyring_set(self.account(), text.clone()).await {
+                Ok(()) => {
+                    // One place only: an older file copy goes.
+                    if let Some(file) = self.file() {
+                        let _ = std::fs::remove_file(file);
+                    }
+                    return Ok("the OS keyring".into());
+                }
+                Err(why) if choice == Choice::Keyring => return Err(why),
+                Err(_) => {}
+            }
+        }
+        let file = self
+            .file()
+            .ok_or("no config directory to keep the login in (set XDG_CONFIG_HOME)")?;
+        write_private(&file, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        Ok(file.display().to_string())
+    }
+
+    /// Forgets this server's login wherever it is; says whether one was
+    /// kept.
+    pub async fn forget(&self) -> Result<bool, String> {
+        let choice = choice()?;
+        let mut had = false;
+        if choice != Choice::File {
+            match keyring_delete(self.account()).await {
+                Ok(found) => had |= found,
+                Err(why) if choice == Choice::Keyring => return Err(why),
+                Err(_) => {}
+            }
+        }
+        if let Some(file) = self.file() {
+            match std::fs::remove_file(&file) {
+                Ok(()) => had = true,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(format!("cannot remove {}: {e}", file.display())),
+            }
+        }
+        Ok(had)
+    }
+
+    /// Whether a token is kept for this server.
+    pub async fn has_token(&self) -> bool {
+        matches!(self.load().await, Ok(Some(r)) if r.credentials.as_ref().is_some_and(|c| c.token_response.is_some()))
+    }
+
+    /// When the kept token was received (none: no token kept): a login
+    /// made by another process shows as a new stamp.
+    pub async fn stamp(&self) -> Option<u64> {
+        let record = self.load().await.ok()??;
+        let c = record.credentials?;
+        c.token_response.as_ref()?;
+        Some(c.token_received_at.unwrap_or(1))
+    }
+}
+
+/// The rmcp side: the tokens of the record, the rest kept as it was.
+#[async_trait::async_trait]
+impl CredentialStore for TokenStore {
+    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        TokenStore::load(self)
+            .await
+            .map(|r| r.and_then(|r| r.credentials))
+            .map_err(AuthError::CredentialStoreError)
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        let mut record = TokenStore::load(self)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        record.url = self.url.clone();
+        record.credentials = Some(credentials);
+        TokenStore::save(self, &record)
+            .await
+            .map(|_| ())
+            .map_err(AuthError::CredentialStoreError)
+    }
+
+    async fn clear(&self) -> Result<(), AuthError> {
+        let Some(mut record) = TokenStore::load(self)
+            .await
+            .map_err(AuthError::CredentialStoreError)?
+        else {
+            return Ok(());
+        };
+        record.credentials = None;
+        TokenStore::save(self, &record)
+            .await
+            .map(|_| ())
+            .map_err(AuthError::CredentialStoreError)
+    }
+}
+
+/// A file name for a server name: its letters, digits, `-`, `_` and `.`
+/// kept, any other character (and a leading dot) as `_` plus a hash of the
+/// whole name, so two names never share a file.
+fn file_name(server: &str) -> String {
+    let plain: String = server
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if plain == server && !server.starts_with('.') {
+        format!("{plain}.json")
+    } else {
+        let hash = xxhash_rust::xxh3::xxh3_64(server.as_bytes());
+        format!("_{}-{hash:016x}.json", plain.trim_start_matches('.'))
+    }
+}
+
+/// Writes `bytes` to `path` whole: a new 0600 file beside it (never through
+/// a link), renamed over it; the folder made 0700.
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("login"),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&tmp);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    std::fs::rename(&tmp, path)
+}
+
+async fn keyring_op<T: Send + 'static>(
+    op: impl FnOnce() -> Result<T, keyring::Error> + Send + 'static,
+) -> Result<T, String> {
+    match tokio::time::timeout(KEYRING_WAIT, tokio::task::spawn_blocking(op)).await {
+        Ok(Ok(Ok(v))) => Ok(v),
+        Ok(Ok(Err(e))) => Err(format!("the OS keyring: {e}")),
+        Ok(Err(e)) => Err(format!("the OS keyring: {e}")),
+        Err(_) => Err(format!(
+            "the OS keyring did not answer within {} s",
+            KEYRING_WAIT.as_secs()
+        )),
+    }
+}
+
+async fn keyring_get(account: String) -> Result<Option<String>, String> {
+    keyring_op(move || match keyring::Entry::new(SERVICE, &account)?.get_password() {
+        Ok(text) => Ok(Some(text)),
+        Err(keyring::Error::NoEntry) => Ok(None),
+        Err(e) => Err(e),
+    })
+    .await
+}
+
+async fn keyring_set(account: String, text: String) -> Result<(), String> {
+    keyring_op(move || keyring::Entry::new(SERVICE, &account)?.set_password(&text)).await
+}
+
+async fn keyring_delete(account: String) -> Result<bool, String> {
+    keyring_op(move || match keyring::Entry::new(SERVICE, &account)?.delete_credential() {
+        Ok(()) => Ok(true),
+        Err(keyring::Error::NoEntry) => Ok(false),
+        Err(e) => Err(e),
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_are_not_plain_get_a_hash_and_never_share_a_file() {
+        assert_eq!(file_name("github"), "github.json");
+        assert_ne!(file_name("a/b"), file_name("a_b"));
+        assert!(file_name("../x").starts_with('_'));
+        assert!(!file_name("../x").contains('/'));
+        assert!(file_name(".hidden").starts_with('_'));
+    }
+
+    #[test]
+    fn a_record_s_debug_never_shows_what_it_keeps() {
+        let record = Record {
+            url: "https://x.example/mcp".into(),
+            client_secret: Some("s3cret-value".into()),
+            credentials: None,
+        };
+        let shown = format!("{record:?}");
+        assert!(!shown.contains("s3cret-value"), "{shown}");
+        assert!(shown.contains("[kept]"));
+    }
+
+    #[tokio::test]
+    async fn a_file_login_is_0600_in_a_0700_folder_and_keyed_by_url() {
+        let dir = std::env::temp_dir().join(format!("toolsift-store-{}", std::process::id()));
+        let file = dir.join("logins").join(file_name("srv"));
+        write_private(&file, br#"{"url":"https://a.example/mcp"}"#).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let dmode = std::fs::metadata(file.parent().unwrap()).unwrap().permissions().mode() & 0o777;
+        assert_eq!(dmode, 0o700);
+        let store = TokenStore::new("srv", "https://b.example/mcp");
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(store.matching(&text).is_none(), "another URL's login is not this one's");
+        let same = TokenStore::new("srv", "https://a.example/mcp");
+        assert!(same.matching(&text).is_some());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
