@@ -4,7 +4,6 @@
 //! with. A session keeps the first one it listed (`tools/list` is the same
 //! for the whole connection).
 
-use super::first_view::NotUp;
 use std::collections::BTreeMap;
 
 use crate::catalog::Catalog;
@@ -18,6 +17,15 @@ const SERVERS: usize = 12;
 const WORDS: usize = 5;
 
 const HOW: &str = "Describe what you want to do in plain words; you get the best matching tools with their input schemas, or a plain answer that none fits. Then call one with call_read_tool or call_tool, as each found tool says. `select:name1,name2` fetches tools by exact name; `+word` requires a word.";
+
+/// The servers not up, by name: still starting (or being tried again),
+/// down, and waiting for a login.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct NotUp {
+    pub(crate) starting: Vec<String>,
+    pub(crate) down: Vec<String>,
+    pub(crate) login: Vec<String>,
+}
 
 /// The description of `search_tools` over `catalog`, the servers still
 /// starting, those down and those waiting for a login named (every

@@ -7,6 +7,7 @@
 //! to the session, on 2026-07-28 on the host's `subscriptions/listen`
 //! stream.
 
+pub(crate) use super::describe::NotUp;
 use std::time::{Duration, Instant};
 
 use super::Gateway;
@@ -134,15 +135,6 @@ impl Gateway {
             self.reindex();
         }
     }
-}
-
-/// The servers not up, by name: still starting (or being tried again),
-/// down, and waiting for a login.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct NotUp {
-    pub(crate) starting: Vec<String>,
-    pub(crate) down: Vec<String>,
-    pub(crate) login: Vec<String>,
 }
 
 /// The servers of `host` that are not up.

@@ -32,7 +32,7 @@ pub(super) struct Entry {
     /// Being started in the background ([`McpHost::gather_within`]).
     pub(super) starting: bool,
     /// It answered with an OAuth challenge: what is being done about it.
-    pub(super) waiting_for_login: Option<super::logins::Waiting>,
+    pub(super) waiting_for_login: Option<super::login::Waiting>,
     /// Which configuration of the server this is: a server the servers
     /// file changed is a new generation, and the old one's start stops.
     pub(super) generation: u64,
@@ -97,7 +97,7 @@ pub(super) struct Shared {
     /// How many calls each server runs at once, and the queue for more.
     pub(super) admission: super::admission::Admission,
     /// Logins: whether one starts when a server needs it, and who is told.
-    pub(super) logins: super::logins::Logins,
+    pub(super) logins: super::login::Logins,
 }
 
 impl Shared {
@@ -311,7 +311,7 @@ impl McpHost {
                     let failed = Some(super::status::with_tail(&failure.why, &failure.stderr_tail));
                     let waiting = failure
                         .login
-                        .map(|challenge| super::logins::Waiting::new(&server.name, challenge));
+                        .map(|challenge| super::login::Waiting::new(&server.name, challenge));
                     statuses.push(ServerStatus {
                         name: server.name.clone(),
                         state: match &waiting {

@@ -6,12 +6,13 @@
 //! server refuses for want of a token or of scopes, logged in and sent
 //! again (at most [`MAX_LOGINS_PER_CALL`] times).
 
-use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::host::Shared;
+
+use super::login::{Notice, Waiting};
 use super::login::{Asked, LoginError, Shown, TokenStore};
 use super::{McpHost, McpServer, Transport};
 use crate::lock::lock;
@@ -23,38 +24,6 @@ pub const MAX_LOGINS_PER_CALL: u32 = 2;
 pub const LOGIN_WAIT: Duration = Duration::from_secs(300);
 /// How often a server waiting for a login looks for a kept one.
 const LOOK_EVERY: Duration = Duration::from_millis(500);
-
-/// Told the login page's address: the server's name, the address, and
-/// whether a browser opened it.
-pub type Notice = Arc<dyn Fn(&str, &str, Shown) + Send + Sync>;
-
-/// What a server waiting for a login is waiting with.
-#[derive(Debug, Clone)]
-pub(super) struct Waiting {
-    /// A sentence for the user: how it gets its login.
-    pub(super) how: String,
-    /// The server's challenge, for the login.
-    pub(super) challenge: String,
-}
-
-impl Waiting {
-    pub(super) fn new(server: &str, challenge: String) -> Waiting {
-        Waiting {
-            how: format!("log in with `toolsift login {server}`"),
-            challenge,
-        }
-    }
-}
-
-/// The host's logins.
-#[derive(Default)]
-pub(super) struct Logins {
-    /// A login starts the first time a server needs one (the gateway).
-    on_need: AtomicBool,
-    notice: Mutex<Option<Notice>>,
-    /// The servers whose page was opened already (once per server).
-    opened: Mutex<HashSet<String>>,
-}
 
 impl McpHost {
     /// Logins start by themselves the first time a server needs one, and

@@ -16,10 +16,13 @@
 mod callback;
 mod flow;
 mod store;
+mod waiting;
 
 pub use callback::Shown;
 pub use flow::{Asked, LoggedIn, auth_challenge, authorized_client, log_in};
 pub use store::{STORE_VAR, TokenStore};
+pub use waiting::Notice;
+pub(crate) use waiting::{Logins, Waiting};
 
 /// Why a login did not complete.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
