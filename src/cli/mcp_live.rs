@@ -164,6 +164,23 @@ pub fn load_servers(
                 .all(|s| matches!(s.state, ServerState::Failed { .. }))
             {
                 "no MCP server loaded".to_string()
+            } else if let Some(waiting) = gathered
+                .servers
+                .iter()
+                .find(|s| matches!(s.state, ServerState::WaitingForLogin { .. }))
+            {
+                let names: Vec<String> = gathered
+                    .servers
+                    .iter()
+                    .filter(|s| matches!(s.state, ServerState::WaitingForLogin { .. }))
+                    .map(|s| escape(&s.name).into_owned())
+                    .collect();
+                format!(
+                    "no MCP server listed a tool: {} {} for a login (`toolsift login {}` makes it)",
+                    names.join(", "),
+                    if names.len() == 1 { "waits" } else { "wait" },
+                    escape(&waiting.name)
+                )
             } else {
                 "the MCP servers list no tools".to_string()
             };

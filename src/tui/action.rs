@@ -152,6 +152,7 @@ actions! {
     QueryHistory = "query_history", Main, "history", "the queries committed this run, newest first: pick one to search it again";
     Compare = "compare", Main, "compare", "compare screen: the query searched two ways side by side (another ranker, strategy or gate)";
     CachingCosts = "caching_costs", Main, "caching", "the Tokens box: what a session costs with prompt caching (Anthropic, then OpenAI, then off): all tools up front, found tools in the conversation, found tools added to the tool list";
+    LogIn = "log_in", Main, "log in", "log in to the MCP server that waits for a login (the header names it): its page opens in the browser, and its tools join the catalog";
     Live = "live", Main, "live", "live screen: the followed gateway's or service's searches and calls, and the searches that failed the agent (explore --follow)";
     Export = "export", Main, "export", "export the loaded tools as a provider payload, to a file";
     CopyTool = "copy_tool", Main, "copy", "copy the highlighted tool's JSON to the clipboard (OSC 52)";

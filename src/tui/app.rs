@@ -23,6 +23,7 @@ mod live;
 mod main_keys;
 #[cfg(test)]
 pub(crate) use live::judge_for_tests;
+mod login;
 mod pick;
 mod reload;
 mod screens;
@@ -153,6 +154,8 @@ pub struct App {
     mcp: Option<Arc<McpHost>>,
     /// What became of each MCP server.
     mcp_servers: Vec<ServerStatus>,
+    /// The server a login is under way to.
+    logging_in: Option<String>,
     /// A message on the bottom line, until the next key.
     status: Option<String>,
     /// A demo's caption, while one is shown.
@@ -225,6 +228,7 @@ impl App {
             }),
             mcp: setup.mcp,
             mcp_servers: setup.mcp_servers,
+            logging_in: None,
             status: None,
             caption: None,
             demo: setup.demo.then_some(false),
@@ -318,6 +322,15 @@ impl App {
                 Vec::new()
             }
             Msg::Followed(note) => self.followed(note),
+            Msg::LoginPage {
+                server,
+                url,
+                opened,
+            } => {
+                self.login_page(&server, &url, opened);
+                Vec::new()
+            }
+            Msg::LoggedIn { server, result } => self.logged_in(&server, result),
             Msg::FollowedCatalog(result) => self.followed_catalog(result),
             Msg::CatalogChanged => self.catalog_changed(),
             Msg::CatalogLoaded(loaded) => self.catalog_loaded(loaded),

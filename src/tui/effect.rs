@@ -60,6 +60,19 @@ pub enum Msg {
         id: u64,
         result: Result<CallOutcome, McpCallError>,
     },
+    /// A login's page: the server, its address, and whether a browser
+    /// opened it.
+    LoginPage {
+        server: String,
+        url: String,
+        opened: bool,
+    },
+    /// A login to an MCP server done (the catalog of every server, and
+    /// each server's state, with it), or why not.
+    LoggedIn {
+        server: String,
+        result: Result<Box<crate::sources::mcp::LoggedIn>, String>,
+    },
     /// A Tune measurement (the newest one's answer is shown).
     TuneDone {
         generation: u64,
@@ -157,6 +170,9 @@ pub enum Effect {
         tool: String,
         arguments: serde_json::Map<String, serde_json::Value>,
     },
+    /// Log in to `server` through `host` (blocks until the browser's
+    /// answer or its time limit); answers `Msg::LoggedIn`.
+    McpLogIn { host: Arc<McpHost>, server: String },
     /// Measure the caps on the request file `queries`; answers
     /// `Msg::TuneDone`.
     Tune {
@@ -371,6 +387,10 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
         } => Msg::McpCallDone {
             id,
             result: host.call(&server, &tool, arguments),
+        },
+        Effect::McpLogIn { host, server } => Msg::LoggedIn {
+            result: host.log_in_blocking(&server).map(Box::new),
+            server,
         },
         Effect::Tune {
             generation,

@@ -138,6 +138,21 @@ where
             let _ = tx.send(Msg::ModelReady(ready));
         });
     }
+    // A login's page, said in the status line (the explorer starts a
+    // login only when asked: `log_in`).
+    if let Some(host) = app.mcp_host() {
+        let tx = tx.clone();
+        host.log_in_when_needed(
+            false,
+            Arc::new(move |server, url, shown| {
+                let _ = tx.send(Msg::LoginPage {
+                    server: server.to_string(),
+                    url: url.to_string(),
+                    opened: shown == crate::sources::mcp::login::Shown::Browser,
+                });
+            }),
+        );
+    }
     let follower = app.followed_source().map(|source| {
         let tx = tx.clone();
         tokio::spawn(crate::follow::follow(source, move |note| {

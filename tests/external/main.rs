@@ -28,6 +28,7 @@ mod gateway_wire;
 mod hub;
 #[cfg(feature = "embed-local")]
 mod learned_ranking;
+mod mcp_login;
 mod mcp_servers;
 mod mcp_support;
 mod openai_rendering;

@@ -139,7 +139,9 @@ pub(super) async fn keep_starting(
                     e.starting = false;
                 }
             }
-            Err(failure) if failure.login.is_some() => login = failure.login,
+            Err(failure) if failure.login.is_some() => {
+                login = failure.login.map(|c| (c, failure.had_login));
+            }
             Err(failure) => {
                 if let Some(pgid) = failure.pgid {
                     kill_group(pgid);
@@ -153,10 +155,10 @@ pub(super) async fn keep_starting(
                 }
             }
         }
-        if let Some(challenge) = login {
+        if let Some((challenge, had_login)) = login {
             // Waiting for a login is its state, said at once; the start
             // goes on once one is kept.
-            super::logins::mark_waiting(&shared, &server.name, &challenge);
+            super::logins::mark_waiting(&shared, &server.name, &challenge, had_login);
             if first {
                 let _ = done.send(());
                 first = false;
@@ -164,7 +166,8 @@ pub(super) async fn keep_starting(
             if *lock(&shared.started) {
                 shared.notify_changed(&server.name);
             }
-            super::logins::wait_for_login(shared.clone(), &server, generation, challenge).await;
+            super::logins::wait_for_login(shared.clone(), &server, generation, challenge, had_login)
+                .await;
             pause = Duration::from_secs(1);
             continue;
         }

@@ -180,7 +180,12 @@ async fn call_on(
             });
         }
         logins += 1;
-        if let Err(why) = super::logins::log_in_to(&shared, &server, Some(challenge)).await {
+        // The page waits as long as the call may (a person at a browser
+        // answers within it, or the call says how to log in).
+        let wait = limit
+            .saturating_sub(started.elapsed())
+            .max(Duration::from_secs(5));
+        if let Err(why) = super::logins::log_in_to(&shared, &server, Some(challenge), wait).await {
             drop(place);
             return Err(McpCallError::Failed {
                 message: format!(

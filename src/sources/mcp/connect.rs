@@ -37,6 +37,8 @@ pub(super) struct Failure {
     pub(super) pgid: Option<i32>,
     /// The server's `WWW-Authenticate` challenge: it needs a login.
     pub(super) login: Option<String>,
+    /// A login was kept for it (and refused, or could not be renewed).
+    pub(super) had_login: bool,
 }
 
 /// Connects to one server and lists every page of its tools, within `limit`.
@@ -81,6 +83,7 @@ pub(super) async fn connect_and_list(
                         stderr_tail: String::new(),
                         pgid: None,
                         login: None,
+                    had_login: false,
                     });
                 }
             };
@@ -131,12 +134,14 @@ pub(super) async fn connect_and_list(
                     stderr_tail: stderr_tail(),
                     pgid,
                     login: None,
+                    had_login: false,
                 }),
                 Err(_) => Err(Failure {
                     why: format!("did not answer within {} s", limit.as_secs_f64()),
                     stderr_tail: stderr_tail(),
                     pgid,
                     login: None,
+                    had_login: false,
                 }),
             }
         }
@@ -155,12 +160,16 @@ pub(super) async fn connect_and_list(
                             stderr_tail: String::new(),
                             pgid: None,
                             login: None,
+                            had_login: false,
                         });
                     }
                 }
             }
             let config =
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            let had_login = super::login::TokenStore::new(&server.name, url)
+                .has_token()
+                .await;
             let outcome = tokio::time::timeout(limit, async {
                 // The kept login's token, when there is one; none, and a
                 // server that wants one says so in its challenge.
@@ -189,18 +198,21 @@ pub(super) async fn connect_and_list(
                     stderr_tail: String::new(),
                     pgid: None,
                     login: Some(challenge),
+                    had_login,
                 }),
                 Ok(Err((why, None))) => Err(Failure {
                     why: describe_failure(&why),
                     stderr_tail: String::new(),
                     pgid: None,
                     login: None,
+                    had_login: false,
                 }),
                 Err(_) => Err(Failure {
                     why: format!("did not answer within {} s", limit.as_secs_f64()),
                     stderr_tail: String::new(),
                     pgid: None,
                     login: None,
+                    had_login: false,
                 }),
             }
         }

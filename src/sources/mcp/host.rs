@@ -309,9 +309,10 @@ impl McpHost {
                         kill_group(pgid);
                     }
                     let failed = Some(super::status::with_tail(&failure.why, &failure.stderr_tail));
+                    let had_login = failure.had_login;
                     let waiting = failure
                         .login
-                        .map(|challenge| super::login::Waiting::new(&server.name, challenge));
+                        .map(|c| super::login::Waiting::new(&server.name, c, had_login));
                     statuses.push(ServerStatus {
                         name: server.name.clone(),
                         state: match &waiting {

@@ -25,50 +25,61 @@ pub const LOGIN_WAIT: Duration = Duration::from_secs(300);
 /// How often a server waiting for a login looks for a kept one.
 const LOOK_EVERY: Duration = Duration::from_millis(500);
 
+/// A login done from the explorer: where its tokens are kept, and the
+/// servers' catalog and states with the server in.
+#[derive(Debug, Clone)]
+pub struct LoggedIn {
+    pub kept_in: String,
+    pub catalog: Option<crate::catalog::Catalog>,
+    pub servers: Vec<super::ServerStatus>,
+}
+
 impl McpHost {
+    /// Logs in to `server` (its page opened, its answer waited for), from
+    /// any thread; connects to it again (its tools join as a change) and
+    /// rebuilds the catalog.
+    pub fn log_in_blocking(&self, server: &str) -> Result<LoggedIn, String> {
+        let shared = self.shared.clone();
+        let name = server.to_string();
+        let kept_in = self
+            .wait(async move { log_in_and_connect(&shared, &name).await })
+            .unwrap_or_else(|| Err("the connection task ended".into()))?;
+        let gathered = self.rebuild();
+        Ok(LoggedIn {
+            kept_in,
+            catalog: gathered.catalog,
+            servers: gathered.servers,
+        })
+    }
+
     /// Logins start by themselves the first time a server needs one, and
     /// `notice` is told each login page's address.
     pub fn log_in_when_needed(&self, on_need: bool, notice: Notice) {
         self.shared.logins.on_need.store(on_need, Ordering::SeqCst);
         *lock(&self.shared.logins.notice) = Some(notice);
     }
+}
 
-    /// The servers waiting for a login, by name.
-    pub fn waiting_for_login(&self) -> Vec<String> {
-        lock(&self.shared.entries)
-            .iter()
-            .filter(|e| !e.loaded && e.waiting_for_login.is_some())
-            .map(|e| e.server.name.clone())
-            .collect()
-    }
-
-    /// Logs in to `server` (its page opened, its answer waited for), then
-    /// connects to it again; its tools join as a change.
-    pub async fn log_in(&self, server: &str) -> Result<String, String> {
-        let shared = self.shared.clone();
-        let name = server.to_string();
-        self.run(async move {
-            let kept = log_in_to(&shared, &name, None).await.map_err(|e| e.to_string())?;
-            let config = entry_server(&shared, &name).ok_or("it is no longer configured")?;
-            let limit = *lock(&shared.start_timeout);
-            match super::connect::connect_and_list(&config, limit, shared.listener(&name)).await {
-                Ok(connected) => {
-                    if shared.adopt_arc(
-                        &name,
-                        Arc::new(connected.client),
-                        connected.tools,
-                        connected.skipped,
-                        connected.pgid,
-                    ) {
-                        shared.notify_changed(&name);
-                    }
-                    Ok(kept)
-                }
-                Err(f) => Err(format!("logged in (kept in {kept}), but {}", f.why)),
-            }
-        })
+async fn log_in_and_connect(shared: &Arc<Shared>, name: &str) -> Result<String, String> {
+    let kept = log_in_to(shared, name, None, LOGIN_WAIT)
         .await
-        .unwrap_or_else(|| Err("the connection task ended".into()))
+        .map_err(|e| e.to_string())?;
+    let config = entry_server(shared, name).ok_or("it is no longer configured")?;
+    let limit = *lock(&shared.start_timeout);
+    match super::connect::connect_and_list(&config, limit, shared.listener(name)).await {
+        Ok(connected) => {
+            if shared.adopt_arc(
+                name,
+                Arc::new(connected.client),
+                connected.tools,
+                connected.skipped,
+                connected.pgid,
+            ) {
+                shared.notify_changed(name);
+            }
+            Ok(kept)
+        }
+        Err(f) => Err(format!("logged in (kept in {kept}), but {}", f.why)),
     }
 }
 
@@ -84,6 +95,7 @@ pub(super) async fn log_in_to(
     shared: &Shared,
     server: &str,
     challenge: Option<String>,
+    limit: Duration,
 ) -> Result<String, LoginError> {
     let config = entry_server(shared, server).ok_or(LoginError::NotHttp)?;
     let Transport::Http { url, headers, oauth } = &config.transport else {
@@ -107,7 +119,7 @@ pub(super) async fn log_in_to(
         headers,
         oauth,
         challenge,
-        limit: LOGIN_WAIT,
+        limit,
         shown: &shown,
     })
     .await?;
@@ -115,13 +127,13 @@ pub(super) async fn log_in_to(
 }
 
 /// `server` waits for a login, with `challenge`.
-pub(super) fn mark_waiting(shared: &Shared, server: &str, challenge: &str) {
+pub(super) fn mark_waiting(shared: &Shared, server: &str, challenge: &str, had_login: bool) {
     if let Some(e) = lock(&shared.entries)
         .iter_mut()
         .find(|e| e.server.name == server)
     {
         if e.waiting_for_login.is_none() {
-            e.waiting_for_login = Some(Waiting::new(server, challenge.to_string()));
+            e.waiting_for_login = Some(Waiting::new(server, challenge.to_string(), had_login));
         }
         e.failed = None;
         e.starting = false;
@@ -145,18 +157,26 @@ pub(super) async fn wait_for_login(
     server: &McpServer,
     generation: u64,
     challenge: String,
+    had_login: bool,
 ) {
     let before = stamp(server).await;
-    let mut waiting = Waiting::new(&server.name, challenge.clone());
+    let mut waiting = Waiting::new(&server.name, challenge.clone(), had_login);
     let start_one = shared.logins.on_need.load(Ordering::SeqCst)
         && lock(&shared.logins.opened).insert(server.name.clone());
     if start_one {
-        waiting.how = "a login page was opened; or log in with `toolsift login NAME`"
-            .replace("NAME", &server.name);
+        waiting.how = format!(
+            "{}a login page was opened; or log in with `toolsift login {}`",
+            if had_login {
+                "its login expired or was revoked and could not be renewed: "
+            } else {
+                ""
+            },
+            server.name
+        );
         let shared = shared.clone();
         let name = server.name.clone();
         tokio::spawn(async move {
-            let outcome = log_in_to(&shared, &name, Some(challenge)).await;
+            let outcome = log_in_to(&shared, &name, Some(challenge), LOGIN_WAIT).await;
             if let Err(e) = outcome
                 && let Some(entry) = lock(&shared.entries)
                     .iter_mut()

@@ -100,6 +100,7 @@ impl App {
             Action::OpenTool => return self.open_tool(),
             Action::Breaker => self.open_breaker(),
             Action::Live => self.open_live(),
+            Action::LogIn => return self.log_in(),
             Action::CachingCosts => self.cycle_caching(),
             other => self.move_in(self.focus, other),
         }

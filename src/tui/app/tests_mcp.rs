@@ -419,3 +419,116 @@ fn servers_have_a_line_and_help_has_their_summaries() {
         crate::tui::screen::help::rows::HelpRow::Server { summary, failed: true }
             if summary == "slow: failed: did not answer within 20 s")));
 }
+
+#[test]
+fn i_logs_in_to_the_server_waiting_for_a_login_and_its_tools_join() {
+    // Nothing waits: i says so.
+    let mut app = mcp_app(true);
+    app.update(key(KeyCode::Char('i')));
+    assert_eq!(app.status(), Some("no MCP server waits for a login"));
+
+    let mut servers = statuses();
+    servers.push(ServerStatus {
+        name: "hosted".into(),
+        state: ServerState::WaitingForLogin {
+            how: "log in with `toolsift login hosted`".into(),
+        },
+    });
+    let mut app = mcp_app_with(true, servers.clone());
+    let effects = app.update(key(KeyCode::Char('i')));
+    assert!(
+        matches!(effects.as_slice(), [Effect::McpLogIn { server, .. }] if server == "hosted"),
+        "{effects:?}"
+    );
+    assert_eq!(app.status(), Some("logging in to hosted..."));
+    // A second i while it is under way starts no second login.
+    assert!(app.update(key(KeyCode::Char('i'))).is_empty());
+    assert!(
+        app.status().unwrap().contains("under way"),
+        "{:?}",
+        app.status()
+    );
+    // The page's address is said whole.
+    app.update(Msg::LoginPage {
+        server: "hosted".into(),
+        url: "https://auth.example/authorize?state=abc".into(),
+        opened: false,
+    });
+    assert_eq!(
+        app.status(),
+        Some("logging in to hosted: open https://auth.example/authorize?state=abc in a browser")
+    );
+    // Done: the servers' catalog takes the old one's place.
+    let mut tools = mcp_catalog().tools().to_vec();
+    tools.retain(|t| t.mcp.is_some());
+    tools.push(tool("hosted", "whoami", "whoami", true));
+    let mut now = servers;
+    now.last_mut().unwrap().state = ServerState::Loaded {
+        tools: 1,
+        prefixed: 0,
+        hidden_text: Vec::new(),
+        skipped: Vec::new(),
+    };
+    // (This catalog mixes a file's tool: the login says when it joins.)
+    app.update(Msg::LoggedIn {
+        server: "hosted".into(),
+        result: Ok(Box::new(crate::sources::mcp::LoggedIn {
+            kept_in: "/home/u/.config/toolsift/logins/hosted.json".into(),
+            catalog: Some(Catalog::new("mcp", tools.clone()).unwrap()),
+            servers: now.clone(),
+        })),
+    });
+    assert!(
+        app.status()
+            .unwrap()
+            .contains("its tools join when the explorer starts again"),
+        "{:?}",
+        app.status()
+    );
+    assert!(app.waiting_for_login().is_empty());
+
+    // Servers alone: the tools join now.
+    let only_servers: Vec<Tool> = mcp_catalog()
+        .tools()
+        .iter()
+        .filter(|t| t.mcp.is_some())
+        .cloned()
+        .collect();
+    let setup = Setup {
+        mcp: Some(Arc::new(McpHost::new(Duration::from_secs(5)).unwrap())),
+        mcp_servers: statuses(),
+        ..Setup::new(
+            Arc::new(Catalog::new("mcp", only_servers).unwrap()),
+            Searcher::embedded(),
+        )
+    };
+    let (mut app, effects) = App::new(setup).unwrap();
+    app.update(Msg::Resize(120, 35));
+    app.settle(effects);
+    app.update(Msg::LoggedIn {
+        server: "hosted".into(),
+        result: Ok(Box::new(crate::sources::mcp::LoggedIn {
+            kept_in: "/k/hosted.json".into(),
+            catalog: Some(Catalog::new("mcp", tools).unwrap()),
+            servers: now,
+        })),
+    });
+    assert!(app.catalog().index_of("whoami").is_some());
+    assert_eq!(
+        app.status(),
+        Some(
+            "logged in to hosted (the tokens are kept in /k/hosted.json): its tools joined the catalog"
+        )
+    );
+    // A login that did not complete says why, and how to try again.
+    app.update(Msg::LoggedIn {
+        server: "hosted".into(),
+        result: Err("no answer came back from the browser within 300 s".into()),
+    });
+    assert_eq!(
+        app.status(),
+        Some(
+            "the login to hosted did not complete: no answer came back from the browser within 300 s (i tries again)"
+        )
+    );
+}

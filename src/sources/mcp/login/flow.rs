@@ -98,6 +98,7 @@ async fn challenge_of_server(
 /// Logs in to one server: discovery, the client, the page in the browser,
 /// the answer on the loopback port, the code for tokens, the tokens kept.
 pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
+    crate::http::client::install_tls();
     let challenge = match asked.challenge.clone() {
         Some(c) => Some(c),
         None => challenge_of_server(asked.url, asked.headers).await?,

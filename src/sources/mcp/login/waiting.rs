@@ -21,9 +21,15 @@ pub(crate) struct Waiting {
 }
 
 impl Waiting {
-    pub(crate) fn new(server: &str, challenge: String) -> Waiting {
+    pub(crate) fn new(server: &str, challenge: String, had_login: bool) -> Waiting {
         Waiting {
-            how: format!("log in with `toolsift login {server}`"),
+            how: if had_login {
+                format!(
+                    "its login expired or was revoked and could not be renewed: log in again with `toolsift login {server}`"
+                )
+            } else {
+                format!("log in with `toolsift login {server}`")
+            },
             challenge,
         }
     }

@@ -1,0 +1,275 @@
+//! Logins to a hosted MCP server that asks for OAuth, against the MCP
+//! Python SDK's authorization server (tests/fixtures/mcp/oauth_server.py:
+//! metadata, registration, PKCE, `resource`, refresh): the gateway over
+//! HTTP waits for the login without holding its host up, `toolsift login`
+//! makes it (the page opened by tests/interop/browser.py as `$BROWSER`),
+//! the server's tools join, an expired token is refreshed, a refused
+//! refresh is said as a login to make again, `toolsift logout` forgets it;
+//! and no token the server issued shows in the gateway's log, its trace,
+//! its `/events` stream, its `/metrics` or any command's output.
+
+use crate::gateway::{HttpGateway, get, host, toolsift};
+use crate::mcp_support::*;
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The fixture server on a free port, killed when dropped; its stderr in
+/// a file (the tokens it issued).
+struct OAuthServer {
+    child: Child,
+    url: String,
+    log: String,
+}
+
+impl OAuthServer {
+    fn start(dir: &TempDir, expires: u32, refuse: &str) -> OAuthServer {
+        let port = crate::common::redis::free_port();
+        let log = dir.path("oauth-server.log");
+        let child = Command::new(python())
+            .arg(fixture("oauth_server.py"))
+            .arg(port.to_string())
+            .args([
+                "--expires",
+                &expires.to_string(),
+                "--refuse-refresh",
+                refuse,
+            ])
+            .stderr(std::fs::File::create(&log).unwrap())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "the OAuth fixture did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        OAuthServer { child, url, log }
+    }
+
+    fn said(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Every access and refresh token it issued.
+    fn tokens(&self) -> Vec<String> {
+        self.said()
+            .lines()
+            .filter_map(|l| l.strip_prefix("issued "))
+            .flat_map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .collect()
+    }
+}
+
+impl Drop for OAuthServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn browser() -> String {
+    format!(
+        "{} {}",
+        python(),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/browser.py")
+    )
+}
+
+fn run_env(args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
+    let out = Command::new(toolsift())
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+#[test]
+fn a_hosted_server_waits_for_a_login_joins_after_it_refreshes_and_no_token_is_ever_said() {
+    let dir = TempDir::new("login");
+    let refuse = dir.path("refuse-refresh");
+    let server = OAuthServer::start(&dir, 6, &refuse);
+    let servers = mcp_json(&dir, json!({"hosted": {"type": "http", "url": server.url}}));
+    let cfg = dir.path("config");
+    let trace = dir.path("trace.jsonl");
+    let browser = browser();
+    let env: Vec<(&str, &str)> = vec![
+        ("XDG_CONFIG_HOME", &cfg),
+        ("TOOLSIFT_TOKEN_STORE", "file"),
+        ("BROWSER", &browser),
+        ("GW_LOGIN_KEY", "k3y"),
+    ];
+    // The gateway starts no login of its own here (no browser), so the
+    // wait is seen; it answers its host at once all the same.
+    let mut gw_env = env.clone();
+    gw_env.push(("TOOLSIFT_NO_BROWSER", "1"));
+    let gw = HttpGateway::start(
+        &[
+            "--mcp".into(),
+            servers.clone(),
+            "--always-load".into(),
+            "hosted/*".into(),
+            "--api-key-env".into(),
+            "GW_LOGIN_KEY".into(),
+            "--log-calls".into(),
+            "--trace".into(),
+            trace.clone(),
+            "--start-wait".into(),
+            "5".into(),
+        ],
+        &gw_env,
+    );
+    // Its /events stream, read all along.
+    let events_file = dir.path("events.txt");
+    let mut events = Command::new("curl")
+        .args([
+            "-sN",
+            "--max-time",
+            "120",
+            "-H",
+            "Authorization: Bearer k3y",
+        ])
+        .arg(format!("{}/events", gw.base()))
+        .stdout(std::fs::File::create(&events_file).unwrap())
+        .spawn()
+        .expect("curl reads the gateway's events");
+    let header = "Authorization: Bearer k3y";
+    let first = host(
+        &["--url", &gw.url, "--header", header],
+        "legacy",
+        &json!([{"op": "call", "name": "search_tools", "arguments": {"query": "who am I"}}]),
+        1,
+    );
+    let answer = first.to_string();
+    assert!(
+        answer.contains("servers_waiting_for_login"),
+        "{answer}\n{}",
+        gw.stderr()
+    );
+    assert!(answer.contains("toolsift login"), "{answer}");
+    assert!(
+        first["instructions"]
+            .as_str()
+            .unwrap_or("")
+            .contains("hosted (waiting for login"),
+        "{first}"
+    );
+    assert!(
+        gw.stderr().contains("hosted needs a login: open http"),
+        "{}",
+        gw.stderr()
+    );
+
+    // `check --gateway` says the same, and how to log in.
+    let (ok, said) = run_env(&["check", "--gateway", "--mcp", &servers], &env);
+    assert!(!ok, "{said}");
+    assert!(
+        said.contains("hosted waits for a login (`toolsift login hosted`"),
+        "{said}"
+    );
+
+    // The login, made once in a terminal.
+    let (ok, said) = run_env(
+        &["login", "hosted", "--mcp", &servers, "--wait", "60"],
+        &env,
+    );
+    assert!(ok, "{said}");
+    assert!(said.contains("logged in to hosted"), "{said}");
+    let kept = format!("{cfg}/toolsift/logins/hosted.json");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&kept).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "{kept}");
+
+    // The gateway notices it and the server's tool joins.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, body) = get(&format!("{}/catalog", gw.base()), Some("k3y"));
+        if status == 200 && body.contains("whoami") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "whoami never joined: {body}\n{}",
+            gw.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let call = json!([{"op": "call", "name": "whoami", "arguments": {}}]);
+    let called = host(&["--url", &gw.url, "--header", header], "legacy", &call, 1);
+    assert!(
+        called.to_string().contains("called with a login"),
+        "{called}"
+    );
+
+    // Past the token's life: refreshed before it is sent, the call goes.
+    std::thread::sleep(Duration::from_secs(7));
+    let called = host(&["--url", &gw.url, "--header", header], "legacy", &call, 1);
+    assert!(
+        called.to_string().contains("called with a login"),
+        "{called}\n{}",
+        gw.stderr()
+    );
+    assert!(server.said().contains("refreshed"), "{}", server.said());
+
+    // A refresh refused: the login is to make again, and said so.
+    std::fs::write(&refuse, "").unwrap();
+    std::thread::sleep(Duration::from_secs(7));
+    let (ok, said) = run_env(&["check", "--gateway", "--mcp", &servers], &env);
+    assert!(!ok, "{said}");
+    assert!(
+        said.contains("its login expired or was revoked and could not be renewed: log in again with `toolsift login hosted`"),
+        "{said}"
+    );
+
+    // Logout forgets it.
+    let (ok, said) = run_env(&["logout", "hosted"], &env);
+    assert!(ok && said.contains("forgot the login of hosted"), "{said}");
+    assert!(!std::path::Path::new(&kept).exists());
+    let (_, said_again) = run_env(&["logout", "hosted"], &env);
+    assert!(
+        said_again.contains("no login was kept for hosted"),
+        "{said_again}"
+    );
+
+    // Not one token in anything toolsift wrote or served.
+    let (_, metrics) = get(&format!("{}/metrics", gw.base()), Some("k3y"));
+    let _ = events.kill();
+    let _ = events.wait();
+    let tokens = server.tokens();
+    assert!(tokens.len() >= 2, "{}", server.said());
+    let written = [
+        ("the gateway's log", gw.stderr()),
+        (
+            "its trace",
+            std::fs::read_to_string(&trace).unwrap_or_default(),
+        ),
+        (
+            "its /events",
+            std::fs::read_to_string(&events_file).unwrap_or_default(),
+        ),
+        ("its /metrics", metrics),
+        ("the commands' output", format!("{said}{said_again}")),
+        ("the host's answers", format!("{first}{called}")),
+    ];
+    assert!(!written[2].1.is_empty(), "the events stream said nothing");
+    for token in &tokens {
+        for (what, text) in &written {
+            assert!(!text.contains(token.as_str()), "a token is in {what}");
+        }
+    }
+    let _: Value = first;
+}
