@@ -97,7 +97,12 @@ impl App {
             ));
             return Vec::new();
         };
+        let named_by_catalog = self.sources == self.catalog.name();
         let effects = self.catalog_loaded(Ok(Arc::new(catalog)));
+        if named_by_catalog {
+            // `mcp: time` becomes `mcp: hosted, time`.
+            self.sources = self.catalog.name().to_string();
+        }
         if !self
             .status
             .as_deref()

@@ -532,3 +532,38 @@ fn i_logs_in_to_the_server_waiting_for_a_login_and_its_tools_join() {
         )
     );
 }
+
+#[test]
+fn the_servers_line_names_a_server_waiting_for_a_login_and_the_key_that_logs_in() {
+    let mut servers = statuses();
+    servers.push(ServerStatus {
+        name: "hosted".into(),
+        state: ServerState::WaitingForLogin {
+            how: "log in with `toolsift login hosted`".into(),
+        },
+    });
+    let text = |parts: Vec<(String, bool)>| -> (String, bool) {
+        parts
+            .iter()
+            .find(|(t, _)| t.contains("hosted"))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (wide, marked) = text(crate::tui::ui::header::server_parts(
+        &servers,
+        200,
+        Some("i"),
+    ));
+    assert!(
+        wide.ends_with("hosted waiting for login (i logs in)"),
+        "{wide}"
+    );
+    assert!(marked, "shown in the error style");
+    // Narrower, the hint gives way first.
+    let (narrow, _) = text(crate::tui::ui::header::server_parts(
+        &servers,
+        70,
+        Some("i"),
+    ));
+    assert!(narrow.ends_with("hosted waiting for login"), "{narrow}");
+}

@@ -261,7 +261,11 @@ fn tools(n: usize) -> String {
 /// state in full (`time 2 tools`, `slow failed: did not answer within
 /// 20 s`), else without the reasons (`slow failed`), else counted (`3
 /// servers, 1 failed`). Server names and reasons are escaped.
-pub fn server_parts(servers: &[ServerStatus], width: usize) -> Vec<(String, bool)> {
+pub fn server_parts(
+    servers: &[ServerStatus],
+    width: usize,
+    login_key: Option<&str>,
+) -> Vec<(String, bool)> {
     let state = |s: &ServerStatus, full: bool| match &s.state {
         ServerState::Loaded {
             tools: n,
@@ -285,7 +289,11 @@ pub fn server_parts(servers: &[ServerStatus], width: usize) -> Vec<(String, bool
         }
         ServerState::Starting { .. } => (format!("{} starting", escape(&s.name)), false),
         ServerState::WaitingForLogin { .. } => {
-            (format!("{} waiting for login", escape(&s.name)), true)
+            let mut t = format!("{} waiting for login", escape(&s.name));
+            if let (true, Some(key)) = (full, login_key) {
+                t.push_str(&format!(" ({key} logs in)"));
+            }
+            (t, true)
         }
         ServerState::Failed { why, .. } => {
             let mut t = format!("{} failed", escape(&s.name));
@@ -378,7 +386,9 @@ pub fn draw_servers(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let room = usize::from(area.width).saturating_sub(label.chars().count() + 1);
     let mut spans = vec![Span::styled(label, theme.title)];
     let mut used = 0;
-    for (text, failed) in server_parts(app.mcp_servers(), room) {
+    let login_key = app.keymap().first(crate::tui::action::Action::LogIn);
+    let login_key = login_key.map(|k| k.to_string());
+    for (text, failed) in server_parts(app.mcp_servers(), room, login_key.as_deref()) {
         if used >= room {
             break;
         }
@@ -447,22 +457,22 @@ mod tests {
     fn the_servers_line_shortens_to_fit() {
         let s = servers();
         assert_eq!(
-            text(&server_parts(&s, 200)),
+            text(&server_parts(&s, 200, None)),
             "time 2 tools · git 12 tools (1 prefixed) · slow failed: did not answer within 20 s"
         );
         // Short, and the failure's reason in the room left, cut at a word.
         assert_eq!(
-            text(&server_parts(&s, 60)),
+            text(&server_parts(&s, 60, None)),
             "time 2 tools · git 12 tools · slow failed: did not answer…"
         );
         assert_eq!(
-            text(&server_parts(&s, 45)),
+            text(&server_parts(&s, 45, None)),
             "time 2 tools · git 12 tools · slow failed"
         );
-        let narrow = server_parts(&s, 30);
+        let narrow = server_parts(&s, 30, None);
         assert_eq!(text(&narrow), "3 servers, 1 failed (slow)");
         assert!(narrow[1].1, "the failure in the error style");
-        assert_eq!(text(&server_parts(&s, 20)), "3 servers, 1 failed");
+        assert_eq!(text(&server_parts(&s, 20, None)), "3 servers, 1 failed");
         let evil = vec![ServerStatus {
             name: "e\x1b]52;c;AA\x07".into(),
             state: ServerState::Failed {
@@ -470,7 +480,7 @@ mod tests {
                 stderr_tail: String::new(),
             },
         }];
-        let line = text(&server_parts(&evil, 200));
+        let line = text(&server_parts(&evil, 200, None));
         assert!(!line.chars().any(crate::terminal_text::is_unsafe), "{line}");
         assert!(!line.contains("second line"));
     }
@@ -486,7 +496,7 @@ mod tests {
                 skipped: Vec::new(),
             },
         }];
-        let parts = server_parts(&s, 200);
+        let parts = server_parts(&s, 200, None);
         assert_eq!(text(&parts), "sneaky 2 tools (hidden text: 2)");
         assert!(parts[0].1, "in the error style");
     }

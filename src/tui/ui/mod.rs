@@ -6,7 +6,7 @@
 
 pub mod caching;
 mod gauges;
-mod header;
+pub(crate) mod header;
 pub use header::short_id;
 mod status;
 
