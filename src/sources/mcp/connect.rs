@@ -173,7 +173,9 @@ pub(super) async fn connect_and_list(
             let outcome = tokio::time::timeout(limit, async {
                 // The kept login's token, when there is one; none, and a
                 // server that wants one says so in its challenge.
-                let client = super::login::authorized_client(&server.name, url).await;
+                let client = super::login::authorized_client(&server.name, url)
+                    .await
+                    .map_err(|e| (e, None))?;
                 let transport = StreamableHttpClientTransport::with_client(client, config);
                 let client = listener.serve(transport).await.map_err(|e| {
                     let challenge = e.auth_challenge().map(str::to_string);

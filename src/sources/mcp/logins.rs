@@ -23,7 +23,7 @@ pub const MAX_LOGINS_PER_CALL: u32 = 2;
 /// How long a login waits for the browser's answer.
 pub const LOGIN_WAIT: Duration = Duration::from_secs(300);
 /// How often a server waiting for a login looks for a kept one.
-const LOOK_EVERY: Duration = Duration::from_millis(500);
+const LOOK_EVERY: Duration = Duration::from_secs(1);
 
 /// A login done from the explorer: where its tokens are kept, and the
 /// servers' catalog and states with the server in.

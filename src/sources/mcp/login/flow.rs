@@ -7,7 +7,7 @@ use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::auth::{
     AuthClient, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
-    OAuthClientConfig,
+    OAuthClientConfig, WWWAuthenticateParams,
 };
 use rmcp::transport::streamable_http_client::{
     AuthRequiredError, InsufficientScopeError, StreamableHttpClientTransportConfig,
@@ -129,9 +129,10 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
     }
     // The scopes of the challenge (a step-up's above all), else those
     // the servers file asks, else the SDK's choice from the metadata.
+    let base = url::Url::parse(asked.url).map_err(|e| LoginError::Discovery(e.to_string()))?;
     let challenge_scope = challenge
         .as_deref()
-        .and_then(scope_param)
+        .and_then(|c| WWWAuthenticateParams::parse(c, &base).scope)
         .filter(|s| !s.trim().is_empty());
     if challenge_scope.is_none() && !asked.oauth.scopes.is_empty() {
         request = request.with_scopes(asked.oauth.scopes.iter().cloned());
@@ -207,32 +208,20 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
     })
 }
 
-/// The `scope` parameter of a challenge.
-fn scope_param(challenge: &str) -> Option<String> {
-    let at = challenge.find("scope=")?;
-    let rest = &challenge[at + "scope=".len()..];
-    let value = match rest.strip_prefix('"') {
-        Some(quoted) => quoted.split('"').next()?,
-        None => rest.split([',', ' ']).next()?,
-    };
-    Some(value.to_string())
-}
-
 /// The HTTP client of a server reached by url: it sends the kept token
 /// (refreshed before it expires, and once more when the server refuses
 /// it), or none, so the server's challenge says a login is needed.
-pub async fn authorized_client(server: &str, url: &str) -> AuthClient<reqwest::Client> {
+pub async fn authorized_client(
+    server: &str,
+    url: &str,
+) -> Result<AuthClient<reqwest::Client>, String> {
     let store = TokenStore::new(server, url);
     let http = crate::http::client::builder()
         .build()
-        .unwrap_or_else(|_| reqwest::Client::new());
-    let mut manager = match AuthorizationManager::new_allowing_private_addresses(url).await {
-        Ok(m) => m,
-        // A url that parsed in the servers file parses here.
-        Err(_) => AuthorizationManager::new_allowing_private_addresses("http://127.0.0.1/")
-            .await
-            .expect("a fixed url parses"),
-    };
+        .map_err(|e| e.to_string())?;
+    let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
+        .await
+        .map_err(|e| plain(&e.to_string()))?;
     manager.set_credential_store(store.clone());
     if let Ok(Some(record)) = store.load().await
         && let Some(id) = record.credentials.as_ref().map(|c| c.client_id.clone())
@@ -241,16 +230,5 @@ pub async fn authorized_client(server: &str, url: &str) -> AuthClient<reqwest::C
     {
         let _ = manager.configure_client(OAuthClientConfig::new(id, url).with_client_secret(secret));
     }
-    AuthClient::new(http, manager)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_scope_of_a_challenge_quoted_or_not() {
-        let c = r#"Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="x""#;
-        assert_eq!(super::scope_param(c).as_deref(), Some("files:read files:write"));
-        assert_eq!(super::scope_param("Bearer scope=read, error=x").as_deref(), Some("read"));
-        assert_eq!(super::scope_param("Bearer realm=\"x\""), None);
-    }
+    Ok(AuthClient::new(http, manager))
 }
