@@ -333,3 +333,49 @@ fn command_lines() {
     );
     assert!(http_server("ftp://x").is_err());
 }
+
+#[test]
+fn an_oauth_entry_is_read_in_toolsifts_words_and_claude_codes_and_checked() {
+    let text = r#"{"mcpServers": {
+        "a": {"url": "https://a.example/mcp", "oauth": {"client_id": "toolsift-${HOME}", "client_secret": "${TOKEN}", "scopes": "read write", "callback_port": 8976}},
+        "b": {"type": "http", "url": "https://b.example/mcp", "oauth": {"clientId": "cc", "callbackPort": 9000, "clientMetadataUrl": "https://me.example/client.json"}},
+        "c": {"url": "https://c.example/mcp", "oauth": {"client_secret": "s"}},
+        "d": {"url": "https://d.example/mcp", "oauth": {"client_metadata_url": "http://me.example/c.json"}},
+        "e": {"url": "https://e.example/mcp", "oauth": {"scopes": ["ok", "not one"]}},
+        "f": {"command": "x", "oauth": {"client_id": "x"}},
+        "g": {"url": "https://g.example/mcp", "oauth": {"clientid": "typo"}}
+    }}"#;
+    let c = parse(text, "m.json", &env).unwrap();
+    let oauth = |name: &str| match &c.servers.iter().find(|s| s.name == name).unwrap().transport {
+        Transport::Http { oauth, .. } => oauth.clone(),
+        Transport::Stdio { .. } => panic!(),
+    };
+    let a = oauth("a");
+    assert_eq!(a.client_id.as_deref(), Some("toolsift-/home/u"));
+    assert_eq!(a.client_secret.as_deref(), Some("s3cret"));
+    assert_eq!(a.scopes, ["read", "write"]);
+    assert_eq!(a.callback_port, Some(8976));
+    let b = oauth("b");
+    assert_eq!(b.client_id.as_deref(), Some("cc"));
+    assert_eq!(b.callback_port, Some(9000));
+    assert_eq!(
+        b.client_metadata_url.as_deref(),
+        Some("https://me.example/client.json")
+    );
+    // Each bad entry is skipped, its server and the reason named.
+    assert_eq!(c.servers.len(), 2, "{:?}", c.warnings);
+    let said = c.warnings.join("\n");
+    for (server, why) in [
+        ("c", "oauth.client_secret needs oauth.client_id"),
+        ("d", "must be an https URL with a path"),
+        ("e", "\"not one\" is not a scope"),
+        ("f", "oauth is for servers reached by `url`"),
+        ("g", "clientid"),
+    ] {
+        assert!(
+            said.lines()
+                .any(|l| l.contains(&format!("\"{server}\"")) && l.contains(why)),
+            "{server}: {said}"
+        );
+    }
+}

@@ -149,3 +149,51 @@ pub(super) fn state_of(url: &str) -> Option<String> {
         .find(|(k, _)| k == "state")
         .map(|(_, v)| v.into_owned())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn get(url: String) -> u16 {
+        crate::http::client::builder()
+            .build()
+            .unwrap()
+            .get(url)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+
+    #[tokio::test]
+    async fn only_the_answer_with_the_login_s_state_is_taken() {
+        let callback = Callback::bind(None).await.unwrap();
+        let redirect = callback.redirect_uri();
+        assert!(redirect.starts_with("http://127.0.0.1:") && redirect.ends_with("/callback"));
+        let waiting = tokio::spawn(callback.wait("s1".into(), Duration::from_secs(10)));
+        // A stray request (another state, none) is refused; the wait goes on.
+        assert_eq!(get(format!("{redirect}?code=x&state=other")).await, 400);
+        assert_eq!(get(format!("{redirect}?code=x")).await, 400);
+        assert_eq!(get(format!("{redirect}?code=c1&state=s1")).await, 200);
+        let answer = waiting.await.unwrap().unwrap();
+        assert_eq!(answer.code, "c1");
+        assert_eq!(answer.csrf_token, "s1");
+    }
+
+    #[tokio::test]
+    async fn a_refusal_is_said_with_the_server_s_reason_and_no_answer_in_time_too() {
+        let callback = Callback::bind(None).await.unwrap();
+        let redirect = callback.redirect_uri();
+        let waiting = tokio::spawn(callback.wait("s2".into(), Duration::from_secs(10)));
+        get(format!("{redirect}?error=access_denied&error_description=the+user+said+no&state=s2")).await;
+        let refused = waiting.await.unwrap().unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "the authorization server refused the login: access_denied (the user said no)"
+        );
+        let quiet = Callback::bind(None).await.unwrap();
+        let timed_out = quiet.wait("s3".into(), Duration::from_millis(200)).await.unwrap_err();
+        assert_eq!(timed_out, LoginError::TimedOut(0));
+    }
+}
