@@ -100,6 +100,7 @@ pub fn login(args: &LoginArgs) -> Result<(), CliError> {
             challenge: None,
             limit: std::time::Duration::from_secs(args.wait),
             shown: &shown,
+            wait_unopened: true,
         }))
         .map_err(|e| {
             CliError::Mcp(format!(

@@ -236,6 +236,37 @@ fn a_hosted_server_waits_for_a_login_joins_after_it_refreshes_and_no_token_is_ev
         "{said}"
     );
 
+    // A call the server now refuses gets a login; with no browser to open
+    // its page, the call says where the page is at once, and the login
+    // goes on: the page opened, the next call goes.
+    let refused = host(&["--url", &gw.url, "--header", header], "legacy", &call, 1).to_string();
+    let at = refused
+        .find("open http://127.0.0.1")
+        .unwrap_or_else(|| panic!("{refused}\n{}", gw.stderr()));
+    let page: String = refused[at + "open ".len()..]
+        .chars()
+        .take_while(|c| !c.is_whitespace() && *c != '"' && *c != '\\')
+        .collect();
+    assert!(refused.contains("then try again"), "{refused}");
+    let opened = Command::new(python())
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/interop/browser.py"
+        ))
+        .arg(&page)
+        .status()
+        .unwrap();
+    assert!(opened.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let again = loop {
+        let got = host(&["--url", &gw.url, "--header", header], "legacy", &call, 1);
+        if got.to_string().contains("called with a login") {
+            break got;
+        }
+        assert!(Instant::now() < deadline, "{got}\n{}", gw.stderr());
+        std::thread::sleep(Duration::from_millis(500));
+    };
+
     // Logout forgets it.
     let (ok, said) = run_env(&["logout", "hosted"], &env);
     assert!(ok && said.contains("forgot the login of hosted"), "{said}");
@@ -264,7 +295,10 @@ fn a_hosted_server_waits_for_a_login_joins_after_it_refreshes_and_no_token_is_ev
         ),
         ("its /metrics", metrics),
         ("the commands' output", format!("{said}{said_again}")),
-        ("the host's answers", format!("{first}{called}")),
+        (
+            "the host's answers",
+            format!("{first}{called}{refused}{again}"),
+        ),
     ];
     assert!(!written[2].1.is_empty(), "the events stream said nothing");
     for token in &tokens {

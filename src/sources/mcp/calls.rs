@@ -185,7 +185,7 @@ async fn call_on(
         let wait = limit
             .saturating_sub(started.elapsed())
             .max(Duration::from_secs(5));
-        if let Err(why) = super::logins::log_in_to(&shared, &server, Some(challenge), wait).await {
+        if let Err(why) = super::logins::log_in_to(&shared, &server, Some(challenge), wait, false).await {
             drop(place);
             return Err(McpCallError::Failed {
                 message: format!(

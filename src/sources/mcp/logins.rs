@@ -61,7 +61,7 @@ impl McpHost {
 }
 
 async fn log_in_and_connect(shared: &Arc<Shared>, name: &str) -> Result<String, String> {
-    let kept = log_in_to(shared, name, None, LOGIN_WAIT)
+    let kept = log_in_to(shared, name, None, LOGIN_WAIT, true)
         .await
         .map_err(|e| e.to_string())?;
     let config = entry_server(shared, name).ok_or("it is no longer configured")?;
@@ -96,6 +96,7 @@ pub(super) async fn log_in_to(
     server: &str,
     challenge: Option<String>,
     limit: Duration,
+    wait_unopened: bool,
 ) -> Result<String, LoginError> {
     let config = entry_server(shared, server).ok_or(LoginError::NotHttp)?;
     let Transport::Http { url, headers, oauth } = &config.transport else {
@@ -121,6 +122,7 @@ pub(super) async fn log_in_to(
         challenge,
         limit,
         shown: &shown,
+        wait_unopened,
     })
     .await?;
     Ok(logged.kept_in)
@@ -176,7 +178,7 @@ pub(super) async fn wait_for_login(
         let shared = shared.clone();
         let name = server.name.clone();
         tokio::spawn(async move {
-            let outcome = log_in_to(&shared, &name, Some(challenge), LOGIN_WAIT).await;
+            let outcome = log_in_to(&shared, &name, Some(challenge), LOGIN_WAIT, true).await;
             if let Err(e) = outcome
                 && let Some(entry) = lock(&shared.entries)
                     .iter_mut()

@@ -35,6 +35,10 @@ pub struct Asked<'a> {
     /// Told the page's address and whether it opened (to say it to the
     /// user, escaped).
     pub shown: &'a (dyn Fn(&str, Shown) + Send + Sync),
+    /// Whether to wait for the answer when no browser opened the page
+    /// (someone at the terminal opens it); else the login goes on in the
+    /// background and [`LoginError::NotOpened`] says where the page is.
+    pub wait_unopened: bool,
 }
 
 /// A completed login.
@@ -190,22 +194,32 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
             .unwrap_or(Shown::Printed)
     };
     (asked.shown)(&page, opened);
-    let answer = waiting
-        .await
-        .map_err(|e| LoginError::Callback(e.to_string()))??;
-    session
-        .handle_callback_with_issuer(&answer.code, &answer.csrf_token, answer.issuer.as_deref())
-        .await
-        .map_err(|e| LoginError::Exchange(plain(&e.to_string())))?;
-    // The secret beside the tokens, for refreshing in a later run.
-    let mut record = store.load().await.map_err(LoginError::Store)?.unwrap_or_default();
-    record.url = asked.url.to_string();
-    record.client_secret = secret;
-    let kept_in = store.save(&record).await.map_err(LoginError::Store)?;
-    Ok(LoggedIn {
-        manager: session.auth_manager,
-        kept_in,
-    })
+    let url = asked.url.to_string();
+    let finish = async move {
+        let answer = waiting
+            .await
+            .map_err(|e| LoginError::Callback(e.to_string()))??;
+        session
+            .handle_callback_with_issuer(&answer.code, &answer.csrf_token, answer.issuer.as_deref())
+            .await
+            .map_err(|e| LoginError::Exchange(plain(&e.to_string())))?;
+        // The secret beside the tokens, for refreshing in a later run.
+        let mut record = store.load().await.map_err(LoginError::Store)?.unwrap_or_default();
+        record.url = url;
+        record.client_secret = secret;
+        let kept_in = store.save(&record).await.map_err(LoginError::Store)?;
+        Ok(LoggedIn {
+            manager: session.auth_manager,
+            kept_in,
+        })
+    };
+    if opened == Shown::Printed && !asked.wait_unopened {
+        // Nobody may be there to open it: the login goes on without the
+        // caller, who says where the page is.
+        tokio::spawn(finish);
+        return Err(LoginError::NotOpened(page));
+    }
+    finish.await
 }
 
 /// The HTTP client of a server reached by url: it sends the kept token

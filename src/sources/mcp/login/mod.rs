@@ -37,6 +37,8 @@ pub enum LoginError {
     Callback(String),
     #[error("no answer came back from the browser within {0} s")]
     TimedOut(u64),
+    #[error("no browser opened its login page: open {0} (it waits a few minutes), then try again")]
+    NotOpened(String),
     #[error("the authorization server refused the login: {error}{}", if description.is_empty() { String::new() } else { format!(" ({description})") })]
     Refused { error: String, description: String },
     #[error("the authorization code could not be exchanged for a token: {0}")]
