@@ -1,5 +1,6 @@
-//! A search in five named steps: validate, rank, assemble, count tokens,
-//! record the session.
+//! A search in six named steps: plan (the request checked and its limits
+//! set), rank, assemble the loaded set, the relevance gate on it, count
+//! tokens, record the session.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -69,7 +70,7 @@ impl Service {
         self.search_inner(catalog, params, scope, now, !params.unrecorded)
     }
 
-    /// The five steps; with `record` false (`params.unrecorded`, or a
+    /// The six steps; with `record` false (`params.unrecorded`, or a
     /// session store outside the service) the session is left to the
     /// caller (the id is minted if absent, and `session_tools` holds only
     /// this search's tools).

@@ -1,7 +1,7 @@
 //! The explorer's state and its one update function. No terminal here: the
 //! loop feeds [`Msg`]s in and carries the returned [`Effect`]s out, so tests
 //! drive `App::update` directly and read the state through its methods
-//! (`view.rs`); nothing else changes it.
+//! (`app/accessors.rs`); nothing else changes it.
 //!
 //! Each pane's and screen's state owns its keys and says what they ask
 //! for ([`super::pane`], [`super::screen`]). `App` holds them, resolves a
