@@ -173,60 +173,74 @@ TS_SDK_SRC="${TOOLSIFT_CAVEMAN_TS_SDK:-$(dirname "$REPO")/shared/vendor/caveman-
 TS_SDK_DIST="${TOOLSIFT_TS_SDK_DIST:-$TS_PREFIX/caveman-sdk/dist}"
 TSC="$TS_PREFIX/node_modules/.bin/tsc"
 
-if [ ! -f "$TS_SDK_SRC/index.ts" ]; then
-    echo "error: the Caveman TypeScript SDK source is missing: no index.ts in $TS_SDK_SRC" >&2
-    echo "  tests/external/typescript_sdk.rs runs it and fails without it. CI copies shared/ beside the clone;" >&2
-    echo "  elsewhere put shared/vendor/caveman-sdk-ts next to the repository, or set" >&2
-    echo "  TOOLSIFT_CAVEMAN_TS_SDK to the directory that holds its index.ts, and rerun." >&2
-    exit 1
-fi
-command -v npm >/dev/null && command -v node >/dev/null || apt_install nodejs npm
-
-if [ -x "$TSC" ] && [ "$("$TSC" --version 2>/dev/null)" = "Version $TS_VERSION" ]; then
-    echo "typescript $TS_VERSION already in $TS_PREFIX"
-else
-    mkdir -p "$TS_PREFIX"
-    npm install --prefix "$TS_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
-        "typescript@$TS_VERSION" >/dev/null
-    [ "$("$TSC" --version 2>/dev/null)" = "Version $TS_VERSION" ] ||
-        { echo "error: typescript $TS_VERSION did not install into $TS_PREFIX" >&2; exit 1; }
-    echo "typescript $TS_VERSION installed in $TS_PREFIX"
-fi
-
-# What the dist directory was built from, kept in it.
-ts_built_from="index.ts sha256 $(sha256sum "$TS_SDK_SRC/index.ts" | cut -d' ' -f1)
-typescript $TS_VERSION"
-if [ -f "$TS_SDK_DIST/index.js" ] && [ "$(cat "$TS_SDK_DIST/BUILT_FROM" 2>/dev/null)" = "$ts_built_from" ]; then
-    echo "Caveman TypeScript SDK from $TS_SDK_SRC already compiled in $TS_SDK_DIST"
-else
-    staging="$TS_SDK_DIST.partial"
-    rm -rf "$staging"
-    mkdir -p "$staging"
-    # The SDK's README: emit happens despite a type error in the SDK itself,
-    # so tsc's exit status 2 (diagnostics, outputs generated) is accepted;
-    # 1 (outputs skipped) is not.
-    status=0
-    diagnostics="$("$TSC" "$TS_SDK_SRC/index.ts" --target es2022 --module es2022 \
-        --moduleResolution bundler --outDir "$staging" --skipLibCheck --lib es2022,dom \
-        --pretty false 2>&1)" || status=$?
-    if [ "$status" != 0 ] && [ "$status" != 2 ] || [ ! -f "$staging/index.js" ]; then
-        echo "$diagnostics" >&2
-        echo "error: tsc $TS_VERSION did not compile $TS_SDK_SRC/index.ts (exit $status)" >&2
+ts_sdk_missing() {
+    if [ -n "${CI:-}" ] && [ "${CI:-}" != "false" ]; then
+        echo "error: the Caveman TypeScript SDK source is missing: no index.ts in $TS_SDK_SRC" >&2
+        echo "  tests/external/typescript_sdk.rs runs it and fails without it. CI copies shared/ beside the clone;" >&2
+        echo "  elsewhere put shared/vendor/caveman-sdk-ts next to the repository, or set" >&2
+        echo "  TOOLSIFT_CAVEMAN_TS_SDK to the directory that holds its index.ts, and rerun." >&2
         exit 1
     fi
-    if [ -n "$diagnostics" ]; then
-        echo "note: tsc reported, in the SDK's own source (emitted anyway):" >&2
-        printf '%s\n' "$diagnostics" | sed 's/^/  /' >&2
+    echo "skipping the Caveman TypeScript SDK: no index.ts in $TS_SDK_SRC (it is not on npm; put" >&2
+    echo "  shared/vendor/caveman-sdk-ts next to the repository, or set TOOLSIFT_CAVEMAN_TS_SDK);" >&2
+    echo "  tests/external/typescript_sdk.rs says it is skipped (with CI=true it fails)." >&2
+}
+
+ts_sdk_build() {
+    command -v npm >/dev/null && command -v node >/dev/null || apt_install nodejs npm
+
+    if [ -x "$TSC" ] && [ "$("$TSC" --version 2>/dev/null)" = "Version $TS_VERSION" ]; then
+        echo "typescript $TS_VERSION already in $TS_PREFIX"
+    else
+        mkdir -p "$TS_PREFIX"
+        npm install --prefix "$TS_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
+            "typescript@$TS_VERSION" >/dev/null
+        [ "$("$TSC" --version 2>/dev/null)" = "Version $TS_VERSION" ] ||
+            { echo "error: typescript $TS_VERSION did not install into $TS_PREFIX" >&2; exit 1; }
+        echo "typescript $TS_VERSION installed in $TS_PREFIX"
     fi
-    printf '{"type":"module"}\n' >"$staging/package.json"
-    printf '%s\n' "$ts_built_from" >"$staging/BUILT_FROM"
-    node -e 'import(process.argv[1]).then((m) => {
-        if (typeof m.Cave !== "function" || typeof m.RetryLoopError !== "function") process.exit(1);
-    }, (e) => { console.error(e); process.exit(1); })' "$staging/index.js" ||
-        { echo "error: the compiled SDK in $staging does not export Cave and RetryLoopError" >&2; exit 1; }
-    rm -rf "$TS_SDK_DIST"
-    mv "$staging" "$TS_SDK_DIST"
-    echo "Caveman TypeScript SDK from $TS_SDK_SRC compiled in $TS_SDK_DIST"
+
+    # What the dist directory was built from, kept in it.
+    ts_built_from="index.ts sha256 $(sha256sum "$TS_SDK_SRC/index.ts" | cut -d' ' -f1)
+    typescript $TS_VERSION"
+    if [ -f "$TS_SDK_DIST/index.js" ] && [ "$(cat "$TS_SDK_DIST/BUILT_FROM" 2>/dev/null)" = "$ts_built_from" ]; then
+        echo "Caveman TypeScript SDK from $TS_SDK_SRC already compiled in $TS_SDK_DIST"
+    else
+        staging="$TS_SDK_DIST.partial"
+        rm -rf "$staging"
+        mkdir -p "$staging"
+        # The SDK's README: emit happens despite a type error in the SDK itself,
+        # so tsc's exit status 2 (diagnostics, outputs generated) is accepted;
+        # 1 (outputs skipped) is not.
+        status=0
+        diagnostics="$("$TSC" "$TS_SDK_SRC/index.ts" --target es2022 --module es2022 \
+            --moduleResolution bundler --outDir "$staging" --skipLibCheck --lib es2022,dom \
+            --pretty false 2>&1)" || status=$?
+        if [ "$status" != 0 ] && [ "$status" != 2 ] || [ ! -f "$staging/index.js" ]; then
+            echo "$diagnostics" >&2
+            echo "error: tsc $TS_VERSION did not compile $TS_SDK_SRC/index.ts (exit $status)" >&2
+            exit 1
+        fi
+        if [ -n "$diagnostics" ]; then
+            echo "note: tsc reported, in the SDK's own source (emitted anyway):" >&2
+            printf '%s\n' "$diagnostics" | sed 's/^/  /' >&2
+        fi
+        printf '{"type":"module"}\n' >"$staging/package.json"
+        printf '%s\n' "$ts_built_from" >"$staging/BUILT_FROM"
+        node -e 'import(process.argv[1]).then((m) => {
+            if (typeof m.Cave !== "function" || typeof m.RetryLoopError !== "function") process.exit(1);
+        }, (e) => { console.error(e); process.exit(1); })' "$staging/index.js" ||
+            { echo "error: the compiled SDK in $staging does not export Cave and RetryLoopError" >&2; exit 1; }
+        rm -rf "$TS_SDK_DIST"
+        mv "$staging" "$TS_SDK_DIST"
+        echo "Caveman TypeScript SDK from $TS_SDK_SRC compiled in $TS_SDK_DIST"
+    fi
+}
+
+if [ -f "$TS_SDK_SRC/index.ts" ]; then
+    ts_sdk_build
+else
+    ts_sdk_missing
 fi
 
 MINILM_VERSION="0.1.0"

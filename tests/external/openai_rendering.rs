@@ -101,11 +101,11 @@ fn same_as_reference(catalog: &Catalog) {
     assert!(deliberate.is_empty(), "{}: {deliberate:?}", catalog.name());
 }
 
-fn shared(path: &str) -> String {
-    let p = format!("{}/../shared/{path}", env!("CARGO_MANIFEST_DIR"));
+fn in_repo(path: &str) -> String {
+    let p = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
     assert!(
         std::path::Path::new(&p).is_file(),
-        "{p} is missing: the tests need shared/ beside the clone"
+        "{p} is missing from the repository"
     );
     p
 }
@@ -145,7 +145,10 @@ fn the_github_mcp_catalog_renders_as_the_reference_does() {
 fn the_demo_and_bfcl_catalogs_render_as_the_reference_does() {
     same_as_reference(&catalog::load(&CatalogSource::parse("@demo")).unwrap());
     same_as_reference(
-        &catalog::load(&CatalogSource::parse(&shared("eval/bfcl-dev/catalog.json"))).unwrap(),
+        &catalog::load(&CatalogSource::parse(&in_repo(
+            "eval/bfcl-dev/catalog.json",
+        )))
+        .unwrap(),
     );
 }
 

@@ -7,8 +7,10 @@
 //! The SDK is not on npm: it is vendored as source beside the repository
 //! (`../shared/vendor/caveman-sdk-ts`, or `$TOOLSIFT_CAVEMAN_TS_SDK`), and
 //! `scripts/setup-test-deps.sh` (`.ci/run` runs it) compiles it with
-//! typescript from npm into a directory outside the clone. This test fails,
-//! never skips, without Node or the compiled SDK.
+//! typescript from npm into a directory outside the clone. In CI this test
+//! fails, never skips, without Node or the compiled SDK; outside CI, on a
+//! clone with neither the compiled SDK nor its source beside it, it says
+//! it is skipped.
 //!
 //!   TOOLSIFT_TS_SDK_DIST  the compiled SDK (default
 //!                         $TOOLSIFT_TS_PREFIX/caveman-sdk/dist, prefix default ~/.cache/toolsift-ts)
@@ -44,16 +46,7 @@ fn nonempty(name: &str) -> Option<std::ffi::OsString> {
 /// missing, incomplete, or compiled from another `index.ts` than the
 /// vendored one.
 fn sdk_dist() -> PathBuf {
-    let dist = match nonempty("TOOLSIFT_TS_SDK_DIST") {
-        Some(d) => PathBuf::from(d),
-        None => {
-            let prefix = nonempty("TOOLSIFT_TS_PREFIX").map_or_else(
-                || PathBuf::from(nonempty("HOME").expect("HOME is set")).join(".cache/toolsift-ts"),
-                PathBuf::from,
-            );
-            prefix.join("caveman-sdk/dist")
-        }
-    };
+    let dist = dist_path();
     let missing = |what: String| -> ! {
         panic!("the compiled Caveman TypeScript SDK for this test is missing: {what}.\n{SETUP}")
     };
@@ -73,14 +66,32 @@ fn sdk_dist() -> PathBuf {
     dist
 }
 
+/// Where the setup script compiles the SDK.
+fn dist_path() -> PathBuf {
+    match nonempty("TOOLSIFT_TS_SDK_DIST") {
+        Some(d) => PathBuf::from(d),
+        None => {
+            let prefix = nonempty("TOOLSIFT_TS_PREFIX").map_or_else(
+                || PathBuf::from(nonempty("HOME").expect("HOME is set")).join(".cache/toolsift-ts"),
+                PathBuf::from,
+            );
+            prefix.join("caveman-sdk/dist")
+        }
+    }
+}
+
+/// The vendored source's folder.
+fn sdk_source() -> PathBuf {
+    nonempty("TOOLSIFT_CAVEMAN_TS_SDK").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/vendor/caveman-sdk-ts"),
+        PathBuf::from,
+    )
+}
+
 /// Why `dist` was not compiled from the vendored `index.ts`, when that is
 /// at hand (the setup script records its sha256 in `BUILT_FROM`).
 fn stale_against_source(dist: &Path) -> Option<String> {
-    let source = nonempty("TOOLSIFT_CAVEMAN_TS_SDK").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/vendor/caveman-sdk-ts"),
-        PathBuf::from,
-    );
-    let index = source.join("index.ts");
+    let index = sdk_source().join("index.ts");
     if !index.is_file() {
         return None;
     }
@@ -161,6 +172,15 @@ fn part<'a>(v: &'a Value, name: &str) -> &'a Value {
 
 #[test]
 fn seed_typescript_example_runs_end_to_end_through_the_real_sdk() {
+    if !dist_path().join("index.js").is_file()
+        && !sdk_source().join("index.ts").is_file()
+        && common::skip_outside_ci(
+            "typescript_sdk::seed_typescript_example_runs_end_to_end_through_the_real_sdk",
+            "the Caveman TypeScript SDK is not compiled, and its source is not beside the clone (../shared/vendor/caveman-sdk-ts, or $TOOLSIFT_CAVEMAN_TS_SDK)",
+        )
+    {
+        return;
+    }
     let up = FakeUpstream::start();
     let srv = Server::start(
         &[
