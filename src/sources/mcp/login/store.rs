@@ -11,7 +11,9 @@
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
 use serde::{Deserialize, Serialize};
@@ -65,6 +67,20 @@ fn choice() -> Result<Choice, String> {
     }
 }
 
+/// How long a connection reuses the record it last read: a request does
+/// not ask the keyring (or the disk) each time, and a login kept by
+/// another process is seen within this.
+const FRESH: Duration = Duration::from_secs(1);
+
+/// A record read (none: no login kept), and when.
+type LastRead = (Instant, Option<Record>);
+
+/// The record each server's store last read or wrote, by server name and
+/// URL, for every store of the process: a login kept by one (a step-up in
+/// a call) is what the others read next.
+static LAST: std::sync::LazyLock<Mutex<HashMap<(String, String), LastRead>>> =
+    std::sync::LazyLock::new(Mutex::default);
+
 /// One server's login store.
 #[derive(Debug, Clone)]
 pub struct TokenStore {
@@ -78,6 +94,26 @@ impl TokenStore {
             server: server.to_string(),
             url: url.to_string(),
         }
+    }
+
+    fn key(&self) -> (String, String) {
+        (self.server.clone(), self.url.clone())
+    }
+
+    fn remember(&self, record: Option<Record>) {
+        crate::lock::lock(&LAST).insert(self.key(), (Instant::now(), record));
+    }
+
+    /// The record, as last read if that was under [`FRESH`] ago.
+    async fn recent(&self) -> Result<Option<Record>, String> {
+        if let Some((at, record)) = crate::lock::lock(&LAST).get(&self.key())
+            && at.elapsed() < FRESH
+        {
+            return Ok(record.clone());
+        }
+        let record = self.load().await?;
+        self.remember(record.clone());
+        Ok(record)
     }
 
     /// The folder of login files: `$XDG_CONFIG_HOME/toolsift/logins`, else
@@ -131,6 +167,13 @@ impl TokenStore {
 
     /// Keeps `record`; says where.
     pub(super) async fn save(&self, record: &Record) -> Result<String, String> {
+        let kept = self.save_whole(record).await?;
+        self.remember(Some(record.clone()));
+        Ok(kept)
+    }
+
+    /// [`TokenStore::save`], the cache aside.
+    async fn save_whole(&self, record: &Record) -> Result<String, String> {
         let text = serde_json::to_string(record).map_err(|e| e.to_string())?;
         let choice = choice()?;
         if choice != Choice::File {
@@ -157,6 +200,7 @@ impl TokenStore {
     /// Forgets this server's login wherever it is; says whether one was
     /// kept.
     pub async fn forget(&self) -> Result<bool, String> {
+        crate::lock::lock(&LAST).retain(|(server, _), _| *server != self.server);
         let choice = choice()?;
         let mut had = false;
         if choice != Choice::File {
@@ -195,7 +239,7 @@ impl TokenStore {
 #[async_trait::async_trait]
 impl CredentialStore for TokenStore {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        TokenStore::load(self)
+        self.recent()
             .await
             .map(|r| r.and_then(|r| r.credentials))
             .map_err(AuthError::CredentialStoreError)
