@@ -162,19 +162,21 @@ pub(super) async fn wait_for_login(
     had_login: bool,
 ) {
     let before = stamp(server).await;
-    let mut waiting = Waiting::new(&server.name, challenge.clone(), had_login);
     let start_one = shared.logins.on_need.load(Ordering::SeqCst)
         && lock(&shared.logins.opened).insert(server.name.clone());
+    // The state first: a login that fails at once says so over it.
+    if let Some(e) = lock(&shared.entries)
+        .iter_mut()
+        .find(|e| e.server.name == server.name)
+    {
+        e.waiting_for_login = Some(Waiting::with(
+            &server.name,
+            challenge.clone(),
+            had_login,
+            start_one,
+        ));
+    }
     if start_one {
-        waiting.how = format!(
-            "{}a login page was opened; or log in with `toolsift login {}`",
-            if had_login {
-                "its login expired or was revoked and could not be renewed: "
-            } else {
-                ""
-            },
-            server.name
-        );
         let shared = shared.clone();
         let name = server.name.clone();
         tokio::spawn(async move {
@@ -188,12 +190,6 @@ pub(super) async fn wait_for_login(
                 w.how = format!("the login did not complete: {e}; log in with `toolsift login {name}`");
             }
         });
-    }
-    if let Some(e) = lock(&shared.entries)
-        .iter_mut()
-        .find(|e| e.server.name == server.name)
-    {
-        e.waiting_for_login = Some(waiting);
     }
     loop {
         let current = lock(&shared.entries)

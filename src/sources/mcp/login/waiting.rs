@@ -21,17 +21,25 @@ pub(crate) struct Waiting {
 }
 
 impl Waiting {
+    /// Waiting with no login page opened for it.
     pub(crate) fn new(server: &str, challenge: String, had_login: bool) -> Waiting {
-        Waiting {
-            how: if had_login {
-                format!(
-                    "its login expired or was revoked and could not be renewed: log in again with `toolsift login {server}`"
-                )
-            } else {
-                format!("log in with `toolsift login {server}`")
-            },
-            challenge,
-        }
+        Waiting::with(server, challenge, had_login, false)
+    }
+
+    /// `had_login`: a login was kept and could not be renewed; `opened`:
+    /// a login page was opened for it already.
+    pub(crate) fn with(server: &str, challenge: String, had_login: bool, opened: bool) -> Waiting {
+        let expired = if had_login {
+            "its login expired or was revoked and could not be renewed: "
+        } else {
+            ""
+        };
+        let how = match (opened, had_login) {
+            (true, _) => format!("{expired}a login page was opened; or log in with `toolsift login {server}`"),
+            (false, true) => format!("{expired}log in again with `toolsift login {server}`"),
+            (false, false) => format!("log in with `toolsift login {server}`"),
+        };
+        Waiting { how, challenge }
     }
 }
 
