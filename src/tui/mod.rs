@@ -112,9 +112,12 @@ where
     for effect in initial {
         effect::spawn(app.searcher(), effect, &tx, &lane);
     }
+    // Stamped before the first frame: an edit made once the catalog shows
+    // is seen, however late the watcher's task first runs.
+    let stamps = watch::stamps(app.watched_files());
     terminal.draw(|f| ui::draw(f, app))?;
     let reader = tokio::spawn(forward(source, tx.clone()));
-    let watcher = tokio::spawn(watch::watch(app.watched_files(), tx.clone()));
+    let watcher = tokio::spawn(watch::watch(stamps, tx.clone()));
     // The search model, fetched off the UI thread (the first run): its
     // progress at most a hundred times, then the searcher that uses it.
     if let Some(job) = app.take_model_job() {

@@ -11,13 +11,18 @@ use super::effect::Msg;
 pub use crate::file_stamps::EVERY;
 use crate::file_stamps::FileStamps;
 
-/// Watches `paths` until the app stops listening: a message each time one
-/// of them changes.
-pub async fn watch(paths: Vec<PathBuf>, tx: UnboundedSender<Msg>) {
-    if paths.is_empty() {
+/// The files' stamps as they are now: taken before the first frame is
+/// drawn, so an edit made as soon as the catalog shows is a change.
+pub fn stamps(paths: Vec<PathBuf>) -> FileStamps {
+    FileStamps::new(paths)
+}
+
+/// Watches the files of `stamps` until the app stops listening: a message
+/// each time one of them changes from how it looked.
+pub async fn watch(mut stamps: FileStamps, tx: UnboundedSender<Msg>) {
+    if stamps.is_empty() {
         return;
     }
-    let mut stamps = FileStamps::new(paths);
     let mut tick = tokio::time::interval(EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
