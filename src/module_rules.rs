@@ -1,38 +1,76 @@
-//! The module rule that matters most, checked on the source: the pure core
-//! (`catalog`, `tools_handle`, `tokens`, `engine`, `wire`, `breaker`, `settings`,
-//! `traffic`, `caching`, `provider`, `export`, and `heap_size`, the byte
-//! sizes its caches count)
-//! imports no runtime, terminal or HTTP crate and no module above it; and
-//! within the core, the modules that write or count a tool list (`export`,
-//! `tokens`) ask `provider`, which asks `catalog`, never back.
+//! The house's floors, checked on the source: ARCHITECTURE.md's floor table
+//! is read, and every module's real imports (`crate::NAME`, alone or in
+//! `crate::{…}` groups, outside comments) must stay on its floor or go
+//! below it, never in a circle within a floor; no module uses a crate its
+//! floor's row says it never uses; every module of `lib.rs` is on exactly
+//! one floor. Within the core, the modules that write or count a tool
+//! list (`export`, `tokens`) ask `provider`, which asks `catalog`, never
+//! back.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The core's modules, and what they may use of this crate.
-const CORE: [&str; 12] = [
-    "catalog",
-    "tools_handle",
-    "tokens",
-    "engine",
-    "wire",
-    "breaker",
-    "settings",
-    "heap_size",
-    "traffic",
-    "caching",
-    "provider",
-    "export",
-];
-const BELOW_THE_CORE: [&str; 4] = ["terminal_text", "numbers", "file_value", "layer"];
+const ARCHITECTURE: &str = include_str!("../ARCHITECTURE.md");
+const LIB: &str = include_str!("lib.rs");
+
 /// Within the core: a module and the core modules above it, which it never
-/// names (so no import runs in a circle).
+/// names.
 const CORE_FLOORS: [(&str, &[&str]); 3] = [
     ("catalog", &["provider", "tokens", "export"]),
     ("provider", &["tokens", "export"]),
     ("tokens", &["export"]),
 ];
-/// Crates the core never uses.
-const FORBIDDEN_CRATES: [&str; 6] = ["tokio", "ratatui", "crossterm", "axum", "reqwest", "hyper"];
+
+/// A row of the floor table.
+#[derive(Debug)]
+struct Floor {
+    name: String,
+    modules: Vec<String>,
+    never: Vec<String>,
+}
+
+/// The names between backticks in a cell, `tui/` and `main.rs` as `tui`
+/// and `main`.
+fn ticked(cell: &str) -> Vec<String> {
+    cell.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|n| n.trim_end_matches('/').trim_end_matches(".rs").to_string())
+        .collect()
+}
+
+/// ARCHITECTURE.md's floor table, from the top.
+fn floors(page: &str) -> Vec<Floor> {
+    let mut lines = page
+        .lines()
+        .skip_while(|l| !l.starts_with("| floor | modules | never uses |"))
+        .skip(2);
+    let mut out = Vec::new();
+    for line in lines.by_ref() {
+        if !line.starts_with('|') {
+            break;
+        }
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        assert!(cells.len() >= 6, "a floor row of four cells: {line}");
+        let cells = &cells[1..];
+        out.push(Floor {
+            name: cells[0].to_string(),
+            modules: ticked(cells[1]),
+            never: ticked(cells[2]),
+        });
+    }
+    out
+}
+
+/// The modules `lib.rs` declares, but this one.
+fn lib_modules() -> Vec<String> {
+    LIB.lines()
+        .map(str::trim)
+        .filter_map(|l| l.strip_prefix("pub mod ").or(l.strip_prefix("mod ")))
+        .map(|m| m.trim_end_matches(';').to_string())
+        .filter(|m| m != "module_rules")
+        .collect()
+}
 
 fn sources(module: &str) -> Vec<PathBuf> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -55,46 +93,24 @@ fn sources(module: &str) -> Vec<PathBuf> {
             }
         }
     }
+    out.sort();
     out
 }
 
-/// The `crate::NAME` and external crate paths a file names, outside comments.
-fn violations(text: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let code = line.split("//").next().unwrap_or("");
-        for word in code.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')) {
-            if let Some(rest) = word.strip_prefix("crate::") {
-                let module = rest.split("::").next().unwrap_or("");
-                if !module.is_empty()
-                    && !CORE.contains(&module)
-                    && !BELOW_THE_CORE.contains(&module)
-                {
-                    found.push(format!("line {}: crate::{module}", n + 1));
-                }
-            }
-            let head = word.split("::").next().unwrap_or("");
-            if word.contains("::") && FORBIDDEN_CRATES.contains(&head) {
-                found.push(format!("line {}: {word}", n + 1));
-            }
-        }
-    }
-    for module in grouped(text) {
-        if !CORE.contains(&module.as_str()) && !BELOW_THE_CORE.contains(&module.as_str()) {
-            found.push(format!("a group: crate::{module}"));
-        }
-    }
-    found
+/// A file's code: each line without its comment.
+fn code(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect()
 }
 
-/// The modules named in `crate::{a, b::c}` groups, across lines, outside
-/// comments.
+fn words(line: &str) -> impl Iterator<Item = &str> {
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+}
+
+/// The modules named in `crate::{a, b::c}` groups, across lines.
 fn grouped(text: &str) -> Vec<String> {
-    let code: String = text
-        .lines()
-        .map(|l| l.split("//").next().unwrap_or(""))
-        .collect::<Vec<_>>()
-        .join(" ");
+    let code = code(text).join(" ");
     let mut found = Vec::new();
     let mut rest = code.as_str();
     while let Some(at) = rest.find("crate::{") {
@@ -111,12 +127,11 @@ fn grouped(text: &str) -> Vec<String> {
 }
 
 /// Every module of this crate a file names (`crate::NAME`, alone or in a
-/// group), outside comments.
+/// group).
 fn named(text: &str) -> Vec<String> {
     let mut found = grouped(text);
-    for line in text.lines() {
-        let code = line.split("//").next().unwrap_or("");
-        for word in code.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')) {
+    for line in code(text) {
+        for word in words(line) {
             if let Some(rest) = word.strip_prefix("crate::") {
                 let module = rest.split("::").next().unwrap_or("");
                 if !module.is_empty() {
@@ -128,22 +143,124 @@ fn named(text: &str) -> Vec<String> {
     found
 }
 
-#[test]
-fn the_pure_core_imports_nothing_above_it() {
-    let mut broken = Vec::new();
-    for module in CORE {
-        let files = sources(module);
-        assert!(!files.is_empty(), "no source for {module}");
-        for file in files {
+/// Where a file uses one of `crates` (`tokio::spawn`, `use axum::…`).
+fn uses(text: &str, crates: &[String]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (n, line) in code(text).into_iter().enumerate() {
+        for word in words(line) {
+            let head = word.split("::").next().unwrap_or("");
+            if word.contains("::") && crates.iter().any(|c| c == head) {
+                found.push(format!("line {}: {word}", n + 1));
+            }
+        }
+    }
+    found
+}
+
+/// Each module and the modules of this crate it imports.
+fn imports() -> BTreeMap<String, BTreeSet<String>> {
+    let mut out = BTreeMap::new();
+    for module in lib_modules() {
+        let mut names = BTreeSet::new();
+        for file in sources(&module) {
             let text = std::fs::read_to_string(&file).unwrap();
-            for v in violations(&text) {
-                broken.push(format!("{}: {v}", file.display()));
+            names.extend(named(&text).into_iter().filter(|n| *n != module));
+        }
+        out.insert(module, names);
+    }
+    out
+}
+
+#[test]
+fn every_module_is_on_exactly_one_floor() {
+    let floors = floors(ARCHITECTURE);
+    assert!(floors.len() >= 5, "no floor table read: {floors:?}");
+    let listed: Vec<&String> = floors.iter().flat_map(|f| &f.modules).collect();
+    let mut problems = Vec::new();
+    for module in lib_modules() {
+        match listed.iter().filter(|m| ***m == module).count() {
+            1 => {}
+            0 => problems.push(format!("{module} is on no floor")),
+            n => problems.push(format!("{module} is on {n} floors")),
+        }
+    }
+    let top = &floors[0];
+    for module in listed {
+        if sources(module).is_empty() && !(top.modules.contains(module)) {
+            problems.push(format!("{module} has no source"));
+        }
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    assert!(src.join("main.rs").is_file() && src.join("cli").is_dir());
+    assert!(
+        problems.is_empty(),
+        "the floor table:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn no_import_runs_up_or_in_a_circle() {
+    let floors = floors(ARCHITECTURE);
+    let floor_of = |m: &str| floors.iter().position(|f| f.modules.iter().any(|x| x == m));
+    let imports = imports();
+    let mut problems = Vec::new();
+    for (module, names) in &imports {
+        let Some(at) = floor_of(module) else { continue };
+        for name in names {
+            match floor_of(name) {
+                Some(to) if to < at => problems.push(format!(
+                    "{module} ({}) imports {name}, above it ({})",
+                    floors[at].name, floors[to].name
+                )),
+                None if imports.contains_key(name) => {
+                    problems.push(format!("{module} imports {name}, on no floor"))
+                }
+                _ => {}
+            }
+        }
+    }
+    // Within a floor: no circle.
+    for floor in &floors {
+        let within = |m: &String| -> Vec<&String> {
+            imports
+                .get(m)
+                .map(|n| n.iter().filter(|x| floor.modules.contains(x)).collect())
+                .unwrap_or_default()
+        };
+        for start in &floor.modules {
+            let mut seen = BTreeSet::new();
+            let mut stack = within(start);
+            while let Some(m) = stack.pop() {
+                if m == start {
+                    problems.push(format!("{start} imports itself through {}", floor.name));
+                    break;
+                }
+                if seen.insert(m) {
+                    stack.extend(within(m));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "the floors:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn no_floor_uses_a_crate_it_never_uses() {
+    let mut broken = Vec::new();
+    for floor in floors(ARCHITECTURE) {
+        for module in &floor.modules {
+            for file in sources(module) {
+                let text = std::fs::read_to_string(&file).unwrap();
+                for v in uses(&text, &floor.never) {
+                    broken.push(format!("{} ({}): {v}", file.display(), floor.name));
+                }
             }
         }
     }
     assert!(
         broken.is_empty(),
-        "the core reaches up:\n{}",
+        "crates a floor never uses:\n{}",
         broken.join("\n")
     );
 }
@@ -169,16 +286,14 @@ fn within_the_core_no_import_runs_back_down() {
 }
 
 #[test]
-fn the_rule_sees_what_it_forbids() {
+fn the_rules_see_what_they_forbid() {
+    let never = ["tokio".to_string()];
     assert_eq!(
-        violations(
-            "use crate::server::x;\nlet a = tokio::spawn(f); // crate::tui is fine in a comment\nuse crate::wire::X;"
+        uses(
+            "use crate::server::x;\nlet a = tokio::spawn(f); // tokio::x in a comment\n",
+            &never
         ),
-        ["line 1: crate::server", "line 2: tokio::spawn"]
-    );
-    assert_eq!(
-        violations("use crate::{\n    catalog::Tool,\n    service::Service,\n};"),
-        ["a group: crate::service"]
+        ["line 2: tokio::spawn"]
     );
     assert_eq!(
         named(
@@ -186,4 +301,11 @@ fn the_rule_sees_what_it_forbids() {
         ),
         ["catalog", "provider", "tokens"]
     );
+    let table = "| floor | modules | never uses | what |\n| --- | --- | --- | --- |\n\
+                 | top | `main.rs`, `cli/` | | x |\n| low | `a`, `b/` | `tokio` | y |\n\nafter";
+    let read = floors(table);
+    assert_eq!(read.len(), 2);
+    assert_eq!(read[0].modules, ["main", "cli"]);
+    assert_eq!(read[1].modules, ["a", "b"]);
+    assert_eq!(read[1].never, ["tokio"]);
 }

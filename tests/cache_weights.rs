@@ -1,6 +1,6 @@
 //! The caches' weights against what the allocator is really asked for: a
 //! parsed catalog and its BM25F index, measured by a counting allocator
-//! (this test binary's own), are within a tenth of `toolsift::heap`'s
+//! (this test binary's own), are within a tenth of `toolsift::heap_size`'s
 //! estimates, which the caches' byte budgets and `toolsift_cache_bytes` use.
 
 use std::alloc::{GlobalAlloc, Layout, System};
