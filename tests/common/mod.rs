@@ -1,6 +1,8 @@
 //! Helpers shared by the tests that run the real `toolsift` binary.
 #![allow(dead_code)]
 
+#[cfg(feature = "tui")]
+pub mod explorer;
 pub mod fake_counter;
 pub mod fake_embedder;
 pub mod fake_hub;

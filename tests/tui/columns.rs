@@ -3,38 +3,19 @@
 //! and its flags' column, a cut name ends in `…`, and a number is never
 //! cut.
 
-use std::sync::Arc;
-
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-
-use toolsift::catalog::{CatalogSource, load};
-use toolsift::search::Searcher;
-use toolsift::tui::Setup;
 use toolsift::tui::app::App;
 use toolsift::tui::effect::Msg;
 
-use crate::widths::settle;
-use toolsift::tui::ui;
+use crate::common::explorer::{drawn, open, setup_of};
 
 fn explorer(source: &str) -> App {
-    let catalog = Arc::new(load(&CatalogSource::parse(source)).unwrap());
-    let s = Setup {
-        sources: source.into(),
-        ..Setup::new(catalog, Searcher::embedded())
-    };
-    let (mut app, effects) = App::new(s).unwrap();
-    app.update(Msg::Resize(120, 35));
-    settle(&mut app, effects);
-    app
+    open(setup_of(source), 120, 35)
 }
 
 /// The catalog pane's rows (inside its borders) at `w` x `h`.
 fn catalog_rows(app: &mut App, w: u16, h: u16) -> Vec<String> {
     app.update(Msg::Resize(w, h));
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| ui::draw(f, app)).unwrap();
-    let buffer = terminal.backend().buffer();
+    let buffer = drawn(app);
     let r = app.layout().catalog;
     (r.y + 1..r.bottom() - 1)
         .map(|y| {

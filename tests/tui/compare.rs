@@ -1,93 +1,25 @@
 //! The comparison screen: one request searched two ways side by side, as
 //! snapshots at 80x24 and 200x60, and its keys in the real binary.
 
-use std::collections::VecDeque;
-use std::sync::Arc;
-use std::time::Duration;
+use crossterm::event::KeyCode;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-
-use toolsift::catalog::{CatalogSource, load};
-use toolsift::search::Searcher;
-use toolsift::tui::Setup;
 use toolsift::tui::app::App;
-use toolsift::tui::effect::{Effect, Msg, run_effect};
-use toolsift::tui::ui;
 
+use crate::common::explorer::{demo, press, screen, type_text};
 use crate::terminal::Tty;
-
-/// Every search here is timed at this, so that the snapshots are stable.
-const LATENCY: Duration = Duration::from_micros(210);
-
-fn settle(app: &mut App, effects: Vec<Effect>) {
-    let searcher = app.searcher().clone();
-    let mut queue = VecDeque::from(effects);
-    while let Some(effect) = queue.pop_front() {
-        let msg = match run_effect(&searcher, effect) {
-            Msg::SearchDone(mut answer) => {
-                answer.elapsed = LATENCY;
-                Msg::SearchDone(answer)
-            }
-            Msg::Compared {
-                generation,
-                right,
-                catalog,
-                mut run,
-            } => {
-                run.elapsed = LATENCY;
-                Msg::Compared {
-                    generation,
-                    right,
-                    catalog,
-                    run,
-                }
-            }
-            other => other,
-        };
-        queue.extend(app.update(msg));
-    }
-}
-
-fn press(app: &mut App, code: KeyCode) {
-    let effects = app.update(Msg::Key(KeyEvent {
-        code,
-        modifiers: KeyModifiers::NONE,
-        kind: KeyEventKind::Press,
-        state: KeyEventState::NONE,
-    }));
-    settle(app, effects);
-}
 
 /// The demo explorer at `w` x `h` with `query` typed and the comparison
 /// opened, then `keys` pressed.
 fn compare(w: u16, h: u16, query: &str, keys: &[KeyCode]) -> App {
-    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
-    let s = Setup {
-        sources: "demo".into(),
-        ..Setup::new(catalog, Searcher::embedded())
-    };
-    let (mut app, effects) = App::new(s).unwrap();
-    app.update(Msg::Resize(w, h));
-    settle(&mut app, effects);
+    let mut app = demo(w, h);
     press(&mut app, KeyCode::Char('/'));
-    for c in query.chars() {
-        press(&mut app, KeyCode::Char(c));
-    }
+    type_text(&mut app, query);
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('v'));
     for &k in keys {
         press(&mut app, k);
     }
     app
-}
-
-fn screen(app: &App) -> String {
-    let (w, h) = app.size();
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| ui::draw(f, app)).unwrap();
-    format!("{}", terminal.backend())
 }
 
 #[test]
@@ -145,10 +77,7 @@ fn scrolling_a_long_comparison_says_where_it_is() {
 
 #[test]
 fn an_empty_query_says_what_to_do() {
-    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
-    let (mut app, effects) = App::new(Setup::new(catalog, Searcher::embedded())).unwrap();
-    app.update(Msg::Resize(120, 35));
-    settle(&mut app, effects);
+    let mut app = demo(120, 35);
     press(&mut app, KeyCode::Char('v'));
     let s = screen(&app);
     assert!(s.contains("nothing to compare: type a request"), "{s}");

@@ -2,55 +2,24 @@
 //! estimates, then the provider's counts as they come (marked exact); a
 //! provider that refuses leaves the estimates, marked so, and says why.
 
-use std::sync::Arc;
-
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-
+use crate::common::explorer::{screen, settle_holding, setup_of};
 use crate::common::fake_counter::{FakeCounter, Scripted};
-use toolsift::catalog::{CatalogSource, load};
 use toolsift::provider::Provider;
 use toolsift::provider_count::CountConfig;
-use toolsift::search::Searcher;
 use toolsift::tui::Setup;
 use toolsift::tui::app::App;
-use toolsift::tui::effect::{Effect, Msg, run_effect};
-use toolsift::tui::ui;
-
-fn screen(app: &App) -> String {
-    let (w, h) = app.size();
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| ui::draw(f, app)).unwrap();
-    format!("{}", terminal.backend())
-}
+use toolsift::tui::effect::{Effect, Msg};
 
 /// Runs `effects` and what their answers cause; the provider's counts are
 /// kept back and returned, unless `counts` lets them run too.
 fn run(app: &mut App, effects: Vec<Effect>, counts: bool) -> Vec<Effect> {
-    let searcher = app.searcher().clone();
-    let mut queue = std::collections::VecDeque::from(effects);
-    let mut held = Vec::new();
-    while let Some(effect) = queue.pop_front() {
-        if !counts && matches!(effect, Effect::Count { .. }) {
-            held.push(effect);
-            continue;
-        }
-        let msg = match run_effect(&searcher, effect) {
-            Msg::SearchDone(mut answer) => {
-                answer.elapsed = std::time::Duration::from_micros(210);
-                Msg::SearchDone(answer)
-            }
-            other => other,
-        };
-        queue.extend(app.update(msg));
-    }
-    held
+    settle_holding(app, effects, |e| {
+        !counts && matches!(e, Effect::Count { .. })
+    })
 }
 
 fn explorer(fake: &FakeCounter, width: u16, height: u16) -> (App, Vec<Effect>) {
-    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
     let setup = Setup {
-        sources: "demo".into(),
         count: Some(CountConfig {
             provider: Provider::Openai,
             model: "gpt-4o".into(),
@@ -59,7 +28,7 @@ fn explorer(fake: &FakeCounter, width: u16, height: u16) -> (App, Vec<Effect>) {
             timeout: std::time::Duration::from_secs(10),
             cache_dir: None,
         }),
-        ..Setup::new(catalog, Searcher::embedded())
+        ..setup_of("@demo")
     };
     let (mut app, effects) = App::new(setup).unwrap();
     app.update(Msg::Resize(width, height));

@@ -4,60 +4,33 @@
 //! the detail pane lists the tool's warnings, the decoded tag text
 //! included.
 
-use std::sync::Arc;
+use crossterm::event::KeyCode;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-
-use toolsift::catalog::{CatalogSource, load};
-use toolsift::search::Searcher;
 use toolsift::terminal_text::is_unsafe;
-use toolsift::tui::Setup;
 use toolsift::tui::app::App;
-use toolsift::tui::effect::Msg;
-use toolsift::tui::ui;
+
+use crate::common::explorer::{drawn, open, press as key, setup_of};
 
 fn app() -> App {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/catalogs/hidden-text.json"
     );
-    let catalog = Arc::new(load(&CatalogSource::parse(path)).unwrap());
-    let (mut app, effects) = App::new(Setup {
-        sources: "hidden-text.json".into(),
-        ..Setup::new(catalog, Searcher::embedded())
-    })
-    .unwrap();
-    app.update(Msg::Resize(240, 50));
-    app.settle(effects);
-    app
-}
-
-fn key(app: &mut App, code: KeyCode) {
-    let effects = app.update(Msg::Key(KeyEvent {
-        code,
-        modifiers: KeyModifiers::NONE,
-        kind: KeyEventKind::Press,
-        state: KeyEventState::NONE,
-    }));
-    app.settle(effects);
+    let mut setup = setup_of(path);
+    setup.sources = "hidden-text.json".into();
+    open(setup, 240, 50)
 }
 
 /// The screen as text, after checking that no cell holds a character a
 /// terminal acts on or a person cannot see, but the joiner and the
 /// variation selector of an emoji sequence in a description.
 fn screen(app: &App) -> String {
-    let (w, h) = app.size();
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| ui::draw(f, app)).unwrap();
-    let buffer = terminal.backend().buffer();
-    for cell in buffer.content() {
+    for cell in drawn(app).content() {
         let symbol = cell.symbol();
         let emoji = matches!(symbol, "👩\u{200d}💻" | "⚠\u{fe0f}");
         assert!(emoji || !symbol.contains(is_unsafe), "{symbol:?}");
     }
-    format!("{}", terminal.backend())
+    crate::common::explorer::screen(app)
 }
 
 #[test]

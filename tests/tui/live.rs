@@ -3,60 +3,44 @@
 //! snapshots at 80x24 and 200x60, and the real binary following a trace
 //! file that grows in a pseudo-terminal.
 
-use std::sync::Arc;
-
 use crossterm::event::KeyCode;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
-use toolsift::catalog::{CatalogSource, load};
-use toolsift::search::Searcher;
+use toolsift::follow::Source;
+use toolsift::tui::Follow;
 use toolsift::tui::app::{App, Popup};
-use toolsift::tui::effect::Msg;
-use toolsift::tui::{Follow, Setup, ui};
 
-use crate::screens::{keys, settle};
+use crate::common::explorer::{demo, demo_with, keys, type_text};
 use crate::terminal::Tty;
 use crate::widths::feed_recorded;
 
-fn following(width: u16, height: u16) -> App {
-    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
-    let s = Setup {
-        sources: "demo".into(),
-        follow: Some(Follow {
-            source: toolsift::follow::Source::File("gateway-session.jsonl".into()),
+/// The demo explorer following `source`, opened on the live screen.
+fn following_from(source: Source, width: u16, height: u16) -> App {
+    demo_with(width, height, |s| {
+        s.follow = Some(Follow {
+            source,
             requests_file: "misses.jsonl".into(),
             open_first: true,
             blind: None,
-        }),
-        ..Setup::new(catalog, Searcher::embedded())
-    };
-    let (mut app, effects) = App::new(s).unwrap();
-    app.update(Msg::Resize(width, height));
-    settle(&mut app, effects);
-    app
+        })
+    })
+}
+
+fn following(width: u16, height: u16) -> App {
+    following_from(Source::File("gateway-session.jsonl".into()), width, height)
 }
 
 /// The demo explorer at `width` x `height` with "who is on call for
 /// payments" typed in the query box.
 fn on_call_request(width: u16, height: u16) -> App {
-    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
-    let (mut app, effects) = App::new(Setup::new(catalog, Searcher::embedded())).unwrap();
-    app.update(Msg::Resize(width, height));
-    settle(&mut app, effects);
+    let mut app = demo(width, height);
     keys(&mut app, &[KeyCode::Char('/')]);
-    for c in "who is on call for payments".chars() {
-        keys(&mut app, &[KeyCode::Char(c)]);
-    }
+    type_text(&mut app, "who is on call for payments");
     app
 }
 
 /// The screen drawn, its random session id pinned.
 fn screen(app: &App) -> String {
-    let (w, h) = app.size();
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| ui::draw(f, app)).unwrap();
-    let drawn = format!("{}", terminal.backend());
+    let drawn = crate::common::explorer::screen(app);
     match &app.search().session {
         Some(id) => drawn.replace(&toolsift::tui::ui::short_id(id), "SESSION"),
         None => drawn,
@@ -251,19 +235,7 @@ pub(crate) fn figure(text: &str, after: &str) -> f64 {
 
 #[test]
 fn the_recorded_session_fills_the_screen_from_the_start() {
-    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
-    let s = Setup {
-        follow: Some(Follow {
-            source: toolsift::follow::Source::Recorded,
-            requests_file: "misses.jsonl".into(),
-            open_first: true,
-            blind: None,
-        }),
-        ..Setup::new(catalog, Searcher::embedded())
-    };
-    let (mut app, effects) = App::new(s).unwrap();
-    app.update(Msg::Resize(80, 24));
-    settle(&mut app, effects);
+    let app = following_from(Source::Recorded, 80, 24);
     let s = screen(&app);
     // Every row that fits shows (none blank above the rule), the newest
     // highlighted at the bottom.

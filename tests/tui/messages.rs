@@ -2,49 +2,9 @@
 //! first lines over the rows above, at every size; one that fits stays on
 //! the line alone.
 
-use std::sync::Arc;
+use crossterm::event::KeyCode;
 
-use crossterm::event::{KeyCode, KeyEvent};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-
-use toolsift::catalog::{CatalogSource, load};
-use toolsift::search::Searcher;
-use toolsift::tui::Setup;
-use toolsift::tui::app::App;
-use toolsift::tui::effect::Msg;
-use toolsift::tui::ui;
-
-fn app(w: u16, h: u16) -> App {
-    let catalog = Arc::new(load(&CatalogSource::parse("@demo")).unwrap());
-    let (mut app, effects) = App::new(Setup::new(catalog, Searcher::embedded())).unwrap();
-    app.update(Msg::Resize(w, h));
-    app.settle(effects);
-    app
-}
-
-fn press(app: &mut App, code: KeyCode) {
-    let effects = app.update(Msg::Key(KeyEvent::from(code)));
-    app.settle(effects);
-}
-
-/// The screen's rows, as text.
-fn rows(app: &App) -> Vec<String> {
-    let (w, h) = app.size();
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| ui::draw(f, app)).unwrap();
-    let buffer = terminal.backend().buffer();
-    (0..h)
-        .map(|y| (0..w).map(|x| buffer[(x, y)].symbol()).collect())
-        .collect()
-}
-
-/// The words of `rows`, in order.
-fn words(rows: &[String]) -> Vec<String> {
-    rows.iter()
-        .flat_map(|r| r.split_whitespace().map(String::from).collect::<Vec<_>>())
-        .collect()
-}
+use crate::common::explorer::{demo as app, press, rows, words};
 
 #[test]
 fn a_message_longer_than_the_line_is_shown_whole() {

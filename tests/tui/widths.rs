@@ -6,44 +6,15 @@
 //! `…`, and a word split by wrapping must join up with the next row.
 
 use std::collections::HashSet;
-use std::sync::Arc;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use crossterm::event::KeyCode;
 
 use toolsift::catalog::{CatalogSource, load};
-use toolsift::search::Searcher;
-use toolsift::tui::Setup;
 use toolsift::tui::app::App;
-use toolsift::tui::effect::{Effect, Msg, run_effect};
+use toolsift::tui::effect::Msg;
 use toolsift::tui::help::{KeyLine, key_line};
-use toolsift::tui::ui;
 
-pub(crate) fn settle(app: &mut App, effects: Vec<Effect>) {
-    let searcher = app.searcher().clone();
-    let mut queue = std::collections::VecDeque::from(effects);
-    while let Some(effect) = queue.pop_front() {
-        let msg = run_effect(&searcher, effect);
-        queue.extend(app.update(msg));
-    }
-}
-
-fn press(app: &mut App, code: KeyCode) {
-    let effects = app.update(Msg::Key(KeyEvent {
-        code,
-        modifiers: KeyModifiers::NONE,
-        kind: KeyEventKind::Press,
-        state: KeyEventState::NONE,
-    }));
-    settle(app, effects);
-}
-
-fn text(app: &mut App, s: &str) {
-    for c in s.chars() {
-        press(app, KeyCode::Char(c));
-    }
-}
+use crate::common::explorer::{demo_with, drawn, press, type_text};
 
 /// The recorded gateway session, as a follower tells it.
 pub(crate) fn feed_recorded(app: &mut App) {
@@ -67,7 +38,7 @@ fn screens() -> Vec<(&'static str, Reach)> {
             "query",
             Box::new(|a: &mut App| {
                 press(a, KeyCode::Char('/'));
-                text(a, "schedule a meeting with the on-call engineer");
+                type_text(a, "schedule a meeting with the on-call engineer");
                 press(a, KeyCode::Enter);
             }),
         ),
@@ -100,7 +71,7 @@ fn screens() -> Vec<(&'static str, Reach)> {
             "compare",
             Box::new(|a: &mut App| {
                 press(a, KeyCode::Char('/'));
-                text(a, "schedule a meeting with the on-call engineer");
+                type_text(a, "schedule a meeting with the on-call engineer");
                 press(a, KeyCode::Esc);
                 press(a, KeyCode::Char('v'));
             }),
@@ -109,7 +80,7 @@ fn screens() -> Vec<(&'static str, Reach)> {
             "history",
             Box::new(|a: &mut App| {
                 press(a, KeyCode::Char('/'));
-                text(a, "schedule a meeting with the on-call engineer");
+                type_text(a, "schedule a meeting with the on-call engineer");
                 press(a, KeyCode::Enter);
                 press(a, KeyCode::Char('H'));
             }),
@@ -127,7 +98,7 @@ fn screens() -> Vec<(&'static str, Reach)> {
             "caching",
             Box::new(|a: &mut App| {
                 press(a, KeyCode::Char('/'));
-                text(a, "who is on call for payments");
+                type_text(a, "who is on call for payments");
                 press(a, KeyCode::Enter);
                 press(a, KeyCode::Char('$'));
             }),
@@ -136,7 +107,7 @@ fn screens() -> Vec<(&'static str, Reach)> {
             "compare gate",
             Box::new(|a: &mut App| {
                 press(a, KeyCode::Char('/'));
-                text(a, "show the weather in Paris");
+                type_text(a, "show the weather in Paris");
                 press(a, KeyCode::Esc);
                 press(a, KeyCode::Char('v'));
                 press(a, KeyCode::Char('l'));
@@ -148,33 +119,23 @@ fn screens() -> Vec<(&'static str, Reach)> {
 /// The explorer at `width` x `height` after `to`; a screen whose name
 /// starts with `live` follows a trace (it opens on the live screen).
 fn app(name: &str, width: u16, height: u16, to: &dyn Fn(&mut App)) -> App {
-    let catalog = Arc::new(load(&CatalogSource::demo()).unwrap());
     let follow = name.starts_with("live").then(|| toolsift::tui::Follow {
         source: toolsift::follow::Source::File("gateway-session.jsonl".into()),
         requests_file: "misses.jsonl".into(),
         open_first: true,
         blind: None,
     });
-    let s = Setup {
-        sources: "demo".into(),
-        follow,
-        ..Setup::new(catalog, Searcher::embedded())
-    };
-    let (mut app, effects) = App::new(s).unwrap();
-    app.update(Msg::Resize(width, height));
-    settle(&mut app, effects);
+    let mut app = demo_with(width, height, |s| s.follow = follow);
     to(&mut app);
     app
 }
 
 /// The screen's rows; under a popup, only the popup, the header and the
 /// bottom line (the panes peek out around a popup, cut by it).
-fn rows(app: &App) -> Vec<String> {
+fn front_rows(app: &App) -> Vec<String> {
     use toolsift::tui::app::Popup;
     let (w, h) = app.size();
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| ui::draw(f, app)).unwrap();
-    let buffer = terminal.backend().buffer();
+    let buffer = drawn(app);
     let l = app.layout();
     let front = match app.popup() {
         None => None,
@@ -210,7 +171,7 @@ fn is_word_char(c: char) -> bool {
 /// The words of a row, with the character that follows each (a word
 /// right after an ellipsis is the kept end of a shortened id: its `…`
 /// is glued in front).
-fn words(row: &str) -> Vec<(String, Option<char>)> {
+fn words_with_next(row: &str) -> Vec<(String, Option<char>)> {
     let chars: Vec<char> = row.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -263,7 +224,7 @@ fn short_number(w: &str) -> bool {
 fn universe(catalog_words: &HashSet<String>, wide: &[String]) -> HashSet<String> {
     let mut all = catalog_words.clone();
     for row in wide {
-        for (w, _) in words(row) {
+        for (w, _) in words_with_next(row) {
             all.insert(w);
         }
     }
@@ -277,7 +238,7 @@ fn no_word_or_number_is_cut_at_any_width() {
     for t in catalog.tools() {
         let schema = t.input_schema.to_string();
         for s in [t.name.as_str(), t.description.as_str(), schema.as_str()] {
-            for (w, _) in words(s) {
+            for (w, _) in words_with_next(s) {
                 catalog_words.insert(w);
             }
         }
@@ -296,29 +257,32 @@ fn no_word_or_number_is_cut_at_any_width() {
         KeyLine::Help,
     ] {
         for h in key_line(&keymap, line) {
-            for (w, _) in words(&format!("{} {}", h.keys, h.short)) {
+            for (w, _) in words_with_next(&format!("{} {}", h.keys, h.short)) {
                 catalog_words.insert(w);
             }
         }
     }
     let mut failures = Vec::new();
     for (name, to) in screens() {
-        let mut known = universe(&catalog_words, &rows(&app(name, 400, 60, &*to)));
-        known.extend(universe(&HashSet::new(), &rows(&app(name, 400, 24, &*to))));
+        let mut known = universe(&catalog_words, &front_rows(&app(name, 400, 60, &*to)));
+        known.extend(universe(
+            &HashSet::new(),
+            &front_rows(&app(name, 400, 24, &*to)),
+        ));
         // Every width at 24 rows; every seventh at 35 too.
         let sizes = (80..=200u16)
             .map(|w| (w, 24u16))
             .chain((80..=200u16).step_by(7).map(|w| (w, 35)));
         for (width, height) in sizes {
             {
-                let shown = rows(&app(name, width, height, &*to));
+                let shown = front_rows(&app(name, width, height, &*to));
                 // Each row is cut into the panes' segments (between
                 // borders): wrapping joins a segment with the same one of
                 // the next row.
                 let segs: Vec<Vec<String>> = shown.iter().map(|r| segments(r)).collect();
                 for (y, row_segs) in segs.iter().enumerate() {
                     for (si, seg) in row_segs.iter().enumerate() {
-                        let ws = words(seg);
+                        let ws = words_with_next(seg);
                         for (k, (w, next)) in ws.iter().enumerate() {
                             if known.contains(w) || short_number(w) || *next == Some('…') {
                                 continue;
@@ -335,12 +299,12 @@ fn no_word_or_number_is_cut_at_any_width() {
                             let wrapped = k + 1 == ws.len()
                                 && next.is_none()
                                 && segs.get(y + 1).and_then(|r| r.get(si)).is_some_and(|n| {
-                                    words(n).first().is_some_and(|(f, _)| joins(w, f))
+                                    words_with_next(n).first().is_some_and(|(f, _)| joins(w, f))
                                 });
                             let rest = k == 0
                                 && y > 0
                                 && segs[y - 1].get(si).is_some_and(|p| {
-                                    words(p).last().is_some_and(|(p, _)| joins(p, w))
+                                    words_with_next(p).last().is_some_and(|(p, _)| joins(p, w))
                                 });
                             if !wrapped && !rest {
                                 failures.push(format!(
