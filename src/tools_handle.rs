@@ -222,12 +222,7 @@ impl ToolsHandle {
             .filter(|t| t.always_load)
             .count() as u64;
         match cap {
-            Some(c) if c < always && max_tools.is_some() => {
-                Err(SelectError::MaxToolsBelowAlwaysLoad {
-                    max_tools: c,
-                    always,
-                })
-            }
+            Some(c) if max_tools.is_some() => check_max_tools(c, always).map(Some),
             Some(c) if c < always => Err(SelectError::CapBelowAlwaysLoad {
                 max_loaded: c,
                 always,
@@ -241,6 +236,36 @@ impl ToolsHandle {
             Some(m) if m >= 1 => Ok(Some(m as u64)),
             Some(_) => Err(SelectError::MaxTools),
             None => Ok(self.max_loaded_tools),
+        }
+    }
+}
+
+/// The cap's rule, said once for the handle and the service: a
+/// `max_tools` given is positive and at least `always`, the always-load
+/// tools every answer carries.
+pub fn check_max_tools(max_tools: u64, always: u64) -> Result<u64, SelectError> {
+    if max_tools == 0 {
+        Err(SelectError::MaxTools)
+    } else if max_tools < always {
+        Err(SelectError::MaxToolsBelowAlwaysLoad { max_tools, always })
+    } else {
+        Ok(max_tools)
+    }
+}
+
+impl SelectError {
+    /// The wire's error code for a cap a request gives
+    /// ([`check_max_tools`]); `invalid_request` for the others, which a
+    /// request cannot carry.
+    pub fn code(self) -> &'static str {
+        match self {
+            SelectError::MaxTools => "invalid_max_tools",
+            SelectError::MaxToolsBelowAlwaysLoad { .. } => "max_tools_below_always_load",
+            SelectError::Strategy
+            | SelectError::InitialToolCount
+            | SelectError::MaxLoadedTools
+            | SelectError::MaxLoadedBelowAlwaysLoad
+            | SelectError::CapBelowAlwaysLoad { .. } => "invalid_request",
         }
     }
 }

@@ -57,7 +57,10 @@ impl Ranker {
 
     /// Whether this ranker needs an embedding provider.
     pub fn needs_embeddings(self) -> bool {
-        matches!(self, Ranker::Embeddings | Ranker::Hybrid)
+        match self {
+            Ranker::Embeddings | Ranker::Hybrid => true,
+            Ranker::Bm25 | Ranker::Regex => false,
+        }
     }
 
     /// Whether the query is a regular expression rather than words.

@@ -197,6 +197,26 @@ pub struct SearchRequest {
 }
 
 impl SearchRequest {
+    /// The request a search of `query` sends under `settings`, whose
+    /// handle `handle` gives the cap (`max_tools`, else `max_loaded_tools`,
+    /// else none: the service's default): the ranker, the token basis
+    /// (named only when chosen, as the SDKs send none) and the gate in
+    /// force. The one way a request is made from a person's settings.
+    pub fn in_force(
+        settings: &crate::settings::Settings,
+        handle: &crate::tools_handle::ToolsHandle,
+        query: &str,
+    ) -> SearchRequest {
+        SearchRequest {
+            query: query.to_string(),
+            max_tools: handle.search_cap(settings.max_tools).ok().flatten(),
+            ranker: Some(settings.ranker),
+            token_basis: settings.token_basis,
+            gate: Some(settings.gate),
+            ..SearchRequest::default()
+        }
+    }
+
     /// The whole request: the query, and the intents given apart (`queries`)
     /// after it. What explanations (and so the gate) judge a tool against.
     pub fn whole_request(&self) -> std::borrow::Cow<'_, str> {
@@ -387,6 +407,8 @@ impl Service {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_cap;
 #[cfg(test)]
 mod tests_names;
 #[cfg(test)]

@@ -7,6 +7,7 @@
 use super::{GateMode, SearchRequest, Service, ServiceError, pattern, sessions};
 use crate::catalog::Catalog;
 use crate::engine::Ranker;
+use crate::tools_handle::check_max_tools;
 
 /// `max_tools` when a request gives none (docs/wire.md §4: server default 8),
 /// for every front end: the service, the gateway's `search_tools`, the
@@ -74,24 +75,9 @@ impl Service {
         } else {
             catalog.always_load_indices().to_vec()
         };
-        match params.max_tools {
-            Some(0) => {
-                return Err(ServiceError::bad_request(
-                    "invalid_max_tools",
-                    "max_tools must be a positive integer",
-                ));
-            }
-            Some(m) if m < always.len() as u64 => {
-                return Err(ServiceError::bad_request(
-                    "max_tools_below_always_load",
-                    crate::tools_handle::SelectError::MaxToolsBelowAlwaysLoad {
-                        max_tools: m,
-                        always: always.len() as u64,
-                    }
-                    .to_string(),
-                ));
-            }
-            _ => {}
+        if let Some(m) = params.max_tools {
+            check_max_tools(m, always.len() as u64)
+                .map_err(|e| ServiceError::bad_request(e.code(), e.to_string()))?;
         }
         let cap = cap_for(
             params.max_tools,

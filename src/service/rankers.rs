@@ -32,14 +32,7 @@ impl Service {
         let embeddings = match (ranker.needs_embeddings(), &self.config.embeddings) {
             (false, _) => None,
             (true, Some(e)) => Some(e.clone()),
-            (true, None) => {
-                return Err(ServiceError::bad_request(
-                    "ranker_unavailable",
-                    format!(
-                        "ranker \"{ranker}\" needs an embedding provider and none is configured; use \"bm25\""
-                    ),
-                ));
-            }
+            (true, None) => return Err(no_provider(ranker)),
         };
         let (ranked, built) = build_cached(&self.rankers, catalog, ranker, embeddings)?;
         let counter = if built {
@@ -93,6 +86,16 @@ impl Service {
     }
 }
 
+/// A dense ranker asked of a service with no embedding provider.
+fn no_provider(ranker: Ranker) -> ServiceError {
+    ServiceError::bad_request(
+        "ranker_unavailable",
+        format!(
+            "ranker \"{ranker}\" needs an embedding provider and none is configured; use \"bm25\""
+        ),
+    )
+}
+
 /// `ranker` over `catalog` from `rankers`, built now if absent (see
 /// [`fill_cell`]); `true` when built here. A new ranker's cache entry is
 /// weighed by what the ranker holds (the catalog's text until then).
@@ -126,16 +129,19 @@ fn fill_cell(
     if let Some(ranked) = slot.as_ref() {
         return Ok((ranked.clone(), false));
     }
-    let built: Arc<dyn CatalogRanker> = match embeddings {
-        None if ranker.is_regex() => Arc::new(RegexRanker::build(catalog.tools())),
-        None => Arc::new(Index::build(catalog.tools())),
-        Some(e) => Arc::new(
+    // Every ranker by name: a new one is a new arm here, never BM25F by
+    // default.
+    let built: Arc<dyn CatalogRanker> = match (ranker, embeddings) {
+        (Ranker::Bm25, _) => Arc::new(Index::build(catalog.tools())),
+        (Ranker::Regex, _) => Arc::new(RegexRanker::build(catalog.tools())),
+        (Ranker::Embeddings | Ranker::Hybrid, Some(e)) => Arc::new(
             DenseRanker::build(catalog, ranker, e).map_err(|e| ServiceError {
                 status: 502,
                 code: "ranker_failed",
                 message: format!("ranker {ranker} failed: {e}"),
             })?,
         ),
+        (Ranker::Embeddings | Ranker::Hybrid, None) => return Err(no_provider(ranker)),
     };
     *slot = Some(built.clone());
     Ok((built, true))

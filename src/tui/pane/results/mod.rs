@@ -126,20 +126,14 @@ impl SearchState {
     /// settings' handle gives.
     pub fn request(&self, on: &Searched, preview: bool) -> SearchRequest {
         SearchRequest {
-            query: on.query.to_string(),
-            context: None,
-            max_tools: on.handle.search_cap(on.settings.max_tools).ok().flatten(),
             session_id: self.session.clone(),
+            // The query's mode may name its own (a pattern: regex).
             ranker: Some(on.ranker),
-            // Named only when the user chose one, as the SDKs send none.
-            token_basis: on.settings.token_basis,
             preview,
-            gate: Some(on.settings.gate),
-            queries: Vec::new(),
             // The results pane says where every tool stood: from the
             // ranking the answer was cut from.
             keep_ranking: true,
-            ..SearchRequest::default()
+            ..SearchRequest::in_force(on.settings, on.handle, on.query)
         }
     }
 

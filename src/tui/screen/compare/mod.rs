@@ -266,13 +266,9 @@ impl ComparePane {
         let side = if right { &self.right } else { &self.left };
         let s = &side.way.settings;
         let request = SearchRequest {
-            query: self.query.clone(),
-            max_tools: side.way.handle.search_cap(s.max_tools).ok().flatten(),
             ranker: Some(if self.regex { Ranker::Regex } else { s.ranker }),
-            token_basis: s.token_basis,
             preview: true,
-            gate: Some(s.gate),
-            ..SearchRequest::default()
+            ..SearchRequest::in_force(s, &side.way.handle, &self.query)
         };
         Effect::Compare {
             generation: side.generation,
@@ -418,7 +414,7 @@ fn other_ways(on: &Compared) -> Vec<Way> {
     let s = on.settings;
     let mut candidates: Vec<(String, Settings)> = Vec::new();
     if !on.regex {
-        for ranker in [Ranker::Bm25, Ranker::Hybrid, Ranker::Embeddings] {
+        for ranker in Ranker::WORDS {
             if ranker != s.ranker && on.searcher.ranker_unavailable(ranker).is_none() {
                 candidates.push((
                     format!("ranker {ranker}"),
