@@ -103,8 +103,7 @@ fn gateway_saving(
         Some((*loaded.catalog).clone()),
         Vec::new(),
         toolsift::gateway::Recorder::quiet(),
-    )
-    .map_err(CliError::Usage)?;
+    )?;
     let saving = toolsift::gateway::list_saving(&gateway, basis);
     Ok((
         serde_json::to_value(&saving)?,

@@ -36,6 +36,13 @@ pub enum CliError {
     Service(#[from] toolsift::client::ClientConfigError),
     #[error("error: {0}")]
     Embeddings(#[from] toolsift::embed::SettingsError),
+    /// The gateway's settings, rules, address or trace, or its transport.
+    #[cfg(feature = "mcp")]
+    #[error("error: {0}")]
+    Gateway(#[from] toolsift::gateway::GatewayError),
+    /// `--follow`'s source, or the followed gateway's catalog.
+    #[error("error: {0}")]
+    Follow(#[from] toolsift::follow::FollowError),
     /// MCP servers that could not be configured, started or listed.
     #[error("error: {0}")]
     Mcp(String),

@@ -211,7 +211,7 @@ fn follow_setup(args: &ExploreArgs) -> Result<Option<toolsift::tui::Follow>, Cli
         },
         None => None,
     };
-    let source = toolsift::follow::Source::parse(text, key).map_err(CliError::Usage)?;
+    let source = toolsift::follow::Source::parse(text, key)?;
     Ok(Some(toolsift::tui::Follow {
         source,
         requests_file: args.misses_file.clone(),

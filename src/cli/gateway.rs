@@ -38,19 +38,20 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
     let file = &file_config.gateway;
     // A bad max_tools is named as the user wrote it: the flag, or the file's key.
     if let Some(n) = args.settings.max_tools {
-        gateway::check_max_tools(n, "--max-tools").map_err(CliError::Usage)?;
+        gateway::check_max_tools(n, "--max-tools")?;
     }
     if let Some(n) = file.max_tools {
         let what = match &file_config.source {
             Some(path) => format!("{}: [gateway] max_tools", path.display()),
             None => "[gateway] max_tools".to_string(),
         };
-        gateway::check_max_tools(n, &what).map_err(CliError::Usage)?;
+        gateway::check_max_tools(n, &what)?;
     }
     let layer = args.settings.clone().over(file.clone());
     let mut c = GatewayConfig::default();
+    // A value out of range is named by its flag.
     c.apply(&layer)
-        .map_err(|e| CliError::Usage(format!("--{}", e.replacen('_', "-", 2))))?;
+        .map_err(|e| e.naming(|key| format!("--{}", key.replace('_', "-"))))?;
     // The flag's file, else the config file's (named as the user wrote it).
     let learn = match (&args.learn, &file.learn) {
         (Some(path), _) => Some((path.clone(), "--learn".to_string())),
@@ -146,7 +147,7 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
                         .unwrap_or(gateway::DEFAULT_MAX_SESSIONS_PER_KEY),
                 },
             };
-            gateway::check_bind(&config).map_err(CliError::Usage)?;
+            gateway::check_bind(&config)?;
             Some(config)
         }
     };
@@ -200,8 +201,7 @@ fn build(
         .iter()
         .map(|f| toolsift::catalog::load(&toolsift::catalog::CatalogSource::parse(f)))
         .collect::<Result<Vec<_>, _>>()?;
-    let gateway =
-        Gateway::new(config, host, catalog, file_catalogs, recorder).map_err(CliError::Usage)?;
+    let gateway = Gateway::new(config, host, catalog, file_catalogs, recorder)?;
     Ok(Built {
         gateway: Arc::new(gateway),
         changes,
@@ -232,15 +232,14 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
     // A dry run logs too (a tool rule that matches nothing is worth a
     // warning there most), but writes no trace.
     let recorder = if args.dry_run {
-        Recorder::new(Log::Stderr, false, None).map_err(CliError::Usage)?
+        Recorder::new(Log::Stderr, false, None)?
     } else {
-        Recorder::new(Log::Stderr, plan.log_calls, args.trace.as_deref())
-            .map_err(CliError::Usage)?
+        Recorder::new(Log::Stderr, plan.log_calls, args.trace.as_deref())?
     };
     // The port is taken before the servers start: one in use is said at
     // once, not after a long start.
     let listener = match (&plan.http, args.dry_run) {
-        (Some(http), false) => Some(gateway::bind(http).map_err(CliError::Usage)?),
+        (Some(http), false) => Some(gateway::bind(http)?),
         _ => None,
     };
     let Built {
@@ -303,7 +302,7 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         .thread_name("toolsift-gateway")
         .enable_all()
         .build()?;
-    let outcome = runtime.block_on(async {
+    let outcome: Result<(), CliError> = runtime.block_on(async {
         tokio::spawn(gateway.clone().follow_changes(changes));
         let files = servers.mcp.clone();
         tokio::spawn(
@@ -313,20 +312,20 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         );
         match (plan.http, listener) {
             (Some(http), Some(listener)) => {
-                let shutdown = toolsift::http::shutdown_signal().map_err(|e| e.to_string())?;
-                gateway::serve_http_on(gateway.clone(), http, listener, shutdown).await
+                let shutdown = toolsift::http::shutdown_signal()?;
+                Ok(gateway::serve_http_on(gateway.clone(), http, listener, shutdown).await?)
             }
             (Some(http), None) => {
-                let shutdown = toolsift::http::shutdown_signal().map_err(|e| e.to_string())?;
-                gateway::serve_http(gateway.clone(), http, shutdown).await
+                let shutdown = toolsift::http::shutdown_signal()?;
+                Ok(gateway::serve_http(gateway.clone(), http, shutdown).await?)
             }
-            (None, _) => gateway::serve_stdio(gateway.clone()).await,
+            (None, _) => Ok(gateway::serve_stdio(gateway.clone()).await?),
         }
     });
     runtime.shutdown_timeout(Duration::from_secs(1));
     // The servers go with the host.
     toolsift::sources::mcp::kill_all_servers();
-    outcome.map_err(CliError::Usage)
+    outcome
 }
 
 /// The `--dry-run` and `check --gateway` lines.

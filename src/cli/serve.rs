@@ -29,7 +29,7 @@ fn serve_config(args: &ServeArgs) -> Result<toolsift::server::ServeConfig, CliEr
     let file = &config.serve;
     let layer = args.settings.clone().over(file.clone());
     let mut c = ServeConfig::default();
-    c.apply(&layer).map_err(CliError::Usage)?;
+    c.apply(&layer)?;
     c.keys = api_keys(layer.api_key_env.as_deref().unwrap_or_default())?
         .with_operators(operator_keys(layer.operator_key_env.as_deref())?);
     if let Some(name) = &layer.metrics_key_env {

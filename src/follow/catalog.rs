@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::FollowError;
 use crate::catalog::{Catalog, McpOrigin, SourceKind};
 use crate::provider::{PayloadFormat, payload_tool};
 
@@ -36,9 +37,11 @@ pub fn wire(catalog: &Catalog) -> Value {
 }
 
 /// The address of the catalog beside an events stream's address.
-pub fn address(events_url: &str) -> Result<reqwest::Url, String> {
-    let mut url = reqwest::Url::parse(events_url)
-        .map_err(|e| format!("{events_url}: not an address: {e}"))?;
+pub fn address(events_url: &str) -> Result<reqwest::Url, FollowError> {
+    let mut url = reqwest::Url::parse(events_url).map_err(|e| FollowError::BadEventsUrl {
+        url: events_url.to_string(),
+        why: e.to_string(),
+    })?;
     let path = url.path().trim_end_matches('/');
     let base = path
         .strip_suffix(crate::http::events::EVENTS_PATH)
@@ -50,51 +53,55 @@ pub fn address(events_url: &str) -> Result<reqwest::Url, String> {
 
 /// The followed gateway's catalog, read once (blocking, with a short
 /// timeout): the explorer takes it before its terminal opens.
-pub fn fetch(events_url: &str, key: Option<&str>) -> Result<Catalog, String> {
+pub fn fetch(events_url: &str, key: Option<&str>) -> Result<Catalog, FollowError> {
     let url = address(events_url)?;
     let client = crate::http::client::blocking_builder()
         .connect_timeout(Duration::from_secs(5))
         .timeout(Duration::from_secs(20))
         .build()
-        .map_err(|e| format!("cannot make an HTTP client: {e}"))?;
+        .map_err(|e| FollowError::Client(e.to_string()))?;
     let mut request = client.get(url.clone());
     if let Some(key) = key {
         request = request.bearer_auth(key);
     }
-    let response = request
-        .send()
-        .map_err(|e| format!("{url}: {}", super::sse::plain(&e)))?;
+    let shown = url.to_string();
+    let unreachable = |e: reqwest::Error| FollowError::Unreachable {
+        url: shown.clone(),
+        why: super::sse::plain(&e),
+    };
+    let response = request.send().map_err(unreachable)?;
     let status = response.status();
     if status == reqwest::StatusCode::UNAUTHORIZED {
-        return Err(format!(
-            "{url}: 401 unauthorized: give the gateway's API key (--follow-key-env NAME)"
-        ));
+        return Err(FollowError::Unauthorized { url: shown });
     }
     if status == reqwest::StatusCode::NOT_FOUND {
-        return Err(format!(
-            "{url}: 404: the far side serves no catalog (a toolsift service holds none of its own; an older gateway)"
-        ));
+        return Err(FollowError::NoCatalog { url: shown });
     }
     if !status.is_success() {
-        return Err(format!("{url}: HTTP {status}"));
+        return Err(FollowError::Status {
+            url: shown,
+            status: status.to_string(),
+        });
     }
-    let bytes = response
-        .bytes()
-        .map_err(|e| format!("{url}: {}", super::sse::plain(&e)))?;
+    let bytes = response.bytes().map_err(unreachable)?;
     if bytes.len() > MOST_BYTES {
-        return Err(format!("{url}: the answer is over {MOST_BYTES} bytes"));
+        return Err(FollowError::TooLarge {
+            url: shown,
+            most: MOST_BYTES,
+        });
     }
     let text = String::from_utf8_lossy(&bytes);
     read(&text, url.as_str())
 }
 
 /// The route's answer as a catalog, each tool's server set again.
-pub fn read(text: &str, origin: &str) -> Result<Catalog, String> {
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| format!("{origin}: not JSON: {e}"))?;
+pub fn read(text: &str, origin: &str) -> Result<Catalog, FollowError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| FollowError::NotJson {
+        origin: origin.to_string(),
+        why: e.to_string(),
+    })?;
     let name = value["name"].as_str().unwrap_or("gateway").to_string();
-    let parsed =
-        crate::catalog::parse(text, origin, &name, SourceKind::Json).map_err(|e| e.to_string())?;
+    let parsed = crate::catalog::parse(text, origin, &name, SourceKind::Json)?;
     let servers = value["servers"].as_object();
     let mut tools = parsed.tools().to_vec();
     for t in &mut tools {
@@ -105,7 +112,7 @@ pub fn read(text: &str, origin: &str) -> Result<Catalog, String> {
             t.mcp = Some(McpOrigin::new(server, on_server));
         }
     }
-    Catalog::new(name, tools).map_err(|e| e.to_string())
+    Ok(Catalog::new(name, tools)?)
 }
 
 #[cfg(test)]

@@ -6,8 +6,11 @@
 //! anew).
 
 pub mod catalog;
+mod error;
 mod sse;
 mod tail;
+pub use error::FollowError;
+pub use tail::CHUNK;
 
 use std::time::Duration;
 
@@ -32,11 +35,13 @@ pub const EXAMPLE: &str = include_str!("../../assets/traces/gateway-session.json
 impl Source {
     /// `text` as a source: an `http://` or `https://` address (the server's
     /// base, its `/mcp`, or its `/events`), else a file path.
-    pub fn parse(text: &str, key: Option<String>) -> Result<Source, String> {
+    pub fn parse(text: &str, key: Option<String>) -> Result<Source, FollowError> {
         let lower = text.to_ascii_lowercase();
         if lower.starts_with("http://") || lower.starts_with("https://") {
-            let mut url = reqwest::Url::parse(text)
-                .map_err(|e| format!("--follow {text:?}: not an address: {e}"))?;
+            let mut url = reqwest::Url::parse(text).map_err(|e| FollowError::NotAnAddress {
+                given: text.to_string(),
+                why: e.to_string(),
+            })?;
             let path = url.path().trim_end_matches('/').to_string();
             let path = match path.strip_suffix("/mcp") {
                 Some(base) => format!("{base}/events"),
@@ -50,7 +55,7 @@ impl Source {
             });
         }
         if text.trim().is_empty() {
-            return Err("--follow needs an address or a trace file".into());
+            return Err(FollowError::Nothing);
         }
         if text == "@example" {
             return Ok(Source::Recorded);

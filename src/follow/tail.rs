@@ -12,8 +12,8 @@ use crate::traffic;
 /// How often the file is looked at.
 const EVERY: Duration = Duration::from_millis(200);
 
-/// The most read at once.
-pub(super) const CHUNK: u64 = 8 << 20;
+/// The most read of a followed file at once.
+pub const CHUNK: u64 = 8 << 20;
 
 pub(super) async fn follow(path: &Path, tell: &(impl Fn(Note) -> bool + Sync)) {
     let shown = path.display().to_string();

@@ -12,7 +12,7 @@ use crate::catalog::{Catalog, Tool, clean_tool, hidden_text, strip_json, strip_p
 pub use crate::config::HiddenText;
 use crate::terminal_text::escape;
 
-use super::Recorder;
+use super::{GatewayError, Recorder};
 
 /// How many tools of the catalog in use hid text: cleaned, left out.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -27,7 +27,7 @@ pub(crate) fn sanitize(
     catalog: Catalog,
     mode: HiddenText,
     recorder: &Recorder,
-) -> Result<(Catalog, HiddenCounts), String> {
+) -> Result<(Catalog, HiddenCounts), GatewayError> {
     if mode == HiddenText::Keep || catalog.is_empty() {
         return Ok((catalog, HiddenCounts::default()));
     }
@@ -68,14 +68,12 @@ pub(crate) fn sanitize(
         return Ok((catalog, counts));
     }
     if kept.is_empty() {
-        return Err(format!(
-            "every one of the {} tools hides text and was left out (--hidden-text {mode})",
-            catalog.len()
-        ));
+        return Err(GatewayError::AllHideText {
+            tools: catalog.len(),
+            mode,
+        });
     }
-    Catalog::new(catalog.name(), kept)
-        .map(|c| (c, counts))
-        .map_err(|e| e.to_string())
+    Ok((Catalog::new(catalog.name(), kept)?, counts))
 }
 
 /// A call's result without hidden text in its content and structured

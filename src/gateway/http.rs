@@ -19,7 +19,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 use super::http_sessions::{Known, SessionLimits, Sessions};
 use super::http_wire::{self, MAX_MESSAGE_BYTES};
-use super::{Gateway, GatewaySession};
+use super::{Gateway, GatewayError, GatewaySession};
 use crate::http::conn::{self, ConnLimits};
 use crate::http::events::EVENTS_PATH;
 use crate::http::{ApiKeys, unauthorized};
@@ -65,14 +65,14 @@ struct HttpState {
 const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Refuses a public address without keys, as `serve` does.
-pub fn check_bind(config: &HttpConfig) -> Result<(), String> {
+pub fn check_bind(config: &HttpConfig) -> Result<(), GatewayError> {
     crate::http::check_bind(
         config.addr,
         &config.keys,
         config.insecure_no_auth,
         "call your MCP servers' tools",
-    )
-    .map_err(|e| e.to_string())
+    )?;
+    Ok(())
 }
 
 /// The routes; `stop` ends every MCP session when cancelled.
@@ -105,7 +105,7 @@ pub async fn serve_http(
     gateway: Arc<Gateway>,
     config: HttpConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> Result<(), String> {
+) -> Result<(), GatewayError> {
     let listener = bind(&config)?;
     serve_http_on(gateway, config, listener, shutdown).await
 }
@@ -113,13 +113,14 @@ pub async fn serve_http(
 /// Binds the gateway's address now (before its servers start, so a port
 /// in use is said at once, not after a long start), after the checks of
 /// [`check_bind`].
-pub fn bind(config: &HttpConfig) -> Result<std::net::TcpListener, String> {
+pub fn bind(config: &HttpConfig) -> Result<std::net::TcpListener, GatewayError> {
     check_bind(config)?;
-    let listener = std::net::TcpListener::bind(config.addr)
-        .map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
+    let listen = |source| GatewayError::Listen {
+        addr: config.addr,
+        source,
+    };
+    let listener = std::net::TcpListener::bind(config.addr).map_err(listen)?;
+    listener.set_nonblocking(true).map_err(listen)?;
     Ok(listener)
 }
 
@@ -129,9 +130,10 @@ pub async fn serve_http_on(
     config: HttpConfig,
     listener: std::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> Result<(), String> {
+) -> Result<(), GatewayError> {
+    let addr = config.addr;
     let listener = tokio::net::TcpListener::from_std(listener)
-        .map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
+        .map_err(|source| GatewayError::Listen { addr, source })?;
     // A browser's page may only reach the gateway from the machine itself
     // (the MCP specification asks servers to validate Origin); clients
     // that send no Origin (hosts, SDKs) are not browsers and pass.
@@ -159,7 +161,9 @@ pub async fn serve_http_on(
             }
         }
     });
-    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    let local = listener
+        .local_addr()
+        .map_err(|source| GatewayError::Listen { addr, source })?;
     gateway.recorder.info(&format!(
         "listening on http://{local}{MCP_PATH} ({})",
         if config.keys.is_empty() {
@@ -180,7 +184,10 @@ pub async fn serve_http_on(
     };
     conn::serve_as("toolsift gateway", listener, app, config.conn, shutdown)
         .await
-        .map_err(|e| e.to_string())
+        .map_err(|source| GatewayError::Serving {
+            addr: local,
+            source,
+        })
 }
 
 /// Auth (every path but `/healthz`), the scope for the handlers, and one

@@ -17,6 +17,7 @@ mod call;
 mod compact;
 mod describe;
 mod drain;
+mod error;
 mod find;
 mod first_view;
 mod hidden;
@@ -49,6 +50,7 @@ use crate::sources::mcp::{Gathered, McpHost};
 
 pub use approve::TOOL_META;
 pub use drain::{DEFAULT_SHUTDOWN_GRACE, Drain, Stopped};
+pub use error::GatewayError;
 pub use hidden::{HiddenCounts, HiddenText};
 pub use http::{HttpConfig, MCP_PATH, bind, check_bind, serve_http, serve_http_on};
 pub use http_sessions::{DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_KEY, SessionLimits};
@@ -224,7 +226,7 @@ impl Gateway {
         mcp: Option<Catalog>,
         files: Vec<Catalog>,
         recorder: Recorder,
-    ) -> Result<Gateway, String> {
+    ) -> Result<Gateway, GatewayError> {
         let (all, notes) = merged(mcp, &files)?;
         for note in notes {
             recorder.info(&crate::terminal_text::escape(&note));
@@ -321,7 +323,7 @@ impl Gateway {
     /// Lists `server` again and, when the catalog changed, swaps in the new
     /// one (the rankers are cached by fingerprint, so the next search
     /// indexes it once). Returns whether anything changed.
-    pub async fn relist(&self, server: &str) -> Result<bool, String> {
+    pub async fn relist(&self, server: &str) -> Result<bool, crate::sources::mcp::RelistError> {
         self.host.relist(server).await?;
         Ok(self.reindex())
     }
@@ -404,12 +406,12 @@ impl Gateway {
 /// still starting, the files' alone, or an empty one: their tools join as
 /// they come). A server's tool named as a file's takes its server's
 /// prefix, and a sentence says so.
-fn merged(mcp: Option<Catalog>, files: &[Catalog]) -> Result<(Catalog, Vec<String>), String> {
-    crate::sources::mcp::merge_beside_files(mcp, files).map_err(|e| e.to_string())
+fn merged(mcp: Option<Catalog>, files: &[Catalog]) -> Result<(Catalog, Vec<String>), GatewayError> {
+    Ok(crate::sources::mcp::merge_beside_files(mcp, files)?)
 }
 
 /// `catalog` without the tools a rule denies.
-fn without_denied(catalog: Catalog, rules: &ToolRules) -> Result<Catalog, String> {
+fn without_denied(catalog: Catalog, rules: &ToolRules) -> Result<Catalog, GatewayError> {
     let denied = |t: &crate::catalog::Tool| rules.rule_for(t) == ToolRule::Deny;
     if rules.is_empty() || catalog.is_empty() || !catalog.tools().iter().any(denied) {
         return Ok(catalog);
@@ -421,12 +423,11 @@ fn without_denied(catalog: Catalog, rules: &ToolRules) -> Result<Catalog, String
         .cloned()
         .collect();
     if kept.is_empty() {
-        return Err(format!(
-            "every one of the {} tools is denied by the tool rules ([gateway.tools], --deny)",
-            catalog.len()
-        ));
+        return Err(GatewayError::AllDenied {
+            tools: catalog.len(),
+        });
     }
-    Catalog::new(catalog.name(), kept).map_err(|e| e.to_string())
+    Ok(Catalog::new(catalog.name(), kept)?)
 }
 
 #[cfg(test)]

@@ -362,7 +362,6 @@ fn left_out(what: &str, name: &str, mode: HiddenText) -> ErrorData {
     }
 }
 
-/// A server's failure as the host's error, naming the server.
 /// A server's failure as the host gets it: the server's own JSON-RPC
 /// error (its code kept, the server named), else an internal error.
 pub(crate) fn upstream_error(e: &McpCallError) -> ErrorData {

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::GatewayError;
 use crate::http::events::Followers;
 use crate::terminal_text::escape;
 use crate::traffic;
@@ -119,12 +120,16 @@ impl Recorder {
     /// is opened now: appended to (a restart keeps what it held), created
     /// 0600 (it holds every call's arguments), never through a symbolic
     /// link, and moved aside to `TRACE.1` at [`TRACE_LIMIT`] bytes.
-    pub fn new(log: Log, log_calls: bool, trace: Option<&Path>) -> Result<Recorder, String> {
+    pub fn new(log: Log, log_calls: bool, trace: Option<&Path>) -> Result<Recorder, GatewayError> {
         let trace = match trace {
             None => None,
             Some(path) => Some(Mutex::new(
-                crate::private_file::Rotating::open(path, TRACE_LIMIT)
-                    .map_err(|e| format!("--trace {}: {e}", path.display()))?,
+                crate::private_file::Rotating::open(path, TRACE_LIMIT).map_err(|source| {
+                    GatewayError::Trace {
+                        path: path.to_path_buf(),
+                        source,
+                    }
+                })?,
             )),
         };
         Ok(Recorder {

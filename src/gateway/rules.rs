@@ -13,6 +13,7 @@
 //! decides: more literal characters first; on a tie the stricter rule
 //! (deny, then ask, then allow).
 
+use super::GatewayError;
 use crate::catalog::Tool;
 pub use crate::config::ToolRule;
 use crate::engine::analyzer::name_key;
@@ -27,16 +28,15 @@ pub struct ToolRules {
 impl ToolRules {
     /// Sets `pattern` → `rule`, in place of a rule of the same pattern (a
     /// flag's over the file's); an empty pattern is refused with a message.
-    pub fn add(&mut self, pattern: &str, rule: ToolRule) -> Result<(), String> {
+    pub fn add(&mut self, pattern: &str, rule: ToolRule) -> Result<(), GatewayError> {
         let pattern = pattern.trim();
         if pattern.is_empty() || pattern == "/" {
-            return Err("a tool rule's pattern is empty".into());
+            return Err(GatewayError::EmptyRule);
         }
         if pattern.matches('/').count() > 1 {
-            return Err(format!(
-                "tool rule {:?}: a pattern is server/tool, server/* or tool",
-                pattern
-            ));
+            return Err(GatewayError::RuleShape {
+                pattern: pattern.to_string(),
+            });
         }
         match self.rules.iter_mut().find(|(p, _)| p == pattern) {
             Some(slot) => slot.1 = rule,

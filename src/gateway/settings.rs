@@ -5,6 +5,7 @@
 //! ([`GatewayConfig::defaults_shown`]). The tool rules, the learning file,
 //! the embedding provider and the HTTP listener are the command's to read.
 
+use super::GatewayError;
 use crate::config::{GatewaySection, HiddenText};
 use crate::layer::set;
 use crate::tokens::TokenBasis;
@@ -17,7 +18,7 @@ use super::{
 impl GatewayConfig {
     /// Puts the values `s` gives over these (a value out of range is an
     /// error that names its key).
-    pub fn apply(&mut self, s: &GatewaySection) -> Result<(), String> {
+    pub fn apply(&mut self, s: &GatewaySection) -> Result<(), GatewayError> {
         if let Some(n) = s.max_tools {
             check_max_tools(n, "max_tools")?;
         }
@@ -37,10 +38,9 @@ impl GatewayConfig {
             Some(HiddenText::Strip) => self.hidden_text_results = true,
             Some(HiddenText::Keep) => self.hidden_text_results = false,
             Some(HiddenText::Drop) => {
-                return Err(
-                    "hidden_text_results must be strip or keep (a result cannot be left out), not drop"
-                        .into(),
-                );
+                return Err(GatewayError::ResultsCannotBeDropped {
+                    key: "hidden_text_results".into(),
+                });
             }
         }
         Ok(())
@@ -99,11 +99,16 @@ impl GatewayConfig {
 }
 
 /// `max_tools` from 1 to [`MAX_MAX_TOOLS`]; else an error naming `what`.
-pub fn check_max_tools(n: u64, what: &str) -> Result<(), String> {
+pub fn check_max_tools(n: u64, what: &str) -> Result<(), GatewayError> {
     if (1..=MAX_MAX_TOOLS).contains(&n) {
         Ok(())
     } else {
-        Err(format!("{what} must be from 1 to {MAX_MAX_TOOLS}, not {n}"))
+        Err(GatewayError::OutOfRange {
+            key: what.to_string(),
+            min: 1,
+            max: MAX_MAX_TOOLS,
+            value: n,
+        })
     }
 }
 
@@ -140,7 +145,12 @@ mod tests {
             ..Default::default()
         };
         let e = GatewayConfig::default().apply(&big).unwrap_err();
-        assert_eq!(e, "max_tools must be from 1 to 64, not 65");
+        assert_eq!(e.to_string(), "max_tools must be from 1 to 64, not 65");
+        assert_eq!(
+            e.naming(|k| format!("--{}", k.replace('_', "-")))
+                .to_string(),
+            "--max-tools must be from 1 to 64, not 65"
+        );
         let drop = GatewaySection {
             hidden_text_results: Some(HiddenText::Drop),
             ..Default::default()

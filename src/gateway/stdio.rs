@@ -12,13 +12,13 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 use super::http_wire::judge;
-use super::{Gateway, GatewaySession};
+use super::{Gateway, GatewayError, GatewaySession};
 
 /// Room in the pipes between the host's lines and rmcp.
 const PIPE: usize = 1 << 16;
 
 /// Serves one session on stdin and stdout until the host closes it.
-pub async fn serve_stdio(gateway: Arc<Gateway>) -> Result<(), String> {
+pub async fn serve_stdio(gateway: Arc<Gateway>) -> Result<(), GatewayError> {
     serve_lines(gateway, tokio::io::stdin(), tokio::io::stdout()).await
 }
 
@@ -27,7 +27,7 @@ pub(crate) async fn serve_lines(
     gateway: Arc<Gateway>,
     input: impl tokio::io::AsyncRead + Unpin + Send + 'static,
     output: impl tokio::io::AsyncWrite + Unpin + Send + 'static,
-) -> Result<(), String> {
+) -> Result<(), GatewayError> {
     let (to_rmcp, rmcp_in) = tokio::io::duplex(PIPE);
     let (rmcp_out, from_rmcp) = tokio::io::duplex(PIPE);
     let (lines, outbox) = mpsc::unbounded_channel::<String>();
@@ -38,12 +38,12 @@ pub(crate) async fn serve_lines(
     let running = session
         .serve((rmcp_in, rmcp_out))
         .await
-        .map_err(|e| format!("the host's handshake failed: {e}"))?;
+        .map_err(|e| GatewayError::Handshake(e.to_string()))?;
     let ended = running.waiting().await;
     // What rmcp and the checks wrote reaches the host before the end (the
     // checks' side ends with stdin, which a host may keep open).
     let _ = tokio::time::timeout(std::time::Duration::from_secs(1), writer).await;
-    ended.map_err(|e| format!("the session ended abnormally: {e}"))?;
+    ended.map_err(|e| GatewayError::SessionEnded(e.to_string()))?;
     Ok(())
 }
 

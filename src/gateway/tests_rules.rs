@@ -185,7 +185,8 @@ fn rules_that_deny_every_tool_are_an_error_not_an_empty_gateway() {
         Recorder::quiet(),
     )
     .unwrap_err();
-    assert!(e.contains("denied by the tool rules"), "{e}");
+    assert!(matches!(e, super::GatewayError::AllDenied { .. }), "{e}");
+    assert!(e.to_string().contains("denied by the tool rules"), "{e}");
 }
 
 #[test]

@@ -36,7 +36,7 @@ use crate::wire::TOOL_SEARCH_PATH;
 
 pub use crate::http::{ApiKeys, ConnLimits, shutdown_signal};
 use crate::http::{conn, events};
-pub use upstream::{Provider, Upstream, Upstreams};
+pub use upstream::{Provider, Upstream, UpstreamError, Upstreams};
 
 /// Everything `serve` needs, from flags and the config file.
 #[derive(Debug, Clone)]
@@ -117,6 +117,12 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
     #[error("--sessions: {0}")]
     Store(#[from] StoreError),
+    /// A setting that must be positive, given 0.
+    #[error("{key} must be a positive integer, not 0")]
+    Zero { key: &'static str },
+    /// A sessions store that cannot be read (`memory` or `redis://…`).
+    #[error("sessions {0}")]
+    Sessions(String),
 }
 
 /// State shared by the handlers.

@@ -11,7 +11,7 @@ use crate::config::ServeSection;
 use crate::layer::set;
 use crate::numbers::thousands;
 
-use super::ServeConfig;
+use super::{ServeConfig, ServeError};
 
 /// Milliseconds as a time limit (0 is taken as 1 ms).
 fn millis(ms: Option<u64>) -> Option<Duration> {
@@ -20,7 +20,7 @@ fn millis(ms: Option<u64>) -> Option<Duration> {
 
 impl ServeConfig {
     /// Puts the values `s` gives over these (see the module docs).
-    pub fn apply(&mut self, s: &ServeSection) -> Result<(), String> {
+    pub fn apply(&mut self, s: &ServeSection) -> Result<(), ServeError> {
         set(&mut self.addr, s.addr);
         set(&mut self.max_body_bytes, s.max_body_bytes);
         set(&mut self.request_timeout, millis(s.request_timeout_ms));
@@ -32,7 +32,9 @@ impl ServeConfig {
         set(&mut service.max_catalog_tools, s.max_catalog_tools);
         set(&mut service.default_max_tools, s.default_max_tools);
         if service.default_max_tools == 0 {
-            return Err("default_max_tools must be a positive integer, not 0".into());
+            return Err(ServeError::Zero {
+                key: "default_max_tools",
+            });
         }
         set(&mut service.token_basis, s.token_basis);
         set(&mut service.max_sessions, s.max_sessions);
@@ -59,7 +61,7 @@ impl ServeConfig {
         }
         set(&mut self.max_passthrough_queued, s.max_passthrough_queued);
         if let Some(spec) = &s.sessions {
-            self.sessions = spec.parse().map_err(|e| format!("sessions {e}"))?;
+            self.sessions = spec.parse().map_err(ServeError::Sessions)?;
         }
         set(&mut self.store.wait_replicas, s.sessions_wait_replicas);
         set(
@@ -67,7 +69,11 @@ impl ServeConfig {
             s.shared_cache_mb.map(|mb| mb.saturating_mul(1 << 20)),
         );
         match s.shared_cache_ttl_secs {
-            Some(0) => return Err("shared_cache_ttl_secs must be a positive integer, not 0".into()),
+            Some(0) => {
+                return Err(ServeError::Zero {
+                    key: "shared_cache_ttl_secs",
+                });
+            }
             Some(secs) => self.store.shared.ttl = Duration::from_secs(secs),
             None => {}
         }
@@ -154,12 +160,28 @@ mod tests {
             default_max_tools: Some(0),
             ..Default::default()
         };
-        assert!(c.apply(&zero).unwrap_err().contains("default_max_tools"));
+        let e = c.apply(&zero).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ServeError::Zero {
+                    key: "default_max_tools"
+                }
+            ),
+            "{e}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "default_max_tools must be a positive integer, not 0"
+        );
         let store = ServeSection {
             sessions: Some("postgres://x".into()),
             ..Default::default()
         };
-        assert!(ServeConfig::default().apply(&store).is_err());
+        assert!(matches!(
+            ServeConfig::default().apply(&store),
+            Err(ServeError::Sessions(_))
+        ));
     }
 
     #[test]

@@ -20,23 +20,33 @@ impl std::fmt::Debug for Upstream {
     }
 }
 
+/// An upstream URL the pass-through cannot use, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{url:?}: {why}")]
+pub struct UpstreamError {
+    pub url: String,
+    pub why: String,
+}
+
 impl Upstream {
     /// An upstream at `url` (http or https, no query or fragment).
-    pub fn new(url: &str, key: Option<String>) -> Result<Upstream, String> {
-        let parsed = reqwest::Url::parse(url).map_err(|e| format!("{url:?}: {e}"))?;
+    pub fn new(url: &str, key: Option<String>) -> Result<Upstream, UpstreamError> {
+        let refused = |why| UpstreamError {
+            url: url.to_string(),
+            why,
+        };
+        let parsed = reqwest::Url::parse(url).map_err(|e| refused(e.to_string()))?;
         if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(format!(
-                "{url:?}: the upstream must be an http or https URL"
-            ));
+            return Err(refused("the upstream must be an http or https URL".into()));
         }
         if parsed.query().is_some() || parsed.fragment().is_some() {
-            return Err(format!(
-                "{url:?}: the upstream is a base URL, without a query or fragment"
+            return Err(refused(
+                "the upstream is a base URL, without a query or fragment".into(),
             ));
         }
         if !parsed.username().is_empty() || parsed.password().is_some() {
-            return Err(format!(
-                "{url:?}: put no credentials in the upstream URL; use --upstream-key-env"
+            return Err(refused(
+                "put no credentials in the upstream URL; use --upstream-key-env".into(),
             ));
         }
         Ok(Upstream {

@@ -111,7 +111,7 @@ pub enum Msg {
     Followed(crate::follow::Note),
     /// The followed gateway's catalog (`Effect::FetchFollowedCatalog`), or
     /// why it could not be read.
-    FollowedCatalog(Result<Arc<Catalog>, String>),
+    FollowedCatalog(Result<Arc<Catalog>, crate::follow::FollowError>),
     /// A side of the comparison screen searched (`Effect::Compare`).
     Compared {
         generation: u64,

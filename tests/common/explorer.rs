@@ -151,6 +151,18 @@ pub fn type_text(app: &mut App, text: &str) {
     }
 }
 
+/// `name` highlighted in the catalog pane (`j` pressed down to its row).
+pub fn highlight(app: &mut App, name: &str) {
+    let index = app.catalog().index_of(name).unwrap();
+    let row = app
+        .catalog_view()
+        .rows
+        .iter()
+        .position(|&i| i == index)
+        .unwrap_or_else(|| panic!("{name} is not in the catalog pane"));
+    keys(app, &vec![KeyCode::Char('j'); row]);
+}
+
 /// The screen drawn at the app's size.
 pub fn drawn(app: &App) -> Buffer {
     let (w, h) = app.size();

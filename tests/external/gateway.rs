@@ -105,13 +105,7 @@ pub(crate) fn stdio(args: &[String], mode: &str, steps: &Value) -> Vec<Value> {
     doc["sessions"][0].as_array().unwrap().clone()
 }
 
-pub(crate) fn names(list: &Value) -> Vec<String> {
-    list.as_array()
-        .unwrap_or_else(|| panic!("a tools list: {list}"))
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_string())
-        .collect()
-}
+pub(crate) use crate::common::names;
 
 pub(crate) fn text(result: &Value) -> String {
     result["content"][0]["text"]

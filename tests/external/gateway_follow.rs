@@ -118,7 +118,14 @@ fn a_follower_sees_every_search_and_call_of_a_real_host_and_the_misses_in_them()
         other => panic!("{other:?}"),
     };
     let refused = toolsift::follow::catalog::fetch(&events_url, None).unwrap_err();
-    assert!(refused.contains("401"), "{refused}");
+    assert!(
+        matches!(refused, toolsift::follow::FollowError::Unauthorized { .. }),
+        "{refused}"
+    );
+    assert!(
+        refused.to_string().contains("401 unauthorized"),
+        "{refused}"
+    );
     let catalog = toolsift::follow::catalog::fetch(&events_url, Some("k3y")).unwrap();
     let log = catalog
         .tools()

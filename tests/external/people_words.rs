@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common;
+use crate::common::{self, answer_names};
 
 /// `toolsift search CATALOG QUERY --json` with `extra` flags.
 fn search(catalog: &str, query: &str, extra: &[&str]) -> Value {
@@ -23,15 +23,6 @@ fn hybrid(catalog: &str, query: &str, extra: &[&str]) -> Value {
     ];
     args.extend_from_slice(extra);
     search(catalog, query, &args)
-}
-
-fn names(v: &Value) -> Vec<String> {
-    v["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_string())
-        .collect()
 }
 
 fn eval(path: &str) -> String {
@@ -53,7 +44,7 @@ fn a_one_tool_catalog_answers_what_its_tool_does_whatever_the_ranker() {
         search(catalog, "add two numbers", &[]),
         hybrid(catalog, "add two numbers", &[]),
     ] {
-        assert_eq!(names(&v), ["add_numbers"], "{v}");
+        assert_eq!(answer_names(&v), ["add_numbers"], "{v}");
         assert_eq!(v["nothing_fits"], false, "{v}");
     }
     // Nothing fits: said in the JSON, not by an empty list alone.
@@ -61,7 +52,7 @@ fn a_one_tool_catalog_answers_what_its_tool_does_whatever_the_ranker() {
         search(catalog, "book a flight to Lisbon", &[]),
         hybrid(catalog, "book a flight to Lisbon", &[]),
     ] {
-        assert!(names(&v).is_empty(), "{v}");
+        assert!(answer_names(&v).is_empty(), "{v}");
         assert_eq!(v["nothing_fits"], true, "{v}");
     }
 }
@@ -89,7 +80,7 @@ fn a_server_named_alone_lists_that_servers_tools() {
         let theirs = tools_of(&catalog, server);
         assert!(theirs.len() >= 5, "{server}: {theirs:?}");
         let v = hybrid(&catalog, query, &[]);
-        let found = names(&v);
+        let found = answer_names(&v);
         assert_eq!(v["nothing_fits"], false, "{query}: {v}");
         assert!(
             found.len() >= 3 && found.iter().take(3).all(|n| theirs.contains(n)),
@@ -105,7 +96,7 @@ fn everyday_github_requests_load_the_tool_they_mean() {
         ("who am I logged in as", "get_me"),
     ] {
         let v = hybrid("@github-mcp", query, &[]);
-        assert!(names(&v).contains(&tool.to_string()), "{query}: {v}");
+        assert!(answer_names(&v).contains(&tool.to_string()), "{query}: {v}");
     }
 }
 

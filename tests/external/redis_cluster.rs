@@ -11,8 +11,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::Server;
 use common::redis_cluster::RedisCluster;
+use common::{Server, names};
 use serde_json::{Value, json};
 
 const KEY: &str = "k-cluster";
@@ -41,14 +41,6 @@ fn search(srv: &Server, i: usize, id: Option<&str>) -> (u16, Value) {
         }
         Err(e) => (0, json!(e.to_string())),
     }
-}
-
-fn names(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|n| n.as_str().unwrap().to_string())
-        .collect()
 }
 
 /// Sets its flag when dropped.

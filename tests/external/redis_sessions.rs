@@ -10,9 +10,9 @@ use crate::common;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use common::Server;
 use common::fake_upstream::FakeUpstream;
 use common::redis::Redis;
+use common::{Server, names};
 use serde_json::{Value, json};
 
 const KEY: &str = "k-shared";
@@ -51,20 +51,6 @@ fn search(srv: &Server, i: usize, id: Option<&str>) -> (u16, Value) {
         .unwrap();
     let status = r.status().as_u16();
     (status, r.json().unwrap())
-}
-
-/// Names in an array of names or of tools.
-fn names(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|n| {
-            n.as_str()
-                .or_else(|| n["name"].as_str())
-                .unwrap()
-                .to_string()
-        })
-        .collect()
 }
 
 fn get(srv: &Server, path: &str) -> String {

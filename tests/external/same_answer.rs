@@ -8,7 +8,7 @@
 //! explorer searches through the same embedded searcher as `toolsift
 //! search`.) And the gateway's learning from use, across two runs.
 
-use crate::common::{self, Server, TempFile, http_client};
+use crate::common::{self, Server, TempFile, http_client, names};
 use crate::gateway::{found, github_catalog, search, stdio, toolsift};
 use crate::mcp_support::*;
 
@@ -29,22 +29,6 @@ fn stub() -> String {
         fixture("stub_server.py"),
         github_catalog()
     )
-}
-
-/// The names of a list of tools (objects with a `name`, or the wire's
-/// `{"tool": {"name"}}`).
-fn names(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|t| {
-            t["name"]
-                .as_str()
-                .or_else(|| t["tool"]["name"].as_str())
-                .unwrap_or_else(|| panic!("no name: {t}"))
-                .to_string()
-        })
-        .collect()
 }
 
 #[test]

@@ -4,7 +4,8 @@
 use serde_json::{Value, json};
 
 use crate::common::Server;
-use crate::serve::{catalog, names, search};
+use crate::common::answer_names;
+use crate::serve::{catalog, search};
 
 fn body(gate: Option<bool>) -> Value {
     let mut b = json!({"tools": catalog(), "query": "a taxi for the customer"});
@@ -19,11 +20,11 @@ fn the_gate_is_off_by_default_and_a_request_turns_it_on() {
     let server = Server::start(&[], &[]);
     let (status, v) = search(&server.url, None, &body(None));
     assert_eq!(status, 200, "{v}");
-    assert_eq!(names(&v), ["page_oncall", "send_invoice"]);
+    assert_eq!(answer_names(&v), ["page_oncall", "send_invoice"]);
     assert!(v.get("held_back").is_none(), "{v}");
     let (status, v) = search(&server.url, None, &body(Some(true)));
     assert_eq!(status, 200, "{v}");
-    assert_eq!(names(&v), ["page_oncall"]);
+    assert_eq!(answer_names(&v), ["page_oncall"]);
     assert_eq!(v["held_back"][0]["name"], "send_invoice");
     assert_eq!(v["held_back"][0]["evidence"], 1.0);
     assert!(
@@ -49,7 +50,7 @@ fn the_gate_is_off_by_default_and_a_request_turns_it_on() {
 fn serve_gate_on_sets_the_default_and_a_request_may_turn_it_off() {
     let server = Server::start(&["--gate", "on"], &[]);
     let (_, v) = search(&server.url, None, &body(None));
-    assert_eq!(names(&v), ["page_oncall"]);
+    assert_eq!(answer_names(&v), ["page_oncall"]);
     let (_, v) = search(&server.url, None, &body(Some(false)));
-    assert_eq!(names(&v), ["page_oncall", "send_invoice"]);
+    assert_eq!(answer_names(&v), ["page_oncall", "send_invoice"]);
 }

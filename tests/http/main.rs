@@ -5,6 +5,7 @@ mod common;
 
 mod client;
 mod events;
+mod follow;
 mod gate;
 mod hardening;
 mod passthrough;

@@ -2,7 +2,8 @@
 //! a bad pattern a 400 that says where and what, a hostile one answered.
 
 use crate::common::Server;
-use crate::serve::{catalog, names, search};
+use crate::common::answer_names;
+use crate::serve::{catalog, search};
 
 use serde_json::json;
 
@@ -13,7 +14,10 @@ fn a_regex_search_over_http() {
     let body = |query: &str| json!({"tools": catalog(), "query": query, "ranker": "regex"});
     let (status, r) = search(url, None, &body("(?i)^(lookup|send)_"));
     assert_eq!(status, 200, "{r}");
-    assert_eq!(names(&r), ["page_oncall", "lookup_status", "send_invoice"]);
+    assert_eq!(
+        answer_names(&r),
+        ["page_oncall", "lookup_status", "send_invoice"]
+    );
     assert_eq!(r["method"], "regex");
     assert_eq!(r["tools"][1]["matched"][0]["term"], "lookup_");
 
@@ -51,7 +55,7 @@ fn a_regex_search_over_http() {
         &json!({"tools": tools, "query": "(a+)+$", "ranker": "regex"}),
     );
     assert_eq!(status, 200, "{r}");
-    assert_eq!(names(&r), ["page_oncall", "all_a"]);
+    assert_eq!(answer_names(&r), ["page_oncall", "all_a"]);
 }
 
 #[test]
@@ -64,5 +68,5 @@ fn serve_can_make_regex_the_default_ranker() {
     );
     assert_eq!(status, 200, "{r}");
     assert_eq!(r["method"], "regex");
-    assert_eq!(names(&r), ["page_oncall", "send_invoice"]);
+    assert_eq!(answer_names(&r), ["page_oncall", "send_invoice"]);
 }

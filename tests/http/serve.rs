@@ -99,16 +99,6 @@ pub(crate) fn metrics_text(url: &str) -> String {
     text
 }
 
-/// The names of a response's tools, in order.
-pub(crate) fn names(r: &Value) -> Vec<&str> {
-    r["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect()
-}
-
 pub(crate) fn catalog() -> Value {
     json!([
         {"name": "lookup_status", "description": "Look up the current service status", "input_schema": {"type": "object", "properties": {}}, "read_only": true, "idempotent": true, "always_load": false},

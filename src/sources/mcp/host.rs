@@ -12,7 +12,7 @@ use super::connect::{Client, connect_and_list};
 use super::listed::build_catalog;
 use super::listener::Listener;
 use super::reaper::kill_group;
-use super::{Gathered, McpConfig, McpServer, ServerState, ServerStatus};
+use super::{Gathered, McpConfig, McpServer, RelistError, ServerState, ServerStatus};
 use crate::lock::lock;
 
 /// One configured server and what it last listed.
@@ -382,7 +382,7 @@ impl McpHost {
 
     /// Lists `server`'s tools again (after it said they changed); returns
     /// whether the list differs.
-    pub async fn relist(&self, server: &str) -> Result<bool, String> {
+    pub async fn relist(&self, server: &str) -> Result<bool, RelistError> {
         let Some(client) = self.shared.client(server) else {
             // Still starting (its start lists its tools), or taken out of
             // the servers file: nothing to list again.
@@ -390,7 +390,7 @@ impl McpHost {
                 .iter()
                 .any(|e| e.server.name == server && e.loaded);
             return if known {
-                Err(format!("no connection to MCP server {server:?}"))
+                Err(RelistError::NotConnected(server.to_string()))
             } else {
                 Ok(false)
             };
@@ -401,15 +401,17 @@ impl McpHost {
                 tokio::time::timeout(limit, super::lenient::list_tools(&client)).await
             })
             .await
-            .ok_or_else(|| "the connection task ended".to_string())?
-            .map_err(|_| format!("did not list its tools within {} s", limit.as_secs_f64()))?
-            .map_err(|e| super::sdk_text::plain(&e.to_string()))?;
+            .ok_or(RelistError::TaskEnded)?
+            .map_err(|_| RelistError::Slow {
+                secs: limit.as_secs_f64(),
+            })?
+            .map_err(|e| RelistError::Refused(super::sdk_text::plain(&e.to_string())))?;
         let tools = listing.tools;
         let mut entries = lock(&self.shared.entries);
         let entry = entries
             .iter_mut()
             .find(|e| e.server.name == server)
-            .ok_or_else(|| format!("no MCP server {server:?}"))?;
+            .ok_or_else(|| RelistError::Gone(server.to_string()))?;
         let changed = entry.listed != tools || entry.skipped != listing.skipped;
         entry.listed = tools;
         entry.skipped = listing.skipped;

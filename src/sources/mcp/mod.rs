@@ -34,7 +34,7 @@ pub use child_env::{InheritEnv, PARENT_VAR, SAFE_VARS, inherited};
 pub use config::{McpConfig, McpServer, Transport};
 pub use config_error::McpConfigError;
 pub use oauth_entry::OAuthSettings;
-pub use status::{CallOutcome, Gathered, McpCallError, ServerState, ServerStatus};
+pub use status::{CallOutcome, Gathered, McpCallError, RelistError, ServerState, ServerStatus};
 
 with_the_sdk! {
     mod admission;

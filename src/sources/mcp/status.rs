@@ -176,3 +176,24 @@ pub enum McpCallError {
         message: String,
     },
 }
+
+/// Why a server's tools could not be listed again after it said they
+/// changed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RelistError {
+    /// It loaded, but its connection is gone.
+    #[error("no connection to MCP server {0:?}")]
+    NotConnected(String),
+    /// The task that holds its connection ended.
+    #[error("the connection task ended")]
+    TaskEnded,
+    /// No listing within the start's time limit.
+    #[error("did not list its tools within {secs} s")]
+    Slow { secs: f64 },
+    /// It refused, or its answer was not a listing.
+    #[error("{0}")]
+    Refused(String),
+    /// It was taken out of the servers file meanwhile.
+    #[error("no MCP server {0:?}")]
+    Gone(String),
+}

@@ -139,7 +139,10 @@ impl App {
     /// The followed gateway's catalog, read once it was reached: it
     /// becomes the catalog in view and the misses are judged by it; or
     /// why not (asked again when the follower connects again).
-    pub(super) fn followed_catalog(&mut self, result: Result<Arc<Catalog>, String>) -> Vec<Effect> {
+    pub(super) fn followed_catalog(
+        &mut self,
+        result: Result<Arc<Catalog>, crate::follow::FollowError>,
+    ) -> Vec<Effect> {
         let source = self.live.as_ref().map(|l| l.source().clone());
         let catalog = match (result, source) {
             (Ok(c), Some(_)) => c,

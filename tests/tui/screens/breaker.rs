@@ -6,20 +6,13 @@ use crossterm::event::KeyCode::{Backspace, Char, Enter, Esc};
 use toolsift::tui::app::App;
 
 use super::{Scenario, Step::*, check_all};
-use crate::common::explorer::{demo, keys};
+use crate::common::explorer::{demo, highlight, keys};
 
 /// The demo explorer at `width` x `height`, `get_payment` highlighted in
 /// the catalog and the simulator opened on it.
 fn on_get_payment(width: u16, height: u16) -> App {
     let mut app = demo(width, height);
-    let index = app.catalog().index_of("get_payment").unwrap();
-    let row = app
-        .catalog_view()
-        .rows
-        .iter()
-        .position(|&i| i == index)
-        .unwrap();
-    keys(&mut app, &vec![Char('j'); row]);
+    highlight(&mut app, "get_payment");
     keys(&mut app, &[Char('b')]);
     app
 }

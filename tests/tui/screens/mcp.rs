@@ -13,7 +13,7 @@ use toolsift::tui::app::App;
 use toolsift::tui::effect::{Effect, Msg};
 
 use super::{keys, settle};
-use crate::common::explorer::screen;
+use crate::common::explorer::{highlight, screen};
 
 /// Types `args` over the breaker's arguments.
 fn type_args(app: &mut App, args: &str) {
@@ -140,18 +140,6 @@ fn mcp_app(width: u16, height: u16) -> App {
     app.update(Msg::Resize(width, height));
     settle(&mut app, effects);
     app
-}
-
-/// Highlights `name` in the catalog pane.
-fn highlight(app: &mut App, name: &str) {
-    let index = app.catalog().index_of(name).unwrap();
-    let row = app
-        .catalog_view()
-        .rows
-        .iter()
-        .position(|&i| i == index)
-        .unwrap();
-    keys(app, &vec![KeyCode::Char('j'); row]);
 }
 
 fn catalog_screen(width: u16, height: u16) -> String {
