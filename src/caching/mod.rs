@@ -112,16 +112,23 @@ pub const PRICINGS: [Pricing; 6] = [
 
 impl Pricing {
     /// The rules called `name`.
-    pub fn named(name: &str) -> Result<Pricing, String> {
+    pub fn named(name: &str) -> Result<Pricing, UnknownPricing> {
         PRICINGS
             .iter()
             .find(|p| p.name.eq_ignore_ascii_case(name.trim()))
             .copied()
-            .ok_or_else(|| {
-                let names: Vec<&str> = PRICINGS.iter().map(|p| p.name).collect();
-                format!("unknown provider {name:?}: one of {}", names.join(", "))
-            })
+            .ok_or_else(|| UnknownPricing(name.to_string()))
     }
+}
+
+/// A provider whose caching prices toolsift does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown provider {0:?}: one of {known}", known = known_pricings())]
+pub struct UnknownPricing(pub String);
+
+fn known_pricings() -> String {
+    let names: Vec<&str> = PRICINGS.iter().map(|p| p.name).collect();
+    names.join(", ")
 }
 
 /// A way of sending the tools.

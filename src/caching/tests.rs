@@ -138,5 +138,6 @@ fn a_tool_found_twice_is_sent_once() {
 fn providers_are_named_and_an_unknown_one_lists_them() {
     assert_eq!(Pricing::named("OpenAI").unwrap(), OPENAI);
     let err = Pricing::named("gemini").unwrap_err();
-    assert!(err.contains("anthropic, openai"), "{err}");
+    assert_eq!(err, UnknownPricing("gemini".into()));
+    assert!(err.to_string().contains("anthropic, openai"), "{err}");
 }

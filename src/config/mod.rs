@@ -22,7 +22,7 @@ mod serve;
 pub use explorer::ExplorerConfig;
 pub use gateway::{GatewaySection, HiddenText, ToolRule, path_in};
 pub use save::{Also, save_explorer, save_explorer_settings};
-pub use serve::{ServeSection, UpstreamSection, switch};
+pub use serve::{NotASwitch, ServeSection, UpstreamSection, switch};
 
 /// The embedded defaults.
 pub const DEFAULT_CONFIG: &str = include_str!("../../assets/config.toml");

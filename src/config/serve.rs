@@ -185,13 +185,18 @@ pub(super) fn rankers(text: &str, rankers: &[crate::engine::Ranker]) -> String {
 }
 
 /// A switch's value on the command line: on, off, true or false.
-pub fn switch(text: &str) -> Result<bool, String> {
+pub fn switch(text: &str) -> Result<bool, NotASwitch> {
     match text {
         "on" | "true" => Ok(true),
         "off" | "false" => Ok(false),
-        _ => Err(format!("must be on or off, not {text:?}")),
+        _ => Err(NotASwitch(text.to_string())),
     }
 }
+
+/// A switch's value that is none of on, off, true or false.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("must be on or off, not {0:?}")]
+pub struct NotASwitch(pub String);
 
 /// One provider's upstream in the config file.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]

@@ -52,7 +52,7 @@ impl std::fmt::Debug for HttpConfig {
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 impl HttpConfig {
-    pub fn new(url: &str, model: &str) -> Result<HttpConfig, String> {
+    pub fn new(url: &str, model: &str) -> Result<HttpConfig, BadEndpoint> {
         Ok(HttpConfig {
             url: endpoint(url)?,
             model: model.to_string(),
@@ -67,17 +67,26 @@ impl HttpConfig {
     }
 }
 
+/// An embeddings URL that is not an absolute http(s) address.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("embeddings URL {url:?}: {why}")]
+pub struct BadEndpoint {
+    pub url: String,
+    pub why: String,
+}
+
 /// The embeddings endpoint of `url`: kept when it ends in `/embeddings`,
 /// else `/embeddings` is added after a `/v1`, `/v1/embeddings` after
 /// anything else.
-pub fn endpoint(url: &str) -> Result<String, String> {
+pub fn endpoint(url: &str) -> Result<String, BadEndpoint> {
     let trimmed = url.trim().trim_end_matches('/');
-    let parsed =
-        reqwest::Url::parse(trimmed).map_err(|e| format!("embeddings URL {url:?}: {e}"))?;
+    let bad = |why: String| BadEndpoint {
+        url: url.to_string(),
+        why,
+    };
+    let parsed = reqwest::Url::parse(trimmed).map_err(|e| bad(e.to_string()))?;
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-        return Err(format!(
-            "embeddings URL {url:?}: must be an absolute http:// or https:// URL"
-        ));
+        return Err(bad("must be an absolute http:// or https:// URL".into()));
     }
     Ok(if trimmed.ends_with("/embeddings") {
         trimmed.to_string()

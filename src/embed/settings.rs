@@ -159,7 +159,8 @@ impl EmbeddingSettings {
                         "URL {url} needs a model name (--embeddings-model or model = \"...\")"
                     ))
                 })?;
-                let mut config = HttpConfig::new(url, &model).map_err(SettingsError)?;
+                let mut config =
+                    HttpConfig::new(url, &model).map_err(|e| SettingsError(e.to_string()))?;
                 if let Some(name) = &self.key_env {
                     config.api_key =
                         Some(env(name).filter(|k| !k.is_empty()).ok_or_else(|| {

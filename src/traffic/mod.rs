@@ -134,28 +134,45 @@ pub struct BadLine {
     pub message: String,
 }
 
+/// Why a line is not an event.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    #[error("not a JSON event: {0}")]
+    NotJson(String),
+    #[error("expected an object with `kind` (search or call)")]
+    NotAnObject,
+    #[error("expected `kind` (search or call), or a call's `name`")]
+    NoKind,
+    /// An event whose fields are missing or of the wrong kind.
+    #[error("{0}")]
+    Fields(String),
+    #[error("a call's `name` is empty")]
+    EmptyName,
+}
+
 /// One line as an event; `Ok(None)` for a blank line.
-pub fn parse_line(line: &str) -> Result<Option<Event>, String> {
+pub fn parse_line(line: &str) -> Result<Option<Event>, LineError> {
     if line.trim().is_empty() {
         return Ok(None);
     }
     let mut value: Value =
-        serde_json::from_str(line).map_err(|e| format!("not a JSON event: {e}"))?;
+        serde_json::from_str(line).map_err(|e| LineError::NotJson(e.to_string()))?;
     let Some(object) = value.as_object_mut() else {
-        return Err("expected an object with `kind` (search or call)".into());
+        return Err(LineError::NotAnObject);
     };
     if !object.contains_key("kind") {
         if object.contains_key("name") {
             object.insert("kind".into(), Value::from("call"));
         } else {
-            return Err("expected `kind` (search or call), or a call's `name`".into());
+            return Err(LineError::NoKind);
         }
     }
-    let event: Event = serde_json::from_value(value).map_err(|e| e.to_string())?;
+    let event: Event =
+        serde_json::from_value(value).map_err(|e| LineError::Fields(e.to_string()))?;
     if let Event::Call(c) = &event
         && c.name.trim().is_empty()
     {
-        return Err("a call's `name` is empty".into());
+        return Err(LineError::EmptyName);
     }
     Ok(Some(event))
 }
@@ -167,11 +184,11 @@ pub fn parse(text: &str, origin: &str) -> Result<Vec<Event>, BadLine> {
         match parse_line(line) {
             Ok(Some(event)) => out.push(event),
             Ok(None) => {}
-            Err(message) => {
+            Err(error) => {
                 return Err(BadLine {
                     origin: origin.to_string(),
                     line: i + 1,
-                    message,
+                    message: error.to_string(),
                 });
             }
         }

@@ -77,6 +77,22 @@ fn bad_lines_name_their_number_and_what_is_wrong() {
 }
 
 #[test]
+fn a_bad_line_says_which_fault_it_has() {
+    assert_eq!(parse_line("   "), Ok(None));
+    assert!(matches!(parse_line("{"), Err(LineError::NotJson(_))));
+    assert_eq!(parse_line("[1]"), Err(LineError::NotAnObject));
+    assert_eq!(parse_line(r#"{"query": "x"}"#), Err(LineError::NoKind));
+    assert!(matches!(
+        parse_line(r#"{"kind": "search"}"#),
+        Err(LineError::Fields(_))
+    ));
+    assert_eq!(
+        parse_line(r#"{"kind": "call", "name": " "}"#),
+        Err(LineError::EmptyName)
+    );
+}
+
+#[test]
 fn traffic_is_told_from_a_file_of_requests() {
     assert!(looks_like_traffic(
         "\n{\"kind\":\"search\",\"session\":\"a\",\"query\":\"q\"}"
