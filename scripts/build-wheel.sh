@@ -24,6 +24,16 @@ while [ $# -gt 0 ]; do
 done
 
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/toolsift-target}
+# Run from a cargo process (a test), the variables cargo sets for its
+# package would reach this build's build scripts, which watch some of them
+# (ring's), and make it, then the next cargo build, compile half the tree
+# again: they are not this build's.
+for name in $(compgen -e); do
+    case "$name" in
+        CARGO_PKG_* | CARGO_MANIFEST_* | CARGO_CRATE_NAME | CARGO_PRIMARY_PACKAGE | CARGO_BIN_* | CARGO_TARGET_TMPDIR | OUT_DIR)
+            unset "$name" ;;
+    esac
+done
 venv=${TOOLSIFT_WHEEL_VENV:-$HOME/.cache/toolsift-wheel-venv}
 if [ ! -x "$venv/bin/maturin" ]; then
     echo "build-wheel.sh: installing maturin into $venv" >&2
