@@ -11,12 +11,10 @@
 
 mod accessors;
 mod apply;
-mod breaker;
 mod compare;
 mod detail_view;
 mod exact;
 mod find;
-mod history;
 mod input;
 mod jump;
 mod live;
@@ -29,7 +27,6 @@ mod reload;
 mod screens;
 mod searching;
 mod tool_out;
-mod tune;
 mod warm;
 
 use std::sync::Arc;
@@ -45,7 +42,9 @@ use super::pane::catalog::CatalogView;
 use super::pane::detail::DetailState;
 use super::pane::query::QueryBox;
 use super::pane::results::SearchState;
-use super::screen::export::ExportBox;
+pub use super::screen::Popup;
+use super::screen::Screens;
+use super::screen::breaker::BreakerPane;
 use super::screen::help::HelpState;
 use super::screen::settings::SettingsEditor;
 use super::screen::tune::TunePane;
@@ -64,26 +63,6 @@ pub enum Focus {
     Catalog,
     Results,
     Detail,
-}
-
-/// A window over everything else.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Popup {
-    Help,
-    Settings,
-    Detail,
-    /// The breaker simulator (a full screen).
-    Breaker,
-    /// The Tune screen (a full screen).
-    Tune,
-    /// The export of the loaded tools to a file.
-    Export,
-    /// The comparison of two ways of searching (a full screen).
-    Compare,
-    /// The queries committed this run.
-    History,
-    /// The followed traffic (a full screen).
-    Live,
 }
 
 /// A key, resolved.
@@ -117,29 +96,14 @@ pub struct App {
     ranker_at_start: (crate::engine::Ranker, bool),
     /// Where leaving the query box returns to.
     last_list: Focus,
-    popup: Option<Popup>,
-    /// The popup help was opened over (closing help goes back to it).
-    help_over: Option<Popup>,
+    /// The screens open, and those kept while closed.
+    screens: Screens,
     query: QueryBox,
     catalog_view: CatalogView,
     search: SearchState,
     detail: DetailState,
-    help: HelpState,
-    editor: SettingsEditor,
-    /// The breaker simulator, once opened (its log and streak survive
-    /// closing).
-    breaker: Option<super::screen::breaker::BreakerPane>,
-    tune: TunePane,
-    /// The comparison screen, while open.
-    compare: Option<crate::tui::screen::compare::ComparePane>,
-    /// The query history, while open.
-    history: Option<crate::tui::screen::history::HistoryList>,
-    /// The followed traffic, when following (kept while closed).
-    live: Option<crate::tui::screen::live::LivePane>,
     /// The Tokens box prices a session with this provider's caching.
     caching: Option<crate::caching::Pricing>,
-    /// The export popup, while open.
-    export: Option<ExportBox>,
     /// Tools picked by hand (Space), by catalog place.
     picked: std::collections::BTreeSet<usize>,
     /// Where the catalog is read again from when a file changes.
@@ -183,14 +147,24 @@ impl App {
     pub fn new(setup: Setup) -> Result<(App, Vec<Effect>), SelectError> {
         let handle = setup.settings.validate(&setup.catalog)?;
         let ranker_at_start = (setup.settings.ranker, setup.ranker_chosen);
-        let live = live::pane_for(&setup.follow, &setup.catalog);
+        let mut screens = Screens::default();
+        screens.hold(Box::new(HelpState::default()));
+        screens.hold(Box::new(SettingsEditor::new(&setup.settings)));
+        screens.hold(Box::new(TunePane::new(setup.queries, setup.config_path)));
+        // Following a gateway or service: its traffic kept from the
+        // start, and shown first.
+        if let Some(live) = live::pane_for(&setup.follow, &setup.catalog) {
+            screens.hold(Box::new(live));
+            if setup.follow.as_ref().is_some_and(|f| f.open_first) {
+                screens.show(Popup::Live);
+            }
+        }
         let mut app = App {
             catalog_view: CatalogView::new(&setup.catalog),
             catalog: setup.catalog,
             sources: setup.sources,
             searcher: setup.searcher,
             keymap: setup.keymap,
-            editor: SettingsEditor::new(&setup.settings),
             settings: setup.settings,
             handle,
             costs: None,
@@ -199,24 +173,11 @@ impl App {
             focus: Focus::Catalog,
             last_list: Focus::Catalog,
             ranker_at_start,
-            // Following a gateway or service: its traffic first.
-            popup: setup
-                .follow
-                .as_ref()
-                .filter(|f| f.open_first)
-                .map(|_| Popup::Live),
-            help_over: None,
+            screens,
             query: QueryBox::default(),
             search: SearchState::new(setup.context_budget),
             detail: DetailState::default(),
-            help: HelpState::default(),
-            breaker: None,
-            tune: TunePane::new(setup.queries, setup.config_path),
-            compare: None,
-            history: None,
-            live,
             caching: None,
-            export: None,
             picked: Default::default(),
             reload: setup.reload,
             tool_format: PayloadFormat::OpenaiResponses,
@@ -310,13 +271,13 @@ impl App {
                 }
             }
             Msg::TraceLoaded { path, result } => {
-                if let Some(pane) = &mut self.breaker {
+                if let Some(pane) = self.screens.get_mut::<BreakerPane>() {
                     pane.loaded(&path, result);
                 }
                 Vec::new()
             }
             Msg::McpCallDone { id, result } => {
-                if let Some(pane) = &mut self.breaker {
+                if let Some(pane) = self.screens.get_mut::<BreakerPane>() {
                     pane.receive(id, result);
                 }
                 Vec::new()
@@ -341,7 +302,9 @@ impl App {
                 run,
             } => self.compared(generation, right, &catalog, run),
             Msg::TuneDone { generation, result } => {
-                self.tune.receive(generation, result);
+                if let Some(tune) = self.screens.get_mut::<TunePane>() {
+                    tune.receive(generation, result);
+                }
                 Vec::new()
             }
             Msg::Written(result) => self.written(result),
@@ -363,7 +326,7 @@ impl App {
                 let reaches = a.context() == context
                     || a.context() == Context::Global
                     || (context == Context::Input
-                        && self.popup.is_none()
+                        && self.screens.front().is_none()
                         && App::reaches_from_query(a));
                 if reaches { self.act(a) } else { Vec::new() }
             }
@@ -398,7 +361,9 @@ impl App {
     }
 
     fn trace_loaded(&self) -> bool {
-        self.breaker.as_ref().is_some_and(|b| b.trace.is_some())
+        self.screens
+            .get::<BreakerPane>()
+            .is_some_and(|b| b.trace.is_some())
     }
 
     /// Dispatches an action to whoever owns the screen.
@@ -411,38 +376,20 @@ impl App {
             return vec![Effect::Suspend];
         }
         // Help opens over any screen and goes back to it.
-        if action == Action::Help && matches!(self.popup, Some(p) if p != Popup::Help) {
-            self.help_over = self.popup;
-            self.help.open();
-            self.popup = Some(Popup::Help);
-            return Vec::new();
+        if action == Action::Help && self.screens.front().is_some_and(|p| p != Popup::Help) {
+            return self.open_screen(super::screen::help::open);
         }
         // `/`, `n`, `N` and the find box, in the detail and help.
         if self.find_key(action) {
             return Vec::new();
         }
-        match self.popup {
-            Some(
-                Popup::Settings
-                | Popup::Breaker
-                | Popup::Tune
-                | Popup::Compare
-                | Popup::History
-                | Popup::Live
-                | Popup::Export,
-            ) => self.on_screen(action),
-            Some(Popup::Help) => {
-                if self.help.handle(action, self.layout.help_rows()) {
-                    self.popup = self.help_over.take();
-                }
-                Vec::new()
-            }
+        match self.screens.front() {
             // The tool shown copied or opened, as from the panes.
             Some(Popup::Detail) if action == Action::CopyTool => self.copy_tool(),
             Some(Popup::Detail) if action == Action::OpenTool => self.open_tool(),
             // The Tokens box is under the popup: it closes to show it.
             Some(Popup::Detail) if action == Action::CachingCosts => {
-                self.popup = None;
+                self.screens.close();
                 self.cycle_caching();
                 Vec::new()
             }
@@ -460,10 +407,11 @@ impl App {
             }
             Some(Popup::Detail) => {
                 if self.detail.handle_popup(action, self.layout.detail_rows()) {
-                    self.popup = None;
+                    self.screens.close();
                 }
                 Vec::new()
             }
+            Some(_) => self.on_screen(action),
             None if self.catalog_view.typing && action.context() == Context::Input => {
                 let outcome = self.catalog_view.handle_name(action);
                 self.on_name(outcome);
@@ -485,12 +433,6 @@ impl App {
             }
             None => self.on_main(action),
         }
-    }
-
-    /// Closes the popup.
-    pub(super) fn close(&mut self) -> Vec<Effect> {
-        self.popup = None;
-        Vec::new()
     }
 
     /// Runs `effects` (and those their answers cause) here and now, in order:

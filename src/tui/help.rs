@@ -187,6 +187,26 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             | KeyLine::TuneInput
             | KeyLine::Export
     );
+    hints(keymap, &groups, typing)
+}
+
+/// A screen's key line: its own groups (`typing`: a text box of its has
+/// the keyboard), then help (unless it is help) and quit.
+pub fn screen_line(keymap: &Keymap, own: &[Group], typing: bool, help: bool) -> Vec<KeyHint> {
+    let help_key: Group = (&[Action::Help], "help", "help", 0);
+    let quit_now: Group = (&[Action::QuitNow], "quit", "quit", 0);
+    let ends: &[Group] = if help {
+        &[help_key, quit_now]
+    } else {
+        &[quit_now]
+    };
+    let groups: Vec<Group> = own.iter().chain(ends).copied().collect();
+    hints(keymap, &groups, typing)
+}
+
+/// The hints of `groups` from the live keymap; actions bound to no key
+/// are left out.
+fn hints(keymap: &Keymap, groups: &[Group], typing: bool) -> Vec<KeyHint> {
     groups
         .iter()
         .filter_map(|&(actions, what, short, drop)| {

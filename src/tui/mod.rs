@@ -27,6 +27,7 @@ pub mod pager;
 pub mod paint;
 pub mod pane;
 pub mod screen;
+pub mod session;
 mod setup;
 pub mod text;
 pub mod ui;

@@ -12,6 +12,7 @@ use toolsift::tui::app::{App, Popup};
 use crate::common::explorer::{demo, demo_with, keys, type_text};
 use crate::terminal::Tty;
 use crate::widths::feed_recorded;
+use toolsift::tui::screen::live::LivePane;
 
 /// The demo explorer following `source`, opened on the live screen.
 fn following_from(source: Source, width: u16, height: u16) -> App {
@@ -106,7 +107,7 @@ fn a_miss_opens_on_why_the_tool_wanted_was_not_found() {
     // L goes back to the live screen where it was.
     keys(&mut app, &[KeyCode::Char('L')]);
     assert_eq!(app.popup(), Some(Popup::Live));
-    assert!(app.live().unwrap().misses_only());
+    assert!(app.screen::<LivePane>().unwrap().misses_only());
 }
 
 #[test]

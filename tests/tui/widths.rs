@@ -147,7 +147,7 @@ fn front_rows(app: &App) -> Vec<String> {
         Some(Popup::Tune) => Some(l.tune.body),
         Some(Popup::Compare | Popup::Live) => Some(l.compare),
         Some(Popup::History) => app
-            .history_list()
+            .screen::<toolsift::tui::screen::history::HistoryList>()
             .map(|h| toolsift::tui::screen::history::draw::area_for(l.area, h)),
     };
     (0..h)

@@ -17,11 +17,10 @@ use crate::tui::pane::catalog::CatalogView;
 use crate::tui::pane::detail::DetailState;
 use crate::tui::pane::query::QueryBox;
 use crate::tui::pane::results::SearchState;
-use crate::tui::screen::breaker::BreakerPane;
-use crate::tui::screen::export::ExportBox;
 use crate::tui::screen::help::HelpState;
 use crate::tui::screen::settings::SettingsEditor;
-use crate::tui::screen::tune::{self, TunePane};
+use crate::tui::screen::tune;
+use crate::tui::screen::{Screen, Screens};
 
 impl App {
     pub fn catalog(&self) -> &Arc<Catalog> {
@@ -60,8 +59,14 @@ impl App {
         self.focus
     }
 
+    /// The screen (or popup) in front.
     pub fn popup(&self) -> Option<Popup> {
-        self.popup
+        self.screens.front()
+    }
+
+    /// The screens held: the one in front, and those kept while closed.
+    pub fn screens(&self) -> &Screens {
+        &self.screens
     }
 
     pub fn query(&self) -> &QueryBox {
@@ -81,27 +86,20 @@ impl App {
         &self.detail
     }
 
-    pub fn help(&self) -> &HelpState {
-        &self.help
+    /// The held screen of type `T` (open, or kept while closed).
+    pub fn screen<T: Screen>(&self) -> Option<&T> {
+        self.screens.get()
     }
 
-    /// The settings popup.
-    pub fn editor(&self) -> &SettingsEditor {
-        &self.editor
+    /// The settings popup's state, to change (kept from the start).
+    pub(super) fn editor_mut(&mut self) -> &mut SettingsEditor {
+        let settings = &self.settings;
+        self.screens.kept_mut(|| SettingsEditor::new(settings))
     }
 
-    /// The breaker simulator, once opened.
-    pub fn breaker(&self) -> Option<&BreakerPane> {
-        self.breaker.as_ref()
-    }
-
-    pub fn tune(&self) -> &TunePane {
-        &self.tune
-    }
-
-    /// The export popup, while open.
-    pub fn export(&self) -> Option<&ExportBox> {
-        self.export.as_ref()
+    /// Help's state, to change (kept from the start).
+    pub(super) fn help_mut(&mut self) -> &mut HelpState {
+        self.screens.kept_mut(HelpState::default)
     }
 
     /// The live MCP servers' host, when the explorer has their connections.
@@ -322,20 +320,13 @@ impl App {
 
     /// The context the keys are looked up in: the screen with the keyboard.
     pub fn context(&self) -> Context {
-        let breaker = self.breaker.as_ref();
-        match self.popup {
-            Some(Popup::Settings) => Context::Settings,
-            Some(Popup::Breaker) if breaker.is_some_and(|b| b.confirming()) => Context::Confirm,
-            Some(Popup::Breaker) if breaker.is_some_and(|b| b.is_typing()) => Context::Input,
-            Some(Popup::Breaker) => Context::Breaker,
-            Some(Popup::Tune) if self.tune.is_typing() => Context::Input,
-            Some(Popup::Tune) => Context::Tune,
-            Some(Popup::Compare) => Context::Compare,
-            Some(Popup::History) => Context::History,
-            Some(Popup::Live) => Context::Live,
-            Some(Popup::Export) => Context::Input,
-            Some(Popup::Help | Popup::Detail) if self.finding() => Context::Input,
-            Some(Popup::Help | Popup::Detail) => Context::Main,
+        match self.screens.front() {
+            Some(Popup::Detail) if self.finding() => Context::Input,
+            Some(Popup::Detail) => Context::Main,
+            Some(_) => self
+                .screens
+                .front_screen()
+                .map_or(Context::Main, |screen| screen.context()),
             None if self.finding() => Context::Input,
             None if self.focus == Focus::Query || self.catalog_view.typing => Context::Input,
             None => Context::Main,

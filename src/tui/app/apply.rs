@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{App, Popup};
+use super::App;
 use crate::settings::Settings;
 use crate::tui::effect::Effect;
 use crate::tui::pane::catalog::ViewSource;
@@ -83,7 +83,7 @@ impl App {
     pub(super) fn apply_settings(&mut self, edited: Settings) -> Vec<Effect> {
         let handle = match edited.validate(&self.catalog) {
             Err(e) => {
-                self.editor.show(edited, Some(e.to_string()));
+                self.editor_mut().show(edited, Some(e.to_string()));
                 return Vec::new();
             }
             Ok(handle) => handle,
@@ -91,10 +91,10 @@ impl App {
         // A ranker this explorer cannot run is refused here, not by every
         // search after.
         if let Some(why) = self.searcher.ranker_unavailable(edited.ranker) {
-            self.editor.show(edited, Some(why));
+            self.editor_mut().show(edited, Some(why));
             return Vec::new();
         }
-        self.editor.show(edited.clone(), None);
+        self.editor_mut().show(edited.clone(), None);
         let basis_changed = edited.basis() != self.settings.basis();
         self.settings = edited;
         self.handle = handle;
@@ -105,9 +105,12 @@ impl App {
             effects.push(self.costs_effect());
         }
         effects.push(self.search_effect(true));
-        if self.popup == Some(Popup::Tune) {
-            effects.extend(self.tune.effects(&self.catalog, &self.settings));
-        }
+        // The screen in front runs what these settings change for it.
+        effects.extend(self.with_screens(|screens, on| {
+            screens
+                .front_screen_mut()
+                .map_or_else(Vec::new, |screen| screen.settings_changed(on))
+        }));
         effects
     }
 }

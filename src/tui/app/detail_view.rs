@@ -10,8 +10,8 @@ impl App {
     /// shows, or it shows beside a pane that has the keys, the status line
     /// says how to reach it.
     pub(super) fn detail_view_key(&mut self, action: Action) {
-        let detail_has_keys = self.popup == Some(Popup::Detail)
-            || (self.popup.is_none() && self.focus == Focus::Detail);
+        let detail_has_keys = self.screens.front() == Some(Popup::Detail)
+            || (self.screens.front().is_none() && self.focus == Focus::Detail);
         let message = match action {
             Action::FoldSchema if detail_has_keys || !self.layout.detail_is_popup() => {
                 Some(self.detail.cycle_fold())

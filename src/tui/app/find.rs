@@ -5,6 +5,7 @@ use super::{App, Focus, Popup};
 use crate::tui::action::{Action, Context};
 use crate::tui::find::{Find, Found};
 use crate::tui::list::Scroll;
+use crate::tui::screen::help::HelpState;
 
 /// Which text is being searched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,7 +18,7 @@ impl App {
     /// The text `/`, `n` and `N` work in now: help, the detail popup, the
     /// detail pane while it has the keys.
     fn found_text(&self) -> Option<Text> {
-        match self.popup {
+        match self.screens.front() {
             Some(Popup::Help) => Some(Text::Help),
             Some(Popup::Detail) => Some(Text::Detail),
             None if self.focus == Focus::Detail => Some(Text::Detail),
@@ -27,7 +28,10 @@ impl App {
 
     fn text_parts(&mut self, text: Text) -> (&mut Find, &mut Scroll) {
         match text {
-            Text::Help => (&mut self.help.find, &mut self.help.scroll),
+            Text::Help => {
+                let help = self.help_mut();
+                (&mut help.find, &mut help.scroll)
+            }
             Text::Detail => (&mut self.detail.find, &mut self.detail.scroll),
         }
     }
@@ -35,7 +39,10 @@ impl App {
     /// The find box has the keyboard.
     pub fn finding(&self) -> bool {
         match self.found_text() {
-            Some(Text::Help) => self.help.find.typing(),
+            Some(Text::Help) => self
+                .screens
+                .get::<HelpState>()
+                .is_some_and(|h| h.find.typing()),
             Some(Text::Detail) => self.detail.find.typing(),
             None => false,
         }

@@ -38,24 +38,17 @@ impl App {
             if self.keymap.action_in(Context::Main, ev) == Some(Action::Help) {
                 return Some(Command::Act(Action::Help));
             }
-            if self.popup.is_none()
+            if self.screens.front().is_none()
                 && let Some(a) = self.keymap.action_in(Context::Main, ev)
                 && App::reaches_from_query(a)
             {
                 return Some(Command::Act(a));
             }
         }
-        // Help, from a screen whose own keys leave its key free.
-        if matches!(
-            context,
-            Context::Settings
-                | Context::Breaker
-                | Context::Tune
-                | Context::Compare
-                | Context::History
-                | Context::Live
-                | Context::Confirm
-        ) && self.keymap.action_in(Context::Main, ev) == Some(Action::Help)
+        // Help, from a screen whose own keys leave its key free (every
+        // screen's own context: neither the panes' nor a text box's).
+        if !matches!(context, Context::Main | Context::Input | Context::Global)
+            && self.keymap.action_in(Context::Main, ev) == Some(Action::Help)
         {
             return Some(Command::Act(Action::Help));
         }
@@ -73,17 +66,18 @@ impl App {
             MouseEventKind::ScrollUp => Some(Action::Up),
             _ => None,
         };
-        match self.popup {
-            Some(Popup::Help | Popup::Detail) => {
-                if let Some(a) = wheel {
-                    for _ in 0..3 {
-                        self.act(a);
-                    }
+        let wheels = match self.screens.front() {
+            Some(Popup::Detail) => true,
+            Some(_) => self.screens.front_screen().is_some_and(|s| s.wheel()),
+            None => false,
+        };
+        if self.screens.front().is_some() {
+            if wheels && let Some(a) = wheel {
+                for _ in 0..3 {
+                    self.act(a);
                 }
-                return;
             }
-            Some(_) => return,
-            None => {}
+            return;
         }
         let l = self.layout;
         let pane = if l.catalog.contains(at) {
@@ -171,18 +165,11 @@ impl App {
         if self.context() != Context::Input || self.find_type(text) {
             return Vec::new();
         }
-        match self.popup {
-            Some(Popup::Breaker) => {
-                if let Some(pane) = &mut self.breaker {
-                    pane.type_text(text);
-                }
-            }
-            Some(Popup::Tune) => self.tune.type_text(text),
-            Some(Popup::Export) => {
-                if let Some(b) = &mut self.export {
-                    b.type_text(text);
-                }
-            }
+        if let Some(screen) = self.screens.front_screen_mut() {
+            screen.type_text(text);
+            return Vec::new();
+        }
+        match () {
             _ if self.catalog_view.typing => {
                 let outcome = self.catalog_view.type_name(text);
                 self.on_name(outcome);

@@ -80,42 +80,27 @@ pub(crate) fn judge_for_tests(catalog: &Catalog, ended: bool) -> Judge {
 impl App {
     /// What the loop follows, if anything (the source of `--follow`).
     pub fn followed_source(&self) -> Option<crate::follow::Source> {
-        let source = self.live.as_ref()?.source();
+        let source = self.screens.get::<LivePane>()?.source();
         source.recorded().is_none().then(|| source.clone())
     }
 
     /// The misses judged again by the catalog in view (read again, or an
     /// always-load flag toggled).
     pub(super) fn rejudge(&mut self) {
-        if let Some(live) = &mut self.live
+        let catalog = self.catalog.clone();
+        if let Some(live) = self.screens.get_mut::<LivePane>()
             && live.judged()
         {
             let ended = live.source().recorded().is_some();
-            live.judge_by(judge(&self.catalog, ended), said(&self.catalog));
+            live.judge_by(judge(&catalog, ended), said(&catalog));
         }
-    }
-
-    /// The live screen's state, when following.
-    pub fn live(&self) -> Option<&LivePane> {
-        self.live.as_ref()
     }
 
     /// How many rows the live screen's list shows now.
     pub(super) fn live_rows(&self) -> usize {
-        self.live
-            .as_ref()
+        self.screens
+            .get::<LivePane>()
             .map_or(1, |l| draw::list_rows(self.layout.compare, l))
-    }
-
-    pub(super) fn open_live(&mut self) {
-        if self.live.is_some() {
-            self.popup = Some(Popup::Live);
-        } else {
-            self.status = Some(
-                "not following anything: toolsift explore --follow URL (a gateway's or service's address) or --follow TRACE (a gateway's --trace file)"
-                    .into(),
-            );
-        }
     }
 
     pub(super) fn followed(&mut self, note: Note) -> Vec<Effect> {
@@ -130,7 +115,7 @@ impl App {
                 Vec::new()
             }
         };
-        if let Some(live) = &mut self.live {
+        if let Some(live) = self.screens.get_mut::<LivePane>() {
             live.receive(note, rows);
         }
         fetch
@@ -143,12 +128,12 @@ impl App {
         &mut self,
         result: Result<Arc<Catalog>, crate::follow::FollowError>,
     ) -> Vec<Effect> {
-        let source = self.live.as_ref().map(|l| l.source().clone());
+        let source = self.screens.get::<LivePane>().map(|l| l.source().clone());
         let catalog = match (result, source) {
             (Ok(c), Some(_)) => c,
             (Err(why), Some(crate::follow::Source::Url { url, key })) => {
                 self.follow_catalog = Some((url, key));
-                if let Some(live) = &mut self.live {
+                if let Some(live) = self.screens.get_mut::<LivePane>() {
                     live.message = Some(format!("the gateway's catalog could not be read: {why}"));
                 }
                 return Vec::new();
@@ -159,20 +144,22 @@ impl App {
         self.sources = format!(
             "{} (from {})",
             self.catalog.name(),
-            self.live
-                .as_ref()
+            self.screens
+                .get::<LivePane>()
                 .map_or(String::new(), |l| l.source().shown())
         );
-        if let Some(live) = &mut self.live {
-            live.judge_by(judge(&self.catalog, false), said(&self.catalog));
+        let catalog = self.catalog.clone();
+        if let Some(live) = self.screens.get_mut::<LivePane>() {
+            live.judge_by(judge(&catalog, false), said(&catalog));
         }
         let said = format!(
             "took the followed gateway's catalog: {} tools; misses are judged by it",
             self.catalog.len()
         );
         // Where the screen in front shows it.
-        match &mut self.live {
-            Some(live) if self.popup == Some(Popup::Live) => {
+        let in_front = self.screens.front() == Some(Popup::Live);
+        match self.screens.get_mut::<LivePane>() {
+            Some(live) if in_front => {
                 self.status = None;
                 live.message = Some(said);
             }
@@ -193,7 +180,7 @@ impl App {
                         escape(name),
                         escape(&self.sources)
                     );
-                    if let Some(live) = &mut self.live {
+                    if let Some(live) = self.screens.get_mut::<LivePane>() {
                         live.message = Some(message);
                     }
                     return Vec::new();
@@ -201,7 +188,7 @@ impl App {
             },
             None => None,
         };
-        self.popup = None;
+        self.screens.close_all();
         let mut effects = Vec::new();
         if let Some(query) = explain.query {
             self.query.input.set(&query);
@@ -215,7 +202,7 @@ impl App {
             // why is on screen either way.
             let back = if self.layout.detail_is_popup() {
                 self.detail.open();
-                self.popup = Some(Popup::Detail);
+                self.screens.show(Popup::Detail);
                 "Esc: the catalog; L: back to live"
             } else {
                 "L: back to live"
@@ -283,26 +270,5 @@ impl App {
     /// The provider whose caching the Tokens box prices, if any.
     pub fn caching(&self) -> Option<crate::caching::Pricing> {
         self.caching
-    }
-}
-
-impl App {
-    /// A key no action of the screen in front has: the live screen says
-    /// so (its list would otherwise look as if the key were lost).
-    pub(super) fn unbound(&mut self, key: &crossterm::event::KeyEvent) -> Vec<Effect> {
-        if self.popup == Some(Popup::Live)
-            && let Some(live) = &mut self.live
-        {
-            let help = self
-                .keymap
-                .first(crate::tui::action::Action::Help)
-                .map_or_else(|| "help".to_string(), |k| k.to_string());
-            let name = crate::tui::keymap::Key::from_event(key)
-                .map_or_else(|| "that key".to_string(), |k| k.to_string());
-            live.message = Some(format!(
-                "{name}: not a key of the live screen ({help} lists them)"
-            ));
-        }
-        Vec::new()
     }
 }

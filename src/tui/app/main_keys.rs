@@ -1,14 +1,18 @@
 //! The panes' actions: the main screen's keys once no popup and no text
-//! box has taken them.
+//! box has taken them (a key that opens a screen opens it through the
+//! registry).
 
 use super::{App, Focus, Popup};
 use crate::tui::action::Action;
 use crate::tui::effect::Effect;
-use crate::tui::screen::export::ExportBox;
+use crate::tui::screen;
 
 impl App {
     /// The panes' actions.
     pub(super) fn on_main(&mut self, action: Action) -> Vec<Effect> {
+        if let Some(open) = screen::opener(action) {
+            return self.open_screen(open);
+        }
         match action {
             Action::Quit => self.should_quit = true,
             Action::FocusQuery => {
@@ -58,7 +62,7 @@ impl App {
             Action::OpenDetail => {
                 self.detail.open();
                 if self.layout.detail_is_popup() {
-                    self.popup = Some(Popup::Detail);
+                    self.screens.show(Popup::Detail);
                 } else {
                     self.focus = Focus::Detail;
                 }
@@ -71,35 +75,14 @@ impl App {
                 self.catalog_view.start_typing();
             }
             Action::NextMatch | Action::PrevMatch => self.step_match(action == Action::NextMatch),
-            Action::Settings => {
-                self.editor.open(&self.settings);
-                self.popup = Some(Popup::Settings);
-            }
-            Action::Help => {
-                self.help.open();
-                self.popup = Some(Popup::Help);
-            }
             Action::RetrySearch => return self.retry_search(),
             Action::SendFullCatalog => {
                 let full = self.full_tokens();
                 let message = self.search.send_full_catalog(self.catalog.len(), full);
                 self.status = Some(message);
             }
-            Action::Tune => return self.open_tune(),
-            Action::Compare => return self.open_compare(),
-            Action::QueryHistory => return self.open_history(),
-            Action::Export => match self.export_set().map_or(0, |t| t.len()) {
-                0 => self.status = Some(self.nothing_to_export()),
-                tools => {
-                    // On the format `y` and `e` use: the one chosen last.
-                    self.export = Some(ExportBox::new(tools, self.tool_format));
-                    self.popup = Some(Popup::Export);
-                }
-            },
             Action::CopyTool => return self.copy_tool(),
             Action::OpenTool => return self.open_tool(),
-            Action::Breaker => self.open_breaker(),
-            Action::Live => self.open_live(),
             Action::LogIn => return self.log_in(),
             Action::CachingCosts => self.cycle_caching(),
             other => self.move_in(self.focus, other),

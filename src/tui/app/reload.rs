@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{App, Popup};
+use super::App;
 use crate::catalog::{Catalog, CatalogSource};
 use crate::tui::effect::Effect;
 use crate::tui::pane::catalog::CatalogView;
@@ -72,17 +72,9 @@ impl App {
         self.costs = None;
         self.lints.clear();
         self.findability.clear();
-        self.breaker = None;
-        self.compare = None;
-        self.export = None;
+        self.screens.drop_of_catalog();
         self.picked.clear();
         self.exact = self.exact.as_ref().map(|e| e.afresh());
-        if matches!(
-            self.popup,
-            Some(Popup::Breaker | Popup::Compare | Popup::Export | Popup::Detail)
-        ) {
-            self.popup = None;
-        }
         self.warming = super::warm::Warming::start();
         self.rebuild_view();
         self.rejudge();

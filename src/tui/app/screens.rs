@@ -1,62 +1,94 @@
-//! The screens' keys: the screen in front says what a key asks of the app
-//! (one [`Outcome`] for every screen), and this carries it out: effects
-//! run, the screen closed, settings put in force, a query searched, an
-//! export written.
+//! The screens through their registry: what the screens see of the app
+//! ([`On`]), a screen opened, the action handed to the screen in front and
+//! its [`Outcome`] carried out (effects run, the screen closed, settings
+//! put in force, a query searched, an export written), and a message told
+//! where the screen in front shows it. No screen is named here.
 
-use super::{App, Popup};
+use super::App;
 use crate::settings::Settings;
 use crate::tui::action::Action;
 use crate::tui::effect::Effect;
-use crate::tui::screen::Outcome;
-use crate::tui::screen::breaker::Breaking;
+use crate::tui::layout::ScreenLayout;
+use crate::tui::screen::export::draw::Source;
 use crate::tui::screen::export::write_effect;
-use crate::tui::screen::{compare, history};
+use crate::tui::screen::{On, Open, Outcome, Screens, Told};
 
 impl App {
+    /// What the screens see of the app, laid out as `layout` says.
+    pub fn on<'a>(&'a self, layout: &'a ScreenLayout) -> On<'a> {
+        On {
+            catalog: &self.catalog,
+            settings: &self.settings,
+            handle: &self.handle,
+            keymap: &self.keymap,
+            searcher: &self.searcher,
+            layout,
+            rows: &self.catalog_view.rows,
+            current_tool: self.current_tool().map(|(index, _)| index),
+            host: self.mcp.as_ref(),
+            servers: &self.mcp_servers,
+            catalog_servers: !self.catalog_view.servers.is_empty(),
+            ranker_chosen: self.ranker_chosen(),
+            query: self.query.text(),
+            regex: self.query.is_regex(),
+            history: &self.query.history,
+            export: self.export_source(),
+            tool_format: self.tool_format,
+            costs: self.costs.as_deref().map(Vec::as_slice),
+            caching: self.caching,
+        }
+    }
+
+    /// How many tools an export writes and where they come from, or why
+    /// there are none.
+    fn export_source(&self) -> Result<(usize, Source), String> {
+        match self.export_set().map_or(0, |t| t.len()) {
+            0 => Err(self.nothing_to_export()),
+            tools if !self.picked.is_empty() => Ok((tools, Source::Picked)),
+            tools if self.search.full_catalog => Ok((tools, Source::FullCatalog)),
+            tools => Ok((tools, Source::Loaded)),
+        }
+    }
+
+    /// `f` on the registry, with what the screens see of the app.
+    pub(super) fn with_screens<R>(&mut self, f: impl FnOnce(&mut Screens, &On) -> R) -> R {
+        let mut screens = std::mem::take(&mut self.screens);
+        let result = f(&mut screens, &self.on(&self.layout));
+        self.screens = screens;
+        result
+    }
+
+    /// Opens a screen, or says why it cannot open.
+    pub(super) fn open_screen(&mut self, open: Open) -> Vec<Effect> {
+        match self.with_screens(|screens, on| open(on, screens)) {
+            Ok(effects) => effects,
+            Err(why) => {
+                self.status = Some(why);
+                Vec::new()
+            }
+        }
+    }
+
     /// Hands `action` to the screen in front and carries out its outcome.
     pub(super) fn on_screen(&mut self, action: Action) -> Vec<Effect> {
-        let outcome = match self.popup {
-            Some(Popup::Settings) => self.editor.handle(action),
-            Some(Popup::Tune) => self.with_tune(|tune, on| tune.handle(action, on)),
-            Some(Popup::Breaker) => match &mut self.breaker {
-                Some(pane) => {
-                    let on = Breaking {
-                        catalog: &self.catalog,
-                        tools: &self.catalog_view.rows,
-                        host: self.mcp.as_ref(),
-                    };
-                    pane.handle(action, &on)
-                }
-                None => Outcome::Close,
-            },
-            Some(Popup::Export) => match &mut self.export {
-                Some(b) => b.handle(action),
-                None => Outcome::Close,
-            },
-            Some(Popup::Compare) => {
-                let rows = compare::draw::list_rows(self.layout.compare, self.caching.is_some());
-                match &mut self.compare {
-                    Some(pane) => pane.handle(action, rows),
-                    None => Outcome::Close,
-                }
+        let outcome = self.with_screens(|screens, on| {
+            screens
+                .front_screen_mut()
+                .map(|screen| screen.handle(action, on))
+        });
+        self.carry_out(outcome.unwrap_or(Outcome::Close))
+    }
+
+    /// A key no action of the screen in front has: the screen may say so.
+    pub(super) fn unbound(&mut self, key: &crossterm::event::KeyEvent) -> Vec<Effect> {
+        let name = crate::tui::keymap::Key::from_event(key)
+            .map_or_else(|| "that key".to_string(), |k| k.to_string());
+        self.with_screens(|screens, on| {
+            if let Some(screen) = screens.front_screen_mut() {
+                screen.unbound(&name, on);
             }
-            Some(Popup::Live) => {
-                let rows = self.live_rows();
-                match &mut self.live {
-                    Some(live) => live.handle(action, rows),
-                    None => Outcome::Close,
-                }
-            }
-            Some(Popup::History) => match &mut self.history {
-                Some(list) => {
-                    let area = history::draw::area_for(self.layout.area, list);
-                    list.handle(action, history::draw::list_rows(area))
-                }
-                None => Outcome::Close,
-            },
-            _ => Outcome::Stay,
-        };
-        self.carry_out(outcome)
+        });
+        Vec::new()
     }
 
     fn carry_out(&mut self, outcome: Outcome) -> Vec<Effect> {
@@ -64,20 +96,12 @@ impl App {
             Outcome::Stay => Vec::new(),
             Outcome::Effects(effects) => effects,
             Outcome::Close => {
-                // A screen opened on something (a request, the loaded
-                // tools) goes; the breaker and Tune keep theirs.
-                match self.popup {
-                    Some(Popup::Export) => self.export = None,
-                    Some(Popup::Compare) => self.compare = None,
-                    Some(Popup::History) => self.history = None,
-                    _ => {}
-                }
-                self.close()
+                self.screens.close();
+                Vec::new()
             }
             Outcome::Apply(settings) => self.apply_from_screen(settings),
             Outcome::Search(query) => {
-                self.history = None;
-                self.popup = None;
+                self.screens.close_all();
                 self.query.input.set(&query);
                 let outcome = self.query.handle(Action::InputSubmit);
                 self.on_query(outcome)
@@ -85,8 +109,7 @@ impl App {
             Outcome::Forget(left) => {
                 self.query.history = left;
                 if self.query.history.is_empty() {
-                    self.history = None;
-                    self.popup = None;
+                    self.screens.close();
                     self.status = Some("the query history is empty now".into());
                 }
                 Vec::new()
@@ -96,35 +119,28 @@ impl App {
         }
     }
 
-    /// Settings a screen puts in force; a refusal is told where the screen
-    /// shows it.
+    /// Settings a screen puts in force; the screen says where a refusal
+    /// (or the success) shows.
     fn apply_from_screen(&mut self, settings: Settings) -> Vec<Effect> {
-        match self.popup {
-            Some(Popup::Tune) => {
-                let effects = self.apply_settings(settings);
-                if let Some(e) = self.editor.take_error() {
-                    self.tune.refused(e);
-                }
-                effects
+        let effects = self.apply_settings(settings);
+        let refused = self.editor_mut().take_error();
+        let told = self
+            .screens
+            .front_screen_mut()
+            .map(|screen| screen.applied(refused));
+        self.told(told);
+        effects
+    }
+
+    /// A message where the screen in front said it goes.
+    pub(super) fn told(&mut self, told: Option<Told>) {
+        match told {
+            Some(Told::Close(message)) => {
+                self.screens.close();
+                self.status = Some(message);
             }
-            Some(Popup::Compare) => {
-                let label = self
-                    .compare
-                    .as_ref()
-                    .map_or(String::new(), |c| c.right().way.label.clone());
-                let effects = self.apply_settings(settings);
-                self.status = Some(match self.editor.take_error() {
-                    Some(e) => format!("{label} not put in force: {e}"),
-                    None => {
-                        self.compare = None;
-                        self.popup = None;
-                        format!("{label} is in force (s: the settings)")
-                    }
-                });
-                effects
-            }
-            // The settings popup shows its own refusals.
-            _ => self.apply_settings(settings),
+            Some(Told::Elsewhere(message)) => self.status = Some(message),
+            Some(Told::Shown) | None => {}
         }
     }
 
@@ -138,8 +154,7 @@ impl App {
         // The popup stays until the write is done: a failed one keeps the
         // path typed, to fix.
         let Some(indices) = self.export_set() else {
-            self.export = None;
-            self.popup = None;
+            self.screens.close();
             self.status = Some("nothing to export: no tools are loaded".into());
             return Vec::new();
         };
@@ -147,37 +162,25 @@ impl App {
         match write_effect(format, path, &tools) {
             Ok(effect) => vec![effect],
             Err(why) => {
-                if let Some(b) = &mut self.export {
-                    b.message = Some(why);
-                }
+                let told = self
+                    .screens
+                    .front_screen_mut()
+                    .map(|screen| screen.tell(why, true));
+                self.told(told);
                 Vec::new()
             }
         }
     }
 
-    /// A file written (or not): said where the screen in front shows it;
-    /// a failed export keeps its popup and path.
+    /// A file written (or not): said where the screen in front shows it.
     pub(super) fn written(&mut self, result: Result<String, String>) -> Vec<Effect> {
         let failed = result.is_err();
         let message = result.unwrap_or_else(|e| format!("not written: {e}"));
-        if self.popup == Some(Popup::Export) && failed {
-            // The popup stays with the path typed, to fix.
-            if let Some(b) = &mut self.export {
-                b.message = Some(message);
-            }
-        } else if self.popup == Some(Popup::Export) {
-            self.export = None;
-            self.popup = None;
-            self.status = Some(message);
-        } else if self.popup == Some(Popup::Tune) {
-            self.tune.message = Some(message);
-        } else if self.popup == Some(Popup::Live)
-            && let Some(live) = &mut self.live
-        {
-            live.message = Some(message);
-        } else {
-            self.status = Some(message);
-        }
+        let told = match self.screens.front_screen_mut() {
+            Some(screen) => screen.tell(message, failed),
+            None => Told::Elsewhere(message),
+        };
+        self.told(Some(told));
         Vec::new()
     }
 }

@@ -13,6 +13,8 @@ use crate::tools_handle::Strategy;
 use crate::tui::list::ListState;
 use crate::tui::pane::catalog::{Filter, Sort};
 use crate::tui::pane::results::Results;
+use crate::tui::screen::breaker::BreakerPane;
+use crate::tui::screen::settings::SettingsEditor;
 
 /// The explorer on the demo catalog, as `setup` changes it.
 pub(super) fn demo_setup(setup: impl FnOnce(&mut Setup)) -> (App, Vec<Effect>) {
@@ -320,32 +322,62 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     for _ in 0..9 {
         press(&mut app, KeyCode::Left);
     }
-    assert_eq!(app.editor().edited.initial_tool_count, 0);
     assert_eq!(
-        app.editor().note.as_deref(),
+        app.screen::<SettingsEditor>()
+            .unwrap()
+            .edited
+            .initial_tool_count,
+        0
+    );
+    assert_eq!(
+        app.screen::<SettingsEditor>().unwrap().note.as_deref(),
         Some("initial_tool_count is at its least (0); the other arrow raises it")
     );
-    assert_eq!(app.editor().error, None);
+    assert_eq!(app.screen::<SettingsEditor>().unwrap().error, None);
     assert_eq!(app.settings().initial_tool_count, 0);
     assert_eq!(app.handle().initial_indices().len(), 4);
     press(&mut app, KeyCode::Left);
     press(&mut app, KeyCode::Right);
     assert_eq!(app.settings().initial_tool_count, 1);
-    assert_eq!(app.editor().note, None);
+    assert_eq!(app.screen::<SettingsEditor>().unwrap().note, None);
     // max_loaded_tools: none is the least; none -> 1 (below the 4
     // always-load tools) and back down to none, never to 0.
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Left);
-    assert_eq!(app.editor().edited.max_loaded_tools, None);
-    assert!(app.editor().note.is_some());
-    press(&mut app, KeyCode::Right);
-    assert_eq!(app.editor().edited.max_loaded_tools, Some(1));
-    press(&mut app, KeyCode::Left);
-    assert_eq!(app.editor().edited.max_loaded_tools, None);
-    press(&mut app, KeyCode::Right);
-    assert_eq!(app.editor().edited.max_loaded_tools, Some(1));
     assert_eq!(
-        app.editor().error.as_deref(),
+        app.screen::<SettingsEditor>()
+            .unwrap()
+            .edited
+            .max_loaded_tools,
+        None
+    );
+    assert!(app.screen::<SettingsEditor>().unwrap().note.is_some());
+    press(&mut app, KeyCode::Right);
+    assert_eq!(
+        app.screen::<SettingsEditor>()
+            .unwrap()
+            .edited
+            .max_loaded_tools,
+        Some(1)
+    );
+    press(&mut app, KeyCode::Left);
+    assert_eq!(
+        app.screen::<SettingsEditor>()
+            .unwrap()
+            .edited
+            .max_loaded_tools,
+        None
+    );
+    press(&mut app, KeyCode::Right);
+    assert_eq!(
+        app.screen::<SettingsEditor>()
+            .unwrap()
+            .edited
+            .max_loaded_tools,
+        Some(1)
+    );
+    assert_eq!(
+        app.screen::<SettingsEditor>().unwrap().error.as_deref(),
         Some("max_loaded_tools must be at least the always_load tool count")
     );
     assert_eq!(app.settings().max_loaded_tools, None);
@@ -353,7 +385,7 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
         press(&mut app, KeyCode::Right);
     }
     assert_eq!(app.settings().max_loaded_tools, Some(4));
-    assert_eq!(app.editor().error, None);
+    assert_eq!(app.screen::<SettingsEditor>().unwrap().error, None);
     // max_tools steps from the service's default (8): up is 9.
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Right);
@@ -365,13 +397,16 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
         press(&mut app, KeyCode::Left);
     }
     assert_eq!(app.settings().max_tools, Some(4));
-    assert_eq!(app.editor().error, None);
+    assert_eq!(app.screen::<SettingsEditor>().unwrap().error, None);
     // Below it every search would fail: the editor says so, there, and the
     // last valid value stays in force.
     press(&mut app, KeyCode::Left);
-    assert_eq!(app.editor().edited.max_tools, Some(3));
     assert_eq!(
-        app.editor().error.as_deref(),
+        app.screen::<SettingsEditor>().unwrap().edited.max_tools,
+        Some(3)
+    );
+    assert_eq!(
+        app.screen::<SettingsEditor>().unwrap().error.as_deref(),
         Some(
             "max_tools is 3 but the catalog has 4 always-load tools, which are always loaded; max_tools must be at least 4"
         )
@@ -383,9 +418,12 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     for _ in 0..3 {
         press(&mut app, KeyCode::Left);
     }
-    assert_eq!(app.editor().edited.max_tools, Some(1));
     assert_eq!(
-        app.editor().note.as_deref(),
+        app.screen::<SettingsEditor>().unwrap().edited.max_tools,
+        Some(1)
+    );
+    assert_eq!(
+        app.screen::<SettingsEditor>().unwrap().note.as_deref(),
         Some("max_tools is at its least (1); the other arrow raises it")
     );
     // Up again to the default.
@@ -399,23 +437,34 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Right);
     assert_eq!(
-        app.editor().edited.ranker,
+        app.screen::<SettingsEditor>().unwrap().edited.ranker,
         crate::engine::Ranker::Embeddings
     );
     assert_eq!(app.settings().ranker, crate::engine::Ranker::Bm25);
-    let why = app.editor().error.clone().expect("refused");
+    let why = app
+        .screen::<SettingsEditor>()
+        .unwrap()
+        .error
+        .clone()
+        .expect("refused");
     assert!(
         why.contains("needs an embedding model") && why.contains("--embeddings-local"),
         "{why}"
     );
     assert!(matches!(app.search().results, Results::Found(_)));
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.editor().edited.ranker, crate::engine::Ranker::Hybrid);
+    assert_eq!(
+        app.screen::<SettingsEditor>().unwrap().edited.ranker,
+        crate::engine::Ranker::Hybrid
+    );
     assert_eq!(app.settings().ranker, crate::engine::Ranker::Bm25);
-    assert!(app.editor().error.is_some());
+    assert!(app.screen::<SettingsEditor>().unwrap().error.is_some());
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.editor().edited.ranker, app.settings().ranker);
-    assert!(app.editor().error.is_none());
+    assert_eq!(
+        app.screen::<SettingsEditor>().unwrap().edited.ranker,
+        app.settings().ranker
+    );
+    assert!(app.screen::<SettingsEditor>().unwrap().error.is_none());
     assert!(matches!(app.search().results, Results::Found(_)));
     // Token basis: new costs are counted.
     press(&mut app, KeyCode::Down);
@@ -489,12 +538,12 @@ fn b_opens_the_breaker_on_the_highlighted_tool() {
     press(&mut app, KeyCode::Char('j'));
     press(&mut app, KeyCode::Char('b'));
     assert_eq!(app.popup(), Some(Popup::Breaker));
-    let pane = app.breaker().unwrap();
+    let pane = app.screen::<BreakerPane>().unwrap();
     assert_eq!(app.tool(pane.tool).name, "get_ticket");
     for _ in 0..4 {
         press(&mut app, KeyCode::Enter);
     }
-    let pane = app.breaker().unwrap();
+    let pane = app.screen::<BreakerPane>().unwrap();
     assert_eq!(pane.log.len(), 4);
     assert!(!pane.log[3].ran);
     // q and Esc close the simulator, not the explorer; the log survives.
@@ -502,7 +551,7 @@ fn b_opens_the_breaker_on_the_highlighted_tool() {
     assert_eq!(app.popup(), None);
     assert!(!app.should_quit());
     press(&mut app, KeyCode::Char('b'));
-    assert_eq!(app.breaker().unwrap().log.len(), 4);
+    assert_eq!(app.screen::<BreakerPane>().unwrap().log.len(), 4);
     // Ctrl-C still quits from inside.
     app.update(key_mod(KeyCode::Char('c'), KeyModifiers::CONTROL));
     assert!(app.should_quit());
@@ -563,7 +612,7 @@ fn opening_a_trace_is_an_effect_whose_answer_comes_back() {
     app.update(Msg::Type("@example".into()));
     let effects = app.update(key(KeyCode::Enter));
     // Nothing was read inside update: the read is asked for.
-    assert!(app.breaker().unwrap().trace.is_none());
+    assert!(app.screen::<BreakerPane>().unwrap().trace.is_none());
     assert!(
         matches!(effects.as_slice(), [Effect::LoadTrace { path }] if path == "@example"),
         "{effects:?}"
@@ -574,7 +623,7 @@ fn opening_a_trace_is_an_effect_whose_answer_comes_back() {
         matches!(&answer, Msg::TraceLoaded { path, result: Ok(calls) } if path == "@example" && !calls.is_empty())
     );
     app.update(answer);
-    let trace = app.breaker().unwrap().trace.as_ref().unwrap();
+    let trace = app.screen::<BreakerPane>().unwrap().trace.as_ref().unwrap();
     assert_eq!(trace.origin, "@example");
     assert!(
         app.layout().breaker.trace.is_some(),
@@ -586,7 +635,7 @@ fn opening_a_trace_is_an_effect_whose_answer_comes_back() {
     app.update(Msg::Type("/no/such/trace.jsonl".into()));
     let effects = app.update(key(KeyCode::Enter));
     settle(&mut app, effects);
-    let pane = app.breaker().unwrap();
+    let pane = app.screen::<BreakerPane>().unwrap();
     assert!(pane.message.as_deref().unwrap().contains("cannot read"));
     assert_eq!(pane.trace.as_ref().unwrap().origin, "@example", "kept");
 }

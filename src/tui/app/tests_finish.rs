@@ -11,6 +11,9 @@ use ratatui::backend::TestBackend;
 
 use super::tests::{press, started};
 use super::*;
+use crate::tui::screen::breaker::BreakerPane;
+use crate::tui::screen::help::HelpState;
+use crate::tui::screen::settings::SettingsEditor;
 use crate::tui::ui;
 
 /// The app at `w` x `h`, drawn once (drawing records how far texts scroll).
@@ -117,13 +120,13 @@ fn the_detail_pane_and_help_clamp_too() {
     let rows = key(&mut app, KeyCode::Char('G'));
     let shown = inside(&rows, app.layout().help_popup);
     assert!(!blank(&shown[shown.len() - 3..]), "{shown:#?}");
-    let end = app.help().scroll.pos();
+    let end = app.screen::<HelpState>().unwrap().scroll.pos();
     for _ in 0..30 {
         key(&mut app, KeyCode::Char('j'));
     }
-    assert_eq!(app.help().scroll.pos(), end);
+    assert_eq!(app.screen::<HelpState>().unwrap().scroll.pos(), end);
     key(&mut app, KeyCode::Char('k'));
-    assert_eq!(app.help().scroll.pos(), end - 1);
+    assert_eq!(app.screen::<HelpState>().unwrap().scroll.pos(), end - 1);
 }
 
 #[test]
@@ -222,8 +225,19 @@ fn settings_run_the_searchs_checks_where_they_are_edited() {
     for _ in 0..3 {
         press(&mut app, KeyCode::Right);
     }
-    assert_eq!(app.editor().edited.max_loaded_tools, Some(3));
-    let error = app.editor().error.clone().unwrap_or_default();
+    assert_eq!(
+        app.screen::<SettingsEditor>()
+            .unwrap()
+            .edited
+            .max_loaded_tools,
+        Some(3)
+    );
+    let error = app
+        .screen::<SettingsEditor>()
+        .unwrap()
+        .error
+        .clone()
+        .unwrap_or_default();
     assert!(error.starts_with("max_loaded_tools is 3"), "{error}");
     assert!(error.contains("at least 4"), "{error}");
     assert_eq!(app.settings().max_loaded_tools, None, "not in force");
@@ -239,15 +253,15 @@ fn the_argument_editor_gives_the_keyboard_back_after_sending() {
     let mut app = started();
     key(&mut app, KeyCode::Char('b'));
     key(&mut app, KeyCode::Char('e'));
-    assert!(app.breaker().unwrap().is_typing());
+    assert!(app.screen::<BreakerPane>().unwrap().is_typing());
     key(&mut app, KeyCode::Enter);
-    let pane = app.breaker().unwrap();
+    let pane = app.screen::<BreakerPane>().unwrap();
     assert!(!pane.is_typing(), "sent: the editor closes");
     assert_eq!(pane.log.len(), 1);
     let args = pane.args.text.clone();
     // L now loops; nothing is typed into the JSON.
     key(&mut app, KeyCode::Char('L'));
-    let pane = app.breaker().unwrap();
+    let pane = app.screen::<BreakerPane>().unwrap();
     assert_eq!(pane.args.text, args);
     assert!(pane.log.len() > 1);
 }
@@ -259,7 +273,7 @@ fn a_call_opens_whole_and_the_trace_prompt_shows_its_errors() {
     key(&mut app, KeyCode::Char('L'));
     key(&mut app, KeyCode::Char('k'));
     key(&mut app, KeyCode::Char('v'));
-    let pane = app.breaker().unwrap();
+    let pane = app.screen::<BreakerPane>().unwrap();
     let row = pane.viewing().expect("a call is open");
     assert_eq!(
         row,
@@ -277,7 +291,7 @@ fn a_call_opens_whole_and_the_trace_prompt_shows_its_errors() {
         "{text}"
     );
     key(&mut app, KeyCode::Esc);
-    assert_eq!(app.breaker().unwrap().viewing(), None);
+    assert_eq!(app.screen::<BreakerPane>().unwrap().viewing(), None);
     assert_eq!(
         app.popup(),
         Some(Popup::Breaker),
@@ -293,7 +307,7 @@ fn a_call_opens_whole_and_the_trace_prompt_shows_its_errors() {
         crossterm::event::KeyModifiers::NONE,
     ));
     app.settle(effects);
-    let pane = app.breaker().unwrap();
+    let pane = app.screen::<BreakerPane>().unwrap();
     assert!(pane.path.is_some(), "the prompt opens again");
     let rows = draw(&app);
     let text = rows.join("\n");

@@ -7,6 +7,8 @@ use crossterm::event::KeyCode;
 use super::Focus;
 use super::tests_finish::{draw, key, sized};
 use super::tests_trust::query;
+use crate::tui::screen::breaker::BreakerPane;
+use crate::tui::screen::help::HelpState;
 
 /// The text of the side detail pane (with its borders).
 fn detail_text(app: &super::App, rows: &[String]) -> String {
@@ -126,7 +128,7 @@ fn slash_finds_words_in_help() {
     for c in "breaker".chars() {
         key(&mut app, KeyCode::Char(c));
     }
-    assert!(app.help().scroll.pos() > 0);
+    assert!(app.screen::<HelpState>().unwrap().scroll.pos() > 0);
     let rows = key(&mut app, KeyCode::Enter);
     assert_eq!(app.popup(), Some(super::Popup::Help));
     assert!(
@@ -137,7 +139,7 @@ fn slash_finds_words_in_help() {
     key(&mut app, KeyCode::Char('/'));
     key(&mut app, KeyCode::Char('q'));
     assert!(!app.should_quit());
-    assert_eq!(app.help().find.words(), "q");
+    assert_eq!(app.screen::<HelpState>().unwrap().find.words(), "q");
 }
 
 #[test]
@@ -189,7 +191,7 @@ fn the_call_log_follows_the_picked_call_and_says_which_it_is() {
     // Two loops: more calls than the log has rows for.
     key(&mut app, KeyCode::Char('L'));
     let rows = key(&mut app, KeyCode::Char('L'));
-    let calls = app.breaker().unwrap().log.len();
+    let calls = app.screen::<BreakerPane>().unwrap().log.len();
     assert!(calls >= 8, "{calls}");
     let text = rows.join("\n");
     assert!(text.contains(&format!(" {calls}/{calls} ")), "{text}");

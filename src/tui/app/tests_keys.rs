@@ -6,6 +6,8 @@ use crossterm::event::KeyCode;
 use super::tests::{demo_with, press, settle, started};
 use super::*;
 use crate::tools_handle::Strategy;
+use crate::tui::screen::breaker::BreakerPane;
+use crate::tui::screen::settings::SettingsEditor;
 
 /// The built-in keymap with a user config file's `[keys]` over it.
 fn keymap_from_toml(text: &str) -> Keymap {
@@ -57,9 +59,13 @@ settings_increase = ["p"]
     press(&mut app, KeyCode::Char('s'));
     assert_eq!(app.popup(), Some(Popup::Settings));
     press(&mut app, KeyCode::Down);
-    assert_eq!(app.editor().row, 0, "↓ is no longer settings_down");
+    assert_eq!(
+        app.screen::<SettingsEditor>().unwrap().row,
+        0,
+        "↓ is no longer settings_down"
+    );
     press(&mut app, KeyCode::Char('n'));
-    assert_eq!(app.editor().row, 1);
+    assert_eq!(app.screen::<SettingsEditor>().unwrap().row, 1);
     press(&mut app, KeyCode::Right);
     assert_eq!(app.settings().initial_tool_count, 8, "→ no longer raises");
     press(&mut app, KeyCode::Char('p'));
@@ -74,12 +80,12 @@ settings_increase = ["p"]
     assert_eq!(app.popup(), Some(Popup::Breaker));
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Char('+'));
-    let pane = app.breaker().unwrap();
+    let pane = app.screen::<BreakerPane>().unwrap();
     assert!(pane.log.is_empty());
     assert_eq!(pane.breaker.threshold(), 3);
     press(&mut app, KeyCode::Char('x'));
     press(&mut app, KeyCode::Char('u'));
-    let pane = app.breaker().unwrap();
+    let pane = app.screen::<BreakerPane>().unwrap();
     assert_eq!(pane.log.len(), 1);
     assert_eq!(pane.breaker.threshold(), 4);
     // Help and the key lines show the new keys, not the old ones.
@@ -113,7 +119,7 @@ fn every_key_is_an_action_that_scripts_can_send() {
     };
     // An action of another screen does nothing.
     act(&mut app, Action::BreakerCall);
-    assert!(app.breaker().is_none());
+    assert!(app.screen::<BreakerPane>().is_none());
     act(&mut app, Action::FocusQuery);
     app.update(Msg::Type("refund".into()));
     let effects = app.update(Msg::Type(" payment".into()));

@@ -137,11 +137,11 @@ pub(super) fn type_args(app: &mut App, args: &str) {
     ] {
         assert!(app.update(msg).is_empty());
     }
-    assert_eq!(app.breaker().unwrap().args.text, args);
+    assert_eq!(app.screen::<BreakerPane>().unwrap().args.text, args);
 }
 
 fn pane(app: &App) -> &BreakerPane {
-    app.breaker().unwrap()
+    app.screen::<BreakerPane>().unwrap()
 }
 
 /// The one real call among `effects`: (id, server, tool, arguments).

@@ -11,6 +11,7 @@ use super::*;
 use crate::engine::Ranker;
 use crate::tui::help::{KeyLine, key_line};
 use crate::tui::pane::results::Results;
+use crate::tui::screen::settings::SettingsEditor;
 use crate::tui::ui;
 
 fn toggle(app: &mut App) -> Vec<Effect> {
@@ -164,7 +165,7 @@ fn the_key_is_in_the_key_line_and_help_and_the_settings_never_cycle_to_regex() {
     }
     for _ in 0..6 {
         press(&mut app, KeyCode::Right);
-        seen.push(app.editor().edited.ranker);
+        seen.push(app.screen::<SettingsEditor>().unwrap().edited.ranker);
     }
     assert!(!seen.contains(&Ranker::Regex), "{seen:?}");
 }

@@ -7,6 +7,9 @@ use crossterm::event::KeyCode;
 use super::tests_finish::{draw, key, sized};
 use super::tests_trust::query;
 use super::{Focus, Popup};
+use crate::tui::screen::breaker::BreakerPane;
+use crate::tui::screen::export::ExportBox;
+use crate::tui::screen::live::LivePane;
 
 fn always(app: &super::App) -> usize {
     (0..app.catalog().len())
@@ -72,7 +75,12 @@ fn keys_that_cannot_act_say_why() {
     for _ in 0..30 {
         key(&mut app, KeyCode::Char('-'));
     }
-    let said = app.breaker().unwrap().message.clone().unwrap_or_default();
+    let said = app
+        .screen::<BreakerPane>()
+        .unwrap()
+        .message
+        .clone()
+        .unwrap_or_default();
     assert!(said.contains("at its least"), "{said}");
 }
 
@@ -137,12 +145,12 @@ fn a_failed_export_keeps_the_popup_and_the_path_typed() {
     for c in "x/nowhere/out.json".chars() {
         key(&mut app, KeyCode::Char(c));
     }
-    let typed = app.export().unwrap().path.text.clone();
+    let typed = app.screen::<ExportBox>().unwrap().path.text.clone();
     app.update(super::Msg::Written(Err(
         "cannot write x/nowhere/out.json".into()
     )));
     assert_eq!(app.popup(), Some(Popup::Export));
-    assert_eq!(app.export().unwrap().path.text, typed);
+    assert_eq!(app.screen::<ExportBox>().unwrap().path.text, typed);
     let rows = draw(&app).join("\n");
     assert!(rows.contains("not written: cannot write"), "{rows}");
 }
@@ -221,7 +229,7 @@ fn a_gateway_reached_after_the_start_gives_its_catalog_then() {
         });
     });
     super::tests::settle(&mut app, effects);
-    assert!(!app.live().unwrap().judged());
+    assert!(!app.screen::<LivePane>().unwrap().judged());
     let effects = app.update(super::Msg::Followed(crate::follow::Note::Connected));
     assert!(
         matches!(&effects[..], [crate::tui::effect::Effect::FetchFollowedCatalog { events_url, key }]
@@ -234,8 +242,13 @@ fn a_gateway_reached_after_the_start_gives_its_catalog_then() {
     let effects = app.update(super::Msg::FollowedCatalog(Ok(std::sync::Arc::new(theirs))));
     super::tests::settle(&mut app, effects);
     assert_eq!(app.catalog().len(), 1);
-    assert!(app.live().unwrap().judged());
-    assert!(app.live().unwrap().judged_by().starts_with("mcp: git"));
+    assert!(app.screen::<LivePane>().unwrap().judged());
+    assert!(
+        app.screen::<LivePane>()
+            .unwrap()
+            .judged_by()
+            .starts_with("mcp: git")
+    );
     assert!(app.sources().contains("(from http://127.0.0.1:9/events)"));
     // Connected again: nothing more to take.
     let effects = app.update(super::Msg::Followed(crate::follow::Note::Connected));

@@ -5,6 +5,8 @@ use crossterm::event::KeyCode;
 
 use super::Focus;
 use super::tests_finish::{draw, key, sized};
+use crate::tui::screen::export::ExportBox;
+use crate::tui::screen::tune::TunePane;
 
 /// Types `text` in the query box (opened with `/`), drawing as the loop
 /// does.
@@ -206,7 +208,7 @@ fn the_export_popup_opens_on_the_format_y_copies_in_and_y_copies_from_the_detail
     // Opened again: on that format.
     key(&mut app, KeyCode::Char('x'));
     assert_eq!(
-        app.export.as_ref().unwrap().format,
+        app.screen::<ExportBox>().unwrap().format,
         PayloadFormat::OpenaiChat
     );
     key(&mut app, KeyCode::Esc);
@@ -347,12 +349,22 @@ fn moving_the_cap_or_the_initial_count_says_what_it_measures() {
     let mut app = super::tests_tune::tuned();
     let (cap, _) = app.tune_current().unwrap();
     key(&mut app, KeyCode::Char('+'));
-    let said = app.tune().message.clone().unwrap_or_default();
+    let said = app
+        .screen::<TunePane>()
+        .unwrap()
+        .message
+        .clone()
+        .unwrap_or_default();
     assert!(
         said.starts_with(&format!("cap {cap} → {}: ", cap + 1)) && said.contains("fully served"),
         "{said}"
     );
     key(&mut app, KeyCode::Char(']'));
-    let said = app.tune().message.clone().unwrap_or_default();
+    let said = app
+        .screen::<TunePane>()
+        .unwrap()
+        .message
+        .clone()
+        .unwrap_or_default();
     assert!(said.starts_with("initial_tool_count "), "{said}");
 }

@@ -11,6 +11,8 @@ use crate::tools_handle::Strategy;
 use crate::tui::effect::SearchAnswer;
 use crate::tui::pane::catalog::Filter;
 use crate::tui::pane::results::Results;
+use crate::tui::screen::breaker::BreakerPane;
+use crate::tui::screen::tune::TunePane;
 
 /// The demo explorer, as `setup` changes it, its first effects run.
 fn started_with(setup: impl FnOnce(&mut Setup)) -> App {
@@ -37,7 +39,12 @@ pub(super) fn tuned() -> App {
 #[test]
 fn the_tune_screen_measures_the_demo_requests_and_marks_the_setting() {
     let app = tuned();
-    let report = app.tune().report().expect("measured").clone();
+    let report = app
+        .screen::<TunePane>()
+        .unwrap()
+        .report()
+        .expect("measured")
+        .clone();
     assert_eq!(report.queries, 42);
     assert_eq!(report.catalog_tools, app.catalog().len());
     // Deferred with no caps: the service's default cap of 8, and the
@@ -76,7 +83,12 @@ fn cap_keys_move_the_current_mark_and_apply_takes_the_recommendation() {
     }
     let floor = app.settings().max_loaded_tools;
     assert!(floor.is_some_and(|m| m >= 1), "{floor:?}");
-    let rec = app.tune().report().unwrap().recommended;
+    let rec = app
+        .screen::<TunePane>()
+        .unwrap()
+        .report()
+        .unwrap()
+        .recommended;
     press(&mut app, KeyCode::Char('a'));
     assert_eq!(app.settings().strategy, Strategy::Deferred);
     assert_eq!(app.settings().max_loaded_tools, Some(rec.max_tools as i64));
@@ -86,25 +98,26 @@ fn cap_keys_move_the_current_mark_and_apply_takes_the_recommendation() {
     );
     assert_eq!(app.tune_current().map(|c| c.0), Some(rec.max_tools));
     assert!(
-        app.tune()
+        app.screen::<TunePane>()
+            .unwrap()
             .message
             .as_deref()
             .unwrap()
             .starts_with("applied")
     );
     // The measurement is for the same catalog and ranker: not redone.
-    assert!(app.tune().report().is_some());
+    assert!(app.screen::<TunePane>().unwrap().report().is_some());
 }
 
 #[test]
 fn a_new_catalog_or_ranker_makes_the_measurement_stale() {
     let mut app = tuned();
-    let first = app.tune().generation;
+    let first = app.screen::<TunePane>().unwrap().generation;
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('a')); // always-load toggled: a new catalog
     press(&mut app, KeyCode::Char('t'));
-    assert_eq!(app.tune().generation, first + 1);
-    assert!(app.tune().report().is_some());
+    assert_eq!(app.screen::<TunePane>().unwrap().generation, first + 1);
+    assert!(app.screen::<TunePane>().unwrap().report().is_some());
 }
 
 #[test]
@@ -114,7 +127,7 @@ fn saving_writes_the_settings_to_the_config_file() {
     let mut app = tuned_saving_to(Some(path.clone()));
     press(&mut app, KeyCode::Char('a'));
     press(&mut app, KeyCode::Char('s'));
-    let message = app.tune().message.clone().unwrap();
+    let message = app.screen::<TunePane>().unwrap().message.clone().unwrap();
     assert!(message.starts_with("saved the settings to"), "{message}");
     let c = crate::config::Config::load_with(Some(&path), &|_| None).unwrap();
     assert_eq!(
@@ -132,11 +145,11 @@ fn a_bad_request_file_is_an_error_on_the_screen() {
     let mut app = started();
     press(&mut app, KeyCode::Char('t'));
     // No file yet: the prompt opens at once.
-    assert!(app.tune().is_typing());
+    assert!(app.screen::<TunePane>().unwrap().is_typing());
     let effects = app.update(Msg::Type("/no/such/requests.jsonl".into()));
     app.settle(effects);
     press(&mut app, KeyCode::Enter);
-    match &app.tune().state {
+    match &app.screen::<TunePane>().unwrap().state {
         crate::tui::screen::tune::TuneState::Failed(e) => {
             assert!(e.contains("/no/such/requests.jsonl"), "{e}")
         }
@@ -330,9 +343,14 @@ fn the_default_tour_plays_through_the_app() {
         app.query().text(),
         "find a free slot for a meeting with Acme on Friday"
     );
-    let rec = app.tune().report().expect("measured").recommended;
+    let rec = app
+        .screen::<TunePane>()
+        .unwrap()
+        .report()
+        .expect("measured")
+        .recommended;
     assert_eq!(app.settings().max_loaded_tools, Some(rec.max_tools as i64));
-    let breaker = app.breaker().expect("the breaker ran");
+    let breaker = app.screen::<BreakerPane>().expect("the breaker ran");
     assert!(
         breaker.log.iter().any(|c| !c.ran),
         "the breaker never tripped"

@@ -110,8 +110,9 @@ impl App {
                 let ranker = crate::engine::Ranker::Hybrid;
                 self.settings.ranker = ranker;
                 self.ranker_at_start.0 = ranker;
-                if self.popup != Some(super::Popup::Settings) {
-                    self.editor = crate::tui::screen::settings::SettingsEditor::new(&self.settings);
+                if self.screens.front() != Some(super::Popup::Settings) {
+                    let editor = crate::tui::screen::settings::SettingsEditor::new(&self.settings);
+                    self.screens.hold(Box::new(editor));
                 }
                 self.status =
                     Some("the search model is here: ranking with hybrid from now on".into());

@@ -1,9 +1,10 @@
 //! Screens that own everything of theirs in one folder: the state with
 //! private fields, the keys (what a key does to the screen and what it
-//! asks of the app, one [`Outcome`]), the key line, and the drawing. A
-//! new screen goes here as `screen/<name>/` (see `compare/`); the app
-//! holds it, hands it the actions of its context, and carries out its
-//! outcome.
+//! asks of the app, one [`Outcome`]), the key line, and the drawing, all
+//! through one trait, [`Screen`]. A new screen goes here as
+//! `screen/<name>/` (see `history/`), with its line in [`OPENED_BY`] and
+//! its [`Popup`]; the app holds it in the registry ([`Screens`]), hands it
+//! the actions of its context, and carries out its outcome.
 
 pub mod breaker;
 pub mod compare;
@@ -13,6 +14,13 @@ pub mod history;
 pub mod live;
 pub mod settings;
 pub mod tune;
+
+mod front;
+mod registry;
+pub use front::{On, Open, Screen, Told};
+pub use registry::Screens;
+
+use crate::tui::action::Action;
 
 use crate::settings::Settings;
 use crate::tui::effect::Effect;
@@ -41,4 +49,45 @@ pub enum Outcome {
         format: crate::provider::PayloadFormat,
         path: String,
     },
+}
+
+/// Which screen (or popup) is in front.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Popup {
+    Help,
+    Settings,
+    /// The detail pane as a popup (narrow terminals): the app's own.
+    Detail,
+    /// The breaker simulator (a full screen).
+    Breaker,
+    /// The Tune screen (a full screen).
+    Tune,
+    /// The export of the loaded tools to a file.
+    Export,
+    /// The comparison of two ways of searching (a full screen).
+    Compare,
+    /// The queries committed this run.
+    History,
+    /// The followed traffic (a full screen).
+    Live,
+}
+
+/// The main screen's keys that open a screen, and how each opens.
+pub const OPENED_BY: &[(Action, Open)] = &[
+    (Action::Help, help::open),
+    (Action::Settings, settings::open),
+    (Action::Breaker, breaker::open),
+    (Action::Tune, tune::open),
+    (Action::Export, export::open),
+    (Action::Compare, compare::open),
+    (Action::QueryHistory, history::open),
+    (Action::Live, live::open),
+];
+
+/// How the screen `action` opens, if it opens one.
+pub fn opener(action: Action) -> Option<Open> {
+    OPENED_BY
+        .iter()
+        .find(|(a, _)| *a == action)
+        .map(|(_, open)| *open)
 }

@@ -20,7 +20,6 @@ use super::app::{App, Focus, Popup};
 use super::layout::{MIN_SIZE, layout};
 pub(crate) use super::paint::{Theme, key_line, pane};
 use super::pane::{catalog, detail, query, results};
-use super::screen;
 
 /// A demo's caption: one short sentence, bold in a box across the screen,
 /// with the demo's keys in its border.
@@ -99,85 +98,15 @@ pub fn draw(f: &mut Frame, app: &App) {
         draw_caption(f, area, app, &theme);
     }
     match app.popup() {
-        Some(Popup::Help) => screen::help::draw::draw(
-            f,
-            l.help_popup,
-            app.help(),
-            app.keymap(),
-            app.mcp_servers(),
-            !app.catalog_view().servers.is_empty(),
-            &theme,
-        ),
-        Some(Popup::Settings) => screen::settings::draw::draw(
-            f,
-            l.settings_popup,
-            app.editor(),
-            app.settings(),
-            app.sent_initial(),
-            &theme,
-        ),
-        Some(Popup::Breaker) => {
-            if let Some(pane) = app.breaker() {
-                let seen = screen::breaker::draw::Seen {
-                    pane,
-                    catalog: app.catalog(),
-                    keymap: app.keymap(),
-                    mcp_live: app.mcp_live(),
-                };
-                screen::breaker::draw::draw(f, &l.breaker, &seen, &theme);
-            }
-        }
-        Some(Popup::Tune) => {
-            let seen = screen::tune::draw::Seen {
-                tune: app.tune(),
-                keymap: app.keymap(),
-                settings: app.settings(),
-                handle: app.handle(),
-                current: app.tune_current(),
-                always_load: app.always_load_count(),
-            };
-            screen::tune::draw::draw(f, &l.tune, &seen, &theme);
-        }
-        Some(Popup::History) => {
-            if let Some(list) = app.history_list() {
-                let area = screen::history::draw::area_for(l.area, list);
-                screen::history::draw::draw(f, area, list, &theme);
-            }
-        }
-        Some(Popup::Live) => {
-            if let Some(live) = app.live() {
-                screen::live::draw::draw(f, l.compare, live, &theme);
-            }
-        }
-        Some(Popup::Compare) => {
-            if let Some(pane) = app.compare() {
-                let caching = app.caching().and_then(|p| {
-                    caching::compare_line(
-                        app,
-                        pane,
-                        &p,
-                        usize::from(l.compare.width).saturating_sub(4),
-                    )
-                });
-                screen::compare::draw::draw(f, l.compare, pane, app.catalog(), caching, &theme);
-            }
-        }
-        Some(Popup::Export) => {
-            if let Some(b) = app.export() {
-                use screen::export::draw::Source;
-                let source = if !app.picked().is_empty() {
-                    Source::Picked
-                } else if app.search().full_catalog {
-                    Source::FullCatalog
-                } else {
-                    Source::Loaded
-                };
-                screen::export::draw::draw(f, l.export_popup, b, source, app.keymap(), &theme);
-            }
-        }
         Some(Popup::Detail) => {
             f.render_widget(Clear, l.detail_popup);
             detail::draw::draw_pane(f, l.detail_popup, app, &theme);
+        }
+        // The screen in front draws itself over the main screen.
+        Some(_) => {
+            if let Some(screen) = app.screens().front_screen() {
+                screen.draw(f, &app.on(l), &theme);
+            }
         }
         None => {
             if app.focus() == Focus::Query {

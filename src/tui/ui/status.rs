@@ -17,13 +17,21 @@ use crate::tui::text;
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme, caption: Option<Rect>) {
     // While a demo plays, the viewer's keys steer the player, not the
     // explorer: the line gives those.
-    let hints = match app.demo() {
-        Some(paused) => demo_keys(paused),
-        None => {
+    let screen = app.screens().front_screen().filter(|_| !app.finding());
+    let hints = match (app.demo(), screen) {
+        (Some(paused), _) => demo_keys(paused),
+        (None, Some(screen)) => crate::tui::help::screen_line(
+            app.keymap(),
+            screen.keys(),
+            screen.context() == crate::tui::action::Context::Input,
+            screen.id() != Popup::Help,
+        ),
+        (None, None) => {
             let line = which_line(app);
             let mut hints = keys_of(app.keymap(), line);
             // The live screen's key, only when something is followed.
-            if line == KeyLine::Main && app.live().is_none() {
+            if line == KeyLine::Main && app.screen::<crate::tui::screen::live::LivePane>().is_none()
+            {
                 let live = app.keymap().first(crate::tui::action::Action::Live);
                 hints.retain(|h| live.as_ref().is_none_or(|k| h.keys != k.to_string()));
             }
@@ -73,27 +81,15 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme, caption: Option
     f.render_widget(Paragraph::new(line), area);
 }
 
-/// The key line of the screen in front.
+/// The key line of the main screen or the detail popup (a screen gives
+/// its own).
 pub fn which_line(app: &App) -> KeyLine {
     if app.finding() {
         return KeyLine::Find;
     }
     match app.popup() {
-        Some(Popup::Help) => KeyLine::Help,
         Some(Popup::Detail) => KeyLine::Detail,
-        Some(Popup::Settings) => KeyLine::Settings,
-        Some(Popup::Export) => KeyLine::Export,
-        Some(Popup::Tune) if app.tune().is_typing() => KeyLine::TuneInput,
-        Some(Popup::Tune) => KeyLine::Tune,
-        Some(Popup::Compare) => KeyLine::Compare,
-        Some(Popup::History) => KeyLine::History,
-        Some(Popup::Live) => KeyLine::Live,
-        Some(Popup::Breaker) => match app.breaker() {
-            Some(p) if p.confirming() => KeyLine::Confirm,
-            Some(p) if p.is_typing() => KeyLine::BreakerInput,
-            Some(p) if p.viewing().is_some() => KeyLine::CallView,
-            _ => KeyLine::Breaker,
-        },
+        Some(_) => KeyLine::Main,
         None if app.catalog_view().typing => KeyLine::NameFilter,
         None if app.focus() == Focus::Query => KeyLine::Query,
         None if app.focus() == Focus::Detail => KeyLine::DetailPane,

@@ -6,11 +6,12 @@ use crossterm::event::KeyCode;
 use toolsift::tui::app::App;
 
 use crate::common::explorer::{demo as app, demo_with as app_with, keys, screen, type_text};
+use toolsift::tui::screen::tune::TunePane;
 
 fn tune_screen(width: u16, height: u16) -> App {
     let mut app = app_with(width, height, |s| s.queries = Some("@demo".into()));
     keys(&mut app, &[KeyCode::Char('t')]);
-    assert!(app.tune().report().is_some());
+    assert!(app.screen::<TunePane>().unwrap().report().is_some());
     app
 }
 
@@ -152,7 +153,8 @@ fn tune_table_says_which_caps_it_cannot_show() {
     let s = screen(&app);
     if s.contains("cap  loaded  lenient") {
         let last = app
-            .tune()
+            .screen::<TunePane>()
+            .unwrap()
             .report()
             .unwrap()
             .points

@@ -11,6 +11,8 @@
 
 mod confirm;
 pub mod draw;
+mod screen;
+pub use screen::open;
 
 use crate::tui::action::KeyGroup;
 

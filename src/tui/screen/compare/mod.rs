@@ -11,6 +11,8 @@
 //! is dropped.
 
 pub mod draw;
+mod screen;
+pub use screen::open;
 
 use crate::tui::action::KeyGroup;
 

@@ -4,9 +4,11 @@
 
 pub mod draw;
 
-use crate::tui::action::KeyGroup;
+use ratatui::Frame;
 
-use super::Outcome;
+use super::{On, Outcome, Popup, Screen, Screens, Told};
+use crate::tui::action::{Context, KeyGroup};
+use crate::tui::paint::Theme;
 
 use clap::ValueEnum;
 
@@ -153,6 +155,60 @@ pub fn write_effect(
         path,
         text,
     })
+}
+
+/// The popup opens on the tools an export writes (on the format chosen
+/// last), or says why there are none.
+pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, String> {
+    let (tools, _) = on.export.clone()?;
+    screens.hold(Box::new(ExportBox::new(tools, on.tool_format)));
+    screens.show(Popup::Export);
+    Ok(Vec::new())
+}
+
+impl Screen for ExportBox {
+    fn id(&self) -> Popup {
+        Popup::Export
+    }
+
+    /// The path is a text box: it has the keyboard.
+    fn context(&self) -> Context {
+        Context::Input
+    }
+
+    fn keys(&self) -> &'static [KeyGroup] {
+        KEYS
+    }
+
+    fn handle(&mut self, action: Action, _on: &On) -> Outcome {
+        ExportBox::handle(self, action)
+    }
+
+    fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
+        let source = on
+            .export
+            .as_ref()
+            .map_or(draw::Source::Loaded, |(_, source)| *source);
+        draw::draw(f, on.layout.export_popup, self, source, on.keymap, theme);
+    }
+
+    fn type_text(&mut self, text: &str) {
+        ExportBox::type_text(self, text);
+    }
+
+    /// A failed write keeps the popup with the path typed, to fix.
+    fn tell(&mut self, message: String, failed: bool) -> Told {
+        if failed {
+            self.message = Some(message);
+            Told::Shown
+        } else {
+            Told::Close(message)
+        }
+    }
+
+    fn of_catalog(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -4,11 +4,14 @@
 pub mod draw;
 pub mod rows;
 
-use crate::tui::action::KeyGroup;
+use ratatui::Frame;
 
-use crate::tui::action::Action;
+use super::{On, Outcome, Popup, Screen, Screens};
+use crate::tui::action::{Action, Context, KeyGroup};
+use crate::tui::effect::Effect;
 use crate::tui::find::Find;
 use crate::tui::list::Scroll;
+use crate::tui::paint::Theme;
 
 /// The key line's own keys (quit follows).
 pub const KEYS: &[KeyGroup] = &[
@@ -54,5 +57,58 @@ impl HelpState {
                 false
             }
         }
+    }
+}
+
+/// Help opens from its top, over the screen in front.
+pub fn open(_on: &On, screens: &mut Screens) -> Result<Vec<Effect>, String> {
+    screens.kept_mut(HelpState::default).open();
+    screens.show(Popup::Help);
+    Ok(Vec::new())
+}
+
+impl Screen for HelpState {
+    fn id(&self) -> Popup {
+        Popup::Help
+    }
+
+    fn context(&self) -> Context {
+        if self.find.typing() {
+            Context::Input
+        } else {
+            Context::Main
+        }
+    }
+
+    fn keys(&self) -> &'static [KeyGroup] {
+        KEYS
+    }
+
+    fn handle(&mut self, action: Action, on: &On) -> Outcome {
+        if HelpState::handle(self, action, on.layout.help_rows()) {
+            Outcome::Close
+        } else {
+            Outcome::Stay
+        }
+    }
+
+    fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
+        draw::draw(
+            f,
+            on.layout.help_popup,
+            self,
+            on.keymap,
+            on.servers,
+            on.catalog_servers,
+            theme,
+        );
+    }
+
+    fn wheel(&self) -> bool {
+        true
+    }
+
+    fn kept(&self) -> bool {
+        true
     }
 }

@@ -4,11 +4,13 @@
 
 pub mod draw;
 
-use crate::tui::action::KeyGroup;
+use ratatui::Frame;
 
-use super::Outcome;
-use crate::tui::action::Action;
+use super::{On, Outcome, Popup, Screen, Screens};
+use crate::tui::action::{Action, Context, KeyGroup};
+use crate::tui::effect::Effect;
 use crate::tui::list::ListState;
+use crate::tui::paint::Theme;
 
 /// The key line's own keys (help and quit follow).
 pub const KEYS: &[KeyGroup] = &[
@@ -80,6 +82,37 @@ impl HistoryList {
             _ => false,
         };
         Outcome::Stay
+    }
+}
+
+/// The list opens on the query box's committed queries, or says there
+/// are none yet.
+pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, String> {
+    screens.hold(Box::new(HistoryList::open(on.history)?));
+    screens.show(Popup::History);
+    Ok(Vec::new())
+}
+
+impl Screen for HistoryList {
+    fn id(&self) -> Popup {
+        Popup::History
+    }
+
+    fn context(&self) -> Context {
+        Context::History
+    }
+
+    fn keys(&self) -> &'static [KeyGroup] {
+        KEYS
+    }
+
+    fn handle(&mut self, action: Action, on: &On) -> Outcome {
+        let area = draw::area_for(on.layout.area, self);
+        HistoryList::handle(self, action, draw::list_rows(area))
+    }
+
+    fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
+        draw::draw(f, draw::area_for(on.layout.area, self), self, theme);
     }
 }
 

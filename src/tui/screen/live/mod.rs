@@ -12,12 +12,16 @@ mod tests;
 
 use std::collections::VecDeque;
 
-use super::Outcome;
+use ratatui::Frame;
+
+use super::{On, Outcome, Popup, Screen, Screens, Told};
 use crate::follow::Note;
 use crate::traffic::misses::{self, Judge, Miss, Standing};
 use crate::traffic::{Event, KEPT_EVENTS};
-use crate::tui::action::{Action, KeyGroup};
+use crate::tui::action::{Action, Context, KeyGroup};
+use crate::tui::effect::Effect;
 use crate::tui::list::ListState;
+use crate::tui::paint::Theme;
 
 /// The key line's own keys (help and quit follow).
 pub const KEYS: &[KeyGroup] = &[
@@ -365,5 +369,61 @@ impl LivePane {
                 self.requests_file
             ),
         }])
+    }
+}
+
+/// The screen opens on the traffic followed from the start, or says how
+/// to follow something.
+pub fn open(_on: &On, screens: &mut Screens) -> Result<Vec<Effect>, String> {
+    if screens.get::<LivePane>().is_none() {
+        return Err("not following anything: toolsift explore --follow URL (a gateway's or service's address) or --follow TRACE (a gateway's --trace file)".into());
+    }
+    screens.show(Popup::Live);
+    Ok(Vec::new())
+}
+
+impl Screen for LivePane {
+    fn id(&self) -> Popup {
+        Popup::Live
+    }
+
+    fn context(&self) -> Context {
+        Context::Live
+    }
+
+    fn keys(&self) -> &'static [KeyGroup] {
+        KEYS
+    }
+
+    fn handle(&mut self, action: Action, on: &On) -> Outcome {
+        let rows = draw::list_rows(on.layout.compare, self);
+        LivePane::handle(self, action, rows)
+    }
+
+    fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
+        draw::draw(f, on.layout.compare, self, theme);
+    }
+
+    fn tell(&mut self, message: String, _failed: bool) -> Told {
+        self.message = Some(message);
+        Told::Shown
+    }
+
+    /// Its list would otherwise look as if the key were lost.
+    fn unbound(&mut self, key: &str, on: &On) -> bool {
+        let help = on
+            .keymap
+            .first(Action::Help)
+            .map_or_else(|| "help".to_string(), |k| k.to_string());
+        self.message = Some(format!(
+            "{key}: not a key of the live screen ({help} lists them)"
+        ));
+        true
+    }
+
+    /// The traffic is kept from the start, whether the screen is open or
+    /// not.
+    fn kept(&self) -> bool {
+        true
     }
 }

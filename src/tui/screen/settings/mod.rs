@@ -2,12 +2,13 @@
 
 pub mod draw;
 
-use crate::tui::action::KeyGroup;
+use ratatui::Frame;
 
-use super::Outcome;
-
+use super::{On, Outcome, Popup, Screen, Screens, Told};
 use crate::settings::Settings;
-use crate::tui::action::Action;
+use crate::tui::action::{Action, Context, KeyGroup};
+use crate::tui::effect::Effect;
+use crate::tui::paint::Theme;
 
 /// The rows of the settings popup: the settings' names.
 pub const SETTINGS_ROWS: [&str; 7] = Settings::KEYS;
@@ -140,5 +141,59 @@ fn step_optional(value: Option<i64>, step: i64) -> Option<i64> {
         (Some(v), true) => Some(v.max(0) + 1),
         (Some(v), false) if v <= 1 => None,
         (Some(v), false) => Some(v - 1),
+    }
+}
+
+/// The popup opens on the settings in force (its row kept).
+pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, String> {
+    screens
+        .kept_mut(|| SettingsEditor::new(on.settings))
+        .open(on.settings);
+    screens.show(Popup::Settings);
+    Ok(Vec::new())
+}
+
+impl Screen for SettingsEditor {
+    fn id(&self) -> Popup {
+        Popup::Settings
+    }
+
+    fn context(&self) -> Context {
+        Context::Settings
+    }
+
+    fn keys(&self) -> &'static [KeyGroup] {
+        KEYS
+    }
+
+    fn handle(&mut self, action: Action, _on: &On) -> Outcome {
+        SettingsEditor::handle(self, action)
+    }
+
+    fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
+        let sent_initial = on
+            .handle
+            .initial_indices()
+            .iter()
+            .filter(|&&i| !on.catalog.tools()[i].always_load)
+            .count();
+        draw::draw(
+            f,
+            on.layout.settings_popup,
+            self,
+            on.settings,
+            sent_initial,
+            theme,
+        );
+    }
+
+    /// The popup shows its own refusals.
+    fn applied(&mut self, refused: Option<String>) -> Told {
+        self.error = refused;
+        Told::Shown
+    }
+
+    fn kept(&self) -> bool {
+        true
     }
 }

@@ -9,6 +9,8 @@
 //! an [`Effect::SaveSettings`].
 
 pub mod draw;
+mod screen;
+pub use screen::open;
 
 use crate::tui::action::KeyGroup;
 

@@ -1,0 +1,88 @@
+//! The breaker simulator as a [`Screen`]: opened on the highlighted tool,
+//! kept while closed (its log and streak survive), dropped when the
+//! catalog is read again.
+
+use ratatui::Frame;
+
+use super::{BreakerPane, Breaking, CALL_KEYS, CONFIRM_KEYS, INPUT_KEYS, KEYS, draw};
+use crate::tui::action::{Action, Context, KeyGroup};
+use crate::tui::effect::Effect;
+use crate::tui::paint::Theme;
+use crate::tui::screen::{On, Outcome, Popup, Screen, Screens};
+
+/// The screen opens on the highlighted tool (results or catalog), or says
+/// there is none.
+pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, String> {
+    let Some(index) = on.current_tool else {
+        return Err(
+            "no tool to call: the list under the cursor is empty (pick a tool in the catalog or results)"
+                .into(),
+        );
+    };
+    match screens.get_mut::<BreakerPane>() {
+        Some(pane) if pane.tool != index => pane.pick(on.catalog, index),
+        Some(_) => {}
+        None => screens.hold(Box::new(BreakerPane::new(on.catalog, index))),
+    }
+    screens.show(Popup::Breaker);
+    Ok(Vec::new())
+}
+
+impl Screen for BreakerPane {
+    fn id(&self) -> Popup {
+        Popup::Breaker
+    }
+
+    fn context(&self) -> Context {
+        if self.confirming() {
+            Context::Confirm
+        } else if self.is_typing() {
+            Context::Input
+        } else {
+            Context::Breaker
+        }
+    }
+
+    fn keys(&self) -> &'static [KeyGroup] {
+        if self.confirming() {
+            CONFIRM_KEYS
+        } else if self.is_typing() {
+            INPUT_KEYS
+        } else if self.viewing().is_some() {
+            CALL_KEYS
+        } else {
+            KEYS
+        }
+    }
+
+    fn handle(&mut self, action: Action, on: &On) -> Outcome {
+        let on = Breaking {
+            catalog: on.catalog,
+            tools: on.rows,
+            host: on.host,
+        };
+        BreakerPane::handle(self, action, &on)
+    }
+
+    fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
+        let seen = draw::Seen {
+            pane: self,
+            catalog: on.catalog,
+            keymap: on.keymap,
+            mcp_live: on.host.is_some(),
+        };
+        draw::draw(f, &on.layout.breaker, &seen, theme);
+    }
+
+    fn type_text(&mut self, text: &str) {
+        BreakerPane::type_text(self, text);
+    }
+
+    fn kept(&self) -> bool {
+        true
+    }
+
+    fn of_catalog(&self) -> bool {
+        true
+    }
+}

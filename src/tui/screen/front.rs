@@ -1,0 +1,142 @@
+//! What every screen is: the [`Screen`] trait a screen implements once
+//! (its keys, its key line, its drawing, its outcome), and [`On`], what it
+//! is handed of the app to act and draw on (read-only).
+
+use std::any::Any;
+use std::sync::Arc;
+
+use ratatui::Frame;
+
+use super::export::draw::Source;
+use super::{Outcome, Popup, Screens};
+use crate::caching::Pricing;
+use crate::catalog::Catalog;
+use crate::provider::PayloadFormat;
+use crate::search::Searcher;
+use crate::settings::Settings;
+use crate::sources::mcp::{McpHost, ServerStatus};
+use crate::tools_handle::ToolsHandle;
+use crate::tui::action::{Action, Context, KeyGroup};
+use crate::tui::effect::Effect;
+use crate::tui::keymap::Keymap;
+use crate::tui::layout::ScreenLayout;
+use crate::tui::paint::Theme;
+
+/// The app as a screen sees it.
+pub struct On<'a> {
+    pub catalog: &'a Arc<Catalog>,
+    /// The settings in force and their handle.
+    pub settings: &'a Settings,
+    pub handle: &'a ToolsHandle,
+    pub keymap: &'a Keymap,
+    pub searcher: &'a Searcher,
+    /// Where everything goes at the current size.
+    pub layout: &'a ScreenLayout,
+    /// The catalog pane's rows, in their order (catalog places).
+    pub rows: &'a [usize],
+    /// The highlighted tool (results or catalog), by catalog place.
+    pub current_tool: Option<usize>,
+    /// The live MCP servers' host, when tool calls are real.
+    pub host: Option<&'a Arc<McpHost>>,
+    /// What became of each MCP server, and whether the catalog's tools
+    /// came from some.
+    pub servers: &'a [ServerStatus],
+    pub catalog_servers: bool,
+    /// Whether the user named the ranker in force.
+    pub ranker_chosen: bool,
+    /// The query box's request, whether it is a regex, and its history
+    /// (oldest first).
+    pub query: &'a str,
+    pub regex: bool,
+    pub history: &'a [String],
+    /// How many tools an export writes and where they come from, or why
+    /// there are none.
+    pub export: Result<(usize, Source), String>,
+    /// The provider format last exported.
+    pub tool_format: PayloadFormat,
+    /// Per-tool tokens, once counted.
+    pub costs: Option<&'a [u64]>,
+    /// The provider whose caching the Tokens box prices, if any.
+    pub caching: Option<Pricing>,
+}
+
+/// Where a message for the screen in front goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Told {
+    /// The screen shows it.
+    Shown,
+    /// The screen closes and the bottom line says this.
+    Close(String),
+    /// The bottom line says this.
+    Elsewhere(String),
+}
+
+/// How a screen opens: on what the app shows, into the registry (kept
+/// screens are found there, new ones are held there), shown in front; or
+/// why it cannot open, said on the bottom line.
+pub type Open = fn(&On, &mut Screens) -> Result<Vec<Effect>, String>;
+
+/// A screen: everything of its own, in its folder. The app hands it the
+/// actions of its [`Context`] and carries out its [`Outcome`].
+pub trait Screen: Any {
+    /// Which screen it is.
+    fn id(&self) -> Popup;
+
+    /// Where its keys are looked up now ([`Context::Input`] while one of
+    /// its text boxes has the keyboard).
+    fn context(&self) -> Context;
+
+    /// Its key line's own groups of keys, now (help and quit follow).
+    fn keys(&self) -> &'static [KeyGroup];
+
+    /// An action of its context.
+    fn handle(&mut self, action: Action, on: &On) -> Outcome;
+
+    /// Draws it over the main screen.
+    fn draw(&self, f: &mut Frame, on: &On, theme: &Theme);
+
+    /// Text typed while one of its boxes has the keyboard.
+    fn type_text(&mut self, _text: &str) {}
+
+    /// A file written (`failed`: not written), to say.
+    fn tell(&mut self, message: String, _failed: bool) -> Told {
+        Told::Elsewhere(message)
+    }
+
+    /// Settings it asked for were put in force (`Ok`), or refused with
+    /// this message.
+    fn applied(&mut self, refused: Option<String>) -> Told {
+        match refused {
+            Some(why) => Told::Elsewhere(why),
+            None => Told::Shown,
+        }
+    }
+
+    /// Other settings are in force while it is in front: what it runs
+    /// again.
+    fn settings_changed(&mut self, _on: &On) -> Vec<Effect> {
+        Vec::new()
+    }
+
+    /// A key that is no action of its context: true when it says so
+    /// itself (`key` as the key line names it).
+    fn unbound(&mut self, _key: &str, _on: &On) -> bool {
+        false
+    }
+
+    /// Whether the mouse wheel scrolls it (as its up and down keys do).
+    fn wheel(&self) -> bool {
+        false
+    }
+
+    /// Kept when closed (its log, its table, the traffic), else dropped.
+    fn kept(&self) -> bool {
+        false
+    }
+
+    /// Opened on the catalog's tools: dropped when the catalog is read
+    /// again.
+    fn of_catalog(&self) -> bool {
+        false
+    }
+}

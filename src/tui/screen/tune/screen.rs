@@ -1,0 +1,91 @@
+//! The Tune screen as a [`Screen`]: kept from the start (its measurement
+//! and request file survive closing), opened on the settings in force.
+
+use ratatui::Frame;
+
+use super::{INPUT_KEYS, KEYS, TunePane, Tuned, current, draw};
+use crate::tui::action::{Action, Context, KeyGroup};
+use crate::tui::effect::Effect;
+use crate::tui::paint::Theme;
+use crate::tui::screen::{On, Outcome, Popup, Screen, Screens, Told};
+
+/// What the screen measures and applies against.
+fn tuned<'a>(on: &'a On) -> Tuned<'a> {
+    Tuned {
+        catalog: on.catalog,
+        settings: on.settings,
+        ranker_chosen: on.ranker_chosen,
+        handle: on.handle,
+        keymap: on.keymap,
+    }
+}
+
+/// The screen opens on the settings in force: the prompt for a request
+/// file if there is none yet, else a measurement if the one shown is not
+/// for them.
+pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, String> {
+    let tune = screens.kept_mut(|| TunePane::new(None, None));
+    let effects = tune.open(&tuned(on));
+    screens.show(Popup::Tune);
+    Ok(effects)
+}
+
+impl Screen for TunePane {
+    fn id(&self) -> Popup {
+        Popup::Tune
+    }
+
+    fn context(&self) -> Context {
+        if self.is_typing() {
+            Context::Input
+        } else {
+            Context::Tune
+        }
+    }
+
+    fn keys(&self) -> &'static [KeyGroup] {
+        if self.is_typing() { INPUT_KEYS } else { KEYS }
+    }
+
+    fn handle(&mut self, action: Action, on: &On) -> Outcome {
+        TunePane::handle(self, action, &tuned(on))
+    }
+
+    fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
+        let seen = draw::Seen {
+            tune: self,
+            keymap: on.keymap,
+            settings: on.settings,
+            handle: on.handle,
+            current: current(on.catalog, on.settings, on.handle),
+            always_load: on.catalog.tools().iter().filter(|t| t.always_load).count(),
+        };
+        draw::draw(f, &on.layout.tune, &seen, theme);
+    }
+
+    fn type_text(&mut self, text: &str) {
+        TunePane::type_text(self, text);
+    }
+
+    fn tell(&mut self, message: String, _failed: bool) -> Told {
+        self.message = Some(message);
+        Told::Shown
+    }
+
+    fn applied(&mut self, refused: Option<String>) -> Told {
+        if let Some(e) = refused {
+            self.refused(e);
+        }
+        Told::Shown
+    }
+
+    /// A measurement for the settings now in force, if the one shown is
+    /// not for them.
+    fn settings_changed(&mut self, on: &On) -> Vec<Effect> {
+        self.effects(on.catalog, on.settings)
+    }
+
+    fn kept(&self) -> bool {
+        true
+    }
+}
