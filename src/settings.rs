@@ -51,17 +51,56 @@ impl Default for Settings {
     }
 }
 
+/// One setting of [`Settings`], by name: the editor's rows and the
+/// config file's keys are listed from [`Setting::ALL`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    Strategy,
+    InitialToolCount,
+    MaxLoadedTools,
+    MaxTools,
+    Ranker,
+    TokenBasis,
+    Gate,
+}
+
+impl Setting {
+    /// Every setting, in the order the editor and the file list them.
+    pub const ALL: [Setting; 7] = [
+        Setting::Strategy,
+        Setting::InitialToolCount,
+        Setting::MaxLoadedTools,
+        Setting::MaxTools,
+        Setting::Ranker,
+        Setting::TokenBasis,
+        Setting::Gate,
+    ];
+
+    /// Its name, as the config file spells it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Setting::Strategy => "strategy",
+            Setting::InitialToolCount => "initial_tool_count",
+            Setting::MaxLoadedTools => "max_loaded_tools",
+            Setting::MaxTools => "max_tools",
+            Setting::Ranker => "ranker",
+            Setting::TokenBasis => "token_basis",
+            Setting::Gate => "gate",
+        }
+    }
+}
+
 impl Settings {
     /// Every setting's name, in order, as the config file spells it.
-    pub const KEYS: [&'static str; 7] = [
-        "strategy",
-        "initial_tool_count",
-        "max_loaded_tools",
-        "max_tools",
-        "ranker",
-        "token_basis",
-        "gate",
-    ];
+    pub const KEYS: [&'static str; 7] = {
+        let mut keys = [""; 7];
+        let mut i = 0;
+        while i < Setting::ALL.len() {
+            keys[i] = Setting::ALL[i].name();
+            i += 1;
+        }
+        keys
+    };
 
     /// The basis tokens are counted with: the one chosen, else the
     /// default.

@@ -8,29 +8,29 @@ use ratatui::widgets::{Clear, Paragraph, Wrap};
 
 use super::SETTINGS_ROWS;
 use super::SettingsEditor;
-use crate::settings::Settings;
+use crate::settings::{Setting, Settings};
 use crate::tui::paint::{Theme, pane};
 
-fn value(s: &Settings, row: usize) -> String {
+fn value(s: &Settings, setting: Setting) -> String {
     let cap = |v: Option<i64>, none: &str| v.map_or_else(|| none.to_string(), |v| v.to_string());
-    match row {
-        0 => s.strategy.to_string(),
-        1 => s.initial_tool_count.to_string(),
-        2 => cap(s.max_loaded_tools, "none"),
+    match setting {
+        Setting::Strategy => s.strategy.to_string(),
+        Setting::InitialToolCount => s.initial_tool_count.to_string(),
+        Setting::MaxLoadedTools => cap(s.max_loaded_tools, "none"),
         // Not set, a search's cap is max_loaded_tools when that is set.
-        3 => match (s.max_tools, s.max_loaded_tools) {
+        Setting::MaxTools => match (s.max_tools, s.max_loaded_tools) {
             (Some(v), _) => v.to_string(),
             (None, Some(m)) => format!("not set: max_loaded_tools ({m})"),
             (None, None) => format!("service default ({})", crate::service::DEFAULT_MAX_TOOLS),
         },
-        4 => s.ranker.to_string(),
-        6 => if s.gate {
+        Setting::Ranker => s.ranker.to_string(),
+        Setting::Gate => if s.gate {
             "on: no tool when none fits"
         } else {
             "off: always up to the cap"
         }
         .to_string(),
-        _ => s.basis().label().to_string(),
+        Setting::TokenBasis => s.basis().label().to_string(),
     }
 }
 
@@ -54,10 +54,11 @@ pub fn draw(
         theme,
     );
     let mut lines = Vec::new();
-    for (i, name) in SETTINGS_ROWS.iter().enumerate() {
+    for (i, &setting) in SETTINGS_ROWS.iter().enumerate() {
         let current = i == editor.row;
-        let edited = value(&editor.edited, i);
-        let in_force = value(in_force, i);
+        let name = setting.name();
+        let edited = value(&editor.edited, setting);
+        let in_force = value(in_force, setting);
         let mut spans = vec![
             Span::raw(if current { " › " } else { "   " }),
             Span::raw(format!("{name:<20}")),
@@ -77,7 +78,9 @@ pub fn draw(
                 format!("   (in force: {in_force})"),
                 theme.dim,
             ));
-        } else if i == 1 && (sent_initial as i64) < editor.edited.initial_tool_count {
+        } else if setting == Setting::InitialToolCount
+            && (sent_initial as i64) < editor.edited.initial_tool_count
+        {
             spans.push(Span::styled(
                 format!("   ({sent_initial} sent: max_loaded_tools leaves no more room)"),
                 theme.dim,

@@ -5,13 +5,13 @@ pub mod draw;
 use ratatui::Frame;
 
 use super::{On, Outcome, Popup, Screen, Screens, Told};
-use crate::settings::Settings;
+use crate::settings::{Setting, Settings};
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
 use crate::tui::paint::Theme;
 
-/// The rows of the settings popup: the settings' names.
-pub const SETTINGS_ROWS: [&str; 7] = Settings::KEYS;
+/// The rows of the settings popup: every setting, by name.
+pub const SETTINGS_ROWS: [Setting; 7] = Setting::ALL;
 
 /// The settings popup: the settings as edited (maybe invalid), the SDK's
 /// message when they are, and the highlighted row.
@@ -70,6 +70,11 @@ impl SettingsEditor {
         self.error.take()
     }
 
+    /// The setting on the highlighted row.
+    pub fn setting(&self) -> Setting {
+        SETTINGS_ROWS[self.row.min(SETTINGS_ROWS.len() - 1)]
+    }
+
     /// The popup's keys (`settings_*` actions).
     pub fn handle(&mut self, action: Action) -> Outcome {
         self.note = None;
@@ -91,26 +96,28 @@ impl SettingsEditor {
         let least = |name: &str, value: &str| {
             format!("{name} is at its least ({value}); the other arrow raises it")
         };
-        match self.row {
-            0 => e.strategy = e.strategy.toggled(),
-            1 if step < 0 && e.initial_tool_count <= 0 => {
-                self.note = Some(least("initial_tool_count", "0"));
+        let setting = self.setting();
+        let name = setting.name();
+        match setting {
+            Setting::Strategy => e.strategy = e.strategy.toggled(),
+            Setting::InitialToolCount if step < 0 && e.initial_tool_count <= 0 => {
+                self.note = Some(least(name, "0"));
                 return Outcome::Stay;
             }
-            1 => e.initial_tool_count += step,
-            2 if step < 0 && e.max_loaded_tools.is_none() => {
-                self.note = Some(least("max_loaded_tools", "none: no cap"));
+            Setting::InitialToolCount => e.initial_tool_count += step,
+            Setting::MaxLoadedTools if step < 0 && e.max_loaded_tools.is_none() => {
+                self.note = Some(least(name, "none: no cap"));
                 return Outcome::Stay;
             }
-            2 => e.max_loaded_tools = step_optional(e.max_loaded_tools, step),
-            3 if step < 0 && e.max_tools.is_some_and(|v| v <= 1) => {
-                self.note = Some(least("max_tools", "1"));
+            Setting::MaxLoadedTools => e.max_loaded_tools = step_optional(e.max_loaded_tools, step),
+            Setting::MaxTools if step < 0 && e.max_tools.is_some_and(|v| v <= 1) => {
+                self.note = Some(least(name, "1"));
                 return Outcome::Stay;
             }
-            3 => e.max_tools = step_max_tools(e.max_tools, step),
-            4 => e.ranker = e.ranker.cycle(step < 0),
-            6 => e.gate = !e.gate,
-            _ => {
+            Setting::MaxTools => e.max_tools = step_max_tools(e.max_tools, step),
+            Setting::Ranker => e.ranker = e.ranker.cycle(step < 0),
+            Setting::Gate => e.gate = !e.gate,
+            Setting::TokenBasis => {
                 let basis = e.basis();
                 e.token_basis = Some(if step > 0 { basis.next() } else { basis.prev() });
             }
