@@ -13,6 +13,11 @@ use crate::catalog::{Catalog, Tool};
 /// The SDK's default `initial_tool_count`.
 pub const DEFAULT_INITIAL_TOOL_COUNT: i64 = 8;
 
+/// `max_tools` when a request gives none (docs/wire.md §4: server default 8),
+/// for every front end: the service, the gateway's `search_tools`, the
+/// explorer and the CLI.
+pub const DEFAULT_MAX_TOOLS: u64 = 8;
+
 /// `all` sends the whole catalog; `deferred` sends the always-load tools plus
 /// a few others and searches for the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
@@ -108,6 +113,22 @@ pub struct HandleOptions {
     pub max_loaded_tools: Option<i64>,
 }
 
+impl HandleOptions {
+    /// The SDK's checks of the counts alone, in its order (the always-load
+    /// check needs the catalog): `initial_tool_count` and
+    /// `max_loaded_tools` as counts.
+    pub fn counts(&self) -> Result<(u64, Option<u64>), SelectError> {
+        let initial =
+            u64::try_from(self.initial_tool_count).map_err(|_| SelectError::InitialToolCount)?;
+        let max = match self.max_loaded_tools {
+            None => None,
+            Some(m) if m >= 1 => Some(m as u64),
+            Some(_) => return Err(SelectError::MaxLoadedTools),
+        };
+        Ok((initial, max))
+    }
+}
+
 impl Default for HandleOptions {
     fn default() -> Self {
         HandleOptions {
@@ -133,13 +154,7 @@ impl ToolsHandle {
     /// `initial_tool_count`, `max_loaded_tools`, and for `deferred` the
     /// always-load count against the cap) and computes the initial set.
     pub fn new(catalog: Arc<Catalog>, options: &HandleOptions) -> Result<Self, SelectError> {
-        let initial_tool_count =
-            u64::try_from(options.initial_tool_count).map_err(|_| SelectError::InitialToolCount)?;
-        let max_loaded_tools = match options.max_loaded_tools {
-            None => None,
-            Some(m) if m >= 1 => Some(m as u64),
-            Some(_) => return Err(SelectError::MaxLoadedTools),
-        };
+        let (initial_tool_count, max_loaded_tools) = options.counts()?;
         let initial = match options.strategy {
             Strategy::All => (0..catalog.len()).collect(),
             Strategy::Deferred => {

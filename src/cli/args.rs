@@ -5,7 +5,8 @@ use clap::{Args, Parser, Subcommand};
 use toolsift::breaker::DEFAULT_THRESHOLD;
 use toolsift::engine::Ranker;
 use toolsift::service::DEFAULT_MAX_TOOLS;
-use toolsift::settings::Settings;
+pub use toolsift::settings::flags::{basis_choices, choices};
+use toolsift::settings::{PartialSettings, flags};
 use toolsift::tokens::TokenBasis;
 use toolsift::tools_handle::{DEFAULT_INITIAL_TOOL_COUNT, Strategy};
 
@@ -136,17 +137,9 @@ pub struct ExploreArgs {
     pub catalogs: Vec<String>,
     #[command(flatten)]
     pub mcp: McpArgs,
-    #[arg(long, value_name = "STRATEGY", help = from_config(&choices(&Strategy::ALL), Settings::default().strategy))]
-    pub strategy: Option<String>,
-    #[arg(long, value_name = "N", allow_hyphen_values = true, help = from_config("Non-mandatory tools in the deferred initial set", Settings::default().initial_tool_count))]
-    pub initial_tool_count: Option<String>,
-    /// Cap for the deferred initial set and default search cap (default: none).
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub max_loaded_tools: Option<String>,
-    #[arg(long, value_name = "N", allow_hyphen_values = true, help = format!("Cap on tools a search returns (default: the service's {DEFAULT_MAX_TOOLS})"))]
-    pub max_tools: Option<String>,
-    #[arg(long, value_name = "BASIS", help = from_config(&basis_choices(), TokenBasis::default()))]
-    pub token_basis: Option<String>,
+    /// The explorer's settings, over the config file's.
+    #[command(flatten)]
+    pub settings: PartialSettings,
     /// Config file (else $TOOLSIFT_CONFIG, $XDG_CONFIG_HOME/toolsift/config.toml, ~/.config/toolsift/config.toml).
     #[arg(long, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,
@@ -158,10 +151,6 @@ pub struct ExploreArgs {
     pub context_budget: Option<u64>,
     #[command(flatten)]
     pub remote: ServiceArgs,
-    #[arg(long, value_name = "RANKER", value_parser = word_ranker, help = from_config(&choices(&Ranker::WORDS), Settings::default().ranker))]
-    pub ranker: Option<Ranker>,
-    #[arg(long, value_enum, value_name = "on|off", help = from_config("The relevance gate: on, a request no tool fits loads no searched tool", "on"))]
-    pub gate: Option<Switch>,
     #[command(flatten)]
     pub embed: EmbeddingArgs,
     #[command(flatten)]
@@ -214,8 +203,8 @@ pub struct SearchArgs {
     pub remote: ServiceArgs,
     #[command(flatten)]
     pub mcp: McpArgs,
-    #[arg(long, value_name = "N", allow_hyphen_values = true, help = format!("Cap on returned tools (always-load tools count); default: --max-loaded-tools, else the service's {DEFAULT_MAX_TOOLS}"))]
-    pub max_tools: Option<String>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = flags::max_tools, help = format!("Cap on returned tools (always-load tools count); default: --max-loaded-tools, else the service's {DEFAULT_MAX_TOOLS}"))]
+    pub max_tools: Option<i64>,
     #[command(flatten)]
     pub handle: HandleArgs,
     #[arg(long, value_name = "RANKER", help = choices(&Ranker::ALL))]
@@ -276,59 +265,20 @@ impl Switch {
     }
 }
 
-/// The explorer's ranker: one of words (regex is a mode of its query box).
-fn word_ranker(text: &str) -> Result<Ranker, String> {
-    match text.parse::<Ranker>() {
-        Ok(r) if Ranker::WORDS.contains(&r) => Ok(r),
-        Ok(r) => Err(format!(
-            "{r} is not a ranker setting of the explorer (expected {}): its query box switches between words and a regex",
-            choices(&Ranker::WORDS)
-        )),
-        Err(_) => Err(format!("expected {}", choices(&Ranker::WORDS))),
-    }
-}
-
-/// `a | b`: the values a flag takes.
-pub fn choices<T: std::fmt::Display>(all: &[T]) -> String {
-    all.iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(" | ")
-}
-
-/// The token bases a flag takes: the six, and the model forms.
-fn basis_choices() -> String {
-    format!(
-        "{} | openai:MODEL | anthropic:MODEL (:any after an Anthropic basis: tool_choice any or tool)",
-        choices(&TokenBasis::ALL)
-    )
-}
-
-/// A flag's help when its default comes from the config file, whose built-in
-/// values are the explorer's defaults.
-pub fn from_config(text: &str, default: impl std::fmt::Display) -> String {
-    format!("{text} (default: the config file's, else {default})")
-}
-
-/// The tools-handle options, taken as text so that a bad value gets the SDK's
-/// own message (`initial_tool_count must be a non-negative integer`, ...).
+/// The tools-handle options, each read as its setting's type with the
+/// SDK's message for a bad value (`initial_tool_count must be a
+/// non-negative integer`, ...; [`toolsift::settings::flags`]).
 #[derive(Args)]
 pub struct HandleArgs {
-    #[arg(long, value_name = "STRATEGY", help = format!("{} (default {}, the SDK's)", choices(&Strategy::ALL), Strategy::default()))]
-    pub strategy: Option<String>,
-    /// Non-mandatory tools in the deferred initial set.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = DEFAULT_INITIAL_TOOL_COUNT.to_string(),
-        allow_hyphen_values = true
-    )]
-    pub initial_tool_count: String,
+    #[arg(long, value_name = "STRATEGY", value_parser = flags::strategy, help = format!("{} (default {}, the SDK's)", choices(&Strategy::ALL), Strategy::default()))]
+    pub strategy: Option<Strategy>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = flags::initial_tool_count, help = format!("Non-mandatory tools in the deferred initial set (default {DEFAULT_INITIAL_TOOL_COUNT})"))]
+    pub initial_tool_count: Option<i64>,
     /// Cap for the deferred initial set and default search cap.
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub max_loaded_tools: Option<String>,
-    #[arg(long, value_name = "BASIS", help = format!("{} (default {}; a search names a basis only when given)", basis_choices(), TokenBasis::default()))]
-    pub token_basis: Option<String>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = flags::max_loaded_tools)]
+    pub max_loaded_tools: Option<i64>,
+    #[arg(long, value_name = "BASIS", value_parser = flags::token_basis, help = format!("{} (default {}; a search names a basis only when given)", basis_choices(), TokenBasis::default()))]
+    pub token_basis: Option<TokenBasis>,
 }
 
 #[derive(Args)]

@@ -174,8 +174,10 @@ fn costs(
         catalog.clone(),
         &toolsift::tools_handle::HandleOptions {
             strategy: toolsift::tools_handle::Strategy::Deferred,
-            initial_tool_count: c.initial_tool_count as i64,
-            max_loaded_tools: c.max_loaded_tools.map(|m| m as i64),
+            initial_tool_count: c
+                .initial_tool_count
+                .unwrap_or(toolsift::tools_handle::DEFAULT_INITIAL_TOOL_COUNT),
+            max_loaded_tools: c.max_loaded_tools,
         },
     )?;
     let (_, searcher) = chosen(args)?;

@@ -79,10 +79,9 @@ pub struct CostArgs {
         requires = "costs"
     )]
     pub system_tokens: u64,
-    /// With --costs: the deferred initial set's non-mandatory tools.
-    #[arg(long, value_name = "N", default_value_t = 8, requires = "costs")]
-    pub initial_tool_count: usize,
+    #[arg(long, value_name = "N", allow_hyphen_values = true, requires = "costs", value_parser = toolsift::settings::flags::initial_tool_count, help = format!("With --costs: the deferred initial set's non-mandatory tools (default {})", toolsift::tools_handle::DEFAULT_INITIAL_TOOL_COUNT))]
+    pub initial_tool_count: Option<i64>,
     /// With --costs: cap on the initial set and on each search (default: none; a search loads the service's default).
-    #[arg(long, value_name = "N", requires = "costs")]
-    pub max_loaded_tools: Option<usize>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true, requires = "costs", value_parser = toolsift::settings::flags::max_loaded_tools)]
+    pub max_loaded_tools: Option<i64>,
 }

@@ -3,49 +3,26 @@
 
 use toolsift::catalog::CatalogSource;
 use toolsift::layer::Layer;
-use toolsift::settings::{PartialSettings, Settings};
-use toolsift::tools_handle::SelectError;
+use toolsift::settings::Settings;
 use toolsift::tui::keymap::Keymap;
 
 use super::args::{DemoArgs, ExploreArgs};
 use super::error::CliError;
-use super::handle;
 
 /// The flags' settings over the config file's (and the file's over the
-/// built-in defaults), each flag checked with the SDK's message. The SDK's
-/// checks against the catalog come later.
-pub fn explore_settings(
-    args: &ExploreArgs,
-    config: &toolsift::config::Config,
-) -> Result<Settings, CliError> {
-    let flags = PartialSettings {
-        strategy: args.strategy.as_deref().map(handle::strategy).transpose()?,
-        initial_tool_count: args
-            .initial_tool_count
-            .as_deref()
-            .map(|t| handle::integer(t, SelectError::InitialToolCount))
-            .transpose()?,
-        max_loaded_tools: args
-            .max_loaded_tools
-            .as_deref()
-            .map(|t| handle::integer(t, SelectError::MaxLoadedTools))
-            .transpose()?,
-        max_tools: args
-            .max_tools
-            .as_deref()
-            .map(|t| handle::integer(t, SelectError::MaxTools))
-            .transpose()?,
-        ranker: args.ranker,
-        token_basis: args.token_basis.as_deref().map(handle::basis).transpose()?,
-        gate: args.gate.map(super::args::Switch::on),
-    };
-    Ok(flags.over(config.explorer.settings.clone()).resolve())
+/// built-in defaults), each flag read as its setting's type with the SDK's
+/// message. The SDK's checks against the catalog come later.
+pub fn explore_settings(args: &ExploreArgs, config: &toolsift::config::Config) -> Settings {
+    args.settings
+        .clone()
+        .over(config.explorer.settings.clone())
+        .resolve()
 }
 
 pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     use std::io::IsTerminal;
     let config = explore_config(args.config.as_deref())?;
-    let mut settings = explore_settings(args, &config)?;
+    let mut settings = explore_settings(args, &config);
     let mut follow = follow_setup(args)?;
     // Following a gateway with no catalog named: the gateway's own, read
     // over the same route and key as its events (said in the header and
@@ -92,8 +69,10 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         || std::env::var_os("CAVE_BASE_URL").is_some_and(|v| !v.is_empty());
     let mut plain_because = None;
     let mut later = None;
-    let may_default =
-        args.ranker.is_none() && !config.user_chose_ranker && embeddings.is_none() && !remote;
+    let may_default = args.settings.ranker.is_none()
+        && !config.user_chose_ranker
+        && embeddings.is_none()
+        && !remote;
     if may_default {
         // Not cached and fetching on: the explorer opens at once with
         // BM25F, fetches the model off the UI thread (its header shows the
@@ -172,7 +151,7 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     } else {
         Vec::new()
     };
-    let ranker_chosen = args.ranker.is_some() || config.user_chose_ranker;
+    let ranker_chosen = args.settings.ranker.is_some() || config.user_chose_ranker;
     toolsift::tui::run(toolsift::tui::Setup {
         sources: label,
         catalog,

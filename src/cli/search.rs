@@ -4,11 +4,10 @@
 use toolsift::catalog::Catalog;
 use toolsift::engine::close_names::close_names;
 use toolsift::search::SearchRequest;
-use toolsift::tools_handle::{SelectError, ToolsHandle};
+use toolsift::tools_handle::ToolsHandle;
 
 use super::args::SearchArgs;
 use super::error::CliError;
-use super::handle::parse_int;
 use super::output::{emit, write_stdout};
 
 /// `CATALOG QUERY`, or just `QUERY` with MCP servers.
@@ -43,11 +42,7 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
         .map(|name| tool_named(&catalog, name))
         .transpose()?;
     let handle = ToolsHandle::new(catalog.clone(), &settings.handle_options())?;
-    let max_tools = match &args.max_tools {
-        None => None,
-        Some(text) => Some(parse_int(text).ok_or(SelectError::MaxTools)?),
-    };
-    let cap = handle.search_cap(max_tools)?;
+    let cap = handle.search_cap(args.max_tools)?;
     if args.intents.len() > toolsift::engine::intents::MAX_INTENTS {
         return Err(CliError::Usage(format!(
             "--intent is given {} times; at most {} intents are accepted",

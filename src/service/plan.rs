@@ -9,10 +9,7 @@ use crate::catalog::Catalog;
 use crate::engine::Ranker;
 use crate::tools_handle::check_max_tools;
 
-/// `max_tools` when a request gives none (docs/wire.md §4: server default 8),
-/// for every front end: the service, the gateway's `search_tools`, the
-/// explorer and the CLI.
-pub const DEFAULT_MAX_TOOLS: u64 = 8;
+pub use crate::tools_handle::DEFAULT_MAX_TOOLS;
 
 /// The relevance gate in a front end that toolsift owns end to end
 /// ([`crate::engine::gate::ON_IN_PROCESS`]).

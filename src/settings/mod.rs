@@ -1,7 +1,10 @@
 //! The explorer's settings, as one record: strategy, initial set, caps,
-//! ranker and token basis. The config file's `[explorer]` gives them, each
-//! of them optional ([`PartialSettings`]); the command line's flags go over
-//! the file; the explorer edits them and saves them back.
+//! ranker and token basis. One record with each of them optional
+//! ([`PartialSettings`]) is both the config file's `[explorer]` and the
+//! command's flags (each read as its setting's type, [`flags`]); the flags
+//! go over the file; the explorer edits them and saves them back.
+
+pub mod flags;
 
 use std::sync::Arc;
 
@@ -128,27 +131,37 @@ impl Settings {
 }
 
 /// The same settings, each of them maybe left out: what one layer (the
-/// built-in file, the user's file, the flags) says. Read from a file, a bad
+/// built-in file, the user's file, the flags) says. One record is the
+/// config file's keys and the explorer's flags. Read from a file, a bad
 /// value is refused with the SDK's rule and what was found
-/// ([`crate::file_value`]).
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+/// ([`crate::file_value`]); from a flag, with the SDK's message
+/// ([`flags`]).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, clap::Args)]
 #[serde(deny_unknown_fields)]
 pub struct PartialSettings {
     #[serde(default, deserialize_with = "file_value::one_of")]
+    #[arg(long, value_name = "STRATEGY", value_parser = flags::strategy, help = flags::from_config(&flags::choices(&Strategy::ALL), Settings::default().strategy))]
     pub strategy: Option<Strategy>,
     #[serde(default, deserialize_with = "file_value::count")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = flags::initial_tool_count, help = flags::from_config("Non-mandatory tools in the deferred initial set", Settings::default().initial_tool_count))]
     pub initial_tool_count: Option<i64>,
+    /// Cap for the deferred initial set and default search cap (default: none).
     #[serde(default, deserialize_with = "file_value::positive")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = flags::max_loaded_tools)]
     pub max_loaded_tools: Option<i64>,
     #[serde(default, deserialize_with = "file_value::positive")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = flags::max_tools, help = format!("Cap on tools a search returns (default: the service's {})", crate::tools_handle::DEFAULT_MAX_TOOLS))]
     pub max_tools: Option<i64>,
     /// One of [`Ranker::WORDS`]: regex is the query box's mode, not a
     /// setting.
     #[serde(default, deserialize_with = "word_ranker")]
+    #[arg(long, value_name = "RANKER", value_parser = flags::word_ranker, help = flags::from_config(&flags::choices(&Ranker::WORDS), Settings::default().ranker))]
     pub ranker: Option<Ranker>,
     #[serde(default, deserialize_with = "file_value::one_of")]
+    #[arg(long, value_name = "BASIS", value_parser = flags::token_basis, help = flags::from_config(&flags::basis_choices(), TokenBasis::default()))]
     pub token_basis: Option<TokenBasis>,
     #[serde(default, deserialize_with = "file_value::flag")]
+    #[arg(long, value_name = "on|off", value_parser = flags::on_off, help = flags::from_config("The relevance gate: on, a request no tool fits loads no searched tool", "on"))]
     pub gate: Option<bool>,
 }
 
