@@ -63,7 +63,7 @@ impl App {
         match self.with_screens(|screens, on| open(on, screens)) {
             Ok(effects) => effects,
             Err(why) => {
-                self.status = Some(why);
+                self.status = Some(why.to_string());
                 Vec::new()
             }
         }

@@ -74,7 +74,36 @@ pub enum Told {
 /// How a screen opens: on what the app shows, into the registry (kept
 /// screens are found there, new ones are held there), shown in front; or
 /// why it cannot open, said on the bottom line.
-pub type Open = fn(&On, &mut Screens) -> Result<Vec<Effect>, String>;
+pub type Open = fn(&On, &mut Screens) -> Result<Vec<Effect>, Unopened>;
+
+/// Why a screen does not open.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unopened {
+    /// The breaker calls the highlighted tool, and there is none.
+    #[error(
+        "no tool to call: the list under the cursor is empty (pick a tool in the catalog or results)"
+    )]
+    NoTool,
+    /// The comparison searches the query box's request, and it is empty.
+    #[error(
+        "nothing to compare: type a request in the query box first (the comparison searches it two ways)"
+    )]
+    NoQuery,
+    #[error("nothing to compare: no other way of searching can run here")]
+    NoOtherWay,
+    /// The history lists the committed queries, and there are none.
+    #[error("no queries yet: Enter in the query box commits one, and it is kept here")]
+    NoHistory,
+    /// The live screen shows followed traffic, and nothing is followed.
+    #[error(
+        "not following anything: toolsift explore --follow URL (a gateway's or service's address) or --follow TRACE (a gateway's --trace file)"
+    )]
+    NotFollowing,
+    /// An export writes tools, and none are loaded or picked: why, as the
+    /// search's state says it.
+    #[error("{0}")]
+    NothingToExport(String),
+}
 
 /// A screen: everything of its own, in its folder. The app hands it the
 /// actions of its [`Context`] and carries out its [`Outcome`].

@@ -17,7 +17,7 @@ pub mod tune;
 
 mod front;
 mod registry;
-pub use front::{On, Open, Screen, Told};
+pub use front::{On, Open, Screen, Told, Unopened};
 pub use registry::Screens;
 
 use crate::tui::action::Action;

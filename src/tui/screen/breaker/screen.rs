@@ -8,16 +8,13 @@ use super::{BreakerPane, Breaking, CALL_KEYS, CONFIRM_KEYS, INPUT_KEYS, KEYS, dr
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
 use crate::tui::paint::Theme;
-use crate::tui::screen::{On, Outcome, Popup, Screen, Screens};
+use crate::tui::screen::{On, Outcome, Popup, Screen, Screens, Unopened};
 
 /// The screen opens on the highlighted tool (results or catalog), or says
 /// there is none.
-pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, String> {
+pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, Unopened> {
     let Some(index) = on.current_tool else {
-        return Err(
-            "no tool to call: the list under the cursor is empty (pick a tool in the catalog or results)"
-                .into(),
-        );
+        return Err(Unopened::NoTool);
     };
     match screens.get_mut::<BreakerPane>() {
         Some(pane) if pane.tool != index => pane.pick(on.catalog, index),

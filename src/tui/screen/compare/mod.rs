@@ -20,7 +20,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::Outcome;
+use super::{Outcome, Unopened};
 use crate::catalog::Catalog;
 use crate::engine::Ranker;
 use crate::search::{Reason, SearchRequest, SearchResult, Searcher, Standing};
@@ -207,17 +207,14 @@ pub struct ComparePane {
 impl ComparePane {
     /// The screen and its two searches; `Err` says why there is nothing to
     /// compare (no query, no other way that can run).
-    pub fn open(on: &Compared) -> Result<(ComparePane, Vec<Effect>), String> {
+    pub fn open(on: &Compared) -> Result<(ComparePane, Vec<Effect>), Unopened> {
         let query = on.query.trim();
         if query.is_empty() {
-            return Err(
-                "nothing to compare: type a request in the query box first (the comparison searches it two ways)"
-                    .into(),
-            );
+            return Err(Unopened::NoQuery);
         }
         let ways = other_ways(on);
         let Some(first) = ways.first().cloned() else {
-            return Err("nothing to compare: no other way of searching can run here".into());
+            return Err(Unopened::NoOtherWay);
         };
         let left = Way {
             label: "in force".into(),

@@ -9,13 +9,13 @@ use crate::caching::Pricing;
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
 use crate::tui::paint::Theme;
-use crate::tui::screen::{On, Outcome, Popup, Screen, Screens, Told};
+use crate::tui::screen::{On, Outcome, Popup, Screen, Screens, Told, Unopened};
 use crate::tui::session::{self, TURNS};
 use crate::tui::text::short_number;
 
 /// The screen opens on the query box's request, or says why there is
 /// nothing to compare.
-pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, String> {
+pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, Unopened> {
     let compared = Compared {
         catalog: on.catalog,
         searcher: on.searcher,

@@ -13,7 +13,7 @@ fn demo() -> (Arc<Catalog>, Searcher, Settings) {
     (catalog, Searcher::embedded(), settings)
 }
 
-fn open(query: &str, settings: &Settings) -> Result<ComparePane, String> {
+fn open(query: &str, settings: &Settings) -> Result<ComparePane, crate::tui::screen::Unopened> {
     let (catalog, searcher, _) = demo();
     let handle = settings.validate(&catalog).unwrap();
     let on = Compared {
@@ -49,7 +49,8 @@ fn run(pane: &mut ComparePane, searcher: &Searcher, effects: Vec<Effect>) {
 fn an_empty_query_has_nothing_to_compare() {
     let (_, _, settings) = demo();
     let why = open("  ", &settings).unwrap_err();
-    assert!(why.contains("type a request"), "{why}");
+    assert_eq!(why, crate::tui::screen::Unopened::NoQuery);
+    assert!(why.to_string().contains("type a request"), "{why}");
 }
 
 #[test]

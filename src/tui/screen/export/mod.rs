@@ -6,7 +6,7 @@ pub mod draw;
 
 use ratatui::Frame;
 
-use super::{On, Outcome, Popup, Screen, Screens, Told};
+use super::{On, Outcome, Popup, Screen, Screens, Told, Unopened};
 use crate::tui::action::{Context, KeyGroup};
 use crate::tui::paint::Theme;
 
@@ -159,8 +159,8 @@ pub fn write_effect(
 
 /// The popup opens on the tools an export writes (on the format chosen
 /// last), or says why there are none.
-pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, String> {
-    let (tools, _) = on.export.clone()?;
+pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, Unopened> {
+    let (tools, _) = on.export.clone().map_err(Unopened::NothingToExport)?;
     screens.hold(Box::new(ExportBox::new(tools, on.tool_format)));
     screens.show(Popup::Export);
     Ok(Vec::new())

@@ -6,7 +6,7 @@ pub mod rows;
 
 use ratatui::Frame;
 
-use super::{On, Outcome, Popup, Screen, Screens};
+use super::{On, Outcome, Popup, Screen, Screens, Unopened};
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
 use crate::tui::find::Find;
@@ -61,7 +61,7 @@ impl HelpState {
 }
 
 /// Help opens from its top, over the screen in front.
-pub fn open(_on: &On, screens: &mut Screens) -> Result<Vec<Effect>, String> {
+pub fn open(_on: &On, screens: &mut Screens) -> Result<Vec<Effect>, Unopened> {
     screens.kept_mut(HelpState::default).open();
     screens.show(Popup::Help);
     Ok(Vec::new())

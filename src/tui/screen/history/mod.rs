@@ -6,7 +6,7 @@ pub mod draw;
 
 use ratatui::Frame;
 
-use super::{On, Outcome, Popup, Screen, Screens};
+use super::{On, Outcome, Popup, Screen, Screens, Unopened};
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
 use crate::tui::list::ListState;
@@ -35,11 +35,9 @@ pub struct HistoryList {
 impl HistoryList {
     /// The list over `history` (oldest first, as the query box keeps it);
     /// `Err` says why there is nothing to show.
-    pub fn open(history: &[String]) -> Result<HistoryList, String> {
+    pub fn open(history: &[String]) -> Result<HistoryList, Unopened> {
         if history.is_empty() {
-            return Err(
-                "no queries yet: Enter in the query box commits one, and it is kept here".into(),
-            );
+            return Err(Unopened::NoHistory);
         }
         Ok(HistoryList {
             entries: history.iter().rev().cloned().collect(),
@@ -87,7 +85,7 @@ impl HistoryList {
 
 /// The list opens on the query box's committed queries, or says there
 /// are none yet.
-pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, String> {
+pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, Unopened> {
     screens.hold(Box::new(HistoryList::open(on.history)?));
     screens.show(Popup::History);
     Ok(Vec::new())
@@ -128,7 +126,7 @@ mod tests {
 
     #[test]
     fn nothing_committed_says_how_to_commit() {
-        let why = HistoryList::open(&[]).unwrap_err();
+        let why = HistoryList::open(&[]).unwrap_err().to_string();
         assert!(why.contains("Enter in the query box"), "{why}");
     }
 

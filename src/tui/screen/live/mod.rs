@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 
 use ratatui::Frame;
 
-use super::{On, Outcome, Popup, Screen, Screens, Told};
+use super::{On, Outcome, Popup, Screen, Screens, Told, Unopened};
 use crate::follow::Note;
 use crate::traffic::misses::{self, Judge, Miss, Standing};
 use crate::traffic::{Event, KEPT_EVENTS};
@@ -374,9 +374,9 @@ impl LivePane {
 
 /// The screen opens on the traffic followed from the start, or says how
 /// to follow something.
-pub fn open(_on: &On, screens: &mut Screens) -> Result<Vec<Effect>, String> {
+pub fn open(_on: &On, screens: &mut Screens) -> Result<Vec<Effect>, Unopened> {
     if screens.get::<LivePane>().is_none() {
-        return Err("not following anything: toolsift explore --follow URL (a gateway's or service's address) or --follow TRACE (a gateway's --trace file)".into());
+        return Err(Unopened::NotFollowing);
     }
     screens.show(Popup::Live);
     Ok(Vec::new())

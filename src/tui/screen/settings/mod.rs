@@ -4,7 +4,7 @@ pub mod draw;
 
 use ratatui::Frame;
 
-use super::{On, Outcome, Popup, Screen, Screens, Told};
+use super::{On, Outcome, Popup, Screen, Screens, Told, Unopened};
 use crate::settings::{Setting, Settings};
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
@@ -152,7 +152,7 @@ fn step_optional(value: Option<i64>, step: i64) -> Option<i64> {
 }
 
 /// The popup opens on the settings in force (its row kept).
-pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, String> {
+pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, Unopened> {
     screens
         .kept_mut(|| SettingsEditor::new(on.settings))
         .open(on.settings);

@@ -7,7 +7,7 @@ use super::{INPUT_KEYS, KEYS, TunePane, Tuned, current, draw};
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
 use crate::tui::paint::Theme;
-use crate::tui::screen::{On, Outcome, Popup, Screen, Screens, Told};
+use crate::tui::screen::{On, Outcome, Popup, Screen, Screens, Told, Unopened};
 
 /// What the screen measures and applies against.
 fn tuned<'a>(on: &'a On) -> Tuned<'a> {
@@ -23,7 +23,7 @@ fn tuned<'a>(on: &'a On) -> Tuned<'a> {
 /// The screen opens on the settings in force: the prompt for a request
 /// file if there is none yet, else a measurement if the one shown is not
 /// for them.
-pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, String> {
+pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, Unopened> {
     let tune = screens.kept_mut(|| TunePane::new(None, None));
     let effects = tune.open(&tuned(on));
     screens.show(Popup::Tune);
