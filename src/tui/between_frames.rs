@@ -137,8 +137,8 @@ pub trait Host {
     /// Inside tmux: puts `text` in tmux's paste buffer too (`tmux
     /// load-buffer -w -`), which works whatever tmux's `set-clipboard`
     /// says; `Err` says why not.
-    fn tmux_buffer(&mut self, _text: &str) -> Result<(), String> {
-        Err("not inside tmux".into())
+    fn tmux_buffer(&mut self, _text: &str) -> Result<(), super::osc52::NotBuffered> {
+        Err(super::osc52::NotBuffered::NotInTmux)
     }
 }
 
@@ -168,7 +168,7 @@ impl Host for Detached {
 pub struct Attached;
 
 impl Host for Attached {
-    fn tmux_buffer(&mut self, text: &str) -> Result<(), String> {
+    fn tmux_buffer(&mut self, text: &str) -> Result<(), super::osc52::NotBuffered> {
         super::osc52::tmux_load_buffer(text)
     }
 
@@ -248,7 +248,7 @@ pub async fn carry_out<B: Backend, H: Host>(
             }
             let program = match pager::from_env() {
                 Ok(p) => p,
-                Err(why) => return Ok(vec![Msg::Status(why)]),
+                Err(why) => return Ok(vec![Msg::Status(why.to_string())]),
             };
             let lending = Lending::terminal();
             lending.take(Duration::from_secs(2)).await;

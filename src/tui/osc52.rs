@@ -49,30 +49,55 @@ pub fn sequence(text: &str) -> Vec<u8> {
     out
 }
 
-/// The sequence for `text` to `target`, or why it is not written (a
-/// sentence for the status line).
-pub fn copy(text: &str, target: Target) -> Result<Vec<u8>, String> {
+/// Why a text is not copied (said on the status line).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotCopied {
+    #[error("not copied: standard output is not a terminal")]
+    NoTerminal,
+    #[error("not copied: TERM=dumb, the terminal takes no clipboard sequences")]
+    DumbTerminal,
+    /// The text's bytes, more than terminals take.
+    #[error(
+        "not copied: {} bytes is more than terminals take through OSC 52 (about {} KB)",
+        crate::numbers::thousands(*.0 as u64),
+        MAX_SEQUENCE_BYTES / 4 * 3 / 1000
+    )]
+    TooLong(usize),
+}
+
+/// The sequence for `text` to `target`, or why it is not written.
+pub fn copy(text: &str, target: Target) -> Result<Vec<u8>, NotCopied> {
     if !target.tty {
-        return Err("not copied: standard output is not a terminal".into());
+        return Err(NotCopied::NoTerminal);
     }
     if matches!(target.term, Some("dumb")) {
-        return Err("not copied: TERM=dumb, the terminal takes no clipboard sequences".into());
+        return Err(NotCopied::DumbTerminal);
     }
     let bytes = sequence(text);
     if bytes.len() > MAX_SEQUENCE_BYTES {
-        return Err(format!(
-            "not copied: {} bytes is more than terminals take through OSC 52 (about {} KB)",
-            crate::numbers::thousands(text.len() as u64),
-            MAX_SEQUENCE_BYTES / 4 * 3 / 1000
-        ));
+        return Err(NotCopied::TooLong(text.len()));
     }
     Ok(bytes)
+}
+
+/// Why tmux's paste buffer did not take a text.
+#[derive(Debug, thiserror::Error)]
+pub enum NotBuffered {
+    #[error("not inside tmux")]
+    NotInTmux,
+    #[error("cannot run tmux: {0}")]
+    NoTmux(std::io::Error),
+    #[error("tmux load-buffer: {0}")]
+    Io(std::io::Error),
+    /// tmux's own words, escaped.
+    #[error("tmux load-buffer failed: {0}")]
+    Refused(String),
 }
 
 /// `text` into tmux's paste buffer (`tmux load-buffer -w -`: `-w` sends it
 /// on to the outer terminal's clipboard where tmux can), for a tmux whose
 /// `set-clipboard` is off or `external`.
-pub fn tmux_load_buffer(text: &str) -> Result<(), String> {
+pub fn tmux_load_buffer(text: &str) -> Result<(), NotBuffered> {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let mut child = Command::new("tmux")
@@ -81,22 +106,21 @@ pub fn tmux_load_buffer(text: &str) -> Result<(), String> {
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run tmux: {e}"))?;
+        .map_err(NotBuffered::NoTmux)?;
     if let Some(mut stdin) = child.stdin.take() {
         stdin
             .write_all(text.as_bytes())
-            .map_err(|e| format!("tmux load-buffer: {e}"))?;
+            .map_err(NotBuffered::Io)?;
     }
     let out = child
         .wait_with_output()
-        .map_err(|e| format!("tmux load-buffer: {e}"))?;
+        .map_err(NotBuffered::Io)?;
     if out.status.success() {
         Ok(())
     } else {
         let why = String::from_utf8_lossy(&out.stderr);
-        Err(format!(
-            "tmux load-buffer failed: {}",
-            crate::terminal_text::escape(why.trim())
+        Err(NotBuffered::Refused(
+            crate::terminal_text::escape(why.trim()).into_owned(),
         ))
     }
 }
@@ -149,16 +173,16 @@ mod tests {
     #[test]
     fn no_terminal_a_dumb_one_or_too_much_is_refused_plainly() {
         let no_tty = Target { tty: false, ..TTY };
-        assert!(copy("x", no_tty).unwrap_err().contains("not a terminal"));
+        assert!(copy("x", no_tty).unwrap_err().to_string().contains("not a terminal"));
         let dumb = Target {
             term: Some("dumb"),
             ..TTY
         };
-        assert!(copy("x", dumb).unwrap_err().contains("TERM=dumb"));
+        assert!(copy("x", dumb).unwrap_err().to_string().contains("TERM=dumb"));
         let most = "a".repeat((MAX_SEQUENCE_BYTES - 8) / 4 * 3);
         assert_eq!(copy(&most, TTY).map(|b| b.len()), Ok(MAX_SEQUENCE_BYTES));
         let big = format!("{most}aaa");
-        let why = copy(&big, TTY).unwrap_err();
+        let why = copy(&big, TTY).unwrap_err().to_string();
         assert!(
             why.contains("74,997 bytes is more than terminals take"),
             "{why}"

@@ -24,7 +24,7 @@ pub fn choose(
     pager: Option<&str>,
     editor: Option<&str>,
     less_found: bool,
-) -> Result<Program, String> {
+) -> Result<Program, NoPager> {
     let split = |v: &str| -> Vec<String> { v.split_whitespace().map(String::from).collect() };
     for (value, from) in [(pager, "$PAGER"), (editor, "$EDITOR")] {
         if let Some(v) = value.filter(|v| !v.trim().is_empty()) {
@@ -40,11 +40,16 @@ pub fn choose(
             from: "less",
         });
     }
-    Err("not opened: no pager (set $PAGER or $EDITOR; less is not installed)".into())
+    Err(NoPager)
 }
 
+/// Neither `$PAGER` nor `$EDITOR` is set, and less is not installed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not opened: no pager (set $PAGER or $EDITOR; less is not installed)")]
+pub struct NoPager;
+
 /// The program this process's environment names.
-pub fn from_env() -> Result<Program, String> {
+pub fn from_env() -> Result<Program, NoPager> {
     let var = |name: &str| std::env::var(name).ok();
     choose(
         var("PAGER").as_deref(),
@@ -209,7 +214,7 @@ mod tests {
         assert_eq!((e.argv, e.from), (vec!["nano".to_string()], "$EDITOR"));
         let l = choose(None, None, true).unwrap();
         assert_eq!((l.argv, l.from), (vec!["less".to_string()], "less"));
-        let none = choose(None, Some(""), false).unwrap_err();
+        let none = choose(None, Some(""), false).unwrap_err().to_string();
         assert!(none.contains("set $PAGER or $EDITOR"), "{none}");
     }
 

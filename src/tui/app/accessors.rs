@@ -203,7 +203,7 @@ impl App {
 
     /// The full catalog's tokens (once counted) and whether they fit the
     /// context budget: `Err` says why the full catalog is not offered.
-    pub fn full_catalog_offer(&self) -> Result<u64, String> {
+    pub fn full_catalog_offer(&self) -> Result<u64, crate::tui::pane::results::NotOffered> {
         self.search.full_catalog_offer(self.full_tokens())
     }
 

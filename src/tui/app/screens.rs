@@ -165,7 +165,7 @@ impl App {
                 let told = self
                     .screens
                     .front_screen_mut()
-                    .map(|screen| screen.tell(why, true));
+                    .map(|screen| screen.tell(why.to_string(), true));
                 self.told(told);
                 Vec::new()
             }

@@ -90,6 +90,17 @@ pub struct SearchState {
     pub follow: Option<usize>,
 }
 
+/// Why the full catalog is not offered after a failed search.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotOffered {
+    #[error("no context budget is set (--context-budget TOKENS)")]
+    NoBudget,
+    #[error("the catalog's tokens are still being counted")]
+    Counting,
+    #[error("the full catalog is {} tokens; the budget is {}", thousands(*full), thousands(*budget))]
+    OverBudget { full: u64, budget: u64 },
+}
+
 impl SearchState {
     pub fn new(context_budget: Option<u64>) -> SearchState {
         SearchState {
@@ -311,21 +322,17 @@ impl SearchState {
     /// force, once counted, a provider's request overhead included) and
     /// whether they fit the context budget: `Err` says why the full catalog
     /// is not offered.
-    pub fn full_catalog_offer(&self, full: Option<u64>) -> Result<u64, String> {
+    pub fn full_catalog_offer(&self, full: Option<u64>) -> Result<u64, NotOffered> {
         let Some(budget) = self.context_budget else {
-            return Err("no context budget is set (--context-budget TOKENS)".into());
+            return Err(NotOffered::NoBudget);
         };
         let Some(full) = full else {
-            return Err("the catalog's tokens are still being counted".into());
+            return Err(NotOffered::Counting);
         };
         if full <= budget {
             Ok(full)
         } else {
-            Err(format!(
-                "the full catalog is {} tokens; the budget is {}",
-                thousands(full),
-                thousands(budget)
-            ))
+            Err(NotOffered::OverBudget { full, budget })
         }
     }
 

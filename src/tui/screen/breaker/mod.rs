@@ -135,6 +135,19 @@ pub struct TraceState {
     pub replay: Replay,
 }
 
+/// Why typed arguments cannot be sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadArgs {
+    #[error("arguments must be a JSON object")]
+    NotAnObject,
+    /// serde_json's words, where the text stops being JSON.
+    #[error("invalid JSON: {0}")]
+    Json(String),
+    /// Where the tool's input schema refuses them, and why.
+    #[error("not what the tool's schema takes: {0}")]
+    Schema(String),
+}
+
 /// The simulator's state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BreakerPane {
@@ -204,11 +217,11 @@ impl BreakerPane {
     /// The arguments as typed, if they can be sent: a JSON object that the
     /// tool's input schema takes (checked as the gateway checks a call; a
     /// schema that does not compile is left to the server).
-    pub fn parsed_args(&self, catalog: &Catalog) -> Result<Value, String> {
+    pub fn parsed_args(&self, catalog: &Catalog) -> Result<Value, BadArgs> {
         let args = match serde_json::from_str::<Value>(&self.args.text) {
             Ok(v @ Value::Object(_)) => v,
-            Ok(_) => return Err("arguments must be a JSON object".into()),
-            Err(e) => return Err(format!("invalid JSON: {e}")),
+            Ok(_) => return Err(BadArgs::NotAnObject),
+            Err(e) => return Err(BadArgs::Json(e.to_string())),
         };
         let Some(tool) = catalog.tools().get(self.tool) else {
             return Ok(args);
@@ -224,10 +237,7 @@ impl BreakerPane {
             .iter()
             .map(|(at, what)| format!("{at}: {what}"))
             .collect();
-        Err(format!(
-            "not what the tool's schema takes: {}",
-            said.join("; ")
-        ))
+        Err(BadArgs::Schema(said.join("; ")))
     }
 
     /// The current call's signature, when its arguments are valid.

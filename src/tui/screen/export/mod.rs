@@ -135,14 +135,19 @@ impl ExportBox {
     }
 }
 
+/// Tools that cannot be written out as a payload.
+#[derive(Debug, thiserror::Error)]
+#[error("not exported: {0}")]
+pub struct NotExported(#[from] crate::export::ExportError);
+
 /// The write of `tools` as `format` to `path` (an effect, its message
 /// ready), or why they cannot be exported.
 pub fn write_effect(
     format: PayloadFormat,
     path: String,
     tools: &[&Tool],
-) -> Result<Effect, String> {
-    let text = payload(tools.iter().copied(), format).map_err(|e| format!("not exported: {e}"))?;
+) -> Result<Effect, NotExported> {
+    let text = payload(tools.iter().copied(), format)?;
     let shown =
         std::path::absolute(&path).map_or_else(|_| path.clone(), |p| p.display().to_string());
     Ok(Effect::WriteFile {
