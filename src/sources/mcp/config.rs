@@ -338,7 +338,7 @@ fn server(name: &str, entry: ServerEntry, vars: &Vars<'_>) -> Result<Option<McpS
     if name.trim().is_empty() || name.contains('/') {
         return Err("a server name must be non-empty and have no '/'".into());
     }
-    let expand = |s: &str| vars.expand(s);
+    let expand = |s: &str| vars.expand(s).map_err(|e| e.to_string());
     let transport = match (entry.kind.as_deref(), entry.command, entry.url) {
         (Some("sse"), _, _) => {
             return Err(
@@ -457,7 +457,10 @@ fn env_file(path: &str) -> Result<BTreeMap<String, String>, String> {
 
 /// Replaces each `${NAME}` (or `${NAME:-default}`) with the environment
 /// variable NAME.
-pub fn expand_env(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+pub fn expand_env(
+    text: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, super::vars::VarError> {
     Vars::env(env).expand(text)
 }
 

@@ -23,6 +23,32 @@ pub struct Vars<'a> {
     pub inputs: BTreeMap<String, Input>,
 }
 
+/// A variable that cannot be given its value (named in the message).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VarError {
+    /// The text a `${` is not closed in.
+    #[error("unclosed ${{ in {0:?}")]
+    Unclosed(String),
+    #[error("${{workspaceFolder}} is VS Code's, and this file is in no workspace")]
+    NoWorkspace,
+    #[error("${{userHome}}: HOME is not set")]
+    NoHome,
+    #[error("${{workspaceFolderBasename}}: this file is in no workspace")]
+    NoWorkspaceBasename,
+    /// What is written between `${` and `}`.
+    #[error("${{{0}}} is not an environment variable name")]
+    NotAName(String),
+    #[error("environment variable {0} is not set (write ${{{0}:-default}} to give a default)")]
+    Unset(String),
+    #[error("${{input:{0}}} names no input of the file's \"inputs\"")]
+    NoInput(String),
+    /// An input with no default (`what`: its description, quoted).
+    #[error(
+        "${{input:{id}}}{what} is asked of the user by VS Code and has no \"default\"; the gateway cannot ask. Give the value in an environment variable and write ${{env:NAME}} instead"
+    )]
+    Asked { id: String, what: String },
+}
+
 impl<'a> Vars<'a> {
     /// Only environment variables.
     pub fn env(env: &'a dyn Fn(&str) -> Option<String>) -> Vars<'a> {
@@ -34,14 +60,14 @@ impl<'a> Vars<'a> {
     }
 
     /// `text` with each variable replaced; an error names the variable.
-    pub fn expand(&self, text: &str) -> Result<String, String> {
+    pub fn expand(&self, text: &str) -> Result<String, VarError> {
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
         while let Some(start) = rest.find("${") {
             out.push_str(&rest[..start]);
             let after = &rest[start + 2..];
             let Some(end) = after.find('}') else {
-                return Err(format!("unclosed ${{ in {text:?}"));
+                return Err(VarError::Unclosed(text.to_string()));
             };
             out.push_str(&self.value(&after[..end])?);
             rest = &after[end + 1..];
@@ -51,7 +77,7 @@ impl<'a> Vars<'a> {
     }
 
     /// The value of the variable written `${inner}`.
-    fn value(&self, inner: &str) -> Result<String, String> {
+    fn value(&self, inner: &str) -> Result<String, VarError> {
         if let Some(id) = inner.strip_prefix("input:") {
             return self.input(id);
         }
@@ -61,13 +87,10 @@ impl<'a> Vars<'a> {
         };
         match name {
             "workspaceFolder" if default.is_none() => {
-                return self.workspace.clone().ok_or_else(|| {
-                    "${workspaceFolder} is VS Code's, and this file is in no workspace".into()
-                });
+                return self.workspace.clone().ok_or(VarError::NoWorkspace);
             }
             "userHome" if default.is_none() => {
-                return (self.env)("HOME")
-                    .ok_or_else(|| "${userHome}: HOME is not set".to_string());
+                return (self.env)("HOME").ok_or(VarError::NoHome);
             }
             "workspaceFolderBasename" if default.is_none() => {
                 return self
@@ -75,40 +98,32 @@ impl<'a> Vars<'a> {
                     .as_deref()
                     .and_then(|w| std::path::Path::new(w).file_name())
                     .map(|n| n.to_string_lossy().into_owned())
-                    .ok_or_else(|| {
-                        "${workspaceFolderBasename}: this file is in no workspace".into()
-                    });
+                    .ok_or(VarError::NoWorkspaceBasename);
             }
             "pathSeparator" | "/" if default.is_none() => return Ok("/".into()),
             _ => {}
         }
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!("${{{inner}}} is not an environment variable name"));
+            return Err(VarError::NotAName(inner.to_string()));
         }
         match ((self.env)(name), default) {
             (Some(value), _) => Ok(value),
             (None, Some(default)) => Ok(default.to_string()),
-            (None, None) => Err(format!(
-                "environment variable {name} is not set (write ${{{name}:-default}} to give a default)"
-            )),
+            (None, None) => Err(VarError::Unset(name.to_string())),
         }
     }
 
-    fn input(&self, id: &str) -> Result<String, String> {
+    fn input(&self, id: &str) -> Result<String, VarError> {
         let Some(input) = self.inputs.get(id) else {
-            return Err(format!(
-                "${{input:{id}}} names no input of the file's \"inputs\""
-            ));
+            return Err(VarError::NoInput(id.to_string()));
         };
-        input.default.clone().ok_or_else(|| {
-            let what = input
+        input.default.clone().ok_or_else(|| VarError::Asked {
+            id: id.to_string(),
+            what: input
                 .description
                 .as_deref()
                 .map(|d| format!(" ({d:?})"))
-                .unwrap_or_default();
-            format!(
-                "${{input:{id}}}{what} is asked of the user by VS Code and has no \"default\"; the gateway cannot ask. Give the value in an environment variable and write ${{env:NAME}} instead"
-            )
+                .unwrap_or_default(),
         })
     }
 }
@@ -188,16 +203,25 @@ mod tests {
         assert_eq!(x("${workspaceFolder}/a").unwrap(), "/w/a");
         assert_eq!(x("${userHome}").unwrap(), "/home/u");
         assert_eq!(x("${input:region}").unwrap(), "eu");
-        let e = x("${NOPE}").unwrap_err();
+        assert_eq!(x("${NOPE}"), Err(VarError::Unset("NOPE".into())));
+        let e = x("${NOPE}").unwrap_err().to_string();
         assert!(
             e.contains("NOPE is not set") && e.contains("${NOPE:-default}"),
             "{e}"
         );
-        let e = x("${input:key}").unwrap_err();
+        let e = x("${input:key}").unwrap_err().to_string();
         assert!(e.contains("\"API key\"") && e.contains("cannot ask"), "{e}");
-        assert!(x("${input:other}").unwrap_err().contains("no input"));
+        assert!(
+            x("${input:other}")
+                .unwrap_err()
+                .to_string()
+                .contains("no input")
+        );
         assert!(x("${a b}").is_err());
         assert!(x("${OPEN").is_err());
-        assert!(Vars::env(&env).expand("${workspaceFolder}").is_err());
+        assert_eq!(
+            Vars::env(&env).expand("${workspaceFolder}"),
+            Err(VarError::NoWorkspace)
+        );
     }
 }
