@@ -123,7 +123,8 @@ pub fn default_model(
     let offline = args.offline || toolsift::embed::offline_in(&env);
     let dir = toolsift::embed::default_model_dir(&env, offline, &mut |m| {
         eprintln!("toolsift: {}", toolsift::terminal_text::escape(m))
-    })?;
+    })
+    .map_err(|e| e.to_string())?;
     let settings = EmbeddingSettings {
         local: Some(dir.to_string_lossy().into_owned()),
         ..file.clone()
@@ -159,7 +160,7 @@ pub fn default_model_later(
     let file = file.clone();
     Some(Box::new(move |report| {
         let env = |n: &str| std::env::var(n).ok();
-        let dir = toolsift::embed::fetch_default_model(&env, report)?;
+        let dir = toolsift::embed::fetch_default_model(&env, report).map_err(|e| e.to_string())?;
         let settings = EmbeddingSettings {
             local: Some(dir.to_string_lossy().into_owned()),
             ..file

@@ -129,7 +129,7 @@ pub fn run(args: &ModelArgs) -> Result<(), CliError> {
                 ));
             }
             let dir = hub::resolve(&model, &settings, &mut |m| eprintln!("toolsift: {m}"))
-                .map_err(CliError::Usage)?;
+                .map_err(|e| CliError::Usage(e.to_string()))?;
             let bytes = hub::bytes_under(&hub::repo_folder(&model, &settings));
             super::output::write_stdout(&format!(
                 "{model}: at hand in {} ({})\n",
@@ -139,7 +139,7 @@ pub fn run(args: &ModelArgs) -> Result<(), CliError> {
         }
         ModelAction::Remove { model } => {
             let model = id(model)?;
-            match hub::remove(&model, &settings).map_err(CliError::Usage)? {
+            match hub::remove(&model, &settings).map_err(|e| CliError::Usage(e.to_string()))? {
                 Some(b) => super::output::write_stdout(&format!(
                     "{model}: removed from {} ({} freed)\n",
                     esc(&settings.cache),

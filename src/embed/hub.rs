@@ -190,15 +190,46 @@ pub fn bytes_under(dir: &Path) -> u64 {
 
 /// Forgets the model: its folder in the hub cache goes. `Ok(None)` when
 /// there was none; else the bytes freed.
-pub fn remove(model: &ModelId, hub: &HubSettings) -> Result<Option<u64>, String> {
+pub fn remove(model: &ModelId, hub: &HubSettings) -> Result<Option<u64>, HubError> {
     let folder = repo_folder(model, hub);
     if !folder.exists() {
         return Ok(None);
     }
     let bytes = bytes_under(&folder);
-    std::fs::remove_dir_all(&folder)
-        .map_err(|e| format!("{model}: cannot remove {}: {e}", folder.display()))?;
+    if let Err(source) = std::fs::remove_dir_all(&folder) {
+        return Err(HubError::Remove {
+            model: model.to_string(),
+            folder,
+            source,
+        });
+    }
     Ok(Some(bytes))
+}
+
+/// Why a model is not at hand in the hub cache.
+#[derive(Debug, thiserror::Error)]
+pub enum HubError {
+    #[error("{model}: cannot remove {}: {source}", folder.display())]
+    Remove {
+        model: String,
+        folder: PathBuf,
+        source: std::io::Error,
+    },
+    /// The hub sent nothing for the stall time (`secs`).
+    #[error(
+        "{model}: {endpoint} sent nothing for {secs} s; giving up (give a model folder instead, or try again)"
+    )]
+    Stalled {
+        model: String,
+        endpoint: String,
+        secs: f64,
+    },
+    #[error("{model}: the fetch ended without an answer")]
+    NoAnswer { model: String },
+    /// The fetch failed: the hub's or the disk's words, with the model
+    /// and the file.
+    #[error("{0}")]
+    Fetch(String),
 }
 
 /// The model's directory: from the cache, else fetched from the hub.
@@ -208,7 +239,7 @@ pub fn resolve(
     model: &ModelId,
     hub: &HubSettings,
     announce: &mut dyn FnMut(&str),
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, HubError> {
     if let Some(dir) = cached(model, hub) {
         return Ok(dir);
     }
@@ -229,16 +260,18 @@ pub fn resolve(
     loop {
         match rx.recv_timeout(hub.stall) {
             Ok(Event::Alive) => {}
-            Ok(Event::Done(result)) => return result,
+            Ok(Event::Done(result)) => return result.map_err(HubError::Fetch),
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                return Err(format!(
-                    "{model}: {} sent nothing for {} s; giving up (give a model folder instead, or try again)",
-                    hub.endpoint,
-                    hub.stall.as_secs_f64()
-                ));
+                return Err(HubError::Stalled {
+                    model: model.to_string(),
+                    endpoint: hub.endpoint.clone(),
+                    secs: hub.stall.as_secs_f64(),
+                });
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err(format!("{model}: the fetch ended without an answer"));
+                return Err(HubError::NoAnswer {
+                    model: model.to_string(),
+                });
             }
         }
     }
@@ -462,6 +495,8 @@ mod tests {
         let model = ModelId::parse("org/model").unwrap();
         let mut said = Vec::new();
         let e = resolve(&model, &hub, &mut |m| said.push(m.to_string())).unwrap_err();
+        assert!(matches!(e, HubError::Fetch(_)), "{e:?}");
+        let e = e.to_string();
         assert!(
             e.starts_with("org/model: modules.json from http://127.0.0.1:9: cannot reach the hub"),
             "{e}"
@@ -493,8 +528,9 @@ mod tests {
         };
         let model = ModelId::parse("org/model").unwrap();
         let e = resolve(&model, &hub, &mut |_| {}).unwrap_err();
+        assert!(matches!(e, HubError::Stalled { .. }), "{e:?}");
         assert_eq!(
-            e,
+            e.to_string(),
             format!(
                 "org/model: {endpoint} sent nothing for 0.3 s; giving up (give a model folder instead, or try again)"
             )

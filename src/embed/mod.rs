@@ -70,31 +70,51 @@ pub fn default_model_dir(
     env: &dyn Fn(&str) -> Option<String>,
     offline: bool,
     announce: &mut dyn FnMut(&str),
-) -> Result<std::path::PathBuf, String> {
+) -> Result<std::path::PathBuf, NoModel> {
     if let Some(dir) = default_model_cached(env) {
         return Ok(dir);
     }
     #[cfg(not(feature = "embed-local"))]
     {
         let _ = (offline, announce);
-        Err("this toolsift was built without the embed-local feature, so it runs no model".into())
+        Err(NoModel::NotBuilt)
     }
     #[cfg(feature = "embed-local")]
     {
         if offline {
-            return Err(format!(
-                "{DEFAULT_MODEL} is not in the hub cache and fetching is off (--offline, TOOLSIFT_OFFLINE or HF_HUB_OFFLINE); `toolsift model fetch` gets it"
-            ));
+            return Err(NoModel::Offline);
         }
-        let id = hub::ModelId::parse(DEFAULT_MODEL).ok_or("the default model id")?;
+        let id = default_model_id()?;
         let settings = hub::HubSettings::from_env(env);
-        hub::resolve(&id, &settings, &mut |m| {
+        Ok(hub::resolve(&id, &settings, &mut |m| {
             announce(&format!(
                 "{m}, once: the search model, about {} MB (--offline or TOOLSIFT_OFFLINE=1 ranks with BM25F alone)",
                 DEFAULT_MODEL_BYTES / 1_000_000
             ))
-        })
+        })?)
     }
+}
+
+/// Why the default model is not at hand.
+#[derive(Debug, thiserror::Error)]
+pub enum NoModel {
+    #[error("this toolsift was built without the embed-local feature, so it runs no model")]
+    NotBuilt,
+    #[error(
+        "{DEFAULT_MODEL} is not in the hub cache and fetching is off (--offline, TOOLSIFT_OFFLINE or HF_HUB_OFFLINE); `toolsift model fetch` gets it"
+    )]
+    Offline,
+    #[error("the default model id {DEFAULT_MODEL:?} is not a hub id")]
+    BadId,
+    #[cfg(feature = "embed-local")]
+    #[error(transparent)]
+    Hub(#[from] hub::HubError),
+}
+
+/// [`DEFAULT_MODEL`] as a hub id.
+#[cfg(feature = "embed-local")]
+fn default_model_id() -> Result<hub::ModelId, NoModel> {
+    hub::ModelId::parse(DEFAULT_MODEL).ok_or(NoModel::BadId)
 }
 /// A fetch's progress, told `(bytes so far, size)` of the file fetched.
 pub type FetchProgress = std::sync::Arc<dyn Fn(u64, u64) + Send + Sync>;
@@ -108,24 +128,24 @@ pub type ModelJob = Box<dyn FnOnce(FetchProgress) -> Result<Embeddings, String> 
 pub fn fetch_default_model(
     env: &dyn Fn(&str) -> Option<String>,
     report: FetchProgress,
-) -> Result<std::path::PathBuf, String> {
+) -> Result<std::path::PathBuf, NoModel> {
     if let Some(dir) = default_model_cached(env) {
         return Ok(dir);
     }
     #[cfg(not(feature = "embed-local"))]
     {
         let _ = report;
-        Err("this toolsift was built without the embed-local feature, so it runs no model".into())
+        Err(NoModel::NotBuilt)
     }
     #[cfg(feature = "embed-local")]
     {
-        let id = hub::ModelId::parse(DEFAULT_MODEL).ok_or("the default model id")?;
+        let id = default_model_id()?;
         let settings = hub::HubSettings {
             progress: false,
             report: Some(hub::Report(report)),
             ..hub::HubSettings::from_env(env)
         };
-        hub::resolve(&id, &settings, &mut |_| {})
+        Ok(hub::resolve(&id, &settings, &mut |_| {})?)
     }
 }
 

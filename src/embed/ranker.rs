@@ -104,7 +104,7 @@ impl DenseRanker {
         let rows = embeddings.embed_all(&refs, Role::Document)?;
         let dim = rows.first().map_or(0, Vec::len);
         let vectors = Vectors::new(dim, &rows)
-            .map_err(|m| EmbedError::new(embeddings.provider().describe(), m))?;
+            .map_err(|m| EmbedError::new(embeddings.provider().describe(), m.to_string()))?;
         Ok(DenseRanker {
             kind,
             index: Index::build(catalog.tools()),

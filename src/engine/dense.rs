@@ -2,6 +2,15 @@
 //! lexical and a dense score list. Pure: the vectors come from elsewhere
 //! (`crate::embed`).
 
+/// A row whose length is not the vectors' dimension.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("vector {row} has dimension {dim}, expected {expected}")]
+pub struct OtherDimension {
+    pub row: usize,
+    pub dim: usize,
+    pub expected: usize,
+}
+
 /// Unit-length vectors of one dimension, one row per tool.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Vectors {
@@ -11,14 +20,15 @@ pub struct Vectors {
 
 impl Vectors {
     /// Rows of length `dim`; a row of another length is an error naming it.
-    pub fn new(dim: usize, rows: &[Vec<f32>]) -> Result<Vectors, String> {
+    pub fn new(dim: usize, rows: &[Vec<f32>]) -> Result<Vectors, OtherDimension> {
         let mut data = Vec::with_capacity(rows.len() * dim);
-        for (i, r) in rows.iter().enumerate() {
+        for (row, r) in rows.iter().enumerate() {
             if r.len() != dim {
-                return Err(format!(
-                    "vector {i} has dimension {}, expected {dim}",
-                    r.len()
-                ));
+                return Err(OtherDimension {
+                    row,
+                    dim: r.len(),
+                    expected: dim,
+                });
             }
             data.extend_from_slice(r);
         }
@@ -158,7 +168,10 @@ mod tests {
         assert_eq!(c, vec![0.0, 1.0, 0.8]);
         assert_eq!(top_k(&c, 2), vec![(1, 1.0), (2, 0.8)]);
         assert_eq!(ranks(&c), vec![3, 1, 2]);
-        assert!(Vectors::new(2, &[vec![1.0]]).is_err());
+        assert_eq!(
+            Vectors::new(2, &[vec![1.0]]).unwrap_err().to_string(),
+            "vector 0 has dimension 1, expected 2"
+        );
         assert_eq!(v.cosines(&[1.0]), vec![0.0; 3]);
     }
 

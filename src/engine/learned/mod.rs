@@ -55,25 +55,38 @@ struct GateFile {
     threshold: f32,
 }
 
+/// A ranking model file that is refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BadModel {
+    /// serde_json's words.
+    #[error("ranking model: {0}")]
+    Json(String),
+    /// The features the file names, not [`NAMES`] in order.
+    #[error("ranking model: features {0:?}, expected {NAMES:?}")]
+    Features(Vec<String>),
+    /// How many weights a list has.
+    #[error("ranking model: {0} weights for {COUNT} features")]
+    Weights(usize),
+    #[error("ranking model: weights must be finite")]
+    NotFinite,
+    #[error("ranking model: biases must be finite, the threshold 0 to 1")]
+    Bounds,
+}
+
 impl Model {
     /// A model file's weights; features named otherwise than [`NAMES`], in
     /// another order, is an error.
-    pub fn parse(text: &str) -> Result<Model, String> {
+    pub fn parse(text: &str) -> Result<Model, BadModel> {
         let file: ModelFile =
-            serde_json::from_str(text).map_err(|e| format!("ranking model: {e}"))?;
+            serde_json::from_str(text).map_err(|e| BadModel::Json(e.to_string()))?;
         if file.features != NAMES {
-            return Err(format!(
-                "ranking model: features {:?}, expected {:?}",
-                file.features, NAMES
-            ));
+            return Err(BadModel::Features(file.features));
         }
-        let check = |w: Vec<f32>| -> Result<Features, String> {
+        let check = |w: Vec<f32>| -> Result<Features, BadModel> {
             let n = w.len();
-            let w: Features = w
-                .try_into()
-                .map_err(|_| format!("ranking model: {n} weights for {COUNT} features"))?;
+            let w: Features = w.try_into().map_err(|_| BadModel::Weights(n))?;
             if w.iter().any(|v| !v.is_finite()) {
-                return Err("ranking model: weights must be finite".into());
+                return Err(BadModel::NotFinite);
             }
             Ok(w)
         };
@@ -83,7 +96,7 @@ impl Model {
             || !file.bias.is_finite()
             || !file.gate.bias.is_finite()
         {
-            return Err("ranking model: biases must be finite, the threshold 0 to 1".into());
+            return Err(BadModel::Bounds);
         }
         Ok(Model {
             weights,
@@ -145,14 +158,16 @@ mod tests {
         let e = Model::parse(
             r#"{"features": ["a"], "weights": [1], "bias": 0, "gate": {"weights": [1], "bias": 0, "threshold": 0.5}}"#,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.starts_with("ranking model: features [\"a\"]"), "{e}");
         let names = serde_json::to_string(&NAMES).unwrap();
         let e = Model::parse(&format!(
             r#"{{"features": {names}, "weights": [1], "bias": 0, "gate": {{"weights": [1], "bias": 0, "threshold": 0.5}}}}"#
         ))
         .unwrap_err();
-        assert_eq!(e, "ranking model: 1 weights for 16 features");
+        assert_eq!(e, BadModel::Weights(1));
+        assert_eq!(e.to_string(), "ranking model: 1 weights for 16 features");
     }
 
     #[test]
