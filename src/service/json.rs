@@ -382,41 +382,43 @@ pub fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchRequest
 
 /// `queries`: an array of at most [`MAX_INTENTS`] strings, or nothing.
 fn queries_from_wire(value: Option<&Value>) -> Result<Vec<String>, ServiceError> {
-    queries_of(value).map_err(|m| ServiceError::bad_request("invalid_queries", m))
+    queries_of(value).map_err(|m| ServiceError::bad_request("invalid_queries", m.to_string()))
 }
 
 /// A request's `queries` (the wire's, `search_tools`'): at most
 /// [`MAX_INTENTS`] non-empty strings, or nothing; the message names the
 /// bad item and what it is.
-pub fn queries_of(value: Option<&Value>) -> Result<Vec<String>, String> {
+pub fn queries_of(value: Option<&Value>) -> Result<Vec<String>, BadQueries> {
     let items = match value {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
-        Some(other) => {
-            return Err(format!(
-                "`queries` must be an array of strings, not {}",
-                json_kind(other)
-            ));
-        }
+        Some(other) => return Err(BadQueries::NotAnArray(json_kind(other))),
     };
     if items.len() > MAX_INTENTS {
-        return Err(format!(
-            "`queries` holds {} items; at most {MAX_INTENTS}",
-            items.len()
-        ));
+        return Err(BadQueries::TooMany(items.len()));
     }
     items
         .iter()
         .enumerate()
         .map(|(i, v)| match v {
             Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
-            Value::String(_) => Err(format!("`queries[{i}]` is empty")),
-            other => Err(format!(
-                "`queries[{i}]` must be a string, not {}",
-                json_kind(other)
-            )),
+            Value::String(_) => Err(BadQueries::Empty(i)),
+            other => Err(BadQueries::NotAString(i, json_kind(other))),
         })
         .collect()
+}
+
+/// A request's `queries` refused: the item and what it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadQueries {
+    #[error("`queries` must be an array of strings, not {0}")]
+    NotAnArray(&'static str),
+    #[error("`queries` holds {0} items; at most {MAX_INTENTS}")]
+    TooMany(usize),
+    #[error("`queries[{0}]` is empty")]
+    Empty(usize),
+    #[error("`queries[{0}]` must be a string, not {1}")]
+    NotAString(usize, &'static str),
 }
 
 /// What a JSON value is, for messages: "a string", "an array", ...

@@ -48,7 +48,7 @@ use sessions::Sessions;
 pub use sessions::{Recorded, SESSION_NOT_FOUND, SESSION_NOT_SAVED};
 
 pub use answer::{Answer, to_wire};
-pub use json::{PendingSession, Ready, json_kind, params_from_wire, queries_of};
+pub use json::{BadQueries, PendingSession, Ready, json_kind, params_from_wire, queries_of};
 pub use recognise::{BodyReader, ReadBody};
 pub use refine::{GateMode, HeldBack, fits_of, gate_keeps};
 pub use stats::{CacheBytes, ServiceStats};
