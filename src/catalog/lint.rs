@@ -8,7 +8,7 @@ mod hidden;
 use std::fmt;
 
 use super::{Catalog, Tool};
-pub use clean::{clean_tool, strip_json, strip_prose};
+pub use clean::{Uncleanable, clean_tool, strip_json, strip_prose};
 pub use hidden::{Finding, findings as hidden_text, spell as spell_tags};
 
 /// A tool whose provider definition is larger than this many bytes of compact

@@ -25,8 +25,8 @@ pub(crate) use import::line_col;
 pub use import::toml_error_at;
 pub use import::{Format, SourceKind, parse};
 pub use lint::{
-    Finding, LARGE_TOOL_BYTES, Lint, clean_tool, hidden_text, lint, lint_tool, spell_tags,
-    strip_json, strip_prose,
+    Finding, LARGE_TOOL_BYTES, Lint, Uncleanable, clean_tool, hidden_text, lint, lint_tool,
+    spell_tags, strip_json, strip_prose,
 };
 pub use source::{BUILTIN_CATALOGS, CatalogSource, load, load_all};
 

@@ -198,7 +198,7 @@ fn costs(
     } else {
         let queries = toolsift::eval::parse_queries(&text, source)?;
         let sessions = costs::simulated_sessions(&searcher, catalog, &handle, &queries, &options)
-            .map_err(CliError::Ranking)?;
+            .map_err(|e| CliError::Ranking(e.to_string()))?;
         costs::report(&tool_costs, &handle, &sessions, "simulated", &options)
     };
     emit(args.json, &report, || report.render_text())

@@ -130,7 +130,7 @@ pub fn logout(args: &LogoutArgs) -> Result<(), CliError> {
         CliError::Mcp(format!(
             "logout of {}: {}",
             escape(&args.server),
-            escape(&e)
+            escape(&e.to_string())
         ))
     })?;
     if had {

@@ -82,6 +82,15 @@ pub struct CostReport {
     pub providers: Vec<ProviderCosts>,
 }
 
+/// A request of the set whose search failed (a failed search is never an
+/// empty session).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("query {id:?}: {source}")]
+pub struct QueryFailed {
+    pub id: String,
+    pub source: crate::search::SearchError,
+}
+
 /// Sessions simulated from `queries`: each request searched (as deferred
 /// loading would, the handle's cap), its loaded tools found on
 /// `found_on`.
@@ -91,7 +100,7 @@ pub fn simulated_sessions(
     handle: &ToolsHandle,
     queries: &[EvalQuery],
     options: &CostOptions,
-) -> Result<Vec<Session>, String> {
+) -> Result<Vec<Session>, QueryFailed> {
     let mut sessions = Vec::with_capacity(queries.len());
     for q in queries {
         let request = SearchRequest {
@@ -103,7 +112,10 @@ pub fn simulated_sessions(
         };
         let result = searcher
             .search(catalog, &request)
-            .map_err(|e| format!("query {:?}: {e}", q.id))?;
+            .map_err(|source| QueryFailed {
+                id: q.id.clone(),
+                source,
+            })?;
         let found: Vec<usize> = result.tools.iter().map(|h| h.index).collect();
         sessions.push(caching::simulated(
             options.system_tokens,

@@ -57,21 +57,20 @@ impl SessionBreaker {
         name: &str,
         arguments: &Value,
         read_only: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), Stopped> {
         let mut b = self.breaker.lock().unwrap_or_else(|p| p.into_inner());
         b.set_threshold(if read_only {
             self.threshold_read_only
         } else {
             self.threshold
         });
-        b.record(name, arguments).map(|_| ()).map_err(|e| {
-            format!(
-                "toolsift stopped this call before it reached the tool: {name} was called {} times in a row with the same arguments (the limit is {} for {} tools). Do not repeat it: change the arguments, try another tool, or tell the user what is failing. ({e})",
-                e.repeats,
-                e.threshold,
-                if read_only { "read-only" } else { "these" },
-            )
-        })
+        b.record(name, arguments)
+            .map(|_| ())
+            .map_err(|error| Stopped {
+                name: name.to_string(),
+                read_only,
+                error,
+            })
     }
 
     /// How many times in a row the last call was made.
@@ -81,6 +80,21 @@ impl SessionBreaker {
             .unwrap_or_else(|p| p.into_inner())
             .repeats()
     }
+}
+
+/// A call the breaker stopped, said to the agent: what it repeated, the
+/// limit, and what to do instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "toolsift stopped this call before it reached the tool: {name} was called {} times in a row with the same arguments (the limit is {} for {} tools). Do not repeat it: change the arguments, try another tool, or tell the user what is failing. ({error})",
+    error.repeats,
+    error.threshold,
+    if *read_only { "read-only" } else { "these" }
+)]
+pub(crate) struct Stopped {
+    name: String,
+    read_only: bool,
+    error: crate::breaker::RetryLoopError,
 }
 
 /// How a call reached the gateway: through which of its tools, and the
@@ -302,7 +316,7 @@ impl Gateway {
             in_a_row.store(breaker.repeats(), std::sync::atomic::Ordering::Relaxed);
             if let Err(refusal) = checked {
                 record(&tool.name, server.as_deref(), Ended::Blocked, None);
-                return error_result(refusal);
+                return error_result(refusal.to_string());
             }
         }
         match snapshot
@@ -415,7 +429,7 @@ impl Gateway {
                         Ok(round) => round,
                         Err(why) => {
                             record(&tool.name, server.as_deref(), Ended::Refused, None);
-                            return error_result(why);
+                            return error_result(why.to_string());
                         }
                     }
                 }

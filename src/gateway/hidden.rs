@@ -41,7 +41,7 @@ pub(crate) fn sanitize(
                 None => Ok(None),
                 Some(f) => Err(f.message()),
             },
-            _ => clean_tool(tool),
+            _ => clean_tool(tool).map_err(|e| e.to_string()),
         };
         match outcome {
             Ok(None) => kept.push(tool.clone()),

@@ -56,6 +56,21 @@ pub(crate) enum Round {
 #[derive(Default)]
 pub(crate) struct Rounds(Mutex<HashMap<String, Waiting>>);
 
+/// A host's retry that does not resume a call (the tool named).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum NotResumed {
+    #[error(
+        "this retry's requestState is not a question the gateway put about {0} (or it expired): call it again"
+    )]
+    Unknown(String),
+    #[error("this retry's requestState belongs to another call than this one of {0}: nothing ran")]
+    OtherCall(String),
+    #[error(
+        "the host called {0} again without the answer to the server's request: the call was given up"
+    )]
+    NoAnswer(String),
+}
+
 impl Rounds {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
@@ -87,24 +102,19 @@ impl Rounds {
         tool: &str,
         arguments: &Value,
         responses: Option<&InputResponses>,
-    ) -> Result<Round, String> {
+    ) -> Result<Round, NotResumed> {
+        let tool_name = || tool.to_string();
         let waiting = self.lock().remove(state);
         let Some(waiting) = waiting else {
-            return Err(format!(
-                "this retry's requestState is not a question the gateway put about {tool} (or it expired): call it again"
-            ));
+            return Err(NotResumed::Unknown(tool_name()));
         };
         if waiting.tool != tool || waiting.arguments != *arguments {
             waiting.call.abort();
-            return Err(format!(
-                "this retry's requestState belongs to another call than this one of {tool}: nothing ran"
-            ));
+            return Err(NotResumed::OtherCall(tool_name()));
         }
         let Some(answer) = responses.and_then(|r| r.get(KEY)).cloned() else {
             waiting.call.abort();
-            return Err(format!(
-                "the host called {tool} again without the answer to the server's request: the call was given up"
-            ));
+            return Err(NotResumed::NoAnswer(tool_name()));
         };
         let _ = waiting.answer.send(answer);
         Ok(self

@@ -370,7 +370,7 @@ impl GatewaySession {
                 // breaker stops it as it stops a read-only tool's.
                 let as_value = serde_json::Value::Object(arguments.clone());
                 if let Err(refusal) = breaker.record(SEARCH_TOOLS, &as_value, true) {
-                    return error_result(refusal).into();
+                    return error_result(refusal.to_string()).into();
                 }
                 let key = self.key_of(context);
                 let found = self

@@ -389,7 +389,10 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
             result: host.call(&server, &tool, arguments),
         },
         Effect::McpLogIn { host, server } => Msg::LoggedIn {
-            result: host.log_in_blocking(&server).map(Box::new),
+            result: host
+                .log_in_blocking(&server)
+                .map(Box::new)
+                .map_err(|e| e.to_string()),
             server,
         },
         Effect::Tune {

@@ -108,13 +108,9 @@ pub fn tmux_load_buffer(text: &str) -> Result<(), NotBuffered> {
         .spawn()
         .map_err(NotBuffered::NoTmux)?;
     if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(text.as_bytes())
-            .map_err(NotBuffered::Io)?;
+        stdin.write_all(text.as_bytes()).map_err(NotBuffered::Io)?;
     }
-    let out = child
-        .wait_with_output()
-        .map_err(NotBuffered::Io)?;
+    let out = child.wait_with_output().map_err(NotBuffered::Io)?;
     if out.status.success() {
         Ok(())
     } else {
@@ -173,12 +169,22 @@ mod tests {
     #[test]
     fn no_terminal_a_dumb_one_or_too_much_is_refused_plainly() {
         let no_tty = Target { tty: false, ..TTY };
-        assert!(copy("x", no_tty).unwrap_err().to_string().contains("not a terminal"));
+        assert!(
+            copy("x", no_tty)
+                .unwrap_err()
+                .to_string()
+                .contains("not a terminal")
+        );
         let dumb = Target {
             term: Some("dumb"),
             ..TTY
         };
-        assert!(copy("x", dumb).unwrap_err().to_string().contains("TERM=dumb"));
+        assert!(
+            copy("x", dumb)
+                .unwrap_err()
+                .to_string()
+                .contains("TERM=dumb")
+        );
         let most = "a".repeat((MAX_SEQUENCE_BYTES - 8) / 4 * 3);
         assert_eq!(copy(&most, TTY).map(|b| b.len()), Ok(MAX_SEQUENCE_BYTES));
         let big = format!("{most}aaa");

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::hidden::{findings, is_hiding_control};
+use super::hidden::{Finding, findings, is_hiding_control};
 use crate::catalog::Tool;
 use crate::terminal_text::{hidden, prose_chars};
 
@@ -107,10 +107,16 @@ pub fn strip_json(value: &mut Value) -> bool {
     }
 }
 
+/// Hidden text in a tool's name or a schema key: the tool cannot be
+/// cleaned (a name or key changed is another tool).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .0.message())]
+pub struct Uncleanable(pub Finding);
+
 /// `tool` without its hidden text: `Ok(None)` when it has none,
 /// `Ok(Some((cleaned, fields)))` with the fields that changed, `Err(why)`
 /// when its name or a schema key hides something (it cannot be cleaned).
-pub fn clean_tool(tool: &Tool) -> Result<Option<(Tool, Vec<String>)>, String> {
+pub fn clean_tool(tool: &Tool) -> Result<Option<(Tool, Vec<String>)>, Uncleanable> {
     let found = findings(tool);
     if found.is_empty() {
         return Ok(None);
@@ -119,7 +125,7 @@ pub fn clean_tool(tool: &Tool) -> Result<Option<(Tool, Vec<String>)>, String> {
         .iter()
         .find(|f| f.field == "name" || f.field.contains(" key "))
     {
-        return Err(f.message());
+        return Err(Uncleanable(f.clone()));
     }
     let mut fields: Vec<String> = Vec::new();
     for f in &found {
@@ -180,10 +186,10 @@ mod tests {
         );
         assert_eq!(clean_tool(&clean).unwrap(), None);
         let named = Tool::new("read\u{1b}[31m_file", "Reads.");
-        assert!(clean_tool(&named).unwrap_err().contains("name"));
+        assert_eq!(clean_tool(&named).unwrap_err().0.field, "name");
         let mut keyed = Tool::new("read_file", "Reads.");
         keyed.input_schema = serde_json::json!({"properties": {"pa\u{200b}th": {}}});
-        assert!(clean_tool(&keyed).unwrap_err().contains("key"));
+        assert!(clean_tool(&keyed).unwrap_err().to_string().contains("key"));
     }
 
     #[test]

@@ -175,7 +175,7 @@ pub(super) async fn connect_and_list(
                 // server that wants one says so in its challenge.
                 let client = super::login::authorized_client(&server.name, url)
                     .await
-                    .map_err(|e| (e, None))?;
+                    .map_err(|e| (e.to_string(), None))?;
                 let transport = StreamableHttpClientTransport::with_client(client, config);
                 let client = listener.serve(transport).await.map_err(|e| {
                     let challenge = e.auth_challenge().map(str::to_string);

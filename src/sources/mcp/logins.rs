@@ -38,12 +38,12 @@ impl McpHost {
     /// Logs in to `server` (its page opened, its answer waited for), from
     /// any thread; connects to it again (its tools join as a change) and
     /// rebuilds the catalog.
-    pub fn log_in_blocking(&self, server: &str) -> Result<LoggedIn, String> {
+    pub fn log_in_blocking(&self, server: &str) -> Result<LoggedIn, NotLoggedIn> {
         let shared = self.shared.clone();
         let name = server.to_string();
         let kept_in = self
             .wait(async move { log_in_and_connect(&shared, &name).await })
-            .unwrap_or_else(|| Err("the connection task ended".into()))?;
+            .unwrap_or(Err(NotLoggedIn::TaskEnded))?;
         let gathered = self.rebuild();
         Ok(LoggedIn {
             kept_in,
@@ -60,11 +60,23 @@ impl McpHost {
     }
 }
 
-async fn log_in_and_connect(shared: &Arc<Shared>, name: &str) -> Result<String, String> {
-    let kept = log_in_to(shared, name, None, LOGIN_WAIT, true)
-        .await
-        .map_err(|e| e.to_string())?;
-    let config = entry_server(shared, name).ok_or("it is no longer configured")?;
+/// Why a login from the explorer did not end with the server's tools.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotLoggedIn {
+    #[error(transparent)]
+    Login(#[from] super::login::LoginError),
+    #[error("the connection task ended")]
+    TaskEnded,
+    #[error("it is no longer configured")]
+    NotConfigured,
+    /// Where the login is kept, and why the connection failed.
+    #[error("logged in (kept in {kept}), but {why}")]
+    NotConnected { kept: String, why: String },
+}
+
+async fn log_in_and_connect(shared: &Arc<Shared>, name: &str) -> Result<String, NotLoggedIn> {
+    let kept = log_in_to(shared, name, None, LOGIN_WAIT, true).await?;
+    let config = entry_server(shared, name).ok_or(NotLoggedIn::NotConfigured)?;
     let limit = *lock(&shared.start_timeout);
     match super::connect::connect_and_list(&config, limit, shared.listener(name)).await {
         Ok(connected) => {
@@ -79,7 +91,10 @@ async fn log_in_and_connect(shared: &Arc<Shared>, name: &str) -> Result<String, 
             }
             Ok(kept)
         }
-        Err(f) => Err(format!("logged in (kept in {kept}), but {}", f.why)),
+        Err(f) => Err(NotLoggedIn::NotConnected {
+            kept,
+            why: f.why.to_string(),
+        }),
     }
 }
 

@@ -58,7 +58,7 @@ with_the_sdk! {
     pub use host::McpHost;
     pub use listed::unmatched_always_load;
     pub use listener::ProgressSink;
-    pub use logins::{LOGIN_WAIT, LoggedIn, MAX_LOGINS_PER_CALL};
+    pub use logins::{LOGIN_WAIT, LoggedIn, MAX_LOGINS_PER_CALL, NotLoggedIn};
     pub use offered::{Offer, ServerList};
     pub use reaper::{before_exit, install_exit_guards, kill_all_servers};
     pub use reconfigure::Reconfigured;

@@ -228,14 +228,14 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
 pub async fn authorized_client(
     server: &str,
     url: &str,
-) -> Result<AuthClient<reqwest::Client>, String> {
+) -> Result<AuthClient<reqwest::Client>, LoginError> {
     let store = TokenStore::new(server, url);
     let http = crate::http::client::builder()
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| LoginError::Client(e.to_string()))?;
     let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
         .await
-        .map_err(|e| plain(&e.to_string()))?;
+        .map_err(|e| LoginError::Discovery(plain(&e.to_string())))?;
     manager.set_credential_store(store.clone());
     if let Ok(Some(record)) = store.load().await
         && let Some(id) = record.credentials.as_ref().map(|c| c.client_id.clone())

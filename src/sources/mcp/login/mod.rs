@@ -45,6 +45,10 @@ pub enum LoginError {
     Exchange(String),
     #[error("cannot keep the login: {0}")]
     Store(String),
+    #[error("cannot forget the login: {0}")]
+    Forget(String),
+    #[error("cannot make the HTTP client: {0}")]
+    Client(String),
 }
 
 /// An SDK error's text, plain, and cut where a token could start (an

@@ -199,14 +199,15 @@ impl TokenStore {
 
     /// Forgets this server's login wherever it is; says whether one was
     /// kept.
-    pub async fn forget(&self) -> Result<bool, String> {
+    pub async fn forget(&self) -> Result<bool, super::LoginError> {
+        use super::LoginError::Forget;
         crate::lock::lock(&LAST).retain(|(server, _), _| *server != self.server);
-        let choice = choice()?;
+        let choice = choice().map_err(Forget)?;
         let mut had = false;
         if choice != Choice::File {
             match keyring_delete(self.account()).await {
                 Ok(found) => had |= found,
-                Err(why) if choice == Choice::Keyring => return Err(why),
+                Err(why) if choice == Choice::Keyring => return Err(Forget(why)),
                 Err(_) => {}
             }
         }
@@ -214,7 +215,7 @@ impl TokenStore {
             match std::fs::remove_file(&file) {
                 Ok(()) => had = true,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(format!("cannot remove {}: {e}", file.display())),
+                Err(e) => return Err(Forget(format!("cannot remove {}: {e}", file.display()))),
             }
         }
         Ok(had)
