@@ -32,6 +32,30 @@ pub fn no_hub() -> PathBuf {
     dir
 }
 
+/// Waits for `child` to exit, at most `limit` (then kills it and fails).
+pub fn wait_exit(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> std::process::ExitStatus {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("toolsift did not exit within {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Sends SIGTERM to the process `pid` (one this test started).
+pub fn sigterm(pid: u32) {
+    // SAFETY: kill only signals the process this test started.
+    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+}
+
 pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/catalogs")

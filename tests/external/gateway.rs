@@ -134,7 +134,7 @@ pub(crate) fn real_config(dir: &TempDir, counter: &str) -> String {
         &format!(
             "[mcp]\nalways_load = [\"git/git_status\"]\n\n[mcp.servers.time]\ncommand = {py:?}\nargs = [{proxy:?}, {counter:?}, {time:?}, \"--local-timezone\", \"Etc/UTC\"]\n\n[mcp.servers.git]\ncommand = {git:?}\nargs = [\"--repository\", {repo:?}]\n\n[mcp.servers.everything]\ncommand = {every:?}\n",
             py = python(),
-            proxy = fixture("counting_proxy.py"),
+            proxy = mcp_fixture("counting_proxy.py"),
             time = time_bin(),
             git = git_bin(),
             every = everything_bin(),
@@ -485,7 +485,7 @@ fn fifty_http_sessions_keep_their_own_breakers_and_found_tools() {
             format!(
                 "{} {} {}",
                 python(),
-                fixture("stub_server.py"),
+                mcp_fixture("stub_server.py"),
                 github_catalog()
             ),
             "--expose-found".into(),

@@ -94,7 +94,7 @@ fn fixture_gateway() -> HttpGateway {
     HttpGateway::start(
         &[
             "--mcp-stdio".into(),
-            format!("{} {}", python(), fixture("conformance_server.py")),
+            format!("{} {}", python(), mcp_fixture("conformance_server.py")),
             "--always-load".into(),
             "*".into(),
         ],

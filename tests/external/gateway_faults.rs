@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 /// `--mcp-stdio` for the fake server in `mode` (with `marker` on its
 /// command line).
 pub(crate) fn fake_stdio(mode: &str, marker: &str, extra: &[&str]) -> Vec<String> {
-    let mut line = format!("{} {} {mode}", python(), fixture("fake_server.py"));
+    let mut line = format!("{} {} {mode}", python(), mcp_fixture("fake_server.py"));
     for e in extra {
         line.push(' ');
         line.push_str(e);
@@ -255,7 +255,8 @@ fn dry_run_and_check_print_the_tools_list_saving() {
     let dir = TempDir::new("gw-dry");
     let repo = git_repo(&dir);
     let mut servers = real_servers(&repo);
-    servers["broken"] = json!({"command": python(), "args": [fixture("fake_server.py"), "boom"]});
+    servers["broken"] =
+        json!({"command": python(), "args": [mcp_fixture("fake_server.py"), "boom"]});
     let config = mcp_json(&dir, servers);
     let out = crate::common::run(&[
         "gateway",

@@ -68,7 +68,7 @@ fn uris(listed: &Value) -> Vec<&str> {
 
 #[test]
 fn hostile_text_is_stripped_by_default_kept_when_asked_and_never_raw_on_stderr() {
-    let server = [python(), fixture("fake_server.py"), "hostile".into()];
+    let server = [python(), mcp_fixture("fake_server.py"), "hostile".into()];
     let truth = raw_tools(&server.iter().map(String::as_str).collect::<Vec<_>>());
     // By default the host sees the text a reader sees, nothing more.
     let (r, stderr) = hostile_session("gw-hostile-strip", &[]);

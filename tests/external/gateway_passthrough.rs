@@ -191,7 +191,7 @@ fn a_call_the_host_gives_up_is_cancelled_on_its_server() {
     let line = format!(
         "{} {} hang-call --pages 1 --per-page 2 --record {record} --marker {m}",
         python(),
-        fixture("fake_server.py")
+        mcp_fixture("fake_server.py")
     );
     let steps = json!([
         {"op": "call", "name": "call_tool", "timeout": 1,

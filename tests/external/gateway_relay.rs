@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 fn fixture_args() -> Vec<String> {
     vec![
         "--mcp-stdio".into(),
-        format!("{} {}", python(), fixture("conformance_server.py")),
+        format!("{} {}", python(), mcp_fixture("conformance_server.py")),
         "--always-load".into(),
         "*".into(),
     ]

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 fn env_server(tool: &str, extra: Value) -> Value {
     let mut entry = json!({
         "command": python(),
-        "args": [fixture("fake_server.py"), "env", "--env-tool", tool],
+        "args": [mcp_fixture("fake_server.py"), "env", "--env-tool", tool],
         "alwaysLoad": true,
     });
     if let (Some(e), Some(x)) = (entry.as_object_mut(), extra.as_object()) {

@@ -22,11 +22,6 @@ fn tool_call(id: u64, n: u64) -> Value {
         "arguments": {"name": "paged_tool_00", "arguments": {"n": n}}}})
 }
 
-fn sigterm(pid: u32) {
-    // SAFETY: kill only signals the process this test started.
-    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
-}
-
 /// A gateway over stdio, its answers read line by line on a thread.
 struct StdioGateway {
     child: Child,

@@ -29,7 +29,7 @@ impl OAuthServer {
         let port = crate::common::redis::free_port();
         let log = dir.path("oauth-server.log");
         let child = Command::new(python())
-            .arg(fixture("oauth_server.py"))
+            .arg(mcp_fixture("oauth_server.py"))
             .arg(port.to_string())
             .args([
                 "--expires",

@@ -128,12 +128,12 @@ fn a_paginated_listing_is_gathered_whole() {
     let line = format!(
         "{} {} paged --pages 3 --per-page 5",
         python(),
-        fixture("fake_server.py")
+        mcp_fixture("fake_server.py")
     );
     // The fixture really pages: its first page alone is 5 tools.
     let truth = raw_tools(&[
         &python(),
-        &fixture("fake_server.py"),
+        &mcp_fixture("fake_server.py"),
         "paged",
         "--pages",
         "3",
@@ -185,7 +185,11 @@ fn breaker_lets_three_real_calls_through_and_blocks_the_fourth() {
             name: "time".into(),
             transport: Transport::Stdio {
                 command: python(),
-                args: vec![fixture("counting_proxy.py"), counter.clone(), time_bin()],
+                args: vec![
+                    mcp_fixture("counting_proxy.py"),
+                    counter.clone(),
+                    time_bin(),
+                ],
                 env: BTreeMap::new(),
                 cwd: None,
                 inherit_env: Default::default(),
@@ -527,7 +531,7 @@ always_load = true
         time = time_bin(),
         git = git_bin(),
         python = python(),
-        paged = fixture("fake_server.py"),
+        paged = mcp_fixture("fake_server.py"),
     );
     let config = dir.write("toolsift.toml", &toml);
     let report = json(&run_mcp(&["check", "--json", "--mcp", &config]));

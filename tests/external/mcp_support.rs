@@ -4,6 +4,7 @@
 //! the processes a test started.
 
 use crate::common;
+pub(crate) use crate::common::{sigterm, wait_exit};
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -85,7 +86,7 @@ pub(crate) fn filesystem_bin() -> String {
     )
 }
 
-pub(crate) fn fixture(name: &str) -> String {
+pub(crate) fn mcp_fixture(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/mcp")
         .join(name)
@@ -188,7 +189,7 @@ pub(crate) fn real_servers(repo: &str) -> Value {
 /// tests/fixtures/mcp/list_tools.py in plain JSON-RPC: the ground truth.
 pub(crate) fn raw_tools(command: &[&str]) -> Vec<Value> {
     let out = Command::new(python())
-        .arg(fixture("list_tools.py"))
+        .arg(mcp_fixture("list_tools.py"))
         .args(command)
         .stderr(Stdio::piped())
         .output()
@@ -287,20 +288,6 @@ pub(crate) fn wait_for_procs(marker: &str, n: usize, limit: Duration) {
     }
 }
 
-pub(crate) fn wait_exit(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("toolsift did not exit within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// server-everything in its streamable HTTP mode on a free loopback port,
 /// killed (its whole process group) when dropped.
 pub(crate) struct HttpServer {
@@ -366,7 +353,7 @@ impl Drop for HttpServer {
 /// `mcpServers` entries for the fake server in `mode`, with `marker` in its
 /// environment and command line.
 pub(crate) fn fake(mode: &str, marker: &str, extra: &[&str]) -> Value {
-    let mut args = vec![fixture("fake_server.py"), mode.to_string()];
+    let mut args = vec![mcp_fixture("fake_server.py"), mode.to_string()];
     args.extend(extra.iter().map(|s| s.to_string()));
     args.extend(["--marker".to_string(), marker.to_string()]);
     json!({"command": python(), "args": args, "env": {"TOOLSIFT_TEST_MARKER": marker}})

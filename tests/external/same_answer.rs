@@ -26,7 +26,7 @@ fn stub() -> String {
     format!(
         "{} {} {}",
         python(),
-        fixture("stub_server.py"),
+        mcp_fixture("stub_server.py"),
         github_catalog()
     )
 }
@@ -176,7 +176,7 @@ fn the_gateway_learns_which_tool_a_search_led_to_and_finds_it_first_next_time() 
     let stub = format!(
         "{} {} {}",
         python(),
-        fixture("stub_server.py"),
+        mcp_fixture("stub_server.py"),
         git_tools(&dir)
     );
     let learn = dir.path("pairs.jsonl");

@@ -220,23 +220,10 @@ fn connections_beyond_the_limit_get_503_and_the_server_answers_again_after() {
     }
 }
 
-fn sigterm(srv: &Server) {
-    let pid = srv.child.id().to_string();
-    assert!(
-        std::process::Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-}
-
-fn wait_exit(srv: &mut Server, within: Duration) -> Duration {
+/// How long the server takes to exit, at most `within`.
+fn time_to_exit(srv: &mut Server, within: Duration) -> Duration {
     let started = Instant::now();
-    while srv.child.try_wait().unwrap().is_none() {
-        assert!(started.elapsed() < within, "still running after {within:?}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_exit(&mut srv.child, within);
     started.elapsed()
 }
 
@@ -253,8 +240,8 @@ fn sigterm_closes_idle_and_half_sent_connections_at_once() {
     // Both are the server's once a health check on a third gets through.
     assert_eq!(parse(&raw(srv.addr(), &get("/healthz"))).0, 200);
     std::thread::sleep(Duration::from_millis(100));
-    sigterm(&srv);
-    let took = wait_exit(&mut srv, Duration::from_secs(5));
+    common::sigterm(srv.child.id());
+    let took = time_to_exit(&mut srv, Duration::from_secs(5));
     assert!(took < Duration::from_secs(3), "exit took {took:?}");
 }
 
@@ -278,8 +265,8 @@ fn sigterm_waits_for_a_request_in_flight_only_as_long_as_the_grace() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    sigterm(&srv);
-    let took = wait_exit(&mut srv, Duration::from_secs(10));
+    common::sigterm(srv.child.id());
+    let took = time_to_exit(&mut srv, Duration::from_secs(10));
     assert!(
         took >= Duration::from_millis(700) && took < Duration::from_secs(5),
         "exit took {took:?}"
