@@ -35,6 +35,17 @@ fn demo() -> (App, Vec<Effect>) {
     demo_with(Keymap::defaults())
 }
 
+/// The settings popup's state (kept from the start).
+pub(super) fn editor(app: &App) -> &SettingsEditor {
+    app.screen()
+        .expect("the settings editor is kept from the start")
+}
+
+/// The Tune screen's state (kept from the start).
+pub(super) fn tune(app: &App) -> &TunePane {
+    app.screen().expect("Tune is kept from the start")
+}
+
 pub(super) fn settle(app: &mut App, effects: Vec<Effect>) {
     app.settle(effects);
 }
@@ -322,62 +333,32 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     for _ in 0..9 {
         press(&mut app, KeyCode::Left);
     }
+    assert_eq!(editor(&app).edited.initial_tool_count, 0);
     assert_eq!(
-        app.screen::<SettingsEditor>()
-            .unwrap()
-            .edited
-            .initial_tool_count,
-        0
-    );
-    assert_eq!(
-        app.screen::<SettingsEditor>().unwrap().note.as_deref(),
+        editor(&app).note.as_deref(),
         Some("initial_tool_count is at its least (0); the other arrow raises it")
     );
-    assert_eq!(app.screen::<SettingsEditor>().unwrap().error, None);
+    assert_eq!(editor(&app).error, None);
     assert_eq!(app.settings().initial_tool_count, 0);
     assert_eq!(app.handle().initial_indices().len(), 4);
     press(&mut app, KeyCode::Left);
     press(&mut app, KeyCode::Right);
     assert_eq!(app.settings().initial_tool_count, 1);
-    assert_eq!(app.screen::<SettingsEditor>().unwrap().note, None);
+    assert_eq!(editor(&app).note, None);
     // max_loaded_tools: none is the least; none -> 1 (below the 4
     // always-load tools) and back down to none, never to 0.
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Left);
-    assert_eq!(
-        app.screen::<SettingsEditor>()
-            .unwrap()
-            .edited
-            .max_loaded_tools,
-        None
-    );
-    assert!(app.screen::<SettingsEditor>().unwrap().note.is_some());
+    assert_eq!(editor(&app).edited.max_loaded_tools, None);
+    assert!(editor(&app).note.is_some());
     press(&mut app, KeyCode::Right);
-    assert_eq!(
-        app.screen::<SettingsEditor>()
-            .unwrap()
-            .edited
-            .max_loaded_tools,
-        Some(1)
-    );
+    assert_eq!(editor(&app).edited.max_loaded_tools, Some(1));
     press(&mut app, KeyCode::Left);
-    assert_eq!(
-        app.screen::<SettingsEditor>()
-            .unwrap()
-            .edited
-            .max_loaded_tools,
-        None
-    );
+    assert_eq!(editor(&app).edited.max_loaded_tools, None);
     press(&mut app, KeyCode::Right);
+    assert_eq!(editor(&app).edited.max_loaded_tools, Some(1));
     assert_eq!(
-        app.screen::<SettingsEditor>()
-            .unwrap()
-            .edited
-            .max_loaded_tools,
-        Some(1)
-    );
-    assert_eq!(
-        app.screen::<SettingsEditor>().unwrap().error.as_deref(),
+        editor(&app).error.as_deref(),
         Some("max_loaded_tools must be at least the always_load tool count")
     );
     assert_eq!(app.settings().max_loaded_tools, None);
@@ -385,7 +366,7 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
         press(&mut app, KeyCode::Right);
     }
     assert_eq!(app.settings().max_loaded_tools, Some(4));
-    assert_eq!(app.screen::<SettingsEditor>().unwrap().error, None);
+    assert_eq!(editor(&app).error, None);
     // max_tools steps from the service's default (8): up is 9.
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Right);
@@ -397,16 +378,13 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
         press(&mut app, KeyCode::Left);
     }
     assert_eq!(app.settings().max_tools, Some(4));
-    assert_eq!(app.screen::<SettingsEditor>().unwrap().error, None);
+    assert_eq!(editor(&app).error, None);
     // Below it every search would fail: the editor says so, there, and the
     // last valid value stays in force.
     press(&mut app, KeyCode::Left);
+    assert_eq!(editor(&app).edited.max_tools, Some(3));
     assert_eq!(
-        app.screen::<SettingsEditor>().unwrap().edited.max_tools,
-        Some(3)
-    );
-    assert_eq!(
-        app.screen::<SettingsEditor>().unwrap().error.as_deref(),
+        editor(&app).error.as_deref(),
         Some(
             "max_tools is 3 but the catalog has 4 always-load tools, which are always loaded; max_tools must be at least 4"
         )
@@ -418,12 +396,9 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     for _ in 0..3 {
         press(&mut app, KeyCode::Left);
     }
+    assert_eq!(editor(&app).edited.max_tools, Some(1));
     assert_eq!(
-        app.screen::<SettingsEditor>().unwrap().edited.max_tools,
-        Some(1)
-    );
-    assert_eq!(
-        app.screen::<SettingsEditor>().unwrap().note.as_deref(),
+        editor(&app).note.as_deref(),
         Some("max_tools is at its least (1); the other arrow raises it")
     );
     // Up again to the default.
@@ -437,34 +412,23 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Right);
     assert_eq!(
-        app.screen::<SettingsEditor>().unwrap().edited.ranker,
+        editor(&app).edited.ranker,
         crate::engine::Ranker::Embeddings
     );
     assert_eq!(app.settings().ranker, crate::engine::Ranker::Bm25);
-    let why = app
-        .screen::<SettingsEditor>()
-        .unwrap()
-        .error
-        .clone()
-        .expect("refused");
+    let why = editor(&app).error.clone().expect("refused");
     assert!(
         why.contains("needs an embedding model") && why.contains("--embeddings-local"),
         "{why}"
     );
     assert!(matches!(app.search().results, Results::Found(_)));
     press(&mut app, KeyCode::Right);
-    assert_eq!(
-        app.screen::<SettingsEditor>().unwrap().edited.ranker,
-        crate::engine::Ranker::Hybrid
-    );
+    assert_eq!(editor(&app).edited.ranker, crate::engine::Ranker::Hybrid);
     assert_eq!(app.settings().ranker, crate::engine::Ranker::Bm25);
-    assert!(app.screen::<SettingsEditor>().unwrap().error.is_some());
+    assert!(editor(&app).error.is_some());
     press(&mut app, KeyCode::Right);
-    assert_eq!(
-        app.screen::<SettingsEditor>().unwrap().edited.ranker,
-        app.settings().ranker
-    );
-    assert!(app.screen::<SettingsEditor>().unwrap().error.is_none());
+    assert_eq!(editor(&app).edited.ranker, app.settings().ranker);
+    assert!(editor(&app).error.is_none());
     assert!(matches!(app.search().results, Results::Found(_)));
     // Token basis: new costs are counted.
     press(&mut app, KeyCode::Down);

@@ -2,12 +2,12 @@
 //! fix: the key acts on the tool the screen shows, and a second press of a
 //! toggle undoes the first.
 
+use super::tests::tune;
 use crossterm::event::KeyCode;
 
 use super::Focus;
 use super::tests_finish::{key, sized};
 use super::tests_trust::query;
-use crate::tui::screen::tune::TunePane;
 
 /// The name of the tool the detail shows.
 fn shown(app: &super::App) -> String {
@@ -160,7 +160,7 @@ fn lowering_the_initial_count_at_0_says_it_goes_no_lower() {
         super::tests::press(&mut app, KeyCode::Char('['));
     }
     assert_eq!(app.settings().initial_tool_count, 0);
-    let message = app.screen::<TunePane>().unwrap().message.clone().unwrap();
+    let message = tune(&app).message.clone().unwrap();
     assert!(!message.contains("0 → 0"), "{message}");
     assert_eq!(message, "initial_tool_count is 0: it goes no lower");
 }

@@ -9,11 +9,10 @@ use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-use super::tests::{press, started};
+use super::tests::{editor, press, started};
 use super::*;
 use crate::tui::screen::breaker::BreakerPane;
 use crate::tui::screen::help::HelpState;
-use crate::tui::screen::settings::SettingsEditor;
 use crate::tui::ui;
 
 /// The app at `w` x `h`, drawn once (drawing records how far texts scroll).
@@ -225,19 +224,8 @@ fn settings_run_the_searchs_checks_where_they_are_edited() {
     for _ in 0..3 {
         press(&mut app, KeyCode::Right);
     }
-    assert_eq!(
-        app.screen::<SettingsEditor>()
-            .unwrap()
-            .edited
-            .max_loaded_tools,
-        Some(3)
-    );
-    let error = app
-        .screen::<SettingsEditor>()
-        .unwrap()
-        .error
-        .clone()
-        .unwrap_or_default();
+    assert_eq!(editor(&app).edited.max_loaded_tools, Some(3));
+    let error = editor(&app).error.clone().unwrap_or_default();
     assert!(error.starts_with("max_loaded_tools is 3"), "{error}");
     assert!(error.contains("at least 4"), "{error}");
     assert_eq!(app.settings().max_loaded_tools, None, "not in force");

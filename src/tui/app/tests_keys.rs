@@ -3,11 +3,10 @@
 
 use crossterm::event::KeyCode;
 
-use super::tests::{demo_with, press, settle, started};
+use super::tests::{demo_with, editor, press, settle, started};
 use super::*;
 use crate::tools_handle::Strategy;
 use crate::tui::screen::breaker::BreakerPane;
-use crate::tui::screen::settings::SettingsEditor;
 
 /// The built-in keymap with a user config file's `[keys]` over it.
 fn keymap_from_toml(text: &str) -> Keymap {
@@ -59,13 +58,9 @@ settings_increase = ["p"]
     press(&mut app, KeyCode::Char('s'));
     assert_eq!(app.popup(), Some(Popup::Settings));
     press(&mut app, KeyCode::Down);
-    assert_eq!(
-        app.screen::<SettingsEditor>().unwrap().row,
-        0,
-        "↓ is no longer settings_down"
-    );
+    assert_eq!(editor(&app).row, 0, "↓ is no longer settings_down");
     press(&mut app, KeyCode::Char('n'));
-    assert_eq!(app.screen::<SettingsEditor>().unwrap().row, 1);
+    assert_eq!(editor(&app).row, 1);
     press(&mut app, KeyCode::Right);
     assert_eq!(app.settings().initial_tool_count, 8, "→ no longer raises");
     press(&mut app, KeyCode::Char('p'));

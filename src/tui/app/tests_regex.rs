@@ -6,12 +6,11 @@ use crossterm::event::{KeyCode, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-use super::tests::{key_mod, press, settle, started};
+use super::tests::{editor, key_mod, press, settle, started};
 use super::*;
 use crate::engine::Ranker;
 use crate::tui::help::{KeyLine, key_line};
 use crate::tui::pane::results::Results;
-use crate::tui::screen::settings::SettingsEditor;
 use crate::tui::ui;
 
 fn toggle(app: &mut App) -> Vec<Effect> {
@@ -165,7 +164,7 @@ fn the_key_is_in_the_key_line_and_help_and_the_settings_never_cycle_to_regex() {
     }
     for _ in 0..6 {
         press(&mut app, KeyCode::Right);
-        seen.push(app.screen::<SettingsEditor>().unwrap().edited.ranker);
+        seen.push(editor(&app).edited.ranker);
     }
     assert!(!seen.contains(&Ranker::Regex), "{seen:?}");
 }

@@ -1,12 +1,12 @@
 //! Faults that would stop a user trusting the explorer's figures, each
 //! held down: the Tokens box follows the strategy, and more below.
 
+use super::tests::tune;
 use crossterm::event::KeyCode;
 
 use super::Focus;
 use super::tests_finish::{draw, key, sized};
 use crate::tui::screen::export::ExportBox;
-use crate::tui::screen::tune::TunePane;
 
 /// Types `text` in the query box (opened with `/`), drawing as the loop
 /// does.
@@ -349,22 +349,12 @@ fn moving_the_cap_or_the_initial_count_says_what_it_measures() {
     let mut app = super::tests_tune::tuned();
     let (cap, _) = app.tune_current().unwrap();
     key(&mut app, KeyCode::Char('+'));
-    let said = app
-        .screen::<TunePane>()
-        .unwrap()
-        .message
-        .clone()
-        .unwrap_or_default();
+    let said = tune(&app).message.clone().unwrap_or_default();
     assert!(
         said.starts_with(&format!("cap {cap} → {}: ", cap + 1)) && said.contains("fully served"),
         "{said}"
     );
     key(&mut app, KeyCode::Char(']'));
-    let said = app
-        .screen::<TunePane>()
-        .unwrap()
-        .message
-        .clone()
-        .unwrap_or_default();
+    let said = tune(&app).message.clone().unwrap_or_default();
     assert!(said.starts_with("initial_tool_count "), "{said}");
 }

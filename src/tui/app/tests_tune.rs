@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
-use super::tests::{demo_setup, press, started};
+use super::tests::{demo_setup, press, started, tune};
 use super::*;
 use crate::engine::Ranker;
 use crate::search::SearchRequest;
@@ -12,7 +12,6 @@ use crate::tui::effect::SearchAnswer;
 use crate::tui::pane::catalog::Filter;
 use crate::tui::pane::results::Results;
 use crate::tui::screen::breaker::BreakerPane;
-use crate::tui::screen::tune::TunePane;
 
 /// The demo explorer, as `setup` changes it, its first effects run.
 fn started_with(setup: impl FnOnce(&mut Setup)) -> App {
@@ -39,12 +38,7 @@ pub(super) fn tuned() -> App {
 #[test]
 fn the_tune_screen_measures_the_demo_requests_and_marks_the_setting() {
     let app = tuned();
-    let report = app
-        .screen::<TunePane>()
-        .unwrap()
-        .report()
-        .expect("measured")
-        .clone();
+    let report = tune(&app).report().expect("measured").clone();
     assert_eq!(report.queries, 42);
     assert_eq!(report.catalog_tools, app.catalog().len());
     // Deferred with no caps: the service's default cap of 8, and the
@@ -83,12 +77,7 @@ fn cap_keys_move_the_current_mark_and_apply_takes_the_recommendation() {
     }
     let floor = app.settings().max_loaded_tools;
     assert!(floor.is_some_and(|m| m >= 1), "{floor:?}");
-    let rec = app
-        .screen::<TunePane>()
-        .unwrap()
-        .report()
-        .unwrap()
-        .recommended;
+    let rec = tune(&app).report().unwrap().recommended;
     press(&mut app, KeyCode::Char('a'));
     assert_eq!(app.settings().strategy, Strategy::Deferred);
     assert_eq!(app.settings().max_loaded_tools, Some(rec.max_tools as i64));
@@ -98,26 +87,25 @@ fn cap_keys_move_the_current_mark_and_apply_takes_the_recommendation() {
     );
     assert_eq!(app.tune_current().map(|c| c.0), Some(rec.max_tools));
     assert!(
-        app.screen::<TunePane>()
-            .unwrap()
+        tune(&app)
             .message
             .as_deref()
             .unwrap()
             .starts_with("applied")
     );
     // The measurement is for the same catalog and ranker: not redone.
-    assert!(app.screen::<TunePane>().unwrap().report().is_some());
+    assert!(tune(&app).report().is_some());
 }
 
 #[test]
 fn a_new_catalog_or_ranker_makes_the_measurement_stale() {
     let mut app = tuned();
-    let first = app.screen::<TunePane>().unwrap().generation;
+    let first = tune(&app).generation;
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('a')); // always-load toggled: a new catalog
     press(&mut app, KeyCode::Char('t'));
-    assert_eq!(app.screen::<TunePane>().unwrap().generation, first + 1);
-    assert!(app.screen::<TunePane>().unwrap().report().is_some());
+    assert_eq!(tune(&app).generation, first + 1);
+    assert!(tune(&app).report().is_some());
 }
 
 #[test]
@@ -127,7 +115,7 @@ fn saving_writes_the_settings_to_the_config_file() {
     let mut app = tuned_saving_to(Some(path.clone()));
     press(&mut app, KeyCode::Char('a'));
     press(&mut app, KeyCode::Char('s'));
-    let message = app.screen::<TunePane>().unwrap().message.clone().unwrap();
+    let message = tune(&app).message.clone().unwrap();
     assert!(message.starts_with("saved the settings to"), "{message}");
     let c = crate::config::Config::load_with(Some(&path), &|_| None).unwrap();
     assert_eq!(
@@ -145,11 +133,11 @@ fn a_bad_request_file_is_an_error_on_the_screen() {
     let mut app = started();
     press(&mut app, KeyCode::Char('t'));
     // No file yet: the prompt opens at once.
-    assert!(app.screen::<TunePane>().unwrap().is_typing());
+    assert!(tune(&app).is_typing());
     let effects = app.update(Msg::Type("/no/such/requests.jsonl".into()));
     app.settle(effects);
     press(&mut app, KeyCode::Enter);
-    match &app.screen::<TunePane>().unwrap().state {
+    match &tune(&app).state {
         crate::tui::screen::tune::TuneState::Failed(e) => {
             assert!(e.contains("/no/such/requests.jsonl"), "{e}")
         }
@@ -343,12 +331,7 @@ fn the_default_tour_plays_through_the_app() {
         app.query().text(),
         "find a free slot for a meeting with Acme on Friday"
     );
-    let rec = app
-        .screen::<TunePane>()
-        .unwrap()
-        .report()
-        .expect("measured")
-        .recommended;
+    let rec = tune(&app).report().expect("measured").recommended;
     assert_eq!(app.settings().max_loaded_tools, Some(rec.max_tools as i64));
     let breaker = app.screen::<BreakerPane>().expect("the breaker ran");
     assert!(
