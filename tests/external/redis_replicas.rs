@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::Server;
 use common::redis::Redis;
@@ -31,14 +31,6 @@ fn search(srv: &Server, i: usize, id: Option<&str>) -> (u16, Option<String>, Val
         .get("x-toolsift-tool-session")
         .map(|v| v.to_str().unwrap().to_string());
     (status, state, r.json().unwrap())
-}
-
-fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + limit;
-    while !done() {
-        assert!(Instant::now() < deadline, "{what} within {limit:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 #[test]
@@ -68,7 +60,7 @@ fn a_primary_without_its_replica_is_not_waited_on_and_the_log_and_metrics_say_so
 
     // A replica joins: writes wait for it again, and it holds them.
     let replica = Redis::replica_of(&primary);
-    wait_for("the replica online", Duration::from_secs(30), || {
+    common::wait_until("the replica online", Duration::from_secs(30), || {
         primary.replicas_online() == 1
     });
     // After a quiet spell the log says the replicas are back.
@@ -115,7 +107,7 @@ fn a_session_the_store_did_not_hold_is_answered_new_and_an_unsaved_one_says_so()
     // and the answer says so.
     redis.restart();
     let mut answer = None;
-    wait_for("the store back", Duration::from_secs(30), || {
+    common::wait_until("the store back", Duration::from_secs(30), || {
         let a = search(&srv, 3, Some(&id));
         let ok = a.0 == 200;
         answer = Some(a);

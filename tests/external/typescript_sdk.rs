@@ -38,10 +38,6 @@ const SETUP: &str = "Run `scripts/setup-test-deps.sh` from the repository root (
                      ../shared/vendor/caveman-sdk-ts (or $TOOLSIFT_CAVEMAN_TS_SDK) into \
                      ~/.cache/toolsift-ts/caveman-sdk/dist (or $TOOLSIFT_TS_SDK_DIST).";
 
-fn nonempty(name: &str) -> Option<std::ffi::OsString> {
-    std::env::var_os(name).filter(|v| !v.is_empty())
-}
-
 /// The compiled SDK's directory; panics, naming the setup script, when it is
 /// missing, incomplete, or compiled from another `index.ts` than the
 /// vendored one.
@@ -68,11 +64,14 @@ fn sdk_dist() -> PathBuf {
 
 /// Where the setup script compiles the SDK.
 fn dist_path() -> PathBuf {
-    match nonempty("TOOLSIFT_TS_SDK_DIST") {
+    match common::env_nonempty("TOOLSIFT_TS_SDK_DIST") {
         Some(d) => PathBuf::from(d),
         None => {
-            let prefix = nonempty("TOOLSIFT_TS_PREFIX").map_or_else(
-                || PathBuf::from(nonempty("HOME").expect("HOME is set")).join(".cache/toolsift-ts"),
+            let prefix = common::env_nonempty("TOOLSIFT_TS_PREFIX").map_or_else(
+                || {
+                    PathBuf::from(common::env_nonempty("HOME").expect("HOME is set"))
+                        .join(".cache/toolsift-ts")
+                },
                 PathBuf::from,
             );
             prefix.join("caveman-sdk/dist")
@@ -82,7 +81,7 @@ fn dist_path() -> PathBuf {
 
 /// The vendored source's folder.
 fn sdk_source() -> PathBuf {
-    nonempty("TOOLSIFT_CAVEMAN_TS_SDK").map_or_else(
+    common::env_nonempty("TOOLSIFT_CAVEMAN_TS_SDK").map_or_else(
         || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/vendor/caveman-sdk-ts"),
         PathBuf::from,
     )
@@ -110,7 +109,8 @@ fn stale_against_source(dist: &Path) -> Option<String> {
 
 /// `TOOLSIFT_NODE`, else `node` on PATH; panics when it does not run.
 fn node() -> (PathBuf, String) {
-    let node = nonempty("TOOLSIFT_NODE").map_or_else(|| PathBuf::from("node"), PathBuf::from);
+    let node =
+        common::env_nonempty("TOOLSIFT_NODE").map_or_else(|| PathBuf::from("node"), PathBuf::from);
     match Command::new(&node).arg("--version").output() {
         Ok(out) if out.status.success() => {
             let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
