@@ -207,6 +207,16 @@ impl ToolsHandle {
         &self.initial
     }
 
+    /// How many tools of the initial set are sent besides the always-load
+    /// ones (`initial_tool_count`, or fewer where `max_loaded_tools`
+    /// leaves less room; every other tool under strategy `all`).
+    pub fn initial_besides_always_load(&self) -> usize {
+        self.initial
+            .iter()
+            .filter(|&&i| !self.catalog.tools()[i].always_load)
+            .count()
+    }
+
     /// The initial set, in the SDK's order.
     pub fn initial_tools(&self) -> impl Iterator<Item = &Tool> + '_ {
         self.initial.iter().map(|&i| &self.catalog.tools()[i])
@@ -402,6 +412,26 @@ mod tests {
         );
         // Strategy all never compares the cap with the always-load count.
         assert!(ToolsHandle::new(c, &opts(Strategy::All, 0, Some(1))).is_ok());
+    }
+
+    #[test]
+    fn the_initial_set_besides_always_load_is_what_the_cap_leaves() {
+        let c = catalog(vec![
+            tool("always", true),
+            tool("lazy1", false),
+            tool("lazy2", false),
+            tool("lazy3", false),
+        ]);
+        let capped = ToolsHandle::new(c.clone(), &opts(Strategy::Deferred, 8, Some(3))).unwrap();
+        assert_eq!(capped.initial_besides_always_load(), 2, "the cap leaves 2");
+        let counted = ToolsHandle::new(c.clone(), &opts(Strategy::Deferred, 1, None)).unwrap();
+        assert_eq!(counted.initial_besides_always_load(), 1);
+        let all = ToolsHandle::new(c, &opts(Strategy::All, 0, None)).unwrap();
+        assert_eq!(
+            all.initial_besides_always_load(),
+            3,
+            "strategy all sends them all"
+        );
     }
 
     #[test]

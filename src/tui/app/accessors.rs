@@ -260,19 +260,11 @@ impl App {
     /// ones (`initial_tool_count`, or fewer where `max_loaded_tools`
     /// leaves less room).
     pub fn sent_initial(&self) -> usize {
-        self.handle
-            .initial_indices()
-            .iter()
-            .filter(|&&i| !self.catalog.tools()[i].always_load)
-            .count()
+        self.handle.initial_besides_always_load()
     }
 
     pub fn always_load_count(&self) -> usize {
-        self.catalog
-            .tools()
-            .iter()
-            .filter(|t| t.always_load)
-            .count()
+        self.catalog.always_load_indices().len()
     }
 
     /// How many warnings `toolsift check` gives tool `index`.

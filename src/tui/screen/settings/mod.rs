@@ -178,18 +178,12 @@ impl Screen for SettingsEditor {
     }
 
     fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
-        let sent_initial = on
-            .handle
-            .initial_indices()
-            .iter()
-            .filter(|&&i| !on.catalog.tools()[i].always_load)
-            .count();
         draw::draw(
             f,
             on.layout.settings_popup,
             self,
             on.settings,
-            sent_initial,
+            on.handle.initial_besides_always_load(),
             theme,
         );
     }

@@ -58,7 +58,7 @@ impl Screen for TunePane {
             settings: on.settings,
             handle: on.handle,
             current: current(on.catalog, on.settings, on.handle),
-            always_load: on.catalog.tools().iter().filter(|t| t.always_load).count(),
+            always_load: on.catalog.always_load_indices().len(),
         };
         draw::draw(f, &on.layout.tune, &seen, theme);
     }
