@@ -23,8 +23,15 @@ use toolsift::tui::ui;
 pub const LATENCY: Duration = Duration::from_micros(210);
 
 /// The setup of `source` (a catalog file, or `@demo`), named as given.
+/// The demo catalog is read once for every test that opens it.
 pub fn setup_of(source: &str) -> Setup {
-    let catalog = Arc::new(load(&CatalogSource::parse(source)).unwrap());
+    static DEMO: std::sync::OnceLock<Arc<toolsift::catalog::Catalog>> = std::sync::OnceLock::new();
+    let catalog = if source == "@demo" {
+        DEMO.get_or_init(|| Arc::new(load(&CatalogSource::demo()).unwrap()))
+            .clone()
+    } else {
+        Arc::new(load(&CatalogSource::parse(source)).unwrap())
+    };
     let name = if source == "@demo" { "demo" } else { source };
     Setup {
         sources: name.into(),

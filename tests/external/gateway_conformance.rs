@@ -218,7 +218,7 @@ fn the_gateway_logs_in_through_the_auth_scenarios() {
     // the last three are the draft revision's (a protected resource that
     // names another resource refused, offline_access asked only where
     // offered).
-    for (scenario, checks) in [
+    let scenarios = [
         ("auth/metadata-default", 16),
         ("auth/metadata-var1", 16),
         ("auth/metadata-var2", 16),
@@ -237,15 +237,38 @@ fn the_gateway_logs_in_through_the_auth_scenarios() {
         ("auth/resource-mismatch", 2),
         ("auth/offline-access-scope", 16),
         ("auth/offline-access-not-supported", 17),
-    ] {
-        let (passed, failed, out) =
-            run_client(&["client", "--command", &command, "--scenario", scenario]);
-        assert_eq!((passed, failed), (checks, 0), "{scenario}: {out}");
-        assert!(
-            !out.contains("CLIENT TIMED OUT") && !out.contains("EXITED WITH ERROR"),
-            "{scenario}: {out}"
-        );
-    }
+    ];
+    // Three at a time: each is mostly waiting on node, Python and the
+    // gateway starting, and the suite gives each its own ports.
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..3)
+            .map(|worker| {
+                let command = &command;
+                scope.spawn(move || {
+                    let mut failures = Vec::new();
+                    for &(scenario, checks) in scenarios.iter().skip(worker).step_by(3) {
+                        let (passed, failed, out) = run_client(&[
+                            "client", "--command", command, "--scenario", scenario,
+                        ]);
+                        if (passed, failed) != (checks, 0)
+                            || out.contains("CLIENT TIMED OUT")
+                            || out.contains("EXITED WITH ERROR")
+                        {
+                            failures.push(format!(
+                                "{scenario}: {passed} passed, {failed} failed, not {checks} and 0:\n{out}"
+                            ));
+                        }
+                    }
+                    failures
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
 /// The one auth scenario that fails, and why: its authorization server's

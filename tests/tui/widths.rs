@@ -231,6 +231,72 @@ fn universe(catalog_words: &HashSet<String>, wide: &[String]) -> HashSet<String>
     all
 }
 
+/// The words `name` cuts at every width from 80 to 200 (at 24 rows; every
+/// seventh width at 35 rows too). A fresh explorer opens at every sixth
+/// size; between them the open one is resized, as a user drags the window.
+fn cut_words(name: &str, to: &dyn Fn(&mut App), catalog_words: &HashSet<String>) -> Vec<String> {
+    let mut failures = Vec::new();
+    let mut known = universe(catalog_words, &front_rows(&app(name, 400, 60, to)));
+    known.extend(universe(
+        &HashSet::new(),
+        &front_rows(&app(name, 400, 24, to)),
+    ));
+    for height in [24u16, 35] {
+        let step = if height == 24 { 1 } else { 7 };
+        let mut open: Option<App> = None;
+        for (i, width) in (80..=200u16).step_by(step).enumerate() {
+            let explorer = match open.as_mut() {
+                Some(explorer) if i % 6 != 0 => {
+                    explorer.update(Msg::Resize(width, height));
+                    explorer
+                }
+                _ => open.insert(app(name, width, height, to)),
+            };
+            let shown = front_rows(explorer);
+            // Each row is cut into the panes' segments (between
+            // borders): wrapping joins a segment with the same one of
+            // the next row.
+            let segs: Vec<Vec<String>> = shown.iter().map(|r| segments(r)).collect();
+            for (y, row_segs) in segs.iter().enumerate() {
+                for (si, seg) in row_segs.iter().enumerate() {
+                    let ws = words_with_next(seg);
+                    for (k, (w, next)) in ws.iter().enumerate() {
+                        if known.contains(w) || short_number(w) || *next == Some('…') {
+                            continue;
+                        }
+                        // A number (latencies change from run to run) is
+                        // cut when its segment ends right after it.
+                        if w.starts_with(|c: char| c.is_ascii_digit()) && next.is_some() {
+                            continue;
+                        }
+                        let joins = |a: &str, b: &str| {
+                            let joined = format!("{a}{b}");
+                            known.iter().any(|kw| kw.contains(&joined))
+                        };
+                        let wrapped = k + 1 == ws.len()
+                            && next.is_none()
+                            && segs.get(y + 1).and_then(|r| r.get(si)).is_some_and(|n| {
+                                words_with_next(n).first().is_some_and(|(f, _)| joins(w, f))
+                            });
+                        let rest = k == 0
+                            && y > 0
+                            && segs[y - 1].get(si).is_some_and(|p| {
+                                words_with_next(p).last().is_some_and(|(p, _)| joins(p, w))
+                            });
+                        if !wrapped && !rest {
+                            failures.push(format!(
+                                "{name} {width}x{height} row {y}: {w:?} in {:?}",
+                                shown[y]
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    failures
+}
+
 #[test]
 fn no_word_or_number_is_cut_at_any_width() {
     let catalog = load(&CatalogSource::demo()).unwrap();
@@ -262,62 +328,27 @@ fn no_word_or_number_is_cut_at_any_width() {
             }
         }
     }
-    let mut failures = Vec::new();
-    for (name, to) in screens() {
-        let mut known = universe(&catalog_words, &front_rows(&app(name, 400, 60, &*to)));
-        known.extend(universe(
-            &HashSet::new(),
-            &front_rows(&app(name, 400, 24, &*to)),
-        ));
-        // Every width at 24 rows; every seventh at 35 too.
-        let sizes = (80..=200u16)
-            .map(|w| (w, 24u16))
-            .chain((80..=200u16).step_by(7).map(|w| (w, 35)));
-        for (width, height) in sizes {
-            {
-                let shown = front_rows(&app(name, width, height, &*to));
-                // Each row is cut into the panes' segments (between
-                // borders): wrapping joins a segment with the same one of
-                // the next row.
-                let segs: Vec<Vec<String>> = shown.iter().map(|r| segments(r)).collect();
-                for (y, row_segs) in segs.iter().enumerate() {
-                    for (si, seg) in row_segs.iter().enumerate() {
-                        let ws = words_with_next(seg);
-                        for (k, (w, next)) in ws.iter().enumerate() {
-                            if known.contains(w) || short_number(w) || *next == Some('…') {
-                                continue;
-                            }
-                            // A number (latencies change from run to run) is
-                            // cut when its segment ends right after it.
-                            if w.starts_with(|c: char| c.is_ascii_digit()) && next.is_some() {
-                                continue;
-                            }
-                            let joins = |a: &str, b: &str| {
-                                let joined = format!("{a}{b}");
-                                known.iter().any(|kw| kw.contains(&joined))
-                            };
-                            let wrapped = k + 1 == ws.len()
-                                && next.is_none()
-                                && segs.get(y + 1).and_then(|r| r.get(si)).is_some_and(|n| {
-                                    words_with_next(n).first().is_some_and(|(f, _)| joins(w, f))
-                                });
-                            let rest = k == 0
-                                && y > 0
-                                && segs[y - 1].get(si).is_some_and(|p| {
-                                    words_with_next(p).last().is_some_and(|(p, _)| joins(p, w))
-                                });
-                            if !wrapped && !rest {
-                                failures.push(format!(
-                                    "{name} {width}x{height} row {y}: {w:?} in {:?}",
-                                    shown[y]
-                                ));
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
+    // The screens are checked on as many threads as there are cores.
+    let count = screens().len();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let catalog_words = &catalog_words;
+    let mut failures: Vec<String> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    let all = screens();
+                    (t..count)
+                        .step_by(threads)
+                        .flat_map(|i| cut_words(all[i].0, &*all[i].1, catalog_words))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
     failures.dedup_by(|a, b| a.split(" row ").nth(1) == b.split(" row ").nth(1));
     assert!(
         failures.is_empty(),
