@@ -44,7 +44,12 @@ fi
 mkdir -p "$out"
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)
 rm -f "$out"/toolsift-"$version"-*.whl
-(cd "$root" && "$venv/bin/maturin" build --profile "$profile" --out "$out" >&2)
+# The debug wheel is the tests' own build: tokio with the feature the
+# tests turn on (a test build's features), else cargo compiles tokio and
+# everything above it again for the wheel.
+features=()
+[ "$profile" = dev ] && features=(--features tokio/test-util)
+(cd "$root" && "$venv/bin/maturin" build --profile "$profile" "${features[@]}" --out "$out" >&2)
 wheel=$(ls "$out"/toolsift-"$version"-*.whl)
 
 # The check: a fresh venv, the wheel alone (no index), the binary on its PATH.
