@@ -106,12 +106,7 @@ fn why_a_tool_was_left_out_or_loaded() {
         "--why",
         "get_payment",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = common::stdout_text(&out);
     assert!(
         text.contains(
             "\nwhy get_payment: not loaded: ranked 6th, below the cap of 5\n  rank         6\n"

@@ -63,12 +63,7 @@ fn tune_json_has_points_initial_and_recommendation() {
 fn tune_text_has_tables_and_snippet() {
     let q = queries();
     let out = run(&["tune", "@demo", q.path(), "--strategy", "deferred"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = common::stdout_text(&out);
     for needle in [
         "max_tools  all loaded  lenient  mean tokens  p95 tokens  saved",
         "initial_tool_count  covered  tokens",
@@ -87,12 +82,7 @@ fn tune_text_has_tables_and_snippet() {
 #[test]
 fn tune_says_why_the_initial_count_and_groups_thousands() {
     let out = run(&["tune", "@demo", "@demo"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = common::stdout_text(&out);
     assert!(
         text.contains(
             "initial_tool_count 3: all that max_loaded_tools 7 leaves beside the 4 always-load tools"

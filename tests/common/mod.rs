@@ -100,6 +100,18 @@ pub fn run_stdin(args: &[&str], input: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// The standard output of a run that succeeded (else its exit and stderr
+/// fail the test).
+pub fn stdout_text(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8")
+}
+
 pub fn json(out: &Output) -> serde_json::Value {
     assert!(
         out.status.success(),
@@ -108,6 +120,14 @@ pub fn json(out: &Output) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
+}
+
+/// The value of the series `series` (its name and labels, as written) in
+/// a Prometheus text exposition, if it is there.
+pub fn metric_value(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+        .map(|v| v.trim().parse().expect("a metric's value is a number"))
 }
 
 /// Exit 2, nothing on stdout, and stderr says `needle`.
@@ -165,6 +185,53 @@ impl Server {
     /// waits for its `listening on` line.
     pub fn start(args: &[&str], envs: &[(&str, &str)]) -> Server {
         Server::start_at("127.0.0.1:0", args, envs)
+    }
+
+    /// `toolsift serve --sessions SPEC ARGS...` behind the API key `key`
+    /// (through `--api-key-env`).
+    pub fn with_sessions(spec: &str, key: &str, args: &[&str]) -> Server {
+        let mut all = vec!["--api-key-env", "TOOLSIFT_TEST_KEY", "--sessions", spec];
+        all.extend_from_slice(args);
+        Server::start(&all, &[("TOOLSIFT_TEST_KEY", key)])
+    }
+
+    /// A search for word tool `i` alone (`max_tools` 1) of a
+    /// [`word_catalog`] of `tools`, in session `id` (a new one when
+    /// `None`), with `key` as the bearer when given: the status, the
+    /// `x-toolsift-tool-session` header and the body. A request that got no
+    /// answer is status 0 and the error's text.
+    pub fn word_search(
+        &self,
+        key: Option<&str>,
+        tools: usize,
+        i: usize,
+        id: Option<&str>,
+    ) -> (u16, Option<String>, serde_json::Value) {
+        let mut body = serde_json::json!({
+            "tools": word_catalog(tools),
+            "query": format!("word{i:02}"),
+            "max_tools": 1,
+        });
+        if let Some(id) = id {
+            body["session_id"] = serde_json::json!(id);
+        }
+        let mut request = http_client()
+            .post(format!("{}/sdk/v1/tool-search", self.url))
+            .json(&body);
+        if let Some(key) = key {
+            request = request.bearer_auth(key);
+        }
+        match request.send() {
+            Ok(r) => {
+                let status = r.status().as_u16();
+                let state = r
+                    .headers()
+                    .get("x-toolsift-tool-session")
+                    .map(|v| v.to_str().unwrap().to_string());
+                (status, state, r.json().unwrap_or(serde_json::Value::Null))
+            }
+            Err(e) => (0, None, serde_json::json!(e.to_string())),
+        }
     }
 
     /// [`Server::start`] on `addr` (`127.0.0.1:PORT`: a server started again

@@ -118,6 +118,19 @@ pub(crate) fn found(result: &Value) -> Vec<String> {
     names(&result["structuredContent"]["tools"])
 }
 
+/// The description of `search_tools` in a `tools/list` answer's tools.
+pub(crate) fn search_tools_description(tools: &Value) -> String {
+    tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "search_tools")
+        .unwrap()["description"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 pub(crate) fn search(query: &str) -> Value {
     json!({"op": "call", "name": "search_tools", "arguments": {"query": query}})
 }

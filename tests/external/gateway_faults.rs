@@ -175,15 +175,7 @@ fn a_server_whose_tools_change_is_listed_again_and_its_new_tool_found() {
     let r = stdio(&args, "legacy", &steps);
     // search_tools says what the servers cover, and follows a tool that
     // joined (the host was told the list changed).
-    let described = r[6]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "search_tools")
-        .unwrap()["description"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let described = crate::gateway::search_tools_description(&r[6]);
     assert!(
         described.starts_with("Find the tools for a task among the 5 tools this gateway reaches (only a few are listed): fake_server.py (5 tools: "),
         "{described}"

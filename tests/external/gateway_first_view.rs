@@ -10,19 +10,8 @@
 
 use serde_json::{Value, json};
 
-use crate::gateway::{command_line, found, host, toolsift};
+use crate::gateway::{command_line, found, host, search_tools_description, toolsift};
 use crate::mcp_support::*;
-
-fn description(list: &Value) -> String {
-    list.as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "search_tools")
-        .unwrap()["description"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
 
 /// The gateway over `config`, answering the host after half a second, each
 /// server given `timeout` seconds to start.
@@ -77,7 +66,7 @@ fn first_view(mode: &str) {
     }
     let instructions = doc["instructions"].as_str().unwrap_or_default();
     assert!(instructions.contains("time (starting)"), "{doc}");
-    let first = description(&r[0]);
+    let first = search_tools_description(&r[0]);
     let starting = first
         .split("starting when this list was made: ")
         .nth(1)
@@ -111,7 +100,7 @@ fn first_view(mode: &str) {
         "{}",
         r[2]
     );
-    let now = description(&r[3]);
+    let now = search_tools_description(&r[3]);
     assert!(now.contains("time (2 tools"), "{now}");
     assert!(!now.contains("still starting"), "{now}");
 }

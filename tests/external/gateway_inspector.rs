@@ -113,15 +113,7 @@ fn inspector_cli_over_http_sees_a_slow_server_waited_for_reads_kept_closed_and_n
     let target = [gateway.url.clone(), "--transport".into(), "http".into()];
     let run = |extra: &[&str]| run_inspector(&target, extra);
     let listed = run(&["--method", "tools/list"]);
-    let description = listed["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "search_tools")
-        .unwrap()["description"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let description = crate::gateway::search_tools_description(&listed["tools"]);
     let starting = description
         .split("starting when this list was made: ")
         .nth(1)

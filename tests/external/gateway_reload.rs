@@ -9,19 +9,10 @@
 
 use serde_json::{Value, json};
 
-use crate::gateway::{call, command_line, found, host_with_stderr, search, toolsift};
+use crate::gateway::{
+    call, command_line, found, host_with_stderr, search, search_tools_description, toolsift,
+};
 use crate::mcp_support::*;
-
-fn description(list: &Value) -> String {
-    list.as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "search_tools")
-        .unwrap()["description"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
 
 fn servers_file(servers: Value) -> String {
     serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap()
@@ -96,7 +87,7 @@ fn reload(mode: &str) {
         r[4]
     );
     assert!(!found(&r[5]).contains(&"echo".to_string()), "{}", r[5]);
-    let now = description(&r[6]);
+    let now = search_tools_description(&r[6]);
     assert!(now.contains("time (2 tools"), "{now}");
     assert!(!now.contains("everything"), "{now}");
     assert_eq!(r[9]["isError"], false, "{}", r[9]);

@@ -71,10 +71,7 @@ fn rss_kib(pid: u32) -> u64 {
 }
 
 fn metric(text: &str, name: &str) -> f64 {
-    text.lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no {name} in {text}"))
+    crate::common::metric_value(text, name).unwrap_or_else(|| panic!("no {name} in {text}"))
 }
 
 #[test]

@@ -13,34 +13,16 @@ use std::time::{Duration, Instant};
 
 use common::redis_cluster::RedisCluster;
 use common::{Server, names};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 const KEY: &str = "k-cluster";
 const TOOLS: usize = 64;
 const SESSIONS: usize = 30;
 
-fn catalog() -> Value {
-    common::word_catalog(TOOLS)
-}
-
 /// A search loading tool `i` in session `id` (a new one when `None`).
 fn search(srv: &Server, i: usize, id: Option<&str>) -> (u16, Value) {
-    let mut body = json!({"tools": catalog(), "query": format!("word{i:02}"), "max_tools": 1});
-    if let Some(id) = id {
-        body["session_id"] = json!(id);
-    }
-    match common::http_client()
-        .post(format!("{}/sdk/v1/tool-search", srv.url))
-        .bearer_auth(KEY)
-        .json(&body)
-        .send()
-    {
-        Ok(r) => {
-            let status = r.status().as_u16();
-            (status, r.json().unwrap_or(Value::Null))
-        }
-        Err(e) => (0, json!(e.to_string())),
-    }
+    let (status, _, body) = srv.word_search(Some(KEY), TOOLS, i, id);
+    (status, body)
 }
 
 /// Sets its flag when dropped.
@@ -53,18 +35,7 @@ impl Drop for StopOnDrop<'_> {
 }
 
 fn serve(cluster: &RedisCluster) -> Server {
-    let spec = cluster.spec();
-    Server::start(
-        &[
-            "--api-key-env",
-            "TOOLSIFT_TEST_KEY",
-            "--sessions",
-            &spec,
-            "--sessions-wait-replicas",
-            "1",
-        ],
-        &[("TOOLSIFT_TEST_KEY", KEY)],
-    )
+    Server::with_sessions(&cluster.spec(), KEY, &["--sessions-wait-replicas", "1"])
 }
 
 #[test]

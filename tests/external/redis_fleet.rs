@@ -41,15 +41,7 @@ fn post(url: &str, path: &str, body: &Value, session: Option<&str>) -> (u16, Val
 }
 
 fn serve(redis: &Redis, extra: &[&str]) -> Server {
-    let sessions = redis.url();
-    let mut args = vec![
-        "--api-key-env",
-        "TOOLSIFT_TEST_KEY",
-        "--sessions",
-        &sessions,
-    ];
-    args.extend_from_slice(extra);
-    Server::start(&args, &[("TOOLSIFT_TEST_KEY", KEY)])
+    Server::with_sessions(&redis.url(), KEY, extra)
 }
 
 #[test]

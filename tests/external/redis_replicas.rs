@@ -15,22 +15,7 @@ use serde_json::{Value, json};
 /// A search for tool `i`, in session `id` when given: the status, the
 /// `x-toolsift-tool-session` header and the body.
 fn search(srv: &Server, i: usize, id: Option<&str>) -> (u16, Option<String>, Value) {
-    let mut body =
-        json!({"tools": common::word_catalog(8), "query": format!("word{i:02}"), "max_tools": 1});
-    if let Some(id) = id {
-        body["session_id"] = json!(id);
-    }
-    let r = common::http_client()
-        .post(format!("{}/sdk/v1/tool-search", srv.url))
-        .json(&body)
-        .send()
-        .unwrap();
-    let status = r.status().as_u16();
-    let state = r
-        .headers()
-        .get("x-toolsift-tool-session")
-        .map(|v| v.to_str().unwrap().to_string());
-    (status, state, r.json().unwrap())
+    srv.word_search(None, 8, i, id)
 }
 
 #[test]

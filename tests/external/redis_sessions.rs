@@ -18,39 +18,18 @@ use serde_json::{Value, json};
 const KEY: &str = "k-shared";
 const TOOLS: usize = 48;
 
-fn catalog() -> Value {
-    common::word_catalog(TOOLS)
-}
-
 fn serve(redis: &Redis, up: Option<&FakeUpstream>) -> Server {
-    let sessions = redis.url();
     let upstream = up.map(|u| format!("openai={}/v1", u.url));
-    let mut args = vec![
-        "--api-key-env",
-        "TOOLSIFT_TEST_KEY",
-        "--sessions",
-        &sessions,
-    ];
-    if let Some(u) = &upstream {
-        args.extend(["--upstream", u]);
+    match &upstream {
+        Some(u) => Server::with_sessions(&redis.url(), KEY, &["--upstream", u]),
+        None => Server::with_sessions(&redis.url(), KEY, &[]),
     }
-    Server::start(&args, &[("TOOLSIFT_TEST_KEY", KEY)])
 }
 
 /// A search for tool `i` (alone) in session `id`: status and body.
 fn search(srv: &Server, i: usize, id: Option<&str>) -> (u16, Value) {
-    let mut body = json!({"tools": catalog(), "query": format!("word{i:02}"), "max_tools": 1});
-    if let Some(id) = id {
-        body["session_id"] = json!(id);
-    }
-    let r = common::http_client()
-        .post(format!("{}/sdk/v1/tool-search", srv.url))
-        .bearer_auth(KEY)
-        .json(&body)
-        .send()
-        .unwrap();
-    let status = r.status().as_u16();
-    (status, r.json().unwrap())
+    let (status, _, body) = srv.word_search(Some(KEY), TOOLS, i, id);
+    (status, body)
 }
 
 fn get(srv: &Server, path: &str) -> String {
@@ -215,7 +194,7 @@ fn redis_down_is_503_naming_the_store_and_service_resumes_when_it_returns() {
     let r = common::http_client()
         .post(format!("{}/sdk/v1/tool-search", srv.url))
         .bearer_auth(KEY)
-        .json(&json!({"tools": catalog(), "query": "word05", "max_tools": 1}))
+        .json(&json!({"tools": common::word_catalog(TOOLS), "query": "word05", "max_tools": 1}))
         .send()
         .unwrap();
     assert_eq!(r.status(), 200);

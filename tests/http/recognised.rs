@@ -39,10 +39,7 @@ fn trickle(url: &str, body: &[u8], piece: usize) -> (u16, Value) {
 
 /// The counter `name` of `/metrics`.
 fn metric(url: &str, name: &str) -> f64 {
-    metrics_text(url)
-        .lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
-        .map_or(0.0, |v| v.parse().unwrap())
+    crate::common::metric_value(&metrics_text(url), name).unwrap_or(0.0)
 }
 
 fn without_session(mut r: Value) -> Value {
