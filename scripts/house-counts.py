@@ -2,7 +2,8 @@
 """Counts that say how easy the house is to live in, at a revision (default:
 the working tree): functions that return `Result<_, String>` (all, and those
 `pub` or `pub(crate)`), outside test files; and the test helpers defined
-more than once under tests/ (by name).
+more than once under tests/: by name, and by body (the same code, whatever
+its name, in more than one place).
 
     scripts/house-counts.py [REV] [-v]
 """
@@ -56,3 +57,33 @@ print(f"test helpers defined in more than one file: {len(twice)} names, {sum(len
 if verbose:
     for n, fs in sorted(twice.items(), key=lambda kv: -len(kv[1])):
         print(f"  {n}: {', '.join(sorted(fs))}")
+
+
+def bodies(source):
+    """Each function's (name, body) in `source`, the body's whitespace collapsed."""
+    out = []
+    for m in HELPER.finditer(source):
+        open_at = source.find("{", m.end())
+        semi = source.find(";", m.end())
+        if open_at < 0 or (0 <= semi < open_at):
+            continue
+        depth, i = 0, open_at
+        while i < len(source):
+            depth += {"{": 1, "}": -1}.get(source[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        out.append((m.group(1), " ".join(source[open_at:i + 1].split())))
+    return out
+
+
+same = collections.defaultdict(list)
+for f in files("tests"):
+    for name, body in bodies(text(f)):
+        if len(body) > 40 and name not in ("drop", "new", "main"):
+            same[body].append(f"{f}: {name}")
+copies = {b: at for b, at in same.items() if len(at) > 1}
+print(f"test helpers whose body is written out more than once: {len(copies)} bodies, {sum(len(v) for v in copies.values())} definitions")
+if verbose:
+    for at in copies.values():
+        print(f"  {', '.join(at)}")

@@ -22,10 +22,7 @@ pub struct Seen {
 
 impl Seen {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+        super::header(&self.headers, name)
     }
 }
 

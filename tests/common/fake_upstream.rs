@@ -33,6 +33,7 @@ pub struct Recorded {
 
 impl Recorded {
     pub fn header(&self, name: &str) -> Option<&str> {
+        // Not the one in tests/common: benches/soak.rs takes this file alone.
         self.headers
             .iter()
             .find(|(n, _)| n == name)

@@ -122,6 +122,15 @@ pub fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
 }
 
+/// The value of header `name` (lower-case) among `headers`, as a fake
+/// server recorded them.
+pub fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
+}
+
 /// The value of the series `series` (its name and labels, as written) in
 /// a Prometheus text exposition, if it is there.
 pub fn metric_value(text: &str, series: &str) -> Option<f64> {

@@ -13,17 +13,10 @@ use std::time::{Duration, Instant};
 
 use common::redis_cluster::RedisCluster;
 use common::{Server, names};
-use serde_json::Value;
 
 const KEY: &str = "k-cluster";
 const TOOLS: usize = 64;
 const SESSIONS: usize = 30;
-
-/// A search loading tool `i` in session `id` (a new one when `None`).
-fn search(srv: &Server, i: usize, id: Option<&str>) -> (u16, Value) {
-    let (status, _, body) = srv.word_search(Some(KEY), TOOLS, i, id);
-    (status, body)
-}
 
 /// Sets its flag when dropped.
 struct StopOnDrop<'a>(&'a AtomicBool);
@@ -46,10 +39,10 @@ fn sessions_are_shared_and_survive_a_primarys_failover() {
     // Sessions begun on a and continued on b: shared.
     let mut ids = Vec::new();
     for s in 0..SESSIONS {
-        let (status, v) = search(&a, s % TOOLS, None);
+        let (status, _, v) = a.word_search(Some(KEY), TOOLS, s % TOOLS, None);
         assert_eq!(status, 200, "{v}");
         let id = v["session_id"].as_str().unwrap().to_string();
-        let (status, v) = search(&b, (s + 1) % TOOLS, Some(&id));
+        let (status, _, v) = b.word_search(Some(KEY), TOOLS, (s + 1) % TOOLS, Some(&id));
         assert_eq!(status, 200, "{v}");
         assert_eq!(
             names(&v["session_tools"]),
@@ -97,7 +90,7 @@ fn sessions_are_shared_and_survive_a_primarys_failover() {
                     let tool = (s + 2 + n / SESSIONS) % TOOLS;
                     let srv = if n % 2 == 0 { a } else { b };
                     let after = killed.load(Ordering::Relaxed);
-                    let (status, v) = search(srv, tool, Some(&ids[s]));
+                    let (status, _, v) = srv.word_search(Some(KEY), TOOLS, tool, Some(&ids[s]));
                     if status == 200 {
                         acknowledged
                             .lock()
@@ -136,7 +129,7 @@ fn sessions_are_shared_and_survive_a_primarys_failover() {
     let acknowledged = acknowledged.into_inner().unwrap();
     for (s, id) in ids.iter().enumerate() {
         let srv = if s % 2 == 0 { &a } else { &b };
-        let (status, v) = search(srv, s % TOOLS, Some(id));
+        let (status, _, v) = srv.word_search(Some(KEY), TOOLS, s % TOOLS, Some(id));
         assert_eq!(status, 200, "{v}");
         let held = names(&v["session_tools"]);
         for tool in &acknowledged[id] {

@@ -50,14 +50,6 @@ fn serve(up: &FakeUpstream, extra: &[&str]) -> Server {
     Server::start(&args, &[("TOOLSIFT_TEST_KEY", KEY)])
 }
 
-fn client() -> reqwest::blocking::Client {
-    toolsift::http::client::install_tls();
-    reqwest::blocking::Client::builder()
-        .timeout(std::time::Duration::from_secs(60))
-        .build()
-        .unwrap()
-}
-
 /// A search that loads `query`'s best tool into session `id` (or a new one);
 /// returns the session id.
 fn search(srv: &Server, query: &str, id: Option<&str>) -> String {
@@ -65,7 +57,7 @@ fn search(srv: &Server, query: &str, id: Option<&str>) -> String {
     if let Some(id) = id {
         body["session_id"] = json!(id);
     }
-    let r = client()
+    let r = common::http_client()
         .post(format!("{}/sdk/v1/tool-search", srv.url))
         .bearer_auth(KEY)
         .json(&body)
@@ -84,7 +76,7 @@ fn call(
     body: &Value,
     extra: &[(&str, &str)],
 ) -> reqwest::blocking::Response {
-    let mut r = client()
+    let mut r = common::http_client()
         .post(format!("{}{path}", srv.url))
         .bearer_auth(KEY)
         .header("content-type", "application/json")
@@ -348,7 +340,7 @@ fn unknown_or_foreign_session_forwards_the_body_as_sent() {
     let id = search(&srv, "check service status", None);
     let text = r#"{"model": "m",  "input": "hi", "tools": []}"#;
     let send = |key: &str, session: &str| {
-        client()
+        common::http_client()
             .post(format!("{}/openai/v1/responses", srv.url))
             .bearer_auth(key)
             .header("content-type", "application/json")
@@ -428,7 +420,7 @@ fn upstream_key_from_the_environment_unless_the_request_gives_one() {
         ],
     );
     let plain = |path: &str| {
-        client()
+        common::http_client()
             .post(format!("{}{path}", srv.url))
             .bearer_auth(KEY)
             .header("content-type", "application/json")
@@ -457,7 +449,7 @@ fn our_errors_for_auth_missing_unreachable_and_silent_upstreams() {
     let up = FakeUpstream::start();
     // Auth comes first: no key, no pass-through.
     let srv = serve(&up, &["--upstream", "anthropic=none"]);
-    let r = client()
+    let r = common::http_client()
         .post(format!("{}/openai/v1/responses", srv.url))
         .body("{}")
         .send()
@@ -491,7 +483,7 @@ fn our_errors_for_auth_missing_unreachable_and_silent_upstreams() {
         &["--upstream", &format!("openai=http://127.0.0.1:{port}/v1")],
         &[],
     );
-    let r = client()
+    let r = common::http_client()
         .post(format!("{}/openai/v1/responses", dead.url))
         .body("{}")
         .send()
