@@ -6,7 +6,7 @@ use toolsift::breaker::DEFAULT_THRESHOLD;
 use toolsift::engine::Ranker;
 use toolsift::service::DEFAULT_MAX_TOOLS;
 pub use toolsift::settings::flags::{basis_choices, choices};
-use toolsift::settings::{PartialSettings, flags};
+use toolsift::settings::{HandleSettings, PartialSettings, flags};
 use toolsift::tokens::TokenBasis;
 use toolsift::tools_handle::{DEFAULT_INITIAL_TOOL_COUNT, Strategy};
 
@@ -265,20 +265,18 @@ impl Switch {
     }
 }
 
-/// The tools-handle options, each read as its setting's type with the
-/// SDK's message for a bad value (`initial_tool_count must be a
-/// non-negative integer`, ...; [`toolsift::settings::flags`]).
+/// The tools handle's settings as `check`, `search` and `tune` take them:
+/// the explorer's own record of them, whose defaults here are the SDK's
+/// (each flag's help says so).
 #[derive(Args)]
+#[command(
+    mut_arg("strategy", |a| a.help(format!("{} (default {}, the SDK's)", choices(&Strategy::ALL), Strategy::default()))),
+    mut_arg("initial_tool_count", |a| a.help(format!("Non-mandatory tools in the deferred initial set (default {DEFAULT_INITIAL_TOOL_COUNT})"))),
+    mut_arg("token_basis", |a| a.help(format!("{} (default {}; a search names a basis only when given)", basis_choices(), TokenBasis::default()))),
+)]
 pub struct HandleArgs {
-    #[arg(long, value_name = "STRATEGY", value_parser = flags::strategy, help = format!("{} (default {}, the SDK's)", choices(&Strategy::ALL), Strategy::default()))]
-    pub strategy: Option<Strategy>,
-    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = flags::initial_tool_count, help = format!("Non-mandatory tools in the deferred initial set (default {DEFAULT_INITIAL_TOOL_COUNT})"))]
-    pub initial_tool_count: Option<i64>,
-    /// Cap for the deferred initial set and default search cap.
-    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = flags::max_loaded_tools)]
-    pub max_loaded_tools: Option<i64>,
-    #[arg(long, value_name = "BASIS", value_parser = flags::token_basis, help = format!("{} (default {}; a search names a basis only when given)", basis_choices(), TokenBasis::default()))]
-    pub token_basis: Option<TokenBasis>,
+    #[command(flatten)]
+    pub settings: HandleSettings,
 }
 
 #[derive(Args)]

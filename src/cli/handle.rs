@@ -1,5 +1,5 @@
-//! The tools-handle flags as settings (each read as its setting's type,
-//! with the SDK's message, by [`toolsift::settings::flags`]).
+//! The tools-handle flags ([`toolsift::settings::HandleSettings`]) as
+//! settings, with the SDK's defaults.
 
 use toolsift::settings::Settings;
 use toolsift::tools_handle::{DEFAULT_INITIAL_TOOL_COUNT, SelectError};
@@ -11,15 +11,16 @@ impl HandleArgs {
     /// counts checked as the SDK checks them, in its order (the
     /// always-load check comes with the catalog).
     pub fn settings(&self) -> Result<Settings, SelectError> {
+        let flags = &self.settings;
         let settings = Settings {
-            strategy: self.strategy.unwrap_or_default(),
-            initial_tool_count: self
+            strategy: flags.strategy.unwrap_or_default(),
+            initial_tool_count: flags
                 .initial_tool_count
                 .unwrap_or(DEFAULT_INITIAL_TOOL_COUNT),
-            max_loaded_tools: self.max_loaded_tools,
+            max_loaded_tools: flags.max_loaded_tools,
             max_tools: None,
             ranker: Default::default(),
-            token_basis: self.token_basis,
+            token_basis: flags.token_basis,
             gate: toolsift::service::GATE_IN_PROCESS,
         };
         settings.handle_options().counts()?;
@@ -28,6 +29,6 @@ impl HandleArgs {
 
     /// Whether `--strategy` was given (else the SDK's default is in force).
     pub fn strategy_chosen(&self) -> bool {
-        self.strategy.is_some()
+        self.settings.strategy.is_some()
     }
 }

@@ -10,7 +10,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use crate::layer::Layer;
-use crate::settings::{PartialSettings, Settings};
+use crate::settings::{HandleSettings, PartialSettings, Setting, Settings};
 
 /// `[explorer]` as one file writes it.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -91,7 +91,8 @@ impl<'de> Deserialize<'de> for Key {
 }
 
 /// One entry of the table being read (its key, and its value still in
-/// `map`) as a table of its own, for [`PartialSettings`] to read.
+/// `map`) as a table of its own, for [`HandleSettings`] or
+/// [`PartialSettings`] to read.
 struct OneEntry<'a, A> {
     key: Option<String>,
     map: &'a mut A,
@@ -129,12 +130,18 @@ impl<'de> Visitor<'de> for ExplorerVisitor {
         while let Some(key) = map.next_key::<Key>()? {
             match key {
                 Key::Setting(key) => {
-                    let one = OneEntry {
+                    let of_handle = Setting::named(&key).is_some_and(Setting::of_handle);
+                    let one = MapAccessDeserializer::new(OneEntry {
                         key: Some(key),
                         map: &mut map,
-                    };
-                    let setting = PartialSettings::deserialize(MapAccessDeserializer::new(one))?;
-                    out.settings = setting.over(out.settings);
+                    });
+                    if of_handle {
+                        let handle = HandleSettings::deserialize(one)?;
+                        out.settings.handle = handle.over(out.settings.handle);
+                    } else {
+                        let setting = PartialSettings::deserialize(one)?;
+                        out.settings = setting.over(out.settings);
+                    }
                 }
                 Key::Service => out.service = Some(map.next_value_seed(ServiceUrl)?),
                 Key::Queries => out.queries = Some(map.next_value()?),

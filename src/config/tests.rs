@@ -26,8 +26,8 @@ fn saving_settings_keeps_the_rest_of_the_file() {
     // A missing file (and folder) is created.
     save_explorer_settings(&path, &saved).unwrap();
     let c = Config::load_with(Some(&path), &no_env).unwrap();
-    assert_eq!(c.explorer.settings.initial_tool_count, Some(3));
-    assert_eq!(c.explorer.settings.max_loaded_tools, Some(12));
+    assert_eq!(c.explorer.settings.handle.initial_tool_count, Some(3));
+    assert_eq!(c.explorer.settings.handle.max_loaded_tools, Some(12));
     // Comments, other keys and tables survive; a setting with no value
     // goes.
     std::fs::write(
@@ -45,8 +45,11 @@ fn saving_settings_keeps_the_rest_of_the_file() {
     assert!(!text.contains("max_tools"), "{text}");
     assert!(text.contains("quit = \"Q\""), "{text}");
     let c = Config::load_with(Some(&path), &no_env).unwrap();
-    assert_eq!(c.explorer.settings.strategy, Some(Strategy::Deferred));
-    assert_eq!(c.explorer.settings.max_loaded_tools, Some(12));
+    assert_eq!(
+        c.explorer.settings.handle.strategy,
+        Some(Strategy::Deferred)
+    );
+    assert_eq!(c.explorer.settings.handle.max_loaded_tools, Some(12));
     assert_eq!(c.user_keys["quit"], ["Q"]);
     // A file the explorer cannot read is left alone, with where.
     std::fs::write(&path, "[explorer\n").unwrap();
@@ -118,8 +121,11 @@ fn the_example_file_parses() {
 #[test]
 fn defaults_parse() {
     let c = Config::load_with(None, &no_env).unwrap();
-    assert_eq!(c.explorer.settings.strategy, Some(Strategy::Deferred));
-    assert_eq!(c.explorer.settings.initial_tool_count, Some(8));
+    assert_eq!(
+        c.explorer.settings.handle.strategy,
+        Some(Strategy::Deferred)
+    );
+    assert_eq!(c.explorer.settings.handle.initial_tool_count, Some(8));
     assert_eq!(c.default_keys["quit"], ["q"]);
     assert_eq!(c.default_keys["quit_now"], ["ctrl-c"]);
     assert!(c.source.is_none());
@@ -163,8 +169,11 @@ fn user_file_merges_and_missing_default_location_is_fine() {
     let d = dir.display().to_string();
     let env = move |k: &str| (k == "XDG_CONFIG_HOME").then(|| d.clone());
     let c = Config::load_with(None, &env).unwrap();
-    assert_eq!(c.explorer.settings.initial_tool_count, Some(3));
-    assert_eq!(c.explorer.settings.strategy, Some(Strategy::Deferred));
+    assert_eq!(c.explorer.settings.handle.initial_tool_count, Some(3));
+    assert_eq!(
+        c.explorer.settings.handle.strategy,
+        Some(Strategy::Deferred)
+    );
     assert_eq!(c.user_keys["quit"], ["x"]);
     assert_eq!(c.source.as_deref(), Some(file.as_path()));
     std::fs::remove_file(&file).unwrap();
@@ -197,20 +206,20 @@ fn errors_name_file_line_and_key() {
 fn the_built_in_file_states_the_code_defaults() {
     let x = parse(DEFAULT_CONFIG, "built-in config").unwrap().explorer;
     let explorer = Settings::default();
-    assert_eq!(x.settings.strategy, Some(explorer.strategy));
+    assert_eq!(x.settings.handle.strategy, Some(explorer.strategy));
     assert_eq!(
-        x.settings.initial_tool_count,
+        x.settings.handle.initial_tool_count,
         Some(DEFAULT_INITIAL_TOOL_COUNT)
     );
     assert_eq!(
-        x.settings.initial_tool_count,
+        x.settings.handle.initial_tool_count,
         Some(explorer.initial_tool_count)
     );
-    assert_eq!(x.settings.max_loaded_tools, None);
+    assert_eq!(x.settings.handle.max_loaded_tools, None);
     assert_eq!(x.settings.max_tools, None);
     assert_eq!(x.settings.ranker, Some(Ranker::default()));
-    assert_eq!(x.settings.token_basis, None, "chosen by no one");
-    assert_eq!(x.settings.token_basis, explorer.token_basis);
+    assert_eq!(x.settings.handle.token_basis, None, "chosen by no one");
+    assert_eq!(x.settings.handle.token_basis, explorer.token_basis);
 }
 
 #[test]
@@ -220,9 +229,9 @@ fn typed_values_parse() {
         "c.toml",
     )
     .unwrap();
-    assert_eq!(f.explorer.settings.strategy, Some(Strategy::All));
+    assert_eq!(f.explorer.settings.handle.strategy, Some(Strategy::All));
     assert_eq!(
-        f.explorer.settings.token_basis,
+        f.explorer.settings.handle.token_basis,
         Some(TokenBasis::Cl100kBase)
     );
     assert_eq!(f.explorer.settings.ranker, Some(Ranker::Embeddings));
@@ -305,7 +314,7 @@ fn a_bad_value_names_file_line_and_column_and_what_was_found() {
         "c.toml",
     )
     .unwrap();
-    assert_eq!(f.explorer.settings.initial_tool_count, Some(0));
+    assert_eq!(f.explorer.settings.handle.initial_tool_count, Some(0));
     assert_eq!(f.explorer.settings.max_tools, Some(3));
     assert_eq!(f.explorer.context_budget, Some(0));
     assert_eq!(f.serve.log_queries, Some(true));

@@ -2,7 +2,9 @@
 //! ranker and token basis. One record with each of them optional
 //! ([`PartialSettings`]) is both the config file's `[explorer]` and the
 //! command's flags (each read as its setting's type, [`flags`]); the flags
-//! go over the file; the explorer edits them and saves them back.
+//! go over the file; the explorer edits them and saves them back. The
+//! tools handle's part of it ([`HandleSettings`]) is also the flags of
+//! `check`, `search` and `tune`.
 
 pub mod flags;
 
@@ -79,6 +81,22 @@ impl Setting {
         Setting::Gate,
     ];
 
+    /// The setting named `name` (as the config file spells it).
+    pub fn named(name: &str) -> Option<Setting> {
+        Setting::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// Whether it is one of the tools handle's ([`HandleSettings`]).
+    pub const fn of_handle(self) -> bool {
+        match self {
+            Setting::Strategy
+            | Setting::InitialToolCount
+            | Setting::MaxLoadedTools
+            | Setting::TokenBasis => true,
+            Setting::MaxTools | Setting::Ranker | Setting::Gate => false,
+        }
+    }
+
     /// Its name, as the config file spells it.
     pub const fn name(self) -> &'static str {
         match self {
@@ -130,15 +148,17 @@ impl Settings {
     }
 }
 
-/// The same settings, each of them maybe left out: what one layer (the
-/// built-in file, the user's file, the flags) says. One record is the
-/// config file's keys and the explorer's flags. Read from a file, a bad
-/// value is refused with the SDK's rule and what was found
-/// ([`crate::file_value`]); from a flag, with the SDK's message
+/// The tools handle's settings (strategy, initial set, its cap, token
+/// basis), each maybe left out, as one record: the config file's
+/// `[explorer]` keys for them and the flags of `explore`, `check`,
+/// `search` and `tune` alike. Who reads it gives the defaults: the
+/// explorer its own ([`PartialSettings::resolve`]), the CLI the SDK's.
+/// Read from a file, a bad value is refused with the SDK's rule and what
+/// was found ([`crate::file_value`]); from a flag, with the SDK's message
 /// ([`flags`]).
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, clap::Args)]
 #[serde(deny_unknown_fields)]
-pub struct PartialSettings {
+pub struct HandleSettings {
     #[serde(default, deserialize_with = "file_value::one_of")]
     #[arg(long, value_name = "STRATEGY", value_parser = flags::strategy, help = flags::from_config(&flags::choices(&Strategy::ALL), Settings::default().strategy))]
     pub strategy: Option<Strategy>,
@@ -149,6 +169,29 @@ pub struct PartialSettings {
     #[serde(default, deserialize_with = "file_value::positive")]
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = flags::max_loaded_tools)]
     pub max_loaded_tools: Option<i64>,
+    #[serde(default, deserialize_with = "file_value::one_of")]
+    #[arg(long, value_name = "BASIS", value_parser = flags::token_basis, help = flags::from_config(&flags::basis_choices(), TokenBasis::default()))]
+    pub token_basis: Option<TokenBasis>,
+}
+
+crate::layer::layer_of_options!(HandleSettings {
+    strategy,
+    initial_tool_count,
+    max_loaded_tools,
+    token_basis,
+});
+
+/// The explorer's settings, each maybe left out: what one layer (the
+/// built-in file, the user's file, the flags) says. One record is the
+/// config file's `[explorer]` keys and the explorer's flags: the tools
+/// handle's ([`HandleSettings`], read from a file by its own record) and
+/// the search's.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, clap::Args)]
+#[serde(deny_unknown_fields)]
+pub struct PartialSettings {
+    #[serde(skip)]
+    #[command(flatten)]
+    pub handle: HandleSettings,
     #[serde(default, deserialize_with = "file_value::positive")]
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = flags::max_tools, help = format!("Cap on tools a search returns (default: the service's {})", crate::tools_handle::DEFAULT_MAX_TOOLS))]
     pub max_tools: Option<i64>,
@@ -157,9 +200,6 @@ pub struct PartialSettings {
     #[serde(default, deserialize_with = "word_ranker")]
     #[arg(long, value_name = "RANKER", value_parser = flags::word_ranker, help = flags::from_config(&flags::choices(&Ranker::WORDS), Settings::default().ranker))]
     pub ranker: Option<Ranker>,
-    #[serde(default, deserialize_with = "file_value::one_of")]
-    #[arg(long, value_name = "BASIS", value_parser = flags::token_basis, help = flags::from_config(&flags::basis_choices(), TokenBasis::default()))]
-    pub token_basis: Option<TokenBasis>,
     #[serde(default, deserialize_with = "file_value::flag")]
     #[arg(long, value_name = "on|off", value_parser = flags::on_off, help = flags::from_config("The relevance gate: on, a request no tool fits loads no searched tool", "on"))]
     pub gate: Option<bool>,
@@ -170,27 +210,29 @@ fn word_ranker<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Ranker>,
     file_value::one_among(d, &Ranker::WORDS)
 }
 
-crate::layer::layer_of_options!(PartialSettings {
-    strategy,
-    initial_tool_count,
-    max_loaded_tools,
-    max_tools,
-    ranker,
-    token_basis,
-    gate,
-});
+impl crate::layer::Layer for PartialSettings {
+    fn over(self, below: Self) -> Self {
+        PartialSettings {
+            handle: self.handle.over(below.handle),
+            max_tools: self.max_tools.or(below.max_tools),
+            ranker: self.ranker.or(below.ranker),
+            gate: self.gate.or(below.gate),
+        }
+    }
+}
 
 impl PartialSettings {
     /// The settings, with [`Settings::default`]'s for those left out.
     pub fn resolve(self) -> Settings {
         let d = Settings::default();
+        let h = self.handle;
         Settings {
-            strategy: self.strategy.unwrap_or(d.strategy),
-            initial_tool_count: self.initial_tool_count.unwrap_or(d.initial_tool_count),
-            max_loaded_tools: self.max_loaded_tools.or(d.max_loaded_tools),
+            strategy: h.strategy.unwrap_or(d.strategy),
+            initial_tool_count: h.initial_tool_count.unwrap_or(d.initial_tool_count),
+            max_loaded_tools: h.max_loaded_tools.or(d.max_loaded_tools),
             max_tools: self.max_tools.or(d.max_tools),
             ranker: self.ranker.unwrap_or(d.ranker),
-            token_basis: self.token_basis.or(d.token_basis),
+            token_basis: h.token_basis.or(d.token_basis),
             gate: self.gate.unwrap_or(d.gate),
         }
     }
@@ -222,15 +264,43 @@ mod tests {
     }
 
     #[test]
+    fn each_setting_is_read_by_the_record_it_says() {
+        for setting in Setting::ALL {
+            let value = match setting {
+                Setting::Strategy => "\"all\"",
+                Setting::InitialToolCount => "3",
+                Setting::MaxLoadedTools => "4",
+                Setting::MaxTools => "2",
+                Setting::Ranker => "\"bm25\"",
+                Setting::TokenBasis => "\"o200k_base\"",
+                Setting::Gate => "true",
+            };
+            let text = format!("{} = {value}", setting.name());
+            let handle = toml::from_str::<HandleSettings>(&text);
+            let rest = toml::from_str::<PartialSettings>(&text);
+            assert_eq!(handle.is_ok(), setting.of_handle(), "{text}: {handle:?}");
+            assert_eq!(rest.is_ok(), !setting.of_handle(), "{text}: {rest:?}");
+            assert_eq!(Setting::named(setting.name()), Some(setting));
+        }
+        assert_eq!(Setting::named("stratgy"), None);
+    }
+
+    #[test]
     fn a_layer_wins_over_the_one_below_and_defaults_fill_the_rest() {
         let file = PartialSettings {
-            strategy: Some(Strategy::All),
-            initial_tool_count: Some(3),
+            handle: HandleSettings {
+                strategy: Some(Strategy::All),
+                initial_tool_count: Some(3),
+                ..Default::default()
+            },
             max_tools: Some(5),
             ..Default::default()
         };
         let flags = PartialSettings {
-            initial_tool_count: Some(4),
+            handle: HandleSettings {
+                initial_tool_count: Some(4),
+                ..Default::default()
+            },
             ..Default::default()
         };
         let s = flags.over(file).resolve();

@@ -119,11 +119,11 @@ fn saving_writes_the_settings_to_the_config_file() {
     assert!(message.starts_with("saved the settings to"), "{message}");
     let c = crate::config::Config::load_with(Some(&path), &|_| None).unwrap();
     assert_eq!(
-        c.explorer.settings.max_loaded_tools,
+        c.explorer.settings.handle.max_loaded_tools,
         app.settings().max_loaded_tools
     );
     assert_eq!(
-        c.explorer.settings.initial_tool_count,
+        c.explorer.settings.handle.initial_tool_count,
         Some(app.settings().initial_tool_count)
     );
 }
