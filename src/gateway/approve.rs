@@ -31,8 +31,12 @@ const SHOWN_ARGUMENTS: usize = 600;
 /// The key of the gateway's question among a 2026-07-28 retry's
 /// `inputRequests`.
 const ASK_KEY: &str = "approve";
-/// Questions awaiting the host's retry, at most (the oldest go first).
+/// Questions awaiting the host's retry, at most, in all (a new one is not
+/// put past it).
 const PENDING: usize = 256;
+/// Questions awaiting the retry of one key and session, at most (its
+/// oldest goes first; no one else's does).
+const PENDING_PER_OWNER: usize = 32;
 
 /// What the user said, or the question to put to them.
 pub(crate) enum Approval {
@@ -62,6 +66,8 @@ pub(crate) struct Asking<'a> {
 
 /// A question put to the host, awaiting its retry.
 struct Pending {
+    /// The key and session that were asked: only they answer.
+    owner: String,
     tool: String,
     arguments: Value,
     at: Instant,
@@ -75,24 +81,30 @@ pub(crate) struct PendingAsks(Mutex<HashMap<String, Pending>>);
 impl PendingAsks {
     /// The state of a new question (`None` when no unguessable one can be
     /// made: then the gateway does not ask).
-    fn put(&self, tool: &str, arguments: &Value) -> Option<String> {
+    fn put(&self, owner: &str, tool: &str, arguments: &Value) -> Option<String> {
         let mut bytes = [0u8; 16];
         // Unguessable: the host echoes it, nobody else can make one up.
         getrandom::fill(&mut bytes).ok()?;
         let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         let mut pending = self.0.lock().unwrap_or_else(|p| p.into_inner());
         pending.retain(|_, p| p.at.elapsed() < ASK_TIMEOUT);
-        if pending.len() >= PENDING
+        let mine = pending.values().filter(|p| p.owner == owner).count();
+        if mine >= PENDING_PER_OWNER
             && let Some(oldest) = pending
                 .iter()
+                .filter(|(_, p)| p.owner == owner)
                 .min_by_key(|(_, p)| p.at)
                 .map(|(k, _)| k.clone())
         {
             pending.remove(&oldest);
         }
+        if pending.len() >= PENDING {
+            return None;
+        }
         pending.insert(
             token.clone(),
             Pending {
+                owner: owner.to_string(),
                 tool: tool.to_string(),
                 arguments: arguments.clone(),
                 at: Instant::now(),
@@ -102,12 +114,24 @@ impl PendingAsks {
     }
 
     /// Takes the question `state` names when it asked about this call.
-    fn take(&self, state: &str, tool: &str, arguments: &Value) -> bool {
+    fn take(&self, owner: &str, state: &str, tool: &str, arguments: &Value) -> bool {
         let mut pending = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        // Another key's or session's question stays theirs.
+        if pending.get(state).is_some_and(|p| p.owner != owner) {
+            return false;
+        }
         match pending.remove(state) {
             Some(p) => p.at.elapsed() < ASK_TIMEOUT && p.tool == tool && p.arguments == *arguments,
             None => false,
         }
+    }
+
+    /// Whether `state` is a question the gateway put and still awaits.
+    pub(crate) fn holds(&self, state: &str) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains_key(state)
     }
 }
 
@@ -116,6 +140,7 @@ impl PendingAsks {
 /// with an `input_required` answer the host retries; the model is told to
 /// ask the user itself only when the host cannot ask at all.
 pub(crate) async fn ask(
+    owner: &str,
     host: Option<&rmcp::Peer<rmcp::RoleServer>>,
     asking: &Asking<'_>,
     pending: &PendingAsks,
@@ -141,7 +166,7 @@ pub(crate) async fn ask(
     };
     if asking.by_retry {
         if let Some(state) = asking.state {
-            if !pending.take(state, &tool.name, arguments) {
+            if !pending.take(owner, state, &tool.name, arguments) {
                 return Approval::No(format!(
                     "the approval this call carries is not one the gateway asked for this call of {} (or it expired), so the call was not sent. Call it again to be asked.",
                     tool.name
@@ -162,8 +187,11 @@ pub(crate) async fn ask(
         if !asking.can_elicit {
             return Approval::No(cannot_ask());
         }
-        let Some(token) = pending.put(&tool.name, arguments) else {
-            return Approval::No(cannot_ask());
+        let Some(token) = pending.put(owner, &tool.name, arguments) else {
+            return Approval::No(format!(
+                "{} needs the user's approval on this gateway (rule \"ask\"), and {PENDING} questions already await their hosts' answers, so the call was not sent; try again shortly",
+                tool.name
+            ));
         };
         let request = ElicitRequest::new(question(tool, arguments));
         let requests =
@@ -258,7 +286,9 @@ mod tests {
             can_elicit: true,
             ..Asking::default()
         };
-        let Approval::Ask(question) = rt.block_on(ask(None, &first, &pending, &tool, &args)) else {
+        let Approval::Ask(question) =
+            rt.block_on(ask("alice", None, &first, &pending, &tool, &args))
+        else {
             panic!("a question")
         };
         let state = question.request_state.clone().unwrap();
@@ -271,34 +301,105 @@ mod tests {
         // The answer to another call's question (other arguments) is refused.
         let other = serde_json::json!({"files": ["b"]});
         assert!(matches!(
-            rt.block_on(ask(None, &retry(&yes, &state), &pending, &tool, &other)),
+            rt.block_on(ask(
+                "alice",
+                None,
+                &retry(&yes, &state),
+                &pending,
+                &tool,
+                &other
+            )),
             Approval::No(_)
         ));
         // And a question is answered once: its state is gone now.
         assert!(matches!(
-            rt.block_on(ask(None, &retry(&yes, &state), &pending, &tool, &args)),
+            rt.block_on(ask(
+                "alice",
+                None,
+                &retry(&yes, &state),
+                &pending,
+                &tool,
+                &args
+            )),
             Approval::No(_)
         ));
-        let Approval::Ask(again) = rt.block_on(ask(None, &first, &pending, &tool, &args)) else {
+        let Approval::Ask(again) = rt.block_on(ask("alice", None, &first, &pending, &tool, &args))
+        else {
             panic!("a question")
         };
         let state = again.request_state.unwrap();
         assert!(matches!(
-            rt.block_on(ask(None, &retry(&yes, &state), &pending, &tool, &args)),
+            rt.block_on(ask(
+                "alice",
+                None,
+                &retry(&yes, &state),
+                &pending,
+                &tool,
+                &args
+            )),
             Approval::Yes
         ));
         // A made-up state is refused; a host that cannot elicit is told so.
         assert!(matches!(
-            rt.block_on(ask(None, &retry(&yes, "00ff"), &pending, &tool, &args)),
+            rt.block_on(ask(
+                "alice",
+                None,
+                &retry(&yes, "00ff"),
+                &pending,
+                &tool,
+                &args
+            )),
             Approval::No(_)
         ));
         let mute = Asking {
             by_retry: true,
             ..Asking::default()
         };
-        let Approval::No(why) = rt.block_on(ask(None, &mute, &pending, &tool, &args)) else {
+        let Approval::No(why) = rt.block_on(ask("alice", None, &mute, &pending, &tool, &args))
+        else {
             panic!("refused")
         };
         assert!(why.contains("cannot ask"), "{why}");
+        // Another key's host cannot answer alice's question.
+        let Approval::Ask(hers) = rt.block_on(ask("alice", None, &first, &pending, &tool, &args))
+        else {
+            panic!("a question")
+        };
+        let state = hers.request_state.unwrap();
+        assert!(matches!(
+            rt.block_on(ask(
+                "bob",
+                None,
+                &retry(&yes, &state),
+                &pending,
+                &tool,
+                &args
+            )),
+            Approval::No(_)
+        ));
+        // Bob's attempt did not use hers up.
+        assert!(matches!(
+            rt.block_on(ask(
+                "alice",
+                None,
+                &retry(&yes, &state),
+                &pending,
+                &tool,
+                &args
+            )),
+            Approval::Yes
+        ));
+    }
+
+    #[test]
+    fn one_keys_flood_of_questions_never_evicts_another_keys() {
+        let pending = PendingAsks::default();
+        let args = serde_json::json!({});
+        let alices = pending.put("alice", "transfer", &args).unwrap();
+        for _ in 0..PENDING {
+            pending.put("bob", "delete_repo", &args);
+        }
+        assert!(pending.holds(&alices), "bob's questions evicted alice's");
+        assert!(pending.take("alice", &alices, "transfer", &args));
     }
 }

@@ -350,10 +350,30 @@ impl Gateway {
                 .asking
                 .state
                 .is_some_and(|state| self.rounds.holds(state));
+        // Whose question a state is: the key and session that got it.
+        let owner = format!("{}|{session}", via.key.as_deref().unwrap_or("-"));
+        // A retry whose state is no question of this gateway's (expired,
+        // made up) never runs the tool afresh.
+        if via.asking.by_retry
+            && let Some(state) = via.asking.state
+            && !resuming
+            && rule != ToolRule::Ask
+            && !self.pending_asks.holds(state)
+        {
+            record(&tool.name, server.as_deref(), Ended::Refused, None);
+            return error_result(super::rounds::NotResumed::Unknown(tool.name.clone()).to_string());
+        }
         if rule == ToolRule::Ask && !resuming {
             use super::approve::Approval;
-            match super::approve::ask(via.host, &via.asking, &self.pending_asks, tool, &args_value)
-                .await
+            match super::approve::ask(
+                &owner,
+                via.host,
+                &via.asking,
+                &self.pending_asks,
+                tool,
+                &args_value,
+            )
+            .await
             {
                 Approval::Yes => {}
                 Approval::No(refusal) => {
@@ -395,7 +415,7 @@ impl Gateway {
         };
         let (progress, relay) = match via.host.zip(via.progress.clone()) {
             Some((host, token)) => {
-                let (sink, reports) = tokio::sync::mpsc::unbounded_channel();
+                let (sink, reports) = crate::sources::mcp::progress_channel();
                 let relay = tokio::spawn(relay_progress(reports, host.clone(), token));
                 (Some(sink), Some(relay))
             }
@@ -423,7 +443,7 @@ impl Gateway {
                 Some(state) => {
                     match self
                         .rounds
-                        .resume(state, &tool.name, &args_value, via.asking.responses)
+                        .resume(&owner, state, &tool.name, &args_value, via.asking.responses)
                         .await
                     {
                         Ok(round) => round,
@@ -437,10 +457,12 @@ impl Gateway {
                     let (asks, questions) = tokio::sync::mpsc::unbounded_channel();
                     let link = link.clone().by_rounds(asks);
                     let (host, origin) = (self.host.clone(), origin.clone());
+                    let key = via.key.clone();
                     let call = tokio::spawn(async move {
                         host.call_result(
                             &origin.server,
                             &origin.name,
+                            key.as_deref(),
                             arguments,
                             progress,
                             Some(link),
@@ -448,7 +470,7 @@ impl Gateway {
                         .await
                     });
                     self.rounds
-                        .start(&tool.name, &args_value, call, questions)
+                        .start(&owner, &tool.name, &args_value, call, questions)
                         .await
                 }
             };
@@ -468,6 +490,7 @@ impl Gateway {
                 .call_result(
                     &origin.server,
                     &origin.name,
+                    via.key.as_deref(),
                     arguments,
                     progress,
                     link.clone(),
@@ -566,7 +589,7 @@ pub(crate) fn not_a_plain_read(
 /// Hands a call's progress reports on to the host, under the host's token,
 /// until the call is over.
 async fn relay_progress(
-    mut reports: tokio::sync::mpsc::UnboundedReceiver<rmcp::model::ProgressNotificationParam>,
+    mut reports: crate::sources::mcp::ProgressReports,
     host: rmcp::Peer<rmcp::RoleServer>,
     token: rmcp::model::ProgressToken,
 ) {

@@ -63,6 +63,7 @@ mod tests {
                 inherit_env: Default::default(),
             },
             always_load: false,
+            isolation: Default::default(),
         }
     }
 

@@ -9,8 +9,8 @@
 // handshake revision may still ask for it: passed on in a round.
 #![allow(deprecated)]
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
@@ -23,10 +23,16 @@ use tokio::task::JoinHandle;
 
 use crate::sources::mcp::{Asked, McpCallError, Question};
 
-/// How long a round waits for the host's retry.
-pub(crate) const ROUND_TIMEOUT: Duration = Duration::from_secs(10 * 60);
-/// Rounds waiting at once (the oldest gives way).
+/// How long a round waits for the host's retry: then its call is given
+/// up (cancelled on the server, its place there given back), whatever is
+/// left of the call's own time limit.
+pub(crate) const ROUND_TIMEOUT: Duration = Duration::from_secs(30);
+/// Rounds waiting at once, in all (a new one is refused past it).
 const MAX_WAITING: usize = 256;
+/// Rounds waiting at once for one key and session (its oldest gives way).
+const MAX_WAITING_PER_OWNER: usize = 16;
+/// Expired states remembered, to say so to a late retry.
+const REMEMBERED: usize = 1024;
 /// The key of the server's request in `inputRequests`.
 const KEY: &str = "server_request";
 
@@ -35,6 +41,8 @@ pub(crate) type Running = JoinHandle<Result<CallToolResult, McpCallError>>;
 
 /// A call waiting for its host's retry.
 struct Waiting {
+    /// The key and session that got the question: only they resume it.
+    owner: String,
     tool: String,
     arguments: Value,
     answer: tokio::sync::oneshot::Sender<Value>,
@@ -52,17 +60,42 @@ pub(crate) enum Round {
 }
 
 /// The calls waiting for their hosts' retries, by the state each was
-/// given (random, single use, bound to the call).
+/// given (random, single use, bound to the call and to the key and session
+/// that got it), and the states that expired lately.
+#[derive(Default, Clone)]
+pub(crate) struct Rounds(Arc<Mutex<State>>);
+
 #[derive(Default)]
-pub(crate) struct Rounds(Mutex<HashMap<String, Waiting>>);
+struct State {
+    waiting: HashMap<String, Waiting>,
+    expired: VecDeque<String>,
+}
+
+impl State {
+    /// Gives up the round `state` (its call cancelled), remembering it.
+    fn expire(&mut self, state: &str) {
+        if let Some(w) = self.waiting.remove(state) {
+            w.call.abort();
+            if self.expired.len() >= REMEMBERED {
+                self.expired.pop_front();
+            }
+            self.expired.push_back(state.to_string());
+        }
+    }
+}
 
 /// A host's retry that does not resume a call (the tool named).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum NotResumed {
     #[error(
-        "this retry's requestState is not a question the gateway put about {0} (or it expired): call it again"
+        "this retry's requestState is not a question the gateway put to this host about {0}: nothing ran"
     )]
     Unknown(String),
+    #[error(
+        "the question this retry answers expired: the host did not answer within {secs} s, so the call of {0} was given up on its server and nothing ran now; call it again without requestState to start over",
+        secs = ROUND_TIMEOUT.as_secs()
+    )]
+    Expired(String),
     #[error("this retry's requestState belongs to another call than this one of {0}: nothing ran")]
     OtherCall(String),
     #[error(
@@ -72,24 +105,27 @@ pub(crate) enum NotResumed {
 }
 
 impl Rounds {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Whether `state` is a round of this gateway's.
+    /// Whether `state` is a round of this gateway's, waiting or expired.
     pub(crate) fn holds(&self, state: &str) -> bool {
-        self.lock().contains_key(state)
+        let all = self.lock();
+        all.waiting.contains_key(state) || all.expired.iter().any(|s| s == state)
     }
 
-    /// Runs `call` until its result or its server's first request.
+    /// Runs `call` until its result or its server's first request, for
+    /// the key and session `owner`.
     pub(crate) async fn start(
         &self,
+        owner: &str,
         tool: &str,
         arguments: &Value,
         call: Running,
         questions: UnboundedReceiver<Question>,
     ) -> Round {
-        self.drive(tool, arguments, call, questions).await
+        self.drive(owner, tool, arguments, call, questions).await
     }
 
     /// The host's retry of the round `state`: its answer to the server,
@@ -98,13 +134,26 @@ impl Rounds {
     /// carries no answer.
     pub(crate) async fn resume(
         &self,
+        owner: &str,
         state: &str,
         tool: &str,
         arguments: &Value,
         responses: Option<&InputResponses>,
     ) -> Result<Round, NotResumed> {
         let tool_name = || tool.to_string();
-        let waiting = self.lock().remove(state);
+        let waiting = {
+            let mut all = self.lock();
+            // Another key's or session's question is not this host's to
+            // answer, nor to learn of.
+            match all.waiting.get(state) {
+                Some(w) if w.owner == owner => all.waiting.remove(state),
+                Some(_) => return Err(NotResumed::Unknown(tool_name())),
+                None if all.expired.iter().any(|s| s == state) => {
+                    return Err(NotResumed::Expired(tool_name()));
+                }
+                None => None,
+            }
+        };
         let Some(waiting) = waiting else {
             return Err(NotResumed::Unknown(tool_name()));
         };
@@ -118,12 +167,13 @@ impl Rounds {
         };
         let _ = waiting.answer.send(answer);
         Ok(self
-            .drive(tool, arguments, waiting.call, waiting.questions)
+            .drive(owner, tool, arguments, waiting.call, waiting.questions)
             .await)
     }
 
     async fn drive(
         &self,
+        owner: &str,
         tool: &str,
         arguments: &Value,
         mut call: Running,
@@ -148,21 +198,34 @@ impl Rounds {
                     Asked::Sample(params) => InputRequest::CreateMessage(CreateMessageRequest::new(params)),
                 };
                 let mut all = self.lock();
-                // Expired rounds end their calls (cancelled on the server).
-                all.retain(|_, w| {
-                    let keep = w.at.elapsed() < ROUND_TIMEOUT;
-                    if !keep {
-                        w.call.abort();
-                    }
-                    keep
-                });
-                if all.len() >= MAX_WAITING
-                    && let Some(oldest) = all.iter().min_by_key(|(_, w)| w.at).map(|(k, _)| k.clone())
-                    && let Some(gone) = all.remove(&oldest)
+                // This owner's oldest round gives way to its new one; no
+                // other owner's does.
+                let mine: Vec<(&String, &Waiting)> =
+                    all.waiting.iter().filter(|(_, w)| w.owner == owner).collect();
+                if mine.len() >= MAX_WAITING_PER_OWNER
+                    && let Some(oldest) = mine.iter().min_by_key(|(_, w)| w.at).map(|(k, _)| (*k).clone())
                 {
-                    gone.call.abort();
+                    all.expire(&oldest);
                 }
-                all.insert(state.clone(), Waiting {
+                if all.waiting.len() >= MAX_WAITING {
+                    call.abort();
+                    return Round::Done(Err(McpCallError::Failed {
+                        server: String::new(),
+                        message: format!(
+                            "{MAX_WAITING} questions of servers already wait for their hosts' answers on this gateway: this call was given up; try again shortly"
+                        ),
+                    }));
+                }
+                // Given up when the host does not retry in time: the call
+                // is cancelled on its server, and its place there freed.
+                let rounds = self.clone();
+                let expiring = state.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(ROUND_TIMEOUT).await;
+                    rounds.lock().expire(&expiring);
+                });
+                all.waiting.insert(state.clone(), Waiting {
+                    owner: owner.to_string(),
                     tool: tool.to_string(),
                     arguments: arguments.clone(),
                     answer: question.answer,

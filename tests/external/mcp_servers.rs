@@ -195,6 +195,7 @@ fn breaker_lets_three_real_calls_through_and_blocks_the_fourth() {
                 inherit_env: Default::default(),
             },
             always_load: false,
+            isolation: Default::default(),
         }],
         timeout: Duration::from_secs(60),
         ..McpConfig::default()

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::connect::{Client, connect_and_list};
 use super::host::Shared;
-use super::listener::ProgressSink;
+use super::progress::ProgressSink;
 use super::relay::HostLink;
 use super::{CallOutcome, McpCallError, McpHost};
 use crate::lock::lock;
@@ -38,8 +38,11 @@ impl McpHost {
     ) -> Result<CallOutcome, McpCallError> {
         let fut = call_on(
             self.shared.clone(),
-            server.into(),
-            tool.into(),
+            Call {
+                server: server.into(),
+                tool: tool.into(),
+                key: None,
+            },
             arguments,
             None,
             None,
@@ -53,19 +56,26 @@ impl McpHost {
     /// server reports goes to `progress`. Dropping the future cancels the
     /// call on the server.
     /// What the server asks of its client during the call (elicitation,
-    /// sampling) and the log messages it sends go to `link`'s host.
+    /// sampling) and the log messages it sends go to `link`'s host. `key`
+    /// is the digest of the API key that made the call: the keys take
+    /// turns on a busy server, and a server of `"isolation": "per-key"`
+    /// runs the call on that key's own connection.
     pub async fn call_result(
         &self,
         server: &str,
         tool: &str,
+        key: Option<&str>,
         arguments: serde_json::Map<String, Value>,
         progress: Option<ProgressSink>,
         link: Option<HostLink>,
     ) -> Result<CallToolResult, McpCallError> {
         let fut = call_on(
             self.shared.clone(),
-            server.into(),
-            tool.into(),
+            Call {
+                server: server.into(),
+                tool: tool.into(),
+                key: key.map(str::to_string),
+            },
             arguments,
             progress,
             link,
@@ -105,53 +115,78 @@ fn outcome(result: &CallToolResult) -> CallOutcome {
     }
 }
 
-async fn call_on(
-    shared: Arc<Shared>,
+/// One call: the server, its tool, and the key that made it.
+struct Call {
     server: String,
     tool: String,
+    key: Option<String>,
+}
+
+/// How long a server whose call ran out of time gets to answer a ping
+/// before it is taken as stuck (and started again).
+const STUCK_AFTER: Duration = Duration::from_secs(5);
+
+async fn call_on(
+    shared: Arc<Shared>,
+    call: Call,
     arguments: serde_json::Map<String, Value>,
     progress: Option<ProgressSink>,
     link: Option<HostLink>,
 ) -> Result<CallToolResult, McpCallError> {
-    // A server that exited since its last call (killed, crashed) is noticed
-    // here and started again, rather than failing this call.
-    let exited = lock(&shared.pids)
-        .get(&server)
-        .is_some_and(|&pid| super::reaper::has_exited(pid));
-    let client = match shared.client(&server) {
-        Some(c) if !c.is_closed() && !exited => c,
-        _ => {
-            if exited {
-                lock(&shared.clients).remove(&server);
-                lock(&shared.pids).remove(&server);
-            }
-            restart(&shared, &server).await?
-        }
+    let Call { server, tool, key } = call;
+    let own = key
+        .as_deref()
+        .filter(|_| super::tenants::per_key(&shared, &server));
+    let client = match own {
+        Some(key) => super::tenants::connection(&shared, &server, key).await?,
+        None => shared_connection(&shared, &server).await?,
     };
     let limit = shared.call_timeout;
     let params = CallToolRequestParams::new(tool).with_arguments(arguments);
-    // A place among the server's running calls, waited for within the
-    // call's own time limit.
-    let started = Instant::now();
-    let place = match tokio::time::timeout(limit, shared.admission.enter(&server)).await {
+    // A place among the server's running calls, waited for in turn (the
+    // wait has the call's time limit too); alone when the server may ask
+    // this call's host and could not say for which call it asks.
+    let alone = link.is_some() && runs_alone(&client);
+    let lane = match own {
+        Some(key) => format!("{server}\u{1f}{key}"),
+        None => server.clone(),
+    };
+    let place = match tokio::time::timeout(
+        limit,
+        shared
+            .admission
+            .enter(&lane, key.as_deref().unwrap_or(""), alone),
+    )
+    .await
+    {
         Ok(Ok(place)) => place,
-        Ok(Err(super::admission::Refused::Full)) => {
-            return Err(McpCallError::Failed {
-                server,
-                message: format!(
+        Ok(Err(refused)) => {
+            let message = match refused {
+                super::admission::Refused::Full => format!(
                     "it is running {} calls and {} more wait: this call was not sent; try again shortly",
                     super::admission::MAX_RUNNING,
                     super::admission::MAX_WAITING
                 ),
-            });
+                super::admission::Refused::KeyFull => format!(
+                    "{} calls of this API key already wait for it: this call was not sent; try again shortly",
+                    super::admission::MAX_WAITING_PER_KEY
+                ),
+            };
+            return Err(McpCallError::Failed { server, message });
         }
         Err(_) => {
-            return Err(McpCallError::Timeout {
+            return Err(McpCallError::Failed {
+                message: format!(
+                    "it stayed busy with other calls for {} s: this call was not sent; try again shortly",
+                    limit.as_secs()
+                ),
                 server,
-                secs: limit.as_secs(),
             });
         }
     };
+    // The time limit counts from here: waiting for a place is not the
+    // server hanging.
+    let started = Instant::now();
     // A server that refuses the call for want of a token, or of scopes,
     // gets a login (its page opened) and the call again, a few times.
     let mut logins = 0;
@@ -198,18 +233,27 @@ async fn call_on(
     drop(place);
     match answered {
         Err(_) => {
-            // A server that let a call hang may hang every later one (many
-            // answer one request at a time): it starts again on the next
-            // call, as after a crash (unless a call has restarted it since).
-            let mut clients = lock(&shared.clients);
-            if clients
-                .get(&server)
-                .is_some_and(|c| Arc::ptr_eq(c, &client))
-            {
-                clients.remove(&server);
-                drop(clients);
-                if let Some(pgid) = lock(&shared.pids).remove(&server) {
-                    super::reaper::kill_group(pgid);
+            // The call was cancelled on the server. A server that does not
+            // answer a ping either is stuck, and may hang every later call
+            // (many answer one request at a time): it starts again on the
+            // next call, as after a crash. One that answers keeps running,
+            // with the other calls on it.
+            if is_stuck(&client).await {
+                match own {
+                    Some(key) => super::tenants::stop(&shared, &server, key),
+                    None => {
+                        let mut clients = lock(&shared.clients);
+                        if clients
+                            .get(&server)
+                            .is_some_and(|c| Arc::ptr_eq(c, &client))
+                        {
+                            clients.remove(&server);
+                            drop(clients);
+                            if let Some(pgid) = lock(&shared.pids).remove(&server) {
+                                super::reaper::kill_group(pgid);
+                            }
+                        }
+                    }
                 }
             }
             Err(McpCallError::Timeout {
@@ -241,6 +285,50 @@ async fn call_on(
             Ok(result)
         }
     }
+}
+
+/// The server's shared connection; a server that exited since its last
+/// call (killed, crashed) is noticed here and started again, rather than
+/// failing this call.
+async fn shared_connection(shared: &Shared, server: &str) -> Result<Arc<Client>, McpCallError> {
+    let exited = lock(&shared.pids)
+        .get(server)
+        .is_some_and(|&pid| super::reaper::has_exited(pid));
+    match shared.client(server) {
+        Some(c) if !c.is_closed() && !exited => Ok(c),
+        _ => {
+            if exited {
+                lock(&shared.clients).remove(server);
+                lock(&shared.pids).remove(server);
+            }
+            restart(shared, server).await
+        }
+    }
+}
+
+/// Whether a call whose host the server may ask runs alone on `client`:
+/// when the server logs (its log messages carry no call, whatever its
+/// transport), or when it has asked a host before and its transport cannot
+/// say for which call (stdio), or when a message of its could not be told
+/// apart already.
+fn runs_alone(client: &Client) -> bool {
+    let logs = client
+        .peer_info()
+        .is_some_and(|info| info.capabilities.logging.is_some());
+    let listener = client.service();
+    logs || (listener.has_asked() && !listener.says_its_calls()) || listener.wire().unknown() > 0
+}
+
+/// Whether the server does not answer a ping within [`STUCK_AFTER`].
+async fn is_stuck(client: &Client) -> bool {
+    let ping = ClientRequest::PingRequest(rmcp::model::PingRequest {
+        method: Default::default(),
+        extensions: Default::default(),
+    });
+    !matches!(
+        tokio::time::timeout(STUCK_AFTER, client.peer().send_request(ping)).await,
+        Ok(Ok(_))
+    )
 }
 
 /// Starts `server` again (bounded), lists its tools, and keeps the new
@@ -306,54 +394,55 @@ async fn restart(shared: &Shared, server: &str) -> Result<Arc<Client>, McpCallEr
     }
 }
 
-/// How long a call that follows its progress waits, once answered, for
-/// the reports the server sent just before the answer.
-const PROGRESS_GRACE: Duration = Duration::from_millis(20);
+/// How long a call waits, once answered, for the notifications the server
+/// sent it before its answer (log messages, progress) to be handed on.
+const OWED_BOUND: Duration = Duration::from_secs(2);
 
 /// Sends one `tools/call` and waits for its result; the server's progress
-/// reports go to `progress` meanwhile. Dropped before the result (the time
-/// limit, the caller gone), it tells the server the call is cancelled.
+/// reports go to `progress` meanwhile, and what it asks of its client to
+/// `link`'s host. Dropped before the result (the time limit, the caller
+/// gone), it tells the server the call is cancelled.
 async fn send_call(
     client: &Client,
     params: CallToolRequestParams,
     progress: Option<ProgressSink>,
     link: Option<HostLink>,
 ) -> Result<CallToolResult, ServiceError> {
-    // The host of this call hears the server's requests from now until the
-    // call ends, however it ends.
-    let _linked = link.map(|l| Linked {
-        id: client.service().follow_link(l),
-        listener: client.service().clone(),
-    });
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let listener = client.service();
+    let wire = listener.wire();
+    // The call's tag rides with its request to the transport, which notes
+    // it in flight: what the server sends while it is the one call in
+    // flight (or on its stream) is its, and goes to its host alone.
+    let (tag, owed) = wire.begin();
+    let _following = Following {
+        tag,
+        listener: listener.clone(),
+    };
+    if let Some(link) = link {
+        listener.follow_link(tag, link);
+    }
+    if let Some(sink) = progress {
+        listener.follow_progress(tag, sink);
+    }
+    let mut request = CallToolRequest::new(params);
+    request.extensions.insert(tag);
     let handle = client
         .peer()
-        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(request),
+            PeerRequestOptions::no_options(),
+        )
         .await?;
-    let token = handle.progress_token.clone();
-    let listener = client.service();
-    let follows = progress.is_some();
-    if let Some(sink) = progress {
-        listener.follow_progress(token.clone(), sink);
-    }
     let mut guard = CancelOnDrop {
         peer: client.peer().clone(),
         id: Some(handle.id.clone()),
     };
     let answer = handle.await_response().await;
     guard.id = None;
-    // A server that logs may have sent a message just before its result.
-    let logs = _linked.is_some()
-        && client
-            .peer_info()
-            .is_some_and(|info| info.capabilities.logging.is_some());
-    if follows || logs {
-        // rmcp hands each notification to a task of its own, so a report
-        // (or a log message) the server sent just before its result may
-        // still be on its way: it reaches the host before the result.
-        tokio::time::sleep(PROGRESS_GRACE).await;
-    }
-    listener.forget_progress(&token);
+    // rmcp hands each notification to a task of its own: those the server
+    // sent before its result reach the host before it, waited for by
+    // count (bounded), not by a fixed pause.
+    owed.settled(OWED_BOUND).await;
     match answer? {
         ServerResult::CallToolResult(result) => Ok(result),
         // A result without content decodes as an empty one.
@@ -374,15 +463,17 @@ async fn send_call(
     }
 }
 
-/// A call's host, followed by the connection until dropped.
-struct Linked {
-    id: u64,
+/// A call's host and progress, followed by the connection until dropped.
+struct Following {
+    tag: super::owners::CallTag,
     listener: super::listener::Listener,
 }
 
-impl Drop for Linked {
+impl Drop for Following {
     fn drop(&mut self) {
-        self.listener.forget_link(self.id);
+        self.listener.forget_link(self.tag);
+        self.listener.forget_progress(self.tag);
+        self.listener.wire().forget(self.tag);
     }
 }
 

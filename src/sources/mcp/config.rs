@@ -67,6 +67,8 @@ pub struct McpServer {
     pub transport: Transport,
     /// Every tool of this server is always-load.
     pub always_load: bool,
+    /// Whether an HTTP gateway's keys share its connection.
+    pub isolation: super::Isolation,
 }
 
 /// Servers and what to do with their tools.
@@ -124,6 +126,8 @@ struct ServerEntry {
     oauth: Option<OAuthEntry>,
     #[serde(default, alias = "always_load")]
     always_load: bool,
+    #[serde(default)]
+    isolation: super::Isolation,
     #[serde(default)]
     disabled: bool,
     /// Every other key: editors' own (ignored quietly) or a typo (named in
@@ -426,6 +430,7 @@ fn server(name: &str, entry: ServerEntry, vars: &Vars<'_>) -> Result<Option<McpS
         name: name.to_string(),
         transport,
         always_load: entry.always_load,
+        isolation: entry.isolation,
     }))
 }
 
@@ -502,6 +507,7 @@ pub fn stdio_server(command_line: &str) -> Result<McpServer, McpConfigError> {
             inherit_env: InheritEnv::Safe,
         },
         always_load: false,
+        isolation: Default::default(),
     })
 }
 
@@ -533,6 +539,7 @@ pub fn http_server(url: &str) -> Result<McpServer, McpConfigError> {
             oauth: OAuthSettings::default(),
         },
         always_load: false,
+        isolation: Default::default(),
     })
 }
 

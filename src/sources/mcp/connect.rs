@@ -14,6 +14,7 @@ use rmcp::transport::{
 use tokio::io::AsyncReadExt;
 
 use super::listener::Listener;
+use super::owners::Tracked;
 use super::reaper::spawn_registered;
 use super::{McpServer, Transport};
 
@@ -106,7 +107,11 @@ pub(super) async fn connect_and_list(
                 });
             }
             let outcome = tokio::time::timeout(limit, async {
-                let client = listener.serve(process).await.map_err(|e| e.to_string())?;
+                let wire = listener.wire();
+                let client = listener
+                    .serve(Tracked::new(process, wire))
+                    .await
+                    .map_err(|e| e.to_string())?;
                 let listing = super::lenient::list_tools(&client)
                     .await
                     .map_err(|e| e.to_string())?;
@@ -177,7 +182,9 @@ pub(super) async fn connect_and_list(
                     .await
                     .map_err(|e| (e.to_string(), None))?;
                 let transport = StreamableHttpClientTransport::with_client(client, config);
-                let client = listener.serve(transport).await.map_err(|e| {
+                let wire = listener.wire();
+                let listener = listener.saying_its_calls();
+                let client = listener.serve(Tracked::new(transport, wire)).await.map_err(|e| {
                     let challenge = e.auth_challenge().map(str::to_string);
                     (e.to_string(), challenge)
                 })?;

@@ -98,6 +98,10 @@ pub(super) struct Shared {
     pub(super) admission: super::admission::Admission,
     /// Logins: whether one starts when a server needs it, and who is told.
     pub(super) logins: super::login::Logins,
+    /// Each key's own connection to a server of `"isolation": "per-key"`.
+    pub(super) tenants: Mutex<HashMap<(String, String), super::tenants::Tenant>>,
+    /// One start at a time of a key's own connection.
+    pub(super) tenant_starts: Mutex<HashMap<(String, String), super::tenants::Starting>>,
 }
 
 impl Shared {
@@ -188,6 +192,8 @@ impl McpHost {
                 subscribers: Default::default(),
                 admission: Default::default(),
                 logins: Default::default(),
+                tenants: Mutex::new(HashMap::new()),
+                tenant_starts: Mutex::new(HashMap::new()),
                 started: Mutex::new(false),
                 begun: Mutex::new(None),
                 given: Mutex::new(HashMap::new()),
@@ -431,15 +437,18 @@ impl McpHost {
         out
     }
 
-    /// Closes the connection to `server` (its process is killed).
+    /// Closes the connection to `server` (its process is killed), and
+    /// each key's own.
     pub fn disconnect(&self, server: &str) {
         lock(&self.shared.clients).remove(server);
+        super::tenants::stop_all(&self.shared, server);
     }
 }
 
 impl Drop for McpHost {
     fn drop(&mut self) {
         lock(&self.shared.clients).clear();
+        lock(&self.shared.tenants).clear();
         for pgid in std::mem::take(&mut *lock(&self.shared.groups)) {
             kill_group(pgid);
         }

@@ -1,32 +1,35 @@
 //! What a connection hears from its server: `notifications/tools/list_changed`
 //! is passed on, by the server's name, to whoever watches the host; a
 //! `notifications/progress` of a call in flight goes to that call's
-//! [`ProgressSink`]; its requests (elicitation, sampling) and log messages
-//! during a call go to that call's host ([`HostLink`]), and a resource it
-//! says changed to the hosts subscribed to it.
+//! [`ProgressSink`]; its requests (elicitation, sampling, roots) and log
+//! messages during a call go to that call's host ([`HostLink`]), found by
+//! what the wire says of the message ([`super::owners`]): never to the
+//! host of another call. A resource it says changed goes to the hosts
+//! subscribed to it.
 
 // Sampling and logging are deprecated for 2026-07-28 (SEP-2577); they
 // are the handshake revisions' own, and passed on for them (relay.rs).
 #![allow(deprecated)]
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
     ElicitResult, ElicitationCapability, ErrorCode, FormElicitationCapability,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
-    ResourceUpdatedNotificationParam, SamplingCapability, UrlElicitationCapability,
+    ListRootsResult, LoggingMessageNotificationParam, ProgressNotificationParam,
+    ResourceUpdatedNotificationParam, RootsCapabilities, SamplingCapability,
+    UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::{ClientHandler, ErrorData};
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::owners::{CallTag, HandledOnDrop, Owner, Wire};
 use super::relay::{HostLink, Subscribers};
 
-/// Where the progress a server reports of one call goes (the gateway hands
-/// it on to its host, under the host's own token).
-pub type ProgressSink = UnboundedSender<ProgressNotificationParam>;
+use super::progress::ProgressSink;
 
 /// The client side of one connection.
 #[derive(Clone, Default)]
@@ -35,12 +38,29 @@ pub(super) struct Listener {
     changes: Option<UnboundedSender<String>>,
     /// The calls in flight that want their progress, by the token this
     /// connection sent with each.
-    progress: Arc<Mutex<HashMap<ProgressToken, ProgressSink>>>,
-    /// The hosts of the calls in flight, newest last: the server's
-    /// requests and log messages go to the newest.
-    links: Arc<Mutex<Vec<(u64, HostLink)>>>,
-    next_link: Arc<std::sync::atomic::AtomicU64>,
+    progress: Arc<Mutex<HashMap<CallTag, ProgressSink>>>,
+    /// The hosts of the calls in flight, by each call's tag: the server's
+    /// requests and log messages go to the call they belong to.
+    links: Arc<Mutex<HashMap<CallTag, HostLink>>>,
+    /// The calls in flight as the wire shows them.
+    wire: Arc<Wire>,
+    /// The server has asked a host something (elicitation, sampling).
+    asked: Arc<AtomicBool>,
+    /// Its transport says which call a request belongs to (streamable HTTP).
+    says: Arc<AtomicBool>,
     subscribers: Subscribers,
+}
+
+/// Where a server's message goes.
+enum Route {
+    Host(HostLink),
+    /// It belongs to a call with no host to ask (a call of the CLI).
+    NoHost,
+    /// It belongs to no call.
+    NoCall,
+    /// Several calls were in flight and the server's transport does not
+    /// say which it belongs to.
+    Unknown(usize),
 }
 
 impl Listener {
@@ -54,51 +74,80 @@ impl Listener {
             changes,
             progress: Arc::default(),
             links: Arc::default(),
-            next_link: Arc::default(),
+            wire: Arc::default(),
+            asked: Arc::default(),
+            says: Arc::default(),
             subscribers,
         }
     }
 
-    /// Sends the server's requests and log messages to `link` until
-    /// [`Listener::forget_link`] with the id returned.
-    pub(super) fn follow_link(&self, link: HostLink) -> u64 {
-        let id = self
-            .next_link
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        crate::lock::lock(&self.links).push((id, link));
-        id
+    /// Whether the server has asked a host something during a call.
+    pub(super) fn has_asked(&self) -> bool {
+        self.asked.load(Ordering::Relaxed)
     }
 
-    pub(super) fn forget_link(&self, id: u64) {
-        crate::lock::lock(&self.links).retain(|(i, _)| *i != id);
+    /// Whether its transport says which call a request belongs to.
+    pub(super) fn says_its_calls(&self) -> bool {
+        self.says.load(Ordering::Relaxed)
     }
 
-    /// The host of the newest call in flight.
-    fn link(&self) -> Option<HostLink> {
-        crate::lock::lock(&self.links)
-            .last()
-            .map(|(_, l)| l.clone())
+    /// Its transport says which call a request belongs to.
+    pub(super) fn saying_its_calls(self) -> Listener {
+        self.says.store(true, Ordering::Relaxed);
+        self
     }
 
-    /// A server's request when no call of it runs: nobody to ask.
-    fn no_call(&self, what: &str) -> ErrorData {
-        ErrorData::new(
-            ErrorCode::METHOD_NOT_FOUND,
-            format!(
+    /// The calls in flight on this connection, as its transport notes them.
+    pub(super) fn wire(&self) -> Arc<Wire> {
+        self.wire.clone()
+    }
+
+    /// Sends the server's requests and log messages that belong to the
+    /// call tagged `tag` to `link`, until [`Listener::forget_link`].
+    pub(super) fn follow_link(&self, tag: CallTag, link: HostLink) {
+        crate::lock::lock(&self.links).insert(tag, link);
+    }
+
+    pub(super) fn forget_link(&self, tag: CallTag) {
+        crate::lock::lock(&self.links).remove(&tag);
+    }
+
+    /// Where a message the wire marked goes.
+    fn route(&self, extensions: &rmcp::model::Extensions) -> Route {
+        match extensions.get::<Owner>() {
+            Some(Owner::Call(tag)) => match crate::lock::lock(&self.links).get(tag) {
+                Some(link) => Route::Host(link.clone()),
+                None => Route::NoHost,
+            },
+            Some(Owner::Unknown(calls)) => Route::Unknown(*calls),
+            Some(Owner::NoCall) | None => Route::NoCall,
+        }
+    }
+
+    /// Why a server's request reaches no host.
+    fn unrouted(&self, route: &Route, what: &str) -> ErrorData {
+        let message = match route {
+            Route::Unknown(calls) => format!(
+                "toolsift's gateway cannot tell which of the {calls} calls in flight on this server asked for {what} (its transport does not say), so it asked no host"
+            ),
+            Route::NoHost => format!(
+                "the call that asked for {what} has no host behind toolsift's gateway to ask"
+            ),
+            _ => format!(
                 "toolsift's gateway passes {what} on to the host only during a tool call of this server, and none is running"
             ),
-            None,
-        )
+        };
+        ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None)
     }
 
-    /// Sends the progress reported under `token` to `sink` until
-    /// [`Listener::forget_progress`].
-    pub(super) fn follow_progress(&self, token: ProgressToken, sink: ProgressSink) {
-        crate::lock::lock(&self.progress).insert(token, sink);
+    /// Sends the progress reported for the call tagged `tag` to `sink`
+    /// until [`Listener::forget_progress`].
+    pub(super) fn follow_progress(&self, tag: CallTag, sink: ProgressSink) {
+        crate::lock::lock(&self.progress).insert(tag, sink);
     }
 
-    pub(super) fn forget_progress(&self, token: &ProgressToken) {
-        crate::lock::lock(&self.progress).remove(token);
+    pub(super) fn forget_progress(&self, tag: CallTag) {
+        crate::lock::lock(&self.progress).remove(&tag);
     }
 }
 
@@ -118,6 +167,8 @@ impl ClientHandler for Listener {
         elicitation.url = Some(UrlElicitationCapability::new());
         config.capabilities.elicitation = Some(elicitation);
         config.capabilities.sampling = Some(SamplingCapability::default());
+        // A server's roots/list goes to the host of the call it belongs to.
+        config.capabilities.roots = Some(RootsCapabilities::default());
         config
     }
 
@@ -126,11 +177,23 @@ impl ClientHandler for Listener {
         request: ElicitRequestParams,
         context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
+        self.asked.store(true, Ordering::Relaxed);
         // The server's notifications/cancelled for this request cancels
         // context.ct: the host's request is cancelled too.
-        match self.link() {
-            Some(link) => link.elicit(&self.server, request, context.ct.cancelled()).await,
-            None => Err(self.no_call("elicitation")),
+        match self.route(&context.extensions) {
+            Route::Host(link) => link.elicit(&self.server, request, context.ct.cancelled()).await,
+            other => Err(self.unrouted(&other, "input from the user (elicitation)")),
+        }
+    }
+
+    async fn list_roots(
+        &self,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        match self.route(&context.extensions) {
+            Route::Host(link) => link.roots(context.ct.cancelled()).await,
+            // Outside a call no host's roots are this server's to read.
+            _ => Ok(ListRootsResult::default()),
         }
     }
 
@@ -139,19 +202,25 @@ impl ClientHandler for Listener {
         params: CreateMessageRequestParams,
         context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
-        match self.link() {
-            Some(link) => link.sample(&self.server, params, context.ct.cancelled()).await,
-            None => Err(self.no_call("sampling")),
+        self.asked.store(true, Ordering::Relaxed);
+        match self.route(&context.extensions) {
+            Route::Host(link) => link.sample(&self.server, params, context.ct.cancelled()).await,
+            other => Err(self.unrouted(&other, "a model's completion (sampling)")),
         }
     }
 
     async fn on_logging_message(
         &self,
         params: LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
+        context: NotificationContext<RoleClient>,
     ) {
-        // Outside a call there is no host to tell: dropped.
-        if let Some(link) = self.link() {
+        let _handled = context
+            .extensions
+            .get::<HandledOnDrop>()
+            .and_then(HandledOnDrop::take);
+        // Outside a call, or when the call cannot be told, there is no
+        // host to tell: dropped.
+        if let Route::Host(link) = self.route(&context.extensions) {
             link.log(&self.server, params).await;
         }
     }
@@ -173,15 +242,20 @@ impl ClientHandler for Listener {
     async fn on_progress(
         &self,
         params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
+        context: NotificationContext<RoleClient>,
     ) {
-        // Progress under a token no call follows (late, or never asked
-        // for) is dropped.
-        let sink = crate::lock::lock(&self.progress)
-            .get(&params.progress_token)
-            .cloned();
+        let _handled = context
+            .extensions
+            .get::<HandledOnDrop>()
+            .and_then(HandledOnDrop::take);
+        // Progress of no call in flight (late, or never asked for), or of
+        // a call that does not follow it, is dropped.
+        let sink = match context.extensions.get::<Owner>() {
+            Some(Owner::Call(tag)) => crate::lock::lock(&self.progress).get(tag).cloned(),
+            _ => None,
+        };
         if let Some(sink) = sink {
-            let _ = sink.send(params);
+            sink.push(params);
         }
     }
 }

@@ -23,6 +23,7 @@ mod child_env;
 pub mod config;
 mod config_error;
 mod editors;
+mod isolation;
 mod jsonc;
 mod oauth_entry;
 pub mod sdk_text;
@@ -33,6 +34,7 @@ pub use beside_files::merge_beside_files;
 pub use child_env::{InheritEnv, PARENT_VAR, SAFE_VARS, inherited};
 pub use config::{McpConfig, McpServer, Transport};
 pub use config_error::McpConfigError;
+pub use isolation::Isolation;
 pub use oauth_entry::OAuthSettings;
 pub use status::{CallOutcome, Gathered, McpCallError, RelistError, ServerState, ServerStatus};
 
@@ -48,16 +50,19 @@ with_the_sdk! {
     pub mod login;
     mod logins;
     mod offered;
+    mod owners;
+    mod progress;
     mod reaper;
     mod reconfigure;
     mod relay;
+    mod tenants;
 
     pub use admission::{MAX_RUNNING, MAX_WAITING};
     pub use background::MAX_RETRY_PAUSE;
     pub use calls::{MAX_RESTARTS_IN_A_ROW, RESTART_PAUSE};
     pub use host::McpHost;
     pub use listed::unmatched_always_load;
-    pub use listener::ProgressSink;
+    pub use progress::{KEPT as PROGRESS_KEPT, ProgressReports, ProgressSink, progress_channel};
     pub use logins::{LOGIN_WAIT, LoggedIn, MAX_LOGINS_PER_CALL, NotLoggedIn};
     pub use offered::{Offer, ServerList};
     pub use reaper::{before_exit, install_exit_guards, kill_all_servers};

@@ -236,6 +236,25 @@ impl HostLink {
         }
     }
 
+    /// The host's roots, for a server that asks during this call: none
+    /// from a host that declared no roots or takes no request mid-call.
+    pub(super) async fn roots(
+        &self,
+        cancelled: impl Future<Output = ()>,
+    ) -> Result<rmcp::model::ListRootsResult, ErrorData> {
+        let declared = self
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        if !declared || self.rounds.is_some() || self.no_requests.is_some() {
+            return Ok(rmcp::model::ListRootsResult::default());
+        }
+        tokio::select! {
+            roots = self.peer.list_roots() => roots.map_err(|e| from_host(&e)),
+            () = cancelled => Err(ErrorData::internal_error("cancelled by the server", None)),
+        }
+    }
+
     pub(super) async fn log(&self, server: &str, mut message: LoggingMessageNotificationParam) {
         // The server logs at the most detailed level any host asked for;
         // each host gets what it asked for.
