@@ -23,6 +23,7 @@ mod gateway_reload;
 mod gateway_sealed;
 mod gateway_sessions;
 mod gateway_stop;
+mod gateway_tenants;
 mod gateway_wire;
 #[cfg(feature = "embed-local")]
 mod hub;

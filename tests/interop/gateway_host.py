@@ -21,12 +21,14 @@ its own connection (its own process for --stdio), each running every step.
 --timeout is the SDK's read timeout for every request (default: none).
 --elicit makes the host support MCP elicitation (the capability declared)
 and answer every question with that action (with --elicit-content, that
-JSON object as the content of an accept, or with "defaults" the
+JSON object as the content of an accept ("{session}" in it becomes the
+session's index), or with "defaults" the
 defaults of the form's schema; --elicit-delay waits that long before
 answering, and a question cancelled meanwhile is recorded as "cancelled:
 MESSAGE"); without it the host declares
 no elicitation, as the SDK does by default. --sample makes it support
-sampling and answer every request for a completion with TEXT (model
+sampling and answer every request for a completion with TEXT ("{session}"
+in it becomes the session's index; model
 "gateway-host-test"). --log-level LEVEL asks 2026-07-28 servers for log
 messages at LEVEL and above (handshake revisions use the setlevel step).
 Every log message received is kept for the logs step.
@@ -366,7 +368,7 @@ async def run_session(args, steps, session, info):
                         properties = schema.get("properties") or {}
                         content = {k: v["default"] for k, v in properties.items() if isinstance(v, dict) and "default" in v}
                     else:
-                        content = json.loads(given) if given else {}
+                        content = json.loads(template(given, session)) if given else {}
                     return types.ElicitResult(action="accept", content=content)
 
                 extra["elicitation_callback"] = elicit
@@ -377,7 +379,7 @@ async def run_session(args, steps, session, info):
                     notifications.sampled.append(getattr(first, "text", None))
                     return types.CreateMessageResult(
                         role="assistant",
-                        content=types.TextContent(type="text", text=args.sample),
+                        content=types.TextContent(type="text", text=template(args.sample, session)),
                         model="gateway-host-test",
                         stop_reason="endTurn",
                     )

@@ -1,0 +1,266 @@
+//! An HTTP gateway serving several API keys: what a shared server asks
+//! during a call (elicitation, sampling, log messages) reaches the host of
+//! that call alone, and its answer that call alone, on both revisions, for
+//! two keys at once and for many sessions of one key; one key's burst
+//! leaves another key's calls as quick as on an idle server. The hosts are
+//! the official MCP Python SDK (tests/interop/gateway_host.py); the server
+//! runs its calls at the same time (tests/fixtures/mcp/tenant_server.py).
+
+use crate::gateway::{HttpGateway, host, text};
+use crate::mcp_support::*;
+
+use serde_json::{Value, json};
+
+fn server(extra: &str) -> Vec<String> {
+    vec![
+        "--mcp-stdio".into(),
+        format!("{} {} {extra}", python(), mcp_fixture("tenant_server.py")),
+        "--always-load".into(),
+        "*".into(),
+    ]
+}
+
+/// A gateway over the tenant server with `keys` keys (`key0`, `key1`, ...).
+fn gateway(keys: usize, extra: &str, more: &[&str]) -> HttpGateway {
+    let mut args = server(extra);
+    let names: Vec<String> = (0..keys).map(|k| format!("TENANT_KEY_{k}")).collect();
+    let values: Vec<String> = (0..keys).map(|k| format!("key{k}")).collect();
+    for name in &names {
+        args.extend(["--api-key-env".into(), name.clone()]);
+    }
+    args.extend(more.iter().map(|s| s.to_string()));
+    let env: Vec<(&str, &str)> = names
+        .iter()
+        .zip(&values)
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    HttpGateway::start(&args, &env)
+}
+
+fn ask(tag: &str) -> Value {
+    json!({"op": "call", "name": "ask", "arguments": {"tag": tag}})
+}
+
+/// Runs `steps` in `sessions` hosts at once, session N with the key
+/// `header`'s "{session}" makes; each answers elicitations with
+/// `{"who": "host{session}"}` and sampling with "model{session}".
+fn hosts(gw: &HttpGateway, mode: &str, header: &str, sessions: usize, steps: &Value) -> Vec<Value> {
+    let doc = host(
+        &[
+            "--url",
+            &gw.url,
+            "--header",
+            header,
+            "--elicit",
+            "accept",
+            "--elicit-content",
+            r#"{"who": "host{session}"}"#,
+            "--sample",
+            "model{session}",
+        ],
+        mode,
+        steps,
+        sessions,
+    );
+    doc["sessions"].as_array().unwrap().clone()
+}
+
+/// Checks that every `ask` result of session `s` carries its own tag and
+/// its own host's answers, and that its host was asked its own questions
+/// alone (and, `logs`, heard its own log lines alone).
+fn each_call_got_its_own_hosts_answers(results: &[Value], s: usize, rounds: usize, logs: bool) {
+    for (n, r) in results[..rounds].iter().enumerate() {
+        let said: Value = serde_json::from_str(&text(r)).unwrap_or_else(|_| panic!("{r}"));
+        let tag = format!("s{s}-r{n}");
+        assert_eq!(said["tag"], tag, "{r}");
+        assert_eq!(
+            said["elicited"],
+            json!({"who": format!("host{s}")}),
+            "session {s} round {n}: {r}"
+        );
+        assert_eq!(
+            said["sampled"],
+            format!("model{s}"),
+            "session {s} round {n}: {r}"
+        );
+    }
+    let questions = results[rounds + 1].as_array().unwrap();
+    assert_eq!(questions.len(), rounds, "session {s}: {questions:?}");
+    assert!(
+        questions.iter().all(|q| q
+            .as_str()
+            .is_some_and(|q| q.starts_with(&format!("question s{s}-")))),
+        "session {s} was asked another's question: {questions:?}"
+    );
+    let prompts = results[rounds + 2].as_array().unwrap();
+    assert_eq!(prompts.len(), rounds, "session {s}: {prompts:?}");
+    assert!(
+        prompts.iter().all(|p| p
+            .as_str()
+            .is_some_and(|p| p.starts_with(&format!("prompt s{s}-")))),
+        "session {s} sampled another's prompt: {prompts:?}"
+    );
+    let lines = results[rounds].as_array().unwrap();
+    assert!(
+        lines.iter().all(|l| l["data"]
+            .as_str()
+            .is_some_and(|d| d.starts_with(&format!("log s{s}-")))),
+        "session {s} heard another's log: {lines:?}"
+    );
+    if logs {
+        assert_eq!(lines.len(), rounds, "session {s}: {lines:?}");
+    }
+}
+
+fn steps(rounds: usize) -> Value {
+    let mut steps: Vec<Value> = (0..rounds)
+        .map(|n| ask(&format!("s{{session}}-r{n}")))
+        .collect();
+    steps.extend([
+        json!({"op": "logs"}),
+        json!({"op": "elicitations"}),
+        json!({"op": "samplings"}),
+    ]);
+    Value::Array(steps)
+}
+
+#[test]
+fn two_keys_calling_at_once_never_see_each_others_questions_samples_or_logs() {
+    let rounds = 100;
+    let gw = gateway(2, "", &[]);
+    for mode in ["legacy", "2026-07-28"] {
+        let sessions = hosts(
+            &gw,
+            mode,
+            "Authorization: Bearer key{session}",
+            2,
+            &steps(rounds),
+        );
+        for (s, results) in sessions.iter().enumerate() {
+            let results = results.as_array().unwrap();
+            // Log messages are the handshake revisions' (deprecated on
+            // 2026-07-28): none may cross there either.
+            each_call_got_its_own_hosts_answers(results, s, rounds, mode == "legacy");
+        }
+    }
+}
+
+#[test]
+fn sixteen_sessions_of_one_key_each_get_their_own_answers() {
+    let rounds = 8;
+    let gw = gateway(1, "", &[]);
+    for mode in ["legacy", "2026-07-28"] {
+        let sessions = hosts(&gw, mode, "Authorization: Bearer key0", 16, &steps(rounds));
+        for (s, results) in sessions.iter().enumerate() {
+            each_call_got_its_own_hosts_answers(
+                results.as_array().unwrap(),
+                s,
+                rounds,
+                mode == "legacy",
+            );
+        }
+    }
+}
+
+#[test]
+fn a_server_that_cannot_say_which_call_asks_never_asks_the_wrong_host() {
+    // No logging declared: its first calls run side by side, until it
+    // asks; what it asks then cannot be told apart and reaches no host,
+    // and from then on its calls that may be asked run alone.
+    let rounds = 6;
+    let gw = gateway(2, "--no-logging", &[]);
+    let sessions = hosts(
+        &gw,
+        "legacy",
+        "Authorization: Bearer key{session}",
+        2,
+        &steps(rounds),
+    );
+    for (s, results) in sessions.iter().enumerate() {
+        let results = results.as_array().unwrap();
+        for (n, r) in results[..rounds].iter().enumerate() {
+            let said: Value = serde_json::from_str(&text(r)).unwrap_or_else(|_| panic!("{r}"));
+            let elicited = said["elicited"].to_string();
+            // Its own host's answer, or a refusal that says why: never
+            // the other host's.
+            assert!(
+                said["elicited"] == json!({"who": format!("host{s}")})
+                    || elicited.contains("cannot tell which"),
+                "session {s} round {n}: {r}"
+            );
+            let sampled = said["sampled"].as_str().unwrap_or_default();
+            assert!(
+                sampled == format!("model{s}") || sampled.contains("cannot tell which"),
+                "session {s} round {n}: {r}"
+            );
+        }
+        let questions = results[rounds + 1].as_array().unwrap();
+        assert!(
+            questions.iter().all(|q| q
+                .as_str()
+                .is_some_and(|q| q.starts_with(&format!("question s{s}-")))),
+            "session {s} was asked another's question: {questions:?}"
+        );
+        // The last rounds, after the first ask, all got their answers.
+        let last: Value = serde_json::from_str(&text(&results[rounds - 1])).unwrap();
+        assert_eq!(
+            last["elicited"],
+            json!({"who": format!("host{s}")}),
+            "{last}"
+        );
+    }
+}
+
+/// Seconds the median `quick` call of key1 takes, over `n` calls.
+fn quick_calls(gw: &HttpGateway, n: usize) -> f64 {
+    let steps: Vec<Value> = (0..n)
+        // Other arguments each time: the breaker stops a call repeated.
+        .map(|i| json!({"op": "call", "name": "quick", "arguments": {"n": i}}))
+        .collect();
+    let started = std::time::Instant::now();
+    let doc = host(
+        &["--url", &gw.url, "--header", "Authorization: Bearer key1"],
+        "legacy",
+        &Value::Array(steps),
+        1,
+    );
+    let results = doc["sessions"][0].as_array().unwrap();
+    assert!(results.iter().all(|r| text(r) == "quick"), "{results:?}");
+    started.elapsed().as_secs_f64()
+}
+
+#[test]
+fn one_keys_burst_leaves_another_keys_calls_as_quick_as_idle() {
+    let gw = gateway(2, "--no-logging", &[]);
+    let idle = quick_calls(&gw, 5);
+    // Key 0 fills the server with 40 calls that hold it 4 s each.
+    let burst_url = gw.url.clone();
+    let burst = std::thread::spawn(move || {
+        let hold = json!([{"op": "call", "name": "hold", "arguments": {"seconds": 4}}]);
+        host(
+            &[
+                "--url",
+                &burst_url,
+                "--header",
+                "Authorization: Bearer key0",
+            ],
+            "legacy",
+            &hold,
+            40,
+        )
+    });
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let busy = quick_calls(&gw, 5);
+    let doc = burst.join().unwrap();
+    // The burst's own calls ran or waited their turn; none broke the server.
+    for s in doc["sessions"].as_array().unwrap() {
+        let r = serde_json::to_string(&s[0]).unwrap();
+        assert!(!r.contains("exited or closed"), "{r}");
+    }
+    // The host process's start is in both figures; the calls are not held
+    // behind key 0's.
+    assert!(
+        busy < idle * 2.0 + 0.5,
+        "idle {idle:.2} s, during the burst {busy:.2} s"
+    );
+}
