@@ -30,7 +30,7 @@ mod status;
 mod vars;
 
 pub use beside_files::merge_beside_files;
-pub use child_env::{InheritEnv, PARENT_VAR, SAFE_VARS, inherited};
+pub use child_env::{InheritEnv, PARENT_VAR, SAFE_VARS, inherited, withhold};
 pub use config::{McpConfig, McpServer, Transport};
 pub use config_error::McpConfigError;
 pub use oauth_entry::OAuthSettings;
