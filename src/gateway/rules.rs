@@ -67,6 +67,30 @@ impl ToolRules {
             .map_or(ToolRule::Allow, |(_, r)| *r)
     }
 
+    /// Whether `server` is denied whole: a `server/*` deny matches it and
+    /// no rule naming that server and more specific loosens it. Its
+    /// prompts, completions and resources are denied with its tools.
+    pub fn denies_server(&self, server: &str) -> bool {
+        let on_server = |p: &str| {
+            p.split_once('/')
+                .map(|(s, t)| (spelled(s, server), t == "*"))
+        };
+        let Some(whole) = self
+            .rules
+            .iter()
+            .filter(|(p, r)| *r == ToolRule::Deny && on_server(p) == Some((true, true)))
+            .map(|(p, _)| specificity(p))
+            .max()
+        else {
+            return false;
+        };
+        !self.rules.iter().any(|(p, r)| {
+            *r != ToolRule::Deny
+                && specificity(p) > whole
+                && on_server(p).is_some_and(|(named, _)| named)
+        })
+    }
+
     /// Each pattern and the tools of `tools` it matches only in another
     /// spelling than the tool's (`*delete*` and `Delete_Repo`): the rule
     /// applies to them, and the user should know.
@@ -275,6 +299,27 @@ mod tests {
         let flagged = look_alike_names(&tools);
         assert_eq!(flagged.len(), 1);
         assert!(flagged[0].1.ends_with("delete_repo"), "{flagged:?}");
+    }
+
+    #[test]
+    fn a_server_is_denied_whole_by_its_star_unless_a_rule_of_it_loosens_it() {
+        let mut rules = ToolRules::default();
+        rules.add("everything/*", ToolRule::Deny).unwrap();
+        rules.add("send_email", ToolRule::Ask).unwrap();
+        assert!(rules.denies_server("everything"));
+        assert!(rules.denies_server("Everything"));
+        assert!(!rules.denies_server("git"));
+        rules.add("ev*/*", ToolRule::Deny).unwrap();
+        assert!(rules.denies_server("evil"));
+        // A tool of the server allowed: the server is not denied whole.
+        rules.add("everything/echo", ToolRule::Allow).unwrap();
+        assert!(!rules.denies_server("everything"));
+        assert!(rules.denies_server("evil"));
+        // A tool's rule is no server's.
+        let mut tools_only = ToolRules::default();
+        tools_only.add("everything/echo", ToolRule::Deny).unwrap();
+        tools_only.add("*", ToolRule::Deny).unwrap();
+        assert!(!tools_only.denies_server("everything"));
     }
 
     #[test]
