@@ -243,6 +243,34 @@ fn no_server_outlives_the_gateway_when_the_host_goes_or_a_signal_comes() {
 }
 
 #[test]
+fn no_server_or_daemon_outlives_a_gateway_killed_outright() {
+    let m = marker("gw-sigkill");
+    let mut args = vec!["gateway".to_string(), "--offline".to_string()];
+    args.extend(fake_stdio(
+        "paged",
+        &m,
+        &["--escaped-grandchild", "--daemon-grandchild"],
+    ));
+    let mut child = Command::new(toolsift())
+        .args(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The server, one process that left its group (setsid) and a daemon
+    // whose parent exited; the warden looks every 100 ms.
+    wait_for_procs(&m, 3, Duration::from_secs(60));
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill only sends a signal to the child this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGKILL);
+    }
+    wait_exit(&mut child, Duration::from_secs(20));
+    assert_gone(&m, Duration::from_secs(10));
+}
+
+#[test]
 fn dry_run_and_check_print_the_tools_list_saving() {
     let dir = TempDir::new("gw-dry");
     let repo = git_repo(&dir);

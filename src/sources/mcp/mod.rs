@@ -51,6 +51,7 @@ with_the_sdk! {
     mod reaper;
     mod reconfigure;
     mod relay;
+    mod warden;
 
     pub use admission::{MAX_RUNNING, MAX_WAITING};
     pub use background::MAX_RETRY_PAUSE;
@@ -63,6 +64,7 @@ with_the_sdk! {
     pub use reaper::{before_exit, install_exit_guards, kill_all_servers};
     pub use reconfigure::Reconfigured;
     pub use relay::{Asked, HostLink, Question, Subscribers};
+    pub use warden::{LOOK_EVERY, WARDEN_VAR, run_if_warden, start_warden};
 }
 
 #[cfg(test)]
