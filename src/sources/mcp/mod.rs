@@ -41,6 +41,7 @@ with_the_sdk! {
     mod background;
     mod calls;
     mod connect;
+    mod frame_scan;
     mod host;
     mod lenient;
     mod listed;
@@ -51,6 +52,7 @@ with_the_sdk! {
     mod reaper;
     mod reconfigure;
     mod relay;
+    mod screened;
     mod warden;
 
     pub use admission::{MAX_RUNNING, MAX_WAITING};
