@@ -8,6 +8,10 @@ use clap::FromArgMatches;
 mod cli;
 
 fn main() -> ExitCode {
+    // Started as the warden of a toolsift that runs MCP servers: watch it,
+    // and never come back here.
+    #[cfg(feature = "mcp")]
+    toolsift::sources::mcp::run_if_warden();
     // Colour in a panic's report only for a terminal that wants it.
     let plain = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
         || !std::io::IsTerminal::is_terminal(&std::io::stderr());

@@ -1,16 +1,19 @@
 //! Files that hold what people asked and called (the gateway's trace, its
-//! learn file): created readable by their owner only (0600), never opened
-//! through a symbolic link (one planted where the file goes would have
-//! toolsift truncate or fill its target), and appended a whole line in one
-//! write, under the file's lock, so two writers never tear a line.
+//! learn file): created readable by their owner only (0600), an existing
+//! one made so when opened (one that is another user's, or has another
+//! name, a hard link, is refused), never opened through a symbolic link
+//! (one planted where the file goes would have toolsift truncate or fill
+//! its target), and appended a whole line in one write, under the file's
+//! lock, so two writers never tear a line.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-/// Opens `path` to append, creating it 0600; a symbolic link or anything
-/// but a regular file is refused.
+/// Opens `path` to append, creating it 0600 and making an existing one
+/// 0600; a symbolic link, anything but a regular file, a file of another
+/// user's and a file with another name (a hard link) are refused.
 pub fn open_append(path: &Path) -> io::Result<File> {
     let file = OpenOptions::new()
         .create(true)
@@ -28,13 +31,45 @@ pub fn open_append(path: &Path) -> io::Result<File> {
                 e
             }
         })?;
-    if !file.metadata()?.is_file() {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "is not a regular file",
         ));
     }
+    made_private(&file, &meta)?;
     Ok(file)
+}
+
+/// Makes the open `file` (`meta`) readable by its owner only, unless it is
+/// not ours to make so: another user's, or linked under another name too
+/// (what it holds would be read there).
+fn made_private(file: &File, meta: &std::fs::Metadata) -> io::Result<()> {
+    // SAFETY: geteuid only reads this process's effective user.
+    let me = unsafe { libc::geteuid() };
+    if meta.uid() != me {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "belongs to another user (uid {}, this process runs as {me}); give a file of your own",
+                meta.uid()
+            ),
+        ));
+    }
+    if meta.nlink() > 1 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "has {} names (a hard link), so what is written in it could be read under another; give a file of its own",
+                meta.nlink()
+            ),
+        ));
+    }
+    if meta.mode() & 0o077 != 0 {
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(())
 }
 
 /// A warning when others than its owner may write `path` (its lines then
@@ -43,7 +78,7 @@ pub fn shared_warning(path: &Path) -> Option<String> {
     let mode = std::fs::symlink_metadata(path).ok()?.permissions().mode();
     (mode & 0o022 != 0).then(|| {
         format!(
-            "{} can be written by others than its owner (mode {:o}); what is in it is trusted as this gateway's own: chmod 600 it",
+            "{} could be written by others than its owner (mode {:o}); it is made 0600 now, but what is in it is trusted as this gateway's own: look it over",
             path.display(),
             mode & 0o777
         )
@@ -243,6 +278,33 @@ mod tests {
 
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
         assert!(shared_warning(&path).unwrap().contains("mode 666"));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn an_existing_file_others_may_read_is_made_private_when_opened() {
+        let d = dir("mode");
+        let path = d.join("trace.jsonl");
+        std::fs::write(&path, "before\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        append_line(&path, "args").unwrap();
+        assert_eq!(mode(&path), 0o600);
+        let _ = Rotating::open(&path, 1000).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o664)).unwrap();
+        let mut r = Rotating::open(&path, 1000).unwrap();
+        r.write_line("more").unwrap();
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "before\nargs\nmore\n"
+        );
+        // A second name for the file: refused, and nothing written.
+        let other = d.join("elsewhere.jsonl");
+        std::fs::hard_link(&path, &other).unwrap();
+        let e = append_line(&path, "secret").unwrap_err().to_string();
+        assert!(e.contains("hard link"), "{e}");
+        assert!(!std::fs::read_to_string(&other).unwrap().contains("secret"));
         let _ = std::fs::remove_dir_all(&d);
     }
 

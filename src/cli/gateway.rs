@@ -124,6 +124,15 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
     let shutdown_grace = layer
         .shutdown_grace_secs
         .map_or(gateway::DEFAULT_SHUTDOWN_GRACE, Duration::from_secs);
+    // The variables of the gateway's own keys reach no server, whatever a
+    // servers-file entry inherits.
+    toolsift::sources::mcp::withhold(
+        [&layer.api_key_env, &layer.operator_key_env]
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(String::as_str),
+    );
     let http = match layer.http {
         None => None,
         Some(addr) => {

@@ -65,6 +65,7 @@ pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, String>
         return Err("no MCP server is configured".into());
     }
     mcp::install_exit_guards(restore_terminal);
+    start_warden();
     let host = McpHost::new(args.call_timeout()).map_err(|e| format!("MCP: {e}"))?;
     let changes = host.watch_changes();
     // A server that needs a login gets one the first time: its page is
@@ -122,6 +123,7 @@ pub fn load_servers(
 ) -> Result<(Loaded, Changes), String> {
     let config = args.config()?;
     mcp::install_exit_guards(restore_terminal);
+    start_warden();
     let host = McpHost::new(args.call_timeout()).map_err(|e| format!("MCP: {e}"))?;
     let changes = watch.then(|| host.watch_changes());
     if std::io::IsTerminal::is_terminal(&std::io::stderr()) && !config.servers.is_empty() {
@@ -226,6 +228,17 @@ fn block(text: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The warden that kills the servers' processes if toolsift is killed
+/// outright; one that cannot start is a warning, not the end.
+fn start_warden() {
+    if let Err(e) = mcp::start_warden() {
+        eprintln!(
+            "toolsift: warning: the warden that stops the MCP servers if toolsift is killed did not start ({}); a SIGKILL would leave their daemons running",
+            escape(&e.to_string())
+        );
+    }
 }
 
 #[cfg(test)]

@@ -338,7 +338,7 @@ impl Gateway {
                     "the arguments do not follow {}'s input schema, so the call was not sent: {}. The schema: {}",
                     tool.name,
                     list.join("; "),
-                    tool.input_schema
+                    super::validate::quoted_schema(&tool.input_schema)
                 ));
             }
         }

@@ -32,6 +32,7 @@ mod recursion;
 mod relayed;
 mod reload;
 mod rounds;
+mod rule_warnings;
 mod rules;
 mod saving;
 mod session;
@@ -40,6 +41,7 @@ mod stdio;
 mod validate;
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -207,6 +209,9 @@ pub struct Gateway {
     /// that answers pairs with the tool it called.
     /// Each session's last search and the key that made it (`--learn`).
     pub(crate) last_search: Mutex<HashMap<String, (String, Option<String>)>>,
+    /// Whether the tool rules' warnings were said (once the servers
+    /// answered, `rule_warnings.rs`).
+    rules_warned: AtomicBool,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -231,24 +236,7 @@ impl Gateway {
         for note in notes {
             recorder.info(&crate::terminal_text::escape(&note));
         }
-        for pattern in config.rules.unmatched(all.tools()) {
-            recorder.warn(&format!(
-                "tool rule {pattern:?} matches none of the {} tools",
-                all.len()
-            ));
-        }
-        for (name, like) in rules::look_alike_names(all.tools()) {
-            recorder.warn(&format!(
-                "tool {} is spelled with letters that look like others: it reads as {}; the tool rules treat it as that name",
-                crate::terminal_text::escape(&format!("{name:?}")),
-                crate::terminal_text::escape(&format!("{like:?}"))
-            ));
-        }
-        for (pattern, tool) in config.rules.respelled(all.tools()) {
-            recorder.warn(&format!(
-                "tool rule {pattern:?} matches {tool} only in another spelling (case or separators); it applies to it, as a call's name resolves that way"
-            ));
-        }
+        let tools = all.tools().to_vec();
         let (catalog, hidden) = hidden::sanitize(
             without_denied(all, &config.rules)?,
             config.hidden_text,
@@ -257,7 +245,7 @@ impl Gateway {
         let snapshot = Arc::new(Snapshot::new(Arc::new(catalog), &host, &config));
         let description = tokio::sync::watch::Sender::new(snapshot.search_description.clone());
         let states = first_view::states_of(&host);
-        Ok(Gateway {
+        let gateway = Gateway {
             description,
             described_states: Mutex::new(states),
             pending_asks: approve::PendingAsks::default(),
@@ -273,7 +261,10 @@ impl Gateway {
             routes: Mutex::default(),
             drain: Arc::default(),
             last_search: Mutex::default(),
-        })
+            rules_warned: AtomicBool::new(false),
+        };
+        gateway.warn_rules_when_answered(&tools);
+        Ok(gateway)
     }
 
     /// The calls in flight: [`Drain::stop`] lets them finish on a signal.
@@ -332,8 +323,11 @@ impl Gateway {
     /// have listed them already) when it differs from the one in use.
     pub fn reindex(&self) -> bool {
         let Gathered { catalog, servers } = self.host.rebuild();
-        let (catalog, hidden) = match merged(catalog, &self.files)
-            .map(|(c, _)| c)
+        let all = merged(catalog, &self.files).map(|(c, _)| c);
+        if let Ok(all) = &all {
+            self.warn_rules_when_answered(all.tools());
+        }
+        let (catalog, hidden) = match all
             .and_then(|c| without_denied(c, &self.config.rules))
             .and_then(|c| hidden::sanitize(c, self.config.hidden_text, &self.recorder))
         {
@@ -396,6 +390,9 @@ impl Gateway {
                 }
                 _ = states.tick() => {
                     self.refresh_description();
+                    if self.rules_warnings_pending() {
+                        self.reindex();
+                    }
                 }
             }
         }

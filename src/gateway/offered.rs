@@ -57,10 +57,13 @@ impl Gateway {
         self.routes.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The lists that came, the failures logged.
+    /// The lists that came, the failures logged; a server the tool rules
+    /// deny whole (`--deny 'server/*'`) is left out: its prompts and
+    /// resources are denied with its tools.
     fn answered<T>(&self, what: &str, lists: Vec<ServerList<T>>) -> Vec<(String, Vec<T>)> {
         lists
             .into_iter()
+            .filter(|l| !self.config.rules.denies_server(&l.server))
             .filter_map(|l| match l.items {
                 Ok(items) => Some((l.server, items)),
                 Err(e) => {
@@ -147,18 +150,27 @@ impl Gateway {
             self.list_resource_templates().await;
             server = self.routes().resource(uri);
         }
+        let not_found = || {
+            ErrorData::resource_not_found(
+                format!(
+                    "no MCP server behind this gateway lists resource {} or a template it fits",
+                    escape(uri)
+                ),
+                None,
+            )
+        };
+        let denied = |s: &String| self.config.rules.denies_server(s);
         match server {
+            Some(s) if denied(&s) => Err(not_found()),
             Some(s) => Ok(s),
-            None => match self.host.servers_offering(Offer::Resources).as_slice() {
-                [only] => Ok(only.clone()),
-                _ => Err(ErrorData::resource_not_found(
-                    format!(
-                        "no MCP server behind this gateway lists resource {} or a template it fits",
-                        escape(uri)
-                    ),
-                    None,
-                )),
-            },
+            None => {
+                let offering = self.host.servers_offering(Offer::Resources);
+                let open: Vec<&String> = offering.iter().filter(|s| !denied(s)).collect();
+                match open.as_slice() {
+                    [only] => Ok((*only).clone()),
+                    _ => Err(not_found()),
+                }
+            }
         }
     }
 
@@ -230,18 +242,24 @@ impl Gateway {
             self.list_prompts().await;
             route = self.routes().prompts.get(name).cloned();
         }
-        let Some(route) = route else {
-            if self.routes().prompts_left_out.contains(name) {
-                return Err(left_out("prompt", name, self.config.hidden_text));
-            }
-            return Err(ErrorData::invalid_params(
+        let unknown = || {
+            ErrorData::invalid_params(
                 format!(
                     "no MCP server behind this gateway has a prompt named {}",
                     escape(name)
                 ),
                 None,
-            ));
+            )
         };
+        let Some(route) = route else {
+            if self.routes().prompts_left_out.contains(name) {
+                return Err(left_out("prompt", name, self.config.hidden_text));
+            }
+            return Err(unknown());
+        };
+        if self.config.rules.denies_server(&route.0) {
+            return Err(unknown());
+        }
         Ok(route)
     }
 

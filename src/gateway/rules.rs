@@ -11,7 +11,11 @@
 //! words (`*delete*` matches `Delete_Repo` and `deleteRepo`, since a call
 //! of `delete_repo` runs them). The most specific pattern that matches
 //! decides: more literal characters first; on a tie the stricter rule
-//! (deny, then ask, then allow).
+//! (deny, then ask, then allow). A name matches as it reads, too: every
+//! name, ASCII or not, is also taken in its look-alike form (NFKC, then
+//! its UTS #39 skeleton: `deIete_repo` with a capital I, `de1ete_repo`,
+//! `ᵈelete_repo` and `dеlete_repo` with a Cyrillic е all read as
+//! `delete_repo`), and a rule that matches that form holds for the name.
 
 use super::GatewayError;
 use crate::catalog::Tool;
@@ -61,6 +65,30 @@ impl ToolRules {
             .filter(|(p, _)| matches(p, tool))
             .max_by_key(|(p, r)| (specificity(p), *r))
             .map_or(ToolRule::Allow, |(_, r)| *r)
+    }
+
+    /// Whether `server` is denied whole: a `server/*` deny matches it and
+    /// no rule naming that server and more specific loosens it. Its
+    /// prompts, completions and resources are denied with its tools.
+    pub fn denies_server(&self, server: &str) -> bool {
+        let on_server = |p: &str| {
+            p.split_once('/')
+                .map(|(s, t)| (spelled(s, server), t == "*"))
+        };
+        let Some(whole) = self
+            .rules
+            .iter()
+            .filter(|(p, r)| *r == ToolRule::Deny && on_server(p) == Some((true, true)))
+            .map(|(p, _)| specificity(p))
+            .max()
+        else {
+            return false;
+        };
+        !self.rules.iter().any(|(p, r)| {
+            *r != ToolRule::Deny
+                && specificity(p) > whole
+                && on_server(p).is_some_and(|(named, _)| named)
+        })
     }
 
     /// Each pattern and the tools of `tools` it matches only in another
@@ -123,21 +151,43 @@ fn spelled(pattern: &str, text: &str) -> bool {
     glob(pattern, text)
         || glob(&pattern.to_lowercase(), &text.to_lowercase())
         || glob(&pattern_key(pattern), &name_key(text))
-        || (!text.is_ascii()
+        || ((reads_otherwise(text) || reads_otherwise(pattern))
             && glob(
                 &pattern_key(&look_alike(pattern)),
                 &name_key(&look_alike(text)),
             ))
 }
 
-/// What `text` looks like (its UTS #39 skeleton, `*` kept): `dеlete_repo`
-/// with a Cyrillic `е` looks like `delete_repo`, and a rule for one holds
-/// for the other.
+/// What `text` looks like, `*` kept: its compatibility form (NFKC: `ᵈ` is
+/// `d`, `ｄ` is `d`), then its UTS #39 skeleton (a Cyrillic `е` is `e`,
+/// a capital `I` and a `1` are `l`, a `0` is `O`). `dеlete_repo` and
+/// `deIete_repo` look like `delete_repo`, and a rule for one holds for
+/// the others.
 pub(crate) fn look_alike(text: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
     text.split('*')
-        .map(|part| unicode_security::confusable_detection::skeleton(part).collect::<String>())
+        .map(|part| {
+            let compatible: String = part.nfkc().collect();
+            unicode_security::confusable_detection::skeleton(&compatible).collect::<String>()
+        })
         .collect::<Vec<_>>()
         .join("*")
+}
+
+/// Whether `text` may look like another text: it has a character that
+/// is not plain ASCII, or an ASCII one with a look-alike (`I`, `1`, `0`,
+/// `m`, ...). Plain text is its own look-alike, and is not worked out.
+fn reads_otherwise(text: &str) -> bool {
+    static CHANGED: std::sync::OnceLock<[bool; 128]> = std::sync::OnceLock::new();
+    let changed = CHANGED.get_or_init(|| {
+        let mut t = [false; 128];
+        for (b, slot) in t.iter_mut().enumerate() {
+            let c = char::from(b as u8);
+            *slot = look_alike(&c.to_string()) != c.to_string();
+        }
+        t
+    });
+    text.bytes().any(|b| b >= 128 || changed[usize::from(b)])
 }
 
 /// Tool names spelled with letters that look like others (`dеlete_repo`
@@ -223,10 +273,53 @@ mod tests {
             rules.rule_for(&tool("fake", "create_repo")),
             ToolRule::Allow
         );
+        // ASCII look-alikes and compatibility forms: a capital I, a 1, a
+        // modifier letter ᵈ, a fullwidth ｄ.
+        let mut delete = ToolRules::default();
+        delete.add("*delete*repo*", ToolRule::Deny).unwrap();
+        for name in [
+            "deIete_repo",
+            "de1ete_repo",
+            "\u{1d48}elete_repo",
+            "\u{ff44}elete_repo",
+            "DELETE_REP0",
+            "d\u{435}lete_repo",
+        ] {
+            assert_eq!(
+                delete.rule_for(&tool("fake", name)),
+                ToolRule::Deny,
+                "{name}"
+            );
+        }
+        assert_eq!(
+            delete.rule_for(&tool("fake", "deplete_report")),
+            ToolRule::Allow
+        );
         let tools = [tool("fake", "d\u{435}lete_repo"), tool("fake", "plain")];
         let flagged = look_alike_names(&tools);
         assert_eq!(flagged.len(), 1);
         assert!(flagged[0].1.ends_with("delete_repo"), "{flagged:?}");
+    }
+
+    #[test]
+    fn a_server_is_denied_whole_by_its_star_unless_a_rule_of_it_loosens_it() {
+        let mut rules = ToolRules::default();
+        rules.add("everything/*", ToolRule::Deny).unwrap();
+        rules.add("send_email", ToolRule::Ask).unwrap();
+        assert!(rules.denies_server("everything"));
+        assert!(rules.denies_server("Everything"));
+        assert!(!rules.denies_server("git"));
+        rules.add("ev*/*", ToolRule::Deny).unwrap();
+        assert!(rules.denies_server("evil"));
+        // A tool of the server allowed: the server is not denied whole.
+        rules.add("everything/echo", ToolRule::Allow).unwrap();
+        assert!(!rules.denies_server("everything"));
+        assert!(rules.denies_server("evil"));
+        // A tool's rule is no server's.
+        let mut tools_only = ToolRules::default();
+        tools_only.add("everything/echo", ToolRule::Deny).unwrap();
+        tools_only.add("*", ToolRule::Deny).unwrap();
+        assert!(!tools_only.denies_server("everything"));
     }
 
     #[test]

@@ -482,3 +482,33 @@ impl Gateway {
         }
     }
 }
+
+#[test]
+fn a_refusal_quotes_at_most_a_few_kilobytes_of_a_large_schema() {
+    let properties: serde_json::Map<String, Value> = (0..20_000)
+        .map(|i| (format!("field_{i}"), json!({"type": "string"})))
+        .collect();
+    let schema = json!({"type": "object", "properties": properties, "required": ["field_0"]});
+    let files = vec![Catalog::new("big", vec![tool("fill_form", "Fill a form", schema)]).unwrap()];
+    let host = Arc::new(McpHost::new(Duration::from_secs(5)).unwrap());
+    let g = Gateway::new(
+        GatewayConfig::default(),
+        host,
+        None,
+        files,
+        Recorder::quiet(),
+    )
+    .unwrap();
+    let rt = runtime();
+    let r = rt.block_on(g.call_tool_meta_done(
+        "s",
+        &g.new_breaker(),
+        &args(json!({"name": "fill_form", "arguments": {}})),
+        Via::default(),
+    ));
+    assert_eq!(r.is_error, Some(true));
+    let said = text(&r);
+    assert!(said.contains("was not sent"), "{said}");
+    assert!(said.len() < 4 * 1024, "{} bytes", said.len());
+    assert!(said.contains("cut: the whole schema is"), "{said}");
+}

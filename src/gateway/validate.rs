@@ -10,6 +10,8 @@ use serde_json::Value;
 const MAX_ERRORS: usize = 5;
 /// A quoted error is cut to this many characters.
 const MAX_ERROR_CHARS: usize = 300;
+/// A schema quoted in a refusal is cut to this many bytes of its JSON.
+pub(crate) const MAX_QUOTED_SCHEMA: usize = 2048;
 
 /// What a tool's schema made of.
 enum Compiled {
@@ -82,6 +84,24 @@ impl Validators {
     }
 }
 
+/// `schema` as JSON for a refusal to quote: whole when it is short, else
+/// its first [`MAX_QUOTED_SCHEMA`] bytes and how much it weighs in all.
+pub(crate) fn quoted_schema(schema: &Value) -> String {
+    let whole = schema.to_string();
+    if whole.len() <= MAX_QUOTED_SCHEMA {
+        return whole;
+    }
+    let mut end = MAX_QUOTED_SCHEMA;
+    while !whole.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}… (cut: the whole schema is {} bytes)",
+        &whole[..end],
+        crate::numbers::thousands(whole.len() as u64)
+    )
+}
+
 fn cut(text: &str) -> String {
     if text.chars().count() <= MAX_ERROR_CHARS {
         return text.to_string();
@@ -129,6 +149,19 @@ mod tests {
             v.check(9, &schema, &json!({})),
             Checked::Unchecked(_)
         ));
+    }
+
+    #[test]
+    fn a_quoted_schema_is_cut_to_a_few_kilobytes() {
+        let small = json!({"type": "object"});
+        assert_eq!(quoted_schema(&small), small.to_string());
+        let properties: serde_json::Map<String, Value> = (0..10_000)
+            .map(|i| (format!("é{i}"), json!({"type": "string"})))
+            .collect();
+        let big = json!({"type": "object", "properties": properties});
+        let quoted = quoted_schema(&big);
+        assert!(quoted.len() <= MAX_QUOTED_SCHEMA + 100, "{}", quoted.len());
+        assert!(quoted.ends_with(" bytes)") && quoted.contains("cut: the whole schema is"));
     }
 
     #[test]

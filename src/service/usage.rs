@@ -175,12 +175,14 @@ impl Usage {
             line: 0,
             message,
         };
+        // Others may have written it before it is made 0600 below.
+        let shared = crate::private_file::shared_warning(path);
         // Created (0600, never through a link) before it is read, so a
         // path that cannot be written is an error at start.
         drop(crate::private_file::open_append(path).map_err(|e| err(e.to_string()))?);
         let read = read_pairs(path)?;
         let mut warnings = read.skipped;
-        warnings.extend(crate::private_file::shared_warning(path));
+        warnings.extend(shared);
         let mut lines = read.lines;
         if lines > TRIM_AT {
             lines = crate::private_file::keep_last(path, MAX_PAIRS, MAX_LINE_BYTES)

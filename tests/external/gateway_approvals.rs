@@ -245,3 +245,42 @@ fn a_namespace_naming_another_server_is_refused() {
         }
     }
 }
+
+#[test]
+fn a_rule_of_a_server_still_starting_is_not_said_to_match_nothing() {
+    let dir = TempDir::new("gw-rules-slow");
+    // A server that takes 4 s to start, past the gateway's start wait.
+    let servers = dir.write(
+        "mcp.toml",
+        &format!(
+            "[mcp.servers.slow]\ncommand = \"sh\"\nargs = [\"-c\", {:?}]\n",
+            format!("sleep 4; exec {} --local-timezone Etc/UTC", time_bin())
+        ),
+    );
+    let cmd = crate::gateway::command_line(&[
+        crate::gateway::toolsift().to_string(),
+        "gateway".into(),
+        "--offline".into(),
+        "--mcp-timeout".into(),
+        "60".into(),
+        "--start-wait".into(),
+        "0.5".into(),
+        "--mcp".into(),
+        servers,
+        "--ask".into(),
+        "slow/get_current_time".into(),
+        "--deny".into(),
+        "gti/*".into(),
+    ]);
+    let steps = json!([{"op": "sleep", "seconds": 7}, {"op": "list"}]);
+    let (_, stderr) = crate::gateway::host_with_stderr(&["--stdio", &cmd], "legacy", &steps, 1);
+    assert!(
+        !stderr.contains("\"slow/get_current_time\" matches none"),
+        "{stderr}"
+    );
+    // Said once the server has answered: the rule that matches nothing.
+    assert!(
+        stderr.contains("tool rule \"gti/*\" matches none of the 2 tools"),
+        "{stderr}"
+    );
+}

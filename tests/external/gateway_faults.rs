@@ -243,6 +243,66 @@ fn no_server_outlives_the_gateway_when_the_host_goes_or_a_signal_comes() {
 }
 
 #[test]
+fn no_server_or_daemon_outlives_a_gateway_killed_outright() {
+    let m = marker("gw-sigkill");
+    let mut args = vec!["gateway".to_string(), "--offline".to_string()];
+    args.extend(fake_stdio(
+        "paged",
+        &m,
+        &["--escaped-grandchild", "--daemon-grandchild"],
+    ));
+    let mut child = Command::new(toolsift())
+        .args(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The server, one process that left its group (setsid) and a daemon
+    // whose parent exited; the warden looks every 100 ms.
+    wait_for_procs(&m, 3, Duration::from_secs(60));
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill only sends a signal to the child this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGKILL);
+    }
+    wait_exit(&mut child, Duration::from_secs(20));
+    assert_gone(&m, Duration::from_secs(10));
+}
+
+#[test]
+fn a_message_the_gateway_cannot_read_fails_its_server_at_once_saying_why() {
+    for (mode, why) in [
+        ("deep-list", "JSON nested 128 levels deep or deeper"),
+        (
+            "long-list",
+            "a message of 20.0 MB, more than the 16.8 MB one may be",
+        ),
+    ] {
+        let m = marker("gw-unreadable");
+        let mut args = vec!["gateway", "--offline", "--mcp-timeout", "60"]
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>();
+        args.extend(fake_stdio(mode, &m, &[]));
+        args.extend(time_stdio());
+        args.push("--dry-run".into());
+        let out = Command::new(toolsift()).args(&args).output().unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            said.contains(&format!("its answer could not be read: {why}")),
+            "{mode}: {said}"
+        );
+        assert!(!said.contains("did not answer"), "{mode}: {said}");
+        assert_gone(&m, Duration::from_secs(10));
+    }
+}
+
+#[test]
 fn dry_run_and_check_print_the_tools_list_saving() {
     let dir = TempDir::new("gw-dry");
     let repo = git_repo(&dir);

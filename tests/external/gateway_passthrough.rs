@@ -173,6 +173,47 @@ fn a_prompt_name_two_servers_share_is_prefixed_and_a_shared_uri_read_from_the_fi
 }
 
 #[test]
+fn a_server_denied_whole_lists_no_prompts_or_resources_and_answers_none() {
+    let file = TempDir::new("gw-offered-denied");
+    let servers = file.write(
+        "mcp.toml",
+        &format!(
+            "[mcp.servers.first]\ncommand = {e:?}\n\n[mcp.servers.second]\ncommand = {e:?}\n",
+            e = everything_bin()
+        ),
+    );
+    let steps = json!([
+        {"op": "prompts"},
+        {"op": "prompt", "name": "second__args-prompt", "arguments": {"city": "Bergen"}},
+        {"op": "complete", "prompt": "second__args-prompt", "argument": "city", "value": "B"},
+        {"op": "resources"},
+    ]);
+    let cmd = gateway_cmd(&["--mcp".into(), servers, "--deny".into(), "second/*".into()]);
+    let (doc, stderr) = host_with_stderr(&["--stdio", &cmd], "legacy", &steps, 1);
+    let r = doc["sessions"][0].as_array().unwrap();
+    // Only the first server's prompts, so no name is shared and prefixed.
+    let prompts = field(&r[0], "name");
+    assert!(prompts.contains(&"args-prompt"), "{prompts:?}");
+    assert!(
+        !prompts
+            .iter()
+            .any(|p| p.starts_with("second__") || p.starts_with("first__")),
+        "{prompts:?}"
+    );
+    for refused in [&r[1], &r[2]] {
+        assert!(
+            refused["exception"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("has a prompt named second__args-prompt"),
+            "{refused}"
+        );
+    }
+    assert!(!field(&r[3], "uri").is_empty(), "{}", r[3]);
+    assert!(!stderr.contains("listed by first too"), "{stderr}");
+}
+
+#[test]
 fn progress_reaches_a_host_over_http_too() {
     let dir = TempDir::new("gw-offered-http");
     let gateway = HttpGateway::start(&everything_and_git(&dir), &[]);

@@ -7,8 +7,12 @@
 //! started with. A server that needs more says so with `inherit_env`
 //! (`inheritEnv` in the JSON files): `true` for everything, or a list of
 //! names (`"AWS_*"` ends in a star for every name that starts so).
+//! The variables that hold the gateway's own keys (those its
+//! `--api-key-env` and `--operator-key-env` name, [`withhold`]) are never
+//! passed, whatever `inherit_env` says.
 
 use std::ffi::OsString;
+use std::sync::RwLock;
 
 use serde::Deserialize;
 
@@ -36,6 +40,30 @@ pub const SAFE_VARS: &[&str] = &[
 /// it starts whatever the server inherits: a server that is itself the
 /// gateway (a servers file that names it) is refused rather than recursed.
 pub const PARENT_VAR: &str = "TOOLSIFT_GATEWAY_PARENT";
+
+/// The variables no server inherits: the ones that hold the gateway's own
+/// keys, set by [`withhold`].
+static WITHHELD: RwLock<Vec<String>> = RwLock::new(Vec::new());
+
+/// Never passes the variables `names` to a server, whatever its
+/// `inherit_env` (the gateway's `--api-key-env` and `--operator-key-env`:
+/// its keys are its own). Adds to those already withheld.
+pub fn withhold<'a>(names: impl IntoIterator<Item = &'a str>) {
+    let mut withheld = WITHHELD.write().unwrap_or_else(|p| p.into_inner());
+    for name in names {
+        if !withheld.iter().any(|w| names_equal(w, name)) {
+            withheld.push(name.to_string());
+        }
+    }
+}
+
+fn is_withheld(name: &str) -> bool {
+    WITHHELD
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .any(|w| names_equal(w, name))
+}
 
 /// What a server takes from toolsift's environment beyond [`SAFE_VARS`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -87,6 +115,9 @@ fn is_name_pattern(name: &str) -> bool {
 impl InheritEnv {
     /// Whether a variable of toolsift's is passed to the server.
     fn takes(&self, name: &str) -> bool {
+        if is_withheld(name) {
+            return false;
+        }
         if name == PARENT_VAR || SAFE_VARS.iter().any(|s| names_equal(s, name)) {
             return true;
         }
@@ -177,7 +208,28 @@ mod tests {
 
     #[test]
     fn all_takes_everything_but_shell_functions() {
-        assert_eq!(names(&InheritEnv::All).len(), 6);
+        let all = names(&InheritEnv::All);
+        assert!(all.contains(&"OPENAI_API_KEY".to_string()), "{all:?}");
+        assert!(!all.contains(&"TERM".to_string()), "{all:?}");
+    }
+
+    #[test]
+    fn the_gateways_own_key_variables_are_never_passed() {
+        withhold(["TOOLSIFT_API_KEY"]);
+        for inherit in [
+            InheritEnv::All,
+            InheritEnv::Also(vec!["*".into()]),
+            InheritEnv::Also(vec!["TOOLSIFT_*".into()]),
+            InheritEnv::Also(vec!["TOOLSIFT_API_KEY".into()]),
+        ] {
+            let passed = names(&inherit);
+            assert!(
+                !passed.iter().any(|n| n == "TOOLSIFT_API_KEY"),
+                "{inherit:?}: {passed:?}"
+            );
+        }
+        // Everything else `true` takes still passes.
+        assert_eq!(names(&InheritEnv::All).len(), 5);
     }
 
     #[test]

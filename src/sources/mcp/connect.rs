@@ -8,14 +8,14 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::{
-    StreamableHttpClientTransport, TokioChildProcess,
-    streamable_http_client::StreamableHttpClientTransportConfig,
+    StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
 };
 use tokio::io::AsyncReadExt;
 
 use super::listener::Listener;
 use super::owners::Tracked;
 use super::reaper::spawn_registered;
+use super::screened::ScreenedChild;
 use super::{McpServer, Transport};
 
 /// A live connection to one server.
@@ -68,15 +68,13 @@ pub(super) async fn connect_and_list(
             if let Some(dir) = cwd {
                 cmd.current_dir(dir);
             }
+            // Its output screened: a message rmcp cannot read fails the
+            // request it answered at once, saying why (`screened.rs`).
             let spawned = spawn_registered(
-                || {
-                    TokioChildProcess::builder(cmd)
-                        .stderr(std::process::Stdio::piped())
-                        .spawn()
-                },
-                |(process, _)| process.id().and_then(|id| i32::try_from(id).ok()),
+                || ScreenedChild::spawn(cmd),
+                |(process, _, _)| process.id().and_then(|id| i32::try_from(id).ok()),
             );
-            let (process, stderr) = match spawned {
+            let (process, stderr, unreadable) = match spawned {
                 Ok(p) => p,
                 Err(e) => {
                     return Err(Failure {
@@ -142,7 +140,13 @@ pub(super) async fn connect_and_list(
                     had_login: false,
                 }),
                 Err(_) => Err(Failure {
-                    why: format!("did not answer within {} s", limit.as_secs_f64()),
+                    why: match unreadable.lock().map(|u| u.clone()) {
+                        Ok(Some(u)) => format!(
+                            "did not answer within {} s; {u}",
+                            limit.as_secs_f64()
+                        ),
+                        _ => format!("did not answer within {} s", limit.as_secs_f64()),
+                    },
                     stderr_tail: stderr_tail(),
                     pgid,
                     login: None,

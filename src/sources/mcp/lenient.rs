@@ -21,6 +21,12 @@ pub(super) const MAX_LIST_BYTES: usize = 16 * 1024 * 1024;
 /// model can call it, and every line naming it would carry it.
 const MAX_NAME_CHARS: usize = 1_000;
 
+/// A tool whose input or output schema weighs more than this as JSON is
+/// skipped: a search that found it would hand the host the whole of it
+/// (the largest schemas of real servers weigh tens of KiB), and indexing
+/// and counting it would cost every search.
+pub(super) const MAX_SCHEMA_BYTES: usize = 128 * 1024;
+
 /// Every tool of the server's list, and a sentence for each tool skipped
 /// (its name, or its place, and why).
 #[derive(Debug, Default)]
@@ -77,6 +83,10 @@ fn bounded(out: &mut Listing, weighed: &mut usize, bytes: &mut usize) -> Result<
             ));
             continue;
         }
+        if let Some(why) = oversized_schema(&t) {
+            out.skipped.push(why);
+            continue;
+        }
         *bytes += serde_json::to_string(&t).map_or(0, |s| s.len());
         out.tools.push(t);
     }
@@ -92,6 +102,28 @@ fn bounded(out: &mut Listing, weighed: &mut usize, bytes: &mut usize) -> Result<
         )));
     }
     Ok(())
+}
+
+/// Why `tool` is skipped for a schema over [`MAX_SCHEMA_BYTES`]: the
+/// tool named (its name cut), the schema and its weight.
+fn oversized_schema(tool: &Tool) -> Option<String> {
+    let weigh = |schema: &serde_json::Map<String, Value>| {
+        serde_json::to_vec(schema).map_or(0, |s| s.len())
+    };
+    let schemas = [
+        ("input", Some(weigh(&tool.input_schema))),
+        ("output", tool.output_schema.as_deref().map(weigh)),
+    ];
+    let (which, len) = schemas
+        .into_iter()
+        .filter_map(|(which, len)| Some((which, len?)))
+        .find(|(_, len)| *len > MAX_SCHEMA_BYTES)?;
+    let name: String = tool.name.chars().take(80).collect();
+    Some(format!(
+        "tool {name:?} skipped: its {which} schema weighs {} as JSON, more than the {} KiB a tool's schema may weigh here",
+        crate::numbers::bytes(len as u64),
+        MAX_SCHEMA_BYTES / 1024
+    ))
 }
 
 /// The tools of a page rmcp could not read, each on its own; its next
@@ -147,6 +179,34 @@ mod tests {
         );
         assert!(out.skipped[1].contains("place 3"), "{}", out.skipped[1]);
         assert!(read_page(&json!({"nope": 1}), &mut out).is_err());
+    }
+
+    #[test]
+    fn a_tool_whose_schema_is_too_heavy_is_skipped_and_named_with_its_weight() {
+        let properties: serde_json::Map<String, Value> = (0..100_000)
+            .map(|i| (format!("p{i}"), json!({"type": "string"})))
+            .collect();
+        let page = json!({"tools": [
+            {"name": "huge", "inputSchema": {"type": "object", "properties": properties}},
+            {"name": "huge_out", "inputSchema": {"type": "object"},
+             "outputSchema": {"type": "object", "properties": properties}},
+            {"name": "fine", "inputSchema": {"type": "object"}},
+        ]});
+        let mut out = Listing::default();
+        read_page(&page, &mut out).unwrap();
+        let (mut weighed, mut bytes) = (0, 0);
+        bounded(&mut out, &mut weighed, &mut bytes).unwrap();
+        let kept: Vec<&str> = out.tools.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(kept, ["fine"]);
+        assert_eq!(out.skipped.len(), 2, "{:?}", out.skipped);
+        assert!(
+            out.skipped[0].starts_with("tool \"huge\" skipped: its input schema weighs 2.")
+                && out.skipped[0].contains(" MB as JSON, more than the 128 KiB"),
+            "{}",
+            out.skipped[0]
+        );
+        assert!(out.skipped[1].contains("its output schema"), "{}", out.skipped[1]);
+        assert!(out.skipped.iter().all(|s| s.len() < 200), "{:?}", out.skipped);
     }
 
     #[test]

@@ -31,7 +31,7 @@ mod status;
 mod vars;
 
 pub use beside_files::merge_beside_files;
-pub use child_env::{InheritEnv, PARENT_VAR, SAFE_VARS, inherited};
+pub use child_env::{InheritEnv, PARENT_VAR, SAFE_VARS, inherited, withhold};
 pub use config::{McpConfig, McpServer, Transport};
 pub use config_error::McpConfigError;
 pub use isolation::Isolation;
@@ -43,6 +43,7 @@ with_the_sdk! {
     mod background;
     mod calls;
     mod connect;
+    mod frame_scan;
     mod host;
     mod lenient;
     mod listed;
@@ -55,7 +56,9 @@ with_the_sdk! {
     mod reaper;
     mod reconfigure;
     mod relay;
+    mod screened;
     mod tenants;
+    mod warden;
 
     pub use admission::{MAX_RUNNING, MAX_WAITING};
     pub use background::MAX_RETRY_PAUSE;
@@ -68,6 +71,7 @@ with_the_sdk! {
     pub use reaper::{before_exit, install_exit_guards, kill_all_servers};
     pub use reconfigure::Reconfigured;
     pub use relay::{Asked, HostLink, Question, Subscribers};
+    pub use warden::{LOOK_EVERY, WARDEN_VAR, run_if_warden, start_warden};
 }
 
 #[cfg(test)]
