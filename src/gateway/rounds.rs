@@ -249,3 +249,132 @@ fn new_state() -> Option<String> {
         bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::ElicitRequestParams;
+
+    /// A call that asks its host once and then waits for ever.
+    fn asking_call() -> (
+        Running,
+        UnboundedReceiver<Question>,
+        tokio::sync::oneshot::Receiver<Value>,
+    ) {
+        let (asks, questions) = tokio::sync::mpsc::unbounded_channel();
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        let params: ElicitRequestParams = serde_json::from_value(serde_json::json!({
+            "message": "enter your OTP", "requestedSchema": {"type": "object", "properties": {}}
+        }))
+        .unwrap();
+        asks.send(Question {
+            asked: Asked::Elicit(params),
+            answer,
+        })
+        .unwrap();
+        let call = tokio::spawn(async move {
+            let _asks = asks;
+            std::future::pending::<()>().await;
+            Ok(CallToolResult::default())
+        });
+        (call, questions, answered)
+    }
+
+    fn state_of(round: Round) -> String {
+        match round {
+            Round::Asks(asks) => asks.request_state.unwrap(),
+            Round::Done(_) => panic!("a question"),
+        }
+    }
+
+    fn answer() -> InputResponses {
+        InputResponses::from([(KEY.to_string(), serde_json::json!({"action": "accept"}))])
+    }
+
+    #[tokio::test]
+    async fn another_keys_host_cannot_answer_or_learn_of_a_question() {
+        let rounds = Rounds::default();
+        let args = serde_json::json!({});
+        let (call, questions, answered) = asking_call();
+        let state = state_of(
+            rounds
+                .start("alice|s1", "transfer", &args, call, questions)
+                .await,
+        );
+        let bob = rounds
+            .resume("bob|s2", &state, "transfer", &args, Some(&answer()))
+            .await;
+        assert!(matches!(bob, Err(NotResumed::Unknown(_))));
+        // Alice's question is still hers, and her answer reaches her call.
+        assert!(rounds.holds(&state));
+        let resumed = tokio::spawn({
+            let rounds = rounds.clone();
+            let state = state.clone();
+            async move {
+                rounds
+                    .resume(
+                        "alice|s1",
+                        &state,
+                        "transfer",
+                        &serde_json::json!({}),
+                        Some(&answer()),
+                    )
+                    .await
+                    .map(|_| ())
+            }
+        });
+        assert_eq!(
+            answered.await.unwrap(),
+            serde_json::json!({"action": "accept"})
+        );
+        resumed.abort();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_abandoned_round_is_given_up_in_its_own_time_and_says_so() {
+        let rounds = Rounds::default();
+        let args = serde_json::json!({});
+        let (call, questions, _answered) = asking_call();
+        let aborted = call.abort_handle();
+        let state = state_of(
+            rounds
+                .start("alice|s1", "transfer", &args, call, questions)
+                .await,
+        );
+        tokio::time::sleep(ROUND_TIMEOUT + Duration::from_secs(1)).await;
+        tokio::task::yield_now().await;
+        assert!(aborted.is_finished(), "the call still runs on its server");
+        let late = rounds
+            .resume("alice|s1", &state, "transfer", &args, Some(&answer()))
+            .await;
+        let Err(why) = late else {
+            panic!("resumed an expired round")
+        };
+        assert_eq!(why, NotResumed::Expired("transfer".into()));
+        assert!(why.to_string().contains("nothing ran"), "{why}");
+        // Still known as this gateway's: a retry with it never runs anew.
+        assert!(rounds.holds(&state));
+    }
+
+    #[tokio::test]
+    async fn one_owners_flood_of_rounds_gives_way_within_itself() {
+        let rounds = Rounds::default();
+        let args = serde_json::json!({});
+        let (call, questions, _a) = asking_call();
+        let alices = state_of(rounds.start("alice|s1", "t", &args, call, questions).await);
+        let mut keep = Vec::new();
+        for _ in 0..MAX_WAITING_PER_OWNER * 2 {
+            let (call, questions, answered) = asking_call();
+            keep.push(answered);
+            rounds.start("bob|s2", "t", &args, call, questions).await;
+        }
+        assert!(rounds.lock().waiting.contains_key(&alices));
+        let bobs = rounds
+            .lock()
+            .waiting
+            .values()
+            .filter(|w| w.owner == "bob|s2")
+            .count();
+        assert_eq!(bobs, MAX_WAITING_PER_OWNER);
+    }
+}

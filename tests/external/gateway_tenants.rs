@@ -264,3 +264,34 @@ fn one_keys_burst_leaves_another_keys_calls_as_quick_as_idle() {
         "idle {idle:.2} s, during the burst {busy:.2} s"
     );
 }
+
+#[test]
+fn a_call_out_of_time_does_not_restart_a_server_that_still_answers() {
+    // Key 0's calls run out of time (2 s) while key 1's call runs on the
+    // same server: the server still answers a ping, so it keeps running,
+    // and key 1's call gets its answer.
+    let gw = gateway(2, "--no-logging", &["--call-timeout", "2"]);
+    let url = gw.url.clone();
+    let late = std::thread::spawn(move || {
+        let hold = json!([{"op": "call", "name": "hold", "arguments": {"seconds": 4}}]);
+        host(
+            &["--url", &url, "--header", "Authorization: Bearer key0"],
+            "legacy",
+            &hold,
+            4,
+        )
+    });
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    let doc = host(
+        &["--url", &gw.url, "--header", "Authorization: Bearer key1"],
+        "legacy",
+        &json!([{"op": "call", "name": "hold", "arguments": {"seconds": 1.5}}]),
+        1,
+    );
+    let mine = &doc["sessions"][0][0];
+    assert_eq!(text(mine), "held 1.5", "{mine}");
+    for s in late.join().unwrap()["sessions"].as_array().unwrap() {
+        let r = serde_json::to_string(&s[0]).unwrap();
+        assert!(r.contains("did not answer within"), "{r}");
+    }
+}
