@@ -1,14 +1,17 @@
-//! `toolsift gateway` at its limits: connections that only asked
-//! `/healthz` keep no client with a key out.
+//! `toolsift gateway` at its limits: a server that lists more tools than
+//! one server may is refused alone, the others searched and called; and
+//! connections that only asked `/healthz` keep no client with a key out.
 
 use crate::common::held_open;
-use crate::gateway::{HttpGateway, get};
-use crate::gateway_faults::fake_stdio;
+use crate::gateway::{HttpGateway, call, found, get, host, search};
+use crate::gateway_faults::{fake_stdio, time_stdio};
 use crate::mcp_support::*;
 
 use std::net::TcpStream;
 use std::process::Command;
 use std::time::Duration;
+
+use serde_json::{Value, json};
 
 /// The gateway's soft limit on open files set to `n` (it keeps half of
 /// them for connections).
@@ -32,6 +35,57 @@ fn open_files(command: &mut Command, n: u64) {
             Ok(())
         });
     }
+}
+
+/// A server that lists 16,000 tools in four pages next to mcp-server-time:
+/// the big one is refused once past 10,000 (its last page never read) and
+/// says so in its state; the time server's tools are found and called.
+#[test]
+fn a_server_listing_too_many_tools_is_refused_alone_and_the_others_serve() {
+    let m = marker("gw-too-many");
+    let mut args = fake_stdio("paged", &m, &["--pages", "4", "--per-page", "4000"]);
+    args.extend(time_stdio());
+    let gw = HttpGateway::start(&args, &[]);
+    let (status, health) = get(&format!("{}/healthz", gw.base()), None);
+    assert_eq!(status, 200, "{health}");
+    let health: Value = serde_json::from_str(&health).unwrap();
+    let servers = health["servers"].as_array().unwrap();
+    let state = |word: &str| {
+        servers
+            .iter()
+            .find(|s| s["state"] == word)
+            .unwrap_or_else(|| panic!("no {word} server: {health}"))
+    };
+    let refused = state("failed")["error"].as_str().unwrap();
+    assert!(
+        refused.contains("it lists more than 10,000 tools (12,000 in the pages read"),
+        "{refused}"
+    );
+    assert!(
+        refused.contains("toolsift takes at most 10,000 from one server"),
+        "{refused}"
+    );
+    assert_eq!(state("loaded")["tools"], 2, "{health}");
+    assert_eq!(health["tools"], 2, "{health}");
+    let steps = json!([
+        search("the current time in a timezone"),
+        call("get_current_time", json!({"timezone": "Asia/Tokyo"})),
+    ]);
+    let doc = host(&["--url", &gw.url], "legacy", &steps, 1);
+    let r = doc["sessions"][0].as_array().unwrap();
+    assert!(
+        found(&r[0]).contains(&"get_current_time".to_string()),
+        "{}",
+        r[0]
+    );
+    assert_eq!(r[1]["isError"], false, "{}", r[1]);
+    assert_eq!(
+        r[1]["structuredContent"]["timezone"], "Asia/Tokyo",
+        "{}",
+        r[1]
+    );
+    drop(gw);
+    assert_gone(&m, Duration::from_secs(10));
 }
 
 /// Every place taken by kept-alive connections that asked `/healthz`

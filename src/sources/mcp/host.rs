@@ -98,6 +98,9 @@ pub(super) struct Shared {
     pub(super) admission: super::admission::Admission,
     /// Logins: whether one starts when a server needs it, and who is told.
     pub(super) logins: super::login::Logins,
+    /// The servers the last catalog left out for room, and why: their
+    /// state says so (they stay connected, and join when there is room).
+    pub(super) crowded: Mutex<HashMap<String, String>>,
 }
 
 impl Shared {
@@ -192,6 +195,7 @@ impl McpHost {
                 begun: Mutex::new(None),
                 given: Mutex::new(HashMap::new()),
                 generations: std::sync::atomic::AtomicU64::new(0),
+                crowded: Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -365,12 +369,13 @@ impl McpHost {
             })
             .collect();
         let always = lock(&self.shared.always_load).clone();
-        let (catalog, failed) = build_catalog(
+        let (catalog, failed, crowded) = build_catalog(
             listed,
             &always,
             &mut statuses,
             &mut lock(&self.shared.given),
         );
+        *lock(&self.shared.crowded) = crowded;
         for server in failed {
             self.disconnect(&server);
         }
