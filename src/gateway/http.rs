@@ -22,7 +22,7 @@ use super::http_wire::{self, MAX_MESSAGE_BYTES};
 use super::{Gateway, GatewayError, GatewaySession};
 use crate::http::conn::{self, ConnLimits};
 use crate::http::events::EVENTS_PATH;
-use crate::http::{ApiKeys, unauthorized};
+use crate::http::{ApiKeys, proven, unauthorized};
 
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
@@ -190,12 +190,16 @@ pub async fn serve_http_on(
         })
 }
 
-/// Auth (every path but `/healthz`), the scope for the handlers, and one
+/// Auth (every path but `/healthz`), the scope for the handlers, the mark
+/// of an answer whose key passed (the connection keeps its place), and one
 /// access-log line per request.
 async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
     let path = request.uri().path().to_string();
+    // Whether the key was checked and passed: only then is the connection
+    // a client's that keeps its place (`/healthz` proves nothing).
+    let mut keyed = false;
     let response = if path == "/healthz" {
         next.run(request).await
     } else {
@@ -204,8 +208,12 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
             .get(header::AUTHORIZATION)
             .map(HeaderValue::as_bytes);
         match state.keys.check(presented).map(str::to_string) {
-            Some(scope) if path == MCP_PATH => mcp_request(&state, scope, request, next).await,
+            Some(scope) if path == MCP_PATH => {
+                keyed = true;
+                mcp_request(&state, scope, request, next).await
+            }
             Some(scope) => {
+                keyed = true;
                 request.extensions_mut().insert(Scope(scope));
                 next.run(request).await
             }
@@ -237,7 +245,10 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
         response.status().as_u16(),
         elapsed.as_secs_f64() * 1000.0
     ));
-    response
+    match keyed {
+        true => proven(response),
+        false => response,
+    }
 }
 
 /// A request of the MCP endpoint: its session checked against the key

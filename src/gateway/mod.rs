@@ -250,7 +250,10 @@ impl Gateway {
             described_states: Mutex::new(states),
             pending_asks: approve::PendingAsks::default(),
             rounds: rounds::Rounds::default(),
-            service: Arc::new(Service::new(config.service.clone())),
+            service: Arc::new(Service::new(ServiceConfig {
+                max_catalog_tools: catalog_bound(&files),
+                ..config.service.clone()
+            })),
             config,
             host,
             snapshot: RwLock::new(snapshot),
@@ -405,6 +408,17 @@ impl Gateway {
 /// prefix, and a sentence says so.
 fn merged(mcp: Option<Catalog>, files: &[Catalog]) -> Result<(Catalog, Vec<String>), GatewayError> {
     Ok(crate::sources::mcp::merge_beside_files(mcp, files)?)
+}
+
+/// The most tools the gateway's catalog can hold, which `search_tools`
+/// searches whole: the servers' share ([`MAX_CATALOG_TOOLS`], each server
+/// at most [`crate::sources::mcp::MAX_SERVER_TOOLS`]) and the catalog
+/// files' tools. Not `serve`'s limit on a request's catalog: this one is
+/// the gateway's own, built here.
+///
+/// [`MAX_CATALOG_TOOLS`]: crate::sources::mcp::MAX_CATALOG_TOOLS
+fn catalog_bound(files: &[Catalog]) -> usize {
+    crate::sources::mcp::MAX_CATALOG_TOOLS + files.iter().map(Catalog::len).sum::<usize>()
 }
 
 /// `catalog` without the tools a rule denies.

@@ -411,6 +411,37 @@ fn search_tools_answers_what_the_service_answers_under_the_gateways_policy() {
     }
 }
 
+/// The gateway searches the catalog it built, however large: `serve`'s
+/// limit on a request's catalog (10,000 tools) is not its own.
+#[test]
+fn search_tools_searches_a_catalog_larger_than_a_requests_limit() {
+    let tools = (0..10_500)
+        .map(|i| Tool::new(format!("tool_{i:05}"), format!("Does thing number {i}")))
+        .collect();
+    let big = Catalog::new("big", tools).unwrap();
+    let host = Arc::new(McpHost::new(Duration::from_secs(5)).unwrap());
+    let g = Gateway::new(
+        GatewayConfig::default(),
+        host,
+        None,
+        vec![big],
+        Recorder::quiet(),
+    )
+    .unwrap();
+    assert!(
+        g.service.config().max_catalog_tools >= 10_500 + crate::sources::mcp::MAX_CATALOG_TOOLS
+    );
+    let found =
+        runtime().block_on(g.search_tools("s", None, &args(json!({"query": "tool_10499"}))));
+    assert_eq!(
+        found.result.is_error,
+        Some(false),
+        "{}",
+        text(&found.result)
+    );
+    assert_eq!(found.names.first().map(String::as_str), Some("tool_10499"));
+}
+
 #[test]
 fn search_tools_takes_the_steps_of_a_task_as_queries() {
     let g = gateway(GatewayConfig::default());

@@ -7,8 +7,9 @@
 //!   byte (408, then closed);
 //! - a kept-alive connection with no request may idle `idle_timeout`;
 //! - at most `max_connections` are open at once; one more takes the place
-//!   of the oldest connection never answered but 401 and holding no request
-//!   (`unproven.rs`), else is answered 503 `too_many_connections` and closed;
+//!   of the oldest connection holding no request that no answer marked
+//!   [`super::Proven`] (its key checked: `unproven.rs`), else is answered
+//!   503 `too_many_connections` and closed;
 //! - on shutdown no new connection is accepted, idle connections and half-sent
 //!   heads are closed at once, a head already whole in the socket is still
 //!   served, requests in flight finish (answered with `connection: close`),
@@ -142,8 +143,8 @@ pub async fn serve_as(
                 });
             }
             Err(_) => {
-                // Full: the oldest connection never answered but 401 gives
-                // its place, else this one is refused.
+                // Full: the oldest connection no key proved gives its
+                // place, else this one is refused.
                 if let Ok(refusing) = refusing.clone().try_acquire_owned() {
                     tokio::spawn(async move {
                         let freed = unproven.evict_one();
@@ -214,7 +215,7 @@ async fn connection(
                 Ok(response) => response,
                 Err(never) => match never {},
             };
-            if response.status() != axum::http::StatusCode::UNAUTHORIZED {
+            if super::unproven::is_proven(&response) {
                 state.proven.store(true, Ordering::Release);
             }
             // The server's flag is read here too: an answer written before
@@ -257,7 +258,8 @@ struct ConnState {
     /// Requests begun so far.
     begun: AtomicU64,
     stopping: AtomicBool,
-    /// Answered something other than 401: a client of this server's.
+    /// Answered with its key checked ([`super::Proven`]): a client of this
+    /// server's.
     proven: AtomicBool,
     /// When the last request ended (None: never, the connection's start).
     idle_since: Mutex<Option<Instant>>,

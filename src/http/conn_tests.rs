@@ -36,7 +36,16 @@ fn hypers_bodiless_error_answers_become_json_and_nothing_else_does() {
 async fn start(limits: ConnLimits) -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let router = Router::new().route("/", get(|| async { "hi" }));
+    // `/` as a route behind a key answers once the key passed; `/healthz`
+    // as one that needs none.
+    let router = Router::new()
+        .route(
+            "/",
+            get(|| async {
+                crate::http::proven(axum::response::IntoResponse::into_response("hi"))
+            }),
+        )
+        .route("/healthz", get(|| async { "ok" }));
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(serve_as(
         "toolsift serve",
@@ -157,19 +166,48 @@ async fn a_full_server_of_clients_in_use_still_refuses_with_503() {
         ..ConnLimits::default()
     };
     let (addr, _stop) = start(limits).await;
-    // Two kept-alive clients that were answered: proven, kept.
+    // Two kept-alive clients answered with their keys checked: proven, kept.
     let mut kept = Vec::new();
     for _ in 0..2 {
-        let mut s = TcpStream::connect(addr).await.unwrap();
-        s.write_all(b"GET / HTTP/1.1\r\nhost: x\r\n\r\n")
-            .await
-            .unwrap();
-        let mut buf = [0u8; 512];
-        let n = s.read(&mut buf).await.unwrap();
-        assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
-        kept.push(s);
+        kept.push(answered(addr, "/").await);
     }
     let mut s = TcpStream::connect(addr).await.unwrap();
     let answer = read_all(&mut s).await;
     assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+}
+
+/// A kept-alive connection: `GET path` answered, the socket kept open.
+async fn answered(addr: std::net::SocketAddr, path: &str) -> TcpStream {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let head = format!("GET {path} HTTP/1.1\r\nhost: x\r\n\r\n");
+    s.write_all(head.as_bytes()).await.unwrap();
+    let mut buf = [0u8; 512];
+    let n = s.read(&mut buf).await.unwrap();
+    assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+    s
+}
+
+#[tokio::test(start_paused = true)]
+async fn connections_answered_only_where_no_key_is_needed_give_their_places_up() {
+    let limits = ConnLimits {
+        max_connections: 4,
+        ..ConnLimits::default()
+    };
+    let (addr, _stop) = start(limits).await;
+    // Every place taken by kept-alive connections that asked /healthz.
+    let mut idle = Vec::new();
+    for _ in 0..4 {
+        idle.push(answered(addr, "/healthz").await);
+    }
+    // A keyed request still gets in, again and again: the oldest of them
+    // is closed each time.
+    for _ in 0..3 {
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        s.write_all(b"GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        let answer = read_all(&mut s).await;
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    }
+    assert_eq!(read_all(&mut idle[0]).await, "", "the oldest was closed");
 }

@@ -1,7 +1,9 @@
 //! The HTTP layer under both servers (`serve` and the gateway's `--http`)
 //! and every client that connects out.
 //!
-//! - [`conn`]: the accept loop (connection limits, head and idle timeouts).
+//! - [`conn`]: the accept loop (connection limits, head and idle timeouts);
+//!   [`proven`] marks an answer whose request's key was checked, which
+//!   keeps its connection's place.
 //! - [`body`]: a request body read within its limit and deadline.
 //! - [`keys`]: API keys, checked in constant time; [`guard`]: the one rule
 //!   for a public address without keys, the one answer to a request
@@ -25,3 +27,4 @@ mod unproven;
 pub use conn::ConnLimits;
 pub use guard::{PublicWithoutKey, check_bind, shutdown_signal, unauthorized};
 pub use keys::{ApiKeys, KeyError};
+pub use unproven::{Proven, proven};

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 use crate::http::body::{self, BodyFault, BodySink};
 pub(crate) use crate::http::body::{declared_length, discard_bound};
-pub(crate) use crate::http::unauthorized;
+pub(crate) use crate::http::{proven, unauthorized};
 use crate::service::{BodyReader, SESSION_NOT_FOUND, SESSION_NOT_SAVED, ServiceError};
 use crate::terminal_text::escape;
 use crate::wire::{ErrorBody, ErrorDetail};
@@ -195,6 +195,17 @@ pub(crate) async fn tool_search(
         return unauthorized(&headers);
     };
     let scope = scope.to_string();
+    proven(search(st, scope, headers, body, started).await)
+}
+
+/// A search whose key passed.
+async fn search(
+    st: Arc<AppState>,
+    scope: String,
+    headers: HeaderMap,
+    body: Body,
+    started: Instant,
+) -> Response {
     if !is_json(&headers) {
         return error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -351,7 +362,7 @@ pub(crate) async fn events(State(st): State<Arc<AppState>>, headers: HeaderMap) 
         return unauthorized(&headers);
     };
     let viewer = crate::http::events::Viewer::of(&st.keys, key);
-    st.followers.response(viewer)
+    proven(st.followers.response(viewer))
 }
 
 /// The request's query, for `--log-queries`.
@@ -404,11 +415,16 @@ pub(crate) async fn metrics(State(st): State<Arc<AppState>>, headers: HeaderMap)
     {
         return unauthorized(&headers);
     }
-    crate::http::guard::metrics_text(super::metrics_export::render(
+    let text = crate::http::guard::metrics_text(super::metrics_export::render(
         &st.metrics,
         &st.service.stats(),
         &st.store,
-    ))
+    ));
+    // Open, it proves no client; behind its key, it does.
+    match st.metrics_key {
+        Some(_) => proven(text),
+        None => text,
+    }
 }
 
 pub(crate) async fn not_found() -> Response {

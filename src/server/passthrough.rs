@@ -21,7 +21,7 @@ use axum::response::Response;
 use futures_util::StreamExt;
 
 use super::handlers::{
-    LogFields, closing, declared_length, discard_bound, error, read_request_body,
+    LogFields, closing, declared_length, discard_bound, error, proven, read_request_body,
     refuse_unreadable_body, too_large, unauthorized,
 };
 use super::upload::{self, Stopped, UploadFate};
@@ -142,6 +142,19 @@ async fn pass(st: Arc<AppState>, provider: Provider, request: Request) -> Respon
         return unauthorized(headers);
     };
     let scope = scope.to_string();
+    proven(forward_call(st, provider, parts, body, scope, started).await)
+}
+
+/// A provider call whose key passed.
+async fn forward_call(
+    st: Arc<AppState>,
+    provider: Provider,
+    parts: axum::http::request::Parts,
+    body: Body,
+    scope: String,
+    started: Instant,
+) -> Response {
+    let headers = &parts.headers;
     let path = parts.uri.path();
     let Some(rest) = path
         .strip_prefix(provider.passthrough_prefix())

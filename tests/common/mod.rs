@@ -73,6 +73,21 @@ pub fn sigterm(pid: u32) {
     unsafe { libc::kill(pid as i32, libc::SIGTERM) };
 }
 
+/// A connection to `addr` (`127.0.0.1:PORT`) that sent `request`, was
+/// answered 200 and is kept open.
+pub fn held_open(addr: &str, request: &[u8]) -> std::net::TcpStream {
+    use std::io::Read;
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    s.write_all(request).unwrap();
+    let mut buf = [0u8; 4096];
+    let n = s.read(&mut buf).unwrap();
+    let head = String::from_utf8_lossy(&buf[..n]);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    s
+}
+
 pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/catalogs")

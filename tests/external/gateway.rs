@@ -281,6 +281,15 @@ pub(crate) struct HttpGateway {
 
 impl HttpGateway {
     pub(crate) fn start(args: &[String], env: &[(&str, &str)]) -> HttpGateway {
+        HttpGateway::start_prepared(args, env, |_| {})
+    }
+
+    /// [`HttpGateway::start`], its command given to `prepare` first.
+    pub(crate) fn start_prepared(
+        args: &[String],
+        env: &[(&str, &str)],
+        prepare: impl FnOnce(&mut Command),
+    ) -> HttpGateway {
         use std::os::unix::process::CommandExt;
         // Every server listed before the first request, unless the test
         // says how long to wait.
@@ -295,7 +304,8 @@ impl HttpGateway {
         } else {
             &["--http", "127.0.0.1:0"]
         };
-        let mut child = Command::new(toolsift())
+        let mut command = Command::new(toolsift());
+        command
             .args(["gateway", "--offline", "--mcp-timeout", "60"])
             .args(listen)
             .args(wait)
@@ -304,9 +314,9 @@ impl HttpGateway {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .unwrap();
+            .process_group(0);
+        prepare(&mut command);
+        let mut child = command.spawn().unwrap();
         let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let (tx, rx) = std::sync::mpsc::channel();
         let err = child.stderr.take().unwrap();

@@ -16,6 +16,7 @@ mod gateway_first_view;
 mod gateway_follow;
 mod gateway_hidden;
 mod gateway_inspector;
+mod gateway_limits;
 mod gateway_passthrough;
 mod gateway_reads;
 mod gateway_relay;

@@ -11,8 +11,8 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use common::Server;
 use common::fake_upstream::FakeUpstream;
+use common::{Server, held_open};
 use serde_json::{Value, json};
 
 const KEY: &str = "k-hard";
@@ -179,19 +179,13 @@ fn connections_beyond_the_limit_get_503_and_the_server_answers_again_after() {
         &["--max-connections", "4", "--head-timeout-ms", "60000"],
         &[],
     );
-    // Four clients that were answered and keep their connections open
-    // (connections never answered but 401 would give their places up).
-    let held: Vec<TcpStream> = (0..4)
-        .map(|_| {
-            let mut s = TcpStream::connect(srv.addr()).unwrap();
-            s.write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n")
-                .unwrap();
-            let mut buf = [0u8; 4096];
-            let n = std::io::Read::read(&mut s, &mut buf).unwrap();
-            assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
-            s
-        })
-        .collect();
+    // Four clients that searched and keep their connections open
+    // (connections no search or key proved would give their places up).
+    let search = kept_alive(&search_request(
+        "content-type: application/json\r\n",
+        &small_search(),
+    ));
+    let held: Vec<TcpStream> = (0..4).map(|_| held_open(srv.addr(), &search)).collect();
     // Wait until the server holds all four (an answer 503 says so).
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
@@ -218,6 +212,13 @@ fn connections_beyond_the_limit_get_503_and_the_server_answers_again_after() {
         assert!(Instant::now() < deadline, "the places never came back");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// `request` without its `connection: close`.
+fn kept_alive(request: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(request)
+        .replacen("connection: close\r\n", "", 1)
+        .into_bytes()
 }
 
 /// How long the server takes to exit, at most `within`.
@@ -532,5 +533,35 @@ fn connections_that_never_ask_do_not_keep_a_client_out() {
             b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
         );
         assert_eq!(parse(&answer).0, 200, "{answer:?}");
+    }
+}
+
+/// `/healthz` needs no key, so asking it makes no client of a connection:
+/// connections that asked it and idle give their places up to a request
+/// with a key, as connections that never asked do.
+#[test]
+fn connections_that_only_asked_healthz_do_not_keep_a_keyed_client_out() {
+    let srv = Server::start(
+        &[
+            "--api-key-env",
+            "HARD_KEY",
+            "--max-connections",
+            "4",
+            "--head-timeout-ms",
+            "60000",
+        ],
+        &[("HARD_KEY", KEY)],
+    );
+    let health = b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n";
+    let _idle: Vec<TcpStream> = (0..4).map(|_| held_open(srv.addr(), health)).collect();
+    let auth = format!("authorization: Bearer {KEY}\r\ncontent-type: application/json\r\n");
+    for _ in 0..3 {
+        let answer = raw(srv.addr(), &search_request(&auth, &small_search()));
+        assert_eq!(
+            parse(&answer).0,
+            200,
+            "{}",
+            String::from_utf8_lossy(&answer)
+        );
     }
 }

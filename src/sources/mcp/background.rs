@@ -82,9 +82,20 @@ impl McpHost {
     /// Each server's state as of now (starting, loaded, failed), without
     /// building a catalog.
     pub fn states(&self) -> Vec<ServerStatus> {
+        let crowded = lock(&self.shared.crowded).clone();
         lock(&self.shared.entries)
             .iter()
-            .map(Entry::status)
+            .map(|e| {
+                let mut status = e.status();
+                // Listed, but left out of the catalog for room.
+                if let (true, Some(why)) = (e.loaded, crowded.get(&e.server.name)) {
+                    status.state = super::ServerState::Failed {
+                        why: why.clone(),
+                        stderr_tail: String::new(),
+                    };
+                }
+                status
+            })
             .collect()
     }
 }

@@ -102,6 +102,9 @@ pub(super) struct Shared {
     pub(super) tenants: Mutex<HashMap<(String, String), super::tenants::Tenant>>,
     /// One start at a time of a key's own connection.
     pub(super) tenant_starts: Mutex<HashMap<(String, String), super::tenants::Starting>>,
+    /// The servers the last catalog left out for room, and why: their
+    /// state says so (they stay connected, and join when there is room).
+    pub(super) crowded: Mutex<HashMap<String, String>>,
 }
 
 impl Shared {
@@ -198,6 +201,7 @@ impl McpHost {
                 begun: Mutex::new(None),
                 given: Mutex::new(HashMap::new()),
                 generations: std::sync::atomic::AtomicU64::new(0),
+                crowded: Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -371,12 +375,13 @@ impl McpHost {
             })
             .collect();
         let always = lock(&self.shared.always_load).clone();
-        let (catalog, failed) = build_catalog(
+        let (catalog, failed, crowded) = build_catalog(
             listed,
             &always,
             &mut statuses,
             &mut lock(&self.shared.given),
         );
+        *lock(&self.shared.crowded) = crowded;
         for server in failed {
             self.disconnect(&server);
         }

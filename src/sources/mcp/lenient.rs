@@ -17,6 +17,12 @@ const MAX_PAGES: usize = 1000;
 /// fails, saying so, rather than cost the gateway its memory.
 pub(super) const MAX_LIST_BYTES: usize = 16 * 1024 * 1024;
 
+/// The most tools one server may list: past it the server is refused and
+/// its further pages are not read, so one server can neither exhaust
+/// toolsift's memory nor take the catalog the others' tools are searched
+/// in.
+pub const MAX_SERVER_TOOLS: usize = 10_000;
+
 /// A tool whose name is longer than this is skipped (MCP allows 128): no
 /// model can call it, and every line naming it would carry it.
 const MAX_NAME_CHARS: usize = 1_000;
@@ -61,12 +67,37 @@ pub(super) async fn list_tools(peer: &Peer<RoleClient>) -> Result<Listing, Servi
             _ => return Err(ServiceError::UnexpectedResponse),
         };
         bounded(&mut out, &mut weighed, &mut bytes)?;
+        let next = next.filter(|c| !c.is_empty());
+        too_many(out.tools.len(), next.is_some())?;
         match next {
-            Some(c) if !c.is_empty() => cursor = Some(c),
-            _ => return Ok(out),
+            Some(c) => cursor = Some(c),
+            None => return Ok(out),
         }
     }
     Err(ServiceError::UnexpectedResponse)
+}
+
+/// Refuses a list past [`MAX_SERVER_TOOLS`]: `listed` tools read so far,
+/// `more` pages left unread.
+fn too_many(listed: usize, more: bool) -> Result<(), ServiceError> {
+    if listed <= MAX_SERVER_TOOLS {
+        return Ok(());
+    }
+    let count = match more {
+        false => format!("it lists {} tools", crate::numbers::thousands(listed as u64)),
+        true => format!(
+            "it lists more than {} tools ({} in the pages read; the rest were not read)",
+            crate::numbers::thousands(MAX_SERVER_TOOLS as u64),
+            crate::numbers::thousands(listed as u64)
+        ),
+    };
+    Err(ServiceError::McpError(rmcp::ErrorData::internal_error(
+        format!(
+            "{count}; toolsift takes at most {} from one server: refused, so one server cannot exhaust the memory or crowd out the other servers' tools",
+            crate::numbers::thousands(MAX_SERVER_TOOLS as u64)
+        ),
+        None,
+    )))
 }
 
 /// Skips the tools listed since the last page whose names are too long,
@@ -227,5 +258,19 @@ mod tests {
         read_page(&page, &mut out).unwrap();
         let e = bounded(&mut out, &mut weighed, &mut bytes).unwrap_err().to_string();
         assert!(e.contains("16 MiB"), "{e}");
+    }
+
+    #[test]
+    fn a_list_past_the_servers_limit_is_refused_with_its_count() {
+        assert!(too_many(MAX_SERVER_TOOLS, false).is_ok());
+        assert!(too_many(MAX_SERVER_TOOLS, true).is_ok());
+        let whole = too_many(120_000, false).unwrap_err().to_string();
+        assert!(whole.contains("it lists 120,000 tools;"), "{whole}");
+        assert!(whole.contains("takes at most 10,000 from one server"), "{whole}");
+        let partial = too_many(10_200, true).unwrap_err().to_string();
+        assert!(
+            partial.contains("more than 10,000 tools (10,200 in the pages read"),
+            "{partial}"
+        );
     }
 }

@@ -45,6 +45,12 @@ pub(super) fn about(info: Option<&rmcp::model::ServerPeerInfo>) -> Option<Arc<st
     (!text.is_empty()).then(|| Arc::from(text))
 }
 
+/// The most of the servers' tools one catalog holds (the gateway's, the
+/// CLI's): a server whose tools would take it past is left out, named,
+/// until there is room (each server lists at most
+/// [`super::lenient::MAX_SERVER_TOOLS`]).
+pub const MAX_CATALOG_TOOLS: usize = 50_000;
+
 /// `tools` through the MCP importer (an empty list is refused there, so
 /// the caller passes a list with tools).
 fn import(tools: &[rmcp::model::Tool], origin: &str, server: &str) -> Result<Vec<Tool>, String> {
@@ -60,7 +66,9 @@ fn import(tools: &[rmcp::model::Tool], origin: &str, server: &str) -> Result<Vec
 /// The servers' tools as one catalog: each server's list through the MCP
 /// importer (a server whose list fails its checks is failed, naming the
 /// tool and field), names present in two servers prefixed `server__` in
-/// both, always-load from the config. Returns the failed servers too.
+/// both, always-load from the config. Returns the failed servers too, and
+/// the servers left out for room (by name, why): past
+/// [`MAX_CATALOG_TOOLS`], the servers later in the list wait.
 ///
 /// A name once given (`given`: server and its name for the tool → the
 /// catalog's name) never changes while the host lives: a server that comes
@@ -71,7 +79,7 @@ pub(super) fn build_catalog(
     always_load: &[String],
     statuses: &mut [ServerStatus],
     given: &mut HashMap<(String, String), String>,
-) -> (Option<Catalog>, Vec<String>) {
+) -> (Option<Catalog>, Vec<String>, HashMap<String, String>) {
     let mut failed = Vec::new();
     let mut fail = |statuses: &mut [ServerStatus], server: &str, why: String| {
         if let Some(s) = statuses.iter_mut().find(|s| s.name == server) {
@@ -140,6 +148,7 @@ pub(super) fn build_catalog(
             .collect();
         per_server.push((server, with_origin, skipped));
     }
+    let crowded = make_room(&mut per_server, statuses, MAX_CATALOG_TOOLS);
     let mut count: BTreeMap<String, usize> = BTreeMap::new();
     for (_, tools, _) in &per_server {
         for t in tools {
@@ -216,7 +225,7 @@ pub(super) fn build_catalog(
         }
     }
     if all.is_empty() {
-        return (None, failed);
+        return (None, failed, crowded);
     }
     let names: Vec<&str> = statuses
         .iter()
@@ -225,7 +234,7 @@ pub(super) fn build_catalog(
         .collect();
     let name = format!("mcp: {}", names.join(", "));
     match Catalog::build(name, all, vec![catalog::Format::Mcp], Vec::new(), "") {
-        Ok(c) => (Some(c), failed),
+        Ok(c) => (Some(c), failed, crowded),
         Err(e) => {
             // Only a prefixed name that another server also uses gets here.
             for s in statuses.iter_mut() {
@@ -237,9 +246,41 @@ pub(super) fn build_catalog(
                     failed.push(s.name.clone());
                 }
             }
-            (None, failed)
+            (None, failed, crowded)
         }
     }
+}
+
+/// Leaves out of `per_server` each server whose tools would take the
+/// catalog past `limit` tools (in the servers' order), its state failed
+/// with its count and the limit; those servers, and why.
+pub(super) fn make_room(
+    per_server: &mut Vec<(McpServer, Vec<Tool>, Vec<String>)>,
+    statuses: &mut [ServerStatus],
+    limit: usize,
+) -> HashMap<String, String> {
+    let mut crowded = HashMap::new();
+    let mut room = limit;
+    per_server.retain(|(server, tools, _)| {
+        if tools.len() <= room {
+            room -= tools.len();
+            return true;
+        }
+        let why = format!(
+            "its {} would take the catalog past {} of the servers' tools: left out until the others leave room",
+            crate::numbers::counted(tools.len(), "tool"),
+            crate::numbers::thousands(limit as u64)
+        );
+        if let Some(s) = statuses.iter_mut().find(|s| s.name == server.name) {
+            s.state = ServerState::Failed {
+                why: why.clone(),
+                stderr_tail: String::new(),
+            };
+        }
+        crowded.insert(server.name.clone(), why);
+        false
+    });
+    crowded
 }
 
 /// The always-load patterns that match no tool of `catalog` (a typo, or a

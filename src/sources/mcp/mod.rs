@@ -64,7 +64,8 @@ with_the_sdk! {
     pub use background::MAX_RETRY_PAUSE;
     pub use calls::{MAX_RESTARTS_IN_A_ROW, RESTART_PAUSE};
     pub use host::McpHost;
-    pub use listed::unmatched_always_load;
+    pub use lenient::MAX_SERVER_TOOLS;
+    pub use listed::{MAX_CATALOG_TOOLS, unmatched_always_load};
     pub use progress::{KEPT as PROGRESS_KEPT, ProgressReports, ProgressSink, progress_channel};
     pub use logins::{LOGIN_WAIT, LoggedIn, MAX_LOGINS_PER_CALL, NotLoggedIn};
     pub use offered::{Offer, ServerList};

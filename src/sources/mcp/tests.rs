@@ -71,7 +71,7 @@ fn hidden_text_is_reported_with_its_server() {
             skipped: Vec::new(),
         },
     }];
-    let (catalog, failed) = build_catalog(
+    let (catalog, failed, _) = build_catalog(
         vec![super::listed::Listed {
             server,
             tools: listed,
@@ -127,7 +127,7 @@ fn names_of(
             },
         })
         .collect();
-    let (catalog, _) = build_catalog(listed, &[], &mut statuses, given);
+    let (catalog, ..) = build_catalog(listed, &[], &mut statuses, given);
     let mut names: Vec<String> = catalog
         .unwrap()
         .tools()
@@ -219,4 +219,36 @@ fn a_new_servers_file_adds_removes_and_restarts_servers_by_name() {
     let relist = |name: &str| runtime.block_on(host.relist(name));
     assert_eq!(relist("a"), Ok(false));
     assert_eq!(relist("c"), Ok(false));
+}
+
+/// Servers whose tools would take the catalog past its limit wait, named
+/// with their count; the ones before them are served.
+#[test]
+fn a_server_past_the_catalogs_room_is_left_out_and_says_why() {
+    let server = |name: &str, n: usize| {
+        let tools = (0..n)
+            .map(|i| Tool::new(format!("{name}_{i}"), "d"))
+            .collect();
+        (config::stdio_server(name).unwrap(), tools, Vec::new())
+    };
+    let mut per_server = vec![server("small", 3), server("big", 8), server("tiny", 2)];
+    let mut statuses: Vec<ServerStatus> = ["small", "big", "tiny"]
+        .iter()
+        .map(|name| ServerStatus {
+            name: name.to_string(),
+            state: ServerState::Starting {
+                failed_before: None,
+            },
+        })
+        .collect();
+    let crowded = super::listed::make_room(&mut per_server, &mut statuses, 6);
+    let kept: Vec<&str> = per_server.iter().map(|(s, ..)| s.name.as_str()).collect();
+    assert_eq!(kept, ["small", "tiny"]);
+    assert_eq!(crowded.len(), 1);
+    let why = statuses[1].failure().unwrap();
+    assert_eq!(why, crowded["big"]);
+    assert!(
+        why.contains("its 8 tools would take the catalog past 6"),
+        "{why}"
+    );
 }
