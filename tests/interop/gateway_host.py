@@ -49,7 +49,8 @@ STEPS_JSON, on stdin, is a JSON array of steps:
                                  SDK itself sends a tools/list after a
                                  successful call of a tool it has not seen
                                  listed (to find its output schema).
-                                 "progress": true collects the progress
+                                 "timed": true adds "seconds", how long
+                                 the call took. "progress": true collects the progress
                                  notifications of this call: the result
                                  gains "progress", a list of
                                  {"progress", "total", "message"}. With
@@ -110,6 +111,7 @@ import json
 import os
 import shlex
 import sys
+import time
 from contextlib import AsyncExitStack
 
 import mcp_types as types
@@ -257,6 +259,7 @@ async def run_step(client, notifications, step, session):
         async def progress(value, total, message):
             reports.append({"progress": value, "total": total, "message": message})
 
+        started = time.perf_counter()
         result = await client.call_tool(
             step["name"],
             arguments,
@@ -266,6 +269,8 @@ async def run_step(client, notifications, step, session):
         out = dump(result)
         if step.get("progress"):
             out["progress"] = reports
+        if step.get("timed"):
+            out["seconds"] = time.perf_counter() - started
         return out
     if op == "resources":
         return await pages(client.list_resources, "resources")
