@@ -196,6 +196,21 @@ impl RetryLoopBreaker {
         Ok(f())
     }
 
+    /// Takes back the last record of this call when it is the streak's (a
+    /// call that was refused before it ran, as for a login the server
+    /// needs, is not a repeat: its retry is not a loop).
+    pub fn take_back(&mut self, name: &str, args: &Value) {
+        if self.repeats == 0
+            || self.last_signature.as_deref() != Some(signature(name, args).as_str())
+        {
+            return;
+        }
+        self.repeats -= 1;
+        if self.repeats == 0 {
+            self.last_signature = None;
+        }
+    }
+
     /// Clears the streak.
     pub fn reset(&mut self) {
         self.last_signature = None;
@@ -276,6 +291,19 @@ mod tests {
             .is_err()
         );
         assert_eq!(calls, 1);
+    }
+
+    #[test]
+    fn a_call_taken_back_is_not_a_repeat() {
+        let mut b = RetryLoopBreaker::new(1);
+        let args = json!({"id": 1});
+        b.record("t", &args).unwrap();
+        b.take_back("t", &args);
+        assert_eq!((b.repeats(), b.last_signature()), (0, None));
+        b.record("t", &args).unwrap();
+        // Another call's take-back leaves the streak as it is.
+        b.take_back("u", &args);
+        assert!(b.record("t", &args).is_err());
     }
 
     #[test]

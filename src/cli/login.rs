@@ -101,6 +101,7 @@ pub fn login(args: &LoginArgs) -> Result<(), CliError> {
             limit: std::time::Duration::from_secs(args.wait),
             shown: &shown,
             wait_unopened: true,
+            hold: None,
         }))
         .map_err(|e| {
             CliError::Mcp(format!(

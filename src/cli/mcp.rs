@@ -55,6 +55,36 @@ impl McpArgs {
         self.call_timeout.unwrap_or(Duration::from_secs(60))
     }
 
+    /// The command that logs in to a server of these flags: `toolsift
+    /// login NAME` with the flags that name its servers (the files as
+    /// absolute paths, each word quoted for a shell when it needs it).
+    #[cfg(feature = "mcp")]
+    pub fn login_command(&self) -> mcp::login::LoginCommand {
+        let mut flags = String::new();
+        let mut add = |flag: &str, value: &str| {
+            flags.push_str(&format!(" {flag} {}", shell_word(value)));
+        };
+        let absolute = |p: &std::path::Path| {
+            std::path::absolute(p)
+                .unwrap_or_else(|_| p.to_path_buf())
+                .display()
+                .to_string()
+        };
+        for path in &self.mcp {
+            add("--mcp", &absolute(path));
+        }
+        if let Some(dir) = &self.project {
+            add("--project", &absolute(dir));
+        }
+        for line in &self.mcp_stdio {
+            add("--mcp-stdio", line);
+        }
+        for url in &self.mcp_url {
+            add("--mcp-url", url);
+        }
+        Arc::new(move |server: &str| format!("toolsift login {}{flags}", shell_word(server)))
+    }
+
     pub fn any(&self) -> bool {
         !(self.mcp.is_empty() && self.mcp_stdio.is_empty() && self.mcp_url.is_empty())
     }
@@ -131,6 +161,21 @@ impl McpArgs {
             );
         }
         Ok(config)
+    }
+}
+
+/// `word` as a shell reads it back: bare when it is plain, else in single
+/// quotes.
+#[cfg(feature = "mcp")]
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 

@@ -38,11 +38,25 @@ pub fn say_login_page(server: &str, url: &str, shown: mcp::login::Shown) {
             escape(url)
         ),
         mcp::login::Shown::Printed => eprintln!(
-            "toolsift: MCP server {} needs a login: open {} in a browser",
+            "toolsift: MCP server {} needs a login: no browser was opened ({}): open {} in a browser",
             escape(server),
+            if mcp::login::no_browser() {
+                "TOOLSIFT_NO_BROWSER is set"
+            } else {
+                "none was found"
+            },
             escape(url)
         ),
     }
+}
+
+/// Says what went wrong with a server's login, on stderr, escaped.
+pub fn warn_of_login(server: &str, what: &str) {
+    eprintln!(
+        "toolsift: warning: MCP server {}: {}",
+        escape(server),
+        escape(what)
+    );
 }
 
 /// What the gateway starts with: its host, the tools of the servers that
@@ -71,6 +85,8 @@ pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, String>
     // A server that needs a login gets one the first time: its page is
     // opened in the browser (or its address said here, on stderr).
     host.log_in_when_needed(true, Arc::new(say_login_page));
+    host.warn_of_logins(Arc::new(warn_of_login));
+    host.log_in_with(args.login_command());
     let gathered = host.gather_within(&config, wait);
     for s in &gathered.servers {
         match s.state {
@@ -134,6 +150,9 @@ pub fn load_servers(
             config.timeout.as_secs_f64()
         );
     }
+    host.warn_of_logins(Arc::new(warn_of_login));
+    let command = args.login_command();
+    host.log_in_with(command.clone());
     let gathered = host.gather(&config);
     for s in &gathered.servers {
         if matches!(
@@ -178,10 +197,10 @@ pub fn load_servers(
                     .map(|s| escape(&s.name).into_owned())
                     .collect();
                 format!(
-                    "no MCP server listed a tool: {} {} for a login (`toolsift login {}` makes it)",
+                    "no MCP server listed a tool: {} {} for a login (`{}` makes it)",
                     names.join(", "),
                     if names.len() == 1 { "waits" } else { "wait" },
-                    escape(&waiting.name)
+                    escape(&command(&waiting.name))
                 )
             } else {
                 "the MCP servers list no tools".to_string()

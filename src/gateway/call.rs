@@ -73,6 +73,16 @@ impl SessionBreaker {
             })
     }
 
+    /// Takes back the record of a call that did not run (refused for a
+    /// login the server needs): called again once logged in, it is not a
+    /// loop.
+    pub(crate) fn take_back(&self, name: &str, arguments: &Value) {
+        self.breaker
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take_back(name, arguments);
+    }
+
     /// How many times in a row the last call was made.
     fn repeats(&self) -> u64 {
         self.breaker
@@ -535,6 +545,10 @@ impl Gateway {
                 result
             }
             Err(e) => {
+                if !retry && matches!(e, crate::sources::mcp::McpCallError::NeedsLogin { .. }) {
+                    // Not run: its retry after the login is not a repeat.
+                    breaker.take_back(&tool.name, &args_value);
+                }
                 record(&tool.name, server.as_deref(), Ended::UpstreamError, None);
                 error_result(format!("{} failed: {e}", tool.name))
             }

@@ -25,6 +25,9 @@ pub(crate) struct NotUp {
     pub(crate) starting: Vec<String>,
     pub(crate) down: Vec<String>,
     pub(crate) login: Vec<String>,
+    /// For each server waiting for a login, `NAME: how it gets one` (the
+    /// command that makes it).
+    pub(crate) login_how: Vec<String>,
 }
 
 /// The description of `search_tools` over `catalog`, the servers still

@@ -59,10 +59,10 @@ impl Gateway {
             answer["note"] = if not_up.login.is_empty() {
                 json!("no MCP server has listed its tools yet; try again in a few seconds")
             } else {
-                json!(format!(
-                    "no MCP server has listed its tools yet; waiting for a login (the user logs in with `toolsift login NAME` or the page toolsift opened): {}",
-                    not_up.login.join(", ")
-                ))
+                json!(sentences(&[
+                    "No MCP server has listed its tools yet".to_string(),
+                    waiting_note(&not_up.login_how),
+                ]))
             };
             add_servers(&mut answer, &not_up);
             return Found {
@@ -157,15 +157,11 @@ impl Gateway {
                 starting.join(", ")
             ));
         }
-        if !notes.is_empty() {
-            answer["note"] = json!(notes.join(" "));
-        }
         if !not_up.login.is_empty() {
-            notes.push(format!(
-                "Waiting for a login (their tools are not searched until the user logs in, with `toolsift login NAME` or the page toolsift opened): {}.",
-                not_up.login.join(", ")
-            ));
-            answer["note"] = json!(notes.join(" "));
+            notes.push(waiting_note(&not_up.login_how));
+        }
+        if !notes.is_empty() {
+            answer["note"] = json!(sentences(&notes));
         }
         add_servers(&mut answer, &not_up);
         self.remember_search(session, &query, usage_key);
@@ -280,6 +276,35 @@ impl Gateway {
     }
 }
 
+/// The note of the servers waiting for a login: each with how the user
+/// logs in (the command that makes it, with its servers file).
+fn waiting_note(login_how: &[String]) -> String {
+    format!(
+        "Waiting for the user to log in (a server's tools not yet listed join then, and a call refused for the login goes once it is made): {}",
+        login_how.join("; ")
+    )
+}
+
+/// Notes as one text, each a sentence of its own: ended with a full stop
+/// when it has none, begun with a capital, one space between.
+fn sentences(notes: &[String]) -> String {
+    notes
+        .iter()
+        .map(|n| n.trim())
+        .filter(|n| !n.is_empty())
+        .map(|n| {
+            let mut chars = n.chars();
+            let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
+            let mut s = first.unwrap_or_default() + chars.as_str();
+            if !s.ends_with(['.', '!', '?']) {
+                s.push('.');
+            }
+            s
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Names the servers still starting, those down and those waiting for a
 /// login in an answer.
 fn add_servers(answer: &mut Value, not_up: &super::first_view::NotUp) {
@@ -367,5 +392,27 @@ pub(crate) fn why_line(reason: Reason, e: &Explanation) -> String {
         "ranked".into()
     } else {
         parts.join("; ")
+    }
+}
+
+#[cfg(test)]
+mod note_tests {
+    #[test]
+    fn a_gate_s_note_and_the_login_note_are_two_sentences() {
+        let gate = "no tool fits this request; the nearest, whoami, fits with probability 0.42 of the 0.56 asked";
+        let waiting = super::waiting_note(&[
+            "hosted: log in with `toolsift login hosted --mcp /x/servers.json`".into(),
+        ]);
+        let note = super::sentences(&[gate.to_string(), waiting]);
+        assert!(note.starts_with("No tool fits"), "{note}");
+        assert!(
+            note.contains("of the 0.56 asked. Waiting for the user to log in"),
+            "{note}"
+        );
+        assert!(!note.contains('\n'), "{note}");
+        assert!(
+            note.contains("`toolsift login hosted --mcp /x/servers.json`."),
+            "{note}"
+        );
     }
 }

@@ -89,8 +89,8 @@ impl Gateway {
                         format!("{name} ({})", crate::numbers::counted(*tools, "tool"))
                     }
                     ServerState::Starting { .. } => format!("{name} (starting)"),
-                    ServerState::WaitingForLogin { .. } => {
-                        format!("{name} (waiting for login: `toolsift login {name}`)")
+                    ServerState::WaitingForLogin { how } => {
+                        format!("{name} (waiting for login: {})", escape(how))
                     }
                     ServerState::Failed { .. } => format!("{name} (down, tried again)"),
                 }
@@ -144,7 +144,10 @@ pub(crate) fn states_of(host: &crate::sources::mcp::McpHost) -> NotUp {
         match s.state {
             ServerState::Starting { .. } => not_up.starting.push(s.name),
             ServerState::Failed { .. } => not_up.down.push(s.name),
-            ServerState::WaitingForLogin { .. } => not_up.login.push(s.name),
+            ServerState::WaitingForLogin { how } => {
+                not_up.login_how.push(format!("{}: {how}", s.name));
+                not_up.login.push(s.name);
+            }
             ServerState::Loaded { .. } => {}
         }
     }

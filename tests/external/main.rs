@@ -31,8 +31,10 @@ mod hub;
 #[cfg(feature = "embed-local")]
 mod learned_ranking;
 mod mcp_login;
+mod mcp_login_guards;
 mod mcp_servers;
 mod mcp_support;
+mod oauth_fixture;
 mod openai_rendering;
 #[cfg(feature = "embed-local")]
 mod people_words;

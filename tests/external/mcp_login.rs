@@ -10,93 +10,12 @@
 
 use crate::gateway::{HttpGateway, get, host, toolsift};
 use crate::mcp_support::*;
+use crate::oauth_fixture::{OAuthServer, browser, run_env};
 
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-
-/// The fixture server on a free port, killed when dropped; its stderr in
-/// a file (the tokens it issued).
-struct OAuthServer {
-    child: Child,
-    url: String,
-    log: String,
-}
-
-impl OAuthServer {
-    fn start(dir: &TempDir, expires: u32, refuse: &str) -> OAuthServer {
-        let port = crate::common::redis::free_port();
-        let log = dir.path("oauth-server.log");
-        let child = Command::new(python())
-            .arg(mcp_fixture("oauth_server.py"))
-            .arg(port.to_string())
-            .args([
-                "--expires",
-                &expires.to_string(),
-                "--refuse-refresh",
-                refuse,
-            ])
-            .stderr(std::fs::File::create(&log).unwrap())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        let url = format!("http://127.0.0.1:{port}/mcp");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "the OAuth fixture did not listen"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        OAuthServer { child, url, log }
-    }
-
-    fn said(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// Every access and refresh token it issued.
-    fn tokens(&self) -> Vec<String> {
-        self.said()
-            .lines()
-            .filter_map(|l| l.strip_prefix("issued "))
-            .flat_map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-            .collect()
-    }
-}
-
-impl Drop for OAuthServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn browser() -> String {
-    format!(
-        "{} {}",
-        python(),
-        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/browser.py")
-    )
-}
-
-fn run_env(args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
-    let out = Command::new(toolsift())
-        .args(args)
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
-}
 
 #[test]
 fn a_hosted_server_waits_for_a_login_joins_after_it_refreshes_and_no_token_is_ever_said() {
@@ -130,6 +49,9 @@ fn a_hosted_server_waits_for_a_login_joins_after_it_refreshes_and_no_token_is_ev
             trace.clone(),
             "--start-wait".into(),
             "5".into(),
+            // A call refused for the login, called again, is no loop.
+            "--breaker-threshold-read-only".into(),
+            "1".into(),
         ],
         &gw_env,
     );
@@ -160,25 +82,34 @@ fn a_hosted_server_waits_for_a_login_joins_after_it_refreshes_and_no_token_is_ev
         "{answer}\n{}",
         gw.stderr()
     );
-    assert!(answer.contains("toolsift login"), "{answer}");
+    // The hint is the command that works: with the servers file.
+    let command = format!("toolsift login hosted --mcp {servers}");
+    assert!(answer.contains(&command), "{answer}");
     assert!(
         first["instructions"]
             .as_str()
             .unwrap_or("")
-            .contains("hosted (waiting for login"),
+            .contains(&format!("hosted (waiting for login: no browser was opened (TOOLSIFT_NO_BROWSER is set): open the login page whose address the log gives, or log in with `{command}`)")),
         "{first}"
     );
+    // No browser is opened under TOOLSIFT_NO_BROWSER, and nothing says
+    // one was: the page's address is said instead.
+    let log = gw.stderr();
     assert!(
-        gw.stderr().contains("hosted needs a login: open http"),
-        "{}",
-        gw.stderr()
+        log.contains(
+            "hosted needs a login: no browser was opened (TOOLSIFT_NO_BROWSER is set): open http"
+        ),
+        "{log}"
     );
+    assert!(!log.contains("was opened in the browser"), "{log}");
+    assert!(!log.contains("a login page was opened"), "{log}");
+    assert!(answer.contains("no browser was opened"), "{answer}");
 
     // `check --gateway` says the same, and how to log in.
     let (ok, said) = run_env(&["check", "--gateway", "--mcp", &servers], &env);
     assert!(!ok, "{said}");
     assert!(
-        said.contains("hosted waits for a login (`toolsift login hosted`"),
+        said.contains(&format!("hosted waits for a login (`{command}` makes it)")),
         "{said}"
     );
 
@@ -232,14 +163,45 @@ fn a_hosted_server_waits_for_a_login_joins_after_it_refreshes_and_no_token_is_ev
     let (ok, said) = run_env(&["check", "--gateway", "--mcp", &servers], &env);
     assert!(!ok, "{said}");
     assert!(
-        said.contains("its login expired or was revoked and could not be renewed: log in again with `toolsift login hosted`"),
+        said.contains(&format!("its login expired or was revoked and could not be renewed: log in again with `{command}`")),
         "{said}"
     );
 
     // A call the server now refuses gets a login; with no browser to open
     // its page, the call says where the page is at once, and the login
-    // goes on: the page opened, the next call goes.
-    let refused = host(&["--url", &gw.url, "--header", header], "legacy", &call, 1).to_string();
+    // goes on: the page opened, the next call goes. Called again at once
+    // (threshold 1), it is refused for the login again, not as a loop,
+    // and no second page is made.
+    let twice = json!([
+        {"op": "call", "name": "whoami", "arguments": {}},
+        {"op": "call", "name": "whoami", "arguments": {}},
+        {"op": "call", "name": "search_tools", "arguments": {"query": "who am I"}}
+    ]);
+    let refused = host(&["--url", &gw.url, "--header", header], "legacy", &twice, 1).to_string();
+    assert!(!refused.contains("stopped this call"), "{refused}");
+    assert_eq!(refused.matches("then try again").count(), 2, "{refused}");
+    assert!(
+        refused.contains(&format!("log in with `{command}` and call again")),
+        "{refused}"
+    );
+    let log = gw.stderr();
+    let pages: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("hosted needs a login"))
+        .collect();
+    assert_eq!(
+        pages.len(),
+        2,
+        "one page at the start, one for the call: {pages:?}"
+    );
+    // Every state shown says it waits for a login: the search's answer,
+    // /healthz.
+    assert!(refused.contains("servers_waiting_for_login"), "{refused}");
+    let (_, health) = get(&format!("{}/healthz", gw.base()), None);
+    assert!(
+        health.contains(r#"{"name":"hosted","state":"waiting for login"}"#),
+        "{health}"
+    );
     let at = refused
         .find("open http://127.0.0.1")
         .unwrap_or_else(|| panic!("{refused}\n{}", gw.stderr()));
@@ -266,6 +228,11 @@ fn a_hosted_server_waits_for_a_login_joins_after_it_refreshes_and_no_token_is_ev
         assert!(Instant::now() < deadline, "{got}\n{}", gw.stderr());
         std::thread::sleep(Duration::from_millis(500));
     };
+    let (_, health) = get(&format!("{}/healthz", gw.base()), None);
+    assert!(
+        health.contains(r#"{"name":"hosted","state":"loaded","tools":1}"#),
+        "{health}"
+    );
 
     // Logout forgets it.
     let (ok, said) = run_env(&["logout", "hosted"], &env);

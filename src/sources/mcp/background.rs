@@ -151,9 +151,15 @@ pub(super) async fn keep_starting(
                 }
             }
             Err(failure) if failure.login.is_some() => {
-                login = failure.login.map(|c| (c, failure.had_login));
+                if let Some(warning) = &failure.warning {
+                    shared.logins.warn(&server.name, warning);
+                }
+                login = failure.login.map(|c| (c, failure.before));
             }
             Err(failure) => {
+                if let Some(warning) = &failure.warning {
+                    shared.logins.warn(&server.name, warning);
+                }
                 if let Some(pgid) = failure.pgid {
                     kill_group(pgid);
                 }
@@ -166,10 +172,10 @@ pub(super) async fn keep_starting(
                 }
             }
         }
-        if let Some((challenge, had_login)) = login {
+        if let Some((challenge, before)) = login {
             // Waiting for a login is its state, said at once; the start
             // goes on once one is kept.
-            super::logins::mark_waiting(&shared, &server.name, &challenge, had_login);
+            super::logins::mark_waiting(&shared, &server.name, &challenge, &before);
             if first {
                 let _ = done.send(());
                 first = false;
@@ -177,7 +183,7 @@ pub(super) async fn keep_starting(
             if *lock(&shared.started) {
                 shared.notify_changed(&server.name);
             }
-            super::logins::wait_for_login(shared.clone(), &server, generation, challenge, had_login)
+            super::logins::wait_for_login(shared.clone(), &server, generation, challenge, before)
                 .await;
             pause = Duration::from_secs(1);
             continue;

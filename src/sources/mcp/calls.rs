@@ -187,8 +187,9 @@ async fn call_on(
     // The time limit counts from here: waiting for a place is not the
     // server hanging.
     let started = Instant::now();
-    // A server that refuses the call for want of a token, or of scopes,
-    // gets a login (its page opened) and the call again, a few times.
+    // A server that refuses the call for want of a token, or of scopes
+    // (or whose refresh its authorization server refused), gets a login
+    // (its page opened) and the call again, once.
     let mut logins = 0;
     let answered = loop {
         let left = limit.saturating_sub(started.elapsed());
@@ -197,19 +198,26 @@ async fn call_on(
             send_call(&client, params.clone(), progress.clone(), link.clone()),
         )
         .await;
-        let challenge = match &got {
-            Ok(Err(e)) => super::login::auth_challenge(e).map(|(c, _)| c),
+        let need = match &got {
+            Ok(Err(e)) => login_need(&shared, &server, e).await,
             _ => None,
         };
-        let Some(challenge) = challenge else {
+        let Some(need) = need else {
             break got;
         };
+        let challenge = need.challenge;
+        if !need.more_scopes {
+            // Every state shown says it waits for a login, until one is
+            // kept (a step-up is this call's, not the server's).
+            super::logins::mark_call_waiting(&shared, &server, challenge.as_deref(), &need.before);
+        }
+        let command = shared.logins.command_for(&server);
         if logins == super::logins::MAX_LOGINS_PER_CALL {
             drop(place);
-            return Err(McpCallError::Failed {
+            return Err(McpCallError::NeedsLogin {
                 message: format!(
-                    "it still refuses the call after {logins} logins ({}); log in with `toolsift login {server}` and call again",
-                    super::sdk_text::plain(&challenge)
+                    "it still refuses the call after a login ({}); log in with `{command}` and call again",
+                    super::sdk_text::plain(challenge.as_deref().unwrap_or("no challenge"))
                 ),
                 server,
             });
@@ -220,11 +228,11 @@ async fn call_on(
         let wait = limit
             .saturating_sub(started.elapsed())
             .max(Duration::from_secs(5));
-        if let Err(why) = super::logins::log_in_to(&shared, &server, Some(challenge), wait, false).await {
+        if let Err(why) = super::logins::log_in_to(&shared, &server, challenge, wait, false).await {
             drop(place);
-            return Err(McpCallError::Failed {
+            return Err(McpCallError::NeedsLogin {
                 message: format!(
-                    "it needs a login for this call, which did not complete: {why}; log in with `toolsift login {server}` and call again"
+                    "it needs a login for this call, which did not complete: {why}; log in with `{command}` and call again"
                 ),
                 server,
             });
@@ -282,6 +290,7 @@ async fn call_on(
             {
                 e.restarts_in_a_row = 0;
             }
+            super::logins::mark_logged_in(&shared, &server);
             Ok(result)
         }
     }
@@ -329,6 +338,55 @@ async fn is_stuck(client: &Client) -> bool {
         tokio::time::timeout(STUCK_AFTER, client.peer().send_request(ping)).await,
         Ok(Ok(_))
     )
+}
+
+/// A call refused for want of a login.
+struct Need {
+    /// The server's challenge (none when its authorization server no
+    /// longer knows the client: the login asks the server).
+    challenge: Option<String>,
+    /// What became of the kept login.
+    before: super::login::Before,
+    /// The call wants more scopes (a 403 `insufficient_scope`).
+    more_scopes: bool,
+}
+
+/// Whether a call's error is the server's need of a login.
+async fn login_need(shared: &Shared, server: &str, error: &ServiceError) -> Option<Need> {
+    use super::login::{Before, TokenStore};
+    let url = {
+        let entries = lock(&shared.entries);
+        match entries.iter().find(|e| e.server.name == server).map(|e| &e.server.transport) {
+            Some(super::Transport::Http { url, .. }) => Some(url.clone()),
+            _ => None,
+        }
+    };
+    let store = url.map(|url| TokenStore::new(server, &url));
+    if let Some((challenge, more_scopes)) = super::login::auth_challenge(error) {
+        let kept = match &store {
+            Some(store) => store.has_token().await,
+            None => false,
+        };
+        let before = if kept { Before::Expired } else { Before::Nothing };
+        return Some(Need {
+            challenge: Some(challenge),
+            before,
+            more_scopes,
+        });
+    }
+    if super::login::unknown_client(&super::login::whole_text(error)) {
+        // The kept login's client is unknown: forgotten, so the login
+        // registers a new one.
+        if let Some(store) = &store {
+            let _ = store.forget_client().await;
+        }
+        return Some(Need {
+            challenge: None,
+            before: Before::UnknownClient,
+            more_scopes: false,
+        });
+    }
+    None
 }
 
 /// Starts `server` again (bounded), lists its tools, and keeps the new

@@ -15,6 +15,7 @@ use tokio::io::AsyncReadExt;
 use super::listener::Listener;
 use super::owners::Tracked;
 use super::reaper::spawn_registered;
+use super::login::Before;
 use super::screened::ScreenedChild;
 use super::{McpServer, Transport};
 
@@ -38,8 +39,23 @@ pub(super) struct Failure {
     pub(super) pgid: Option<i32>,
     /// The server's `WWW-Authenticate` challenge: it needs a login.
     pub(super) login: Option<String>,
-    /// A login was kept for it (and refused, or could not be renewed).
-    pub(super) had_login: bool,
+    /// What became of the login kept for it (refused, not renewed).
+    pub(super) before: super::login::Before,
+    /// What the user should hear of its kept login (a file refused).
+    pub(super) warning: Option<String>,
+}
+
+impl Failure {
+    fn plain(why: String, stderr_tail: String, pgid: Option<i32>) -> Failure {
+        Failure {
+            why,
+            stderr_tail,
+            pgid,
+            login: None,
+            before: super::login::Before::Nothing,
+            warning: None,
+        }
+    }
 }
 
 /// Connects to one server and lists every page of its tools, within `limit`.
@@ -77,13 +93,11 @@ pub(super) async fn connect_and_list(
             let (process, stderr, unreadable) = match spawned {
                 Ok(p) => p,
                 Err(e) => {
-                    return Err(Failure {
-                        why: format!("cannot start {command:?}: {e}"),
-                        stderr_tail: String::new(),
-                        pgid: None,
-                        login: None,
-                    had_login: false,
-                    });
+                    return Err(Failure::plain(
+                        format!("cannot start {command:?}: {e}"),
+                        String::new(),
+                        None,
+                    ));
                 }
             };
             let pgid = process.id().and_then(|id| i32::try_from(id).ok());
@@ -132,26 +146,18 @@ pub(super) async fn connect_and_list(
                     skipped: listing.skipped,
                     pgid,
                 }),
-                Ok(Err(why)) => Err(Failure {
-                    why: describe_failure(&why),
-                    stderr_tail: stderr_tail(),
-                    pgid,
-                    login: None,
-                    had_login: false,
-                }),
-                Err(_) => Err(Failure {
-                    why: match unreadable.lock().map(|u| u.clone()) {
+                Ok(Err(why)) => Err(Failure::plain(describe_failure(&why), stderr_tail(), pgid)),
+                Err(_) => Err(Failure::plain(
+                    match unreadable.lock().map(|u| u.clone()) {
                         Ok(Some(u)) => format!(
                             "did not answer within {} s; {u}",
                             limit.as_secs_f64()
                         ),
                         _ => format!("did not answer within {} s", limit.as_secs_f64()),
                     },
-                    stderr_tail: stderr_tail(),
+                    stderr_tail(),
                     pgid,
-                    login: None,
-                    had_login: false,
-                }),
+                )),
             }
         }
         Transport::Http { url, headers, .. } => {
@@ -164,41 +170,36 @@ pub(super) async fn connect_and_list(
                         custom.insert(n, v);
                     }
                     _ => {
-                        return Err(Failure {
-                            why: format!("header {k:?} is not a valid HTTP header"),
-                            stderr_tail: String::new(),
-                            pgid: None,
-                            login: None,
-                            had_login: false,
-                        });
+                        return Err(Failure::plain(
+                            format!("header {k:?} is not a valid HTTP header"),
+                            String::new(),
+                            None,
+                        ));
                     }
                 }
             }
             let config =
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
-            let had_login = super::login::TokenStore::new(&server.name, url)
-                .has_token()
-                .await;
-            let outcome = tokio::time::timeout(limit, async {
-                // The kept login's token, when there is one; none, and a
-                // server that wants one says so in its challenge.
-                let client = super::login::authorized_client(&server.name, url)
-                    .await
-                    .map_err(|e| (e.to_string(), None))?;
-                let transport = StreamableHttpClientTransport::with_client(client, config);
-                let wire = listener.wire();
-                let listener = listener.saying_its_calls();
-                let client = listener.serve(Tracked::new(transport, wire)).await.map_err(|e| {
-                    let challenge = e.auth_challenge().map(str::to_string);
-                    (e.to_string(), challenge)
-                })?;
-                let listing = super::lenient::list_tools(&client).await.map_err(|e| {
-                    let challenge = super::login::auth_challenge(&e).map(|(c, _)| c);
-                    (e.to_string(), challenge)
-                })?;
-                Ok::<_, (String, Option<String>)>((client, listing))
-            })
-            .await;
+            let store = super::login::TokenStore::new(&server.name, url);
+            // A kept login that is not the user's own is not used: said,
+            // and the server's challenge asks for a login.
+            let refused = store.refused().await.map(|e| e.to_string());
+            let mut before = match &refused {
+                Some(why) => Before::Refused(why.clone()),
+                None if store.has_token().await => Before::Expired,
+                None => Before::Nothing,
+            };
+            let mut outcome = reach(&server.name, url, config.clone(), listener.clone(), limit).await;
+            if let Ok(Err((why, None))) = &outcome
+                && super::login::unknown_client(why)
+            {
+                // Its authorization server no longer knows the client
+                // the login was made with: the login is useless, and the
+                // next one registers anew.
+                let _ = store.forget_client().await;
+                before = Before::UnknownClient;
+                outcome = reach(&server.name, url, config, listener, limit).await;
+            }
             match outcome {
                 Ok(Ok((client, listing))) => Ok(Connected {
                     client,
@@ -211,25 +212,55 @@ pub(super) async fn connect_and_list(
                     stderr_tail: String::new(),
                     pgid: None,
                     login: Some(challenge),
-                    had_login,
+                    before,
+                    warning: refused,
                 }),
                 Ok(Err((why, None))) => Err(Failure {
-                    why: describe_failure(&why),
-                    stderr_tail: String::new(),
-                    pgid: None,
-                    login: None,
-                    had_login: false,
+                    warning: refused,
+                    ..Failure::plain(describe_failure(&why), String::new(), None)
                 }),
-                Err(_) => Err(Failure {
-                    why: format!("did not answer within {} s", limit.as_secs_f64()),
-                    stderr_tail: String::new(),
-                    pgid: None,
-                    login: None,
-                    had_login: false,
-                }),
+                Err(_) => Err(Failure::plain(
+                    format!("did not answer within {} s", limit.as_secs_f64()),
+                    String::new(),
+                    None,
+                )),
             }
         }
     }
+}
+
+/// What connecting to a server reached by url came to: the connection
+/// and its listing, or the error's whole text and the server's challenge
+/// when it asks for a login; `Err` when `limit` ran out.
+type Reached = Result<Result<(Client, super::lenient::Listing), (String, Option<String>)>, tokio::time::error::Elapsed>;
+
+async fn reach(
+    server: &str,
+    url: &str,
+    config: StreamableHttpClientTransportConfig,
+    listener: Listener,
+    limit: Duration,
+) -> Reached {
+    tokio::time::timeout(limit, async {
+        // The kept login's token, when there is one; none, and a server
+        // that wants one says so in its challenge.
+        let client = super::login::authorized_client(server, url)
+            .await
+            .map_err(|e| (e.to_string(), None))?;
+        let transport = StreamableHttpClientTransport::with_client(client, config);
+        let wire = listener.wire();
+        let listener = listener.saying_its_calls();
+        let client = listener.serve(Tracked::new(transport, wire)).await.map_err(|e| {
+            let challenge = e.auth_challenge().map(str::to_string);
+            (super::login::whole_text(&e), challenge)
+        })?;
+        let listing = super::lenient::list_tools(&client).await.map_err(|e| {
+            let challenge = super::login::auth_challenge(&e).map(|(c, _)| c);
+            (super::login::whole_text(&e), challenge)
+        })?;
+        Ok((client, listing))
+    })
+    .await
 }
 
 fn describe_failure(why: &str) -> String {

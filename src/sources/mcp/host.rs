@@ -44,7 +44,7 @@ impl Entry {
         let e = self;
         ServerStatus {
             name: e.server.name.clone(),
-            state: if let (false, Some(how)) = (e.loaded, &e.waiting_for_login) {
+            state: if let Some(how) = &e.waiting_for_login {
                 ServerState::WaitingForLogin {
                     how: how.how.clone(),
                 }
@@ -319,10 +319,14 @@ impl McpHost {
                         kill_group(pgid);
                     }
                     let failed = Some(super::status::with_tail(&failure.why, &failure.stderr_tail));
-                    let had_login = failure.had_login;
+                    if let Some(warning) = &failure.warning {
+                        self.shared.logins.warn(&server.name, warning);
+                    }
+                    let command = self.shared.logins.command_for(&server.name);
+                    let before = failure.before.clone();
                     let waiting = failure
                         .login
-                        .map(|c| super::login::Waiting::new(&server.name, c, had_login));
+                        .map(|c| super::login::Waiting::new(&command, c, &before));
                     statuses.push(ServerStatus {
                         name: server.name.clone(),
                         state: match &waiting {

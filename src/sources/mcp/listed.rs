@@ -215,7 +215,12 @@ pub(super) fn build_catalog(
                     .any(|p| matches_pattern(p, &server.name, &tool));
             all.push(tool);
         }
-        if let Some(s) = statuses.iter_mut().find(|s| s.name == server.name) {
+        // A server that listed its tools and now waits for a login (its
+        // refresh refused) keeps saying so.
+        if let Some(s) = statuses
+            .iter_mut()
+            .find(|s| s.name == server.name && !matches!(s.state, ServerState::WaitingForLogin { .. }))
+        {
             s.state = ServerState::Loaded {
                 tools: n,
                 prefixed,

@@ -4,7 +4,9 @@
 //! is needed (the page opened once per server), a login made elsewhere
 //! (`toolsift login NAME`) noticed as its tokens are kept, and a call the
 //! server refuses for want of a token or of scopes, logged in and sent
-//! again (at most [`MAX_LOGINS_PER_CALL`] times).
+//! again (at most [`MAX_LOGINS_PER_CALL`] times). A server has one login
+//! page at a time: a login needed while its page is open waits for that
+//! one.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -12,14 +14,14 @@ use std::time::Duration;
 
 use super::host::Shared;
 
-use super::login::{Notice, Waiting};
-use super::login::{Asked, LoginError, Shown, TokenStore};
+use super::login::{Asked, Before, LoginError, Shown, TokenStore, Turn};
+use super::login::{LoginCommand, Notice, Waiting, Warn};
 use super::{McpHost, McpServer, Transport};
 use crate::lock::lock;
 
 /// Logins a call may start before it gives up (a server that keeps asking
-/// for more scopes is not followed round and round).
-pub const MAX_LOGINS_PER_CALL: u32 = 2;
+/// for more scopes is not followed round and round: one step-up a call).
+pub const MAX_LOGINS_PER_CALL: u32 = 1;
 /// How long a login waits for the browser's answer.
 pub const LOGIN_WAIT: Duration = Duration::from_secs(300);
 /// How often a server waiting for a login looks for a kept one.
@@ -57,6 +59,18 @@ impl McpHost {
     pub fn log_in_when_needed(&self, on_need: bool, notice: Notice) {
         self.shared.logins.on_need.store(on_need, Ordering::SeqCst);
         *lock(&self.shared.logins.notice) = Some(notice);
+    }
+
+    /// `warn` is told what the user should hear of a server's login (a
+    /// kept login refused, a login page refused), once for the same words.
+    pub fn warn_of_logins(&self, warn: Warn) {
+        *lock(&self.shared.logins.warn) = Some(warn);
+    }
+
+    /// The hints name `command` (of a server's name) as the way to log
+    /// in: `toolsift login NAME` with the servers file the host read.
+    pub fn log_in_with(&self, command: LoginCommand) {
+        *lock(&self.shared.logins.command) = Some(command);
     }
 }
 
@@ -106,6 +120,9 @@ fn entry_server(shared: &Shared, server: &str) -> Option<McpServer> {
 }
 
 /// One login to `server`, with `challenge` (else the one it waits with).
+/// While the server's login page is open (another call's, the start's),
+/// this waits for that login instead of opening a second page; a page no
+/// browser opened is said again at once when `wait_unopened` is off.
 pub(super) async fn log_in_to(
     shared: &Shared,
     server: &str,
@@ -117,6 +134,27 @@ pub(super) async fn log_in_to(
     let Transport::Http { url, headers, oauth } = &config.transport else {
         return Err(LoginError::NotHttp);
     };
+    let page = shared.logins.page(server);
+    let before = stamp(&config).await;
+    let held = match page.turn.clone().try_lock_owned() {
+        Ok(held) => held,
+        Err(_) => {
+            let printed = lock(&page.printed).clone();
+            if let (Some(printed), false) = (printed, wait_unopened) {
+                return Err(LoginError::NotOpened(printed));
+            }
+            let Ok(held) = tokio::time::timeout(limit, page.turn.clone().lock_owned()).await
+            else {
+                return Err(LoginError::TimedOut(limit.as_secs()));
+            };
+            if stamp(&config).await != before {
+                // The login waited for is kept: this one is made.
+                return Ok(TokenStore::new(server, url).kept_where());
+            }
+            held
+        }
+    };
+    let turn = Turn::new(held, page.clone());
     let challenge = challenge.or_else(|| {
         lock(&shared.entries)
             .iter()
@@ -125,6 +163,9 @@ pub(super) async fn log_in_to(
     });
     let notice = lock(&shared.logins.notice).clone();
     let shown = move |url: &str, how: Shown| {
+        if how == Shown::Printed {
+            *lock(&page.printed) = Some(url.to_string());
+        }
         if let Some(n) = &notice {
             n(server, url, how);
         }
@@ -138,22 +179,93 @@ pub(super) async fn log_in_to(
         limit,
         shown: &shown,
         wait_unopened,
+        hold: Some(Box::new(turn)),
     })
-    .await?;
-    Ok(logged.kept_in)
+    .await;
+    match logged {
+        Ok(logged) => Ok(logged.kept_in),
+        Err(e) => {
+            if matches!(e, LoginError::UnsafePage { .. }) {
+                shared.logins.warn(server, &e.to_string());
+            }
+            Err(e)
+        }
+    }
 }
 
-/// `server` waits for a login, with `challenge`.
-pub(super) fn mark_waiting(shared: &Shared, server: &str, challenge: &str, had_login: bool) {
+/// `server` waits for a login, with `challenge`; `before` says what
+/// became of the login kept for it.
+pub(super) fn mark_waiting(shared: &Shared, server: &str, challenge: &str, before: &Before) {
+    let command = shared.logins.command_for(server);
     if let Some(e) = lock(&shared.entries)
         .iter_mut()
         .find(|e| e.server.name == server)
     {
         if e.waiting_for_login.is_none() {
-            e.waiting_for_login = Some(Waiting::new(server, challenge.to_string(), had_login));
+            e.waiting_for_login = Some(Waiting::new(&command, challenge.to_string(), before));
         }
         e.failed = None;
         e.starting = false;
+    }
+}
+
+/// A call to `server`, which was up, was refused for want of a login
+/// (its refresh refused, its client unknown): it waits for one in every
+/// state shown, its tools kept for the call that logs in, until a login
+/// is kept (here or by another process) or a call goes through.
+pub(super) fn mark_call_waiting(shared: &Arc<Shared>, server: &str, challenge: Option<&str>, before: &Before) {
+    let command = shared.logins.command_for(server);
+    let config = {
+        let mut entries = lock(&shared.entries);
+        let Some(e) = entries.iter_mut().find(|e| e.server.name == server) else {
+            return;
+        };
+        if e.waiting_for_login.is_none() {
+            e.waiting_for_login = Some(Waiting::new(
+                &command,
+                challenge.unwrap_or_default().to_string(),
+                before,
+            ));
+        }
+        e.server.clone()
+    };
+    if !lock(&shared.logins.watched).insert(server.to_string()) {
+        return;
+    }
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        let first = stamp(&config).await;
+        loop {
+            tokio::time::sleep(LOOK_EVERY).await;
+            let waiting = lock(&shared.entries)
+                .iter()
+                .find(|e| e.server == config)
+                .map(|e| e.waiting_for_login.is_some());
+            if waiting != Some(true) {
+                break;
+            }
+            if stamp(&config).await != first {
+                if let Some(e) = lock(&shared.entries)
+                    .iter_mut()
+                    .find(|e| e.server == config && e.loaded)
+                {
+                    e.waiting_for_login = None;
+                }
+                shared.notify_changed(&config.name);
+                break;
+            }
+        }
+        lock(&shared.logins.watched).remove(&config.name);
+    });
+}
+
+/// A call to `server` went through: it waits for no login.
+pub(super) fn mark_logged_in(shared: &Shared, server: &str) {
+    if let Some(e) = lock(&shared.entries)
+        .iter_mut()
+        .find(|e| e.server.name == server && e.loaded)
+    {
+        e.waiting_for_login = None;
     }
 }
 
@@ -174,37 +286,55 @@ pub(super) async fn wait_for_login(
     server: &McpServer,
     generation: u64,
     challenge: String,
-    had_login: bool,
+    lost: Before,
 ) {
     let before = stamp(server).await;
     let start_one = shared.logins.on_need.load(Ordering::SeqCst)
         && lock(&shared.logins.opened).insert(server.name.clone());
-    // The state first: a login that fails at once says so over it.
+    let command = shared.logins.command_for(&server.name);
+    // The state first: a login that fails at once says so over it. Under
+    // TOOLSIFT_NO_BROWSER no page is opened, and it says so.
     if let Some(e) = lock(&shared.entries)
         .iter_mut()
         .find(|e| e.server.name == server.name)
     {
         e.waiting_for_login = Some(Waiting::with(
-            &server.name,
+            &command,
             challenge.clone(),
-            had_login,
-            start_one,
+            &lost,
+            start_one.then(|| !super::login::no_browser()),
         ));
     }
+    // The login started here ends when this wait does (a login kept by
+    // another process, the server taken out): its page's turn is free.
+    struct EndsWithTheWait(Option<tokio::task::JoinHandle<()>>);
+    impl Drop for EndsWithTheWait {
+        fn drop(&mut self) {
+            if let Some(task) = &self.0 {
+                task.abort();
+            }
+        }
+    }
+    let mut _started = EndsWithTheWait(None);
     if start_one {
         let shared = shared.clone();
         let name = server.name.clone();
-        tokio::spawn(async move {
+        _started.0 = Some(tokio::spawn(async move {
             let outcome = log_in_to(&shared, &name, Some(challenge), LOGIN_WAIT, true).await;
-            if let Err(e) = outcome
-                && let Some(entry) = lock(&shared.entries)
-                    .iter_mut()
-                    .find(|e| e.server.name == name)
-                && let Some(w) = entry.waiting_for_login.as_mut()
-            {
-                w.how = format!("the login did not complete: {e}; log in with `toolsift login {name}`");
+            let Err(e) = outcome else { return };
+            let command = shared.logins.command_for(&name);
+            let mut entries = lock(&shared.entries);
+            let Some(entry) = entries.iter_mut().find(|e| e.server.name == name) else {
+                return;
+            };
+            if matches!(e, LoginError::UnsafePage { .. }) {
+                // Refused: it cannot be logged in as it stands.
+                entry.waiting_for_login = None;
+                entry.failed = Some(format!("its login is refused: {e}"));
+            } else if let Some(w) = entry.waiting_for_login.as_mut() {
+                w.how = format!("the login did not complete: {e}; log in with `{command}`");
             }
-        });
+        }));
     }
     loop {
         let current = lock(&shared.entries)

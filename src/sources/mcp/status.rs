@@ -167,6 +167,10 @@ pub enum McpCallError {
     Failed { server: String, message: String },
     #[error("MCP server {server:?} did not answer within {secs} s")]
     Timeout { server: String, secs: u64 },
+    /// The call was not run: the server waits for a login (the message
+    /// says how to make it); called again once logged in, it goes.
+    #[error("MCP server {server:?}: {message}")]
+    NeedsLogin { server: String, message: String },
     /// The server answered the request with a JSON-RPC error: passed on to
     /// the host as it came (its code kept).
     #[error("MCP server {server:?}: {message}")]

@@ -124,10 +124,38 @@ pub enum Shown {
     Printed,
 }
 
+/// Whether `TOOLSIFT_NO_BROWSER` keeps toolsift from opening a browser.
+pub fn no_browser() -> bool {
+    std::env::var_os("TOOLSIFT_NO_BROWSER").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Why `endpoint` (an authorization server's login page) is not one to
+/// open: only `https`, or `http` on a loopback host (127.0.0.0/8, ::1,
+/// `localhost`), is; a `file:`, `javascript:` or an application's scheme
+/// would have the browser (or the desktop) run what the server chose.
+pub(super) fn unsafe_page(endpoint: &str) -> Option<&'static str> {
+    let Ok(url) = url::Url::parse(endpoint) else {
+        return Some("it is not a URL");
+    };
+    let loopback = match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    match url.scheme() {
+        "https" if url.host().is_some() => None,
+        "http" if loopback => None,
+        "http" => Some("it is http on a host that is not this machine (only https is, or http on a loopback host)"),
+        _ => Some("only an https address (or http on a loopback host) is opened"),
+    }
+}
+
 /// Opens `url` in the user's browser; `Printed` when none opens
-/// (`TOOLSIFT_NO_BROWSER=1` never tries).
+/// (`TOOLSIFT_NO_BROWSER=1` never tries), or the address is not one to
+/// open ([`unsafe_page`]).
 pub(super) fn show(url: &str) -> Shown {
-    if std::env::var_os("TOOLSIFT_NO_BROWSER").is_some_and(|v| !v.is_empty() && v != "0") {
+    if no_browser() || unsafe_page(url).is_some() {
         return Shown::Printed;
     }
     let options = {
@@ -195,5 +223,30 @@ mod tests {
         let quiet = Callback::bind(None).await.unwrap();
         let timed_out = quiet.wait("s3".into(), Duration::from_millis(200)).await.unwrap_err();
         assert_eq!(timed_out, LoginError::TimedOut(0));
+    }
+
+    #[test]
+    fn only_an_https_page_or_http_on_this_machine_is_opened() {
+        for ok in [
+            "https://auth.example/authorize",
+            "http://127.0.0.1:8080/authorize",
+            "http://127.9.9.9/authorize",
+            "http://[::1]:9/authorize",
+            "http://localhost:9/authorize",
+        ] {
+            assert_eq!(unsafe_page(ok), None, "{ok}");
+        }
+        for bad in [
+            "file:///etc/passwd",
+            "javascript:alert(1)",
+            "vscode://ext/run?x=1",
+            "http://auth.example/authorize",
+            "http://10.0.0.1/authorize",
+            "ftp://auth.example/",
+            "not a url",
+        ] {
+            assert!(unsafe_page(bad).is_some(), "{bad}");
+            assert_eq!(show(bad), Shown::Printed, "{bad}");
+        }
     }
 }

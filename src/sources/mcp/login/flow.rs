@@ -13,8 +13,8 @@ use rmcp::transport::streamable_http_client::{
     AuthRequiredError, InsufficientScopeError, StreamableHttpClientTransportConfig,
 };
 
-use super::callback::{Callback, Shown, show, state_of};
-use super::store::TokenStore;
+use super::callback::{Callback, Shown, show, state_of, unsafe_page};
+use super::store::{Registered, StoreError, TokenStore};
 use super::{LoginError, plain};
 use crate::sources::mcp::OAuthSettings;
 
@@ -39,6 +39,9 @@ pub struct Asked<'a> {
     /// (someone at the terminal opens it); else the login goes on in the
     /// background and [`LoginError::NotOpened`] says where the page is.
     pub wait_unopened: bool,
+    /// Held until the login ends, however it ends (the server's turn at
+    /// its login page).
+    pub hold: Option<Box<dyn std::any::Any + Send>>,
 }
 
 /// A completed login.
@@ -63,6 +66,29 @@ pub fn auth_challenge(error: &(dyn std::error::Error + 'static)) -> Option<(Stri
         source = e.source();
     }
     None
+}
+
+/// An error's text with every source's after it (an SDK error often says
+/// the cause only in its source).
+pub fn whole_text(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        let more = e.to_string();
+        if !text.contains(&more) {
+            text = format!("{text}: {more}");
+        }
+        source = e.source();
+    }
+    text
+}
+
+/// Whether an error's whole text says the authorization server refused a
+/// refresh because it does not know the client (`invalid_client`,
+/// `unauthorized_client`): the login is to make again, with a new client.
+pub fn unknown_client(text: &str) -> bool {
+    text.contains("token refresh failed")
+        && (text.contains("invalid_client") || text.contains("unauthorized_client"))
 }
 
 fn config(url: &str, headers: &BTreeMap<String, String>) -> StreamableHttpClientTransportConfig {
@@ -123,9 +149,39 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
         .and_then(|v| v.as_bool())
         .unwrap_or(false);
     let can_register = metadata.registration_endpoint.is_some();
+    // The page put before the user is the authorization server's: only
+    // an https one (or http on this machine) is, and nothing is
+    // registered with a server that names another.
+    if let Some(why) = unsafe_page(&metadata.authorization_endpoint) {
+        return Err(LoginError::UnsafePage {
+            endpoint: metadata.authorization_endpoint.clone(),
+            why: why.to_string(),
+        });
+    }
+    let supported = metadata.scopes_supported.clone().unwrap_or_default();
     manager.set_metadata(metadata);
 
-    let callback = Callback::bind(asked.oauth.callback_port).await?;
+    // The client registered for this server before, when it is the one
+    // to use and its loopback port is free: its redirect URI is the same.
+    let kept = store.load().await.or_else(refused_as_none)?;
+    let uses_registration = asked.oauth.client_id.is_none()
+        && !(asked.oauth.client_metadata_url.is_some() && takes_metadata_documents);
+    let mut reused = None;
+    let mut callback = None;
+    if uses_registration
+        && asked.oauth.callback_port.is_none()
+        && let Some(r) = kept.as_ref().and_then(|k| k.registered.clone())
+        && let Some(port) = url::Url::parse(&r.redirect_uri).ok().and_then(|u| u.port())
+        && let Ok(bound) = Callback::bind(Some(port)).await
+        && bound.redirect_uri() == r.redirect_uri
+    {
+        callback = Some(bound);
+        reused = Some(r);
+    }
+    let callback = match callback {
+        Some(c) => c,
+        None => Callback::bind(asked.oauth.callback_port).await?,
+    };
     let redirect = callback.redirect_uri();
     let mut request = AuthorizationRequest::new(redirect.clone()).with_client_name(CLIENT_NAME);
     if let Some(c) = &challenge {
@@ -157,12 +213,26 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
         .filter(|_| takes_metadata_documents)
     {
         request = request.with_client_metadata_url(doc.clone());
+    } else if let Some(r) = &reused {
+        secret = r.client_secret.clone();
+        request = request.with_preregistered_client(r.client_id.clone());
+        if let Some(s) = &secret {
+            request = request.with_client_secret(s.clone());
+        }
     } else if can_register {
         let scopes = if asked.oauth.scopes.is_empty() || challenge_scope.is_some() {
             manager.select_scopes(challenge_scope.as_deref(), &[])
         } else {
             asked.oauth.scopes.clone()
         };
+        // Registered once for every scope the server offers, so a later
+        // login for more scopes (a step-up) uses the same client.
+        let mut scopes = scopes;
+        for s in supported {
+            if !scopes.contains(&s) {
+                scopes.push(s);
+            }
+        }
         let refs: Vec<&str> = scopes.iter().map(String::as_str).collect();
         let registered: OAuthClientConfig = manager
             .register_client(CLIENT_NAME, &redirect, &refs)
@@ -173,6 +243,19 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
         if let Some(s) = &secret {
             request = request.with_client_secret(s.clone());
         }
+        // Kept at once, so every later login (this one's answer or not)
+        // uses this client rather than registering another.
+        let mut record = kept.clone().unwrap_or_default();
+        record.url = asked.url.to_string();
+        record.registered = Some(Registered {
+            client_id: registered.client_id.clone(),
+            client_secret: registered.client_secret.clone(),
+            redirect_uri: redirect.clone(),
+        });
+        store
+            .save(&record)
+            .await
+            .map_err(|e| LoginError::Store(e.to_string()))?;
     } else {
         return Err(LoginError::Registration(
             "its authorization server takes no registration and the servers file names no client: give the server's `oauth.client_id` (and `client_secret`, if it has one)".into(),
@@ -195,7 +278,9 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
     };
     (asked.shown)(&page, opened);
     let url = asked.url.to_string();
+    let hold = asked.hold;
     let finish = async move {
+        let _hold = hold;
         let answer = waiting
             .await
             .map_err(|e| LoginError::Callback(e.to_string()))??;
@@ -204,10 +289,17 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
             .await
             .map_err(|e| LoginError::Exchange(plain(&e.to_string())))?;
         // The secret beside the tokens, for refreshing in a later run.
-        let mut record = store.load().await.map_err(LoginError::Store)?.unwrap_or_default();
+        let mut record = store
+            .load()
+            .await
+            .or_else(refused_as_none)?
+            .unwrap_or_default();
         record.url = url;
         record.client_secret = secret;
-        let kept_in = store.save(&record).await.map_err(LoginError::Store)?;
+        let kept_in = store
+            .save(&record)
+            .await
+            .map_err(|e| LoginError::Store(e.to_string()))?;
         Ok(LoggedIn {
             manager: session.auth_manager,
             kept_in,
@@ -220,6 +312,16 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
         return Err(LoginError::NotOpened(page));
     }
     finish.await
+}
+
+/// A kept login file that is refused (not the user's own) is none: the
+/// new one replaces it. A refused folder (nothing is written there) and
+/// any other failure end the login, before anything is registered.
+fn refused_as_none<T>(e: StoreError) -> Result<Option<T>, LoginError> {
+    match e {
+        StoreError::Refused { path, .. } if !path.is_dir() => Ok(None),
+        other => Err(LoginError::Store(other.to_string())),
+    }
 }
 
 /// The HTTP client of a server reached by url: it sends the kept token
@@ -240,7 +342,9 @@ pub async fn authorized_client(
     if let Ok(Some(record)) = store.load().await
         && let Some(id) = record.credentials.as_ref().map(|c| c.client_id.clone())
         && matches!(manager.initialize_from_store().await, Ok(true))
-        && let Some(secret) = record.client_secret
+        && let Some(secret) = record
+            .client_secret
+            .or_else(|| record.registered.and_then(|r| r.client_secret))
     {
         let _ = manager.configure_client(OAuthClientConfig::new(id, url).with_client_secret(secret));
     }

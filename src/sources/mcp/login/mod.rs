@@ -14,21 +14,26 @@
 //! error: errors from the protocol are cut where a token could start.
 
 mod callback;
+mod private;
 mod flow;
 mod store;
 mod waiting;
 
-pub use callback::Shown;
-pub use flow::{Asked, LoggedIn, auth_challenge, authorized_client, log_in};
-pub use store::{STORE_VAR, TokenStore};
-pub use waiting::Notice;
-pub(crate) use waiting::{Logins, Waiting};
+pub use callback::{Shown, no_browser};
+pub use flow::{
+    Asked, LoggedIn, auth_challenge, authorized_client, log_in, unknown_client, whole_text,
+};
+pub use store::{STORE_VAR, StoreError, TokenStore};
+pub use waiting::{LoginCommand, Notice, Warn};
+pub(crate) use waiting::{Before, Logins, Turn, Waiting};
 
 /// Why a login did not complete.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoginError {
     #[error("it is started with a command: only a server reached by url logs in")]
     NotHttp,
+    #[error("its authorization server's login page {endpoint:?} is refused: {why}; no page is opened for it")]
+    UnsafePage { endpoint: String, why: String },
     #[error("cannot find how it logs in: {0}")]
     Discovery(String),
     #[error("cannot register toolsift as a client: {0}")]

@@ -7,15 +7,21 @@
 //! A login is kept per server name and URL: a name that now names another
 //! URL has no login. Nothing here prints or logs a token; the record's
 //! `Debug` says only what it holds.
+//!
+//! A login file is read only when it is the user's own: a symbolic link, a
+//! file of another owner or one that group or others may read or write is
+//! refused, as is a folder that group or others may write (anyone could
+//! put a file there); each refusal names the path and why, and no token of
+//! it is sent.
 
-use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
+
+use super::private::{check_folder, read_kept, write_private};
 use serde::{Deserialize, Serialize};
 
 /// The variable that picks where logins are kept: `file` or `keyring`.
@@ -35,6 +41,36 @@ pub(super) struct Record {
     pub(super) client_secret: Option<String>,
     #[serde(default)]
     pub(super) credentials: Option<StoredCredentials>,
+    /// The client toolsift registered with the server's authorization
+    /// server: reused by every later login (none: none registered).
+    #[serde(default)]
+    pub(super) registered: Option<Registered>,
+}
+
+/// A client registered for one server: its id, its secret, and the
+/// redirect URI it was registered with (its loopback port is taken again).
+#[derive(Clone, Serialize, Deserialize)]
+pub(super) struct Registered {
+    pub(super) client_id: String,
+    #[serde(default)]
+    pub(super) client_secret: Option<String>,
+    pub(super) redirect_uri: String,
+}
+
+/// Why a kept login was not read or written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// A login file or its folder that is not the user's own.
+    #[error("{} is not used: {why}", path.display())]
+    Refused { path: PathBuf, why: String },
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for StoreError {
+    fn from(why: String) -> StoreError {
+        StoreError::Failed(why)
+    }
 }
 
 impl std::fmt::Debug for Record {
@@ -105,7 +141,7 @@ impl TokenStore {
     }
 
     /// The record, as last read if that was under [`FRESH`] ago.
-    async fn recent(&self) -> Result<Option<Record>, String> {
+    async fn recent(&self) -> Result<Option<Record>, StoreError> {
         if let Some((at, record)) = crate::lock::lock(&LAST).get(&self.key())
             && at.elapsed() < FRESH
         {
@@ -136,13 +172,13 @@ impl TokenStore {
     }
 
     /// The record kept for this server's name and URL.
-    pub(super) async fn load(&self) -> Result<Option<Record>, String> {
+    pub(super) async fn load(&self) -> Result<Option<Record>, StoreError> {
         let choice = choice()?;
         if choice != Choice::File {
             match keyring_get(self.account()).await {
                 Ok(Some(text)) => return Ok(self.matching(&text)),
                 Ok(None) => {}
-                Err(why) if choice == Choice::Keyring => return Err(why),
+                Err(why) if choice == Choice::Keyring => return Err(why.into()),
                 Err(_) => {}
             }
             if choice == Choice::Keyring {
@@ -152,10 +188,36 @@ impl TokenStore {
         let Some(file) = self.file() else {
             return Ok(None);
         };
-        match std::fs::read_to_string(&file) {
-            Ok(text) => Ok(self.matching(&text)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("cannot read {}: {e}", file.display())),
+        Ok(read_kept(&file)?.and_then(|text| self.matching(&text)))
+    }
+
+    /// Why the kept login is not used, when it is refused (a file or
+    /// folder that is not the user's own).
+    pub async fn refused(&self) -> Option<StoreError> {
+        match self.load().await {
+            Err(e @ StoreError::Refused { .. }) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Forgets the tokens and the client registered for this server (its
+    /// authorization server no longer knows the client): the next login
+    /// registers anew.
+    pub async fn forget_client(&self) -> Result<(), StoreError> {
+        let Some(mut record) = self.load().await? else {
+            return Ok(());
+        };
+        record.credentials = None;
+        record.registered = None;
+        record.client_secret = None;
+        self.save(&record).await.map(|_| ())
+    }
+
+    /// Where a kept login is: the OS keyring, or the file's path.
+    pub fn kept_where(&self) -> String {
+        match self.file() {
+            Some(f) if f.exists() => f.display().to_string(),
+            _ => "the OS keyring".into(),
         }
     }
 
@@ -166,14 +228,14 @@ impl TokenStore {
     }
 
     /// Keeps `record`; says where.
-    pub(super) async fn save(&self, record: &Record) -> Result<String, String> {
+    pub(super) async fn save(&self, record: &Record) -> Result<String, StoreError> {
         let kept = self.save_whole(record).await?;
         self.remember(Some(record.clone()));
         Ok(kept)
     }
 
     /// [`TokenStore::save`], the cache aside.
-    async fn save_whole(&self, record: &Record) -> Result<String, String> {
+    async fn save_whole(&self, record: &Record) -> Result<String, StoreError> {
         let text = serde_json::to_string(record).map_err(|e| e.to_string())?;
         let choice = choice()?;
         if choice != Choice::File {
@@ -185,13 +247,16 @@ impl TokenStore {
                     }
                     return Ok("the OS keyring".into());
                 }
-                Err(why) if choice == Choice::Keyring => return Err(why),
+                Err(why) if choice == Choice::Keyring => return Err(why.into()),
                 Err(_) => {}
             }
         }
-        let file = self
-            .file()
-            .ok_or("no config directory to keep the login in (set XDG_CONFIG_HOME)")?;
+        let file = self.file().ok_or_else(|| {
+            StoreError::Failed("no config directory to keep the login in (set XDG_CONFIG_HOME)".into())
+        })?;
+        if let Some(dir) = file.parent() {
+            check_folder(dir)?;
+        }
         write_private(&file, text.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
         Ok(file.display().to_string())
@@ -203,6 +268,10 @@ impl TokenStore {
         use super::LoginError::Forget;
         crate::lock::lock(&LAST).retain(|(server, _), _| *server != self.server);
         let choice = choice().map_err(Forget)?;
+        // A refused folder: nothing in it is touched.
+        if let Some(dir) = self.file().as_deref().and_then(Path::parent) {
+            check_folder(dir).map_err(|e| Forget(e.to_string()))?;
+        }
         let mut had = false;
         if choice != Choice::File {
             match keyring_delete(self.account()).await {
@@ -240,10 +309,13 @@ impl TokenStore {
 #[async_trait::async_trait]
 impl CredentialStore for TokenStore {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        self.recent()
-            .await
-            .map(|r| r.and_then(|r| r.credentials))
-            .map_err(AuthError::CredentialStoreError)
+        match self.recent().await {
+            Ok(r) => Ok(r.and_then(|r| r.credentials)),
+            // A login file that is not the user's own: no token of it is
+            // sent (the server's challenge then asks for a login).
+            Err(StoreError::Refused { .. }) => Ok(None),
+            Err(e) => Err(AuthError::CredentialStoreError(e.to_string())),
+        }
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
@@ -257,13 +329,13 @@ impl CredentialStore for TokenStore {
         TokenStore::save(self, &record)
             .await
             .map(|_| ())
-            .map_err(AuthError::CredentialStoreError)
+            .map_err(|e| AuthError::CredentialStoreError(e.to_string()))
     }
 
     async fn clear(&self) -> Result<(), AuthError> {
         let Some(mut record) = TokenStore::load(self)
             .await
-            .map_err(AuthError::CredentialStoreError)?
+            .map_err(|e| AuthError::CredentialStoreError(e.to_string()))?
         else {
             return Ok(());
         };
@@ -271,7 +343,7 @@ impl CredentialStore for TokenStore {
         TokenStore::save(self, &record)
             .await
             .map(|_| ())
-            .map_err(AuthError::CredentialStoreError)
+            .map_err(|e| AuthError::CredentialStoreError(e.to_string()))
     }
 }
 
@@ -295,31 +367,6 @@ fn file_name(server: &str) -> String {
         let hash = xxhash_rust::xxh3::xxh3_64(server.as_bytes());
         format!("_{}-{hash:016x}.json", plain.trim_start_matches('.'))
     }
-}
-
-/// Writes `bytes` to `path` whole: a new 0600 file beside it (never through
-/// a link), renamed over it; the folder made 0700.
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("login"),
-        std::process::id()
-    ));
-    let _ = std::fs::remove_file(&tmp);
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&tmp)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, path)
 }
 
 async fn keyring_op<T: Send + 'static>(
@@ -377,6 +424,7 @@ mod tests {
             url: "https://x.example/mcp".into(),
             client_secret: Some("s3cret-value".into()),
             credentials: None,
+            registered: None,
         };
         let shown = format!("{record:?}");
         assert!(!shown.contains("s3cret-value"), "{shown}");
