@@ -242,11 +242,16 @@ async fn call_on(
     match answered {
         Err(_) => {
             // The call was cancelled on the server. A server that does not
-            // answer a ping either is stuck, and may hang every later call
-            // (many answer one request at a time): it starts again on the
-            // next call, as after a crash. One that answers keeps running,
-            // with the other calls on it.
-            if is_stuck(&client).await {
+            // answer a ping, or whose calls ran out of time twice in a row
+            // with none answered between and no other running, is stuck,
+            // and may hang every later call (many answer one request at a
+            // time): it starts again on the next call, as after a crash.
+            // One that answers keeps running, with the other calls on it.
+            let listener = client.service();
+            let in_a_row = listener.timed_out();
+            // This call's own entry went with its future.
+            let alone = listener.wire().in_flight() == 0;
+            if (in_a_row >= 2 && alone) || is_stuck(&client).await {
                 match own {
                     Some(key) => super::tenants::stop(&shared, &server, key),
                     None => {
@@ -270,10 +275,16 @@ async fn call_on(
             })
         }
         Ok(Err(e)) => {
+            client.service().answered();
             let closed = matches!(e, rmcp::service::ServiceError::TransportClosed);
             let message = if closed || client.is_closed() {
                 // Dropped: the next call starts it again.
-                lock(&shared.clients).remove(&server);
+                match own {
+                    Some(key) => super::tenants::stop(&shared, &server, key),
+                    None => {
+                        lock(&shared.clients).remove(&server);
+                    }
+                }
                 format!(
                     "it exited or closed the connection during the call ({})",
                     super::sdk_text::plain(&e.to_string())
@@ -284,6 +295,7 @@ async fn call_on(
             Err(McpCallError::Failed { server, message })
         }
         Ok(Ok(result)) => {
+            client.service().answered();
             if let Some(e) = lock(&shared.entries)
                 .iter_mut()
                 .find(|e| e.server.name == server)

@@ -48,6 +48,8 @@ pub(super) struct Listener {
     asked: Arc<AtomicBool>,
     /// Its transport says which call a request belongs to (streamable HTTP).
     says: Arc<AtomicBool>,
+    /// Calls that ran out of time in a row, none answered between.
+    timeouts: Arc<std::sync::atomic::AtomicU32>,
     subscribers: Subscribers,
 }
 
@@ -77,8 +79,19 @@ impl Listener {
             wire: Arc::default(),
             asked: Arc::default(),
             says: Arc::default(),
+            timeouts: Arc::default(),
             subscribers,
         }
+    }
+
+    /// A call ran out of time: how many in a row now.
+    pub(super) fn timed_out(&self) -> u32 {
+        self.timeouts.fetch_add(1, Ordering::AcqRel) + 1
+    }
+
+    /// A call was answered.
+    pub(super) fn answered(&self) {
+        self.timeouts.store(0, Ordering::Release);
     }
 
     /// Whether the server has asked a host something during a call.

@@ -4,11 +4,11 @@
 //! cancellation, and every request and notification the server sends is
 //! marked with the calls that were in flight at the moment it was read.
 //!
-//! A streamable HTTP server says which call it asks for (its request comes
-//! on the response stream of that call's POST, which rmcp marks); a stdio
-//! server cannot say, and its message belongs to the one call in flight,
-//! or to none, or cannot be told when several were. Nothing is ever
-//! routed by recency.
+//! A streamable HTTP server says which call it asks for when its request
+//! comes on the response stream of that call's POST (rmcp marks the
+//! stream); otherwise (a stdio server, or a request on the standalone
+//! stream) a message belongs to the one call in flight, or to none, or
+//! cannot be told when several were. Nothing is ever routed by recency.
 //!
 //! Each notification read for a call is owed to it until the listener has
 //! handled it: a call waits for what it is owed (bounded) before its
@@ -120,7 +120,6 @@ impl Wire {
     }
 
     /// How many calls are in flight.
-    #[cfg(test)]
     pub(super) fn in_flight(&self) -> usize {
         lock(&self.calls).len()
     }
@@ -187,8 +186,10 @@ impl Wire {
                             None => Owner::NoCall,
                         }
                     }
-                    Some(InboundStreamOrigin::Unassociated) => Owner::NoCall,
-                    None => self.owner_now(),
+                    // The standalone stream: the server did not say. A
+                    // request a call waits on comes while that call is in
+                    // flight (the call cannot be answered before it is).
+                    Some(InboundStreamOrigin::Unassociated) | None => self.owner_now(),
                 };
                 if matches!(owner, Owner::Unknown(_)) {
                     self.unknown.fetch_add(1, Ordering::Relaxed);
