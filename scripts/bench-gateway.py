@@ -10,10 +10,16 @@ official MCP Python SDK (the venv scripts/setup-test-deps.sh makes):
   answered) and of the whole round trip.
 
     ~/.cache/toolsift-sdk-venv/bin/python scripts/bench-gateway.py \
-        target/release/toolsift [--calls 1000] [--searches 500]
+        target/release/toolsift [--calls 1000] [--searches 500] \
+        [--server time|everything] [--progress]
 
 The calls alternate two time zones, so no two in a row are identical (the
-breaker would stop the fourth). Prints one JSON object.
+breaker would stop the fourth). `--server everything` times server-everything's
+`echo` instead (two messages in turn; the server from scripts/setup-test-deps.sh's
+npm prefix, $TOOLSIFT_NPM_PREFIX or ~/.cache/toolsift-npm). `--progress` asks
+for progress on every call (a progress callback, so a progressToken), both
+direct and through the gateway. `--searches 0` skips the search. Prints one
+JSON object.
 """
 
 import argparse
@@ -55,14 +61,17 @@ def summary(ms):
     return {"n": len(ms), "p50_ms": round(pct(ms, 50), 3), "p99_ms": round(pct(ms, 99), 3)}
 
 
-async def time_calls(params, name, wrap, n):
+async def time_calls(params, name, wrap, n, arguments, progress):
     out = []
+
+    async def on_progress(progress, total, message):
+        pass
+
     async with Client(params, mode="legacy") as client:
         for i in range(n):
-            zone = "Asia/Tokyo" if i % 2 else "Europe/Oslo"
-            tool, args = wrap(name, {"timezone": zone})
+            tool, args = wrap(name, arguments(i))
             t = time.perf_counter()
-            r = await client.call_tool(tool, args)
+            r = await client.call_tool(tool, args, progress_callback=on_progress if progress else None)
             out.append((time.perf_counter() - t) * 1000)
             assert not r.is_error, r
     return out
@@ -84,32 +93,61 @@ def main():
     ap.add_argument("toolsift")
     ap.add_argument("--calls", type=int, default=1000)
     ap.add_argument("--searches", type=int, default=500)
+    ap.add_argument("--server", choices=["time", "everything"], default="time")
+    ap.add_argument("--progress", action="store_true")
     a = ap.parse_args()
     env = dict(os.environ)
-    time_bin = os.path.join(VENV_BIN, "mcp-server-time")
-    direct = StdioServerParameters(command=time_bin, args=["--local-timezone", "Etc/UTC"], env=env)
+    if a.server == "time":
+        server = [os.path.join(VENV_BIN, "mcp-server-time"), "--local-timezone", "Etc/UTC"]
+        tool = "get_current_time"
+
+        def arguments(i):
+            return {"timezone": "Asia/Tokyo" if i % 2 else "Europe/Oslo"}
+    else:
+        npm = os.environ.get("TOOLSIFT_NPM_PREFIX", os.path.expanduser("~/.cache/toolsift-npm"))
+        server = [os.path.join(npm, "node_modules", ".bin", "mcp-server-everything")]
+        tool = "echo"
+
+        def arguments(i):
+            return {"message": "pong" if i % 2 else "ping"}
+
+    direct = StdioServerParameters(command=server[0], args=server[1:], env=env)
     log = tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False)
     # The gateway's stderr (its log) goes to a file: StdioServerParameters
     # has no stderr, so a shell wrapper sends it there.
-    gw_line = f"{a.toolsift} gateway --mcp-stdio '{time_bin} --local-timezone Etc/UTC' 2>>{log.name}"
+    gw_line = f"{a.toolsift} gateway --mcp-stdio '{' '.join(server)}' 2>>{log.name}"
     through = StdioServerParameters(command="sh", args=["-c", gw_line], env=env)
-    d = asyncio.run(time_calls(direct, "get_current_time", lambda n, x: (n, x), a.calls))
+    d = asyncio.run(time_calls(direct, tool, lambda n, x: (n, x), a.calls, arguments, a.progress))
     g = asyncio.run(
-        time_calls(through, "get_current_time", lambda n, x: ("call_tool", {"name": n, "arguments": x}), a.calls)
+        time_calls(
+            through,
+            tool,
+            lambda n, x: ("call_tool", {"name": n, "arguments": x}),
+            a.calls,
+            arguments,
+            a.progress,
+        )
     )
     gh_line = f"{a.toolsift} gateway --mcp-stdio '{sys.executable} {REPO}/tests/fixtures/mcp/stub_server.py {GITHUB}' 2>>{log.name}"
     open(log.name, "w").close()
-    s = asyncio.run(time_searches(StdioServerParameters(command="sh", args=["-c", gh_line], env=env), a.searches))
+    s = []
+    if a.searches > 0:
+        s = asyncio.run(time_searches(StdioServerParameters(command="sh", args=["-c", gh_line], env=env), a.searches))
     own = [float(m) for m in re.findall(r"search: \d+ tools[^,]*, ([0-9.]+) ms", open(log.name).read())]
     os.unlink(log.name)
     report = {
         "tools_call": {
+            "server": a.server,
+            "tool": tool,
+            "progress": a.progress,
             "direct": summary(d),
             "through_gateway": summary(g),
             "added_p50_ms": round(pct(g, 50) - pct(d, 50), 3),
             "added_p99_ms": round(pct(g, 99) - pct(d, 99), 3),
         },
-        "search_tools_github": {
+        "search_tools_github": None
+        if not s
+        else {
             "round_trip": summary(s),
             "search_itself": summary(own) if own else None,
             "mean_search_itself_ms": round(statistics.mean(own), 3) if own else None,
