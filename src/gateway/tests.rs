@@ -543,3 +543,35 @@ fn a_refusal_quotes_at_most_a_few_kilobytes_of_a_large_schema() {
     assert!(said.len() < 4 * 1024, "{} bytes", said.len());
     assert!(said.contains("cut: the whole schema is"), "{said}");
 }
+
+#[test]
+fn a_retry_whose_state_is_no_question_of_the_gateways_runs_nothing() {
+    let g = gateway(GatewayConfig::default());
+    let rt = runtime();
+    let retry = |state: &'static str| Via {
+        asking: super::approve::Asking {
+            by_retry: true,
+            state: Some(state),
+            ..Default::default()
+        },
+        ..Via::default()
+    };
+    // A stale or made-up state never starts the call afresh.
+    let r = rt.block_on(g.call_tool_meta_done(
+        "s",
+        &g.new_breaker(),
+        &args(json!({"name": "get_time", "arguments": {}})),
+        retry("round-0123456789abcdef0123456789abcdef"),
+    ));
+    assert_eq!(r.is_error, Some(true));
+    let said = text(&r);
+    assert!(said.contains("nothing ran"), "{said}");
+    // Without a state, the same call goes on to the tool.
+    let r = rt.block_on(g.call_tool_meta_done(
+        "s",
+        &g.new_breaker(),
+        &args(json!({"name": "get_time", "arguments": {}})),
+        Via::default(),
+    ));
+    assert!(!text(&r).contains("nothing ran"), "{}", text(&r));
+}
