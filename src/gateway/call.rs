@@ -426,7 +426,7 @@ impl Gateway {
         let (progress, relay) = match via.host.zip(via.progress.clone()) {
             Some((host, token)) => {
                 let (sink, reports) = crate::sources::mcp::progress_channel();
-                let relay = tokio::spawn(relay_progress(reports, host.clone(), token));
+                let relay = tokio::spawn(reports.relay(host.clone(), token));
                 (Some(sink), Some(relay))
             }
             None => (None, None),
@@ -597,20 +597,5 @@ pub(crate) fn not_a_plain_read(
         None => Some(
             "may reach outside this machine (its server does not mark it openWorldHint: false)",
         ),
-    }
-}
-
-/// Hands a call's progress reports on to the host, under the host's token,
-/// until the call is over.
-async fn relay_progress(
-    mut reports: crate::sources::mcp::ProgressReports,
-    host: rmcp::Peer<rmcp::RoleServer>,
-    token: rmcp::model::ProgressToken,
-) {
-    while let Some(mut report) = reports.recv().await {
-        report.progress_token = token.clone();
-        if host.notify_progress(report).await.is_err() {
-            return;
-        }
     }
 }

@@ -86,6 +86,17 @@ impl ProgressReports {
         }
     }
 
+    /// Hands the reports on to `host` under its own `token`, in order,
+    /// until the call is over or the host is gone.
+    pub async fn relay(mut self, host: rmcp::Peer<rmcp::RoleServer>, token: rmcp::model::ProgressToken) {
+        while let Some(mut report) = self.recv().await {
+            report.progress_token = token.clone();
+            if host.notify_progress(report).await.is_err() {
+                return;
+            }
+        }
+    }
+
     /// Reports dropped so far because the host did not keep up.
     pub fn dropped(&self) -> usize {
         self.0.dropped.load(Ordering::Relaxed)
