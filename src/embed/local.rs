@@ -24,8 +24,12 @@ pub enum Pooling {
     Max,
 }
 
-#[derive(Deserialize)]
+/// A pooling module's `config.json`, as every sentence-transformers version
+/// writes it: one `pooling_mode` name (newer), or a switch per mode (older;
+/// newer versions write both).
+#[derive(Deserialize, Default)]
 struct PoolingConfig {
+    pooling_mode: Option<String>,
     #[serde(default)]
     pooling_mode_cls_token: bool,
     #[serde(default)]
@@ -34,6 +38,39 @@ struct PoolingConfig {
     pooling_mode_max_tokens: bool,
     #[serde(default)]
     pooling_mode_mean_sqrt_len_tokens: bool,
+    #[serde(default)]
+    pooling_mode_weightedmean_tokens: bool,
+    #[serde(default)]
+    pooling_mode_lasttoken: bool,
+}
+
+impl PoolingConfig {
+    /// The one pooling it names; why not, when it names another or none.
+    fn pooling(&self) -> Result<Pooling, String> {
+        if let Some(mode) = &self.pooling_mode {
+            return match mode.as_str() {
+                "mean" | "mean_tokens" => Ok(Pooling::Mean),
+                "cls" | "cls_token" => Ok(Pooling::Cls),
+                "max" | "max_tokens" => Ok(Pooling::Max),
+                other => Err(format!(
+                    "pooling_mode {other:?} is not supported (mean, cls or max are)"
+                )),
+            };
+        }
+        let modes = [
+            (self.pooling_mode_mean_tokens, Pooling::Mean),
+            (self.pooling_mode_cls_token, Pooling::Cls),
+            (self.pooling_mode_max_tokens, Pooling::Max),
+        ];
+        let on: Vec<Pooling> = modes.iter().filter(|m| m.0).map(|m| m.1).collect();
+        let other = self.pooling_mode_mean_sqrt_len_tokens
+            || self.pooling_mode_weightedmean_tokens
+            || self.pooling_mode_lasttoken;
+        match on.as_slice() {
+            [one] if !other => Ok(*one),
+            _ => Err("only one of mean, cls or max pooling is supported".into()),
+        }
+    }
 }
 
 /// An entry of `modules.json`: a module's class and its folder.
@@ -227,19 +264,9 @@ fn read_modules(dir: &Path) -> Result<(Pooling, bool), String> {
             "Pooling" => {
                 let p = dir.join(&m.path).join("config.json");
                 let c: PoolingConfig = read_json(&p, "pooling config")?;
-                let modes = [
-                    (c.pooling_mode_mean_tokens, Pooling::Mean),
-                    (c.pooling_mode_cls_token, Pooling::Cls),
-                    (c.pooling_mode_max_tokens, Pooling::Max),
-                ];
-                let on: Vec<Pooling> = modes.iter().filter(|m| m.0).map(|m| m.1).collect();
-                if c.pooling_mode_mean_sqrt_len_tokens || on.len() != 1 {
-                    return Err(format!(
-                        "{}: only one of mean, cls or max pooling is supported",
-                        p.display()
-                    ));
-                }
-                pooling = on[0];
+                pooling = c
+                    .pooling()
+                    .map_err(|why| format!("{}: {why}", p.display()))?;
             }
             other => {
                 return Err(format!(
@@ -299,5 +326,40 @@ impl Embedder for LocalModel {
             }
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(json: &str) -> Result<Pooling, String> {
+        serde_json::from_str::<PoolingConfig>(json)
+            .unwrap()
+            .pooling()
+    }
+
+    #[test]
+    fn the_pooling_of_every_sentence_transformers_version_is_read() {
+        // Older versions: a switch per mode.
+        let old = r#"{"word_embedding_dimension": 384, "pooling_mode_cls_token": false,
+            "pooling_mode_mean_tokens": true, "pooling_mode_max_tokens": false,
+            "pooling_mode_mean_sqrt_len_tokens": false}"#;
+        assert_eq!(read(old), Ok(Pooling::Mean));
+        // Current ones: one name (and sometimes the switches beside it).
+        assert_eq!(read(r#"{"pooling_mode": "mean"}"#), Ok(Pooling::Mean));
+        assert_eq!(read(r#"{"pooling_mode": "cls"}"#), Ok(Pooling::Cls));
+        assert_eq!(
+            read(r#"{"pooling_mode": "max", "pooling_mode_max_tokens": true}"#),
+            Ok(Pooling::Max)
+        );
+        // What it cannot pool is named.
+        let why = read(r#"{"pooling_mode": "lasttoken"}"#).unwrap_err();
+        assert!(why.contains("\"lasttoken\""), "{why}");
+        assert!(read(r#"{"pooling_mode_lasttoken": true}"#).is_err());
+        assert!(read("{}").is_err());
+        assert!(
+            read(r#"{"pooling_mode_mean_tokens": true, "pooling_mode_cls_token": true}"#).is_err()
+        );
     }
 }
