@@ -389,3 +389,66 @@ fn a_host_that_does_not_read_its_progress_costs_bounded_memory() {
         "the gateway grew from {before:.0} MB to {most:.0} MB"
     );
 }
+
+/// The process id each of `keys` keys' `pid` calls answer, twice each.
+fn pids(gw: &HttpGateway, keys: usize) -> Vec<Vec<String>> {
+    let steps = json!([
+        {"op": "call", "name": "pid", "arguments": {"n": 1}},
+        {"op": "call", "name": "pid", "arguments": {"n": 2}},
+    ]);
+    let doc = host(
+        &[
+            "--url",
+            &gw.url,
+            "--header",
+            "Authorization: Bearer key{session}",
+        ],
+        "legacy",
+        &steps,
+        keys,
+    );
+    doc["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_array().unwrap().iter().map(text).collect())
+        .collect()
+}
+
+#[test]
+fn a_server_isolated_per_key_runs_a_process_for_each_key() {
+    let dir = TempDir::new("gw-per-key");
+    let file = dir.path("servers.json");
+    let command = |isolation: &str| {
+        json!({"mcpServers": {"tenant": {
+            "command": python(),
+            "args": [mcp_fixture("tenant_server.py"), "--no-logging"],
+            "isolation": isolation,
+        }}})
+        .to_string()
+    };
+    let start = |isolation: &str| {
+        std::fs::write(&file, command(isolation)).unwrap();
+        let names: Vec<String> = (0..2).map(|k| format!("TENANT_KEY_{k}")).collect();
+        let mut args = vec![
+            "--mcp".into(),
+            file.clone(),
+            "--always-load".into(),
+            "*".into(),
+        ];
+        for name in &names {
+            args.extend(["--api-key-env".into(), name.clone()]);
+        }
+        HttpGateway::start(&args, &[("TENANT_KEY_0", "key0"), ("TENANT_KEY_1", "key1")])
+    };
+    let own = pids(&start("per-key"), 2);
+    // Each key keeps its own process, and the two differ.
+    assert_eq!(own[0][0], own[0][1], "{own:?}");
+    assert_eq!(own[1][0], own[1][1], "{own:?}");
+    assert_ne!(own[0][0], own[1][0], "{own:?}");
+    let shared = pids(&start("shared"), 2);
+    assert!(
+        shared.iter().flatten().all(|p| *p == shared[0][0]),
+        "{shared:?}"
+    );
+}

@@ -136,9 +136,9 @@ async fn call_on(
     let Call { server, tool, key } = call;
     let own = key
         .as_deref()
-        .filter(|_| super::tenants::per_key(&shared, &server));
+        .filter(|_| super::own_connection::per_key(&shared, &server));
     let client = match own {
-        Some(key) => super::tenants::connection(&shared, &server, key).await?,
+        Some(key) => super::own_connection::connection(&shared, &server, key).await?,
         None => shared_connection(&shared, &server).await?,
     };
     let limit = shared.call_timeout;
@@ -253,7 +253,7 @@ async fn call_on(
             let alone = listener.wire().in_flight() == 0;
             if (in_a_row >= 2 && alone) || is_stuck(&client).await {
                 match own {
-                    Some(key) => super::tenants::stop(&shared, &server, key),
+                    Some(key) => shared.tenants.stop(&server, key),
                     None => {
                         let mut clients = lock(&shared.clients);
                         if clients
@@ -280,7 +280,7 @@ async fn call_on(
             let message = if closed || client.is_closed() {
                 // Dropped: the next call starts it again.
                 match own {
-                    Some(key) => super::tenants::stop(&shared, &server, key),
+                    Some(key) => shared.tenants.stop(&server, key),
                     None => {
                         lock(&shared.clients).remove(&server);
                     }

@@ -99,9 +99,7 @@ pub(super) struct Shared {
     /// Logins: whether one starts when a server needs it, and who is told.
     pub(super) logins: super::login::Logins,
     /// Each key's own connection to a server of `"isolation": "per-key"`.
-    pub(super) tenants: Mutex<HashMap<(String, String), super::tenants::Tenant>>,
-    /// One start at a time of a key's own connection.
-    pub(super) tenant_starts: Mutex<HashMap<(String, String), super::tenants::Starting>>,
+    pub(super) tenants: super::tenants::Tenants,
     /// The servers the last catalog left out for room, and why: their
     /// state says so (they stay connected, and join when there is room).
     pub(super) crowded: Mutex<HashMap<String, String>>,
@@ -195,8 +193,7 @@ impl McpHost {
                 subscribers: Default::default(),
                 admission: Default::default(),
                 logins: Default::default(),
-                tenants: Mutex::new(HashMap::new()),
-                tenant_starts: Mutex::new(HashMap::new()),
+                tenants: Default::default(),
                 started: Mutex::new(false),
                 begun: Mutex::new(None),
                 given: Mutex::new(HashMap::new()),
@@ -450,14 +447,14 @@ impl McpHost {
     /// each key's own.
     pub fn disconnect(&self, server: &str) {
         lock(&self.shared.clients).remove(server);
-        super::tenants::stop_all(&self.shared, server);
+        self.shared.tenants.stop_all(server);
     }
 }
 
 impl Drop for McpHost {
     fn drop(&mut self) {
         lock(&self.shared.clients).clear();
-        lock(&self.shared.tenants).clear();
+        self.shared.tenants.clear();
         for pgid in std::mem::take(&mut *lock(&self.shared.groups)) {
             kill_group(pgid);
         }

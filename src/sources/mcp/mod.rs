@@ -51,6 +51,7 @@ with_the_sdk! {
     pub mod login;
     mod logins;
     mod offered;
+    mod own_connection;
     mod owners;
     mod progress;
     mod reaper;

@@ -63,7 +63,7 @@ impl McpHost {
             let mut entries = lock(&self.shared.entries);
             let stop = |name: &str| {
                 lock(&self.shared.clients).remove(name);
-                super::tenants::stop_all(&self.shared, name);
+                self.shared.tenants.stop_all(name);
                 if let Some(pgid) = lock(&self.shared.pids).remove(name) {
                     kill_group(pgid);
                 }

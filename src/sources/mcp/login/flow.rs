@@ -14,7 +14,8 @@ use rmcp::transport::streamable_http_client::{
 };
 
 use super::callback::{Callback, Shown, show, state_of, unsafe_page};
-use super::store::{Registered, StoreError, TokenStore};
+use super::private::StoreError;
+use super::store::{Registered, TokenStore};
 use super::{LoginError, plain};
 use crate::sources::mcp::OAuthSettings;
 

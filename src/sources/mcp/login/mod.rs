@@ -23,7 +23,8 @@ pub use callback::{Shown, no_browser};
 pub use flow::{
     Asked, LoggedIn, auth_challenge, authorized_client, log_in, unknown_client, whole_text,
 };
-pub use store::{STORE_VAR, StoreError, TokenStore};
+pub use private::StoreError;
+pub use store::{STORE_VAR, TokenStore};
 pub use waiting::{LoginCommand, Notice, Warn};
 pub(crate) use waiting::{Before, Logins, Turn, Waiting};
 

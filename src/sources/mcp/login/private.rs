@@ -6,9 +6,24 @@
 
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::store::StoreError;
+/// Why a kept login was not read or written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// A login file or its folder that is not the user's own.
+    #[error("{} is not used: {why}", path.display())]
+    Refused { path: PathBuf, why: String },
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for StoreError {
+    fn from(why: String) -> StoreError {
+        StoreError::Failed(why)
+    }
+}
+
 
 /// The user toolsift runs as.
 fn my_uid() -> u32 {
@@ -124,7 +139,6 @@ pub(super) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
 
     /// A folder of its own under the temp directory, made 0700.
     fn folder(name: &str) -> PathBuf {

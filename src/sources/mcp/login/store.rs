@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
 
-use super::private::{check_folder, read_kept, write_private};
+use super::private::{StoreError, check_folder, read_kept, write_private};
 use serde::{Deserialize, Serialize};
 
 /// The variable that picks where logins are kept: `file` or `keyring`.
@@ -55,22 +55,6 @@ pub(super) struct Registered {
     #[serde(default)]
     pub(super) client_secret: Option<String>,
     pub(super) redirect_uri: String,
-}
-
-/// Why a kept login was not read or written.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum StoreError {
-    /// A login file or its folder that is not the user's own.
-    #[error("{} is not used: {why}", path.display())]
-    Refused { path: PathBuf, why: String },
-    #[error("{0}")]
-    Failed(String),
-}
-
-impl From<String> for StoreError {
-    fn from(why: String) -> StoreError {
-        StoreError::Failed(why)
-    }
 }
 
 impl std::fmt::Debug for Record {
