@@ -362,8 +362,7 @@ impl Gateway {
                 .is_some_and(|state| self.rounds.holds(state));
         // Whose question a state is: the key and session that got it.
         let owner = format!("{}|{session}", via.key.as_deref().unwrap_or("-"));
-        // A retry whose state is no question of this gateway's (expired,
-        // made up) never runs the tool afresh.
+        // A retry whose state is no question of ours never runs afresh.
         if via.asking.by_retry
             && let Some(state) = via.asking.state
             && !resuming
@@ -375,15 +374,9 @@ impl Gateway {
         }
         if rule == ToolRule::Ask && !resuming {
             use super::approve::Approval;
-            match super::approve::ask(
-                &owner,
-                via.host,
-                &via.asking,
-                &self.pending_asks,
-                tool,
-                &args_value,
-            )
-            .await
+            let pending = &self.pending_asks;
+            match super::approve::ask(&owner, via.host, &via.asking, pending, tool, &args_value)
+                .await
             {
                 Approval::Yes => {}
                 Approval::No(refusal) => {
