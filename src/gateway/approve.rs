@@ -281,14 +281,19 @@ mod tests {
         let pending = PendingAsks::default();
         let tool = Tool::new("git_add", "Stage files");
         let args = serde_json::json!({"files": ["a"]});
+        let asked = |owner: &str, asking: &Asking, arguments: &Value| {
+            rt.block_on(ask(owner, None, asking, &pending, &tool, arguments))
+        };
         let first = Asking {
             by_retry: true,
             can_elicit: true,
             ..Asking::default()
         };
-        let Approval::Ask(question) =
-            rt.block_on(ask("alice", None, &first, &pending, &tool, &args))
-        else {
+        let state_of = |approval: Approval| match approval {
+            Approval::Ask(question) => question.request_state.unwrap(),
+            _ => panic!("a question"),
+        };
+        let Approval::Ask(question) = asked("alice", &first, &args) else {
             panic!("a question")
         };
         let state = question.request_state.clone().unwrap();
@@ -298,95 +303,32 @@ mod tests {
             ASK_KEY.to_string(),
             serde_json::json!({"action": "accept", "content": {}}),
         )]);
+        let said_no = |a: Approval| matches!(a, Approval::No(_));
         // The answer to another call's question (other arguments) is refused.
         let other = serde_json::json!({"files": ["b"]});
-        assert!(matches!(
-            rt.block_on(ask(
-                "alice",
-                None,
-                &retry(&yes, &state),
-                &pending,
-                &tool,
-                &other
-            )),
-            Approval::No(_)
-        ));
+        assert!(said_no(asked("alice", &retry(&yes, &state), &other)));
         // And a question is answered once: its state is gone now.
+        assert!(said_no(asked("alice", &retry(&yes, &state), &args)));
+        let state = state_of(asked("alice", &first, &args));
         assert!(matches!(
-            rt.block_on(ask(
-                "alice",
-                None,
-                &retry(&yes, &state),
-                &pending,
-                &tool,
-                &args
-            )),
-            Approval::No(_)
-        ));
-        let Approval::Ask(again) = rt.block_on(ask("alice", None, &first, &pending, &tool, &args))
-        else {
-            panic!("a question")
-        };
-        let state = again.request_state.unwrap();
-        assert!(matches!(
-            rt.block_on(ask(
-                "alice",
-                None,
-                &retry(&yes, &state),
-                &pending,
-                &tool,
-                &args
-            )),
+            asked("alice", &retry(&yes, &state), &args),
             Approval::Yes
         ));
         // A made-up state is refused; a host that cannot elicit is told so.
-        assert!(matches!(
-            rt.block_on(ask(
-                "alice",
-                None,
-                &retry(&yes, "00ff"),
-                &pending,
-                &tool,
-                &args
-            )),
-            Approval::No(_)
-        ));
+        assert!(said_no(asked("alice", &retry(&yes, "00ff"), &args)));
         let mute = Asking {
             by_retry: true,
             ..Asking::default()
         };
-        let Approval::No(why) = rt.block_on(ask("alice", None, &mute, &pending, &tool, &args))
-        else {
+        let Approval::No(why) = asked("alice", &mute, &args) else {
             panic!("refused")
         };
         assert!(why.contains("cannot ask"), "{why}");
-        // Another key's host cannot answer alice's question.
-        let Approval::Ask(hers) = rt.block_on(ask("alice", None, &first, &pending, &tool, &args))
-        else {
-            panic!("a question")
-        };
-        let state = hers.request_state.unwrap();
+        // Another key's host cannot answer alice's question, nor use it up.
+        let state = state_of(asked("alice", &first, &args));
+        assert!(said_no(asked("bob", &retry(&yes, &state), &args)));
         assert!(matches!(
-            rt.block_on(ask(
-                "bob",
-                None,
-                &retry(&yes, &state),
-                &pending,
-                &tool,
-                &args
-            )),
-            Approval::No(_)
-        ));
-        // Bob's attempt did not use hers up.
-        assert!(matches!(
-            rt.block_on(ask(
-                "alice",
-                None,
-                &retry(&yes, &state),
-                &pending,
-                &tool,
-                &args
-            )),
+            asked("alice", &retry(&yes, &state), &args),
             Approval::Yes
         ));
     }
