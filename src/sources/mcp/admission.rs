@@ -131,15 +131,10 @@ pub(super) struct Place {
     lanes: Arc<Mutex<Lanes>>,
     key: String,
     alone: bool,
-    /// Given to a waiter that may have gone: not yet its own.
-    given: bool,
 }
 
 impl Drop for Place {
     fn drop(&mut self) {
-        if !self.given {
-            return;
-        }
         let started = {
             let mut lanes = lock(&self.lanes);
             lanes.end(&self.key, self.alone);
@@ -157,7 +152,6 @@ fn hand_out(lanes: &Arc<Mutex<Lanes>>, started: Vec<(String, bool, oneshot::Send
             lanes: lanes.clone(),
             key,
             alone,
-            given: true,
         };
         // A waiter gone since: the place is dropped, and given back.
         let _ = turn.send(place);
@@ -204,7 +198,6 @@ impl Admission {
                     lanes,
                     key: key.to_string(),
                     alone,
-                    given: true,
                 });
             }
             if queued >= MAX_WAITING_PER_KEY {

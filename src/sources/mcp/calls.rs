@@ -252,22 +252,7 @@ async fn call_on(
             // This call's own entry went with its future.
             let alone = listener.wire().in_flight() == 0;
             if (in_a_row >= 2 && alone) || is_stuck(&client).await {
-                match own {
-                    Some(key) => shared.tenants.stop(&server, key),
-                    None => {
-                        let mut clients = lock(&shared.clients);
-                        if clients
-                            .get(&server)
-                            .is_some_and(|c| Arc::ptr_eq(c, &client))
-                        {
-                            clients.remove(&server);
-                            drop(clients);
-                            if let Some(pgid) = lock(&shared.pids).remove(&server) {
-                                super::reaper::kill_group(pgid);
-                            }
-                        }
-                    }
-                }
+                stop_connection(&shared, &server, own, &client);
             }
             Err(McpCallError::Timeout {
                 server,
@@ -279,12 +264,7 @@ async fn call_on(
             let closed = matches!(e, rmcp::service::ServiceError::TransportClosed);
             let message = if closed || client.is_closed() {
                 // Dropped: the next call starts it again.
-                match own {
-                    Some(key) => shared.tenants.stop(&server, key),
-                    None => {
-                        lock(&shared.clients).remove(&server);
-                    }
-                }
+                stop_connection(&shared, &server, own, &client);
                 format!(
                     "it exited or closed the connection during the call ({})",
                     super::sdk_text::plain(&e.to_string())
@@ -323,6 +303,24 @@ async fn shared_connection(shared: &Shared, server: &str) -> Result<Arc<Client>,
                 lock(&shared.pids).remove(server);
             }
             restart(shared, server).await
+        }
+    }
+}
+
+/// Stops `client`, the connection a call ran on (the key's own, or the
+/// server's shared one unless a call has started it again since), its
+/// process killed: the next call starts it again.
+fn stop_connection(shared: &Shared, server: &str, own: Option<&str>, client: &Arc<Client>) {
+    if let Some(key) = own {
+        shared.tenants.stop(server, key);
+        return;
+    }
+    let mut clients = lock(&shared.clients);
+    if clients.get(server).is_some_and(|c| Arc::ptr_eq(c, client)) {
+        clients.remove(server);
+        drop(clients);
+        if let Some(pgid) = lock(&shared.pids).remove(server) {
+            super::reaper::kill_group(pgid);
         }
     }
 }

@@ -36,8 +36,8 @@ use super::progress::ProgressSink;
 pub(super) struct Listener {
     server: String,
     changes: Option<UnboundedSender<String>>,
-    /// The calls in flight that want their progress, by the token this
-    /// connection sent with each.
+    /// Where the progress of each call in flight goes, by the call's tag
+    /// (the wire finds a report's call by the token it was sent with).
     progress: Arc<Mutex<HashMap<CallTag, ProgressSink>>>,
     /// The hosts of the calls in flight, by each call's tag: the server's
     /// requests and log messages go to the call they belong to.
