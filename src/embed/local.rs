@@ -6,7 +6,7 @@
 //! vector) and `sentence_bert_config.json` (`max_seq_length`). Texts longer
 //! than the maximum are truncated, as the Python library does.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
@@ -87,9 +87,16 @@ struct SentenceBertConfig {
     max_seq_length: Option<usize>,
 }
 
+/// `tokenizer_config.json`'s longest input (a float: some write 1e30).
+#[derive(Deserialize)]
+struct TokenizerConfig {
+    model_max_length: Option<f64>,
+}
+
 /// A loaded model.
 pub struct LocalModel {
-    dir: PathBuf,
+    /// Where it was read from, for messages (a directory, or "built in").
+    place: String,
     /// The Hugging Face id it was fetched by, if any (for messages).
     hub_id: Option<String>,
     /// Directory name and a hash of the weights: the cache's model key.
@@ -107,7 +114,7 @@ pub struct LocalModel {
 impl std::fmt::Debug for LocalModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LocalModel")
-            .field("dir", &self.dir)
+            .field("place", &self.place)
             .field("model", &self.model_id)
             .field("pooling", &self.pooling)
             .field("dim", &self.dim)
@@ -116,39 +123,108 @@ impl std::fmt::Debug for LocalModel {
     }
 }
 
-fn read_json<T: for<'de> Deserialize<'de>>(path: &Path, what: &str) -> Result<T, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read {what}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: bad {what}: {e}", path.display()))
+fn parse_json<T: for<'de> Deserialize<'de>>(
+    files: &dyn ModelFiles,
+    name: &str,
+    what: &str,
+) -> Result<Option<T>, String> {
+    let Some(bytes) = files.read(name)? else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| format!("{}: bad {what}: {e}", files.place(name)))
+}
+
+fn read_json<T: for<'de> Deserialize<'de>>(
+    files: &dyn ModelFiles,
+    name: &str,
+    what: &str,
+) -> Result<T, String> {
+    parse_json(files, name, what)?
+        .ok_or_else(|| format!("{}: cannot read {what}: not found", files.place(name)))
+}
+
+/// Where a model's files come from: a directory, or the model built into
+/// toolsift (`bundled.rs`).
+pub trait ModelFiles {
+    /// How messages name the file `name` (`DIR/config.json`).
+    fn place(&self, name: &str) -> String;
+    /// The file's bytes; `None` when it is not there.
+    fn read(&self, name: &str) -> Result<Option<std::borrow::Cow<'static, [u8]>>, String>;
+}
+
+/// A sentence-transformers directory.
+pub struct Directory<'a>(pub &'a Path);
+
+impl ModelFiles for Directory<'_> {
+    fn place(&self, name: &str) -> String {
+        self.0.join(name).display().to_string()
+    }
+
+    fn read(&self, name: &str) -> Result<Option<std::borrow::Cow<'static, [u8]>>, String> {
+        let path = self.0.join(name);
+        match std::fs::read(&path) {
+            Ok(b) => Ok(Some(b.into())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("{}: cannot read it: {e}", path.display())),
+        }
+    }
 }
 
 impl LocalModel {
     /// Loads the model in `dir`.
     pub fn load(dir: &Path) -> Result<LocalModel, EmbedError> {
         let provider = format!("local model {}", dir.display());
-        Self::load_inner(dir).map_err(|m| EmbedError::new(provider, m))
+        if !dir.is_dir() {
+            return Err(EmbedError::new(
+                provider,
+                "not a directory (give a sentence-transformers model directory with config.json, tokenizer.json and model.safetensors)",
+            ));
+        }
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "model".into());
+        Self::load_from(&Directory(dir), &name, dir.display().to_string())
+            .map_err(|m| EmbedError::new(provider, m))
     }
 
-    fn load_inner(dir: &Path) -> Result<LocalModel, String> {
-        if !dir.is_dir() {
-            return Err("not a directory (give a sentence-transformers model directory with config.json, tokenizer.json and model.safetensors)".into());
-        }
-        let config_path = dir.join("config.json");
-        let config: BertConfig = read_json(&config_path, "BERT config")?;
+    /// Loads a model from `files`; `name` starts its cache key, `place`
+    /// says where it is in messages.
+    pub fn load_from(
+        files: &dyn ModelFiles,
+        name: &str,
+        place: String,
+    ) -> Result<LocalModel, String> {
+        let config: BertConfig = read_json(files, "config.json", "BERT config")?;
         config
             .check()
-            .map_err(|m| format!("{}: {m}", config_path.display()))?;
-        let (pooling, normalize) = read_modules(dir)?;
-        let max_len = match dir.join("sentence_bert_config.json") {
-            p if p.is_file() => read_json::<SentenceBertConfig>(&p, "sentence_bert_config")?
-                .max_seq_length
-                .unwrap_or(config.max_position_embeddings),
-            _ => config.max_position_embeddings,
+            .map_err(|m| format!("{}: {m}", files.place("config.json")))?;
+        let (pooling, normalize) = read_modules(files)?;
+        // Older sentence-transformers versions say the longest input in
+        // sentence_bert_config.json, current ones in the tokenizer's config.
+        let max_len = match parse_json::<SentenceBertConfig>(
+            files,
+            "sentence_bert_config.json",
+            "sentence_bert_config",
+        )?
+        .and_then(|c| c.max_seq_length)
+        {
+            Some(n) => Some(n),
+            None => {
+                parse_json::<TokenizerConfig>(files, "tokenizer_config.json", "tokenizer config")?
+                    .and_then(|c| c.model_max_length)
+                    .map(|n| n.min(u64::MAX as f64) as usize)
+            }
         }
+        .unwrap_or(config.max_position_embeddings)
         .min(config.max_position_embeddings);
-        let tok_path = dir.join("tokenizer.json");
-        let mut tokenizer = Tokenizer::from_file(&tok_path)
-            .map_err(|e| format!("{}: bad tokenizer: {e}", tok_path.display()))?;
+        let tok_bytes = files
+            .read("tokenizer.json")?
+            .ok_or_else(|| format!("{}: not found", files.place("tokenizer.json")))?;
+        let mut tokenizer = Tokenizer::from_bytes(&*tok_bytes)
+            .map_err(|e| format!("{}: bad tokenizer: {e}", files.place("tokenizer.json")))?;
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: max_len,
@@ -159,20 +235,25 @@ impl LocalModel {
             pad_id: config.pad_token_id as u32,
             ..PaddingParams::default()
         }));
-        let weights = dir.join("model.safetensors");
-        let bytes = std::fs::read(&weights)
-            .map_err(|e| format!("{}: cannot read the weights: {e}", weights.display()))?;
+        let weights = files.place("model.safetensors");
+        let bytes = files
+            .read("model.safetensors")?
+            .ok_or_else(|| format!("{weights}: cannot read the weights: not found"))?;
         let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu)
-            .map_err(|e| format!("{}: bad safetensors: {e}", weights.display()))?;
-        let model = Bert::load(vb, &config)
-            .map_err(|e| format!("{}: not a BERT model: {e}", weights.display()))?;
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "model".into());
+        // f16 or bf16 weights are widened: the encoder runs in f32.
+        let vb = match bytes {
+            std::borrow::Cow::Borrowed(b) => {
+                VarBuilder::from_slice_safetensors(b, DType::F32, &Device::Cpu)
+            }
+            std::borrow::Cow::Owned(b) => {
+                VarBuilder::from_buffered_safetensors(b, DType::F32, &Device::Cpu)
+            }
+        }
+        .map_err(|e| format!("{weights}: bad safetensors: {e}"))?;
+        let model =
+            Bert::load(vb, &config).map_err(|e| format!("{weights}: not a BERT model: {e}"))?;
         Ok(LocalModel {
-            dir: dir.to_path_buf(),
+            place,
             hub_id: None,
             model_id: format!("{name}@{hash:016x}"),
             model,
@@ -248,12 +329,10 @@ impl LocalModel {
 /// The pooling and whether vectors are normalised, from `modules.json` and
 /// the pooling module's config (mean pooling, no normalisation, when the
 /// directory has neither, as sentence-transformers does for a bare model).
-fn read_modules(dir: &Path) -> Result<(Pooling, bool), String> {
-    let modules_path = dir.join("modules.json");
-    if !modules_path.is_file() {
+fn read_modules(files: &dyn ModelFiles) -> Result<(Pooling, bool), String> {
+    let Some(modules) = parse_json::<Vec<Module>>(files, "modules.json", "modules.json")? else {
         return Ok((Pooling::Mean, false));
-    }
-    let modules: Vec<Module> = read_json(&modules_path, "modules.json")?;
+    };
     let mut pooling = Pooling::Mean;
     let mut normalize = false;
     for m in &modules {
@@ -262,16 +341,16 @@ fn read_modules(dir: &Path) -> Result<(Pooling, bool), String> {
             "Transformer" => {}
             "Normalize" => normalize = true,
             "Pooling" => {
-                let p = dir.join(&m.path).join("config.json");
-                let c: PoolingConfig = read_json(&p, "pooling config")?;
+                let p = format!("{}/config.json", m.path.trim_end_matches('/'));
+                let c: PoolingConfig = read_json(files, &p, "pooling config")?;
                 pooling = c
                     .pooling()
-                    .map_err(|why| format!("{}: {why}", p.display()))?;
+                    .map_err(|why| format!("{}: {why}", files.place(&p)))?;
             }
             other => {
                 return Err(format!(
                     "{}: module {other:?} is not supported (Transformer, Pooling and Normalize are)",
-                    modules_path.display()
+                    files.place("modules.json")
                 ));
             }
         }
@@ -290,8 +369,8 @@ impl Embedder for LocalModel {
 
     fn describe(&self) -> String {
         match &self.hub_id {
-            Some(id) => format!("local model {id} ({})", self.dir.display()),
-            None => format!("local model {}", self.dir.display()),
+            Some(id) => format!("local model {id} ({})", self.place),
+            None => format!("local model {}", self.place),
         }
     }
 
