@@ -115,26 +115,41 @@ impl EmbeddingArgs {
 pub fn default_model(
     args: &EmbeddingArgs,
     file: &EmbeddingSettings,
-) -> Result<Option<(Embeddings, std::path::PathBuf)>, String> {
+) -> Result<Option<(Embeddings, String)>, String> {
     let env = |n: &str| std::env::var(n).ok();
     if provider_named(args, file) {
         return Ok(None);
     }
-    let offline = args.offline || toolsift::embed::offline_in(&env);
-    let dir = toolsift::embed::default_model_dir(&env, offline, &mut |m| {
-        eprintln!("toolsift: {}", toolsift::terminal_text::escape(m))
-    })
-    .map_err(|e| e.to_string())?;
+    if toolsift::embed::model_off_in(&env) {
+        return Err("the search model is off (TOOLSIFT_MODEL=off)".into());
+    }
+    // The model built in: at hand, no fetch, no network.
+    #[cfg(feature = "bundled-model")]
+    let place = toolsift::embed::settings::BUILTIN.to_string();
+    #[cfg(not(feature = "bundled-model"))]
+    let place = {
+        let offline = args.offline || toolsift::embed::offline_in(&env);
+        let dir = toolsift::embed::default_model_dir(&env, offline, &mut |m| {
+            eprintln!("toolsift: {}", toolsift::terminal_text::escape(m))
+        })
+        .map_err(|e| e.to_string())?;
+        dir.to_string_lossy().into_owned()
+    };
     let settings = EmbeddingSettings {
-        local: Some(dir.to_string_lossy().into_owned()),
+        local: Some(place.clone()),
         ..file.clone()
     };
+    let place = if cfg!(feature = "bundled-model") {
+        "built in".to_string()
+    } else {
+        place
+    };
     match settings.build(&env) {
-        Ok(Some(e)) => Ok(Some((e, dir))),
+        Ok(Some(e)) => Ok(Some((e, place))),
         Ok(None) => Ok(None),
         Err(e) => Err(format!(
             "the model {} did not load ({e})",
-            toolsift::embed::DEFAULT_MODEL
+            toolsift::embed::default_model_name()
         )),
     }
 }
@@ -152,7 +167,9 @@ pub fn default_model_later(
     let offline = args.offline || toolsift::embed::offline_in(&env);
     if provider_named(args, file)
         || offline
+        || toolsift::embed::model_off_in(&env)
         || !cfg!(feature = "embed-local")
+        || cfg!(feature = "bundled-model")
         || toolsift::embed::default_model_cached(&env).is_some()
     {
         return None;
@@ -200,12 +217,12 @@ pub fn default_for_service(
     without: &str,
 ) {
     match default_model(args, file) {
-        Ok(Some((model, dir))) => {
+        Ok(Some((model, place))) => {
             service.embeddings = Some(model);
             eprintln!(
-                "{with} {} from {}",
-                toolsift::embed::DEFAULT_MODEL,
-                toolsift::terminal_text::escape(&dir.display().to_string())
+                "{with} {} ({})",
+                toolsift::embed::default_model_name(),
+                toolsift::terminal_text::escape(&place)
             );
         }
         Ok(None) => {}
@@ -269,7 +286,18 @@ pub fn embeddings_for(
     }
     if ranker.is_some_and(Ranker::needs_embeddings) {
         let config = toolsift::config::Config::load(None)?;
-        return args.build(Some(&config.embeddings), true);
+        let named = args.build(Some(&config.embeddings), true)?;
+        // A dense ranker asked for and no provider named: the model built
+        // in, unless it is turned off.
+        if named.is_none() && cfg!(feature = "bundled-model") {
+            let env = |n: &str| std::env::var(n).ok();
+            if !toolsift::embed::model_off_in(&env) {
+                return default_model(args, &config.embeddings)
+                    .map(|m| m.map(|(e, _)| e))
+                    .map_err(CliError::Usage);
+            }
+        }
+        return Ok(named);
     }
     Ok(None)
 }

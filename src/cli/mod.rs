@@ -24,6 +24,8 @@ pub mod mcp;
 #[cfg(feature = "mcp")]
 pub mod mcp_live;
 pub mod model;
+#[cfg(feature = "bundled-model")]
+mod model_status;
 pub mod output;
 pub mod replay;
 pub mod search;

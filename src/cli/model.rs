@@ -14,9 +14,9 @@ pub struct ModelArgs {
 
 #[derive(Subcommand)]
 pub enum ModelAction {
-    /// Whether the model is at hand (where, how big), whether fetching is off, and what search ranks with.
+    /// Which model search ranks with and why (the one built in, or one the config or environment names); with an id, whether that model is in the hub cache.
     Status {
-        /// A Hugging Face id (default: sentence-transformers/all-MiniLM-L6-v2).
+        /// A Hugging Face id: whether it is fetched (default: the model search ranks with).
         #[arg(value_name = "HF_ID")]
         model: Option<String>,
         #[arg(long)]
@@ -60,6 +60,8 @@ pub fn run(args: &ModelArgs) -> Result<(), CliError> {
         toolsift::terminal_text::escape(&p.display().to_string()).into_owned()
     };
     match &args.action {
+        #[cfg(feature = "bundled-model")]
+        ModelAction::Status { model: None, json } => super::model_status::ranking(*json),
         ModelAction::Status { model, json } => {
             let model = id(model)?;
             let dir = hub::cached(&model, &settings);

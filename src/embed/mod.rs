@@ -12,6 +12,8 @@
 
 #[cfg(feature = "embed-local")]
 pub mod bert;
+#[cfg(feature = "bundled-model")]
+pub mod bundled;
 pub mod cache;
 pub mod http;
 #[cfg(feature = "embed-local")]
@@ -33,6 +35,16 @@ pub const DEFAULT_MODEL: &str = "sentence-transformers/all-MiniLM-L6-v2";
 /// Texts sent to a provider per call, unless configured.
 pub const DEFAULT_BATCH: usize = 32;
 
+/// The model every front end ranks with when none is named: the one built
+/// into toolsift (feature `bundled-model`), else [`DEFAULT_MODEL`] from the
+/// hub cache.
+pub fn default_model_name() -> &'static str {
+    #[cfg(feature = "bundled-model")]
+    return bundled::NAME;
+    #[cfg(not(feature = "bundled-model"))]
+    DEFAULT_MODEL
+}
+
 /// About how many bytes a fetch of [`DEFAULT_MODEL`] brings (its weights,
 /// tokenizer and configuration), said before it starts.
 pub const DEFAULT_MODEL_BYTES: u64 = 91_000_000;
@@ -48,6 +60,18 @@ pub fn default_model_cached(env: &dyn Fn(&str) -> Option<String>) -> Option<std:
         let _ = env;
         None
     }
+}
+
+/// Whether the default search model is turned off (`TOOLSIFT_MODEL=off`,
+/// or `0`, `false`, `no`, `none`): front ends that named no provider rank
+/// with BM25F alone.
+pub fn model_off_in(env: &dyn Fn(&str) -> Option<String>) -> bool {
+    env("TOOLSIFT_MODEL").is_some_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "off" | "0" | "false" | "no" | "none"
+        )
+    })
 }
 
 /// Whether fetching is off: `TOOLSIFT_OFFLINE` or the hub's own

@@ -15,6 +15,10 @@ use super::hub::{self, HubSettings, ModelId};
 use super::local::LocalModel;
 use super::{Embedder, Embeddings, VectorCache, cache::DEFAULT_MEMORY_VECTORS};
 
+/// What `local` says to pick the model built into toolsift (feature
+/// `bundled-model`).
+pub const BUILTIN: &str = "builtin";
+
 /// A provider's settings (all optional; `local` or `url` names one). A bad
 /// value is refused saying what was found ([`crate::file_value`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
@@ -126,6 +130,21 @@ impl EmbeddingSettings {
             (Some(local), None) => {
                 return Err(SettingsError(format!(
                     "local model {local:?}: this toolsift was built without the embed-local feature, so it runs no model itself; give an embedding service with --embeddings-url URL, or install toolsift with its default features"
+                )));
+            }
+            #[cfg(feature = "bundled-model")]
+            (Some(local), None) if local == super::bundled::SPEC => Arc::new(
+                super::bundled::load()
+                    .map_err(SettingsError)?
+                    .with_prefixes(
+                        self.query_prefix.clone().unwrap_or_default(),
+                        self.document_prefix.clone().unwrap_or_default(),
+                    ),
+            ),
+            #[cfg(all(feature = "embed-local", not(feature = "bundled-model")))]
+            (Some(local), None) if local == BUILTIN => {
+                return Err(SettingsError(format!(
+                    "local model {BUILTIN:?}: this toolsift was built without the bundled-model feature, so it has no model built in; give a model directory or a Hugging Face id"
                 )));
             }
             #[cfg(feature = "embed-local")]

@@ -71,15 +71,17 @@ impl Gateway {
             };
         }
         // The gateway's policy, in the service's parameters: the
-        // always-load tools are listed already, each tool sent must fit on
-        // its own, and the session is the gateway's.
+        // always-load tools are listed already and the session is the
+        // gateway's. The gate is every front end's: when the best tool
+        // fits, the answer stands whole (`search`, the explorer and `serve`
+        // give the same tools for the same request).
         let params = SearchRequest {
             query: query.clone(),
             queries,
             max_tools: Some(limit),
             ranker: Some(self.config.ranker),
             gate: Some(self.config.service.gate),
-            gate_mode: GateMode::Each,
+            gate_mode: GateMode::Any,
             omit_always_load: true,
             unrecorded: true,
             usage_key: usage_key.map(str::to_string),

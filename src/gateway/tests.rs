@@ -167,15 +167,24 @@ fn nothing_fits_is_said_plainly_with_the_nearest_held_back() {
 }
 
 #[test]
-fn with_the_gate_on_tools_below_the_best_come_only_if_they_fit() {
-    // get_time matches only the generic "get": it does not fit.
+fn with_the_gate_on_an_answer_whose_best_tool_fits_stands_whole() {
+    // The gate every front end has: get_weather fits, so the tools below
+    // it come too (get_time matches only the generic "get"), as with the
+    // gate off.
     let query = args(json!({"query": "get the weather in Oslo"}));
     let on = runtime().block_on(gateway(GatewayConfig::default()).search_tools("s", None, &query));
-    assert_eq!(on.names, ["get_weather"]);
+    assert_eq!(on.names, ["get_weather", "get_time"]);
     let mut config = GatewayConfig::default();
     config.service.gate = false;
+    let off = runtime().block_on(gateway(config.clone()).search_tools("s", None, &query));
+    assert_eq!(off.names, on.names);
+    // A request whose best tool does not fit loads nothing with the gate
+    // on, and the nearest with it off.
+    let query = args(json!({"query": "get a quote"}));
+    let on = runtime().block_on(gateway(GatewayConfig::default()).search_tools("s", None, &query));
+    assert!(on.names.is_empty(), "{:?}", on.names);
     let off = runtime().block_on(gateway(config).search_tools("s", None, &query));
-    assert_eq!(off.names, ["get_weather", "get_time"]);
+    assert!(!off.names.is_empty());
 }
 
 #[test]
@@ -393,7 +402,7 @@ fn search_tools_answers_what_the_service_answers_under_the_gateways_policy() {
             query: query.into(),
             max_tools: Some(GatewayConfig::default().max_tools),
             gate: Some(true),
-            gate_mode: GateMode::Each,
+            gate_mode: GateMode::Any,
             omit_always_load: true,
             unrecorded: true,
             ..SearchRequest::default()

@@ -16,12 +16,27 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-/// The real binary, with no search model at hand and fetching off (an
+/// The real binary, with the default search model off
+/// (`TOOLSIFT_MODEL=off`), no model in the hub cache and fetching off (an
 /// empty hub cache, `TOOLSIFT_OFFLINE`), so each test ranks as it says:
-/// a test of the model sets both itself.
+/// a test of the model sets these itself, and [`bin_as_shipped`] is the
+/// binary as users get it.
 pub fn bin() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolsift"));
-    cmd.env("HF_HOME", no_hub()).env("TOOLSIFT_OFFLINE", "1");
+    cmd.env("HF_HOME", no_hub())
+        .env("TOOLSIFT_OFFLINE", "1")
+        .env("TOOLSIFT_MODEL", "off");
+    cmd
+}
+
+/// The real binary as users get it: the search model built in ranks by
+/// default. Only the hub cache is emptied and fetching turned off, so
+/// nothing of this machine's is read and nothing fetched.
+pub fn bin_as_shipped() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolsift"));
+    cmd.env("HF_HOME", no_hub())
+        .env("TOOLSIFT_OFFLINE", "1")
+        .env_remove("TOOLSIFT_MODEL");
     cmd
 }
 
@@ -366,20 +381,6 @@ pub fn minilm_dir() -> PathBuf {
         dir.display()
     );
     dir
-}
-
-/// A hub cache (`$HOME_DIR/hub`, for `HF_HOME`) that holds the default
-/// model, made of links to the model directory the tests use.
-pub fn hub_with_the_default_model(home: &std::path::Path) {
-    let repo = home.join("hub/models--sentence-transformers--all-MiniLM-L6-v2");
-    let snapshot = repo.join("snapshots/0123456789abcdef");
-    std::fs::create_dir_all(&snapshot).unwrap();
-    std::fs::create_dir_all(repo.join("refs")).unwrap();
-    std::fs::write(repo.join("refs/main"), "0123456789abcdef").unwrap();
-    for entry in std::fs::read_dir(minilm_dir()).unwrap() {
-        let entry = entry.unwrap();
-        std::os::unix::fs::symlink(entry.path(), snapshot.join(entry.file_name())).unwrap();
-    }
 }
 
 /// The names in `v`: an array of names, of tools (`name`) or of a

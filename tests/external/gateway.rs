@@ -54,7 +54,10 @@ pub(crate) fn host_in_env(
     sessions: usize,
     vars: &[(&str, &str)],
 ) -> (Value, String) {
+    // The gateway a host starts ranks with BM25F unless `vars` turn the
+    // built-in model on (shipped_model.rs).
     let mut child = Command::new(python())
+        .env("TOOLSIFT_MODEL", "off")
         .envs(vars.iter().copied())
         .arg(host_script())
         .args(target)
@@ -305,6 +308,7 @@ impl HttpGateway {
             &["--http", "127.0.0.1:0"]
         };
         let mut command = Command::new(toolsift());
+        command.env("TOOLSIFT_MODEL", "off");
         command
             .args(["gateway", "--offline", "--mcp-timeout", "60"])
             .args(listen)
@@ -561,15 +565,14 @@ fn fifty_http_sessions_keep_their_own_breakers_and_found_tools() {
     }
 }
 
-/// With no ranker and no provider named, the gateway ranks with hybrid when
-/// the hub cache holds the default model, and says so; without it, BM25F.
+/// With no ranker and no provider named, the gateway ranks with hybrid and
+/// the model built in, offline, whatever the hub cache holds, and says so;
+/// with the model turned off, BM25F, said.
 #[test]
-fn the_gateway_ranks_with_hybrid_when_the_hub_cache_holds_the_default_model() {
-    let home = tempfile::tempdir().unwrap();
-    crate::common::hub_with_the_default_model(home.path());
+fn the_gateway_ranks_with_hybrid_and_the_built_in_model_unless_it_is_off() {
     let empty = tempfile::tempdir().unwrap();
     let time = time_bin();
-    let dry_run = |hf_home: &std::path::Path, extra: &[&str]| {
+    let dry_run = |model: &str, extra: &[&str]| {
         let mut args = vec![
             "gateway",
             "--offline",
@@ -582,7 +585,8 @@ fn the_gateway_ranks_with_hybrid_when_the_hub_cache_holds_the_default_model() {
         args.extend(extra);
         let out = crate::common::bin()
             .args(&args)
-            .env("HF_HOME", hf_home)
+            .env("HF_HOME", empty.path())
+            .env("TOOLSIFT_MODEL", model)
             .env("XDG_CONFIG_HOME", empty.path())
             .env_remove("TOOLSIFT_CONFIG")
             .env_remove("TOOLSIFT_EMBEDDINGS_LOCAL")
@@ -596,14 +600,14 @@ fn the_gateway_ranks_with_hybrid_when_the_hub_cache_holds_the_default_model() {
         );
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
-    let with_model = dry_run(home.path(), &[]);
+    let with_model = dry_run("on", &[]);
     assert!(
-        with_model.contains(
-            "search_tools ranks with hybrid: sentence-transformers/all-MiniLM-L6-v2 from"
-        ),
+        with_model.contains("search_tools ranks with hybrid: toolsift-tools-minilm (built in)"),
         "{with_model}"
     );
-    assert!(!dry_run(empty.path(), &[]).contains("ranks with hybrid"));
+    let off = dry_run("off", &[]);
+    assert!(!off.contains("ranks with hybrid"), "{off}");
+    assert!(off.contains("the search model is off"), "{off}");
     // A ranker named is kept.
-    assert!(!dry_run(home.path(), &["--ranker", "bm25"]).contains("ranks with hybrid"));
+    assert!(!dry_run("on", &["--ranker", "bm25"]).contains("ranks with hybrid"));
 }

@@ -223,6 +223,7 @@ fn no_server_outlives_the_gateway_when_the_host_goes_or_a_signal_comes() {
             ],
         ));
         let mut child = Command::new(toolsift())
+            .env("TOOLSIFT_MODEL", "off")
             .args(&args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -258,6 +259,7 @@ fn no_server_or_daemon_outlives_a_gateway_killed_outright() {
         &["--escaped-grandchild", "--daemon-grandchild"],
     ));
     let mut child = Command::new(toolsift())
+        .env("TOOLSIFT_MODEL", "off")
         .args(&args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -293,7 +295,11 @@ fn a_message_the_gateway_cannot_read_fails_its_server_at_once_saying_why() {
         args.extend(fake_stdio(mode, &m, &[]));
         args.extend(time_stdio());
         args.push("--dry-run".into());
-        let out = Command::new(toolsift()).args(&args).output().unwrap();
+        let out = Command::new(toolsift())
+            .env("TOOLSIFT_MODEL", "off")
+            .args(&args)
+            .output()
+            .unwrap();
         let said = format!(
             "{}{}",
             String::from_utf8_lossy(&out.stdout),
@@ -541,7 +547,11 @@ fn a_port_in_use_is_said_at_once_not_after_the_servers_start() {
         "60".into(),
     ]);
     let started = std::time::Instant::now();
-    let out = Command::new(toolsift()).args(&args).output().unwrap();
+    let out = Command::new(toolsift())
+        .env("TOOLSIFT_MODEL", "off")
+        .args(&args)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -33,6 +33,7 @@ struct StdioGateway {
 impl StdioGateway {
     fn start(args: &[String]) -> StdioGateway {
         let mut child = Command::new(toolsift())
+            .env("TOOLSIFT_MODEL", "off")
             .args(["gateway", "--offline", "--start-wait", "60"])
             .args(args)
             .stdin(Stdio::piped())

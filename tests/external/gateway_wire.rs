@@ -154,6 +154,7 @@ fn over_stdio_the_same_messages_are_answered_in_json_rpc_and_the_session_goes_on
     ];
     args.extend(time_stdio());
     let mut child = Command::new(crate::gateway::toolsift())
+        .env("TOOLSIFT_MODEL", "off")
         .args(&args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -5,7 +5,7 @@ mod common;
 
 #[cfg(feature = "embed-local")]
 mod embeddings;
-#[cfg(feature = "embed-local")]
+#[cfg(feature = "bundled-model")]
 mod first_use;
 mod gateway;
 mod gateway_approvals;
@@ -48,5 +48,7 @@ mod redis_replicas;
 #[cfg(feature = "redis")]
 mod redis_sessions;
 mod same_answer;
+#[cfg(feature = "bundled-model")]
+mod shipped_model;
 mod typescript_sdk;
 mod wheel;

@@ -116,6 +116,7 @@ pub(crate) fn browser() -> String {
 
 pub(crate) fn run_env(args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
     let out = Command::new(toolsift())
+        .env("TOOLSIFT_MODEL", "off")
         .args(args)
         .envs(env.iter().copied())
         .output()

@@ -6,6 +6,7 @@ mod common;
 mod columns;
 mod compare;
 mod exact;
+#[cfg(feature = "bundled-model")]
 mod first_run;
 mod hidden_text;
 mod live;

@@ -54,6 +54,9 @@ impl Tty {
         // ranks with hybrid when it holds the default model).
         cmd.env("HF_HOME", config_dir.join("no-hub"));
         cmd.env("TOOLSIFT_OFFLINE", "1");
+        // Nor the model built in: these tests rank with BM25F, as they say
+        // (first_run.rs runs the explorer as shipped).
+        cmd.env("TOOLSIFT_MODEL", "off");
         cmd.env_remove("TOOLSIFT_EMBEDDINGS_LOCAL");
         cmd.env_remove("TOOLSIFT_EMBEDDINGS_URL");
         for (k, v) in envs {
@@ -547,9 +550,8 @@ fn the_detail_scrolls_to_its_end_and_back_in_a_real_terminal() {
 }
 
 #[test]
-fn with_the_default_model_in_the_hub_cache_the_explorer_ranks_with_hybrid() {
+fn with_the_model_built_in_the_explorer_ranks_with_hybrid_and_keeps_a_ranker_named() {
     let home = tempfile::tempdir().unwrap();
-    common::hub_with_the_default_model(home.path());
     let cache = tempfile::tempdir().unwrap();
     let catalog = common::fixture("paraphrase.json");
     let mut tty = Tty::spawn_with(
@@ -557,6 +559,7 @@ fn with_the_default_model_in_the_hub_cache_the_explorer_ranks_with_hybrid() {
         &[
             ("HF_HOME", home.path().to_str().unwrap()),
             ("XDG_CACHE_HOME", cache.path().to_str().unwrap()),
+            ("TOOLSIFT_MODEL", "on"),
         ],
     );
     // No ranker named: the header says which one answers.
@@ -574,6 +577,7 @@ fn with_the_default_model_in_the_hub_cache_the_explorer_ranks_with_hybrid() {
         &[
             ("HF_HOME", home.path().to_str().unwrap()),
             ("XDG_CACHE_HOME", cache.path().to_str().unwrap()),
+            ("TOOLSIFT_MODEL", "on"),
         ],
     );
     tty.wait_for("embedded bm25");
