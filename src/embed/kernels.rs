@@ -8,6 +8,30 @@
 use gemm::Parallelism;
 use rayon::prelude::*;
 
+/// Runs `$f(args)` compiled for the widest vector extension the CPU has.
+macro_rules! wide {
+    ($f:ident($($arg:expr),*)) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU has AVX-512F (detected just above).
+                unsafe { wide::avx512::$f($($arg),*) }
+            } else if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                // SAFETY: the CPU has AVX2 and FMA (detected just above).
+                unsafe { wide::avx2::$f($($arg),*) }
+            } else {
+                wide::$f($($arg),*)
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            wide::$f($($arg),*)
+        }
+    }};
+}
+
 /// A matrix read through strides: element (r, c) is `data[r * rs + c * cs]`.
 #[derive(Clone, Copy)]
 pub struct View<'a> {
@@ -105,6 +129,10 @@ impl Dense {
             }
             None => (0..rows).for_each(|_| out.extend_from_slice(&self.b)),
         }
+        if rows <= FEW_ROWS {
+            self.add_few(x, rows, &mut out);
+            return out;
+        }
         let lhs = View {
             data: x,
             rs: self.n_in,
@@ -125,6 +153,33 @@ impl Dense {
             1.0,
         );
         out
+    }
+}
+
+/// Rows up to which a product is dot products straight off the weights
+/// (a query's few tokens): gemm would copy the whole weight matrix into
+/// its own layout first, which costs more than the arithmetic.
+const FEW_ROWS: usize = 16;
+
+/// Weight rows per task of `add_few`.
+const WEIGHT_ROWS_PER_TASK: usize = 64;
+
+impl Dense {
+    /// `out` (rows × n_out) += `x` · wᵀ, as one dot product per output:
+    /// each weight row is read once, from where it lies, the work split
+    /// over the cores by weight rows.
+    fn add_few(&self, x: &[f32], rows: usize, out: &mut [f32]) {
+        let k = self.n_in;
+        let mut transposed = vec![0.0f32; self.n_out * rows];
+        transposed
+            .par_chunks_mut(rows * WEIGHT_ROWS_PER_TASK)
+            .zip(self.w.par_chunks(k * WEIGHT_ROWS_PER_TASK))
+            .for_each(|(part, w)| wide!(dots(w, k, x, part)));
+        for (j, column) in transposed.chunks_exact(rows).enumerate() {
+            for (i, v) in column.iter().enumerate() {
+                out[i * self.n_out + j] += v;
+            }
+        }
     }
 }
 
@@ -154,30 +209,6 @@ impl Norm {
             }
         });
     }
-}
-
-/// Runs `$f(args)` compiled for the widest vector extension the CPU has.
-macro_rules! wide {
-    ($f:ident($($arg:expr),*)) => {{
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the CPU has AVX-512F (detected just above).
-                unsafe { wide::avx512::$f($($arg),*) }
-            } else if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-            {
-                // SAFETY: the CPU has AVX2 and FMA (detected just above).
-                unsafe { wide::avx2::$f($($arg),*) }
-            } else {
-                wide::$f($($arg),*)
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            wide::$f($($arg),*)
-        }
-    }};
 }
 
 /// The activation between a block's two linear layers.
@@ -246,6 +277,37 @@ mod wide {
         y.copysign(x)
     }
 
+    /// `out[j * rows + i]` = the dot product of row j of `w` and row i of
+    /// `x` (rows of `k`; `rows` = `out.len()` / `w`'s rows).
+    #[inline(always)]
+    pub fn dots(w: &[f32], k: usize, x: &[f32], out: &mut [f32]) {
+        let rows = x.len() / k;
+        for (wj, o) in w.chunks_exact(k).zip(out.chunks_exact_mut(rows)) {
+            for (xi, oi) in x.chunks_exact(k).zip(o.iter_mut()) {
+                *oi = dot(wj, xi);
+            }
+        }
+    }
+
+    /// Lanes summed apart (the compiler keeps them in vector registers).
+    const LANES: usize = 32;
+
+    #[inline(always)]
+    fn dot(a: &[f32], b: &[f32]) -> f32 {
+        let mut acc = [0.0f32; LANES];
+        let whole = a.len() / LANES * LANES;
+        for (ca, cb) in a[..whole]
+            .chunks_exact(LANES)
+            .zip(b[..whole].chunks_exact(LANES))
+        {
+            for l in 0..LANES {
+                acc[l] += ca[l] * cb[l];
+            }
+        }
+        let tail: f32 = a[whole..].iter().zip(&b[whole..]).map(|(x, y)| x * y).sum();
+        acc.iter().sum::<f32>() + tail
+    }
+
     #[inline(always)]
     pub fn exp_slice(x: &mut [f32]) {
         x.iter_mut().for_each(|v| *v = exp(*v));
@@ -270,6 +332,10 @@ mod wide {
     macro_rules! compiled_for {
         ($name:ident, $features:literal) => {
             pub mod $name {
+                #[target_feature(enable = $features)]
+                pub fn dots(w: &[f32], k: usize, x: &[f32], out: &mut [f32]) {
+                    super::dots(w, k, x, out)
+                }
                 #[target_feature(enable = $features)]
                 pub fn exp_slice(x: &mut [f32]) {
                     super::exp_slice(x)
@@ -309,6 +375,33 @@ mod tests {
         let want = [-0.004_049_7, -0.154_268_7, 0.0, 0.345_731_3, 2.995_950_3];
         for (g, w) in v.iter().zip(want) {
             assert!((g - w).abs() < 1e-6, "{g} {w}");
+        }
+    }
+
+    #[test]
+    fn few_rows_and_many_agree() {
+        let (k, n) = (70, 150);
+        let w: Vec<f32> = (0..n * k)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0)
+            .collect();
+        let b: Vec<f32> = (0..n).map(|j| j as f32 / 100.0).collect();
+        let dense = Dense {
+            w,
+            b,
+            n_in: k,
+            n_out: n,
+        };
+        let rows = 40;
+        let x: Vec<f32> = (0..rows * k)
+            .map(|i| ((i * 13 % 29) as f32 - 14.0) / 14.0)
+            .collect();
+        let many = dense.apply(&x, rows, None);
+        for few in [1, 5, FEW_ROWS] {
+            let residual = vec![1.0; few * n];
+            let got = dense.apply(&x[..few * k], few, Some(&residual));
+            for (g, m) in got.iter().zip(&many) {
+                assert!((g - (m + 1.0)).abs() < 1e-4, "{few} rows: {g} against {m}");
+            }
         }
     }
 
