@@ -1,12 +1,18 @@
 //! A BERT encoder (the architecture of sentence-transformers' MiniLM, mpnet
-//! is not covered) on candle's tensors: embeddings, then `num_hidden_layers`
-//! post-norm blocks of multi-head self-attention and a GELU feed-forward.
-//! Weights are read by their Hugging Face names (`embeddings.*`,
-//! `encoder.layer.N.*`, optionally under `bert.`). Inference only.
+//! is not covered): embeddings, then `num_hidden_layers` post-norm blocks
+//! of multi-head self-attention and a GELU feed-forward. Weights are read
+//! through candle's `VarBuilder` by their Hugging Face names
+//! (`embeddings.*`, `encoder.layer.N.*`, optionally under `bert.`) into
+//! plain f32 rows, and run by `kernels`: a batch's texts packed one after
+//! another (no padding), one matrix product per layer for the whole batch,
+//! attention within each text. Inference only.
 
-use candle_core::{D, DType, Module, Result, Tensor};
-use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder, embedding, layer_norm, linear};
+use candle_core::{DType, Result, Tensor};
+use candle_nn::{LayerNorm, Linear, VarBuilder, embedding, layer_norm, linear};
+use rayon::prelude::*;
 use serde::Deserialize;
+
+use super::kernels::{Act, Dense, Norm, View, activate, matmul, softmax_rows};
 
 /// The fields of `config.json` the encoder needs.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -87,27 +93,84 @@ fn norm(size: usize, eps: f64, vb: VarBuilder) -> Result<LayerNorm> {
     }
 }
 
+/// Row `i` of a table of rows of `h` values.
+fn row<'a>(table: &'a [f32], i: usize, h: usize, what: &str) -> Result<&'a [f32]> {
+    table
+        .get(i * h..(i + 1) * h)
+        .ok_or_else(|| candle_core::Error::msg(format!("{what} {i} out of range")))
+}
+
+/// A tensor's values as one flat f32 list.
+fn values(t: &Tensor) -> Result<Vec<f32>> {
+    t.to_dtype(DType::F32)?.flatten_all()?.to_vec1()
+}
+
+fn dense(l: &Linear) -> Result<Dense> {
+    let (n_out, n_in) = l.weight().dims2()?;
+    let b = match l.bias() {
+        Some(b) => values(b)?,
+        None => vec![0.0; n_out],
+    };
+    Ok(Dense {
+        w: values(l.weight())?,
+        b,
+        n_in,
+        n_out,
+    })
+}
+
+/// Query, key and value as one layer of three times the outputs.
+fn stacked(parts: [&Linear; 3]) -> Result<Dense> {
+    let parts = parts.map(dense);
+    let mut out = Dense {
+        w: Vec::new(),
+        b: Vec::new(),
+        n_in: 0,
+        n_out: 0,
+    };
+    for p in parts {
+        let p = p?;
+        out.w.extend(p.w);
+        out.b.extend(p.b);
+        out.n_in = p.n_in;
+        out.n_out += p.n_out;
+    }
+    Ok(out)
+}
+
+fn plain_norm(n: &LayerNorm, size: usize, eps: f64) -> Result<Norm> {
+    Ok(Norm {
+        weight: values(n.weight())?,
+        bias: match n.bias() {
+            Some(b) => values(b)?,
+            None => vec![0.0; size],
+        },
+        eps: eps as f32,
+    })
+}
+
 struct Layer {
-    query: Linear,
-    key: Linear,
-    value: Linear,
-    attention_out: Linear,
-    attention_norm: LayerNorm,
-    intermediate: Linear,
-    output: Linear,
-    output_norm: LayerNorm,
+    /// Query, key and value, stacked: (3 · hidden, hidden).
+    qkv: Dense,
+    attention_out: Dense,
+    attention_norm: Norm,
+    intermediate: Dense,
+    output: Dense,
+    output_norm: Norm,
 }
 
 /// The encoder: token ids in, one vector per token out.
 pub struct Bert {
-    words: Embedding,
-    positions: Embedding,
-    types: Embedding,
-    embeddings_norm: LayerNorm,
+    /// Rows of `hidden` values.
+    words: Vec<f32>,
+    positions: Vec<f32>,
+    types: Vec<f32>,
+    embeddings_norm: Norm,
     layers: Vec<Layer>,
+    hidden: usize,
     heads: usize,
     head_dim: usize,
-    act: String,
+    act: Act,
 }
 
 impl Bert {
@@ -119,89 +182,134 @@ impl Bert {
         };
         let e = vb.pp("embeddings");
         let h = c.hidden_size;
+        let eps = c.layer_norm_eps;
         let mut layers = Vec::with_capacity(c.num_hidden_layers);
         for i in 0..c.num_hidden_layers {
             let l = vb.pp(format!("encoder.layer.{i}"));
             let a = l.pp("attention");
+            let query = linear(h, h, a.pp("self.query"))?;
+            let key = linear(h, h, a.pp("self.key"))?;
+            let value = linear(h, h, a.pp("self.value"))?;
             layers.push(Layer {
-                query: linear(h, h, a.pp("self.query"))?,
-                key: linear(h, h, a.pp("self.key"))?,
-                value: linear(h, h, a.pp("self.value"))?,
-                attention_out: linear(h, h, a.pp("output.dense"))?,
-                attention_norm: norm(h, c.layer_norm_eps, a.pp("output.LayerNorm"))?,
-                intermediate: linear(h, c.intermediate_size, l.pp("intermediate.dense"))?,
-                output: linear(c.intermediate_size, h, l.pp("output.dense"))?,
-                output_norm: norm(h, c.layer_norm_eps, l.pp("output.LayerNorm"))?,
+                qkv: stacked([&query, &key, &value])?,
+                attention_out: dense(&linear(h, h, a.pp("output.dense"))?)?,
+                attention_norm: plain_norm(&norm(h, eps, a.pp("output.LayerNorm"))?, h, eps)?,
+                intermediate: dense(&linear(h, c.intermediate_size, l.pp("intermediate.dense"))?)?,
+                output: dense(&linear(c.intermediate_size, h, l.pp("output.dense"))?)?,
+                output_norm: plain_norm(&norm(h, eps, l.pp("output.LayerNorm"))?, h, eps)?,
             });
         }
+        let table = |n: usize, name: &str| -> Result<Vec<f32>> {
+            values(embedding(n, h, e.pp(name))?.embeddings())
+        };
         Ok(Bert {
-            words: embedding(c.vocab_size, h, e.pp("word_embeddings"))?,
-            positions: embedding(c.max_position_embeddings, h, e.pp("position_embeddings"))?,
-            types: embedding(c.type_vocab_size, h, e.pp("token_type_embeddings"))?,
-            embeddings_norm: norm(h, c.layer_norm_eps, e.pp("LayerNorm"))?,
+            words: table(c.vocab_size, "word_embeddings")?,
+            positions: table(c.max_position_embeddings, "position_embeddings")?,
+            types: table(c.type_vocab_size, "token_type_embeddings")?,
+            embeddings_norm: plain_norm(&norm(h, eps, e.pp("LayerNorm"))?, h, eps)?,
             layers,
+            hidden: h,
             heads: c.num_attention_heads,
             head_dim: h / c.num_attention_heads,
-            act: c.hidden_act.clone(),
+            act: match c.hidden_act.as_str() {
+                "relu" => Act::Relu,
+                "gelu_new" => Act::GeluTanh,
+                _ => Act::Gelu,
+            },
         })
     }
 
-    /// `ids`, `type_ids` and `mask` are (batch, len) u32; the answer is
-    /// (batch, len, hidden) f32. Padding (mask 0) is never attended to.
-    pub fn forward(&self, ids: &Tensor, type_ids: &Tensor, mask: &Tensor) -> Result<Tensor> {
-        let (batch, len) = ids.dims2()?;
-        let positions = Tensor::arange(0u32, len as u32, ids.device())?
-            .unsqueeze(0)?
-            .broadcast_as((batch, len))?
-            .contiguous()?;
-        let x = self
-            .words
-            .forward(ids)?
-            .add(&self.positions.forward(&positions)?)?
-            .add(&self.types.forward(type_ids)?)?;
-        let mut x = self.embeddings_norm.forward(&x)?;
-        // (batch, 1, 1, len): 0 where attended, a large negative elsewhere.
-        let bias = ((mask.to_dtype(DType::F32)? - 1.0)? * 1e9)?
-            .unsqueeze(1)?
-            .unsqueeze(1)?;
-        let scale = 1.0 / (self.head_dim as f64).sqrt();
+    /// The width of a token's vector.
+    pub fn hidden_size(&self) -> usize {
+        self.hidden
+    }
+
+    /// Token vectors of each sequence, given as its token ids and type ids
+    /// (no padding: each sequence attends to itself alone): the
+    /// sequences' rows one after another, (total tokens, hidden).
+    pub fn encode(&self, seqs: &[(&[u32], &[u32])]) -> Result<Vec<f32>> {
+        let h = self.hidden;
+        let lens: Vec<usize> = seqs.iter().map(|s| s.0.len()).collect();
+        let rows: usize = lens.iter().sum();
+        let mut x = Vec::with_capacity(rows * h);
+        for (ids, types) in seqs {
+            if types.len() != ids.len() {
+                candle_core::bail!("{} type ids for {} tokens", types.len(), ids.len());
+            }
+            for (p, (&id, &ty)) in ids.iter().zip(types.iter()).enumerate() {
+                let w = row(&self.words, id as usize, h, "token id")?;
+                let pos = row(&self.positions, p, h, "position")?;
+                let t = row(&self.types, ty as usize, h, "token type")?;
+                x.extend((0..h).map(|i| w[i] + pos[i] + t[i]));
+            }
+        }
+        self.embeddings_norm.apply(&mut x);
         for l in &self.layers {
-            let split = |t: Tensor| -> Result<Tensor> {
-                t.reshape((batch, len, self.heads, self.head_dim))?
-                    .transpose(1, 2)?
-                    .contiguous()
-            };
-            let q = split(l.query.forward(&x)?)?;
-            let k = split(l.key.forward(&x)?)?;
-            let v = split(l.value.forward(&x)?)?;
-            let scores = (q.matmul(&k.t()?.contiguous()?)? * scale)?.broadcast_add(&bias)?;
-            let weights = candle_nn::ops::softmax_last_dim(&scores)?;
-            let context = weights.matmul(&v)?.transpose(1, 2)?.reshape((
-                batch,
-                len,
-                self.heads * self.head_dim,
-            ))?;
-            let attended = l
-                .attention_norm
-                .forward(&l.attention_out.forward(&context)?.add(&x)?)?;
-            let inner = l.intermediate.forward(&attended)?;
-            let inner = match self.act.as_str() {
-                "relu" => inner.relu()?,
-                "gelu_new" => inner.gelu()?,
-                _ => inner.gelu_erf()?,
-            };
-            x = l
-                .output_norm
-                .forward(&l.output.forward(&inner)?.add(&attended)?)?;
+            let qkv = l.qkv.apply(&x, rows, None);
+            let context = self.attend(&qkv, &lens);
+            let mut attended = l.attention_out.apply(&context, rows, Some(&x));
+            l.attention_norm.apply(&mut attended);
+            let mut inner = l.intermediate.apply(&attended, rows, None);
+            activate(&mut inner, self.act);
+            x = l.output.apply(&inner, rows, Some(&attended));
+            l.output_norm.apply(&mut x);
         }
         Ok(x)
     }
+
+    /// Multi-head self-attention within each sequence: `qkv` holds each
+    /// token's query, key and value (rows of 3 · hidden); the answer is
+    /// the heads' outputs side by side (rows of hidden).
+    fn attend(&self, qkv: &[f32], lens: &[usize]) -> Vec<f32> {
+        let (h, d) = (self.hidden, self.head_dim);
+        let mut starts = Vec::with_capacity(lens.len());
+        let mut start = 0;
+        for &len in lens {
+            starts.push(start);
+            start += len;
+        }
+        let jobs: Vec<(usize, usize, usize)> = starts
+            .iter()
+            .zip(lens)
+            .flat_map(|(&s, &len)| (0..self.heads).map(move |head| (s, len, head)))
+            .collect();
+        let scale = 1.0 / (d as f32).sqrt();
+        let heads: Vec<Vec<f32>> = jobs
+            .par_iter()
+            .map(|&(s, len, head)| {
+                let rows = &qkv[s * 3 * h..(s + len) * 3 * h];
+                let at = |offset: usize, rs: usize, cs: usize| View {
+                    data: &rows[offset..],
+                    rs,
+                    cs,
+                };
+                let mut scores = vec![0.0; len * len];
+                // q · kᵀ, scaled
+                let (q, k) = (at(head * d, 3 * h, 1), at(h + head * d, 1, 3 * h));
+                matmul((len, len, d), &mut scores, len, q, k, false, scale);
+                softmax_rows(&mut scores, len);
+                let mut out = vec![0.0; len * d];
+                let weights = View {
+                    data: &scores,
+                    rs: len,
+                    cs: 1,
+                };
+                let v = at(2 * h + head * d, 3 * h, 1);
+                matmul((len, d, len), &mut out, d, weights, v, false, 1.0);
+                out
+            })
+            .collect();
+        let mut context = vec![0.0; start * h];
+        for (&(s, len, head), out) in jobs.iter().zip(heads) {
+            for (r, row) in out.chunks_exact(d).enumerate().take(len) {
+                let at = (s + r) * h + head * d;
+                context[at..at + d].copy_from_slice(row);
+            }
+        }
+        context
+    }
 }
 
-/// Mean of the token vectors where `mask` is 1: (batch, hidden).
-pub fn mean_pool(hidden: &Tensor, mask: &Tensor) -> Result<Tensor> {
-    let m = mask.to_dtype(DType::F32)?.unsqueeze(D::Minus1)?;
-    let sum = hidden.broadcast_mul(&m)?.sum(1)?;
-    let count = m.sum(1)?.clamp(1e-9f32, f32::MAX)?;
-    sum.broadcast_div(&count)
-}
+#[cfg(test)]
+#[path = "bert_tests.rs"]
+mod tests;

@@ -8,12 +8,13 @@
 
 use std::path::Path;
 
-use candle_core::{DType, Device, Tensor};
+use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
+use rayon::prelude::*;
 use serde::Deserialize;
 use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
 
-use super::bert::{Bert, BertConfig, mean_pool};
+use super::bert::{Bert, BertConfig};
 use super::{EmbedError, Embedder, Role};
 
 /// How token vectors become one vector (`1_Pooling/config.json`).
@@ -294,35 +295,97 @@ impl LocalModel {
             .tokenizer
             .encode_batch(texts.to_vec(), true)
             .map_err(candle_core::Error::msg)?;
-        let n = encodings.len();
-        let len = encodings.first().map_or(0, |e| e.get_ids().len());
-        let flat = |f: &dyn Fn(&tokenizers::Encoding) -> &[u32]| -> Vec<u32> {
-            encodings
-                .iter()
-                .flat_map(|e| f(e).iter().copied())
-                .collect()
+        // Each text's own tokens (the tokenizer pads on the right).
+        let seqs: Vec<Tokens> = encodings
+            .iter()
+            .map(|e| {
+                let n = e.get_attention_mask().iter().filter(|&&m| m == 1).count();
+                (&e.get_ids()[..n], &e.get_type_ids()[..n])
+            })
+            .collect();
+        let groups = batches(&seqs, rayon::current_num_threads());
+        // One batch (a query) spreads each matrix product over the cores;
+        // several run side by side, each on one core.
+        let hidden: Vec<Vec<f32>> = match groups.as_slice() {
+            [one] => vec![self.model.encode(one)?],
+            _ => groups
+                .par_iter()
+                .map(|g| self.model.encode(g))
+                .collect::<candle_core::Result<_>>()?,
         };
-        let ids = Tensor::from_vec(flat(&|e| e.get_ids()), (n, len), &Device::Cpu)?;
-        let types = Tensor::from_vec(flat(&|e| e.get_type_ids()), (n, len), &Device::Cpu)?;
-        let mask = Tensor::from_vec(flat(&|e| e.get_attention_mask()), (n, len), &Device::Cpu)?;
-        let hidden = self.model.forward(&ids, &types, &mask)?; // (n, len, dim)
-        let pooled = match self.pooling {
-            Pooling::Mean => mean_pool(&hidden, &mask)?,
-            Pooling::Cls => hidden.narrow(1, 0, 1)?.squeeze(1)?,
-            Pooling::Max => {
-                // Padding positions can never win.
-                let maskf = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-                let shift = ((maskf - 1.0)? * 1e9)?;
-                hidden.broadcast_add(&shift)?.max(1)?
+        let dim = self.model.hidden_size();
+        let mut out = Vec::with_capacity(seqs.len());
+        for (group, hidden) in groups.iter().zip(&hidden) {
+            let mut rows = hidden.chunks_exact(dim);
+            for (ids, _) in group.iter() {
+                let tokens: Vec<&[f32]> = rows.by_ref().take(ids.len()).collect();
+                out.push(pool(self.pooling, &tokens, dim));
             }
-        };
-        let mut out: Vec<Vec<f32>> = pooled.to_vec2()?;
+        }
         if self.normalize {
             for v in &mut out {
                 super::normalize(v);
             }
         }
         Ok(out)
+    }
+}
+
+/// Tokens run through the encoder at once, about: large enough for the
+/// matrix products to run near the cores' speed, small enough to keep a
+/// batch's activations in a few tens of MB.
+const BATCH_TOKENS: usize = 4096;
+
+/// A text's token ids and type ids.
+type Tokens<'a> = (&'a [u32], &'a [u32]);
+
+/// `seqs` in consecutive batches of about equal tokens: at least one per
+/// core (when there are texts enough), none much over `BATCH_TOKENS`.
+fn batches<'s, 'a>(seqs: &'s [Tokens<'a>], cores: usize) -> Vec<&'s [Tokens<'a>]> {
+    let total: usize = seqs.iter().map(|s| s.0.len()).sum();
+    let count = total
+        .div_ceil(BATCH_TOKENS)
+        .max(cores.min(seqs.len()))
+        .max(1);
+    let per_batch = total.div_ceil(count);
+    let mut out = Vec::with_capacity(count);
+    let mut start = 0;
+    while start < seqs.len() {
+        let mut end = start;
+        let mut tokens = 0;
+        while end < seqs.len() && (end == start || tokens < per_batch) {
+            tokens += seqs[end].0.len();
+            end += 1;
+        }
+        out.push(&seqs[start..end]);
+        start = end;
+    }
+    out
+}
+
+/// One vector from a text's token vectors (none: zeros).
+fn pool(pooling: Pooling, tokens: &[&[f32]], dim: usize) -> Vec<f32> {
+    let Some(first) = tokens.first() else {
+        return vec![0.0; dim];
+    };
+    match pooling {
+        Pooling::Cls => first.to_vec(),
+        Pooling::Mean => {
+            let mut sum = vec![0.0f32; dim];
+            for t in tokens {
+                sum.iter_mut().zip(*t).for_each(|(s, v)| *s += v);
+            }
+            let n = tokens.len() as f32;
+            sum.iter_mut().for_each(|s| *s /= n);
+            sum
+        }
+        Pooling::Max => {
+            let mut max = first.to_vec();
+            for t in &tokens[1..] {
+                max.iter_mut().zip(*t).for_each(|(m, v)| *m = m.max(*v));
+            }
+            max
+        }
     }
 }
 
@@ -387,24 +450,11 @@ impl Embedder for LocalModel {
 
     fn embed(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, EmbedError> {
         let prefix = self.prefix(role);
-        // Batches of similar lengths pad less: sort by length, run in
-        // groups, put back in order.
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| texts[i].len());
-        let mut out = vec![Vec::new(); texts.len()];
-        for group in order.chunks(16) {
-            let batch: Vec<String> = group
-                .iter()
-                .map(|&i| format!("{prefix}{}", texts[i]))
-                .collect();
-            let vectors = self
-                .run(&batch)
-                .map_err(|e| EmbedError::new(self.describe(), e.to_string()))?;
-            for (&i, v) in group.iter().zip(vectors) {
-                out[i] = v;
-            }
-        }
-        Ok(out)
+        // Texts are not padded (each runs as long as it is): one run,
+        // batched inside by tokens.
+        let batch: Vec<String> = texts.iter().map(|t| format!("{prefix}{t}")).collect();
+        self.run(&batch)
+            .map_err(|e| EmbedError::new(self.describe(), e.to_string()))
     }
 }
 
@@ -416,6 +466,22 @@ mod tests {
         serde_json::from_str::<PoolingConfig>(json)
             .unwrap()
             .pooling()
+    }
+
+    #[test]
+    fn texts_are_batched_by_tokens_one_batch_per_core_at_least() {
+        let lens = |seqs: &[Vec<u32>], cores| -> Vec<usize> {
+            let tokens: Vec<Tokens> = seqs.iter().map(|v| (&v[..], &v[..])).collect();
+            batches(&tokens, cores).iter().map(|b| b.len()).collect()
+        };
+        let short = vec![vec![0; 5]; 4];
+        assert_eq!(lens(&short, 1), [4]);
+        assert_eq!(lens(&short, 2), [2, 2]);
+        assert_eq!(lens(&short[..1], 2), [1]);
+        assert!(lens(&[], 2).is_empty());
+        // 12,000 tokens: three batches of about 4,000 (texts are not cut).
+        assert_eq!(lens(&vec![vec![0; 3000]; 4], 1), [2, 2]);
+        assert_eq!(lens(&vec![vec![0; 1000]; 12], 2), [4, 4, 4]);
     }
 
     #[test]

@@ -19,6 +19,8 @@ pub mod http;
 #[cfg(feature = "embed-local")]
 pub mod hub;
 #[cfg(feature = "embed-local")]
+mod kernels;
+#[cfg(feature = "embed-local")]
 pub mod local;
 pub mod ranker;
 pub mod settings;
