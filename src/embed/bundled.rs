@@ -9,12 +9,9 @@ use std::borrow::Cow;
 
 use super::local::{LocalModel, ModelFiles};
 
-/// How the built-in model is named: in messages, `toolsift model status`,
-/// its cache key, and `--embeddings-local builtin`.
+/// How the built-in model is named: in messages, `toolsift model status`
+/// and its cache key (`--embeddings-local builtin` picks it).
 pub const NAME: &str = "toolsift-tools-minilm";
-
-/// What `--embeddings-local` (or the config's `local`) says to pick it.
-pub const SPEC: &str = super::settings::BUILTIN;
 
 /// The files of the model, by the names a sentence-transformers directory
 /// gives them.

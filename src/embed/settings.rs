@@ -133,7 +133,7 @@ impl EmbeddingSettings {
                 )));
             }
             #[cfg(feature = "bundled-model")]
-            (Some(local), None) if local == super::bundled::SPEC => Arc::new(
+            (Some(local), None) if local == BUILTIN => Arc::new(
                 super::bundled::load()
                     .map_err(SettingsError)?
                     .with_prefixes(

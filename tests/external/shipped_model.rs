@@ -75,12 +75,25 @@ fn gateway_finds(config: &str, requests: &[&str], mode: &str) -> (Vec<Vec<String
 
 /// `toolsift search CATALOG REQUEST --json --max-tools LIMIT`, as shipped.
 fn search_finds(catalog: &str, request: &str) -> Value {
-    let out = common::bin_as_shipped()
-        .args(["search", catalog, request, "--json", "--max-tools"])
-        .arg(LIMIT.to_string())
-        .output()
-        .unwrap();
-    common::json(&out)
+    // The wheel's test builds into the same target directory and may
+    // re-link the binary meanwhile: a moment without it is waited out.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        match common::bin_as_shipped()
+            .args(["search", catalog, request, "--json", "--max-tools"])
+            .arg(LIMIT.to_string())
+            .output()
+        {
+            Ok(out) => return common::json(&out),
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+            Err(e) => panic!("toolsift search: {e}"),
+        }
+    }
 }
 
 #[test]
