@@ -125,6 +125,10 @@ actions! {
     Escape = "escape", Main, "back", "close a popup / leave the detail pane";
     NextPane = "next_pane", Main, "pane", "next pane";
     PrevPane = "prev_pane", Main, "prev pane", "previous pane";
+    FocusCatalog = "focus_catalog", Main, "catalog", "the catalog pane ([1] in its title)";
+    FocusResults = "focus_results", Main, "results", "the results pane ([2] in its title)";
+    FocusDetail = "focus_detail", Main, "detail", "the detail pane ([3] in its title; a popup on narrow terminals)";
+    Zoom = "zoom", Main, "zoom", "zoom the focused pane to the whole width (again: back); Tab moves the zoom to the next pane";
     Down = "down", Main, "down", "move down (scrolls help and detail)";
     Up = "up", Main, "up", "move up";
     Top = "top", Main, "top", "go to the top";
@@ -139,7 +143,8 @@ actions! {
     ShowInCatalog = "show_in_catalog", Main, "in catalog", "the highlighted result's row in the catalog pane (a filter hiding it is lifted)";
     ToggleAlwaysLoad = "toggle_always_load", Main, "always-load", "toggle always-load on the highlighted tool (on every picked tool, when some are picked)";
     TogglePick = "toggle_pick", Main, "pick", "pick the highlighted tool by hand (again: unpick it); the picked tools are what always-load toggles and export writes; Esc unpicks them all";
-    CycleSort = "cycle_sort", Main, "sort", "sort the catalog: catalog order, name, tokens, server";
+    CycleSort = "cycle_sort", Main, "sort", "sort the catalog by the next column (the title says which): catalog order, name, tokens, flags, server";
+    ReverseSort = "reverse_sort", Main, "reverse", "reverse the catalog's sort";
     CycleFilter = "cycle_filter", Main, "filter", "catalog filter: all, always-load, initial, selected, server";
     NameFilter = "name_filter", Main, "name filter", "filter the catalog pane by name (type to narrow; Enter keeps, Esc clears)";
     NextMatch = "next_match", Main, "next match", "the next tool matching the name filter (in the detail and help: the next line with the words found)";
@@ -157,6 +162,7 @@ actions! {
     Export = "export", Main, "export", "export the loaded tools as a provider payload, to a file";
     CopyTool = "copy_tool", Main, "copy", "copy the highlighted tool's JSON to the clipboard (OSC 52)";
     OpenTool = "open_tool", Main, "open", "open the highlighted tool's JSON in $PAGER (else $EDITOR, less)";
+    CommandLine = "command_line", Main, "command", "the command line: any action of this section by its name, or a setting (:cap 8, :ranker hybrid, :sort tokens, :q); Tab completes";
     Help = "help", Main, "help", "this help";
     Quit = "quit", Main, "quit", "quit (closes a popup first)";
     InputLeft = "input_left", Input, "left", "cursor left";

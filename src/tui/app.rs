@@ -11,6 +11,7 @@
 
 mod accessors;
 mod apply;
+mod cmdline;
 mod compare;
 mod detail_view;
 mod exact;
@@ -35,6 +36,7 @@ use crossterm::event::KeyEventKind;
 use ratatui::layout::Rect;
 
 use super::action::{Action, Context};
+use super::cmdline::CommandLine;
 use super::effect::{Effect, Msg, run_effect};
 use super::keymap::Keymap;
 use super::layout::{ScreenLayout, layout};
@@ -136,6 +138,12 @@ pub struct App {
     fetching: Option<(u64, u64)>,
     /// Where everything goes at the current size.
     layout: ScreenLayout,
+    /// The command line (`:`).
+    cmdline: CommandLine,
+    /// The focused pane has the whole width.
+    zoomed: bool,
+    /// A catalog `:open` asked for: its name and where it is read from.
+    opening: Option<(String, Vec<crate::catalog::CatalogSource>)>,
     should_quit: bool,
 }
 
@@ -195,6 +203,9 @@ impl App {
             demo: setup.demo.then_some(false),
             no_color: setup.no_color,
             layout: ScreenLayout::default(),
+            cmdline: CommandLine::default(),
+            zoomed: false,
+            opening: None,
             should_quit: false,
             fetching: setup.model_later.as_ref().map(|_| (0, 0)),
             follow_catalog: live::catalog_to_take(&setup.follow),
@@ -212,12 +223,16 @@ impl App {
 
     /// The layout of a screen of `area` with what this app shows now.
     fn layout_for(&self, area: Rect) -> ScreenLayout {
-        layout(
+        let l = layout(
             area,
             self.trace_loaded(),
             self.servers_line(),
             crate::tui::layout::caption_lines(self.caption.as_deref(), area.width),
-        )
+        );
+        match self.zoomed_pane() {
+            Some(pane) => l.zoom(pane_of(pane)),
+            None => l,
+        }
     }
 
     fn costs_effect(&self) -> Effect {
@@ -314,11 +329,27 @@ impl App {
                 }
                 // A message shows until the next key.
                 self.status = None;
-                match self.resolve(&key) {
-                    Some(Command::Act(a)) => self.act(a),
-                    Some(Command::Type(c)) => self.type_text(&c.to_string()),
-                    None => self.unbound(&key),
+                if self.cmdline.is_open() {
+                    self.cmdline_key(&key)
+                } else {
+                    match self.resolve(&key) {
+                        Some(Command::Act(a)) => self.act(a),
+                        Some(Command::Type(c)) => self.type_text(&c.to_string()),
+                        None => self.unbound(&key),
+                    }
                 }
+            }
+            Msg::Action(a) if self.cmdline.is_open() => {
+                self.status = None;
+                if matches!(a.context(), Context::Input | Context::Global) {
+                    self.cmdline_action(a)
+                } else {
+                    Vec::new()
+                }
+            }
+            Msg::Type(text) if self.cmdline.is_open() => {
+                self.cmdline.type_text(&text);
+                Vec::new()
             }
             Msg::Action(a) => {
                 self.status = None;
@@ -349,6 +380,12 @@ impl App {
             }
             Msg::ModelReady(ready) => self.model_ready(ready),
         };
+        self.after_update(effects)
+    }
+
+    /// What follows every message: the detail and the layout kept up, and
+    /// the exact counts asked for.
+    fn after_update(&mut self, effects: Vec<Effect>) -> Vec<Effect> {
         // Another tool's detail opens at its top.
         let shown = self.current_tool().map(|(index, _)| index);
         self.detail.follow(shown);
@@ -447,10 +484,22 @@ impl App {
     }
 }
 
+/// The layout's pane for a focused pane.
+pub(crate) fn pane_of(focus: Focus) -> super::layout::Pane {
+    use super::layout::Pane;
+    match focus {
+        Focus::Results => Pane::Results,
+        Focus::Detail => Pane::Detail,
+        Focus::Query | Focus::Catalog => Pane::Catalog,
+    }
+}
+
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_basis;
+#[cfg(test)]
+mod tests_cmdline;
 #[cfg(test)]
 mod tests_demo;
 #[cfg(test)]

@@ -101,6 +101,7 @@ pub fn key_line(keymap: &Keymap, line: KeyLine) -> Vec<KeyHint> {
             (&[Compare], "compare", "compare", 7),
             (&[QueryHistory], "history", "history", 14),
             (&[Live], "live", "live", 7),
+            (&[CommandLine], "command", "cmd", 15),
             help,
             quit,
         ],

@@ -247,7 +247,37 @@ fn breaker_layout(body: Rect, trace_loaded: bool) -> BreakerLayout {
     }
 }
 
+/// A pane of the main screen, for the zoom.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Catalog,
+    Results,
+    Detail,
+}
+
 impl ScreenLayout {
+    /// The layout with `pane` over the whole width of the panes' row, the
+    /// others hidden (no columns: nothing draws them, no click lands on
+    /// them). The detail zooms only where it is a pane.
+    pub fn zoom(mut self, pane: Pane) -> ScreenLayout {
+        let row = match self.detail {
+            Some(d) => self.catalog.union(d),
+            None => self.catalog.union(self.results),
+        };
+        let hidden = Rect { width: 0, ..row };
+        let pane = if pane == Pane::Detail && self.detail.is_none() {
+            Pane::Catalog
+        } else {
+            pane
+        };
+        self.catalog = if pane == Pane::Catalog { row } else { hidden };
+        self.results = if pane == Pane::Results { row } else { hidden };
+        if self.detail.is_some() {
+            self.detail = Some(if pane == Pane::Detail { row } else { hidden });
+        }
+        self
+    }
+
     /// Rows a list pane shows (the catalog's, under its column headers).
     pub fn list_rows(&self) -> usize {
         let h = inner(self.catalog).height;
@@ -314,5 +344,21 @@ mod tests {
         assert_eq!(l.status, Rect::new(0, 23, 80, 1));
         assert_eq!(l.list_rows(), 24 - 2 - 3 - 4 - 1 - 2 - 1);
         assert_eq!(l.breaker.body.y, 2);
+    }
+
+    #[test]
+    fn a_zoomed_pane_takes_the_row_and_the_lists_keep_their_height() {
+        let l = layout(Rect::new(0, 0, 120, 35), false, false, 0);
+        let z = l.zoom(Pane::Results);
+        assert_eq!(z.results.width, 120);
+        assert_eq!(z.results.x, 0);
+        assert_eq!(z.catalog.width, 0);
+        assert_eq!(z.detail.map(|d| d.width), Some(0));
+        assert_eq!(z.list_rows(), l.list_rows());
+        assert!(!z.detail_is_popup());
+        // At 80 columns the detail is a popup: the zoom shows the catalog.
+        let z = layout(Rect::new(0, 0, 80, 24), false, false, 0).zoom(Pane::Detail);
+        assert_eq!(z.catalog.width, 80);
+        assert!(z.detail_is_popup());
     }
 }

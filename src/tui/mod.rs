@@ -13,6 +13,7 @@
 pub mod action;
 pub mod app;
 pub mod between_frames;
+pub mod cmdline;
 pub mod demo;
 pub mod effect;
 pub mod event;

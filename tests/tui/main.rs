@@ -4,6 +4,7 @@
 mod common;
 
 mod columns;
+mod command_line;
 mod compare;
 mod exact;
 #[cfg(feature = "bundled-model")]

@@ -25,12 +25,17 @@ fn loaded_rows(screen: &str) -> Vec<String> {
     let lines: Vec<&str> = screen.lines().collect();
     let top = lines
         .iter()
-        .position(|l| l.contains("╭ Results") || l.contains("┏ Results"))
+        .position(|l| l.contains("] Results") || l.contains("╭ Results") || l.contains("┏ Results"))
         .unwrap_or_else(|| panic!("no Results pane:\n{screen}"));
-    // The pane's columns: from its corner to the next corner.
+    // The pane's columns: from its corner (the last before its title) to
+    // the next corner.
     let header: Vec<char> = lines[top].chars().collect();
-    let at = (0..header.len())
-        .find(|&i| header[i + 1..].starts_with(&[' ', 'R']) && "╭┏".contains(header[i]))
+    let title = (0..header.len())
+        .find(|&i| header[i..].starts_with(&['R', 'e', 's', 'u', 'l', 't', 's']))
+        .unwrap();
+    let at = (0..title)
+        .rev()
+        .find(|&i| "╭┏".contains(header[i]))
         .unwrap();
     let end = (at + 1..header.len())
         .find(|&i| "╮┓".contains(header[i]))

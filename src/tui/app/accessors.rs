@@ -156,6 +156,11 @@ impl App {
     }
 
     /// Rows a list pane shows at the current terminal size.
+    /// The command line (`:`).
+    pub fn cmdline(&self) -> &crate::tui::cmdline::CommandLine {
+        &self.cmdline
+    }
+
     pub fn list_height(&self) -> usize {
         self.layout.list_rows()
     }
@@ -312,6 +317,9 @@ impl App {
 
     /// The context the keys are looked up in: the screen with the keyboard.
     pub fn context(&self) -> Context {
+        if self.cmdline.is_open() {
+            return Context::Input;
+        }
         match self.screens.front() {
             Some(Popup::Detail) if self.finding() => Context::Input,
             Some(Popup::Detail) => Context::Main,

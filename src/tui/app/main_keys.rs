@@ -33,6 +33,15 @@ impl App {
                     self.status = Some("nothing to leave: Esc closes a popup, leaves the detail pane, clears the name filter or unpicks the picked tools".into());
                 }
             }
+            Action::CommandLine => self.cmdline.open(),
+            Action::FocusCatalog => self.focus_pane(Focus::Catalog),
+            Action::FocusResults => self.focus_pane(Focus::Results),
+            Action::FocusDetail => self.focus_pane(Focus::Detail),
+            Action::Zoom => self.toggle_zoom(),
+            // The catalog's order and filter, whichever pane has the keys.
+            Action::CycleSort | Action::ReverseSort | Action::CycleFilter => {
+                self.move_in(Focus::Catalog, action)
+            }
             Action::TogglePick => self.toggle_pick(),
             Action::FoldSchema | Action::ToggleWrap | Action::ScrollLeft | Action::ScrollRight => {
                 self.detail_view_key(action)

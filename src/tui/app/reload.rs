@@ -41,6 +41,14 @@ impl App {
     pub(super) fn catalog_loaded(&mut self, loaded: Result<Arc<Catalog>, String>) -> Vec<Effect> {
         let catalog = match loaded {
             Ok(c) => c,
+            Err(e) if self.opening.is_some() => {
+                let (name, _) = self.opening.take().unwrap_or_default();
+                self.status = Some(format!(
+                    "{e} (:open {}: the catalog in view stays)",
+                    crate::terminal_text::escape(&name)
+                ));
+                return Vec::new();
+            }
             Err(e) => {
                 // The error first: on a narrow line what gives way is the
                 // reminder, not where the file is wrong.
@@ -50,8 +58,15 @@ impl App {
                 return Vec::new();
             }
         };
+        let opened = self.opening.take();
         let handle = match self.settings.validate(&catalog) {
             Ok(h) => h,
+            Err(e) if opened.is_some() => {
+                self.status = Some(format!(
+                    "{e} (the settings in force do not fit the catalog opened: the one in view stays)"
+                ));
+                return Vec::new();
+            }
             Err(e) => {
                 self.status = Some(format!(
                     "{e} (the catalog changed, but the settings in force do not fit it: the last good one stays)"
@@ -78,10 +93,21 @@ impl App {
         self.warming = super::warm::Warming::start();
         self.rebuild_view();
         self.rejudge();
-        self.status = Some(format!(
-            "the catalog changed on disk: read again, {} tools (were {before})",
-            self.catalog.len()
-        ));
+        self.status = Some(match opened {
+            Some((name, sources)) => {
+                self.reload = sources;
+                self.sources = name;
+                format!(
+                    "opened {}: {} tools (were {before})",
+                    crate::terminal_text::escape(&self.sources),
+                    self.catalog.len()
+                )
+            }
+            None => format!(
+                "the catalog changed on disk: read again, {} tools (were {before})",
+                self.catalog.len()
+            ),
+        });
         let mut effects = self.start_effects();
         // The query in the box, searched again once the new catalog is
         // warm (the start's search is of the query box's text).

@@ -83,6 +83,10 @@ impl App {
     pub(super) fn unbound(&mut self, key: &crossterm::event::KeyEvent) -> Vec<Effect> {
         let name = crate::tui::keymap::Key::from_event(key)
             .map_or_else(|| "that key".to_string(), |k| k.to_string());
+        if self.screens.front_screen().is_none() {
+            self.unbound_here(key);
+            return Vec::new();
+        }
         self.with_screens(|screens, on| {
             if let Some(screen) = screens.front_screen_mut() {
                 screen.unbound(&name, on);

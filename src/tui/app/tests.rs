@@ -270,6 +270,8 @@ fn sort_and_filter() {
             .all(|w| costs[w[0]] >= costs[w[1]])
     );
     press(&mut app, KeyCode::Char('o'));
+    assert_eq!(app.catalog_view().sort, Sort::Flags);
+    press(&mut app, KeyCode::Char('o'));
     assert_eq!(app.catalog_view().rows, (0..64).collect::<Vec<_>>());
     press(&mut app, KeyCode::Char('f'));
     assert_eq!(app.catalog_view().filter, Filter::AlwaysLoad);

@@ -196,11 +196,11 @@ fn help_offers_server_keys_only_on_a_catalog_with_servers() {
     let text = |rows: Vec<HelpRow>| format!("{rows:?}");
     // The demo catalog names no server, and no MCP server is live.
     let rows = text(help_rows(app.keymap(), app.mcp_servers(), false));
-    assert!(!rows.contains("tokens, server"), "{rows}");
+    assert!(!rows.contains("flags, server"), "{rows}");
     assert!(!rows.contains("selected, server"), "{rows}");
     assert!(!rows.contains("Before a real call"), "{rows}");
     let rows = text(help_rows(app.keymap(), app.mcp_servers(), true));
-    assert!(rows.contains("tokens, server"), "{rows}");
+    assert!(rows.contains("flags, server"), "{rows}");
 }
 
 #[test]
@@ -295,14 +295,14 @@ fn a_long_query_at_80x24_keeps_the_first_caps() {
 
 #[test]
 fn a_cached_query_time_is_said_only_where_the_results_title_has_room() {
-    for (w, whole) in [(80u16, false), (120, true), (200, true)] {
+    for (w, whole) in [(80u16, false), (120, false), (160, true), (200, true)] {
         let mut app = super::tests_finish::sized(w, 35);
         app.search.latency = Some(std::time::Duration::from_micros(2_290));
         app.search.query_cached = true;
         let rows = super::tests_finish::draw(&app);
         let title = rows
             .iter()
-            .find(|r| r.contains(" Results "))
+            .find(|r| r.contains("Results "))
             .expect("the results pane");
         assert!(title.contains("2.29 ms"), "{w}: {title}");
         assert_eq!(

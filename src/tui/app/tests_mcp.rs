@@ -386,7 +386,7 @@ fn the_catalog_filters_and_sorts_by_server() {
     assert_eq!(names(&app), ["git_status", "git_commit", "git__now"]);
     app.update(Msg::Action(Action::CycleFilter));
     assert_eq!(app.catalog_view().filter, Filter::All);
-    for _ in 0..3 {
+    for _ in 0..4 {
         app.update(Msg::Action(Action::CycleSort));
     }
     assert_eq!(app.catalog_view().sort, Sort::Server);

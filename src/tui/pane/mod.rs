@@ -11,3 +11,11 @@ pub mod detail;
 pub mod exact;
 pub mod query;
 pub mod results;
+
+/// `[1] `: the key that focuses a pane, as its title shows it (lazygit's
+/// way), or nothing when the action has no key.
+pub fn number(keymap: &crate::tui::keymap::Keymap, action: crate::tui::action::Action) -> String {
+    keymap
+        .first(action)
+        .map_or_else(String::new, |k| format!("[{k}] "))
+}

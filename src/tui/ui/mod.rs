@@ -62,12 +62,16 @@ pub fn draw(f: &mut Frame, app: &App) {
     let l = if area == app.layout().area {
         app.layout()
     } else {
-        fresh = layout(
+        let whole = layout(
             area,
             app.layout().breaker.trace.is_some(),
             app.servers_line(),
             super::layout::caption_lines(app.caption(), area.width),
         );
+        fresh = match app.zoomed_pane() {
+            Some(pane) => whole.zoom(super::app::pane_of(pane)),
+            None => whole,
+        };
         &fresh
     };
     if l.too_small {
@@ -87,13 +91,22 @@ pub fn draw(f: &mut Frame, app: &App) {
         header::draw_servers(f, servers, app, &theme);
     }
     query::draw::draw(f, l.query, app, &theme);
-    catalog::draw::draw(f, l.catalog, app, &theme);
-    results::draw::draw(f, l.results, app, &theme);
-    if let Some(d) = l.detail {
+    // A zoom hides the other panes (they have no columns).
+    if l.catalog.width > 0 {
+        catalog::draw::draw(f, l.catalog, app, &theme);
+    }
+    if l.results.width > 0 {
+        results::draw::draw(f, l.results, app, &theme);
+    }
+    if let Some(d) = l.detail.filter(|d| d.width > 0) {
         detail::draw::draw_pane(f, d, app, &theme);
     }
     gauges::draw(f, l.gauges, app, &theme);
-    status::draw(f, l.status, app, &theme, l.caption);
+    if app.cmdline().is_open() {
+        super::cmdline::draw::draw(f, l.status, app.cmdline(), &theme);
+    } else {
+        status::draw(f, l.status, app, &theme, l.caption);
+    }
     if let Some(area) = l.caption {
         draw_caption(f, area, app, &theme);
     }
@@ -109,7 +122,7 @@ pub fn draw(f: &mut Frame, app: &App) {
             }
         }
         None => {
-            if app.focus() == Focus::Query {
+            if app.focus() == Focus::Query && !app.cmdline().is_open() {
                 query::draw::place_cursor(f, l.query_text, app);
             }
         }

@@ -6,8 +6,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{Filter, Sort};
+use super::Filter;
 use crate::terminal_text::escape;
+use crate::tui::action::Action;
 use crate::tui::app::{App, Focus};
 use crate::tui::paint::{Theme, pane, row};
 use crate::tui::text;
@@ -129,12 +130,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             crate::numbers::thousands(view.rows.len() as u64)
         )
     };
-    let mut title = vec![Span::styled(format!(" Catalog {position} "), theme.title)];
-    if view.sort != Sort::Catalog {
-        title.push(Span::styled(
-            format!("by {} ", view.sort.label()),
-            theme.dim,
-        ));
+    let number = crate::tui::pane::number(app.keymap(), Action::FocusCatalog);
+    let mut title = vec![Span::styled(
+        format!(" {number}Catalog {position} "),
+        theme.title,
+    )];
+    if let Some(order) = view.sort_label() {
+        title.push(Span::styled(format!("{order} "), theme.dim));
     }
     if !app.picked().is_empty() {
         title.push(Span::styled(

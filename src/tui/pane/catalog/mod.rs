@@ -16,6 +16,9 @@ pub enum Sort {
     Catalog,
     Name,
     Tokens,
+    /// Always-load first, then read-only, then idempotent (catalog order
+    /// within).
+    Flags,
     /// Grouped by MCP server (in the servers' order), catalog order within;
     /// tools from catalog files last. Offered only when a tool has a server.
     Server,
@@ -27,7 +30,35 @@ impl Sort {
             Sort::Catalog => "catalog order",
             Sort::Name => "name",
             Sort::Tokens => "tokens",
+            Sort::Flags => "flags",
             Sort::Server => "server",
+        }
+    }
+
+    /// Every column the catalog sorts by, in the order `o` steps through
+    /// them (the server's only when a tool has one).
+    pub const ALL: [Sort; 5] = [
+        Sort::Catalog,
+        Sort::Name,
+        Sort::Tokens,
+        Sort::Flags,
+        Sort::Server,
+    ];
+
+    /// The column named `name` (`catalog`, `name`, `tokens`, `flags`,
+    /// `server`).
+    pub fn named(name: &str) -> Option<Sort> {
+        let name = name.trim().to_lowercase();
+        Sort::ALL
+            .into_iter()
+            .find(|s| s.label() == name || (*s == Sort::Catalog && name == "catalog"))
+    }
+
+    /// The name a command gives it (`catalog` for catalog order).
+    pub fn word(self) -> &'static str {
+        match self {
+            Sort::Catalog => "catalog",
+            other => other.label(),
         }
     }
 }
@@ -76,6 +107,8 @@ pub fn servers_of(catalog: &Catalog) -> Vec<Arc<str>> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CatalogView {
     pub sort: Sort,
+    /// The sort runs the other way (`O`).
+    pub reverse: bool,
     pub filter: Filter,
     /// Catalog indices in display order (sorted, filtered).
     pub rows: Vec<usize>,
@@ -115,12 +148,35 @@ impl CatalogView {
     pub fn new(catalog: &Catalog) -> CatalogView {
         CatalogView {
             sort: Sort::Catalog,
+            reverse: false,
             filter: Filter::All,
             rows: (0..catalog.len()).collect(),
             list: ListState::default(),
             servers: servers_of(catalog),
             name: LineInput::default(),
             typing: false,
+        }
+    }
+
+    /// Sorts by `sort`, `reverse` or not; false when the server column is
+    /// asked of a catalog with no servers.
+    pub fn sort_by(&mut self, sort: Sort, reverse: bool) -> bool {
+        if sort == Sort::Server && self.servers.is_empty() {
+            return false;
+        }
+        self.sort = sort;
+        self.reverse = reverse;
+        self.list.offset = 0;
+        true
+    }
+
+    /// What the title says of the order (none: catalog order).
+    pub fn sort_label(&self) -> Option<String> {
+        match (self.sort, self.reverse) {
+            (Sort::Catalog, false) => None,
+            (Sort::Catalog, true) => Some("reversed".into()),
+            (sort, false) => Some(format!("by {}", sort.label())),
+            (sort, true) => Some(format!("by {}, reversed", sort.label())),
         }
     }
 
@@ -246,11 +302,18 @@ impl CatalogView {
                 self.sort = match self.sort {
                     Sort::Catalog => Sort::Name,
                     Sort::Name => Sort::Tokens,
-                    Sort::Tokens if !self.servers.is_empty() => Sort::Server,
-                    Sort::Tokens | Sort::Server => Sort::Catalog,
+                    Sort::Tokens => Sort::Flags,
+                    Sort::Flags if !self.servers.is_empty() => Sort::Server,
+                    Sort::Flags | Sort::Server => Sort::Catalog,
                 };
+                self.reverse = false;
                 // The list is read from its top again: the highlighted tool
                 // stays in view, as low as it must be.
+                self.list.offset = 0;
+                true
+            }
+            Action::ReverseSort => {
+                self.reverse = !self.reverse;
                 self.list.offset = 0;
                 true
             }
@@ -317,6 +380,13 @@ impl CatalogView {
                 };
                 rows.sort_by_key(|&i| (group(i), i));
             }
+            Sort::Flags => rows.sort_by_key(|&i| {
+                let t = &tools[i];
+                (!t.always_load, !t.read_only, !t.idempotent, i)
+            }),
+        }
+        if self.reverse {
+            rows.reverse();
         }
         self.rows = rows;
         if let Some(i) = keep.and_then(|k| self.rows.iter().position(|&v| v == k)) {

@@ -175,9 +175,15 @@ fn standing_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
 
 pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus() == Focus::Detail || app.popup() == Some(Popup::Detail);
+    // The pane's number, where it is a pane.
+    let number = if app.popup() == Some(Popup::Detail) {
+        String::new()
+    } else {
+        crate::tui::pane::number(app.keymap(), crate::tui::action::Action::FocusDetail)
+    };
     let Some((index, hit)) = app.current_tool() else {
         let block = pane(
-            Line::from(Span::styled(" Detail ", theme.title)),
+            Line::from(Span::styled(format!(" {number}Detail "), theme.title)),
             focused,
             theme,
         );
@@ -188,10 +194,10 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // A name too long for the title ends in "…" there, and shows whole as
     // the detail's first line.
     let name = escape(&t.name);
-    let room = usize::from(area.width).saturating_sub(4);
+    let room = usize::from(area.width).saturating_sub(4 + crate::tui::text::width(&number));
     let title = crate::tui::text::cut(&name, room);
     let block = pane(
-        Line::from(Span::styled(format!(" {title} "), theme.title)),
+        Line::from(Span::styled(format!(" {number}{title} "), theme.title)),
         focused,
         theme,
     );

@@ -46,7 +46,8 @@ pub const ALL_SENT: &str =
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus() == Focus::Results;
-    let mut title = vec![Span::styled(" Results ", theme.title)];
+    let number = crate::tui::pane::number(app.keymap(), crate::tui::action::Action::FocusResults);
+    let mut title = vec![Span::styled(format!(" {number}Results "), theme.title)];
     match &app.search().results {
         Results::Found(r) => {
             title.push(Span::styled(

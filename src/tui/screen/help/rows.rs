@@ -73,9 +73,28 @@ pub fn help_rows(keymap: &Keymap, servers: &[ServerStatus], catalog_servers: boo
             });
         }
         rows.push(HelpRow::Blank);
+        if context == Context::Main {
+            command_rows(&mut rows);
+        }
     }
     rows.extend(NOTES.iter().map(|n| HelpRow::Note(n)));
     rows
+}
+
+/// The command line's section: what it takes beyond the actions' names.
+fn command_rows(rows: &mut Vec<HelpRow>) {
+    rows.push(HelpRow::Heading(
+        "Command line: any action above by its name (:tune), or these; Tab completes, ↑ ↓ recall, Esc leaves",
+    ));
+    for (name, arg, what) in crate::tui::cmdline::parse::SETTINGS {
+        let keys = if arg.is_empty() {
+            format!(":{name}")
+        } else {
+            format!(":{name} {arg}")
+        };
+        rows.push(HelpRow::Binding { keys, what });
+    }
+    rows.push(HelpRow::Blank);
 }
 
 #[cfg(test)]
