@@ -136,6 +136,19 @@ pub fn parse_script(text: &str, origin: &str) -> Result<Vec<ScriptStep>, ScriptE
     Ok(steps)
 }
 
+/// How long `steps` take to play at `speed`: their pauses and the pause
+/// after each key and typed character (what the searches take aside).
+pub fn length(steps: &[ScriptStep], speed: f64) -> Duration {
+    expand(steps.iter().cloned(), KEY_DELAY)
+        .iter()
+        .map(|s| match s {
+            ScriptStep::Pause(d) => *d,
+            _ => Duration::ZERO,
+        })
+        .sum::<Duration>()
+        .div_f64(speed)
+}
+
 /// What a viewer's key does to the player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Control {
@@ -460,6 +473,18 @@ mod tests {
         assert!(waited.is_err(), "played while paused: {waited:?}");
         tx.send(key(KeyCode::Char(' '))).unwrap();
         assert!(matches!(p.next().await, Some(Msg::DemoPaused(false))));
+    }
+
+    #[test]
+    fn the_length_of_a_tour_is_its_pauses_and_keys() {
+        let steps = vec![
+            ScriptStep::Caption(Some("one".into())),
+            ScriptStep::Pause(Duration::from_secs(2)),
+            ScriptStep::Type("ab".into()),
+            ScriptStep::Action(Action::Help),
+        ];
+        assert_eq!(length(&steps, 1.0), Duration::from_millis(2270));
+        assert_eq!(length(&steps, 2.0), Duration::from_millis(1135));
     }
 
     #[tokio::test(start_paused = true)]
