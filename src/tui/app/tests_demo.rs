@@ -143,11 +143,23 @@ fn captions_hold(w: u16, h: u16) {
         at("A third"),
         &["★ search_knowledge_base", "★ get_current_user"],
     );
+    has(at("A request no tool fits"), &["no tool fits this request"]);
     has(
         at("Compare: the same request"),
         &["strategy all (1/2)", "Compare ·"],
     );
-    has(at("→ steps the right side"), &["(2/2)", "=│"]);
+    // The second way sends what the first did not: the gate's answer
+    // turned over, found by the engine on the tour's request.
+    let other = at("→ steps the right side");
+    has(other, &["gate off (2/2)", "held back"]);
+    assert!(!screen(other).contains("same tools"), "{}", screen(other));
+    let only: usize = screen(other)
+        .split("only gate off ")
+        .nth(1)
+        .and_then(|t| t.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{w}x{h}: no count:\n{}", screen(other)));
+    assert!(only > 0, "{w}x{h}:\n{}", screen(other));
     let tune = at("Tune: each cap");
     has(tune, &["all loaded %", "mean tokens sent"]);
     // Raising the cap: the mark moves, more tokens, no fewer served.
