@@ -34,6 +34,10 @@
 #
 # - tests/external/wheel.rs: maturin and uv from PyPI, in a venv of their own.
 #
+# - tests/external/asciinema.rs: the asciinema player and pyte, a terminal
+#   emulator in Python (the Debian packages asciinema and python3-pyte, for
+#   /usr/bin/python3).
+#
 # Idempotent: a second run checks the installed versions and returns at once.
 # As root on Debian or Ubuntu it installs what is missing of python3-venv,
 # git, nodejs, npm and redis-server with apt-get.
@@ -146,6 +150,14 @@ if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/d
     echo "dbus-run-session and gnome-keyring-daemon already installed"
 else
     apt_install dbus dbus-daemon gnome-keyring
+fi
+
+# tests/external/asciinema.rs plays a recorded tour back with the real
+# player and reads its screens through pyte.
+if command -v asciinema >/dev/null && /usr/bin/python3 -c 'import pyte, asciinema' 2>/dev/null; then
+    echo "asciinema and pyte already installed"
+else
+    apt_install asciinema python3-pyte
 fi
 
 npm_package @modelcontextprotocol/server-everything "$EVERYTHING_VERSION" mcp-server-everything

@@ -75,6 +75,53 @@ pub struct DemoArgs {
     /// Playing speed: 2 plays twice as fast, 0.5 at half speed.
     #[arg(long, value_name = "X", default_value = "1")]
     pub speed: f64,
+    /// Write the tour to FILE as an asciicast v2 recording (asciinema play FILE), played unattended with no terminal; it takes as long as the tour.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<std::path::PathBuf>,
+    /// The recording's size, COLSxROWS (with --record).
+    #[arg(
+        long,
+        value_name = "COLSxROWS",
+        default_value = "80x24",
+        requires = "record"
+    )]
+    pub size: TermSize,
+}
+
+/// A terminal's size in columns and rows, written `80x24`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TermSize {
+    pub cols: u16,
+    pub rows: u16,
+}
+
+impl TermSize {
+    /// The largest recording: far past any screen.
+    pub const MAX: TermSize = TermSize {
+        cols: 1000,
+        rows: 500,
+    };
+}
+
+impl std::str::FromStr for TermSize {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("{s:?} is not a size: write COLSxROWS, as 80x24");
+        let (cols, rows) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+        let (cols, rows): (u16, u16) = (
+            cols.trim().parse().map_err(|_| bad())?,
+            rows.trim().parse().map_err(|_| bad())?,
+        );
+        if cols == 0 || rows == 0 || cols > Self::MAX.cols || rows > Self::MAX.rows {
+            return Err(format!(
+                "{s:?}: a size is 1x1 to {}x{}",
+                Self::MAX.cols,
+                Self::MAX.rows
+            ));
+        }
+        Ok(TermSize { cols, rows })
+    }
 }
 
 #[derive(Args)]

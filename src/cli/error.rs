@@ -62,6 +62,13 @@ pub enum CliError {
         path: String,
         source: std::io::Error,
     },
+    /// A file named on the command line that cannot be written.
+    #[cfg_attr(not(feature = "tui"), allow(dead_code))]
+    #[error("error: {path}: cannot write: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("error: {0}")]
     Io(#[from] std::io::Error),
     #[error("error: {0}")]

@@ -1,12 +1,12 @@
 //! `toolsift` and `toolsift explore`: the explorer, with its settings from
-//! the config file and the flags; `toolsift demo`: its captioned tour.
+//! the config file and the flags.
 
 use toolsift::catalog::CatalogSource;
 use toolsift::layer::Layer;
 use toolsift::settings::Settings;
 use toolsift::tui::keymap::Keymap;
 
-use super::args::{DemoArgs, ExploreArgs};
+use super::args::ExploreArgs;
 use super::error::CliError;
 
 /// The flags' settings over the config file's (and the file's over the
@@ -197,46 +197,6 @@ fn follow_setup(args: &ExploreArgs) -> Result<Option<toolsift::tui::Follow>, Cli
         open_first: true,
         blind: None,
     }))
-}
-
-/// `toolsift demo`: the script is read and checked before the terminal is
-/// touched; the tour runs on the demo catalog with the built-in settings
-/// and keys (what its captions describe), whatever the user's config says.
-pub fn run_demo(args: &DemoArgs) -> Result<(), CliError> {
-    use std::io::IsTerminal;
-    if !(args.speed.is_finite() && args.speed > 0.0 && args.speed <= 100.0) {
-        return Err(CliError::Usage(format!(
-            "--speed must be above 0 and at most 100, not {}",
-            args.speed
-        )));
-    }
-    let steps = match &args.script {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|source| CliError::Read {
-                path: path.display().to_string(),
-                source,
-            })?;
-            toolsift::tui::demo::parse_script(&text, &path.display().to_string())
-        }
-        None => toolsift::tui::demo::parse_script(
-            toolsift::tui::demo::DEFAULT_SCRIPT,
-            "built-in demo script",
-        ),
-    }?;
-    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
-        return Err(CliError::Usage(
-            "the demo needs a terminal (stdin and stdout are not both a tty)".into(),
-        ));
-    }
-    let catalog = std::sync::Arc::new(toolsift::catalog::load(
-        &toolsift::catalog::CatalogSource::demo(),
-    )?);
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let setup = toolsift::tui::Setup {
-        no_color,
-        ..toolsift::tui::Setup::demo(catalog)
-    };
-    toolsift::tui::run_demo(setup, steps, args.speed).map_err(CliError::Terminal)
 }
 
 /// The config file: `--config` may name one that does not exist yet, in a

@@ -8,6 +8,8 @@ pub mod check;
 pub mod completions;
 pub mod count;
 pub mod defaults_help;
+#[cfg(feature = "tui")]
+pub mod demo;
 pub mod embed;
 pub mod error;
 pub mod eval;
@@ -63,7 +65,7 @@ pub fn run(command: Option<&Command>) -> Result<(), CliError> {
         Some(Command::Login(args)) => login::login(args),
         Some(Command::Logout(args)) => login::logout(args),
         #[cfg(feature = "tui")]
-        Some(Command::Demo(args)) => explore::run_demo(args),
+        Some(Command::Demo(args)) => demo::run(args),
         Some(Command::Completions(args)) => completions::completions(args),
         Some(Command::Man) => completions::man(),
         #[cfg(feature = "tui")]

@@ -27,6 +27,7 @@ pub mod osc52;
 pub mod pager;
 pub mod paint;
 pub mod pane;
+pub mod record;
 pub mod screen;
 pub mod session;
 mod setup;
@@ -229,6 +230,55 @@ pub fn run_demo(setup: Setup, steps: Vec<event::ScriptStep>, speed: f64) -> std:
     };
     run_from(setup, move || {
         Box::pin(demo::player(steps, speed, event::terminal_events()))
+    })
+}
+
+/// What a recording wrote.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Recorded {
+    /// The recording's length in seconds.
+    pub seconds: f64,
+}
+
+/// Plays a demo tour (`steps`, at `speed`) unattended, with no terminal,
+/// and writes it to `out` as an asciicast v2 recording of `size` (columns,
+/// rows) titled `title`: as long to make as the tour is to watch.
+pub fn record_demo<W: std::io::Write>(
+    setup: Setup,
+    steps: Vec<event::ScriptStep>,
+    speed: f64,
+    size: (u16, u16),
+    title: &str,
+    out: W,
+) -> std::io::Result<Recorded> {
+    let setup = Setup {
+        demo: true,
+        ..setup
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let (mut app, initial) = App::new(setup).map_err(|e| std::io::Error::other(e.to_string()))?;
+    let (width, height) = size;
+    let cast = record::Cast::new(out, width, height, title)?;
+    let backend = record::Recording::new(cast, ratatui::layout::Size::new(width, height));
+    let mut terminal = Terminal::new(backend)?;
+    let start = std::time::Instant::now();
+    terminal.clear()?;
+    runtime.block_on(async {
+        // No viewer: the tour plays on its own to its end.
+        let source = demo::player(steps, speed, futures_util::stream::pending());
+        run_with(&mut terminal, &mut app, initial, source).await
+    })?;
+    runtime.shutdown_background();
+    if app.mcp_host().is_some_and(|h| Arc::strong_count(h) > 1) {
+        crate::sources::mcp::kill_all_servers();
+    }
+    // The last frame stays; the cursor and colours as a terminal expects.
+    terminal.backend_mut().write_raw(b"\x1b[0m\x1b[?25h")?;
+    Ok(Recorded {
+        seconds: start.elapsed().as_secs_f64(),
     })
 }
 

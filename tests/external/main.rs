@@ -3,6 +3,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+#[cfg(feature = "tui")]
+mod asciinema;
 #[cfg(feature = "embed-local")]
 mod embeddings;
 #[cfg(feature = "bundled-model")]

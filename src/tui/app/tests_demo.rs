@@ -143,11 +143,23 @@ fn captions_hold(w: u16, h: u16) {
         at("A third"),
         &["★ search_knowledge_base", "★ get_current_user"],
     );
+    has(at("A request no tool fits"), &["no tool fits this request"]);
     has(
         at("Compare: the same request"),
         &["strategy all (1/2)", "Compare ·"],
     );
-    has(at("→ steps the right side"), &["(2/2)", "=│"]);
+    // The second way sends what the first did not: the gate's answer
+    // turned over, found by the engine on the tour's request.
+    let other = at("→ steps the right side");
+    has(other, &["gate off (2/2)", "held back"]);
+    assert!(!screen(other).contains("same tools"), "{}", screen(other));
+    let only: usize = screen(other)
+        .split("only gate off ")
+        .nth(1)
+        .and_then(|t| t.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{w}x{h}: no count:\n{}", screen(other)));
+    assert!(only > 0, "{w}x{h}:\n{}", screen(other));
     let tune = at("Tune: each cap");
     has(tune, &["all loaded %", "mean tokens sent"]);
     // Raising the cap: the mark moves, more tokens, no fewer served.
@@ -254,4 +266,62 @@ fn every_caption_fits_on_two_lines_with_no_word_cut_and_hides_no_message_at_thre
             );
         }
     }
+}
+
+/// The rows right above the caption's box, trimmed, joined by spaces, and
+/// the bottom line.
+fn above_caption(rows: &[String]) -> (String, &str) {
+    let top = rows
+        .iter()
+        .position(|r| r.starts_with('╔'))
+        .unwrap_or_else(|| panic!("no caption:\n{}", rows.join("\n")));
+    let above: Vec<&str> = rows[..top].iter().map(|r| r.trim()).collect();
+    (above.join(" "), rows.last().unwrap())
+}
+
+#[test]
+fn a_long_message_reads_in_one_piece_above_the_caption_at_80x24() {
+    // The tour's detail step: its message whole right above the box, the
+    // keys alone on the bottom line.
+    let tour = play(80, 24);
+    let (_, rows) = tour
+        .iter()
+        .find(|(c, _)| c.starts_with("Enter searches that request again"))
+        .unwrap();
+    let message = "read_channel_history: the detail says why it was or was not loaded for this request (Esc: the catalog; L: back to live)";
+    let (above, bottom) = above_caption(rows);
+    assert!(
+        above.ends_with(message),
+        "{message:?} not in one piece over the caption:\n{}",
+        rows.join("\n")
+    );
+    assert!(!bottom.contains("back to live"), "{}", rows.join("\n"));
+    assert!(
+        bottom.contains("? help") && bottom.contains("q quit"),
+        "{bottom}"
+    );
+
+    // `?` pauses and says the keys: the same, whole above the box.
+    let catalog =
+        std::sync::Arc::new(crate::catalog::load(&crate::catalog::CatalogSource::demo()).unwrap());
+    let (mut app, effects) = super::App::new(crate::tui::Setup::demo(catalog)).unwrap();
+    settle(&mut app, effects);
+    app.update(super::Msg::Resize(80, 24));
+    for msg in [
+        super::Msg::Caption(Some("toolsift: what a tool catalog costs".into())),
+        super::Msg::DemoPaused(true),
+        super::Msg::Status(crate::tui::demo::HELP.into()),
+    ] {
+        let effects = app.update(msg);
+        settle(&mut app, effects);
+    }
+    let rows = draw(&app);
+    let (above, bottom) = above_caption(&rows);
+    assert!(
+        above.ends_with(crate::tui::demo::HELP),
+        "the pause's text not in one piece over the caption:\n{}",
+        rows.join("\n")
+    );
+    assert!(!bottom.contains("explore"), "{}", rows.join("\n"));
+    assert!(bottom.contains("Space resume"), "{bottom}");
 }

@@ -102,13 +102,12 @@ pub fn draw(f: &mut Frame, app: &App) {
         detail::draw::draw_pane(f, d, app, &theme);
     }
     gauges::draw(f, l.gauges, app, &theme);
+    // Under a demo's caption, a message of several lines stands over the
+    // box: drawn last, over any popup, so it reads whole.
     if app.cmdline().is_open() {
         super::cmdline::draw::draw(f, l.status, app.cmdline(), &theme);
-    } else {
-        status::draw(f, l.status, app, &theme, l.caption);
-    }
-    if let Some(area) = l.caption {
-        draw_caption(f, area, app, &theme);
+    } else if l.caption.is_none() {
+        status::draw(f, l.status, app, &theme, None);
     }
     match app.popup() {
         Some(Popup::Detail) => {
@@ -126,5 +125,11 @@ pub fn draw(f: &mut Frame, app: &App) {
                 query::draw::place_cursor(f, l.query_text, app);
             }
         }
+    }
+    if let Some(area) = l.caption {
+        if !app.cmdline().is_open() {
+            status::draw(f, l.status, app, &theme, Some(area));
+        }
+        draw_caption(f, area, app, &theme);
     }
 }

@@ -42,7 +42,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme, caption: Option
         // The message, whole words, then the keys that are always shown
         // (help, quit) on the right. Messages quote tool names: escaped
         // here, whoever wrote them.
-        let essential: Vec<_> = hints.into_iter().filter(|h| h.drop == 0).collect();
+        let essential: Vec<_> = hints.iter().filter(|h| h.drop == 0).cloned().collect();
         let keys = key_line(essential, usize::from(area.width), theme);
         let keys_width = keys.width() as u16;
         let [left, right] =
@@ -59,7 +59,15 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme, caption: Option
             let end = text::fit_words(&format!("{} …", lines[most - 1]), room);
             lines[most - 1] = Line::raw(end);
         }
-        let last = lines.pop().unwrap_or_default();
+        // Under a demo's caption a message of several lines goes whole
+        // above the box, in one piece, and the bottom line keeps the keys:
+        // split around the box it read as two messages.
+        let whole_above = caption.is_some() && lines.len() > 1;
+        let last = if whole_above {
+            None
+        } else {
+            Some(lines.pop().unwrap_or_default())
+        };
         let above = lines;
         if !above.is_empty() {
             let rows = u16::try_from(above.len()).unwrap_or(u16::MAX);
@@ -73,9 +81,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme, caption: Option
             f.render_widget(Clear, over);
             f.render_widget(Paragraph::new(text).block(block), over);
         }
-        f.render_widget(Paragraph::new(Span::raw(format!(" {last}"))), left);
-        f.render_widget(Paragraph::new(keys), right);
-        return;
+        if let Some(last) = last {
+            f.render_widget(Paragraph::new(Span::raw(format!(" {last}"))), left);
+            f.render_widget(Paragraph::new(keys), right);
+            return;
+        }
     }
     let line = key_line(hints, usize::from(area.width), theme);
     f.render_widget(Paragraph::new(line), area);
