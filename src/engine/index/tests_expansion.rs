@@ -271,3 +271,32 @@ fn two_words_a_tool_writes_as_one_find_it() {
     );
     assert!(index.search("it's", None, 3).iter().all(|h| h.doc != 4));
 }
+
+#[test]
+fn the_explanation_says_where_each_expansion_came_from() {
+    let tools = files();
+    let index = Index::build(&tools);
+    let shown = |query: &str, doc: usize| -> Vec<String> {
+        index
+            .explain(query, None, doc)
+            .matches
+            .iter()
+            .map(|m| m.shown().into_owned())
+            .collect()
+    };
+    // The tool's word first, then the request's word it stands for.
+    let folder = shown("make a folder called reports", 0);
+    assert!(
+        folder.contains(&r#"directory (from "folder")"#.to_string()),
+        "{folder:?}"
+    );
+    // A general synonym says it is one.
+    let tools = vec![Tool::new("find_physician", "Finds a physician nearby.")];
+    let index = Index::build(&tools);
+    let e = index.explain("a doctor for my knee", None, 0);
+    let shown: Vec<String> = e.matches.iter().map(|m| m.shown().into_owned()).collect();
+    assert_eq!(shown, [r#"physician (synonym of "doctor")"#], "{e:?}");
+    // The request's own word is shown as it is.
+    let e = index.explain("a physician for my knee", None, 0);
+    assert!(e.matches.iter().any(|m| m.shown() == "physician"), "{e:?}");
+}
