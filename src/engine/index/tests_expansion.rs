@@ -300,3 +300,53 @@ fn the_explanation_says_where_each_expansion_came_from() {
     let e = index.explain("a physician for my knee", None, 0);
     assert!(e.matches.iter().any(|m| m.shown() == "physician"), "{e:?}");
 }
+
+/// The demo catalog, as `@demo` loads it.
+fn demo() -> Vec<Tool> {
+    crate::catalog::load(&crate::catalog::CatalogSource::demo())
+        .expect("the demo catalog")
+        .tools()
+        .to_vec()
+}
+
+#[test]
+fn a_rare_sense_of_a_word_does_not_rank_a_tool() {
+    // "kick" is rarely the thrill that makes it a synonym of "charge",
+    // "back" rarely the "support" of a verb, "time" never the
+    // multiplication of "times".
+    let tools = demo();
+    let index = Index::build(&tools);
+    let rank = |query: &str, name: &str| {
+        index
+            .search(query, None, tools.len())
+            .iter()
+            .position(|h| tools[h.doc].name == name)
+    };
+    let ci = rank("the build is red, kick it again", "rerun_ci_job").expect("found");
+    let plan = rank(
+        "the build is red, kick it again",
+        "change_subscription_plan",
+    );
+    assert!(
+        plan.is_none_or(|p| ci < p),
+        "rerun_ci_job {ci}, change_subscription_plan {plan:?}"
+    );
+    for (query, word) in [
+        ("the build is red, kick it again", "charge"),
+        (
+            "a customer got charged twice, give them their money back",
+            "support",
+        ),
+        ("what time is it in Tokyo", "multipl"),
+    ] {
+        for hit in index.search(query, None, tools.len()) {
+            let e = index.explain(query, None, hit.doc);
+            assert!(
+                e.matches.iter().all(|m| !m.word().starts_with(word)),
+                "{query:?}: {} {:?}",
+                tools[hit.doc].name,
+                e.matches
+            );
+        }
+    }
+}
