@@ -9,6 +9,15 @@ two; a word the corpus never saw is left out), one line each:
 
     word<TAB>synonym synonym ...
 
+A synonym is kept only where the sense the two words share is a usual
+sense of each: at least a tenth of each word's uses in the tagged corpus
+(cntlist.rev; its uses as an adverb counted too). An ambiguous word's
+rare sense says nothing of what a request means by it: "kick" is rarely
+the thrill that makes it a synonym of "charge", "back" is mostly the
+adverb of "give it back", not the verb "support", and "times" is rarely
+"multiplication". A synonym the corpus never saw is kept when it has that
+one sense alone.
+
 Words and synonyms are lower case ASCII letters, three or more, and a
 synonym that is only the word's plural or inflection is left out (the
 stemmer already finds those). The table is what the engine reads at run
@@ -26,6 +35,10 @@ WORD = re.compile(r"^[a-z]{3,}$")
 POS = {"noun": "n", "verb": "v", "adj": "a"}
 MAX_SENSES = 2
 MAX_SYNONYMS = 6
+# The least share of a word's tagged uses that a shared sense needs.
+MIN_SHARE = 0.1
+# cntlist.rev's synset types: noun, verb, adjective, adverb, satellite.
+SS_TYPE = {"1": "n", "2": "v", "3": "a", "4": "r", "5": "a"}
 
 
 def synsets(pos):
@@ -68,6 +81,50 @@ def senses(pos):
     return out
 
 
+def offsets(pos):
+    """lemma -> its synset offsets in sense order (adverbs too)."""
+    out = {}
+    with open(f"{DIR}/index.{pos}", encoding="latin-1") as f:
+        for line in f:
+            if line.startswith("  "):
+                continue
+            parts = line.split()
+            p_cnt = int(parts[3])
+            out[parts[0]] = parts[4 + p_cnt + 2 :]
+    return out
+
+
+def uses():
+    """(lemma -> tagged uses in all), ((lemma, pos, offset) -> its uses),
+    (lemma -> how many senses it has in all)."""
+    by_pos = {p: offsets(name) for name, p in {**POS, "adv": "r"}.items()}
+    senses_in_all = {}
+    for index in by_pos.values():
+        for lemma, offs in index.items():
+            senses_in_all[lemma] = senses_in_all.get(lemma, 0) + len(offs)
+    total, per_sense = {}, {}
+    with open(f"{DIR}/cntlist.rev", encoding="latin-1") as f:
+        for line in f:
+            key, number, count = line.split()
+            lemma, rest = key.split("%", 1)
+            pos = SS_TYPE[rest[0]]
+            offs = by_pos[pos].get(lemma, [])
+            number, count = int(number), int(count)
+            total[lemma] = total.get(lemma, 0) + count
+            if 0 < number <= len(offs):
+                k = (lemma, pos, offs[number - 1])
+                per_sense[k] = per_sense.get(k, 0) + count
+    return total, per_sense, senses_in_all
+
+
+def usual(lemma, pos, offset, total, per_sense, senses_in_all):
+    """Whether the sense at `offset` is a usual sense of `lemma`."""
+    n = total.get(lemma, 0)
+    if n == 0:
+        return senses_in_all.get(lemma, 0) == 1
+    return per_sense.get((lemma, pos, offset), 0) >= MIN_SHARE * n
+
+
 def near_form(a, b):
     """b is a's inflection or plural (or the reverse)."""
     short, long_ = sorted((a, b), key=len)
@@ -76,12 +133,20 @@ def near_form(a, b):
 
 def main():
     table = defaultdict(list)
-    for pos in POS:
-        sets = synsets(pos)
-        for lemma, offsets in senses(pos).items():
-            for off in offsets:
+    counts = uses()
+    for name, pos in POS.items():
+        sets = synsets(name)
+        for lemma, offs in senses(name).items():
+            for off in offs:
+                if not usual(lemma, pos, off, *counts):
+                    continue
                 for w in sets.get(off, []):
-                    if w != lemma and not near_form(lemma, w) and w not in table[lemma]:
+                    if (
+                        w != lemma
+                        and not near_form(lemma, w)
+                        and w not in table[lemma]
+                        and usual(w, pos, off, *counts)
+                    ):
                         table[lemma].append(w)
     for lemma in sorted(table):
         syns = table[lemma][:MAX_SYNONYMS]

@@ -12,8 +12,10 @@
 //!   University; its licence is in `assets/vocabulary/WORDNET-LICENSE`).
 //!
 //! A request's word is looked up by its stem, so every inflection of it
-//! expands; an expansion is then looked up in the index like any query
-//! word. Expanded terms weigh less than the request's own words (see
+//! expands, unless the table's word is itself an inflection ("times",
+//! "contents"): that form has a sense of its own, and only that form
+//! expands ("times" looks for "multiply", "time" does not). An expansion
+//! is then looked up in the index like any query word. Expanded terms weigh less than the request's own words (see
 //! [`super::Params::expansion_weight`]), so a tool that shares the request's
 //! exact words still ranks first, and explanations show each expansion as
 //! `folder → directory`.
@@ -254,7 +256,8 @@ pub struct Expansion {
 }
 
 /// How an explanation writes an expanded term: the request's word, this
-/// arrow, the word the tool has.
+/// arrow, the word the tool has (what a person reads is
+/// [`crate::engine::index::TermMatch::shown`]).
 pub const ARROW: &str = " → ";
 
 /// The tool vocabulary table's text.
@@ -262,10 +265,38 @@ pub const TOOLS_TABLE: &str = include_str!("../../assets/vocabulary/tools.txt");
 /// The WordNet-derived table's text.
 pub const WORDNET_TABLE: &str = include_str!("../../assets/vocabulary/wordnet.tsv");
 
-/// Both tables, keyed by the stem of the request's word.
+/// Both tables, keyed by the stem of the request's word, or by the word
+/// itself (after [`FORM_KEY`]) when the table's word is an inflection.
 #[derive(Debug, Default)]
 pub struct Vocabulary {
     by_stem: HashMap<Box<str>, Vec<Expansion>>,
+    /// The inflected words the table expands as they are written.
+    forms: rustc_hash::FxHashSet<Box<str>>,
+    /// A stem -> the keys of its inflected forms that have lists.
+    forms_of: HashMap<Box<str>, Vec<Box<str>>>,
+}
+
+/// Adds `e` to `list` unless it has the word.
+fn push_new(list: &mut Vec<Expansion>, e: Expansion) {
+    if list.iter().all(|x| x.word != e.word) {
+        list.push(e);
+    }
+}
+
+/// Marks a key of [`Vocabulary::entries`] that is an inflected word, not a
+/// stem (no stem has it).
+pub const FORM_KEY: char = '=';
+
+/// Whether `word` is an inflection of a shorter word of the same stem
+/// ("times" of "time", "contents" of "content", "modified"): a table's
+/// word of that form stands for its own sense, not for every word of its
+/// stem.
+pub fn is_inflection(stemmer: &Stemmer, word: &str) -> bool {
+    let stem = stemmer.stem(word);
+    ["s", "es", "d", "ed", "ing"].iter().any(|suffix| {
+        word.strip_suffix(suffix)
+            .is_some_and(|base| base.len() >= 3 && stemmer.stem(base) == stem)
+    })
 }
 
 static VOCABULARY: LazyLock<Vocabulary> = LazyLock::new(|| {
@@ -302,7 +333,30 @@ impl Vocabulary {
         self.by_stem.get(stem).map_or(&[], Vec::as_slice)
     }
 
-    /// Each request word's stem with the words it also looks for.
+    /// Whether the table expands `word` as it is written (an inflection
+    /// with a sense of its own), not by its stem.
+    pub fn has_form(&self, word: &str) -> bool {
+        self.forms.contains(word)
+    }
+
+    /// The key `word` (of stem `stem`) is expanded by: the word after
+    /// [`FORM_KEY`] when [`Vocabulary::has_form`], else its stem.
+    pub fn key<'a>(&self, word: &str, stem: &'a str) -> std::borrow::Cow<'a, str> {
+        if self.has_form(word) {
+            format!("{FORM_KEY}{word}").into()
+        } else {
+            stem.into()
+        }
+    }
+
+    /// The words the request's word `word` (of stem `stem`) also looks
+    /// for: its own form's when the table has it, else its stem's.
+    pub fn expansions_of(&self, word: &str, stem: &str) -> &[Expansion] {
+        self.expansions(&self.key(word, stem))
+    }
+
+    /// Each key (a request word's stem, or [`FORM_KEY`] and an inflected
+    /// word) with the words it also looks for.
     pub fn entries(&self) -> impl Iterator<Item = (&str, &[Expansion])> {
         self.by_stem.iter().map(|(s, e)| (&**s, e.as_slice()))
     }
@@ -326,14 +380,35 @@ impl Vocabulary {
         if stemmer.stem(to) == stem {
             return;
         }
-        let list = self.by_stem.entry(Box::from(stem.as_ref())).or_default();
-        if list.iter().all(|e| &*e.word != to) {
-            list.push(Expansion {
-                word: Box::from(to),
-                source,
-                generic: is_generic_stem(&stemmer.stem(to)),
-            });
+        let expansion = Expansion {
+            word: Box::from(to),
+            source,
+            generic: is_generic_stem(&stemmer.stem(to)),
+        };
+        if is_inflection(stemmer, from) {
+            // The form has its own list, which starts with its stem's:
+            // "times" also looks for what "time" does, not the reverse.
+            let key = format!("{FORM_KEY}{from}").into_boxed_str();
+            if self.forms.insert(Box::from(from)) {
+                let seed = self.expansions(&stem).to_vec();
+                self.by_stem.insert(key.clone(), seed);
+                self.forms_of
+                    .entry(Box::from(stem.as_ref()))
+                    .or_default()
+                    .push(key.clone());
+            }
+            push_new(self.by_stem.entry(key).or_default(), expansion);
+            return;
         }
+        for key in self.forms_of.get(stem.as_ref()).into_iter().flatten() {
+            if let Some(list) = self.by_stem.get_mut(key) {
+                push_new(list, expansion.clone());
+            }
+        }
+        push_new(
+            self.by_stem.entry(Box::from(stem.as_ref())).or_default(),
+            expansion,
+        );
     }
 
     /// Adds the lines of a tool table (`a = b = c`, `a -> b c`, `#`
@@ -402,69 +477,4 @@ impl Vocabulary {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn words(v: &Vocabulary, word: &str) -> Vec<(String, Source)> {
-        let stem = Stemmer::default().stem(word).into_owned();
-        v.expansions(&stem)
-            .iter()
-            .map(|e| (e.word.to_string(), e.source))
-            .collect()
-    }
-
-    #[test]
-    fn the_bundled_tables_read_whole() {
-        let mut v = Vocabulary::default();
-        assert_eq!(v.add_tools_table(TOOLS_TABLE), Ok(()));
-        let tools = v.len();
-        assert!(tools > 150, "{tools}");
-        v.add_wordnet_table(WORDNET_TABLE);
-        assert!(v.len() > 5_000, "{}", v.len());
-        for line in WORDNET_TABLE.lines() {
-            let (from, to) = line.split_once('\t').expect("a tab");
-            assert!(is_word(from), "{line:?}");
-            assert!(to.split(' ').all(is_word), "{line:?}");
-        }
-    }
-
-    #[test]
-    fn everyday_words_meet_tool_words_in_any_inflection() {
-        let v = vocabulary();
-        let has = |word: &str, target: &str| words(v, word).iter().any(|(w, _)| w == target);
-        assert!(has("folder", "directory"));
-        assert!(has("folders", "directory"));
-        assert!(has("directory", "folder"));
-        assert!(has("saving", "write"));
-        assert!(has("picture", "image"));
-        assert!(has("undo", "reset"));
-        assert!(has("renamed", "move"));
-        // One way only: "move" does not look for "rename".
-        assert!(!has("move", "rename"));
-        // WordNet's synonyms come after the tool table's.
-        let photo = words(v, "photo");
-        assert_eq!(photo[0], ("picture".to_string(), Source::Tools));
-        assert!(photo.iter().any(|(_, s)| *s == Source::WordNet));
-    }
-
-    #[test]
-    fn a_bad_line_is_named_and_the_good_ones_kept() {
-        let mut v = Vocabulary::default();
-        let errors = v
-            .add_tools_table("folder = directory\nSave -> write\nnothing here\nx ->\n")
-            .unwrap_err();
-        let lines: Vec<usize> = errors.iter().map(|e| e.line).collect();
-        assert_eq!(lines, [2, 3, 4]);
-        assert!(errors[0].to_string().contains("\"Save -> write\""));
-        assert_eq!(words(&v, "folder"), [("directory".into(), Source::Tools)]);
-    }
-
-    #[test]
-    fn a_word_does_not_expand_to_its_own_forms() {
-        let mut v = Vocabulary::default();
-        v.add_tools_table("file = files = filing\n").unwrap();
-        assert!(words(&v, "file").is_empty());
-        v.add_wordnet_table("run\trunning runs sprint\nBAD\tx\n");
-        assert_eq!(words(&v, "run"), [("sprint".into(), Source::WordNet)]);
-    }
-}
+mod tests;

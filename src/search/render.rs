@@ -140,7 +140,13 @@ impl SearchResult {
                 .iter()
                 .map(|m| {
                     let fields: Vec<&str> = m.fields.iter().map(|f| f.label()).collect();
-                    format!("{} ({})", escape(&m.term), fields.join(", "))
+                    let fields = fields.join(", ");
+                    match m.came_from() {
+                        Some(from) => {
+                            escape(&format!("{} ({from}; {fields})", m.word())).into_owned()
+                        }
+                        None => format!("{} ({fields})", escape(&m.term)),
+                    }
                 })
                 .collect();
             if let Some(d) = &h.explanation.dense {

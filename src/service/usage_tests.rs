@@ -23,24 +23,29 @@ fn first(r: &dyn CatalogRanker, c: &Catalog, q: &str) -> String {
 fn a_request_like_one_that_led_to_a_tool_finds_it_first() {
     let c = catalog();
     let plain: Arc<dyn CatalogRanker> = Arc::new(Index::build(c.tools()));
-    // BM25F alone: "what did I change today" is nearest the log.
+    // BM25F alone: "what is the status of my change today" is nearest
+    // the status.
     assert_ne!(
-        first(plain.as_ref(), &c, "what did I change today"),
+        first(plain.as_ref(), &c, "what is the status of my change today"),
         "git_diff_unstaged"
     );
     let usage = Usage::new(vec![Pair {
-        query: "what did I change so far".into(),
+        query: "what is the status of my change so far".into(),
         tool: "git_diff_unstaged".into(),
         at: 0,
         key: None,
     }]);
     let learned = usage.wrap(&c, plain.clone(), None);
     assert_eq!(
-        first(learned.as_ref(), &c, "what did I change today"),
+        first(
+            learned.as_ref(),
+            &c,
+            "what is the status of my change today"
+        ),
         "git_diff_unstaged"
     );
     // The explanation says usage lifted it, and the gate lets it in.
-    let e = learned.explain("what did I change today", None, &[2]);
+    let e = learned.explain("what is the status of my change today", None, &[2]);
     assert_eq!(e[0].usage, Some(UsageMatch { uses: 1, rank: 1 }));
     assert!(
         crate::engine::Gate::for_ranker(Ranker::Bm25, 0.3)

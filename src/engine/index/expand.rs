@@ -17,12 +17,13 @@ use rustc_hash::FxHashMap as HashMap;
 use super::Params;
 use super::words::WordMap;
 use crate::engine::analyzer::Stemmer;
-use crate::engine::vocabulary::{Source, is_generic_stem, vocabulary};
+use crate::engine::vocabulary::{FORM_KEY, Source, is_generic_stem, vocabulary};
 
 /// Expanded posting lists, appended after the index's own terms.
 #[derive(Debug, Default)]
 pub(super) struct Expanded {
-    /// Request word's stem -> its expanded term.
+    /// Request word's key ([`crate::engine::vocabulary::Vocabulary::key`])
+    /// -> its expanded term.
     pub(super) by_stem: WordMap<u32>,
     /// Per expanded term (in order from the first free id): docs ascending,
     /// with their weighted impacts and the fields the best one came from.
@@ -78,10 +79,16 @@ pub(super) fn build<'a>(
     // Term ids in a fixed order, whatever the table's hash order.
     stems.sort_unstable_by_key(|(s, _)| *s);
     let mut members: Vec<u32> = Vec::new();
-    for (stem, expansions) in stems {
+    for (key, expansions) in stems {
         members.clear();
-        let known = known(stem);
-        let generic = is_generic_stem(stem);
+        // An inflected word's key ([`FORM_KEY`]) is the word: its stem
+        // says whether the catalog has it.
+        let stem = match key.strip_prefix(FORM_KEY) {
+            Some(word) => stemmer.stem(word),
+            None => key.into(),
+        };
+        let known = known(&stem);
+        let generic = is_generic_stem(&stem);
         for e in expansions {
             let Some(term) = *terms
                 .entry(&e.word)
@@ -117,7 +124,7 @@ pub(super) fn build<'a>(
                 (d, w, mask)
             })
             .collect();
-        out.by_stem.insert(stem, first_id + out.lists.len() as u32);
+        out.by_stem.insert(key, first_id + out.lists.len() as u32);
         out.lists.push(list);
         members.sort_unstable();
         members.dedup();

@@ -1,11 +1,14 @@
 //! Explanations: which query terms matched a tool, in which fields, and what
 //! each added to its score.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use super::query::AnalyzedQuery;
 use super::score::SCRATCH;
 use super::{Field, Index};
+use crate::engine::vocabulary::ARROW;
 
 /// Why a tool matched: each query term that hit it, the fields it hit, and
 /// what it added to the score.
@@ -23,6 +26,35 @@ pub struct TermMatch {
     /// [`RARE_SHARE`] has it): specific evidence that the tool fits.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rare: bool,
+}
+
+impl TermMatch {
+    /// The match as a person reads it: a word the request has, as it is;
+    /// a word the tool has for one of the request's, with the request's
+    /// word it came from, `directory (from "folder")`, or for a general
+    /// synonym, `charge (synonym of "kick")`.
+    pub fn shown(&self) -> Cow<'_, str> {
+        match self.came_from() {
+            Some(from) => format!("{} ({from})", self.word()).into(),
+            None => Cow::Borrowed(&self.term),
+        }
+    }
+
+    /// The word (or words) the tool has: an expansion's right side.
+    pub fn word(&self) -> &str {
+        self.term.split_once(ARROW).map_or(&self.term, |(_, to)| to)
+    }
+
+    /// For an expansion, where the tool's word came from: `from "folder"`,
+    /// or `synonym of "kick"` for a general synonym.
+    pub fn came_from(&self) -> Option<String> {
+        let (from, _) = self.term.split_once(ARROW)?;
+        Some(if self.weak {
+            format!("synonym of \"{from}\"")
+        } else {
+            format!("from \"{from}\"")
+        })
+    }
 }
 
 /// A word held by at most one tool in this many is rare (see
@@ -145,7 +177,7 @@ impl Index {
             .iter()
             .filter(|m| {
                 !m.weak
-                    && (!m.term.contains(' ') || m.term.contains(crate::engine::vocabulary::ARROW))
+                    && (!m.term.contains(' ') || m.term.contains(ARROW))
                     && m.fields.contains(&Field::Name)
             })
             .count();

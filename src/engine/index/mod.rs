@@ -49,7 +49,8 @@ pub struct Index {
     words: WordMap<Option<u32>>,
     /// Stem -> unigram term, for query words not seen verbatim.
     stems: WordMap<u32>,
-    /// A request word's stem -> its expanded term (every tool's best
+    /// A request word's key (its stem, or the inflected word the
+    /// vocabulary expands as written) -> its expanded term (every tool's best
     /// impact among the words it also looks for, see [`expand`]).
     expanded: WordMap<u32>,
     /// The first expanded term; those before it are the catalog's own.

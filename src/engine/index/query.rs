@@ -302,7 +302,9 @@ impl Index {
                     && !q.walk
                 {
                     // The expansions' best, worked into the index once.
-                    if let Some(term) = memo.with_stem(w, |stem| self.expanded.get(stem).copied()) {
+                    if let Some(term) = memo.with_stem(w, |stem| {
+                        self.expanded.get(&vocabulary().key(w, stem)).copied()
+                    }) {
                         let text = || String::new();
                         add(
                             term,
@@ -320,7 +322,7 @@ impl Index {
                     // An explanation walks each expansion, to say which
                     // word the tool has.
                     let (expansions, generic) = memo.with_stem(w, |stem| {
-                        (vocabulary().expansions(stem), is_generic_stem(stem))
+                        (vocabulary().expansions_of(w, stem), is_generic_stem(stem))
                     });
                     for e in expansions {
                         if let Some(Some(term)) = self.lookup_word(&e.word, memo) {

@@ -271,3 +271,82 @@ fn two_words_a_tool_writes_as_one_find_it() {
     );
     assert!(index.search("it's", None, 3).iter().all(|h| h.doc != 4));
 }
+
+#[test]
+fn the_explanation_says_where_each_expansion_came_from() {
+    let tools = files();
+    let index = Index::build(&tools);
+    let shown = |query: &str, doc: usize| -> Vec<String> {
+        index
+            .explain(query, None, doc)
+            .matches
+            .iter()
+            .map(|m| m.shown().into_owned())
+            .collect()
+    };
+    // The tool's word first, then the request's word it stands for.
+    let folder = shown("make a folder called reports", 0);
+    assert!(
+        folder.contains(&r#"directory (from "folder")"#.to_string()),
+        "{folder:?}"
+    );
+    // A general synonym says it is one.
+    let tools = vec![Tool::new("find_physician", "Finds a physician nearby.")];
+    let index = Index::build(&tools);
+    let e = index.explain("a doctor for my knee", None, 0);
+    let shown: Vec<String> = e.matches.iter().map(|m| m.shown().into_owned()).collect();
+    assert_eq!(shown, [r#"physician (synonym of "doctor")"#], "{e:?}");
+    // The request's own word is shown as it is.
+    let e = index.explain("a physician for my knee", None, 0);
+    assert!(e.matches.iter().any(|m| m.shown() == "physician"), "{e:?}");
+}
+
+/// The demo catalog, as `@demo` loads it.
+fn demo() -> Vec<Tool> {
+    crate::catalog::load(&crate::catalog::CatalogSource::demo())
+        .expect("the demo catalog")
+        .tools()
+        .to_vec()
+}
+
+#[test]
+fn a_rare_sense_of_a_word_does_not_rank_a_tool() {
+    // "kick" is rarely the thrill that makes it a synonym of "charge",
+    // "back" rarely the "support" of a verb, "time" never the
+    // multiplication of "times".
+    let tools = demo();
+    let index = Index::build(&tools);
+    let rank = |query: &str, name: &str| {
+        index
+            .search(query, None, tools.len())
+            .iter()
+            .position(|h| tools[h.doc].name == name)
+    };
+    let ci = rank("the build is red, kick it again", "rerun_ci_job").expect("found");
+    let plan = rank(
+        "the build is red, kick it again",
+        "change_subscription_plan",
+    );
+    assert!(
+        plan.is_none_or(|p| ci < p),
+        "rerun_ci_job {ci}, change_subscription_plan {plan:?}"
+    );
+    for (query, word) in [
+        ("the build is red, kick it again", "charge"),
+        (
+            "a customer got charged twice, give them their money back",
+            "support",
+        ),
+        ("what time is it in Tokyo", "multipl"),
+    ] {
+        for hit in index.search(query, None, tools.len()) {
+            let e = index.explain(query, None, hit.doc);
+            assert!(
+                e.matches.iter().all(|m| !m.word().starts_with(word)),
+                "{query:?}: {} {:?}",
+                tools[hit.doc].name,
+                e.matches
+            );
+        }
+    }
+}

@@ -298,7 +298,7 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let fields: Vec<&str> = m.fields.iter().map(|f| f.label()).collect();
             lines.push(Line::from(vec![
                 Span::raw("  "),
-                Span::styled(escape(&m.term).into_owned(), theme.matched),
+                Span::styled(escape(&m.shown()).into_owned(), theme.matched),
                 Span::raw(format!(" {:.2} → {}", m.score, fields.join(", "))),
             ]));
         }

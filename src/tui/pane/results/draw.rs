@@ -277,7 +277,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             hit.explanation
                 .matches
                 .iter()
-                .map(|m| (escape(&m.term).into_owned(), theme.matched)),
+                .map(|m| (escape(&m.shown()).into_owned(), theme.matched)),
         );
         let count = words.len();
         for (i, (word, style)) in words.into_iter().enumerate() {
