@@ -335,13 +335,22 @@ pub fn server_parts(
         ),
         false,
     )];
+    // Servers whose tools are still on their way.
+    let starting = servers
+        .iter()
+        .filter(|s| matches!(s.state, ServerState::Starting { .. }))
+        .count();
+    if starting > 0 {
+        parts.push((format!(", {starting} starting"), false));
+    }
     if !failed.is_empty() {
         parts.push((
             format!(", {} failed ({})", failed.len(), failed.join(", ")),
             true,
         ));
         if len(&parts) > width {
-            parts[1].0 = format!(", {} failed", failed.len());
+            let last = parts.len() - 1;
+            parts[last].0 = format!(", {} failed", failed.len());
         }
     }
     parts
