@@ -482,3 +482,5 @@ mod tests_start;
 mod tests_trust;
 #[cfg(test)]
 mod tests_tune;
+#[cfg(test)]
+mod tests_tune_cap;
