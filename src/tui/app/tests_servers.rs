@@ -209,3 +209,23 @@ fn no_server_listing_a_tool_says_so_in_the_catalog_pane() {
         "{shown}"
     );
 }
+
+#[test]
+fn the_servers_line_counts_those_starting_when_narrow() {
+    let servers = vec![
+        loaded("time", 2),
+        starting("git"),
+        starting("fetch"),
+        starting("everything"),
+        status(
+            "broken",
+            ServerState::Failed {
+                why: "cannot start".into(),
+                stderr_tail: String::new(),
+            },
+        ),
+    ];
+    let parts = crate::tui::ui::header::server_parts(&servers, 50, None);
+    let line: String = parts.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(line, "5 servers, 3 starting, 1 failed (broken)");
+}

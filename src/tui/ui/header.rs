@@ -327,21 +327,12 @@ pub fn server_parts(
         .filter(|s| matches!(s.state, ServerState::Failed { .. }))
         .map(|s| escape(&s.name).into_owned())
         .collect();
-    let mut parts = vec![(
-        format!(
-            "{} server{}",
-            servers.len(),
-            if servers.len() == 1 { "" } else { "s" }
-        ),
-        false,
-    )];
-    // Servers whose tools are still on their way.
+    let mut parts = vec![(crate::numbers::counted(servers.len(), "server"), false)];
     let starting = servers
         .iter()
-        .filter(|s| matches!(s.state, ServerState::Starting { .. }))
-        .count();
-    if starting > 0 {
-        parts.push((format!(", {starting} starting"), false));
+        .filter(|s| matches!(s.state, ServerState::Starting { .. }));
+    if let n @ 1.. = starting.count() {
+        parts[0].0.push_str(&format!(", {n} starting"));
     }
     if !failed.is_empty() {
         parts.push((
@@ -349,8 +340,7 @@ pub fn server_parts(
             true,
         ));
         if len(&parts) > width {
-            let last = parts.len() - 1;
-            parts[last].0 = format!(", {} failed", failed.len());
+            parts[1].0 = format!(", {} failed", failed.len());
         }
     }
     parts
