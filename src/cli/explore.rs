@@ -36,8 +36,21 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         },
         _ => None,
     };
-    let loaded =
-        super::load::catalogs(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
+    // MCP servers start in the background: the explorer draws at once and
+    // each server's tools join as it lists them.
+    let (loaded, mcp_start) = if args.mcp.any() {
+        let opening = super::mcp_live::start_for_explorer(&args.catalogs, &args.mcp)
+            .map_err(CliError::Mcp)?;
+        let start = toolsift::tui::servers::ServersStart {
+            changes: opening.changes,
+            files: opening.files,
+        };
+        (opening.loaded, Some(start))
+    } else {
+        let loaded = super::load::catalogs(&args.catalogs, Some("@demo"), &args.mcp)
+            .map_err(CliError::Mcp)?;
+        (loaded, None)
+    };
     let mut catalog = loaded.catalog;
     let mut label = catalog.name().to_string();
     let mut taken = false;
@@ -161,6 +174,7 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         no_color,
         mcp: loaded.host,
         mcp_servers: loaded.servers,
+        mcp_start,
         searcher,
         queries,
         config_path: config.save_path.clone(),

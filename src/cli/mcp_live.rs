@@ -129,6 +129,51 @@ pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, String>
 
 type Changes = Option<tokio::sync::mpsc::UnboundedReceiver<String>>;
 
+/// What the explorer opens on with `--mcp`: the servers started in the
+/// background, the catalog of what is there at once (the files', or none
+/// yet), the servers' changes to follow, and the files to merge each
+/// server's tools beside.
+pub struct Opening {
+    pub loaded: Loaded,
+    pub changes: tokio::sync::mpsc::UnboundedReceiver<String>,
+    pub files: Vec<Catalog>,
+}
+
+/// The MCP servers of `args` started without waiting for any (the
+/// explorer's start): their tools join as each lists them, a server that
+/// fails is tried again in the background, and every state shows on the
+/// explorer's servers' line rather than on stderr (the screen hides it).
+/// No server configured, or a file that does not read, is an error here.
+pub fn start_for_explorer(files: &[String], args: &McpArgs) -> Result<Opening, String> {
+    let config = args.config()?;
+    if config.servers.is_empty() {
+        return Err("no MCP server is configured".into());
+    }
+    let file_catalogs: Vec<Catalog> = files
+        .iter()
+        .map(|f| catalog::load(&CatalogSource::parse(f)))
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    mcp::install_exit_guards(restore_terminal);
+    start_warden();
+    let host = McpHost::new(args.call_timeout()).map_err(|e| format!("MCP: {e}"))?;
+    let changes = host.watch_changes();
+    host.warn_of_logins(Arc::new(warn_of_login));
+    host.log_in_with(args.login_command());
+    let gathered = host.gather_within(&config, Duration::ZERO);
+    let (catalog, _) =
+        mcp::merge_beside_files(gathered.catalog, &file_catalogs).map_err(|e| e.to_string())?;
+    Ok(Opening {
+        loaded: Loaded {
+            catalog: Arc::new(catalog),
+            host: Some(Arc::new(host)),
+            servers: gathered.servers,
+        },
+        changes,
+        files: file_catalogs,
+    })
+}
+
 /// The MCP servers of `args` started and listed, merged with `files`
 /// ([`super::load::catalogs`]'s part that needs the servers); with `watch`, the
 /// servers' changes too.

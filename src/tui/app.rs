@@ -27,6 +27,7 @@ mod pick;
 mod reload;
 mod screens;
 mod searching;
+mod servers;
 mod tool_out;
 mod warm;
 
@@ -120,6 +121,8 @@ pub struct App {
     mcp: Option<Arc<McpHost>>,
     /// What became of each MCP server.
     mcp_servers: Vec<ServerStatus>,
+    /// The servers to follow as they start, taken by the loop.
+    mcp_start: Option<super::servers::ServersStart>,
     /// The server a login is under way to.
     logging_in: Option<String>,
     /// A message on the bottom line, until the next key.
@@ -197,6 +200,7 @@ impl App {
             }),
             mcp: setup.mcp,
             mcp_servers: setup.mcp_servers,
+            mcp_start: setup.mcp_start,
             logging_in: None,
             status: None,
             caption: None,
@@ -310,6 +314,7 @@ impl App {
             Msg::FollowedCatalog(result) => self.followed_catalog(result),
             Msg::CatalogChanged => self.catalog_changed(),
             Msg::CatalogLoaded(loaded) => self.catalog_loaded(loaded),
+            Msg::Servers { catalog, servers } => self.servers_changed(catalog, servers),
             Msg::Compared {
                 generation,
                 right,
@@ -517,6 +522,8 @@ mod tests_regex;
 #[cfg(test)]
 mod tests_reload;
 #[cfg(test)]
+mod tests_servers;
+#[cfg(test)]
 mod tests_slips;
 #[cfg(test)]
 mod tests_start;
@@ -524,3 +531,5 @@ mod tests_start;
 mod tests_trust;
 #[cfg(test)]
 mod tests_tune;
+#[cfg(test)]
+mod tests_tune_cap;

@@ -107,6 +107,13 @@ pub enum Msg {
     /// The catalog read again (`Effect::LoadCatalog`), or why it could not
     /// be.
     CatalogLoaded(Result<Arc<Catalog>, String>),
+    /// The MCP servers' catalog and states after one of them changed
+    /// (started, listed its tools, failed: [`super::servers::follow`]);
+    /// `None`: their tools do not form a catalog, the last one stays.
+    Servers {
+        catalog: Option<Arc<Catalog>>,
+        servers: Vec<crate::sources::mcp::ServerStatus>,
+    },
     /// What the follower of a gateway or service told (`explore --follow`).
     Followed(crate::follow::Note),
     /// The followed gateway's catalog (`Effect::FetchFollowedCatalog`), or

@@ -29,6 +29,7 @@ pub mod paint;
 pub mod pane;
 pub mod record;
 pub mod screen;
+pub mod servers;
 pub mod session;
 mod setup;
 pub mod text;
@@ -159,6 +160,16 @@ where
             }),
         );
     }
+    // The MCP servers still starting: their tools join as they come.
+    let start = app.take_mcp_start();
+    let servers = match (app.mcp_host(), start) {
+        (Some(host), Some(start)) => Some(tokio::spawn(servers::follow(
+            host.clone(),
+            start,
+            tx.clone(),
+        ))),
+        _ => None,
+    };
     let follower = app.followed_source().map(|source| {
         let tx = tx.clone();
         tokio::spawn(crate::follow::follow(source, move |note| {
@@ -192,8 +203,8 @@ where
     .await;
     reader.abort();
     watcher.abort();
-    if let Some(f) = follower {
-        f.abort();
+    for task in [follower, servers].into_iter().flatten() {
+        task.abort();
     }
     result
 }

@@ -27,6 +27,9 @@ pub struct Setup {
     pub mcp: Option<Arc<McpHost>>,
     /// What became of each MCP server.
     pub mcp_servers: Vec<ServerStatus>,
+    /// The MCP servers followed as they start (`explore --mcp`): their
+    /// tools join the catalog as each lists them.
+    pub mcp_start: Option<super::servers::ServersStart>,
     /// Where searches go: the embedded service or a remote one.
     pub searcher: Searcher,
     /// The Tune screen's request file (JSONL or `@demo`), if any.
@@ -78,6 +81,7 @@ impl Setup {
             no_color: false,
             mcp: None,
             mcp_servers: Vec::new(),
+            mcp_start: None,
             searcher,
             queries: None,
             config_path: None,

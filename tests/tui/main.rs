@@ -16,5 +16,6 @@ mod pager;
 mod reload;
 mod same_answer;
 mod screens;
+mod servers_start;
 mod terminal;
 mod widths;

@@ -47,6 +47,16 @@ impl App {
         if self.catalog_view.filter == Filter::Selected {
             self.rebuild_view();
         }
+        // Searched over what is there: said while servers still start.
+        if let (None, Some(note)) = (&self.status, self.starting_note()) {
+            self.status = Some(match self.catalog.len() {
+                0 => format!("no tools to search yet; {note}"),
+                n => format!(
+                    "searched the {} so far; {note}",
+                    crate::numbers::counted(n, "tool")
+                ),
+            });
+        }
         self.search.refresh_after(self.query_ranker())
     }
 

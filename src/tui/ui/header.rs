@@ -327,14 +327,13 @@ pub fn server_parts(
         .filter(|s| matches!(s.state, ServerState::Failed { .. }))
         .map(|s| escape(&s.name).into_owned())
         .collect();
-    let mut parts = vec![(
-        format!(
-            "{} server{}",
-            servers.len(),
-            if servers.len() == 1 { "" } else { "s" }
-        ),
-        false,
-    )];
+    let mut parts = vec![(crate::numbers::counted(servers.len(), "server"), false)];
+    let starting = servers
+        .iter()
+        .filter(|s| matches!(s.state, ServerState::Starting { .. }));
+    if let n @ 1.. = starting.count() {
+        parts[0].0.push_str(&format!(", {n} starting"));
+    }
     if !failed.is_empty() {
         parts.push((
             format!(", {} failed ({})", failed.len(), failed.join(", ")),

@@ -206,7 +206,17 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut lines = Vec::with_capacity(height);
     if view.rows.is_empty() {
         // Wrapped between words: the whole reason, in the pane.
-        let why = view.empty_reason(app.catalog());
+        let why = match app.servers_starting() {
+            // MCP servers still starting: their tools are on their way.
+            n if n > 0 && app.catalog().is_empty() => format!(
+                "no tools yet: {} starting; their tools join as they list them",
+                crate::numbers::counted(n, "server")
+            ),
+            _ if app.catalog().is_empty() && app.servers_line() => {
+                "no tools: no MCP server listed any (the MCP line says why)".to_string()
+            }
+            _ => view.empty_reason(app.catalog()),
+        };
         for l in text::wrap_words(&why, width.max(1), height.max(1)) {
             lines.push(Line::from(Span::styled(l, theme.dim)));
         }

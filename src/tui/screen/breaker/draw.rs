@@ -162,8 +162,21 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &Seen, p: &BreakerPane, them
             },
         ),
     ])];
+    // The starting arguments are made from the schema; one it still
+    // refuses is said to be a guess to edit, never passed off as valid.
+    let guessed = app.catalog().tools().get(p.tool).is_some_and(|t| {
+        serde_json::from_str::<serde_json::Value>(&p.args.text).ok()
+            == Some(crate::catalog::schema::example_arguments(&t.input_schema))
+    });
     lines.push(Line::from(match p.parsed_args(app.catalog()) {
         Ok(_) => Span::styled("       ✓ fits the tool's schema", theme.selected),
+        Err(e) if guessed => Span::styled(
+            format!(
+                "       ✗ no valid arguments could be made from the schema ({e}): {} edits them",
+                app.keymap().label(Action::BreakerEdit)
+            ),
+            theme.error,
+        ),
         Err(e) => Span::styled(format!("       ✗ {e}: cannot be sent"), theme.error),
     }));
     match p.current_signature(app.catalog()) {

@@ -370,20 +370,31 @@ fn draw_legend(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme
     let initial_now = current.map(|c| c.1);
     let in_force = match initial_now {
         Some(n) if n != asked => {
+            // The arithmetic, in the room there is: the cap on loaded
+            // tools holds the always-load ones first.
             let always = app.always_load_count();
-            let why = match app.handle().max_loaded_tools() {
-                Some(m) => format!(
-                    "max_loaded_tools {m} leaves {} beside the {always} always-load",
-                    (m as usize).saturating_sub(always)
-                ),
-                None => format!("the catalog has {n} tools beside the always-load ones"),
+            let whys = match app.handle().max_loaded_tools() {
+                Some(m) => vec![
+                    format!(
+                        "initial set: asked {asked}, in force {n} (max_loaded_tools {m} leaves {} beside the {always} always-load)",
+                        (m as usize).saturating_sub(always)
+                    ),
+                    format!(
+                        "initial set: asked {asked}, in force {n} (max_loaded {m} − {always} always-load)"
+                    ),
+                    format!("initial {asked} → {n} (max_loaded {m} − {always} always-load)"),
+                ],
+                None => vec![
+                    format!(
+                        "initial set: asked {asked}, in force {n} (the catalog has {n} tools beside the always-load ones)"
+                    ),
+                    format!("initial {asked} → {n} (only {n} beside always-load)"),
+                ],
             };
-            let long = format!("initial set: asked {asked}, in force {n} ({why})");
-            if long.chars().count() <= width {
-                long
-            } else {
-                format!("initial set: asked {asked}, in force {n} (the cap leaves no more)")
-            }
+            let last = whys.last().cloned().unwrap_or_default();
+            whys.into_iter()
+                .find(|w| w.chars().count() <= width)
+                .unwrap_or(last)
         }
         Some(n) => format!("initial set {n}"),
         None => "initial set: strategy all sends every tool".to_string(),
