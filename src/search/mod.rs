@@ -419,7 +419,7 @@ use remote::RemoteRanker;
 mod render;
 
 pub mod why;
-pub use why::{Standing, Verdict, Why};
+pub use why::{Standing, Verdict, Why, cap_words};
 
 #[cfg(test)]
 mod tests;

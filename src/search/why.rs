@@ -11,9 +11,11 @@
 //! and may go to another thread; explanations are made on demand, one tool
 //! at a time.
 //!
-//! A tool's place is counted the way the service fills the loaded set:
-//! always-load tools first, then the others best first. So a tool placed
-//! beyond the cap is a tool the cap left out.
+//! A tool's place is its place among the searched tools, best first, from
+//! 1, as `toolsift search` numbers its rows and the explorer's results
+//! pane too: the always-load tools are loaded first and take no number,
+//! but they take their places under the cap. So a tool placed beyond the
+//! cap less the always-load tools is a tool the cap left out.
 
 use std::sync::Arc;
 
@@ -28,7 +30,7 @@ mod render;
 #[cfg(test)]
 mod tests;
 
-pub use render::ordinal;
+pub use render::{cap_words, ordinal};
 
 /// Where every tool stood in one search.
 #[derive(Debug, Clone)]
@@ -43,11 +45,14 @@ struct Inner {
     /// The request's words as the user wrote them (lower-cased), query then
     /// context, stop words and filler left out, each stem once.
     words: Vec<Word>,
-    /// Tools in the order the loaded set is filled, with their scores:
-    /// always-load tools (catalog order), then the others best first.
-    order: Vec<(usize, Option<f32>)>,
+    /// The searched tools (not always-load) that matched, best first, with
+    /// their scores: the ranking the answer was cut from.
+    order: Vec<(usize, f32)>,
     /// Per tool: its index in `order`, if it has a place.
     place: Vec<Option<usize>>,
+    /// Per tool: its score in the ranking, if it matched (always-load
+    /// tools too).
+    score: Vec<Option<f32>>,
     /// Per tool: whether the answer loaded it.
     loaded: Vec<bool>,
     /// Per tool: whether it is an always-load tool.
@@ -55,6 +60,8 @@ struct Inner {
     /// The explanations the answer carried, by tool.
     answered: Vec<(usize, Explanation)>,
     cap: usize,
+    /// How many always-load tools take their places under the cap.
+    always_count: usize,
     /// The relevance gate found that no tool fits: nothing searched was
     /// loaded.
     no_fit: bool,
@@ -74,9 +81,9 @@ struct Word {
 pub struct Why {
     /// Index of the tool in the catalog.
     pub tool: usize,
-    /// 1-based place in the order the loaded set is filled (always-load
-    /// tools first); `None` when the ranking did not rank it (it matched
-    /// nothing).
+    /// 1-based place among the searched tools, best first (as `toolsift
+    /// search` numbers its rows); `None` for an always-load tool, and for
+    /// one the ranking did not rank (it matched nothing).
     pub rank: Option<usize>,
     pub score: Option<f32>,
     /// The request's words it matched, as the user wrote them.
@@ -94,6 +101,8 @@ pub struct Why {
     pub explained: bool,
     /// The search cap.
     pub cap: usize,
+    /// The always-load tools, which take their places under the cap first.
+    pub always_load: usize,
     pub verdict: Verdict,
 }
 
@@ -104,7 +113,8 @@ pub enum Verdict {
     AlwaysLoad,
     /// Loaded: ranked within the cap (or named exactly).
     Loaded,
-    /// Ranked, but placed beyond the cap.
+    /// Ranked, but placed beyond the room the cap leaves after the
+    /// always-load tools.
     BelowCap { rank: usize, cap: usize },
     /// Not ranked at all: it matched none of the request's words.
     MatchedNothing,
@@ -204,6 +214,7 @@ impl Searcher {
             .unwrap_or(config.default_ranker);
         let ranker = self.ranker_for(catalog, kind)?;
         let context = context_of(request);
+        let whole = request.whole_request();
         let kept = result
             .ranking
             .as_ref()
@@ -212,40 +223,40 @@ impl Searcher {
         let ranking: &[Hit] = if let Some(kept) = kept {
             // The answer was cut from this ranking: no second one.
             kept
-        } else if request.query.trim().is_empty() && context.is_none() {
+        } else if whole.trim().is_empty() && context.is_none() {
             &[]
         } else {
-            fresh = ranker
-                .rank(&request.query, context, catalog.len())
-                .map_err(|e| {
-                    SearchError::Service(crate::service::ServiceError {
-                        status: 502,
-                        code: "ranker_failed",
-                        message: format!("ranker {kind} failed: {e}"),
-                    })
-                })?;
+            // Ranked as the service ranks it: a request of several intents,
+            // their rankings merged.
+            fresh = crate::engine::intents::rank(
+                ranker.as_ref(),
+                &whole,
+                &request.queries,
+                context,
+                catalog.len(),
+            )
+            .map_err(|e| {
+                SearchError::Service(crate::service::ServiceError {
+                    status: 502,
+                    code: "ranker_failed",
+                    message: format!("ranker {kind} failed: {e}"),
+                })
+            })?;
             &fresh
         };
         let n = catalog.len();
         let always: Vec<bool> = catalog.tools().iter().map(|t| t.always_load).collect();
         let always_count = always.iter().filter(|a| **a).count();
-        let score_of = |doc: usize| ranking.iter().find(|h| h.doc == doc).map(|h| h.score);
-        let mut order: Vec<(usize, Option<f32>)> = (0..n)
-            .filter(|&i| always[i])
-            .map(|i| (i, score_of(i)))
-            .collect();
-        order.extend(
-            ranking
-                .iter()
-                .filter(|h| !always[h.doc])
-                .map(|h| (h.doc, Some(h.score))),
-        );
+        let mut score = vec![None; n];
+        for h in ranking.iter().filter(|h| h.doc < n) {
+            score[h.doc].get_or_insert(h.score);
+        }
+        let mut order: Vec<(usize, f32)> = Vec::new();
         let mut place = vec![None; n];
-        for (at, &(doc, score)) in order.iter().enumerate() {
-            // Every always-load tool has a place (each takes one under the
-            // cap, matched or not); another tool, when it matched.
-            if score.is_some() || always[doc] {
-                place[doc] = Some(at);
+        for h in ranking.iter().filter(|h| h.doc < n && !always[h.doc]) {
+            if place[h.doc].is_none() {
+                place[h.doc] = Some(order.len());
+                order.push((h.doc, h.score));
             }
         }
         let mut loaded = vec![false; n];
@@ -261,6 +272,7 @@ impl Searcher {
                 words: request_words(&request.query, context),
                 order,
                 place,
+                score,
                 loaded,
                 always,
                 answered: result
@@ -269,6 +281,7 @@ impl Searcher {
                     .map(|h| (h.index, h.explanation.clone()))
                     .collect(),
                 cap,
+                always_count,
                 no_fit: !result.held_back.is_empty(),
                 ranker,
             }),
@@ -282,8 +295,14 @@ impl Standing {
         self.inner.cap
     }
 
-    /// Tool `tool`'s place in the ranking, from 1, the always-load tools
-    /// first (as [`Why::rank`] gives it); `None` when it matched nothing.
+    /// The always-load tools, which take their places under the cap first.
+    pub fn always_load(&self) -> usize {
+        self.inner.always_count
+    }
+
+    /// Tool `tool`'s place among the searched tools, from 1 (as
+    /// [`Why::rank`] gives it); `None` for an always-load tool and one that
+    /// matched nothing.
     pub fn place(&self, tool: usize) -> Option<usize> {
         self.inner.place.get(tool).copied().flatten().map(|a| a + 1)
     }
@@ -304,9 +323,8 @@ impl Standing {
     /// explained already).
     pub fn why(&self, tool: usize) -> Why {
         let s = &self.inner;
-        let at = s.place.get(tool).copied().flatten();
-        let rank = at.map(|a| a + 1);
-        let score = at.and_then(|a| s.order[a].1);
+        let rank = self.place(tool);
+        let score = s.score.get(tool).copied().flatten();
         let (explanation, explained) = match s.answered.iter().find(|(i, _)| *i == tool) {
             Some((_, e)) => (e.clone(), true),
             None if tool < s.place.len() => {
@@ -343,7 +361,7 @@ impl Standing {
             match rank {
                 None if s.words.is_empty() => Verdict::EmptyQuery,
                 None => Verdict::MatchedNothing,
-                Some(r) if r > s.cap => Verdict::BelowCap {
+                Some(r) if r > s.cap.saturating_sub(s.always_count) => Verdict::BelowCap {
                     rank: r,
                     cap: s.cap,
                 },
@@ -362,6 +380,7 @@ impl Standing {
             usage: explanation.usage,
             explained,
             cap: s.cap,
+            always_load: s.always_count,
             verdict,
         }
     }
@@ -373,7 +392,7 @@ impl Standing {
         s.order
             .iter()
             .filter(|(doc, _)| !s.loaded[*doc])
-            .filter_map(|&(doc, score)| score.map(|sc| (doc, sc)))
+            .copied()
             .take(n)
             .collect()
     }

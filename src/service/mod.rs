@@ -296,8 +296,8 @@ pub struct SearchOutcome {
     /// How many tools matched beyond those sent, and in which servers.
     pub matching: Option<crate::wire::WireMatching>,
     /// Every tool that matched, best first: the ranking the answer was cut
-    /// from, when the request kept it (`keep_ranking`) and one ranking of
-    /// the query and context answered (no intents, no `+term`, no
+    /// from, when the request kept it (`keep_ranking`) and a ranking
+    /// answered (the query's, or its intents' merged; no `+term`, no
     /// `select:`).
     pub ranking: Option<Arc<Vec<crate::engine::Hit>>>,
 }

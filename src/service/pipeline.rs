@@ -276,14 +276,12 @@ fn rank(
         syntax::Request::Search { required } => required,
     };
     let mut whole = None;
-    let hits = if params.keep_ranking
-        && required.is_empty()
-        && intents::parts(ranker, query, &params.queries).is_empty()
-        && !query.trim().is_empty()
-    {
-        // One ranking answers: rank every tool once, and cut the answer
-        // from it (the first k of a deeper ranking are the k it gives).
-        let all = ranker.rank(query, context, catalog.len())?;
+    let hits = if params.keep_ranking && required.is_empty() && !query.trim().is_empty() {
+        // One ranking answers: rank every tool once (a request of several
+        // intents, their rankings merged), and cut the answer from it (the
+        // first k of a deeper ranking are the k it gives), so where a tool
+        // stood is told from the ranking that chose the answer.
+        let all = intents::rank(ranker, query, &params.queries, context, catalog.len())?;
         let k = room.saturating_add(plan.always.len()).min(all.len());
         let hits = if room == 0 {
             Vec::new()

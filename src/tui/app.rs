@@ -138,6 +138,10 @@ pub struct App {
     /// The followed gateway's catalog, still to take (it could not be read
     /// as the explorer started): asked for each time the follower connects.
     follow_catalog: Option<(String, Option<String>)>,
+    /// What the followed gateway answered the request last explained from
+    /// the live screen: the detail's standing comes from it while that
+    /// request is the one searched.
+    gateway_answer: Option<crate::tui::screen::live::Answered>,
     fetching: Option<(u64, u64)>,
     /// Where everything goes at the current size.
     layout: ScreenLayout,
@@ -213,6 +217,7 @@ impl App {
             should_quit: false,
             fetching: setup.model_later.as_ref().map(|_| (0, 0)),
             follow_catalog: live::catalog_to_take(&setup.follow),
+            gateway_answer: None,
             model_job: setup.model_later,
         };
         // A key the user's config took from another action is said at once.

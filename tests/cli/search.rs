@@ -109,7 +109,7 @@ fn why_a_tool_was_left_out_or_loaded() {
     let text = common::stdout_text(&out);
     assert!(
         text.contains(
-            "\nwhy get_payment: not loaded: ranked 6th, below the cap of 5\n  rank         6\n"
+            "\nwhy get_payment: not loaded: ranked 2nd, below the cap of 5 (4 always-load + 1 searched)\n  rank         2\n"
         ),
         "{text}"
     );
@@ -151,10 +151,12 @@ fn why_a_tool_was_left_out_or_loaded() {
         "--json",
     ]));
     assert_eq!(v["why"]["verdict"], "loaded");
-    assert_eq!(v["why"]["rank"], 5);
+    // Numbered as the table numbers it: the first searched tool is 1.
+    assert_eq!(v["why"]["rank"], 1);
+    assert_eq!(v["why"]["always_load"], 4);
     assert_eq!(
         v["why"]["sentence"],
-        "loaded: ranked 5th, within the cap of 8"
+        "loaded: ranked 1st, within the cap of 8 (4 always-load + 4 searched)"
     );
     let v = json(&run(&[
         "search",
@@ -427,4 +429,43 @@ fn search_exports_the_loaded_tools_as_a_provider_payload() {
     assert!(v[0]["input_schema"].is_object() && v[0].get("parameters").is_none());
     let out = run(&["search", "@demo", "x", "--export", "anthropic", "--json"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// A request of two intents: `--why` gives each loaded tool the number the
+/// table gives it (they read 5, 7, 6 and 13 against the table's 1 to 4),
+/// and the best tool left out is below the cap (it read "ranked 8th, within
+/// the cap of 8, but the service did not return it").
+#[test]
+fn why_numbers_a_request_of_several_intents_as_the_table_does() {
+    let query = "a customer got charged twice, give them their money back";
+    let v = json(&run(&[
+        "search", "@demo", query, "--ranker", "bm25", "--json",
+    ]));
+    let searched: Vec<String> = v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["reason"] != "always_load")
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(searched.len(), 4, "{v}");
+    for (at, name) in searched.iter().enumerate() {
+        let w = json(&run(&[
+            "search", "@demo", query, "--ranker", "bm25", "--why", name, "--json",
+        ]));
+        assert_eq!(w["why"]["rank"], at + 1, "{name}: {}", w["why"]);
+        assert_eq!(w["why"]["verdict"], "loaded", "{name}");
+    }
+    let w = json(&run(&[
+        "search",
+        "@demo",
+        query,
+        "--ranker",
+        "bm25",
+        "--why",
+        "get_customer",
+        "--json",
+    ]));
+    assert_eq!(w["why"]["verdict"], "below_cap", "{}", w["why"]);
+    assert!(w["why"]["rank"].as_u64().unwrap() > 4, "{}", w["why"]);
 }

@@ -165,7 +165,7 @@ fn the_real_binary_follows_a_trace_as_it_grows() {
     assert_eq!(parsed[0].expected, ["read_channel_history"]);
     // Enter: the request searched, the tool wanted shown.
     tty.send(b"\r");
-    tty.wait_for("read_channel_history: the detail says why");
+    tty.wait_for("read_channel_history: the detail says the gateway's answer");
     tty.send(b"q");
     tty.wait_exit();
     let _ = std::fs::remove_dir_all(&dir);
@@ -251,4 +251,87 @@ fn the_recorded_session_fills_the_screen_from_the_start() {
         "{s}"
     );
     assert!(s.contains("16/16"), "{s}");
+}
+
+/// A gateway answered "what time is it in Tokyo" with two tools of
+/// server-everything; the agent then called `get_current_time`. Enter on
+/// the miss: the standing is the gateway's (not returned, and what it
+/// returned instead), and the explorer's own search, which ranks the tool
+/// first, is shown beside it as a comparison, labelled. (The detail said
+/// "standing: loaded: ranked 1st, within the cap of 8".)
+#[test]
+fn a_miss_s_standing_is_what_the_gateway_answered() {
+    use toolsift::catalog::{Catalog, Tool};
+    let tools = vec![
+        Tool::new(
+            "get_current_time",
+            "Get the current time in a specific timezone",
+        ),
+        Tool::new("convert_time", "Convert time between timezones"),
+        Tool::new(
+            "simulate-research-query",
+            "Simulates a research query that takes several steps",
+        ),
+        Tool::new(
+            "trigger-sampling-request",
+            "Trigger a sampling request to the client's model",
+        ),
+    ];
+    let catalog = std::sync::Arc::new(Catalog::new("followed", tools).unwrap());
+    let trace = concat!(
+        r#"{"kind":"search","session":"s","query":"what time is it in Tokyo","ranker":"hybrid","tools":["simulate-research-query","trigger-sampling-request"],"ms":3.1}"#,
+        "\n",
+        r#"{"kind":"call","session":"s","name":"get_current_time","outcome":"ok","ms":2.0}"#,
+        "\n"
+    );
+    for (w, h) in [(80, 24), (200, 60)] {
+        let mut app = demo_with(w, h, |s| {
+            s.catalog = catalog.clone();
+            s.follow = Some(Follow {
+                source: Source::File("gateway-session.jsonl".into()),
+                requests_file: "misses.jsonl".into(),
+                open_first: true,
+                blind: None,
+            })
+        });
+        let events = toolsift::traffic::parse(trace, "trace").unwrap();
+        app.update(toolsift::tui::effect::Msg::Followed(
+            toolsift::follow::Note::Connected,
+        ));
+        app.update(toolsift::tui::effect::Msg::Followed(
+            toolsift::follow::Note::Events { events, dropped: 0 },
+        ));
+        keys(
+            &mut app,
+            &[KeyCode::Char('m'), KeyCode::Char('g'), KeyCode::Enter],
+        );
+        assert_eq!(app.search().query, "what time is it in Tokyo");
+        let (index, _) = app.current_tool().unwrap();
+        assert_eq!(app.catalog().tools()[index].name, "get_current_time");
+        let gateway = app.gateway_standing(index).expect("the gateway's answer");
+        assert_eq!(
+            gateway,
+            "not returned: the gateway answered simulate-research-query, trigger-sampling-request"
+        );
+        let s = screen(&app);
+        assert!(s.contains("standing at the gateway"), "{s}");
+        assert!(s.contains("toolsift here"), "{s}");
+        assert!(!s.contains("standing: loaded"), "{s}");
+        if w == 200 {
+            assert!(
+                s.contains("standing at the gateway: not returned: the gateway"),
+                "{s}"
+            );
+            assert!(
+                s.contains("toolsift here, for comparison: loaded: ranked"),
+                "{s}"
+            );
+            assert!(s.contains("· toolsift here"), "the results say whose: {s}");
+        }
+        // Another request typed: the gateway's answer no longer applies.
+        keys(&mut app, &[KeyCode::Esc, KeyCode::Char('/')]);
+        type_text(&mut app, " now");
+        keys(&mut app, &[KeyCode::Enter]);
+        assert!(app.gateway_standing(index).is_none());
+    }
 }

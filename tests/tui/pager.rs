@@ -95,7 +95,7 @@ fn e_lends_the_terminal_to_the_pager_and_y_copies_the_same_json() {
     for c in "refund a payment".bytes() {
         tty.send(&[c]);
     }
-    tty.wait_for("5 refund_payment");
+    tty.wait_for("1 refund_payment");
     tty.send(b"\x1b");
     // `y` on the same tool: the same JSON, as OSC 52.
     tty.send(b"g");
@@ -137,7 +137,7 @@ fn a_pager_that_fails_is_a_message_and_the_explorer_goes_on() {
     for c in "refund a payment".bytes() {
         tty.send(&[c]);
     }
-    tty.wait_for("5 refund_payment");
+    tty.wait_for("1 refund_payment");
     tty.send(b"\x1b");
     tty.send(b"q");
     let status = tty.wait_exit();

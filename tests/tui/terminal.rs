@@ -166,7 +166,7 @@ fn search_help_and_quit_in_a_real_terminal() {
     for c in "refund a payment".bytes() {
         tty.send(&[c]);
     }
-    tty.wait_for("5 refund_payment");
+    tty.wait_for("1 refund_payment");
     // Leave the query box, open and close help. Each key waits for the
     // screen to show the one before it: Esc and a key that arrive together
     // read as Alt and the key.
@@ -227,7 +227,7 @@ fn a_remote_service_that_goes_away_and_comes_back() {
     for c in "refund".bytes() {
         tty.send(&[c]);
     }
-    tty.wait_for("5 refund_payment");
+    tty.wait_for("1 refund_payment");
     // The service stops: typing goes on, and the error says how to retry.
     let mut server = server;
     let _ = server.child.kill();
@@ -244,7 +244,7 @@ fn a_remote_service_that_goes_away_and_comes_back() {
     assert_eq!(again.url, url);
     tty.send(b"\x12");
     tty.wait_gone("search failed");
-    tty.wait_for("5 refund_payment");
+    tty.wait_for("1 refund_payment");
     tty.send(b"\x1b");
     tty.send(b"q");
     let status = tty.wait_exit();

@@ -19,6 +19,20 @@ pub fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
+/// "the cap of 8", and when always-load tools take places under it how
+/// many are left for the searched ones: "the cap of 8 (4 always-load + 4
+/// searched)", so a place is read against the room it had.
+pub fn cap_words(cap: usize, always_load: usize) -> String {
+    if always_load == 0 {
+        format!("the cap of {cap}")
+    } else {
+        format!(
+            "the cap of {cap} ({always_load} always-load + {} searched)",
+            cap.saturating_sub(always_load)
+        )
+    }
+}
+
 impl Why {
     /// The verdict as a plain sentence (not escaped: it quotes the
     /// request's words).
@@ -30,16 +44,17 @@ impl Why {
             Verdict::Loaded if self.exact_name => "loaded: the request names it exactly".into(),
             Verdict::Loaded => match self.rank {
                 Some(r) => format!(
-                    "loaded: ranked {}, within the cap of {}",
+                    "loaded: ranked {}, within {}",
                     ordinal(r),
-                    self.cap
+                    cap_words(self.cap, self.always_load)
                 ),
                 None => "loaded".into(),
             },
             Verdict::BelowCap { rank, cap } => {
                 format!(
-                    "not loaded: ranked {}, below the cap of {cap}",
-                    ordinal(rank)
+                    "not loaded: ranked {}, below {}",
+                    ordinal(rank),
+                    cap_words(cap, self.always_load)
                 )
             }
             Verdict::MatchedNothing => format!(
@@ -51,9 +66,9 @@ impl Why {
                     .into()
             }
             Verdict::NotReturned { rank } => format!(
-                "not loaded: ranked {}, within the cap of {}, but the service did not return it",
+                "not loaded: ranked {}, within {}, but the service did not return it",
                 ordinal(rank),
-                self.cap
+                cap_words(self.cap, self.always_load)
             ),
             Verdict::NoFit { rank } => format!(
                 "not loaded: ranked {}, but no tool fits this request well enough (the relevance gate)",
@@ -89,6 +104,7 @@ impl Why {
             "rank": self.rank,
             "score": self.score.map(round),
             "cap": self.cap,
+            "always_load": self.always_load,
             "matched": self.matched,
             "unmatched": self.unmatched,
             "exact_name": self.exact_name,
@@ -120,7 +136,12 @@ impl Why {
         let _ = writeln!(
             out,
             "  rank         {}",
-            self.rank.map_or_else(|| "-".to_string(), |r| r.to_string())
+            match (self.rank, self.verdict) {
+                (Some(r), _) => r.to_string(),
+                // As the table marks it: loaded first, no number.
+                (None, Verdict::AlwaysLoad) => "AL".to_string(),
+                (None, _) => "-".to_string(),
+            }
         );
         let _ = writeln!(
             out,

@@ -65,24 +65,28 @@ fn every_verdict_on_the_demo_catalog() {
     let (standing, loaded) = why_of(&catalog, &refund, "refund_payment");
     assert_eq!(standing.cap(), 5);
     assert_eq!(loaded.verdict, Verdict::Loaded);
-    // The four always-load tools come first: the best ranked other is 5th.
-    assert_eq!(loaded.rank, Some(5));
+    // Places count the searched tools, as `toolsift search` numbers them;
+    // the four always-load tools take four of the cap's five places.
+    assert_eq!(loaded.rank, Some(1));
     assert!(loaded.matched.contains(&"refund".to_string()), "{loaded:?}");
     assert!(loaded.score.is_some_and(|s| s > 0.0));
-    assert_eq!(loaded.sentence(), "loaded: ranked 5th, within the cap of 5");
+    assert_eq!(
+        loaded.sentence(),
+        "loaded: ranked 1st, within the cap of 5 (4 always-load + 1 searched)"
+    );
 
     // The best tool left out is placed just beyond the cap.
     let (first_out, _) = standing.runners_up(1)[0];
     let below = standing.why(first_out);
     assert_eq!(
         below.verdict,
-        Verdict::BelowCap { rank: 6, cap: 5 },
+        Verdict::BelowCap { rank: 2, cap: 5 },
         "{below:?}"
     );
     assert!(!below.matched.is_empty(), "it ranked, so it matched a word");
     assert_eq!(
         below.sentence(),
-        "not loaded: ranked 6th, below the cap of 5"
+        "not loaded: ranked 2nd, below the cap of 5 (4 always-load + 1 searched)"
     );
 
     let (_, nothing) = why_of(&catalog, &refund, "rerun_ci_job");
@@ -101,6 +105,7 @@ fn every_verdict_on_the_demo_catalog() {
     let (_, always) = why_of(&catalog, &refund, "get_current_user");
     assert_eq!(always.verdict, Verdict::AlwaysLoad);
     assert!(always.verdict.loaded());
+    assert_eq!(always.rank, None, "an always-load tool takes no number");
 
     let (standing, empty) = why_of(&catalog, &request("the of", None), "refund_payment");
     assert!(standing.words().is_empty());
@@ -133,7 +138,7 @@ fn places_agree_with_the_loaded_set_at_every_cap() {
                     "{query} cap {cap}: {why:?}"
                 );
                 if let Verdict::BelowCap { rank, .. } = why.verdict {
-                    assert!(rank > cap as usize);
+                    assert!(rank > cap as usize - always);
                 }
                 assert!(
                     !matches!(why.verdict, Verdict::NotReturned { .. }),
@@ -176,13 +181,75 @@ fn runners_up_are_the_best_left_out_in_order() {
     assert_eq!(runners.len(), 4);
     assert!(runners.windows(2).all(|w| w[0].1 >= w[1].1), "{runners:?}");
     let places: Vec<Option<usize>> = runners.iter().map(|(d, _)| standing.why(*d).rank).collect();
-    assert_eq!(places, [Some(6), Some(7), Some(8), Some(9)]);
+    assert_eq!(places, [Some(2), Some(3), Some(4), Some(5)]);
     // The standing is shared with other threads as it is.
     let moved = standing.clone();
     let rank = std::thread::spawn(move || moved.why(runners[0].0).rank)
         .join()
         .unwrap();
-    assert_eq!(rank, Some(6));
+    assert_eq!(rank, Some(2));
+}
+
+/// The searched tools of an answer, numbered as `toolsift search` numbers
+/// its rows: 1, 2, 3... in the answer's order.
+fn answer_places(standing: &Standing, result: &SearchResult) -> Vec<Option<usize>> {
+    result
+        .tools
+        .iter()
+        .filter(|h| h.reason != Some(crate::service::Reason::AlwaysLoad))
+        .map(|h| standing.place(h.index))
+        .collect()
+}
+
+/// A request of two intents ("..., give them their money back") is
+/// answered from the intents' rankings merged: the places, the runners-up
+/// and every verdict come from that one ranking, not from the whole
+/// request's alone (which placed the loaded tools 5th, 7th, 6th and 13th,
+/// and a tool left out 8th, "within the cap").
+#[test]
+fn a_request_of_several_intents_is_told_from_the_ranking_that_answered() {
+    let catalog = demo();
+    let query = "a customer got charged twice, give them their money back";
+    assert!(crate::engine::intents::split(query).is_some());
+    let searcher = Searcher::embedded();
+    for keep_ranking in [false, true] {
+        let req = SearchRequest {
+            keep_ranking,
+            ..request(query, None)
+        };
+        let result = searcher.search(&catalog, &req).unwrap();
+        assert_eq!(result.ranking.is_some(), keep_ranking);
+        let standing = searcher.standing(&catalog, &req, &result).unwrap();
+        let searched = result.tools.len() - standing.always_load();
+        assert_eq!(searched, 4, "{:?}", result.tools);
+        let expected: Vec<Option<usize>> = (1..=searched).map(Some).collect();
+        assert_eq!(answer_places(&standing, &result), expected);
+        let runners: Vec<Option<usize>> = standing
+            .runners_up(3)
+            .iter()
+            .map(|(d, _)| standing.place(*d))
+            .collect();
+        assert_eq!(runners, [Some(5), Some(6), Some(7)]);
+        for hit in &result.tools {
+            let why = standing.why(hit.index);
+            assert!(why.verdict.loaded(), "{why:?}");
+        }
+        let refund = standing.why(catalog.index_of("refund_payment").unwrap());
+        assert_eq!(
+            refund.sentence(),
+            format!(
+                "loaded: ranked {}, within the cap of 8 (4 always-load + 4 searched)",
+                ordinal(refund.rank.unwrap())
+            )
+        );
+        for (doc, _) in standing.runners_up(3) {
+            let why = standing.why(doc);
+            assert!(
+                matches!(why.verdict, Verdict::BelowCap { rank, cap: 8 } if rank > 4),
+                "{why:?}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -287,16 +354,8 @@ fn a_kept_ranking_stands_as_a_second_ranking_would() {
                 // The answer cut from the whole ranking is the answer.
                 assert_eq!(a.tools, b.tools, "{query} cap {cap}");
                 assert_eq!(a.matching, b.matching, "{query} cap {cap}");
-                let Some(ranking) = &b.ranking else {
-                    // Several intents: ranked apart, nothing kept.
-                    assert!(
-                        !crate::engine::intents::split(query)
-                            .unwrap_or_default()
-                            .is_empty(),
-                        "{query}"
-                    );
-                    continue;
-                };
+                // Kept whatever the request (several intents too).
+                let ranking = b.ranking.as_ref().expect(query);
                 kept_count += 1;
                 assert!(ranking.len() >= b.tools.len().min(1), "{query}");
                 let fresh = searcher.standing(&catalog, &plain, &a).unwrap();
@@ -310,6 +369,13 @@ fn a_kept_ranking_stands_as_a_second_ranking_would() {
                     );
                 }
                 assert_eq!(fresh.runners_up(10), from_kept.runners_up(10));
+                let searched = b
+                    .tools
+                    .iter()
+                    .filter(|h| h.reason != Some(crate::service::Reason::AlwaysLoad))
+                    .count();
+                let expected: Vec<Option<usize>> = (1..=searched).map(Some).collect();
+                assert_eq!(answer_places(&from_kept, &b), expected, "{query} cap {cap}");
             }
         }
     }

@@ -11,7 +11,7 @@ use crate::follow::Note;
 use crate::terminal_text::escape;
 use crate::traffic::misses::Judge;
 use crate::tui::effect::Effect;
-use crate::tui::screen::live::{Explain, LivePane, draw};
+use crate::tui::screen::live::{Answered, Explain, LivePane, draw};
 use crate::tui::setup::Follow;
 
 /// The screen's state when following something.
@@ -189,6 +189,8 @@ impl App {
             None => None,
         };
         self.screens.close_all();
+        // Where each tool stood is told from what the gateway answered.
+        self.gateway_answer = explain.answered;
         let mut effects = Vec::new();
         if let Some(query) = explain.query {
             self.query.input.set(&query);
@@ -207,11 +209,34 @@ impl App {
             } else {
                 "L: back to live"
             };
-            self.status = Some(format!(
-                "{name}: the detail says why it was or was not loaded for this request ({back})"
-            ));
+            let why = if self.gateway_answer.is_some() {
+                "the gateway's answer beside toolsift's"
+            } else {
+                "why it was or was not loaded for this request"
+            };
+            self.status = Some(format!("{name}: the detail says {why} ({back})"));
         }
         effects
+    }
+
+    /// What the followed gateway answered the request searched now, when
+    /// it came from the live screen (Enter on a search or a miss) and the
+    /// query is still that request.
+    pub fn gateway_answer(&self) -> Option<&Answered> {
+        self.gateway_answer
+            .as_ref()
+            .filter(|a| a.query == self.search.query)
+    }
+
+    /// Where catalog tool `index` stood in the followed gateway's answer
+    /// of the request searched now, as a sentence (not escaped).
+    pub fn gateway_standing(&self, index: usize) -> Option<String> {
+        let answered = self.gateway_answer()?;
+        let place = answered
+            .tools
+            .iter()
+            .position(|n| self.tool_named(n) == Some(index));
+        Some(answered.standing(place))
     }
 
     /// The catalog's tool called `name` by the far side: the same name, or

@@ -126,16 +126,63 @@ fn a_result_row_and_its_detail_give_the_same_place() {
     let rows = draw(&app);
     let (index, _) = app.current_tool().unwrap();
     let name = app.catalog().tools()[index].name.clone();
+    // Numbered as `toolsift search` numbers it: the first searched tool is 1.
     let row = rows
         .iter()
-        .find(|r| r.contains(&format!("› {}", always + 1)) && r.contains(&name))
-        .unwrap_or_else(|| panic!("row {} is {name}: {rows:#?}", always + 1));
-    assert!(!row.contains(" 1 "), "{row}");
-    let place = crate::search::why::ordinal(always + 1);
+        .find(|r| r.contains("› 1") && r.contains(&name))
+        .unwrap_or_else(|| panic!("row 1 is {name}: {rows:#?}"));
+    assert!(!row.contains(&format!(" {} ", always + 1)), "{row}");
     assert!(
-        rows.iter().any(|r| r.contains(&format!("ranked {place}"))),
-        "the detail says ranked {place}: {rows:#?}"
+        rows.iter().any(|r| r.contains("ranked 1st")),
+        "the detail says ranked 1st: {rows:#?}"
     );
+}
+
+/// A request of two intents: every row, loaded or below the cap, reads the
+/// place its detail gives, and the places run 1, 2, 3... down the pane (they
+/// read 5, 7, 6, 13, then 8, 9, 10 below the cap, and the detail of the
+/// 13th said "within the cap of 8").
+#[test]
+fn every_row_of_a_request_of_several_intents_reads_its_detail_s_place() {
+    let q = "a customer got charged twice, give them their money back";
+    for (w, h) in [(80, 24), (120, 35), (200, 60)] {
+        let mut app = sized(w, h);
+        query(&mut app, q);
+        key(&mut app, KeyCode::Enter);
+        key(&mut app, KeyCode::Esc);
+        let always = app.always_load_count();
+        for _ in 0..always {
+            key(&mut app, KeyCode::Char('j'));
+        }
+        let total = app.search().rows() - always;
+        assert!(total >= 5, "{total} rows at {w}x{h}");
+        for place in 1..=total {
+            let rows = draw(&app);
+            let (index, _) = app.current_tool().unwrap();
+            let name = app.catalog().tools()[index].name.clone();
+            let short: String = name.chars().take(12).collect();
+            let row = rows
+                .iter()
+                .find(|r| r.contains(&format!("›{place:>2} {short}")))
+                .unwrap_or_else(|| panic!("row {place} at {w}x{h} is {name}: {rows:#?}"));
+            assert!(row.contains(&short), "{row}");
+            let why = app.search().standing.as_ref().unwrap().why(index);
+            assert_eq!(why.rank, Some(place), "at {w}x{h}: {why:?}");
+            let loaded = place <= app.search().len() - always;
+            assert_eq!(why.verdict.loaded(), loaded, "at {w}x{h}: {why:?}");
+            if w == 200 {
+                // The detail, beside the results, says so in words.
+                let ranked = format!("ranked {},", crate::search::why::ordinal(place));
+                let verdict = if loaded { "within the" } else { "below the" };
+                assert!(
+                    rows.iter()
+                        .any(|r| r.contains(&ranked) && r.contains(verdict)),
+                    "row {place}'s detail says {ranked} {verdict} cap: {rows:#?}"
+                );
+            }
+            key(&mut app, KeyCode::Char('j'));
+        }
+    }
 }
 
 #[test]

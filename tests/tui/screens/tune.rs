@@ -83,7 +83,10 @@ fn why_not_found_at_80x24_120x35_and_200x60() {
         (
             120,
             35,
-            &["below the cap of 8, next", "get_billing_account"],
+            &[
+                "below the cap of 8 (4 always-load), next",
+                "get_billing_account",
+            ],
         ),
         (
             200,
@@ -132,7 +135,7 @@ fn no_tool_fits_at_80x24_and_200x60() {
                 "nearest, held back",
                 "get_billing_account  fit 0.5/1.5",
                 "send_email           fit 0.5/1.5",
-                "standing: not loaded: ranked 6th, but no tool fits",
+                "standing: not loaded: ranked 2nd, but no tool fits",
             ],
         ),
     ];

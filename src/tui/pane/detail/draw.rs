@@ -145,13 +145,29 @@ fn standing_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
     } else {
         (why.sentence(), theme.error)
     };
-    let mut lines = vec![
-        Line::from(""),
-        Line::from(vec![
+    let mut lines = vec![Line::from("")];
+    if let Some(gateway) = app.gateway_standing(index) {
+        // A followed search: what the gateway answered is the standing;
+        // the explorer's own search of the request is a comparison.
+        let style = if gateway.starts_with("returned") {
+            theme.selected
+        } else {
+            theme.error
+        };
+        lines.push(Line::from(vec![
+            Span::styled("standing at the gateway: ", theme.key),
+            Span::styled(escape(&gateway).into_owned(), style),
+        ]));
+        lines.push(Line::from(vec![
+            Span::styled("toolsift here, for comparison: ", theme.key),
+            Span::styled(escape(&sentence).into_owned(), theme.dim),
+        ]));
+    } else {
+        lines.push(Line::from(vec![
             Span::styled("standing: ", theme.key),
             Span::styled(escape(&sentence).into_owned(), style),
-        ]),
-    ];
+        ]));
+    }
     if let Some(score) = why.score.filter(|_| !why.verdict.loaded()) {
         lines.push(Line::from(Span::raw(format!("  score {score:.2}"))));
     }

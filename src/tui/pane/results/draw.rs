@@ -61,6 +61,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             if app.handle().strategy() == crate::tools_handle::Strategy::All {
                 title.push(Span::styled("· all sent ", theme.title));
             }
+            if app.gateway_answer().is_some() {
+                // A followed request searched again: the gateway's answer
+                // is in the detail; this list is the explorer's own.
+                title.push(Span::styled("· toolsift here ", theme.title));
+            }
             if let Some(l) = app.search().latency {
                 // "(query cached)" only where the border has room for it
                 // whole; the time itself always.
@@ -169,18 +174,14 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // deferred would load, and the pane says so.
     let all = app.handle().strategy() == crate::tools_handle::Strategy::All;
     let mut lines: Vec<Line> = Vec::with_capacity(height);
-    // Places count the always-load tools first, as the detail does.
+    // Places count the searched tools from 1, as `toolsift search` and the
+    // detail do (always-load tools show ★).
     let mut rank = result
         .tools
         .iter()
-        .filter(|h| h.reason == Some(Reason::AlwaysLoad))
-        .count()
-        + result
-            .tools
-            .iter()
-            .take(list.offset)
-            .filter(|h| h.reason != Some(Reason::AlwaysLoad))
-            .count();
+        .take(list.offset)
+        .filter(|h| h.reason != Some(Reason::AlwaysLoad))
+        .count();
     let name_width = result
         .tools
         .iter()
@@ -195,8 +196,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
         let t = app.tool(hit.index);
         let current = i == list.selected;
-        // The place the detail gives (always-load tools first), once the
-        // ranking is known; until then, the answer's order.
+        // The place the detail gives, once the ranking is known (the one
+        // the answer was cut from, so the same); until then, the answer's
+        // order.
         let rank_cell = if hit.reason == Some(Reason::AlwaysLoad) {
             " ★".to_string()
         } else {
@@ -336,18 +338,10 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         && lines.len() < height
     {
         lines.push(Line::from(Span::styled(
-            fit_words(
-                &if all {
-                    format!("deferred's cap of {} stops here, next:", standing.cap())
-                } else {
-                    format!("below the cap of {}, next:", standing.cap())
-                },
-                width,
-            ),
+            cap_heading(standing.cap(), standing.always_load(), all, width),
             theme.dim,
         )));
-        // Their places, as the rows above and the detail count them (the
-        // always-load tools first).
+        // Their places, as the rows above and the detail count them.
         // Names get the room there is: as wide as the longest, loaded or
         // below the cap, before the pane's edge cuts them.
         let runners_width = runners
@@ -363,8 +357,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             }
             let name = escape(&app.tool(index).name).into_owned();
             let rank = standing
-                .why(index)
-                .rank
+                .place(index)
                 .map_or_else(|| " -".to_string(), |r| format!("{r:>2}"));
             let score = format!(" {score:>6.2}");
             let name_room = width.saturating_sub(4 + score.len());
@@ -463,6 +456,33 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             area,
         );
     }
+}
+
+/// The heading over the tools below the cap: how many places the cap has
+/// and how many the always-load tools took, in the longest form that fits
+/// `width` ("below the cap of 8 (4 always-load + 4 searched), next:"), so
+/// a place of 5 below a cap of 8 reads as it is.
+pub fn cap_heading(cap: usize, always_load: usize, all: bool, width: usize) -> String {
+    let head = if all {
+        format!("deferred's cap of {cap} stops here")
+    } else {
+        format!("below the cap of {cap}")
+    };
+    let mut forms = Vec::new();
+    if always_load > 0 {
+        let searched = cap.saturating_sub(always_load);
+        forms.push(format!(
+            "{head} ({always_load} always-load + {searched} searched), next:"
+        ));
+        forms.push(format!("{head} ({always_load} always-load), next:"));
+        forms.push(format!("{head} ({always_load} ★), next:"));
+    }
+    forms.push(format!("{head}, next:"));
+    forms
+        .iter()
+        .find(|f| crate::tui::text::width(f) <= width)
+        .cloned()
+        .unwrap_or_else(|| fit_words(&forms[forms.len() - 1], width))
 }
 
 /// The lines of a search the relevance gate emptied: "no tool fits", and

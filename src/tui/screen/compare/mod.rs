@@ -129,8 +129,8 @@ impl Side {
     }
 
     /// Each found tool's place, as the results pane numbers it: always-load
-    /// tools none (they show ★), the others their place in the ranking
-    /// (always-load tools first), else the answer's order.
+    /// tools none (they show ★), the others their place among the searched
+    /// tools in the ranking, else the answer's order.
     pub fn places(&self) -> Vec<Option<usize>> {
         let Answer::Found {
             result, standing, ..

@@ -56,6 +56,54 @@ pub enum Row {
 pub struct Explain {
     pub query: Option<String>,
     pub tool: Option<String>,
+    /// What the followed gateway answered that request, when the row is
+    /// a search or a miss (the search it blames).
+    pub answered: Option<Answered>,
+}
+
+/// What the followed gateway answered one search: the source of truth for
+/// where a tool stood in it (the explorer's own search of the same request
+/// is a comparison, and says so).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answered {
+    pub query: String,
+    /// The ranker it named (empty when it named none).
+    pub ranker: String,
+    /// The tools it returned, in its order.
+    pub tools: Vec<String>,
+    /// Its answer said nothing fits (its gate held the tools back).
+    pub nothing_fits: bool,
+}
+
+impl Answered {
+    fn of(s: &crate::traffic::Search) -> Answered {
+        Answered {
+            query: s.query.clone(),
+            ranker: s.ranker.clone(),
+            tools: s.tools.clone(),
+            nothing_fits: s.nothing_fits,
+        }
+    }
+
+    /// Where the tool stood in the gateway's answer, as a sentence (not
+    /// escaped: it names the gateway's tools). `place` is the tool's place
+    /// in [`Self::tools`], from 0, when the gateway returned it.
+    pub fn standing(&self, place: Option<usize>) -> String {
+        match place {
+            Some(at) => format!(
+                "returned: the gateway gave it {} of {}",
+                crate::search::why::ordinal(at + 1),
+                self.tools.len()
+            ),
+            None if self.nothing_fits || self.tools.is_empty() => {
+                "not returned: the gateway answered that no tool fits this request".into()
+            }
+            None => format!(
+                "not returned: the gateway answered {}",
+                self.tools.join(", ")
+            ),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -303,9 +351,15 @@ impl LivePane {
             return Outcome::Stay;
         };
         if let Some(m) = self.current_miss() {
+            // The answer the miss blames, as the gateway gave it.
+            let answered = match self.events.get(m.search) {
+                Some(Event::Search(s)) => Some(Answered::of(s)),
+                _ => None,
+            };
             return Outcome::Explain(Explain {
                 query: Some(m.query.clone()),
                 tool: m.wanted.clone(),
+                answered,
             });
         }
         let Row::Event(i) = row else {
@@ -315,10 +369,12 @@ impl LivePane {
             Event::Search(s) => Explain {
                 query: Some(s.query.clone()),
                 tool: None,
+                answered: Some(Answered::of(s)),
             },
             Event::Call(c) => Explain {
                 query: None,
                 tool: Some(c.name.clone()),
+                answered: None,
             },
             Event::Dropped { .. } => return Outcome::Stay,
         };

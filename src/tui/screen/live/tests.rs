@@ -145,6 +145,23 @@ fn a_miss_opens_its_request_with_the_tool_wanted_and_is_added_once() {
             Explain {
                 query: Some("find tickets about SSO login failures".into()),
                 tool: Some("read_channel_history".into()),
+                // The gateway's own answer travels with it.
+                answered: Some(Answered {
+                    query: "find tickets about SSO login failures".into(),
+                    ranker: "bm25".into(),
+                    tools: [
+                        "create_ticket",
+                        "search_tickets",
+                        "create_issue",
+                        "assign_ticket",
+                        "update_ticket",
+                        "get_ticket",
+                        "add_ticket_comment"
+                    ]
+                    .map(String::from)
+                    .to_vec(),
+                    nothing_fits: false,
+                }),
             }
         ),
         other => panic!("{other:?}"),
@@ -335,6 +352,12 @@ fn enter_on_the_call_that_showed_a_miss_explains_the_miss() {
             Explain {
                 query: Some("what is the weather in Lisbon".into()),
                 tool: Some("get_current_user".into()),
+                answered: Some(Answered {
+                    query: "what is the weather in Lisbon".into(),
+                    ranker: "bm25".into(),
+                    tools: Vec::new(),
+                    nothing_fits: true,
+                }),
             }
         ),
         other => panic!("{other:?}"),
