@@ -24,7 +24,7 @@ fn main() -> ExitCode {
     let _ = hook.install();
     let matches = cli::defaults_help::command().get_matches();
     let parsed = cli::args::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    let command = match parsed.to_run() {
+    let command = match parsed.into_command() {
         Ok(command) => command,
         Err(why) => {
             let e = cli::error::CliError::Usage(why);

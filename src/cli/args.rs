@@ -33,7 +33,7 @@ impl Cli {
     /// The command to run (none: the explorer), `--offline` given before
     /// it handed to its own flag; a command that fetches no model refuses
     /// it, saying which do.
-    pub fn to_run(self) -> Result<Option<Command>, String> {
+    pub fn into_command(self) -> Result<Option<Command>, String> {
         if !self.offline {
             return Ok(self.command);
         }
