@@ -15,5 +15,6 @@ mod pager;
 mod reload;
 mod same_answer;
 mod screens;
+mod state;
 mod terminal;
 mod widths;
