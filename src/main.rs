@@ -24,7 +24,15 @@ fn main() -> ExitCode {
     let _ = hook.install();
     let matches = cli::defaults_help::command().get_matches();
     let parsed = cli::args::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    match cli::run(parsed.command.as_ref()) {
+    let command = match parsed.into_command() {
+        Ok(command) => command,
+        Err(why) => {
+            let e = cli::error::CliError::Usage(why);
+            eprintln!("{}", cli::output::error_line(&e));
+            return ExitCode::from(e.exit_code());
+        }
+    };
+    match cli::run(command.as_ref()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{}", cli::output::error_line(&e));

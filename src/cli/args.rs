@@ -22,8 +22,41 @@ use super::mcp::McpArgs;
     after_help = "CATALOG is a file (TOML, Caveman/TypeScript/MCP/OpenAI/Anthropic JSON), `-` for standard input, or a built-in catalog: @demo (the default), @github-mcp, @synthetic-N."
 )]
 pub struct Cli {
+    /// Never fetch the search model: the explorer's when no command is given, else the command's own --offline.
+    #[arg(long)]
+    pub offline: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+impl Cli {
+    /// The command to run (none: the explorer), `--offline` given before
+    /// it handed to its own flag; a command that fetches no model refuses
+    /// it, saying which do.
+    pub fn into_command(self) -> Result<Option<Command>, String> {
+        if !self.offline {
+            return Ok(self.command);
+        }
+        let mut command = self
+            .command
+            .unwrap_or_else(|| Command::Explore(ExploreArgs::default()));
+        let embed = match &mut command {
+            Command::Explore(a) => &mut a.embed,
+            Command::Search(a) => &mut a.embed,
+            Command::Eval(a) => &mut a.embed,
+            Command::Tune(a) => &mut a.embed,
+            Command::Check(a) => &mut a.embed,
+            Command::Serve(a) => &mut a.embed,
+            Command::Gateway(a) => &mut a.embed,
+            _ => {
+                return Err(
+                    "--offline is for the explorer and the commands that rank with the search model (explore, search, eval, tune, check, serve, gateway)".into(),
+                );
+            }
+        };
+        embed.offline = true;
+        Ok(Some(command))
+    }
 }
 
 #[derive(Subcommand)]

@@ -175,12 +175,12 @@ pub fn default_model_later(
         return None;
     }
     let file = file.clone();
-    Some(Box::new(move |report| {
+    Some(std::sync::Arc::new(move |report| {
         let env = |n: &str| std::env::var(n).ok();
         let dir = toolsift::embed::fetch_default_model(&env, report).map_err(|e| e.to_string())?;
         let settings = EmbeddingSettings {
             local: Some(dir.to_string_lossy().into_owned()),
-            ..file
+            ..file.clone()
         };
         match settings.build(&env) {
             Ok(Some(e)) => Ok(e),

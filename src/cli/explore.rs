@@ -64,10 +64,9 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
             eprintln!(
                 "toolsift explore: the followed gateway's catalog could not be read ({why}); misses are judged by no catalog, the demo catalog is shown"
             );
-            f.blind = Some(
-                "the followed gateway's could not be read as the explorer started; stderr says why"
-                    .into(),
-            );
+            f.blind = Some(format!(
+                "the followed gateway's catalog could not be read as the explorer started ({why}); the demo catalog is shown"
+            ));
         }
         _ => {}
     }

@@ -146,8 +146,10 @@ fn default_model_id() -> Result<hub::ModelId, NoModel> {
 pub type FetchProgress = std::sync::Arc<dyn Fn(u64, u64) + Send + Sync>;
 
 /// A model fetched and loaded later, off the UI thread, its progress told
-/// to the watcher it is given (the explorer's first run).
-pub type ModelJob = Box<dyn FnOnce(FetchProgress) -> Result<Embeddings, String> + Send>;
+/// to the watcher it is given (the explorer's first run); run again when a
+/// fetch failed or stalled.
+pub type ModelJob =
+    std::sync::Arc<dyn Fn(FetchProgress) -> Result<Embeddings, String> + Send + Sync>;
 
 /// [`DEFAULT_MODEL`] fetched into the hub cache, its progress told to
 /// `report` (a screen that shows it) and nothing written to stderr.

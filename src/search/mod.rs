@@ -356,6 +356,24 @@ impl Searcher {
         }
     }
 
+    /// The model the embedded service's dense rankers embed with, as
+    /// people name it: `built-in model`, else its name (`all-MiniLM-L6-v2`,
+    /// a folder's last part); none without one, or for a remote service.
+    /// Unescaped: it may come from a file or a provider.
+    pub fn model(&self) -> Option<String> {
+        let Searcher::Embedded(service) = self else {
+            return None;
+        };
+        let provider = service.config().embeddings.as_ref()?.provider();
+        if provider.describe().ends_with("built in") {
+            return Some("built-in model".into());
+        }
+        let id = provider.model();
+        let name = id.rsplit_once('@').map_or(id, |(name, _)| name);
+        let name = name.trim_end_matches(['/', '\\']);
+        Some(name.rsplit(['/', '\\']).next().unwrap_or(name).to_string())
+    }
+
     /// Why the embedded search ranks with BM25F alone (no search model could
     /// be had), when it does.
     pub fn plain_because(&self) -> Option<&str> {

@@ -151,7 +151,7 @@ actions! {
     PrevMatch = "prev_match", Main, "previous match", "the previous tool matching the name filter (in the detail and help: the previous line found)";
     Settings = "settings", Main, "settings", "settings: strategy, initial count, caps, ranker, token basis";
     Breaker = "breaker", Main, "breaker", "breaker simulator: call the highlighted tool, replay traces";
-    RetrySearch = "retry_search", Main, "retry", "re-send the last search (the service may be back)";
+    RetrySearch = "retry_search", Main, "retry", "re-send the last search (the service may be back); fetch the search model again when its fetch failed or stalled";
     SendFullCatalog = "send_full_catalog", Main, "full catalog", "after a failed search: send the full catalog instead (if it fits the context budget)";
     Tune = "tune", Main, "tune", "Tune screen: loaded share against tokens sent for every cap, on requests with known answers";
     QueryHistory = "query_history", Main, "history", "the queries committed this run, newest first: pick one to search it again";

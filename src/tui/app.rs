@@ -20,6 +20,7 @@ mod input;
 mod jump;
 mod live;
 mod main_keys;
+mod model_fetch;
 #[cfg(test)]
 pub(crate) use live::judge_for_tests;
 mod login;
@@ -58,6 +59,7 @@ use crate::search::Searcher;
 use crate::settings::Settings;
 use crate::sources::mcp::{McpHost, ServerStatus};
 use crate::tools_handle::{SelectError, ToolsHandle};
+pub use model_fetch::ModelFetch;
 
 /// Which pane has the keyboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,9 +134,9 @@ pub struct App {
     /// In a demo: whether it is paused (None: not a demo).
     demo: Option<bool>,
     no_color: bool,
-    /// The search model to fetch once the loop runs (the first run), and
-    /// the fetch's progress while it runs.
-    model_job: Option<crate::embed::ModelJob>,
+    /// The search model fetched on a first run: the job, its run, its
+    /// state.
+    model: model_fetch::ModelFetcher,
     /// The followed gateway's catalog, still to take (it could not be read
     /// as the explorer started): asked for each time the follower connects.
     follow_catalog: Option<(String, Option<String>)>,
@@ -142,7 +144,6 @@ pub struct App {
     /// the live screen: the detail's standing comes from it while that
     /// request is the one searched.
     gateway_answer: Option<crate::tui::screen::live::Answered>,
-    fetching: Option<(u64, u64)>,
     /// Where everything goes at the current size.
     layout: ScreenLayout,
     /// The command line (`:`).
@@ -206,7 +207,6 @@ impl App {
             mcp_servers: setup.mcp_servers,
             mcp_start: setup.mcp_start,
             logging_in: None,
-            status: None,
             caption: None,
             demo: setup.demo.then_some(false),
             no_color: setup.no_color,
@@ -215,14 +215,18 @@ impl App {
             zoomed: false,
             opening: None,
             should_quit: false,
-            fetching: setup.model_later.as_ref().map(|_| (0, 0)),
             follow_catalog: live::catalog_to_take(&setup.follow),
             gateway_answer: None,
-            model_job: setup.model_later,
+            status: live::blind_said(&setup.follow),
+            model: model_fetch::ModelFetcher::new(setup.model_later),
         };
         // A key the user's config took from another action is said at once.
         if !app.keymap.taken().is_empty() {
-            app.status = Some(app.keymap.taken().join("; "));
+            let taken = app.keymap.taken().join("; ");
+            app.status = Some(match app.status.take() {
+                Some(first) => format!("{first}; {taken}"),
+                None => taken,
+            });
         }
         app.layout = app.layout_for(Rect::new(0, 0, 120, 35));
         let mut effects = app.start_effects();
@@ -384,11 +388,15 @@ impl App {
                 self.demo = Some(paused);
                 Vec::new()
             }
-            Msg::ModelFetching { done, total } => {
-                self.fetching = Some((done, total));
+            Msg::ModelFetching { run, done, total } => {
+                self.model_progress(run, done, total);
                 Vec::new()
             }
-            Msg::ModelReady(ready) => self.model_ready(ready),
+            Msg::ModelStalled { run, secs } => {
+                self.model_stalled(run, secs);
+                Vec::new()
+            }
+            Msg::ModelReady { run, ready } => self.model_ready(run, ready),
         };
         self.after_update(effects)
     }
@@ -522,6 +530,8 @@ mod tests_habits;
 mod tests_keys;
 #[cfg(test)]
 mod tests_mcp;
+#[cfg(test)]
+mod tests_model;
 #[cfg(test)]
 mod tests_regex;
 #[cfg(test)]

@@ -34,14 +34,23 @@ pub enum Msg {
     Caption(Option<String>),
     /// A demo was paused (true) or resumed.
     DemoPaused(bool),
-    /// The search model's fetch: bytes so far and the file's size.
+    /// Fetch `run` of the search model: bytes so far and the file's size.
     ModelFetching {
+        run: u64,
         done: u64,
         total: u64,
     },
-    /// The search model fetched and loaded (a searcher ranking with it),
-    /// or why not.
-    ModelReady(Result<crate::search::Searcher, String>),
+    /// Fetch `run` has had no byte for `secs` seconds.
+    ModelStalled {
+        run: u64,
+        secs: u64,
+    },
+    /// Fetch `run` done: the model loaded (a searcher ranking with it), or
+    /// why not.
+    ModelReady {
+        run: u64,
+        ready: Result<crate::search::Searcher, String>,
+    },
     /// The input ended (terminal closed or broken, script over).
     InputClosed,
     Resize(u16, u16),

@@ -17,6 +17,7 @@ pub mod cmdline;
 pub mod demo;
 pub mod effect;
 pub mod event;
+mod fetch;
 pub mod find;
 pub mod help;
 pub mod keymap;
@@ -122,29 +123,8 @@ where
     terminal.draw(|f| ui::draw(f, app))?;
     let reader = tokio::spawn(forward(source, tx.clone()));
     let watcher = tokio::spawn(watch::watch(stamps, tx.clone()));
-    // The search model, fetched off the UI thread (the first run): its
-    // progress at most a hundred times, then the searcher that uses it.
-    if let Some(job) = app.take_model_job() {
-        let tx = tx.clone();
-        let base = app.searcher().clone();
-        tokio::task::spawn_blocking(move || {
-            let told = std::sync::atomic::AtomicU64::new(u64::MAX);
-            let progress_tx = tx.clone();
-            let progress: crate::embed::FetchProgress = Arc::new(move |done, total| {
-                let step = (done * 100).checked_div(total).unwrap_or(0);
-                if total > 1_000_000
-                    && told.swap(step, std::sync::atomic::Ordering::Relaxed) != step
-                {
-                    let _ = progress_tx.send(Msg::ModelFetching { done, total });
-                }
-            });
-            let ready = job(progress).and_then(|e| {
-                base.with_embeddings(e)
-                    .ok_or_else(|| "a remote service ranks; no model is used here".to_string())
-            });
-            let _ = tx.send(Msg::ModelReady(ready));
-        });
-    }
+    // The search model, fetched off the UI thread (the first run).
+    fetch::start_if_asked(app, &tx);
     // A login's page, said in the status line (the explorer starts a
     // login only when asked: `log_in`).
     if let Some(host) = app.mcp_host() {
@@ -196,6 +176,8 @@ where
                     effect::spawn(app.searcher(), effect, &tx, &lane);
                 }
             }
+            // `r` may have asked for the search model again.
+            fetch::start_if_asked(app, &tx);
             terminal.draw(|f| ui::draw(f, app))?;
         }
         Ok(())

@@ -10,6 +10,7 @@ mod gate;
 mod generated;
 mod hidden_text;
 mod intents;
+mod offline;
 mod regex_ranker;
 mod replay;
 mod search;

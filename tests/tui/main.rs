@@ -17,5 +17,6 @@ mod reload;
 mod same_answer;
 mod screens;
 mod servers_start;
+mod state;
 mod terminal;
 mod widths;

@@ -160,7 +160,7 @@ impl Drop for Tty {
 #[test]
 fn search_help_and_quit_in_a_real_terminal() {
     let mut tty = Tty::spawn(&[]);
-    tty.wait_for("64 tools · 4 always-load · deferred · embedded bm25");
+    tty.wait_for("64 tools · 4 always-load · deferred · bm25 keyword-only");
     tty.wait_for("Results 4 of 64");
     tty.send(b"/");
     for c in "refund a payment".bytes() {
@@ -502,8 +502,8 @@ fn typing_with_hybrid_in_a_real_terminal_ends_on_the_fused_answer() {
         &[("XDG_CACHE_HOME", cache.path().to_str().unwrap())],
     );
     // The catalog's vectors are computed in the background, then the
-    // header says plain "hybrid".
-    tty.wait_for("hybrid · no session");
+    // header says plain "hybrid" and the model.
+    tty.wait_for("hybrid · all-MiniLM-L6-v2 · no session");
     tty.send(b"/");
     for c in "what hour is it in Tokyo".bytes() {
         tty.send(&[c]);
@@ -562,8 +562,8 @@ fn with_the_model_built_in_the_explorer_ranks_with_hybrid_and_keeps_a_ranker_nam
             ("TOOLSIFT_MODEL", "on"),
         ],
     );
-    // No ranker named: the header says which one answers.
-    tty.wait_for("hybrid · no session");
+    // No ranker named: the header says which one answers, and its model.
+    tty.wait_for("hybrid · built-in model · no session");
     tty.send(b"/");
     for c in "what hour is it in Tokyo".bytes() {
         tty.send(&[c]);
@@ -580,7 +580,7 @@ fn with_the_model_built_in_the_explorer_ranks_with_hybrid_and_keeps_a_ranker_nam
             ("TOOLSIFT_MODEL", "on"),
         ],
     );
-    tty.wait_for("embedded bm25");
+    tty.wait_for("bm25 · no session");
     tty.send(b"\x03");
     assert!(tty.wait_exit().success());
 }

@@ -24,10 +24,20 @@ pub(super) fn pane_for(follow: &Option<Follow>, catalog: &Catalog) -> Option<Liv
         Some(why) => pane.judge_by(Judge::blind(ended), format!("no catalog ({why})")),
         None => pane.judge_by(judge(catalog, ended), said(catalog)),
     }
+    pane.message = blind_said(follow);
     for note in f.source.recorded().unwrap_or_default() {
         pane.receive(note, 1_000);
     }
     Some(pane)
+}
+
+/// Why the misses are judged by no catalog, said on screen as the explorer
+/// opens (the live screen's box keeps it whole after: "judged by").
+pub(super) fn blind_said(follow: &Option<Follow>) -> Option<String> {
+    let why = follow.as_ref()?.blind.as_ref()?;
+    Some(format!(
+        "{why}; misses are judged by no catalog until it can be read (asked again each time the follower connects)"
+    ))
 }
 
 /// The followed gateway's catalog still to take: its events' address and

@@ -90,13 +90,19 @@ impl App {
         }
     }
 
-    /// `r`: the last search again; said when it had not failed (the
-    /// answer will likely be the same, so the key never looks dead).
+    /// `r`: a search model's fetch that failed or stalled started again,
+    /// and the last search again when it failed; the last search again,
+    /// said, when nothing had failed (the answer will likely be the same,
+    /// so the key never looks dead).
     pub(super) fn retry_search(&mut self) -> Vec<Effect> {
-        if !matches!(
+        let failed = matches!(
             self.search.results,
             crate::tui::pane::results::Results::Failed(_)
-        ) {
+        );
+        if self.retry_model_fetch() && !failed {
+            return Vec::new();
+        }
+        if !failed {
             self.status = Some(format!(
                 "searched again: the last search had not failed ({} is for a search that did)",
                 self.keymap.label(crate::tui::action::Action::RetrySearch)

@@ -549,7 +549,7 @@ fn the_servers_line_names_a_server_waiting_for_a_login_and_the_key_that_logs_in(
             .cloned()
             .unwrap_or_default()
     };
-    let (wide, marked) = text(crate::tui::ui::header::server_parts(
+    let (wide, marked) = text(crate::tui::ui::servers::server_parts(
         &servers,
         200,
         Some("i"),
@@ -560,7 +560,7 @@ fn the_servers_line_names_a_server_waiting_for_a_login_and_the_key_that_logs_in(
     );
     assert!(marked, "shown in the error style");
     // Narrower, the hint gives way first.
-    let (narrow, _) = text(crate::tui::ui::header::server_parts(
+    let (narrow, _) = text(crate::tui::ui::servers::server_parts(
         &servers,
         70,
         Some("i"),

@@ -225,7 +225,7 @@ fn the_servers_line_counts_those_starting_when_narrow() {
             },
         ),
     ];
-    let parts = crate::tui::ui::header::server_parts(&servers, 50, None);
+    let parts = crate::tui::ui::servers::server_parts(&servers, 50, None);
     let line: String = parts.iter().map(|(t, _)| t.as_str()).collect();
     assert_eq!(line, "5 servers, 3 starting, 1 failed (broken)");
 }

@@ -158,7 +158,7 @@ fn a_failed_export_keeps_the_popup_and_the_path_typed() {
 #[test]
 fn the_first_run_ranks_with_bm25_while_the_model_comes_and_with_hybrid_once_it_is_here() {
     let (mut app, effects) = super::tests::demo_setup(|s| {
-        s.model_later = Some(Box::new(|_| Err("not run here".into())));
+        s.model_later = Some(std::sync::Arc::new(|_| Err("not run here".into())));
     });
     super::tests::settle(&mut app, effects);
     app.update(super::Msg::Resize(120, 35));
@@ -170,6 +170,7 @@ fn the_first_run_ranks_with_bm25_while_the_model_comes_and_with_hybrid_once_it_i
         "{header}"
     );
     app.update(super::Msg::ModelFetching {
+        run: 1,
         done: 45_000_000,
         total: 90_000_000,
     });
@@ -188,7 +189,10 @@ fn the_first_run_ranks_with_bm25_while_the_model_comes_and_with_hybrid_once_it_i
     .unwrap()
     .unwrap();
     let searcher = app.searcher().with_embeddings(embeddings).unwrap();
-    let effects = app.update(super::Msg::ModelReady(Ok(searcher)));
+    let effects = app.update(super::Msg::ModelReady {
+        run: 1,
+        ready: Ok(searcher),
+    });
     assert_eq!(app.settings().ranker, crate::engine::Ranker::Hybrid);
     assert!(
         effects
@@ -203,10 +207,13 @@ fn the_first_run_ranks_with_bm25_while_the_model_comes_and_with_hybrid_once_it_i
 #[test]
 fn a_model_that_cannot_be_fetched_leaves_bm25_and_says_why() {
     let (mut app, effects) = super::tests::demo_setup(|s| {
-        s.model_later = Some(Box::new(|_| Err("not run here".into())));
+        s.model_later = Some(std::sync::Arc::new(|_| Err("not run here".into())));
     });
     super::tests::settle(&mut app, effects);
-    app.update(super::Msg::ModelReady(Err("cannot reach the hub".into())));
+    app.update(super::Msg::ModelReady {
+        run: 1,
+        ready: Err("cannot reach the hub".into()),
+    });
     assert_eq!(app.settings().ranker, crate::engine::Ranker::Bm25);
     assert!(
         app.status().unwrap().contains("cannot reach the hub"),

@@ -2,7 +2,8 @@
 //! index, so both are built off the UI thread as the explorer opens (in
 //! parallel, while the first frame is drawn), and the first search is sent
 //! once they are in: it finds them cached and answers as fast as the next.
-//! The findability audit follows the ranker, off the UI thread too.
+//! The findability audit follows the ranker, off the UI thread too. The
+//! search model fetched on a first run is `model_fetch.rs`.
 
 use super::App;
 use crate::tui::effect::Effect;
@@ -79,56 +80,6 @@ impl App {
             vec![self.search_effect(true)]
         } else {
             Vec::new()
-        }
-    }
-}
-
-impl App {
-    /// The search model to fetch, taken by the loop that runs it.
-    pub fn take_model_job(&mut self) -> Option<crate::embed::ModelJob> {
-        self.model_job.take()
-    }
-
-    /// The search model's fetch under way: bytes so far and the size
-    /// (`(0, 0)` before the first byte).
-    pub fn fetching(&self) -> Option<(u64, u64)> {
-        self.fetching
-    }
-
-    /// The search model is here: the searcher that uses it takes over
-    /// and ranks with hybrid (the user named no ranker, or there would
-    /// have been no fetch), the query searched again; or why not, and
-    /// BM25F goes on.
-    pub(super) fn model_ready(
-        &mut self,
-        ready: Result<crate::search::Searcher, String>,
-    ) -> Vec<Effect> {
-        self.fetching = None;
-        match ready {
-            Ok(searcher) => {
-                self.searcher = searcher;
-                let ranker = crate::engine::Ranker::Hybrid;
-                self.settings.ranker = ranker;
-                self.ranker_at_start.0 = ranker;
-                if self.screens.front() != Some(super::Popup::Settings) {
-                    let editor = crate::tui::screen::settings::SettingsEditor::new(&self.settings);
-                    self.screens.hold(Box::new(editor));
-                }
-                self.status =
-                    Some("the search model is here: ranking with hybrid from now on".into());
-                vec![
-                    Effect::Warm {
-                        catalog: self.catalog.clone(),
-                    },
-                    self.search_effect(true),
-                ]
-            }
-            Err(why) => {
-                self.status = Some(format!(
-                    "the search model could not be fetched ({why}); BM25F ranks alone"
-                ));
-                Vec::new()
-            }
         }
     }
 }

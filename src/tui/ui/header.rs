@@ -6,12 +6,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::Theme;
-use crate::sources::mcp::{ServerState, ServerStatus};
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::pane::results::Results;
-use crate::tui::text::{count, pad};
+use crate::tui::text::count;
 
 /// A session id as the header shows it: ids longer than 12 characters as
 /// their first and last 4 characters. Counted in chars (a remote service
@@ -55,28 +54,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else {
         Some(app.searcher().describe())
     };
-    // While a dense ranker's vectors are computed, BM25F answers: said here.
-    let (ranker, ranker_short) = if app.vectors_pending() {
-        (
-            format!("{} (embedding; bm25 until ready)", app.query_ranker()),
-            format!("{} (bm25 until ready)", app.query_ranker()),
-        )
-    } else if let Some((done, total)) = app.fetching() {
-        // The first run: the model comes while BM25F ranks.
-        let pct = (done * 100).checked_div(total).unwrap_or(0);
-        (
-            format!("bm25 (fetching search model {pct}%)"),
-            format!("bm25 (model {pct}%)"),
-        )
-    } else if app.query_ranker() == crate::engine::Ranker::Bm25
-        && app.searcher().plain_because().is_some()
-    {
-        // No search model could be had: BM25F alone, said so.
-        ("bm25 (no search model)".to_string(), "bm25".to_string())
-    } else {
-        let r = app.query_ranker().to_string();
-        (r.clone(), r)
-    };
+    // The search's state: always on screen, in the form that fits.
+    let state = super::search_state::describe(&super::search_state::StateOf::of(app));
     let parts = HeaderParts {
         sources: escape(app.sources()).into_owned(),
         tools: count(c.len() as u64, "tool", "tools"),
@@ -95,8 +74,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         },
         strategy: app.settings().strategy.to_string(),
         searcher,
-        ranker,
-        ranker_short,
+        state,
         session,
         session_short,
     };
@@ -113,7 +91,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         (text, failed)
     });
     let left = parts.fit(room);
-    let mut spans = vec![Span::styled(title, theme.title), Span::raw(left)];
+    let mut spans = vec![Span::styled(title, theme.title)];
+    spans.extend(parts.spans(left, theme));
     if let Some((text, failed)) = remote {
         spans.push(Span::styled(
             text,
@@ -135,21 +114,23 @@ struct HeaderParts {
     lints: Option<String>,
     /// The embedded service's kind (`embedded`), absent for a remote one.
     searcher: Option<String>,
-    ranker: String,
-    ranker_short: String,
+    /// The search's state: never left out.
+    state: super::search_state::SearchStateText,
     session: String,
     session_short: String,
 }
 
 impl HeaderParts {
     /// The longest form that fits `room` columns, padded to it: detail
-    /// goes first (the session's hint, the searcher's kind, the ranker's
-    /// long note, the always-load count, the session), then what is left
-    /// is shortened between words.
+    /// goes first (the session's hint, the searcher's kind, the state's
+    /// long note, the always-load count, the session, the tool count),
+    /// then the sources are shortened, then the strategy goes; the
+    /// search's state stays, in its tiny form at the least.
     fn fit(&self, room: usize) -> String {
-        // Each form: (always-load count, searcher's kind, the ranker's long
+        let width = crate::tui::text::width;
+        // Each form: (always-load count, searcher's kind, the state's long
         // note, the session: full, short or none, the tool count).
-        let forms: Vec<String> = [
+        let forms = [
             (true, true, true, Some(&self.session), true),
             (true, true, true, Some(&self.session_short), true),
             (true, false, true, Some(&self.session_short), true),
@@ -157,46 +138,73 @@ impl HeaderParts {
             (false, false, false, Some(&self.session_short), true),
             (false, false, false, None, true),
             (false, false, false, None, false),
-        ]
-        .into_iter()
-        .map(|(always, searcher, long, session, tools)| {
-            let ranker = if long {
-                &self.ranker
+        ];
+        for (always, searcher, long, session, tools) in forms {
+            let state = if long {
+                &self.state.long
             } else {
-                &self.ranker_short
+                &self.state.short
             };
-            let ranker = match (&self.searcher, searcher) {
-                (Some(s), true) => format!("{s} {ranker}"),
-                _ => ranker.clone(),
+            let state = match (&self.searcher, searcher) {
+                (Some(s), true) => format!("{s} {state}"),
+                _ => state.clone(),
             };
             let mut parts = vec![self.sources.as_str()];
             parts.extend(tools.then_some(self.tools.as_str()));
             parts.extend(always.then_some(self.always.as_str()));
             parts.extend(tools.then_some(self.lints.as_deref()).flatten());
             parts.push(&self.strategy);
-            parts.push(&ranker);
+            parts.push(&state);
             parts.extend(session.map(String::as_str));
-            format!(" {}", parts.join(" · "))
-        })
-        .collect();
-        for f in &forms {
-            if f.chars().count() <= room {
-                return format!("{f:<room$}");
+            let form = format!(" {}", parts.join(" · "));
+            if width(&form) <= room {
+                return crate::tui::text::pad(&form, room);
             }
         }
-        let last = &forms[forms.len() - 1];
-        let mut cut = crate::tui::text::wrap_words(last, room.saturating_sub(1), 1)
-            .into_iter()
-            .next()
-            .unwrap_or_default();
-        // No separator left hanging before the ellipsis.
-        if let Some(head) = cut.strip_suffix(" ·…") {
-            cut = format!("{head}…");
+        // The sources shortened (at a word, then anywhere) before the
+        // state: the strategy goes, then the state's short form gives way
+        // to its tiny one.
+        let tails = [
+            format!(" · {} · {}", self.strategy, self.state.short),
+            format!(" · {}", self.state.short),
+            format!(" · {}", self.state.tiny),
+        ];
+        for tail in &tails {
+            let left = room.saturating_sub(width(tail) + 1);
+            // A source cut to less than a few columns says nothing.
+            if left >= 6 {
+                let mut sources = crate::tui::text::fit_words(&self.sources, left);
+                if sources.trim_end_matches('…').trim().is_empty() {
+                    sources = crate::tui::text::cut(&self.sources, left);
+                }
+                return crate::tui::text::pad(&format!(" {sources}{tail}"), room);
+            }
         }
-        format!(" {:<width$}", cut, width = room.saturating_sub(1))
-            .chars()
-            .take(room)
-            .collect()
+        for state in [&self.state.short, &self.state.tiny] {
+            if width(state) < room {
+                return crate::tui::text::pad(&format!(" {state}"), room);
+            }
+        }
+        crate::tui::text::pad(&format!(" {}", self.state.tiny), room)
+    }
+
+    /// The fitted `left` as spans: the search's state in the error style
+    /// when it failed or stalled.
+    fn spans(&self, left: String, theme: &Theme) -> Vec<Span<'static>> {
+        if self.state.alarm {
+            for form in [&self.state.long, &self.state.short, &self.state.tiny] {
+                if let Some(at) = left.rfind(form.as_str()) {
+                    let (head, rest) = left.split_at(at);
+                    let (state, tail) = rest.split_at(form.len());
+                    return vec![
+                        Span::raw(head.to_string()),
+                        Span::styled(state.to_string(), theme.error),
+                        Span::raw(tail.to_string()),
+                    ];
+                }
+            }
+        }
+        vec![Span::raw(left)]
     }
 }
 
@@ -248,257 +256,9 @@ pub fn remote_part(host: &str, latency: &str, width: usize) -> String {
     format!(" {}{port} ", crate::tui::text::cut(&name, room))
 }
 
-fn tools(n: usize) -> String {
-    if n == 1 {
-        "1 tool".into()
-    } else {
-        format!("{n} tools")
-    }
-}
-
-/// The servers' line as `(text, failed)` parts that fit `width` columns
-/// (each part after the first starts with its separator): each server's
-/// state in full (`time 2 tools`, `slow failed: did not answer within
-/// 20 s`), else without the reasons (`slow failed`), else counted (`3
-/// servers, 1 failed`). Server names and reasons are escaped.
-pub fn server_parts(
-    servers: &[ServerStatus],
-    width: usize,
-    login_key: Option<&str>,
-) -> Vec<(String, bool)> {
-    let state = |s: &ServerStatus, full: bool| match &s.state {
-        ServerState::Loaded {
-            tools: n,
-            prefixed,
-            hidden_text,
-            skipped,
-        } => {
-            let mut t = format!("{} {}", escape(&s.name), tools(*n));
-            if full && *prefixed > 0 {
-                t.push_str(&format!(" ({prefixed} prefixed)"));
-            }
-            // Hidden text in its tools, and tools it listed that could not
-            // be read, show as a warning, in the error style.
-            if full && !hidden_text.is_empty() {
-                t.push_str(&format!(" (hidden text: {})", hidden_text.len()));
-            }
-            if full && !skipped.is_empty() {
-                t.push_str(&format!(" ({} skipped)", skipped.len()));
-            }
-            (t, !hidden_text.is_empty() || !skipped.is_empty())
-        }
-        ServerState::Starting { .. } => (format!("{} starting", escape(&s.name)), false),
-        ServerState::WaitingForLogin { .. } => {
-            let mut t = format!("{} waiting for login", escape(&s.name));
-            if let (true, Some(key)) = (full, login_key) {
-                t.push_str(&format!(" ({key} logs in)"));
-            }
-            (t, true)
-        }
-        ServerState::Failed { why, .. } => {
-            let mut t = format!("{} failed", escape(&s.name));
-            if full {
-                let first = why.lines().next().unwrap_or("").trim();
-                t.push_str(&format!(": {}", escape(first)));
-            }
-            (t, true)
-        }
-    };
-    let len =
-        |parts: &[(String, bool)]| parts.iter().map(|(t, _)| t.chars().count()).sum::<usize>();
-    for full in [true, false] {
-        let parts: Vec<_> = servers
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let (t, failed) = state(s, full);
-                (if i == 0 { t } else { format!("{SEPARATOR}{t}") }, failed)
-            })
-            .collect();
-        if len(&parts) <= width {
-            if !full {
-                return with_reasons(servers, parts, width);
-            }
-            return parts;
-        }
-    }
-    let failed: Vec<String> = servers
-        .iter()
-        .filter(|s| matches!(s.state, ServerState::Failed { .. }))
-        .map(|s| escape(&s.name).into_owned())
-        .collect();
-    let mut parts = vec![(crate::numbers::counted(servers.len(), "server"), false)];
-    let starting = servers
-        .iter()
-        .filter(|s| matches!(s.state, ServerState::Starting { .. }));
-    if let n @ 1.. = starting.count() {
-        parts[0].0.push_str(&format!(", {n} starting"));
-    }
-    if !failed.is_empty() {
-        parts.push((
-            format!(", {} failed ({})", failed.len(), failed.join(", ")),
-            true,
-        ));
-        if len(&parts) > width {
-            parts[1].0 = format!(", {} failed", failed.len());
-        }
-    }
-    parts
-}
-
-/// The short parts, each failed server's reason added in the room left
-/// (shared among them, cut at a word before `…`; help has it whole).
-fn with_reasons(
-    servers: &[ServerStatus],
-    mut parts: Vec<(String, bool)>,
-    width: usize,
-) -> Vec<(String, bool)> {
-    let used: usize = parts.iter().map(|(t, _)| t.chars().count()).sum();
-    let failed = servers
-        .iter()
-        .filter(|s| matches!(s.state, ServerState::Failed { .. }))
-        .count();
-    if failed == 0 {
-        return parts;
-    }
-    let share = width.saturating_sub(used) / failed;
-    // ": " and a word or two, or nothing.
-    if share < 12 {
-        return parts;
-    }
-    for (part, s) in parts.iter_mut().zip(servers) {
-        if let ServerState::Failed { why, .. } = &s.state {
-            let first = why.lines().next().unwrap_or("").trim();
-            let reason = crate::tui::text::fit_words(&escape(first), share - 2);
-            part.0.push_str(&format!(": {reason}"));
-        }
-    }
-    parts
-}
-
-/// What goes between two servers on the servers' line.
-const SEPARATOR: &str = " · ";
-
-/// The line under the header when the catalog came from MCP servers.
-pub fn draw_servers(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let label = " MCP ";
-    let room = usize::from(area.width).saturating_sub(label.chars().count() + 1);
-    let mut spans = vec![Span::styled(label, theme.title)];
-    let mut used = 0;
-    let login_key = app.keymap().first(crate::tui::action::Action::LogIn);
-    let login_key = login_key.map(|k| k.to_string());
-    for (text, failed) in server_parts(app.mcp_servers(), room, login_key.as_deref()) {
-        if used >= room {
-            break;
-        }
-        let text = pad(&text, room - used).trim_end().to_string();
-        used += text.chars().count();
-        let (sep, body) = match text.strip_prefix(SEPARATOR) {
-            Some(body) => (SEPARATOR, body),
-            None => match text.strip_prefix(", ") {
-                Some(body) => (", ", body),
-                None => ("", text.as_str()),
-            },
-        };
-        spans.push(Span::styled(sep.to_string(), theme.dim));
-        spans.push(Span::styled(
-            body.to_string(),
-            if failed {
-                theme.error
-            } else {
-                Default::default()
-            },
-        ));
-    }
-    f.render_widget(Paragraph::new(Line::from(spans)), area);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sources::mcp::{ServerState, ServerStatus};
-
-    fn servers() -> Vec<ServerStatus> {
-        vec![
-            ServerStatus {
-                name: "time".into(),
-                state: ServerState::Loaded {
-                    tools: 2,
-                    prefixed: 0,
-                    hidden_text: Vec::new(),
-                    skipped: Vec::new(),
-                },
-            },
-            ServerStatus {
-                name: "git".into(),
-                state: ServerState::Loaded {
-                    tools: 12,
-                    prefixed: 1,
-                    hidden_text: Vec::new(),
-                    skipped: Vec::new(),
-                },
-            },
-            ServerStatus {
-                name: "slow".into(),
-                state: ServerState::Failed {
-                    why: "did not answer within 20 s".into(),
-                    stderr_tail: "booting\x1b[2J".into(),
-                },
-            },
-        ]
-    }
-
-    fn text(parts: &[(String, bool)]) -> String {
-        parts.iter().map(|(t, _)| t.as_str()).collect()
-    }
-
-    #[test]
-    fn the_servers_line_shortens_to_fit() {
-        let s = servers();
-        assert_eq!(
-            text(&server_parts(&s, 200, None)),
-            "time 2 tools · git 12 tools (1 prefixed) · slow failed: did not answer within 20 s"
-        );
-        // Short, and the failure's reason in the room left, cut at a word.
-        assert_eq!(
-            text(&server_parts(&s, 60, None)),
-            "time 2 tools · git 12 tools · slow failed: did not answer…"
-        );
-        assert_eq!(
-            text(&server_parts(&s, 45, None)),
-            "time 2 tools · git 12 tools · slow failed"
-        );
-        let narrow = server_parts(&s, 30, None);
-        assert_eq!(text(&narrow), "3 servers, 1 failed (slow)");
-        assert!(narrow[1].1, "the failure in the error style");
-        assert_eq!(text(&server_parts(&s, 20, None)), "3 servers, 1 failed");
-        let evil = vec![ServerStatus {
-            name: "e\x1b]52;c;AA\x07".into(),
-            state: ServerState::Failed {
-                why: "bad\u{202e}x\nsecond line".into(),
-                stderr_tail: String::new(),
-            },
-        }];
-        let line = text(&server_parts(&evil, 200, None));
-        assert!(!line.chars().any(crate::terminal_text::is_unsafe), "{line}");
-        assert!(!line.contains("second line"));
-    }
-
-    #[test]
-    fn a_server_hiding_text_is_marked() {
-        let s = vec![ServerStatus {
-            name: "sneaky".into(),
-            state: ServerState::Loaded {
-                tools: 2,
-                prefixed: 0,
-                hidden_text: vec!["tool \"a\": hidden text in name: ...".into(); 2],
-                skipped: Vec::new(),
-            },
-        }];
-        let parts = server_parts(&s, 200, None);
-        assert_eq!(text(&parts), "sneaky 2 tools (hidden text: 2)");
-        assert!(parts[0].1, "in the error style");
-    }
 
     #[test]
     fn the_remote_part_keeps_the_port() {
@@ -549,8 +309,12 @@ mod tests {
             always: "4 always-load".into(),
             strategy: "deferred".into(),
             searcher: Some("embedded".into()),
-            ranker: "hybrid (embedding; bm25 until ready)".into(),
-            ranker_short: "hybrid (bm25 until ready)".into(),
+            state: super::super::search_state::SearchStateText {
+                long: "hybrid (embedding; bm25 until ready)".into(),
+                short: "hybrid (bm25 until ready)".into(),
+                tiny: "bm25 for now".into(),
+                alarm: false,
+            },
             session: "no session yet (Enter commits a query)".into(),
             session_short: "no session".into(),
         };
@@ -560,8 +324,9 @@ mod tests {
             &parts.always,
             &parts.strategy,
             "embedded",
-            &parts.ranker,
-            &parts.ranker_short,
+            &parts.state.long,
+            &parts.state.short,
+            &parts.state.tiny,
             &parts.session,
             &parts.session_short,
             "·",
@@ -581,6 +346,16 @@ mod tests {
             for word in left.split_whitespace().filter(|w| !w.ends_with('…')) {
                 assert!(words.contains(&word), "{room}: {word:?} in {left:?}");
             }
+            // The search's state, whole, wherever it fits at all.
+            if room > parts.state.tiny.len() {
+                let s = &parts.state;
+                assert!(
+                    [&s.long, &s.short, &s.tiny]
+                        .iter()
+                        .any(|f| left.contains(f.as_str())),
+                    "{room}: {left:?}"
+                );
+            }
             seen.push(left.trim_end().to_string());
         }
         assert!(seen[200].contains("no session yet (Enter commits a query)"));
@@ -593,6 +368,15 @@ mod tests {
         assert_eq!(
             github.fit(62).trim_end(),
             " github-mcp · 117 tools · deferred · hybrid (bm25 until ready)"
+        );
+        // Many servers' names give way to the strategy and the state.
+        let many = HeaderParts {
+            sources: "time, git, fetch, memory, filesystem, everything".into(),
+            ..github
+        };
+        assert_eq!(
+            many.fit(62).trim_end(),
+            " time, git, fetch… · deferred · hybrid (bm25 until ready)"
         );
     }
 }

@@ -8,6 +8,8 @@ pub mod caching;
 mod gauges;
 pub(crate) mod header;
 pub use header::short_id;
+mod search_state;
+pub(crate) mod servers;
 mod status;
 
 use ratatui::Frame;
@@ -88,7 +90,7 @@ pub fn draw(f: &mut Frame, app: &App) {
     }
     header::draw(f, l.header, app, &theme);
     if let Some(servers) = l.servers {
-        header::draw_servers(f, servers, app, &theme);
+        servers::draw_servers(f, servers, app, &theme);
     }
     query::draw::draw(f, l.query, app, &theme);
     // A zoom hides the other panes (they have no columns).

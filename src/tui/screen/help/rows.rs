@@ -29,6 +29,7 @@ const NOTES: &[&str] = &[
     "Keys bound to no input_ action type text in a text box.",
     "Marks: ★ always-load, RO (or R) read-only, ID (or I) idempotent, ● initial set, ◆ selected by the search, ! a warning of toolsift check (the detail says what), ◌ hard to find from its own words (toolsift check --findability; the detail says why).",
     "Numbers shorten as numbers on narrow terminals (10.4k, 1.48M); the detail shows them whole.",
+    "The header says how search ranks: the ranker and its model, or bm25 keyword-only and why (offline, model off). A search model not built in is fetched once: retry_search fetches it again when the fetch failed or stalled; `toolsift model fetch` fetches it outside the explorer, --embeddings-local DIR ranks with a model folder you have, --offline never fetches.",
 ];
 
 /// Help: the MCP servers the catalog came from (if any), every context's
