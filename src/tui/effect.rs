@@ -165,6 +165,10 @@ pub enum Effect {
         events_url: String,
         key: Option<String>,
     },
+    /// Follow `source`'s traffic from now on, in place of what was
+    /// followed (`:follow URL`): the loop holds the follower, so it
+    /// carries this out itself; each note is a `Msg::Followed`.
+    Follow(crate::follow::Source),
     /// Read the catalog again from `sources`; answers `Msg::CatalogLoaded`.
     LoadCatalog {
         sources: Vec<crate::catalog::CatalogSource>,
@@ -498,6 +502,10 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
         }
         // Only the loop has a terminal (see `super::lend`).
         Effect::Copy { what, .. } => Msg::Status(format!("{what} not copied: no terminal")),
+        Effect::Follow(source) => Msg::Status(format!(
+            "{} not followed: only the explorer's loop follows",
+            crate::terminal_text::escape(&source.shown())
+        )),
         Effect::Page { what, .. } => Msg::Status(format!("{what} not opened: no terminal")),
         Effect::Suspend => Msg::Status("not suspended: no terminal".into()),
     }

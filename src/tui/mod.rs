@@ -150,12 +150,13 @@ where
         ))),
         _ => None,
     };
-    let follower = app.followed_source().map(|source| {
+    let follow = |source: crate::follow::Source| {
         let tx = tx.clone();
         tokio::spawn(crate::follow::follow(source, move |note| {
             tx.send(Msg::Followed(note)).is_ok()
         }))
-    });
+    };
+    let mut follower = app.followed_source().map(follow);
     let result = async {
         while let Some(msg) = rx.recv().await {
             let mut effects = app.update(msg);
@@ -167,7 +168,12 @@ where
                 break;
             }
             for effect in effects {
-                if between_frames::needs_terminal(&effect) {
+                if let Effect::Follow(source) = effect {
+                    // What was followed stops; the new source's notes come.
+                    if let Some(f) = follower.replace(follow(source)) {
+                        f.abort();
+                    }
+                } else if between_frames::needs_terminal(&effect) {
                     // Between frames, on this thread: nothing draws meanwhile.
                     for msg in between_frames::carry_out(terminal, host, effect).await? {
                         let _ = tx.send(msg);

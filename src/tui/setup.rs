@@ -55,6 +55,9 @@ pub struct Setup {
     pub model_later: Option<crate::embed::ModelJob>,
 }
 
+/// Where the live screen adds its misses as requests, unless told.
+pub const MISSES_FILE: &str = "toolsift-misses.jsonl";
+
 /// What `explore --follow` follows, and where its misses go as requests.
 #[derive(Debug, Clone)]
 pub struct Follow {
@@ -104,7 +107,7 @@ impl Setup {
             follow: Some(Follow {
                 blind: None,
                 source: crate::follow::Source::Recorded,
-                requests_file: "toolsift-misses.jsonl".into(),
+                requests_file: MISSES_FILE.into(),
                 open_first: false,
             }),
             ..Setup::new(catalog, Searcher::embedded())

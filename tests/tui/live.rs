@@ -335,3 +335,30 @@ fn a_miss_s_standing_is_what_the_gateway_answered() {
         assert!(app.gateway_standing(index).is_none());
     }
 }
+
+#[test]
+fn colon_follow_starts_following_a_trace_in_a_running_explorer() {
+    let dir = std::env::temp_dir().join(format!("toolsift-colon-follow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("trace.jsonl");
+    let recorded = include_str!("../../assets/traces/gateway-session.jsonl");
+    let lines: Vec<&str> = recorded.lines().collect();
+    std::fs::write(&trace, format!("{}\n", lines[..3].join("\n"))).unwrap();
+    let mut tty = Tty::spawn_with(&[], &[]);
+    tty.wait_for("Catalog");
+    tty.send(b":");
+    for b in format!("follow {}", trace.display()).bytes() {
+        tty.send(&[b]);
+    }
+    tty.send(b"\r");
+    tty.wait_for("who is on call for payments");
+    // The loop follows it: what is added later arrives.
+    std::fs::write(&trace, format!("{}\n", lines.join("\n"))).unwrap();
+    tty.wait_for("2 misses");
+    // q leaves the live screen, then the explorer.
+    tty.send(b"q");
+    tty.wait_for("Catalog");
+    tty.send(b"q");
+    tty.wait_exit();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -150,19 +150,40 @@ impl App {
         }]
     }
 
-    /// `:follow URL`: following starts with the explorer.
-    fn follow_from_line(&mut self, url: &str) -> Vec<Effect> {
-        let url = crate::terminal_text::escape(url);
-        self.status = Some(match self.followed_source() {
-            Some(_) => format!(
-                "this explorer follows a gateway already ({} shows it); to follow {url}, start toolsift explore --follow {url}",
-                self.keymap.label(Action::Live)
-            ),
-            None => format!(
-                "following starts with the explorer: toolsift explore --follow {url} (the live screen opens on its traffic)"
-            ),
-        });
-        Vec::new()
+    /// `:follow URL [KEY_ENV]`: the live screen on another gateway's or
+    /// service's traffic (or a recorded file), its key read from the
+    /// variable named, as `explore --follow URL --follow-key-env NAME`.
+    fn follow_from_line(&mut self, arg: &str) -> Vec<Effect> {
+        let mut words = arg.split_whitespace();
+        let (Some(url), env, None) = (words.next(), words.next(), words.next()) else {
+            self.status = Some(":follow takes a URL and, if it needs a key, the variable that holds it: :follow URL [KEY_ENV]".into());
+            return Vec::new();
+        };
+        let key = match env {
+            Some(name) => match std::env::var(name) {
+                Ok(v) if !v.is_empty() => Some(v),
+                _ => {
+                    self.status = Some(format!(
+                        ":follow {}: the variable {} is not set (it holds the followed server's key)",
+                        crate::terminal_text::escape(url),
+                        crate::terminal_text::escape(name)
+                    ));
+                    return Vec::new();
+                }
+            },
+            None => None,
+        };
+        match crate::follow::Source::parse(url, key) {
+            Ok(source) => self.start_following(source),
+            Err(why) => {
+                self.status = Some(format!(
+                    ":follow {}: {}",
+                    crate::terminal_text::escape(url),
+                    crate::terminal_text::escape(&why.to_string())
+                ));
+                Vec::new()
+            }
+        }
     }
 
     /// `1` `2` `3`: the catalog, the results or the detail pane (the

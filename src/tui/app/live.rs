@@ -94,6 +94,37 @@ impl App {
         source.recorded().is_none().then(|| source.clone())
     }
 
+    /// Follows `source` from now on (`:follow`), in place of what was
+    /// followed: a new live screen in front, its misses judged by the
+    /// catalog in view until the followed gateway's own is read (once it
+    /// is reached), and the loop told to follow it.
+    pub(super) fn start_following(&mut self, source: crate::follow::Source) -> Vec<Effect> {
+        let requests_file = self.screens.get::<LivePane>().map_or_else(
+            || crate::tui::setup::MISSES_FILE.to_string(),
+            |l| l.requests_file().to_string(),
+        );
+        let follow = Some(Follow {
+            source: source.clone(),
+            requests_file,
+            open_first: true,
+            blind: None,
+        });
+        let Some(pane) = pane_for(&follow, &self.catalog) else {
+            return Vec::new();
+        };
+        self.follow_catalog = match &source {
+            crate::follow::Source::Url { url, key } => Some((url.clone(), key.clone())),
+            _ => None,
+        };
+        self.status = None;
+        self.screens.hold(Box::new(pane));
+        self.screens.show(Popup::Live);
+        if source.recorded().is_some() {
+            return Vec::new();
+        }
+        vec![Effect::Follow(source)]
+    }
+
     /// The misses judged again by the catalog in view (read again, or an
     /// always-load flag toggled).
     pub(super) fn rejudge(&mut self) {

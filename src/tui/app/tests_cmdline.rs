@@ -194,3 +194,45 @@ fn open_reads_another_catalog_and_a_bad_file_leaves_the_one_in_view() {
     );
     assert_eq!(app.sources(), "@synthetic-100");
 }
+
+#[test]
+fn colon_follow_opens_the_live_screen_and_asks_the_loop_to_follow() {
+    let mut app = started();
+    press(&mut app, KeyCode::Char(':'));
+    typed(&mut app, "follow http://127.0.0.1:9/mcp");
+    let effects = app.update(super::tests::key(KeyCode::Enter));
+    assert_eq!(app.popup(), Some(Popup::Live));
+    let Some(crate::tui::effect::Effect::Follow(source)) = effects.first() else {
+        panic!("no follow asked: {effects:?}");
+    };
+    assert_eq!(
+        source,
+        &crate::follow::Source::Url {
+            url: "http://127.0.0.1:9/events".into(),
+            key: None
+        }
+    );
+    assert_eq!(
+        app.followed_source().as_ref(),
+        Some(source),
+        "the live screen follows what the loop is asked to"
+    );
+    press(&mut app, KeyCode::Esc);
+    // A key's variable that is not set is named, and nothing changes.
+    command(
+        &mut app,
+        "follow http://127.0.0.1:9 TOOLSIFT_NO_SUCH_VARIABLE",
+    );
+    assert!(
+        status(&app).contains("TOOLSIFT_NO_SUCH_VARIABLE is not set"),
+        "{}",
+        status(&app)
+    );
+    assert_eq!(app.popup(), None);
+    command(&mut app, "follow a b c");
+    assert!(
+        status(&app).contains(":follow URL [KEY_ENV]"),
+        "{}",
+        status(&app)
+    );
+}

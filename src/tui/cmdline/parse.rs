@@ -70,8 +70,8 @@ pub const SETTINGS: &[(&str, &str, &str)] = &[
     ),
     (
         "follow",
-        "URL",
-        "follow a running gateway's or service's traffic (as explore --follow)",
+        "URL [KEY_ENV]",
+        "follow a running gateway's or service's traffic (or a trace file) from now on, its key in the variable KEY_ENV (as explore --follow URL --follow-key-env KEY_ENV)",
     ),
     ("q", "", "quit (also :quit, :q!)"),
 ];
