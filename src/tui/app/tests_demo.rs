@@ -196,10 +196,11 @@ fn captions_hold(w: u16, h: u16) {
             "wanted read_channel_history",
         ],
     );
-    // The detail (a popup where no pane fits) says why, with the request
-    // in the query box or its words in the detail.
-    let why = at("Enter searches that request again");
-    has(why, &["read_channel_history", "not loaded"]);
+    // The detail (a popup where no pane fits) says what the gateway
+    // answered, with the request in the query box or its words in the
+    // detail.
+    let why = at("Enter on the miss");
+    has(why, &["read_channel_history", "standing at the gateway"]);
     assert!(
         screen(why).contains("find tickets about SSO login failures")
             || screen(why).contains("tickets, about, sso, login"),
@@ -261,7 +262,7 @@ fn every_caption_fits_on_two_lines_with_no_word_cut_and_hides_no_message_at_thre
         // are not under the caption's box.
         if rows.iter().any(|r| r.contains("L: back to live")) {
             assert!(
-                screen.contains("read_channel_history: the detail says why"),
+                screen.contains("read_channel_history: the detail says"),
                 "{caption:?}: the message's start is hidden:\n{screen}"
             );
         }
@@ -286,9 +287,9 @@ fn a_long_message_reads_in_one_piece_above_the_caption_at_80x24() {
     let tour = play(80, 24);
     let (_, rows) = tour
         .iter()
-        .find(|(c, _)| c.starts_with("Enter searches that request again"))
+        .find(|(c, _)| c.starts_with("Enter on the miss"))
         .unwrap();
-    let message = "read_channel_history: the detail says why it was or was not loaded for this request (Esc: the catalog; L: back to live)";
+    let message = "read_channel_history: the detail says the gateway's answer beside toolsift's (Esc: the catalog; L: back to live)";
     let (above, bottom) = above_caption(rows);
     assert!(
         above.ends_with(message),
