@@ -233,6 +233,8 @@ actions! {
     LiveMisses = "live_misses", Live, "misses", "show the misses alone, or every event";
     LiveOpen = "live_open", Live, "why", "a miss: search its request and show why the tool the agent wanted was not found; a search: search it again; a call: its tool in the catalog";
     LiveSave = "live_save", Live, "eval", "add the miss to the request file, the tool the agent wanted as its answer (toolsift eval reads it)";
+    LiveFilter = "live_filter", Live, "filter", "show the events (or misses) holding the words typed: request, session, tools, outcome; Enter keeps the filter, Esc drops it";
+    LivePause = "live_pause", Live, "pause", "the view stays where it is as events come (they are kept and counted); again to follow the newest";
     LiveClose = "live_close", Live, "back", "back to the explorer (following goes on)";
     QuitNow = "quit_now", Global, "quit", "quit at once, from any screen";
     Suspend = "suspend", Global, "suspend", "suspend to the shell, as any full-screen program does (fg brings it back)";

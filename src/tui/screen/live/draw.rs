@@ -193,11 +193,28 @@ pub fn draw(f: &mut Frame, area: Rect, live: &LivePane, theme: &Theme) {
         .filter(|e| matches!(e, Event::Search(_)))
         .count();
     let calls = live.events().len() - searches;
-    let mut counts = vec![
+    // What narrows or holds the view goes first: it must not give way.
+    let mut counts = Vec::new();
+    if let Some(unseen) = live.paused() {
+        counts.push(format!("paused, {} new", thousands(unseen)));
+    }
+    if let Some((words, _)) = live.filter().filter(|(w, _)| !w.trim().is_empty()) {
+        counts.push(format!(
+            "filter \"{}\": {} of {}",
+            escape(words.trim()),
+            rows.len(),
+            if live.misses_only() {
+                live.misses().len()
+            } else {
+                live.events().len()
+            }
+        ));
+    }
+    counts.extend([
         count(searches as u64, "search", "searches"),
         count(calls as u64, "call", "calls"),
         count(live.misses().len() as u64, "miss", "misses"),
-    ];
+    ]);
     if live.dropped() > 0 {
         counts.push(format!("{} dropped", thousands(live.dropped())));
     }
@@ -275,6 +292,13 @@ pub fn draw(f: &mut Frame, area: Rect, live: &LivePane, theme: &Theme) {
     let mut whole_lines: Vec<Line> =
         vec![Line::from(Span::styled("─".repeat(width), theme.border))];
     let room = usize::from(whole_area.height.saturating_sub(1));
+    if let Some((words, true)) = live.filter() {
+        let text = format!("/{}▏ Enter keeps the filter, Esc drops it", escape(words));
+        whole_lines.push(Line::from(Span::styled(
+            crate::tui::text::fit_words(&text, width),
+            theme.selected,
+        )));
+    }
     if let Some(message) = &live.message {
         for l in wrap_words(&escape(message), width, room) {
             whole_lines.push(Line::from(Span::styled(l, theme.selected)));

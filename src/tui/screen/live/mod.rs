@@ -7,6 +7,7 @@
 //! that tool as its answer, to a request file `toolsift eval` reads.
 
 pub mod draw;
+mod filter;
 #[cfg(test)]
 mod tests;
 
@@ -30,7 +31,15 @@ pub const KEYS: &[KeyGroup] = &[
     (&[Action::LiveMisses], "misses/all", "misses", 1),
     (&[Action::LiveSave], "add to eval set", "eval", 3),
     (&[Action::LiveBottom], "newest", "newest", 4),
+    (&[Action::LiveFilter], "filter", "filter", 2),
+    (&[Action::LivePause], "pause/follow", "pause", 3),
     (&[Action::LiveClose], "back", "back", 0),
+];
+
+/// The key line while the filter's box has the keyboard.
+const FILTER_KEYS: &[KeyGroup] = &[
+    (&[Action::InputSubmit], "keep the filter", "keep", 0),
+    (&[Action::InputCancel], "drop the filter", "drop", 0),
 ];
 
 /// Whether the far side is reached.
@@ -128,6 +137,12 @@ pub struct LivePane {
     /// The newest row stays in view as events come (until the user moves
     /// up; `G` comes back).
     at_newest: bool,
+    /// The view stays where it is as events come (`p`), and how many came
+    /// since.
+    paused: bool,
+    unseen: u64,
+    /// The rows shown are those holding the words typed (`/`).
+    filter: Option<filter::Filter>,
     /// Where `e` appends a miss as a request.
     requests_file: String,
     /// Misses added to it this run (none twice).
@@ -154,6 +169,9 @@ impl LivePane {
             misses_only: false,
             list: ListState::default(),
             at_newest: true,
+            paused: false,
+            unseen: 0,
+            filter: None,
             requests_file,
             saved: Default::default(),
             message: None,
@@ -236,6 +254,9 @@ impl LivePane {
                         gone += 1;
                     }
                     self.events.push_back(event);
+                    if self.paused {
+                        self.unseen += 1;
+                    }
                 }
                 self.misses = misses::find(self.events.make_contiguous(), &self.judge);
                 self.reselect(selected, gone, height);
@@ -247,7 +268,7 @@ impl LivePane {
     /// the same event (or the miss of the same search) kept highlighted.
     fn reselect(&mut self, selected: Option<Row>, gone: usize, height: usize) {
         let rows = self.rows();
-        if self.at_newest || selected.is_none() {
+        if (self.at_newest && !self.paused) || selected.is_none() {
             self.list.selected = rows.len().saturating_sub(1);
         } else if let Some(row) = selected {
             let place = match row {
@@ -265,11 +286,39 @@ impl LivePane {
 
     /// The rows shown: every event, or the misses alone.
     pub fn rows(&self) -> Vec<Row> {
+        let words = self.filter.as_ref().map(filter::Filter::words);
+        let words = words.as_deref().unwrap_or_default();
         if self.misses_only {
-            (0..self.misses.len()).map(Row::Miss).collect()
+            (0..self.misses.len())
+                .filter(|&i| filter::miss_matches(&self.misses[i], words))
+                .map(Row::Miss)
+                .collect()
         } else {
-            (0..self.events.len()).map(Row::Event).collect()
+            (0..self.events.len())
+                .filter(|&i| filter::event_matches(&self.events[i], words))
+                .map(Row::Event)
+                .collect()
         }
+    }
+
+    /// The filter's words as typed, and whether its box has the keyboard.
+    pub fn filter(&self) -> Option<(&str, bool)> {
+        self.filter
+            .as_ref()
+            .map(|f| (f.input.text.as_str(), f.typing))
+    }
+
+    /// Whether the view stays put as events come, and how many came since.
+    pub fn paused(&self) -> Option<u64> {
+        self.paused.then_some(self.unseen)
+    }
+
+    /// The newest row highlighted, and kept in view as events come.
+    fn to_newest(&mut self, height: usize) {
+        let len = self.rows().len();
+        self.list.selected = len.saturating_sub(1);
+        self.at_newest = true;
+        self.list.keep_visible(len, height);
     }
 
     /// The misses an event shows (by place in the misses): the search they
@@ -299,6 +348,13 @@ impl LivePane {
     /// The keys; `height` is how many rows the list shows.
     pub fn handle(&mut self, action: Action, height: usize) -> Outcome {
         self.message = None;
+        if let Some(f) = self.filter.as_mut().filter(|f| f.typing) {
+            if !f.edit(action) {
+                self.filter = None;
+            }
+            self.to_newest(height);
+            return Outcome::Stay;
+        }
         let len = self.rows().len();
         let movement = match action {
             Action::LiveDown => Some(Action::Down),
@@ -312,10 +368,33 @@ impl LivePane {
         if let Some(m) = movement {
             self.list.handle(m, len, height);
             self.at_newest = self.list.selected + 1 >= len;
+            if action == Action::LiveBottom {
+                self.paused = false;
+                self.unseen = 0;
+            }
             return Outcome::Stay;
         }
         match action {
             Action::LiveClose => Outcome::Close,
+            Action::LiveFilter => {
+                match &mut self.filter {
+                    Some(f) => f.typing = true,
+                    None => self.filter = Some(filter::Filter::typing()),
+                }
+                Outcome::Stay
+            }
+            Action::LivePause => {
+                self.paused = !self.paused;
+                if self.paused {
+                    self.message = Some(
+                        "paused: the view stays here; new events are kept and counted (again to follow the newest)".into(),
+                    );
+                } else {
+                    self.unseen = 0;
+                    self.to_newest(height);
+                }
+                Outcome::Stay
+            }
             Action::LiveMisses => {
                 let keep = self.current_miss().map(|m| (m.search, m.shown_by));
                 self.misses_only = !self.misses_only;
@@ -444,11 +523,26 @@ impl Screen for LivePane {
     }
 
     fn context(&self) -> Context {
-        Context::Live
+        match self.filter {
+            Some(filter::Filter { typing: true, .. }) => Context::Input,
+            _ => Context::Live,
+        }
     }
 
     fn keys(&self) -> &'static [KeyGroup] {
-        KEYS
+        match self.filter {
+            Some(filter::Filter { typing: true, .. }) => FILTER_KEYS,
+            _ => KEYS,
+        }
+    }
+
+    fn type_text(&mut self, text: &str) {
+        if let Some(f) = self.filter.as_mut().filter(|f| f.typing) {
+            f.input.insert(text);
+            let len = self.rows().len();
+            self.list.selected = len.saturating_sub(1);
+            self.at_newest = true;
+        }
     }
 
     fn handle(&mut self, action: Action, on: &On) -> Outcome {

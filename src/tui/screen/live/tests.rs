@@ -397,3 +397,69 @@ fn a_lost_link_s_reason_is_shown_whole_at_80x24_and_200x60() {
         }
     }
 }
+
+#[test]
+fn slash_filters_the_rows_by_their_words_and_esc_drops_it() {
+    let mut live = fed(recorded());
+    let all = live.rows().len();
+    live.handle(Action::LiveFilter, 10);
+    assert_eq!(live.context(), Context::Input, "the box has the keyboard");
+    Screen::type_text(&mut live, "ON CALL");
+    let shown = live.rows();
+    assert!(!shown.is_empty() && shown.len() < all, "{} of {all}", shown.len());
+    for row in &shown {
+        let Row::Event(i) = row else { panic!("{row:?}") };
+        assert!(
+            super::filter::event_matches(&live.events()[*i], &["on".into(), "call".into()]),
+            "{:?}",
+            live.events()[*i]
+        );
+    }
+    // Enter keeps it and gives the keys back; the list moves within it.
+    live.handle(Action::InputSubmit, 10);
+    assert_eq!(live.context(), Context::Live);
+    assert_eq!(live.filter(), Some(("ON CALL", false)));
+    live.handle(Action::LiveTop, 10);
+    assert_eq!(live.current(), shown.first().copied());
+    // The misses are filtered too.
+    live.handle(Action::LiveMisses, 10);
+    assert!(live.rows().len() <= live.misses().len());
+    live.handle(Action::LiveMisses, 10);
+    // `/` again opens the words typed; Esc drops the filter.
+    live.handle(Action::LiveFilter, 10);
+    live.handle(Action::InputCancel, 10);
+    assert_eq!(live.filter(), None);
+    assert_eq!(live.rows().len(), all);
+    // Words nothing holds: no row, and the screen says why it is empty.
+    live.handle(Action::LiveFilter, 10);
+    Screen::type_text(&mut live, "zzzz");
+    live.handle(Action::InputSubmit, 10);
+    assert!(live.rows().is_empty());
+}
+
+#[test]
+fn pausing_keeps_the_view_as_events_come_and_counts_them() {
+    let events = recorded();
+    let mut live = fed(events[..6].to_vec());
+    assert_eq!(live.list().selected, 5, "following the newest");
+    live.handle(Action::LivePause, 10);
+    assert_eq!(live.paused(), Some(0));
+    live.receive(
+        Note::Events {
+            events: events[6..].to_vec(),
+            dropped: 0,
+        },
+        10,
+    );
+    assert_eq!(live.list().selected, 5, "the view stays where it was");
+    assert_eq!(live.paused(), Some(10));
+    // Again: following the newest once more.
+    live.handle(Action::LivePause, 10);
+    assert_eq!(live.paused(), None);
+    assert_eq!(live.list().selected, 15);
+    // G ends a pause too.
+    live.handle(Action::LivePause, 10);
+    live.handle(Action::LiveTop, 10);
+    live.handle(Action::LiveBottom, 10);
+    assert_eq!(live.paused(), None);
+}
