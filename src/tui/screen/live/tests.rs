@@ -406,9 +406,15 @@ fn slash_filters_the_rows_by_their_words_and_esc_drops_it() {
     assert_eq!(live.context(), Context::Input, "the box has the keyboard");
     Screen::type_text(&mut live, "ON CALL");
     let shown = live.rows();
-    assert!(!shown.is_empty() && shown.len() < all, "{} of {all}", shown.len());
+    assert!(
+        !shown.is_empty() && shown.len() < all,
+        "{} of {all}",
+        shown.len()
+    );
     for row in &shown {
-        let Row::Event(i) = row else { panic!("{row:?}") };
+        let Row::Event(i) = row else {
+            panic!("{row:?}")
+        };
         assert!(
             super::filter::event_matches(&live.events()[*i], &["on".into(), "call".into()]),
             "{:?}",
