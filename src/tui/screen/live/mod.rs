@@ -314,7 +314,7 @@ impl LivePane {
     }
 
     /// The newest row highlighted, and kept in view as events come.
-    fn to_newest(&mut self, height: usize) {
+    fn follow_newest(&mut self, height: usize) {
         let len = self.rows().len();
         self.list.selected = len.saturating_sub(1);
         self.at_newest = true;
@@ -352,7 +352,7 @@ impl LivePane {
             if !f.edit(action) {
                 self.filter = None;
             }
-            self.to_newest(height);
+            self.follow_newest(height);
             return Outcome::Stay;
         }
         let len = self.rows().len();
@@ -391,7 +391,7 @@ impl LivePane {
                     );
                 } else {
                     self.unseen = 0;
-                    self.to_newest(height);
+                    self.follow_newest(height);
                 }
                 Outcome::Stay
             }
