@@ -133,6 +133,7 @@ type Changes = Option<tokio::sync::mpsc::UnboundedReceiver<String>>;
 /// background, the catalog of what is there at once (the files', or none
 /// yet), the servers' changes to follow, and the files to merge each
 /// server's tools beside.
+#[cfg(feature = "tui")]
 pub struct Opening {
     pub loaded: Loaded,
     pub changes: tokio::sync::mpsc::UnboundedReceiver<String>,
@@ -144,6 +145,7 @@ pub struct Opening {
 /// fails is tried again in the background, and every state shows on the
 /// explorer's servers' line rather than on stderr (the screen hides it).
 /// No server configured, or a file that does not read, is an error here.
+#[cfg(feature = "tui")]
 pub fn start_for_explorer(files: &[String], args: &McpArgs) -> Result<Opening, String> {
     let config = args.config()?;
     if config.servers.is_empty() {
