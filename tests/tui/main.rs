@@ -12,6 +12,7 @@ mod first_run;
 mod hidden_text;
 mod live;
 mod messages;
+mod numbering;
 mod pager;
 mod reload;
 mod same_answer;
