@@ -9,6 +9,7 @@ mod compare;
 mod exact;
 #[cfg(feature = "bundled-model")]
 mod first_run;
+mod follow_gateway;
 mod hidden_text;
 mod live;
 mod messages;
