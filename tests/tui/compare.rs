@@ -101,3 +101,19 @@ fn compare_in_a_real_terminal() {
     tty.send(b"q");
     assert!(tty.wait_exit().success());
 }
+
+#[test]
+fn a_side_that_sends_more_of_the_same_tools_says_how_many() {
+    // No tool fits: deferred and strategy all find the same tools (the
+    // always-load ones), and strategy all sends the other 60 with them.
+    for (w, h) in [(80, 24), (200, 60)] {
+        let app = compare(w, h, "show the weather in Paris", &[]);
+        let s = screen(&app);
+        assert!(s.contains("strategy all (1/2) · sends 60 more"), "{s}");
+        assert!(!s.contains("same tools"), "{s}");
+    }
+    // Gate off: the same tools, sent as they are.
+    let app = compare(200, 60, "refund a payment", &[KeyCode::Char('l')]);
+    let s = screen(&app);
+    assert!(s.contains("gate off (2/2) · same tools"), "{s}");
+}

@@ -9,9 +9,11 @@ mod compare;
 mod exact;
 #[cfg(feature = "bundled-model")]
 mod first_run;
+mod follow_gateway;
 mod hidden_text;
 mod live;
 mod messages;
+mod numbering;
 mod pager;
 mod reload;
 mod same_answer;

@@ -27,10 +27,15 @@ impl Tty {
     }
 
     pub(crate) fn spawn_with(args: &[&str], envs: &[(&str, &str)]) -> Tty {
+        Tty::spawn_sized(args, envs, COLS, ROWS)
+    }
+
+    /// The binary in a terminal of `cols` x `rows` (`spawn_with` is 120x35).
+    pub(crate) fn spawn_sized(args: &[&str], envs: &[(&str, &str)], cols: u16, rows: u16) -> Tty {
         let pair = native_pty_system()
             .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
+                rows,
+                cols,
                 pixel_width: 0,
                 pixel_height: 0,
             })
@@ -40,7 +45,7 @@ impl Tty {
         cmd.env("TERM", "xterm-256color");
         // No user config from the machine running the tests.
         let config_dir = std::env::temp_dir().join(format!(
-            "toolsift-e2e-{}-{}",
+            "toolsift-e2e-{}-{cols}x{rows}-{}",
             std::process::id(),
             args.join("_").replace(['/', '@'], "")
         ));
@@ -67,8 +72,8 @@ impl Tty {
         let mut reader = pair.master.try_clone_reader().unwrap();
         let writer = pair.master.take_writer().unwrap();
         let screen = Arc::new(Mutex::new(vt100::Parser::new(
-            std::num::NonZeroU16::new(ROWS).unwrap(),
-            std::num::NonZeroU16::new(COLS).unwrap(),
+            std::num::NonZeroU16::new(rows).unwrap(),
+            std::num::NonZeroU16::new(cols).unwrap(),
             0,
         )));
         let raw = Arc::new(Mutex::new(Vec::new()));

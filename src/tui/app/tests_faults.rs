@@ -314,3 +314,73 @@ fn a_cached_query_time_is_said_only_where_the_results_title_has_room() {
         assert!(!cut, "{w}: never a cut word: {title}");
     }
 }
+
+/// Runs `effects` as the loop would, each search's answer timed as
+/// `elapsed` with its query's vector in memory or not.
+fn answered(
+    app: &mut super::App,
+    effects: Vec<super::Effect>,
+    elapsed: std::time::Duration,
+    query_cached: bool,
+) {
+    let searcher = app.searcher().clone();
+    for effect in effects {
+        let msg = match crate::tui::effect::run_effect(&searcher, effect) {
+            super::Msg::SearchDone(mut answer) => {
+                answer.elapsed = elapsed;
+                answer.query_cached = query_cached;
+                super::Msg::SearchDone(answer)
+            }
+            other => other,
+        };
+        let more = app.update(msg);
+        super::tests::settle(app, more);
+    }
+}
+
+#[test]
+fn a_search_after_its_preview_says_the_time_it_took_when_it_ran() {
+    use std::time::Duration;
+    for (w, whole) in [(80u16, false), (200, true)] {
+        let mut app = sized(w, 35);
+        query(&mut app, "refund a paymen");
+        // The last key's preview embeds the query: 12 ms.
+        let effects = app.update(super::tests::key(KeyCode::Char('t')));
+        answered(&mut app, effects, Duration::from_millis(12), false);
+        // Enter searches again; the vector is in memory: 0.2 ms.
+        let effects = app.update(super::tests::key(KeyCode::Enter));
+        answered(&mut app, effects, Duration::from_micros(200), true);
+        assert_eq!(app.search().query, "refund a payment");
+        let rows = super::tests_finish::draw(&app);
+        let title = rows
+            .iter()
+            .find(|r| r.contains("Results "))
+            .expect("the results pane");
+        // The time the search took when it ran, never the cache's alone.
+        assert!(title.contains("· 12.00 ms"), "{w}: {title}");
+        assert_eq!(
+            title.contains("12.00 ms (cached: 0.20 ms now)"),
+            whole,
+            "{w}: {title}"
+        );
+        assert!(!title.contains("(query cached)"), "{w}: {title}");
+        if whole {
+            let tokens = rows
+                .iter()
+                .find(|r| r.contains("this search sends"))
+                .expect("the Tokens box");
+            assert!(
+                tokens.contains("12.00 ms (cached: 0.20 ms now)"),
+                "{tokens}"
+            );
+        }
+        // Another query's cached vector has no first time here: said as
+        // cached.
+        let effects = app.update(super::tests::key(KeyCode::Char('s')));
+        answered(&mut app, effects, Duration::from_micros(300), true);
+        let rows = super::tests_finish::draw(&app);
+        let title = rows.iter().find(|r| r.contains("Results ")).unwrap();
+        assert!(title.contains("0.30 ms"), "{w}: {title}");
+        assert!(!title.contains("12.00"), "{w}: {title}");
+    }
+}

@@ -102,12 +102,10 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     ),
                 ]
             };
-            let latency = app.search().latency.map_or_else(String::new, |l| {
-                format!(
-                    " · {}",
-                    crate::tui::text::search_time(l, app.search().query_cached)
-                )
-            });
+            let latency = app
+                .search()
+                .time_text(true)
+                .map_or_else(String::new, |t| format!(" · {t}"));
             let basis = match (&mark, exact) {
                 (Some(m), Some(_)) => m.long.clone(),
                 (Some(m), None) => format!("{} ({}) · {}", escape(&r.token_basis), r.basis, m.long),

@@ -66,19 +66,15 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 // is in the detail; this list is the explorer's own.
                 title.push(Span::styled("· toolsift here ", theme.title));
             }
-            if let Some(l) = app.search().latency {
-                // "(query cached)" only where the border has room for it
+            if let Some(whole) = app.search().time_text(true) {
+                // The cached part only where the border has room for it
                 // whole; the time itself always.
                 let used: usize = title.iter().map(|s| s.width()).sum();
                 let room = usize::from(area.width).saturating_sub(2 + used);
-                let cached = format!(
-                    "· {} ",
-                    crate::tui::text::search_time(l, app.search().query_cached)
-                );
-                let text = if crate::tui::text::width(cached.trim_end()) <= room {
-                    cached
+                let text = if crate::tui::text::width(&whole) + 2 <= room {
+                    format!("· {whole} ")
                 } else {
-                    format!("· {} ", crate::tui::text::search_time(l, false))
+                    format!("· {} ", app.search().time_text(false).unwrap_or_default())
                 };
                 title.push(Span::styled(text, theme.dim));
             }

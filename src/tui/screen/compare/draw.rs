@@ -85,12 +85,12 @@ pub fn draw(
             pane_state.right(),
             pane_state.left(),
             right,
-            // Two sides that send the same tools say so in the title: the
-            // way changes nothing for this request.
-            if same_tools(pane_state.left(), pane_state.right()) {
-                format!("{} ({at}/{of}) · same tools", pane_state.right().way.label)
-            } else {
-                format!("{} ({at}/{of})", pane_state.right().way.label)
+            // Two sides that found the same tools say so in the title: the
+            // way changes nothing for this request, or only how many tools
+            // go with it (strategy all sends every one).
+            match same_found(pane_state.left(), pane_state.right(), catalog.len()) {
+                Some(what) => format!("{} ({at}/{of}) · {what}", pane_state.right().way.label),
+                None => format!("{} ({at}/{of})", pane_state.right().way.label),
             },
         ),
     ];
@@ -98,6 +98,22 @@ pub fn draw(
         draw_side(f, r, side, other, &title, pane_state, catalog, theme);
     }
     draw_summary(f, summary, pane_state, catalog, caching, theme);
+}
+
+/// What the other way changes when both sides found the same tools in
+/// the same order: nothing (`same tools`), or how many more or fewer tools
+/// `b` sends than `a` (`sends 56 more`: strategy all sends every tool
+/// whatever the search found).
+fn same_found(a: &Side, b: &Side, catalog_len: usize) -> Option<String> {
+    if !same_tools(a, b) {
+        return None;
+    }
+    let (x, y) = (a.sent(catalog_len)?.tools, b.sent(catalog_len)?.tools);
+    Some(match y.cmp(&x) {
+        std::cmp::Ordering::Equal => "same tools".to_string(),
+        std::cmp::Ordering::Greater => format!("sends {} more", y - x),
+        std::cmp::Ordering::Less => format!("sends {} fewer", x - y),
+    })
 }
 
 /// Both sides answered, with the same tools in the same order.
