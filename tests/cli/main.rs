@@ -1,4 +1,4 @@
-//! The command line, run as the real binary: check, search, eval, tune, replay, export-catalog, config files, hidden text, terminal safety, search regressions, the relevance gate.
+//! The command line, run as the real binary: check, search, eval, tune, replay, export-catalog, config files, hidden text, terminal safety, search regressions, the relevance gate, the evaluation sets' one check.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -6,6 +6,7 @@ mod common;
 mod check;
 mod config;
 mod count_with;
+mod eval_sets;
 mod gate;
 mod generated;
 mod hidden_text;
