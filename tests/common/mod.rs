@@ -8,6 +8,8 @@ pub mod fake_embedder;
 pub mod fake_hub;
 pub mod fake_upstream;
 pub mod follower;
+pub mod http_gateway;
+pub mod installed;
 pub mod redis;
 pub mod redis_cluster;
 pub mod round_robin;

@@ -7,9 +7,8 @@
 
 use crate::mcp_support::*;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::io::Write;
+use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
@@ -274,100 +273,7 @@ fn python_sdk_over_stdio_2026_07_28() {
     the_host_sees_two_meta_tools_finds_calls_and_is_stopped_in_a_loop("auto");
 }
 
-/// The gateway over HTTP on a free port, killed when dropped; its stderr
-/// lines collected.
-pub(crate) struct HttpGateway {
-    child: Child,
-    pub(crate) url: String,
-    lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
-}
-
-impl HttpGateway {
-    pub(crate) fn start(args: &[String], env: &[(&str, &str)]) -> HttpGateway {
-        HttpGateway::start_prepared(args, env, |_| {})
-    }
-
-    /// [`HttpGateway::start`], its command given to `prepare` first.
-    pub(crate) fn start_prepared(
-        args: &[String],
-        env: &[(&str, &str)],
-        prepare: impl FnOnce(&mut Command),
-    ) -> HttpGateway {
-        use std::os::unix::process::CommandExt;
-        // Every server listed before the first request, unless the test
-        // says how long to wait.
-        let wait: &[&str] = if args.iter().any(|a| a == "--start-wait") {
-            &[]
-        } else {
-            &["--start-wait", "60"]
-        };
-        // A free port, unless the test names one.
-        let listen: &[&str] = if args.iter().any(|a| a == "--http") {
-            &[]
-        } else {
-            &["--http", "127.0.0.1:0"]
-        };
-        let mut command = Command::new(toolsift());
-        command.env("TOOLSIFT_MODEL", "off");
-        command
-            .args(["gateway", "--offline", "--mcp-timeout", "60"])
-            .args(listen)
-            .args(wait)
-            .args(args)
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        prepare(&mut command);
-        let mut child = command.spawn().unwrap();
-        let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let err = child.stderr.take().unwrap();
-        let sink = lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if let Some(at) = line.find("listening on ") {
-                    let url = line[at + "listening on ".len()..]
-                        .split_whitespace()
-                        .next()
-                        .unwrap_or("")
-                        .to_string();
-                    let _ = tx.send(url);
-                }
-                sink.lock().unwrap().push(line);
-            }
-        });
-        let url = rx
-            .recv_timeout(Duration::from_secs(120))
-            .unwrap_or_else(|_| panic!("the gateway did not listen: {:?}", lines.lock().unwrap()));
-        HttpGateway { child, url, lines }
-    }
-
-    /// The gateway's process id.
-    pub(crate) fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    pub(crate) fn base(&self) -> String {
-        self.url.trim_end_matches("/mcp").to_string()
-    }
-
-    /// What the gateway wrote on stderr so far.
-    pub(crate) fn stderr(&self) -> String {
-        self.lines.lock().unwrap().join("\n")
-    }
-}
-
-impl Drop for HttpGateway {
-    fn drop(&mut self) {
-        // SAFETY: the group is the one this test started.
-        unsafe {
-            libc::killpg(self.child.id() as i32, libc::SIGTERM);
-        }
-        let _ = self.child.wait();
-    }
-}
+pub(crate) use crate::common::http_gateway::HttpGateway;
 
 pub(crate) fn get(url: &str, key: Option<&str>) -> (u16, String) {
     toolsift::http::client::install_tls();
@@ -496,7 +402,7 @@ fn python_sdk_over_streamable_http_with_an_api_key_and_metrics() {
         "{metrics}"
     );
     // The access log has one line per request, no arguments.
-    let lines = gw.lines.lock().unwrap().join("\n");
+    let lines = gw.stderr();
     assert!(lines.contains("POST /mcp 200"), "{lines}");
     assert!(
         !lines.contains("Asia/Tokyo"),

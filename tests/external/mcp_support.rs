@@ -17,56 +17,9 @@ use std::time::{Duration, Instant};
 use common::{json, run};
 use serde_json::{Value, json};
 
-pub(crate) const SETUP: &str = "scripts/setup-test-deps.sh";
-
-pub(crate) fn home() -> PathBuf {
-    PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
-}
-
-pub(crate) fn venv_bin() -> PathBuf {
-    let nonempty = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    nonempty("TOOLSIFT_MCP_BIN_DIR")
-        .map(PathBuf::from)
-        .or_else(|| nonempty("TOOLSIFT_SDK_VENV").map(|v| PathBuf::from(v).join("bin")))
-        .unwrap_or_else(|| home().join(".cache/toolsift-sdk-venv/bin"))
-}
-
-pub(crate) fn npm_prefix() -> PathBuf {
-    std::env::var_os("TOOLSIFT_NPM_PREFIX")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| home().join(".cache/toolsift-npm"))
-}
-
-/// `path` as a string, or a failure saying how to install it.
-pub(crate) fn need(path: PathBuf, what: &str) -> String {
-    assert!(
-        path.is_file(),
-        "{what} is not installed: {} is missing. Run {SETUP} once: it installs the MCP servers these tests use \
-         (or set TOOLSIFT_MCP_BIN_DIR / TOOLSIFT_NPM_PREFIX to where they are)",
-        path.display()
-    );
-    path.to_str().expect("UTF-8 path").to_string()
-}
-
-pub(crate) fn python() -> String {
-    need(venv_bin().join("python"), "the test venv's python")
-}
-
-pub(crate) fn time_bin() -> String {
-    need(venv_bin().join("mcp-server-time"), "mcp-server-time")
-}
-
-pub(crate) fn git_bin() -> String {
-    need(venv_bin().join("mcp-server-git"), "mcp-server-git")
-}
-
-pub(crate) fn everything_bin() -> String {
-    need(
-        npm_prefix().join("node_modules/.bin/mcp-server-everything"),
-        "@modelcontextprotocol/server-everything",
-    )
-}
+pub(crate) use crate::common::installed::{
+    SETUP, everything_bin, git_bin, home, need, npm_prefix, python, time_bin, venv_bin,
+};
 
 pub(crate) fn fetch_bin() -> String {
     need(venv_bin().join("mcp-server-fetch"), "mcp-server-fetch")

@@ -4,107 +4,29 @@
 //! through it, and Enter on that search in the explorer explains each tool
 //! from what the gateway answered, which is what the host received.
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::io::Write;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::common::http_gateway::HttpGateway;
+use crate::common::installed::{everything_bin, python, time_bin};
 use crate::terminal::Tty;
 
 const REQUEST: &str = "what time is it in Tokyo";
 
-/// A program of the test venv or npm prefix, or a failure naming the
-/// setup script (these tests never skip).
-fn installed(path: PathBuf) -> String {
-    assert!(
-        path.is_file(),
-        "{} is missing. Run scripts/setup-test-deps.sh once",
-        path.display()
-    );
-    path.display().to_string()
-}
-
-fn home() -> PathBuf {
-    PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
-}
-
-fn venv_bin(name: &str) -> String {
-    let nonempty = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    let dir = nonempty("TOOLSIFT_MCP_BIN_DIR")
-        .map(PathBuf::from)
-        .or_else(|| nonempty("TOOLSIFT_SDK_VENV").map(|v| PathBuf::from(v).join("bin")))
-        .unwrap_or_else(|| home().join(".cache/toolsift-sdk-venv/bin"));
-    installed(dir.join(name))
-}
-
-fn everything_bin() -> String {
-    let prefix = std::env::var_os("TOOLSIFT_NPM_PREFIX")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| home().join(".cache/toolsift-npm"));
-    installed(prefix.join("node_modules/.bin/mcp-server-everything"))
-}
-
-/// A gateway over HTTP on a free port: its child and its `/mcp` address.
-struct Gateway {
-    child: Child,
-    url: String,
-}
-
-impl Gateway {
-    fn start(config: &str) -> Gateway {
-        use std::os::unix::process::CommandExt;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolsift"))
-            .env("TOOLSIFT_MODEL", "off")
-            .args(["gateway", "--offline", "--mcp-timeout", "60"])
-            .args(["--http", "127.0.0.1:0", "--start-wait", "60"])
-            .args(["--mcp", config, "--log-calls"])
-            // One tool a search: the explorer's own search (a cap of 8)
-            // loads more, so the two answers differ.
-            .args(["--max-tools", "1"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        let err = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if let Some(at) = line.find("listening on ") {
-                    let url = line[at + "listening on ".len()..]
-                        .split_whitespace()
-                        .next()
-                        .unwrap_or("")
-                        .to_string();
-                    let _ = tx.send(url);
-                }
-            }
-        });
-        let url = rx
-            .recv_timeout(Duration::from_secs(120))
-            .expect("the gateway listens");
-        Gateway { child, url }
-    }
-}
-
-impl Drop for Gateway {
-    fn drop(&mut self) {
-        // The gateway and the servers it started: its process group.
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", self.child.id())])
-            .status();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// A gateway over HTTP on a free port in front of the servers of `config`,
+/// calls logged; one tool a search: the explorer's own search (a cap of 8)
+/// loads more, so the two answers differ.
+fn start_gateway(config: &str) -> HttpGateway {
+    let args = ["--mcp", config, "--log-calls", "--max-tools", "1"];
+    HttpGateway::start(&args.map(String::from), &[])
 }
 
 /// The tools the gateway's `search_tools` gave a real host (the MCP
 /// Python SDK, tests/interop/gateway_host.py) for `query`.
 fn host_search(url: &str, query: &str) -> Vec<String> {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/gateway_host.py");
-    let mut child = Command::new(venv_bin("python"))
+    let mut child = Command::new(python())
         .env("TOOLSIFT_MODEL", "off")
         .arg(script)
         .args(["--url", url, "--mode", "auto", "--sessions", "1"])
@@ -171,11 +93,11 @@ fn enter_on_a_followed_search_explains_it_from_what_the_host_received() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("servers.json");
     let servers = serde_json::json!({"mcpServers": {
-        "time": {"command": venv_bin("mcp-server-time"), "args": ["--local-timezone", "Etc/UTC"]},
+        "time": {"command": time_bin(), "args": ["--local-timezone", "Etc/UTC"]},
         "everything": {"command": everything_bin()},
     }});
     std::fs::write(&config, servers.to_string()).unwrap();
-    let gateway = Gateway::start(config.to_str().unwrap());
+    let gateway = start_gateway(config.to_str().unwrap());
     let mut tty = Tty::spawn_sized(&["explore", "--follow", &gateway.url], &[], 200, 60);
     tty.wait_for("following");
     // The explorer judges by the gateway's own catalog.
