@@ -2,7 +2,7 @@
 //! a prompt on the bottom line, Tab completes, Enter runs; a digit takes
 //! the keyboard to a pane; a key that does nothing says so.
 
-use crate::terminal::Tty;
+use crate::tty::Tty;
 
 #[test]
 fn colon_and_a_digit_in_a_real_terminal() {

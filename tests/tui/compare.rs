@@ -6,7 +6,7 @@ use crossterm::event::KeyCode;
 use toolsift::tui::app::App;
 
 use crate::common::explorer::{demo, press, screen, type_text};
-use crate::terminal::Tty;
+use crate::tty::Tty;
 
 /// The demo explorer at `w` x `h` with `query` typed and the comparison
 /// opened, then `keys` pressed.

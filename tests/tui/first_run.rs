@@ -2,7 +2,7 @@
 //! it ranks with hybrid from the first key, with no fetch, no network and
 //! no error, whatever the hub cache holds. The real binary in a pty.
 
-use crate::terminal::Tty;
+use crate::tty::Tty;
 
 #[test]
 fn the_explorer_ranks_with_the_built_in_model_from_the_first_key_offline() {

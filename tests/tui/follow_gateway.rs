@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::common::http_gateway::HttpGateway;
 use crate::common::installed::{everything_bin, python, time_bin};
-use crate::terminal::Tty;
+use crate::tty::Tty;
 
 const REQUEST: &str = "what time is it in Tokyo";
 

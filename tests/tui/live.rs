@@ -10,7 +10,7 @@ use toolsift::tui::Follow;
 use toolsift::tui::app::{App, Popup};
 
 use crate::common::explorer::{demo, demo_with, keys, type_text};
-use crate::terminal::Tty;
+use crate::tty::Tty;
 use crate::widths::feed_recorded;
 use toolsift::tui::screen::live::LivePane;
 

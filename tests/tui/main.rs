@@ -21,4 +21,5 @@ mod screens;
 mod servers_start;
 mod state;
 mod terminal;
+mod tty;
 mod widths;

@@ -4,7 +4,7 @@
 //! number, and `toolsift search` numbers the same tools the same way.
 
 use crate::common;
-use crate::terminal::Tty;
+use crate::tty::Tty;
 
 const REQUEST: &str = "a customer got charged twice, give them their money back";
 

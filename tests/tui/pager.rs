@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 
-use crate::terminal::Tty;
+use crate::tty::Tty;
 
 /// A directory of the test's own, removed at the end.
 struct Scratch(std::path::PathBuf);

@@ -1,7 +1,7 @@
 //! The real binary watching its catalog file: a tool added to the file
 //! shows without a restart; a broken edit keeps the last good catalog.
 
-use crate::terminal::Tty;
+use crate::tty::Tty;
 
 const ONE: &str = r#"
 [[tool]]

@@ -5,7 +5,7 @@
 //! the external tests' same-answer test.)
 
 use crate::common;
-use crate::terminal::Tty;
+use crate::tty::Tty;
 
 const REQUESTS: &[&str] = &[
     "list the issues of a repository",

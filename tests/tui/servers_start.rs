@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::terminal::Tty;
+use crate::tty::Tty;
 
 /// mcp-server-time from the test venv, or a failure naming the setup
 /// script (these tests never skip).

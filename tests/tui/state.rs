@@ -4,7 +4,7 @@
 //! that refuses the key says why on screen, not on a hidden stderr.
 
 use crate::common;
-use crate::terminal::Tty;
+use crate::tty::Tty;
 
 #[test]
 fn offline_with_no_command_opens_the_explorer_saying_search_is_keyword_only() {
