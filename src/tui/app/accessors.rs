@@ -173,11 +173,7 @@ impl App {
     /// The ranker the query asks for: regex while the query box reads a
     /// pattern, else the settings'.
     pub fn query_ranker(&self) -> Ranker {
-        if self.query.is_regex() {
-            Ranker::Regex
-        } else {
-            self.settings.ranker
-        }
+        crate::tui::pane::query::ranker(self.query.is_regex(), self.settings.ranker)
     }
 
     /// The answer shown is BM25F's standing in for a dense ranker whose
