@@ -283,7 +283,7 @@ impl App {
     /// top [`crate::findability::DEFAULT_K`], or shadowed by another tool.
     pub fn hard_to_find(&self, index: usize) -> bool {
         self.findability_of(index)
-            .is_some_and(|a| !a.found || a.shadowed_by.is_some())
+            .is_some_and(crate::findability::ToolAudit::hard_to_find)
     }
 
     /// Tools hard to find ([`App::hard_to_find`]).

@@ -1,4 +1,4 @@
-//! The catalog pane drawn, from `&App` as the main screen reads it: every
+//! The catalog pane drawn, from the app's [`PaneView`] as the main screen reads it: every
 //! tool with its flags, cost and marks.
 
 use ratatui::Frame;
@@ -9,8 +9,8 @@ use ratatui::widgets::Paragraph;
 use super::Filter;
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
-use crate::tui::app::{App, Focus};
 use crate::tui::paint::{Theme, pane, row};
+use crate::tui::pane::view::PaneView;
 use crate::tui::text;
 
 /// The widest the server column gets when names need the room (longer
@@ -118,46 +118,46 @@ fn headers(cols: Columns, theme: &Theme) -> Line<'static> {
     ))
 }
 
-pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus() == Focus::Catalog;
-    let view = app.catalog_view();
-    let position = if view.rows.is_empty() {
+pub fn draw(f: &mut Frame, area: Rect, view: &PaneView, theme: &Theme) {
+    let focused = view.focused.catalog;
+    let state = view.catalog_view;
+    let position = if state.rows.is_empty() {
         "0".to_string()
     } else {
         format!(
             "{}/{}",
-            crate::numbers::thousands(view.list.selected as u64 + 1),
-            crate::numbers::thousands(view.rows.len() as u64)
+            crate::numbers::thousands(state.list.selected as u64 + 1),
+            crate::numbers::thousands(state.rows.len() as u64)
         )
     };
-    let number = crate::tui::pane::number(app.keymap(), Action::FocusCatalog);
+    let number = crate::tui::pane::number(view.keymap, Action::FocusCatalog);
     let mut title = vec![Span::styled(
         format!(" {number}Catalog {position} "),
         theme.title,
     )];
-    if let Some(order) = view.sort_label() {
+    if let Some(order) = state.sort_label() {
         title.push(Span::styled(format!("{order} "), theme.dim));
     }
-    if !app.picked().is_empty() {
+    if !view.picked.is_empty() {
         title.push(Span::styled(
-            format!("· {} picked ", app.picked().len()),
+            format!("· {} picked ", view.picked.len()),
             theme.key,
         ));
     }
-    if view.filter != Filter::All {
+    if state.filter != Filter::All {
         title.push(Span::styled(
-            format!("· {} only ", view.filter_label()),
+            format!("· {} only ", state.filter_label()),
             theme.dim,
         ));
     }
-    if view.typing || !view.name_filter().is_empty() {
+    if state.typing || !state.name_filter().is_empty() {
         title.push(Span::styled(
             format!(
                 "· name: {}{} ",
-                escape(&view.name.text),
-                if view.typing { "▏" } else { "" }
+                escape(&state.name.text),
+                if state.typing { "▏" } else { "" }
             ),
-            if view.typing { theme.key } else { theme.dim },
+            if state.typing { theme.key } else { theme.dim },
         ));
     }
     let block = pane(Line::from(title), focused, theme);
@@ -168,7 +168,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let mut inner = block.inner(area);
     f.render_widget(block, area);
-    let header = crate::tui::layout::catalog_header(inner.height) && !view.rows.is_empty();
+    let header = crate::tui::layout::catalog_header(inner.height) && !state.rows.is_empty();
     let header_area = Rect { height: 1, ..inner };
     if header {
         inner.y += 1;
@@ -176,13 +176,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     let height = usize::from(inner.height);
     let width = usize::from(inner.width);
-    let list = view.list;
+    let list = state.list;
     // Tools from MCP servers show their server in a short column, when the
     // names keep room.
     // (Not when every tool comes from one server: the servers' line says so.)
     let one_server =
-        view.servers.len() == 1 && app.catalog().tools().iter().all(|t| t.mcp.is_some());
-    let server_width = view
+        state.servers.len() == 1 && view.catalog.tools().iter().all(|t| t.mcp.is_some());
+    let server_width = state
         .servers
         .iter()
         .map(|s| text::width(&escape(s)))
@@ -191,12 +191,12 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .unwrap_or(0);
     // The longest name on screen: the rows shown get their names whole
     // when the pane has the room for them.
-    let longest = view
+    let longest = state
         .rows
         .iter()
         .skip(list.offset)
         .take(height)
-        .map(|&i| text::width(&escape(&app.tool(i).name)))
+        .map(|&i| text::width(&escape(&view.tool(i).name)))
         .max()
         .unwrap_or(0);
     let cols = columns(width, longest, server_width);
@@ -204,33 +204,33 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         f.render_widget(Paragraph::new(headers(cols, theme)), header_area);
     }
     let mut lines = Vec::with_capacity(height);
-    if view.rows.is_empty() {
+    if state.rows.is_empty() {
         // Wrapped between words: the whole reason, in the pane.
-        let why = match app.servers_starting() {
+        let why = match view.servers_starting {
             // MCP servers still starting: their tools are on their way.
-            n if n > 0 && app.catalog().is_empty() => format!(
+            n if n > 0 && view.catalog.is_empty() => format!(
                 "no tools yet: {} starting; their tools join as they list them",
                 crate::numbers::counted(n, "server")
             ),
-            _ if app.catalog().is_empty() && app.servers_line() => {
+            _ if view.catalog.is_empty() && view.servers_line() => {
                 "no tools: no MCP server listed any (the MCP line says why)".to_string()
             }
-            _ => view.empty_reason(app.catalog()),
+            _ => state.empty_reason(view.catalog),
         };
         for l in text::wrap_words(&why, width.max(1), height.max(1)) {
             lines.push(Line::from(Span::styled(l, theme.dim)));
         }
     }
     // The names shown, cut to the column and kept apart.
-    let shown: Vec<String> = view
+    let shown: Vec<String> = state
         .rows
         .iter()
         .skip(list.offset)
         .take(height)
-        .map(|&i| escape(&app.tool(i).name).into_owned())
+        .map(|&i| escape(&view.tool(i).name).into_owned())
         .collect();
     let shown = text::cut_apart(&shown, cols.name);
-    for (k, (i, &index)) in view
+    for (k, (i, &index)) in state
         .rows
         .iter()
         .enumerate()
@@ -238,12 +238,12 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .take(height)
         .enumerate()
     {
-        let t = app.tool(index);
-        let selected = app.is_selected(index);
-        let initial = app.handle().is_initial(index);
+        let t = view.tool(index);
+        let selected = view.is_selected(index);
+        let initial = view.handle.is_initial(index);
         let current = i == list.selected;
         // A picked tool is ticked (Space); the highlight shows the cursor.
-        let mut spans = vec![if app.picked().contains(&index) {
+        let mut spans = vec![if view.picked.contains(&index) {
             Span::styled("✓", theme.key)
         } else {
             Span::raw(if current { "›" } else { " " })
@@ -279,7 +279,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 theme.dim,
             ));
         }
-        let tokens = app.tokens_of(index);
+        let tokens = view.tokens_of(index);
         match cols.tokens {
             11 => {
                 let n = tokens.map_or_else(|| "…".to_string(), |n| text::number(n, 6));
@@ -297,9 +297,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ]);
         // What `toolsift check` warns about, else a tool hard to find from
         // its own words (the detail says what).
-        spans.push(if app.lints_of(index) > 0 {
+        spans.push(if view.lints_of(index) > 0 {
             Span::styled("!", theme.error)
-        } else if app.hard_to_find(index) {
+        } else if view.hard_to_find(index) {
             Span::styled("◌", theme.key)
         } else {
             Span::raw(" ")

@@ -1,4 +1,4 @@
-//! The detail of one tool drawn, from `&App` as the main screen reads it
+//! The detail of one tool drawn, from the app's [`PaneView`] as the main screen reads it
 //! (in its pane, or in the popup that stands for it on narrow terminals):
 //! description, flags, cost, schema, and why it ranked.
 
@@ -11,15 +11,15 @@ use crate::catalog::lint_tool;
 use crate::numbers::thousands;
 use crate::terminal_text::{escape, escape_prose};
 use crate::tui::action::Action;
-use crate::tui::app::{App, Focus, Popup};
 use crate::tui::paint::{Theme, draw_find, json_lines_folded, pane, position};
+use crate::tui::pane::view::PaneView;
 use crate::tui::text::wrap;
 
 /// Where a tool from an MCP server came from: its server, its name there
 /// (and why the catalog prefixed it), its MCP title, the server's summary,
 /// and how the breaker calls it.
-fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
-    let t = app.tool(index);
+fn origin_lines<'a>(view: &PaneView, index: usize, theme: &Theme) -> Vec<Line<'a>> {
+    let t = view.tool(index);
     let Some(o) = &t.mcp else {
         return Vec::new();
     };
@@ -37,7 +37,7 @@ fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
     } else {
         // The other servers with a tool of the same name.
         let mut others: Vec<String> = Vec::new();
-        for other in app.catalog().tools() {
+        for other in view.catalog.tools() {
             if let Some(oo) = &other.mcp
                 && oo.name == o.name
                 && oo.server != o.server
@@ -59,13 +59,13 @@ fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
         )));
     }
     lines.push(Line::from(origin));
-    if let Some(status) = app.mcp_servers().iter().find(|s| *s.name == *o.server) {
+    if let Some(status) = view.servers.iter().find(|s| *s.name == *o.server) {
         lines.push(Line::from(Span::styled(
             escape(&status.summary()).into_owned(),
             theme.dim,
         )));
     }
-    if app.mcp_live() {
+    if view.mcp_live {
         let how = if t.read_only {
             "read-only: called at once"
         } else {
@@ -74,7 +74,7 @@ fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
         lines.push(Line::from(Span::styled(
             format!(
                 "{} calls it for real ({how})",
-                app.keymap().label(Action::Breaker)
+                view.keymap.label(Action::Breaker)
             ),
             theme.dim,
         )));
@@ -87,15 +87,15 @@ fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
 /// it did not).
 /// Whether the tool is found from its own words (`toolsift check
 /// --findability`): the verdict, and where each request put it.
-fn findability_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
-    let Some(audit) = app.findability_of(index) else {
+fn findability_lines<'a>(view: &PaneView, index: usize, theme: &Theme) -> Vec<Line<'a>> {
+    let Some(audit) = view.findability_of(index) else {
         return Vec::new();
     };
-    if app.tool(index).always_load {
+    if view.tool(index).always_load {
         return Vec::new();
     }
     let k = crate::findability::DEFAULT_K;
-    let hard = app.hard_to_find(index);
+    let hard = view.hard_to_find(index);
     let mut lines = vec![Line::from(vec![
         Span::styled("findability: ", theme.key),
         Span::styled(
@@ -122,16 +122,16 @@ fn findability_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>
     lines
 }
 
-fn standing_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
-    let Some(standing) = app.search().standing.as_ref() else {
+fn standing_lines<'a>(view: &PaneView, index: usize, theme: &Theme) -> Vec<Line<'a>> {
+    let Some(standing) = view.search.standing.as_ref() else {
         return Vec::new();
     };
-    if app.search().query.trim().is_empty() {
+    if view.search.query.trim().is_empty() {
         return Vec::new();
     }
     let why = standing.why(index);
     // Under strategy all every tool is sent; the standing is deferred's.
-    let all = app.handle().strategy() == crate::tools_handle::Strategy::All;
+    let all = view.handle.strategy() == crate::tools_handle::Strategy::All;
     let (sentence, style) = if all {
         (
             format!(
@@ -146,7 +146,7 @@ fn standing_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
         (why.sentence(), theme.error)
     };
     let mut lines = vec![Line::from("")];
-    if let Some(gateway) = app.gateway_standing(index) {
+    if let Some(gateway) = view.gateway_standing.clone() {
         // A followed search: what the gateway answered is the standing;
         // the explorer's own search of the request is a comparison.
         let style = if gateway.starts_with("returned") {
@@ -189,15 +189,15 @@ fn standing_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
     lines
 }
 
-pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus() == Focus::Detail || app.popup() == Some(Popup::Detail);
+pub fn draw_pane(f: &mut Frame, area: Rect, view: &PaneView, theme: &Theme) {
+    let focused = view.focused.detail;
     // The pane's number, where it is a pane.
-    let number = if app.popup() == Some(Popup::Detail) {
+    let number = if view.detail_popup {
         String::new()
     } else {
-        crate::tui::pane::number(app.keymap(), crate::tui::action::Action::FocusDetail)
+        crate::tui::pane::number(view.keymap, crate::tui::action::Action::FocusDetail)
     };
-    let Some((index, hit)) = app.current_tool() else {
+    let Some((index, hit)) = view.current else {
         let block = pane(
             Line::from(Span::styled(format!(" {number}Detail "), theme.title)),
             focused,
@@ -206,7 +206,7 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         f.render_widget(Paragraph::new("no tool").block(block), area);
         return;
     };
-    let t = app.tool(index);
+    let t = view.tool(index);
     // A name too long for the title ends in "…" there, and shows whole as
     // the detail's first line.
     let name = escape(&t.name);
@@ -247,7 +247,7 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if flags.is_empty() {
         flags.push("writes, not idempotent");
     }
-    let tokens = app
+    let tokens = view
         .tokens_of(index)
         .map_or_else(|| "… tk".to_string(), |n| format!("{} tk", thousands(n)));
     let mut meta = vec![
@@ -256,17 +256,17 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     ];
     // The basis, and whether the figure is a tool's share of a request
     // whose overhead is paid once (the provider bases).
-    let basis = app.settings().basis();
+    let basis = view.settings.basis();
     let share = if basis.request_overhead() > 0 {
         ", its share"
     } else {
         ""
     };
     meta.push(Span::raw(format!("{tokens} ({}{share})", basis.label())));
-    if let Some(exact) = app.exact() {
+    if let Some(exact) = view.exact {
         let model = crate::terminal_text::escape(&exact.model()).into_owned();
         meta.push(Span::raw(" · "));
-        meta.push(match app.exact_tool(index) {
+        meta.push(match view.exact_tool(index) {
             Some(n) => Span::styled(
                 format!("{} tk exact ({model}, its share)", thousands(n)),
                 theme.initial,
@@ -283,11 +283,11 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             None => Span::styled(format!("{model} counting…"), theme.dim),
         });
     }
-    if app.handle().is_initial(index) {
+    if view.handle.is_initial(index) {
         meta.push(Span::styled(" · in the initial set", theme.initial));
     }
     lines.push(Line::from(meta));
-    lines.extend(origin_lines(app, index, theme));
+    lines.extend(origin_lines(view, index, theme));
     // The tool's lints, hidden text first: what `toolsift check` warns about.
     let mut lints = lint_tool(t);
     lints.sort_by_key(|l| !l.hidden_text);
@@ -297,8 +297,8 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::raw(escape(&lint.message).into_owned()),
         ]));
     }
-    lines.extend(findability_lines(app, index, theme));
-    lines.extend(standing_lines(app, index, theme));
+    lines.extend(findability_lines(view, index, theme));
+    lines.extend(standing_lines(view, index, theme));
     if let Some(hit) = hit {
         lines.push(Line::from(""));
         let mut why = vec![Span::styled("why: ", theme.key)];
@@ -320,22 +320,22 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
     }
     lines.push(Line::from(""));
-    lines.extend(json_lines_folded(&t.input_schema, app.detail().fold, theme));
+    lines.extend(json_lines_folded(&t.input_schema, view.detail.fold, theme));
     let inner = block.inner(area);
     let width = usize::from(inner.width);
     // Wrapped to the pane, or (`w`) run past its edge and scrolled sideways.
-    let d = app.detail();
+    let d = view.detail;
     let (lines, side) = if d.unwrapped {
         let longest = lines.iter().map(|l| l.width()).max().unwrap_or(0);
         (lines, d.side.set_limit(longest, width))
     } else {
         (wrap(lines, width), 0)
     };
-    let find = &app.detail().find;
+    let find = &view.detail.find;
     find.record(&lines);
     let lines = find.mark(lines, theme.highlight);
-    let scroll = app
-        .detail()
+    let scroll = view
+        .detail
         .scroll
         .set_limit(lines.len(), usize::from(inner.height));
     let at = position(scroll, usize::from(inner.height), lines.len());

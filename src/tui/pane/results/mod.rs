@@ -5,6 +5,7 @@
 //! its keys; its drawing is `draw.rs`.
 
 pub(crate) mod draw;
+mod rows;
 
 use std::sync::Arc;
 use std::time::Duration;
