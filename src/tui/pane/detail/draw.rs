@@ -9,6 +9,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::catalog::lint_tool;
 use crate::numbers::thousands;
+use crate::search::SearchHit;
 use crate::terminal_text::{escape, escape_prose};
 use crate::tui::action::Action;
 use crate::tui::paint::{Theme, draw_find, json_lines_folded, pane, position};
@@ -195,7 +196,7 @@ pub fn draw_pane(f: &mut Frame, area: Rect, view: &PaneView, theme: &Theme) {
     let number = if view.detail_popup {
         String::new()
     } else {
-        crate::tui::pane::number(view.keymap, crate::tui::action::Action::FocusDetail)
+        crate::tui::pane::number(view.keymap, Action::FocusDetail)
     };
     let Some((index, hit)) = view.current else {
         let block = pane(
@@ -206,10 +207,9 @@ pub fn draw_pane(f: &mut Frame, area: Rect, view: &PaneView, theme: &Theme) {
         f.render_widget(Paragraph::new("no tool").block(block), area);
         return;
     };
-    let t = view.tool(index);
     // A name too long for the title ends in "…" there, and shows whole as
     // the detail's first line.
-    let name = escape(&t.name);
+    let name = escape(&view.tool(index).name);
     let room = usize::from(area.width).saturating_sub(4 + crate::tui::text::width(&number));
     let title = crate::tui::text::cut(&name, room);
     let block = pane(
@@ -224,6 +224,21 @@ pub fn draw_pane(f: &mut Frame, area: Rect, view: &PaneView, theme: &Theme) {
             Span::raw(name.into_owned()),
         ]));
     }
+    lines.extend(body(view, index, hit, theme));
+    render(f, area, block, lines, view, theme);
+}
+
+/// The tool's detail under its name: description, flags and cost, where
+/// it came from, its warnings, findability, standing, why it ranked, and
+/// its schema (folded as the detail says).
+fn body<'a>(
+    view: &PaneView,
+    index: usize,
+    hit: Option<&SearchHit>,
+    theme: &Theme,
+) -> Vec<Line<'a>> {
+    let t = view.tool(index);
+    let mut lines: Vec<Line> = Vec::new();
     if t.description.trim().is_empty() {
         lines.push(Line::from(Span::styled("(no description)", theme.dim)));
     } else {
@@ -234,6 +249,33 @@ pub fn draw_pane(f: &mut Frame, area: Rect, view: &PaneView, theme: &Theme) {
         }
     }
     lines.push(Line::from(""));
+    lines.push(meta_line(view, index, theme));
+    lines.extend(origin_lines(view, index, theme));
+    // The tool's lints, hidden text first: what `toolsift check` warns about.
+    let mut lints = lint_tool(t);
+    lints.sort_by_key(|l| !l.hidden_text);
+    for lint in lints {
+        lines.push(Line::from(vec![
+            Span::styled("warning: ", theme.error),
+            Span::raw(escape(&lint.message).into_owned()),
+        ]));
+    }
+    lines.extend(findability_lines(view, index, theme));
+    lines.extend(standing_lines(view, index, theme));
+    if let Some(hit) = hit {
+        lines.extend(why_lines(hit, theme));
+    }
+    lines.push(Line::from(""));
+    lines.extend(json_lines_folded(&t.input_schema, view.detail.fold, theme));
+    lines
+}
+
+/// The tool's flags (or that it writes), its tokens under the basis (a
+/// tool's share of a request whose overhead is paid once, on the provider
+/// bases), the provider's exact count when asked for, and whether it is in
+/// the initial set.
+fn meta_line<'a>(view: &PaneView, index: usize, theme: &Theme) -> Line<'a> {
+    let t = view.tool(index);
     let mut flags = Vec::new();
     if t.always_load {
         flags.push("always-load");
@@ -254,8 +296,6 @@ pub fn draw_pane(f: &mut Frame, area: Rect, view: &PaneView, theme: &Theme) {
         Span::styled(flags.join(" · "), theme.always),
         Span::raw(" · "),
     ];
-    // The basis, and whether the figure is a tool's share of a request
-    // whose overhead is paid once (the provider bases).
     let basis = view.settings.basis();
     let share = if basis.request_overhead() > 0 {
         ", its share"
@@ -263,67 +303,75 @@ pub fn draw_pane(f: &mut Frame, area: Rect, view: &PaneView, theme: &Theme) {
         ""
     };
     meta.push(Span::raw(format!("{tokens} ({}{share})", basis.label())));
-    if let Some(exact) = view.exact {
-        let model = crate::terminal_text::escape(&exact.model()).into_owned();
+    if let Some(exact) = exact_span(view, index, theme) {
         meta.push(Span::raw(" · "));
-        meta.push(match view.exact_tool(index) {
-            Some(n) => Span::styled(
-                format!("{} tk exact ({model}, its share)", thousands(n)),
-                theme.initial,
-            ),
-            // The whole reason here, where it wraps (the status line
-            // shows it once, cut to its width).
-            None if let Some(e) = exact.failed() => Span::styled(
-                format!(
-                    "{model} could not count ({}); the estimates stand",
-                    crate::terminal_text::escape(e)
-                ),
-                theme.error,
-            ),
-            None => Span::styled(format!("{model} counting…"), theme.dim),
-        });
+        meta.push(exact);
     }
     if view.handle.is_initial(index) {
         meta.push(Span::styled(" · in the initial set", theme.initial));
     }
-    lines.push(Line::from(meta));
-    lines.extend(origin_lines(view, index, theme));
-    // The tool's lints, hidden text first: what `toolsift check` warns about.
-    let mut lints = lint_tool(t);
-    lints.sort_by_key(|l| !l.hidden_text);
-    for lint in lints {
+    Line::from(meta)
+}
+
+/// The provider's count of the tool (`--count-with`), or that it is being
+/// counted, or why it could not be: the whole reason here, where it wraps
+/// (the status line shows it once, cut to its width).
+fn exact_span<'a>(view: &PaneView, index: usize, theme: &Theme) -> Option<Span<'a>> {
+    let exact = view.exact?;
+    let model = crate::terminal_text::escape(&exact.model()).into_owned();
+    Some(match view.exact_tool(index) {
+        Some(n) => Span::styled(
+            format!("{} tk exact ({model}, its share)", thousands(n)),
+            theme.initial,
+        ),
+        None if let Some(e) = exact.failed() => Span::styled(
+            format!(
+                "{model} could not count ({}); the estimates stand",
+                crate::terminal_text::escape(e)
+            ),
+            theme.error,
+        ),
+        None => Span::styled(format!("{model} counting…"), theme.dim),
+    })
+}
+
+/// Why the search found the tool: the query names it, always-load, or its
+/// score, then each word that matched, its score and the fields it was in.
+fn why_lines<'a>(hit: &SearchHit, theme: &Theme) -> Vec<Line<'a>> {
+    let mut why = vec![Span::styled("why: ", theme.key)];
+    if hit.explanation.exact_name {
+        why.push(Span::styled("the query names it", theme.matched));
+    } else if hit.explanation.matches.is_empty() {
+        why.push(Span::raw("always-load (no query word matched)"));
+    } else if let Some(score) = hit.score {
+        why.push(Span::raw(format!("score {score:.2}")));
+    }
+    let mut lines = vec![Line::from(""), Line::from(why)];
+    for m in &hit.explanation.matches {
+        let fields: Vec<&str> = m.fields.iter().map(|f| f.label()).collect();
         lines.push(Line::from(vec![
-            Span::styled("warning: ", theme.error),
-            Span::raw(escape(&lint.message).into_owned()),
+            Span::raw("  "),
+            Span::styled(escape(&m.shown()).into_owned(), theme.matched),
+            Span::raw(format!(" {:.2} → {}", m.score, fields.join(", "))),
         ]));
     }
-    lines.extend(findability_lines(view, index, theme));
-    lines.extend(standing_lines(view, index, theme));
-    if let Some(hit) = hit {
-        lines.push(Line::from(""));
-        let mut why = vec![Span::styled("why: ", theme.key)];
-        if hit.explanation.exact_name {
-            why.push(Span::styled("the query names it", theme.matched));
-        } else if hit.explanation.matches.is_empty() {
-            why.push(Span::raw("always-load (no query word matched)"));
-        } else if let Some(score) = hit.score {
-            why.push(Span::raw(format!("score {score:.2}")));
-        }
-        lines.push(Line::from(why));
-        for m in &hit.explanation.matches {
-            let fields: Vec<&str> = m.fields.iter().map(|f| f.label()).collect();
-            lines.push(Line::from(vec![
-                Span::raw("  "),
-                Span::styled(escape(&m.shown()).into_owned(), theme.matched),
-                Span::raw(format!(" {:.2} → {}", m.score, fields.join(", "))),
-            ]));
-        }
-    }
-    lines.push(Line::from(""));
-    lines.extend(json_lines_folded(&t.input_schema, view.detail.fold, theme));
+    lines
+}
+
+/// The detail's lines in `block`: wrapped to the pane, or (`w`) run past
+/// its edge and scrolled sideways (the columns shown on the border); the
+/// words found marked, scrolled as far as they go (the position on the
+/// border), and the find box while the detail has the keys.
+fn render(
+    f: &mut Frame,
+    area: Rect,
+    block: ratatui::widgets::Block<'_>,
+    lines: Vec<Line<'_>>,
+    view: &PaneView,
+    theme: &Theme,
+) {
     let inner = block.inner(area);
     let width = usize::from(inner.width);
-    // Wrapped to the pane, or (`w`) run past its edge and scrolled sideways.
     let d = view.detail;
     let (lines, side) = if d.unwrapped {
         let longest = lines.iter().map(|l| l.width()).max().unwrap_or(0);
@@ -331,20 +379,15 @@ pub fn draw_pane(f: &mut Frame, area: Rect, view: &PaneView, theme: &Theme) {
     } else {
         (wrap(lines, width), 0)
     };
-    let find = &view.detail.find;
-    find.record(&lines);
-    let lines = find.mark(lines, theme.highlight);
-    let scroll = view
-        .detail
-        .scroll
-        .set_limit(lines.len(), usize::from(inner.height));
+    d.find.record(&lines);
+    let lines = d.find.mark(lines, theme.highlight);
+    let scroll = d.scroll.set_limit(lines.len(), usize::from(inner.height));
     let at = position(scroll, usize::from(inner.height), lines.len());
     let reserve = at.as_ref().map_or(0, |l| l.width());
     let block = match at {
         Some(at) => block.title_bottom(at),
         None => block,
     };
-    // Sideways, the columns shown, when the lines run past the edge.
     let longest = lines.iter().map(|l| l.width()).max().unwrap_or(0);
     let block = if d.unwrapped && longest > width {
         let last = (side + width).min(longest);
@@ -362,8 +405,8 @@ pub fn draw_pane(f: &mut Frame, area: Rect, view: &PaneView, theme: &Theme) {
         )),
         inner,
     );
-    if focused {
-        draw_find(f, area, find, reserve, theme);
+    if view.focused.detail {
+        draw_find(f, area, &d.find, reserve, theme);
     }
 }
 
