@@ -412,6 +412,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_tool_is_hard_to_find_when_not_found_or_shadowed() {
+        let audit = |found: bool, shadowed_by: Option<&str>| ToolAudit {
+            index: 0,
+            name: "t".into(),
+            probes: Vec::new(),
+            found,
+            shadowed_by: shadowed_by.map(str::to_string),
+        };
+        assert!(!audit(true, None).hard_to_find());
+        assert!(audit(false, None).hard_to_find());
+        assert!(audit(true, Some("other")).hard_to_find());
+    }
+
+    #[test]
     fn probes_are_the_names_words_and_the_descriptions_first_sentence() {
         assert_eq!(
             probes_of(

@@ -40,3 +40,34 @@ impl App {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crossterm::event::KeyCode;
+
+    use super::super::tests::{press, started};
+    use super::*;
+    use crate::tui::effect::Msg;
+
+    #[test]
+    fn the_panes_see_the_focus_the_current_tool_and_the_detail_popup() {
+        let mut app = started();
+        press(&mut app, KeyCode::Tab);
+        assert_eq!(app.focus(), Focus::Results);
+        let view = app.pane_view();
+        let results = Focused {
+            results: true,
+            ..Focused::default()
+        };
+        assert_eq!(view.focused, results);
+        assert!(!view.detail_popup);
+        assert_eq!(view.current, app.current_tool());
+        assert!(view.current.is_some());
+        // Narrow: the detail stands as a popup, and has the keys.
+        app.update(Msg::Resize(90, 30));
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(app.popup(), Some(Popup::Detail));
+        let view = app.pane_view();
+        assert!(view.detail_popup && view.focused.detail);
+    }
+}
