@@ -108,6 +108,12 @@ impl ToolAudit {
         self.found && self.shadowed_by.is_none() && self.name_only(k).is_none()
     }
 
+    /// Hard to find from its own words: no request brings it into the
+    /// top `k`, or another tool came first for every request.
+    pub fn hard_to_find(&self) -> bool {
+        !self.found || self.shadowed_by.is_some()
+    }
+
     /// The audit in one sentence, for the top `k` (names unescaped).
     pub fn verdict(&self, k: usize) -> String {
         if !self.found {
@@ -162,10 +168,7 @@ impl Audit {
 
     /// Tools hard to find: not found, or shadowed by another.
     pub fn hard_to_find(&self) -> usize {
-        self.tools
-            .iter()
-            .filter(|t| !t.found || t.shadowed_by.is_some())
-            .count()
+        self.tools.iter().filter(|t| t.hard_to_find()).count()
     }
 
     pub fn shadowed(&self) -> impl Iterator<Item = &ToolAudit> {
@@ -407,6 +410,20 @@ pub fn render_text(audit: &Audit) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tool_is_hard_to_find_when_not_found_or_shadowed() {
+        let audit = |found: bool, shadowed_by: Option<&str>| ToolAudit {
+            index: 0,
+            name: "t".into(),
+            probes: Vec::new(),
+            found,
+            shadowed_by: shadowed_by.map(str::to_string),
+        };
+        assert!(!audit(true, None).hard_to_find());
+        assert!(audit(false, None).hard_to_find());
+        assert!(audit(true, Some("other")).hard_to_find());
+    }
 
     #[test]
     fn probes_are_the_names_words_and_the_descriptions_first_sentence() {

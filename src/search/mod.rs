@@ -115,6 +115,15 @@ pub struct SearchResult {
     pub ranking: Option<Arc<Vec<crate::engine::Hit>>>,
 }
 
+impl SearchResult {
+    /// Whether this answer is BM25F's standing in for `ranker`, a dense
+    /// ranker whose catalog vectors are still being computed (`embedding`
+    /// says how far): a search of `ranker` asks again shortly.
+    pub fn stands_in_for(&self, ranker: crate::engine::Ranker) -> bool {
+        ranker.needs_embeddings() && self.method != ranker.as_str()
+    }
+}
+
 /// A tool the relevance gate held back, in the local catalog.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HeldBack {

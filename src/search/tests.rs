@@ -344,3 +344,20 @@ fn a_dense_search_says_when_its_query_vector_was_held() {
     request.ranker = Some(crate::engine::Ranker::Bm25);
     assert!(!searcher.query_vector_held(&request));
 }
+
+#[test]
+fn an_answer_stands_in_for_a_dense_ranker_it_was_not_answered_by() {
+    use crate::engine::Ranker;
+    let c = catalog();
+    let mut r = accept(&c, response(&["send_invoice"], 120, 840)).unwrap();
+    r.method = "bm25".into();
+    // BM25F answering for a dense ranker: asked again.
+    assert!(r.stands_in_for(Ranker::Embeddings));
+    assert!(r.stands_in_for(Ranker::Hybrid));
+    // Answered by the ranker asked for, or one that needs no vectors.
+    assert!(!r.stands_in_for(Ranker::Bm25));
+    assert!(!r.stands_in_for(Ranker::Regex));
+    r.method = "hybrid".into();
+    assert!(!r.stands_in_for(Ranker::Hybrid));
+    assert!(r.stands_in_for(Ranker::Embeddings));
+}

@@ -21,6 +21,7 @@ mod jump;
 mod live;
 mod main_keys;
 mod model_fetch;
+mod pane_view;
 #[cfg(test)]
 pub(crate) use live::judge_for_tests;
 mod login;

@@ -3,11 +3,12 @@
 //! numbers shortened as numbers, never cut, and counts with their noun.
 //! Every width here is in terminal columns.
 
-use ratatui::style::Style;
-use ratatui::text::{Line, Span};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::numbers::thousands;
+
+mod wrap;
+pub use wrap::{wrap, wrap_hanging};
 
 /// Columns `text` takes.
 pub fn width(text: &str) -> usize {
@@ -179,191 +180,6 @@ pub fn pad(text: &str, max: usize) -> String {
     out
 }
 
-/// `lines` wrapped to `max` columns: breaks at spaces, a word longer than a
-/// line is split over lines (nothing is lost), and a line that starts with
-/// spaces continues under its text, two columns in (JSON and lists read
-/// as indented blocks).
-pub fn wrap(lines: Vec<Line<'_>>, max: usize) -> Vec<Line<'static>> {
-    let max = max.max(1);
-    let mut out = Vec::with_capacity(lines.len());
-    for line in lines {
-        wrap_line(&line, max, None, &mut out);
-    }
-    out
-}
-
-/// `line` wrapped to `max` columns, its later lines indented `hang`
-/// columns (a help row continues under its description).
-pub fn wrap_hanging(line: Line<'_>, max: usize, hang: usize) -> Vec<Line<'static>> {
-    let max = max.max(1);
-    let mut out = Vec::new();
-    wrap_line(&line, max, Some(hang.min(max / 2)), &mut out);
-    out
-}
-
-/// One styled character.
-type Cell = (char, Style);
-
-/// The columns a deeply indented line keeps for its text.
-const MIN_TEXT: usize = 24;
-
-fn wrap_line(line: &Line<'_>, max: usize, hang: Option<usize>, out: &mut Vec<Line<'static>>) {
-    let cells: Vec<Cell> = line
-        .spans
-        .iter()
-        .flat_map(|s| {
-            let style = line.style.patch(s.style);
-            s.content.chars().map(move |c| (c, style))
-        })
-        .collect();
-    if line.width() <= max {
-        out.push(to_line(&cells));
-        return;
-    }
-    // A line indented so deep that little room is left (a nested schema in
-    // a narrow pane) keeps [`MIN_TEXT`] columns for its text: the indent
-    // shrinks rather than the text go to lines of a word each (or a line
-    // of spaces alone).
-    let lead = cells.iter().take_while(|(c, _)| *c == ' ').count();
-    // Its first word whole too, when the pane holds it (an enum string).
-    let first_word: usize = cells[lead..]
-        .iter()
-        .take_while(|(c, _)| *c != ' ')
-        .map(|(c, _)| c.width().unwrap_or(0))
-        .sum();
-    // A first word longer than the pane is split anyway: its indent stays.
-    let room = MIN_TEXT.min(max * 2 / 3);
-    let room = if first_word <= max {
-        room.max(first_word)
-    } else {
-        room
-    };
-    let keep = lead.min(max.saturating_sub(room));
-    let cells = if keep < lead {
-        cells[lead - keep..].to_vec()
-    } else {
-        cells
-    };
-    let lead = keep;
-    if cells
-        .iter()
-        .map(|(c, _)| c.width().unwrap_or(0))
-        .sum::<usize>()
-        <= max
-    {
-        out.push(to_line(&cells));
-        return;
-    }
-    let hang = hang.unwrap_or(if lead > 0 { (lead + 2).min(max / 2) } else { 0 });
-    let mut current: Vec<Cell> = Vec::new();
-    let mut w = 0;
-    let mut i = 0;
-    while i < cells.len() {
-        // The next run: spaces, or a word.
-        let space = cells[i].0 == ' ';
-        let end = cells[i..]
-            .iter()
-            .position(|(c, _)| (*c == ' ') != space)
-            .map_or(cells.len(), |p| i + p);
-        let run = &cells[i..end];
-        let run_w: usize = run.iter().map(|(c, _)| c.width().unwrap_or(0)).sum();
-        i = end;
-        if space {
-            if w + run_w <= max {
-                current.extend_from_slice(run);
-                w += run_w;
-            } else {
-                // Spaces at a break are dropped.
-                push_line(out, &mut current, &mut w, hang);
-            }
-            continue;
-        }
-        if w + run_w <= max {
-            current.extend_from_slice(run);
-            w += run_w;
-            continue;
-        }
-        if run_w <= max - hang && w > hang {
-            push_line(out, &mut current, &mut w, hang);
-            current.extend_from_slice(run);
-            w += run_w;
-            continue;
-        }
-        // A word longer than a line: split it over as many as it takes.
-        let breaks = word_breaks(run, w, max, hang);
-        for (k, &cell) in run.iter().enumerate() {
-            if breaks.contains(&k) {
-                push_line(out, &mut current, &mut w, hang);
-            }
-            current.push(cell);
-            w += cell.0.width().unwrap_or(0);
-        }
-    }
-    if !current.is_empty() {
-        out.push(to_line(trim_end(&current)));
-    }
-}
-
-/// Where a word too long for a line is split (indices into `run`), the
-/// line it starts on already `w` wide: as late as each line allows, but the
-/// last piece never closing punctuation alone (a JSON value's `",`).
-fn word_breaks(run: &[Cell], mut w: usize, max: usize, hang: usize) -> Vec<usize> {
-    let mut breaks: Vec<usize> = Vec::new();
-    for (k, (c, _)) in run.iter().enumerate() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw > max && w > hang {
-            breaks.push(k);
-            w = hang;
-        }
-        w += cw;
-    }
-    let closing = |c: char| matches!(c, ',' | ';' | ':' | '"' | '\'' | ')' | ']' | '}');
-    // The last piece takes letters from the one before, never all of them.
-    let floor = 1 + breaks.len().checked_sub(2).map_or(0, |i| breaks[i]);
-    if let Some(last) = breaks.last_mut() {
-        while *last > floor && run[*last..].iter().all(|(c, _)| closing(*c)) {
-            *last -= 1;
-        }
-    }
-    breaks
-}
-
-/// Ends the line being built and starts the next at the hanging indent.
-fn push_line(out: &mut Vec<Line<'static>>, current: &mut Vec<Cell>, w: &mut usize, hang: usize) {
-    out.push(to_line(trim_end(current)));
-    current.clear();
-    current.extend(std::iter::repeat_n((' ', Style::default()), hang));
-    *w = hang;
-}
-
-fn trim_end(cells: &[Cell]) -> &[Cell] {
-    let end = cells
-        .iter()
-        .rposition(|(c, _)| *c != ' ')
-        .map_or(0, |p| p + 1);
-    &cells[..end]
-}
-
-fn to_line(cells: &[Cell]) -> Line<'static> {
-    let mut spans: Vec<Span<'static>> = Vec::new();
-    let mut text = String::new();
-    let mut style = None;
-    for &(c, s) in cells {
-        if style.is_some_and(|st| st != s) {
-            spans.push(Span::styled(
-                std::mem::take(&mut text),
-                style.unwrap_or_default(),
-            ));
-        }
-        style = Some(s);
-        text.push(c);
-    }
-    if !text.is_empty() {
-        spans.push(Span::styled(text, style.unwrap_or_default()));
-    }
-    Line::from(spans)
-}
-
 /// `text` in lines of at most `width` characters, broken between words (a
 /// word longer than a line is cut), at most `max_lines` of them; when text
 /// is left over, the last line ends with an ellipsis.
@@ -440,10 +256,6 @@ mod tests {
         assert_eq!(wrap_words("a · b", 80, 1), ["a · b"]);
     }
 
-    fn texts(lines: &[Line]) -> Vec<String> {
-        lines.iter().map(|l| l.to_string()).collect()
-    }
-
     #[test]
     fn numbers_shorten_as_numbers() {
         assert_eq!(number(10_445, 6), "10,445");
@@ -475,70 +287,10 @@ mod tests {
     }
 
     #[test]
-    fn wrapping_breaks_at_words_and_hangs_indented_lines() {
-        let lines = wrap(vec![Line::from("the quick brown fox jumps")], 10);
-        assert_eq!(texts(&lines), ["the quick", "brown fox", "jumps"]);
-        let lines = wrap(vec![Line::from("  \"k\": \"one two three\"")], 12);
-        assert_eq!(texts(&lines), ["  \"k\": \"one", "    two", "    three\""]);
-        // A word longer than the line is split, nothing lost.
-        let lines = wrap(vec![Line::from("abcdefghijkl")], 5);
-        assert_eq!(texts(&lines).concat(), "abcdefghijkl");
-        assert!(lines.iter().all(|l| l.width() <= 5));
-    }
-
-    #[test]
-    fn a_line_indented_deeper_than_the_pane_keeps_room_for_its_text() {
-        let deep = format!("{}\"description\": \"Level 3 object\",", " ".repeat(40));
-        let out: Vec<String> = wrap(vec![Line::from(deep)], 32)
-            .iter()
-            .map(|l| l.to_string())
-            .collect();
-        assert!(out.iter().all(|l| !l.trim().is_empty()), "{out:?}");
-        assert!(out.iter().all(|l| l.chars().count() <= 32), "{out:?}");
-        // Every word whole on some line: none is split mid-word.
-        for word in ["\"description\":", "\"Level", "3", "object\","] {
-            assert!(
-                out.iter().any(|l| l.split_whitespace().any(|w| w == word)),
-                "{word}: {out:?}"
-            );
-        }
-        // An enum string fits whole on its line.
-        let value = format!("{}\"gamma_value_three_is_long\"", " ".repeat(44));
-        let out = wrap(vec![Line::from(value)], 32);
-        assert_eq!(out.len(), 1);
-        assert!(out[0].to_string().trim() == "\"gamma_value_three_is_long\"");
-    }
-
-    #[test]
-    fn an_enum_value_longer_than_the_pane_keeps_its_indent_and_its_comma() {
-        // 6 columns of indent, a 29-column value with its comma, 28 columns.
-        let value = format!("{}\"abcdefghijklmnopqrstuvwxyz\",", " ".repeat(6));
-        let out = texts(&wrap(vec![Line::from(value)], 28));
-        assert!(out.iter().all(|l| l.chars().count() <= 28), "{out:?}");
-        assert!(out[0].starts_with("      \"abc"), "indent kept: {out:?}");
-        let last = out.last().unwrap().trim();
-        assert!(
-            last.chars().any(char::is_alphanumeric),
-            "the comma never wraps alone: {out:?}"
-        );
-        let joined: String = out.iter().map(|l| l.trim()).collect();
-        assert_eq!(joined, "\"abcdefghijklmnopqrstuvwxyz\",");
-    }
-
-    #[test]
     fn a_search_time_says_when_no_embedding_is_in_it() {
         let t = std::time::Duration::from_micros(18_140);
         assert_eq!(super::search_time(t, false), "18.14 ms");
         assert_eq!(super::search_time(t, true), "18.14 ms (query cached)");
-    }
-
-    #[test]
-    fn wrapping_keeps_styles() {
-        let bold = Style::default().add_modifier(ratatui::style::Modifier::BOLD);
-        let line = Line::from(vec![Span::styled("key: ", bold), Span::raw("a b c d e f")]);
-        let lines = wrap(vec![line], 8);
-        assert_eq!(lines[0].spans[0].style, bold);
-        assert_eq!(lines[0].spans[0].content, "key: ");
     }
 }
 

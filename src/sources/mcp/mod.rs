@@ -36,6 +36,8 @@ pub use config::{McpConfig, McpServer, Transport};
 pub use config_error::McpConfigError;
 pub use isolation::Isolation;
 pub use oauth_entry::OAuthSettings;
+#[cfg(test)]
+pub(crate) use status::fixtures;
 pub use status::{CallOutcome, Gathered, McpCallError, RelistError, ServerState, ServerStatus};
 
 with_the_sdk! {

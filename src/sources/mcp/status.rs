@@ -201,3 +201,76 @@ pub enum RelistError {
     #[error("no MCP server {0:?}")]
     Gone(String),
 }
+
+/// Servers as tests write them: one constructor per state, the fields a
+/// test does not name empty.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::{ServerState, ServerStatus};
+
+    /// Server `name` in `state`.
+    pub(crate) fn status(name: &str, state: ServerState) -> ServerStatus {
+        ServerStatus {
+            name: name.into(),
+            state,
+        }
+    }
+
+    /// Listed `tools` tools, `prefixed` of them renamed `name__tool`.
+    pub(crate) fn loaded_prefixed(name: &str, tools: usize, prefixed: usize) -> ServerStatus {
+        status(
+            name,
+            ServerState::Loaded {
+                tools,
+                prefixed,
+                hidden_text: Vec::new(),
+                skipped: Vec::new(),
+            },
+        )
+    }
+
+    /// Listed `tools` tools, none renamed, hidden or skipped.
+    pub(crate) fn loaded(name: &str, tools: usize) -> ServerStatus {
+        loaded_prefixed(name, tools, 0)
+    }
+
+    /// Listed `tools` tools whose text hides something (`hidden_text`'s
+    /// lints).
+    pub(crate) fn hiding(name: &str, tools: usize, hidden_text: Vec<String>) -> ServerStatus {
+        status(
+            name,
+            ServerState::Loaded {
+                tools,
+                prefixed: 0,
+                hidden_text,
+                skipped: Vec::new(),
+            },
+        )
+    }
+
+    /// Failed for `why`, its stderr ending with `stderr_tail`.
+    pub(crate) fn failed(name: &str, why: &str, stderr_tail: &str) -> ServerStatus {
+        status(
+            name,
+            ServerState::Failed {
+                why: why.into(),
+                stderr_tail: stderr_tail.into(),
+            },
+        )
+    }
+
+    /// Being started, for the first time.
+    pub(crate) fn starting(name: &str) -> ServerStatus {
+        status(
+            name,
+            ServerState::Starting {
+                failed_before: None,
+            },
+        )
+    }
+
+    /// Waiting for a login, `how` saying what is done about it.
+    pub(crate) fn waiting_for_login(name: &str, how: &str) -> ServerStatus {
+        status(name, ServerState::WaitingForLogin { how: how.into() })
+    }
+}

@@ -27,28 +27,14 @@ fn patterns() {
 
 #[test]
 fn summaries() {
-    let s = ServerStatus {
-        name: "git".into(),
-        state: ServerState::Failed {
-            why: "did not answer within 2 s".into(),
-            stderr_tail: "boom\n".into(),
-        },
-    };
+    let s = fixtures::failed("git", "did not answer within 2 s", "boom\n");
     assert_eq!(
         s.summary(),
         "git: failed: did not answer within 2 s; its stderr ended with: boom"
     );
     assert!(s.warnings().is_empty());
     let hidden = vec!["tool \"a\": hidden text in description: ...".to_string(); 2];
-    let s = ServerStatus {
-        name: "time".into(),
-        state: ServerState::Loaded {
-            tools: 2,
-            prefixed: 0,
-            hidden_text: hidden.clone(),
-            skipped: Vec::new(),
-        },
-    };
+    let s = fixtures::hiding("time", 2, hidden.clone());
     assert_eq!(s.summary(), "time: 2 tools; 2 warnings of hidden text");
     assert_eq!(s.warnings(), hidden);
 }
@@ -62,15 +48,7 @@ fn hidden_text_is_reported_with_its_server() {
     ]))
     .unwrap();
     let server = config::stdio_server("fake-server").unwrap();
-    let mut statuses = vec![ServerStatus {
-        name: server.name.clone(),
-        state: ServerState::Loaded {
-            tools: 2,
-            prefixed: 0,
-            hidden_text: Vec::new(),
-            skipped: Vec::new(),
-        },
-    }];
+    let mut statuses = vec![fixtures::loaded(&server.name, 2)];
     let (catalog, failed, _) = build_catalog(
         vec![super::listed::Listed {
             server,
@@ -120,12 +98,7 @@ fn names_of(
         .collect();
     let mut statuses: Vec<ServerStatus> = which
         .iter()
-        .map(|(server, _)| ServerStatus {
-            name: server.to_string(),
-            state: ServerState::Starting {
-                failed_before: None,
-            },
-        })
+        .map(|(server, _)| fixtures::starting(server))
         .collect();
     let (catalog, ..) = build_catalog(listed, &[], &mut statuses, given);
     let mut names: Vec<String> = catalog
@@ -234,12 +207,7 @@ fn a_server_past_the_catalogs_room_is_left_out_and_says_why() {
     let mut per_server = vec![server("small", 3), server("big", 8), server("tiny", 2)];
     let mut statuses: Vec<ServerStatus> = ["small", "big", "tiny"]
         .iter()
-        .map(|name| ServerStatus {
-            name: name.to_string(),
-            state: ServerState::Starting {
-                failed_before: None,
-            },
-        })
+        .map(|name| fixtures::starting(name))
         .collect();
     let crowded = super::listed::make_room(&mut per_server, &mut statuses, 6);
     let kept: Vec<&str> = per_server.iter().map(|(s, ..)| s.name.as_str()).collect();

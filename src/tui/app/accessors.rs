@@ -173,11 +173,7 @@ impl App {
     /// The ranker the query asks for: regex while the query box reads a
     /// pattern, else the settings'.
     pub fn query_ranker(&self) -> Ranker {
-        if self.query.is_regex() {
-            Ranker::Regex
-        } else {
-            self.settings.ranker
-        }
+        crate::tui::pane::query::ranker(self.query.is_regex(), self.settings.ranker)
     }
 
     /// The answer shown is BM25F's standing in for a dense ranker whose
@@ -287,7 +283,7 @@ impl App {
     /// top [`crate::findability::DEFAULT_K`], or shadowed by another tool.
     pub fn hard_to_find(&self, index: usize) -> bool {
         self.findability_of(index)
-            .is_some_and(|a| !a.found || a.shadowed_by.is_some())
+            .is_some_and(crate::findability::ToolAudit::hard_to_find)
     }
 
     /// Tools hard to find ([`App::hard_to_find`]).

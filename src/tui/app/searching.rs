@@ -68,14 +68,7 @@ impl App {
                     // Words are never a bad pattern.
                     self.search.pattern_error = None;
                 }
-                let on = Searched {
-                    catalog: &self.catalog,
-                    query: self.query.text(),
-                    ranker: self.query_ranker(),
-                    settings: &self.settings,
-                    handle: &self.handle,
-                };
-                self.search.typing(&on)
+                self.searched(|search, on| search.typing(on))
             }
             QueryOutcome::Commit => {
                 self.focus = Focus::Results;

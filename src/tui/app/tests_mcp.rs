@@ -10,6 +10,7 @@ use serde_json::json;
 use super::*;
 use crate::catalog::{McpOrigin, Tool};
 use crate::search::Searcher;
+use crate::sources::mcp::fixtures::{failed, loaded_prefixed, waiting_for_login};
 use crate::sources::mcp::{CallOutcome, McpCallError, ServerState};
 use crate::tui::pane::catalog::{Filter, Sort};
 use crate::tui::screen::breaker::BreakerPane;
@@ -51,31 +52,9 @@ fn mcp_catalog() -> Catalog {
 
 fn statuses() -> Vec<ServerStatus> {
     vec![
-        ServerStatus {
-            name: "time".into(),
-            state: ServerState::Loaded {
-                tools: 2,
-                prefixed: 1,
-                hidden_text: Vec::new(),
-                skipped: Vec::new(),
-            },
-        },
-        ServerStatus {
-            name: "git".into(),
-            state: ServerState::Loaded {
-                tools: 3,
-                prefixed: 1,
-                hidden_text: Vec::new(),
-                skipped: Vec::new(),
-            },
-        },
-        ServerStatus {
-            name: "slow".into(),
-            state: ServerState::Failed {
-                why: "did not answer within 20 s".into(),
-                stderr_tail: String::new(),
-            },
-        },
+        loaded_prefixed("time", 2, 1),
+        loaded_prefixed("git", 3, 1),
+        failed("slow", "did not answer within 20 s", ""),
     ]
 }
 
@@ -428,12 +407,10 @@ fn i_logs_in_to_the_server_waiting_for_a_login_and_its_tools_join() {
     assert_eq!(app.status(), Some("no MCP server waits for a login"));
 
     let mut servers = statuses();
-    servers.push(ServerStatus {
-        name: "hosted".into(),
-        state: ServerState::WaitingForLogin {
-            how: "log in with `toolsift login hosted`".into(),
-        },
-    });
+    servers.push(waiting_for_login(
+        "hosted",
+        "log in with `toolsift login hosted`",
+    ));
     let mut app = mcp_app_with(true, servers.clone());
     let effects = app.update(key(KeyCode::Char('i')));
     assert!(
@@ -536,12 +513,10 @@ fn i_logs_in_to_the_server_waiting_for_a_login_and_its_tools_join() {
 #[test]
 fn the_servers_line_names_a_server_waiting_for_a_login_and_the_key_that_logs_in() {
     let mut servers = statuses();
-    servers.push(ServerStatus {
-        name: "hosted".into(),
-        state: ServerState::WaitingForLogin {
-            how: "log in with `toolsift login hosted`".into(),
-        },
-    });
+    servers.push(waiting_for_login(
+        "hosted",
+        "log in with `toolsift login hosted`",
+    ));
     let text = |parts: Vec<(String, bool)>| -> (String, bool) {
         parts
             .iter()

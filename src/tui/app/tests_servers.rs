@@ -9,6 +9,7 @@ use super::tests_finish::draw;
 use super::*;
 use crate::catalog::{McpOrigin, Tool};
 use crate::sources::mcp::ServerState;
+use crate::sources::mcp::fixtures::{loaded, starting, status};
 
 fn tool(server: &str, name: &str, description: &str) -> Tool {
     let mut t = Tool::new(name, description);
@@ -38,34 +39,6 @@ fn git_tools() -> Vec<Tool> {
         tool("git", "git_commit", "record changes to the repository"),
         tool("git", "git_log", "show the commit logs"),
     ]
-}
-
-fn status(name: &str, state: ServerState) -> ServerStatus {
-    ServerStatus {
-        name: name.into(),
-        state,
-    }
-}
-
-fn loaded(name: &str, tools: usize) -> ServerStatus {
-    status(
-        name,
-        ServerState::Loaded {
-            tools,
-            prefixed: 0,
-            hidden_text: Vec::new(),
-            skipped: Vec::new(),
-        },
-    )
-}
-
-fn starting(name: &str) -> ServerStatus {
-    status(
-        name,
-        ServerState::Starting {
-            failed_before: None,
-        },
-    )
 }
 
 fn catalog(tools: Vec<Tool>) -> Option<Arc<Catalog>> {

@@ -1,5 +1,6 @@
 //! The main screen's panes, each a folder with everything of its own: the
-//! state and its keys (`mod.rs`) and its drawing (`draw.rs`, from `&App`):
+//! state and its keys (`mod.rs`) and its drawing (`draw.rs`, from the
+//! read-only [`view::PaneView`] the app builds):
 //! the catalog, the query box, the results, the detail. [`exact`] is the
 //! provider's counts, which no one pane owns: the app keeps them and asks
 //! for them, the detail and the Tokens box show them. The frame around the
@@ -11,6 +12,7 @@ pub mod detail;
 pub mod exact;
 pub mod query;
 pub mod results;
+pub mod view;
 
 /// `[1] `: the key that focuses a pane, as its title shows it (lazygit's
 /// way), or nothing when the action has no key.

@@ -92,16 +92,17 @@ pub fn draw(f: &mut Frame, app: &App) {
     if let Some(servers) = l.servers {
         servers::draw_servers(f, servers, app, &theme);
     }
-    query::draw::draw(f, l.query, app, &theme);
+    let panes = app.pane_view();
+    query::draw::draw(f, l.query, &panes, &theme);
     // A zoom hides the other panes (they have no columns).
     if l.catalog.width > 0 {
-        catalog::draw::draw(f, l.catalog, app, &theme);
+        catalog::draw::draw(f, l.catalog, &panes, &theme);
     }
     if l.results.width > 0 {
-        results::draw::draw(f, l.results, app, &theme);
+        results::draw::draw(f, l.results, &panes, &theme);
     }
     if let Some(d) = l.detail.filter(|d| d.width > 0) {
-        detail::draw::draw_pane(f, d, app, &theme);
+        detail::draw::draw_pane(f, d, &panes, &theme);
     }
     gauges::draw(f, l.gauges, app, &theme);
     // Under a demo's caption, a message of several lines stands over the
@@ -114,7 +115,7 @@ pub fn draw(f: &mut Frame, app: &App) {
     match app.popup() {
         Some(Popup::Detail) => {
             f.render_widget(Clear, l.detail_popup);
-            detail::draw::draw_pane(f, l.detail_popup, app, &theme);
+            detail::draw::draw_pane(f, l.detail_popup, &panes, &theme);
         }
         // The screen in front draws itself over the main screen.
         Some(_) => {
@@ -124,7 +125,7 @@ pub fn draw(f: &mut Frame, app: &App) {
         }
         None => {
             if app.focus() == Focus::Query && !app.cmdline().is_open() {
-                query::draw::place_cursor(f, l.query_text, app);
+                query::draw::place_cursor(f, l.query_text, &panes);
             }
         }
     }

@@ -20,17 +20,11 @@ fn tools(n: usize) -> String {
     }
 }
 
-/// The servers' line as `(text, failed)` parts that fit `width` columns
-/// (each part after the first starts with its separator): each server's
-/// state in full (`time 2 tools`, `slow failed: did not answer within
-/// 20 s`), else without the reasons (`slow failed`), else counted (`3
-/// servers, 1 failed`). Server names and reasons are escaped.
-pub fn server_parts(
-    servers: &[ServerStatus],
-    width: usize,
-    login_key: Option<&str>,
-) -> Vec<(String, bool)> {
-    let state = |s: &ServerStatus, full: bool| match &s.state {
+/// One server's state as a part of the servers' line, and whether it is
+/// in the error style: in `full` with its reasons and counts (`slow
+/// failed: did not answer within 20 s`), else short (`slow failed`).
+fn server_state(s: &ServerStatus, full: bool, login_key: Option<&str>) -> (String, bool) {
+    match &s.state {
         ServerState::Loaded {
             tools: n,
             prefixed,
@@ -67,25 +61,46 @@ pub fn server_parts(
             }
             (t, true)
         }
-    };
-    let len =
-        |parts: &[(String, bool)]| parts.iter().map(|(t, _)| t.chars().count()).sum::<usize>();
+    }
+}
+
+/// The columns `parts` take.
+fn parts_width(parts: &[(String, bool)]) -> usize {
+    parts.iter().map(|(t, _)| t.chars().count()).sum()
+}
+
+/// The servers' line as `(text, failed)` parts that fit `width` columns
+/// (each part after the first starts with its separator): each server's
+/// state in full (`time 2 tools`, `slow failed: did not answer within
+/// 20 s`), else without the reasons (`slow failed`), else counted (`3
+/// servers, 1 failed`). Server names and reasons are escaped.
+pub fn server_parts(
+    servers: &[ServerStatus],
+    width: usize,
+    login_key: Option<&str>,
+) -> Vec<(String, bool)> {
     for full in [true, false] {
         let parts: Vec<_> = servers
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let (t, failed) = state(s, full);
+                let (t, failed) = server_state(s, full, login_key);
                 (if i == 0 { t } else { format!("{SEPARATOR}{t}") }, failed)
             })
             .collect();
-        if len(&parts) <= width {
+        if parts_width(&parts) <= width {
             if !full {
                 return with_reasons(servers, parts, width);
             }
             return parts;
         }
     }
+    counted(servers, width)
+}
+
+/// The servers counted, with those starting, and those failed named while
+/// the names fit `width` (`3 servers, 1 failed (slow)`).
+fn counted(servers: &[ServerStatus], width: usize) -> Vec<(String, bool)> {
     let failed: Vec<String> = servers
         .iter()
         .filter(|s| matches!(s.state, ServerState::Failed { .. }))
@@ -103,7 +118,7 @@ pub fn server_parts(
             format!(", {} failed ({})", failed.len(), failed.join(", ")),
             true,
         ));
-        if len(&parts) > width {
+        if parts_width(&parts) > width {
             parts[1].0 = format!(", {} failed", failed.len());
         }
     }
@@ -180,34 +195,13 @@ pub fn draw_servers(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sources::mcp::fixtures::{failed, hiding, loaded, loaded_prefixed};
 
     fn servers() -> Vec<ServerStatus> {
         vec![
-            ServerStatus {
-                name: "time".into(),
-                state: ServerState::Loaded {
-                    tools: 2,
-                    prefixed: 0,
-                    hidden_text: Vec::new(),
-                    skipped: Vec::new(),
-                },
-            },
-            ServerStatus {
-                name: "git".into(),
-                state: ServerState::Loaded {
-                    tools: 12,
-                    prefixed: 1,
-                    hidden_text: Vec::new(),
-                    skipped: Vec::new(),
-                },
-            },
-            ServerStatus {
-                name: "slow".into(),
-                state: ServerState::Failed {
-                    why: "did not answer within 20 s".into(),
-                    stderr_tail: "booting\x1b[2J".into(),
-                },
-            },
+            loaded("time", 2),
+            loaded_prefixed("git", 12, 1),
+            failed("slow", "did not answer within 20 s", "booting\x1b[2J"),
         ]
     }
 
@@ -235,13 +229,7 @@ mod tests {
         assert_eq!(text(&narrow), "3 servers, 1 failed (slow)");
         assert!(narrow[1].1, "the failure in the error style");
         assert_eq!(text(&server_parts(&s, 20, None)), "3 servers, 1 failed");
-        let evil = vec![ServerStatus {
-            name: "e\x1b]52;c;AA\x07".into(),
-            state: ServerState::Failed {
-                why: "bad\u{202e}x\nsecond line".into(),
-                stderr_tail: String::new(),
-            },
-        }];
+        let evil = vec![failed("e\x1b]52;c;AA\x07", "bad\u{202e}x\nsecond line", "")];
         let line = text(&server_parts(&evil, 200, None));
         assert!(!line.chars().any(crate::terminal_text::is_unsafe), "{line}");
         assert!(!line.contains("second line"));
@@ -249,15 +237,11 @@ mod tests {
 
     #[test]
     fn a_server_hiding_text_is_marked() {
-        let s = vec![ServerStatus {
-            name: "sneaky".into(),
-            state: ServerState::Loaded {
-                tools: 2,
-                prefixed: 0,
-                hidden_text: vec!["tool \"a\": hidden text in name: ...".into(); 2],
-                skipped: Vec::new(),
-            },
-        }];
+        let s = vec![hiding(
+            "sneaky",
+            2,
+            vec!["tool \"a\": hidden text in name: ...".into(); 2],
+        )];
         let parts = server_parts(&s, 200, None);
         assert_eq!(text(&parts), "sneaky 2 tools (hidden text: 2)");
         assert!(parts[0].1, "in the error style");

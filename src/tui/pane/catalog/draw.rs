@@ -1,4 +1,4 @@
-//! The catalog pane drawn, from `&App` as the main screen reads it: every
+//! The catalog pane drawn, from the app's [`PaneView`] as the main screen reads it: every
 //! tool with its flags, cost and marks.
 
 use ratatui::Frame;
@@ -9,8 +9,8 @@ use ratatui::widgets::Paragraph;
 use super::Filter;
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
-use crate::tui::app::{App, Focus};
 use crate::tui::paint::{Theme, pane, row};
+use crate::tui::pane::view::PaneView;
 use crate::tui::text;
 
 /// The widest the server column gets when names need the room (longer
@@ -118,49 +118,55 @@ fn headers(cols: Columns, theme: &Theme) -> Line<'static> {
     ))
 }
 
-pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus() == Focus::Catalog;
-    let view = app.catalog_view();
-    let position = if view.rows.is_empty() {
+/// The title: the pane's number, where the highlight is, the order, how
+/// many tools are picked, the filter, and the name typed to filter by.
+fn title(view: &PaneView, theme: &Theme) -> Line<'static> {
+    let state = view.catalog_view;
+    let position = if state.rows.is_empty() {
         "0".to_string()
     } else {
         format!(
             "{}/{}",
-            crate::numbers::thousands(view.list.selected as u64 + 1),
-            crate::numbers::thousands(view.rows.len() as u64)
+            crate::numbers::thousands(state.list.selected as u64 + 1),
+            crate::numbers::thousands(state.rows.len() as u64)
         )
     };
-    let number = crate::tui::pane::number(app.keymap(), Action::FocusCatalog);
+    let number = crate::tui::pane::number(view.keymap, Action::FocusCatalog);
     let mut title = vec![Span::styled(
         format!(" {number}Catalog {position} "),
         theme.title,
     )];
-    if let Some(order) = view.sort_label() {
+    if let Some(order) = state.sort_label() {
         title.push(Span::styled(format!("{order} "), theme.dim));
     }
-    if !app.picked().is_empty() {
+    if !view.picked.is_empty() {
         title.push(Span::styled(
-            format!("· {} picked ", app.picked().len()),
+            format!("· {} picked ", view.picked.len()),
             theme.key,
         ));
     }
-    if view.filter != Filter::All {
+    if state.filter != Filter::All {
         title.push(Span::styled(
-            format!("· {} only ", view.filter_label()),
+            format!("· {} only ", state.filter_label()),
             theme.dim,
         ));
     }
-    if view.typing || !view.name_filter().is_empty() {
+    if state.typing || !state.name_filter().is_empty() {
         title.push(Span::styled(
             format!(
                 "· name: {}{} ",
-                escape(&view.name.text),
-                if view.typing { "▏" } else { "" }
+                escape(&state.name.text),
+                if state.typing { "▏" } else { "" }
             ),
-            if view.typing { theme.key } else { theme.dim },
+            if state.typing { theme.key } else { theme.dim },
         ));
     }
-    let block = pane(Line::from(title), focused, theme);
+    Line::from(title)
+}
+
+pub fn draw(f: &mut Frame, area: Rect, view: &PaneView, theme: &Theme) {
+    let state = view.catalog_view;
+    let block = pane(title(view, theme), view.focused.catalog, theme);
     // The marks' legend on the bottom border, as much of it as fits.
     let block = match legend(usize::from(area.width).saturating_sub(4)) {
         Some(text) => block.title_bottom(Line::from(Span::styled(text, theme.dim))),
@@ -168,7 +174,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let mut inner = block.inner(area);
     f.render_widget(block, area);
-    let header = crate::tui::layout::catalog_header(inner.height) && !view.rows.is_empty();
+    let header = crate::tui::layout::catalog_header(inner.height) && !state.rows.is_empty();
     let header_area = Rect { height: 1, ..inner };
     if header {
         inner.y += 1;
@@ -176,61 +182,28 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     let height = usize::from(inner.height);
     let width = usize::from(inner.width);
-    let list = view.list;
-    // Tools from MCP servers show their server in a short column, when the
-    // names keep room.
-    // (Not when every tool comes from one server: the servers' line says so.)
-    let one_server =
-        view.servers.len() == 1 && app.catalog().tools().iter().all(|t| t.mcp.is_some());
-    let server_width = view
-        .servers
-        .iter()
-        .map(|s| text::width(&escape(s)))
-        .max()
-        .filter(|_| !one_server)
-        .unwrap_or(0);
-    // The longest name on screen: the rows shown get their names whole
-    // when the pane has the room for them.
-    let longest = view
+    let list = state.list;
+    // The names shown: they get their names whole when the pane has the
+    // room for them, else are cut to the column and kept apart.
+    let shown: Vec<String> = state
         .rows
         .iter()
         .skip(list.offset)
         .take(height)
-        .map(|&i| text::width(&escape(&app.tool(i).name)))
-        .max()
-        .unwrap_or(0);
-    let cols = columns(width, longest, server_width);
+        .map(|&i| escape(&view.tool(i).name).into_owned())
+        .collect();
+    let longest = shown.iter().map(|n| text::width(n)).max().unwrap_or(0);
+    let cols = columns(width, longest, server_width(view));
     if header {
         f.render_widget(Paragraph::new(headers(cols, theme)), header_area);
     }
-    let mut lines = Vec::with_capacity(height);
-    if view.rows.is_empty() {
-        // Wrapped between words: the whole reason, in the pane.
-        let why = match app.servers_starting() {
-            // MCP servers still starting: their tools are on their way.
-            n if n > 0 && app.catalog().is_empty() => format!(
-                "no tools yet: {} starting; their tools join as they list them",
-                crate::numbers::counted(n, "server")
-            ),
-            _ if app.catalog().is_empty() && app.servers_line() => {
-                "no tools: no MCP server listed any (the MCP line says why)".to_string()
-            }
-            _ => view.empty_reason(app.catalog()),
-        };
-        for l in text::wrap_words(&why, width.max(1), height.max(1)) {
-            lines.push(Line::from(Span::styled(l, theme.dim)));
-        }
-    }
-    // The names shown, cut to the column and kept apart.
-    let shown: Vec<String> = view
-        .rows
-        .iter()
-        .skip(list.offset)
-        .take(height)
-        .map(|&i| escape(&app.tool(i).name).into_owned())
-        .collect();
+    let mut lines = if state.rows.is_empty() {
+        empty_lines(view, width, height, theme)
+    } else {
+        Vec::with_capacity(height)
+    };
     let shown = text::cut_apart(&shown, cols.name);
-    for (k, (i, &index)) in view
+    for (k, (i, &index)) in state
         .rows
         .iter()
         .enumerate()
@@ -238,75 +211,135 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .take(height)
         .enumerate()
     {
-        let t = app.tool(index);
-        let selected = app.is_selected(index);
-        let initial = app.handle().is_initial(index);
         let current = i == list.selected;
-        // A picked tool is ticked (Space); the highlight shows the cursor.
-        let mut spans = vec![if app.picked().contains(&index) {
-            Span::styled("✓", theme.key)
+        lines.push(tool_row(view, index, (&shown[k], cols), current, theme));
+    }
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The server column's width: tools from MCP servers show their server in
+/// a short column, when the names keep room (not when every tool comes
+/// from one server: the servers' line says so); 0 for none.
+fn server_width(view: &PaneView) -> usize {
+    let state = view.catalog_view;
+    let one_server =
+        state.servers.len() == 1 && view.catalog.tools().iter().all(|t| t.mcp.is_some());
+    state
+        .servers
+        .iter()
+        .map(|s| text::width(&escape(s)))
+        .max()
+        .filter(|_| !one_server)
+        .unwrap_or(0)
+}
+
+/// Why no row shows, wrapped between words: the whole reason, in the pane
+/// (MCP servers still starting, none listing a tool, or the filter's).
+fn empty_lines(view: &PaneView, width: usize, height: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let why = match view.servers_starting {
+        // MCP servers still starting: their tools are on their way.
+        n if n > 0 && view.catalog.is_empty() => format!(
+            "no tools yet: {} starting; their tools join as they list them",
+            crate::numbers::counted(n, "server")
+        ),
+        _ if view.catalog.is_empty() && view.servers_line() => {
+            "no tools: no MCP server listed any (the MCP line says why)".to_string()
+        }
+        _ => view.catalog_view.empty_reason(view.catalog),
+    };
+    text::wrap_words(&why, width.max(1), height.max(1))
+        .into_iter()
+        .map(|l| Line::from(Span::styled(l, theme.dim)))
+        .collect()
+}
+
+/// One tool's row: picked (✓) or highlighted (›), its flags, its name
+/// (`shown`, cut to its column; in the found style when the search
+/// selected it), its server, its tokens, then its marks.
+fn tool_row(
+    view: &PaneView,
+    index: usize,
+    (shown, cols): (&str, Columns),
+    current: bool,
+    theme: &Theme,
+) -> Line<'static> {
+    let t = view.tool(index);
+    let selected = view.is_selected(index);
+    // A picked tool is ticked (Space); the highlight shows the cursor.
+    let mut spans = vec![if view.picked.contains(&index) {
+        Span::styled("✓", theme.key)
+    } else {
+        Span::raw(if current { "›" } else { " " })
+    }];
+    spans.extend(flag_spans(t, cols.flags, theme));
+    spans.push(Span::styled(
+        text::pad(shown, cols.name),
+        if selected {
+            theme.selected
         } else {
-            Span::raw(if current { "›" } else { " " })
-        }];
-        match cols.flags {
-            8 => spans.extend([
-                Span::styled(if t.always_load { "★ " } else { "  " }, theme.always),
-                Span::raw(if t.read_only { "RO " } else { "   " }),
-                Span::raw(if t.idempotent { "ID " } else { "   " }),
-            ]),
-            4 => spans.extend([
-                Span::styled(if t.always_load { "★" } else { " " }, theme.always),
-                Span::raw(if t.read_only { "R" } else { " " }),
-                Span::raw(if t.idempotent { "I " } else { "  " }),
-            ]),
-            _ => {}
-        }
+            Default::default()
+        },
+    ));
+    if cols.server > 0 {
+        let server = t
+            .mcp
+            .as_ref()
+            .map_or(String::new(), |o| escape(&o.server).into_owned());
         spans.push(Span::styled(
-            text::pad(&shown[k], cols.name),
-            if selected {
-                theme.selected
-            } else {
-                Default::default()
-            },
+            format!(" {}", text::pad(&server, cols.server)),
+            theme.dim,
         ));
-        if cols.server > 0 {
-            let server = t
-                .mcp
-                .as_ref()
-                .map_or(String::new(), |o| escape(&o.server).into_owned());
-            spans.push(Span::styled(
-                format!(" {}", text::pad(&server, cols.server)),
-                theme.dim,
-            ));
+    }
+    let tokens = view.tokens_of(index);
+    match cols.tokens {
+        11 => {
+            let n = tokens.map_or_else(|| "…".to_string(), |n| text::number(n, 6));
+            spans.push(Span::styled(format!(" {n:>6} tk "), theme.dim));
         }
-        let tokens = app.tokens_of(index);
-        match cols.tokens {
-            11 => {
-                let n = tokens.map_or_else(|| "…".to_string(), |n| text::number(n, 6));
-                spans.push(Span::styled(format!(" {n:>6} tk "), theme.dim));
-            }
-            7 => {
-                let n = tokens.map_or_else(|| "…".to_string(), |n| text::number(n, 5));
-                spans.push(Span::styled(format!(" {n:>5} "), theme.dim));
-            }
-            _ => {}
+        7 => {
+            let n = tokens.map_or_else(|| "…".to_string(), |n| text::number(n, 5));
+            spans.push(Span::styled(format!(" {n:>5} "), theme.dim));
         }
-        spans.extend([
-            Span::styled(if initial { "●" } else { " " }, theme.initial),
-            Span::styled(if selected { "◆" } else { " " }, theme.selected),
-        ]);
-        // What `toolsift check` warns about, else a tool hard to find from
-        // its own words (the detail says what).
-        spans.push(if app.lints_of(index) > 0 {
+        _ => {}
+    }
+    spans.extend(marks(view, index, selected, theme));
+    row(spans, current && view.focused.catalog, theme)
+}
+
+/// A tool's flags in the column's width: `★ RO ID ` (8), `★RI ` (4), or
+/// none.
+fn flag_spans(t: &crate::catalog::Tool, width: usize, theme: &Theme) -> Vec<Span<'static>> {
+    match width {
+        8 => vec![
+            Span::styled(if t.always_load { "★ " } else { "  " }, theme.always),
+            Span::raw(if t.read_only { "RO " } else { "   " }),
+            Span::raw(if t.idempotent { "ID " } else { "   " }),
+        ],
+        4 => vec![
+            Span::styled(if t.always_load { "★" } else { " " }, theme.always),
+            Span::raw(if t.read_only { "R" } else { " " }),
+            Span::raw(if t.idempotent { "I " } else { "  " }),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// A tool's marks after its row: in the initial set (●), found by the
+/// search (◆), then what `toolsift check` warns about (!), else hard to
+/// find from its own words (◌; the detail says what).
+fn marks(view: &PaneView, index: usize, selected: bool, theme: &Theme) -> [Span<'static>; 3] {
+    let initial = view.handle.is_initial(index);
+    [
+        Span::styled(if initial { "●" } else { " " }, theme.initial),
+        Span::styled(if selected { "◆" } else { " " }, theme.selected),
+        if view.lints_of(index) > 0 {
             Span::styled("!", theme.error)
-        } else if app.hard_to_find(index) {
+        } else if view.hard_to_find(index) {
             Span::styled("◌", theme.key)
         } else {
             Span::raw(" ")
-        });
-        lines.push(row(spans, current && focused, theme));
-    }
-    f.render_widget(Paragraph::new(lines), inner);
+        },
+    ]
 }
 
 #[cfg(test)]

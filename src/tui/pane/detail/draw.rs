@@ -1,4 +1,4 @@
-//! The detail of one tool drawn, from `&App` as the main screen reads it
+//! The detail of one tool drawn, from the app's [`PaneView`] as the main screen reads it
 //! (in its pane, or in the popup that stands for it on narrow terminals):
 //! description, flags, cost, schema, and why it ranked.
 
@@ -9,17 +9,18 @@ use ratatui::widgets::Paragraph;
 
 use crate::catalog::lint_tool;
 use crate::numbers::thousands;
+use crate::search::SearchHit;
 use crate::terminal_text::{escape, escape_prose};
 use crate::tui::action::Action;
-use crate::tui::app::{App, Focus, Popup};
 use crate::tui::paint::{Theme, draw_find, json_lines_folded, pane, position};
+use crate::tui::pane::view::PaneView;
 use crate::tui::text::wrap;
 
 /// Where a tool from an MCP server came from: its server, its name there
 /// (and why the catalog prefixed it), its MCP title, the server's summary,
 /// and how the breaker calls it.
-fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
-    let t = app.tool(index);
+fn origin_lines<'a>(view: &PaneView, index: usize, theme: &Theme) -> Vec<Line<'a>> {
+    let t = view.tool(index);
     let Some(o) = &t.mcp else {
         return Vec::new();
     };
@@ -37,7 +38,7 @@ fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
     } else {
         // The other servers with a tool of the same name.
         let mut others: Vec<String> = Vec::new();
-        for other in app.catalog().tools() {
+        for other in view.catalog.tools() {
             if let Some(oo) = &other.mcp
                 && oo.name == o.name
                 && oo.server != o.server
@@ -59,13 +60,13 @@ fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
         )));
     }
     lines.push(Line::from(origin));
-    if let Some(status) = app.mcp_servers().iter().find(|s| *s.name == *o.server) {
+    if let Some(status) = view.servers.iter().find(|s| *s.name == *o.server) {
         lines.push(Line::from(Span::styled(
             escape(&status.summary()).into_owned(),
             theme.dim,
         )));
     }
-    if app.mcp_live() {
+    if view.mcp_live {
         let how = if t.read_only {
             "read-only: called at once"
         } else {
@@ -74,7 +75,7 @@ fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
         lines.push(Line::from(Span::styled(
             format!(
                 "{} calls it for real ({how})",
-                app.keymap().label(Action::Breaker)
+                view.keymap.label(Action::Breaker)
             ),
             theme.dim,
         )));
@@ -87,15 +88,15 @@ fn origin_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
 /// it did not).
 /// Whether the tool is found from its own words (`toolsift check
 /// --findability`): the verdict, and where each request put it.
-fn findability_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
-    let Some(audit) = app.findability_of(index) else {
+fn findability_lines<'a>(view: &PaneView, index: usize, theme: &Theme) -> Vec<Line<'a>> {
+    let Some(audit) = view.findability_of(index) else {
         return Vec::new();
     };
-    if app.tool(index).always_load {
+    if view.tool(index).always_load {
         return Vec::new();
     }
     let k = crate::findability::DEFAULT_K;
-    let hard = app.hard_to_find(index);
+    let hard = view.hard_to_find(index);
     let mut lines = vec![Line::from(vec![
         Span::styled("findability: ", theme.key),
         Span::styled(
@@ -122,16 +123,16 @@ fn findability_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>
     lines
 }
 
-fn standing_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
-    let Some(standing) = app.search().standing.as_ref() else {
+fn standing_lines<'a>(view: &PaneView, index: usize, theme: &Theme) -> Vec<Line<'a>> {
+    let Some(standing) = view.search.standing.as_ref() else {
         return Vec::new();
     };
-    if app.search().query.trim().is_empty() {
+    if view.search.query.trim().is_empty() {
         return Vec::new();
     }
     let why = standing.why(index);
     // Under strategy all every tool is sent; the standing is deferred's.
-    let all = app.handle().strategy() == crate::tools_handle::Strategy::All;
+    let all = view.handle.strategy() == crate::tools_handle::Strategy::All;
     let (sentence, style) = if all {
         (
             format!(
@@ -146,7 +147,7 @@ fn standing_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
         (why.sentence(), theme.error)
     };
     let mut lines = vec![Line::from("")];
-    if let Some(gateway) = app.gateway_standing(index) {
+    if let Some(gateway) = view.gateway_standing.clone() {
         // A followed search: what the gateway answered is the standing;
         // the explorer's own search of the request is a comparison.
         let style = if gateway.starts_with("returned") {
@@ -189,15 +190,15 @@ fn standing_lines<'a>(app: &App, index: usize, theme: &Theme) -> Vec<Line<'a>> {
     lines
 }
 
-pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus() == Focus::Detail || app.popup() == Some(Popup::Detail);
+pub fn draw_pane(f: &mut Frame, area: Rect, view: &PaneView, theme: &Theme) {
+    let focused = view.focused.detail;
     // The pane's number, where it is a pane.
-    let number = if app.popup() == Some(Popup::Detail) {
+    let number = if view.detail_popup {
         String::new()
     } else {
-        crate::tui::pane::number(app.keymap(), crate::tui::action::Action::FocusDetail)
+        crate::tui::pane::number(view.keymap, Action::FocusDetail)
     };
-    let Some((index, hit)) = app.current_tool() else {
+    let Some((index, hit)) = view.current else {
         let block = pane(
             Line::from(Span::styled(format!(" {number}Detail "), theme.title)),
             focused,
@@ -206,10 +207,9 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         f.render_widget(Paragraph::new("no tool").block(block), area);
         return;
     };
-    let t = app.tool(index);
     // A name too long for the title ends in "…" there, and shows whole as
     // the detail's first line.
-    let name = escape(&t.name);
+    let name = escape(&view.tool(index).name);
     let room = usize::from(area.width).saturating_sub(4 + crate::tui::text::width(&number));
     let title = crate::tui::text::cut(&name, room);
     let block = pane(
@@ -224,6 +224,21 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::raw(name.into_owned()),
         ]));
     }
+    lines.extend(body(view, index, hit, theme));
+    render(f, area, block, lines, view, theme);
+}
+
+/// The tool's detail under its name: description, flags and cost, where
+/// it came from, its warnings, findability, standing, why it ranked, and
+/// its schema (folded as the detail says).
+fn body<'a>(
+    view: &PaneView,
+    index: usize,
+    hit: Option<&SearchHit>,
+    theme: &Theme,
+) -> Vec<Line<'a>> {
+    let t = view.tool(index);
+    let mut lines: Vec<Line> = Vec::new();
     if t.description.trim().is_empty() {
         lines.push(Line::from(Span::styled("(no description)", theme.dim)));
     } else {
@@ -234,6 +249,33 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
     }
     lines.push(Line::from(""));
+    lines.push(meta_line(view, index, theme));
+    lines.extend(origin_lines(view, index, theme));
+    // The tool's lints, hidden text first: what `toolsift check` warns about.
+    let mut lints = lint_tool(t);
+    lints.sort_by_key(|l| !l.hidden_text);
+    for lint in lints {
+        lines.push(Line::from(vec![
+            Span::styled("warning: ", theme.error),
+            Span::raw(escape(&lint.message).into_owned()),
+        ]));
+    }
+    lines.extend(findability_lines(view, index, theme));
+    lines.extend(standing_lines(view, index, theme));
+    if let Some(hit) = hit {
+        lines.extend(why_lines(hit, theme));
+    }
+    lines.push(Line::from(""));
+    lines.extend(json_lines_folded(&t.input_schema, view.detail.fold, theme));
+    lines
+}
+
+/// The tool's flags (or that it writes), its tokens under the basis (a
+/// tool's share of a request whose overhead is paid once, on the provider
+/// bases), the provider's exact count when asked for, and whether it is in
+/// the initial set.
+fn meta_line<'a>(view: &PaneView, index: usize, theme: &Theme) -> Line<'a> {
+    let t = view.tool(index);
     let mut flags = Vec::new();
     if t.always_load {
         flags.push("always-load");
@@ -247,104 +289,105 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if flags.is_empty() {
         flags.push("writes, not idempotent");
     }
-    let tokens = app
+    let tokens = view
         .tokens_of(index)
         .map_or_else(|| "… tk".to_string(), |n| format!("{} tk", thousands(n)));
     let mut meta = vec![
         Span::styled(flags.join(" · "), theme.always),
         Span::raw(" · "),
     ];
-    // The basis, and whether the figure is a tool's share of a request
-    // whose overhead is paid once (the provider bases).
-    let basis = app.settings().basis();
+    let basis = view.settings.basis();
     let share = if basis.request_overhead() > 0 {
         ", its share"
     } else {
         ""
     };
     meta.push(Span::raw(format!("{tokens} ({}{share})", basis.label())));
-    if let Some(exact) = app.exact() {
-        let model = crate::terminal_text::escape(&exact.model()).into_owned();
+    if let Some(exact) = exact_span(view, index, theme) {
         meta.push(Span::raw(" · "));
-        meta.push(match app.exact_tool(index) {
-            Some(n) => Span::styled(
-                format!("{} tk exact ({model}, its share)", thousands(n)),
-                theme.initial,
-            ),
-            // The whole reason here, where it wraps (the status line
-            // shows it once, cut to its width).
-            None if let Some(e) = exact.failed() => Span::styled(
-                format!(
-                    "{model} could not count ({}); the estimates stand",
-                    crate::terminal_text::escape(e)
-                ),
-                theme.error,
-            ),
-            None => Span::styled(format!("{model} counting…"), theme.dim),
-        });
+        meta.push(exact);
     }
-    if app.handle().is_initial(index) {
+    if view.handle.is_initial(index) {
         meta.push(Span::styled(" · in the initial set", theme.initial));
     }
-    lines.push(Line::from(meta));
-    lines.extend(origin_lines(app, index, theme));
-    // The tool's lints, hidden text first: what `toolsift check` warns about.
-    let mut lints = lint_tool(t);
-    lints.sort_by_key(|l| !l.hidden_text);
-    for lint in lints {
+    Line::from(meta)
+}
+
+/// The provider's count of the tool (`--count-with`), or that it is being
+/// counted, or why it could not be: the whole reason here, where it wraps
+/// (the status line shows it once, cut to its width).
+fn exact_span<'a>(view: &PaneView, index: usize, theme: &Theme) -> Option<Span<'a>> {
+    let exact = view.exact?;
+    let model = crate::terminal_text::escape(&exact.model()).into_owned();
+    Some(match view.exact_tool(index) {
+        Some(n) => Span::styled(
+            format!("{} tk exact ({model}, its share)", thousands(n)),
+            theme.initial,
+        ),
+        None if let Some(e) = exact.failed() => Span::styled(
+            format!(
+                "{model} could not count ({}); the estimates stand",
+                crate::terminal_text::escape(e)
+            ),
+            theme.error,
+        ),
+        None => Span::styled(format!("{model} counting…"), theme.dim),
+    })
+}
+
+/// Why the search found the tool: the query names it, always-load, or its
+/// score, then each word that matched, its score and the fields it was in.
+fn why_lines<'a>(hit: &SearchHit, theme: &Theme) -> Vec<Line<'a>> {
+    let mut why = vec![Span::styled("why: ", theme.key)];
+    if hit.explanation.exact_name {
+        why.push(Span::styled("the query names it", theme.matched));
+    } else if hit.explanation.matches.is_empty() {
+        why.push(Span::raw("always-load (no query word matched)"));
+    } else if let Some(score) = hit.score {
+        why.push(Span::raw(format!("score {score:.2}")));
+    }
+    let mut lines = vec![Line::from(""), Line::from(why)];
+    for m in &hit.explanation.matches {
+        let fields: Vec<&str> = m.fields.iter().map(|f| f.label()).collect();
         lines.push(Line::from(vec![
-            Span::styled("warning: ", theme.error),
-            Span::raw(escape(&lint.message).into_owned()),
+            Span::raw("  "),
+            Span::styled(escape(&m.shown()).into_owned(), theme.matched),
+            Span::raw(format!(" {:.2} → {}", m.score, fields.join(", "))),
         ]));
     }
-    lines.extend(findability_lines(app, index, theme));
-    lines.extend(standing_lines(app, index, theme));
-    if let Some(hit) = hit {
-        lines.push(Line::from(""));
-        let mut why = vec![Span::styled("why: ", theme.key)];
-        if hit.explanation.exact_name {
-            why.push(Span::styled("the query names it", theme.matched));
-        } else if hit.explanation.matches.is_empty() {
-            why.push(Span::raw("always-load (no query word matched)"));
-        } else if let Some(score) = hit.score {
-            why.push(Span::raw(format!("score {score:.2}")));
-        }
-        lines.push(Line::from(why));
-        for m in &hit.explanation.matches {
-            let fields: Vec<&str> = m.fields.iter().map(|f| f.label()).collect();
-            lines.push(Line::from(vec![
-                Span::raw("  "),
-                Span::styled(escape(&m.shown()).into_owned(), theme.matched),
-                Span::raw(format!(" {:.2} → {}", m.score, fields.join(", "))),
-            ]));
-        }
-    }
-    lines.push(Line::from(""));
-    lines.extend(json_lines_folded(&t.input_schema, app.detail().fold, theme));
+    lines
+}
+
+/// The detail's lines in `block`: wrapped to the pane, or (`w`) run past
+/// its edge and scrolled sideways (the columns shown on the border); the
+/// words found marked, scrolled as far as they go (the position on the
+/// border), and the find box while the detail has the keys.
+fn render(
+    f: &mut Frame,
+    area: Rect,
+    block: ratatui::widgets::Block<'_>,
+    lines: Vec<Line<'_>>,
+    view: &PaneView,
+    theme: &Theme,
+) {
     let inner = block.inner(area);
     let width = usize::from(inner.width);
-    // Wrapped to the pane, or (`w`) run past its edge and scrolled sideways.
-    let d = app.detail();
+    let d = view.detail;
     let (lines, side) = if d.unwrapped {
         let longest = lines.iter().map(|l| l.width()).max().unwrap_or(0);
         (lines, d.side.set_limit(longest, width))
     } else {
         (wrap(lines, width), 0)
     };
-    let find = &app.detail().find;
-    find.record(&lines);
-    let lines = find.mark(lines, theme.highlight);
-    let scroll = app
-        .detail()
-        .scroll
-        .set_limit(lines.len(), usize::from(inner.height));
+    d.find.record(&lines);
+    let lines = d.find.mark(lines, theme.highlight);
+    let scroll = d.scroll.set_limit(lines.len(), usize::from(inner.height));
     let at = position(scroll, usize::from(inner.height), lines.len());
     let reserve = at.as_ref().map_or(0, |l| l.width());
     let block = match at {
         Some(at) => block.title_bottom(at),
         None => block,
     };
-    // Sideways, the columns shown, when the lines run past the edge.
     let longest = lines.iter().map(|l| l.width()).max().unwrap_or(0);
     let block = if d.unwrapped && longest > width {
         let last = (side + width).min(longest);
@@ -362,8 +405,8 @@ pub fn draw_pane(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         )),
         inner,
     );
-    if focused {
-        draw_find(f, area, find, reserve, theme);
+    if view.focused.detail {
+        draw_find(f, area, &d.find, reserve, theme);
     }
 }
 

@@ -1,4 +1,4 @@
-//! The query box drawn, from `&App` as the main screen reads it: the query
+//! The query box drawn, from the app's [`PaneView`] as the main screen reads it: the query
 //! (words, or a pattern for the regex ranker), and the settings a search
 //! runs with, or why a pattern was refused; and the terminal's cursor in it.
 
@@ -8,23 +8,23 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::terminal_text::escape;
-use crate::tui::app::{App, Focus};
 use crate::tui::paint::{Theme, pane};
+use crate::tui::pane::view::PaneView;
 use crate::tui::text::{cut, width};
 
 /// What the query line starts with: words, or a regular expression.
-fn prompt(app: &App) -> &'static str {
-    if app.query().is_regex() { "re> " } else { "> " }
+fn prompt(view: &PaneView) -> &'static str {
+    if view.query.is_regex() { "re> " } else { "> " }
 }
 
 /// The settings in force, longest first: the basis as people read it,
 /// then by its name, then the caps alone (the settings popup has them all),
 /// then the initial count and max_loaded_tools, then the initial count
 /// alone.
-fn summaries(app: &App) -> [String; 5] {
-    let s = app.settings();
+fn summaries(view: &PaneView) -> [String; 5] {
+    let s = view.settings;
     // The initial count sent, where max_loaded_tools leaves less room.
-    let sent = app.sent_initial() as i64;
+    let sent = view.sent_initial as i64;
     let init = if sent < s.initial_tool_count {
         format!("{sent} of {}", s.initial_tool_count)
     } else {
@@ -49,9 +49,9 @@ fn summaries(app: &App) -> [String; 5] {
     ]
 }
 
-pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus() == Focus::Query;
-    let regex = app.query().is_regex();
+pub fn draw(f: &mut Frame, area: Rect, view: &PaneView, theme: &Theme) {
+    let focused = view.focused.query;
+    let regex = view.query.is_regex();
     let mut title = vec![Span::styled(" Query ", theme.title)];
     if regex {
         title.push(Span::styled("· regex ", theme.key));
@@ -64,13 +64,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     let width_all = usize::from(inner.width);
-    let query = app.query().text();
-    let prompt = prompt(app);
+    let query = view.query.text();
+    let prompt = prompt(view);
     let text = if query.is_empty() && !focused {
         Span::styled(
             format!(
                 "press {} to search",
-                app.keymap().label(crate::tui::action::Action::FocusQuery)
+                view.keymap.label(crate::tui::action::Action::FocusQuery)
             ),
             theme.dim,
         )
@@ -81,7 +81,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut spans = vec![Span::styled(prompt, theme.key), text];
     // A refused pattern says why where the settings are, cut to the room
     // left (the pattern is quoted in it: escaped).
-    let refused = app.search().pattern_error.as_deref().filter(|_| regex);
+    let refused = view.search.pattern_error.as_deref().filter(|_| regex);
     if let Some(why) = refused {
         let why = cut(&escape(why), width_all.saturating_sub(used + 2));
         let pad = width_all.saturating_sub(used + width(&why) + 1);
@@ -89,7 +89,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         spans.push(Span::styled(why, theme.error));
     } else {
         let fits = |r: &String| used + r.chars().count() < width_all;
-        if let Some(right) = summaries(app).into_iter().find(fits) {
+        if let Some(right) = summaries(view).into_iter().find(fits) {
             let pad = width_all - used - right.chars().count();
             spans.push(Span::raw(" ".repeat(pad)));
             spans.push(Span::styled(right, theme.dim));
@@ -100,8 +100,8 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 
 /// The terminal cursor sits in the query text while typing (`text` is the
 /// box's inner line, from the layout).
-pub fn place_cursor(f: &mut Frame, text: Rect, app: &App) {
-    let before = prompt(app).chars().count() + app.query().input.cursor;
+pub fn place_cursor(f: &mut Frame, text: Rect, view: &PaneView) {
+    let before = prompt(view).chars().count() + view.query.input.cursor;
     let x = text
         .x
         .saturating_add(u16::try_from(before).unwrap_or(u16::MAX));

@@ -4,6 +4,7 @@
 
 pub(crate) mod draw;
 
+use crate::engine::Ranker;
 use crate::tui::action::Action;
 use crate::tui::line_input::LineInput;
 
@@ -15,6 +16,12 @@ pub struct QueryBox {
     history_pos: Option<usize>,
     /// The text is a regular expression (the regex ranker), not words.
     regex: bool,
+}
+
+/// The ranker a search of the query box asks for: the regex ranker while
+/// the box reads a pattern (`regex`), else `setting` (the settings' own).
+pub fn ranker(regex: bool, setting: Ranker) -> Ranker {
+    if regex { Ranker::Regex } else { setting }
 }
 
 /// What the query box asks of the app.
@@ -106,5 +113,17 @@ impl QueryBox {
             .history_pos
             .map_or(String::new(), |i| self.history[i].clone());
         self.input.set(&text);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pattern_asks_for_the_regex_ranker_and_words_for_the_settings() {
+        assert_eq!(ranker(true, Ranker::Hybrid), Ranker::Regex);
+        assert_eq!(ranker(false, Ranker::Hybrid), Ranker::Hybrid);
+        assert_eq!(ranker(false, Ranker::Bm25), Ranker::Bm25);
     }
 }

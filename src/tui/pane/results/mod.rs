@@ -5,6 +5,7 @@
 //! its keys; its drawing is `draw.rs`.
 
 pub(crate) mod draw;
+mod rows;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -332,9 +333,7 @@ impl SearchState {
     /// The answer shown is BM25F's standing in for `ranker` (a dense one)
     /// whose catalog vectors are still being computed.
     pub fn vectors_pending(&self, ranker: Ranker) -> bool {
-        !self.interim
-            && matches!(&self.results, Results::Found(r)
-            if ranker.needs_embeddings() && r.method != ranker.to_string())
+        !self.interim && matches!(&self.results, Results::Found(r) if r.stands_in_for(ranker))
     }
 
     /// The tools the app would send now: the current search's loaded set,

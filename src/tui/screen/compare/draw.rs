@@ -191,7 +191,7 @@ fn draw_side(
             // A dense ranker's side answered by BM25F while the catalog's
             // vectors are computed says so (it is asked again shortly).
             let how = match result.embedding {
-                Some((done, total)) if result.method != side.way.settings.ranker.to_string() => {
+                Some((done, total)) if result.stands_in_for(side.way.settings.ranker) => {
                     format!("{how} · BM25F's answer until the vectors are in ({done} of {total})")
                 }
                 _ => how,

@@ -265,7 +265,7 @@ impl ComparePane {
         let side = if right { &self.right } else { &self.left };
         let s = &side.way.settings;
         let request = SearchRequest {
-            ranker: Some(if self.regex { Ranker::Regex } else { s.ranker }),
+            ranker: Some(crate::tui::pane::query::ranker(self.regex, s.ranker)),
             preview: true,
             ..SearchRequest::in_force(s, &side.way.handle, &self.query)
         };
@@ -285,11 +285,7 @@ impl ComparePane {
         let side = if right { &self.right } else { &self.left };
         let ranker = side.way.settings.ranker;
         match &side.answer {
-            Answer::Found { result, .. }
-                if !self.regex
-                    && ranker.needs_embeddings()
-                    && result.method != ranker.to_string() =>
-            {
+            Answer::Found { result, .. } if !self.regex && result.stands_in_for(ranker) => {
                 Some(self.effect(right, REFRESH_WHILE_EMBEDDING))
             }
             _ => None,

@@ -104,15 +104,11 @@ mod tests {
 
     #[test]
     fn a_servers_warnings_follow_its_summary_escaped() {
-        let servers = [ServerStatus {
-            name: "sneaky".into(),
-            state: ServerState::Loaded {
-                tools: 2,
-                prefixed: 0,
-                hidden_text: vec!["tool \"a\u{200b}\": hidden text in name: 1 zero-width".into()],
-                skipped: Vec::new(),
-            },
-        }];
+        let servers = [crate::sources::mcp::fixtures::hiding(
+            "sneaky",
+            2,
+            vec!["tool \"a\u{200b}\": hidden text in name: 1 zero-width".into()],
+        )];
         let rows = help_rows(&Keymap::defaults(), &servers, true);
         assert_eq!(
             rows[1..3],
