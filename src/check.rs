@@ -1,17 +1,16 @@
 //! The `toolsift check` report: what a catalog costs and what a deferred
 //! handle would send first.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::catalog::{self, Catalog};
-use crate::numbers::thousands;
-use crate::terminal_text::{escape, escape_join};
 use crate::tokens::by_basis::{BasisCost, Counted, costs_by_basis};
 use crate::tokens::{Savings, TokenBasis, TokenCounter};
 use crate::tools_handle::{HandleOptions, SelectError, Strategy, ToolsHandle};
+
+mod render;
 
 /// One row of the per-tool table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -121,42 +120,10 @@ impl CheckReport {
         // Sets cost their tools' figures and, under a provider's basis,
         // what a request with tools adds.
         let full = basis.set_cost(costs.iter().copied());
-        let cost_under = |strategy: Strategy| {
-            let options = HandleOptions {
-                strategy,
-                ..options.clone()
-            };
-            ToolsHandle::new(catalog.clone(), &options).map(|h| {
-                let sent = basis.set_cost(h.initial_indices().iter().map(|&i| costs[i]));
-                let savings = Savings::new(full, sent);
-                StrategyCost {
-                    initial: h.initial_names().into_iter().map(String::from).collect(),
-                    initial_schema_tokens: sent,
-                    initial_saved_tokens: savings.saved_tokens,
-                    initial_reduction_pct: savings.reduction_pct,
-                }
-            })
-        };
-        let deferred = cost_under(Strategy::Deferred);
-        let strategies = Strategies {
-            all: cost_under(Strategy::All)?,
-            deferred_error: deferred.as_ref().err().map(ToString::to_string),
-            deferred: deferred.ok(),
-        };
+        let strategies = Strategies::measure(&catalog, options, basis, &costs)?;
         let initial_tokens = basis.set_cost(handle.initial_indices().iter().map(|&i| costs[i]));
         let savings = Savings::new(full, initial_tokens);
-        let lints = catalog::lint(&catalog);
-        let warnings = catalog
-            .notes()
-            .iter()
-            .map(ToString::to_string)
-            .chain(lints.iter().map(ToString::to_string))
-            .collect();
-        let hidden_text = lints
-            .iter()
-            .filter(|l| l.hidden_text)
-            .map(ToString::to_string)
-            .collect();
+        let (warnings, hidden_text) = warnings(&catalog);
         let tool_costs = catalog
             .tools()
             .iter()
@@ -205,8 +172,6 @@ impl CheckReport {
         })
     }
 
-    /// The human-readable report. Catalog text (names, warnings) is escaped
-    /// for the terminal: a catalog is untrusted input.
     /// The whole catalog and the initial set the bases table compares
     /// (deferred's when no strategy was chosen).
     pub fn bases_sets<'a>(
@@ -243,232 +208,61 @@ impl CheckReport {
             initial,
         ));
     }
+}
 
-    fn render_bases(&self, out: &mut String) {
-        let Some(rows) = &self.bases else { return };
-        let initial = match (&self.strategies.deferred, self.strategy_chosen) {
-            (Some(d), false) => d.initial.len(),
-            _ => self.initial.len(),
-        };
-        let _ = writeln!(
-            out,
-            "bases     {:<22} {:>12} {:>12} {:>8}  counted",
-            "basis",
-            "full catalog",
-            format!("initial ({initial})"),
-            "saved"
-        );
-        for r in rows {
-            let counted = match r.counted {
-                Counted::Json => "each tool's JSON",
-                Counted::Estimate => "bytes/4 of each tool's JSON",
-                Counted::Rendered => "OpenAI's rendering, one block, +9",
-                Counted::AnthropicEstimate => "346 + 1.23 x cl100k per tool",
-                Counted::Exact => "the provider's counting endpoint: exact",
+impl Strategies {
+    /// The initial set and its tokens under `all` and under `deferred`,
+    /// with `options`' counts and caps; `costs` are the tools' tokens in
+    /// catalog order. Deferred's error is kept (the caps may not allow
+    /// it); `all`'s is the caller's.
+    fn measure(
+        catalog: &Arc<Catalog>,
+        options: &HandleOptions,
+        basis: TokenBasis,
+        costs: &[u64],
+    ) -> Result<Self, SelectError> {
+        let full = basis.set_cost(costs.iter().copied());
+        let cost_under = |strategy: Strategy| {
+            let options = HandleOptions {
+                strategy,
+                ..options.clone()
             };
-            let _ = writeln!(
-                out,
-                "          {:<22} {:>12} {:>12} {:>6.1} %  {counted}",
-                r.basis,
-                thousands(r.full_tokens),
-                thousands(r.initial_tokens),
-                r.reduction_pct
-            );
-        }
+            ToolsHandle::new(catalog.clone(), &options).map(|h| {
+                let sent = basis.set_cost(h.initial_indices().iter().map(|&i| costs[i]));
+                let savings = Savings::new(full, sent);
+                StrategyCost {
+                    initial: h.initial_names().into_iter().map(String::from).collect(),
+                    initial_schema_tokens: sent,
+                    initial_saved_tokens: savings.saved_tokens,
+                    initial_reduction_pct: savings.reduction_pct,
+                }
+            })
+        };
+        let deferred = cost_under(Strategy::Deferred);
+        Ok(Strategies {
+            all: cost_under(Strategy::All)?,
+            deferred_error: deferred.as_ref().err().map(ToString::to_string),
+            deferred: deferred.ok(),
+        })
     }
+}
 
-    pub fn render_text(&self) -> String {
-        let mut out = String::new();
-        let always = self.always_load.len();
-        let _ = writeln!(
-            out,
-            "catalog   {} ({}): {} tools, {} always-load",
-            escape(&self.catalog),
-            escape_join(&self.formats, ", "),
-            self.tools,
-            always
-        );
-        let _ = writeln!(
-            out,
-            "handle    strategy {}{}, initial_tool_count {}, max_loaded_tools {}, token basis {}",
-            self.strategy,
-            if self.strategy_chosen {
-                ""
-            } else {
-                " (the SDK's default; the explorer opens on deferred)"
-            },
-            self.initial_tool_count,
-            self.max_loaded_tools
-                .map_or_else(|| "none".to_string(), |m| m.to_string()),
-            self.token_basis.label()
-        );
-        let overhead = self.token_basis.request_overhead();
-        if overhead > 0 {
-            let _ = writeln!(
-                out,
-                "          {}: a request with tools costs {overhead} tokens more (in the totals); a tool's figure is its share",
-                self.token_basis.label()
-            );
-        }
-        let deferred = self.strategies.deferred.as_ref();
-        let sends = |c: &StrategyCost| {
-            format!(
-                "{} tools first: {} tokens, saves {} ({:.1} %)",
-                c.initial.len(),
-                thousands(c.initial_schema_tokens),
-                thousands(c.initial_saved_tokens),
-                c.initial_reduction_pct
-            )
-        };
-        let deferred_line = match (deferred, &self.strategies.deferred_error) {
-            (Some(c), _) => format!("sends {}", sends(c)),
-            (None, Some(e)) => format!("not possible with these caps: {e}"),
-            (None, None) => "not possible with these caps".to_string(),
-        };
-        if self.strategy_chosen {
-            let _ = writeln!(
-                out,
-                "tokens    full catalog {}, initial set {} ({} tools): saves {} ({:.1} %)",
-                thousands(self.full_schema_tokens),
-                thousands(self.initial_schema_tokens),
-                self.initial.len(),
-                thousands(self.initial_saved_tokens),
-                self.initial_reduction_pct
-            );
-            if self.strategy == Strategy::All.as_str() {
-                let _ = writeln!(
-                    out,
-                    "          nothing is saved: strategy all sends every tool up front; deferred {deferred_line}"
-                );
-            }
-        } else {
-            let _ = writeln!(
-                out,
-                "tokens    full catalog {}",
-                thousands(self.full_schema_tokens)
-            );
-            let _ = writeln!(
-                out,
-                "  all       sends all {} tools up front: {} tokens, saves {} ({:.1} %)",
-                self.strategies.all.initial.len(),
-                thousands(self.strategies.all.initial_schema_tokens),
-                thousands(self.strategies.all.initial_saved_tokens),
-                self.strategies.all.initial_reduction_pct
-            );
-            let _ = writeln!(out, "  deferred  {deferred_line}");
-        }
-        self.render_bases(&mut out);
-        let _ = writeln!(
-            out,
-            "always    {}",
-            if self.always_load.is_empty() {
-                "(none)".to_string()
-            } else {
-                escape_join(&self.always_load, ", ")
-            }
-        );
-        // With no strategy chosen, the initial set shown is deferred's
-        // (strategy all's is every tool).
-        let shown: Option<&[String]> = if self.strategy_chosen {
-            None
-        } else {
-            deferred.map(|c| c.initial.as_slice())
-        };
-        match shown {
-            Some(names) => {
-                let _ = writeln!(
-                    out,
-                    "initial   deferred: {} (all: every tool)",
-                    escape_join(names, ", ")
-                );
-            }
-            None => {
-                let _ = writeln!(out, "initial   {}", escape_join(&self.initial, ", "));
-            }
-        }
-        for s in &self.servers {
-            let line = match &s.error {
-                Some(e) => format!("{}: failed: {e}", s.name),
-                None if s.prefixed > 0 => format!(
-                    "{}: {} tools ({} prefixed {}__ because another server has the name)",
-                    s.name, s.tools, s.prefixed, s.name
-                ),
-                None => format!("{}: {} tools", s.name, s.tools),
-            };
-            let _ = writeln!(out, "server    {}", escape(&line));
-        }
-        out.push('\n');
-        let with_servers = self.tool_costs.iter().any(|t| t.server.is_some());
-        let names: Vec<_> = self.tool_costs.iter().map(|t| escape(&t.name)).collect();
-        let width = crate::terminal_text::column_width(&names, 4);
-        let header = if shown.is_some() {
-            "deferred"
-        } else {
-            "initial"
-        };
-        let in_initial = |t: &ToolCost| match shown {
-            Some(names) => names.contains(&t.name),
-            None => t.initial,
-        };
-        let with_exact = self.tool_costs.iter().any(|t| t.exact.is_some());
-        let _ = writeln!(
-            out,
-            "{:>4}  {:<width$}  {:<8}  {:>7}  {}{}{}",
-            "#",
-            "name",
-            "flags",
-            "tokens",
-            if with_exact { "  exact  " } else { "" },
-            header,
-            if with_servers { "  server" } else { "" }
-        );
-        for (i, (t, name)) in self.tool_costs.iter().zip(&names).enumerate() {
-            let initial = in_initial(t);
-            let flags = format!(
-                "{} {} {}",
-                if t.always_load { "AL" } else { "--" },
-                if t.read_only { "RO" } else { "--" },
-                if t.idempotent { "ID" } else { "--" },
-            );
-            let exact = match (with_exact, t.exact) {
-                (false, _) => String::new(),
-                (true, Some(n)) => format!("{:>7}  ", thousands(n)),
-                (true, None) => format!("{:>7}  ", "-"),
-            };
-            let mut row = format!(
-                "{:>4}  {:<width$}  {:<8}  {:>7}  {exact}{}",
-                i + 1,
-                name,
-                flags,
-                thousands(t.tokens),
-                if initial { "yes" } else { "" }
-            );
-            if with_servers {
-                let _ = write!(
-                    row,
-                    "{:pad$}{}",
-                    "",
-                    escape(t.server.as_deref().unwrap_or("-")),
-                    pad = header.len() + 2 - if initial { 3 } else { 0 }
-                );
-            }
-            let _ = writeln!(out, "{}", row.trim_end());
-        }
-        let _ = writeln!(
-            out,
-            "\nflags: AL always-load, RO read-only, ID idempotent; tokens: {} of the provider definition",
-            self.token_basis
-        );
-        if self.warnings.is_empty() {
-            out.push_str("\nno warnings\n");
-        } else {
-            let _ = writeln!(out, "\nwarnings ({})", self.warnings.len());
-            for w in &self.warnings {
-                let _ = writeln!(out, "  - {}", escape(w));
-            }
-        }
-        out
-    }
+/// The catalog's import notes and lints as sentences, and apart the lints
+/// of hidden text (errors under `--strict`).
+fn warnings(catalog: &Catalog) -> (Vec<String>, Vec<String>) {
+    let lints = catalog::lint(catalog);
+    let warnings = catalog
+        .notes()
+        .iter()
+        .map(ToString::to_string)
+        .chain(lints.iter().map(ToString::to_string))
+        .collect();
+    let hidden_text = lints
+        .iter()
+        .filter(|l| l.hidden_text)
+        .map(ToString::to_string)
+        .collect();
+    (warnings, hidden_text)
 }
 
 impl CheckReport {

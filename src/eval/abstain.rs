@@ -122,46 +122,7 @@ pub fn evaluate(
             });
             continue;
         }
-        let raw = Value::Array(q.tools.clone()).to_string();
-        let catalog =
-            catalog::parse(&raw, &q.id, &q.id, SourceKind::Json).map_err(|e| EvalError::Rank {
-                id: q.id.clone(),
-                message: e.to_string(),
-            })?;
-        for e in &q.expected {
-            if catalog.index_of(e).is_none() {
-                return Err(EvalError::UnknownTool {
-                    id: q.id.clone(),
-                    tool: e.clone(),
-                });
-            }
-        }
-        let params = SearchRequest {
-            query: q.query.clone(),
-            max_tools: Some(max_tools),
-            ranker: Some(ranker),
-            // Not a preview: a preview of a dense ranker is answered by
-            // BM25F while the vectors are computed.
-            gate: Some(false),
-            ..SearchRequest::default()
-        };
-        let outcome = service
-            .tool_search(&catalog, &params, "")
-            .map_err(|e| EvalError::Rank {
-                id: q.id.clone(),
-                message: e.to_string(),
-            })?;
-        let names: Vec<&str> = outcome
-            .tools
-            .iter()
-            .map(|t| catalog.tools()[t.index].name.as_str())
-            .collect();
-        answers.push(Answer {
-            kind: q.kind,
-            all_loaded: q.expected.iter().all(|e| names.contains(&e.as_str())),
-            loaded: names.len(),
-            fit: outcome.fit,
-        });
+        answers.push(answer(service, q, ranker, max_tools)?);
     }
     let irrelevant = answers
         .iter()
@@ -170,25 +131,6 @@ pub fn evaluate(
     let relevant = answers.len() - irrelevant;
     let off = point(&answers, None);
     let on = point(&answers, Some(&gate));
-    let mut curve: Vec<Point> = (0..=12)
-        .map(|i| {
-            let g = Gate {
-                min_evidence: i as f32 * 0.5,
-                ..gate
-            };
-            point(&answers, Some(&g))
-        })
-        .collect();
-    if gate.min_cosine.is_some() {
-        // The dense rankers: the cosine moves, the evidence asked stays.
-        curve.extend((0..=20).map(|i| {
-            let g = Gate {
-                min_cosine: Some(i as f32 * 0.05),
-                ..gate
-            };
-            point(&answers, Some(&g))
-        }));
-    }
     Ok(Report {
         ranker,
         max_tools,
@@ -200,8 +142,86 @@ pub fn evaluate(
         on,
         tools_per_answer_off: tools_per_answer(&answers, None),
         tools_per_answer_on: tools_per_answer(&answers, Some(&gate)),
-        curve,
+        curve: curve(&answers, gate),
     })
+}
+
+/// One question searched in its own catalog with the gate off, as the
+/// service answers it: the tools loaded, whether every expected one is
+/// among them, and the gate's reading of the fit. A catalog that does not
+/// parse, or lacks an expected tool, is an error naming the question.
+fn answer(
+    service: &Service,
+    q: &Question,
+    ranker: Ranker,
+    max_tools: u64,
+) -> Result<Answer, EvalError> {
+    let raw = Value::Array(q.tools.clone()).to_string();
+    let catalog =
+        catalog::parse(&raw, &q.id, &q.id, SourceKind::Json).map_err(|e| EvalError::Rank {
+            id: q.id.clone(),
+            message: e.to_string(),
+        })?;
+    for e in &q.expected {
+        if catalog.index_of(e).is_none() {
+            return Err(EvalError::UnknownTool {
+                id: q.id.clone(),
+                tool: e.clone(),
+            });
+        }
+    }
+    let params = SearchRequest {
+        query: q.query.clone(),
+        max_tools: Some(max_tools),
+        ranker: Some(ranker),
+        // Not a preview: a preview of a dense ranker is answered by
+        // BM25F while the vectors are computed.
+        gate: Some(false),
+        ..SearchRequest::default()
+    };
+    let outcome = service
+        .tool_search(&catalog, &params, "")
+        .map_err(|e| EvalError::Rank {
+            id: q.id.clone(),
+            message: e.to_string(),
+        })?;
+    let names: Vec<&str> = outcome
+        .tools
+        .iter()
+        .map(|t| catalog.tools()[t.index].name.as_str())
+        .collect();
+    Ok(Answer {
+        kind: q.kind,
+        all_loaded: q.expected.iter().all(|e| names.contains(&e.as_str())),
+        loaded: names.len(),
+        fit: outcome.fit,
+    })
+}
+
+/// The gate's curve: the evidence asked from 0 to 6 by halves, then, for
+/// the dense rankers (a gate with a cosine), the cosine from 0 to 1 by
+/// 0.05 with the evidence asked unchanged.
+fn curve(answers: &[Answer], gate: Gate) -> Vec<Point> {
+    let mut curve: Vec<Point> = (0..=12)
+        .map(|i| {
+            let g = Gate {
+                min_evidence: i as f32 * 0.5,
+                ..gate
+            };
+            point(answers, Some(&g))
+        })
+        .collect();
+    if gate.min_cosine.is_some() {
+        // The dense rankers: the cosine moves, the evidence asked stays.
+        curve.extend((0..=20).map(|i| {
+            let g = Gate {
+                min_cosine: Some(i as f32 * 0.05),
+                ..gate
+            };
+            point(answers, Some(&g))
+        }));
+    }
+    curve
 }
 
 /// Whether `a`'s tools stay loaded under `gate` (`None`: off).

@@ -16,6 +16,8 @@ pub mod features;
 mod from_traffic;
 pub use from_traffic::queries_from_traffic;
 mod render;
+mod score;
+use score::Scoring;
 
 /// The cut-offs every metric is reported at.
 pub const KS: [usize; 4] = [1, 3, 5, 10];
@@ -158,41 +160,6 @@ fn round(x: f64, places: i32) -> f64 {
     (x * f).round() / f
 }
 
-#[derive(Debug, Default)]
-struct Tally {
-    n: usize,
-    all: [usize; 4],
-    any: [usize; 4],
-    rr: f64,
-}
-
-impl Tally {
-    /// `positions`: for each expected tool, its 1-based rank if found.
-    fn add(&mut self, positions: &[Option<usize>]) {
-        self.n += 1;
-        for (i, &k) in KS.iter().enumerate() {
-            if positions.iter().all(|p| p.is_some_and(|p| p <= k)) {
-                self.all[i] += 1;
-            }
-            if positions.iter().any(|p| p.is_some_and(|p| p <= k)) {
-                self.any[i] += 1;
-            }
-        }
-        if let Some(best) = positions.iter().flatten().filter(|&&p| p <= 10).min() {
-            self.rr += 1.0 / *best as f64;
-        }
-    }
-
-    fn metrics(&self) -> Metrics {
-        let n = self.n.max(1) as f64;
-        Metrics {
-            all: self.all.map(|c| 100.0 * c as f64 / n),
-            any: self.any.map(|c| 100.0 * c as f64 / n),
-            mrr10: self.rr / n,
-        }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CategoryMetrics {
     pub queries: usize,
@@ -327,14 +294,6 @@ pub fn measure_speed(
     }
 }
 
-/// First 1-based rank at which any name of `group` appears.
-fn rank_of(ranked: &[&str], group: &[String]) -> Option<usize> {
-    ranked
-        .iter()
-        .position(|n| group.iter().any(|g| g == n))
-        .map(|p| p + 1)
-}
-
 /// Whether any tool a search would load (the first of `hits`, up to the
 /// service's default cap) fits the request: the relevance gate's one policy
 /// ([`crate::service::gate_keeps`], as the service and the gateway apply it).
@@ -356,6 +315,34 @@ pub fn evaluate(
     ranker: &dyn CatalogRanker,
     gate: Option<&Gate>,
 ) -> Result<EvalReport, EvalError> {
+    check_expected(catalog, queries)?;
+    let Ranked { rankings, no_fit } = rank_all(queries, depth(k), ranker, gate)?;
+    let mut scoring = Scoring::default();
+    for (q, ranking) in queries.iter().zip(&rankings) {
+        let names: Vec<&str> = ranking
+            .iter()
+            .map(|&d| catalog.tools()[d].name.as_str())
+            .collect();
+        scoring.add(q, &names, k);
+    }
+    Ok(EvalReport {
+        queries: queries.len() - scoring.expecting_nothing(),
+        catalog_tools: catalog.len(),
+        k,
+        strict: scoring.strict.metrics(),
+        lenient: scoring.lenient.metrics(),
+        per_category: scoring.per_category(),
+        misses: scoring.misses,
+        gate: gate.map(|g| GateTally { gate: *g, no_fit }),
+        nothing_fits: scoring.nothing,
+        speed: None,
+        latency: Latency::of(&ranker.latencies()),
+    })
+}
+
+/// Every tool a request expects must be in the catalog: the first that is
+/// not is the error.
+fn check_expected(catalog: &Catalog, queries: &[EvalQuery]) -> Result<(), EvalError> {
     for q in queries {
         for e in &q.expected {
             if catalog.index_of(e).is_none() {
@@ -366,7 +353,26 @@ pub fn evaluate(
             }
         }
     }
-    let depth = depth(k);
+    Ok(())
+}
+
+/// Every request's ranking, and how many that expect a tool the gate
+/// answered with none.
+struct Ranked {
+    /// Per request, the tools ranked (catalog indices, best first); empty
+    /// when the gate found no tool fits.
+    rankings: Vec<Vec<usize>>,
+    no_fit: usize,
+}
+
+/// Ranks each request to `depth` as the service does (its intents merged);
+/// with a gate, a request no loaded tool fits is answered with nothing.
+fn rank_all(
+    queries: &[EvalQuery],
+    depth: usize,
+    ranker: &dyn CatalogRanker,
+    gate: Option<&Gate>,
+) -> Result<Ranked, EvalError> {
     let mut rankings: Vec<Vec<usize>> = Vec::with_capacity(queries.len());
     let mut no_fit = 0;
     for q in queries {
@@ -391,110 +397,13 @@ pub fn evaluate(
         }
         rankings.push(hits.iter().map(|h| h.doc).collect());
     }
-
-    let mut strict = Tally::default();
-    let mut lenient = Tally::default();
-    let mut per_cat: BTreeMap<String, (Tally, Tally)> = BTreeMap::new();
-    let mut misses = Vec::new();
-    let mut nothing: Option<NothingFits> = None;
-    for (q, ranking) in queries.iter().zip(&rankings) {
-        let names: Vec<&str> = ranking
-            .iter()
-            .map(|&d| catalog.tools()[d].name.as_str())
-            .collect();
-        if q.expected.is_empty() {
-            let n = nothing.get_or_insert(NothingFits {
-                requests: 0,
-                answered_nothing: 0,
-                loaded: Vec::new(),
-            });
-            n.requests += 1;
-            if names.is_empty() {
-                n.answered_nothing += 1;
-            } else {
-                n.loaded.push(Miss {
-                    id: q.id.clone(),
-                    query: q.query.clone(),
-                    expected: Vec::new(),
-                    missing: Vec::new(),
-                    top: names.iter().take(k).map(|s| s.to_string()).collect(),
-                });
-            }
-            continue;
-        }
-        let strict_pos: Vec<Option<usize>> = q
-            .expected
-            .iter()
-            .map(|e| rank_of(&names, std::slice::from_ref(e)))
-            .collect();
-        let lenient_pos: Vec<Option<usize>> =
-            q.equivalents.iter().map(|g| rank_of(&names, g)).collect();
-        strict.add(&strict_pos);
-        lenient.add(&lenient_pos);
-        let cat = per_cat.entry(q.category.clone()).or_default();
-        cat.0.add(&strict_pos);
-        cat.1.add(&lenient_pos);
-        let missing: Vec<String> = q
-            .expected
-            .iter()
-            .zip(&strict_pos)
-            .filter(|(_, p)| !p.is_some_and(|p| p <= k))
-            .map(|(e, _)| e.clone())
-            .collect();
-        if !missing.is_empty() {
-            misses.push(Miss {
-                id: q.id.clone(),
-                query: q.query.clone(),
-                expected: q.expected.clone(),
-                missing,
-                top: names.iter().take(k).map(|s| s.to_string()).collect(),
-            });
-        }
-    }
-    let relevant = queries.len() - nothing.as_ref().map_or(0, |n| n.requests);
-    Ok(EvalReport {
-        queries: relevant,
-        catalog_tools: catalog.len(),
-        k,
-        strict: strict.metrics(),
-        lenient: lenient.metrics(),
-        per_category: per_cat
-            .into_iter()
-            .map(|(c, (s, l))| {
-                (
-                    c,
-                    CategoryMetrics {
-                        queries: s.n,
-                        strict: s.metrics(),
-                        lenient: l.metrics(),
-                    },
-                )
-            })
-            .collect(),
-        misses,
-        gate: gate.map(|g| GateTally { gate: *g, no_fit }),
-        nothing_fits: nothing,
-        speed: None,
-        latency: Latency::of(&ranker.latencies()),
-    })
+    Ok(Ranked { rankings, no_fit })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::catalog::Tool;
-
-    #[test]
-    fn metrics_match_score_py_definitions() {
-        let mut t = Tally::default();
-        t.add(&[Some(1)]); // hit everywhere
-        t.add(&[Some(4), None]); // two tools, one missing
-        t.add(&[Some(2), Some(3)]);
-        let m = t.metrics();
-        assert_eq!(m.all, [100.0 / 3.0, 200.0 / 3.0, 200.0 / 3.0, 200.0 / 3.0]);
-        assert_eq!(m.any, [100.0 / 3.0, 200.0 / 3.0, 100.0, 100.0]);
-        assert!((m.mrr10 - (1.0 + 0.25 + 0.5) / 3.0).abs() < 1e-12);
-    }
 
     #[test]
     fn parse_errors_name_the_line() {

@@ -1,23 +1,44 @@
-//! The text form of an eval's report.
+//! The text form of an eval's report. Queries, ids, categories and tool
+//! names are escaped for the terminal: a queries file and a catalog are
+//! untrusted.
+
+use std::fmt::Write as _;
 
 use super::{EvalReport, Metrics};
+use crate::terminal_text::{escape, escape_join};
+
+/// The metrics table's header; [`metrics_row`] writes its rows.
+const METRICS_HEADER: &str =
+    "           all@1  all@3  all@5 all@10  any@1  any@3  any@5 any@10  MRR@10";
+
+/// One row of the metrics table: all@k, any@k, MRR@10.
+fn metrics_row(name: &str, m: &Metrics) -> String {
+    let mut s = format!("{name:<9}");
+    for v in m.all.iter().chain(&m.any) {
+        let _ = write!(s, " {v:>6.1}");
+    }
+    let _ = write!(s, "  {:>6.3}", m.mrr10);
+    s
+}
 
 impl EvalReport {
     pub fn render_text(&self) -> String {
-        // Queries, ids, categories and tool names are escaped for the
-        // terminal: a queries file and a catalog are untrusted.
-        use crate::terminal_text::{escape, escape_join};
-        use std::fmt::Write as _;
         let mut out = String::new();
-        let header = "           all@1  all@3  all@5 all@10  any@1  any@3  any@5 any@10  MRR@10";
-        let row = |name: &str, m: &Metrics| {
-            let mut s = format!("{name:<9}");
-            for v in m.all.iter().chain(&m.any) {
-                let _ = write!(s, " {v:>6.1}");
-            }
-            let _ = write!(s, "  {:>6.3}", m.mrr10);
-            s
-        };
+        self.render_summary(&mut out);
+        let _ = writeln!(out, "\n");
+        let _ = writeln!(out, "{METRICS_HEADER}");
+        let _ = writeln!(out, "{}", metrics_row("strict", &self.strict));
+        let _ = writeln!(out, "{}", metrics_row("lenient", &self.lenient));
+        self.render_categories(&mut out);
+        self.render_misses(&mut out);
+        self.render_loaded_for_nothing(&mut out);
+        out
+    }
+
+    /// The opening lines: how many requests against how many tools, the
+    /// speed and latency when measured, what the gate answered with no
+    /// tool, and how the requests no tool serves were answered.
+    fn render_summary(&self, out: &mut String) {
         let _ = write!(
             out,
             "{} queries against {} tools",
@@ -66,28 +87,35 @@ impl EvalReport {
                 let _ = write!(out, " (the relevance gate is off)");
             }
         }
-        let _ = writeln!(out, "\n");
-        let _ = writeln!(out, "{header}");
-        let _ = writeln!(out, "{}", row("strict", &self.strict));
-        let _ = writeln!(out, "{}", row("lenient", &self.lenient));
-        if self.per_category.len() > 1 {
+    }
+
+    /// Each category's strict all@1/5/10 and lenient all@10, when there is
+    /// more than one.
+    fn render_categories(&self, out: &mut String) {
+        if self.per_category.len() <= 1 {
+            return;
+        }
+        let _ = writeln!(
+            out,
+            "\nper category (strict all@1/all@5/all@10, lenient all@10):"
+        );
+        for (c, m) in &self.per_category {
             let _ = writeln!(
                 out,
-                "\nper category (strict all@1/all@5/all@10, lenient all@10):"
+                "  {:<28} {:>4} queries  {:>5.1} {:>5.1} {:>5.1}  {:>5.1}",
+                escape(c),
+                m.queries,
+                m.strict.all[0],
+                m.strict.all[2],
+                m.strict.all[3],
+                m.lenient.all[3]
             );
-            for (c, m) in &self.per_category {
-                let _ = writeln!(
-                    out,
-                    "  {:<28} {:>4} queries  {:>5.1} {:>5.1} {:>5.1}  {:>5.1}",
-                    escape(c),
-                    m.queries,
-                    m.strict.all[0],
-                    m.strict.all[2],
-                    m.strict.all[3],
-                    m.lenient.all[3]
-                );
-            }
         }
+    }
+
+    /// The requests with an expected tool outside the top k: the request
+    /// (its first 100 characters), the tools missing and what came first.
+    fn render_misses(&self, out: &mut String) {
         let _ = writeln!(
             out,
             "\n{} requests with an expected tool outside the top {}:",
@@ -109,19 +137,23 @@ impl EvalReport {
                 escape_join(&m.top, ", ")
             );
         }
-        if let Some(n) = &self.nothing_fits
-            && !n.loaded.is_empty()
-        {
-            let _ = writeln!(
-                out,
-                "\n{} requests no tool serves that loaded tools:",
-                n.loaded.len()
-            );
-            for m in &n.loaded {
-                let _ = writeln!(out, "  [{}] {}", escape(&m.id), escape(&m.query));
-                let _ = writeln!(out, "      top: {}", escape_join(&m.top, ", "));
-            }
+    }
+
+    /// The requests no tool serves that loaded tools anyway, with those
+    /// tools.
+    fn render_loaded_for_nothing(&self, out: &mut String) {
+        let Some(n) = &self.nothing_fits else { return };
+        if n.loaded.is_empty() {
+            return;
         }
-        out
+        let _ = writeln!(
+            out,
+            "\n{} requests no tool serves that loaded tools:",
+            n.loaded.len()
+        );
+        for m in &n.loaded {
+            let _ = writeln!(out, "  [{}] {}", escape(&m.id), escape(&m.query));
+            let _ = writeln!(out, "      top: {}", escape_join(&m.top, ", "));
+        }
     }
 }

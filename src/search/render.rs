@@ -1,45 +1,37 @@
 //! The CLI's views of a search result: `--json` and the text table.
 
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
 use super::*;
+use crate::catalog::Tool;
+use crate::numbers::thousands;
+use crate::terminal_text::escape;
+
+/// A score as `--json` gives it: four decimals.
+fn rounded(score: f32) -> f64 {
+    (f64::from(score) * 10_000.0).round() / 10_000.0
+}
+
+/// A tool's flags column: always-load, read-only, idempotent.
+fn flags(t: &Tool) -> String {
+    format!(
+        "{} {} {}",
+        if t.always_load { "AL" } else { "--" },
+        if t.read_only { "RO" } else { "--" },
+        if t.idempotent { "ID" } else { "--" },
+    )
+}
 
 /// Display helpers shared by the CLI (the TUI draws its own).
 impl SearchResult {
     /// The `--json` object of `toolsift search`.
-    pub fn to_json(&self, catalog: &Catalog) -> serde_json::Value {
-        use serde_json::json;
-        let tools: Vec<serde_json::Value> = self
+    pub fn to_json(&self, catalog: &Catalog) -> Value {
+        let tools: Vec<Value> = self
             .tools
             .iter()
-            .map(|h| {
-                let t = &catalog.tools()[h.index];
-                let mut v = json!({
-                    "name": t.name,
-                    "score": h.score.map(|s| (f64::from(s) * 10_000.0).round() / 10_000.0),
-                    "reason": h.reason.map(|r| r.as_str()),
-                    "read_only": t.read_only,
-                    "idempotent": t.idempotent,
-                    "always_load": t.always_load,
-                    "matched": h.explanation.matches.iter().map(|m| json!({
-                        "term": m.term,
-                        "fields": m.fields.iter().map(|f| f.label()).collect::<Vec<_>>(),
-                        "score": (f64::from(m.score) * 10_000.0).round() / 10_000.0,
-                    })).collect::<Vec<_>>(),
-                });
-                if let Some(costs) = &self.tool_tokens {
-                    v["tokens"] = json!(costs.get(h.index));
-                }
-                if let Some(u) = &h.explanation.usage {
-                    v["usage"] = json!(u);
-                }
-                if let Some(d) = &h.explanation.dense {
-                    v["dense"] = json!({
-                        "cosine": (f64::from(d.cosine) * 10_000.0).round() / 10_000.0,
-                        "dense_rank": d.dense_rank,
-                        "lexical_rank": d.lexical_rank,
-                    });
-                }
-                v
-            })
+            .map(|h| self.hit_json(h, catalog))
             .collect();
         let mut out = json!({
             "tools": tools,
@@ -61,19 +53,7 @@ impl SearchResult {
             out["session_note"] = json!(note);
         }
         if !self.held_back.is_empty() {
-            out["held_back"] = self
-                .held_back
-                .iter()
-                .map(|h| {
-                    json!({
-                        "name": catalog.tools()[h.index].name,
-                        "score": h.score,
-                        "evidence": h.evidence,
-                        "cosine": h.cosine,
-                        "probability": h.probability,
-                    })
-                })
-                .collect();
+            out["held_back"] = self.held_back_json(catalog);
         }
         // Whether no searched tool fits: the gate held them back, or no
         // tool matched at all (an empty answer says so, never by silence).
@@ -90,14 +70,79 @@ impl SearchResult {
         out
     }
 
-    /// The human-readable table of `toolsift search`.
+    /// One found tool's object in `--json`: its flags, score, matched
+    /// words, and its tokens, usage and dense scores when known.
+    fn hit_json(&self, h: &SearchHit, catalog: &Catalog) -> Value {
+        let t = &catalog.tools()[h.index];
+        let mut v = json!({
+            "name": t.name,
+            "score": h.score.map(rounded),
+            "reason": h.reason.map(|r| r.as_str()),
+            "read_only": t.read_only,
+            "idempotent": t.idempotent,
+            "always_load": t.always_load,
+            "matched": h.explanation.matches.iter().map(|m| json!({
+                "term": m.term,
+                "fields": m.fields.iter().map(|f| f.label()).collect::<Vec<_>>(),
+                "score": rounded(m.score),
+            })).collect::<Vec<_>>(),
+        });
+        if let Some(costs) = &self.tool_tokens {
+            v["tokens"] = json!(costs.get(h.index));
+        }
+        if let Some(u) = &h.explanation.usage {
+            v["usage"] = json!(u);
+        }
+        if let Some(d) = &h.explanation.dense {
+            v["dense"] = json!({
+                "cosine": rounded(d.cosine),
+                "dense_rank": d.dense_rank,
+                "lexical_rank": d.lexical_rank,
+            });
+        }
+        v
+    }
+
+    /// The tools the relevance gate held back, as `--json` lists them.
+    fn held_back_json(&self, catalog: &Catalog) -> Value {
+        self.held_back
+            .iter()
+            .map(|h| {
+                json!({
+                    "name": catalog.tools()[h.index].name,
+                    "score": h.score,
+                    "evidence": h.evidence,
+                    "cosine": h.cosine,
+                    "probability": h.probability,
+                })
+            })
+            .collect()
+    }
+
+    /// The human-readable table of `toolsift search`. Names, matched
+    /// words, the note and the service's strings are escaped for the
+    /// terminal: a catalog and a service are untrusted.
     pub fn render_text(&self, catalog: &Catalog) -> String {
-        // Names, matched words, the note and the service's strings are
-        // escaped for the terminal: a catalog and a service are untrusted.
-        use crate::numbers::thousands;
-        use crate::terminal_text::escape;
-        use std::fmt::Write as _;
         let mut out = String::new();
+        self.render_table(&mut out, catalog);
+        if let Some(note) = &self.note {
+            let _ = writeln!(out, "note: {}", escape(note));
+        }
+        if let Some(more) = self
+            .matching
+            .as_deref()
+            .and_then(crate::service::matching::note)
+        {
+            let _ = writeln!(out, "{more}");
+        }
+        self.render_held_back(&mut out, catalog);
+        self.render_totals(&mut out);
+        out
+    }
+
+    /// The found tools, one row each: rank (`AL` for an always-load tool),
+    /// name, flags, tokens, score and why it matched.
+    fn render_table(&self, out: &mut String, catalog: &Catalog) {
         let names: Vec<_> = self
             .tools
             .iter()
@@ -120,12 +165,7 @@ impl SearchResult {
                 rank += 1;
                 rank.to_string()
             };
-            let flags = format!(
-                "{} {} {}",
-                if t.always_load { "AL" } else { "--" },
-                if t.read_only { "RO" } else { "--" },
-                if t.idempotent { "ID" } else { "--" },
-            );
+            let flags = flags(t);
             let tokens = self
                 .tool_tokens
                 .as_ref()
@@ -134,77 +174,42 @@ impl SearchResult {
             let score = h
                 .score
                 .map_or_else(|| "-".to_string(), |s| format!("{s:.3}"));
-            let mut matched: Vec<String> = h
-                .explanation
-                .matches
-                .iter()
-                .map(|m| {
-                    let fields: Vec<&str> = m.fields.iter().map(|f| f.label()).collect();
-                    let fields = fields.join(", ");
-                    match m.came_from() {
-                        Some(from) => {
-                            escape(&format!("{} ({from}; {fields})", m.word())).into_owned()
-                        }
-                        None => format!("{} ({fields})", escape(&m.term)),
-                    }
-                })
-                .collect();
-            if let Some(d) = &h.explanation.dense {
-                let lexical = d
-                    .lexical_rank
-                    .map_or_else(|| "no word matched".to_string(), |r| format!("BM25F #{r}"));
-                matched.insert(
-                    0,
-                    format!(
-                        "cosine {:.3} (dense #{}, {lexical})",
-                        d.cosine, d.dense_rank
-                    ),
-                );
-            }
-            if let Some(u) = &h.explanation.usage {
-                matched.insert(0, crate::service::usage::words(u));
-            }
-            if h.reason == Some(Reason::ExactName) {
-                matched.insert(0, "exact name".into());
-            }
-            if matched.is_empty() && h.reason == Some(Reason::AlwaysLoad) {
-                matched.push("always-load".into());
-            }
             let row = format!(
                 "{rank_cell:>4}  {name:<width$}  {flags:<8}  {tokens:>6}  {score:>7}  {}",
-                matched.join("; ")
+                matched(h).join("; ")
             );
             let _ = writeln!(out, "{}", row.trim_end());
         }
-        if let Some(note) = &self.note {
-            let _ = writeln!(out, "note: {}", escape(note));
+    }
+
+    /// The tools the gate held back, with their scores, under a line that
+    /// says how to load them.
+    fn render_held_back(&self, out: &mut String, catalog: &Catalog) {
+        if self.held_back.is_empty() {
+            return;
         }
-        if let Some(more) = self
-            .matching
-            .as_deref()
-            .and_then(crate::service::matching::note)
-        {
-            let _ = writeln!(out, "{more}");
+        let _ = writeln!(out, "held back (no tool fits; --gate off loads them):");
+        let names: Vec<String> = self
+            .held_back
+            .iter()
+            .map(|h| escape(&catalog.tools()[h.index].name).into_owned())
+            .collect();
+        let width = crate::terminal_text::column_width(&names, 0);
+        for (h, name) in self.held_back.iter().zip(&names) {
+            let cosine = h
+                .cosine
+                .map_or(String::new(), |c| format!(", cosine {c:.3}"));
+            let _ = writeln!(
+                out,
+                "      {name:<width$}  score {:.3}, evidence {}{cosine}",
+                h.score, h.evidence
+            );
         }
-        if !self.held_back.is_empty() {
-            let _ = writeln!(out, "held back (no tool fits; --gate off loads them):");
-            let names: Vec<String> = self
-                .held_back
-                .iter()
-                .map(|h| escape(&catalog.tools()[h.index].name).into_owned())
-                .collect();
-            let width = crate::terminal_text::column_width(&names, 0);
-            for (h, name) in self.held_back.iter().zip(&names) {
-                let cosine = h
-                    .cosine
-                    .map_or(String::new(), |c| format!(", cosine {c:.3}"));
-                let _ = writeln!(
-                    out,
-                    "      {name:<width$}  score {:.3}, evidence {}{cosine}",
-                    h.score, h.evidence
-                );
-            }
-        }
+    }
+
+    /// The closing lines: tokens full, sent and saved, the method, the
+    /// token basis and the session.
+    fn render_totals(&self, out: &mut String) {
         let s = &self.savings;
         let _ = writeln!(
             out,
@@ -222,6 +227,45 @@ impl SearchResult {
         if let Some(note) = &self.session_note {
             let _ = writeln!(out, "session: {}", escape(note));
         }
-        out
     }
+}
+
+/// Why a found tool matched, as the table's last column says it: an exact
+/// name, its usage, its dense scores, then each matched word and where.
+fn matched(h: &SearchHit) -> Vec<String> {
+    let mut matched: Vec<String> = h
+        .explanation
+        .matches
+        .iter()
+        .map(|m| {
+            let fields: Vec<&str> = m.fields.iter().map(|f| f.label()).collect();
+            let fields = fields.join(", ");
+            match m.came_from() {
+                Some(from) => escape(&format!("{} ({from}; {fields})", m.word())).into_owned(),
+                None => format!("{} ({fields})", escape(&m.term)),
+            }
+        })
+        .collect();
+    if let Some(d) = &h.explanation.dense {
+        let lexical = d
+            .lexical_rank
+            .map_or_else(|| "no word matched".to_string(), |r| format!("BM25F #{r}"));
+        matched.insert(
+            0,
+            format!(
+                "cosine {:.3} (dense #{}, {lexical})",
+                d.cosine, d.dense_rank
+            ),
+        );
+    }
+    if let Some(u) = &h.explanation.usage {
+        matched.insert(0, crate::service::usage::words(u));
+    }
+    if h.reason == Some(Reason::ExactName) {
+        matched.insert(0, "exact name".into());
+    }
+    if matched.is_empty() && h.reason == Some(Reason::AlwaysLoad) {
+        matched.push("always-load".into());
+    }
+    matched
 }

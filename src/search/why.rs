@@ -226,39 +226,17 @@ impl Searcher {
         } else if whole.trim().is_empty() && context.is_none() {
             &[]
         } else {
-            // Ranked as the service ranks it: a request of several intents,
-            // their rankings merged.
-            fresh = crate::engine::intents::rank(
-                ranker.as_ref(),
-                &whole,
-                &request.queries,
-                context,
-                catalog.len(),
-            )
-            .map_err(|e| {
-                SearchError::Service(crate::service::ServiceError {
-                    status: 502,
-                    code: "ranker_failed",
-                    message: format!("ranker {kind} failed: {e}"),
-                })
-            })?;
+            fresh = rank_again(ranker.as_ref(), kind, request, context, catalog.len())?;
             &fresh
         };
         let n = catalog.len();
         let always: Vec<bool> = catalog.tools().iter().map(|t| t.always_load).collect();
         let always_count = always.iter().filter(|a| **a).count();
-        let mut score = vec![None; n];
-        for h in ranking.iter().filter(|h| h.doc < n) {
-            score[h.doc].get_or_insert(h.score);
-        }
-        let mut order: Vec<(usize, f32)> = Vec::new();
-        let mut place = vec![None; n];
-        for h in ranking.iter().filter(|h| h.doc < n && !always[h.doc]) {
-            if place[h.doc].is_none() {
-                place[h.doc] = Some(order.len());
-                order.push((h.doc, h.score));
-            }
-        }
+        let Placed {
+            order,
+            place,
+            score,
+        } = Placed::from_ranking(ranking, &always);
         let mut loaded = vec![false; n];
         for hit in &result.tools {
             loaded[hit.index] = true;
@@ -286,6 +264,66 @@ impl Searcher {
                 ranker,
             }),
         })
+    }
+}
+
+/// Ranks `request` again as the service ranks it: a request of several
+/// intents, their rankings merged. A ranker's failure is the service's
+/// (502, `ranker_failed`).
+fn rank_again(
+    ranker: &dyn CatalogRanker,
+    kind: Ranker,
+    request: &SearchRequest,
+    context: Option<&str>,
+    tools: usize,
+) -> Result<Vec<Hit>, SearchError> {
+    crate::engine::intents::rank(
+        ranker,
+        &request.whole_request(),
+        &request.queries,
+        context,
+        tools,
+    )
+    .map_err(|e| {
+        SearchError::Service(crate::service::ServiceError {
+            status: 502,
+            code: "ranker_failed",
+            message: format!("ranker {kind} failed: {e}"),
+        })
+    })
+}
+
+/// A ranking read per tool: each tool's first score, and the searched
+/// (not always-load) tools' order and places.
+struct Placed {
+    order: Vec<(usize, f32)>,
+    place: Vec<Option<usize>>,
+    score: Vec<Option<f32>>,
+}
+
+impl Placed {
+    /// Reads `ranking` over a catalog whose always-load tools are marked in
+    /// `always`; hits beyond the catalog are left out, a tool's later hits
+    /// too.
+    fn from_ranking(ranking: &[Hit], always: &[bool]) -> Self {
+        let n = always.len();
+        let mut score = vec![None; n];
+        for h in ranking.iter().filter(|h| h.doc < n) {
+            score[h.doc].get_or_insert(h.score);
+        }
+        let mut order: Vec<(usize, f32)> = Vec::new();
+        let mut place = vec![None; n];
+        for h in ranking.iter().filter(|h| h.doc < n && !always[h.doc]) {
+            if place[h.doc].is_none() {
+                place[h.doc] = Some(order.len());
+                order.push((h.doc, h.score));
+            }
+        }
+        Placed {
+            order,
+            place,
+            score,
+        }
     }
 }
 

@@ -1,7 +1,16 @@
 //! The text of `toolsift tune`: the two tables, the recommendation and why,
 //! and the config snippet.
 
+use std::fmt::Write as _;
+
 use super::{DEFAULT_TARGET_SHARE, InitialReason, Recommended, TuneReport, initial_choice};
+use crate::numbers::{thousands, thousands_tenths};
+use crate::terminal_text::escape;
+
+/// The mark of the row the flags set.
+fn mark(on: bool) -> &'static str {
+    if on { "  <- current" } else { "" }
+}
 
 impl TuneReport {
     /// The config file's lines and the SDK call for the recommendation.
@@ -18,10 +27,6 @@ impl TuneReport {
     /// The text report: two tables, the recommendation and the snippet.
     /// `current` marks a cap and an initial count (the flags' settings).
     pub fn render_text(&self, current: Option<(usize, usize)>) -> String {
-        use crate::numbers::{thousands, thousands_tenths};
-        use crate::terminal_text::escape;
-        use std::fmt::Write as _;
-        let mark = |on: bool| if on { "  <- current" } else { "" };
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -33,6 +38,26 @@ impl TuneReport {
             thousands(self.full_tokens),
             self.token_basis
         );
+        self.render_caps(&mut out, current.map(|c| c.0));
+        self.render_initial(&mut out, current.map(|c| c.1));
+        let _ = writeln!(
+            out,
+            "\nrecommended: max_loaded_tools {} ({}); initial_tool_count {}\n",
+            self.recommended.max_tools,
+            self.cap_why(),
+            self.initial_why()
+        );
+        out.push_str(&self.snippet());
+        if self.from_traffic {
+            out.push_str(&self.suggestions_text());
+        }
+        out
+    }
+
+    /// The search cap's table: per cap, the requests with every expected
+    /// tool loaded (strict, lenient), the tokens sent and saved; `current`
+    /// marks a cap.
+    fn render_caps(&self, out: &mut String, current: Option<usize>) {
         let _ = writeln!(
             out,
             "search cap (max_loaded_tools): the always-load tools, then the best-ranked others"
@@ -51,9 +76,14 @@ impl TuneReport {
                 thousands_tenths(p.mean_sent_tokens),
                 thousands(p.p95_sent_tokens),
                 p.saved_pct,
-                mark(current.is_some_and(|c| c.0 == p.max_tools))
+                mark(current == Some(p.max_tools))
             );
         }
+    }
+
+    /// The deferred initial set's table: per count, the requests it covers
+    /// and its tokens; `current` marks a count.
+    fn render_initial(&self, out: &mut String, current: Option<usize>) {
         let _ = writeln!(
             out,
             "\ndeferred initial set, no search: the always-load tools, then the first N others in catalog order"
@@ -66,11 +96,14 @@ impl TuneReport {
                 p.initial_tool_count,
                 p.covered_pct,
                 thousands(p.tokens),
-                mark(current.is_some_and(|c| c.1 == p.initial_tool_count))
+                mark(current == Some(p.initial_tool_count))
             );
         }
-        let r = self.recommended;
-        let why = if self.target_reached {
+    }
+
+    /// Why the recommended cap: the target reached, or the best share.
+    fn cap_why(&self) -> String {
+        if self.target_reached {
             format!(
                 "the smallest cap loading every expected tool for at least {:.1}% of requests",
                 self.target_pct
@@ -80,9 +113,15 @@ impl TuneReport {
                 "no cap reaches {:.1}%: the smallest cap with the best share",
                 self.target_pct
             )
-        };
+        }
+    }
+
+    /// The recommended `initial_tool_count` and why: no coverage worth its
+    /// tokens, near the best coverage, or all the cap leaves.
+    fn initial_why(&self) -> String {
+        let r = self.recommended;
         let (_, reason) = initial_choice(&self.initial, r.max_tools, self.always_load);
-        let initial_why = match reason {
+        match reason {
             InitialReason::Useless { .. } => {
                 "0: the initial set alone covers (next to) no request; search loads the tools"
                     .to_string()
@@ -106,24 +145,11 @@ impl TuneReport {
                 self.always_load,
                 DEFAULT_TARGET_SHARE * 100.0
             ),
-        };
-        let _ = writeln!(
-            out,
-            "\nrecommended: max_loaded_tools {} ({why}); initial_tool_count {initial_why}\n",
-            r.max_tools
-        );
-        out.push_str(&self.snippet());
-        if self.from_traffic {
-            out.push_str(&self.suggestions_text());
         }
-        out
     }
 
     /// From a trace: the always-load suggestions, and the config line.
     pub fn suggestions_text(&self) -> String {
-        use crate::numbers::thousands;
-        use crate::terminal_text::escape;
-        use std::fmt::Write as _;
         let mut out = String::new();
         if self.always_load_suggested.is_empty() {
             out.push_str(

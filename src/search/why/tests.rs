@@ -381,3 +381,25 @@ fn a_kept_ranking_stands_as_a_second_ranking_would() {
     }
     assert!(kept_count > 100, "only {kept_count} answers kept a ranking");
 }
+
+#[test]
+fn a_ranking_placed_skips_always_load_tools_repeats_and_strangers() {
+    let hit = |doc, score| Hit {
+        doc,
+        score,
+        exact: false,
+    };
+    // Tool 1 is always-load; tool 2 is ranked twice; tool 9 is not in the
+    // catalog of four.
+    let ranking = [
+        hit(1, 9.0),
+        hit(2, 8.0),
+        hit(9, 7.0),
+        hit(0, 6.0),
+        hit(2, 5.0),
+    ];
+    let placed = Placed::from_ranking(&ranking, &[false, true, false, false]);
+    assert_eq!(placed.order, [(2, 8.0), (0, 6.0)]);
+    assert_eq!(placed.place, [Some(1), None, Some(0), None]);
+    assert_eq!(placed.score, [Some(6.0), Some(9.0), Some(8.0), None]);
+}
