@@ -12,33 +12,14 @@
 //! one MCP session; `stdio.rs` and `http.rs` serve it.
 
 mod answer;
-mod approve;
-mod call;
-mod compact;
-mod describe;
-mod drain;
 mod error;
-mod find;
-mod first_view;
-mod hidden;
-mod http;
-mod http_sessions;
-mod http_wire;
-mod meta;
-mod offered;
-mod prefix;
+mod policy;
 mod record;
-mod recursion;
-mod relayed;
 mod reload;
-mod rounds;
-mod rule_warnings;
-mod rules;
 mod saving;
 mod session;
 mod settings;
-mod stdio;
-mod validate;
+mod transport;
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
@@ -50,20 +31,22 @@ use crate::engine::Ranker;
 use crate::service::{Service, ServiceConfig};
 use crate::sources::mcp::{Gathered, McpHost};
 
-pub use approve::TOOL_META;
-pub use drain::{DEFAULT_SHUTDOWN_GRACE, Drain, Stopped};
+pub use answer::meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS};
 pub use error::GatewayError;
-pub use hidden::{HiddenCounts, HiddenText};
-pub use http::{HttpConfig, MCP_PATH, bind, check_bind, serve_http, serve_http_on};
-pub use http_sessions::{DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_KEY, SessionLimits};
-pub use meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS};
+pub use policy::approve::TOOL_META;
+pub use policy::hidden::{HiddenCounts, HiddenText};
+pub use policy::recursion::{PARENT_VAR, starts_a_gateway};
+pub use policy::rules::{ToolRule, ToolRules};
 pub use record::{Log, Recorder};
-pub use recursion::{PARENT_VAR, starts_a_gateway};
-pub use rules::{ToolRule, ToolRules};
 pub use saving::{ListSaving, list_saving};
 pub use session::GatewaySession;
 pub use settings::check_max_tools;
-pub use stdio::serve_stdio;
+pub use transport::drain::{DEFAULT_SHUTDOWN_GRACE, Drain, Stopped};
+pub use transport::http::{HttpConfig, MCP_PATH, bind, check_bind, serve_http, serve_http_on};
+pub use transport::http_sessions::{
+    DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_KEY, SessionLimits,
+};
+pub use transport::stdio::serve_stdio;
 
 /// The SDK's `retry_loop_breaker()` threshold, for both kinds of tool.
 pub const DEFAULT_BREAKER_THRESHOLD: u32 = 3;
@@ -128,7 +111,7 @@ pub(crate) struct Snapshot {
     pub(crate) catalog: Arc<Catalog>,
     /// Each catalog tool as its server listed it (renamed when prefixed).
     pub(crate) listed: Vec<rmcp::model::Tool>,
-    pub(crate) validators: validate::Validators,
+    pub(crate) validators: policy::validate::Validators,
     /// `search_tools`'s description, made from this catalog.
     pub(crate) search_description: String,
     /// Per tool: whether `call_read_tool` runs it (marked read-only and
@@ -146,18 +129,19 @@ impl Snapshot {
             .tools()
             .iter()
             .map(|t| {
-                let mut listed = meta::upstream_definition(t, &by_origin);
-                hidden::clean_listed(&mut listed, hidden_text);
+                let mut listed = answer::meta::upstream_definition(t, &by_origin);
+                policy::hidden::clean_listed(&mut listed, hidden_text);
                 listed
             })
             .collect();
-        let validators = validate::Validators::new(catalog.len());
+        let validators = policy::validate::Validators::new(catalog.len());
         let reads = catalog
             .tools()
             .iter()
             .zip(&listed)
             .map(|(t, l)| {
-                config.rules.rule_for(t) == ToolRule::Read || call::not_a_plain_read(t, l).is_none()
+                config.rules.rule_for(t) == ToolRule::Read
+                    || answer::call::not_a_plain_read(t, l).is_none()
             })
             .collect();
         let asks = catalog
@@ -166,7 +150,7 @@ impl Snapshot {
             .map(|t| config.rules.rule_for(t) == ToolRule::Ask)
             .collect();
         let search_description =
-            describe::search_description(&catalog, &first_view::states_of(host));
+            answer::describe::search_description(&catalog, &answer::first_view::states_of(host));
         Snapshot {
             catalog,
             listed,
@@ -186,23 +170,23 @@ pub struct Gateway {
     snapshot: RwLock<Arc<Snapshot>>,
     pub(crate) recorder: Recorder,
     /// Over HTTP on 2026-07-28 (no sessions): one breaker per API key.
-    stateless: Mutex<HashMap<String, Arc<call::SessionBreaker>>>,
+    stateless: Mutex<HashMap<String, Arc<answer::call::SessionBreaker>>>,
     /// The catalog files' tools, merged again after each change.
     files: Vec<Catalog>,
     /// The tools of the catalog in use that hid text (for /metrics).
-    hidden: Mutex<hidden::HiddenCounts>,
+    hidden: Mutex<policy::hidden::HiddenCounts>,
     /// Which server a resource read or prompt get goes to.
-    routes: Mutex<offered::Routes>,
+    routes: Mutex<answer::offered::Routes>,
     /// `search_tools`' description as of now, followed by the sessions
     /// that announce its changes.
     description: tokio::sync::watch::Sender<String>,
     /// The servers starting and down when the description was made.
-    described_states: Mutex<first_view::NotUp>,
+    described_states: Mutex<answer::first_view::NotUp>,
     /// The questions of `ask` rules awaiting a 2026-07-28 host's retry.
-    pub(crate) pending_asks: approve::PendingAsks,
+    pub(crate) pending_asks: policy::approve::PendingAsks,
     /// 2026-07-28 calls waiting for their host's answer to their server's
     /// request (`input_required` rounds).
-    pub(crate) rounds: rounds::Rounds,
+    pub(crate) rounds: answer::rounds::Rounds,
     /// The calls in flight, for a stop that lets them finish.
     pub(crate) drain: Arc<Drain>,
     /// With `--learn`: each session's last search request, which a call
@@ -237,19 +221,19 @@ impl Gateway {
             recorder.info(&crate::terminal_text::escape(&note));
         }
         let tools = all.tools().to_vec();
-        let (catalog, hidden) = hidden::sanitize(
+        let (catalog, hidden) = policy::hidden::sanitize(
             without_denied(all, &config.rules)?,
             config.hidden_text,
             &recorder,
         )?;
         let snapshot = Arc::new(Snapshot::new(Arc::new(catalog), &host, &config));
         let description = tokio::sync::watch::Sender::new(snapshot.search_description.clone());
-        let states = first_view::states_of(&host);
+        let states = answer::first_view::states_of(&host);
         let gateway = Gateway {
             description,
             described_states: Mutex::new(states),
-            pending_asks: approve::PendingAsks::default(),
-            rounds: rounds::Rounds::default(),
+            pending_asks: policy::approve::PendingAsks::default(),
+            rounds: answer::rounds::Rounds::default(),
             service: Arc::new(Service::new(ServiceConfig {
                 max_catalog_tools: catalog_bound(&files),
                 ..config.service.clone()
@@ -277,7 +261,7 @@ impl Gateway {
 
     /// The breaker of sessionless calls made with API key `scope` (one per
     /// configured key, so the map stays as small as the key list).
-    pub(crate) fn stateless_breaker(&self, scope: &str) -> Arc<call::SessionBreaker> {
+    pub(crate) fn stateless_breaker(&self, scope: &str) -> Arc<answer::call::SessionBreaker> {
         self.stateless
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -300,7 +284,7 @@ impl Gateway {
     }
 
     /// How many tools of the catalog in use hid text (cleaned, left out).
-    pub fn hidden_counts(&self) -> hidden::HiddenCounts {
+    pub fn hidden_counts(&self) -> policy::hidden::HiddenCounts {
         *self.hidden.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -332,7 +316,7 @@ impl Gateway {
         }
         let (catalog, hidden) = match all
             .and_then(|c| without_denied(c, &self.config.rules))
-            .and_then(|c| hidden::sanitize(c, self.config.hidden_text, &self.recorder))
+            .and_then(|c| policy::hidden::sanitize(c, self.config.hidden_text, &self.recorder))
         {
             Ok(c) => c,
             Err(e) => {
@@ -380,7 +364,7 @@ impl Gateway {
     ) {
         // A server's state can change without a listing (starting, then
         // down): the description follows it too.
-        let mut states = tokio::time::interval(first_view::STATES_EVERY);
+        let mut states = tokio::time::interval(answer::first_view::STATES_EVERY);
         loop {
             tokio::select! {
                 server = changes.recv() => {

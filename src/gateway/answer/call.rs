@@ -10,16 +10,16 @@ use std::time::Instant;
 use rmcp::model::{CallToolResponse, CallToolResult, JsonObject};
 use serde_json::{Value, json};
 
-use super::Gateway;
-use super::answer::error_result;
 use super::find::kind;
 use super::meta::{CALL_READ_TOOL, CALL_TOOL};
-use super::record::{CallRecord, Ended};
-use super::rules::ToolRule;
-use super::validate::Checked;
+use super::results::error_result;
 use crate::breaker::RetryLoopBreaker;
 use crate::engine::close_names::close_names;
 use crate::engine::syntax::Names;
+use crate::gateway::Gateway;
+use crate::gateway::policy::rules::ToolRule;
+use crate::gateway::policy::validate::Checked;
+use crate::gateway::record::{CallRecord, Ended};
 
 /// The catalog's tool `written` names: exactly, or in another spelling.
 fn resolve(catalog: &crate::catalog::Catalog, written: &str) -> Option<usize> {
@@ -123,7 +123,7 @@ pub(crate) struct Via<'a> {
     /// The host's token for the call's progress reports, when it wants them.
     pub(crate) progress: Option<rmcp::model::ProgressToken>,
     /// How the host can ask the user (a call a rule marks `ask`).
-    pub(crate) asking: super::approve::Asking<'a>,
+    pub(crate) asking: crate::gateway::policy::approve::Asking<'a>,
 }
 
 impl Gateway {
@@ -291,7 +291,9 @@ impl Gateway {
         if let Some(own) = server.as_deref() {
             let states = self.host.states();
             let servers = states.iter().map(|s| s.name.as_str());
-            if let Some(other) = super::prefix::foreign_server(written, &tool.name, own, servers) {
+            if let Some(other) =
+                crate::gateway::policy::prefix::foreign_server(written, &tool.name, own, servers)
+            {
                 record_as(written, None, Ended::Refused, None, true);
                 return error_result(format!(
                     "{} names server {other}, but {} is a tool of server {own}: nothing ran. Call it by its own name, {}, if it is the tool you mean.",
@@ -348,7 +350,7 @@ impl Gateway {
                     "the arguments do not follow {}'s input schema, so the call was not sent: {}. The schema: {}",
                     tool.name,
                     list.join("; "),
-                    super::validate::quoted_schema(&tool.input_schema)
+                    crate::gateway::policy::validate::quoted_schema(&tool.input_schema)
                 ));
             }
         }
@@ -373,10 +375,17 @@ impl Gateway {
             return error_result(super::rounds::NotResumed::Unknown(tool.name.clone()).to_string());
         }
         if rule == ToolRule::Ask && !resuming {
-            use super::approve::Approval;
+            use crate::gateway::policy::approve::Approval;
             let pending = &self.pending_asks;
-            match super::approve::ask(&owner, via.host, &via.asking, pending, tool, &args_value)
-                .await
+            match crate::gateway::policy::approve::ask(
+                &owner,
+                via.host,
+                &via.asking,
+                pending,
+                tool,
+                &args_value,
+            )
+            .await
             {
                 Approval::Yes => {}
                 Approval::No(refusal) => {
@@ -403,8 +412,12 @@ impl Gateway {
                         Ended::Answered { is_error: false },
                         Some(result),
                     );
-                    let mut answer = super::answer::json_result(result.clone());
-                    super::approve::tell_host(&mut answer, tool, &snapshot.listed[index]);
+                    let mut answer = super::results::json_result(result.clone());
+                    crate::gateway::policy::approve::tell_host(
+                        &mut answer,
+                        tool,
+                        &snapshot.listed[index],
+                    );
                     answer
                 }
                 None => {
@@ -522,7 +535,9 @@ impl Gateway {
                 }
                 let raw = serde_json::to_value(&result).ok();
                 record(&tool.name, server.as_deref(), ended, raw.as_ref());
-                if self.config.hidden_text_results && super::hidden::clean_result(&mut result) {
+                if self.config.hidden_text_results
+                    && crate::gateway::policy::hidden::clean_result(&mut result)
+                {
                     let server = server.as_deref().unwrap_or("-");
                     self.recorder.warn(&format!(
                         "{}: hidden text taken out of its result (--hidden-text-results strip)",
@@ -534,7 +549,11 @@ impl Gateway {
                     )
                     .increment(1);
                 }
-                super::approve::tell_host(&mut result, tool, &snapshot.listed[index]);
+                crate::gateway::policy::approve::tell_host(
+                    &mut result,
+                    tool,
+                    &snapshot.listed[index],
+                );
                 result
             }
             Err(e) => {

@@ -8,11 +8,11 @@ use std::time::Instant;
 use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::{Value, json};
 
-use super::answer::{error_result, search_result};
 use super::meta::{CALL_READ_TOOL, CALL_TOOL};
-use super::record::SearchRecord;
-use super::{Gateway, Snapshot};
+use super::results::{error_result, search_result};
 use crate::engine::Explanation;
+use crate::gateway::record::SearchRecord;
+use crate::gateway::{Gateway, Snapshot};
 use crate::service::{GateMode, Reason, SearchRequest};
 
 /// What one `search_tools` found.

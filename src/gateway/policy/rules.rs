@@ -17,10 +17,10 @@
 //! `ᵈelete_repo` and `dеlete_repo` with a Cyrillic е all read as
 //! `delete_repo`), and a rule that matches that form holds for the name.
 
-use super::GatewayError;
 use crate::catalog::Tool;
 pub use crate::config::ToolRule;
 use crate::engine::analyzer::name_key;
+use crate::gateway::GatewayError;
 
 /// The rules, in the order given (the order decides nothing: the most
 /// specific pattern does).
