@@ -4,7 +4,8 @@
 //! schema, then the owning server called and its result passed through as
 //! it came. Nothing refused is ever sent.
 
-use std::sync::Mutex;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use rmcp::model::{CallToolResponse, CallToolResult, JsonObject};
@@ -13,13 +14,13 @@ use serde_json::{Value, json};
 use super::find::kind;
 use super::meta::{CALL_READ_TOOL, CALL_TOOL};
 use super::results::error_result;
-use crate::breaker::RetryLoopBreaker;
 use crate::engine::close_names::close_names;
 use crate::engine::syntax::Names;
-use crate::gateway::Gateway;
+pub(crate) use crate::gateway::policy::breaker::SessionBreaker;
 use crate::gateway::policy::rules::ToolRule;
 use crate::gateway::policy::validate::Checked;
 use crate::gateway::record::{CallRecord, Ended};
+use crate::gateway::{Gateway, Snapshot};
 
 /// The catalog's tool `written` names: exactly, or in another spelling.
 fn resolve(catalog: &crate::catalog::Catalog, written: &str) -> Option<usize> {
@@ -31,81 +32,6 @@ fn resolve(catalog: &crate::catalog::Catalog, written: &str) -> Option<usize> {
 
 /// Closest names offered for an unknown one.
 const CLOSEST: usize = 5;
-
-/// One session's breaker: the SDK's semantics (identical name and
-/// arguments in a row, reset by any other call), with the threshold of the
-/// called tool's kind.
-#[derive(Debug)]
-pub(crate) struct SessionBreaker {
-    breaker: Mutex<RetryLoopBreaker>,
-    threshold: u32,
-    threshold_read_only: u32,
-}
-
-impl SessionBreaker {
-    pub(crate) fn new(threshold: u32, threshold_read_only: u32) -> SessionBreaker {
-        SessionBreaker {
-            breaker: Mutex::new(RetryLoopBreaker::new(threshold)),
-            threshold,
-            threshold_read_only,
-        }
-    }
-
-    /// Records a call; `Err` with the refusal when it is blocked.
-    pub(crate) fn record(
-        &self,
-        name: &str,
-        arguments: &Value,
-        read_only: bool,
-    ) -> Result<(), Stopped> {
-        let mut b = self.breaker.lock().unwrap_or_else(|p| p.into_inner());
-        b.set_threshold(if read_only {
-            self.threshold_read_only
-        } else {
-            self.threshold
-        });
-        b.record(name, arguments)
-            .map(|_| ())
-            .map_err(|error| Stopped {
-                name: name.to_string(),
-                read_only,
-                error,
-            })
-    }
-
-    /// Takes back the record of a call that did not run (refused for a
-    /// login the server needs): called again once logged in, it is not a
-    /// loop.
-    pub(crate) fn take_back(&self, name: &str, arguments: &Value) {
-        self.breaker
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take_back(name, arguments);
-    }
-
-    /// How many times in a row the last call was made.
-    fn repeats(&self) -> u64 {
-        self.breaker
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .repeats()
-    }
-}
-
-/// A call the breaker stopped, said to the agent: what it repeated, the
-/// limit, and what to do instead.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "toolsift stopped this call before it reached the tool: {name} was called {} times in a row with the same arguments (the limit is {} for {} tools). Do not repeat it: change the arguments, try another tool, or tell the user what is failing. ({error})",
-    error.repeats,
-    error.threshold,
-    if *read_only { "read-only" } else { "these" }
-)]
-pub(crate) struct Stopped {
-    name: String,
-    read_only: bool,
-    error: crate::breaker::RetryLoopError,
-}
 
 /// How a call reached the gateway: through which of its tools, and the
 /// host to ask for approval (a call a rule marks `ask`).
@@ -187,7 +113,11 @@ impl Gateway {
         self.call(session, breaker, &name, args, via).await
     }
 
-    /// Calls catalog tool `written` (as the host or model wrote its name).
+    /// Calls catalog tool `written` (as the host or model wrote its name):
+    /// admitted (the name, the rules, the breaker, the schema, the user's
+    /// yes), sent to its server (or answered by its catalog file), and its
+    /// answer passed on. A question for the host (an `ask` rule's, or its
+    /// server's on 2026-07-28) ends the call as `input_required`.
     pub(crate) async fn call(
         &self,
         session: &str,
@@ -196,375 +126,356 @@ impl Gateway {
         arguments: JsonObject,
         via: Via<'_>,
     ) -> CallToolResponse {
-        let mut asked = None;
-        let result = self
-            .call_once(session, breaker, written, arguments, via, &mut asked)
-            .await;
-        match asked {
-            // The host asks the user and calls again with the answer.
-            Some(question) => CallToolResponse::InputRequired(question),
-            None => CallToolResponse::Complete(result),
+        let ledger = Ledger::new(self, session, &via, &arguments);
+        let admitted = match self.admit(&ledger, breaker, written, &via).await {
+            Ok(admitted) => admitted,
+            Err(halt) => return halt,
+        };
+        let Some(origin) = &admitted.tool().mcp else {
+            return self.answer_from_file(&ledger, &admitted).into();
+        };
+        match self.send(&ledger, &admitted, origin, arguments, &via).await {
+            Ok(answer) => self.pass_on(&ledger, breaker, &admitted, answer).into(),
+            Err(halt) => halt,
         }
     }
 
-    /// [`Gateway::call`]'s work; the question of an `ask` rule on
-    /// 2026-07-28 goes in `asked` (the result is then not sent).
-    async fn call_once(
+    /// Whether the call may go: the tool its name resolves to (or the
+    /// refusal of an unknown name), then the rules, the breaker, the
+    /// schema and the approval, in that order. `Err` is what the host is
+    /// answered instead: a refusal, or a question.
+    async fn admit(
         &self,
-        session: &str,
+        ledger: &Ledger<'_>,
         breaker: &SessionBreaker,
         written: &str,
-        arguments: JsonObject,
-        via: Via<'_>,
-        asked: &mut Option<rmcp::model::InputRequiredResult>,
-    ) -> CallToolResult {
-        let started = Instant::now();
-        let key = via.key.clone();
-        // A name not listed while servers start (the gateway's start, a
-        // server the servers file added or changed) waits for them, as a
-        // search does: it may be theirs.
+        via: &Via<'_>,
+    ) -> Result<Admitted, CallToolResponse> {
+        let snapshot = self.snapshot_naming(written).await;
+        let Some(index) = resolve(&snapshot.catalog, written) else {
+            return Err(self.unknown_name(ledger, &snapshot.catalog, written).into());
+        };
+        let tool = &snapshot.catalog.tools()[index];
+        let admitted = Admitted {
+            server: tool.mcp.as_ref().map(|m| m.server.to_string()),
+            retry: via.asking.state.is_some(),
+            resuming: via.asking.by_retry
+                && via
+                    .asking
+                    .state
+                    .is_some_and(|state| self.rounds.holds(state)),
+            owner: format!("{}|{}", via.key.as_deref().unwrap_or("-"), ledger.session),
+            rule: self.config.rules.rule_for(tool),
+            snapshot: snapshot.clone(),
+            index,
+        };
+        self.check_rules(ledger, &admitted, written, via)
+            .map_err(CallToolResponse::from)?;
+        self.check_repeats_and_schema(ledger, breaker, &admitted)
+            .map_err(CallToolResponse::from)?;
+        self.check_approval(ledger, &admitted, via).await?;
+        Ok(admitted)
+    }
+
+    /// The snapshot to resolve `written` in. A name not listed while
+    /// servers start (the gateway's start, a server the servers file added
+    /// or changed) waits for them, as a search does: it may be theirs. A
+    /// server that came up since the last re-index (its change not yet
+    /// followed) may have it: the tools are gathered afresh once before
+    /// the name is refused.
+    async fn snapshot_naming(&self, written: &str) -> Arc<Snapshot> {
         if resolve(&self.snapshot().catalog, written).is_none() {
             if !self.host.first_starts().0.is_empty() {
                 self.wait_for_first_starts().await;
             }
-            // A server that came up since the last re-index (its change
-            // not yet followed) may have it: the tools are gathered afresh
-            // once before the name is refused.
             if resolve(&self.snapshot().catalog, written).is_none() {
                 self.reindex();
             }
         }
-        let snapshot = self.snapshot();
-        let catalog = &snapshot.catalog;
-        let args_value = Value::Object(arguments.clone());
-        // The breaker's count, once the call has reached it.
-        let in_a_row = std::sync::atomic::AtomicU64::new(0);
-        let record_as = |name: &str,
-                         server: Option<&str>,
-                         ended: Ended,
-                         result: Option<&Value>,
-                         unknown: bool| {
-            self.recorder.call(&CallRecord {
-                session,
-                key: key.as_deref(),
-                name,
-                server,
-                arguments: &args_value,
-                ended,
-                elapsed: started.elapsed(),
-                result,
-                unknown,
-                in_a_row: Some(in_a_row.load(std::sync::atomic::Ordering::Relaxed))
-                    .filter(|&n| n > 0),
-            });
-        };
-        let record = |name: &str, server: Option<&str>, ended: Ended, result: Option<&Value>| {
-            record_as(name, server, ended, result, false)
-        };
-        let Some(index) = resolve(catalog, written) else {
-            if self.denied_name(written) {
-                // Never listed, never found: and no neighbour offered in its
-                // place (delete_entities is not create_entities).
-                record_as(written, None, Ended::Refused, None, true);
-                return error_result(format!(
-                    "no tool named {} is available on this gateway. Do not try another tool in its place; tell the user it is not available here.",
-                    json!(written)
-                ));
-            }
-            let close = close_names(catalog, written, CLOSEST);
-            let hint = if close.is_empty() {
-                "Find tools with search_tools.".to_string()
-            } else {
-                format!(
-                    "The closest names: {}. Or find tools with search_tools.",
-                    close.join(", ")
-                )
-            };
-            record_as(written, None, Ended::Refused, None, true);
+        self.snapshot()
+    }
+
+    /// The answer to a name no tool has: a denied tool's says only that it
+    /// is not available (no neighbour offered in its place:
+    /// delete_entities is not create_entities), another's offers the
+    /// closest names.
+    fn unknown_name(
+        &self,
+        ledger: &Ledger<'_>,
+        catalog: &crate::catalog::Catalog,
+        written: &str,
+    ) -> CallToolResult {
+        ledger.write(written, None, Ended::Refused, None, true);
+        if self.denied_name(written) {
             return error_result(format!(
-                "no tool is named {} on this gateway. {hint}",
+                "no tool named {} is available on this gateway. Do not try another tool in its place; tell the user it is not available here.",
                 json!(written)
             ));
+        }
+        let close = close_names(catalog, written, CLOSEST);
+        let hint = if close.is_empty() {
+            "Find tools with search_tools.".to_string()
+        } else {
+            format!(
+                "The closest names: {}. Or find tools with search_tools.",
+                close.join(", ")
+            )
         };
-        let tool = &catalog.tools()[index];
-        let server = tool.mcp.as_ref().map(|m| m.server.to_string());
-        if let Some(own) = server.as_deref() {
+        error_result(format!(
+            "no tool is named {} on this gateway. {hint}",
+            json!(written)
+        ))
+    }
+
+    /// The refusals of the name and the rules: a name that claims another
+    /// server, a tool `call_read_tool` must not run, a denied tool.
+    fn check_rules(
+        &self,
+        ledger: &Ledger<'_>,
+        admitted: &Admitted,
+        written: &str,
+        via: &Via<'_>,
+    ) -> Result<(), CallToolResult> {
+        let tool = admitted.tool();
+        if let Some(own) = admitted.server.as_deref() {
             let states = self.host.states();
             let servers = states.iter().map(|s| s.name.as_str());
             if let Some(other) =
                 crate::gateway::policy::prefix::foreign_server(written, &tool.name, own, servers)
             {
-                record_as(written, None, Ended::Refused, None, true);
-                return error_result(format!(
+                ledger.write(written, None, Ended::Refused, None, true);
+                return Err(error_result(format!(
                     "{} names server {other}, but {} is a tool of server {own}: nothing ran. Call it by its own name, {}, if it is the tool you mean.",
                     json!(written),
                     tool.name,
                     json!(tool.name)
-                ));
+                )));
             }
         }
-        let rule = self.config.rules.rule_for(tool);
         if via.read_only
-            && !snapshot.reads[index]
-            && let Some(why) = not_a_plain_read(tool, &snapshot.listed[index])
+            && !admitted.snapshot.reads[admitted.index]
+            && let Some(why) = not_a_plain_read(tool, admitted.listed())
         {
-            record(&tool.name, server.as_deref(), Ended::Refused, None);
-            return error_result(format!(
-                "{} {why}, so {CALL_READ_TOOL} does not run it: call it with {CALL_TOOL}",
-                tool.name
+            return Err(admitted.refused(
+                ledger,
+                format!(
+                    "{} {why}, so {CALL_READ_TOOL} does not run it: call it with {CALL_TOOL}",
+                    tool.name
+                ),
             ));
         }
-        if rule == ToolRule::Deny {
+        if admitted.rule == ToolRule::Deny {
             // Denied tools are left out of the catalog; a rule is never
             // loosened on the way.
-            record(&tool.name, server.as_deref(), Ended::Refused, None);
-            return error_result(format!("{} is denied on this gateway", tool.name));
+            return Err(
+                admitted.refused(ledger, format!("{} is denied on this gateway", tool.name))
+            );
         }
-        // A 2026-07-28 retry that carries the user's answer is the call
-        // asked about, not another one in a row.
-        let retry = via.asking.state.is_some();
-        if !retry {
-            let checked = breaker.record(&tool.name, &args_value, tool.read_only);
-            in_a_row.store(breaker.repeats(), std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The session's breaker (not for a 2026-07-28 retry that carries the
+    /// user's answer: that is the call asked about, not another one in a
+    /// row), then the arguments against the tool's input schema.
+    fn check_repeats_and_schema(
+        &self,
+        ledger: &Ledger<'_>,
+        breaker: &SessionBreaker,
+        admitted: &Admitted,
+    ) -> Result<(), CallToolResult> {
+        let tool = admitted.tool();
+        if !admitted.retry {
+            let checked = breaker.record(&tool.name, &ledger.arguments, tool.read_only);
+            ledger.in_a_row.store(breaker.repeats(), Ordering::Relaxed);
             if let Err(refusal) = checked {
-                record(&tool.name, server.as_deref(), Ended::Blocked, None);
-                return error_result(refusal.to_string());
+                ledger.write(
+                    &tool.name,
+                    admitted.server.as_deref(),
+                    Ended::Blocked,
+                    None,
+                    false,
+                );
+                return Err(error_result(refusal.to_string()));
             }
         }
-        match snapshot
-            .validators
-            .check(index, &tool.input_schema, &args_value)
-        {
-            Checked::Valid => {}
-            Checked::Unchecked(why) => self.recorder.warn(&format!(
-                "{}: its input schema cannot be used to check arguments ({why}); the call goes unchecked",
-                tool.name
-            )),
+        match admitted.snapshot.validators.check(
+            admitted.index,
+            &tool.input_schema,
+            &ledger.arguments,
+        ) {
+            Checked::Valid => Ok(()),
+            Checked::Unchecked(why) => {
+                self.recorder.warn(&format!(
+                    "{}: its input schema cannot be used to check arguments ({why}); the call goes unchecked",
+                    tool.name
+                ));
+                Ok(())
+            }
             Checked::Invalid(errors) => {
                 let list: Vec<String> = errors
                     .iter()
                     .map(|(at, what)| format!("at {at}: {what}"))
                     .collect();
-                record(&tool.name, server.as_deref(), Ended::Refused, None);
-                return error_result(format!(
+                Err(admitted.refused(ledger, format!(
                     "the arguments do not follow {}'s input schema, so the call was not sent: {}. The schema: {}",
                     tool.name,
                     list.join("; "),
                     crate::gateway::policy::validate::quoted_schema(&tool.input_schema)
-                ));
+                )))
             }
         }
-        // A 2026-07-28 retry that answers a server's request of a call
-        // already running (an input_required round): that call goes on,
-        // asked and checked already.
-        let resuming = via.asking.by_retry
-            && via
-                .asking
-                .state
-                .is_some_and(|state| self.rounds.holds(state));
-        // Whose question a state is: the key and session that got it.
-        let owner = format!("{}|{session}", via.key.as_deref().unwrap_or("-"));
-        // A retry whose state is no question of ours never runs afresh.
+    }
+
+    /// The user's yes to a call an `ask` rule holds (unless it resumes a
+    /// call already running, asked and checked already); a 2026-07-28
+    /// retry whose state is no question of ours never runs afresh.
+    async fn check_approval(
+        &self,
+        ledger: &Ledger<'_>,
+        admitted: &Admitted,
+        via: &Via<'_>,
+    ) -> Result<(), CallToolResponse> {
+        use crate::gateway::policy::approve::{Approval, ask};
+        let tool = admitted.tool();
         if via.asking.by_retry
             && let Some(state) = via.asking.state
-            && !resuming
-            && rule != ToolRule::Ask
+            && !admitted.resuming
+            && admitted.rule != ToolRule::Ask
             && !self.pending_asks.holds(state)
         {
-            record(&tool.name, server.as_deref(), Ended::Refused, None);
-            return error_result(super::rounds::NotResumed::Unknown(tool.name.clone()).to_string());
+            let why = super::rounds::NotResumed::Unknown(tool.name.clone());
+            return Err(admitted.refused(ledger, why.to_string()).into());
         }
-        if rule == ToolRule::Ask && !resuming {
-            use crate::gateway::policy::approve::Approval;
-            let pending = &self.pending_asks;
-            match crate::gateway::policy::approve::ask(
-                &owner,
-                via.host,
-                &via.asking,
-                pending,
-                tool,
-                &args_value,
-            )
-            .await
-            {
-                Approval::Yes => {}
-                Approval::No(refusal) => {
-                    record(&tool.name, server.as_deref(), Ended::Refused, None);
-                    return error_result(refusal);
-                }
-                Approval::Ask(question) => {
-                    self.recorder.info(&format!(
-                        "{session}: {} asks the user (input_required)",
-                        crate::terminal_text::escape(&tool.name)
-                    ));
-                    *asked = Some(question);
-                    return error_result("asking the user");
-                }
-            }
+        if admitted.rule != ToolRule::Ask || admitted.resuming {
+            return Ok(());
         }
-        let Some(origin) = &tool.mcp else {
-            // A catalog file's tool: its simulated result, if it has one.
-            return match &tool.handler_result {
-                Some(result) => {
-                    record(
-                        &tool.name,
-                        None,
-                        Ended::Answered { is_error: false },
-                        Some(result),
-                    );
-                    let mut answer = super::results::json_result(result.clone());
-                    crate::gateway::policy::approve::tell_host(
-                        &mut answer,
-                        tool,
-                        &snapshot.listed[index],
-                    );
-                    answer
-                }
-                None => {
-                    record(&tool.name, None, Ended::Refused, None);
-                    error_result(format!(
-                        "{} comes from a catalog file and no MCP server runs it",
-                        tool.name
-                    ))
-                }
-            };
-        };
-        let (progress, relay) = match via.host.zip(via.progress.clone()) {
-            Some((host, token)) => {
-                let (sink, reports) = crate::sources::mcp::progress_channel();
-                let relay = tokio::spawn(reports.relay(host.clone(), token));
-                (Some(sink), Some(relay))
-            }
-            None => (None, None),
-        };
-        // What the server asks of its host during the call goes to this
-        // call's host (2026-07-28 hosts take no request during a call).
-        let link = via.host.map(|host| {
-            crate::sources::mcp::HostLink::new(
-                host.clone(),
-                via.asking.can_elicit,
-                via.asking.can_sample,
-                via.asking
-                    .by_retry
-                    .then_some("the host speaks MCP 2026-07-28, which takes no request from a server during a call"),
-            )
-            .with_log_level(via.log_level)
-        });
-        let answer = if via.asking.by_retry
-            && let Some(link) = &link
+        let (owner, pending) = (&admitted.owner, &self.pending_asks);
+        match ask(
+            owner,
+            via.host,
+            &via.asking,
+            pending,
+            tool,
+            &ledger.arguments,
+        )
+        .await
         {
-            // 2026-07-28: the server's requests become input_required
-            // rounds; the call runs on between the host's retries.
-            let round = match via.asking.state.filter(|_| resuming) {
-                Some(state) => {
-                    match self
-                        .rounds
-                        .resume(&owner, state, &tool.name, &args_value, via.asking.responses)
-                        .await
-                    {
-                        Ok(round) => round,
-                        Err(why) => {
-                            record(&tool.name, server.as_deref(), Ended::Refused, None);
-                            return error_result(why.to_string());
-                        }
-                    }
-                }
-                None => {
-                    let (asks, questions) = tokio::sync::mpsc::unbounded_channel();
-                    let link = link.clone().by_rounds(asks);
-                    let (host, origin) = (self.host.clone(), origin.clone());
-                    let key = via.key.clone();
-                    let call = tokio::spawn(async move {
-                        host.call_result(
-                            &origin.server,
-                            &origin.name,
-                            key.as_deref(),
-                            arguments,
-                            progress,
-                            Some(link),
-                        )
-                        .await
-                    });
-                    self.rounds
-                        .start(&owner, &tool.name, &args_value, call, questions)
-                        .await
-                }
-            };
-            match round {
-                super::rounds::Round::Done(answer) => answer,
-                super::rounds::Round::Asks(question) => {
-                    self.recorder.info(&format!(
-                        "{session}: {}'s server asks the host (input_required)",
-                        crate::terminal_text::escape(&tool.name)
-                    ));
-                    *asked = Some(question);
-                    return error_result("asking the host");
-                }
+            Approval::Yes => Ok(()),
+            Approval::No(refusal) => Err(admitted.refused(ledger, refusal).into()),
+            Approval::Ask(question) => {
+                self.recorder.info(&format!(
+                    "{}: {} asks the user (input_required)",
+                    ledger.session,
+                    crate::terminal_text::escape(&tool.name)
+                ));
+                Err(CallToolResponse::InputRequired(question))
             }
-        } else {
-            self.host
-                .call_result(
-                    &origin.server,
-                    &origin.name,
-                    via.key.as_deref(),
-                    arguments,
-                    progress,
-                    link.clone(),
-                )
-                .await
-        };
-        // The host reads what its server asked for and did not get.
-        let answer = answer.map(|mut result| {
-            for note in link.iter().flat_map(|l| l.notes()) {
-                result.content.push(rmcp::model::ContentBlock::text(note));
+        }
+    }
+
+    /// A catalog file's tool: its simulated result, if it has one.
+    fn answer_from_file(&self, ledger: &Ledger<'_>, admitted: &Admitted) -> CallToolResult {
+        let tool = admitted.tool();
+        match &tool.handler_result {
+            Some(result) => {
+                let answered = Ended::Answered { is_error: false };
+                ledger.write(&tool.name, None, answered, Some(result), false);
+                let mut answer = super::results::json_result(result.clone());
+                crate::gateway::policy::approve::tell_host(&mut answer, tool, admitted.listed());
+                answer
             }
-            result
+            None => {
+                ledger.write(&tool.name, None, Ended::Refused, None, false);
+                error_result(format!(
+                    "{} comes from a catalog file and no MCP server runs it",
+                    tool.name
+                ))
+            }
+        }
+    }
+}
+
+/// What every log line of one call shares: its session and key, its
+/// arguments, when it started, and the breaker's count once the call has
+/// reached it.
+pub(super) struct Ledger<'a> {
+    gateway: &'a Gateway,
+    pub(super) session: &'a str,
+    pub(super) key: Option<String>,
+    pub(super) arguments: Value,
+    started: Instant,
+    in_a_row: AtomicU64,
+}
+
+impl<'a> Ledger<'a> {
+    fn new(gateway: &'a Gateway, session: &'a str, via: &Via<'_>, arguments: &JsonObject) -> Self {
+        Ledger {
+            gateway,
+            session,
+            key: via.key.clone(),
+            arguments: Value::Object(arguments.clone()),
+            started: Instant::now(),
+            in_a_row: AtomicU64::new(0),
+        }
+    }
+
+    /// Records how the call of `name` (of `server`) ended; `unknown` when
+    /// the name is none of the catalog's.
+    pub(super) fn write(
+        &self,
+        name: &str,
+        server: Option<&str>,
+        ended: Ended,
+        result: Option<&Value>,
+        unknown: bool,
+    ) {
+        self.gateway.recorder.call(&CallRecord {
+            session: self.session,
+            key: self.key.as_deref(),
+            name,
+            server,
+            arguments: &self.arguments,
+            ended,
+            elapsed: self.started.elapsed(),
+            result,
+            unknown,
+            in_a_row: Some(self.in_a_row.load(Ordering::Relaxed)).filter(|&n| n > 0),
         });
-        if let Some(relay) = relay {
-            // The reports sent before the result reach the host before it
-            // (a host drops the progress of a call it has the answer of).
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), relay).await;
-        }
-        match answer {
-            Ok(mut result) => {
-                let ended = Ended::Answered {
-                    is_error: result.is_error.unwrap_or(false),
-                };
-                if ended == (Ended::Answered { is_error: false }) {
-                    self.learn_call(session, &tool.name);
-                }
-                let raw = serde_json::to_value(&result).ok();
-                record(&tool.name, server.as_deref(), ended, raw.as_ref());
-                if self.config.hidden_text_results
-                    && crate::gateway::policy::hidden::clean_result(&mut result)
-                {
-                    let server = server.as_deref().unwrap_or("-");
-                    self.recorder.warn(&format!(
-                        "{}: hidden text taken out of its result (--hidden-text-results strip)",
-                        crate::terminal_text::escape(&tool.name)
-                    ));
-                    metrics::counter!(
-                        "toolsift_gateway_hidden_text_results_total",
-                        "server" => server.to_string()
-                    )
-                    .increment(1);
-                }
-                crate::gateway::policy::approve::tell_host(
-                    &mut result,
-                    tool,
-                    &snapshot.listed[index],
-                );
-                result
-            }
-            Err(e) => {
-                if !retry && matches!(e, crate::sources::mcp::McpCallError::NeedsLogin { .. }) {
-                    // Not run: its retry after the login is not a repeat.
-                    breaker.take_back(&tool.name, &args_value);
-                }
-                record(&tool.name, server.as_deref(), Ended::UpstreamError, None);
-                error_result(format!("{} failed: {e}", tool.name))
-            }
-        }
+    }
+}
+
+/// A call let through so far: the tool in its snapshot and what the rest
+/// of the call asks of it.
+pub(super) struct Admitted {
+    pub(super) snapshot: Arc<Snapshot>,
+    pub(super) index: usize,
+    /// The server that owns the tool (none for a catalog file's).
+    pub(super) server: Option<String>,
+    rule: ToolRule,
+    /// A 2026-07-28 retry that carries the user's answer.
+    pub(super) retry: bool,
+    /// A 2026-07-28 retry that answers a server's request of a call
+    /// already running (an `input_required` round): that call goes on.
+    pub(super) resuming: bool,
+    /// Whose question a state is: the key and session that got it.
+    pub(super) owner: String,
+}
+
+impl Admitted {
+    pub(super) fn tool(&self) -> &crate::catalog::Tool {
+        &self.snapshot.catalog.tools()[self.index]
+    }
+
+    /// The tool as its server listed it.
+    pub(super) fn listed(&self) -> &rmcp::model::Tool {
+        &self.snapshot.listed[self.index]
+    }
+
+    /// Records the call refused and answers `why`.
+    pub(super) fn refused(&self, ledger: &Ledger<'_>, why: impl Into<String>) -> CallToolResult {
+        let name = &self.tool().name;
+        ledger.write(name, self.server.as_deref(), Ended::Refused, None, false);
+        error_result(why)
     }
 }
 

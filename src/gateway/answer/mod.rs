@@ -7,6 +7,7 @@
 //! `relayed.rs`).
 
 pub(super) mod call;
+mod call_send;
 pub(super) mod compact;
 pub(super) mod describe;
 pub(super) mod find;

@@ -5,6 +5,7 @@
 //! to stand in front of itself.
 
 pub(super) mod approve;
+pub(super) mod breaker;
 pub(super) mod hidden;
 pub(super) mod prefix;
 pub(super) mod recursion;
