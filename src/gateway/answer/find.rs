@@ -117,7 +117,7 @@ impl Gateway {
         snapshot: &Arc<Snapshot>,
         asked: &SearchArgs,
         usage_key: Option<&str>,
-    ) -> Result<SearchOutcome, String> {
+    ) -> Result<SearchOutcome, RankFailed> {
         let params = SearchRequest {
             query: asked.query.clone(),
             queries: asked.queries.clone(),
@@ -135,9 +135,8 @@ impl Gateway {
         tokio::task::spawn_blocking(move || {
             service.tool_search_unrecorded(&snapshot.catalog, &params)
         })
-        .await
-        .map_err(|e| e.to_string())
-        .and_then(|r| r.map_err(|e| e.to_string()))
+        .await?
+        .map_err(RankFailed::Service)
     }
 
     /// With `--learn`: `query` is the session's last search, which the
@@ -233,6 +232,16 @@ pub(crate) struct SearchArgs {
     pub(crate) limit: u64,
     /// Said when the limit asked was above the cap.
     pub(crate) note: Option<String>,
+}
+
+/// Why a search the arguments allowed found nothing to answer: the
+/// service's error, or its task's end.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RankFailed {
+    #[error(transparent)]
+    Service(#[from] crate::service::ServiceError),
+    #[error(transparent)]
+    Task(#[from] tokio::task::JoinError),
 }
 
 /// Why `search_tools`' arguments were refused, as the model reads it.
