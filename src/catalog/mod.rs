@@ -8,6 +8,7 @@
 mod error;
 mod import;
 mod lint;
+pub mod pattern;
 pub mod schema;
 mod source;
 pub mod synthetic;

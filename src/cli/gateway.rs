@@ -52,8 +52,44 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
     // A value out of range is named by its flag.
     c.apply(&layer)
         .map_err(|e| e.naming(|key| format!("--{}", key.replace('_', "-"))))?;
-    // The flag's file, else the config file's (named as the user wrote it).
-    let learn = match (&args.learn, &file.learn) {
+    c.service.usage = learning(args, &file_config)?.map(Arc::new);
+    add_rules(&mut c.rules, args, file)?;
+    choose_ranker(args, &file_config, layer.ranker.is_some(), &mut c)?;
+    let shutdown_grace = layer
+        .shutdown_grace_secs
+        .map_or(gateway::DEFAULT_SHUTDOWN_GRACE, Duration::from_secs);
+    // The variables of the gateway's own keys reach no server, whatever a
+    // servers-file entry inherits.
+    toolsift::sources::mcp::withhold(
+        [&layer.api_key_env, &layer.operator_key_env]
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(String::as_str),
+    );
+    let http = http_config(&layer, shutdown_grace)?;
+    Ok(Plan {
+        config: c,
+        http,
+        basis: layer.token_basis.unwrap_or_default(),
+        log_calls: layer.log_calls.unwrap_or(false),
+        call_timeout: Duration::from_secs(
+            layer
+                .call_timeout_secs
+                .unwrap_or(gateway::DEFAULT_CALL_TIMEOUT.as_secs())
+                .max(1),
+        ),
+        shutdown_grace,
+    })
+}
+
+/// The learned use to rank with (`--learn`): the flag's file, else the
+/// config file's (named as the user wrote it), opened, its warnings said.
+fn learning(
+    args: &GatewayArgs,
+    file_config: &toolsift::config::Config,
+) -> Result<Option<toolsift::service::usage::Usage>, CliError> {
+    let learn = match (&args.learn, &file_config.gateway.learn) {
         (Some(path), _) => Some((path.clone(), "--learn".to_string())),
         (None, Some(value)) => {
             let home = std::env::var("HOME").ok();
@@ -67,19 +103,30 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
         }
         (None, None) => None,
     };
-    if let Some((path, what)) = &learn {
-        let usage = toolsift::service::usage::Usage::open(path)
-            .map_err(|e| CliError::Usage(format!("{what} {e}")))?;
-        for w in usage.warnings() {
-            eprintln!(
-                "toolsift: warning: {what} {}",
-                toolsift::terminal_text::escape(w)
-            );
-        }
-        c.service.usage = Some(std::sync::Arc::new(usage));
+    let Some((path, what)) = learn else {
+        return Ok(None);
+    };
+    let usage = toolsift::service::usage::Usage::open(&path)
+        .map_err(|e| CliError::Usage(format!("{what} {e}")))?;
+    for w in usage.warnings() {
+        eprintln!(
+            "toolsift: warning: {what} {}",
+            toolsift::terminal_text::escape(w)
+        );
     }
+    Ok(Some(usage))
+}
+
+/// The tool rules: the config file's `[gateway.tools]`, then the flags'
+/// (`--allow-read`, `--allow`, `--ask`, `--deny`), a bad pattern named by
+/// where it was written.
+fn add_rules(
+    rules: &mut gateway::ToolRules,
+    args: &GatewayArgs,
+    file: &toolsift::config::GatewaySection,
+) -> Result<(), CliError> {
     for (pattern, rule) in &file.tools {
-        c.rules
+        rules
             .add(pattern, *rule)
             .map_err(|e| CliError::Usage(format!("[gateway.tools]: {e}")))?;
     }
@@ -90,15 +137,26 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
         ("--deny", &args.deny, ToolRule::Deny),
     ] {
         for pattern in patterns {
-            c.rules
+            rules
                 .add(pattern, rule)
                 .map_err(|e| CliError::Usage(format!("{flag}: {e}")))?;
         }
     }
+    Ok(())
+}
+
+/// The embeddings and the ranker `search_tools` ranks with. No ranker and
+/// no provider named: hybrid with the default model when the hub cache
+/// holds it (the start-up line says which ranker answers). A ranker that
+/// needs embeddings without them, and the regex ranker, are refused.
+fn choose_ranker(
+    args: &GatewayArgs,
+    file_config: &toolsift::config::Config,
+    ranker_named: bool,
+    c: &mut GatewayConfig,
+) -> Result<(), CliError> {
     c.service.embeddings = args.embed.build(Some(&file_config.embeddings), false)?;
-    // No ranker and no provider named: hybrid with the default model when
-    // the hub cache holds it; the start-up line says which ranker answers.
-    if layer.ranker.is_none() && c.service.embeddings.is_none() {
+    if !ranker_named && c.service.embeddings.is_none() {
         super::embed::default_for_service(
             &args.embed,
             &file_config.embeddings,
@@ -121,58 +179,40 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
             "--ranker regex: search_tools takes words; choose bm25, embeddings or hybrid".into(),
         ));
     }
-    let shutdown_grace = layer
-        .shutdown_grace_secs
-        .map_or(gateway::DEFAULT_SHUTDOWN_GRACE, Duration::from_secs);
-    // The variables of the gateway's own keys reach no server, whatever a
-    // servers-file entry inherits.
-    toolsift::sources::mcp::withhold(
-        [&layer.api_key_env, &layer.operator_key_env]
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(String::as_str),
-    );
-    let http = match layer.http {
-        None => None,
-        Some(addr) => {
-            let keys = super::serve::api_keys(layer.api_key_env.as_deref().unwrap_or_default())?
-                .with_operators(super::serve::operator_keys(
-                    layer.operator_key_env.as_deref(),
-                )?);
-            let config = HttpConfig {
-                addr,
-                keys,
-                insecure_no_auth: layer.insecure_no_auth.unwrap_or(false),
-                // The connections' grace is the calls' (--shutdown-grace),
-                // so the log says the one the docs do.
-                conn: toolsift::http::conn::ConnLimits {
-                    shutdown_grace,
-                    ..Default::default()
-                },
-                sessions: gateway::SessionLimits {
-                    max: count(layer.max_sessions).unwrap_or(gateway::DEFAULT_MAX_SESSIONS),
-                    max_per_key: count(layer.max_sessions_per_key)
-                        .unwrap_or(gateway::DEFAULT_MAX_SESSIONS_PER_KEY),
-                },
-            };
-            gateway::check_bind(&config)?;
-            Some(config)
-        }
+    Ok(())
+}
+
+/// Over HTTP (`--http ADDR`): the address, the API and operator keys,
+/// the connections' grace (the calls', `--shutdown-grace`, so the log
+/// says the one the docs do) and the sessions' bounds; a bind the keys do
+/// not allow is refused.
+fn http_config(
+    layer: &toolsift::config::GatewaySection,
+    shutdown_grace: Duration,
+) -> Result<Option<HttpConfig>, CliError> {
+    let Some(addr) = layer.http else {
+        return Ok(None);
     };
-    Ok(Plan {
-        config: c,
-        http,
-        basis: layer.token_basis.unwrap_or_default(),
-        log_calls: layer.log_calls.unwrap_or(false),
-        call_timeout: Duration::from_secs(
-            layer
-                .call_timeout_secs
-                .unwrap_or(gateway::DEFAULT_CALL_TIMEOUT.as_secs())
-                .max(1),
-        ),
-        shutdown_grace,
-    })
+    let keys = super::serve::api_keys(layer.api_key_env.as_deref().unwrap_or_default())?
+        .with_operators(super::serve::operator_keys(
+            layer.operator_key_env.as_deref(),
+        )?);
+    let config = HttpConfig {
+        addr,
+        keys,
+        insecure_no_auth: layer.insecure_no_auth.unwrap_or(false),
+        conn: toolsift::http::conn::ConnLimits {
+            shutdown_grace,
+            ..Default::default()
+        },
+        sessions: gateway::SessionLimits {
+            max: count(layer.max_sessions).unwrap_or(gateway::DEFAULT_MAX_SESSIONS),
+            max_per_key: count(layer.max_sessions_per_key)
+                .unwrap_or(gateway::DEFAULT_MAX_SESSIONS_PER_KEY),
+        },
+    };
+    gateway::check_bind(&config)?;
+    Ok(Some(config))
 }
 
 /// The gateway over the servers of `mcp` and the catalog `files`, with the
@@ -227,17 +267,8 @@ struct Built {
 }
 
 pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
-    if let Some(parent) = std::env::var_os(gateway::PARENT_VAR) {
-        return Err(CliError::Usage(format!(
-            "this gateway was started as a server of another toolsift gateway (process {}): a gateway in front of a gateway starts itself again and again. Take the gateway's entry out of the servers file the first one reads",
-            parent.to_string_lossy()
-        )));
-    }
-    // SAFETY: no other thread runs yet (the runtime and the servers start
-    // below); the servers inherit it, so a gateway among them knows.
-    unsafe { std::env::set_var(gateway::PARENT_VAR, std::process::id().to_string()) };
+    stand_first()?;
     let plan = plan(args)?;
-    let call_timeout = plan.call_timeout;
     // A dry run logs too (a tool rule that matches nothing is worth a
     // warning there most), but writes no trace.
     let recorder = if args.dry_run {
@@ -251,47 +282,80 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         (Some(http), false) => Some(gateway::bind(http)?),
         _ => None,
     };
-    let Built {
-        gateway,
-        changes,
-        servers,
-    } = build(
+    let built = build(
         &args.catalogs,
         &args.mcp,
         plan.config,
         recorder,
-        call_timeout,
+        plan.call_timeout,
         args.dry_run,
         start_wait(args.start_wait)?,
     )?;
     if args.dry_run {
-        let saving = gateway::list_saving(&gateway, plan.basis);
-        // The JSON names every server and its state (a failed one with why).
-        let mut value = serde_json::to_value(&saving)?;
-        let servers: Vec<toolsift::check::ServerReport> = gateway
-            .server_states()
-            .iter()
-            .map(toolsift::check::ServerReport::from)
-            .collect();
-        value["servers"] = serde_json::to_value(servers)?;
-        return emit(args.json, &value, || saving_text(&saving));
+        return dry_run(&built.gateway, plan.basis, args.json);
     }
+    say_started(&built.gateway, plan.basis, plan.http.is_none());
+    stop_calls_on_exit(&built.gateway, plan.shutdown_grace);
+    let outcome = serve(built, plan.http, listener);
+    // The servers go with the host.
+    toolsift::sources::mcp::kill_all_servers();
+    outcome
+}
+
+/// A gateway must stand first: one started as a server of another
+/// gateway refuses (it would start itself again and again), and this one
+/// leaves its process id in the variable its servers inherit, so a
+/// gateway among them knows.
+fn stand_first() -> Result<(), CliError> {
+    if let Some(parent) = std::env::var_os(gateway::PARENT_VAR) {
+        return Err(CliError::Usage(format!(
+            "this gateway was started as a server of another toolsift gateway (process {}): a gateway in front of a gateway starts itself again and again. Take the gateway's entry out of the servers file the first one reads",
+            parent.to_string_lossy()
+        )));
+    }
+    // SAFETY: no other thread runs yet (the runtime and the servers start
+    // after); the servers inherit it.
+    unsafe { std::env::set_var(gateway::PARENT_VAR, std::process::id().to_string()) };
+    Ok(())
+}
+
+/// `--dry-run`: the saving, and every server with its state (a failed one
+/// with why) in the JSON.
+fn dry_run(gateway: &Gateway, basis: TokenBasis, json: bool) -> Result<(), CliError> {
+    let saving = gateway::list_saving(gateway, basis);
+    let mut value = serde_json::to_value(&saving)?;
+    let servers: Vec<toolsift::check::ServerReport> = gateway
+        .server_states()
+        .iter()
+        .map(toolsift::check::ServerReport::from)
+        .collect();
+    value["servers"] = serde_json::to_value(servers)?;
+    emit(json, &value, || saving_text(&saving))
+}
+
+/// The start-up lines: the tools and what the host sees, and over stdio
+/// from a terminal, that the gateway waits for a host.
+fn say_started(gateway: &Gateway, basis: TokenBasis, stdio: bool) {
     let catalog = gateway.catalog();
     gateway.recorder().info(&format!(
         "{} from {}; the host sees {} (the always-load tools, {}, {} and {})",
         toolsift::numbers::counted(catalog.len(), "tool"),
         catalog.name(),
-        gateway::list_saving(&gateway, plan.basis).gateway_tools,
+        gateway::list_saving(gateway, basis).gateway_tools,
         gateway::SEARCH_TOOLS,
         gateway::CALL_READ_TOOL,
         gateway::CALL_TOOL,
     ));
-    if plan.http.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+    if stdio && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         gateway.recorder().info(
             "waiting for an MCP host on stdin (an MCP host such as Claude Desktop starts the gateway itself: see docs/gateway.md); --dry-run shows the saving, --http HOST:PORT serves HTTP; Ctrl-C stops",
         );
     }
-    let grace = plan.shutdown_grace;
+}
+
+/// On a signal, the calls in flight get `grace` to finish; the stop says
+/// how many finished and how many were cut.
+fn stop_calls_on_exit(gateway: &Arc<Gateway>, grace: Duration) {
     gateway.drain().set_grace(grace);
     let stopping = gateway.clone();
     toolsift::sources::mcp::before_exit(move || {
@@ -306,6 +370,21 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
             ));
         }
     });
+}
+
+/// Serves the host (over HTTP on the port taken, or stdio) until it goes
+/// or a signal comes, following the servers' changes and the servers
+/// files meanwhile.
+fn serve(
+    built: Built,
+    http: Option<HttpConfig>,
+    listener: Option<std::net::TcpListener>,
+) -> Result<(), CliError> {
+    let Built {
+        gateway,
+        changes,
+        servers,
+    } = built;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("toolsift-gateway")
@@ -319,7 +398,7 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
                 .clone()
                 .follow_servers_files(files, move || servers.read_config()),
         );
-        match (plan.http, listener) {
+        match (http, listener) {
             (Some(http), Some(listener)) => {
                 let shutdown = toolsift::http::shutdown_signal()?;
                 Ok(gateway::serve_http_on(gateway.clone(), http, listener, shutdown).await?)
@@ -332,8 +411,6 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         }
     });
     runtime.shutdown_timeout(Duration::from_secs(1));
-    // The servers go with the host.
-    toolsift::sources::mcp::kill_all_servers();
     outcome
 }
 

@@ -214,15 +214,20 @@ impl HiddenText {
     pub const WORDS: [&'static str; 3] = ["strip", "drop", "keep"];
 }
 
-impl std::str::FromStr for HiddenText {
-    type Err = String;
+/// A `--hidden-text` word that is none of the three.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("must be strip, drop or keep, not {0:?}")]
+pub struct NotHiddenText(pub String);
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl std::str::FromStr for HiddenText {
+    type Err = NotHiddenText;
+
+    fn from_str(s: &str) -> Result<Self, NotHiddenText> {
         match s {
             "strip" => Ok(HiddenText::Strip),
             "drop" => Ok(HiddenText::Drop),
             "keep" => Ok(HiddenText::Keep),
-            _ => Err(format!("must be strip, drop or keep, not {s:?}")),
+            _ => Err(NotHiddenText(s.to_string())),
         }
     }
 }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::Snapshot;
-use super::meta::listing;
+use super::answer::meta::listing;
 use crate::tokens::TokenBasis;
 
 /// `tools/list` direct and through the gateway.
@@ -140,7 +140,9 @@ fn answer_tokens(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) -> (usi
         .iter()
         .enumerate()
         .filter(|(_, t)| !t.always_load)
-        .map(|(i, _)| super::find::found_tool(snapshot, i, Reason::Ranked, &Default::default()))
+        .map(|(i, _)| {
+            super::answer::find::found_tool(snapshot, i, Reason::Ranked, &Default::default())
+        })
         .collect();
     found.sort_by_key(|v| std::cmp::Reverse(v.to_string().len()));
     let n = usize::try_from(max_tools)
@@ -148,7 +150,7 @@ fn answer_tokens(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) -> (usi
         .min(found.len());
     let cost = |tools: &[serde_json::Value]| {
         let answer = json!({"query": "", "tools": tools, "ranker": "bm25"});
-        let result = super::answer::search_result(answer);
+        let result = super::answer::results::search_result(answer);
         basis.count(&serde_json::to_string(&result).unwrap_or_default())
     };
     let middle = found.len().saturating_sub(n) / 2;

@@ -21,12 +21,12 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 use rmcp::{ErrorData, ServerHandler};
 
 use super::Gateway;
-use super::answer::error_result;
-use super::approve::Asking;
-use super::call::SessionBreaker;
-use super::call::Via;
-use super::first_view::announce_changes;
-use super::meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS, listing};
+use super::answer::call::SessionBreaker;
+use super::answer::call::Via;
+use super::answer::first_view::announce_changes;
+use super::answer::meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS, listing};
+use super::answer::results::error_result;
+use super::policy::approve::Asking;
 
 /// Found tools a session's `tools/list` holds at most with
 /// `--expose-found` (the oldest found go first).
@@ -85,7 +85,7 @@ impl GatewaySession {
         // The API key the request proved (set by the HTTP layer's auth).
         let scope = parts
             .extensions
-            .get::<super::http::Scope>()
+            .get::<super::transport::http::Scope>()
             .map(|s| s.0.clone())
             .unwrap_or_default();
         // Labelled by the key it proved, never with the key itself (the
@@ -103,7 +103,7 @@ impl GatewaySession {
     /// over HTTP without keys.
     fn key_of(&self, context: &RequestContext<RoleServer>) -> Option<String> {
         let parts = context.extensions.get::<axum::http::request::Parts>()?;
-        let scope = parts.extensions.get::<super::http::Scope>()?;
+        let scope = parts.extensions.get::<super::transport::http::Scope>()?;
         crate::http::keys::digest(&scope.0)
     }
 }

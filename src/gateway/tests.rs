@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::call::SessionBreaker;
-use super::meta::listing;
+use super::answer::call::SessionBreaker;
+use super::answer::meta::listing;
 use super::*;
 use crate::catalog::Tool;
-use crate::gateway::call::Via;
+use crate::gateway::answer::call::Via;
 
 fn tool(name: &str, description: &str, schema: Value) -> Tool {
     let mut t = Tool::new(name, description);
@@ -351,10 +351,10 @@ fn the_saving_counts_every_tool_direct_and_the_meta_tools_through() {
     let snapshot = g.snapshot();
     let answer = json!({"query": "", "ranker": "bm25", "tools": (0..6)
         .filter(|&i| !snapshot.catalog.tools()[i].always_load)
-        .map(|i| super::find::found_tool(&snapshot, i, crate::service::Reason::Ranked, &Default::default()))
+        .map(|i| super::answer::find::found_tool(&snapshot, i, crate::service::Reason::Ranked, &Default::default()))
         .collect::<Vec<_>>()});
     let twice = crate::tokens::TokenBasis::O200kBase
-        .count(&serde_json::to_string(&super::answer::json_result(answer)).unwrap());
+        .count(&serde_json::to_string(&super::answer::results::json_result(answer)).unwrap());
     assert!(
         s.answer_tokens_max < twice * 17 / 20,
         "{} vs {twice}",
@@ -512,7 +512,7 @@ impl Gateway {
     pub(super) async fn call_tool_meta_done(
         &self,
         session: &str,
-        breaker: &super::call::SessionBreaker,
+        breaker: &super::answer::call::SessionBreaker,
         arguments: &rmcp::model::JsonObject,
         via: Via<'_>,
     ) -> rmcp::model::CallToolResult {
@@ -558,7 +558,7 @@ fn a_retry_whose_state_is_no_question_of_the_gateways_runs_nothing() {
     let g = gateway(GatewayConfig::default());
     let rt = runtime();
     let retry = |state: &'static str| Via {
-        asking: super::approve::Asking {
+        asking: super::policy::approve::Asking {
             by_retry: true,
             state: Some(state),
             ..Default::default()

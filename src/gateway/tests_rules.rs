@@ -3,8 +3,8 @@
 
 use serde_json::json;
 
-use super::call::Via;
-use super::meta::listing;
+use super::answer::call::Via;
+use super::answer::meta::listing;
 use super::tests::{args, gateway, runtime, text};
 use super::*;
 

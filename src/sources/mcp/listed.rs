@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use crate::catalog::pattern::glob;
 use crate::catalog::{self, Catalog, McpOrigin, SourceKind, Tool};
 
 use super::{McpServer, ServerState, ServerStatus};
@@ -308,17 +309,18 @@ pub fn unmatched_always_load<'a>(
 }
 
 /// `server/*`, `server/tool`, or `tool` (the server's name for it or the
-/// catalog's).
+/// catalog's); `*` alone, or `*/*`, every tool of every server. Only a
+/// whole part is a wildcard here (`server/get_*` names no tool), each
+/// part matched by [`glob`].
 pub(super) fn matches_pattern(pattern: &str, server: &str, tool: &Tool) -> bool {
     let original = tool
         .mcp
         .as_ref()
         .map_or(tool.name.as_str(), |m| m.name.as_str());
+    let fits = |part: &str, text: &str| (part == "*" || !part.contains('*')) && glob(part, text);
     match pattern.split_once('/') {
-        Some(("*", "*")) => true,
-        Some((s, "*")) => s == server,
-        Some((s, t)) => s == server && (t == original || t == tool.name),
-        // `*` alone: every tool of every server.
-        None => pattern == "*" || pattern == original || pattern == tool.name,
+        Some((s, "*")) => fits(s, server),
+        Some((s, t)) => s == server && (fits(t, original) || fits(t, &tool.name)),
+        None => fits(pattern, original) || fits(pattern, &tool.name),
     }
 }

@@ -10,9 +10,9 @@
 pub(crate) use super::describe::NotUp;
 use std::time::{Duration, Instant};
 
-use super::Gateway;
 use super::describe::search_description;
 use super::meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS};
+use crate::gateway::Gateway;
 use crate::sources::mcp::ServerState;
 use crate::terminal_text::escape;
 

@@ -19,7 +19,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 use super::http_sessions::{Known, SessionLimits, Sessions};
 use super::http_wire::{self, MAX_MESSAGE_BYTES};
-use super::{Gateway, GatewayError, GatewaySession};
+use crate::gateway::{Gateway, GatewayError, GatewaySession};
 use crate::http::conn::{self, ConnLimits};
 use crate::http::events::EVENTS_PATH;
 use crate::http::{ApiKeys, proven, unauthorized};
@@ -153,7 +153,7 @@ pub async fn serve_http_on(
     let sweeping = gateway.clone();
     let sweep_stop = stop.clone();
     tokio::spawn(async move {
-        let mut every = tokio::time::interval(super::relayed::RELEASE_EVERY);
+        let mut every = tokio::time::interval(crate::gateway::answer::relayed::RELEASE_EVERY);
         loop {
             tokio::select! {
                 _ = every.tick() => sweeping.release_abandoned().await,

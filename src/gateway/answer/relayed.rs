@@ -14,8 +14,8 @@ use rmcp::ErrorData;
 use rmcp::model::{CompleteRequestParams, CompleteResult, LoggingLevel, Reference};
 use rmcp::service::{Peer, RoleServer};
 
-use super::Gateway;
 use super::offered::upstream_error;
+use crate::gateway::Gateway;
 use crate::sources::mcp::Offer;
 use crate::terminal_text::escape;
 

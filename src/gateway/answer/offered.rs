@@ -16,8 +16,9 @@ use rmcp::model::{
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{Gateway, HiddenText, hidden};
 use crate::catalog::strip_json;
+use crate::gateway::policy::hidden;
+use crate::gateway::{Gateway, HiddenText};
 use crate::sources::mcp::{McpCallError, Offer, ServerList};
 use crate::terminal_text::escape;
 

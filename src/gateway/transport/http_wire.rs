@@ -98,90 +98,26 @@ fn error(id: Value, code: i64, message: impl Into<String>) -> Value {
 /// What is wrong with a message (posted, or a line on stdin), if
 /// anything: the HTTP status and the JSON-RPC error to answer. `Ok(true)`
 /// for an `initialize`.
-pub(crate) fn judge(bytes: &[u8], live: bool) -> Result<bool, (StatusCode, Value)> {
-    let bad =
-        |id: Value, code, message: String| Err((StatusCode::BAD_REQUEST, error(id, code, message)));
-    let message: Value = match serde_json::from_slice(bytes) {
-        Ok(v) => v,
-        Err(e) => {
-            return bad(
-                Value::Null,
-                PARSE_ERROR,
-                format!("Parse error: the message is not JSON ({e})"),
-            );
-        }
-    };
-    let object = match &message {
-        Value::Array(batch) => {
-            return bad(
-                Value::Null,
-                INVALID_REQUEST,
-                format!(
-                    "Invalid Request: a batch (a JSON array of {}) is not accepted: MCP posts one message per request since 2025-06-18; post each message on its own",
-                    crate::numbers::counted(batch.len(), "message")
-                ),
-            );
-        }
-        Value::Object(o) => o,
-        other => {
-            return bad(
-                Value::Null,
-                INVALID_REQUEST,
-                format!(
-                    "Invalid Request: a JSON-RPC message is an object, not {}",
-                    kind(other)
-                ),
-            );
-        }
-    };
-    let id = object.get("id").cloned().unwrap_or(Value::Null);
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return bad(
-            id,
-            INVALID_REQUEST,
-            "Invalid Request: a JSON-RPC message carries \"jsonrpc\": \"2.0\"".into(),
-        );
-    }
-    if !matches!(id, Value::Null | Value::String(_) | Value::Number(_)) {
-        return bad(
+pub(crate) fn judge(bytes: &[u8], live: bool) -> Result<bool, Refusal> {
+    let message: Value = serde_json::from_slice(bytes).map_err(|e| {
+        bad(
             Value::Null,
-            INVALID_REQUEST,
-            format!(
-                "Invalid Request: a message's id is a string or a number, not {}",
-                kind(&id)
-            ),
-        );
-    }
-    let method = match object.get("method") {
-        Some(Value::String(m)) => m.as_str(),
-        Some(other) => {
-            return bad(
-                id,
-                INVALID_REQUEST,
-                format!(
-                    "Invalid Request: a message's method is a string, not {}",
-                    kind(other)
-                ),
-            );
-        }
-        // A response to a request of the gateway's (an elicitation).
-        None if object.contains_key("result") || object.contains_key("error") => {
-            return Ok(false);
-        }
-        None => {
-            return bad(
-                id,
-                INVALID_REQUEST,
-                "Invalid Request: the message has no method, result or error".into(),
-            );
-        }
+            PARSE_ERROR,
+            format!("Parse error: the message is not JSON ({e})"),
+        )
+    })?;
+    let object = one_object(&message)?;
+    let id = object.get("id").cloned().unwrap_or(Value::Null);
+    check_envelope(object, &id)?;
+    let Some(method) = method_of(object, &id)? else {
+        return Ok(false);
     };
     match method {
-        "initialize" if live => bad(
+        "initialize" if live => Err(bad(
             id,
             INVALID_REQUEST,
             "Invalid Request: this session is already initialized; an initialize opens a new session (over HTTP, a POST without the mcp-session-id header)".into(),
-        ),
+        )),
         "initialize" => Ok(true),
         "tools/call" => match call_params_fault(object.get("params")) {
             Some(why) => Err((
@@ -191,6 +127,87 @@ pub(crate) fn judge(bytes: &[u8], live: bool) -> Result<bool, (StatusCode, Value
             None => Ok(false),
         },
         _ => Ok(false),
+    }
+}
+
+/// A message refused before rmcp reads it: the HTTP status and the
+/// JSON-RPC error answered.
+pub(crate) type Refusal = (StatusCode, Value);
+
+/// A refusal of a message that is not a JSON-RPC request (400).
+fn bad(id: Value, code: i64, message: String) -> Refusal {
+    (StatusCode::BAD_REQUEST, error(id, code, message))
+}
+
+/// The message as one JSON-RPC object: a batch, or a value of another
+/// kind, is refused.
+fn one_object(message: &Value) -> Result<&serde_json::Map<String, Value>, Refusal> {
+    match message {
+        Value::Object(o) => Ok(o),
+        Value::Array(batch) => Err(bad(
+            Value::Null,
+            INVALID_REQUEST,
+            format!(
+                "Invalid Request: a batch (a JSON array of {}) is not accepted: MCP posts one message per request since 2025-06-18; post each message on its own",
+                crate::numbers::counted(batch.len(), "message")
+            ),
+        )),
+        other => Err(bad(
+            Value::Null,
+            INVALID_REQUEST,
+            format!(
+                "Invalid Request: a JSON-RPC message is an object, not {}",
+                kind(other)
+            ),
+        )),
+    }
+}
+
+/// The message's `"jsonrpc": "2.0"` and its id's kind (a string, a
+/// number, or none).
+fn check_envelope(object: &serde_json::Map<String, Value>, id: &Value) -> Result<(), Refusal> {
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(bad(
+            id.clone(),
+            INVALID_REQUEST,
+            "Invalid Request: a JSON-RPC message carries \"jsonrpc\": \"2.0\"".into(),
+        ));
+    }
+    if !matches!(id, Value::Null | Value::String(_) | Value::Number(_)) {
+        return Err(bad(
+            Value::Null,
+            INVALID_REQUEST,
+            format!(
+                "Invalid Request: a message's id is a string or a number, not {}",
+                kind(id)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The message's method, or `None` for a response to a request of the
+/// gateway's (an elicitation); a message with neither is refused.
+fn method_of<'a>(
+    object: &'a serde_json::Map<String, Value>,
+    id: &Value,
+) -> Result<Option<&'a str>, Refusal> {
+    match object.get("method") {
+        Some(Value::String(m)) => Ok(Some(m.as_str())),
+        Some(other) => Err(bad(
+            id.clone(),
+            INVALID_REQUEST,
+            format!(
+                "Invalid Request: a message's method is a string, not {}",
+                kind(other)
+            ),
+        )),
+        None if object.contains_key("result") || object.contains_key("error") => Ok(None),
+        None => Err(bad(
+            id.clone(),
+            INVALID_REQUEST,
+            "Invalid Request: the message has no method, result or error".into(),
+        )),
     }
 }
 

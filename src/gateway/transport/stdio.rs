@@ -12,7 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 use super::http_wire::judge;
-use super::{Gateway, GatewayError, GatewaySession};
+use crate::gateway::{Gateway, GatewayError, GatewaySession};
 
 /// Room in the pipes between the host's lines and rmcp.
 const PIPE: usize = 1 << 16;

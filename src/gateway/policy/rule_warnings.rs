@@ -9,8 +9,9 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use super::{Gateway, rules};
+use super::rules;
 use crate::catalog::Tool;
+use crate::gateway::Gateway;
 use crate::terminal_text::escape;
 
 /// Whether the warnings are due, and the servers still starting.

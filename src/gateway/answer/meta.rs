@@ -7,9 +7,9 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool as McpTool, ToolAnnotations};
 use serde_json::json;
 
-use super::Snapshot;
 use crate::catalog::Tool;
 use crate::engine::intents::MAX_INTENTS;
+use crate::gateway::Snapshot;
 
 /// The servers' listings by (server, the server's name for the tool).
 pub(crate) type Listed = std::collections::HashMap<(String, String), McpTool>;

@@ -3,23 +3,35 @@
 //! left out; each found tool with its server, schema, annotations and one
 //! line of why.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::{Value, json};
 
-use super::answer::{error_result, search_result};
+use super::first_view::NotUp;
 use super::meta::{CALL_READ_TOOL, CALL_TOOL};
-use super::record::SearchRecord;
-use super::{Gateway, Snapshot};
+use super::results::{error_result, search_result};
 use crate::engine::Explanation;
-use crate::service::{GateMode, Reason, SearchRequest};
+use crate::gateway::record::SearchRecord;
+use crate::gateway::{Gateway, Snapshot};
+use crate::service::{GateMode, Reason, SearchOutcome, SearchRequest};
 
 /// What one `search_tools` found.
 pub(crate) struct Found {
     pub(crate) result: CallToolResult,
     /// The names of the tools found, best first.
     pub(crate) names: Vec<String>,
+}
+
+impl Found {
+    /// An answer that found no tool (a refusal, or nothing to rank).
+    fn nothing(result: CallToolResult) -> Found {
+        Found {
+            result,
+            names: Vec::new(),
+        }
+    }
 }
 
 /// Sessions whose last search `--learn` keeps at once.
@@ -37,140 +49,33 @@ impl Gateway {
     ) -> Found {
         let usage_key = key.filter(|_| !self.config.learn_shared);
         let started = Instant::now();
-        let (query, queries, limit, note) = match self.search_arguments(arguments) {
-            Ok(parsed) => parsed,
-            Err(message) => {
-                return Found {
-                    result: error_result(message),
-                    names: Vec::new(),
-                };
-            }
+        let asked = match self.search_arguments(arguments) {
+            Ok(asked) => asked,
+            Err(refused) => return Found::nothing(error_result(refused.to_string())),
         };
         // A search made while servers are in their first start waits for
         // them, so the first answer is not made without them.
         self.wait_for_first_starts().await;
         let snapshot = self.snapshot();
         let not_up = self.servers_not_up();
-        let starting = &not_up.starting;
         if snapshot.catalog.is_empty() {
-            // No server has listed its tools yet: nothing to rank.
-            let mut answer =
-                json!({ "query": query, "tools": [], "ranker": self.config.ranker.to_string() });
-            answer["note"] = if not_up.login.is_empty() {
-                json!("no MCP server has listed its tools yet; try again in a few seconds")
-            } else {
-                json!(sentences(&[
-                    "No MCP server has listed its tools yet".to_string(),
-                    waiting_note(&not_up.login_how),
-                ]))
-            };
-            add_servers(&mut answer, &not_up);
-            return Found {
-                result: search_result(answer),
-                names: Vec::new(),
-            };
+            return Found::nothing(search_result(self.nothing_listed(&asked.query, &not_up)));
         }
-        // The gateway's policy, in the service's parameters: the
-        // always-load tools are listed already and the session is the
-        // gateway's. The gate is every front end's: when the best tool
-        // fits, the answer stands whole (`search`, the explorer and `serve`
-        // give the same tools for the same request).
-        let params = SearchRequest {
-            query: query.clone(),
-            queries,
-            max_tools: Some(limit),
-            ranker: Some(self.config.ranker),
-            gate: Some(self.config.service.gate),
-            gate_mode: GateMode::Any,
-            omit_always_load: true,
-            unrecorded: true,
-            usage_key: usage_key.map(str::to_string),
-            ..SearchRequest::default()
+        let outcome = match self.rank(&snapshot, &asked, usage_key).await {
+            Ok(outcome) => outcome,
+            Err(e) => return Found::nothing(error_result(format!("search_tools failed: {e}"))),
         };
-        let gateway_snapshot = snapshot.clone();
-        let service = self.service.clone();
-        // Ranking is CPU work (and a remote embedding call is blocking I/O).
-        let outcome = tokio::task::spawn_blocking(move || {
-            service.tool_search_unrecorded(&gateway_snapshot.catalog, &params)
-        })
-        .await;
-        let outcome = match outcome
-            .map_err(|e| e.to_string())
-            .and_then(|r| r.map_err(|e| e.to_string()))
-        {
-            Ok(o) => o,
-            Err(e) => {
-                return Found {
-                    result: error_result(format!("search_tools failed: {e}")),
-                    names: Vec::new(),
-                };
-            }
-        };
-        let found = &outcome.tools;
-        let names: Vec<String> = found
+        let names: Vec<String> = outcome
+            .tools
             .iter()
             .map(|t| snapshot.catalog.tools()[t.index].name.clone())
             .collect();
-        let tools: Vec<Value> = found
-            .iter()
-            .map(|t| found_tool(&snapshot, t.index, t.reason, &t.explanation))
-            .collect();
-        // Which ranker answered (BM25F while a dense ranker's vectors are
-        // still being computed, or when no model is at hand).
-        let mut answer =
-            json!({ "query": query, "tools": tools, "ranker": outcome.method.as_str() });
-        let mut notes: Vec<String> = note.into_iter().collect();
-        notes.extend(outcome.note.clone());
-        if let Some(m) = &outcome.matching {
-            // What the cap left out, and where: a second search with more
-            // words, or select:name, reaches them.
-            answer["matching"] = json!(m.total);
-            if let Some(more) = crate::service::matching::note(m) {
-                notes.push(format!("{more}."));
-            }
-        }
-        if !outcome.held_back.is_empty() {
-            answer["nothing_fits"] = json!(true);
-            answer["held_back"] = outcome
-                .held_back
-                .iter()
-                .map(|h| {
-                    let t = &snapshot.catalog.tools()[h.index];
-                    json!({
-                        "name": t.name,
-                        "server": t.mcp.as_ref().map(|m| m.server.to_string()),
-                        "evidence": (h.fit.evidence * 10.0).round() / 10.0,
-                    })
-                })
-                .collect();
-        }
-        if tools.is_empty() && outcome.held_back.is_empty() {
-            // No tool matched at all (no word of the query is in any tool):
-            // said as plainly as the gate's "nothing fits".
-            answer["nothing_fits"] = json!(true);
-            notes.push(
-                "No tool of this gateway matches these words: try other words, or select:name for a tool you know."
-                    .into(),
-            );
-        }
-        if !starting.is_empty() {
-            notes.push(format!(
-                "Still starting (their tools are not searched yet): {}.",
-                starting.join(", ")
-            ));
-        }
-        if !not_up.login.is_empty() {
-            notes.push(waiting_note(&not_up.login_how));
-        }
-        if !notes.is_empty() {
-            answer["note"] = json!(sentences(&notes));
-        }
-        add_servers(&mut answer, &not_up);
-        self.remember_search(session, &query, usage_key);
+        let answer = found_answer(&snapshot, &asked, &outcome, &not_up);
+        self.remember_search(session, &asked.query, usage_key);
         self.recorder.search(&SearchRecord {
             session,
             key,
-            query: &query,
+            query: &asked.query,
             ranker: outcome.method.as_str(),
             tools: &names,
             held_back: outcome.held_back.len(),
@@ -181,6 +86,57 @@ impl Gateway {
             result: search_result(answer),
             names,
         }
+    }
+
+    /// The answer while no server has listed its tools yet: nothing to
+    /// rank, and why (the servers starting, down, or waiting for a login).
+    fn nothing_listed(&self, query: &str, not_up: &NotUp) -> Value {
+        let mut answer =
+            json!({ "query": query, "tools": [], "ranker": self.config.ranker.to_string() });
+        answer["note"] = if not_up.login.is_empty() {
+            json!("no MCP server has listed its tools yet; try again in a few seconds")
+        } else {
+            json!(sentences(&[
+                "No MCP server has listed its tools yet".to_string(),
+                waiting_note(&not_up.login_how),
+            ]))
+        };
+        add_servers(&mut answer, not_up);
+        answer
+    }
+
+    /// The service's ranking of the snapshot's catalog for the request,
+    /// off the async threads (ranking is CPU work, and a remote embedding
+    /// call is blocking I/O). The gateway's policy, in the service's
+    /// parameters: the always-load tools are listed already and the
+    /// session is the gateway's. The gate is every front end's: when the
+    /// best tool fits, the answer stands whole (`search`, the explorer and
+    /// `serve` give the same tools for the same request).
+    async fn rank(
+        &self,
+        snapshot: &Arc<Snapshot>,
+        asked: &SearchArgs,
+        usage_key: Option<&str>,
+    ) -> Result<SearchOutcome, RankFailed> {
+        let params = SearchRequest {
+            query: asked.query.clone(),
+            queries: asked.queries.clone(),
+            max_tools: Some(asked.limit),
+            ranker: Some(self.config.ranker),
+            gate: Some(self.config.service.gate),
+            gate_mode: GateMode::Any,
+            omit_always_load: true,
+            unrecorded: true,
+            usage_key: usage_key.map(str::to_string),
+            ..SearchRequest::default()
+        };
+        let snapshot = snapshot.clone();
+        let service = self.service.clone();
+        tokio::task::spawn_blocking(move || {
+            service.tool_search_unrecorded(&snapshot.catalog, &params)
+        })
+        .await?
+        .map_err(RankFailed::Service)
     }
 
     /// With `--learn`: `query` is the session's last search, which the
@@ -219,45 +175,30 @@ impl Gateway {
 
     /// The query, its steps (`queries`), the limit, and a note when the
     /// limit was above the cap.
-    #[allow(clippy::type_complexity)]
-    fn search_arguments(
-        &self,
-        a: &JsonObject,
-    ) -> Result<(String, Vec<String>, u64, Option<String>), String> {
+    fn search_arguments(&self, a: &JsonObject) -> Result<SearchArgs, SearchArgsError> {
         if let Some(extra) = a
             .keys()
             .find(|k| !matches!(k.as_str(), "query" | "queries" | "limit"))
         {
-            return Err(format!(
-                "search_tools takes `query`, `queries` and `limit`, not {}",
-                json!(extra)
-            ));
+            return Err(SearchArgsError::Unknown(json!(extra)));
         }
-        let queries = search_queries(a.get("queries"))?;
+        let queries = crate::service::queries_of(a.get("queries"))?;
         let query = match a.get("query") {
             Some(Value::String(q)) if !q.trim().is_empty() => q.clone(),
             // The steps alone: the whole request is all of them.
             Some(Value::String(_)) | None if !queries.is_empty() => String::new(),
-            Some(Value::String(_)) | None => {
-                return Err(
-                    "search_tools needs `query`: what you want to do, in plain words".into(),
-                );
-            }
-            Some(other) => {
-                return Err(format!(
-                    "search_tools: `query` must be a string, not {}",
-                    kind(other)
-                ));
-            }
+            Some(Value::String(_)) | None => return Err(SearchArgsError::NoQuery),
+            Some(other) => return Err(SearchArgsError::QueryNotString(kind(other))),
         };
         let cap = self.config.max_tools;
         let (limit, note) = match a.get("limit") {
             None | Some(Value::Null) => (cap, None),
             Some(Value::Number(n)) => match n.as_u64() {
                 Some(0) | None => {
-                    return Err(format!(
-                        "search_tools: `limit` must be a whole number from 1 to {cap}, not {n}"
-                    ));
+                    return Err(SearchArgsError::Limit {
+                        cap,
+                        given: n.to_string(),
+                    });
                 }
                 Some(l) if l > cap => (
                     cap,
@@ -268,14 +209,145 @@ impl Gateway {
                 Some(l) => (l, None),
             },
             Some(other) => {
-                return Err(format!(
-                    "search_tools: `limit` must be a whole number from 1 to {cap}, not {}",
-                    kind(other)
-                ));
+                return Err(SearchArgsError::Limit {
+                    cap,
+                    given: kind(other).to_string(),
+                });
             }
         };
-        Ok((query, queries, limit, note))
+        Ok(SearchArgs {
+            query,
+            queries,
+            limit,
+            note,
+        })
     }
+}
+
+/// `search_tools`' arguments, read.
+pub(crate) struct SearchArgs {
+    pub(crate) query: String,
+    /// Its steps (`queries`).
+    pub(crate) queries: Vec<String>,
+    pub(crate) limit: u64,
+    /// Said when the limit asked was above the cap.
+    pub(crate) note: Option<String>,
+}
+
+/// Why a search the arguments allowed found nothing to answer: the
+/// service's error, or its task's end.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RankFailed {
+    #[error(transparent)]
+    Service(#[from] crate::service::ServiceError),
+    #[error(transparent)]
+    Task(#[from] tokio::task::JoinError),
+}
+
+/// Why `search_tools`' arguments were refused, as the model reads it.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SearchArgsError {
+    #[error("search_tools takes `query`, `queries` and `limit`, not {0}")]
+    Unknown(Value),
+    #[error("search_tools needs `query`: what you want to do, in plain words")]
+    NoQuery,
+    #[error("search_tools: `query` must be a string, not {0}")]
+    QueryNotString(&'static str),
+    /// `given` is the number written, or the kind of value.
+    #[error("search_tools: `limit` must be a whole number from 1 to {cap}, not {given}")]
+    Limit { cap: u64, given: String },
+    /// `queries`: the service's rules, named as `search_tools` arguments.
+    #[error("search_tools: {0}")]
+    Queries(#[from] crate::service::BadQueries),
+}
+
+/// The answer to a search the service ranked: each tool found, which
+/// ranker answered (BM25F while a dense ranker's vectors are still being
+/// computed, or when no model is at hand), what the gate held back, and
+/// the notes.
+fn found_answer(
+    snapshot: &Snapshot,
+    asked: &SearchArgs,
+    outcome: &SearchOutcome,
+    not_up: &NotUp,
+) -> Value {
+    let tools: Vec<Value> = outcome
+        .tools
+        .iter()
+        .map(|t| found_tool(snapshot, t.index, t.reason, &t.explanation))
+        .collect();
+    let mut answer =
+        json!({ "query": asked.query, "tools": tools, "ranker": outcome.method.as_str() });
+    if let Some(m) = &outcome.matching {
+        answer["matching"] = json!(m.total);
+    }
+    if !outcome.held_back.is_empty() {
+        answer["nothing_fits"] = json!(true);
+        answer["held_back"] = held_back(snapshot, outcome);
+    }
+    if tools.is_empty() && outcome.held_back.is_empty() {
+        answer["nothing_fits"] = json!(true);
+    }
+    let notes = found_notes(asked, outcome, tools.is_empty(), not_up);
+    if !notes.is_empty() {
+        answer["note"] = json!(sentences(&notes));
+    }
+    add_servers(&mut answer, not_up);
+    answer
+}
+
+/// The tools the gate held back, each with its server and evidence.
+fn held_back(snapshot: &Snapshot, outcome: &SearchOutcome) -> Value {
+    outcome
+        .held_back
+        .iter()
+        .map(|h| {
+            let t = &snapshot.catalog.tools()[h.index];
+            json!({
+                "name": t.name,
+                "server": t.mcp.as_ref().map(|m| m.server.to_string()),
+                "evidence": (h.fit.evidence * 10.0).round() / 10.0,
+            })
+        })
+        .collect()
+}
+
+/// The notes of a ranked answer, in order: the limit's, the service's,
+/// what the cap left out and where (a second search with more words, or
+/// select:name, reaches them), no tool matching at all (no word of the
+/// query in any tool, said as plainly as the gate's "nothing fits"), the
+/// servers still starting, and those waiting for a login.
+fn found_notes(
+    asked: &SearchArgs,
+    outcome: &SearchOutcome,
+    none_found: bool,
+    not_up: &NotUp,
+) -> Vec<String> {
+    let mut notes: Vec<String> = asked.note.iter().cloned().collect();
+    notes.extend(outcome.note.clone());
+    if let Some(more) = outcome
+        .matching
+        .as_ref()
+        .and_then(crate::service::matching::note)
+    {
+        notes.push(format!("{more}."));
+    }
+    if none_found && outcome.held_back.is_empty() {
+        notes.push(
+            "No tool of this gateway matches these words: try other words, or select:name for a tool you know."
+                .into(),
+        );
+    }
+    if !not_up.starting.is_empty() {
+        notes.push(format!(
+            "Still starting (their tools are not searched yet): {}.",
+            not_up.starting.join(", ")
+        ));
+    }
+    if !not_up.login.is_empty() {
+        notes.push(waiting_note(&not_up.login_how));
+    }
+    notes
 }
 
 /// The note of the servers waiting for a login: each with how the user
@@ -309,7 +381,7 @@ fn sentences(notes: &[String]) -> String {
 
 /// Names the servers still starting, those down and those waiting for a
 /// login in an answer.
-fn add_servers(answer: &mut Value, not_up: &super::first_view::NotUp) {
+fn add_servers(answer: &mut Value, not_up: &NotUp) {
     if !not_up.starting.is_empty() {
         answer["servers_starting"] = json!(not_up.starting);
     }
@@ -319,11 +391,6 @@ fn add_servers(answer: &mut Value, not_up: &super::first_view::NotUp) {
     if !not_up.login.is_empty() {
         answer["servers_waiting_for_login"] = json!(not_up.login);
     }
-}
-
-/// `queries`: the service's rules, named as `search_tools` arguments.
-fn search_queries(value: Option<&Value>) -> Result<Vec<String>, String> {
-    crate::service::queries_of(value).map_err(|m| format!("search_tools: {m}"))
 }
 
 pub(crate) use crate::service::json_kind as kind;

@@ -12,7 +12,7 @@ use crate::catalog::{Catalog, Tool, clean_tool, hidden_text, strip_json, strip_p
 pub use crate::config::HiddenText;
 use crate::terminal_text::escape;
 
-use super::{GatewayError, Recorder};
+use crate::gateway::{GatewayError, Recorder};
 
 /// How many tools of the catalog in use hid text: cleaned, left out.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
