@@ -12,7 +12,6 @@
 mod accessors;
 mod apply;
 mod cmdline;
-mod compare;
 mod detail_view;
 mod exact;
 mod find;
@@ -298,18 +297,6 @@ impl App {
                     Vec::new()
                 }
             }
-            Msg::TraceLoaded { path, result } => {
-                if let Some(pane) = self.screens.get_mut::<BreakerPane>() {
-                    pane.loaded(&path, result);
-                }
-                Vec::new()
-            }
-            Msg::McpCallDone { id, result } => {
-                if let Some(pane) = self.screens.get_mut::<BreakerPane>() {
-                    pane.receive(id, result);
-                }
-                Vec::new()
-            }
             Msg::Followed(note) => self.followed(note),
             Msg::LoginPage {
                 server,
@@ -324,18 +311,7 @@ impl App {
             Msg::CatalogChanged => self.catalog_changed(),
             Msg::CatalogLoaded(loaded) => self.catalog_loaded(loaded),
             Msg::Servers { catalog, servers } => self.servers_changed(catalog, servers),
-            Msg::Compared {
-                generation,
-                right,
-                catalog,
-                run,
-            } => self.compared(generation, right, &catalog, run),
-            Msg::TuneDone { generation, result } => {
-                if let Some(tune) = self.screens.get_mut::<TunePane>() {
-                    tune.receive(generation, result);
-                }
-                Vec::new()
-            }
+            Msg::Screen(answer) => self.screen_answered(&answer),
             Msg::Written(result) => self.written(result),
             Msg::Key(key) => {
                 if key.kind == KeyEventKind::Release {

@@ -11,6 +11,7 @@ use crate::tui::effect::Effect;
 use crate::tui::layout::ScreenLayout;
 use crate::tui::screen::export::draw::Source;
 use crate::tui::screen::export::write_effect;
+use crate::tui::screen::job::Answer;
 use crate::tui::screen::{On, Open, Outcome, Screens, Told};
 
 impl App {
@@ -77,6 +78,15 @@ impl App {
                 .map(|screen| screen.handle(action, on))
         });
         self.carry_out(outcome.unwrap_or(Outcome::Close))
+    }
+
+    /// A job's answer, for the screen that asked (if it is still held).
+    pub(super) fn screen_answered(&mut self, answer: &Answer) -> Vec<Effect> {
+        self.with_screens(|screens, on| {
+            screens
+                .held_mut(answer.screen)
+                .map_or_else(Vec::new, |screen| screen.receive(answer, on))
+        })
     }
 
     /// A key no action of the screen in front has: the screen may say so.

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use ratatui::Frame;
 
 use super::export::draw::Source;
+use super::job::Answer;
 use super::{Outcome, Popup, Screens};
 use crate::caching::Pricing;
 use crate::catalog::Catalog;
@@ -123,6 +124,12 @@ pub trait Screen: Any {
 
     /// Draws it over the main screen.
     fn draw(&self, f: &mut Frame, on: &On, theme: &Theme);
+
+    /// The answer of a job it asked for ([`super::job`]): what it runs
+    /// next.
+    fn receive(&mut self, _answer: &Answer, _on: &On) -> Vec<Effect> {
+        Vec::new()
+    }
 
     /// Text typed while one of its boxes has the keyboard.
     fn type_text(&mut self, _text: &str) {}

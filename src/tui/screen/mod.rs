@@ -11,6 +11,7 @@ pub mod compare;
 pub mod export;
 pub mod help;
 pub mod history;
+pub mod job;
 pub mod live;
 pub mod settings;
 pub mod tune;

@@ -8,6 +8,7 @@ use super::{BreakerPane, Breaking, CALL_KEYS, CONFIRM_KEYS, INPUT_KEYS, KEYS, dr
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
 use crate::tui::paint::Theme;
+use crate::tui::screen::job::Answer;
 use crate::tui::screen::{On, Outcome, Popup, Screen, Screens, Unopened};
 
 /// The screen opens on the highlighted tool (results or catalog), or says
@@ -73,6 +74,11 @@ impl Screen for BreakerPane {
 
     fn type_text(&mut self, text: &str) {
         BreakerPane::type_text(self, text);
+    }
+
+    fn receive(&mut self, answer: &Answer, _on: &On) -> Vec<Effect> {
+        self.answered(answer);
+        Vec::new()
     }
 
     fn kept(&self) -> bool {

@@ -7,6 +7,7 @@ use super::{INPUT_KEYS, KEYS, TunePane, Tuned, current, draw};
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
 use crate::tui::paint::Theme;
+use crate::tui::screen::job::Answer;
 use crate::tui::screen::{On, Outcome, Popup, Screen, Screens, Told, Unopened};
 
 /// What the screen measures and applies against.
@@ -65,6 +66,11 @@ impl Screen for TunePane {
 
     fn type_text(&mut self, text: &str) {
         TunePane::type_text(self, text);
+    }
+
+    fn receive(&mut self, answer: &Answer, _on: &On) -> Vec<Effect> {
+        self.measured(answer);
+        Vec::new()
     }
 
     fn tell(&mut self, message: String, _failed: bool) -> Told {
