@@ -47,7 +47,6 @@ use super::pane::query::QueryBox;
 use super::pane::results::SearchState;
 pub use super::screen::Popup;
 use super::screen::Screens;
-use super::screen::breaker::BreakerPane;
 use super::screen::help::HelpState;
 use super::screen::settings::SettingsEditor;
 use super::screen::tune::TunePane;
@@ -237,7 +236,6 @@ impl App {
     fn layout_for(&self, area: Rect) -> ScreenLayout {
         let l = layout(
             area,
-            self.trace_loaded(),
             self.servers_line(),
             crate::tui::layout::caption_lines(self.caption.as_deref(), area.width),
         );
@@ -389,12 +387,6 @@ impl App {
         let mut effects = effects;
         effects.extend(self.exact_next());
         effects
-    }
-
-    fn trace_loaded(&self) -> bool {
-        self.screens
-            .get::<BreakerPane>()
-            .is_some_and(|b| b.trace.is_some())
     }
 
     /// Dispatches an action to whoever owns the screen.

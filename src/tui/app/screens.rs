@@ -51,6 +51,14 @@ impl App {
         }
     }
 
+    /// What the screen (or popup) in front covers, if one is.
+    pub fn front_area(&self) -> Option<ratatui::layout::Rect> {
+        match self.screens.front()? {
+            super::Popup::Detail => Some(self.layout.detail_popup),
+            _ => Some(self.screens.front_screen()?.area(&self.on(&self.layout))),
+        }
+    }
+
     /// `f` on the registry, with what the screens see of the app.
     pub(super) fn with_screens<R>(&mut self, f: impl FnOnce(&mut Screens, &On) -> R) -> R {
         let mut screens = std::mem::take(&mut self.screens);

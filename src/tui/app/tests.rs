@@ -593,7 +593,11 @@ fn opening_a_trace_is_an_effect_whose_answer_comes_back() {
     let trace = app.screen::<BreakerPane>().unwrap().trace.as_ref().unwrap();
     assert_eq!(trace.origin, "@example");
     assert!(
-        app.layout().breaker.trace.is_some(),
+        app.screen::<BreakerPane>()
+            .unwrap()
+            .layout(app.layout().body)
+            .trace
+            .is_some(),
         "the layout makes room"
     );
     // A missing file: the error comes back the same way, as a message.

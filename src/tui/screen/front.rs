@@ -6,6 +6,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use ratatui::Frame;
+use ratatui::layout::Rect;
 
 use super::export::draw::Source;
 use super::job::Answer;
@@ -121,6 +122,12 @@ pub trait Screen: Any {
 
     /// An action of its context.
     fn handle(&mut self, action: Action, on: &On) -> Outcome;
+
+    /// What it covers of the screen (the rest of the main screen may peek
+    /// out around it): the full screens' body unless it is a popup.
+    fn area(&self, on: &On) -> Rect {
+        on.layout.body
+    }
 
     /// Draws it over the main screen.
     fn draw(&self, f: &mut Frame, on: &On, theme: &Theme);

@@ -19,6 +19,7 @@ use crate::tui::action::KeyGroup;
 use super::Outcome;
 
 pub mod jobs;
+pub mod layout;
 mod live;
 
 use std::sync::Arc;

@@ -69,7 +69,7 @@ impl Screen for BreakerPane {
             keymap: on.keymap,
             mcp_live: on.host.is_some(),
         };
-        draw::draw(f, &on.layout.breaker, &seen, theme);
+        draw::draw(f, &self.layout(on.layout.body), &seen, theme);
     }
 
     fn type_text(&mut self, text: &str) {

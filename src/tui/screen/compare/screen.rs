@@ -45,12 +45,12 @@ impl Screen for ComparePane {
     }
 
     fn handle(&mut self, action: Action, on: &On) -> Outcome {
-        let rows = draw::list_rows(on.layout.compare, on.caching.is_some());
+        let rows = draw::list_rows(on.layout.body, on.caching.is_some());
         ComparePane::handle(self, action, rows)
     }
 
     fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
-        let area = on.layout.compare;
+        let area = on.layout.body;
         let caching = on.caching.and_then(|pricing| {
             caching_line(
                 on,

@@ -9,6 +9,7 @@
 //! an [`Effect::SaveSettings`].
 
 pub mod draw;
+pub mod layout;
 mod measure;
 mod screen;
 pub use measure::{Measure, MeasureDone};

@@ -61,7 +61,7 @@ impl Screen for TunePane {
             current: current(on.catalog, on.settings, on.handle),
             always_load: on.catalog.always_load_indices().len(),
         };
-        draw::draw(f, &on.layout.tune, &seen, theme);
+        draw::draw(f, &super::layout::layout(on.layout.body), &seen, theme);
     }
 
     fn type_text(&mut self, text: &str) {
