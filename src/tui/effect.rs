@@ -73,7 +73,7 @@ pub enum Msg {
         result: Result<Box<crate::sources::mcp::LoggedIn>, String>,
     },
     /// A file was written (export, saved settings): the message to show.
-    Written(Result<String, String>),
+    Written(Result<String, NotWritten>),
     /// Time to ask again for the answer of search `generation`, which came
     /// from BM25F while the catalog's vectors were being computed.
     Refresh {
@@ -100,7 +100,7 @@ pub enum Msg {
     CatalogChanged,
     /// The catalog read again (`Effect::LoadCatalog`), or why it could not
     /// be.
-    CatalogLoaded(Result<Arc<Catalog>, String>),
+    CatalogLoaded(Result<Arc<Catalog>, Arc<crate::catalog::CatalogError>>),
     /// The MCP servers' catalog and states after one of them changed
     /// (started, listed its tools, failed: [`super::servers::follow`]);
     /// `None`: their tools do not form a catalog, the last one stays.
@@ -115,6 +115,30 @@ pub enum Msg {
     FollowedCatalog(Result<Arc<Catalog>, crate::follow::FollowError>),
     /// A screen's job done (`Effect::Screen`): its answer, for that screen.
     Screen(Answer),
+}
+
+/// Why a file was not written.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum NotWritten {
+    /// The file could not be written (its path, escaped for the screen).
+    #[error("{path}: {source}")]
+    File {
+        path: String,
+        source: Arc<std::io::Error>,
+    },
+    /// The settings could not be saved to the config file.
+    #[error(transparent)]
+    Settings(Arc<crate::config::ConfigError>),
+}
+
+impl NotWritten {
+    /// `path` not written, for `source`.
+    pub fn file(path: &str, source: std::io::Error) -> NotWritten {
+        NotWritten::File {
+            path: crate::terminal_text::escape(path).into_owned(),
+            source: Arc::new(source),
+        }
+    }
 }
 
 /// What the loop must do for the app (off the UI thread; each answer comes
@@ -331,7 +355,7 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
         Effect::LoadCatalog { sources } => Msg::CatalogLoaded(
             crate::catalog::load_all(&sources)
                 .map(Arc::new)
-                .map_err(|e| e.to_string()),
+                .map_err(Arc::new),
         ),
         Effect::Costs { catalog, basis } => {
             let costs = searcher.tool_costs(&catalog, basis);
@@ -351,12 +375,12 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
         Effect::WriteFile { path, text, done } => Msg::Written(
             std::fs::write(&path, text)
                 .map(|()| done)
-                .map_err(|e| format!("{}: {e}", crate::terminal_text::escape(&path))),
+                .map_err(|e| NotWritten::file(&path, e)),
         ),
         Effect::AppendLine { path, line, done } => Msg::Written(
             append_line(&path, &line)
                 .map(|()| done)
-                .map_err(|e| format!("{}: {e}", crate::terminal_text::escape(&path))),
+                .map_err(|e| NotWritten::file(&path, e)),
         ),
         Effect::SaveSettings {
             path,
@@ -370,7 +394,7 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
                         crate::terminal_text::escape(&path.display().to_string())
                     )
                 })
-                .map_err(|e| e.to_string()),
+                .map_err(|e| NotWritten::Settings(Arc::new(e))),
         ),
         Effect::Warm { catalog } => {
             searcher.warm(&catalog);

@@ -195,7 +195,10 @@ impl App {
     }
 
     /// A file written (or not): said where the screen in front shows it.
-    pub(super) fn written(&mut self, result: Result<String, String>) -> Vec<Effect> {
+    pub(super) fn written(
+        &mut self,
+        result: Result<String, crate::tui::effect::NotWritten>,
+    ) -> Vec<Effect> {
         let failed = result.is_err();
         let message = result.unwrap_or_else(|e| format!("not written: {e}"));
         let told = match self.screens.front_screen_mut() {

@@ -17,6 +17,8 @@ pub mod settings;
 pub mod tune;
 
 mod front;
+#[cfg(test)]
+mod reach_tests;
 mod registry;
 pub use front::{On, Open, Screen, Told, Unopened};
 pub use registry::Screens;
