@@ -12,7 +12,6 @@
 mod accessors;
 mod apply;
 mod cmdline;
-mod compare;
 mod detail_view;
 mod exact;
 mod find;
@@ -49,7 +48,6 @@ use super::pane::query::QueryBox;
 use super::pane::results::SearchState;
 pub use super::screen::Popup;
 use super::screen::Screens;
-use super::screen::breaker::BreakerPane;
 use super::screen::help::HelpState;
 use super::screen::settings::SettingsEditor;
 use super::screen::tune::TunePane;
@@ -239,7 +237,6 @@ impl App {
     fn layout_for(&self, area: Rect) -> ScreenLayout {
         let l = layout(
             area,
-            self.trace_loaded(),
             self.servers_line(),
             crate::tui::layout::caption_lines(self.caption.as_deref(), area.width),
         );
@@ -299,18 +296,6 @@ impl App {
                     Vec::new()
                 }
             }
-            Msg::TraceLoaded { path, result } => {
-                if let Some(pane) = self.screens.get_mut::<BreakerPane>() {
-                    pane.loaded(&path, result);
-                }
-                Vec::new()
-            }
-            Msg::McpCallDone { id, result } => {
-                if let Some(pane) = self.screens.get_mut::<BreakerPane>() {
-                    pane.receive(id, result);
-                }
-                Vec::new()
-            }
             Msg::Followed(note) => self.followed(note),
             Msg::LoginPage {
                 server,
@@ -325,18 +310,7 @@ impl App {
             Msg::CatalogChanged => self.catalog_changed(),
             Msg::CatalogLoaded(loaded) => self.catalog_loaded(loaded),
             Msg::Servers { catalog, servers } => self.servers_changed(catalog, servers),
-            Msg::Compared {
-                generation,
-                right,
-                catalog,
-                run,
-            } => self.compared(generation, right, &catalog, run),
-            Msg::TuneDone { generation, result } => {
-                if let Some(tune) = self.screens.get_mut::<TunePane>() {
-                    tune.receive(generation, result);
-                }
-                Vec::new()
-            }
+            Msg::Screen(answer) => self.screen_answered(&answer),
             Msg::Written(result) => self.written(result),
             Msg::Key(key) => {
                 if key.kind == KeyEventKind::Release {
@@ -414,12 +388,6 @@ impl App {
         let mut effects = effects;
         effects.extend(self.exact_next());
         effects
-    }
-
-    fn trace_loaded(&self) -> bool {
-        self.screens
-            .get::<BreakerPane>()
-            .is_some_and(|b| b.trace.is_some())
     }
 
     /// Dispatches an action to whoever owns the screen.

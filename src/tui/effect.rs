@@ -10,11 +10,11 @@ use crossterm::event::KeyEvent;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::action::Action;
+use super::screen::job::{Answer, ScreenJob};
 use crate::catalog::Catalog;
-use crate::replay::{TraceCall, TraceError};
 use crate::search::{SearchError, SearchRequest, SearchResult, Searcher, Standing};
 use crate::settings::Settings;
-use crate::sources::mcp::{CallOutcome, McpCallError, McpHost};
+use crate::sources::mcp::McpHost;
 use crate::tokens::TokenBasis;
 
 /// What the loop feeds in.
@@ -59,16 +59,6 @@ pub enum Msg {
         basis: TokenBasis,
         costs: Arc<Vec<u64>>,
     },
-    /// A trace file, read for the breaker.
-    TraceLoaded {
-        path: String,
-        result: Result<Vec<TraceCall>, TraceError>,
-    },
-    /// The answer of real call `id` to an MCP server (the breaker's).
-    McpCallDone {
-        id: u64,
-        result: Result<CallOutcome, McpCallError>,
-    },
     /// A login's page: the server, its address, and whether a browser
     /// opened it.
     LoginPage {
@@ -82,13 +72,8 @@ pub enum Msg {
         server: String,
         result: Result<Box<crate::sources::mcp::LoggedIn>, String>,
     },
-    /// A Tune measurement (the newest one's answer is shown).
-    TuneDone {
-        generation: u64,
-        result: Result<crate::tune::TuneReport, String>,
-    },
     /// A file was written (export, saved settings): the message to show.
-    Written(Result<String, String>),
+    Written(Result<String, NotWritten>),
     /// Time to ask again for the answer of search `generation`, which came
     /// from BM25F while the catalog's vectors were being computed.
     Refresh {
@@ -115,7 +100,7 @@ pub enum Msg {
     CatalogChanged,
     /// The catalog read again (`Effect::LoadCatalog`), or why it could not
     /// be.
-    CatalogLoaded(Result<Arc<Catalog>, String>),
+    CatalogLoaded(Result<Arc<Catalog>, Arc<crate::catalog::CatalogError>>),
     /// The MCP servers' catalog and states after one of them changed
     /// (started, listed its tools, failed: [`super::servers::follow`]);
     /// `None`: their tools do not form a catalog, the last one stays.
@@ -128,19 +113,41 @@ pub enum Msg {
     /// The followed gateway's catalog (`Effect::FetchFollowedCatalog`), or
     /// why it could not be read.
     FollowedCatalog(Result<Arc<Catalog>, crate::follow::FollowError>),
-    /// A side of the comparison screen searched (`Effect::Compare`).
-    Compared {
-        generation: u64,
-        right: bool,
-        catalog: Arc<Catalog>,
-        run: SearchRun,
+    /// A screen's job done (`Effect::Screen`): its answer, for that screen.
+    Screen(Answer),
+}
+
+/// Why a file was not written.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum NotWritten {
+    /// The file could not be written (its path, escaped for the screen).
+    #[error("{path}: {source}")]
+    File {
+        path: String,
+        source: Arc<std::io::Error>,
     },
+    /// The settings could not be saved to the config file.
+    #[error(transparent)]
+    Settings(Arc<crate::config::ConfigError>),
+}
+
+impl NotWritten {
+    /// `path` not written, for `source`.
+    pub fn file(path: &str, source: std::io::Error) -> NotWritten {
+        NotWritten::File {
+            path: crate::terminal_text::escape(path).into_owned(),
+            source: Arc::new(source),
+        }
+    }
 }
 
 /// What the loop must do for the app (off the UI thread; each answer comes
 /// back as a `Msg`).
 #[derive(Debug, Clone)]
 pub enum Effect {
+    /// A screen's own work (a measurement, a call, a file read, a search
+    /// of its own); answers `Msg::Screen`, for that screen.
+    Screen(ScreenJob),
     /// Run a search; answers `Msg::SearchDone`.
     Search {
         generation: u64,
@@ -149,15 +156,6 @@ pub enum Effect {
         /// BM25F's answer shown while a dense ranker's is computed (the
         /// dense search has the next generation and replaces it).
         interim: bool,
-    },
-    /// Search one side of the comparison screen; answers `Msg::Compared`.
-    Compare {
-        generation: u64,
-        right: bool,
-        catalog: Arc<Catalog>,
-        request: SearchRequest,
-        /// Wait this long first (a dense ranker's vectors being computed).
-        after: Duration,
     },
     /// Read the followed gateway's catalog (beside its `events_url`);
     /// answers `Msg::FollowedCatalog`.
@@ -178,29 +176,9 @@ pub enum Effect {
         catalog: Arc<Catalog>,
         basis: TokenBasis,
     },
-    /// Read a trace file (or `@example`); answers `Msg::TraceLoaded`.
-    LoadTrace { path: String },
-    /// Call `tool` (its name on `server`) for real through `host` (which
-    /// blocks until the answer or its time limit); answers
-    /// `Msg::McpCallDone`.
-    McpCall {
-        id: u64,
-        host: Arc<McpHost>,
-        server: String,
-        tool: String,
-        arguments: serde_json::Map<String, serde_json::Value>,
-    },
     /// Log in to `server` through `host` (blocks until the browser's
     /// answer or its time limit); answers `Msg::LoggedIn`.
     McpLogIn { host: Arc<McpHost>, server: String },
-    /// Measure the caps on the request file `queries`; answers
-    /// `Msg::TuneDone`.
-    Tune {
-        generation: u64,
-        catalog: Arc<Catalog>,
-        queries: String,
-        options: crate::tune::TuneOptions,
-    },
     /// Append `line` (and a newline) to `path`, made if missing; answers
     /// `Msg::Written` with `done`.
     AppendLine {
@@ -291,7 +269,11 @@ pub struct SearchRun {
 }
 
 /// Runs `request` on `catalog` and says where every tool stood.
-fn run_search(searcher: &Searcher, catalog: &Arc<Catalog>, request: &SearchRequest) -> SearchRun {
+pub fn run_search(
+    searcher: &Searcher,
+    catalog: &Arc<Catalog>,
+    request: &SearchRequest,
+) -> SearchRun {
     let query_cached = searcher.query_vector_held(request);
     let started = std::time::Instant::now();
     let result = Box::new(searcher.search(catalog, request));
@@ -342,6 +324,7 @@ fn append_line(path: &str, line: &str) -> std::io::Result<()> {
 /// tests and benchmarks right away): the answer as a `Msg`.
 pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
     match effect {
+        Effect::Screen(job) => Msg::Screen(job.run(searcher)),
         Effect::Search {
             generation,
             catalog,
@@ -366,48 +349,18 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
                 standing,
             })
         }
-        Effect::Compare {
-            generation,
-            right,
-            catalog,
-            request,
-            after,
-        } => {
-            std::thread::sleep(after);
-            let run = run_search(searcher, &catalog, &request);
-            Msg::Compared {
-                generation,
-                right,
-                catalog,
-                run,
-            }
-        }
         Effect::FetchFollowedCatalog { events_url, key } => Msg::FollowedCatalog(
             crate::follow::catalog::fetch(&events_url, key.as_deref()).map(Arc::new),
         ),
         Effect::LoadCatalog { sources } => Msg::CatalogLoaded(
             crate::catalog::load_all(&sources)
                 .map(Arc::new)
-                .map_err(|e| e.to_string()),
+                .map_err(Arc::new),
         ),
         Effect::Costs { catalog, basis } => {
             let costs = searcher.tool_costs(&catalog, basis);
             Msg::CostsReady { basis, costs }
         }
-        Effect::LoadTrace { path } => {
-            let result = crate::replay::load_trace(&path);
-            Msg::TraceLoaded { path, result }
-        }
-        Effect::McpCall {
-            id,
-            host,
-            server,
-            tool,
-            arguments,
-        } => Msg::McpCallDone {
-            id,
-            result: host.call(&server, &tool, arguments),
-        },
         Effect::McpLogIn { host, server } => Msg::LoggedIn {
             result: host
                 .log_in_blocking(&server)
@@ -415,16 +368,6 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
                 .map_err(|e| e.to_string()),
             server,
         },
-        Effect::Tune {
-            generation,
-            catalog,
-            queries,
-            options,
-        } => {
-            let result = crate::tune::tune_source(searcher, &catalog, &queries, &options)
-                .map_err(|e| e.to_string());
-            Msg::TuneDone { generation, result }
-        }
         Effect::Refresh { after, generation } => {
             std::thread::sleep(after);
             Msg::Refresh { generation }
@@ -432,12 +375,12 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
         Effect::WriteFile { path, text, done } => Msg::Written(
             std::fs::write(&path, text)
                 .map(|()| done)
-                .map_err(|e| format!("{}: {e}", crate::terminal_text::escape(&path))),
+                .map_err(|e| NotWritten::file(&path, e)),
         ),
         Effect::AppendLine { path, line, done } => Msg::Written(
             append_line(&path, &line)
                 .map(|()| done)
-                .map_err(|e| format!("{}: {e}", crate::terminal_text::escape(&path))),
+                .map_err(|e| NotWritten::file(&path, e)),
         ),
         Effect::SaveSettings {
             path,
@@ -451,7 +394,7 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
                         crate::terminal_text::escape(&path.display().to_string())
                     )
                 })
-                .map_err(|e| e.to_string()),
+                .map_err(|e| NotWritten::Settings(Arc::new(e))),
         ),
         Effect::Warm { catalog } => {
             searcher.warm(&catalog);

@@ -10,51 +10,6 @@ pub const MIN_SIZE: (u16, u16) = (80, 24);
 /// Below this width the detail pane is a popup.
 pub const DETAIL_PANE_MIN_WIDTH: u16 = 100;
 
-/// The breaker simulator's screen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct BreakerLayout {
-    /// Everything it covers (all but the header and the bottom line).
-    pub body: Rect,
-    /// The call panel (bordered) and, inside it, its parts.
-    pub call: Rect,
-    /// Tool and threshold lines.
-    pub call_head: Rect,
-    /// The streak gauge.
-    pub gauge: Rect,
-    /// Arguments (first row), their check, the call's signature, messages.
-    pub args: Rect,
-    /// The trace panel, when a trace is loaded.
-    pub trace: Option<Rect>,
-    /// The call log panel.
-    pub log: Rect,
-    /// Its key line.
-    pub keys: Rect,
-    /// The question before a real call to an MCP server.
-    pub confirm: Rect,
-}
-
-/// The Tune screen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TuneLayout {
-    /// Everything it covers (all but the header and the bottom line).
-    pub body: Rect,
-    /// The bordered panel around the chart, table and legend.
-    pub panel: Rect,
-    /// The chart: loaded share against tokens sent, one point per cap.
-    pub chart: Rect,
-    /// The caps as a table, on wide terminals.
-    pub table: Option<Rect>,
-    /// Current setting, recommendation, initial set, message.
-    pub legend: Rect,
-    /// Its key line.
-    pub keys: Rect,
-    /// The request-file prompt.
-    pub prompt: Rect,
-}
-
-/// Below this width the Tune screen has no table beside the chart.
-pub const TUNE_TABLE_MIN_WIDTH: u16 = 110;
-
 /// The areas of the screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ScreenLayout {
@@ -81,10 +36,9 @@ pub struct ScreenLayout {
     pub detail_popup: Rect,
     pub help_popup: Rect,
     pub settings_popup: Rect,
-    pub breaker: BreakerLayout,
-    pub tune: TuneLayout,
-    /// The comparison screen (under the header, over the bottom line).
-    pub compare: Rect,
+    /// The full screens' body (under the header, over the bottom line);
+    /// each screen lays itself out inside it.
+    pub body: Rect,
     pub export_popup: Rect,
 }
 
@@ -114,11 +68,10 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     }
 }
 
-/// Lays out a screen of `area`; `trace_loaded` gives the breaker's trace
-/// panel its rows; `servers_line` gives the MCP servers a line under the
+/// Lays out a screen of `area`; `servers_line` gives the MCP servers a line under the
 /// header; `caption` gives a demo's caption of that many lines (0: none)
 /// its box above the bottom line.
-pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool, caption: u16) -> ScreenLayout {
+pub fn layout(area: Rect, servers_line: bool, caption: u16) -> ScreenLayout {
     let [top, query, middle, gauges, caption_area, status] = Layout::vertical([
         Constraint::Length(if servers_line { 2 } else { 1 }),
         Constraint::Length(3),
@@ -184,66 +137,8 @@ pub fn layout(area: Rect, trace_loaded: bool, servers_line: bool, caption: u16) 
             below_header.height,
         ),
         settings_popup: centered(above_caption, 70, 16),
-        breaker: breaker_layout(below_header, trace_loaded),
-        tune: tune_layout(below_header),
-        compare: below_header,
+        body: below_header,
         export_popup: centered(above_caption, 76, 7),
-    }
-}
-
-fn tune_layout(body: Rect) -> TuneLayout {
-    // The bottom line carries the screen's keys.
-    let [panel, keys] = Layout::vertical([Constraint::Min(8), Constraint::Length(0)]).areas(body);
-    let [top, legend] =
-        Layout::vertical([Constraint::Min(4), Constraint::Length(4)]).areas(inner(panel));
-    let (chart, table) = if body.width >= TUNE_TABLE_MIN_WIDTH {
-        let [c, t] = Layout::horizontal([Constraint::Min(40), Constraint::Length(50)]).areas(top);
-        (c, Some(t))
-    } else {
-        (top, None)
-    };
-    TuneLayout {
-        body,
-        panel,
-        chart,
-        table,
-        legend,
-        keys,
-        prompt: centered(body, 76, 5),
-    }
-}
-
-fn breaker_layout(body: Rect, trace_loaded: bool) -> BreakerLayout {
-    let [main, keys] = Layout::vertical([Constraint::Min(5), Constraint::Length(0)]).areas(body);
-    let [left, log] =
-        Layout::horizontal([Constraint::Percentage(46), Constraint::Percentage(54)]).areas(main);
-    // The call panel keeps about 16 rows; the trace gets what is left, at most half.
-    let trace_height = if trace_loaded {
-        (left.height / 2).min(left.height.saturating_sub(16)).max(4)
-    } else {
-        0
-    };
-    let [call, trace] =
-        Layout::vertical([Constraint::Min(12), Constraint::Length(trace_height)]).areas(left);
-    // Short lines and the gauge first, at fixed rows; the arguments and the
-    // signature, which can be long, wrap below them.
-    let [call_head, gauge, _, args] = Layout::vertical([
-        Constraint::Length(2),
-        Constraint::Length(1),
-        Constraint::Length(1),
-        Constraint::Min(0),
-    ])
-    .areas(inner(call));
-    BreakerLayout {
-        body,
-        call,
-        call_head,
-        gauge,
-        args,
-        trace: trace_loaded.then_some(trace),
-        log,
-        keys,
-        confirm: centered(main, 72, 9),
     }
 }
 
@@ -324,31 +219,28 @@ mod tests {
 
     #[test]
     fn panes_and_popups_follow_the_size() {
-        let l = layout(Rect::new(0, 0, 120, 35), false, false, 0);
+        let l = layout(Rect::new(0, 0, 120, 35), false, 0);
         assert!(!l.too_small);
         assert!(l.servers.is_none());
         // The catalog's column headers take a row.
         assert_eq!(l.list_rows(), 35 - 1 - 3 - 4 - 1 - 2 - 1);
         assert!(!l.detail_is_popup());
-        assert!(l.breaker.trace.is_none());
-        let l = layout(Rect::new(0, 0, 90, 30), true, false, 0);
+        let l = layout(Rect::new(0, 0, 90, 30), false, 0);
         assert!(l.detail_is_popup());
-        assert!(l.breaker.trace.is_some());
-        assert_eq!(l.breaker.args.y, l.breaker.call.y + 1 + 2 + 1 + 1);
-        assert!(layout(Rect::new(0, 0, 70, 20), false, false, 0).too_small);
+        assert!(layout(Rect::new(0, 0, 70, 20), false, 0).too_small);
         // The MCP servers' line takes one row from the lists, none from the
         // bottom line.
-        let l = layout(Rect::new(0, 0, 80, 24), false, true, 0);
+        let l = layout(Rect::new(0, 0, 80, 24), true, 0);
         assert_eq!(l.servers, Some(Rect::new(0, 1, 80, 1)));
         assert_eq!(l.query.y, 2);
         assert_eq!(l.status, Rect::new(0, 23, 80, 1));
         assert_eq!(l.list_rows(), 24 - 2 - 3 - 4 - 1 - 2 - 1);
-        assert_eq!(l.breaker.body.y, 2);
+        assert_eq!(l.body.y, 2);
     }
 
     #[test]
     fn a_zoomed_pane_takes_the_row_and_the_lists_keep_their_height() {
-        let l = layout(Rect::new(0, 0, 120, 35), false, false, 0);
+        let l = layout(Rect::new(0, 0, 120, 35), false, 0);
         let z = l.zoom(Pane::Results);
         assert_eq!(z.results.width, 120);
         assert_eq!(z.results.x, 0);
@@ -357,7 +249,7 @@ mod tests {
         assert_eq!(z.list_rows(), l.list_rows());
         assert!(!z.detail_is_popup());
         // At 80 columns the detail is a popup: the zoom shows the catalog.
-        let z = layout(Rect::new(0, 0, 80, 24), false, false, 0).zoom(Pane::Detail);
+        let z = layout(Rect::new(0, 0, 80, 24), false, 0).zoom(Pane::Detail);
         assert_eq!(z.catalog.width, 80);
         assert!(z.detail_is_popup());
     }

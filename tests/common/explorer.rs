@@ -17,6 +17,8 @@ use toolsift::search::Searcher;
 use toolsift::tui::Setup;
 use toolsift::tui::app::App;
 use toolsift::tui::effect::{Effect, Msg, run_effect};
+use toolsift::tui::screen::compare::SideFound;
+use toolsift::tui::screen::job::Answer;
 use toolsift::tui::ui;
 
 /// How long every search and comparison takes here.
@@ -66,19 +68,10 @@ fn timed(msg: Msg) -> Msg {
             answer.elapsed = LATENCY;
             Msg::SearchDone(answer)
         }
-        Msg::Compared {
-            generation,
-            right,
-            catalog,
-            mut run,
-        } => {
-            run.elapsed = LATENCY;
-            Msg::Compared {
-                generation,
-                right,
-                catalog,
-                run,
-            }
+        Msg::Screen(answer) if answer.get::<SideFound>().is_some() => {
+            let mut side = answer.get::<SideFound>().unwrap().clone();
+            side.run.elapsed = LATENCY;
+            Msg::Screen(Answer::new(answer.screen, side))
         }
         other => other,
     }

@@ -12,7 +12,7 @@ use crossterm::event::KeyCode;
 use toolsift::catalog::{CatalogSource, load};
 use toolsift::tui::app::App;
 use toolsift::tui::effect::Msg;
-use toolsift::tui::help::{KeyLine, key_line};
+use toolsift::tui::help::{KeyLine, key_line, screen_line};
 
 use crate::common::explorer::{demo_with, drawn, press, type_text};
 
@@ -133,23 +133,9 @@ fn app(name: &str, width: u16, height: u16, to: &dyn Fn(&mut App)) -> App {
 /// The screen's rows; under a popup, only the popup, the header and the
 /// bottom line (the panes peek out around a popup, cut by it).
 fn front_rows(app: &App) -> Vec<String> {
-    use toolsift::tui::app::Popup;
     let (w, h) = app.size();
     let buffer = drawn(app);
-    let l = app.layout();
-    let front = match app.popup() {
-        None => None,
-        Some(Popup::Help) => Some(l.help_popup),
-        Some(Popup::Detail) => Some(l.detail_popup),
-        Some(Popup::Settings) => Some(l.settings_popup),
-        Some(Popup::Export) => Some(l.export_popup),
-        Some(Popup::Breaker) => Some(l.breaker.body),
-        Some(Popup::Tune) => Some(l.tune.body),
-        Some(Popup::Compare | Popup::Live) => Some(l.compare),
-        Some(Popup::History) => app
-            .screen::<toolsift::tui::screen::history::HistoryList>()
-            .map(|h| toolsift::tui::screen::history::draw::area_for(l.area, h)),
-    };
+    let front = app.front_area();
     (0..h)
         .map(|y| {
             (0..w)
@@ -315,14 +301,16 @@ fn no_word_or_number_is_cut_at_any_width() {
     }
     // The key lines' short words.
     let keymap = toolsift::tui::keymap::Keymap::defaults();
-    for line in [
-        KeyLine::Main,
-        KeyLine::Query,
-        KeyLine::Breaker,
-        KeyLine::Tune,
-        KeyLine::Help,
-    ] {
-        for h in key_line(&keymap, line) {
+    use toolsift::tui::screen::{breaker, help, tune};
+    let lines = [
+        key_line(&keymap, KeyLine::Main),
+        key_line(&keymap, KeyLine::Query),
+        screen_line(&keymap, breaker::KEYS, false, true),
+        screen_line(&keymap, tune::KEYS, false, true),
+        screen_line(&keymap, help::KEYS, false, false),
+    ];
+    for line in lines {
+        for h in line {
             for (w, _) in words_with_next(&format!("{} {}", h.keys, h.short)) {
                 catalog_words.insert(w);
             }

@@ -141,7 +141,7 @@ impl App {
     pub(super) fn live_rows(&self) -> usize {
         self.screens
             .get::<LivePane>()
-            .map_or(1, |l| draw::list_rows(self.layout.compare, l))
+            .map_or(1, |l| draw::list_rows(self.layout.body, l))
     }
 
     pub(super) fn followed(&mut self, note: Note) -> Vec<Effect> {

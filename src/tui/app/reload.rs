@@ -38,7 +38,10 @@ impl App {
     }
 
     /// The catalog read again, or why it could not be.
-    pub(super) fn catalog_loaded(&mut self, loaded: Result<Arc<Catalog>, String>) -> Vec<Effect> {
+    pub(super) fn catalog_loaded(
+        &mut self,
+        loaded: Result<Arc<Catalog>, Arc<crate::catalog::CatalogError>>,
+    ) -> Vec<Effect> {
         let catalog = match loaded {
             Ok(c) => c,
             Err(e) if self.opening.is_some() => {

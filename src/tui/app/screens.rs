@@ -11,6 +11,7 @@ use crate::tui::effect::Effect;
 use crate::tui::layout::ScreenLayout;
 use crate::tui::screen::export::draw::Source;
 use crate::tui::screen::export::write_effect;
+use crate::tui::screen::job::Answer;
 use crate::tui::screen::{On, Open, Outcome, Screens, Told};
 
 impl App {
@@ -50,6 +51,14 @@ impl App {
         }
     }
 
+    /// What the screen (or popup) in front covers, if one is.
+    pub fn front_area(&self) -> Option<ratatui::layout::Rect> {
+        match self.screens.front()? {
+            super::Popup::Detail => Some(self.layout.detail_popup),
+            _ => Some(self.screens.front_screen()?.area(&self.on(&self.layout))),
+        }
+    }
+
     /// `f` on the registry, with what the screens see of the app.
     pub(super) fn with_screens<R>(&mut self, f: impl FnOnce(&mut Screens, &On) -> R) -> R {
         let mut screens = std::mem::take(&mut self.screens);
@@ -77,6 +86,15 @@ impl App {
                 .map(|screen| screen.handle(action, on))
         });
         self.carry_out(outcome.unwrap_or(Outcome::Close))
+    }
+
+    /// A job's answer, for the screen that asked (if it is still held).
+    pub(super) fn screen_answered(&mut self, answer: &Answer) -> Vec<Effect> {
+        self.with_screens(|screens, on| {
+            screens
+                .held_mut(answer.screen)
+                .map_or_else(Vec::new, |screen| screen.receive(answer, on))
+        })
     }
 
     /// A key no action of the screen in front has: the screen may say so.
@@ -177,7 +195,10 @@ impl App {
     }
 
     /// A file written (or not): said where the screen in front shows it.
-    pub(super) fn written(&mut self, result: Result<String, String>) -> Vec<Effect> {
+    pub(super) fn written(
+        &mut self,
+        result: Result<String, crate::tui::effect::NotWritten>,
+    ) -> Vec<Effect> {
         let failed = result.is_err();
         let message = result.unwrap_or_else(|e| format!("not written: {e}"));
         let told = match self.screens.front_screen_mut() {

@@ -580,19 +580,24 @@ fn opening_a_trace_is_an_effect_whose_answer_comes_back() {
     // Nothing was read inside update: the read is asked for.
     assert!(app.screen::<BreakerPane>().unwrap().trace.is_none());
     assert!(
-        matches!(effects.as_slice(), [Effect::LoadTrace { path }] if path == "@example"),
+        matches!(effects.as_slice(), [Effect::Screen(job)]
+            if job.get::<crate::tui::screen::breaker::jobs::ReadTrace>().is_some_and(|r| r.path == "@example")),
         "{effects:?}"
     );
     let searcher = app.searcher().clone();
     let answer = run_effect(&searcher, effects.into_iter().next().unwrap());
-    assert!(
-        matches!(&answer, Msg::TraceLoaded { path, result: Ok(calls) } if path == "@example" && !calls.is_empty())
-    );
+    assert!(matches!(&answer, Msg::Screen(a)
+            if a.get::<crate::tui::screen::breaker::jobs::TraceRead>()
+                .is_some_and(|r| r.path == "@example" && r.result.as_ref().is_ok_and(|c| !c.is_empty()))));
     app.update(answer);
     let trace = app.screen::<BreakerPane>().unwrap().trace.as_ref().unwrap();
     assert_eq!(trace.origin, "@example");
     assert!(
-        app.layout().breaker.trace.is_some(),
+        app.screen::<BreakerPane>()
+            .unwrap()
+            .layout(app.layout().body)
+            .trace
+            .is_some(),
         "the layout makes room"
     );
     // A missing file: the error comes back the same way, as a message.

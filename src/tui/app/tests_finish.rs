@@ -300,7 +300,7 @@ fn a_call_opens_whole_and_the_trace_prompt_shows_its_errors() {
     let rows = draw(&app);
     let text = rows.join("\n");
     assert!(text.contains("not loaded:"), "{text}");
-    let confirm = app.layout().breaker.confirm;
+    let confirm = pane.layout(app.layout().body).confirm;
     assert!(confirm.bottom() <= 23, "the box is on screen");
 }
 

@@ -32,8 +32,8 @@ fn help_text(app: &App) -> String {
     .join("\n")
 }
 
-fn key_line_text(app: &App, line: crate::tui::help::KeyLine) -> String {
-    crate::tui::help::key_line(app.keymap(), line)
+fn key_line_text(app: &App, own: &[crate::tui::action::KeyGroup]) -> String {
+    crate::tui::help::screen_line(app.keymap(), own, false, true)
         .iter()
         .map(|h| format!("{} {}", h.keys, h.what))
         .collect::<Vec<_>>()
@@ -42,7 +42,6 @@ fn key_line_text(app: &App, line: crate::tui::help::KeyLine) -> String {
 
 #[test]
 fn remapped_breaker_and_settings_keys_from_a_config_file() {
-    use crate::tui::help::KeyLine;
     let keymap = keymap_from_toml(
         r#"
 [keys]
@@ -65,7 +64,7 @@ settings_increase = ["p"]
     assert_eq!(app.settings().initial_tool_count, 8, "→ no longer raises");
     press(&mut app, KeyCode::Char('p'));
     assert_eq!(app.settings().initial_tool_count, 9);
-    let line = key_line_text(&app, KeyLine::Settings);
+    let line = key_line_text(&app, crate::tui::screen::settings::KEYS);
     assert!(line.contains("↑ n choose"), "{line}");
     assert!(line.contains("← p change"), "{line}");
     press(&mut app, KeyCode::Esc);
@@ -91,7 +90,7 @@ settings_increase = ["p"]
     );
     assert!(help.contains(r#"keys: "u", what: "raise the threshold""#));
     assert!(help.contains(r#"keys: "j ↓", what: "move down"#));
-    let line = key_line_text(&app, KeyLine::Breaker);
+    let line = key_line_text(&app, crate::tui::screen::breaker::KEYS);
     assert!(line.starts_with("x call"), "{line}");
     assert!(line.contains("u - threshold"), "{line}");
     // The breaker's q still closes it; the main screen's keys are untouched.

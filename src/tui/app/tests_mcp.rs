@@ -125,34 +125,39 @@ fn pane(app: &App) -> &BreakerPane {
 
 /// The one real call among `effects`: (id, server, tool, arguments).
 fn the_call(effects: &[Effect]) -> (u64, String, String, serde_json::Value) {
+    use crate::tui::screen::breaker::jobs::CallTool;
     match effects {
-        [
-            Effect::McpCall {
-                id,
-                server,
-                tool,
-                arguments,
-                ..
-            },
-        ] => (
-            *id,
-            server.clone(),
-            tool.clone(),
-            serde_json::Value::Object(arguments.clone()),
-        ),
+        [Effect::Screen(job)] if job.get::<CallTool>().is_some() => {
+            let call = job.get::<CallTool>().unwrap();
+            (
+                call.id,
+                call.server.clone(),
+                call.tool.clone(),
+                serde_json::Value::Object(call.arguments.clone()),
+            )
+        }
         other => panic!("expected one real call, got {other:?}"),
     }
 }
 
 fn answer(id: u64, is_error: bool, text: &str) -> Msg {
-    Msg::McpCallDone {
+    called(
         id,
-        result: Ok(CallOutcome {
+        Ok(CallOutcome {
             is_error,
             text: text.into(),
             raw: json!({"content": [{"type": "text", "text": text}]}),
         }),
-    }
+    )
+}
+
+/// Real call `id`'s answer, as the loop brings it back.
+fn called(id: u64, result: Result<CallOutcome, McpCallError>) -> Msg {
+    use crate::tui::screen::breaker::jobs::Called;
+    Msg::Screen(crate::tui::screen::job::Answer::new(
+        Popup::Breaker,
+        Called { id, result },
+    ))
 }
 
 #[test]
@@ -308,13 +313,13 @@ fn answers_are_sanitised_and_errors_shown_as_errors() {
     assert_eq!(last.outcome, "no such timezone");
     // A transport error.
     let (id, ..) = the_call(&app.update(Msg::Action(Action::BreakerCall)));
-    app.update(Msg::McpCallDone {
+    app.update(called(
         id,
-        result: Err(McpCallError::Timeout {
+        Err(McpCallError::Timeout {
             server: "time".into(),
             secs: 60,
         }),
-    });
+    ));
     let last = pane(&app).last_answer().unwrap();
     assert_eq!(last.live.as_ref().unwrap().state, LiveState::Failed);
     assert!(last.outcome.contains("did not answer within 60 s"));

@@ -147,12 +147,18 @@ fn a_failed_export_keeps_the_popup_and_the_path_typed() {
     }
     let typed = app.screen::<ExportBox>().unwrap().path.text.clone();
     app.update(super::Msg::Written(Err(
-        "cannot write x/nowhere/out.json".into()
+        crate::tui::effect::NotWritten::file(
+            "x/nowhere/out.json",
+            std::io::Error::other("cannot write"),
+        ),
     )));
     assert_eq!(app.popup(), Some(Popup::Export));
     assert_eq!(app.screen::<ExportBox>().unwrap().path.text, typed);
     let rows = draw(&app).join("\n");
-    assert!(rows.contains("not written: cannot write"), "{rows}");
+    assert!(
+        rows.contains("not written: x/nowhere/out.json: cannot write"),
+        "{rows}"
+    );
 }
 
 #[test]

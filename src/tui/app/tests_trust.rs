@@ -278,12 +278,28 @@ fn every_key_line_offers_help_and_f1_opens_it_from_every_text_box() {
     let keymap = crate::tui::keymap::Keymap::defaults();
     for line in KeyLine::ALL {
         let hints = key_line(&keymap, line);
-        if line != KeyLine::Help {
-            assert!(
-                hints.iter().any(|h| h.what == "help"),
-                "{line:?}: {hints:?}"
-            );
-        }
+        assert!(
+            hints.iter().any(|h| h.what == "help"),
+            "{line:?}: {hints:?}"
+        );
+    }
+    // Every screen's line but help's own.
+    use crate::tui::screen::{breaker, compare, export, history, live, settings, tune};
+    for own in [
+        settings::KEYS,
+        breaker::KEYS,
+        breaker::INPUT_KEYS,
+        breaker::CONFIRM_KEYS,
+        breaker::CALL_KEYS,
+        tune::KEYS,
+        tune::INPUT_KEYS,
+        export::KEYS,
+        compare::KEYS,
+        history::KEYS,
+        live::KEYS,
+    ] {
+        let hints = crate::tui::help::screen_line(&keymap, own, false, true);
+        assert!(hints.iter().any(|h| h.what == "help"), "{hints:?}");
     }
     // The text boxes: the name filter, the export popup, the breaker's
     // arguments, the tune requests' path. F1 opens help over each, and

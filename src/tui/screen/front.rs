@@ -6,8 +6,10 @@ use std::any::Any;
 use std::sync::Arc;
 
 use ratatui::Frame;
+use ratatui::layout::Rect;
 
 use super::export::draw::Source;
+use super::job::Answer;
 use super::{Outcome, Popup, Screens};
 use crate::caching::Pricing;
 use crate::catalog::Catalog;
@@ -121,8 +123,20 @@ pub trait Screen: Any {
     /// An action of its context.
     fn handle(&mut self, action: Action, on: &On) -> Outcome;
 
+    /// What it covers of the screen (the rest of the main screen may peek
+    /// out around it): the full screens' body unless it is a popup.
+    fn area(&self, on: &On) -> Rect {
+        on.layout.body
+    }
+
     /// Draws it over the main screen.
     fn draw(&self, f: &mut Frame, on: &On, theme: &Theme);
+
+    /// The answer of a job it asked for ([`super::job`]): what it runs
+    /// next.
+    fn receive(&mut self, _answer: &Answer, _on: &On) -> Vec<Effect> {
+        Vec::new()
+    }
 
     /// Text typed while one of its boxes has the keyboard.
     fn type_text(&mut self, _text: &str) {}

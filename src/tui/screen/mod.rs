@@ -11,11 +11,14 @@ pub mod compare;
 pub mod export;
 pub mod help;
 pub mod history;
+pub mod job;
 pub mod live;
 pub mod settings;
 pub mod tune;
 
 mod front;
+#[cfg(test)]
+mod reach_tests;
 mod registry;
 pub use front::{On, Open, Screen, Told, Unopened};
 pub use registry::Screens;

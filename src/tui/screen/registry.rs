@@ -37,6 +37,14 @@ impl Screens {
             .map(|s| s.as_mut())
     }
 
+    /// The held screen `id`, to change.
+    pub fn held_mut(&mut self, id: Popup) -> Option<&mut (dyn Screen + 'static)> {
+        self.held
+            .iter_mut()
+            .find(|s| s.id() == id)
+            .map(|s| s.as_mut())
+    }
+
     /// The held screen of type `T`.
     pub fn get<T: Screen>(&self) -> Option<&T> {
         self.held

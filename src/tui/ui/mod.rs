@@ -66,7 +66,6 @@ pub fn draw(f: &mut Frame, app: &App) {
     } else {
         let whole = layout(
             area,
-            app.layout().breaker.trace.is_some(),
             app.servers_line(),
             super::layout::caption_lines(app.caption(), area.width),
         );

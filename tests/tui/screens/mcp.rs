@@ -10,7 +10,10 @@ use serde_json::json;
 use toolsift::search::Searcher;
 use toolsift::tui::Setup;
 use toolsift::tui::app::App;
+use toolsift::tui::app::Popup;
 use toolsift::tui::effect::{Effect, Msg};
+use toolsift::tui::screen::breaker::jobs::{CallTool, Called};
+use toolsift::tui::screen::job::Answer;
 
 use super::{keys, settle};
 use crate::common::explorer::{highlight, screen};
@@ -216,20 +219,25 @@ fn result_screen(width: u16, height: u16) -> String {
             .update(Msg::Action(toolsift::tui::action::Action::BreakerCall))
             .as_slice()
         {
-            [Effect::McpCall { id, .. }] => *id,
+            [Effect::Screen(job)] if job.get::<CallTool>().is_some() => {
+                job.get::<CallTool>().unwrap().id
+            }
             other => panic!("{other:?}"),
         }
     };
     let id = call(&mut app);
     let text = "{\n  \"timezone\": \"Europe/Paris\",\n  \"datetime\": \"2025-01-01T12:00:00+01:00\"\n}\u{1b}]52;c;SGk=\u{7}";
-    app.update(Msg::McpCallDone {
-        id,
-        result: Ok(CallOutcome {
-            is_error: false,
-            text: text.into(),
-            raw: json!({}),
-        }),
-    });
+    app.update(Msg::Screen(Answer::new(
+        Popup::Breaker,
+        Called {
+            id,
+            result: Ok(CallOutcome {
+                is_error: false,
+                text: text.into(),
+                raw: json!({}),
+            }),
+        },
+    )));
     call(&mut app);
     let s = screen(&app);
     assert!(s.contains("calling…"), "{s}");

@@ -6,12 +6,12 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Gauge, Paragraph};
 
+use super::layout::BreakerLayout;
 use super::{BreakerPane, LiveState};
 use crate::catalog::Catalog;
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::keymap::Keymap;
-use crate::tui::layout::BreakerLayout;
 use crate::tui::paint::{Theme, pane, popup};
 use crate::tui::text::{count, cut, width as text_width, wrap};
 

@@ -7,11 +7,14 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::jobs::CallTool;
 use super::{BreakerPane, CallEntry, MAX_ANSWER_CHARS};
 use crate::catalog::{Catalog, McpOrigin};
 use crate::sources::mcp::{CallOutcome, McpCallError, McpHost};
 use crate::terminal_text::{escape, escape_lines};
 use crate::tui::effect::Effect;
+use crate::tui::screen::Popup;
+use crate::tui::screen::job::ScreenJob;
 
 /// A real call to an MCP server, for the app to send (as an effect).
 #[derive(Debug, Clone, PartialEq)]
@@ -71,13 +74,16 @@ pub fn answer_text(text: &str) -> String {
 impl LiveCall {
     /// The call as an effect through `host`.
     pub fn effect(self, host: &Arc<McpHost>) -> Effect {
-        Effect::McpCall {
-            id: self.id,
-            host: host.clone(),
-            server: self.server,
-            tool: self.tool,
-            arguments: self.arguments,
-        }
+        Effect::Screen(ScreenJob::new(
+            Popup::Breaker,
+            CallTool {
+                id: self.id,
+                host: host.clone(),
+                server: self.server,
+                tool: self.tool,
+                arguments: self.arguments,
+            },
+        ))
     }
 }
 

@@ -18,6 +18,8 @@ use crate::tui::action::KeyGroup;
 
 use super::Outcome;
 
+pub mod jobs;
+pub mod layout;
 mod live;
 
 use std::sync::Arc;
@@ -32,7 +34,6 @@ use crate::catalog::{Catalog, Tool};
 use crate::replay::{Replay, TraceCall, TraceError};
 use crate::sources::mcp::McpHost;
 use crate::tui::action::Action;
-use crate::tui::effect::Effect;
 use crate::tui::line_input::LineInput;
 use crate::tui::list::Scroll;
 
@@ -494,7 +495,7 @@ impl BreakerPane {
                 Action::InputSubmit => {
                     let p = path.text.trim().to_string();
                     self.path = None;
-                    return Outcome::Effects(vec![Effect::LoadTrace { path: p }]);
+                    return Outcome::Effects(vec![jobs::read_trace(p)]);
                 }
                 other => {
                     path.edit(other);

@@ -8,6 +8,7 @@ use super::{BreakerPane, Breaking, CALL_KEYS, CONFIRM_KEYS, INPUT_KEYS, KEYS, dr
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
 use crate::tui::paint::Theme;
+use crate::tui::screen::job::Answer;
 use crate::tui::screen::{On, Outcome, Popup, Screen, Screens, Unopened};
 
 /// The screen opens on the highlighted tool (results or catalog), or says
@@ -68,11 +69,16 @@ impl Screen for BreakerPane {
             keymap: on.keymap,
             mcp_live: on.host.is_some(),
         };
-        draw::draw(f, &on.layout.breaker, &seen, theme);
+        draw::draw(f, &self.layout(on.layout.body), &seen, theme);
     }
 
     fn type_text(&mut self, text: &str) {
         BreakerPane::type_text(self, text);
+    }
+
+    fn receive(&mut self, answer: &Answer, _on: &On) -> Vec<Effect> {
+        self.answered(answer);
+        Vec::new()
     }
 
     fn kept(&self) -> bool {

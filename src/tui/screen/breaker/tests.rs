@@ -214,7 +214,8 @@ fn actions_drive_the_simulator() {
     // Opening is asked of the app (file I/O is an effect), not done here.
     assert!(matches!(
         act(&mut p, InputSubmit),
-        Outcome::Effects(e) if matches!(e.as_slice(), [Effect::LoadTrace { path }] if path == "@example")
+        Outcome::Effects(e) if matches!(e.as_slice(), [crate::tui::effect::Effect::Screen(job)]
+            if job.get::<super::jobs::ReadTrace>().is_some_and(|r| r.path == "@example"))
     ));
     assert!(p.trace.is_none());
     open(&mut p, "@example");

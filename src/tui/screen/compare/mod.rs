@@ -6,13 +6,15 @@
 //! through the other ways, scroll both lists together, and put the right
 //! side's way in force.
 //!
-//! Each side is a search of its own ([`Effect::Compare`]), a preview: the
+//! Each side is a search of its own ([`SearchSide`]), a preview: the
 //! session is neither sent nor changed. An answer for a side shown before
 //! is dropped.
 
 pub mod draw;
 mod screen;
+mod side;
 pub use screen::open;
+pub use side::{SearchSide, SideFound};
 
 use crate::tui::action::KeyGroup;
 
@@ -20,7 +22,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Outcome, Unopened};
+use super::job::ScreenJob;
+use super::{Outcome, Popup, Unopened};
 use crate::catalog::Catalog;
 use crate::engine::Ranker;
 use crate::search::{Reason, SearchRequest, SearchResult, Searcher, Standing};
@@ -269,13 +272,16 @@ impl ComparePane {
             preview: true,
             ..SearchRequest::in_force(s, &side.way.handle, &self.query)
         };
-        Effect::Compare {
-            generation: side.generation,
-            right,
-            catalog: self.catalog.clone(),
-            request,
-            after,
-        }
+        Effect::Screen(ScreenJob::new(
+            Popup::Compare,
+            SearchSide {
+                generation: side.generation,
+                right,
+                catalog: self.catalog.clone(),
+                request,
+                after,
+            },
+        ))
     }
 
     /// After an answer was taken: a dense ranker's side answered by BM25F

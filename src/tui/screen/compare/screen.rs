@@ -9,6 +9,7 @@ use crate::caching::Pricing;
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
 use crate::tui::paint::Theme;
+use crate::tui::screen::job::Answer;
 use crate::tui::screen::{On, Outcome, Popup, Screen, Screens, Told, Unopened};
 use crate::tui::session::{self, TURNS};
 use crate::tui::text::short_number;
@@ -44,12 +45,12 @@ impl Screen for ComparePane {
     }
 
     fn handle(&mut self, action: Action, on: &On) -> Outcome {
-        let rows = draw::list_rows(on.layout.compare, on.caching.is_some());
+        let rows = draw::list_rows(on.layout.body, on.caching.is_some());
         ComparePane::handle(self, action, rows)
     }
 
     fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
-        let area = on.layout.compare;
+        let area = on.layout.body;
         let caching = on.caching.and_then(|pricing| {
             caching_line(
                 on,
@@ -69,6 +70,10 @@ impl Screen for ComparePane {
             Some(e) => Told::Elsewhere(format!("{label} not put in force: {e}")),
             None => Told::Close(format!("{label} is in force (s: the settings)")),
         }
+    }
+
+    fn receive(&mut self, answer: &Answer, _on: &On) -> Vec<Effect> {
+        self.searched(answer)
     }
 
     fn of_catalog(&self) -> bool {

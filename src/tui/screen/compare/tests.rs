@@ -32,13 +32,9 @@ fn open(query: &str, settings: &Settings) -> Result<ComparePane, crate::tui::scr
 fn run(pane: &mut ComparePane, searcher: &Searcher, effects: Vec<Effect>) {
     for effect in effects {
         match run_effect(searcher, effect) {
-            Msg::Compared {
-                generation,
-                right,
-                catalog,
-                run,
-            } => {
-                assert!(pane.receive(generation, right, &catalog, run));
+            Msg::Screen(answer) if answer.get::<SideFound>().is_some() => {
+                let s = answer.get::<SideFound>().unwrap().clone();
+                assert!(pane.receive(s.generation, s.right, &s.catalog, s.run));
             }
             other => panic!("{other:?}"),
         }
@@ -92,15 +88,15 @@ fn stepping_the_right_side_searches_it_again_and_drops_the_older_answer() {
         panic!("a search")
     };
     assert_eq!(pane.right().way.label, "strategy all");
-    let Msg::Compared {
+    let Msg::Screen(answer) = run_effect(&searcher, first.into_iter().next().unwrap()) else {
+        panic!()
+    };
+    let SideFound {
         generation,
         right,
         run,
         ..
-    } = run_effect(&searcher, first.into_iter().next().unwrap())
-    else {
-        panic!()
-    };
+    } = answer.get::<SideFound>().unwrap().clone();
     assert!(!pane.receive(generation, right, &catalog, run));
     run_all(&mut pane, &searcher, second);
     assert!(pane.right().sends_all());

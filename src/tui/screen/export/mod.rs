@@ -189,6 +189,10 @@ impl Screen for ExportBox {
         ExportBox::handle(self, action)
     }
 
+    fn area(&self, on: &On) -> ratatui::layout::Rect {
+        on.layout.export_popup
+    }
+
     fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
         let source = on
             .export

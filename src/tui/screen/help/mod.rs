@@ -92,6 +92,10 @@ impl Screen for HelpState {
         }
     }
 
+    fn area(&self, on: &On) -> ratatui::layout::Rect {
+        on.layout.help_popup
+    }
+
     fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
         draw::draw(
             f,

@@ -109,6 +109,10 @@ impl Screen for HistoryList {
         HistoryList::handle(self, action, draw::list_rows(area))
     }
 
+    fn area(&self, on: &On) -> ratatui::layout::Rect {
+        draw::area_for(on.layout.area, self)
+    }
+
     fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
         draw::draw(f, draw::area_for(on.layout.area, self), self, theme);
     }

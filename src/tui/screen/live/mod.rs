@@ -546,12 +546,12 @@ impl Screen for LivePane {
     }
 
     fn handle(&mut self, action: Action, on: &On) -> Outcome {
-        let rows = draw::list_rows(on.layout.compare, self);
+        let rows = draw::list_rows(on.layout.body, self);
         LivePane::handle(self, action, rows)
     }
 
     fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
-        draw::draw(f, on.layout.compare, self, theme);
+        draw::draw(f, on.layout.body, self, theme);
     }
 
     fn tell(&mut self, message: String, _failed: bool) -> Told {

@@ -177,6 +177,10 @@ impl Screen for SettingsEditor {
         SettingsEditor::handle(self, action)
     }
 
+    fn area(&self, on: &On) -> ratatui::layout::Rect {
+        on.layout.settings_popup
+    }
+
     fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
         draw::draw(
             f,

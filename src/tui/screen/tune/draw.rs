@@ -11,13 +11,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Chart, Clear, Dataset, GraphType, Paragraph};
 
 use super::TuneState;
+use super::layout::TuneLayout;
 use crate::numbers::thousands;
 use crate::settings::Settings;
 use crate::terminal_text::escape;
 use crate::tools_handle::ToolsHandle;
 use crate::tui::action::Action;
 use crate::tui::keymap::Keymap;
-use crate::tui::layout::TuneLayout;
 use crate::tui::paint::{Theme, pane};
 use crate::tui::text::wrap;
 use crate::tune::{Point, TuneReport};

@@ -5,11 +5,14 @@
 //! recommendation applied, the settings saved to the config file.
 //!
 //! The screen never measures on the UI thread: it asks for an
-//! [`Effect::Tune`] and takes the answer of the newest one only; saving is
+//! [`Measure`] job and takes the answer of the newest one only; saving is
 //! an [`Effect::SaveSettings`].
 
 pub mod draw;
+pub mod layout;
+mod measure;
 mod screen;
+pub use measure::{Measure, MeasureDone};
 pub use screen::open;
 
 use crate::tui::action::KeyGroup;
@@ -28,6 +31,8 @@ use crate::tui::action::Action;
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Keymap;
 use crate::tui::line_input::LineInput;
+use crate::tui::screen::Popup;
+use crate::tui::screen::job::ScreenJob;
 use crate::tune::{TuneOptions, TuneReport};
 
 /// What a measurement was made for: a new catalog (always-load toggled),
@@ -258,16 +263,19 @@ impl TunePane {
             return Vec::new();
         }
         let generation = self.start(wanted.clone());
-        vec![Effect::Tune {
-            generation,
-            catalog: wanted.catalog,
-            queries: wanted.queries,
-            options: TuneOptions {
-                ranker: Some(wanted.ranker),
-                token_basis: wanted.basis,
-                target_pct: None,
+        vec![Effect::Screen(ScreenJob::new(
+            Popup::Tune,
+            Measure {
+                generation,
+                catalog: wanted.catalog,
+                queries: wanted.queries,
+                options: TuneOptions {
+                    ranker: Some(wanted.ranker),
+                    token_basis: wanted.basis,
+                    target_pct: None,
+                },
             },
-        }]
+        ))]
     }
 
     /// The screen's keys.

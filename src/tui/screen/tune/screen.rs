@@ -7,6 +7,7 @@ use super::{INPUT_KEYS, KEYS, TunePane, Tuned, current, draw};
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
 use crate::tui::paint::Theme;
+use crate::tui::screen::job::Answer;
 use crate::tui::screen::{On, Outcome, Popup, Screen, Screens, Told, Unopened};
 
 /// What the screen measures and applies against.
@@ -60,11 +61,16 @@ impl Screen for TunePane {
             current: current(on.catalog, on.settings, on.handle),
             always_load: on.catalog.always_load_indices().len(),
         };
-        draw::draw(f, &on.layout.tune, &seen, theme);
+        draw::draw(f, &super::layout::layout(on.layout.body), &seen, theme);
     }
 
     fn type_text(&mut self, text: &str) {
         TunePane::type_text(self, text);
+    }
+
+    fn receive(&mut self, answer: &Answer, _on: &On) -> Vec<Effect> {
+        self.measured(answer);
+        Vec::new()
     }
 
     fn tell(&mut self, message: String, _failed: bool) -> Told {
