@@ -14,6 +14,7 @@ use super::record::SearchRecord;
 use super::{Gateway, Snapshot};
 use crate::engine::Explanation;
 use crate::service::{GateMode, Reason, SearchRequest};
+use crate::tools_handle::MaxTools;
 
 /// What one `search_tools` found.
 pub(crate) struct Found {
@@ -223,7 +224,7 @@ impl Gateway {
     fn search_arguments(
         &self,
         a: &JsonObject,
-    ) -> Result<(String, Vec<String>, u64, Option<String>), String> {
+    ) -> Result<(String, Vec<String>, MaxTools, Option<String>), String> {
         if let Some(extra) = a
             .keys()
             .find(|k| !matches!(k.as_str(), "query" | "queries" | "limit"))
@@ -253,8 +254,8 @@ impl Gateway {
         let cap = self.config.max_tools;
         let (limit, note) = match a.get("limit") {
             None | Some(Value::Null) => (cap, None),
-            Some(Value::Number(n)) => match n.as_u64() {
-                Some(0) | None => {
+            Some(Value::Number(n)) => match n.as_u64().and_then(MaxTools::new) {
+                None => {
                     return Err(format!(
                         "search_tools: `limit` must be a whole number from 1 to {cap}, not {n}"
                     ));
