@@ -195,14 +195,14 @@ pub fn parse(line: &str) -> Result<Command, String> {
             })?;
             MaxTools::checked(Some(n), SelectError::MaxTools)
                 .map(|n| Command::Cap(Some(n)))
-                .map_err(|e| format!(":cap {n}: {e}"))
+                .map_err(|e| format!(":cap {n} refused: {e}"))
         }
         "initial" => {
             let n = flags::whole_number(need("N")?)
                 .ok_or_else(|| format!(":initial takes a whole number, not {}", quote(arg)))?;
             InitialToolCount::checked(Some(n))
                 .map(Command::Initial)
-                .map_err(|e| format!(":initial {n}: {e}"))
+                .map_err(|e| format!(":initial {n} refused: {e}"))
         }
         "ranker" => flags::word_ranker(need("NAME")?)
             .map(Command::Ranker)
