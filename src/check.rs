@@ -8,7 +8,9 @@ use serde::Serialize;
 use crate::catalog::{self, Catalog};
 use crate::tokens::by_basis::{BasisCost, Counted, costs_by_basis};
 use crate::tokens::{Savings, TokenBasis, TokenCounter};
-use crate::tools_handle::{HandleOptions, SelectError, Strategy, ToolsHandle};
+use crate::tools_handle::{
+    HandleOptions, InitialToolCount, MaxTools, SelectError, Strategy, ToolsHandle,
+};
 
 mod render;
 
@@ -79,8 +81,8 @@ pub struct CheckReport {
     /// Whether the strategy was chosen (a flag) rather than the SDK's
     /// default, `all`; when it was not, the text report shows both.
     pub strategy_chosen: bool,
-    pub initial_tool_count: u64,
-    pub max_loaded_tools: Option<u64>,
+    pub initial_tool_count: InitialToolCount,
+    pub max_loaded_tools: Option<MaxTools>,
     /// The initial set, in the SDK's order.
     pub initial: Vec<String>,
     pub full_schema_tokens: u64,
@@ -330,7 +332,7 @@ mod tests {
         let catalog = Arc::new(Catalog::new("t", tools).unwrap());
         let options = HandleOptions {
             strategy: Strategy::Deferred,
-            initial_tool_count: 3,
+            initial_tool_count: InitialToolCount::new(3),
             max_loaded_tools: None,
         };
         let r = CheckReport::new(

@@ -270,7 +270,7 @@ pub fn audit(
         for (source, query) in probes_of(&tool.name, &tool.description) {
             let request = SearchRequest {
                 query: query.clone(),
-                max_tools: Some(DEPTH + always as u64),
+                max_tools: crate::tools_handle::MaxTools::new(DEPTH + always as u64),
                 gate: Some(false),
                 preview: true,
                 session_id: None,

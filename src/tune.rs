@@ -31,7 +31,7 @@ use crate::engine::Ranker;
 use crate::eval::{EvalError, EvalQuery};
 use crate::search::{SearchError, SearchRequest, Searcher};
 use crate::tokens::TokenBasis;
-use crate::tools_handle::{HandleOptions, Strategy, ToolsHandle};
+use crate::tools_handle::{HandleOptions, InitialToolCount, MaxTools, Strategy, ToolsHandle};
 
 /// The largest search cap measured.
 pub const MAX_CAP: usize = 32;
@@ -393,7 +393,7 @@ pub fn tune(
     for q in queries {
         let request = SearchRequest {
             query: q.query.clone(),
-            max_tools: Some(deepest as u64),
+            max_tools: MaxTools::new(deepest as u64),
             ranker: options.ranker,
             // The figures are counted here: the service's are not read.
             token_basis: None,
@@ -420,7 +420,7 @@ pub fn tune(
         .map(|m| {
             let options = HandleOptions {
                 strategy: Strategy::Deferred,
-                initial_tool_count: m as i64,
+                initial_tool_count: InitialToolCount::new(m as u64),
                 max_loaded_tools: None,
             };
             ToolsHandle::new(catalog.clone(), &options)
@@ -454,7 +454,7 @@ pub fn tune(
 /// set's deferred tools. `None` with strategy `all` (nothing is deferred).
 pub fn current_setting(
     handle: &ToolsHandle,
-    max_tools: Option<u64>,
+    max_tools: Option<MaxTools>,
     always: usize,
 ) -> Option<(usize, usize)> {
     if handle.strategy() != Strategy::Deferred {
@@ -465,10 +465,11 @@ pub fn current_setting(
         crate::service::DEFAULT_MAX_TOOLS,
         always,
     );
-    let count = handle.initial_tool_count();
+    let count = handle.initial_tool_count().get();
     let initial = handle
         .max_loaded_tools()
-        .map_or(count, |m| count.min(m.saturating_sub(always as u64))) as usize;
+        .map_or(count, |m| count.min(m.get().saturating_sub(always as u64)))
+        as usize;
     Some((cap, initial))
 }
 

@@ -272,6 +272,7 @@ pub struct ServiceArgs {
 }
 
 #[derive(Args)]
+#[command(mut_arg("max_tools", |a| a.help(format!("Cap on returned tools (always-load tools count); default: --max-loaded-tools, else the service's {DEFAULT_MAX_TOOLS}"))))]
 pub struct SearchArgs {
     /// Catalog: a path, `-` (stdin) or @demo (leave it out with --mcp).
     #[arg(value_name = "CATALOG")]
@@ -283,8 +284,8 @@ pub struct SearchArgs {
     pub remote: ServiceArgs,
     #[command(flatten)]
     pub mcp: McpArgs,
-    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = flags::max_tools, help = format!("Cap on returned tools (always-load tools count); default: --max-loaded-tools, else the service's {DEFAULT_MAX_TOOLS}"))]
-    pub max_tools: Option<i64>,
+    #[command(flatten)]
+    pub cap: flags::MaxToolsFlag,
     #[command(flatten)]
     pub handle: HandleArgs,
     #[arg(long, value_name = "RANKER", help = choices(&Ranker::ALL))]

@@ -9,7 +9,7 @@ use super::error::CliError;
 use super::output::emit;
 
 pub fn run(args: &CheckArgs) -> Result<(), CliError> {
-    let settings = args.handle.settings()?;
+    let settings = args.handle.settings();
     let loaded =
         super::load::catalogs(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
     let catalog = loaded.catalog.clone();

@@ -3,9 +3,10 @@
 
 use toolsift::engine::Gate;
 use toolsift::search::Searcher;
+use toolsift::tools_handle::MaxTools;
 
 /// `max_tools` of each `--abstain` search, unless `--max-tools` says.
-pub const ABSTAIN_MAX_TOOLS: u64 = 5;
+pub const ABSTAIN_MAX_TOOLS: MaxTools = MaxTools::of(5);
 
 use super::args::EvalArgs;
 use super::error::CliError;
@@ -18,7 +19,7 @@ pub fn run(args: &EvalArgs) -> Result<(), CliError> {
     if let Some(path) = &args.abstain {
         return abstain(args, path);
     }
-    if args.max_tools.is_some() {
+    if args.cap.max_tools.is_some() {
         return Err(CliError::Usage(
             "--max-tools is the cap of --abstain's searches; give --abstain FILE".into(),
         ));
@@ -112,12 +113,7 @@ fn gate_cosine(searcher: &Searcher) -> f32 {
 /// `toolsift eval --abstain FILE`: each question searched over its own
 /// catalog by the embedded service.
 fn abstain(args: &EvalArgs, path: &std::path::Path) -> Result<(), CliError> {
-    let max_tools = args.max_tools.unwrap_or(ABSTAIN_MAX_TOOLS);
-    if max_tools == 0 {
-        return Err(CliError::Usage(
-            "--max-tools must be a positive integer".into(),
-        ));
-    }
+    let max_tools = args.cap.max_tools.unwrap_or(ABSTAIN_MAX_TOOLS);
     let questions = toolsift::eval::abstain::load(path)?;
     let (ranker, searcher) = chosen(args)?;
     let Searcher::Embedded(service) = &searcher else {

@@ -10,6 +10,7 @@ use super::embed::EmbeddingArgs;
 use super::mcp::McpArgs;
 
 #[derive(Args)]
+#[command(mut_arg("max_tools", |a| a.help(format!("With --abstain: max_tools of each search (default {})", super::eval::ABSTAIN_MAX_TOOLS))))]
 pub struct EvalArgs {
     /// Catalog: a path, `-` (stdin) or @demo (leave it out with --mcp or --abstain).
     #[arg(value_name = "CATALOG", required_unless_present = "abstain")]
@@ -40,8 +41,8 @@ pub struct EvalArgs {
     /// Questions that each carry their own catalog, some with no fitting tool (JSONL: kind, query, tools, expected): how often the search answers with nothing when nothing fits, and loads every expected tool when something does, with the gate's curve.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["catalog", "queries", "extra_catalog"])]
     pub abstain: Option<std::path::PathBuf>,
-    #[arg(long, value_name = "N", help = format!("With --abstain: max_tools of each search (default {})", super::eval::ABSTAIN_MAX_TOOLS))]
-    pub max_tools: Option<u64>,
+    #[command(flatten)]
+    pub cap: toolsift::settings::flags::MaxToolsFlag,
     #[command(flatten)]
     pub costs: CostArgs,
     /// One JSON object on stdout instead of the text report.
@@ -80,8 +81,8 @@ pub struct CostArgs {
     )]
     pub system_tokens: u64,
     #[arg(long, value_name = "N", allow_hyphen_values = true, requires = "costs", value_parser = toolsift::settings::flags::initial_tool_count, help = format!("With --costs: the deferred initial set's non-mandatory tools (default {})", toolsift::tools_handle::DEFAULT_INITIAL_TOOL_COUNT))]
-    pub initial_tool_count: Option<i64>,
+    pub initial_tool_count: Option<toolsift::tools_handle::InitialToolCount>,
     /// With --costs: cap on the initial set and on each search (default: none; a search loads the service's default).
     #[arg(long, value_name = "N", allow_hyphen_values = true, requires = "costs", value_parser = toolsift::settings::flags::max_loaded_tools)]
-    pub max_loaded_tools: Option<i64>,
+    pub max_loaded_tools: Option<toolsift::tools_handle::MaxTools>,
 }

@@ -2,17 +2,17 @@
 //! settings, with the SDK's defaults.
 
 use toolsift::settings::Settings;
-use toolsift::tools_handle::{DEFAULT_INITIAL_TOOL_COUNT, SelectError};
+use toolsift::tools_handle::DEFAULT_INITIAL_TOOL_COUNT;
 
 use super::args::HandleArgs;
 
 impl HandleArgs {
-    /// The flags as settings (the SDK's default for each left out), their
-    /// counts checked as the SDK checks them, in its order (the
-    /// always-load check comes with the catalog).
-    pub fn settings(&self) -> Result<Settings, SelectError> {
+    /// The flags as settings (the SDK's default for each left out); their
+    /// counts were checked as the flags were read (the always-load check
+    /// comes with the catalog).
+    pub fn settings(&self) -> Settings {
         let flags = &self.settings;
-        let settings = Settings {
+        Settings {
             strategy: flags.strategy.unwrap_or_default(),
             initial_tool_count: flags
                 .initial_tool_count
@@ -22,9 +22,7 @@ impl HandleArgs {
             ranker: Default::default(),
             token_basis: flags.token_basis,
             gate: toolsift::service::GATE_IN_PROCESS,
-        };
-        settings.handle_options().counts()?;
-        Ok(settings)
+        }
     }
 
     /// Whether `--strategy` was given (else the SDK's default is in force).

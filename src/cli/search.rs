@@ -31,7 +31,7 @@ where
 }
 
 pub fn run(args: &SearchArgs) -> Result<(), CliError> {
-    let settings = args.handle.settings()?;
+    let settings = args.handle.settings();
     let (files, query) =
         catalog_and_second(&args.catalog, args.query.as_deref(), &args.mcp, "QUERY")?;
     let loaded = super::load::catalogs(&files, None, &args.mcp).map_err(CliError::Mcp)?;
@@ -42,7 +42,7 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
         .map(|name| tool_named(&catalog, name))
         .transpose()?;
     let handle = ToolsHandle::new(catalog.clone(), &settings.handle_options())?;
-    let cap = handle.search_cap(args.max_tools)?;
+    let cap = handle.sent_cap(args.cap.max_tools);
     if args.intents.len() > toolsift::engine::intents::MAX_INTENTS {
         return Err(CliError::Usage(format!(
             "--intent is given {} times; at most {} intents are accepted",

@@ -18,7 +18,7 @@ pub fn run(args: &TuneArgs) -> Result<(), CliError> {
             "--target must be a percentage above 0 and at most 100, not {t}"
         )));
     }
-    let settings = args.handle.settings()?;
+    let settings = args.handle.settings();
     let loaded = super::load::catalogs(
         std::slice::from_ref(&args.catalog),
         None,

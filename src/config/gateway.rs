@@ -53,8 +53,8 @@ pub struct GatewaySection {
     pub insecure_no_auth: Option<bool>,
     /// Most tools search_tools returns (the SDK's max_tools).
     #[serde(default, deserialize_with = "file_value::positive")]
-    #[arg(long, value_name = "N")]
-    pub max_tools: Option<u64>,
+    #[arg(long, value_name = "N", value_parser = crate::settings::flags::max_tools)]
+    pub max_tools: Option<crate::tools_handle::MaxTools>,
     /// Over HTTP: most MCP sessions alive at once; a new one past it closes the idlest.
     #[serde(default, deserialize_with = "file_value::positive")]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]

@@ -16,8 +16,8 @@ fn saving_settings_keeps_the_rest_of_the_file() {
     let path = dir.path().join("sub/config.toml");
     let saved = Settings {
         strategy: Strategy::Deferred,
-        initial_tool_count: 3,
-        max_loaded_tools: Some(12),
+        initial_tool_count: crate::tools_handle::InitialToolCount::new(3),
+        max_loaded_tools: crate::tools_handle::MaxTools::new(12),
         max_tools: None,
         ranker: Ranker::Bm25,
         token_basis: Some(TokenBasis::O200kBase),
@@ -26,8 +26,14 @@ fn saving_settings_keeps_the_rest_of_the_file() {
     // A missing file (and folder) is created.
     save_explorer_settings(&path, &saved).unwrap();
     let c = Config::load_with(Some(&path), &no_env).unwrap();
-    assert_eq!(c.explorer.settings.handle.initial_tool_count, Some(3));
-    assert_eq!(c.explorer.settings.handle.max_loaded_tools, Some(12));
+    assert_eq!(
+        c.explorer.settings.handle.initial_tool_count,
+        Some(crate::tools_handle::InitialToolCount::new(3))
+    );
+    assert_eq!(
+        c.explorer.settings.handle.max_loaded_tools,
+        crate::tools_handle::MaxTools::new(12)
+    );
     // Comments, other keys and tables survive; a setting with no value
     // goes.
     std::fs::write(
@@ -49,7 +55,10 @@ fn saving_settings_keeps_the_rest_of_the_file() {
         c.explorer.settings.handle.strategy,
         Some(Strategy::Deferred)
     );
-    assert_eq!(c.explorer.settings.handle.max_loaded_tools, Some(12));
+    assert_eq!(
+        c.explorer.settings.handle.max_loaded_tools,
+        crate::tools_handle::MaxTools::new(12)
+    );
     assert_eq!(c.user_keys["quit"], ["Q"]);
     // A file the explorer cannot read is left alone, with where.
     std::fs::write(&path, "[explorer\n").unwrap();
@@ -79,8 +88,8 @@ fn saving_keeps_inline_comments_and_untouched_lines_byte_for_byte() {
     std::fs::write(&path, before).unwrap();
     let saved = Settings {
         strategy: Strategy::Deferred,
-        initial_tool_count: 3,
-        max_loaded_tools: Some(12),
+        initial_tool_count: crate::tools_handle::InitialToolCount::new(3),
+        max_loaded_tools: crate::tools_handle::MaxTools::new(12),
         max_tools: None,
         ranker: Ranker::Bm25,
         token_basis: Some(TokenBasis::O200kBase),
@@ -125,7 +134,10 @@ fn defaults_parse() {
         c.explorer.settings.handle.strategy,
         Some(Strategy::Deferred)
     );
-    assert_eq!(c.explorer.settings.handle.initial_tool_count, Some(8));
+    assert_eq!(
+        c.explorer.settings.handle.initial_tool_count,
+        Some(crate::tools_handle::InitialToolCount::new(8))
+    );
     assert_eq!(c.default_keys["quit"], ["q"]);
     assert_eq!(c.default_keys["quit_now"], ["ctrl-c"]);
     assert!(c.source.is_none());
@@ -169,7 +181,10 @@ fn user_file_merges_and_missing_default_location_is_fine() {
     let d = dir.display().to_string();
     let env = move |k: &str| (k == "XDG_CONFIG_HOME").then(|| d.clone());
     let c = Config::load_with(None, &env).unwrap();
-    assert_eq!(c.explorer.settings.handle.initial_tool_count, Some(3));
+    assert_eq!(
+        c.explorer.settings.handle.initial_tool_count,
+        Some(crate::tools_handle::InitialToolCount::new(3))
+    );
     assert_eq!(
         c.explorer.settings.handle.strategy,
         Some(Strategy::Deferred)
@@ -216,7 +231,7 @@ fn the_built_in_file_states_the_code_defaults() {
         Some(explorer.initial_tool_count)
     );
     assert_eq!(x.settings.handle.max_loaded_tools, None);
-    assert_eq!(x.settings.max_tools, None);
+    assert_eq!(x.settings.cap.max_tools, None);
     assert_eq!(x.settings.ranker, Some(Ranker::default()));
     assert_eq!(x.settings.handle.token_basis, None, "chosen by no one");
     assert_eq!(x.settings.handle.token_basis, explorer.token_basis);
@@ -314,8 +329,14 @@ fn a_bad_value_names_file_line_and_column_and_what_was_found() {
         "c.toml",
     )
     .unwrap();
-    assert_eq!(f.explorer.settings.handle.initial_tool_count, Some(0));
-    assert_eq!(f.explorer.settings.max_tools, Some(3));
+    assert_eq!(
+        f.explorer.settings.handle.initial_tool_count,
+        Some(crate::tools_handle::InitialToolCount::new(0))
+    );
+    assert_eq!(
+        f.explorer.settings.cap.max_tools,
+        crate::tools_handle::MaxTools::new(3)
+    );
     assert_eq!(f.explorer.context_budget, Some(0));
     assert_eq!(f.serve.log_queries, Some(true));
 }

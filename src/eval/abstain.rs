@@ -13,6 +13,7 @@ use super::EvalError;
 use crate::catalog::{self, SourceKind};
 use crate::engine::{Fit, Gate, Ranker};
 use crate::service::{SearchRequest, Service};
+use crate::tools_handle::MaxTools;
 
 /// Whether a question has a fitting tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -86,7 +87,7 @@ pub struct Point {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
     pub ranker: Ranker,
-    pub max_tools: u64,
+    pub max_tools: MaxTools,
     pub irrelevant: usize,
     pub relevant: usize,
     /// Questions whose catalog has no tool (answered with nothing).
@@ -106,7 +107,7 @@ pub fn evaluate(
     service: &Service,
     questions: &[Question],
     ranker: Ranker,
-    max_tools: u64,
+    max_tools: MaxTools,
     gate: Gate,
 ) -> Result<Report, EvalError> {
     let mut answers = Vec::with_capacity(questions.len());
@@ -154,7 +155,7 @@ fn answer(
     service: &Service,
     q: &Question,
     ranker: Ranker,
-    max_tools: u64,
+    max_tools: MaxTools,
 ) -> Result<Answer, EvalError> {
     let raw = Value::Array(q.tools.clone()).to_string();
     let catalog =
@@ -354,7 +355,7 @@ mod tests {
         let questions = parse(&text, "t.jsonl").unwrap();
         let service = Service::default();
         let gate = Gate::for_ranker(Ranker::Bm25, Gate::MIN_COSINE);
-        let r = evaluate(&service, &questions, Ranker::Bm25, 5, gate).unwrap();
+        let r = evaluate(&service, &questions, Ranker::Bm25, MaxTools::of(5), gate).unwrap();
         assert_eq!((r.irrelevant, r.relevant), (2, 2));
         // Off: "get" and "city" pull tools in for both irrelevant questions.
         assert_eq!(r.off.nothing_on_irrelevant, 0.0);
@@ -391,7 +392,14 @@ mod tests {
         // A cosine of 2 lets nothing through on vectors alone: the words
         // decide, and the dense ranker answered (every fit has a cosine).
         let gate = Gate::for_ranker(Ranker::Embeddings, 2.0);
-        let r = evaluate(&service, &questions, Ranker::Embeddings, 5, gate).unwrap();
+        let r = evaluate(
+            &service,
+            &questions,
+            Ranker::Embeddings,
+            MaxTools::of(5),
+            gate,
+        )
+        .unwrap();
         assert_eq!(r.ranker, Ranker::Embeddings);
         assert_eq!(r.on.all_on_relevant, 100.0);
         assert_eq!(r.on.nothing_on_irrelevant, 100.0);

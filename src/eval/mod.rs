@@ -298,7 +298,7 @@ pub fn measure_speed(
 /// service's default cap) fits the request: the relevance gate's one policy
 /// ([`crate::service::gate_keeps`], as the service and the gateway apply it).
 fn loaded_fits(ranker: &dyn CatalogRanker, gate: &Gate, query: &str, hits: &[Hit]) -> bool {
-    let loaded = &hits[..hits.len().min(crate::service::DEFAULT_MAX_TOOLS as usize)];
+    let loaded = &hits[..hits.len().min(crate::service::DEFAULT_MAX_TOOLS.to_usize())];
     let docs: Vec<usize> = loaded.iter().map(|h| h.doc).collect();
     let explained = ranker.explain(query, None, &docs);
     let fits = crate::service::fits_of(gate, explained.iter().zip(loaded.iter().map(|h| h.exact)));

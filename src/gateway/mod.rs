@@ -62,14 +62,14 @@ pub use crate::service::DEFAULT_MAX_TOOLS;
 /// the host, unless told (`--start-wait`); a server slower than that joins
 /// when it has listed its tools.
 pub const START_WAIT: Duration = Duration::from_secs(2);
-/// The largest `max_tools` the gateway takes.
-pub const MAX_MAX_TOOLS: u64 = 64;
+/// The largest `max_tools` the gateway takes (in the limit table).
+pub use crate::tools_handle::GATEWAY_MAX_TOOLS;
 
 /// What the gateway does, from flags and `[gateway]`.
 #[derive(Debug, Clone)]
 pub struct GatewayConfig {
     /// Tools `search_tools` answers at most (its `limit` may ask fewer).
-    pub max_tools: u64,
+    pub max_tools: crate::tools_handle::MaxTools,
     pub ranker: Ranker,
     /// The service behind `search_tools` (embeddings, token basis; the gate
     /// is on unless turned off).

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::Snapshot;
 use super::answer::meta::listing;
 use crate::tokens::TokenBasis;
+use crate::tools_handle::MaxTools;
 
 /// `tools/list` direct and through the gateway.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -63,7 +64,7 @@ impl ListSaving {
     }
 }
 
-pub(crate) fn saving_of(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) -> ListSaving {
+pub(crate) fn saving_of(snapshot: &Snapshot, max_tools: MaxTools, basis: TokenBasis) -> ListSaving {
     let direct: Vec<&rmcp::model::Tool> = snapshot
         .catalog
         .tools()
@@ -132,7 +133,7 @@ pub(crate) fn saving_of(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) 
 /// tools not always-load; counted on the result as the host receives it:
 /// the compact text and the structured content): with the largest
 /// tools, and with tools of the median size.
-fn answer_tokens(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) -> (usize, u64, u64) {
+fn answer_tokens(snapshot: &Snapshot, max_tools: MaxTools, basis: TokenBasis) -> (usize, u64, u64) {
     use crate::service::Reason;
     let mut found: Vec<serde_json::Value> = snapshot
         .catalog
@@ -145,9 +146,7 @@ fn answer_tokens(snapshot: &Snapshot, max_tools: u64, basis: TokenBasis) -> (usi
         })
         .collect();
     found.sort_by_key(|v| std::cmp::Reverse(v.to_string().len()));
-    let n = usize::try_from(max_tools)
-        .unwrap_or(usize::MAX)
-        .min(found.len());
+    let n = max_tools.to_usize().min(found.len());
     let cost = |tools: &[serde_json::Value]| {
         let answer = json!({"query": "", "tools": tools, "ranker": "bm25"});
         let result = super::answer::results::search_result(answer);

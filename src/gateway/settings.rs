@@ -12,8 +12,9 @@ use crate::tokens::TokenBasis;
 
 use super::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_KEY,
-    DEFAULT_SHUTDOWN_GRACE, GatewayConfig, MAX_MAX_TOOLS,
+    DEFAULT_SHUTDOWN_GRACE, GATEWAY_MAX_TOOLS, GatewayConfig,
 };
+use crate::tools_handle::MaxTools;
 
 impl GatewayConfig {
     /// Puts the values `s` gives over these (a value out of range is an
@@ -98,18 +99,16 @@ impl GatewayConfig {
     }
 }
 
-/// `max_tools` from 1 to [`MAX_MAX_TOOLS`]; else an error naming `what`.
-pub fn check_max_tools(n: u64, what: &str) -> Result<(), GatewayError> {
-    if (1..=MAX_MAX_TOOLS).contains(&n) {
-        Ok(())
-    } else {
-        Err(GatewayError::OutOfRange {
+/// `max_tools` at most [`GATEWAY_MAX_TOOLS`]; else an error naming `what`.
+pub fn check_max_tools(n: MaxTools, what: &str) -> Result<(), GatewayError> {
+    n.at_most(GATEWAY_MAX_TOOLS)
+        .map(|_| ())
+        .map_err(|value| GatewayError::OutOfRange {
             key: what.to_string(),
             min: 1,
-            max: MAX_MAX_TOOLS,
-            value: n,
+            max: GATEWAY_MAX_TOOLS.get(),
+            value,
         })
-    }
 }
 
 #[cfg(test)]
@@ -120,18 +119,18 @@ mod tests {
     #[test]
     fn flags_over_the_file_over_the_defaults() {
         let file = GatewaySection {
-            max_tools: Some(5),
+            max_tools: MaxTools::new(5),
             breaker_threshold: Some(7),
             ..Default::default()
         };
         let flags = GatewaySection {
-            max_tools: Some(4),
+            max_tools: MaxTools::new(4),
             gate: Some(false),
             ..Default::default()
         };
         let mut c = GatewayConfig::default();
         c.apply(&flags.over(file)).unwrap();
-        assert_eq!(c.max_tools, 4);
+        assert_eq!(c.max_tools.get(), 4);
         assert_eq!(c.breaker_threshold, 7);
         assert!(!c.service.gate);
         let d = GatewayConfig::default();
@@ -141,7 +140,7 @@ mod tests {
     #[test]
     fn out_of_range_and_drop_are_refused() {
         let big = GatewaySection {
-            max_tools: Some(MAX_MAX_TOOLS + 1),
+            max_tools: MaxTools::new(GATEWAY_MAX_TOOLS.get() + 1),
             ..Default::default()
         };
         let e = GatewayConfig::default().apply(&big).unwrap_err();

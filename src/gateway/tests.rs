@@ -92,10 +92,15 @@ pub(super) fn text(r: &rmcp::model::CallToolResult) -> String {
 #[test]
 fn tools_list_is_the_always_load_tools_and_the_meta_tools() {
     let g = gateway(GatewayConfig::default());
-    let names: Vec<String> = listing(&g.snapshot(), 8, &[], "d")
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    let names: Vec<String> = listing(
+        &g.snapshot(),
+        crate::tools_handle::MaxTools::of(8),
+        &[],
+        "d",
+    )
+    .iter()
+    .map(|t| t.name.to_string())
+    .collect();
     // The upstream tool named like a meta-tool is left out (reachable by call).
     assert_eq!(
         names,
@@ -103,13 +108,18 @@ fn tools_list_is_the_always_load_tools_and_the_meta_tools() {
     );
     let exposed = listing(
         &g.snapshot(),
-        8,
+        crate::tools_handle::MaxTools::of(8),
         &["get_weather".into(), "nope".into()],
         "d",
     );
     assert_eq!(exposed.last().unwrap().name, "get_weather");
     assert_eq!(exposed.len(), 5);
-    let search = &listing(&g.snapshot(), 5, &[], "d")[1];
+    let search = &listing(
+        &g.snapshot(),
+        crate::tools_handle::MaxTools::of(5),
+        &[],
+        "d",
+    )[1];
     assert_eq!(search.input_schema["properties"]["limit"]["maximum"], 5);
 }
 
@@ -190,7 +200,7 @@ fn with_the_gate_on_an_answer_whose_best_tool_fits_stands_whole() {
 #[test]
 fn search_arguments_are_checked() {
     let g = gateway(GatewayConfig {
-        max_tools: 2,
+        max_tools: crate::tools_handle::MaxTools::of(2),
         ..GatewayConfig::default()
     });
     let rt = runtime();
@@ -503,7 +513,12 @@ fn search_tools_takes_the_steps_of_a_task_as_queries() {
         assert_eq!(r.is_error, Some(true), "{bad}");
         assert!(text(&r).contains(says), "{bad}: {}", text(&r));
     }
-    let search = &listing(&g.snapshot(), 8, &[], "d")[1];
+    let search = &listing(
+        &g.snapshot(),
+        crate::tools_handle::MaxTools::of(8),
+        &[],
+        "d",
+    )[1];
     assert_eq!(search.input_schema["properties"]["queries"]["maxItems"], 16);
 }
 

@@ -9,7 +9,12 @@ use super::tests::{args, gateway, runtime, text};
 use super::*;
 
 fn annotations(g: &Gateway, name: &str) -> serde_json::Value {
-    let listed = listing(&g.snapshot(), 8, &[], "d");
+    let listed = listing(
+        &g.snapshot(),
+        crate::tools_handle::MaxTools::of(8),
+        &[],
+        "d",
+    );
     let tool = listed.iter().find(|t| t.name == name).expect(name);
     serde_json::to_value(tool.annotations.as_ref().unwrap()).unwrap()
 }

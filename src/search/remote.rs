@@ -29,7 +29,7 @@ impl CatalogRanker for RemoteRanker {
         let request = SearchRequest {
             query: query.to_string(),
             context: context.map(str::to_string),
-            max_tools: Some(k as u64),
+            max_tools: crate::tools_handle::MaxTools::new(k as u64),
             ranker: Some(self.ranker),
             preview: true,
             ..SearchRequest::default()

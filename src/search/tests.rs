@@ -224,7 +224,7 @@ fn request_body_keys_in_sdk_order_and_omitted_when_absent() {
         "{body}"
     );
     assert!(body.ends_with(r#""query":"q"}"#), "{body}");
-    request.max_tools = Some(3);
+    request.max_tools = crate::tools_handle::MaxTools::new(3);
     request.session_id = Some("s1".into());
     request.ranker = Some(crate::engine::Ranker::Bm25);
     request.context = Some("ctx".into());
@@ -302,7 +302,11 @@ fn the_in_process_answer_is_what_the_wire_gives() {
         ("book a flight to Paris", None, Some(true)),
         ("select:send_email,nope", None, None),
         ("", None, None),
-        ("mail Bob the issues", Some(4), None),
+        (
+            "mail Bob the issues",
+            crate::tools_handle::MaxTools::new(4),
+            None,
+        ),
     ];
     for (query, max_tools, gate) in requests {
         let request = SearchRequest {

@@ -30,11 +30,11 @@ impl ServeConfig {
         set(&mut self.insecure_no_auth, s.insecure_no_auth);
         let service = &mut self.service;
         set(&mut service.max_catalog_tools, s.max_catalog_tools);
-        set(&mut service.default_max_tools, s.default_max_tools);
-        if service.default_max_tools == 0 {
-            return Err(ServeError::Zero {
-                key: "default_max_tools",
-            });
+        if let Some(n) = s.default_max_tools {
+            service.default_max_tools =
+                crate::tools_handle::MaxTools::new(n).ok_or(ServeError::Zero {
+                    key: "default_max_tools",
+                })?;
         }
         set(&mut service.token_basis, s.token_basis);
         set(&mut service.max_sessions, s.max_sessions);

@@ -14,6 +14,7 @@ use crate::catalog::{self, Catalog, SourceKind};
 use crate::engine::Ranker;
 use crate::engine::intents::MAX_INTENTS;
 use crate::tokens::TokenBasis;
+use crate::tools_handle::MaxTools;
 use crate::wire::{ToolSearchBody, ToolSearchRequest, ToolSearchResponse, WireTool};
 
 impl Service {
@@ -305,15 +306,10 @@ pub fn params_from_wire(request: &ToolSearchRequest<'_>) -> Result<SearchRequest
     };
     let max_tools = match &request.max_tools {
         None | Some(Value::Null) => None,
-        Some(v) => match v.as_u64() {
-            Some(m) if m >= 1 => Some(m),
-            _ => {
-                return Err(ServiceError::bad_request(
-                    "invalid_max_tools",
-                    "max_tools must be a positive integer",
-                ));
-            }
-        },
+        Some(v) => Some(
+            MaxTools::from_json(v)
+                .map_err(|e| ServiceError::bad_request(e.code(), e.to_string()))?,
+        ),
     };
     let token_basis = match optional_string(&request.token_basis, "token_basis")? {
         None => None,

@@ -41,6 +41,7 @@ use crate::catalog::Catalog;
 use crate::embed::Embeddings;
 use crate::engine::{CatalogRanker, Explanation, Ranker};
 use crate::tokens::{TokenBasis, TokenCounter};
+use crate::tools_handle::MaxTools;
 use crate::wire::{ErrorBody, ErrorDetail};
 use background::Building;
 use cache::Lru;
@@ -60,7 +61,7 @@ pub use plan::{DEFAULT_MAX_TOOLS, GATE_IN_PROCESS, Plan, cap_for};
 #[derive(Debug, Clone)]
 pub struct ServiceConfig {
     /// `max_tools` when a request gives none.
-    pub default_max_tools: u64,
+    pub default_max_tools: MaxTools,
     /// Largest catalog a request may carry.
     pub max_catalog_tools: usize,
     /// A session unused this long is forgotten.
@@ -162,8 +163,8 @@ impl ServiceError {
 pub struct SearchRequest {
     pub query: String,
     pub context: Option<String>,
-    /// Must be at least 1 when given.
-    pub max_tools: Option<u64>,
+    /// The cap asked (the service's default when `None`).
+    pub max_tools: Option<MaxTools>,
     pub session_id: Option<String>,
     /// The service's default (BM25F) when `None`.
     pub ranker: Option<Ranker>,
@@ -201,7 +202,9 @@ impl SearchRequest {
     /// handle `handle` gives the cap (`max_tools`, else `max_loaded_tools`,
     /// else none: the service's default): the ranker, the token basis
     /// (named only when chosen, as the SDKs send none) and the gate in
-    /// force. The one way a request is made from a person's settings.
+    /// force. The one way a request is made from a person's settings; the
+    /// settings' caps were checked where they were read, so none is
+    /// dropped here.
     pub fn in_force(
         settings: &crate::settings::Settings,
         handle: &crate::tools_handle::ToolsHandle,
@@ -209,7 +212,7 @@ impl SearchRequest {
     ) -> SearchRequest {
         SearchRequest {
             query: query.to_string(),
-            max_tools: handle.search_cap(settings.max_tools).ok().flatten(),
+            max_tools: handle.sent_cap(settings.max_tools),
             ranker: Some(settings.ranker),
             token_basis: settings.token_basis,
             gate: Some(settings.gate),

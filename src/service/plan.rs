@@ -7,7 +7,7 @@
 use super::{GateMode, SearchRequest, Service, ServiceError, pattern, sessions};
 use crate::catalog::Catalog;
 use crate::engine::Ranker;
-use crate::tools_handle::check_max_tools;
+use crate::tools_handle::MaxTools;
 
 pub use crate::tools_handle::DEFAULT_MAX_TOOLS;
 
@@ -36,10 +36,10 @@ pub struct Plan {
 /// never below the always-load count (the default never drops an
 /// always-load tool; an explicit cap below it is refused by
 /// [`Service::plan`]).
-pub fn cap_for(max_tools: Option<u64>, default: u64, always: usize) -> usize {
+pub fn cap_for(max_tools: Option<MaxTools>, default: MaxTools, always: usize) -> usize {
     match max_tools {
-        Some(m) => usize::try_from(m).unwrap_or(usize::MAX),
-        None => usize::try_from(default).unwrap_or(usize::MAX).max(always),
+        Some(m) => m.to_usize(),
+        None => default.to_usize().max(always),
     }
 }
 
@@ -73,7 +73,7 @@ impl Service {
             catalog.always_load_indices().to_vec()
         };
         if let Some(m) = params.max_tools {
-            check_max_tools(m, always.len() as u64)
+            m.room_for(always.len() as u64)
                 .map_err(|e| ServiceError::bad_request(e.code(), e.to_string()))?;
         }
         let cap = cap_for(

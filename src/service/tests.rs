@@ -79,22 +79,17 @@ fn caps_count_always_load_tools() {
     let c = catalog();
     let s = Service::default();
     let mut p = params("service status invoice weather");
-    p.max_tools = Some(3);
+    p.max_tools = crate::tools_handle::MaxTools::new(3);
     let o = s.tool_search(&c, &p, "").unwrap();
     assert_eq!(o.tools.len(), 3);
     assert_eq!(names(&c, &o)[..2], ["page_oncall", "get_current_user"]);
-    p.max_tools = Some(2);
+    p.max_tools = crate::tools_handle::MaxTools::new(2);
     let o = s.tool_search(&c, &p, "").unwrap();
     assert_eq!(names(&c, &o), ["page_oncall", "get_current_user"]);
     assert!(o.note.as_deref().is_some_and(|n| n.contains("no room")));
-    p.max_tools = Some(1);
+    p.max_tools = crate::tools_handle::MaxTools::new(1);
     let e = s.tool_search(&c, &p, "").unwrap_err();
     assert_eq!((e.status, e.code), (400, "max_tools_below_always_load"));
-    p.max_tools = Some(0);
-    assert_eq!(
-        s.tool_search(&c, &p, "").unwrap_err().message,
-        "max_tools must be a positive integer"
-    );
 }
 
 #[test]
@@ -564,7 +559,7 @@ fn always_load_scores_share_the_ranked_scale() {
     let c = Catalog::new("t", tools).unwrap();
     let s = Service::default();
     let mut p = params("service status");
-    p.max_tools = Some(2);
+    p.max_tools = crate::tools_handle::MaxTools::new(2);
     let o = s.tool_search(&c, &p, "").unwrap();
     assert_eq!(o.tools[0].reason, Reason::AlwaysLoad);
     let full = s

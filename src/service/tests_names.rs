@@ -102,7 +102,7 @@ fn an_answer_says_how_many_matched_beyond_the_cap_and_where() {
     let c = two_servers();
     let s = Service::default();
     let mut p = super::tests::params("list the issues");
-    p.max_tools = Some(3);
+    p.max_tools = crate::tools_handle::MaxTools::new(3);
     let o = s.tool_search(&c, &p, "").unwrap();
     assert_eq!(o.tools.len(), 3);
     let m = o
@@ -120,7 +120,7 @@ fn an_answer_says_how_many_matched_beyond_the_cap_and_where() {
     // The count is of the catalog's matches, whatever the cap.
     for cap in [1, 8, 20] {
         let mut p = super::tests::params("list the issues");
-        p.max_tools = Some(cap);
+        p.max_tools = crate::tools_handle::MaxTools::new(cap);
         let m = s.tool_search(&c, &p, "").unwrap().matching.unwrap();
         assert_eq!(m.total, 15, "cap {cap}: {m:?}");
         assert!(m.sent <= m.total && m.sent <= cap, "cap {cap}: {m:?}");

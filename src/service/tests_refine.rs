@@ -165,7 +165,7 @@ fn select_loads_exactly_the_named_tools_and_reports_the_unknown() {
     let s = Service::default();
     let params = SearchRequest {
         query: "select:list_issues,create_issue".into(),
-        max_tools: Some(2),
+        max_tools: crate::tools_handle::MaxTools::new(2),
         ..Default::default()
     };
     let o = s.tool_search(&c, &params, "").unwrap();
@@ -224,7 +224,7 @@ fn omit_always_load_and_each_give_the_gateways_answer_through_the_service() {
     let c = Catalog::new("t", vec![always, weather, sum]).unwrap();
     let params = SearchRequest {
         query: "weather forecast in Paris".into(),
-        max_tools: Some(1),
+        max_tools: crate::tools_handle::MaxTools::new(1),
         gate: Some(true),
         gate_mode: GateMode::Each,
         omit_always_load: true,
@@ -241,7 +241,7 @@ fn omit_always_load_and_each_give_the_gateways_answer_through_the_service() {
             &c,
             &SearchRequest {
                 omit_always_load: false,
-                max_tools: Some(2),
+                max_tools: crate::tools_handle::MaxTools::new(2),
                 ..params.clone()
             },
             "",

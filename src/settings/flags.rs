@@ -1,12 +1,13 @@
 //! The settings' flags read as the SDK reads its options: each flag's text
 //! becomes the setting's own type, or is refused with the SDK's message
 //! for that setting (`initial_tool_count must be a non-negative integer`).
-//! The ranges are the SDK's to check, with the catalog, in its order
-//! ([`super::Settings::validate`]); here only the kind of value is.
+//! A count is checked here, once ([`crate::tools_handle::limits`]); what
+//! needs the catalog (the always-load tools against a cap) is
+//! [`super::Settings::validate`]'s.
 
 use crate::engine::Ranker;
 use crate::tokens::{TokenBasis, UnknownBasis};
-use crate::tools_handle::{SelectError, Strategy};
+use crate::tools_handle::{InitialToolCount, MaxTools, SelectError, Strategy};
 
 /// `a | b`: the values a flag takes.
 pub fn choices<T: std::fmt::Display>(all: &[T]) -> String {
@@ -30,30 +31,51 @@ pub fn from_config(text: &str, default: impl std::fmt::Display) -> String {
     format!("{text} (default: the config file's, else {default})")
 }
 
-/// A whole number as the SDK's `isinstance(x, int)` would see it; anything
-/// else (text, fractions, out of range) is `None`.
-pub fn whole_number(text: &str) -> Option<i64> {
-    text.trim().parse::<i64>().ok()
-}
+pub use crate::tools_handle::limits::whole_number;
 
 /// `--strategy`.
 pub fn strategy(text: &str) -> Result<Strategy, SelectError> {
     text.parse()
 }
 
-/// `--initial-tool-count`: a whole number (the SDK checks its range).
-pub fn initial_tool_count(text: &str) -> Result<i64, SelectError> {
-    whole_number(text).ok_or(SelectError::InitialToolCount)
+/// `--initial-tool-count`: a whole number, 0 or more.
+pub fn initial_tool_count(text: &str) -> Result<InitialToolCount, SelectError> {
+    text.parse()
 }
 
-/// `--max-loaded-tools`: a whole number (the SDK checks its range).
-pub fn max_loaded_tools(text: &str) -> Result<i64, SelectError> {
-    whole_number(text).ok_or(SelectError::MaxLoadedTools)
+/// `--max-loaded-tools`: a whole number, at least 1.
+pub fn max_loaded_tools(text: &str) -> Result<MaxTools, SelectError> {
+    MaxTools::checked(whole_number(text), SelectError::MaxLoadedTools)
 }
 
-/// `--max-tools`: a whole number (the service checks its range).
-pub fn max_tools(text: &str) -> Result<i64, SelectError> {
-    whole_number(text).ok_or(SelectError::MaxTools)
+/// `--max-tools`: a whole number, at least 1.
+pub fn max_tools(text: &str) -> Result<MaxTools, SelectError> {
+    text.parse()
+}
+
+/// `--max-tools`, declared once for every command that takes it (`explore`,
+/// `search`, `eval`): each flattens it and gives its own help
+/// (`mut_arg("max_tools", ..)`). A config file's `max_tools` is read into it
+/// by [`max_tools_key`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::Args)]
+pub struct MaxToolsFlag {
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = max_tools)]
+    pub max_tools: Option<MaxTools>,
+}
+
+impl MaxToolsFlag {
+    /// This layer's cap, else `below`'s.
+    pub fn or(self, below: MaxToolsFlag) -> MaxToolsFlag {
+        MaxToolsFlag {
+            max_tools: self.max_tools.or(below.max_tools),
+        }
+    }
+}
+
+/// A config file's `max_tools`: a positive integer
+/// ([`crate::file_value::positive`]).
+pub fn max_tools_key<'de, D: serde::Deserializer<'de>>(d: D) -> Result<MaxToolsFlag, D::Error> {
+    crate::file_value::positive(d).map(|max_tools| MaxToolsFlag { max_tools })
 }
 
 /// `--token-basis`.
@@ -108,20 +130,23 @@ mod tests {
             strategy("lazy").unwrap_err().to_string(),
             "strategy must be all or deferred"
         );
-        assert_eq!(initial_tool_count(" 3 "), Ok(3));
-        assert_eq!(initial_tool_count("-1"), Ok(-1), "the SDK checks the range");
-        assert_eq!(
-            initial_tool_count("2.5").unwrap_err().to_string(),
-            "initial_tool_count must be a non-negative integer"
-        );
-        assert_eq!(
-            max_loaded_tools("x").unwrap_err().to_string(),
-            "max_loaded_tools must be a positive integer"
-        );
-        assert_eq!(
-            max_tools("five").unwrap_err().to_string(),
-            "max_tools must be a positive integer"
-        );
+        assert_eq!(initial_tool_count(" 3 "), Ok(InitialToolCount::new(3)));
+        for bad in ["-1", "2.5"] {
+            assert_eq!(
+                initial_tool_count(bad).unwrap_err().to_string(),
+                "initial_tool_count must be a non-negative integer"
+            );
+        }
+        for bad in ["x", "0"] {
+            assert_eq!(
+                max_loaded_tools(bad).unwrap_err().to_string(),
+                "max_loaded_tools must be a positive integer"
+            );
+            assert_eq!(
+                max_tools(bad).unwrap_err().to_string(),
+                "max_tools must be a positive integer"
+            );
+        }
         assert_eq!(on_off("off"), Ok(false));
         assert!(
             on_off("maybe")

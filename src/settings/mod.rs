@@ -17,22 +17,22 @@ use crate::engine::Ranker;
 use crate::file_value;
 use crate::tokens::TokenBasis;
 use crate::tools_handle::{
-    DEFAULT_INITIAL_TOOL_COUNT, HandleOptions, SelectError, Strategy, ToolsHandle,
+    DEFAULT_INITIAL_TOOL_COUNT, HandleOptions, InitialToolCount, MaxTools, SelectError, Strategy,
+    ToolsHandle,
 };
 
-/// The settings a person tunes. Integers are signed so that an invalid value
-/// can be shown with the SDK's message instead of being clamped. The field
-/// names are the config file's keys.
+/// The settings a person tunes, each count its own type (checked where it
+/// was read). The field names are the config file's keys.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Settings {
     pub strategy: Strategy,
-    pub initial_tool_count: i64,
+    pub initial_tool_count: InitialToolCount,
     /// The cap of the deferred initial set and the default search cap
     /// (none: no cap).
-    pub max_loaded_tools: Option<i64>,
+    pub max_loaded_tools: Option<MaxTools>,
     /// The cap a search sends (none: `max_loaded_tools`, else the
     /// service's default).
-    pub max_tools: Option<i64>,
+    pub max_tools: Option<MaxTools>,
     pub ranker: Ranker,
     /// The token basis the user chose (a flag, the config file, the
     /// explorer's settings). None: the default counter counts, and a search
@@ -138,12 +138,13 @@ impl Settings {
         }
     }
 
-    /// The SDK's checks, in its order, then `max_tools`.
+    /// The checks that need the catalog: the SDK's (the always-load tools
+    /// against `max_loaded_tools`), then the service's (a cap below the
+    /// always-load count would fail every search). The counts themselves
+    /// were checked where they were read.
     pub fn validate(&self, catalog: &Arc<Catalog>) -> Result<ToolsHandle, SelectError> {
         let handle = ToolsHandle::new(catalog.clone(), &self.handle_options())?;
-        // The service's check too: a cap below the always-load count would
-        // fail every search.
-        handle.checked_search_cap(self.max_tools)?;
+        handle.checked_sent_cap(self.max_tools)?;
         Ok(handle)
     }
 }
@@ -164,11 +165,11 @@ pub struct HandleSettings {
     pub strategy: Option<Strategy>,
     #[serde(default, deserialize_with = "file_value::count")]
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = flags::initial_tool_count, help = flags::from_config("Non-mandatory tools in the deferred initial set", Settings::default().initial_tool_count))]
-    pub initial_tool_count: Option<i64>,
+    pub initial_tool_count: Option<InitialToolCount>,
     /// Cap for the deferred initial set and default search cap (default: none).
     #[serde(default, deserialize_with = "file_value::positive")]
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = flags::max_loaded_tools)]
-    pub max_loaded_tools: Option<i64>,
+    pub max_loaded_tools: Option<MaxTools>,
     #[serde(default, deserialize_with = "file_value::one_of")]
     #[arg(long, value_name = "BASIS", value_parser = flags::token_basis, help = flags::from_config(&flags::basis_choices(), TokenBasis::default()))]
     pub token_basis: Option<TokenBasis>,
@@ -188,13 +189,19 @@ crate::layer::layer_of_options!(HandleSettings {
 /// the search's.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, clap::Args)]
 #[serde(deny_unknown_fields)]
+#[command(mut_arg("max_tools", |a| a.help(format!("Cap on tools a search returns (default: the service's {})", crate::tools_handle::DEFAULT_MAX_TOOLS))))]
 pub struct PartialSettings {
     #[serde(skip)]
     #[command(flatten)]
     pub handle: HandleSettings,
-    #[serde(default, deserialize_with = "file_value::positive")]
-    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = flags::max_tools, help = format!("Cap on tools a search returns (default: the service's {})", crate::tools_handle::DEFAULT_MAX_TOOLS))]
-    pub max_tools: Option<i64>,
+    /// The file's `max_tools` key and the `--max-tools` flag.
+    #[serde(
+        default,
+        rename = "max_tools",
+        deserialize_with = "flags::max_tools_key"
+    )]
+    #[command(flatten)]
+    pub cap: flags::MaxToolsFlag,
     /// One of [`Ranker::WORDS`]: regex is the query box's mode, not a
     /// setting.
     #[serde(default, deserialize_with = "word_ranker")]
@@ -214,7 +221,7 @@ impl crate::layer::Layer for PartialSettings {
     fn over(self, below: Self) -> Self {
         PartialSettings {
             handle: self.handle.over(below.handle),
-            max_tools: self.max_tools.or(below.max_tools),
+            cap: self.cap.or(below.cap),
             ranker: self.ranker.or(below.ranker),
             gate: self.gate.or(below.gate),
         }
@@ -230,7 +237,7 @@ impl PartialSettings {
             strategy: h.strategy.unwrap_or(d.strategy),
             initial_tool_count: h.initial_tool_count.unwrap_or(d.initial_tool_count),
             max_loaded_tools: h.max_loaded_tools.or(d.max_loaded_tools),
-            max_tools: self.max_tools.or(d.max_tools),
+            max_tools: self.cap.max_tools.or(d.max_tools),
             ranker: self.ranker.unwrap_or(d.ranker),
             token_basis: h.token_basis.or(d.token_basis),
             gate: self.gate.unwrap_or(d.gate),
@@ -246,8 +253,8 @@ mod tests {
     #[test]
     fn the_keys_are_the_fields() {
         let every = Settings {
-            max_loaded_tools: Some(4),
-            max_tools: Some(2),
+            max_loaded_tools: MaxTools::new(4),
+            max_tools: MaxTools::new(2),
             token_basis: Some(TokenBasis::Cl100kBase),
             ..Settings::default()
         };
@@ -290,25 +297,59 @@ mod tests {
         let file = PartialSettings {
             handle: HandleSettings {
                 strategy: Some(Strategy::All),
-                initial_tool_count: Some(3),
+                initial_tool_count: Some(InitialToolCount::new(3)),
                 ..Default::default()
             },
-            max_tools: Some(5),
+            cap: flags::MaxToolsFlag {
+                max_tools: MaxTools::new(5),
+            },
             ..Default::default()
         };
         let flags = PartialSettings {
             handle: HandleSettings {
-                initial_tool_count: Some(4),
+                initial_tool_count: Some(InitialToolCount::new(4)),
                 ..Default::default()
             },
             ..Default::default()
         };
         let s = flags.over(file).resolve();
         assert_eq!(s.strategy, Strategy::All);
-        assert_eq!(s.initial_tool_count, 4);
-        assert_eq!(s.max_tools, Some(5));
+        assert_eq!(s.initial_tool_count.get(), 4);
+        assert_eq!(s.max_tools, MaxTools::new(5));
         assert_eq!(s.max_loaded_tools, None);
         assert_eq!(s.ranker, Settings::default().ranker);
         assert_eq!(PartialSettings::default().resolve(), Settings::default());
+    }
+
+    #[test]
+    fn a_count_out_of_range_is_refused_where_it_is_read() {
+        #[derive(clap::Parser)]
+        struct Explore {
+            #[command(flatten)]
+            settings: PartialSettings,
+        }
+        use clap::Parser;
+        for (flag, value, message) in [
+            ("--max-tools", "0", "max_tools must be a positive integer"),
+            ("--max-tools", "-2", "max_tools must be a positive integer"),
+            (
+                "--max-loaded-tools",
+                "0",
+                "max_loaded_tools must be a positive integer",
+            ),
+            (
+                "--initial-tool-count",
+                "-1",
+                "initial_tool_count must be a non-negative integer",
+            ),
+        ] {
+            let refused = Explore::try_parse_from(["explore", flag, value]).err();
+            let said = refused.map(|e| e.to_string()).unwrap_or_default();
+            assert!(said.contains(message), "{flag} {value}: {said:?}");
+        }
+        let read = Explore::try_parse_from(["explore", "--max-tools", "3"]).unwrap();
+        assert_eq!(read.settings.resolve().max_tools, MaxTools::new(3));
+        let file = toml::from_str::<PartialSettings>("max_tools = 0").unwrap_err();
+        assert!(file.to_string().contains("positive integer"), "{file}");
     }
 }

@@ -381,7 +381,7 @@ mod tests {
         for (query, tools) in wanted {
             let request = crate::search::SearchRequest {
                 query: query.into(),
-                max_tools: Some(8),
+                max_tools: crate::tools_handle::MaxTools::new(8),
                 gate: Some(true),
                 preview: true,
                 ..Default::default()

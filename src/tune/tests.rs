@@ -195,7 +195,7 @@ fn one_deep_search_equals_real_searches_at_each_cap() {
     let search = |query: &str, cap: usize| {
         let request = SearchRequest {
             query: query.to_string(),
-            max_tools: Some(cap as u64),
+            max_tools: crate::tools_handle::MaxTools::new(cap as u64),
             preview: true,
             ..SearchRequest::default()
         };

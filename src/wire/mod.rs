@@ -82,7 +82,7 @@ pub struct ToolSearchBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_tools: Option<u64>,
+    pub max_tools: Option<crate::tools_handle::MaxTools>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_id: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]

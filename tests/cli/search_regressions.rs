@@ -15,7 +15,7 @@ fn tool(name: &str, description: &str) -> Tool {
 fn top(catalog: &Catalog, query: &str, max_tools: u64) -> Vec<String> {
     let request = SearchRequest {
         query: query.into(),
-        max_tools: Some(max_tools),
+        max_tools: toolsift::tools_handle::MaxTools::new(max_tools),
         ..Default::default()
     };
     Searcher::embedded()
@@ -103,7 +103,7 @@ fn always_load_is_never_dropped_by_a_cap() {
     for cap in [1, 2, 5] {
         let request = SearchRequest {
             query: "list create update invoice ticket customer".into(),
-            max_tools: Some(cap),
+            max_tools: toolsift::tools_handle::MaxTools::new(cap),
             ..Default::default()
         };
         let r = Searcher::embedded().search(&c, &request).unwrap();

@@ -117,7 +117,7 @@ fn the_exact_wire() {
     let c = client(&format!("{url}/"), Some("k-1"));
     let request = SearchRequest {
         query: "status".into(),
-        max_tools: Some(2),
+        max_tools: toolsift::tools_handle::MaxTools::new(2),
         session_id: Some("s-1".into()),
         ..Default::default()
     };
@@ -317,7 +317,9 @@ proptest! {
         let catalog = Catalog::new("p", tools).unwrap();
         let request = SearchRequest {
             query: query.join(" "),
-            max_tools: max_tools.map(|m| m.max(always.max(1))),
+            max_tools: max_tools
+                .map(|m| m.max(always.max(1)))
+                .and_then(toolsift::tools_handle::MaxTools::new),
             preview: true,
             ..Default::default()
         };

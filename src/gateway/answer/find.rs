@@ -16,6 +16,7 @@ use crate::engine::Explanation;
 use crate::gateway::record::SearchRecord;
 use crate::gateway::{Gateway, Snapshot};
 use crate::service::{GateMode, Reason, SearchOutcome, SearchRequest};
+use crate::tools_handle::MaxTools;
 
 /// What one `search_tools` found.
 pub(crate) struct Found {
@@ -193,8 +194,8 @@ impl Gateway {
         let cap = self.config.max_tools;
         let (limit, note) = match a.get("limit") {
             None | Some(Value::Null) => (cap, None),
-            Some(Value::Number(n)) => match n.as_u64() {
-                Some(0) | None => {
+            Some(Value::Number(n)) => match n.as_u64().and_then(MaxTools::new) {
+                None => {
                     return Err(SearchArgsError::Limit {
                         cap,
                         given: n.to_string(),
@@ -229,7 +230,7 @@ pub(crate) struct SearchArgs {
     pub(crate) query: String,
     /// Its steps (`queries`).
     pub(crate) queries: Vec<String>,
-    pub(crate) limit: u64,
+    pub(crate) limit: MaxTools,
     /// Said when the limit asked was above the cap.
     pub(crate) note: Option<String>,
 }
@@ -255,7 +256,7 @@ pub(crate) enum SearchArgsError {
     QueryNotString(&'static str),
     /// `given` is the number written, or the kind of value.
     #[error("search_tools: `limit` must be a whole number from 1 to {cap}, not {given}")]
-    Limit { cap: u64, given: String },
+    Limit { cap: MaxTools, given: String },
     /// `queries`: the service's rules, named as `search_tools` arguments.
     #[error("search_tools: {0}")]
     Queries(#[from] crate::service::BadQueries),

@@ -10,6 +10,7 @@ use serde_json::json;
 use crate::catalog::Tool;
 use crate::engine::intents::MAX_INTENTS;
 use crate::gateway::Snapshot;
+use crate::tools_handle::MaxTools;
 
 /// The servers' listings by (server, the server's name for the tool).
 pub(crate) type Listed = std::collections::HashMap<(String, String), McpTool>;
@@ -32,7 +33,7 @@ fn object(value: serde_json::Value) -> Arc<JsonObject> {
 
 /// `search_tools(query, limit?)`, with `limit` up to `max_tools`, described
 /// as `description` says.
-pub(crate) fn search_tool(max_tools: u64, description: &str) -> McpTool {
+pub(crate) fn search_tool(max_tools: MaxTools, description: &str) -> McpTool {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -129,7 +130,7 @@ pub(crate) fn upstream_definition(tool: &Tool, listed: &Listed) -> McpTool {
 /// session's first), then the `exposed` tools (found in this session).
 pub(crate) fn listing(
     snapshot: &Snapshot,
-    max_tools: u64,
+    max_tools: MaxTools,
     exposed: &[String],
     description: &str,
 ) -> Vec<McpTool> {

@@ -8,6 +8,7 @@ fn demo() -> Arc<Catalog> {
 }
 
 fn request(query: &str, max_tools: Option<u64>) -> SearchRequest {
+    let max_tools = max_tools.and_then(crate::tools_handle::MaxTools::new);
     SearchRequest {
         query: query.to_string(),
         max_tools,

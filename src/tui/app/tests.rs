@@ -314,7 +314,10 @@ fn toggling_always_load_updates_the_initial_set() {
     for _ in 0..4 {
         press(&mut app, KeyCode::Right);
     }
-    assert_eq!(app.settings().max_loaded_tools, Some(4));
+    assert_eq!(
+        app.settings().max_loaded_tools,
+        crate::tools_handle::MaxTools::new(4)
+    );
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('a'));
     assert!(!app.tool(0).always_load, "refused");
@@ -335,17 +338,17 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     for _ in 0..9 {
         press(&mut app, KeyCode::Left);
     }
-    assert_eq!(editor(&app).edited.initial_tool_count, 0);
+    assert_eq!(editor(&app).edited.initial_tool_count.get(), 0);
     assert_eq!(
         editor(&app).note.as_deref(),
         Some("initial_tool_count is at its least (0); the other arrow raises it")
     );
     assert_eq!(editor(&app).error, None);
-    assert_eq!(app.settings().initial_tool_count, 0);
+    assert_eq!(app.settings().initial_tool_count.get(), 0);
     assert_eq!(app.handle().initial_indices().len(), 4);
     press(&mut app, KeyCode::Left);
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.settings().initial_tool_count, 1);
+    assert_eq!(app.settings().initial_tool_count.get(), 1);
     assert_eq!(editor(&app).note, None);
     // max_loaded_tools: none is the least; none -> 1 (below the 4
     // always-load tools) and back down to none, never to 0.
@@ -354,11 +357,17 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     assert_eq!(editor(&app).edited.max_loaded_tools, None);
     assert!(editor(&app).note.is_some());
     press(&mut app, KeyCode::Right);
-    assert_eq!(editor(&app).edited.max_loaded_tools, Some(1));
+    assert_eq!(
+        editor(&app).edited.max_loaded_tools,
+        crate::tools_handle::MaxTools::new(1)
+    );
     press(&mut app, KeyCode::Left);
     assert_eq!(editor(&app).edited.max_loaded_tools, None);
     press(&mut app, KeyCode::Right);
-    assert_eq!(editor(&app).edited.max_loaded_tools, Some(1));
+    assert_eq!(
+        editor(&app).edited.max_loaded_tools,
+        crate::tools_handle::MaxTools::new(1)
+    );
     assert_eq!(
         editor(&app).error.as_deref(),
         Some("max_loaded_tools must be at least the always_load tool count")
@@ -367,38 +376,56 @@ fn invalid_settings_show_the_sdk_message_and_keep_the_last_valid() {
     for _ in 0..3 {
         press(&mut app, KeyCode::Right);
     }
-    assert_eq!(app.settings().max_loaded_tools, Some(4));
+    assert_eq!(
+        app.settings().max_loaded_tools,
+        crate::tools_handle::MaxTools::new(4)
+    );
     assert_eq!(editor(&app).error, None);
     // max_tools steps from the service's default (8): up is 9.
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.settings().max_tools, Some(9));
+    assert_eq!(
+        app.settings().max_tools,
+        crate::tools_handle::MaxTools::new(9)
+    );
     // Down through the default (not set) to 4, the always-load count.
     press(&mut app, KeyCode::Left);
     assert_eq!(app.settings().max_tools, None);
     for _ in 0..4 {
         press(&mut app, KeyCode::Left);
     }
-    assert_eq!(app.settings().max_tools, Some(4));
+    assert_eq!(
+        app.settings().max_tools,
+        crate::tools_handle::MaxTools::new(4)
+    );
     assert_eq!(editor(&app).error, None);
     // Below it every search would fail: the editor says so, there, and the
     // last valid value stays in force.
     press(&mut app, KeyCode::Left);
-    assert_eq!(editor(&app).edited.max_tools, Some(3));
+    assert_eq!(
+        editor(&app).edited.max_tools,
+        crate::tools_handle::MaxTools::new(3)
+    );
     assert_eq!(
         editor(&app).error.as_deref(),
         Some(
             "max_tools is 3 but the catalog has 4 always-load tools, which are always loaded; max_tools must be at least 4"
         )
     );
-    assert_eq!(app.settings().max_tools, Some(4));
+    assert_eq!(
+        app.settings().max_tools,
+        crate::tools_handle::MaxTools::new(4)
+    );
     assert!(!matches!(&app.search().results, Results::Failed(_)));
     // Down to 1, and no further: stepping never makes a value the SDK
     // refuses by its type (0), and says so.
     for _ in 0..3 {
         press(&mut app, KeyCode::Left);
     }
-    assert_eq!(editor(&app).edited.max_tools, Some(1));
+    assert_eq!(
+        editor(&app).edited.max_tools,
+        crate::tools_handle::MaxTools::new(1)
+    );
     assert_eq!(
         editor(&app).note.as_deref(),
         Some("max_tools is at its least (1); the other arrow raises it")

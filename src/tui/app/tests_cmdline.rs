@@ -51,11 +51,19 @@ fn colon_runs_an_action_by_its_name_and_quits() {
 fn colon_settings_go_through_the_settings_validation() {
     let mut app = started();
     command(&mut app, "cap 5");
-    assert_eq!(app.settings().max_loaded_tools, Some(5), "{}", status(&app));
+    assert_eq!(
+        app.settings().max_loaded_tools,
+        crate::tools_handle::MaxTools::new(5),
+        "{}",
+        status(&app)
+    );
     assert!(status(&app).contains("cap 5"), "{}", status(&app));
     // The settings popup opens on what the line put in force.
     press(&mut app, KeyCode::Char('s'));
-    assert_eq!(super::tests::editor(&app).edited.max_loaded_tools, Some(5));
+    assert_eq!(
+        super::tests::editor(&app).edited.max_loaded_tools,
+        crate::tools_handle::MaxTools::new(5)
+    );
     press(&mut app, KeyCode::Esc);
     command(&mut app, "strategy all");
     assert_eq!(app.settings().strategy, Strategy::All);
@@ -63,7 +71,10 @@ fn colon_settings_go_through_the_settings_validation() {
     // A value the SDK refuses leaves the settings as they were, and says
     // why.
     command(&mut app, "cap -3");
-    assert_eq!(app.settings().max_loaded_tools, Some(5));
+    assert_eq!(
+        app.settings().max_loaded_tools,
+        crate::tools_handle::MaxTools::new(5)
+    );
     assert!(status(&app).contains("refused"), "{}", status(&app));
     // A bad word is named.
     command(&mut app, "ranker quick");

@@ -159,7 +159,7 @@ fn lowering_the_initial_count_at_0_says_it_goes_no_lower() {
     for _ in 0..9 {
         super::tests::press(&mut app, KeyCode::Char('['));
     }
-    assert_eq!(app.settings().initial_tool_count, 0);
+    assert_eq!(app.settings().initial_tool_count.get(), 0);
     let message = tune(&app).message.clone().unwrap();
     assert!(!message.contains("0 → 0"), "{message}");
     assert_eq!(message, "initial_tool_count is 0: it goes no lower");

@@ -224,7 +224,10 @@ fn settings_run_the_searchs_checks_where_they_are_edited() {
     for _ in 0..3 {
         press(&mut app, KeyCode::Right);
     }
-    assert_eq!(editor(&app).edited.max_loaded_tools, Some(3));
+    assert_eq!(
+        editor(&app).edited.max_loaded_tools,
+        crate::tools_handle::MaxTools::new(3)
+    );
     let error = editor(&app).error.clone().unwrap_or_default();
     assert!(error.starts_with("max_loaded_tools is 3"), "{error}");
     assert!(error.contains("at least 4"), "{error}");

@@ -61,9 +61,13 @@ settings_increase = ["p"]
     press(&mut app, KeyCode::Char('n'));
     assert_eq!(editor(&app).row, 1);
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.settings().initial_tool_count, 8, "→ no longer raises");
+    assert_eq!(
+        app.settings().initial_tool_count.get(),
+        8,
+        "→ no longer raises"
+    );
     press(&mut app, KeyCode::Char('p'));
-    assert_eq!(app.settings().initial_tool_count, 9);
+    assert_eq!(app.settings().initial_tool_count.get(), 9);
     let line = key_line_text(&app, crate::tui::screen::settings::KEYS);
     assert!(line.contains("↑ n choose"), "{line}");
     assert!(line.contains("← p change"), "{line}");

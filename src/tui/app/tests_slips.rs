@@ -121,7 +121,9 @@ fn sorting_by_tokens_shows_the_largest_tools_from_the_top() {
 
 #[test]
 fn with_a_cap_on_loaded_tools_every_figure_says_the_initial_count_sent() {
-    let (mut app, effects) = super::tests::demo_setup(|s| s.settings.max_loaded_tools = Some(6));
+    let (mut app, effects) = super::tests::demo_setup(|s| {
+        s.settings.max_loaded_tools = crate::tools_handle::MaxTools::new(6)
+    });
     super::tests::settle(&mut app, effects);
     app.update(super::Msg::Resize(200, 60));
     let screen = draw(&app).join("\n");

@@ -63,27 +63,33 @@ fn the_tune_screen_measures_the_demo_requests_and_marks_the_setting() {
 fn cap_keys_move_the_current_mark_and_apply_takes_the_recommendation() {
     let mut app = tuned();
     press(&mut app, KeyCode::Char('+'));
-    assert_eq!(app.settings().max_loaded_tools, Some(9));
+    assert_eq!(
+        app.settings().max_loaded_tools,
+        crate::tools_handle::MaxTools::new(9)
+    );
     assert_eq!(app.tune_current().map(|c| c.0), Some(9));
     press(&mut app, KeyCode::Char('-'));
     press(&mut app, KeyCode::Char('-'));
     assert_eq!(app.tune_current().map(|c| c.0), Some(7));
     press(&mut app, KeyCode::Char('['));
-    assert_eq!(app.settings().initial_tool_count, 7);
+    assert_eq!(app.settings().initial_tool_count.get(), 7);
     // A cap below the always-load count is refused with the SDK's message;
     // the settings in force stay.
     for _ in 0..10 {
         press(&mut app, KeyCode::Char('-'));
     }
     let floor = app.settings().max_loaded_tools;
-    assert!(floor.is_some_and(|m| m >= 1), "{floor:?}");
+    assert!(floor.is_some_and(|m| m.get() >= 1), "{floor:?}");
     let rec = tune(&app).report().unwrap().recommended;
     press(&mut app, KeyCode::Char('a'));
     assert_eq!(app.settings().strategy, Strategy::Deferred);
-    assert_eq!(app.settings().max_loaded_tools, Some(rec.max_tools as i64));
+    assert_eq!(
+        app.settings().max_loaded_tools,
+        crate::tools_handle::MaxTools::new(rec.max_tools as u64)
+    );
     assert_eq!(
         app.settings().initial_tool_count,
-        rec.initial_tool_count as i64
+        crate::tools_handle::InitialToolCount::new(rec.initial_tool_count as u64)
     );
     assert_eq!(app.tune_current().map(|c| c.0), Some(rec.max_tools));
     assert!(
@@ -330,7 +336,10 @@ fn the_default_tour_plays_through_the_app() {
     // screen was closed again.
     assert_eq!(app.query().text(), "what time is it in Tokyo");
     let rec = tune(&app).report().expect("measured").recommended;
-    assert_eq!(app.settings().max_loaded_tools, Some(rec.max_tools as i64));
+    assert_eq!(
+        app.settings().max_loaded_tools,
+        crate::tools_handle::MaxTools::new(rec.max_tools as u64)
+    );
     let breaker = app.screen::<BreakerPane>().expect("the breaker ran");
     assert!(
         breaker.log.iter().any(|c| !c.ran),

@@ -5,7 +5,7 @@
 use crate::engine::Ranker;
 use crate::settings::flags;
 use crate::tokens::TokenBasis;
-use crate::tools_handle::Strategy;
+use crate::tools_handle::{InitialToolCount, MaxTools, SelectError, Strategy};
 use crate::tui::action::{Action, Context};
 use crate::tui::pane::catalog::Sort;
 
@@ -15,9 +15,9 @@ pub enum Command {
     /// An action of the panes (or of every screen), as its key does it.
     Act(Action),
     /// `:cap N` (`none`: no cap).
-    Cap(Option<i64>),
+    Cap(Option<MaxTools>),
     /// `:initial N`.
-    Initial(i64),
+    Initial(InitialToolCount),
     Ranker(Ranker),
     Strategy(Strategy),
     Gate(bool),
@@ -190,13 +190,20 @@ pub fn parse(line: &str) -> Result<Command, String> {
             if matches!(value, "none" | "off") {
                 return Ok(Command::Cap(None));
             }
-            flags::whole_number(value)
+            let n = flags::whole_number(value).ok_or_else(|| {
+                format!(":cap takes a whole number or none, not {}", quote(value))
+            })?;
+            MaxTools::checked(Some(n), SelectError::MaxTools)
                 .map(|n| Command::Cap(Some(n)))
-                .ok_or_else(|| format!(":cap takes a whole number or none, not {}", quote(value)))
+                .map_err(|e| format!(":cap {n} refused: {e}"))
         }
-        "initial" => flags::whole_number(need("N")?)
-            .map(Command::Initial)
-            .ok_or_else(|| format!(":initial takes a whole number, not {}", quote(arg))),
+        "initial" => {
+            let n = flags::whole_number(need("N")?)
+                .ok_or_else(|| format!(":initial takes a whole number, not {}", quote(arg)))?;
+            InitialToolCount::checked(Some(n))
+                .map(Command::Initial)
+                .map_err(|e| format!(":initial {n} refused: {e}"))
+        }
         "ranker" => flags::word_ranker(need("NAME")?)
             .map(Command::Ranker)
             .map_err(|e| format!(":ranker {}: {e}", quote(arg))),
@@ -267,7 +274,7 @@ mod tests {
     fn actions_and_settings_read_and_bad_values_are_named() {
         assert_eq!(parse("tune"), Ok(Command::Act(Action::Tune)));
         assert_eq!(parse(" q "), Ok(Command::Act(Action::QuitNow)));
-        assert_eq!(parse("cap 8"), Ok(Command::Cap(Some(8))));
+        assert_eq!(parse("cap 8"), Ok(Command::Cap(MaxTools::new(8))));
         assert_eq!(parse("cap none"), Ok(Command::Cap(None)));
         assert_eq!(parse("ranker hybrid"), Ok(Command::Ranker(Ranker::Hybrid)));
         assert_eq!(parse("strategy all"), Ok(Command::Strategy(Strategy::All)));

@@ -68,7 +68,7 @@ async fn a_script_drives_the_explorer_to_a_clean_exit() {
     assert!(app.should_quit());
     assert_eq!(app.query().text(), "refund a payment");
     assert_eq!(app.query().history, ["refund a payment"]);
-    assert_eq!(app.settings().initial_tool_count, 9);
+    assert_eq!(app.settings().initial_tool_count.get(), 9);
     assert_eq!(app.popup(), None);
     assert!(
         app.search().session.is_some(),

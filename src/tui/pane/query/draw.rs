@@ -24,13 +24,15 @@ fn prompt(view: &PaneView) -> &'static str {
 fn summaries(view: &PaneView) -> [String; 5] {
     let s = view.settings;
     // The initial count sent, where max_loaded_tools leaves less room.
-    let sent = view.sent_initial as i64;
-    let init = if sent < s.initial_tool_count {
+    let sent = view.sent_initial as u64;
+    let init = if sent < s.initial_tool_count.get() {
         format!("{sent} of {}", s.initial_tool_count)
     } else {
         s.initial_tool_count.to_string()
     };
-    let cap = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+    let cap = |v: Option<crate::tools_handle::MaxTools>| {
+        v.map_or_else(|| "-".to_string(), |v| v.to_string())
+    };
     let max_tools = match (s.max_tools, s.max_loaded_tools) {
         (Some(v), _) => v.to_string(),
         (None, Some(_)) => "= max_loaded".to_string(),

@@ -9,10 +9,12 @@ use ratatui::widgets::{Clear, Paragraph, Wrap};
 use super::SETTINGS_ROWS;
 use super::SettingsEditor;
 use crate::settings::{Setting, Settings};
+use crate::tools_handle::MaxTools;
 use crate::tui::paint::{Theme, pane};
 
 fn value(s: &Settings, setting: Setting) -> String {
-    let cap = |v: Option<i64>, none: &str| v.map_or_else(|| none.to_string(), |v| v.to_string());
+    let cap =
+        |v: Option<MaxTools>, none: &str| v.map_or_else(|| none.to_string(), |v| v.to_string());
     match setting {
         Setting::Strategy => s.strategy.to_string(),
         Setting::InitialToolCount => s.initial_tool_count.to_string(),
@@ -79,7 +81,7 @@ pub fn draw(
                 theme.dim,
             ));
         } else if setting == Setting::InitialToolCount
-            && (sent_initial as i64) < editor.edited.initial_tool_count
+            && (sent_initial as u64) < editor.edited.initial_tool_count.get()
         {
             spans.push(Span::styled(
                 format!("   ({sent_initial} sent: max_loaded_tools leaves no more room)"),

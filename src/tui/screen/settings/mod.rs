@@ -6,6 +6,7 @@ use ratatui::Frame;
 
 use super::{On, Outcome, Popup, Screen, Screens, Told, Unopened};
 use crate::settings::{Setting, Settings};
+use crate::tools_handle::MaxTools;
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
 use crate::tui::paint::Theme;
@@ -100,17 +101,17 @@ impl SettingsEditor {
         let name = setting.name();
         match setting {
             Setting::Strategy => e.strategy = e.strategy.toggled(),
-            Setting::InitialToolCount if step < 0 && e.initial_tool_count <= 0 => {
+            Setting::InitialToolCount if step < 0 && e.initial_tool_count.get() == 0 => {
                 self.note = Some(least(name, "0"));
                 return Outcome::Stay;
             }
-            Setting::InitialToolCount => e.initial_tool_count += step,
+            Setting::InitialToolCount => e.initial_tool_count = e.initial_tool_count.stepped(step),
             Setting::MaxLoadedTools if step < 0 && e.max_loaded_tools.is_none() => {
                 self.note = Some(least(name, "none: no cap"));
                 return Outcome::Stay;
             }
             Setting::MaxLoadedTools => e.max_loaded_tools = step_optional(e.max_loaded_tools, step),
-            Setting::MaxTools if step < 0 && e.max_tools.is_some_and(|v| v <= 1) => {
+            Setting::MaxTools if step < 0 && e.max_tools.is_some_and(|v| v.get() <= 1) => {
                 self.note = Some(least(name, "1"));
                 return Outcome::Stay;
             }
@@ -127,27 +128,22 @@ impl SettingsEditor {
 }
 
 /// `max_tools` steps through the service's default: ... 7, default (not
-/// set), 9 ...; down from 1 gives 0, which is refused (shown, not clamped).
-fn step_max_tools(value: Option<i64>, step: i64) -> Option<i64> {
-    let default = crate::service::DEFAULT_MAX_TOOLS as i64;
-    let next = value.unwrap_or(default) + step.signum();
-    match value {
-        Some(v) if v <= 0 && step < 0 => Some(v),
-        _ if next == default => None,
-        _ => Some(next),
-    }
+/// set), 9 ...; never below 1.
+fn step_max_tools(value: Option<MaxTools>, step: i64) -> Option<MaxTools> {
+    let default = crate::service::DEFAULT_MAX_TOOLS;
+    let next = value.unwrap_or(default).stepped(step.signum());
+    (next != default).then_some(next)
 }
 
-/// `None` (no cap) -> 1 -> 2 ... and back the same way: down from 1 (or
-/// from a value the SDK refuses, set by a flag) gives `None`; an invalid 0
-/// is never stepped to.
-fn step_optional(value: Option<i64>, step: i64) -> Option<i64> {
+/// `None` (no cap) -> 1 -> 2 ... and back the same way: down from 1
+/// gives `None`.
+fn step_optional(value: Option<MaxTools>, step: i64) -> Option<MaxTools> {
     match (value, step > 0) {
-        (None, true) => Some(1),
+        (None, true) => MaxTools::new(1),
         (None, false) => None,
-        (Some(v), true) => Some(v.max(0) + 1),
-        (Some(v), false) if v <= 1 => None,
-        (Some(v), false) => Some(v - 1),
+        (Some(v), true) => Some(v.stepped(1)),
+        (Some(v), false) if v.get() <= 1 => None,
+        (Some(v), false) => Some(v.stepped(-1)),
     }
 }
 

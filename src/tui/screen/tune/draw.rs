@@ -366,7 +366,7 @@ fn draw_legend(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme
     ]));
     // The count asked for and the count in force: a cap on loaded tools
     // can leave fewer beside the always-load ones, and says so.
-    let asked = app.settings().initial_tool_count.max(0) as usize;
+    let asked = app.settings().initial_tool_count.to_usize();
     let initial_now = current.map(|c| c.1);
     let in_force = match initial_now {
         Some(n) if n != asked => {
@@ -377,7 +377,7 @@ fn draw_legend(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme
                 Some(m) => vec![
                     format!(
                         "initial set: asked {asked}, in force {n} (max_loaded_tools {m} leaves {} beside the {always} always-load)",
-                        (m as usize).saturating_sub(always)
+                        m.to_usize().saturating_sub(always)
                     ),
                     format!(
                         "initial set: asked {asked}, in force {n} (max_loaded {m} − {always} always-load)"

@@ -26,7 +26,7 @@ use crate::catalog::Catalog;
 use crate::engine::Ranker;
 use crate::settings::Settings;
 use crate::tokens::TokenBasis;
-use crate::tools_handle::{Strategy, ToolsHandle};
+use crate::tools_handle::{InitialToolCount, MaxTools, Strategy, ToolsHandle};
 use crate::tui::action::Action;
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Keymap;
@@ -291,8 +291,8 @@ impl TunePane {
                     self.message = Some("strategy all loads every tool: no cap to change".into());
                     return Outcome::Stay;
                 };
-                let next = (cap as i64 + d).max(1);
-                if next == cap as i64 {
+                let next = MaxTools::new(cap as u64).map_or(MaxTools::MIN, |c| c.stepped(d));
+                if next.get() == cap as u64 {
                     self.message = Some(format!("cap {cap}: the cap goes no lower"));
                     return Outcome::Stay;
                 }
@@ -300,7 +300,7 @@ impl TunePane {
                 self.message = Some(
                     match self
                         .report()
-                        .and_then(|r| r.points.iter().find(|p| p.max_tools as i64 == next))
+                        .and_then(|r| r.points.iter().find(|p| p.max_tools as u64 == next.get()))
                     {
                         Some(p) => format!(
                             "cap {cap} → {next}: {:.1}% of requests fully served, {} tokens sent on average",
@@ -318,7 +318,7 @@ impl TunePane {
                 }
             }
             Key::Initial(d) => {
-                let next = (edited.initial_tool_count + d).max(0);
+                let next = edited.initial_tool_count.stepped(d);
                 if next == edited.initial_tool_count {
                     // At 0 already: nothing changes, and the line says so.
                     self.message = Some("initial_tool_count is 0: it goes no lower".into());
@@ -337,9 +337,9 @@ impl TunePane {
                 };
                 let r = report.recommended;
                 edited.strategy = Strategy::Deferred;
-                edited.max_loaded_tools = Some(r.max_tools as i64);
+                edited.max_loaded_tools = MaxTools::new(r.max_tools as u64);
                 edited.max_tools = None;
-                edited.initial_tool_count = r.initial_tool_count as i64;
+                edited.initial_tool_count = InitialToolCount::new(r.initial_tool_count as u64);
                 self.message = Some(format!(
                     "applied: max_loaded_tools {} · initial_tool_count {} ({} saves them)",
                     r.max_tools,
@@ -391,8 +391,7 @@ pub fn current(
     handle: &ToolsHandle,
 ) -> Option<(usize, usize)> {
     let always = catalog.tools().iter().filter(|t| t.always_load).count();
-    let max_tools = handle.search_cap(settings.max_tools).ok().flatten();
-    crate::tune::current_setting(handle, max_tools, always)
+    crate::tune::current_setting(handle, handle.sent_cap(settings.max_tools), always)
 }
 
 #[cfg(test)]

@@ -10,13 +10,12 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::catalog::{Catalog, Tool};
 
-/// The SDK's default `initial_tool_count`.
-pub const DEFAULT_INITIAL_TOOL_COUNT: i64 = 8;
+pub mod limits;
 
-/// `max_tools` when a request gives none (docs/wire.md §4: server default 8),
-/// for every front end: the service, the gateway's `search_tools`, the
-/// explorer and the CLI.
-pub const DEFAULT_MAX_TOOLS: u64 = 8;
+pub use limits::{
+    DEFAULT_INITIAL_TOOL_COUNT, DEFAULT_MAX_TOOLS, GATEWAY_MAX_TOOLS, InitialToolCount, LIMITS,
+    Limit, MaxTools,
+};
 
 /// `all` sends the whole catalog; `deferred` sends the always-load tools plus
 /// a few others and searches for the rest.
@@ -104,28 +103,33 @@ pub enum SelectError {
     CapBelowAlwaysLoad { max_loaded: u64, always: u64 },
 }
 
-/// The options of a handle before validation, as a user states them. Integers
-/// are signed so that a negative value reaches the SDK's check and message.
+/// The options of a handle, each count already its own type (checked
+/// where it entered, [`limits`]); the always-load check needs the catalog
+/// and is [`ToolsHandle::new`]'s.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HandleOptions {
     pub strategy: Strategy,
-    pub initial_tool_count: i64,
-    pub max_loaded_tools: Option<i64>,
+    pub initial_tool_count: InitialToolCount,
+    pub max_loaded_tools: Option<MaxTools>,
 }
 
 impl HandleOptions {
-    /// The SDK's checks of the counts alone, in its order (the always-load
-    /// check needs the catalog): `initial_tool_count` and
-    /// `max_loaded_tools` as counts.
-    pub fn counts(&self) -> Result<(u64, Option<u64>), SelectError> {
-        let initial =
-            u64::try_from(self.initial_tool_count).map_err(|_| SelectError::InitialToolCount)?;
-        let max = match self.max_loaded_tools {
-            None => None,
-            Some(m) if m >= 1 => Some(m as u64),
-            Some(_) => return Err(SelectError::MaxLoadedTools),
-        };
-        Ok((initial, max))
+    /// The SDK's `tools(...)` checks of the counts as numbers, in its
+    /// order: `initial_tool_count`, then `max_loaded_tools` (when given).
+    pub fn checked(
+        strategy: Strategy,
+        initial_tool_count: i64,
+        max_loaded_tools: Option<i64>,
+    ) -> Result<HandleOptions, SelectError> {
+        let initial_tool_count = InitialToolCount::checked(Some(initial_tool_count))?;
+        let max_loaded_tools = max_loaded_tools
+            .map(|m| MaxTools::checked(Some(m), SelectError::MaxLoadedTools))
+            .transpose()?;
+        Ok(HandleOptions {
+            strategy,
+            initial_tool_count,
+            max_loaded_tools,
+        })
     }
 }
 
@@ -144,17 +148,20 @@ impl Default for HandleOptions {
 pub struct ToolsHandle {
     catalog: Arc<Catalog>,
     strategy: Strategy,
-    initial_tool_count: u64,
-    max_loaded_tools: Option<u64>,
+    initial_tool_count: InitialToolCount,
+    max_loaded_tools: Option<MaxTools>,
     initial: Vec<usize>,
 }
 
 impl ToolsHandle {
-    /// Validates the options (strategy is already typed; then
-    /// `initial_tool_count`, `max_loaded_tools`, and for `deferred` the
-    /// always-load count against the cap) and computes the initial set.
+    /// Checks, for `deferred`, the always-load count against the cap (the
+    /// counts are typed already) and computes the initial set.
     pub fn new(catalog: Arc<Catalog>, options: &HandleOptions) -> Result<Self, SelectError> {
-        let (initial_tool_count, max_loaded_tools) = options.counts()?;
+        let HandleOptions {
+            initial_tool_count,
+            max_loaded_tools,
+            ..
+        } = *options;
         let initial = match options.strategy {
             Strategy::All => (0..catalog.len()).collect(),
             Strategy::Deferred => {
@@ -163,13 +170,13 @@ impl ToolsHandle {
                     .collect();
                 let always_count = always.len() as u64;
                 if let Some(max) = max_loaded_tools
-                    && always_count > max
+                    && always_count > max.get()
                 {
                     return Err(SelectError::MaxLoadedBelowAlwaysLoad);
                 }
                 let lazy_limit = match max_loaded_tools {
-                    None => initial_tool_count,
-                    Some(max) => initial_tool_count.min(max - always_count),
+                    None => initial_tool_count.get(),
+                    Some(max) => initial_tool_count.get().min(max.get() - always_count),
                 };
                 let lazy = (0..catalog.len())
                     .filter(|&i| !catalog.tools()[i].always_load)
@@ -194,11 +201,11 @@ impl ToolsHandle {
         self.strategy
     }
 
-    pub fn initial_tool_count(&self) -> u64 {
+    pub fn initial_tool_count(&self) -> InitialToolCount {
         self.initial_tool_count
     }
 
-    pub fn max_loaded_tools(&self) -> Option<u64> {
+    pub fn max_loaded_tools(&self) -> Option<MaxTools> {
         self.max_loaded_tools
     }
 
@@ -230,57 +237,38 @@ impl ToolsHandle {
         self.initial.contains(&index)
     }
 
-    /// The cap a search sends: the per-call `max_tools` if given (it must be
-    /// positive), else `max_loaded_tools`, else none (the service default).
-    pub fn search_cap(&self, max_tools: Option<i64>) -> Result<Option<u64>, SelectError> {
-        self.sent_cap(max_tools)
+    /// The cap a search sends: the per-call `max_tools` if given, else
+    /// `max_loaded_tools`, else none (the service default).
+    pub fn sent_cap(&self, max_tools: Option<MaxTools>) -> Option<MaxTools> {
+        max_tools.or(self.max_loaded_tools)
     }
 
-    /// [`ToolsHandle::search_cap`], checked as the service checks it: a cap
+    /// [`ToolsHandle::sent_cap`], checked as the service checks it: a cap
     /// below the always-load count fails every search.
-    pub fn checked_search_cap(&self, max_tools: Option<i64>) -> Result<Option<u64>, SelectError> {
-        let cap = self.sent_cap(max_tools)?;
+    pub fn checked_sent_cap(
+        &self,
+        max_tools: Option<MaxTools>,
+    ) -> Result<Option<MaxTools>, SelectError> {
         let always = self
             .catalog
             .tools()
             .iter()
             .filter(|t| t.always_load)
             .count() as u64;
-        match cap {
-            Some(c) if max_tools.is_some() => check_max_tools(c, always).map(Some),
-            Some(c) if c < always => Err(SelectError::CapBelowAlwaysLoad {
-                max_loaded: c,
+        match (max_tools, self.max_loaded_tools) {
+            (Some(m), _) => m.room_for(always).map(Some),
+            (None, Some(c)) if c.get() < always => Err(SelectError::CapBelowAlwaysLoad {
+                max_loaded: c.get(),
                 always,
             }),
-            _ => Ok(cap),
+            (None, cap) => Ok(cap),
         }
-    }
-
-    fn sent_cap(&self, max_tools: Option<i64>) -> Result<Option<u64>, SelectError> {
-        match max_tools {
-            Some(m) if m >= 1 => Ok(Some(m as u64)),
-            Some(_) => Err(SelectError::MaxTools),
-            None => Ok(self.max_loaded_tools),
-        }
-    }
-}
-
-/// The cap's rule, said once for the handle and the service: a
-/// `max_tools` given is positive and at least `always`, the always-load
-/// tools every answer carries.
-pub fn check_max_tools(max_tools: u64, always: u64) -> Result<u64, SelectError> {
-    if max_tools == 0 {
-        Err(SelectError::MaxTools)
-    } else if max_tools < always {
-        Err(SelectError::MaxToolsBelowAlwaysLoad { max_tools, always })
-    } else {
-        Ok(max_tools)
     }
 }
 
 impl SelectError {
     /// The wire's error code for a cap a request gives
-    /// ([`check_max_tools`]); `invalid_request` for the others, which a
+    /// ([`MaxTools::from_json`], [`MaxTools::room_for`]); `invalid_request` for the others, which a
     /// request cannot carry.
     pub fn code(self) -> &'static str {
         match self {
@@ -310,12 +298,22 @@ mod tests {
         Arc::new(Catalog::new("t", tools).unwrap())
     }
 
-    fn opts(strategy: Strategy, initial: i64, max: Option<i64>) -> HandleOptions {
-        HandleOptions {
-            strategy,
-            initial_tool_count: initial,
-            max_loaded_tools: max,
-        }
+    /// The SDK's `tools(catalog, strategy, initial, max)`: the counts
+    /// checked as numbers, then the handle.
+    fn handle(
+        catalog: Arc<Catalog>,
+        (strategy, initial, max): (Strategy, i64, Option<i64>),
+    ) -> Result<ToolsHandle, SelectError> {
+        ToolsHandle::new(catalog, &HandleOptions::checked(strategy, initial, max)?)
+    }
+
+    fn opts(strategy: Strategy, initial: i64, max: Option<i64>) -> (Strategy, i64, Option<i64>) {
+        (strategy, initial, max)
+    }
+
+    fn cap(h: &ToolsHandle, max_tools: Option<u64>) -> Option<u64> {
+        h.sent_cap(max_tools.and_then(MaxTools::new))
+            .map(MaxTools::get)
     }
 
     #[test]
@@ -326,17 +324,17 @@ mod tests {
             tool("lazy1", false),
             tool("lazy2", false),
         ]);
-        let h = ToolsHandle::new(c.clone(), &opts(Strategy::Deferred, 8, Some(2))).unwrap();
+        let h = handle(c.clone(), opts(Strategy::Deferred, 8, Some(2))).unwrap();
         assert_eq!(h.initial_names(), ["always", "lazy1"]);
         assert_eq!("unknown".parse::<Strategy>(), Err(SelectError::Strategy));
         assert_eq!(
-            ToolsHandle::new(c.clone(), &opts(Strategy::All, -1, None)).unwrap_err(),
+            handle(c.clone(), opts(Strategy::All, -1, None)).unwrap_err(),
             SelectError::InitialToolCount
         );
-        assert_eq!(h.search_cap(Some(0)), Err(SelectError::MaxTools));
+        assert_eq!("0".parse::<MaxTools>(), Err(SelectError::MaxTools));
         let two = catalog(vec![tool("always", true), tool("always2", true)]);
         assert_eq!(
-            ToolsHandle::new(two, &opts(Strategy::Deferred, 8, Some(1))).unwrap_err(),
+            handle(two, opts(Strategy::Deferred, 8, Some(1))).unwrap_err(),
             SelectError::MaxLoadedBelowAlwaysLoad
         );
     }
@@ -344,15 +342,15 @@ mod tests {
     #[test]
     fn sdk_default_cap_and_override() {
         let c = catalog(vec![tool("safe", false)]);
-        let h = ToolsHandle::new(c.clone(), &opts(Strategy::Deferred, 8, Some(2))).unwrap();
-        assert_eq!(h.search_cap(None), Ok(Some(2)));
-        assert_eq!(h.search_cap(Some(1)), Ok(Some(1)));
+        let h = handle(c.clone(), opts(Strategy::Deferred, 8, Some(2))).unwrap();
+        assert_eq!(cap(&h, None), Some(2));
+        assert_eq!(cap(&h, Some(1)), Some(1));
         assert_eq!(
-            ToolsHandle::new(c.clone(), &opts(Strategy::All, 8, Some(0))).unwrap_err(),
+            handle(c.clone(), opts(Strategy::All, 8, Some(0))).unwrap_err(),
             SelectError::MaxLoadedTools
         );
         let uncapped = ToolsHandle::new(c, &HandleOptions::default()).unwrap();
-        assert_eq!(uncapped.search_cap(None), Ok(None));
+        assert_eq!(cap(&uncapped, None), None);
     }
 
     #[test]
@@ -383,7 +381,7 @@ mod tests {
     fn always_load_comes_first() {
         // docs/wire.md §2: [lazy1, always] gives [always, lazy1].
         let c = catalog(vec![tool("lazy1", false), tool("always", true)]);
-        let h = ToolsHandle::new(c, &opts(Strategy::Deferred, 8, None)).unwrap();
+        let h = handle(c, opts(Strategy::Deferred, 8, None)).unwrap();
         assert_eq!(h.initial_names(), ["always", "lazy1"]);
         assert_eq!(h.initial_indices(), [1, 0]);
         assert!(h.is_initial(0) && h.is_initial(1));
@@ -392,7 +390,7 @@ mod tests {
     #[test]
     fn strategy_all_is_whole_catalog_uncapped() {
         let c = catalog((0..20).map(|i| tool(&format!("t{i}"), i == 7)).collect());
-        let h = ToolsHandle::new(c, &opts(Strategy::All, 2, Some(3))).unwrap();
+        let h = handle(c, opts(Strategy::All, 2, Some(3))).unwrap();
         assert_eq!(h.initial_indices().len(), 20);
         assert_eq!(h.initial_indices(), (0..20).collect::<Vec<_>>());
     }
@@ -402,16 +400,16 @@ mod tests {
         // Both initial_tool_count and max_loaded_tools are bad: the first check wins.
         let c = catalog(vec![tool("a", true), tool("b", true)]);
         assert_eq!(
-            ToolsHandle::new(c.clone(), &opts(Strategy::Deferred, -1, Some(0))).unwrap_err(),
+            handle(c.clone(), opts(Strategy::Deferred, -1, Some(0))).unwrap_err(),
             SelectError::InitialToolCount
         );
         // max 0 is reported as not positive before the always-load comparison.
         assert_eq!(
-            ToolsHandle::new(c.clone(), &opts(Strategy::Deferred, 0, Some(0))).unwrap_err(),
+            handle(c.clone(), opts(Strategy::Deferred, 0, Some(0))).unwrap_err(),
             SelectError::MaxLoadedTools
         );
         // Strategy all never compares the cap with the always-load count.
-        assert!(ToolsHandle::new(c, &opts(Strategy::All, 0, Some(1))).is_ok());
+        assert!(handle(c, opts(Strategy::All, 0, Some(1))).is_ok());
     }
 
     #[test]
@@ -422,11 +420,11 @@ mod tests {
             tool("lazy2", false),
             tool("lazy3", false),
         ]);
-        let capped = ToolsHandle::new(c.clone(), &opts(Strategy::Deferred, 8, Some(3))).unwrap();
+        let capped = handle(c.clone(), opts(Strategy::Deferred, 8, Some(3))).unwrap();
         assert_eq!(capped.initial_besides_always_load(), 2, "the cap leaves 2");
-        let counted = ToolsHandle::new(c.clone(), &opts(Strategy::Deferred, 1, None)).unwrap();
+        let counted = handle(c.clone(), opts(Strategy::Deferred, 1, None)).unwrap();
         assert_eq!(counted.initial_besides_always_load(), 1);
-        let all = ToolsHandle::new(c, &opts(Strategy::All, 0, None)).unwrap();
+        let all = handle(c, opts(Strategy::All, 0, None)).unwrap();
         assert_eq!(
             all.initial_besides_always_load(),
             3,
@@ -437,7 +435,7 @@ mod tests {
     #[test]
     fn initial_zero_keeps_only_always_load() {
         let c = catalog(vec![tool("a", false), tool("b", true), tool("c", false)]);
-        let h = ToolsHandle::new(c, &opts(Strategy::Deferred, 0, None)).unwrap();
+        let h = handle(c, opts(Strategy::Deferred, 0, None)).unwrap();
         assert_eq!(h.initial_names(), ["b"]);
     }
 
@@ -450,7 +448,7 @@ mod tests {
         ) {
             let c = catalog(flags.iter().enumerate().map(|(i, &a)| tool(&format!("t{i}"), a)).collect());
             let always: Vec<usize> = flags.iter().enumerate().filter(|(_, a)| **a).map(|(i, _)| i).collect();
-            match ToolsHandle::new(c.clone(), &opts(Strategy::Deferred, initial, max)) {
+            match handle(c.clone(), opts(Strategy::Deferred, initial, max)) {
                 Err(e) => {
                     prop_assert_eq!(e, SelectError::MaxLoadedBelowAlwaysLoad);
                     prop_assert!(always.len() as i64 > max.unwrap());
