@@ -63,13 +63,22 @@ musl_std() {
         exit 1
     fi
     command -v musl-gcc >/dev/null || { echo "build-wheel.sh: --musl links with musl-gcc (Debian's musl-tools)" >&2; exit 1; }
-    # A static-pie binary, no program interpreter: it runs with or without
-    # musl installed, as rustup's musl target links it. A fixed path, so
-    # cargo's fingerprints stay put from one build to the next; its name
-    # ends in "cc", so rustc passes it a C compiler's flags.
+    # A static binary, no program interpreter: it runs with or without musl
+    # installed, as rustup's musl target links it. musl-gcc's start file
+    # does not relocate itself, so rustc's -static-pie becomes a static
+    # executable at a fixed address (the wrapper takes -static-pie). A
+    # fixed path, so cargo's fingerprints stay put from one build to the
+    # next; its name ends in "cc", so rustc passes it a C compiler's flags.
     local linker="$CARGO_TARGET_DIR/musl-static-pie-cc"
     mkdir -p "$CARGO_TARGET_DIR"
-    printf '#!/bin/sh\nexec musl-gcc "$@" -Wl,--no-dynamic-linker\n' > "$linker.new"
+    cat > "$linker.new" <<'EOF'
+#!/bin/sh
+for arg; do
+    shift
+    if [ "$arg" = -static-pie ]; then set -- "$@" -static -no-pie; else set -- "$@" "$arg"; fi
+done
+exec musl-gcc "$@"
+EOF
     chmod +x "$linker.new"
     cmp -s "$linker.new" "$linker" && rm "$linker.new" || mv "$linker.new" "$linker"
     export RUSTC_BOOTSTRAP=1 __CARGO_TESTS_ONLY_SRC_ROOT="$library"
