@@ -157,7 +157,7 @@ fn gateway_args(servers: &str) -> Vec<String> {
 }
 
 /// The wheel built, installed in a fresh venv, and its gateway run by a
-/// real host: from the venv, then through `uvx --from WHEEL`.
+/// real host: from the venv, then through `uvx --from WHEEL` (glibc's).
 fn the_wheel_runs_the_gateway(libc: Libc) {
     let dir = TempDir::new("wheel");
     let wheel = build(&dir, libc);
@@ -176,19 +176,20 @@ fn the_wheel_runs_the_gateway(libc: Libc) {
     the_host_finds_and_calls(&command, "auto");
 
     // The docs' host snippet: `uvx toolsift gateway …`, the package taken
-    // from the built wheel (offline: the wheel needs nothing else).
-    let uvx = need(wheel_venv().join("bin/uvx"), "uvx");
-    let mut command = vec![
-        uvx,
-        "--offline".into(),
-        "--cache-dir".into(),
-        dir.path("uv-cache"),
-    ];
-    if libc == Libc::Musl {
-        command.extend(["--python-platform", "x86_64-unknown-linux-musl"].map(String::from));
-    }
-    command.extend(["--from".into(), wheel.clone(), "toolsift".into()]);
-    command.extend(gateway_args(&servers));
+    // from the built wheel (offline: the wheel needs nothing else). uvx
+    // runs a wheel for its own platform, which the musllinux one is not on
+    // a glibc machine: that one answers the older revision from the venv.
+    let command = match libc {
+        Libc::Gnu => {
+            let uvx = need(wheel_venv().join("bin/uvx"), "uvx");
+            let mut command = vec![uvx, "--offline".into(), "--cache-dir".into()];
+            command.extend([dir.path("uv-cache"), "--from".into(), wheel.clone()]);
+            command.push("toolsift".into());
+            command.extend(gateway_args(&servers));
+            command
+        }
+        Libc::Musl => command,
+    };
     // The older revision's handshake, as a host that has not moved on.
     the_host_finds_and_calls(&command, "legacy");
 }
