@@ -1,5 +1,6 @@
 //! Sets TOOLSIFT_VERSION: the package version, and the commit and its date
-//! when built from a git checkout (`cargo install --path .` included).
+//! when built from a git checkout (`cargo install --path .` included); and
+//! the cfg `bundled_model` when the search model goes into the binary.
 
 use std::process::Command;
 
@@ -12,7 +13,30 @@ fn git(args: &[&str]) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
+/// The search model built in (`bundled_model`) where the feature asks for
+/// it and its files are there: a checkout, a wheel, a release archive. The
+/// crate on crates.io leaves the model out (Cargo.toml's `include`: over
+/// its 10 MB limit), so a build of it ranks, as one without the feature,
+/// with the default model fetched on first use, and says so here.
+fn bundled_model() {
+    const WEIGHTS: &str = "assets/encoder/model.safetensors";
+    println!("cargo::rustc-check-cfg=cfg(bundled_model)");
+    if std::env::var_os("CARGO_FEATURE_BUNDLED_MODEL").is_none() {
+        return;
+    }
+    if std::path::Path::new(WEIGHTS).is_file() {
+        // Watched only when it exists (a missing file reads as changed).
+        println!("cargo:rerun-if-changed={WEIGHTS}");
+        println!("cargo:rustc-cfg=bundled_model");
+    } else {
+        println!(
+            "cargo:warning=the search model is not in this package ({WEIGHTS}): toolsift fetches the default model on first use"
+        );
+    }
+}
+
 fn main() {
+    bundled_model();
     let version = env!("CARGO_PKG_VERSION");
     let full = match (
         git(&["rev-parse", "--short=9", "HEAD"]),

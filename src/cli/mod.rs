@@ -26,7 +26,7 @@ pub mod mcp;
 #[cfg(feature = "mcp")]
 pub mod mcp_live;
 pub mod model;
-#[cfg(feature = "bundled-model")]
+#[cfg(bundled_model)]
 mod model_status;
 pub mod output;
 pub mod replay;

@@ -60,7 +60,7 @@ pub fn run(args: &ModelArgs) -> Result<(), CliError> {
         toolsift::terminal_text::escape(&p.display().to_string()).into_owned()
     };
     match &args.action {
-        #[cfg(feature = "bundled-model")]
+        #[cfg(bundled_model)]
         ModelAction::Status { model: None, json } => super::model_status::ranking(*json),
         ModelAction::Status { model, json } => {
             let model = id(model)?;

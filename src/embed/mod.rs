@@ -12,7 +12,7 @@
 
 #[cfg(feature = "embed-local")]
 pub mod bert;
-#[cfg(feature = "bundled-model")]
+#[cfg(bundled_model)]
 pub mod bundled;
 pub mod cache;
 pub mod http;
@@ -41,9 +41,9 @@ pub const DEFAULT_BATCH: usize = 32;
 /// into toolsift (feature `bundled-model`), else [`DEFAULT_MODEL`] from the
 /// hub cache.
 pub fn default_model_name() -> &'static str {
-    #[cfg(feature = "bundled-model")]
+    #[cfg(bundled_model)]
     return bundled::NAME;
-    #[cfg(not(feature = "bundled-model"))]
+    #[cfg(not(bundled_model))]
     DEFAULT_MODEL
 }
 

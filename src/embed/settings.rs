@@ -132,7 +132,7 @@ impl EmbeddingSettings {
                     "local model {local:?}: this toolsift was built without the embed-local feature, so it runs no model itself; give an embedding service with --embeddings-url URL, or install toolsift with its default features"
                 )));
             }
-            #[cfg(feature = "bundled-model")]
+            #[cfg(bundled_model)]
             (Some(local), None) if local == BUILTIN => Arc::new(
                 super::bundled::load()
                     .map_err(SettingsError)?
@@ -141,7 +141,7 @@ impl EmbeddingSettings {
                         self.document_prefix.clone().unwrap_or_default(),
                     ),
             ),
-            #[cfg(all(feature = "embed-local", not(feature = "bundled-model")))]
+            #[cfg(all(feature = "embed-local", not(bundled_model)))]
             (Some(local), None) if local == BUILTIN => {
                 return Err(SettingsError(format!(
                     "local model {BUILTIN:?}: this toolsift was built without the bundled-model feature, so it has no model built in; give a model directory or a Hugging Face id"

@@ -49,6 +49,7 @@ mod redis_fleet;
 mod redis_replicas;
 #[cfg(feature = "redis")]
 mod redis_sessions;
+mod release;
 mod same_answer;
 #[cfg(feature = "bundled-model")]
 mod shipped_model;
