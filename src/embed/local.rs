@@ -47,15 +47,13 @@ struct PoolingConfig {
 
 impl PoolingConfig {
     /// The one pooling it names; why not, when it names another or none.
-    fn pooling(&self) -> Result<Pooling, String> {
+    fn pooling(&self) -> Result<Pooling, PoolingUnsupported> {
         if let Some(mode) = &self.pooling_mode {
             return match mode.as_str() {
                 "mean" | "mean_tokens" => Ok(Pooling::Mean),
                 "cls" | "cls_token" => Ok(Pooling::Cls),
                 "max" | "max_tokens" => Ok(Pooling::Max),
-                other => Err(format!(
-                    "pooling_mode {other:?} is not supported (mean, cls or max are)"
-                )),
+                other => Err(PoolingUnsupported::Mode(other.to_string())),
             };
         }
         let modes = [
@@ -69,9 +67,51 @@ impl PoolingConfig {
             || self.pooling_mode_lasttoken;
         match on.as_slice() {
             [one] if !other => Ok(*one),
-            _ => Err("only one of mean, cls or max pooling is supported".into()),
+            _ => Err(PoolingUnsupported::NotOne),
         }
     }
+}
+
+/// A pooling config this encoder cannot follow.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PoolingUnsupported {
+    #[error("pooling_mode {0:?} is not supported (mean, cls or max are)")]
+    Mode(String),
+    #[error("only one of mean, cls or max pooling is supported")]
+    NotOne,
+}
+
+/// What keeps a model's files from making an encoder: the file (as
+/// [`ModelFiles::place`] names it) and why.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("{place}: cannot read it: {source}")]
+    Read {
+        place: String,
+        source: std::io::Error,
+    },
+    #[error("{place}: cannot read {what}: not found")]
+    Missing { place: String, what: &'static str },
+    #[error("{place}: bad {what}: {why}")]
+    Bad {
+        place: String,
+        what: &'static str,
+        why: String,
+    },
+    #[error("{place}: not a BERT model: {why}")]
+    NotBert { place: String, why: String },
+    #[error("{place}: {source}")]
+    Config {
+        place: String,
+        source: super::bert::Unsupported,
+    },
+    #[error("{place}: {source}")]
+    Pooling {
+        place: String,
+        source: PoolingUnsupported,
+    },
+    #[error("{place}: module {kind:?} is not supported (Transformer, Pooling and Normalize are)")]
+    Module { place: String, kind: String },
 }
 
 /// An entry of `modules.json`: a module's class and its folder.
@@ -127,23 +167,29 @@ impl std::fmt::Debug for LocalModel {
 fn parse_json<T: for<'de> Deserialize<'de>>(
     files: &dyn ModelFiles,
     name: &str,
-    what: &str,
-) -> Result<Option<T>, String> {
+    what: &'static str,
+) -> Result<Option<T>, ModelError> {
     let Some(bytes) = files.read(name)? else {
         return Ok(None);
     };
     serde_json::from_slice(&bytes)
         .map(Some)
-        .map_err(|e| format!("{}: bad {what}: {e}", files.place(name)))
+        .map_err(|e| ModelError::Bad {
+            place: files.place(name),
+            what,
+            why: e.to_string(),
+        })
 }
 
 fn read_json<T: for<'de> Deserialize<'de>>(
     files: &dyn ModelFiles,
     name: &str,
-    what: &str,
-) -> Result<T, String> {
-    parse_json(files, name, what)?
-        .ok_or_else(|| format!("{}: cannot read {what}: not found", files.place(name)))
+    what: &'static str,
+) -> Result<T, ModelError> {
+    parse_json(files, name, what)?.ok_or_else(|| ModelError::Missing {
+        place: files.place(name),
+        what,
+    })
 }
 
 /// Where a model's files come from: a directory, or the model built into
@@ -152,7 +198,7 @@ pub trait ModelFiles {
     /// How messages name the file `name` (`DIR/config.json`).
     fn place(&self, name: &str) -> String;
     /// The file's bytes; `None` when it is not there.
-    fn read(&self, name: &str) -> Result<Option<std::borrow::Cow<'static, [u8]>>, String>;
+    fn read(&self, name: &str) -> Result<Option<std::borrow::Cow<'static, [u8]>>, ModelError>;
 }
 
 /// A sentence-transformers directory.
@@ -163,12 +209,15 @@ impl ModelFiles for Directory<'_> {
         self.0.join(name).display().to_string()
     }
 
-    fn read(&self, name: &str) -> Result<Option<std::borrow::Cow<'static, [u8]>>, String> {
+    fn read(&self, name: &str) -> Result<Option<std::borrow::Cow<'static, [u8]>>, ModelError> {
         let path = self.0.join(name);
         match std::fs::read(&path) {
             Ok(b) => Ok(Some(b.into())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("{}: cannot read it: {e}", path.display())),
+            Err(source) => Err(ModelError::Read {
+                place: path.display().to_string(),
+                source,
+            }),
         }
     }
 }
@@ -188,7 +237,7 @@ impl LocalModel {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "model".into());
         Self::load_from(&Directory(dir), &name, dir.display().to_string())
-            .map_err(|m| EmbedError::new(provider, m))
+            .map_err(|e| EmbedError::new(provider, e.to_string()))
     }
 
     /// Loads a model from `files`; `name` starts its cache key, `place`
@@ -197,11 +246,12 @@ impl LocalModel {
         files: &dyn ModelFiles,
         name: &str,
         place: String,
-    ) -> Result<LocalModel, String> {
+    ) -> Result<LocalModel, ModelError> {
         let config: BertConfig = read_json(files, "config.json", "BERT config")?;
-        config
-            .check()
-            .map_err(|m| format!("{}: {m}", files.place("config.json")))?;
+        config.check().map_err(|source| ModelError::Config {
+            place: files.place("config.json"),
+            source,
+        })?;
         let (pooling, normalize) = read_modules(files)?;
         // Older sentence-transformers versions say the longest input in
         // sentence_bert_config.json, current ones in the tokenizer's config.
@@ -221,17 +271,26 @@ impl LocalModel {
         }
         .unwrap_or(config.max_position_embeddings)
         .min(config.max_position_embeddings);
+        let tokenizer_file = files.place("tokenizer.json");
+        let bad_tokenizer = |what, e: tokenizers::Error| ModelError::Bad {
+            place: tokenizer_file.clone(),
+            what,
+            why: e.to_string(),
+        };
         let tok_bytes = files
             .read("tokenizer.json")?
-            .ok_or_else(|| format!("{}: not found", files.place("tokenizer.json")))?;
-        let mut tokenizer = Tokenizer::from_bytes(&*tok_bytes)
-            .map_err(|e| format!("{}: bad tokenizer: {e}", files.place("tokenizer.json")))?;
+            .ok_or_else(|| ModelError::Missing {
+                place: tokenizer_file.clone(),
+                what: "the tokenizer",
+            })?;
+        let mut tokenizer =
+            Tokenizer::from_bytes(&*tok_bytes).map_err(|e| bad_tokenizer("tokenizer", e))?;
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: max_len,
                 ..TruncationParams::default()
             }))
-            .map_err(|e| format!("tokenizer truncation: {e}"))?;
+            .map_err(|e| bad_tokenizer("tokenizer truncation", e))?;
         tokenizer.with_padding(Some(PaddingParams {
             pad_id: config.pad_token_id as u32,
             ..PaddingParams::default()
@@ -239,7 +298,10 @@ impl LocalModel {
         let weights = files.place("model.safetensors");
         let bytes = files
             .read("model.safetensors")?
-            .ok_or_else(|| format!("{weights}: cannot read the weights: not found"))?;
+            .ok_or_else(|| ModelError::Missing {
+                place: weights.clone(),
+                what: "the weights",
+            })?;
         let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
         // f16 or bf16 weights are widened: the encoder runs in f32.
         let vb = match bytes {
@@ -250,9 +312,15 @@ impl LocalModel {
                 VarBuilder::from_buffered_safetensors(b, DType::F32, &Device::Cpu)
             }
         }
-        .map_err(|e| format!("{weights}: bad safetensors: {e}"))?;
-        let model =
-            Bert::load(vb, &config).map_err(|e| format!("{weights}: not a BERT model: {e}"))?;
+        .map_err(|e| ModelError::Bad {
+            place: weights.clone(),
+            what: "safetensors",
+            why: e.to_string(),
+        })?;
+        let model = Bert::load(vb, &config).map_err(|e| ModelError::NotBert {
+            place: weights,
+            why: e.to_string(),
+        })?;
         Ok(LocalModel {
             place,
             hub_id: None,
@@ -392,7 +460,7 @@ fn pool(pooling: Pooling, tokens: &[&[f32]], dim: usize) -> Vec<f32> {
 /// The pooling and whether vectors are normalised, from `modules.json` and
 /// the pooling module's config (mean pooling, no normalisation, when the
 /// directory has neither, as sentence-transformers does for a bare model).
-fn read_modules(files: &dyn ModelFiles) -> Result<(Pooling, bool), String> {
+fn read_modules(files: &dyn ModelFiles) -> Result<(Pooling, bool), ModelError> {
     let Some(modules) = parse_json::<Vec<Module>>(files, "modules.json", "modules.json")? else {
         return Ok((Pooling::Mean, false));
     };
@@ -406,15 +474,16 @@ fn read_modules(files: &dyn ModelFiles) -> Result<(Pooling, bool), String> {
             "Pooling" => {
                 let p = format!("{}/config.json", m.path.trim_end_matches('/'));
                 let c: PoolingConfig = read_json(files, &p, "pooling config")?;
-                pooling = c
-                    .pooling()
-                    .map_err(|why| format!("{}: {why}", files.place(&p)))?;
+                pooling = c.pooling().map_err(|source| ModelError::Pooling {
+                    place: files.place(&p),
+                    source,
+                })?;
             }
             other => {
-                return Err(format!(
-                    "{}: module {other:?} is not supported (Transformer, Pooling and Normalize are)",
-                    files.place("modules.json")
-                ));
+                return Err(ModelError::Module {
+                    place: files.place("modules.json"),
+                    kind: other.to_string(),
+                });
             }
         }
     }
@@ -462,7 +531,7 @@ impl Embedder for LocalModel {
 mod tests {
     use super::*;
 
-    fn read(json: &str) -> Result<Pooling, String> {
+    fn read(json: &str) -> Result<Pooling, PoolingUnsupported> {
         serde_json::from_str::<PoolingConfig>(json)
             .unwrap()
             .pooling()
@@ -499,12 +568,46 @@ mod tests {
             Ok(Pooling::Max)
         );
         // What it cannot pool is named.
-        let why = read(r#"{"pooling_mode": "lasttoken"}"#).unwrap_err();
+        let why = read(r#"{"pooling_mode": "lasttoken"}"#)
+            .unwrap_err()
+            .to_string();
         assert!(why.contains("\"lasttoken\""), "{why}");
         assert!(read(r#"{"pooling_mode_lasttoken": true}"#).is_err());
         assert!(read("{}").is_err());
         assert!(
             read(r#"{"pooling_mode_mean_tokens": true, "pooling_mode_cls_token": true}"#).is_err()
         );
+    }
+
+    #[test]
+    fn a_model_folder_that_cannot_load_says_which_file_and_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = Directory(dir.path());
+        let e = LocalModel::load_from(&files, "m", "here".into()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ModelError::Missing {
+                    what: "BERT config",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let config = dir.path().join("config.json");
+        assert_eq!(
+            e.to_string(),
+            format!("{}: cannot read BERT config: not found", config.display())
+        );
+        std::fs::write(&config, r#"{"model_type": "gpt2"}"#).unwrap();
+        let e = LocalModel::load_from(&files, "m", "here".into()).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with(&format!("{}: ", config.display())),
+            "{e}"
+        );
+        std::fs::write(&config, "{").unwrap();
+        let e = LocalModel::load_from(&files, "m", "here".into()).unwrap_err();
+        assert!(matches!(e, ModelError::Bad { .. }), "{e:?}");
     }
 }
