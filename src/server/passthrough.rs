@@ -158,7 +158,7 @@ async fn forward_call(
     let headers = &parts.headers;
     let (rest, upstream, url) = match route(&st, provider, &parts) {
         Ok(route) => route,
-        Err(response) => return response,
+        Err(why) => return why.response(provider, parts.uri.path()),
     };
     let Ok(_admitted) = st.passthrough_admission.try_acquire() else {
         return overloaded("too many provider calls are waiting; try again shortly");
@@ -208,46 +208,65 @@ async fn forward_call(
 }
 
 /// Where a provider call goes: the path after the provider's prefix, its
-/// upstream and the URL there; else the answer refusing it (a path outside
-/// the prefix or leaving the upstream's base, no upstream configured).
+/// upstream and the URL there.
 fn route<'p>(
     st: &AppState,
     provider: Provider,
     parts: &'p axum::http::request::Parts,
-) -> Result<(&'p str, Upstream, String), Response> {
-    let path = parts.uri.path();
-    let Some(rest) = path
+) -> Result<(&'p str, Upstream, String), Unroutable> {
+    let rest = parts
+        .uri
+        .path()
         .strip_prefix(provider.passthrough_prefix())
         .filter(|r| r.is_empty() || r.starts_with('/'))
-    else {
-        return Err(error(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            format!(
-                "{} calls go under {}/ (the path after it is the provider's own)",
-                provider.name(),
-                provider.passthrough_prefix()
-            ),
-        ));
-    };
-    if let Err(why) = forward::check_path(rest) {
-        return Err(refused_path(path, why));
-    }
-    let Some(upstream) = st.upstreams.get(provider).cloned() else {
-        return Err(error(
-            StatusCode::NOT_IMPLEMENTED,
-            "upstream_not_configured",
-            format!(
-                "no upstream is configured for {p}: start serve with --upstream {p}=URL (e.g. {}) or set {p} = \"URL\" in the config file's [serve.upstreams]",
-                provider.api_base(),
-                p = provider.name()
-            ),
-        ));
-    };
-    let Some(url) = forward::upstream_url(&upstream, rest, parts.uri.query()) else {
-        return Err(refused_path(path, "a path that leaves the upstream's base"));
-    };
+        .ok_or(Unroutable::OutsidePrefix)?;
+    forward::check_path(rest).map_err(Unroutable::Path)?;
+    let upstream = st
+        .upstreams
+        .get(provider)
+        .cloned()
+        .ok_or(Unroutable::NoUpstream)?;
+    let url = forward::upstream_url(&upstream, rest, parts.uri.query())
+        .ok_or(Unroutable::Path("a path that leaves the upstream's base"))?;
     Ok((rest, upstream, url))
+}
+
+/// Why a provider call has nowhere to go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unroutable {
+    /// Its path is not under the provider's prefix.
+    OutsidePrefix,
+    /// Its path holds this, or leaves the upstream's base.
+    Path(&'static str),
+    /// No upstream is configured for the provider.
+    NoUpstream,
+}
+
+impl Unroutable {
+    /// The answer refusing a call to `path` for `provider`.
+    fn response(self, provider: Provider, path: &str) -> Response {
+        match self {
+            Unroutable::OutsidePrefix => error(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                format!(
+                    "{} calls go under {}/ (the path after it is the provider's own)",
+                    provider.name(),
+                    provider.passthrough_prefix()
+                ),
+            ),
+            Unroutable::Path(why) => refused_path(path, why),
+            Unroutable::NoUpstream => error(
+                StatusCode::NOT_IMPLEMENTED,
+                "upstream_not_configured",
+                format!(
+                    "no upstream is configured for {p}: start serve with --upstream {p}=URL (e.g. {}) or set {p} = \"URL\" in the config file's [serve.upstreams]",
+                    provider.api_base(),
+                    p = provider.name()
+                ),
+            ),
+        }
+    }
 }
 
 /// A provider call under way: what its steps share.
