@@ -21,7 +21,7 @@ use hf_hub::api::Progress;
 use hf_hub::api::sync::{ApiBuilder, ApiError, ApiRepo};
 use hf_hub::{Cache, Repo, RepoType};
 
-use super::local::Module;
+use super::model_files::Module;
 
 /// The files a model needs, in the order they are fetched (weights last).
 const REQUIRED: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
