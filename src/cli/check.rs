@@ -10,8 +10,7 @@ use super::output::emit;
 
 pub fn run(args: &CheckArgs) -> Result<(), CliError> {
     let settings = args.handle.settings();
-    let loaded =
-        super::load::catalogs(&args.catalogs, Some("@demo"), &args.mcp).map_err(CliError::Mcp)?;
+    let loaded = super::load::catalogs(&args.catalogs, Some("@demo"), &args.mcp)?;
     let catalog = loaded.catalog.clone();
     let mut report = CheckReport::new(
         loaded.catalog.clone(),

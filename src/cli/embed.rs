@@ -115,13 +115,13 @@ impl EmbeddingArgs {
 pub fn default_model(
     args: &EmbeddingArgs,
     file: &EmbeddingSettings,
-) -> Result<Option<(Embeddings, String)>, String> {
+) -> Result<Option<(Embeddings, String)>, NoDefaultModel> {
     let env = |n: &str| std::env::var(n).ok();
     if provider_named(args, file) {
         return Ok(None);
     }
     if toolsift::embed::model_off_in(&env) {
-        return Err("the search model is off (TOOLSIFT_MODEL=off)".into());
+        return Err(NoDefaultModel::Off);
     }
     // The model built in: at hand, no fetch, no network.
     #[cfg(bundled_model)]
@@ -131,8 +131,7 @@ pub fn default_model(
         let offline = args.offline || toolsift::embed::offline_in(&env);
         let dir = toolsift::embed::default_model_dir(&env, offline, &mut |m| {
             eprintln!("toolsift: {}", toolsift::terminal_text::escape(m))
-        })
-        .map_err(|e| e.to_string())?;
+        })?;
         dir.to_string_lossy().into_owned()
     };
     let settings = EmbeddingSettings {
@@ -147,11 +146,25 @@ pub fn default_model(
     match settings.build(&env) {
         Ok(Some(e)) => Ok(Some((e, place))),
         Ok(None) => Ok(None),
-        Err(e) => Err(format!(
-            "the model {} did not load ({e})",
-            toolsift::embed::default_model_name()
-        )),
+        Err(source) => Err(NoDefaultModel::DidNotLoad {
+            model: toolsift::embed::default_model_name(),
+            source,
+        }),
     }
+}
+
+/// Why BM25F ranks alone when no ranker and no provider were named.
+#[derive(Debug, thiserror::Error)]
+pub enum NoDefaultModel {
+    #[error("the search model is off (TOOLSIFT_MODEL=off)")]
+    Off,
+    #[error(transparent)]
+    NotAtHand(#[from] toolsift::embed::NoModel),
+    #[error("the model {model} did not load ({source})")]
+    DidNotLoad {
+        model: &'static str,
+        source: toolsift::embed::SettingsError,
+    },
 }
 
 /// The default model fetched later, off the UI thread, when nothing was
@@ -227,6 +240,7 @@ pub fn default_for_service(
         }
         Ok(None) => {}
         Err(why) => {
+            let why = why.to_string();
             eprintln!("{}", fallback_line(without, &why));
             service.plain_because = Some(why);
         }
@@ -267,12 +281,17 @@ fn progress_bar() -> toolsift::embed::ProgressSink {
 }
 
 /// `--gate-min-cosine`: a number from -1 to 1.
-fn cosine(text: &str) -> Result<f32, String> {
+fn cosine(text: &str) -> Result<f32, NotACosine> {
     match text.trim().parse::<f32>() {
         Ok(c) if (-1.0..=1.0).contains(&c) => Ok(c),
-        _ => Err(format!("must be a number from -1 to 1, not {text:?}")),
+        _ => Err(NotACosine(text.to_string())),
     }
 }
+
+/// A `--gate-min-cosine` that is not a number from -1 to 1.
+#[derive(Debug, thiserror::Error)]
+#[error("must be a number from -1 to 1, not {0:?}")]
+pub struct NotACosine(String);
 
 /// The embedding provider for a command that ranks with `ranker`: the flags,
 /// else (when the ranker needs one) the user config's `[embeddings]` and
@@ -294,7 +313,7 @@ pub fn embeddings_for(
             if !toolsift::embed::model_off_in(&env) {
                 return default_model(args, &config.embeddings)
                     .map(|m| m.map(|(e, _)| e))
-                    .map_err(CliError::Usage);
+                    .map_err(|e| CliError::Usage(e.to_string()));
             }
         }
         return Ok(named);
@@ -348,7 +367,7 @@ pub fn choose(
             embeddings: None,
         }),
         Err(why) => {
-            eprintln!("{}", fallback_line(who, &why));
+            eprintln!("{}", fallback_line(who, &why.to_string()));
             Ok(Choice {
                 ranker: Ranker::Bm25,
                 embeddings: None,

@@ -34,7 +34,7 @@ pub fn run(args: &EvalArgs) -> Result<(), CliError> {
         "QUERIES.jsonl",
     )?;
     files.extend(args.extra_catalog.iter().cloned());
-    let loaded = super::load::catalogs(&files, None, &args.mcp).map_err(CliError::Mcp)?;
+    let loaded = super::load::catalogs(&files, None, &args.mcp)?;
     let catalog = loaded.catalog;
     if args.costs.costs {
         return costs(args, &catalog, &queries.to_string_lossy());

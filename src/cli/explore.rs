@@ -47,8 +47,7 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         };
         (opening.loaded, Some(start))
     } else {
-        let loaded = super::load::catalogs(&args.catalogs, Some("@demo"), &args.mcp)
-            .map_err(CliError::Mcp)?;
+        let loaded = super::load::catalogs(&args.catalogs, Some("@demo"), &args.mcp)?;
         (loaded, None)
     };
     let mut catalog = loaded.catalog;
@@ -106,7 +105,7 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
             }
             Ok(None) => {}
             // The header says "BM25F alone (no search model)".
-            Err(why) => plain_because = Some(why),
+            Err(why) => plain_because = Some(why.to_string()),
         }
     }
     let searcher = args.remote.searcher_plain(

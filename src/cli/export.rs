@@ -11,7 +11,7 @@ pub fn run(args: &ExportArgs) -> Result<(), CliError> {
             "nothing to export: give CATALOG files, --mcp CONFIG, --mcp-stdio or --mcp-url".into(),
         ));
     }
-    let loaded = super::load::catalogs(&args.catalogs, None, &args.mcp).map_err(CliError::Mcp)?;
+    let loaded = super::load::catalogs(&args.catalogs, None, &args.mcp)?;
     let text = toolsift::export::export(&loaded.catalog, args.format)?;
     // The payload is data, exact: JSON escapes control characters itself;
     // TOML strings do too (basic strings escape controls).

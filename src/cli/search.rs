@@ -34,7 +34,7 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
     let settings = args.handle.settings();
     let (files, query) =
         catalog_and_second(&args.catalog, args.query.as_deref(), &args.mcp, "QUERY")?;
-    let loaded = super::load::catalogs(&files, None, &args.mcp).map_err(CliError::Mcp)?;
+    let loaded = super::load::catalogs(&files, None, &args.mcp)?;
     let catalog = loaded.catalog;
     let why = args
         .why

@@ -23,8 +23,7 @@ pub fn run(args: &TuneArgs) -> Result<(), CliError> {
         std::slice::from_ref(&args.catalog),
         None,
         &super::mcp::McpArgs::default(),
-    )
-    .map_err(CliError::Mcp)?;
+    )?;
     let catalog: Arc<_> = loaded.catalog;
     let handle = ToolsHandle::new(catalog.clone(), &settings.handle_options())?;
     let remote = super::embed::remote_named(args.remote.service.as_deref(), None);

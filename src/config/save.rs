@@ -42,16 +42,7 @@ pub struct Also {
 /// [`save_explorer_settings`], with `also`.
 pub fn save_explorer(path: &Path, settings: &Settings, also: &Also) -> Result<(), ConfigError> {
     let origin = path.display().to_string();
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(source) => {
-            return Err(ConfigError::Io {
-                path: path.to_path_buf(),
-                source,
-            });
-        }
-    };
+    let text = read_if_there(path)?;
     // A file the explorer could not read is not overwritten.
     parse(&text, &origin)?;
     let invalid = |message: String| ConfigError::Invalid {
@@ -80,43 +71,53 @@ pub fn save_explorer(path: &Path, settings: &Settings, also: &Also) -> Result<()
             serde_json::Value::Bool(b) => Some((*b).into()),
             _ => None,
         };
-        match (
-            value,
-            table.get_mut(key).and_then(toml_edit::Item::as_value_mut),
-        ) {
-            // The same value: the line stays as it was, byte for byte.
-            (Some(v), Some(old)) if same_value(old, &v) => {}
-            // A new value keeps the old one's spacing and inline comment.
-            (Some(mut v), Some(old)) => {
-                *v.decor_mut() = old.decor().clone();
-                *old = v;
-            }
-            (Some(v), None) => {
-                table.insert(key, toml_edit::Item::Value(v));
-            }
-            (None, _) => {
-                table.remove(key);
-            }
-        }
+        set(table, key, value);
     }
     if let Some(queries) = also.queries.as_deref().filter(|q| !q.starts_with('@')) {
-        match table
-            .get_mut("queries")
-            .and_then(toml_edit::Item::as_value_mut)
-        {
-            Some(old) if old.as_str() == Some(queries) => {}
-            Some(old) => {
-                let mut v: toml_edit::Value = queries.into();
-                *v.decor_mut() = old.decor().clone();
-                *old = v;
-            }
-            None => {
-                table.insert("queries", toml_edit::value(queries));
-            }
-        }
+        set(table, "queries", Some(queries.into()));
     }
     let out = doc.to_string();
     parse(&out, &origin)?;
+    replace(path, out)
+}
+
+/// The file's text; empty when there is no file.
+fn read_if_there(path: &Path) -> Result<String, ConfigError> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(source) => Err(ConfigError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Sets `key` of `table` to `value` (`None`: removed). The same value
+/// leaves the line as it was, byte for byte; a new value keeps the old
+/// one's spacing and inline comment.
+fn set(table: &mut dyn toml_edit::TableLike, key: &str, value: Option<toml_edit::Value>) {
+    match (
+        value,
+        table.get_mut(key).and_then(toml_edit::Item::as_value_mut),
+    ) {
+        (Some(v), Some(old)) if same_value(old, &v) => {}
+        (Some(mut v), Some(old)) => {
+            *v.decor_mut() = old.decor().clone();
+            *old = v;
+        }
+        (Some(v), None) => {
+            table.insert(key, toml_edit::Item::Value(v));
+        }
+        (None, _) => {
+            table.remove(key);
+        }
+    }
+}
+
+/// Writes `out` to `path` atomically (a file beside it, renamed over it),
+/// creating its folder if missing.
+fn replace(path: &Path, out: String) -> Result<(), ConfigError> {
     let io = |source| ConfigError::Io {
         path: path.to_path_buf(),
         source,

@@ -51,35 +51,43 @@ fn default_eps() -> f64 {
 
 impl BertConfig {
     /// What this encoder cannot run, said plainly.
-    pub fn check(&self) -> std::result::Result<(), String> {
+    pub fn check(&self) -> std::result::Result<(), Unsupported> {
         if let Some(t) = &self.model_type
             && t != "bert"
         {
-            return Err(format!(
-                "model_type {t:?} is not supported (BERT models such as all-MiniLM-L6-v2 are)"
-            ));
+            return Err(Unsupported::ModelType(t.clone()));
         }
         if !matches!(self.hidden_act.as_str(), "gelu" | "gelu_new" | "relu") {
-            return Err(format!(
-                "hidden_act {:?} is not supported (gelu, gelu_new, relu)",
-                self.hidden_act
-            ));
+            return Err(Unsupported::Activation(self.hidden_act.clone()));
         }
         if let Some(p) = &self.position_embedding_type
             && p != "absolute"
         {
-            return Err(format!("position_embedding_type {p:?} is not supported"));
+            return Err(Unsupported::PositionEmbedding(p.clone()));
         }
         if self.num_attention_heads == 0
             || !self.hidden_size.is_multiple_of(self.num_attention_heads)
         {
-            return Err(format!(
-                "hidden_size {} is not a multiple of num_attention_heads {}",
-                self.hidden_size, self.num_attention_heads
-            ));
+            return Err(Unsupported::Heads {
+                hidden: self.hidden_size,
+                heads: self.num_attention_heads,
+            });
         }
         Ok(())
     }
+}
+
+/// A BERT config this encoder cannot run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unsupported {
+    #[error("model_type {0:?} is not supported (BERT models such as all-MiniLM-L6-v2 are)")]
+    ModelType(String),
+    #[error("hidden_act {0:?} is not supported (gelu, gelu_new, relu)")]
+    Activation(String),
+    #[error("position_embedding_type {0:?} is not supported")]
+    PositionEmbedding(String),
+    #[error("hidden_size {hidden} is not a multiple of num_attention_heads {heads}")]
+    Heads { hidden: usize, heads: usize },
 }
 
 fn norm(size: usize, eps: f64, vb: VarBuilder) -> Result<LayerNorm> {

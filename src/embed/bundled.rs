@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::local::{LocalModel, ModelFiles};
+use super::local::{LocalModel, ModelError, ModelFiles};
 
 /// How the built-in model is named: in messages, `toolsift model status`
 /// and its cache key (`--embeddings-local builtin` picks it).
@@ -54,7 +54,7 @@ impl ModelFiles for BuiltIn {
         format!("{NAME} (built in): {name}")
     }
 
-    fn read(&self, name: &str) -> Result<Option<Cow<'static, [u8]>>, String> {
+    fn read(&self, name: &str) -> Result<Option<Cow<'static, [u8]>>, ModelError> {
         Ok(FILES
             .iter()
             .find(|(n, _)| *n == name)
@@ -64,7 +64,7 @@ impl ModelFiles for BuiltIn {
 
 /// The built-in model, loaded (its weights are read in place, widened to
 /// f32).
-pub fn load() -> Result<LocalModel, String> {
+pub fn load() -> Result<LocalModel, ModelError> {
     LocalModel::load_from(&BuiltIn, NAME, "built in".to_string())
 }
 

@@ -16,6 +16,10 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{EmbedError, Embedder, Role};
+use crate::http::backoff::Retries;
+
+/// The longest wait between tries, a server's `Retry-After` too.
+const RETRY_CAP: Duration = Duration::from_secs(30);
 
 /// Settings of one HTTP provider.
 #[derive(Clone, PartialEq, Eq)]
@@ -157,6 +161,7 @@ impl HttpEmbedder {
         }
         let body = serde_json::to_vec(&body).map_err(|e| self.error(e.to_string()))?;
         let mut attempt = 0;
+        let mut waits = Retries::new(self.config.backoff, RETRY_CAP);
         loop {
             let mut request = self
                 .http
@@ -168,11 +173,6 @@ impl HttpEmbedder {
                     .map_err(|_| self.error("the API key is not a valid header value"))?;
                 request = request.header(AUTHORIZATION, value);
             }
-            let retry_in = |attempt: u32, after: Option<Duration>| {
-                after
-                    .unwrap_or(self.config.backoff * 2u32.saturating_pow(attempt))
-                    .min(Duration::from_secs(30))
-            };
             match request.send() {
                 Err(e) => {
                     let what = if e.is_timeout() {
@@ -183,7 +183,7 @@ impl HttpEmbedder {
                         format!("request failed: {e}")
                     };
                     if attempt < self.config.retries && e.is_connect() {
-                        std::thread::sleep(retry_in(attempt, None));
+                        std::thread::sleep(waits.next_wait(None));
                         attempt += 1;
                         continue;
                     }
@@ -199,7 +199,7 @@ impl HttpEmbedder {
                             .and_then(|v| v.trim().parse::<u64>().ok())
                             .map(Duration::from_secs);
                         if attempt < self.config.retries {
-                            std::thread::sleep(retry_in(attempt, after));
+                            std::thread::sleep(waits.next_wait(after));
                             attempt += 1;
                             continue;
                         }

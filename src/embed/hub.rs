@@ -21,7 +21,7 @@ use hf_hub::api::Progress;
 use hf_hub::api::sync::{ApiBuilder, ApiError, ApiRepo};
 use hf_hub::{Cache, Repo, RepoType};
 
-use super::local::Module;
+use super::model_files::Module;
 
 /// The files a model needs, in the order they are fetched (weights last).
 const REQUIRED: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
@@ -226,10 +226,29 @@ pub enum HubError {
     },
     #[error("{model}: the fetch ended without an answer")]
     NoAnswer { model: String },
-    /// The fetch failed: the hub's or the disk's words, with the model
-    /// and the file.
-    #[error("{0}")]
-    Fetch(String),
+    /// The hub client could not start.
+    #[error("{model}: cannot start the hub client: {why}")]
+    Client { model: String, why: String },
+    /// A file from the hub failed: what, where, and what to do.
+    #[error("{model}: {file} from {endpoint}: {why}")]
+    File {
+        model: String,
+        file: String,
+        endpoint: String,
+        why: String,
+    },
+    /// A file fetched could not be read from the cache.
+    #[error("{model}: {source}")]
+    Read {
+        model: String,
+        source: std::io::Error,
+    },
+    #[error("{model}: modules.json from the hub is not valid: {why}")]
+    BadModules { model: String, why: String },
+    #[error("{model}: modules.json names a pooling path {path:?} that is not a plain folder")]
+    PoolingPath { model: String, path: String },
+    #[error("{model}: the hub cache gave no folder")]
+    NoFolder { model: String },
 }
 
 /// The model's directory: from the cache, else fetched from the hub.
@@ -260,7 +279,7 @@ pub fn resolve(
     loop {
         match rx.recv_timeout(hub.stall) {
             Ok(Event::Alive) => {}
-            Ok(Event::Done(result)) => return result.map_err(HubError::Fetch),
+            Ok(Event::Done(result)) => return result,
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 return Err(HubError::Stalled {
                     model: model.to_string(),
@@ -280,7 +299,7 @@ pub fn resolve(
 /// What the fetch thread says: it is still receiving, or it is done.
 enum Event {
     Alive,
-    Done(Result<PathBuf, String>),
+    Done(Result<PathBuf, HubError>),
 }
 
 /// A download's progress: every chunk tells the watcher the hub is alive,
@@ -327,14 +346,21 @@ impl Progress for Watch {
 }
 
 /// The fetch itself (on its own thread): optional files, then the model's.
-fn fetch(model: &ModelId, hub: &HubSettings, tx: &mpsc::Sender<Event>) -> Result<PathBuf, String> {
+fn fetch(
+    model: &ModelId,
+    hub: &HubSettings,
+    tx: &mpsc::Sender<Event>,
+) -> Result<PathBuf, HubError> {
     let api = ApiBuilder::new()
         .with_endpoint(hub.endpoint.clone())
         .with_cache_dir(hub.cache.clone())
         .with_token(hub.token.clone())
         .with_progress(false)
         .build()
-        .map_err(|e| format!("{model}: cannot start the hub client: {e}"))?;
+        .map_err(|e| HubError::Client {
+            model: model.to_string(),
+            why: e.to_string(),
+        })?;
     let repo = api.repo(model.repo());
     let fail = |file: &str, e: ApiError| describe(model, &hub.endpoint, file, e);
     let watch = || Watch {
@@ -357,16 +383,22 @@ fn fetch(model: &ModelId, hub: &HubSettings, tx: &mpsc::Sender<Event>) -> Result
     if let Some(path) =
         optional(&repo, "modules.json", watch()).map_err(|e| fail("modules.json", e))?
     {
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{model}: {e}"))?;
-        let modules: Vec<Module> = serde_json::from_str(&text)
-            .map_err(|e| format!("{model}: modules.json from the hub is not valid: {e}"))?;
+        let text = std::fs::read_to_string(&path).map_err(|source| HubError::Read {
+            model: model.to_string(),
+            source,
+        })?;
+        let modules: Vec<Module> =
+            serde_json::from_str(&text).map_err(|e| HubError::BadModules {
+                model: model.to_string(),
+                why: e.to_string(),
+            })?;
         for m in modules.iter().filter(|m| m.kind.ends_with("Pooling")) {
             let file = format!("{}/config.json", m.path.trim_matches('/'));
             if !plain_folder(&m.path) {
-                return Err(format!(
-                    "{model}: modules.json names a pooling path {:?} that is not a plain folder",
-                    m.path
-                ));
+                return Err(HubError::PoolingPath {
+                    model: model.to_string(),
+                    path: m.path.clone(),
+                });
             }
             optional(&repo, &file, watch()).map_err(|e| fail(&file, e))?;
         }
@@ -380,7 +412,9 @@ fn fetch(model: &ModelId, hub: &HubSettings, tx: &mpsc::Sender<Event>) -> Result
             .map_err(|e| fail(file, e))?;
         dir = path.parent().map(Path::to_path_buf);
     }
-    dir.ok_or_else(|| format!("{model}: the hub cache gave no folder"))
+    dir.ok_or_else(|| HubError::NoFolder {
+        model: model.to_string(),
+    })
 }
 
 /// A relative folder of plain names (no `..`, no root): safe to join.
@@ -406,7 +440,7 @@ fn optional(repo: &ApiRepo, file: &str, watch: Watch) -> Result<Option<PathBuf>,
 }
 
 /// One line saying what failed, where, and what to do.
-fn describe(model: &ModelId, endpoint: &str, file: &str, e: ApiError) -> String {
+fn describe(model: &ModelId, endpoint: &str, file: &str, e: ApiError) -> HubError {
     let why = match &e {
         ApiError::RequestError(inner) => match inner.as_ref() {
             ureq::Error::Status(401 | 403, _) => {
@@ -427,7 +461,12 @@ fn describe(model: &ModelId, endpoint: &str, file: &str, e: ApiError) -> String 
         },
         other => other.to_string(),
     };
-    format!("{model}: {file} from {endpoint}: {why}")
+    HubError::File {
+        model: model.to_string(),
+        file: file.to_string(),
+        endpoint: endpoint.to_string(),
+        why,
+    }
 }
 
 #[cfg(test)]
@@ -495,7 +534,7 @@ mod tests {
         let model = ModelId::parse("org/model").unwrap();
         let mut said = Vec::new();
         let e = resolve(&model, &hub, &mut |m| said.push(m.to_string())).unwrap_err();
-        assert!(matches!(e, HubError::Fetch(_)), "{e:?}");
+        assert!(matches!(e, HubError::File { .. }), "{e:?}");
         let e = e.to_string();
         assert!(
             e.starts_with("org/model: modules.json from http://127.0.0.1:9: cannot reach the hub"),

@@ -15,73 +15,9 @@ use serde::Deserialize;
 use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
 
 use super::bert::{Bert, BertConfig};
+pub use super::model_files::{Directory, ModelError, ModelFiles, Pooling};
+use super::model_files::{parse_json, read_json, read_modules};
 use super::{EmbedError, Embedder, Role};
-
-/// How token vectors become one vector (`1_Pooling/config.json`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pooling {
-    Mean,
-    Cls,
-    Max,
-}
-
-/// A pooling module's `config.json`, as every sentence-transformers version
-/// writes it: one `pooling_mode` name (newer), or a switch per mode (older;
-/// newer versions write both).
-#[derive(Deserialize, Default)]
-struct PoolingConfig {
-    pooling_mode: Option<String>,
-    #[serde(default)]
-    pooling_mode_cls_token: bool,
-    #[serde(default)]
-    pooling_mode_mean_tokens: bool,
-    #[serde(default)]
-    pooling_mode_max_tokens: bool,
-    #[serde(default)]
-    pooling_mode_mean_sqrt_len_tokens: bool,
-    #[serde(default)]
-    pooling_mode_weightedmean_tokens: bool,
-    #[serde(default)]
-    pooling_mode_lasttoken: bool,
-}
-
-impl PoolingConfig {
-    /// The one pooling it names; why not, when it names another or none.
-    fn pooling(&self) -> Result<Pooling, String> {
-        if let Some(mode) = &self.pooling_mode {
-            return match mode.as_str() {
-                "mean" | "mean_tokens" => Ok(Pooling::Mean),
-                "cls" | "cls_token" => Ok(Pooling::Cls),
-                "max" | "max_tokens" => Ok(Pooling::Max),
-                other => Err(format!(
-                    "pooling_mode {other:?} is not supported (mean, cls or max are)"
-                )),
-            };
-        }
-        let modes = [
-            (self.pooling_mode_mean_tokens, Pooling::Mean),
-            (self.pooling_mode_cls_token, Pooling::Cls),
-            (self.pooling_mode_max_tokens, Pooling::Max),
-        ];
-        let on: Vec<Pooling> = modes.iter().filter(|m| m.0).map(|m| m.1).collect();
-        let other = self.pooling_mode_mean_sqrt_len_tokens
-            || self.pooling_mode_weightedmean_tokens
-            || self.pooling_mode_lasttoken;
-        match on.as_slice() {
-            [one] if !other => Ok(*one),
-            _ => Err("only one of mean, cls or max pooling is supported".into()),
-        }
-    }
-}
-
-/// An entry of `modules.json`: a module's class and its folder.
-#[derive(Deserialize)]
-pub(super) struct Module {
-    #[serde(rename = "type")]
-    pub(super) kind: String,
-    #[serde(default)]
-    pub(super) path: String,
-}
 
 #[derive(Deserialize)]
 struct SentenceBertConfig {
@@ -124,53 +60,89 @@ impl std::fmt::Debug for LocalModel {
     }
 }
 
-fn parse_json<T: for<'de> Deserialize<'de>>(
-    files: &dyn ModelFiles,
-    name: &str,
-    what: &str,
-) -> Result<Option<T>, String> {
-    let Some(bytes) = files.read(name)? else {
-        return Ok(None);
+/// The longest input in tokens: older sentence-transformers versions say
+/// it in sentence_bert_config.json, current ones in the tokenizer's
+/// config; never over what the encoder's positions allow.
+fn longest_input(files: &dyn ModelFiles, config: &BertConfig) -> Result<usize, ModelError> {
+    let said = match parse_json::<SentenceBertConfig>(
+        files,
+        "sentence_bert_config.json",
+        "sentence_bert_config",
+    )?
+    .and_then(|c| c.max_seq_length)
+    {
+        Some(n) => Some(n),
+        None => parse_json::<TokenizerConfig>(files, "tokenizer_config.json", "tokenizer config")?
+            .and_then(|c| c.model_max_length)
+            .map(|n| n.min(u64::MAX as f64) as usize),
     };
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|e| format!("{}: bad {what}: {e}", files.place(name)))
+    Ok(said
+        .unwrap_or(config.max_position_embeddings)
+        .min(config.max_position_embeddings))
 }
 
-fn read_json<T: for<'de> Deserialize<'de>>(
+/// `tokenizer.json`, truncating at `max_len` tokens and padding with
+/// `pad_id`.
+fn read_tokenizer(
     files: &dyn ModelFiles,
-    name: &str,
-    what: &str,
-) -> Result<T, String> {
-    parse_json(files, name, what)?
-        .ok_or_else(|| format!("{}: cannot read {what}: not found", files.place(name)))
+    max_len: usize,
+    pad_id: u32,
+) -> Result<Tokenizer, ModelError> {
+    let place = files.place("tokenizer.json");
+    let bad = |what, e: tokenizers::Error| ModelError::Bad {
+        place: place.clone(),
+        what,
+        why: e.to_string(),
+    };
+    let bytes = files
+        .read("tokenizer.json")?
+        .ok_or_else(|| ModelError::Missing {
+            place: place.clone(),
+            what: "the tokenizer",
+        })?;
+    let mut tokenizer = Tokenizer::from_bytes(&*bytes).map_err(|e| bad("tokenizer", e))?;
+    tokenizer
+        .with_truncation(Some(TruncationParams {
+            max_length: max_len,
+            ..TruncationParams::default()
+        }))
+        .map_err(|e| bad("tokenizer truncation", e))?;
+    tokenizer.with_padding(Some(PaddingParams {
+        pad_id,
+        ..PaddingParams::default()
+    }));
+    Ok(tokenizer)
 }
 
-/// Where a model's files come from: a directory, or the model built into
-/// toolsift (`bundled.rs`).
-pub trait ModelFiles {
-    /// How messages name the file `name` (`DIR/config.json`).
-    fn place(&self, name: &str) -> String;
-    /// The file's bytes; `None` when it is not there.
-    fn read(&self, name: &str) -> Result<Option<std::borrow::Cow<'static, [u8]>>, String>;
-}
-
-/// A sentence-transformers directory.
-pub struct Directory<'a>(pub &'a Path);
-
-impl ModelFiles for Directory<'_> {
-    fn place(&self, name: &str) -> String {
-        self.0.join(name).display().to_string()
-    }
-
-    fn read(&self, name: &str) -> Result<Option<std::borrow::Cow<'static, [u8]>>, String> {
-        let path = self.0.join(name);
-        match std::fs::read(&path) {
-            Ok(b) => Ok(Some(b.into())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("{}: cannot read it: {e}", path.display())),
+/// The encoder from `model.safetensors` (f16 or bf16 weights are widened:
+/// it runs in f32), and a hash of the weights.
+fn read_weights(files: &dyn ModelFiles, config: &BertConfig) -> Result<(Bert, u64), ModelError> {
+    let weights = files.place("model.safetensors");
+    let bytes = files
+        .read("model.safetensors")?
+        .ok_or_else(|| ModelError::Missing {
+            place: weights.clone(),
+            what: "the weights",
+        })?;
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    let vb = match bytes {
+        std::borrow::Cow::Borrowed(b) => {
+            VarBuilder::from_slice_safetensors(b, DType::F32, &Device::Cpu)
+        }
+        std::borrow::Cow::Owned(b) => {
+            VarBuilder::from_buffered_safetensors(b, DType::F32, &Device::Cpu)
         }
     }
+    .map_err(|e| ModelError::Bad {
+        place: weights.clone(),
+        what: "safetensors",
+        why: e.to_string(),
+    })?;
+    let model = Bert::load(vb, config).map_err(|e| ModelError::NotBert {
+        place: weights,
+        why: e.to_string(),
+    })?;
+    Ok((model, hash))
 }
 
 impl LocalModel {
@@ -188,7 +160,7 @@ impl LocalModel {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "model".into());
         Self::load_from(&Directory(dir), &name, dir.display().to_string())
-            .map_err(|m| EmbedError::new(provider, m))
+            .map_err(|e| EmbedError::new(provider, e.to_string()))
     }
 
     /// Loads a model from `files`; `name` starts its cache key, `place`
@@ -197,62 +169,16 @@ impl LocalModel {
         files: &dyn ModelFiles,
         name: &str,
         place: String,
-    ) -> Result<LocalModel, String> {
+    ) -> Result<LocalModel, ModelError> {
         let config: BertConfig = read_json(files, "config.json", "BERT config")?;
-        config
-            .check()
-            .map_err(|m| format!("{}: {m}", files.place("config.json")))?;
+        config.check().map_err(|source| ModelError::Config {
+            place: files.place("config.json"),
+            source,
+        })?;
         let (pooling, normalize) = read_modules(files)?;
-        // Older sentence-transformers versions say the longest input in
-        // sentence_bert_config.json, current ones in the tokenizer's config.
-        let max_len = match parse_json::<SentenceBertConfig>(
-            files,
-            "sentence_bert_config.json",
-            "sentence_bert_config",
-        )?
-        .and_then(|c| c.max_seq_length)
-        {
-            Some(n) => Some(n),
-            None => {
-                parse_json::<TokenizerConfig>(files, "tokenizer_config.json", "tokenizer config")?
-                    .and_then(|c| c.model_max_length)
-                    .map(|n| n.min(u64::MAX as f64) as usize)
-            }
-        }
-        .unwrap_or(config.max_position_embeddings)
-        .min(config.max_position_embeddings);
-        let tok_bytes = files
-            .read("tokenizer.json")?
-            .ok_or_else(|| format!("{}: not found", files.place("tokenizer.json")))?;
-        let mut tokenizer = Tokenizer::from_bytes(&*tok_bytes)
-            .map_err(|e| format!("{}: bad tokenizer: {e}", files.place("tokenizer.json")))?;
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: max_len,
-                ..TruncationParams::default()
-            }))
-            .map_err(|e| format!("tokenizer truncation: {e}"))?;
-        tokenizer.with_padding(Some(PaddingParams {
-            pad_id: config.pad_token_id as u32,
-            ..PaddingParams::default()
-        }));
-        let weights = files.place("model.safetensors");
-        let bytes = files
-            .read("model.safetensors")?
-            .ok_or_else(|| format!("{weights}: cannot read the weights: not found"))?;
-        let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-        // f16 or bf16 weights are widened: the encoder runs in f32.
-        let vb = match bytes {
-            std::borrow::Cow::Borrowed(b) => {
-                VarBuilder::from_slice_safetensors(b, DType::F32, &Device::Cpu)
-            }
-            std::borrow::Cow::Owned(b) => {
-                VarBuilder::from_buffered_safetensors(b, DType::F32, &Device::Cpu)
-            }
-        }
-        .map_err(|e| format!("{weights}: bad safetensors: {e}"))?;
-        let model =
-            Bert::load(vb, &config).map_err(|e| format!("{weights}: not a BERT model: {e}"))?;
+        let max_len = longest_input(files, &config)?;
+        let tokenizer = read_tokenizer(files, max_len, config.pad_token_id as u32)?;
+        let (model, hash) = read_weights(files, &config)?;
         Ok(LocalModel {
             place,
             hub_id: None,
@@ -389,38 +315,6 @@ fn pool(pooling: Pooling, tokens: &[&[f32]], dim: usize) -> Vec<f32> {
     }
 }
 
-/// The pooling and whether vectors are normalised, from `modules.json` and
-/// the pooling module's config (mean pooling, no normalisation, when the
-/// directory has neither, as sentence-transformers does for a bare model).
-fn read_modules(files: &dyn ModelFiles) -> Result<(Pooling, bool), String> {
-    let Some(modules) = parse_json::<Vec<Module>>(files, "modules.json", "modules.json")? else {
-        return Ok((Pooling::Mean, false));
-    };
-    let mut pooling = Pooling::Mean;
-    let mut normalize = false;
-    for m in &modules {
-        let kind = m.kind.rsplit('.').next().unwrap_or(&m.kind);
-        match kind {
-            "Transformer" => {}
-            "Normalize" => normalize = true,
-            "Pooling" => {
-                let p = format!("{}/config.json", m.path.trim_end_matches('/'));
-                let c: PoolingConfig = read_json(files, &p, "pooling config")?;
-                pooling = c
-                    .pooling()
-                    .map_err(|why| format!("{}: {why}", files.place(&p)))?;
-            }
-            other => {
-                return Err(format!(
-                    "{}: module {other:?} is not supported (Transformer, Pooling and Normalize are)",
-                    files.place("modules.json")
-                ));
-            }
-        }
-    }
-    Ok((pooling, normalize))
-}
-
 impl Embedder for LocalModel {
     fn kind(&self) -> &'static str {
         "local"
@@ -462,12 +356,6 @@ impl Embedder for LocalModel {
 mod tests {
     use super::*;
 
-    fn read(json: &str) -> Result<Pooling, String> {
-        serde_json::from_str::<PoolingConfig>(json)
-            .unwrap()
-            .pooling()
-    }
-
     #[test]
     fn texts_are_batched_by_tokens_one_batch_per_core_at_least() {
         let lens = |seqs: &[Vec<u32>], cores| -> Vec<usize> {
@@ -485,26 +373,34 @@ mod tests {
     }
 
     #[test]
-    fn the_pooling_of_every_sentence_transformers_version_is_read() {
-        // Older versions: a switch per mode.
-        let old = r#"{"word_embedding_dimension": 384, "pooling_mode_cls_token": false,
-            "pooling_mode_mean_tokens": true, "pooling_mode_max_tokens": false,
-            "pooling_mode_mean_sqrt_len_tokens": false}"#;
-        assert_eq!(read(old), Ok(Pooling::Mean));
-        // Current ones: one name (and sometimes the switches beside it).
-        assert_eq!(read(r#"{"pooling_mode": "mean"}"#), Ok(Pooling::Mean));
-        assert_eq!(read(r#"{"pooling_mode": "cls"}"#), Ok(Pooling::Cls));
-        assert_eq!(
-            read(r#"{"pooling_mode": "max", "pooling_mode_max_tokens": true}"#),
-            Ok(Pooling::Max)
-        );
-        // What it cannot pool is named.
-        let why = read(r#"{"pooling_mode": "lasttoken"}"#).unwrap_err();
-        assert!(why.contains("\"lasttoken\""), "{why}");
-        assert!(read(r#"{"pooling_mode_lasttoken": true}"#).is_err());
-        assert!(read("{}").is_err());
+    fn a_model_folder_that_cannot_load_says_which_file_and_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = Directory(dir.path());
+        let e = LocalModel::load_from(&files, "m", "here".into()).unwrap_err();
         assert!(
-            read(r#"{"pooling_mode_mean_tokens": true, "pooling_mode_cls_token": true}"#).is_err()
+            matches!(
+                e,
+                ModelError::Missing {
+                    what: "BERT config",
+                    ..
+                }
+            ),
+            "{e:?}"
         );
+        let config = dir.path().join("config.json");
+        assert_eq!(
+            e.to_string(),
+            format!("{}: cannot read BERT config: not found", config.display())
+        );
+        std::fs::write(&config, r#"{"model_type": "gpt2"}"#).unwrap();
+        let e = LocalModel::load_from(&files, "m", "here".into()).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with(&format!("{}: ", config.display())),
+            "{e}"
+        );
+        std::fs::write(&config, "{").unwrap();
+        let e = LocalModel::load_from(&files, "m", "here".into()).unwrap_err();
+        assert!(matches!(e, ModelError::Bad { .. }), "{e:?}");
     }
 }

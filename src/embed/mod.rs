@@ -22,6 +22,8 @@ pub mod hub;
 mod kernels;
 #[cfg(feature = "embed-local")]
 pub mod local;
+#[cfg(feature = "embed-local")]
+pub mod model_files;
 pub mod ranker;
 pub mod settings;
 

@@ -135,7 +135,7 @@ impl EmbeddingSettings {
             #[cfg(bundled_model)]
             (Some(local), None) if local == BUILTIN => Arc::new(
                 super::bundled::load()
-                    .map_err(SettingsError)?
+                    .map_err(|e| SettingsError(e.to_string()))?
                     .with_prefixes(
                         self.query_prefix.clone().unwrap_or_default(),
                         self.document_prefix.clone().unwrap_or_default(),
@@ -148,54 +148,8 @@ impl EmbeddingSettings {
                 )));
             }
             #[cfg(feature = "embed-local")]
-            (Some(local), None) => {
-                let dir = match (local.strip_prefix("~/"), env("HOME")) {
-                    (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
-                    _ => PathBuf::from(local),
-                };
-                let model = if dir.exists() {
-                    LocalModel::load(&dir).map_err(|e| SettingsError(e.to_string()))?
-                } else if let Some(id) = ModelId::parse(local) {
-                    let hub = HubSettings::from_env(env);
-                    let dir = hub::resolve(&id, &hub, &mut |m| eprintln!("toolsift: {m}"))
-                        .map_err(|m| SettingsError(format!("local model {m}")))?;
-                    LocalModel::load(&dir)
-                        .map_err(|e| SettingsError(e.to_string()))?
-                        .with_hub_id(&id.to_string())
-                } else {
-                    return Err(SettingsError(format!(
-                        "local model {local:?}: no such directory (give a sentence-transformers model directory, or a Hugging Face id such as sentence-transformers/all-MiniLM-L6-v2)"
-                    )));
-                };
-                Arc::new(model.with_prefixes(
-                    self.query_prefix.clone().unwrap_or_default(),
-                    self.document_prefix.clone().unwrap_or_default(),
-                ))
-            }
-            (None, Some(url)) => {
-                let model = self.model.clone().ok_or_else(|| {
-                    SettingsError(format!(
-                        "URL {url} needs a model name (--embeddings-model or model = \"...\")"
-                    ))
-                })?;
-                let mut config =
-                    HttpConfig::new(url, &model).map_err(|e| SettingsError(e.to_string()))?;
-                if let Some(name) = &self.key_env {
-                    config.api_key =
-                        Some(env(name).filter(|k| !k.is_empty()).ok_or_else(|| {
-                            SettingsError(format!(
-                                "key environment variable {name} is not set or empty"
-                            ))
-                        })?);
-                }
-                config.query_prefix = self.query_prefix.clone().unwrap_or_default();
-                config.document_prefix = self.document_prefix.clone().unwrap_or_default();
-                config.input_type = self.input_type.unwrap_or(false);
-                if let Some(ms) = self.timeout_ms {
-                    config.timeout = Duration::from_millis(ms.max(1));
-                }
-                Arc::new(HttpEmbedder::new(config).map_err(|e| SettingsError(e.to_string()))?)
-            }
+            (Some(local), None) => self.local_model(local, env)?,
+            (None, Some(url)) => self.http_provider(url, env)?,
         };
         let dir = if self.disk_cache.unwrap_or(true) {
             VectorCache::default_dir()
@@ -211,6 +165,69 @@ impl EmbeddingSettings {
             embeddings = embeddings.with_batch(b);
         }
         Ok(Some(embeddings))
+    }
+
+    /// The local model `local` names: a directory (`~/` is the home), else
+    /// a Hugging Face id fetched once, with the prefixes set.
+    #[cfg(feature = "embed-local")]
+    fn local_model(
+        &self,
+        local: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Arc<dyn Embedder>, SettingsError> {
+        let dir = match (local.strip_prefix("~/"), env("HOME")) {
+            (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+            _ => PathBuf::from(local),
+        };
+        let model = if dir.exists() {
+            LocalModel::load(&dir).map_err(|e| SettingsError(e.to_string()))?
+        } else if let Some(id) = ModelId::parse(local) {
+            let hub = HubSettings::from_env(env);
+            let dir = hub::resolve(&id, &hub, &mut |m| eprintln!("toolsift: {m}"))
+                .map_err(|m| SettingsError(format!("local model {m}")))?;
+            LocalModel::load(&dir)
+                .map_err(|e| SettingsError(e.to_string()))?
+                .with_hub_id(&id.to_string())
+        } else {
+            return Err(SettingsError(format!(
+                "local model {local:?}: no such directory (give a sentence-transformers model directory, or a Hugging Face id such as sentence-transformers/all-MiniLM-L6-v2)"
+            )));
+        };
+        Ok(Arc::new(model.with_prefixes(
+            self.query_prefix.clone().unwrap_or_default(),
+            self.document_prefix.clone().unwrap_or_default(),
+        )))
+    }
+
+    /// The embeddings service at `url`: its model, key (read from the
+    /// environment variable named), prefixes and time limit.
+    fn http_provider(
+        &self,
+        url: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Arc<dyn Embedder>, SettingsError> {
+        let model = self.model.clone().ok_or_else(|| {
+            SettingsError(format!(
+                "URL {url} needs a model name (--embeddings-model or model = \"...\")"
+            ))
+        })?;
+        let mut config = HttpConfig::new(url, &model).map_err(|e| SettingsError(e.to_string()))?;
+        if let Some(name) = &self.key_env {
+            config.api_key = Some(env(name).filter(|k| !k.is_empty()).ok_or_else(|| {
+                SettingsError(format!(
+                    "key environment variable {name} is not set or empty"
+                ))
+            })?);
+        }
+        config.query_prefix = self.query_prefix.clone().unwrap_or_default();
+        config.document_prefix = self.document_prefix.clone().unwrap_or_default();
+        config.input_type = self.input_type.unwrap_or(false);
+        if let Some(ms) = self.timeout_ms {
+            config.timeout = Duration::from_millis(ms.max(1));
+        }
+        Ok(Arc::new(
+            HttpEmbedder::new(config).map_err(|e| SettingsError(e.to_string()))?,
+        ))
     }
 }
 

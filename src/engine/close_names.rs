@@ -4,43 +4,26 @@
 use crate::catalog::Catalog;
 use crate::engine::analyzer::name_key;
 
-/// Edit distance of two short strings (in characters).
-fn distance(a: &[char], b: &[char]) -> usize {
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
-
 /// Up to `n` tool names of `catalog` close to `name` (the same words in
 /// another spelling, one containing the other, or a few letters apart),
 /// closest first.
 pub fn close_names<'a>(catalog: &'a Catalog, name: &str, n: usize) -> Vec<&'a str> {
     // A name is at most this long for the comparison (a flag may be long).
     const LONGEST: usize = 128;
-    let wanted: Vec<char> = name.to_lowercase().chars().take(LONGEST).collect();
-    let wanted_text: String = wanted.iter().collect();
+    let wanted_text: String = name.to_lowercase().chars().take(LONGEST).collect();
+    let wanted_len = wanted_text.chars().count();
     let key = name_key(&wanted_text);
     let mut found: Vec<(usize, &str)> = catalog
         .tools()
         .iter()
         .filter_map(|t| {
-            let lower: Vec<char> = t.name.to_lowercase().chars().take(LONGEST).collect();
-            let lower_text: String = lower.iter().collect();
-            let d = distance(&wanted, &lower);
+            let lower_text: String = t.name.to_lowercase().chars().take(LONGEST).collect();
+            // Edit distance in characters.
+            let d = strsim::levenshtein(&wanted_text, &lower_text);
             let same_words = !key.is_empty() && name_key(&t.name) == key;
-            let contains = wanted.len() >= 3
+            let contains = wanted_len >= 3
                 && (lower_text.contains(&wanted_text) || wanted_text.contains(&lower_text));
-            let near = d <= (wanted.len() / 3).max(2);
+            let near = d <= (wanted_len / 3).max(2);
             (same_words || contains || near)
                 .then_some((if same_words { 0 } else { d }, t.name.as_str()))
         })

@@ -104,10 +104,10 @@ pub enum Note {
     Restarted,
 }
 
-/// How long to wait before trying again: doubling from half a second to
-/// five.
-fn backoff(attempt: u32) -> Duration {
-    Duration::from_millis(500u64.saturating_mul(1 << attempt.min(4)).min(5_000))
+/// How long to wait before each try to connect again: doubling from half a
+/// second to five.
+fn reconnect_delays() -> impl Iterator<Item = Duration> {
+    crate::http::backoff::doubling(Duration::from_millis(500), Duration::from_secs(5))
 }
 
 /// How often a batch goes out: events that come in a burst go together.

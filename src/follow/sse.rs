@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 
-use super::{BATCH_EVERY, Batch, Note, backoff};
+use super::{BATCH_EVERY, Batch, Note, reconnect_delays};
 use crate::traffic;
 
 /// How long a connection may stay silent: the server sends a comment every
@@ -23,7 +23,7 @@ pub(super) async fn follow(url: &str, key: Option<&str>, tell: &(impl Fn(Note) -
             return;
         }
     };
-    let mut attempt = 0;
+    let mut delays = reconnect_delays();
     loop {
         let mut request = client.get(url).header("accept", "text/event-stream");
         if let Some(key) = key {
@@ -41,7 +41,7 @@ pub(super) async fn follow(url: &str, key: Option<&str>, tell: &(impl Fn(Note) -
                 )
             }
             Ok(response) => {
-                attempt = 0;
+                delays = reconnect_delays();
                 if !tell(Note::Connected) {
                     return;
                 }
@@ -54,8 +54,8 @@ pub(super) async fn follow(url: &str, key: Option<&str>, tell: &(impl Fn(Note) -
         if !tell(Note::Lost(lost)) {
             return;
         }
-        tokio::time::sleep(backoff(attempt)).await;
-        attempt += 1;
+        let delay = delays.next().unwrap_or(Duration::from_secs(5));
+        tokio::time::sleep(delay).await;
     }
 }
 

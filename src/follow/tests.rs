@@ -72,9 +72,10 @@ fn a_batch_keeps_the_newest_and_counts_what_it_lost() {
 }
 
 #[test]
-fn backoff_doubles_to_five_seconds() {
-    assert_eq!(backoff(0), Duration::from_millis(500));
-    assert_eq!(backoff(1), Duration::from_millis(1000));
-    assert_eq!(backoff(3), Duration::from_millis(4000));
-    assert_eq!(backoff(9), Duration::from_millis(5000));
+fn reconnect_delays_double_to_five_seconds() {
+    let delays: Vec<Duration> = reconnect_delays().take(10).collect();
+    assert_eq!(delays[0], Duration::from_millis(500));
+    assert_eq!(delays[1], Duration::from_millis(1000));
+    assert_eq!(delays[3], Duration::from_millis(4000));
+    assert_eq!(delays[9], Duration::from_millis(5000));
 }

@@ -104,11 +104,8 @@ pub async fn serve_as(
     limits: ConnLimits,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
-    let max = limits.max_connections.max(1);
-    let open = Arc::new(Semaphore::new(max));
-    let unproven = Arc::new(super::unproven::Unproven::<ConnState>::default());
-    let refusing = Arc::new(Semaphore::new(MAX_REFUSING));
     let (stop, stopped) = watch::channel(false);
+    let places = Places::new(router, limits, stopped);
     tokio::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
@@ -116,8 +113,8 @@ pub async fn serve_as(
             () = &mut shutdown => break,
             accepted = listener.accept() => accepted,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        match accepted {
+            Ok((stream, _)) => places.take(stream),
             Err(e) => {
                 // Out of file descriptors, or a connection gone before it was
                 // accepted: wait a little rather than spin.
@@ -128,43 +125,6 @@ pub async fn serve_as(
                     eprintln!("{who}: accepting a connection: {e}");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
-                continue;
-            }
-        };
-        let _ = stream.set_nodelay(true);
-        let router = router.clone();
-        let stopped = stopped.clone();
-        let (unproven, open) = (unproven.clone(), open.clone());
-        match open.clone().try_acquire_owned() {
-            Ok(permit) => {
-                tokio::spawn(async move {
-                    connection(stream, router, limits, stopped, &unproven).await;
-                    drop(permit);
-                });
-            }
-            Err(_) => {
-                // Full: the oldest connection no key proved gives its
-                // place, else this one is refused.
-                if let Ok(refusing) = refusing.clone().try_acquire_owned() {
-                    tokio::spawn(async move {
-                        let freed = unproven.evict_one();
-                        let place = match freed {
-                            true => tokio::time::timeout(EVICTION_WAIT, open.acquire_owned())
-                                .await
-                                .ok()
-                                .and_then(Result::ok),
-                            false => None,
-                        };
-                        drop(refusing);
-                        match place {
-                            Some(permit) => {
-                                connection(stream, router, limits, stopped, &unproven).await;
-                                drop(permit);
-                            }
-                            None => refuse(stream, max).await,
-                        }
-                    });
-                }
             }
         }
     }
@@ -172,23 +132,95 @@ pub async fn serve_as(
     // Said once every connection can see it: an answer from here on
     // closes its connection.
     let _ = stop.send(true);
-    eprintln!(
-        "{who}: shutting down; {} open, waiting at most {} s (the shutdown grace) for requests in flight",
-        crate::numbers::counted(max - open.available_permits(), "connection"),
-        limits.shutdown_grace.as_secs_f64()
-    );
-    let all = u32::try_from(max).unwrap_or(u32::MAX);
-    if tokio::time::timeout(limits.shutdown_grace, open.acquire_many(all))
-        .await
-        .is_err()
-    {
-        eprintln!(
-            "{who}: {} still open after the {} s shutdown grace; closing them",
-            crate::numbers::counted(max - open.available_permits(), "connection"),
-            limits.shutdown_grace.as_secs_f64()
-        );
-    }
+    places.drain(who).await;
     Ok(())
+}
+
+/// The connections' places: at most `max` open, the oldest a key never
+/// proved giving its place when full, a bounded few refused at once.
+struct Places {
+    max: usize,
+    open: Arc<Semaphore>,
+    unproven: Arc<super::unproven::Unproven<ConnState>>,
+    refusing: Arc<Semaphore>,
+    router: Router,
+    limits: ConnLimits,
+    stopped: watch::Receiver<bool>,
+}
+
+impl Places {
+    fn new(router: Router, limits: ConnLimits, stopped: watch::Receiver<bool>) -> Places {
+        let max = limits.max_connections.max(1);
+        Places {
+            max,
+            open: Arc::new(Semaphore::new(max)),
+            unproven: Arc::new(super::unproven::Unproven::default()),
+            refusing: Arc::new(Semaphore::new(MAX_REFUSING)),
+            router,
+            limits,
+            stopped,
+        }
+    }
+
+    /// Serves an accepted connection in its own task: in a free place, else
+    /// in the place of the oldest connection no key proved, else refused.
+    fn take(&self, stream: TcpStream) {
+        let _ = stream.set_nodelay(true);
+        let router = self.router.clone();
+        let stopped = self.stopped.clone();
+        let (unproven, open) = (self.unproven.clone(), self.open.clone());
+        let (limits, max) = (self.limits, self.max);
+        if let Ok(permit) = open.clone().try_acquire_owned() {
+            tokio::spawn(async move {
+                connection(stream, router, limits, stopped, &unproven).await;
+                drop(permit);
+            });
+            return;
+        }
+        let Ok(refusing) = self.refusing.clone().try_acquire_owned() else {
+            return;
+        };
+        tokio::spawn(async move {
+            let freed = unproven.evict_one();
+            let place = match freed {
+                true => tokio::time::timeout(EVICTION_WAIT, open.acquire_owned())
+                    .await
+                    .ok()
+                    .and_then(Result::ok),
+                false => None,
+            };
+            drop(refusing);
+            match place {
+                Some(permit) => {
+                    connection(stream, router, limits, stopped, &unproven).await;
+                    drop(permit);
+                }
+                None => refuse(stream, max).await,
+            }
+        });
+    }
+
+    /// Waits for the open connections to close, at most the shutdown
+    /// grace, saying so on stderr.
+    async fn drain(&self, who: &str) {
+        let (max, open, grace) = (self.max, &self.open, self.limits.shutdown_grace);
+        eprintln!(
+            "{who}: shutting down; {} open, waiting at most {} s (the shutdown grace) for requests in flight",
+            crate::numbers::counted(max - open.available_permits(), "connection"),
+            grace.as_secs_f64()
+        );
+        let all = u32::try_from(max).unwrap_or(u32::MAX);
+        if tokio::time::timeout(grace, open.acquire_many(all))
+            .await
+            .is_err()
+        {
+            eprintln!(
+                "{who}: {} still open after the {} s shutdown grace; closing them",
+                crate::numbers::counted(max - open.available_permits(), "connection"),
+                grace.as_secs_f64()
+            );
+        }
+    }
 }
 
 /// One connection, served until it closes.

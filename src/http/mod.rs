@@ -10,11 +10,13 @@
 //!   without a valid key, `/metrics`' answer, and the stop signal.
 //! - [`metrics`]: the Prometheus recorder, one per process.
 //! - [`events`]: `GET /events`, the traffic as server-sent events.
-//! - [`client`]: an HTTP client with the TLS provider installed.
+//! - [`client`]: an HTTP client with the TLS provider installed;
+//!   [`backoff`]: the delays between its tries.
 //!
 //! What a route answers is its front end's; how it is served is here.
 
 mod answers;
+pub mod backoff;
 pub mod body;
 pub mod client;
 pub mod conn;

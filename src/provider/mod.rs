@@ -134,13 +134,18 @@ impl std::fmt::Display for Provider {
     }
 }
 
+/// A provider name toolsift does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown provider {0:?}: give openai or anthropic")]
+pub struct UnknownProvider(pub String);
+
 impl std::str::FromStr for Provider {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownProvider;
+    fn from_str(s: &str) -> Result<Self, UnknownProvider> {
         Provider::ALL
             .into_iter()
             .find(|p| p.name() == s)
-            .ok_or_else(|| format!("unknown provider {s:?}: give openai or anthropic"))
+            .ok_or_else(|| UnknownProvider(s.to_string()))
     }
 }
 
@@ -155,6 +160,9 @@ mod tests {
             assert!(p.api_base().starts_with(p.api_origin()));
         }
         let e = "gemini".parse::<Provider>().unwrap_err();
-        assert_eq!(e, "unknown provider \"gemini\": give openai or anthropic");
+        assert_eq!(
+            e.to_string(),
+            "unknown provider \"gemini\": give openai or anthropic"
+        );
     }
 }

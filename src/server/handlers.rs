@@ -198,7 +198,9 @@ pub(crate) async fn tool_search(
     proven(search(st, scope, headers, body, started).await)
 }
 
-/// A search whose key passed.
+/// A search whose key passed: its body checked, admitted and read, the
+/// search run and its session recorded, the followers told, the answer
+/// written.
 async fn search(
     st: Arc<AppState>,
     scope: String,
@@ -228,6 +230,37 @@ async fn search(
         Ok(reader) => reader.finish(),
         Err(response) => return response,
     };
+    let (result, query) = match searched(&st, &scope, body, started).await {
+        Ok(searched) => searched,
+        Err(response) => return response,
+    };
+    if let (Ok(answer), true) = (&result, st.followers.any()) {
+        // Seen by the followers of the key that searched (and operators).
+        st.followers.send_as(
+            &search_event(answer, query.as_deref(), started),
+            crate::http::keys::digest(&scope).as_deref(),
+        );
+    }
+    let fields = LogFields {
+        query: query.filter(|_| st.log_queries),
+        ..LogFields::default()
+    };
+    search_response(result, fields)
+}
+
+/// A search's answer, and its query when queries are logged.
+type Searched = (Result<crate::service::Answer, ServiceError>, Option<String>);
+
+/// Runs the search within the request's time limit (a repeated catalog
+/// with everything built here, else on a blocking worker) and records its
+/// session in a shared store; the answer refusing it when it timed out,
+/// failed, or its session could not be kept.
+async fn searched(
+    st: &AppState,
+    scope: &str,
+    body: crate::service::ReadBody,
+    started: Instant,
+) -> Result<Searched, Response> {
     let limit = st.request_timeout;
     let remaining = limit.saturating_sub(started.elapsed());
     // Memory sessions are the service's own; a shared store records them
@@ -241,14 +274,14 @@ async fn search(
             // done here rather than handed to a blocking thread.
             Ok(ready) => {
                 let query = log_queries.then(|| ready.query().to_string());
-                let result = st.service.tool_search_ready(ready, Some(&scope), record);
+                let result = st.service.tool_search_ready(ready, Some(scope), record);
                 return Ok((result, query));
             }
             Err(body) => body,
         };
         let permit = st.workers.clone().acquire_owned().await;
         let service = st.service.clone();
-        let scope = scope.clone();
+        let scope = scope.to_string();
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
             let query = log_queries.then(|| query_of(body.json())).flatten();
@@ -256,62 +289,62 @@ async fn search(
         })
         .await
     };
-    let (result, query) = match tokio::time::timeout(remaining, work).await {
-        Ok(Ok((Ok((mut answer, Some(pending))), query))) => {
-            // A shared store: the session is recorded there.
-            match st.store.record(&st.service, &pending).await {
-                Ok(recorded) => {
-                    if recorded.new && pending.named {
-                        answer.set_session_note(SESSION_NOT_FOUND);
-                    }
-                    answer.set_session_tools(recorded.loaded);
-                }
-                // A session the request continues needs the store; a new
-                // one is answered anyway, and said to be unsaved.
-                Err(_) if !pending.named => answer.set_session_note(SESSION_NOT_SAVED),
-                Err(e) => {
-                    return error(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "session_store_unavailable",
-                        e.to_string(),
-                    );
-                }
-            }
-            (Ok(answer), query)
+    match tokio::time::timeout(remaining, work).await {
+        Ok(Ok((Ok((answer, Some(pending))), query))) => {
+            Ok((Ok(recorded(st, answer, &pending).await?), query))
         }
-        Ok(Ok((result, query))) => (result.map(|(answer, _)| answer), query),
-        Ok(Err(e)) => {
-            return error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal",
-                format!("the search failed: {e}"),
-            );
-        }
-        Err(_) => {
-            return error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "timeout",
-                format!("the search did not finish within {} ms", limit.as_millis()),
-            );
-        }
-    };
-    if let (Ok(answer), true) = (&result, st.followers.any()) {
-        // Seen by the followers of the key that searched (and operators).
-        st.followers.send_as(
-            &search_event(answer, query.as_deref(), started),
-            crate::http::keys::digest(&scope).as_deref(),
-        );
+        Ok(Ok((result, query))) => Ok((result.map(|(answer, _)| answer), query)),
+        Ok(Err(e)) => Err(error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            format!("the search failed: {e}"),
+        )),
+        Err(_) => Err(error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "timeout",
+            format!("the search did not finish within {} ms", limit.as_millis()),
+        )),
     }
-    let mut fields = LogFields {
-        query: query.filter(|_| st.log_queries),
-        ..LogFields::default()
-    };
+}
+
+/// A shared store: the session is recorded there. A session the request
+/// continues needs the store; a new one is answered anyway, and said to be
+/// unsaved.
+async fn recorded(
+    st: &AppState,
+    mut answer: crate::service::Answer,
+    pending: &crate::service::PendingSession,
+) -> Result<crate::service::Answer, Response> {
+    match st.store.record(&st.service, pending).await {
+        Ok(recorded) => {
+            if recorded.new && pending.named {
+                answer.set_session_note(SESSION_NOT_FOUND);
+            }
+            answer.set_session_tools(recorded.loaded);
+        }
+        Err(_) if !pending.named => answer.set_session_note(SESSION_NOT_SAVED),
+        Err(e) => {
+            return Err(error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "session_store_unavailable",
+                e.to_string(),
+            ));
+        }
+    }
+    Ok(answer)
+}
+
+/// The search's answer (or the service's error), with what the log keeps,
+/// and what became of the session for a caller that reads headers.
+fn search_response(
+    result: Result<crate::service::Answer, ServiceError>,
+    mut fields: LogFields,
+) -> Response {
     let mut response = match result {
         Ok(answer) => {
             fields.returned = Some(answer.outcome().tools.len());
             fields.catalog_tools = Some(answer.catalog_len());
             let mut response = answer_response(&answer.wire());
-            // What became of the session, for a caller that reads headers.
             let state = match answer.outcome().session_note.as_deref() {
                 Some(SESSION_NOT_FOUND) => Some("new"),
                 Some(SESSION_NOT_SAVED) => Some("not-saved"),

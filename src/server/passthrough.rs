@@ -145,7 +145,8 @@ async fn pass(st: Arc<AppState>, provider: Provider, request: Request) -> Respon
     proven(forward_call(st, provider, parts, body, scope, started).await)
 }
 
-/// A provider call whose key passed.
+/// A provider call whose key passed: routed, admitted, its body made
+/// ready, sent, and the answer relayed.
 async fn forward_call(
     st: Arc<AppState>,
     provider: Provider,
@@ -155,37 +156,9 @@ async fn forward_call(
     started: Instant,
 ) -> Response {
     let headers = &parts.headers;
-    let path = parts.uri.path();
-    let Some(rest) = path
-        .strip_prefix(provider.passthrough_prefix())
-        .filter(|r| r.is_empty() || r.starts_with('/'))
-    else {
-        return error(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            format!(
-                "{} calls go under {}/ (the path after it is the provider's own)",
-                provider.name(),
-                provider.passthrough_prefix()
-            ),
-        );
-    };
-    if let Err(why) = forward::check_path(rest) {
-        return refused_path(path, why);
-    }
-    let Some(upstream) = st.upstreams.get(provider).cloned() else {
-        return error(
-            StatusCode::NOT_IMPLEMENTED,
-            "upstream_not_configured",
-            format!(
-                "no upstream is configured for {p}: start serve with --upstream {p}=URL (e.g. {}) or set {p} = \"URL\" in the config file's [serve.upstreams]",
-                provider.api_base(),
-                p = provider.name()
-            ),
-        );
-    };
-    let Some(url) = forward::upstream_url(&upstream, rest, parts.uri.query()) else {
-        return refused_path(path, "a path that leaves the upstream's base");
+    let (rest, upstream, url) = match route(&st, provider, &parts) {
+        Ok(route) => route,
+        Err(why) => return why.response(provider, parts.uri.path()),
     };
     let Ok(_admitted) = st.passthrough_admission.try_acquire() else {
         return overloaded("too many provider calls are waiting; try again shortly");
@@ -196,75 +169,24 @@ async fn forward_call(
     else {
         return overloaded("no place for this provider call came free in time; try again shortly");
     };
-    let mut fields = LogFields::default();
-    let mut extra: Vec<(&'static str, String)> = Vec::new();
     let session_id = headers
         .get("x-cave-tool-session")
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     let shape = crate::provider::ProviderApi::of_path(provider, rest);
     let fate = UploadFate::default();
-    let mut out_headers;
-    let outgoing = match (session_id, shape) {
-        (Some(id), Some(shape)) => {
-            // The session's tools go into the body: it is read whole (within
-            // the body limit) and spliced.
-            if let Some(response) = refuse_unreadable_body(headers) {
-                return response;
-            }
-            let mut bytes = match read_request_body(&st, headers, body, started).await {
-                Ok(bytes) => bytes,
-                Err(response) => return response,
-            };
-            match st.store.lookup(&st.service, &id, &scope).await {
-                Err(e) => {
-                    return error(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "session_store_unavailable",
-                        e.to_string(),
-                    );
-                }
-                Ok(None) => extra.push((SESSION, "unknown".into())),
-                Ok(Some(session)) => {
-                    extra.push((SESSION, "applied".into()));
-                    let names = match inject(&bytes, shape, &session) {
-                        Injected::Added { body, names } => {
-                            bytes = body;
-                            names
-                        }
-                        Injected::Nothing | Injected::NotApplicable => Vec::new(),
-                    };
-                    fields.injected = Some(names.len());
-                    extra.push((INJECTED, header_list(&names)));
-                }
-            }
-            out_headers = upstream_headers(headers, provider, None);
-            reqwest::Body::from(bytes)
-        }
-        (id, _) => {
-            // Nothing to splice: the body streams through as it arrives.
-            if id.is_some() {
-                extra.push((SESSION, "ignored".into()));
-            }
-            let declared = declared_length(headers);
-            if declared.is_some_and(|n| n > st.max_body_bytes) {
-                return match read_request_body(&st, headers, body, started).await {
-                    Err(response) => response,
-                    Ok(_) => closing(too_large(st.max_body_bytes)),
-                };
-            }
-            out_headers = upstream_headers(headers, provider, None);
-            if let Some(n) = declared {
-                out_headers.insert(CONTENT_LENGTH, HeaderValue::from(n));
-            }
-            let deadline = tokio::time::Instant::from_std(started) + st.request_timeout;
-            reqwest::Body::wrap_stream(upload::bounded(
-                body,
-                st.max_body_bytes,
-                discard_bound(st.max_body_bytes),
-                deadline,
-                fate.clone(),
-            ))
-        }
+    let call = Call {
+        st: &st,
+        provider,
+        headers,
+        started,
+    };
+    let prepared = match (session_id, shape) {
+        (Some(id), Some(shape)) => call.spliced(body, &id, shape, &scope).await,
+        (id, _) => call.streamed(body, id.is_some(), &fate).await,
+    };
+    let mut outgoing = match prepared {
+        Ok(outgoing) => outgoing,
+        Err(response) => return response,
     };
     let key = headers
         .get("x-cave-upstream-key")
@@ -272,39 +194,228 @@ async fn forward_call(
         .filter(|k| !k.is_empty())
         .map(str::to_string)
         .or(upstream.key.clone());
-    set_upstream_key(&mut out_headers, provider, key.as_deref());
+    set_upstream_key(&mut outgoing.headers, provider, key.as_deref());
     let send = st
         .http
         .request(parts.method.clone(), &url)
-        .headers(out_headers)
-        .body(outgoing)
-        .send();
-    let remaining = st.upstream_timeout.saturating_sub(started.elapsed());
-    let answer = match tokio::time::timeout(remaining, send).await {
-        Ok(Ok(answer)) => answer,
-        Ok(Err(e)) => {
-            let response = match fate.get() {
-                Some(why) => upload_stopped(&st, why),
-                None => upstream_error(provider, &upstream, &e),
-            };
-            return with_fields(response, fields);
-        }
-        Err(_) => {
-            return with_fields(
-                error(
-                    StatusCode::GATEWAY_TIMEOUT,
-                    "upstream_timeout",
-                    format!(
-                        "the {} upstream at {} did not answer within {} ms",
-                        provider.name(),
-                        upstream.base,
-                        st.upstream_timeout.as_millis()
-                    ),
+        .headers(outgoing.headers)
+        .body(outgoing.body);
+    let fields = outgoing.fields;
+    match call.send(send, &upstream, &fate).await {
+        Ok(answer) => with_fields(relay(answer, outgoing.extra, slot), fields),
+        Err(response) => with_fields(response, fields),
+    }
+}
+
+/// Where a provider call goes: the path after the provider's prefix, its
+/// upstream and the URL there.
+fn route<'p>(
+    st: &AppState,
+    provider: Provider,
+    parts: &'p axum::http::request::Parts,
+) -> Result<(&'p str, Upstream, String), Unroutable> {
+    let rest = parts
+        .uri
+        .path()
+        .strip_prefix(provider.passthrough_prefix())
+        .filter(|r| r.is_empty() || r.starts_with('/'))
+        .ok_or(Unroutable::OutsidePrefix)?;
+    forward::check_path(rest).map_err(Unroutable::Path)?;
+    let upstream = st
+        .upstreams
+        .get(provider)
+        .cloned()
+        .ok_or(Unroutable::NoUpstream)?;
+    let url = forward::upstream_url(&upstream, rest, parts.uri.query())
+        .ok_or(Unroutable::Path("a path that leaves the upstream's base"))?;
+    Ok((rest, upstream, url))
+}
+
+/// Why a provider call has nowhere to go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unroutable {
+    /// Its path is not under the provider's prefix.
+    OutsidePrefix,
+    /// Its path holds this, or leaves the upstream's base.
+    Path(&'static str),
+    /// No upstream is configured for the provider.
+    NoUpstream,
+}
+
+impl Unroutable {
+    /// The answer refusing a call to `path` for `provider`.
+    fn response(self, provider: Provider, path: &str) -> Response {
+        match self {
+            Unroutable::OutsidePrefix => error(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                format!(
+                    "{} calls go under {}/ (the path after it is the provider's own)",
+                    provider.name(),
+                    provider.passthrough_prefix()
                 ),
-                fields,
+            ),
+            Unroutable::Path(why) => refused_path(path, why),
+            Unroutable::NoUpstream => error(
+                StatusCode::NOT_IMPLEMENTED,
+                "upstream_not_configured",
+                format!(
+                    "no upstream is configured for {p}: start serve with --upstream {p}=URL (e.g. {}) or set {p} = \"URL\" in the config file's [serve.upstreams]",
+                    provider.api_base(),
+                    p = provider.name()
+                ),
+            ),
+        }
+    }
+}
+
+/// A provider call under way: what its steps share.
+struct Call<'a> {
+    st: &'a AppState,
+    provider: Provider,
+    /// The client's headers.
+    headers: &'a HeaderMap,
+    started: Instant,
+}
+
+/// What goes to the upstream, and what the answer carries back about it.
+struct Outgoing {
+    body: reqwest::Body,
+    headers: HeaderMap,
+    fields: LogFields,
+    /// Headers added to the answer (the session's fate, the tools added).
+    extra: Vec<(&'static str, String)>,
+}
+
+impl Call<'_> {
+    /// The session's tools go into the body: it is read whole (within the
+    /// body limit) and spliced.
+    async fn spliced(
+        &self,
+        body: Body,
+        id: &str,
+        shape: crate::provider::ProviderApi,
+        scope: &str,
+    ) -> Result<Outgoing, Response> {
+        let st = self.st;
+        if let Some(response) = refuse_unreadable_body(self.headers) {
+            return Err(response);
+        }
+        let mut bytes = read_request_body(st, self.headers, body, self.started).await?;
+        let mut fields = LogFields::default();
+        let mut extra = Vec::new();
+        match st.store.lookup(&st.service, id, scope).await {
+            Err(e) => {
+                return Err(error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "session_store_unavailable",
+                    e.to_string(),
+                ));
+            }
+            Ok(None) => extra.push((SESSION, "unknown".into())),
+            Ok(Some(session)) => {
+                extra.push((SESSION, "applied".into()));
+                let names = match inject(&bytes, shape, &session) {
+                    Injected::Added { body, names } => {
+                        bytes = body;
+                        names
+                    }
+                    Injected::Nothing | Injected::NotApplicable => Vec::new(),
+                };
+                fields.injected = Some(names.len());
+                extra.push((INJECTED, header_list(&names)));
+            }
+        }
+        Ok(Outgoing {
+            body: reqwest::Body::from(bytes),
+            headers: upstream_headers(self.headers, self.provider, None),
+            fields,
+            extra,
+        })
+    }
+
+    /// Nothing to splice: the body streams through as it arrives, within
+    /// the body limit and the request's deadline (`fate` says why it
+    /// stopped, if it did).
+    async fn streamed(
+        &self,
+        body: Body,
+        has_session: bool,
+        fate: &UploadFate,
+    ) -> Result<Outgoing, Response> {
+        let st = self.st;
+        let mut extra = Vec::new();
+        if has_session {
+            extra.push((SESSION, "ignored".into()));
+        }
+        let declared = declared_length(self.headers);
+        if declared.is_some_and(|n| n > st.max_body_bytes) {
+            return Err(
+                match read_request_body(st, self.headers, body, self.started).await {
+                    Err(response) => response,
+                    Ok(_) => closing(too_large(st.max_body_bytes)),
+                },
             );
         }
-    };
+        let mut headers = upstream_headers(self.headers, self.provider, None);
+        if let Some(n) = declared {
+            headers.insert(CONTENT_LENGTH, HeaderValue::from(n));
+        }
+        let deadline = tokio::time::Instant::from_std(self.started) + st.request_timeout;
+        let body = reqwest::Body::wrap_stream(upload::bounded(
+            body,
+            st.max_body_bytes,
+            discard_bound(st.max_body_bytes),
+            deadline,
+            fate.clone(),
+        ));
+        Ok(Outgoing {
+            body,
+            headers,
+            fields: LogFields::default(),
+            extra,
+        })
+    }
+
+    /// Sends the call within the upstream's time limit; the answer, or why
+    /// there is none (the client's upload stopped, the upstream unreachable
+    /// or silent).
+    async fn send(
+        &self,
+        send: reqwest::RequestBuilder,
+        upstream: &Upstream,
+        fate: &UploadFate,
+    ) -> Result<reqwest::Response, Response> {
+        let st = self.st;
+        let remaining = st.upstream_timeout.saturating_sub(self.started.elapsed());
+        match tokio::time::timeout(remaining, send.send()).await {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(e)) => Err(match fate.get() {
+                Some(why) => upload_stopped(st, why),
+                None => upstream_error(self.provider, upstream, &e),
+            }),
+            Err(_) => Err(error(
+                StatusCode::GATEWAY_TIMEOUT,
+                "upstream_timeout",
+                format!(
+                    "the {} upstream at {} did not answer within {} ms",
+                    self.provider.name(),
+                    upstream.base,
+                    st.upstream_timeout.as_millis()
+                ),
+            )),
+        }
+    }
+}
+
+/// The upstream's answer relayed chunk by chunk as it arrives, without its
+/// connection's headers, with `extra`'s added; `slot` is held until it has
+/// streamed whole.
+fn relay(
+    answer: reqwest::Response,
+    extra: Vec<(&'static str, String)>,
+    slot: tokio::sync::OwnedSemaphorePermit,
+) -> Response {
     let status = answer.status();
     let named = connection_named(answer.headers());
     let mut response = Response::builder().status(status);
@@ -320,12 +431,11 @@ async fn forward_call(
             }
         }
     }
-    // The place is held until the answer has streamed whole.
     let relayed = answer.bytes_stream().map(move |chunk| {
         let _held = &slot;
         chunk
     });
-    let response = response
+    response
         .body(Body::from_stream(relayed))
         .unwrap_or_else(|e| {
             error(
@@ -333,8 +443,7 @@ async fn forward_call(
                 "internal",
                 format!("the upstream's answer could not be relayed: {e}"),
             )
-        });
-    with_fields(response, fields)
+        })
 }
 
 /// 400 for a path that would leave the upstream's base.

@@ -138,112 +138,141 @@ struct SessionState {
 
 /// The misses in `events`, in the order of the events that showed them.
 pub fn find(events: &[Event], judge: &Judge) -> Vec<Miss> {
-    let mut misses: Vec<Miss> = Vec::new();
-    let mut sessions: HashMap<&str, SessionState> = HashMap::new();
+    let mut finder = Finder {
+        events,
+        judge,
+        misses: Vec::new(),
+        sessions: HashMap::new(),
+    };
     for (i, event) in events.iter().enumerate() {
         match event {
-            Event::Search(s) => {
-                let state = sessions.entry(&s.session).or_default();
-                if let Some(last) = state.last
-                    && !state.called_since
-                    && let Event::Search(prev) = &events[last]
-                {
-                    misses.push(Miss {
-                        kind: MissKind::SearchedAgain,
-                        session: s.session.clone(),
-                        query: prev.query.clone(),
-                        returned: prev.tools.clone(),
-                        wanted: None,
-                        search: last,
-                        shown_by: i,
-                    });
-                    state.waiting.push(misses.len() - 1);
-                } else if let Some(last) = state.last
-                    && !state.used
-                    && let Event::Search(prev) = &events[last]
-                    && !prev.nothing_fits
-                    && !prev.tools.is_empty()
-                {
-                    misses.push(found_never_called(prev, last));
-                }
-                state.last = Some(i);
-                state.called_since = false;
-                state.used = false;
-                state.returned.extend(s.tools.iter().cloned());
-            }
-            Event::Call(c) => {
-                if c.outcome == Outcome::Blocked {
-                    // The breaker's business, not search's.
-                    continue;
-                }
-                let state = sessions.entry(&c.session).or_default();
-                let Some(last) = state.last else {
-                    // No search yet: a tool the host listed up front.
-                    continue;
-                };
-                let Event::Search(prev) = &events[last] else {
-                    continue;
-                };
-                let first_since = !state.called_since;
-                state.called_since = true;
-                let standing = judge.standing(&c.name);
-                if standing == Standing::AlwaysLoad {
-                    // The agent had it all along: no search failed it.
-                    continue;
-                }
-                for at in state.waiting.drain(..) {
-                    let miss = &mut misses[at];
-                    if !miss.returned.contains(&c.name) {
-                        miss.wanted = Some(c.name.clone());
-                    }
-                }
-                if prev.tools.contains(&c.name) {
-                    state.used = true;
-                    continue;
-                }
-                // A miss this call shows, of `kind`, the tool wanted named.
-                let shown = |kind| Miss {
-                    kind,
-                    session: c.session.clone(),
-                    query: prev.query.clone(),
-                    returned: prev.tools.clone(),
-                    wanted: Some(c.name.clone()),
-                    search: last,
-                    shown_by: i,
-                };
-                if standing == Standing::Unknown {
-                    misses.push(shown(MissKind::UnknownTool));
-                    state.used |= first_since && prev.nothing_fits;
-                } else if first_since && prev.nothing_fits {
-                    misses.push(shown(MissKind::NothingFitsThenCall));
-                    state.used = true;
-                } else if !state.returned.contains(&c.name) {
-                    misses.push(shown(MissKind::CalledUnreturned));
-                    state.used = true;
-                }
-            }
+            Event::Search(s) => finder.search(i, s),
+            Event::Call(c) => finder.call(i, c),
             Event::Dropped { .. } => {}
         }
     }
     if judge.ended {
-        // Searches whose tools the session never called.
-        let mut ends: Vec<(usize, &SessionState)> = sessions
+        finder.session_ends();
+    }
+    let mut misses = finder.misses;
+    misses.sort_by_key(|m| m.shown_by);
+    misses
+}
+
+/// The traffic read so far: the misses found and each session's state.
+struct Finder<'e> {
+    events: &'e [Event],
+    judge: &'e Judge,
+    misses: Vec<Miss>,
+    sessions: HashMap<&'e str, SessionState>,
+}
+
+impl<'e> Finder<'e> {
+    /// A search (event `i`): the session's last one was searched again at
+    /// once, or its tools went uncalled.
+    fn search(&mut self, i: usize, s: &'e super::Search) {
+        let state = self.sessions.entry(&s.session).or_default();
+        if let Some(last) = state.last
+            && !state.called_since
+            && let Event::Search(prev) = &self.events[last]
+        {
+            self.misses.push(Miss {
+                kind: MissKind::SearchedAgain,
+                session: s.session.clone(),
+                query: prev.query.clone(),
+                returned: prev.tools.clone(),
+                wanted: None,
+                search: last,
+                shown_by: i,
+            });
+            state.waiting.push(self.misses.len() - 1);
+        } else if let Some(last) = state.last
+            && !state.used
+            && let Event::Search(prev) = &self.events[last]
+            && !prev.nothing_fits
+            && !prev.tools.is_empty()
+        {
+            self.misses.push(found_never_called(prev, last));
+        }
+        state.last = Some(i);
+        state.called_since = false;
+        state.used = false;
+        state.returned.extend(s.tools.iter().cloned());
+    }
+
+    /// A call (event `i`): names the tool the misses waiting wanted, and
+    /// is a miss of the last search when that search did not give it.
+    fn call(&mut self, i: usize, c: &'e super::Call) {
+        if c.outcome == Outcome::Blocked {
+            // The breaker's business, not search's.
+            return;
+        }
+        let state = self.sessions.entry(&c.session).or_default();
+        let Some(last) = state.last else {
+            // No search yet: a tool the host listed up front.
+            return;
+        };
+        let Event::Search(prev) = &self.events[last] else {
+            return;
+        };
+        let first_since = !state.called_since;
+        state.called_since = true;
+        let standing = self.judge.standing(&c.name);
+        if standing == Standing::AlwaysLoad {
+            // The agent had it all along: no search failed it.
+            return;
+        }
+        for at in state.waiting.drain(..) {
+            let miss = &mut self.misses[at];
+            if !miss.returned.contains(&c.name) {
+                miss.wanted = Some(c.name.clone());
+            }
+        }
+        if prev.tools.contains(&c.name) {
+            state.used = true;
+            return;
+        }
+        // A miss this call shows, of `kind`, the tool wanted named.
+        let shown = |kind| Miss {
+            kind,
+            session: c.session.clone(),
+            query: prev.query.clone(),
+            returned: prev.tools.clone(),
+            wanted: Some(c.name.clone()),
+            search: last,
+            shown_by: i,
+        };
+        if standing == Standing::Unknown {
+            self.misses.push(shown(MissKind::UnknownTool));
+            state.used |= first_since && prev.nothing_fits;
+        } else if first_since && prev.nothing_fits {
+            self.misses.push(shown(MissKind::NothingFitsThenCall));
+            state.used = true;
+        } else if !state.returned.contains(&c.name) {
+            self.misses.push(shown(MissKind::CalledUnreturned));
+            state.used = true;
+        }
+    }
+
+    /// The traffic is whole: each session's last search whose tools the
+    /// session never called.
+    fn session_ends(&mut self) {
+        let mut ends: Vec<(usize, &SessionState)> = self
+            .sessions
             .values()
             .filter_map(|s| s.last.map(|l| (l, s)))
             .collect();
         ends.sort_by_key(|(l, _)| *l);
         for (last, state) in ends {
-            if let Event::Search(s) = &events[last]
+            if let Event::Search(s) = &self.events[last]
                 && !state.used
                 && !s.nothing_fits
                 && !s.tools.is_empty()
             {
-                misses.push(found_never_called(s, last));
+                self.misses.push(found_never_called(s, last));
             }
         }
     }
-    misses.sort_by_key(|m| m.shown_by);
-    misses
 }
 
 fn found_never_called(s: &super::Search, at: usize) -> Miss {

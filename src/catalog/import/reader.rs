@@ -45,7 +45,7 @@ impl Fields<'_> {
     }
 
     fn flag(&self, key: &str) -> Result<Option<bool>, CatalogError> {
-        flag_in(self.object, key).map_err(|m| self.err(m))
+        flag_in(self.object, key).map_err(|m| self.err(m.to_string()))
     }
 
     fn schema(&self, key: &str) -> Result<Option<Value>, CatalogError> {
@@ -60,13 +60,34 @@ impl Fields<'_> {
     }
 }
 
-fn flag_in(object: &Map<String, Value>, key: &str) -> Result<Option<bool>, String> {
+/// A field of a tool's JSON that is not what it must be: which field, what
+/// it must be, and what it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field} must be {must}, got {got}")]
+struct BadField {
+    field: String,
+    must: &'static str,
+    got: String,
+}
+
+impl BadField {
+    fn new(field: String, must: &'static str, got: &Value) -> BadField {
+        BadField {
+            field,
+            must,
+            got: describe_value(got),
+        }
+    }
+}
+
+fn flag_in(object: &Map<String, Value>, key: &str) -> Result<Option<bool>, BadField> {
     match object.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(other) => Err(format!(
-            "field `{key}` must be true or false, got {}",
-            describe_value(other)
+        Some(other) => Err(BadField::new(
+            format!("field `{key}`"),
+            "true or false",
+            other,
         )),
     }
 }
@@ -391,7 +412,7 @@ impl Reader {
 }
 
 /// The MCP origin a tool's `_meta` records: `None` when it names no server.
-fn server_of(meta: Option<&Value>, name: &str) -> Result<Option<McpOrigin>, String> {
+fn server_of(meta: Option<&Value>, name: &str) -> Result<Option<McpOrigin>, BadField> {
     let Some(Value::Object(meta)) = meta else {
         return Ok(None);
     };
@@ -399,9 +420,10 @@ fn server_of(meta: Option<&Value>, name: &str) -> Result<Option<McpOrigin>, Stri
         None | Some(Value::Null) => return Ok(None),
         Some(Value::String(s)) if !s.trim().is_empty() => s,
         Some(other) => {
-            return Err(format!(
-                "`{META_SERVER}` must be a server's name, got {}",
-                describe_value(other)
+            return Err(BadField::new(
+                format!("`{META_SERVER}`"),
+                "a server's name",
+                other,
             ));
         }
     };
@@ -409,9 +431,10 @@ fn server_of(meta: Option<&Value>, name: &str) -> Result<Option<McpOrigin>, Stri
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(Arc::from(s.as_str())),
         Some(other) => {
-            return Err(format!(
-                "`{META_SERVER_ABOUT}` must be a string, got {}",
-                describe_value(other)
+            return Err(BadField::new(
+                format!("`{META_SERVER_ABOUT}`"),
+                "a string",
+                other,
             ));
         }
     };

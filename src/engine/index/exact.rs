@@ -27,89 +27,19 @@ impl Index {
     /// name counts only when it is the whole query or quoted in backticks; a
     /// name of several words counts wherever it stands as one token.
     pub(super) fn exact_names(&self, query: &str) -> Vec<usize> {
-        fn punct(c: char) -> bool {
-            matches!(
-                c,
-                '`' | '\''
-                    | '"'
-                    | '.'
-                    | ','
-                    | ';'
-                    | ':'
-                    | '!'
-                    | '?'
-                    | '('
-                    | ')'
-                    | '['
-                    | ']'
-                    | '{'
-                    | '}'
-                    | '<'
-                    | '>'
-            )
-        }
-        let mut found = Vec::new();
-        let mut key = String::new();
-        let mut buf = String::new();
-        let mut consider = |token: &str, single_ok: bool, found: &mut Vec<usize>| {
-            // The whole token, then what follows each namespace separator,
-            // longest first. A one-word part counts where a one-word name
-            // would, or after `__` (a namespace only tools are written with;
-            // `.` and `/` also join file names and paths).
-            // `server/tool` (any separator) names that server's tool, one
-            // word or several: only its tools of that name count.
-            let parts = std::iter::once((token, single_ok, None)).chain(
-                namespace_tails(token).map(|(tail, sep)| {
-                    let head = token[..token.len() - tail.len()].trim_end_matches(['_', '.', '/']);
-                    // The namespace right before the tool: `mcp__github__x`'s `github`.
-                    let last = [
-                        head.rfind('/'),
-                        head.rfind('.'),
-                        head.rfind("__").map(|i| i + 1),
-                    ]
-                    .into_iter()
-                    .flatten()
-                    .max()
-                    .map_or(head, |i| &head[i + 1..]);
-                    let server = self.server_named(last);
-                    (tail, single_ok || sep == "__" || server.is_some(), server)
-                }),
-            );
-            for (part, single_ok, server) in parts {
-                key.clear();
-                for_each_word(part, &mut buf, |w| {
-                    key.push_str(w);
-                    key.push('_');
-                });
-                key.pop();
-                if let Some((docs, words)) = self.names.get(key.as_str())
-                    && (*words > 1 || single_ok)
-                {
-                    let of_server = |d: u32| server.is_none_or(|s| self.servers[d as usize] == s);
-                    if !docs.iter().any(|&d| of_server(d)) {
-                        continue;
-                    }
-                    for &d in docs.iter().filter(|&&d| of_server(d)) {
-                        if !found.contains(&(d as usize)) {
-                            found.push(d as usize);
-                        }
-                    }
-                    return;
-                }
-            }
-        };
+        let mut found = Found::default();
         // Most requests name no tool: skip them with one pass over the bytes.
         let maybe_name = may_name_a_tool(query.as_bytes())
             || !query.trim().contains(char::is_whitespace)
             || !query.is_ascii();
         if !maybe_name {
-            return found;
+            return found.tools;
         }
         let trimmed = query.trim();
         let whole = trimmed.trim_matches(punct);
         if !whole.is_empty() && !whole.contains(char::is_whitespace) {
-            consider(whole, true, &mut found);
-            return found;
+            self.consider(whole, true, &mut found);
+            return found.tools;
         }
         for raw in trimmed.split_ascii_whitespace() {
             if raw.is_ascii() && !may_name_a_tool(raw.as_bytes()) {
@@ -126,11 +56,110 @@ impl Index {
                 .any(|b| matches!(b, b'_' | b'.' | b'-' | b'/'))
                 || token.chars().skip(1).any(char::is_uppercase);
             if !token.is_empty() && (identifier || quoted) {
-                consider(token, quoted, &mut found);
+                self.consider(token, quoted, &mut found);
             }
         }
-        found
+        found.tools
     }
+
+    /// Adds the tools `token` names: the whole token, then what follows
+    /// each namespace separator, longest first; the first part that names a
+    /// tool wins. A one-word part counts where a one-word name would
+    /// (`single_ok`), or after `__` (a namespace only tools are written
+    /// with; `.` and `/` also join file names and paths). `server/tool`
+    /// (any separator) names that server's tool, one word or several: only
+    /// its tools of that name count.
+    fn consider(&self, token: &str, single_ok: bool, found: &mut Found) {
+        let tails = namespace_tails(token).map(|(tail, sep)| {
+            let head = token[..token.len() - tail.len()].trim_end_matches(['_', '.', '/']);
+            let server = self.server_named(last_namespace(head));
+            (tail, single_ok || sep == "__" || server.is_some(), server)
+        });
+        for (part, single_ok, server) in std::iter::once((token, single_ok, None)).chain(tails) {
+            if self.add_named(part, single_ok, server, found) {
+                return;
+            }
+        }
+    }
+
+    /// Adds the tools `part` is the name of (of `server` only, when given);
+    /// whether it named any.
+    fn add_named(
+        &self,
+        part: &str,
+        single_ok: bool,
+        server: Option<u32>,
+        found: &mut Found,
+    ) -> bool {
+        let key = &mut found.key;
+        key.clear();
+        for_each_word(part, &mut found.buf, |w| {
+            key.push_str(w);
+            key.push('_');
+        });
+        key.pop();
+        let Some((docs, words)) = self.names.get(key.as_str()) else {
+            return false;
+        };
+        if *words <= 1 && !single_ok {
+            return false;
+        }
+        let of_server = |d: &&u32| server.is_none_or(|s| self.servers[**d as usize] == s);
+        let mut any = false;
+        for &d in docs.iter().filter(of_server) {
+            any = true;
+            if !found.tools.contains(&(d as usize)) {
+                found.tools.push(d as usize);
+            }
+        }
+        any
+    }
+}
+
+/// The tools a query names, found so far, and room for a name's key.
+#[derive(Default)]
+struct Found {
+    tools: Vec<usize>,
+    key: String,
+    buf: String,
+}
+
+/// Punctuation around a token that names a tool (quotes, backticks,
+/// brackets, a sentence's marks).
+fn punct(c: char) -> bool {
+    matches!(
+        c,
+        '`' | '\''
+            | '"'
+            | '.'
+            | ','
+            | ';'
+            | ':'
+            | '!'
+            | '?'
+            | '('
+            | ')'
+            | '['
+            | ']'
+            | '{'
+            | '}'
+            | '<'
+            | '>'
+    )
+}
+
+/// The namespace right before the tool: `mcp__github__x`'s `github` (given
+/// `mcp__github`).
+fn last_namespace(head: &str) -> &str {
+    [
+        head.rfind('/'),
+        head.rfind('.'),
+        head.rfind("__").map(|i| i + 1),
+    ]
+    .into_iter()
+    .flatten()
+    .max()
+    .map_or(head, |i| &head[i + 1..])
 }
 
 /// Byte classes for [`may_name_a_tool`].

@@ -4,10 +4,11 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::Index;
-use super::expand::expansion_factor;
-use super::sentences::{shapes, split_sentences};
+use super::sentences::split_sentences;
 use crate::engine::analyzer::{Stemmer, for_each_word};
-use crate::engine::vocabulary::{ARROW, Source, asks_undo_stem, is_generic_stem, vocabulary};
+use words::{Analysis, Behind};
+
+mod words;
 
 /// A query term: its id, weight, and the words it came from (for explain).
 #[derive(Debug, Clone)]
@@ -154,233 +155,47 @@ impl Index {
     ) -> Vec<Vec<usize>> {
         let mut sentences = Vec::new();
         let mut buf = std::mem::take(&mut q.buf);
-        // Counted no further than expansion needs: a long request is not
-        // expanded whatever its length.
+        let mut analysis = Analysis {
+            index: self,
+            q,
+            memo,
+            weight,
+            with_text,
+            by_sentence,
+            expansion_scale: self.expansion_scale(text),
+            // The request's own words (not its context's) say whether it
+            // asks to destroy or undo, when a tool's name says it does.
+            track_undo: origin_base == 0
+                && !self.destructive.is_empty()
+                && self.params.unasked_destructive < 1.0,
+            word_no: origin_base,
+            phrase_no: u32::MAX - origin_base,
+            in_sentence: Vec::new(),
+        };
+        for sentence in split_sentences(text) {
+            analysis.add_shapes(sentence);
+            let mut behind = Behind::default();
+            for_each_word(sentence, &mut buf, |w| analysis.add_word(w, &mut behind));
+            if !analysis.in_sentence.is_empty() {
+                sentences.push(std::mem::take(&mut analysis.in_sentence));
+            }
+        }
+        analysis.q.buf = buf;
+        sentences
+    }
+
+    /// The share of a word's weight its expansions get: all of it up to
+    /// `expansion_words` words, less for longer requests, none past
+    /// `expansion_max_words` (counted no further: a long request is not
+    /// expanded whatever its length).
+    fn expansion_scale(&self, text: &str) -> f32 {
         let limit = self.params.expansion_max_words.saturating_add(1);
         let words = text.split_whitespace().take(limit).count().max(1);
-        let expansion_scale = if self.params.expansion && words <= self.params.expansion_max_words {
+        if self.params.expansion && words <= self.params.expansion_max_words {
             (self.params.expansion_words as f32 / words as f32).min(1.0)
         } else {
             0.0
-        };
-        let mut in_sentence: Vec<usize> = Vec::new();
-        // The request's own words (not its context's) say whether it asks
-        // to destroy or undo, when a tool's name says it does.
-        let track_undo = origin_base == 0
-            && !self.destructive.is_empty()
-            && self.params.unasked_destructive < 1.0;
-        // Each word's position (from `origin_base`), the origin of its
-        // terms; a phrase's terms are origins of their own, counted down
-        // from the top.
-        let mut word_no: u32 = origin_base;
-        let mut phrase_no: u32 = u32::MAX - origin_base;
-        let add = |term: u32,
-                   weight: f32,
-                   origin: u32,
-                   text: &dyn Fn() -> String,
-                   q: &mut AnalyzedQuery,
-                   in_sentence: &mut Vec<usize>| {
-            let (idx, set) = match q.slot(term) {
-                // A term met again at a higher weight (the request's own
-                // word after an expansion found it) takes that weight, its
-                // text and its origin.
-                Some(i) if q.terms[i].weight < weight => {
-                    q.terms[i].weight = weight;
-                    q.terms[i].origin = origin;
-                    q.terms[i].weak = false;
-                    if with_text {
-                        q.terms[i].text = text();
-                    }
-                    (i, true)
-                }
-                Some(i) => (i, false),
-                None => {
-                    let text = if with_text { text() } else { String::new() };
-                    q.terms.push(QueryTerm {
-                        term,
-                        weight,
-                        text,
-                        origin,
-                        grouped: false,
-                        weak: false,
-                    });
-                    {
-                        let at = q.terms.len() - 1;
-                        q.set_slot(term, at);
-                        (at, true)
-                    }
-                }
-            };
-            if by_sentence && !in_sentence.contains(&idx) {
-                in_sentence.push(idx);
-            }
-            // The term this call gave its weight, if any.
-            set.then_some(idx)
-        };
-        for sentence in split_sentences(text) {
-            if expansion_scale > 0.0 {
-                // A URL or a file name says what the tool works on, in a
-                // word no tool has: "url", "file".
-                for (token, kinds) in shapes(sentence) {
-                    phrase_no -= 1;
-                    for &kind in kinds {
-                        if let Some(Some(term)) = self.lookup_word(kind, memo) {
-                            let w = weight * expansion_scale * self.params.expansion_weight;
-                            let text = || format!("{token}{ARROW}{kind}");
-                            add(term, w, phrase_no, &text, q, &mut in_sentence);
-                        }
-                    }
-                }
-            }
-            let mut prev: Option<u32> = None;
-            let mut prev_word = String::new();
-            let mut prev_raw = String::new();
-            let (mut last, mut joined) = (String::new(), String::new());
-            let mut last_stop = false;
-            for_each_word(sentence, &mut buf, |w| {
-                word_no += 1;
-                let origin = word_no;
-                if self.params.abbreviations {
-                    // The other form of an abbreviation (one word, or the
-                    // two words ending here), at a lower weight.
-                    let pair = (!prev_raw.is_empty()).then(|| format!("{prev_raw} {w}"));
-                    let forms = std::iter::once(w).chain(pair.as_deref());
-                    for alias in forms.flat_map(crate::engine::analyzer::abbreviation_forms) {
-                        for aw in alias.split(' ') {
-                            if let Some(Some(term)) = self.lookup_word(aw, memo) {
-                                let aw_weight = weight * self.params.abbreviation_weight;
-                                add(
-                                    term,
-                                    aw_weight,
-                                    origin,
-                                    &|| aw.to_string(),
-                                    q,
-                                    &mut in_sentence,
-                                );
-                            }
-                        }
-                    }
-                    prev_raw.clear();
-                    prev_raw.push_str(w);
-                }
-                let looked = self.lookup_word(w, memo);
-                // Two words a tool writes as one ("on call": oncall, "sign
-                // in": signin), as the tool writes it (no stem is looked up
-                // for the pair), weighed as the request's own words; not
-                // the letter an apostrophe cut off ("it's" is not "its"),
-                // nor two stop words ("in it" is not "init").
-                joined.clear();
-                joined.push_str(&last);
-                joined.push_str(w);
-                let stop = looked == Some(None);
-                if last.len() > 1
-                    && w.len() > 1
-                    && !(stop && last_stop)
-                    && let Some(&Some(term)) = self.words.get(&joined)
-                {
-                    phrase_no -= 1;
-                    let text = || format!("{last} {w}{ARROW}{joined}");
-                    add(term, weight, phrase_no, &text, q, &mut in_sentence);
-                }
-                last.clear();
-                last.push_str(w);
-                last_stop = stop;
-                if track_undo && !q.asks_undo {
-                    // Whether the request asks to destroy or undo, from the
-                    // lookup just made (a catalog word's term, else the
-                    // stem the lookup kept).
-                    q.asks_undo = match looked {
-                        Some(Some(term)) => self.undo_terms.binary_search(&term).is_ok(),
-                        Some(None) => false,
-                        None => memo.with_stem(w, asks_undo_stem),
-                    };
-                }
-                if expansion_scale > 0.0
-                    && looked != Some(None)
-                    && !w.bytes().all(|b| b.is_ascii_digit())
-                    && !with_text
-                    && !q.walk
-                {
-                    // The expansions' best, worked into the index once.
-                    if let Some(term) = memo.with_stem(w, |stem| {
-                        self.expanded.get(&vocabulary().key(w, stem)).copied()
-                    }) {
-                        let text = || String::new();
-                        add(
-                            term,
-                            weight * expansion_scale,
-                            origin,
-                            &text,
-                            q,
-                            &mut in_sentence,
-                        );
-                    }
-                } else if expansion_scale > 0.0
-                    && looked != Some(None)
-                    && !w.bytes().all(|b| b.is_ascii_digit())
-                {
-                    // An explanation walks each expansion, to say which
-                    // word the tool has.
-                    let (expansions, generic) = memo.with_stem(w, |stem| {
-                        (vocabulary().expansions_of(w, stem), is_generic_stem(stem))
-                    });
-                    for e in expansions {
-                        if let Some(Some(term)) = self.lookup_word(&e.word, memo) {
-                            let factor = expansion_scale
-                                * expansion_factor(
-                                    &self.params,
-                                    e.source,
-                                    looked.is_some(),
-                                    generic || e.generic,
-                                );
-                            let text = || format!("{w}{ARROW}{}", e.word);
-                            if let Some(i) =
-                                add(term, weight * factor, origin, &text, q, &mut in_sentence)
-                            {
-                                q.terms[i].weak = e.source == Source::WordNet;
-                            }
-                        }
-                    }
-                }
-                let term = match looked {
-                    Some(Some(term)) => term,
-                    Some(None) => return,
-                    None => {
-                        prev = None;
-                        return;
-                    }
-                };
-                let weight = if w.bytes().all(|b| b.is_ascii_digit()) {
-                    weight * self.params.number_weight
-                } else {
-                    weight
-                };
-                add(term, weight, origin, &|| w.to_string(), q, &mut in_sentence);
-                if let Some(p) = prev
-                    && let Some(&bigram) = self.bigrams.get(&(p, term))
-                {
-                    phrase_no -= 1;
-                    add(
-                        bigram,
-                        weight,
-                        phrase_no,
-                        &|| format!("{prev_word} {w}"),
-                        q,
-                        &mut in_sentence,
-                    );
-                }
-                prev = Some(term);
-                if with_text {
-                    prev_word.clear();
-                    prev_word.push_str(w);
-                }
-            });
-            if !in_sentence.is_empty() {
-                sentences.push(std::mem::take(&mut in_sentence));
-            }
         }
-        q.buf = buf;
-        sentences
     }
 
     /// The query's terms, its sentences (when there are enough to blend), the
