@@ -26,8 +26,7 @@ fn main() -> ExitCode {
     let parsed = cli::args::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let command = match parsed.into_command() {
         Ok(command) => command,
-        Err(why) => {
-            let e = cli::error::CliError::Usage(why);
+        Err(e) => {
             eprintln!("{}", cli::output::error_line(&e));
             return ExitCode::from(e.exit_code());
         }

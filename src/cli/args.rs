@@ -33,7 +33,7 @@ impl Cli {
     /// The command to run (none: the explorer), `--offline` given before
     /// it handed to its own flag; a command that fetches no model refuses
     /// it, saying which do.
-    pub fn into_command(self) -> Result<Option<Command>, String> {
+    pub fn into_command(self) -> Result<Option<Command>, super::error::CliError> {
         if !self.offline {
             return Ok(self.command);
         }
@@ -49,9 +49,9 @@ impl Cli {
             Command::Serve(a) => &mut a.embed,
             Command::Gateway(a) => &mut a.embed,
             _ => {
-                return Err(
+                return Err(super::error::CliError::Usage(
                     "--offline is for the explorer and the commands that rank with the search model (explore, search, eval, tune, check, serve, gateway)".into(),
-                );
+                ));
             }
         };
         embed.offline = true;
@@ -136,22 +136,27 @@ impl TermSize {
     };
 }
 
-impl std::str::FromStr for TermSize {
-    type Err = String;
+/// A `--size` that is not one (the text as given).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TermSizeError {
+    #[error("{0:?} is not a size: write COLSxROWS, as 80x24")]
+    NotASize(String),
+    #[error("{0:?}: a size is 1x1 to {cols}x{rows}", cols = TermSize::MAX.cols, rows = TermSize::MAX.rows)]
+    OutOfRange(String),
+}
 
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("{s:?} is not a size: write COLSxROWS, as 80x24");
+impl std::str::FromStr for TermSize {
+    type Err = TermSizeError;
+
+    fn from_str(s: &str) -> Result<Self, TermSizeError> {
+        let bad = || TermSizeError::NotASize(s.to_string());
         let (cols, rows) = s.split_once(['x', 'X']).ok_or_else(bad)?;
         let (cols, rows): (u16, u16) = (
             cols.trim().parse().map_err(|_| bad())?,
             rows.trim().parse().map_err(|_| bad())?,
         );
         if cols == 0 || rows == 0 || cols > Self::MAX.cols || rows > Self::MAX.rows {
-            return Err(format!(
-                "{s:?}: a size is 1x1 to {}x{}",
-                Self::MAX.cols,
-                Self::MAX.rows
-            ));
+            return Err(TermSizeError::OutOfRange(s.to_string()));
         }
         Ok(TermSize { cols, rows })
     }

@@ -43,9 +43,10 @@ pub enum CliError {
     /// `--follow`'s source, or the followed gateway's catalog.
     #[error("error: {0}")]
     Follow(#[from] toolsift::follow::FollowError),
-    /// MCP servers that could not be configured, started or listed.
+    /// MCP servers that could not be configured, started, listed or
+    /// logged in to.
     #[error("error: {0}")]
-    Mcp(String),
+    Mcp(#[from] super::mcp_error::McpError),
     /// `check --strict`: the catalog hides text (the report says where).
     #[error("error: {0}")]
     HiddenText(String),

@@ -12,6 +12,8 @@ use super::args::EvalArgs;
 use super::error::CliError;
 use super::output::emit;
 
+/// Search quality on requests with known answers (or `--abstain`'s
+/// searches, or `--costs`), with the ranker's speed.
 pub fn run(args: &EvalArgs) -> Result<(), CliError> {
     if args.k == 0 {
         return Err(CliError::Usage("--k must be a positive integer".into()));
@@ -46,14 +48,7 @@ pub fn run(args: &EvalArgs) -> Result<(), CliError> {
     let ranker = searcher.ranker_for(&catalog, ranker_kind)?;
     let build_ms = started.elapsed().as_secs_f64() * 1000.0;
     if let Some(path) = &args.features_out {
-        let text = toolsift::eval::features::dump(&catalog, &queries, ranker.as_ref())
-            .map_err(|e| CliError::Ranking(e.to_string()))?;
-        std::fs::write(path, text).map_err(|e| {
-            CliError::Usage(format!(
-                "--features-out {}: cannot write: {e}",
-                path.display()
-            ))
-        })?;
+        write_features(path, &catalog, &queries, ranker.as_ref())?;
     }
     // A pattern's matches are what was asked for: no gate for regex.
     let gate = (args.gate.on() && !ranker_kind.is_regex())
@@ -70,18 +65,56 @@ pub fn run(args: &EvalArgs) -> Result<(), CliError> {
         }
         other => other?,
     };
+    add_speed(
+        &mut report,
+        args,
+        &searcher,
+        ranker.as_ref(),
+        &queries,
+        build_ms,
+    );
+    emit(args.json, &report, || report.render_text())
+}
+
+/// `--features-out`: each request's candidates' features, for training
+/// the learned ranking.
+fn write_features(
+    path: &std::path::Path,
+    catalog: &toolsift::catalog::Catalog,
+    queries: &[toolsift::eval::EvalQuery],
+    ranker: &dyn toolsift::engine::CatalogRanker,
+) -> Result<(), CliError> {
+    let text = toolsift::eval::features::dump(catalog, queries, ranker)
+        .map_err(|e| CliError::Ranking(e.to_string()))?;
+    std::fs::write(path, text).map_err(|e| {
+        CliError::Usage(format!(
+            "--features-out {}: cannot write: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// The report's speed: in-process, the ranker timed within
+/// `--time-budget-ms` (a remote one reports its latency); a dense ranker's
+/// from each request's latency (its query embedding included), the build
+/// the catalog's embedding.
+fn add_speed(
+    report: &mut toolsift::eval::EvalReport,
+    args: &EvalArgs,
+    searcher: &Searcher,
+    ranker: &dyn toolsift::engine::CatalogRanker,
+    queries: &[toolsift::eval::EvalQuery],
+    build_ms: f64,
+) {
     if report.latency.is_none() {
-        // In-process: time the ranker (a remote one reports its latency).
         report.speed = Some(toolsift::eval::measure_speed(
-            ranker.as_ref(),
-            &queries,
+            ranker,
+            queries,
             args.k,
             std::time::Duration::from_millis(args.time_budget_ms),
             build_ms,
         ));
     } else if searcher.remote_host().is_none() {
-        // A dense ranker: each request's latency (its query embedding
-        // included) is measured; the build is the catalog's embedding.
         report.speed = Some(toolsift::eval::Speed {
             queries_per_second: report
                 .latency
@@ -90,7 +123,6 @@ pub fn run(args: &EvalArgs) -> Result<(), CliError> {
             index_build_ms: build_ms,
         });
     }
-    emit(args.json, &report, || report.render_text())
 }
 
 /// The ranker `eval` measures (named, else hybrid with the search model,

@@ -19,15 +19,78 @@ pub fn explore_settings(args: &ExploreArgs, config: &toolsift::config::Config) -
         .resolve()
 }
 
+/// Opens the explorer: its catalog (files, MCP servers started in the
+/// background, or the followed gateway's), its settings checked against
+/// it, its keys, its searcher and the Tune screen's requests, all before
+/// the terminal is touched.
 pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     use std::io::IsTerminal;
     let config = explore_config(args.config.as_deref())?;
     let mut settings = explore_settings(args, &config);
     let mut follow = follow_setup(args)?;
-    // Following a gateway with no catalog named: the gateway's own, read
-    // over the same route and key as its events (said in the header and
-    // on the live screen).
-    let theirs = match &follow {
+    let opened = open_catalog(args, &mut follow)?;
+    let catalog = opened.catalog;
+    // The SDK's checks against this catalog, before the terminal is touched.
+    settings.validate(&catalog)?;
+    let keymap = Keymap::build(&config.default_keys, &config.user_keys, &config.origin())?;
+    let (searcher, later) = explore_searcher(args, &config, &mut settings)?;
+    let queries = tune_queries(args, &config, &catalog, opened.taken, follow.as_ref())?;
+    let context_budget = args.context_budget.or(config.explorer.context_budget);
+    let count = args.count.config()?;
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        return Err(CliError::Usage(
+            "the explorer needs a terminal (stdin and stdout are not both a tty); for scripts use `toolsift check` or `toolsift search`".into(),
+        ));
+    }
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let ranker_chosen = args.settings.ranker.is_some() || config.user_chose_ranker;
+    toolsift::tui::run(toolsift::tui::Setup {
+        sources: opened.label,
+        catalog,
+        settings,
+        ranker_chosen,
+        keymap,
+        no_color,
+        mcp: opened.loaded.host,
+        mcp_servers: opened.loaded.servers,
+        mcp_start: opened.mcp_start,
+        searcher,
+        queries,
+        config_path: config.save_path.clone(),
+        context_budget,
+        demo: false,
+        count,
+        reload: reload_sources(args),
+        follow,
+        model_later: later,
+    })
+    .map_err(CliError::Terminal)
+}
+
+/// The catalog the explorer opens on, and where it came from.
+struct Opened {
+    catalog: std::sync::Arc<toolsift::catalog::Catalog>,
+    /// The header's name for it.
+    label: String,
+    /// It is the followed gateway's catalog.
+    taken: bool,
+    /// The files' and servers' catalog, with the servers' host and states.
+    loaded: super::mcp::Loaded,
+    /// The servers still starting, whose tools join as each lists them.
+    mcp_start: Option<toolsift::tui::servers::ServersStart>,
+}
+
+/// The explorer's catalog: the MCP servers' (started in the background,
+/// so the explorer draws at once) with the files', the files' (the demo
+/// catalog when none), or, following a gateway with no catalog named, the
+/// gateway's own, read over the same route and key as its events (said in
+/// the header and on the live screen). A gateway's catalog that cannot be
+/// read is said, and the follower told it judges misses by none.
+fn open_catalog(
+    args: &ExploreArgs,
+    follow: &mut Option<toolsift::tui::Follow>,
+) -> Result<Opened, CliError> {
+    let theirs = match &*follow {
         Some(f) if args.catalogs.is_empty() && !args.mcp.any() => match &f.source {
             toolsift::follow::Source::Url { url, key } => {
                 Some(toolsift::follow::catalog::fetch(url, key.as_deref()))
@@ -36,11 +99,8 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         },
         _ => None,
     };
-    // MCP servers start in the background: the explorer draws at once and
-    // each server's tools join as it lists them.
     let (loaded, mcp_start) = if args.mcp.any() {
-        let opening = super::mcp_live::start_for_explorer(&args.catalogs, &args.mcp)
-            .map_err(CliError::Mcp)?;
+        let opening = super::mcp_live::start_for_explorer(&args.catalogs, &args.mcp)?;
         let start = toolsift::tui::servers::ServersStart {
             changes: opening.changes,
             files: opening.files,
@@ -50,14 +110,18 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         let loaded = super::load::catalogs(&args.catalogs, Some("@demo"), &args.mcp)?;
         (loaded, None)
     };
-    let mut catalog = loaded.catalog;
-    let mut label = catalog.name().to_string();
-    let mut taken = false;
-    match (theirs, &mut follow) {
+    let mut opened = Opened {
+        catalog: loaded.catalog.clone(),
+        label: loaded.catalog.name().to_string(),
+        taken: false,
+        loaded,
+        mcp_start,
+    };
+    match (theirs, follow) {
         (Some(Ok(c)), Some(f)) => {
-            taken = true;
-            label = format!("{} (from {})", c.name(), f.source.shown());
-            catalog = std::sync::Arc::new(c);
+            opened.taken = true;
+            opened.label = format!("{} (from {})", c.name(), f.source.shown());
+            opened.catalog = std::sync::Arc::new(c);
         }
         (Some(Err(why)), Some(f)) => {
             eprintln!(
@@ -69,12 +133,27 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         }
         _ => {}
     }
-    // The SDK's checks against this catalog, before the terminal is touched.
-    settings.validate(&catalog)?;
-    let keymap = Keymap::build(&config.default_keys, &config.user_keys, &config.origin())?;
+    Ok(opened)
+}
+
+/// The explorer's searcher, and the search model to fetch off the UI
+/// thread. No ranker and no provider named, no remote service: hybrid with
+/// the default model when the hub cache holds it; not cached and fetching
+/// on, the explorer opens at once with BM25F, fetches the model (its
+/// header shows the progress) and ranks with hybrid once it is here. The
+/// header says why it ranks with BM25F alone.
+fn explore_searcher(
+    args: &ExploreArgs,
+    config: &toolsift::config::Config,
+    settings: &mut Settings,
+) -> Result<
+    (
+        toolsift::search::Searcher,
+        Option<toolsift::embed::ModelJob>,
+    ),
+    CliError,
+> {
     let mut embeddings = args.embed.build(Some(&config.embeddings), false)?;
-    // No ranker and no provider named, no remote service: hybrid with the
-    // default model when the hub cache holds it (the header says so).
     let remote = args.remote.service.is_some()
         || config.explorer.service.is_some()
         || std::env::var_os("CAVE_BASE_URL").is_some_and(|v| !v.is_empty());
@@ -85,9 +164,6 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         && embeddings.is_none()
         && !remote;
     if may_default {
-        // Not cached and fetching on: the explorer opens at once with
-        // BM25F, fetches the model off the UI thread (its header shows the
-        // progress) and ranks with hybrid once it is here.
         later = super::embed::default_model_later(&args.embed, &config.embeddings);
         if later.is_some() {
             plain_because = Some(format!(
@@ -113,9 +189,22 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         embeddings,
         plain_because,
     )?;
-    // The Tune screen's requests: the flag, the config, or the demo
-    // catalog's own. A file that cannot be read, or names tools the catalog
-    // lacks, is an error here, before the terminal is touched.
+    Ok((searcher, later))
+}
+
+/// The Tune screen's requests: the flag, the config, or the demo
+/// catalog's own. A file that cannot be read, or names tools the catalog
+/// lacks, is an error here, before the terminal is touched. Following a
+/// trace file: its searches, answered by the calls after them, are the
+/// requests unless others were named (when it has some yet, of tools this
+/// catalog has).
+fn tune_queries(
+    args: &ExploreArgs,
+    config: &toolsift::config::Config,
+    catalog: &toolsift::catalog::Catalog,
+    taken: bool,
+    follow: Option<&toolsift::tui::Follow>,
+) -> Result<Option<String>, CliError> {
     let on_demo = args.catalogs.iter().all(|c| c == "@demo") && !args.mcp.any() && !taken;
     let queries = args
         .queries
@@ -124,66 +213,36 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
         .or_else(|| on_demo.then(|| "@demo".to_string()));
     if let Some(q) = &queries {
         let parsed = toolsift::eval::load_queries_arg(q)?;
-        toolsift::tune::resolve(&catalog, &parsed)?;
+        toolsift::tune::resolve(catalog, &parsed)?;
     }
-    // Following a trace file: its searches, answered by the calls after
-    // them, are the Tune screen's requests unless others were named (when
-    // it has some yet, of tools this catalog has).
-    let queries = match (&queries, &follow) {
+    Ok(match (&queries, follow) {
         (None, Some(f)) if matches!(f.source, toolsift::follow::Source::File(_)) => {
             let path = f.source.shown();
             toolsift::eval::load_queries_arg(&path)
                 .ok()
-                .filter(|q| toolsift::tune::resolve(&catalog, q).is_ok())
+                .filter(|q| toolsift::tune::resolve(catalog, q).is_ok())
                 .map(|_| path)
         }
         _ => queries,
-    };
-    let context_budget = args.context_budget.or(config.explorer.context_budget);
-    let count = args.count.config()?;
-    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
-        return Err(CliError::Usage(
-            "the explorer needs a terminal (stdin and stdout are not both a tty); for scripts use `toolsift check` or `toolsift search`".into(),
-        ));
-    }
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    // Catalog files are read again when they change: not standard input
-    // (read once), nor a catalog with MCP servers' tools in it.
+    })
+}
+
+/// The catalog files read again when they change: not standard input
+/// (read once), nor a catalog with MCP servers' tools in it.
+fn reload_sources(args: &ExploreArgs) -> Vec<CatalogSource> {
     let sources: Vec<CatalogSource> = args
         .catalogs
         .iter()
         .map(|c| CatalogSource::parse(c))
         .collect();
-    let reload = if !args.mcp.any()
+    if !args.mcp.any()
         && sources.iter().any(|s| matches!(s, CatalogSource::Path(_)))
         && !sources.iter().any(|s| matches!(s, CatalogSource::Stdin))
     {
         sources
     } else {
         Vec::new()
-    };
-    let ranker_chosen = args.settings.ranker.is_some() || config.user_chose_ranker;
-    toolsift::tui::run(toolsift::tui::Setup {
-        sources: label,
-        catalog,
-        settings,
-        ranker_chosen,
-        keymap,
-        no_color,
-        mcp: loaded.host,
-        mcp_servers: loaded.servers,
-        mcp_start,
-        searcher,
-        queries,
-        config_path: config.save_path.clone(),
-        context_budget,
-        demo: false,
-        count,
-        reload,
-        follow,
-        model_later: later,
-    })
-    .map_err(CliError::Terminal)
+    }
 }
 
 /// `--follow` and its key, checked before the terminal is touched.

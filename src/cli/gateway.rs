@@ -237,13 +237,13 @@ fn build(
     // A dry run counts every server's tools: it waits for them. Serving, the
     // gateway answers the host at once, whatever server is slow.
     let (host, catalog, changes) = if dry_run {
-        let (loaded, changes) = super::mcp_live::load_watching(&mcp).map_err(CliError::Usage)?;
+        let (loaded, changes) = super::mcp_live::load_watching(&mcp)?;
         let host = loaded
             .host
             .ok_or_else(|| CliError::Usage("no MCP server is configured".into()))?;
         (host, Some(Arc::unwrap_or_clone(loaded.catalog)), changes)
     } else {
-        let started = super::mcp_live::start_watching(&mcp, start_wait).map_err(CliError::Usage)?;
+        let started = super::mcp_live::start_watching(&mcp, start_wait)?;
         (started.host, started.catalog, started.changes)
     };
     let file_catalogs = files
@@ -393,11 +393,9 @@ fn serve(
     let outcome: Result<(), CliError> = runtime.block_on(async {
         tokio::spawn(gateway.clone().follow_changes(changes));
         let files = servers.mcp.clone();
-        tokio::spawn(
-            gateway
-                .clone()
-                .follow_servers_files(files, move || servers.read_config()),
-        );
+        tokio::spawn(gateway.clone().follow_servers_files(files, move || {
+            servers.read_config().map_err(|e| e.to_string())
+        }));
         match (http, listener) {
             (Some(http), Some(listener)) => {
                 let shutdown = toolsift::http::shutdown_signal()?;

@@ -5,26 +5,8 @@ use std::sync::Arc;
 
 use toolsift::catalog::{self, CatalogSource};
 
-use super::error::CliError;
 use super::mcp::{Loaded, McpArgs};
-
-/// Why a command has no catalog: its MCP servers (what the start said), or
-/// its files.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("{0}")]
-    Servers(String),
-    #[error(transparent)]
-    Files(#[from] catalog::CatalogError),
-}
-
-/// Said as the MCP servers' failures are (the same words and exit code as
-/// before the files and the servers were told apart).
-impl From<LoadError> for CliError {
-    fn from(e: LoadError) -> CliError {
-        CliError::Mcp(e.to_string())
-    }
-}
+use super::mcp_error::McpError;
 
 /// Loads `files` (or `default` when there are none and no MCP server) and
 /// gathers the MCP servers of `args`. Each server that failed is a warning on
@@ -33,14 +15,12 @@ pub fn catalogs(
     files: &[String],
     default: Option<&str>,
     args: &McpArgs,
-) -> Result<Loaded, LoadError> {
+) -> Result<Loaded, McpError> {
     if args.any() {
         #[cfg(feature = "mcp")]
-        return super::mcp_live::load_servers(files, args, false)
-            .map(|(loaded, _)| loaded)
-            .map_err(LoadError::Servers);
+        return super::mcp_live::load_servers(files, args, false).map(|(loaded, _)| loaded);
         #[cfg(not(feature = "mcp"))]
-        return Err(LoadError::Servers(super::mcp::WITHOUT_MCP.into()));
+        return Err(McpError::WithoutMcp);
     }
     let sources: Vec<CatalogSource> = if files.is_empty() {
         default.map(CatalogSource::parse).into_iter().collect()

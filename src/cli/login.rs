@@ -6,6 +6,8 @@ use clap::Args;
 
 use super::error::CliError;
 use super::mcp::McpArgs;
+#[cfg(feature = "mcp")]
+use super::mcp_error::McpError;
 
 #[derive(Args)]
 pub struct LoginArgs {
@@ -36,6 +38,9 @@ pub fn logout(_args: &LogoutArgs) -> Result<(), CliError> {
     Err(CliError::Usage(super::mcp::WITHOUT_MCP.into()))
 }
 
+/// Logs in to the server named, of the servers the flags give: its page
+/// opened in the browser (or its address said), the answer waited for,
+/// where the tokens are kept said.
 #[cfg(feature = "mcp")]
 pub fn login(args: &LoginArgs) -> Result<(), CliError> {
     use toolsift::sources::mcp::Transport;
@@ -52,23 +57,7 @@ pub fn login(args: &LoginArgs) -> Result<(), CliError> {
             args.wait
         )));
     }
-    let config = args.mcp.config().map_err(CliError::Usage)?;
-    let Some(server) = config.servers.iter().find(|s| s.name == args.server) else {
-        let names: Vec<String> = config
-            .servers
-            .iter()
-            .map(|s| escape(&s.name).into_owned())
-            .collect();
-        return Err(CliError::Usage(format!(
-            "no server named {} in the servers given (they are: {})",
-            escape(&args.server),
-            if names.is_empty() {
-                "none".into()
-            } else {
-                names.join(", ")
-            }
-        )));
-    };
+    let server = named_server(args)?;
     let Transport::Http {
         url,
         headers,
@@ -103,12 +92,9 @@ pub fn login(args: &LoginArgs) -> Result<(), CliError> {
             wait_unopened: true,
             hold: None,
         }))
-        .map_err(|e| {
-            CliError::Mcp(format!(
-                "login to {}: {}",
-                escape(&server.name),
-                escape(&e.to_string())
-            ))
+        .map_err(|why| McpError::Login {
+            server: server.name.clone(),
+            why,
         })?;
     println!(
         "logged in to {}; the tokens are kept in {} (toolsift logout {} forgets them)",
@@ -119,6 +105,31 @@ pub fn login(args: &LoginArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The server `toolsift login` names, of those the flags give; none of
+/// that name is an error listing those there are.
+#[cfg(feature = "mcp")]
+fn named_server(args: &LoginArgs) -> Result<toolsift::sources::mcp::McpServer, CliError> {
+    use toolsift::terminal_text::escape;
+    let config = args.mcp.config()?;
+    if let Some(server) = config.servers.iter().find(|s| s.name == args.server) {
+        return Ok(server.clone());
+    }
+    let names: Vec<String> = config
+        .servers
+        .iter()
+        .map(|s| escape(&s.name).into_owned())
+        .collect();
+    Err(CliError::Usage(format!(
+        "no server named {} in the servers given (they are: {})",
+        escape(&args.server),
+        if names.is_empty() {
+            "none".into()
+        } else {
+            names.join(", ")
+        }
+    )))
+}
+
 #[cfg(feature = "mcp")]
 pub fn logout(args: &LogoutArgs) -> Result<(), CliError> {
     use toolsift::terminal_text::escape;
@@ -127,13 +138,12 @@ pub fn logout(args: &LogoutArgs) -> Result<(), CliError> {
         .enable_all()
         .build()
         .map_err(|e| CliError::Usage(format!("cannot start: {e}")))?;
-    let had = runtime.block_on(store.forget()).map_err(|e| {
-        CliError::Mcp(format!(
-            "logout of {}: {}",
-            escape(&args.server),
-            escape(&e.to_string())
-        ))
-    })?;
+    let had = runtime
+        .block_on(store.forget())
+        .map_err(|why| McpError::Logout {
+            server: args.server.clone(),
+            why,
+        })?;
     if had {
         println!("forgot the login of {}", escape(&args.server));
     } else {

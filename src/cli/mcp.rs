@@ -17,6 +17,9 @@ use toolsift::sources::mcp::{self, McpConfig, McpHost};
 #[cfg(feature = "mcp")]
 use toolsift::terminal_text::escape;
 
+#[cfg(feature = "mcp")]
+use super::mcp_error::McpError;
+
 /// The MCP servers to gather tools from.
 #[derive(Args, Default, Debug, Clone)]
 pub struct McpArgs {
@@ -92,7 +95,7 @@ impl McpArgs {
     /// The servers these flags name, merged in order; what was read where
     /// and each warning said on stderr.
     #[cfg(feature = "mcp")]
-    pub fn config(&self) -> Result<McpConfig, String> {
+    pub fn config(&self) -> Result<McpConfig, McpError> {
         let config = self.read_config()?;
         for note in &config.notes {
             eprintln!("toolsift: {}", escape(note));
@@ -105,12 +108,11 @@ impl McpArgs {
 
     /// [`McpArgs::config`], saying nothing.
     #[cfg(feature = "mcp")]
-    pub fn read_config(&self) -> Result<McpConfig, String> {
+    pub fn read_config(&self) -> Result<McpConfig, McpError> {
         let env = |n: &str| std::env::var(n).ok();
         let mut config = McpConfig::default();
         for path in &self.mcp {
-            let one = mcp::config::load_project(path, &env, self.project.as_deref())
-                .map_err(|e| e.to_string())?;
+            let one = mcp::config::load_project(path, &env, self.project.as_deref())?;
             config.servers.extend(one.servers);
             config.always_load.extend(one.always_load);
             config.timeout = one.timeout;
@@ -118,25 +120,19 @@ impl McpArgs {
             config.notes.extend(one.notes);
         }
         if self.project.is_some() && self.mcp.is_empty() {
-            return Err("--project picks a project of the --mcp file (~/.claude.json)".into());
+            return Err(McpError::ProjectWithoutFile);
         }
 
         for line in &self.mcp_stdio {
-            config
-                .servers
-                .push(mcp::config::stdio_server(line).map_err(|e| e.to_string())?);
+            config.servers.push(mcp::config::stdio_server(line)?);
         }
         for url in &self.mcp_url {
-            config
-                .servers
-                .push(mcp::config::http_server(url).map_err(|e| e.to_string())?);
+            config.servers.push(mcp::config::http_server(url)?);
         }
         config.always_load.extend(self.always_load.iter().cloned());
         if let Some(secs) = self.mcp_timeout {
             if !(secs > 0.0 && secs <= 3600.0) {
-                return Err(format!(
-                    "--mcp-timeout must be between 0 and 3600 seconds, not {secs}"
-                ));
+                return Err(McpError::Timeout(secs));
             }
             config.timeout = Duration::from_secs_f64(secs);
         }

@@ -9,6 +9,7 @@ use toolsift::sources::mcp::{self, McpHost, ServerState};
 use toolsift::terminal_text::escape;
 
 use super::mcp::{Loaded, McpArgs};
+use super::mcp_error::McpError;
 
 /// Restores the terminal when a signal ends toolsift during the explorer.
 fn restore_terminal() {
@@ -22,9 +23,9 @@ fn restore_terminal() {
 /// receiver names each server whose tools changed.
 pub fn load_watching(
     args: &McpArgs,
-) -> Result<(Loaded, tokio::sync::mpsc::UnboundedReceiver<String>), String> {
+) -> Result<(Loaded, tokio::sync::mpsc::UnboundedReceiver<String>), McpError> {
     let (loaded, changes) = load_servers(&[], args, true)?;
-    let changes = changes.ok_or("no MCP server is configured")?;
+    let changes = changes.ok_or(McpError::NoServer)?;
     Ok((loaded, changes))
 }
 
@@ -73,14 +74,12 @@ pub struct Started {
 /// server that never answers holds nothing up); the others join later, a
 /// server that failed is tried again. A failed server is a warning on
 /// stderr, one still starting a note.
-pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, String> {
+pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, McpError> {
     let config = args.config()?;
     if config.servers.is_empty() {
-        return Err("no MCP server is configured".into());
+        return Err(McpError::NoServer);
     }
-    mcp::install_exit_guards(restore_terminal);
-    start_warden();
-    let host = McpHost::new(args.call_timeout()).map_err(|e| format!("MCP: {e}"))?;
+    let host = new_host(args)?;
     let changes = host.watch_changes();
     // A server that needs a login gets one the first time: its page is
     // opened in the browser (or its address said here, on stderr).
@@ -104,21 +103,10 @@ pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, String>
             ),
             ServerState::Loaded { .. } => {}
         }
-        for w in s.warnings() {
-            eprintln!(
-                "toolsift: warning: MCP server {}: {}",
-                escape(&s.name),
-                escape(w)
-            );
-        }
+        warn_of_server(s);
     }
     if let Some(catalog) = &gathered.catalog {
-        for pattern in mcp::unmatched_always_load(&config.always_load, catalog) {
-            eprintln!(
-                "toolsift: warning: always-load pattern {} matches no tool of the MCP servers that started",
-                escape(&format!("{pattern:?}"))
-            );
-        }
+        warn_of_unmatched(&config.always_load, catalog);
     }
     Ok(Started {
         host: Arc::new(host),
@@ -146,25 +134,18 @@ pub struct Opening {
 /// explorer's servers' line rather than on stderr (the screen hides it).
 /// No server configured, or a file that does not read, is an error here.
 #[cfg(feature = "tui")]
-pub fn start_for_explorer(files: &[String], args: &McpArgs) -> Result<Opening, String> {
+pub fn start_for_explorer(files: &[String], args: &McpArgs) -> Result<Opening, McpError> {
     let config = args.config()?;
     if config.servers.is_empty() {
-        return Err("no MCP server is configured".into());
+        return Err(McpError::NoServer);
     }
-    let file_catalogs: Vec<Catalog> = files
-        .iter()
-        .map(|f| catalog::load(&CatalogSource::parse(f)))
-        .collect::<Result<_, _>>()
-        .map_err(|e| e.to_string())?;
-    mcp::install_exit_guards(restore_terminal);
-    start_warden();
-    let host = McpHost::new(args.call_timeout()).map_err(|e| format!("MCP: {e}"))?;
+    let file_catalogs = load_files(files)?;
+    let host = new_host(args)?;
     let changes = host.watch_changes();
     host.warn_of_logins(Arc::new(warn_of_login));
     host.log_in_with(args.login_command());
     let gathered = host.gather_within(&config, Duration::ZERO);
-    let (catalog, _) =
-        mcp::merge_beside_files(gathered.catalog, &file_catalogs).map_err(|e| e.to_string())?;
+    let (catalog, _) = mcp::merge_beside_files(gathered.catalog, &file_catalogs)?;
     Ok(Opening {
         loaded: Loaded {
             catalog: Arc::new(catalog),
@@ -183,11 +164,9 @@ pub fn load_servers(
     files: &[String],
     args: &McpArgs,
     watch: bool,
-) -> Result<(Loaded, Changes), String> {
+) -> Result<(Loaded, Changes), McpError> {
     let config = args.config()?;
-    mcp::install_exit_guards(restore_terminal);
-    start_warden();
-    let host = McpHost::new(args.call_timeout()).map_err(|e| format!("MCP: {e}"))?;
+    let host = new_host(args)?;
     let changes = watch.then(|| host.watch_changes());
     if std::io::IsTerminal::is_terminal(&std::io::stderr()) && !config.servers.is_empty() {
         eprintln!(
@@ -208,66 +187,18 @@ pub fn load_servers(
         ) {
             eprintln!("toolsift: warning: MCP server {}", block(&s.summary()));
         }
-        for w in s.warnings() {
-            eprintln!(
-                "toolsift: warning: MCP server {}: {}",
-                escape(&s.name),
-                escape(w)
-            );
-        }
+        warn_of_server(s);
     }
-    let file_catalogs: Vec<Catalog> = files
-        .iter()
-        .map(|f| catalog::load(&CatalogSource::parse(f)))
-        .collect::<Result<_, _>>()
-        .map_err(|e| e.to_string())?;
-    match &gathered.catalog {
-        Some(_) => {}
-        None if file_catalogs.is_empty() => {
-            let why = if gathered.servers.is_empty() {
-                "no MCP server is configured".to_string()
-            } else if gathered
-                .servers
-                .iter()
-                .all(|s| matches!(s.state, ServerState::Failed { .. }))
-            {
-                "no MCP server loaded".to_string()
-            } else if let Some(waiting) = gathered
-                .servers
-                .iter()
-                .find(|s| matches!(s.state, ServerState::WaitingForLogin { .. }))
-            {
-                let names: Vec<String> = gathered
-                    .servers
-                    .iter()
-                    .filter(|s| matches!(s.state, ServerState::WaitingForLogin { .. }))
-                    .map(|s| escape(&s.name).into_owned())
-                    .collect();
-                format!(
-                    "no MCP server listed a tool: {} {} for a login (`{}` makes it)",
-                    names.join(", "),
-                    if names.len() == 1 { "waits" } else { "wait" },
-                    escape(&command(&waiting.name))
-                )
-            } else {
-                "the MCP servers list no tools".to_string()
-            };
-            return Err(why);
-        }
-        None => {}
+    let file_catalogs = load_files(files)?;
+    if gathered.catalog.is_none() && file_catalogs.is_empty() {
+        return Err(none_listed(&gathered.servers, &command));
     }
     // A server's tool named as a file's takes its server's prefix.
-    let (catalog, notes) =
-        mcp::merge_beside_files(gathered.catalog, &file_catalogs).map_err(|e| e.to_string())?;
+    let (catalog, notes) = mcp::merge_beside_files(gathered.catalog, &file_catalogs)?;
     for note in notes {
         eprintln!("toolsift: {}", escape(&note));
     }
-    for pattern in mcp::unmatched_always_load(&config.always_load, &catalog) {
-        eprintln!(
-            "toolsift: warning: always-load pattern {} matches no tool of the MCP servers that started",
-            escape(&format!("{pattern:?}"))
-        );
-    }
+    warn_of_unmatched(&config.always_load, &catalog);
     Ok((
         Loaded {
             catalog: Arc::new(catalog),
@@ -276,6 +207,74 @@ pub fn load_servers(
         },
         changes,
     ))
+}
+
+/// The servers' host, its processes guarded: killed on a signal that ends
+/// toolsift (the terminal restored) and, by the warden, if toolsift is
+/// killed outright.
+fn new_host(args: &McpArgs) -> Result<McpHost, McpError> {
+    mcp::install_exit_guards(restore_terminal);
+    start_warden();
+    McpHost::new(args.call_timeout()).map_err(McpError::Host)
+}
+
+/// The catalog files given beside the servers.
+fn load_files(files: &[String]) -> Result<Vec<Catalog>, McpError> {
+    Ok(files
+        .iter()
+        .map(|f| catalog::load(&CatalogSource::parse(f)))
+        .collect::<Result<_, _>>()?)
+}
+
+/// Why no catalog came of the servers (and no file was given): none
+/// configured, none loaded, some waiting for a login (named, with the
+/// command that makes it), or none listing a tool.
+fn none_listed(servers: &[mcp::ServerStatus], command: &mcp::login::LoginCommand) -> McpError {
+    let waiting: Vec<&mcp::ServerStatus> = servers
+        .iter()
+        .filter(|s| matches!(s.state, ServerState::WaitingForLogin { .. }))
+        .collect();
+    if servers.is_empty() {
+        McpError::NoServer
+    } else if servers
+        .iter()
+        .all(|s| matches!(s.state, ServerState::Failed { .. }))
+    {
+        McpError::NoneLoaded
+    } else if let Some(first) = waiting.first() {
+        McpError::WaitingForLogin {
+            names: waiting
+                .iter()
+                .map(|s| escape(&s.name).into_owned())
+                .collect(),
+            command: command(&first.name),
+        }
+    } else {
+        McpError::NoTools
+    }
+}
+
+/// A server's own warnings (its kept login refused, its tools skipped),
+/// on stderr, escaped.
+fn warn_of_server(s: &mcp::ServerStatus) {
+    for w in s.warnings() {
+        eprintln!(
+            "toolsift: warning: MCP server {}: {}",
+            escape(&s.name),
+            escape(w)
+        );
+    }
+}
+
+/// Each always-load pattern that matches no tool of `catalog`, a warning
+/// on stderr.
+fn warn_of_unmatched(patterns: &[String], catalog: &Catalog) {
+    for pattern in mcp::unmatched_always_load(patterns, catalog) {
+        eprintln!(
+            "toolsift: warning: always-load pattern {} matches no tool of the MCP servers that started",
+            escape(&format!("{pattern:?}"))
+        );
+    }
 }
 
 /// A server's summary for stderr: its stderr's lines (a traceback) as

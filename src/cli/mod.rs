@@ -23,6 +23,7 @@ pub mod handle;
 pub mod load;
 pub mod login;
 pub mod mcp;
+pub mod mcp_error;
 #[cfg(feature = "mcp")]
 pub mod mcp_live;
 pub mod model;

@@ -30,6 +30,8 @@ where
     }
 }
 
+/// One search: the catalog (files or MCP servers), the request from the
+/// flags, the answer as text, JSON or a tool payload.
 pub fn run(args: &SearchArgs) -> Result<(), CliError> {
     let settings = args.handle.settings();
     let (files, query) =
@@ -43,19 +45,7 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
         .transpose()?;
     let handle = ToolsHandle::new(catalog.clone(), &settings.handle_options())?;
     let cap = handle.sent_cap(args.cap.max_tools);
-    if args.intents.len() > toolsift::engine::intents::MAX_INTENTS {
-        return Err(CliError::Usage(format!(
-            "--intent is given {} times; at most {} intents are accepted",
-            args.intents.len(),
-            toolsift::engine::intents::MAX_INTENTS
-        )));
-    }
-    if let Some(i) = args.intents.iter().position(|q| q.trim().is_empty()) {
-        return Err(CliError::Usage(format!(
-            "--intent number {} is empty",
-            i + 1
-        )));
-    }
+    check_intents(&args.intents)?;
     let remote = super::embed::remote_named(args.remote.service.as_deref(), None);
     let choice = super::embed::choose(&args.embed, args.ranker, remote, "toolsift search")?;
     let searcher = args.remote.searcher(choice.embeddings)?;
@@ -89,24 +79,56 @@ pub fn run(args: &SearchArgs) -> Result<(), CliError> {
         ..SearchRequest::default()
     };
     let result = searcher.search(&catalog, &request)?;
+    answer(args, &searcher, &catalog, &request, &result, why)
+}
+
+/// `--intent`s: at most [`toolsift::engine::intents::MAX_INTENTS`], none
+/// empty.
+fn check_intents(intents: &[String]) -> Result<(), CliError> {
+    if intents.len() > toolsift::engine::intents::MAX_INTENTS {
+        return Err(CliError::Usage(format!(
+            "--intent is given {} times; at most {} intents are accepted",
+            intents.len(),
+            toolsift::engine::intents::MAX_INTENTS
+        )));
+    }
+    if let Some(i) = intents.iter().position(|q| q.trim().is_empty()) {
+        return Err(CliError::Usage(format!(
+            "--intent number {} is empty",
+            i + 1
+        )));
+    }
+    Ok(())
+}
+
+/// Writes the answer: the tools as a payload (`--export`), else the
+/// result as text or JSON, with where `--why`'s tool stood.
+fn answer(
+    args: &SearchArgs,
+    searcher: &toolsift::search::Searcher,
+    catalog: &std::sync::Arc<Catalog>,
+    request: &SearchRequest,
+    result: &toolsift::search::SearchResult,
+    why: Option<usize>,
+) -> Result<(), CliError> {
     if let Some(format) = args.export {
         let tools = result.tools.iter().map(|h| &catalog.tools()[h.index]);
         let text = toolsift::export::payload(tools, format)?;
         return write_stdout(&text);
     }
     let why = match why {
-        Some(tool) => Some(searcher.standing(&catalog, &request, &result)?.why(tool)),
+        Some(tool) => Some(searcher.standing(catalog, request, result)?.why(tool)),
         None => None,
     };
-    let mut value = result.to_json(&catalog);
+    let mut value = result.to_json(catalog);
     if let Some(why) = &why {
-        value["why"] = why.to_json(&catalog);
+        value["why"] = why.to_json(catalog);
     }
     emit(args.json, &value, || {
-        let mut text = result.render_text(&catalog);
+        let mut text = result.render_text(catalog);
         if let Some(why) = &why {
             text.push('\n');
-            text.push_str(&why.render_text(&catalog));
+            text.push_str(&why.render_text(catalog));
         }
         text
     })

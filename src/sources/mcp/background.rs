@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::McpHost;
 use super::config::{McpConfig, McpServer};
-use super::connect::connect_and_list;
+use super::connect::{Connected, Failure, connect_and_list};
 use super::host::{Entry, Shared};
 use super::reaper::kill_group;
 use super::status::{Gathered, ServerStatus};
@@ -31,19 +31,7 @@ impl McpHost {
         *lock(&self.shared.entries) = config
             .servers
             .iter()
-            .map(|server| Entry {
-                server: server.clone(),
-                listed: Vec::new(),
-                skipped: Vec::new(),
-                about: None,
-                loaded: false,
-                failed: None,
-                restarts_in_a_row: 0,
-                last_restart: None,
-                starting: true,
-                waiting_for_login: None,
-                generation: 0,
-            })
+            .map(|server| Entry::starting(server.clone(), 0))
             .collect();
         let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
         for server in config.servers.clone() {
@@ -102,7 +90,9 @@ impl McpHost {
 
 /// Starts `server` until it lists its tools: its first try says `done`;
 /// each later success is announced as a change. It stops when the servers
-/// file takes this `generation` of the server out.
+/// file takes this `generation` of the server out. A server that needs a
+/// login waits for one, then starts again at once; one that failed is
+/// tried again after a pause that doubles, at most [`MAX_RETRY_PAUSE`].
 pub(super) async fn keep_starting(
     shared: Arc<Shared>,
     server: McpServer,
@@ -112,99 +102,123 @@ pub(super) async fn keep_starting(
 ) {
     let mut pause = Duration::from_secs(1);
     let mut first = true;
-    let current = |shared: &Shared| {
-        lock(&shared.entries)
-            .iter()
-            .any(|e| e.server == server && e.generation == generation)
-    };
     loop {
-        if !current(&shared) {
+        if !is_current(&shared, &server, generation) {
             return;
         }
         let outcome = connect_and_list(&server, limit, shared.listener(&server.name)).await;
-        let ok = outcome.is_ok();
-        let mut login = None;
-        match outcome {
-            Ok(connected) if !current(&shared) => {
-                // The servers file changed while it started.
-                drop(connected.client);
-                if let Some(pgid) = connected.pgid {
-                    kill_group(pgid);
-                }
-                return;
-            }
-            Ok(connected) => {
-                let about = super::listed::about(connected.client.peer_info().as_deref());
-                shared.adopt_arc(
-                    &server.name,
-                    Arc::new(connected.client),
-                    connected.tools,
-                    connected.skipped,
-                    connected.pgid,
-                );
-                if let Some(e) = lock(&shared.entries)
-                    .iter_mut()
-                    .find(|e| e.server.name == server.name)
-                {
-                    e.about = about;
-                    e.starting = false;
-                }
-            }
-            Err(failure) if failure.login.is_some() => {
-                if let Some(warning) = &failure.warning {
-                    shared.logins.warn(&server.name, warning);
-                }
-                login = failure.login.map(|c| (c, failure.before));
-            }
-            Err(failure) => {
-                if let Some(warning) = &failure.warning {
-                    shared.logins.warn(&server.name, warning);
-                }
-                if let Some(pgid) = failure.pgid {
-                    kill_group(pgid);
-                }
-                if let Some(e) = lock(&shared.entries)
-                    .iter_mut()
-                    .find(|e| e.server.name == server.name)
-                {
-                    e.failed = Some(super::status::with_tail(&failure.why, &failure.stderr_tail));
-                    e.starting = false;
-                }
-            }
-        }
-        if let Some((challenge, before)) = login {
-            // Waiting for a login is its state, said at once; the start
-            // goes on once one is kept.
-            super::logins::mark_waiting(&shared, &server.name, &challenge, &before);
-            if first {
-                let _ = done.send(());
-                first = false;
-            }
-            if *lock(&shared.started) {
-                shared.notify_changed(&server.name);
-            }
-            super::logins::wait_for_login(shared.clone(), &server, generation, challenge, before)
-                .await;
-            pause = Duration::from_secs(1);
-            continue;
+        let tried = take_try(&shared, &server, generation, outcome);
+        if matches!(tried, Tried::Gone) {
+            return;
         }
         if first {
             let _ = done.send(());
             first = false;
         }
-        if ok {
-            if *lock(&shared.started) {
-                shared.notify_changed(&server.name);
+        match tried {
+            Tried::Gone => return,
+            Tried::Listed => {
+                if *lock(&shared.started) {
+                    shared.notify_changed(&server.name);
+                }
+                return;
             }
-            return;
+            Tried::Login(challenge, before) => {
+                if *lock(&shared.started) {
+                    shared.notify_changed(&server.name);
+                }
+                super::logins::wait_for_login(shared.clone(), &server, generation, challenge, before)
+                    .await;
+                pause = Duration::from_secs(1);
+            }
+            Tried::Failed => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(MAX_RETRY_PAUSE);
+                set_entry(&shared, &server.name, |e| e.starting = true);
+            }
         }
-        tokio::time::sleep(pause).await;
-        pause = (pause * 2).min(MAX_RETRY_PAUSE);
-        if let Some(e) = lock(&shared.entries)
-            .iter_mut()
-            .find(|e| e.server.name == server.name)
-        {
-            e.starting = true;
+    }
+}
+
+/// Whether this `generation` of `server` is still in the servers file.
+fn is_current(shared: &Shared, server: &McpServer, generation: u64) -> bool {
+    lock(&shared.entries)
+        .iter()
+        .any(|e| e.server == *server && e.generation == generation)
+}
+
+/// Changes the entry of server `name`, if it is still there.
+fn set_entry(shared: &Shared, name: &str, change: impl FnOnce(&mut Entry)) {
+    if let Some(e) = lock(&shared.entries)
+        .iter_mut()
+        .find(|e| e.server.name == name)
+    {
+        change(e);
+    }
+}
+
+/// What one try to start a server came to.
+enum Tried {
+    /// It started after the servers file took it out: stopped.
+    Gone,
+    /// Its connection and tools are the host's.
+    Listed,
+    /// It needs a login (its challenge, and what became of the kept one).
+    Login(String, super::login::Before),
+    Failed,
+}
+
+/// Takes one try's outcome into the host: a connection adopted with its
+/// tools and what the server says of itself; a login needed marked as the
+/// server's state (said at once: the start goes on once one is kept); a
+/// failure kept with its stderr's tail, its processes killed. A warning
+/// about its kept login goes to the logins.
+fn take_try(
+    shared: &Shared,
+    server: &McpServer,
+    generation: u64,
+    outcome: Result<Connected, Failure>,
+) -> Tried {
+    match outcome {
+        Ok(connected) if !is_current(shared, server, generation) => {
+            // The servers file changed while it started.
+            drop(connected.client);
+            if let Some(pgid) = connected.pgid {
+                kill_group(pgid);
+            }
+            Tried::Gone
+        }
+        Ok(connected) => {
+            let about = super::listed::about(connected.client.peer_info().as_deref());
+            shared.adopt_arc(
+                &server.name,
+                Arc::new(connected.client),
+                connected.tools,
+                connected.skipped,
+                connected.pgid,
+            );
+            set_entry(shared, &server.name, |e| {
+                e.about = about;
+                e.starting = false;
+            });
+            Tried::Listed
+        }
+        Err(failure) => {
+            if let Some(warning) = &failure.warning {
+                shared.logins.warn(&server.name, warning);
+            }
+            if let Some(challenge) = failure.login {
+                super::logins::mark_waiting(shared, &server.name, &challenge, &failure.before);
+                return Tried::Login(challenge, failure.before);
+            }
+            if let Some(pgid) = failure.pgid {
+                kill_group(pgid);
+            }
+            set_entry(shared, &server.name, |e| {
+                e.failed = Some(super::status::with_tail(&failure.why, &failure.stderr_tail));
+                e.starting = false;
+            });
+            Tried::Failed
         }
     }
 }

@@ -126,6 +126,10 @@ struct Call {
 /// before it is taken as stuck (and started again).
 const STUCK_AFTER: Duration = Duration::from_secs(5);
 
+/// Sends one call: the connection (the key's own, or the server's shared
+/// one), a place among the server's running calls, the call (with a login
+/// and once more when the server asks), then what its answer says of the
+/// connection.
 async fn call_on(
     shared: Arc<Shared>,
     call: Call,
@@ -141,149 +145,186 @@ async fn call_on(
         Some(key) => super::own_connection::connection(&shared, &server, key).await?,
         None => shared_connection(&shared, &server).await?,
     };
-    let limit = shared.call_timeout;
-    let params = CallToolRequestParams::new(tool).with_arguments(arguments);
-    // A place among the server's running calls, waited for in turn (the
-    // wait has the call's time limit too); alone when the server may ask
-    // this call's host and could not say for which call it asks.
+    let on = OnConnection {
+        shared: &shared,
+        server: &server,
+        own,
+        client: &client,
+        limit: shared.call_timeout,
+    };
+    // Alone when the server may ask this call's host and could not say for
+    // which call it asks.
     let alone = link.is_some() && runs_alone(&client);
-    let lane = match own {
-        Some(key) => format!("{server}\u{1f}{key}"),
-        None => server.clone(),
-    };
-    let place = match tokio::time::timeout(
-        limit,
-        shared
-            .admission
-            .enter(&lane, key.as_deref().unwrap_or(""), alone),
-    )
-    .await
-    {
-        Ok(Ok(place)) => place,
-        Ok(Err(refused)) => {
-            let message = match refused {
-                super::admission::Refused::Full => format!(
-                    "it is running {} calls and {} more wait: this call was not sent; try again shortly",
-                    super::admission::MAX_RUNNING,
-                    super::admission::MAX_WAITING
-                ),
-                super::admission::Refused::KeyFull => format!(
-                    "{} calls of this API key already wait for it: this call was not sent; try again shortly",
-                    super::admission::MAX_WAITING_PER_KEY
-                ),
-            };
-            return Err(McpCallError::Failed { server, message });
-        }
-        Err(_) => {
-            return Err(McpCallError::Failed {
-                message: format!(
-                    "it stayed busy with other calls for {} s: this call was not sent; try again shortly",
-                    limit.as_secs()
-                ),
-                server,
-            });
-        }
-    };
-    // The time limit counts from here: waiting for a place is not the
-    // server hanging.
-    let started = Instant::now();
-    // A server that refuses the call for want of a token, or of scopes
-    // (or whose refresh its authorization server refused), gets a login
-    // (its page opened) and the call again, once.
-    let mut logins = 0;
-    let answered = loop {
-        let left = limit.saturating_sub(started.elapsed());
-        let got = tokio::time::timeout(
-            left,
-            send_call(&client, params.clone(), progress.clone(), link.clone()),
-        )
-        .await;
-        let need = match &got {
-            Ok(Err(e)) => login_need(&shared, &server, e).await,
-            _ => None,
-        };
-        let Some(need) = need else {
-            break got;
-        };
-        let challenge = need.challenge;
-        if !need.more_scopes {
-            // Every state shown says it waits for a login, until one is
-            // kept (a step-up is this call's, not the server's).
-            super::logins::mark_call_waiting(&shared, &server, challenge.as_deref(), &need.before);
-        }
-        let command = shared.logins.command_for(&server);
-        if logins == super::logins::MAX_LOGINS_PER_CALL {
-            drop(place);
-            return Err(McpCallError::NeedsLogin {
-                message: format!(
-                    "it still refuses the call after a login ({}); log in with `{command}` and call again",
-                    super::sdk_text::plain(challenge.as_deref().unwrap_or("no challenge"))
-                ),
-                server,
-            });
-        }
-        logins += 1;
-        // The page waits as long as the call may (a person at a browser
-        // answers within it, or the call says how to log in).
-        let wait = limit
-            .saturating_sub(started.elapsed())
-            .max(Duration::from_secs(5));
-        if let Err(why) = super::logins::log_in_to(&shared, &server, challenge, wait, false).await {
-            drop(place);
-            return Err(McpCallError::NeedsLogin {
-                message: format!(
-                    "it needs a login for this call, which did not complete: {why}; log in with `{command}` and call again"
-                ),
-                server,
-            });
-        }
-    };
+    let place = on.admit(key.as_deref().unwrap_or(""), alone).await?;
+    let params = CallToolRequestParams::new(tool).with_arguments(arguments);
+    let answered = on.send(params, progress, link).await;
     drop(place);
-    match answered {
-        Err(_) => {
-            // The call was cancelled on the server. A server that does not
-            // answer a ping, or whose calls ran out of time twice in a row
-            // with none answered between and no other running, is stuck,
-            // and may hang every later call (many answer one request at a
-            // time): it starts again on the next call, as after a crash.
-            // One that answers keeps running, with the other calls on it.
-            let listener = client.service();
-            let in_a_row = listener.timed_out();
-            // This call's own entry went with its future.
-            let alone = listener.wire().in_flight() == 0;
-            if (in_a_row >= 2 && alone) || is_stuck(&client).await {
-                stop_connection(&shared, &server, own, &client);
-            }
-            Err(McpCallError::Timeout {
-                server,
-                secs: limit.as_secs(),
-            })
+    on.settle(answered?).await
+}
+
+/// A call's connection, and what the steps of the call share.
+struct OnConnection<'a> {
+    shared: &'a Arc<Shared>,
+    server: &'a str,
+    /// The API key whose own connection this is (none: the shared one).
+    own: Option<&'a str>,
+    client: &'a Arc<Client>,
+    /// The call's time limit.
+    limit: Duration,
+}
+
+/// A call sent within its time limit: its answer, or `Err` when the limit
+/// ran out.
+type Sent = Result<Result<CallToolResult, ServiceError>, tokio::time::error::Elapsed>;
+
+impl OnConnection<'_> {
+    /// The call's error from the server, with `message`.
+    fn failed(&self, message: String) -> McpCallError {
+        McpCallError::Failed {
+            server: self.server.to_string(),
+            message,
         }
-        Ok(Err(e)) => {
-            client.service().answered();
-            let closed = matches!(e, rmcp::service::ServiceError::TransportClosed);
-            let message = if closed || client.is_closed() {
-                // Dropped: the next call starts it again.
-                stop_connection(&shared, &server, own, &client);
-                format!(
-                    "it exited or closed the connection during the call ({})",
-                    super::sdk_text::plain(&e.to_string())
-                )
-            } else {
-                super::sdk_text::plain(&e.to_string())
+    }
+
+    /// A place among the server's running calls (its lane: the server, or
+    /// the key's own connection), waited for in turn within the call's
+    /// time limit; a call refused a place is not sent, and says why.
+    async fn admit(&self, key: &str, alone: bool) -> Result<super::admission::Place, McpCallError> {
+        let lane = match self.own {
+            Some(key) => format!("{}\u{1f}{key}", self.server),
+            None => self.server.to_string(),
+        };
+        let entered = self.shared.admission.enter(&lane, key, alone);
+        match tokio::time::timeout(self.limit, entered).await {
+            Ok(Ok(place)) => Ok(place),
+            Ok(Err(super::admission::Refused::Full)) => Err(self.failed(format!(
+                "it is running {} calls and {} more wait: this call was not sent; try again shortly",
+                super::admission::MAX_RUNNING,
+                super::admission::MAX_WAITING
+            ))),
+            Ok(Err(super::admission::Refused::KeyFull)) => Err(self.failed(format!(
+                "{} calls of this API key already wait for it: this call was not sent; try again shortly",
+                super::admission::MAX_WAITING_PER_KEY
+            ))),
+            Err(_) => Err(self.failed(format!(
+                "it stayed busy with other calls for {} s: this call was not sent; try again shortly",
+                self.limit.as_secs()
+            ))),
+        }
+    }
+
+    /// Sends the call within what is left of its time limit, counted from
+    /// its place (waiting for one is not the server hanging). A server
+    /// that refuses it for want of a token, or of scopes (or whose refresh
+    /// its authorization server refused), gets a login (its page opened)
+    /// and the call again, at most [`super::logins::MAX_LOGINS_PER_CALL`]
+    /// times.
+    async fn send(
+        &self,
+        params: CallToolRequestParams,
+        progress: Option<ProgressSink>,
+        link: Option<HostLink>,
+    ) -> Result<Sent, McpCallError> {
+        let (shared, server) = (self.shared, self.server);
+        let started = Instant::now();
+        let mut logins = 0;
+        loop {
+            let left = self.limit.saturating_sub(started.elapsed());
+            let sent = send_call(self.client, params.clone(), progress.clone(), link.clone());
+            let got = tokio::time::timeout(left, sent).await;
+            let need = match &got {
+                Ok(Err(e)) => super::logins::login_need(shared, server, e).await,
+                _ => None,
             };
-            Err(McpCallError::Failed { server, message })
-        }
-        Ok(Ok(result)) => {
-            client.service().answered();
-            if let Some(e) = lock(&shared.entries)
-                .iter_mut()
-                .find(|e| e.server.name == server)
-            {
-                e.restarts_in_a_row = 0;
+            let Some(need) = need else {
+                return Ok(got);
+            };
+            let challenge = need.challenge;
+            if !need.more_scopes {
+                // Every state shown says it waits for a login, until one
+                // is kept (a step-up is this call's, not the server's).
+                super::logins::mark_call_waiting(shared, server, challenge.as_deref(), &need.before);
             }
-            super::logins::mark_logged_in(&shared, &server);
-            Ok(result)
+            let command = shared.logins.command_for(server);
+            if logins == super::logins::MAX_LOGINS_PER_CALL {
+                return Err(McpCallError::NeedsLogin {
+                    message: format!(
+                        "it still refuses the call after a login ({}); log in with `{command}` and call again",
+                        super::sdk_text::plain(challenge.as_deref().unwrap_or("no challenge"))
+                    ),
+                    server: server.to_string(),
+                });
+            }
+            logins += 1;
+            // The page waits as long as the call may (a person at a
+            // browser answers within it, or the call says how to log in).
+            let wait = self
+                .limit
+                .saturating_sub(started.elapsed())
+                .max(Duration::from_secs(5));
+            if let Err(why) = super::logins::log_in_to(shared, server, challenge, wait, false).await {
+                return Err(McpCallError::NeedsLogin {
+                    message: format!(
+                        "it needs a login for this call, which did not complete: {why}; log in with `{command}` and call again"
+                    ),
+                    server: server.to_string(),
+                });
+            }
+        }
+    }
+
+    /// The call's answer, and what it says of the connection: a server
+    /// stuck or gone is stopped (the next call starts it again); one that
+    /// answered is counted as running, and logged in.
+    async fn settle(&self, answered: Sent) -> Result<CallToolResult, McpCallError> {
+        let (shared, server, client) = (self.shared, self.server, self.client);
+        match answered {
+            Err(_) => {
+                // The call was cancelled on the server. A server that does
+                // not answer a ping, or whose calls ran out of time twice
+                // in a row with none answered between and no other
+                // running, is stuck, and may hang every later call (many
+                // answer one request at a time): it starts again on the
+                // next call, as after a crash. One that answers keeps
+                // running, with the other calls on it.
+                let listener = client.service();
+                let in_a_row = listener.timed_out();
+                // This call's own entry went with its future.
+                let alone = listener.wire().in_flight() == 0;
+                if (in_a_row >= 2 && alone) || is_stuck(client).await {
+                    stop_connection(shared, server, self.own, client);
+                }
+                Err(McpCallError::Timeout {
+                    server: server.to_string(),
+                    secs: self.limit.as_secs(),
+                })
+            }
+            Ok(Err(e)) => {
+                client.service().answered();
+                let closed = matches!(e, rmcp::service::ServiceError::TransportClosed);
+                let message = if closed || client.is_closed() {
+                    // Dropped: the next call starts it again.
+                    stop_connection(shared, server, self.own, client);
+                    format!(
+                        "it exited or closed the connection during the call ({})",
+                        super::sdk_text::plain(&e.to_string())
+                    )
+                } else {
+                    super::sdk_text::plain(&e.to_string())
+                };
+                Err(self.failed(message))
+            }
+            Ok(Ok(result)) => {
+                client.service().answered();
+                if let Some(e) = lock(&shared.entries)
+                    .iter_mut()
+                    .find(|e| e.server.name == server)
+                {
+                    e.restarts_in_a_row = 0;
+                }
+                super::logins::mark_logged_in(shared, server);
+                Ok(result)
+            }
         }
     }
 }
@@ -348,55 +389,6 @@ async fn is_stuck(client: &Client) -> bool {
         tokio::time::timeout(STUCK_AFTER, client.peer().send_request(ping)).await,
         Ok(Ok(_))
     )
-}
-
-/// A call refused for want of a login.
-struct Need {
-    /// The server's challenge (none when its authorization server no
-    /// longer knows the client: the login asks the server).
-    challenge: Option<String>,
-    /// What became of the kept login.
-    before: super::login::Before,
-    /// The call wants more scopes (a 403 `insufficient_scope`).
-    more_scopes: bool,
-}
-
-/// Whether a call's error is the server's need of a login.
-async fn login_need(shared: &Shared, server: &str, error: &ServiceError) -> Option<Need> {
-    use super::login::{Before, TokenStore};
-    let url = {
-        let entries = lock(&shared.entries);
-        match entries.iter().find(|e| e.server.name == server).map(|e| &e.server.transport) {
-            Some(super::Transport::Http { url, .. }) => Some(url.clone()),
-            _ => None,
-        }
-    };
-    let store = url.map(|url| TokenStore::new(server, &url));
-    if let Some((challenge, more_scopes)) = super::login::auth_challenge(error) {
-        let kept = match &store {
-            Some(store) => store.has_token().await,
-            None => false,
-        };
-        let before = if kept { Before::Expired } else { Before::Nothing };
-        return Some(Need {
-            challenge: Some(challenge),
-            before,
-            more_scopes,
-        });
-    }
-    if super::login::unknown_client(&super::login::whole_text(error)) {
-        // The kept login's client is unknown: forgotten, so the login
-        // registers a new one.
-        if let Some(store) = &store {
-            let _ = store.forget_client().await;
-        }
-        return Some(Need {
-            challenge: None,
-            before: Before::UnknownClient,
-            more_scopes: false,
-        });
-    }
-    None
 }
 
 /// Starts `server` again (bounded), lists its tools, and keeps the new

@@ -86,16 +86,22 @@ pub(super) enum InheritEnvEntry {
     Names(Vec<String>),
 }
 
+/// A name in `inherit_env`'s list that is not a variable's name (quoted).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "inherit_env: {0} is not a variable name (letters, digits and _, with an optional * at the end)"
+)]
+pub(super) struct InheritEnvError(String);
+
 impl InheritEnvEntry {
-    pub(super) fn read(self) -> Result<InheritEnv, String> {
+    pub(super) fn read(self) -> Result<InheritEnv, InheritEnvError> {
         Ok(match self {
             InheritEnvEntry::Switch(false) => InheritEnv::Safe,
             InheritEnvEntry::Switch(true) => InheritEnv::All,
             InheritEnvEntry::Names(names) => {
                 if let Some(bad) = names.iter().find(|n| !is_name_pattern(n)) {
-                    return Err(format!(
-                        "inherit_env: {} is not a variable name (letters, digits and _, with an optional * at the end)",
-                        serde_json::Value::from(bad.as_str())
+                    return Err(InheritEnvError(
+                        serde_json::Value::from(bad.as_str()).to_string(),
                     ));
                 }
                 InheritEnv::Also(names)
@@ -241,7 +247,7 @@ mod tests {
             read(serde_json::json!(["AWS_*"])),
             Ok(InheritEnv::Also(vec!["AWS_*".into()]))
         );
-        let err = read(serde_json::json!(["A B"])).unwrap_err();
+        let err = read(serde_json::json!(["A B"])).unwrap_err().to_string();
         assert!(err.contains("\"A B\""), "{err}");
     }
 }

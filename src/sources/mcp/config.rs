@@ -30,11 +30,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde_json::Value;
 
-use super::child_env::{InheritEnv, InheritEnvEntry};
+use super::child_env::InheritEnv;
 use super::config_error::McpConfigError;
-use super::oauth_entry::{OAuthEntry, OAuthSettings};
+use super::oauth_entry::OAuthSettings;
+use super::server_entry::{EDITORS_KEYS, ServerEntry};
 pub use super::vars::home_path;
 use super::vars::{Vars, workspace_of};
 
@@ -97,60 +97,6 @@ impl Default for McpConfig {
         }
     }
 }
-
-/// One server as written, in any of the file formats.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(
-    rename_all = "camelCase",
-    expecting = "a server: an object with \"command\" (stdio) or \"url\" (HTTP)"
-)]
-struct ServerEntry {
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    command: Option<String>,
-    #[serde(default)]
-    args: Vec<String>,
-    #[serde(default)]
-    env: BTreeMap<String, String>,
-    /// VS Code's: a file of `NAME=value` lines added to `env`.
-    #[serde(alias = "env_file")]
-    env_file: Option<String>,
-    /// More of toolsift's environment than the safe set (`child_env.rs`).
-    #[serde(alias = "inherit_env")]
-    inherit_env: Option<InheritEnvEntry>,
-    cwd: Option<PathBuf>,
-    url: Option<String>,
-    #[serde(default)]
-    headers: BTreeMap<String, String>,
-    /// How to log in (a server that asks for OAuth).
-    oauth: Option<OAuthEntry>,
-    #[serde(default, alias = "always_load")]
-    always_load: bool,
-    #[serde(default)]
-    isolation: super::Isolation,
-    #[serde(default)]
-    disabled: bool,
-    /// Every other key: editors' own (ignored quietly) or a typo (named in
-    /// a warning).
-    #[serde(flatten)]
-    other: BTreeMap<String, Value>,
-}
-
-/// Keys editors write that say nothing about reaching the server.
-const EDITORS_KEYS: &[&str] = &[
-    "autoApprove",
-    "auto_approve",
-    "alwaysAllow",
-    "description",
-    "dev",
-    "gallery",
-    "version",
-    "timeout",
-    "trust",
-    "includeTools",
-    "excludeTools",
-    "name",
-];
 
 /// `[mcp]` of a toolsift TOML file (other sections are not read here).
 #[derive(Debug, Deserialize)]
@@ -326,138 +272,12 @@ impl McpConfig {
                     .join(", ")
             ));
         }
-        match server(name, entry, vars) {
+        match entry.check(name, vars) {
             Ok(Some(server)) => self.servers.push(server),
             Ok(None) => {}
-            Err(message) => self.warnings.push(skipped(at, &message)),
+            Err(why) => self.warnings.push(skipped(at, &why.to_string())),
         }
     }
-}
-
-/// One entry checked and expanded; `None` for a disabled one.
-fn server(name: &str, entry: ServerEntry, vars: &Vars<'_>) -> Result<Option<McpServer>, String> {
-    if entry.disabled {
-        return Ok(None);
-    }
-    if name.trim().is_empty() || name.contains('/') {
-        return Err("a server name must be non-empty and have no '/'".into());
-    }
-    let expand = |s: &str| vars.expand(s).map_err(|e| e.to_string());
-    let transport = match (entry.kind.as_deref(), entry.command, entry.url) {
-        (Some("sse"), _, _) => {
-            return Err(
-                "\"type\": \"sse\" (the legacy HTTP+SSE transport) is not supported: if the server also speaks streamable HTTP, give that URL (often ending in /mcp) with \"type\": \"http\"".into(),
-            );
-        }
-        (_, Some(_), Some(_)) => {
-            return Err("give either `command` or `url`, not both".into());
-        }
-        (None | Some("stdio"), Some(command), None) => {
-            if entry.oauth.is_some() {
-                return Err(
-                    "oauth is for servers reached by `url`, not started with `command`".into(),
-                );
-            }
-            let mut env: BTreeMap<String, String> = BTreeMap::new();
-            if let Some(file) = &entry.env_file {
-                // A relative envFile is the workspace's, as the hosts read it.
-                let file = expand(file)?;
-                let file = match &vars.workspace {
-                    Some(w) if Path::new(&file).is_relative() => {
-                        Path::new(w).join(&file).display().to_string()
-                    }
-                    _ => file,
-                };
-                env.extend(env_file(&file)?);
-            }
-            for (k, v) in &entry.env {
-                env.insert(k.clone(), expand(v)?);
-            }
-            Transport::Stdio {
-                command: expand(&command)?,
-                args: entry
-                    .args
-                    .iter()
-                    .map(|a| expand(a))
-                    .collect::<Result<_, _>>()?,
-                env,
-                cwd: match entry.cwd {
-                    None => None,
-                    Some(p) => Some(PathBuf::from(expand(&p.to_string_lossy())?)),
-                },
-                inherit_env: match entry.inherit_env {
-                    None => InheritEnv::Safe,
-                    Some(e) => e.read()?,
-                },
-            }
-        }
-        (None | Some("http" | "streamable-http" | "streamableHttp"), None, Some(url)) => {
-            let url = expand(&url)?;
-            if entry.inherit_env.is_some() {
-                return Err("inherit_env is for servers started with `command`, not a url".into());
-            }
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(format!("url must be http:// or https://, not {url:?}"));
-            }
-            Transport::Http {
-                url,
-                oauth: match entry.oauth {
-                    None => OAuthSettings::default(),
-                    Some(o) => o.read(&expand)?,
-                },
-                headers: entry
-                    .headers
-                    .iter()
-                    .map(|(k, v)| Ok((k.clone(), expand(v)?)))
-                    .collect::<Result<_, String>>()?,
-            }
-        }
-        (Some(kind), _, _)
-            if !matches!(
-                kind,
-                "stdio" | "http" | "streamable-http" | "streamableHttp"
-            ) =>
-        {
-            return Err(format!(
-                "unknown transport type {kind:?} (expected stdio or http)"
-            ));
-        }
-        _ => {
-            return Err("needs `command` (stdio) or `url` (streamable HTTP)".into());
-        }
-    };
-    Ok(Some(McpServer {
-        name: name.to_string(),
-        transport,
-        always_load: entry.always_load,
-        isolation: entry.isolation,
-    }))
-}
-
-/// VS Code's `envFile`: `NAME=value` lines (`#` comments, `export `, and
-/// quotes around a value allowed).
-fn env_file(path: &str) -> Result<BTreeMap<String, String>, String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("envFile {path:?}: cannot read: {e}"))?;
-    let mut out = BTreeMap::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let line = line.strip_prefix("export ").unwrap_or(line);
-        let Some((k, v)) = line.split_once('=') else {
-            return Err(format!("envFile {path:?} line {}: not NAME=value", n + 1));
-        };
-        let v = v.trim();
-        let v = v
-            .strip_prefix('"')
-            .and_then(|v| v.strip_suffix('"'))
-            .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-            .unwrap_or(v);
-        out.insert(k.trim().to_string(), v.to_string());
-    }
-    Ok(out)
 }
 
 /// Replaces each `${NAME}` (or `${NAME:-default}`) with the environment
@@ -472,9 +292,9 @@ pub fn expand_env(
 /// One stdio server from a command line (`--mcp-stdio "CMD ARGS"`), split as
 /// a POSIX shell would (quotes and backslashes), without running a shell.
 pub fn stdio_server(command_line: &str) -> Result<McpServer, McpConfigError> {
-    let words = split_command_line(command_line).map_err(|message| McpConfigError::Invalid {
+    let words = split_command_line(command_line).map_err(|why| McpConfigError::Invalid {
         origin: "--mcp-stdio".into(),
-        message,
+        message: why.to_string(),
     })?;
     let Some((command, args)) = words.split_first() else {
         return Err(McpConfigError::Invalid {
@@ -543,7 +363,13 @@ pub fn http_server(url: &str) -> Result<McpServer, McpConfigError> {
     })
 }
 
-fn split_command_line(line: &str) -> Result<Vec<String>, String> {
+/// A command line a quote is left open in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("unclosed {0} quote")]
+struct UnclosedQuote(char);
+
+/// The words of a command line, split as a POSIX shell would.
+fn split_command_line(line: &str) -> Result<Vec<String>, UnclosedQuote> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
@@ -556,7 +382,7 @@ fn split_command_line(line: &str) -> Result<Vec<String>, String> {
                     match chars.next() {
                         Some('\'') => break,
                         Some(c) => word.push(c),
-                        None => return Err("unclosed ' quote".into()),
+                        None => return Err(UnclosedQuote('\'')),
                     }
                 }
             }
@@ -567,10 +393,10 @@ fn split_command_line(line: &str) -> Result<Vec<String>, String> {
                         Some('"') => break,
                         Some('\\') => match chars.next() {
                             Some(c) => word.push(c),
-                            None => return Err("unclosed \" quote".into()),
+                            None => return Err(UnclosedQuote('"')),
                         },
                         Some(c) => word.push(c),
-                        None => return Err("unclosed \" quote".into()),
+                        None => return Err(UnclosedQuote('"')),
                     }
                 }
             }

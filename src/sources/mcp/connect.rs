@@ -1,7 +1,7 @@
 //! Starting (stdio) or reaching (streamable HTTP) one server and listing
 //! every page of its tools, within a time limit.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,12 +11,13 @@ use rmcp::transport::{
     StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
 };
 use tokio::io::AsyncReadExt;
+use tokio::process::ChildStderr;
 
 use super::listener::Listener;
 use super::owners::Tracked;
 use super::reaper::spawn_registered;
 use super::login::Before;
-use super::screened::ScreenedChild;
+use super::screened::{LastUnreadable, ScreenedChild};
 use super::{McpServer, Transport};
 
 /// A live connection to one server.
@@ -72,9 +73,9 @@ pub(super) async fn connect_and_list(
             cwd,
             inherit_env,
         } => {
-            let mut cmd = tokio::process::Command::new(command);
             // Sealed: the safe set (and what the entry asks to inherit),
             // then the entry's own env; never the rest of ours.
+            let mut cmd = tokio::process::Command::new(command);
             cmd.env_clear()
                 .envs(super::child_env::inherited(inherit_env, std::env::vars_os()))
                 .envs(env)
@@ -84,148 +85,191 @@ pub(super) async fn connect_and_list(
             if let Some(dir) = cwd {
                 cmd.current_dir(dir);
             }
-            // Its output screened: a message rmcp cannot read fails the
-            // request it answered at once, saying why (`screened.rs`).
-            let spawned = spawn_registered(
-                || ScreenedChild::spawn(cmd),
-                |(process, _, _)| process.id().and_then(|id| i32::try_from(id).ok()),
-            );
-            let (process, stderr, unreadable) = match spawned {
-                Ok(p) => p,
-                Err(e) => {
-                    return Err(Failure::plain(
-                        format!("cannot start {command:?}: {e}"),
-                        String::new(),
-                        None,
-                    ));
-                }
-            };
-            let pgid = process.id().and_then(|id| i32::try_from(id).ok());
-            let tail = Arc::new(Mutex::new(Vec::<u8>::new()));
-            if let Some(mut stderr) = stderr {
-                let sink = tail.clone();
-                tokio::spawn(async move {
-                    let mut buf = [0u8; 1024];
-                    while let Ok(n) = stderr.read(&mut buf).await {
-                        if n == 0 {
-                            break;
-                        }
-                        if let Ok(mut t) = sink.lock() {
-                            t.extend_from_slice(&buf[..n]);
-                            let excess = t.len().saturating_sub(STDERR_TAIL_BYTES);
-                            t.drain(..excess);
-                        }
-                    }
-                });
-            }
-            let outcome = tokio::time::timeout(limit, async {
-                let wire = listener.wire();
-                let client = listener
-                    .serve(Tracked::new(process, wire))
-                    .await
-                    .map_err(|e| e.to_string())?;
-                let listing = super::lenient::list_tools(&client)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                Ok::<_, String>((client, listing))
-            })
-            .await;
-            if !matches!(outcome, Ok(Ok(_))) {
-                // Give the reader a moment to catch the last words.
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            let stderr_tail = || {
-                tail.lock()
-                    .map(|t| String::from_utf8_lossy(&t).into_owned())
-                    .unwrap_or_default()
-            };
-            match outcome {
-                Ok(Ok((client, listing))) => Ok(Connected {
-                    client,
-                    tools: listing.tools,
-                    skipped: listing.skipped,
-                    pgid,
-                }),
-                Ok(Err(why)) => Err(Failure::plain(describe_failure(&why), stderr_tail(), pgid)),
-                Err(_) => Err(Failure::plain(
-                    match unreadable.lock().map(|u| u.clone()) {
-                        Ok(Some(u)) => format!(
-                            "did not answer within {} s; {u}",
-                            limit.as_secs_f64()
-                        ),
-                        _ => format!("did not answer within {} s", limit.as_secs_f64()),
-                    },
-                    stderr_tail(),
-                    pgid,
-                )),
-            }
+            connect_stdio(command, cmd, limit, listener).await
         }
         Transport::Http { url, headers, .. } => {
-            let mut custom = HashMap::new();
-            for (k, v) in headers {
-                let name = reqwest::header::HeaderName::from_bytes(k.as_bytes());
-                let value = reqwest::header::HeaderValue::from_str(v);
-                match (name, value) {
-                    (Ok(n), Ok(v)) => {
-                        custom.insert(n, v);
-                    }
-                    _ => {
-                        return Err(Failure::plain(
-                            format!("header {k:?} is not a valid HTTP header"),
-                            String::new(),
-                            None,
-                        ));
-                    }
+            connect_http(&server.name, url, headers, limit, listener).await
+        }
+    }
+}
+
+/// The last [`STDERR_TAIL_BYTES`] a server wrote on its stderr, read as it
+/// writes.
+type StderrTail = Arc<Mutex<Vec<u8>>>;
+
+/// Starts a stdio server and lists its tools within `limit`; a failure
+/// carries the tail of its stderr, and says what its output held that
+/// rmcp could not read when it did not answer in time.
+async fn connect_stdio(
+    command: &str,
+    cmd: tokio::process::Command,
+    limit: Duration,
+    listener: Listener,
+) -> Result<Connected, Failure> {
+    let (process, stderr, unreadable) = start(cmd).map_err(|e| {
+        Failure::plain(
+            format!("cannot start {command:?}: {e}"),
+            String::new(),
+            None,
+        )
+    })?;
+    let pgid = process.id().and_then(|id| i32::try_from(id).ok());
+    let tail = keep_tail(stderr);
+    let outcome = tokio::time::timeout(limit, async {
+        let wire = listener.wire();
+        let client = listener
+            .serve(Tracked::new(process, wire))
+            .await
+            .map_err(|e| e.to_string())?;
+        let listing = super::lenient::list_tools(&client)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok::<_, String>((client, listing))
+    })
+    .await;
+    if !matches!(outcome, Ok(Ok(_))) {
+        // Give the reader a moment to catch the last words.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let stderr_tail = || {
+        tail.lock()
+            .map(|t| String::from_utf8_lossy(&t).into_owned())
+            .unwrap_or_default()
+    };
+    match outcome {
+        Ok(Ok((client, listing))) => Ok(Connected {
+            client,
+            tools: listing.tools,
+            skipped: listing.skipped,
+            pgid,
+        }),
+        Ok(Err(why)) => Err(Failure::plain(describe_failure(&why), stderr_tail(), pgid)),
+        Err(_) => Err(Failure::plain(
+            match unreadable.lock().map(|u| u.clone()) {
+                Ok(Some(u)) => format!("did not answer within {} s; {u}", limit.as_secs_f64()),
+                _ => format!("did not answer within {} s", limit.as_secs_f64()),
+            },
+            stderr_tail(),
+            pgid,
+        )),
+    }
+}
+
+/// Starts `cmd` in its own process group, its output screened
+/// (`screened.rs`): a message rmcp cannot read fails the request it
+/// answered at once, saying why.
+fn start(
+    cmd: tokio::process::Command,
+) -> std::io::Result<(ScreenedChild, Option<ChildStderr>, LastUnreadable)> {
+    spawn_registered(
+        || ScreenedChild::spawn(cmd),
+        |(process, _, _)| process.id().and_then(|id| i32::try_from(id).ok()),
+    )
+}
+
+/// Reads `stderr` to its end in the background, keeping its last
+/// [`STDERR_TAIL_BYTES`].
+fn keep_tail(stderr: Option<ChildStderr>) -> StderrTail {
+    let tail = StderrTail::default();
+    if let Some(mut stderr) = stderr {
+        let sink = tail.clone();
+        tokio::spawn(async move {
+            let mut buf = [0u8; 1024];
+            while let Ok(n) = stderr.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut t) = sink.lock() {
+                    t.extend_from_slice(&buf[..n]);
+                    let excess = t.len().saturating_sub(STDERR_TAIL_BYTES);
+                    t.drain(..excess);
                 }
             }
-            let config =
-                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
-            let store = super::login::TokenStore::new(&server.name, url);
-            // A kept login that is not the user's own is not used: said,
-            // and the server's challenge asks for a login.
-            let refused = store.refused().await.map(|e| e.to_string());
-            let mut before = match &refused {
-                Some(why) => Before::Refused(why.clone()),
-                None if store.has_token().await => Before::Expired,
-                None => Before::Nothing,
-            };
-            let mut outcome = reach(&server.name, url, config.clone(), listener.clone(), limit).await;
-            if let Ok(Err((why, None))) = &outcome
-                && super::login::unknown_client(why)
-            {
-                // Its authorization server no longer knows the client
-                // the login was made with: the login is useless, and the
-                // next one registers anew.
-                let _ = store.forget_client().await;
-                before = Before::UnknownClient;
-                outcome = reach(&server.name, url, config, listener, limit).await;
-            }
-            match outcome {
-                Ok(Ok((client, listing))) => Ok(Connected {
-                    client,
-                    tools: listing.tools,
-                    skipped: listing.skipped,
-                    pgid: None,
-                }),
-                Ok(Err((_, Some(challenge)))) => Err(Failure {
-                    why: "it needs a login".into(),
-                    stderr_tail: String::new(),
-                    pgid: None,
-                    login: Some(challenge),
-                    before,
-                    warning: refused,
-                }),
-                Ok(Err((why, None))) => Err(Failure {
-                    warning: refused,
-                    ..Failure::plain(describe_failure(&why), String::new(), None)
-                }),
-                Err(_) => Err(Failure::plain(
-                    format!("did not answer within {} s", limit.as_secs_f64()),
-                    String::new(),
-                    None,
-                )),
-            }
-        }
+        });
+    }
+    tail
+}
+
+/// The entry's headers as HTTP headers; `Err`: the name of one that is
+/// not.
+fn custom_headers(
+    headers: &BTreeMap<String, String>,
+) -> Result<HashMap<reqwest::header::HeaderName, reqwest::header::HeaderValue>, &str> {
+    let mut custom = HashMap::new();
+    for (k, v) in headers {
+        let name = reqwest::header::HeaderName::from_bytes(k.as_bytes());
+        let value = reqwest::header::HeaderValue::from_str(v);
+        let (Ok(n), Ok(v)) = (name, value) else {
+            return Err(k);
+        };
+        custom.insert(n, v);
+    }
+    Ok(custom)
+}
+
+/// Reaches a server by url with its kept login and lists its tools within
+/// `limit`; a client its authorization server no longer knows is
+/// forgotten and the server reached once more. A failure says whether it
+/// needs a login, and what became of the login kept for it.
+async fn connect_http(
+    server: &str,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    limit: Duration,
+    listener: Listener,
+) -> Result<Connected, Failure> {
+    let custom = custom_headers(headers).map_err(|k| {
+        Failure::plain(
+            format!("header {k:?} is not a valid HTTP header"),
+            String::new(),
+            None,
+        )
+    })?;
+    let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+    let store = super::login::TokenStore::new(server, url);
+    // A kept login that is not the user's own is not used: said, and the
+    // server's challenge asks for a login.
+    let refused = store.refused().await.map(|e| e.to_string());
+    let mut before = match &refused {
+        Some(why) => Before::Refused(why.clone()),
+        None if store.has_token().await => Before::Expired,
+        None => Before::Nothing,
+    };
+    let mut outcome = reach(server, url, config.clone(), listener.clone(), limit).await;
+    if let Ok(Err((why, None))) = &outcome
+        && super::login::unknown_client(why)
+    {
+        // Its authorization server no longer knows the client the login
+        // was made with: the login is useless, and the next one
+        // registers anew.
+        let _ = store.forget_client().await;
+        before = Before::UnknownClient;
+        outcome = reach(server, url, config, listener, limit).await;
+    }
+    match outcome {
+        Ok(Ok((client, listing))) => Ok(Connected {
+            client,
+            tools: listing.tools,
+            skipped: listing.skipped,
+            pgid: None,
+        }),
+        Ok(Err((_, Some(challenge)))) => Err(Failure {
+            why: "it needs a login".into(),
+            stderr_tail: String::new(),
+            pgid: None,
+            login: Some(challenge),
+            before,
+            warning: refused,
+        }),
+        Ok(Err((why, None))) => Err(Failure {
+            warning: refused,
+            ..Failure::plain(describe_failure(&why), String::new(), None)
+        }),
+        Err(_) => Err(Failure::plain(
+            format!("did not answer within {} s", limit.as_secs_f64()),
+            String::new(),
+            None,
+        )),
     }
 }
 

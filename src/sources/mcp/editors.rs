@@ -54,36 +54,13 @@ pub(super) fn json_servers<'a>(
     origin: &str,
     project: Option<&Path>,
 ) -> Result<JsonServers<'a>, McpConfigError> {
-    let syntax = |e: serde_json::Error, base: usize| {
-        let (line, column) = position(text, base, &e);
-        McpConfigError::Syntax {
-            path: origin.to_string(),
-            line,
-            column,
-            message: without_position(&e),
-        }
-    };
-    let top: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(|e| syntax(e, 0))?;
+    let file = JsonFile { text, origin };
+    let top: BTreeMap<String, &RawValue> =
+        serde_json::from_str(text).map_err(|e| file.syntax(e, 0))?;
     let mut out = JsonServers {
         entries: Vec::new(),
         inputs: BTreeMap::new(),
         notes: Vec::new(),
-    };
-    let read_map = |raw: &'a RawValue, out: &mut Vec<RawEntry<'a>>| {
-        let base = offset_in(text, raw);
-        let map: BTreeMap<String, &'a RawValue> =
-            serde_json::from_str(raw.get()).map_err(|e| syntax(e, base))?;
-        for (name, value) in map {
-            let offset = offset_in(text, value);
-            let (line, column) = line_col(text, offset);
-            out.push(RawEntry {
-                name,
-                at: format!("{origin}:{line}:{column}"),
-                value,
-                offset,
-            });
-        }
-        Ok::<_, McpConfigError>(())
     };
     let (servers, vscode) = match (top.get("mcpServers"), top.get("servers")) {
         (Some(s), _) => (Some(*s), false),
@@ -91,93 +68,153 @@ pub(super) fn json_servers<'a>(
         (None, None) => (None, false),
     };
     if let Some(raw) = servers {
-        read_map(raw, &mut out.entries)?;
+        file.read_map(raw, &mut out.entries)?;
     }
     if vscode && let Some(raw) = top.get("inputs") {
-        let inputs: Vec<InputEntry> =
-            serde_json::from_str(raw.get()).map_err(|e| syntax(e, offset_in(text, raw)))?;
-        for i in inputs {
-            let default = i.default.map(|d| match d {
-                serde_json::Value::String(s) => s,
-                other => other.to_string(),
-            });
-            out.inputs.insert(
-                i.id,
-                Input {
-                    default,
-                    description: i.description,
-                },
-            );
-        }
+        out.inputs = file.inputs(raw)?;
     }
     match (top.get("projects"), project) {
-        (Some(projects), _) => {
-            let base = offset_in(text, projects);
-            let projects: BTreeMap<String, &RawValue> =
-                serde_json::from_str(projects.get()).map_err(|e| syntax(e, base))?;
-            let wanted = match project {
-                Some(p) => Some(p.to_path_buf()),
-                None => std::env::current_dir().ok(),
-            };
-            match wanted.as_deref().and_then(|w| find_project(&projects, w)) {
-                Some((key, raw)) => {
-                    #[derive(Deserialize)]
-                    struct Project<'b> {
-                        #[serde(rename = "mcpServers", borrow, default)]
-                        mcp_servers: Option<&'b RawValue>,
-                    }
-                    let p: Project = serde_json::from_str(raw.get())
-                        .map_err(|e| syntax(e, offset_in(text, raw)))?;
-                    let mut local = Vec::new();
-                    if let Some(s) = p.mcp_servers {
-                        read_map(s, &mut local)?;
-                    }
-                    out.notes.push(format!(
-                        "{origin}: project {key:?}: {} server(s) of its own, with the user's {}",
-                        local.len(),
-                        out.entries.len()
-                    ));
-                    // A project's server overrides the user's of its name.
-                    out.entries
-                        .retain(|e| !local.iter().any(|l| l.name == e.name));
-                    out.entries.extend(local);
-                }
-                None if project.is_some() => {
-                    let known: Vec<&str> = projects.keys().map(String::as_str).take(8).collect();
-                    return Err(McpConfigError::Invalid {
-                        origin: origin.to_string(),
-                        message: format!(
-                            "--project {:?}: no such project here (its projects: {})",
-                            project.unwrap_or(Path::new("")).display().to_string(),
-                            if known.is_empty() {
-                                "none".into()
-                            } else {
-                                known.join(", ")
-                            }
-                        ),
-                    });
-                }
-                None => {}
-            }
-        }
+        (Some(projects), _) => file.add_project(projects, project, &mut out)?,
         (None, Some(p)) => {
-            return Err(McpConfigError::Invalid {
-                origin: origin.to_string(),
-                message: format!(
-                    "--project {:?}: this file has no \"projects\" (~/.claude.json has them)",
-                    p.display().to_string()
-                ),
-            });
+            return Err(file.invalid(format!(
+                "--project {:?}: this file has no \"projects\" (~/.claude.json has them)",
+                p.display().to_string()
+            )));
         }
         (None, None) => {}
     }
     if servers.is_none() && !top.contains_key("projects") {
-        return Err(McpConfigError::Invalid {
-            origin: origin.to_string(),
-            message: "no MCP servers: expected a JSON object with \"mcpServers\" (Claude, Cursor), \"servers\" (VS Code) or \"projects\" (~/.claude.json), or a TOML file with [mcp.servers.NAME] sections".into(),
-        });
+        return Err(file.invalid("no MCP servers: expected a JSON object with \"mcpServers\" (Claude, Cursor), \"servers\" (VS Code) or \"projects\" (~/.claude.json), or a TOML file with [mcp.servers.NAME] sections".into()));
     }
     Ok(out)
+}
+
+/// A JSON servers file being read: its text, and how it is named in
+/// messages.
+struct JsonFile<'a, 'o> {
+    text: &'a str,
+    origin: &'o str,
+}
+
+impl<'a> JsonFile<'a, '_> {
+    /// A syntax error met in the part of the text that starts at `base`,
+    /// at its line and column in the whole file.
+    fn syntax(&self, e: serde_json::Error, base: usize) -> McpConfigError {
+        let (line, column) = position(self.text, base, &e);
+        McpConfigError::Syntax {
+            path: self.origin.to_string(),
+            line,
+            column,
+            message: without_position(&e),
+        }
+    }
+
+    /// The file is not a servers file as it is, and why.
+    fn invalid(&self, message: String) -> McpConfigError {
+        McpConfigError::Invalid {
+            origin: self.origin.to_string(),
+            message,
+        }
+    }
+
+    /// The entries of a `{"NAME": {...}}` map, each with where it starts.
+    fn read_map(
+        &self,
+        raw: &'a RawValue,
+        out: &mut Vec<RawEntry<'a>>,
+    ) -> Result<(), McpConfigError> {
+        let base = offset_in(self.text, raw);
+        let map: BTreeMap<String, &'a RawValue> =
+            serde_json::from_str(raw.get()).map_err(|e| self.syntax(e, base))?;
+        for (name, value) in map {
+            let offset = offset_in(self.text, value);
+            let (line, column) = line_col(self.text, offset);
+            out.push(RawEntry {
+                name,
+                at: format!("{}:{line}:{column}", self.origin),
+                value,
+                offset,
+            });
+        }
+        Ok(())
+    }
+
+    /// VS Code's `inputs`, by id: each one's default (as text) and
+    /// description.
+    fn inputs(&self, raw: &RawValue) -> Result<BTreeMap<String, Input>, McpConfigError> {
+        let inputs: Vec<InputEntry> = serde_json::from_str(raw.get())
+            .map_err(|e| self.syntax(e, offset_in(self.text, raw)))?;
+        Ok(inputs
+            .into_iter()
+            .map(|i| {
+                let default = i.default.map(|d| match d {
+                    serde_json::Value::String(s) => s,
+                    other => other.to_string(),
+                });
+                let input = Input {
+                    default,
+                    description: i.description,
+                };
+                (i.id, input)
+            })
+            .collect())
+    }
+
+    /// `~/.claude.json`'s project (the one named, else the current
+    /// directory's) read with the user's servers: its servers override the
+    /// user's of their names, and a note says how many each has. A project
+    /// named that is not there is an error listing those that are.
+    fn add_project(
+        &self,
+        projects: &'a RawValue,
+        project: Option<&Path>,
+        out: &mut JsonServers<'a>,
+    ) -> Result<(), McpConfigError> {
+        let base = offset_in(self.text, projects);
+        let projects: BTreeMap<String, &RawValue> =
+            serde_json::from_str(projects.get()).map_err(|e| self.syntax(e, base))?;
+        let wanted = match project {
+            Some(p) => Some(p.to_path_buf()),
+            None => std::env::current_dir().ok(),
+        };
+        let Some((key, raw)) = wanted.as_deref().and_then(|w| find_project(&projects, w)) else {
+            let Some(project) = project else {
+                return Ok(());
+            };
+            let known: Vec<&str> = projects.keys().map(String::as_str).take(8).collect();
+            return Err(self.invalid(format!(
+                "--project {:?}: no such project here (its projects: {})",
+                project.display().to_string(),
+                if known.is_empty() {
+                    "none".into()
+                } else {
+                    known.join(", ")
+                }
+            )));
+        };
+        #[derive(Deserialize)]
+        struct Project<'b> {
+            #[serde(rename = "mcpServers", borrow, default)]
+            mcp_servers: Option<&'b RawValue>,
+        }
+        let p: Project = serde_json::from_str(raw.get())
+            .map_err(|e| self.syntax(e, offset_in(self.text, raw)))?;
+        let mut local = Vec::new();
+        if let Some(s) = p.mcp_servers {
+            self.read_map(s, &mut local)?;
+        }
+        out.notes.push(format!(
+            "{}: project {key:?}: {} server(s) of its own, with the user's {}",
+            self.origin,
+            local.len(),
+            out.entries.len()
+        ));
+        // A project's server overrides the user's of its name.
+        out.entries
+            .retain(|e| !local.iter().any(|l| l.name == e.name));
+        out.entries.extend(local);
+        Ok(())
+    }
 }
 
 /// The project of `projects` at `wanted` (compared as written, then both

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use super::connect::{Client, connect_and_list};
+use super::connect::{Client, Connected, Failure, connect_and_list};
 use super::listed::build_catalog;
 use super::listener::Listener;
 use super::reaper::kill_group;
@@ -39,6 +39,23 @@ pub(super) struct Entry {
 }
 
 impl Entry {
+    /// A server's entry as its start begins: nothing listed yet.
+    pub(super) fn starting(server: McpServer, generation: u64) -> Entry {
+        Entry {
+            server,
+            listed: Vec::new(),
+            skipped: Vec::new(),
+            about: None,
+            loaded: false,
+            failed: None,
+            restarts_in_a_row: 0,
+            last_restart: None,
+            starting: true,
+            waiting_for_login: None,
+            generation,
+        }
+    }
+
     /// The server's state from its entry.
     pub(super) fn status(&self) -> ServerStatus {
         let e = self;
@@ -276,82 +293,79 @@ impl McpHost {
             .unwrap_or_default();
         *lock(&self.shared.always_load) = config.always_load.clone();
         *lock(&self.shared.start_timeout) = timeout;
-        let mut statuses = Vec::new();
-        let mut entries = Vec::new();
-        for (server, outcome) in results {
-            match outcome {
-                Ok(connected) => {
-                    if let Some(pgid) = connected.pgid {
-                        lock(&self.shared.groups).push(pgid);
-                        lock(&self.shared.pids).insert(server.name.clone(), pgid);
-                    }
-                    let about = super::listed::about(connected.client.peer_info().as_deref());
-                    lock(&self.shared.clients)
-                        .insert(server.name.clone(), Arc::new(connected.client));
-                    statuses.push(ServerStatus {
-                        name: server.name.clone(),
-                        state: ServerState::Loaded {
-                            tools: connected.tools.len(),
-                            prefixed: 0,
-                            hidden_text: Vec::new(),
-                            skipped: Vec::new(),
-                        },
-                    });
-                    entries.push(Entry {
-                        server,
-                        listed: connected.tools,
-                        skipped: connected.skipped,
-                        about,
-                        loaded: true,
-                        failed: None,
-                        restarts_in_a_row: 0,
-                        last_restart: None,
-                        starting: false,
-                        waiting_for_login: None,
-                        generation: 0,
-                    });
-                }
-                Err(failure) => {
-                    if let Some(pgid) = failure.pgid {
-                        kill_group(pgid);
-                    }
-                    let failed = Some(super::status::with_tail(&failure.why, &failure.stderr_tail));
-                    if let Some(warning) = &failure.warning {
-                        self.shared.logins.warn(&server.name, warning);
-                    }
-                    let command = self.shared.logins.command_for(&server.name);
-                    let before = failure.before.clone();
-                    let waiting = failure
-                        .login
-                        .map(|c| super::login::Waiting::new(&command, c, &before));
-                    statuses.push(ServerStatus {
-                        name: server.name.clone(),
-                        state: match &waiting {
-                            Some(w) => ServerState::WaitingForLogin { how: w.how.clone() },
-                            None => ServerState::Failed {
-                                why: failure.why,
-                                stderr_tail: failure.stderr_tail,
-                            },
-                        },
-                    });
-                    entries.push(Entry {
-                        server,
-                        listed: Vec::new(),
-                        skipped: Vec::new(),
-                        about: None,
-                        loaded: false,
-                        failed,
-                        restarts_in_a_row: 0,
-                        last_restart: None,
-                        starting: false,
-                        waiting_for_login: waiting,
-                        generation: 0,
-                    });
-                }
-            }
-        }
+        let (statuses, entries) = results
+            .into_iter()
+            .map(|(server, outcome)| match outcome {
+                Ok(connected) => self.adopt_first(server, connected),
+                Err(failure) => self.first_failed(server, failure),
+            })
+            .unzip();
         *lock(&self.shared.entries) = entries;
         self.catalog_with(statuses)
+    }
+
+    /// A server that listed its tools on its first start: its connection
+    /// and process group kept, its state and entry loaded.
+    fn adopt_first(&self, server: McpServer, connected: Connected) -> (ServerStatus, Entry) {
+        if let Some(pgid) = connected.pgid {
+            lock(&self.shared.groups).push(pgid);
+            lock(&self.shared.pids).insert(server.name.clone(), pgid);
+        }
+        let about = super::listed::about(connected.client.peer_info().as_deref());
+        lock(&self.shared.clients).insert(server.name.clone(), Arc::new(connected.client));
+        let status = ServerStatus {
+            name: server.name.clone(),
+            state: ServerState::Loaded {
+                tools: connected.tools.len(),
+                prefixed: 0,
+                hidden_text: Vec::new(),
+                skipped: Vec::new(),
+            },
+        };
+        let entry = Entry {
+            listed: connected.tools,
+            skipped: connected.skipped,
+            about,
+            loaded: true,
+            starting: false,
+            ..Entry::starting(server, 0)
+        };
+        (status, entry)
+    }
+
+    /// A server whose first start failed: its processes killed, its state
+    /// waiting for a login when it asked for one, else failed with why and
+    /// its stderr's tail; a warning about its kept login to the logins.
+    fn first_failed(&self, server: McpServer, failure: Failure) -> (ServerStatus, Entry) {
+        if let Some(pgid) = failure.pgid {
+            kill_group(pgid);
+        }
+        let failed = Some(super::status::with_tail(&failure.why, &failure.stderr_tail));
+        if let Some(warning) = &failure.warning {
+            self.shared.logins.warn(&server.name, warning);
+        }
+        let command = self.shared.logins.command_for(&server.name);
+        let before = failure.before.clone();
+        let waiting = failure
+            .login
+            .map(|c| super::login::Waiting::new(&command, c, &before));
+        let status = ServerStatus {
+            name: server.name.clone(),
+            state: match &waiting {
+                Some(w) => ServerState::WaitingForLogin { how: w.how.clone() },
+                None => ServerState::Failed {
+                    why: failure.why,
+                    stderr_tail: failure.stderr_tail,
+                },
+            },
+        };
+        let entry = Entry {
+            failed,
+            starting: false,
+            waiting_for_login: waiting,
+            ..Entry::starting(server, 0)
+        };
+        (status, entry)
     }
 
     /// The catalog of what the servers listed last (after a change), with

@@ -52,16 +52,49 @@ pub(super) fn about(info: Option<&rmcp::model::ServerPeerInfo>) -> Option<Arc<st
 /// [`super::lenient::MAX_SERVER_TOOLS`]).
 pub const MAX_CATALOG_TOOLS: usize = 50_000;
 
+/// Why a server's tools do not go through the MCP importer.
+#[derive(Debug, thiserror::Error)]
+enum ImportError {
+    /// The tools could not be written as JSON for the importer.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    /// The importer's checks, naming the tool and field.
+    #[error("{0}")]
+    Catalog(#[from] catalog::CatalogError),
+}
+
 /// `tools` through the MCP importer (an empty list is refused there, so
 /// the caller passes a list with tools).
-fn import(tools: &[rmcp::model::Tool], origin: &str, server: &str) -> Result<Vec<Tool>, String> {
+fn import(tools: &[rmcp::model::Tool], origin: &str, server: &str) -> Result<Vec<Tool>, ImportError> {
     if tools.is_empty() {
         return Ok(Vec::new());
     }
-    let text = serde_json::to_string(tools).map_err(|e| e.to_string())?;
-    catalog::parse(&text, origin, server, SourceKind::Json)
-        .map(|c| c.tools().to_vec())
-        .map_err(|e| e.to_string())
+    let text = serde_json::to_string(tools)?;
+    Ok(catalog::parse(&text, origin, server, SourceKind::Json)?.tools().to_vec())
+}
+
+/// One server's tools (as the catalog has them), and the sentences of
+/// those skipped.
+type PerServer = (McpServer, Vec<Tool>, Vec<String>);
+
+/// The servers that failed while their tools were made one catalog, each
+/// one's state failed with why.
+struct Failures<'a> {
+    statuses: &'a mut [ServerStatus],
+    failed: Vec<String>,
+}
+
+impl Failures<'_> {
+    /// Server `server` failed: its state says `why`.
+    fn fail(&mut self, server: &str, why: String) {
+        if let Some(s) = self.statuses.iter_mut().find(|s| s.name == server) {
+            s.state = ServerState::Failed {
+                why,
+                stderr_tail: String::new(),
+            };
+        }
+        self.failed.push(server.to_string());
+    }
 }
 
 /// The servers' tools as one catalog: each server's list through the MCP
@@ -81,79 +114,94 @@ pub(super) fn build_catalog(
     statuses: &mut [ServerStatus],
     given: &mut HashMap<(String, String), String>,
 ) -> (Option<Catalog>, Vec<String>, HashMap<String, String>) {
-    let mut failed = Vec::new();
-    let mut fail = |statuses: &mut [ServerStatus], server: &str, why: String| {
-        if let Some(s) = statuses.iter_mut().find(|s| s.name == server) {
-            s.state = ServerState::Failed {
-                why,
-                stderr_tail: String::new(),
-            };
-        }
-        failed.push(server.to_string());
+    let mut failures = Failures {
+        statuses,
+        failed: Vec::new(),
     };
-    let mut per_server: Vec<(McpServer, Vec<Tool>, Vec<String>)> = Vec::new();
-    for Listed {
+    let mut per_server: Vec<PerServer> = Vec::new();
+    for one in listed {
+        match import_server(one) {
+            Ok(imported) => per_server.push(imported),
+            Err((server, why)) => failures.fail(&server, why),
+        }
+    }
+    let crowded = make_room(&mut per_server, failures.statuses, MAX_CATALOG_TOOLS);
+    let names = catalog_names(&per_server, given);
+    let all = settle(per_server, names, always_load, failures.statuses);
+    if all.is_empty() {
+        return (None, failures.failed, crowded);
+    }
+    let catalog = one_catalog(all, &mut failures);
+    (catalog, failures.failed, crowded)
+}
+
+/// One server's listed tools through the importer, each with its origin
+/// (the server, what it says of itself, its name and title for the tool).
+/// A tool the importer refuses (a schema that is not an object, say) is
+/// skipped and named, the rest kept; a list that still fails fails the
+/// server (its name, why).
+fn import_server(listed: Listed) -> Result<PerServer, (String, String)> {
+    let Listed {
         server,
         mut tools,
         mut skipped,
         about,
-    } in listed
-    {
-        if tools.is_empty() {
-            per_server.push((server, Vec::new(), skipped));
-            continue;
-        }
-        let origin = format!("MCP server {}", server.name);
-        let imported = match import(&tools, &origin, &server.name) {
-            Ok(c) => c,
-            Err(whole) => {
-                // One tool the importer refuses (a schema that is not an
-                // object, say) is skipped and named; the rest are served.
-                let mut kept = Vec::new();
-                for tool in std::mem::take(&mut tools) {
-                    match import(std::slice::from_ref(&tool), &origin, &server.name) {
-                        Ok(_) => kept.push(tool),
-                        Err(e) => skipped.push(format!("tool {:?} skipped: {e}", tool.name)),
-                    }
-                }
-                tools = kept;
-                match import(&tools, &origin, &server.name) {
-                    Ok(c) => c,
-                    Err(_) => {
-                        fail(
-                            statuses,
-                            &server.name,
-                            format!("its tools/list is not a valid catalog: {whole}"),
-                        );
-                        continue;
-                    }
+    } = listed;
+    if tools.is_empty() {
+        return Ok((server, Vec::new(), skipped));
+    }
+    let origin = format!("MCP server {}", server.name);
+    let imported = match import(&tools, &origin, &server.name) {
+        Ok(c) => c,
+        Err(whole) => {
+            let mut kept = Vec::new();
+            for tool in std::mem::take(&mut tools) {
+                match import(std::slice::from_ref(&tool), &origin, &server.name) {
+                    Ok(_) => kept.push(tool),
+                    Err(e) => skipped.push(format!("tool {:?} skipped: {e}", tool.name)),
                 }
             }
-        };
-        let server_name: Arc<str> = Arc::from(server.name.as_str());
-        let with_origin = imported
-            .into_iter()
-            .zip(&tools)
-            .map(|(mut tool, listed)| {
-                tool.mcp = Some(McpOrigin {
-                    server: server_name.clone(),
-                    about: about.clone(),
-                    name: tool.name.clone(),
-                    title: listed
-                        .title
-                        .clone()
-                        .or_else(|| listed.annotations.as_ref().and_then(|a| a.title.clone())),
-                });
-                tool
-            })
-            .collect();
-        per_server.push((server, with_origin, skipped));
-    }
-    let crowded = make_room(&mut per_server, statuses, MAX_CATALOG_TOOLS);
-    let mut count: BTreeMap<String, usize> = BTreeMap::new();
-    for (_, tools, _) in &per_server {
+            tools = kept;
+            import(&tools, &origin, &server.name).map_err(|_| {
+                (
+                    server.name.clone(),
+                    format!("its tools/list is not a valid catalog: {whole}"),
+                )
+            })?
+        }
+    };
+    let server_name: Arc<str> = Arc::from(server.name.as_str());
+    let with_origin = imported
+        .into_iter()
+        .zip(&tools)
+        .map(|(mut tool, listed)| {
+            tool.mcp = Some(McpOrigin {
+                server: server_name.clone(),
+                about: about.clone(),
+                name: tool.name.clone(),
+                title: listed
+                    .title
+                    .clone()
+                    .or_else(|| listed.annotations.as_ref().and_then(|a| a.title.clone())),
+            });
+            tool
+        })
+        .collect();
+    Ok((server, with_origin, skipped))
+}
+
+/// The catalog's name for each tool, in the order of `per_server`: the
+/// name given before, else the tool's own, prefixed `server__` when
+/// another server's tool has it (both, when both are new). `given` learns
+/// every name decided.
+fn catalog_names(
+    per_server: &[PerServer],
+    given: &mut HashMap<(String, String), String>,
+) -> Vec<String> {
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, tools, _) in per_server {
         for t in tools {
-            *count.entry(t.name.clone()).or_default() += 1;
+            *count.entry(t.name.as_str()).or_default() += 1;
         }
     }
     // The bare names given to a server's tool, and to which server.
@@ -163,7 +211,7 @@ pub(super) fn build_catalog(
         .map(|((server, _), name)| (name.as_str(), server.as_str()))
         .collect();
     let mut decided: Vec<((String, String), String)> = Vec::new();
-    for (server, tools, _) in &per_server {
+    for (server, tools, _) in per_server {
         for tool in tools {
             let key = (server.name.clone(), tool.name.clone());
             let name = match given.get(&key) {
@@ -175,7 +223,7 @@ pub(super) fn build_catalog(
                     // Two servers new with one name: both prefixed; a
                     // name given before: the newcomer alone (the other
                     // keeps what it was given).
-                    let clash = count.get(&tool.name).copied().unwrap_or(0) > 1;
+                    let clash = count.get(tool.name.as_str()).copied().unwrap_or(0) > 1;
                     if taken || clash {
                         format!("{}__{}", server.name, tool.name)
                     } else {
@@ -188,14 +236,27 @@ pub(super) fn build_catalog(
     }
     drop(bare);
     given.extend(decided.iter().cloned());
-    let mut names_of = decided.into_iter();
+    decided.into_iter().map(|(_, name)| name).collect()
+}
+
+/// Every server's tools under their catalog names (`names`, in order),
+/// always-load as the server or a pattern says; each server's state
+/// loaded with its count, its prefixed names, the text its tools hide and
+/// the tools it skipped. A server waiting for a login keeps saying so.
+fn settle(
+    per_server: Vec<PerServer>,
+    names: Vec<String>,
+    always_load: &[String],
+    statuses: &mut [ServerStatus],
+) -> Vec<Tool> {
+    let mut names_of = names.into_iter();
     let mut all = Vec::new();
     for (server, tools, skipped) in per_server {
         let mut prefixed = 0;
         let mut hidden_text = Vec::new();
         let n = tools.len();
         for mut tool in tools {
-            if let Some((_, name)) = names_of.next()
+            if let Some(name) = names_of.next()
                 && name != tool.name
             {
                 tool.name = name;
@@ -216,8 +277,6 @@ pub(super) fn build_catalog(
                     .any(|p| matches_pattern(p, &server.name, &tool));
             all.push(tool);
         }
-        // A server that listed its tools and now waits for a login (its
-        // refresh refused) keeps saying so.
         if let Some(s) = statuses
             .iter_mut()
             .find(|s| s.name == server.name && !matches!(s.state, ServerState::WaitingForLogin { .. }))
@@ -230,29 +289,36 @@ pub(super) fn build_catalog(
             };
         }
     }
-    if all.is_empty() {
-        return (None, failed, crowded);
-    }
-    let names: Vec<&str> = statuses
+    all
+}
+
+/// The loaded servers' tools as one catalog named after them; none when
+/// two prefixed names still clash, every loaded server then failed.
+fn one_catalog(all: Vec<Tool>, failures: &mut Failures<'_>) -> Option<Catalog> {
+    let names: Vec<&str> = failures
+        .statuses
         .iter()
         .filter(|s| matches!(s.state, ServerState::Loaded { .. }))
         .map(|s| s.name.as_str())
         .collect();
     let name = format!("mcp: {}", names.join(", "));
     match Catalog::build(name, all, vec![catalog::Format::Mcp], Vec::new(), "") {
-        Ok(c) => (Some(c), failed, crowded),
+        Ok(c) => Some(c),
         Err(e) => {
             // Only a prefixed name that another server also uses gets here.
-            for s in statuses.iter_mut() {
-                if matches!(s.state, ServerState::Loaded { .. }) {
-                    s.state = ServerState::Failed {
-                        why: format!("the servers' tools do not form one catalog: {e}"),
-                        stderr_tail: String::new(),
-                    };
-                    failed.push(s.name.clone());
-                }
+            let loaded: Vec<String> = failures
+                .statuses
+                .iter()
+                .filter(|s| matches!(s.state, ServerState::Loaded { .. }))
+                .map(|s| s.name.clone())
+                .collect();
+            for server in loaded {
+                failures.fail(
+                    &server,
+                    format!("the servers' tools do not form one catalog: {e}"),
+                );
             }
-            (None, failed, crowded)
+            None
         }
     }
 }
@@ -261,7 +327,7 @@ pub(super) fn build_catalog(
 /// catalog past `limit` tools (in the servers' order), its state failed
 /// with its count and the limit; those servers, and why.
 pub(super) fn make_room(
-    per_server: &mut Vec<(McpServer, Vec<Tool>, Vec<String>)>,
+    per_server: &mut Vec<PerServer>,
     statuses: &mut [ServerStatus],
     limit: usize,
 ) -> HashMap<String, String> {

@@ -349,3 +349,55 @@ pub(super) async fn wait_for_login(
         tokio::time::sleep(LOOK_EVERY).await;
     }
 }
+/// A call refused for want of a login.
+pub(super) struct Need {
+    /// The server's challenge (none when its authorization server no
+    /// longer knows the client: the login asks the server).
+    pub(super) challenge: Option<String>,
+    /// What became of the kept login.
+    pub(super) before: Before,
+    /// The call wants more scopes (a 403 `insufficient_scope`).
+    pub(super) more_scopes: bool,
+}
+
+/// Whether a call's error is the server's need of a login.
+pub(super) async fn login_need(
+    shared: &Shared,
+    server: &str,
+    error: &rmcp::service::ServiceError,
+) -> Option<Need> {
+    let url = {
+        let entries = lock(&shared.entries);
+        match entries.iter().find(|e| e.server.name == server).map(|e| &e.server.transport) {
+            Some(Transport::Http { url, .. }) => Some(url.clone()),
+            _ => None,
+        }
+    };
+    let store = url.map(|url| TokenStore::new(server, &url));
+    if let Some((challenge, more_scopes)) = super::login::auth_challenge(error) {
+        let kept = match &store {
+            Some(store) => store.has_token().await,
+            None => false,
+        };
+        let before = if kept { Before::Expired } else { Before::Nothing };
+        return Some(Need {
+            challenge: Some(challenge),
+            before,
+            more_scopes,
+        });
+    }
+    if super::login::unknown_client(&super::login::whole_text(error)) {
+        // The kept login's client is unknown: forgotten, so the login
+        // registers a new one.
+        if let Some(store) = &store {
+            let _ = store.forget_client().await;
+        }
+        return Some(Need {
+            challenge: None,
+            before: Before::UnknownClient,
+            more_scopes: false,
+        });
+    }
+    None
+}
+

@@ -27,6 +27,7 @@ mod isolation;
 mod jsonc;
 mod oauth_entry;
 pub mod sdk_text;
+mod server_entry;
 mod status;
 mod vars;
 

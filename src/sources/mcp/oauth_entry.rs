@@ -11,6 +11,8 @@
 
 use serde::Deserialize;
 
+use super::vars::VarError;
+
 /// How toolsift logs in to one HTTP server.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OAuthSettings {
@@ -54,12 +56,28 @@ pub(super) struct OAuthEntry {
     callback_port: Option<u16>,
 }
 
+/// An `oauth` entry that cannot be used: which key, and its value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum OAuthError {
+    #[error("oauth.scopes: {0:?} is not a scope")]
+    Scope(String),
+    #[error("oauth.client_metadata_url must be an https URL with a path, not {0:?}")]
+    MetadataUrl(String),
+    #[error("oauth.callback_port must be 1 to 65535 (leave it out for any free port)")]
+    CallbackPort,
+    #[error("oauth.client_secret needs oauth.client_id (the client it is the secret of)")]
+    SecretWithoutId,
+    /// A `${NAME}` in the client id or secret.
+    #[error(transparent)]
+    Var(#[from] VarError),
+}
+
 impl OAuthEntry {
     /// The settings, `${NAME}` expanded in the client id and secret.
     pub(super) fn read(
         self,
-        expand: &dyn Fn(&str) -> Result<String, String>,
-    ) -> Result<OAuthSettings, String> {
+        expand: &dyn Fn(&str) -> Result<String, VarError>,
+    ) -> Result<OAuthSettings, OAuthError> {
         let scopes = match self.scopes {
             None => Vec::new(),
             Some(Scopes::List(list)) => list,
@@ -69,29 +87,23 @@ impl OAuthEntry {
             .iter()
             .find(|s| s.is_empty() || s.chars().any(|c| c.is_whitespace() || c.is_control()))
         {
-            return Err(format!("oauth.scopes: {bad:?} is not a scope"));
+            return Err(OAuthError::Scope(bad.clone()));
         }
         if let Some(url) = &self.client_metadata_url {
             let ok = url::Url::parse(url)
                 .map(|u| u.scheme() == "https" && u.path() != "/")
                 .unwrap_or(false);
             if !ok {
-                return Err(format!(
-                    "oauth.client_metadata_url must be an https URL with a path, not {url:?}"
-                ));
+                return Err(OAuthError::MetadataUrl(url.clone()));
             }
         }
         if self.callback_port == Some(0) {
-            return Err(
-                "oauth.callback_port must be 1 to 65535 (leave it out for any free port)".into(),
-            );
+            return Err(OAuthError::CallbackPort);
         }
         let client_id = self.client_id.as_deref().map(expand).transpose()?;
         let client_secret = self.client_secret.as_deref().map(expand).transpose()?;
         if client_secret.is_some() && client_id.is_none() {
-            return Err(
-                "oauth.client_secret needs oauth.client_id (the client it is the secret of)".into(),
-            );
+            return Err(OAuthError::SecretWithoutId);
         }
         Ok(OAuthSettings {
             client_id,

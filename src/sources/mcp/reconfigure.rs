@@ -89,19 +89,7 @@ impl McpHost {
                     out.added.push(server.name.clone());
                 }
                 let generation = self.shared.generations.fetch_add(1, Ordering::Relaxed) + 1;
-                entries.push(Entry {
-                    server: server.clone(),
-                    listed: Vec::new(),
-                    skipped: Vec::new(),
-                    about: None,
-                    loaded: false,
-                    failed: None,
-                    restarts_in_a_row: 0,
-                    last_restart: None,
-                    starting: true,
-                    waiting_for_login: None,
-                    generation,
-                });
+                entries.push(Entry::starting(server.clone(), generation));
                 starts.push((server.clone(), generation));
             }
             // The file's order is the catalog's.

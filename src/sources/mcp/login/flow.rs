@@ -130,11 +130,92 @@ async fn challenge_of_server(
 /// the answer on the loopback port, the code for tokens, the tokens kept.
 pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
     crate::http::client::install_tls();
-    let challenge = match asked.challenge.clone() {
+    let Asked {
+        server,
+        url,
+        headers,
+        oauth,
+        challenge,
+        limit,
+        shown,
+        wait_unopened,
+        hold,
+    } = asked;
+    let asked = Target {
+        server,
+        url,
+        headers,
+        oauth,
+    };
+    let store = TokenStore::new(asked.server, asked.url);
+    let (mut manager, found) = discover(&asked, challenge, &store).await?;
+    // The client registered for this server before, when it is the one
+    // to use and its loopback port is free: its redirect URI is the same.
+    let kept = store.load().await.or_else(refused_as_none)?;
+    let uses_registration = asked.oauth.client_id.is_none()
+        && !(asked.oauth.client_metadata_url.is_some() && found.takes_metadata_documents);
+    let (callback, reused) = loopback(&asked, kept.as_ref(), uses_registration).await?;
+    let redirect = callback.redirect_uri();
+    let making = Making {
+        asked: &asked,
+        store: &store,
+        found: &found,
+        redirect: &redirect,
+    };
+    let (request, secret) = making.request(&mut manager, reused, kept).await?;
+    let session = AuthorizationSession::new(manager, request)
+        .await
+        .map_err(|(_, e)| LoginError::Registration(plain(&e.to_string())))?;
+    let waits = Waits {
+        limit,
+        shown,
+        wait_unopened,
+        hold,
+    };
+    open_and_finish(url, waits, session, callback, store, secret).await
+}
+
+/// The server logged in to, as the login's steps need it.
+struct Target<'a> {
+    server: &'a str,
+    url: &'a str,
+    headers: &'a BTreeMap<String, String>,
+    oauth: &'a OAuthSettings,
+}
+
+/// How the browser's answer is waited for (see [`Asked`]).
+struct Waits<'a> {
+    limit: Duration,
+    shown: &'a (dyn Fn(&str, Shown) + Send + Sync),
+    wait_unopened: bool,
+    hold: Option<Box<dyn std::any::Any + Send>>,
+}
+
+/// What discovery found of the server's authorization server.
+struct Discovered {
+    /// The server's challenge (asked of it when the caller had none).
+    challenge: Option<String>,
+    /// It takes client ID metadata documents as client ids.
+    takes_metadata_documents: bool,
+    /// It registers clients.
+    can_register: bool,
+    /// The scopes its metadata lists.
+    supported: Vec<String>,
+}
+
+/// Discovery: the server's challenge, its authorization server's metadata
+/// (set on the manager, which keeps its tokens in `store`). An
+/// authorization server whose login page is not https (or http on this
+/// machine) is refused before anything is registered with it.
+async fn discover(
+    asked: &Target<'_>,
+    challenge: Option<String>,
+    store: &TokenStore,
+) -> Result<(AuthorizationManager, Discovered), LoginError> {
+    let challenge = match challenge {
         Some(c) => Some(c),
         None => challenge_of_server(asked.url, asked.headers).await?,
     };
-    let store = TokenStore::new(asked.server, asked.url);
     let mut manager = AuthorizationManager::new_allowing_private_addresses(asked.url)
         .await
         .map_err(|e| LoginError::Discovery(plain(&e.to_string())))?;
@@ -150,9 +231,6 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
         .and_then(|v| v.as_bool())
         .unwrap_or(false);
     let can_register = metadata.registration_endpoint.is_some();
-    // The page put before the user is the authorization server's: only
-    // an https one (or http on this machine) is, and nothing is
-    // registered with a server that names another.
     if let Some(why) = unsafe_page(&metadata.authorization_endpoint) {
         return Err(LoginError::UnsafePage {
             endpoint: metadata.authorization_endpoint.clone(),
@@ -161,110 +239,154 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
     }
     let supported = metadata.scopes_supported.clone().unwrap_or_default();
     manager.set_metadata(metadata);
+    let found = Discovered {
+        challenge,
+        takes_metadata_documents,
+        can_register,
+        supported,
+    };
+    Ok((manager, found))
+}
 
-    // The client registered for this server before, when it is the one
-    // to use and its loopback port is free: its redirect URI is the same.
-    let kept = store.load().await.or_else(refused_as_none)?;
-    let uses_registration = asked.oauth.client_id.is_none()
-        && !(asked.oauth.client_metadata_url.is_some() && takes_metadata_documents);
-    let mut reused = None;
-    let mut callback = None;
+/// The loopback port the browser's answer comes to: the kept
+/// registration's again when the login registers its client, the servers
+/// file names no port and that port is free (the registration then
+/// reused); else the servers file's port, else any free one.
+async fn loopback(
+    asked: &Target<'_>,
+    kept: Option<&super::store::Record>,
+    uses_registration: bool,
+) -> Result<(Callback, Option<Registered>), LoginError> {
     if uses_registration
         && asked.oauth.callback_port.is_none()
-        && let Some(r) = kept.as_ref().and_then(|k| k.registered.clone())
+        && let Some(r) = kept.and_then(|k| k.registered.clone())
         && let Some(port) = url::Url::parse(&r.redirect_uri).ok().and_then(|u| u.port())
         && let Ok(bound) = Callback::bind(Some(port)).await
         && bound.redirect_uri() == r.redirect_uri
     {
-        callback = Some(bound);
-        reused = Some(r);
+        return Ok((bound, Some(r)));
     }
-    let callback = match callback {
-        Some(c) => c,
-        None => Callback::bind(asked.oauth.callback_port).await?,
-    };
-    let redirect = callback.redirect_uri();
-    let mut request = AuthorizationRequest::new(redirect.clone()).with_client_name(CLIENT_NAME);
-    if let Some(c) = &challenge {
-        request = request.with_challenge(c.clone());
-    }
-    // The scopes of the challenge (a step-up's above all), else those
-    // the servers file asks, else the SDK's choice from the metadata.
-    let base = url::Url::parse(asked.url).map_err(|e| LoginError::Discovery(e.to_string()))?;
-    let challenge_scope = challenge
-        .as_deref()
-        .and_then(|c| WWWAuthenticateParams::parse(c, &base).scope)
-        .filter(|s| !s.trim().is_empty());
-    if challenge_scope.is_none() && !asked.oauth.scopes.is_empty() {
-        request = request.with_scopes(asked.oauth.scopes.iter().cloned());
-    }
-    // The client: one registered beforehand, else a metadata document
-    // where the server takes them, else a registration (ours, so its
-    // secret is kept for refreshing).
-    let mut secret = asked.oauth.client_secret.clone();
-    if let Some(id) = &asked.oauth.client_id {
-        request = request.with_preregistered_client(id.clone());
+    Ok((Callback::bind(asked.oauth.callback_port).await?, None))
+}
+
+/// What making the authorization request shares.
+struct Making<'s, 'a> {
+    asked: &'s Target<'a>,
+    store: &'s TokenStore,
+    found: &'s Discovered,
+    redirect: &'s str,
+}
+
+impl Making<'_, '_> {
+    /// The authorization request: the challenge, the scopes (the
+    /// challenge's, a step-up's above all, else those the servers file
+    /// asks, else the SDK's choice from the metadata), and the client: one
+    /// registered beforehand, else a metadata document where the server
+    /// takes them, else the registration kept, else a new one (ours, so
+    /// its secret is kept for refreshing). Returns the client's secret
+    /// too.
+    async fn request(
+        &self,
+        manager: &mut AuthorizationManager,
+        reused: Option<Registered>,
+        kept: Option<super::store::Record>,
+    ) -> Result<(AuthorizationRequest, Option<String>), LoginError> {
+        let (asked, found) = (self.asked, self.found);
+        let mut request =
+            AuthorizationRequest::new(self.redirect.to_string()).with_client_name(CLIENT_NAME);
+        if let Some(c) = &found.challenge {
+            request = request.with_challenge(c.clone());
+        }
+        let base = url::Url::parse(asked.url).map_err(|e| LoginError::Discovery(e.to_string()))?;
+        let challenge_scope = found
+            .challenge
+            .as_deref()
+            .and_then(|c| WWWAuthenticateParams::parse(c, &base).scope)
+            .filter(|s| !s.trim().is_empty());
+        if challenge_scope.is_none() && !asked.oauth.scopes.is_empty() {
+            request = request.with_scopes(asked.oauth.scopes.iter().cloned());
+        }
+        let mut secret = asked.oauth.client_secret.clone();
+        let client_id = if let Some(id) = &asked.oauth.client_id {
+            id.clone()
+        } else if let Some(doc) = asked
+            .oauth
+            .client_metadata_url
+            .as_ref()
+            .filter(|_| found.takes_metadata_documents)
+        {
+            return Ok((request.with_client_metadata_url(doc.clone()), secret));
+        } else if let Some(r) = reused {
+            secret = r.client_secret;
+            r.client_id
+        } else if found.can_register {
+            let registered = self.register(manager, challenge_scope, kept).await?;
+            secret = registered.client_secret;
+            registered.client_id
+        } else {
+            return Err(LoginError::Registration(
+                "its authorization server takes no registration and the servers file names no client: give the server's `oauth.client_id` (and `client_secret`, if it has one)".into(),
+            ));
+        };
+        request = request.with_preregistered_client(client_id);
         if let Some(s) = &secret {
             request = request.with_client_secret(s.clone());
         }
-    } else if let Some(doc) = asked
-        .oauth
-        .client_metadata_url
-        .as_ref()
-        .filter(|_| takes_metadata_documents)
-    {
-        request = request.with_client_metadata_url(doc.clone());
-    } else if let Some(r) = &reused {
-        secret = r.client_secret.clone();
-        request = request.with_preregistered_client(r.client_id.clone());
-        if let Some(s) = &secret {
-            request = request.with_client_secret(s.clone());
-        }
-    } else if can_register {
-        let scopes = if asked.oauth.scopes.is_empty() || challenge_scope.is_some() {
+        Ok((request, secret))
+    }
+
+    /// Registers toolsift with the authorization server, once for every
+    /// scope it offers (so a later login for more scopes, a step-up, uses
+    /// the same client), and keeps the registration at once: every later
+    /// login, this one's answer or not, uses this client rather than
+    /// registering another.
+    async fn register(
+        &self,
+        manager: &mut AuthorizationManager,
+        challenge_scope: Option<String>,
+        kept: Option<super::store::Record>,
+    ) -> Result<OAuthClientConfig, LoginError> {
+        let asked = self.asked;
+        let mut scopes = if asked.oauth.scopes.is_empty() || challenge_scope.is_some() {
             manager.select_scopes(challenge_scope.as_deref(), &[])
         } else {
             asked.oauth.scopes.clone()
         };
-        // Registered once for every scope the server offers, so a later
-        // login for more scopes (a step-up) uses the same client.
-        let mut scopes = scopes;
-        for s in supported {
-            if !scopes.contains(&s) {
-                scopes.push(s);
+        for s in &self.found.supported {
+            if !scopes.contains(s) {
+                scopes.push(s.clone());
             }
         }
         let refs: Vec<&str> = scopes.iter().map(String::as_str).collect();
         let registered: OAuthClientConfig = manager
-            .register_client(CLIENT_NAME, &redirect, &refs)
+            .register_client(CLIENT_NAME, self.redirect, &refs)
             .await
             .map_err(|e| LoginError::Registration(plain(&e.to_string())))?;
-        secret = registered.client_secret.clone();
-        request = request.with_preregistered_client(registered.client_id.clone());
-        if let Some(s) = &secret {
-            request = request.with_client_secret(s.clone());
-        }
-        // Kept at once, so every later login (this one's answer or not)
-        // uses this client rather than registering another.
-        let mut record = kept.clone().unwrap_or_default();
+        let mut record = kept.unwrap_or_default();
         record.url = asked.url.to_string();
         record.registered = Some(Registered {
             client_id: registered.client_id.clone(),
             client_secret: registered.client_secret.clone(),
-            redirect_uri: redirect.clone(),
+            redirect_uri: self.redirect.to_string(),
         });
-        store
-            .save(&record)
-            .await
-            .map_err(|e| LoginError::Store(e.to_string()))?;
-    } else {
-        return Err(LoginError::Registration(
-            "its authorization server takes no registration and the servers file names no client: give the server's `oauth.client_id` (and `client_secret`, if it has one)".into(),
-        ));
+        self.store.save(&record).await.map_err(LoginError::Store)?;
+        Ok(registered)
     }
-    let session = AuthorizationSession::new(manager, request)
-        .await
-        .map_err(|(_, e)| LoginError::Registration(plain(&e.to_string())))?;
+}
+
+/// Opens the login page (the caller told its address and whether it
+/// opened), waits for the browser's answer on the loopback port, trades
+/// the code for tokens and keeps them with the client's secret. When no
+/// browser opened the page and nobody waits for it, the login goes on in
+/// the background and [`LoginError::NotOpened`] says where the page is.
+async fn open_and_finish(
+    url: &str,
+    asked: Waits<'_>,
+    session: AuthorizationSession,
+    callback: Callback,
+    store: TokenStore,
+    secret: Option<String>,
+) -> Result<LoggedIn, LoginError> {
     let page = session.get_authorization_url().to_string();
     let state = state_of(&page)
         .ok_or_else(|| LoginError::Discovery("the authorization address has no state".into()))?;
@@ -278,7 +400,7 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
             .unwrap_or(Shown::Printed)
     };
     (asked.shown)(&page, opened);
-    let url = asked.url.to_string();
+    let url = url.to_string();
     let hold = asked.hold;
     let finish = async move {
         let _hold = hold;
@@ -297,10 +419,7 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
             .unwrap_or_default();
         record.url = url;
         record.client_secret = secret;
-        let kept_in = store
-            .save(&record)
-            .await
-            .map_err(|e| LoginError::Store(e.to_string()))?;
+        let kept_in = store.save(&record).await.map_err(LoginError::Store)?;
         Ok(LoggedIn {
             manager: session.auth_manager,
             kept_in,
@@ -321,7 +440,7 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
 fn refused_as_none<T>(e: StoreError) -> Result<Option<T>, LoginError> {
     match e {
         StoreError::Refused { path, .. } if !path.is_dir() => Ok(None),
-        other => Err(LoginError::Store(other.to_string())),
+        other => Err(LoginError::Store(other)),
     }
 }
 

@@ -16,6 +16,7 @@
 mod callback;
 mod private;
 mod flow;
+mod keyring;
 mod store;
 mod waiting;
 
@@ -24,7 +25,8 @@ pub use flow::{
     Asked, LoggedIn, auth_challenge, authorized_client, log_in, unknown_client, whole_text,
 };
 pub use private::StoreError;
-pub use store::{STORE_VAR, TokenStore};
+pub use keyring::KeyringError;
+pub use store::{STORE_VAR, TokenStore, UnknownStore};
 pub use waiting::{LoginCommand, Notice, Warn};
 pub(crate) use waiting::{Before, Logins, Turn, Waiting};
 
@@ -50,9 +52,9 @@ pub enum LoginError {
     #[error("the authorization code could not be exchanged for a token: {0}")]
     Exchange(String),
     #[error("cannot keep the login: {0}")]
-    Store(String),
+    Store(StoreError),
     #[error("cannot forget the login: {0}")]
-    Forget(String),
+    Forget(StoreError),
     #[error("cannot make the HTTP client: {0}")]
     Client(String),
 }

@@ -14,14 +14,22 @@ pub enum StoreError {
     /// A login file or its folder that is not the user's own.
     #[error("{} is not used: {why}", path.display())]
     Refused { path: PathBuf, why: String },
-    #[error("{0}")]
-    Failed(String),
-}
-
-impl From<String> for StoreError {
-    fn from(why: String) -> StoreError {
-        StoreError::Failed(why)
-    }
+    #[error("cannot read {}: {message}", path.display())]
+    Read { path: PathBuf, message: String },
+    #[error("cannot write {}: {message}", path.display())]
+    Write { path: PathBuf, message: String },
+    #[error("cannot remove {}: {message}", path.display())]
+    Remove { path: PathBuf, message: String },
+    #[error("no config directory to keep the login in (set XDG_CONFIG_HOME)")]
+    NoFolder,
+    /// The record could not be written as JSON.
+    #[error("cannot write the login as JSON: {0}")]
+    Encode(String),
+    /// `TOOLSIFT_TOKEN_STORE` names no store.
+    #[error(transparent)]
+    Choice(#[from] super::store::UnknownStore),
+    #[error(transparent)]
+    Keyring(#[from] super::keyring::KeyringError),
 }
 
 
@@ -101,14 +109,20 @@ pub(super) fn read_kept(file: &Path) -> Result<Option<String>, StoreError> {
     let mut opened = match opened {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read {}: {e}", file.display()).into()),
+        Err(e) => return Err(cannot_read(file, &e)),
     };
     let mut text = String::new();
-    std::io::Read::read_to_string(&mut opened, &mut text)
-        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    std::io::Read::read_to_string(&mut opened, &mut text).map_err(|e| cannot_read(file, &e))?;
     Ok(Some(text))
 }
 
+/// A login file that could not be read, and why.
+fn cannot_read(file: &Path, e: &std::io::Error) -> StoreError {
+    StoreError::Read {
+        path: file.to_path_buf(),
+        message: e.to_string(),
+    }
+}
 
 /// Writes `bytes` to `path` whole: a new 0600 file beside it (never through
 /// a link), renamed over it; the folder made 0700.

@@ -21,15 +21,12 @@ use std::time::{Duration, Instant};
 
 use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
 
+use super::keyring::{keyring_delete, keyring_get, keyring_set};
 use super::private::{StoreError, check_folder, read_kept, write_private};
 use serde::{Deserialize, Serialize};
 
 /// The variable that picks where logins are kept: `file` or `keyring`.
 pub const STORE_VAR: &str = "TOOLSIFT_TOKEN_STORE";
-/// The keyring's service name for toolsift's logins.
-const SERVICE: &str = "toolsift";
-/// The longest a keyring gets to answer (a Secret Service that hangs).
-const KEYRING_WAIT: Duration = Duration::from_secs(5);
 
 /// What is kept for one server.
 #[derive(Clone, Default, Serialize, Deserialize)]
@@ -76,14 +73,18 @@ enum Choice {
     File,
 }
 
-fn choice() -> Result<Choice, String> {
+/// A value of [`STORE_VAR`] that names no store.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{STORE_VAR}={0:?}: expected \"keyring\" or \"file\"")]
+pub struct UnknownStore(pub String);
+
+/// Where [`STORE_VAR`] says logins go.
+fn choice() -> Result<Choice, UnknownStore> {
     match std::env::var(STORE_VAR).as_deref() {
         Err(_) | Ok("") => Ok(Choice::Either),
         Ok("keyring") => Ok(Choice::Keyring),
         Ok("file") => Ok(Choice::File),
-        Ok(other) => Err(format!(
-            "{STORE_VAR}={other:?}: expected \"keyring\" or \"file\""
-        )),
+        Ok(other) => Err(UnknownStore(other.to_string())),
     }
 }
 
@@ -220,7 +221,8 @@ impl TokenStore {
 
     /// [`TokenStore::save`], the cache aside.
     async fn save_whole(&self, record: &Record) -> Result<String, StoreError> {
-        let text = serde_json::to_string(record).map_err(|e| e.to_string())?;
+        let text =
+            serde_json::to_string(record).map_err(|e| StoreError::Encode(e.to_string()))?;
         let choice = choice()?;
         if choice != Choice::File {
             match keyring_set(self.account(), text.clone()).await {
@@ -235,14 +237,14 @@ impl TokenStore {
                 Err(_) => {}
             }
         }
-        let file = self.file().ok_or_else(|| {
-            StoreError::Failed("no config directory to keep the login in (set XDG_CONFIG_HOME)".into())
-        })?;
+        let file = self.file().ok_or(StoreError::NoFolder)?;
         if let Some(dir) = file.parent() {
             check_folder(dir)?;
         }
-        write_private(&file, text.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        write_private(&file, text.as_bytes()).map_err(|e| StoreError::Write {
+            path: file.clone(),
+            message: e.to_string(),
+        })?;
         Ok(file.display().to_string())
     }
 
@@ -251,16 +253,16 @@ impl TokenStore {
     pub async fn forget(&self) -> Result<bool, super::LoginError> {
         use super::LoginError::Forget;
         crate::lock::lock(&LAST).retain(|(server, _), _| *server != self.server);
-        let choice = choice().map_err(Forget)?;
+        let choice = choice().map_err(|e| Forget(e.into()))?;
         // A refused folder: nothing in it is touched.
         if let Some(dir) = self.file().as_deref().and_then(Path::parent) {
-            check_folder(dir).map_err(|e| Forget(e.to_string()))?;
+            check_folder(dir).map_err(Forget)?;
         }
         let mut had = false;
         if choice != Choice::File {
             match keyring_delete(self.account()).await {
                 Ok(found) => had |= found,
-                Err(why) if choice == Choice::Keyring => return Err(Forget(why)),
+                Err(why) if choice == Choice::Keyring => return Err(Forget(why.into())),
                 Err(_) => {}
             }
         }
@@ -268,7 +270,12 @@ impl TokenStore {
             match std::fs::remove_file(&file) {
                 Ok(()) => had = true,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(Forget(format!("cannot remove {}: {e}", file.display()))),
+                Err(e) => {
+                    return Err(Forget(StoreError::Remove {
+                        path: file,
+                        message: e.to_string(),
+                    }));
+                }
             }
         }
         Ok(had)
@@ -353,45 +360,17 @@ fn file_name(server: &str) -> String {
     }
 }
 
-async fn keyring_op<T: Send + 'static>(
-    op: impl FnOnce() -> Result<T, keyring::Error> + Send + 'static,
-) -> Result<T, String> {
-    match tokio::time::timeout(KEYRING_WAIT, tokio::task::spawn_blocking(op)).await {
-        Ok(Ok(Ok(v))) => Ok(v),
-        Ok(Ok(Err(e))) => Err(format!("the OS keyring: {e}")),
-        Ok(Err(e)) => Err(format!("the OS keyring: {e}")),
-        Err(_) => Err(format!(
-            "the OS keyring did not answer within {} s",
-            KEYRING_WAIT.as_secs()
-        )),
-    }
-}
-
-async fn keyring_get(account: String) -> Result<Option<String>, String> {
-    keyring_op(move || match keyring::Entry::new(SERVICE, &account)?.get_password() {
-        Ok(text) => Ok(Some(text)),
-        Err(keyring::Error::NoEntry) => Ok(None),
-        Err(e) => Err(e),
-    })
-    .await
-}
-
-async fn keyring_set(account: String, text: String) -> Result<(), String> {
-    keyring_op(move || keyring::Entry::new(SERVICE, &account)?.set_password(&text)).await
-}
-
-async fn keyring_delete(account: String) -> Result<bool, String> {
-    keyring_op(move || match keyring::Entry::new(SERVICE, &account)?.delete_credential() {
-        Ok(()) => Ok(true),
-        Err(keyring::Error::NoEntry) => Ok(false),
-        Err(e) => Err(e),
-    })
-    .await
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_store_var_naming_no_store_says_what_it_takes() {
+        assert_eq!(
+            StoreError::from(UnknownStore("disk".into())).to_string(),
+            "TOOLSIFT_TOKEN_STORE=\"disk\": expected \"keyring\" or \"file\""
+        );
+    }
 
     #[test]
     fn names_that_are_not_plain_get_a_hash_and_never_share_a_file() {
