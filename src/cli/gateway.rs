@@ -393,9 +393,11 @@ fn serve(
     let outcome: Result<(), CliError> = runtime.block_on(async {
         tokio::spawn(gateway.clone().follow_changes(changes));
         let files = servers.mcp.clone();
-        tokio::spawn(gateway.clone().follow_servers_files(files, move || {
-            servers.read_config().map_err(|e| e.to_string())
-        }));
+        tokio::spawn(
+            gateway
+                .clone()
+                .follow_servers_files(files, move || servers.read_config()),
+        );
         match (http, listener) {
             (Some(http), Some(listener)) => {
                 let shutdown = toolsift::http::shutdown_signal()?;

@@ -48,10 +48,10 @@ pub fn load(path: &Path) -> Result<Vec<Question>, EvalError> {
 pub fn parse(text: &str, origin: &str) -> Result<Vec<Question>, EvalError> {
     super::parse_lines(text, origin, |mut q: Question, line| {
         if q.kind == Kind::Relevant && q.expected.is_empty() {
-            return Err("a relevant question's `expected` is empty".into());
+            return Err("a relevant question's `expected` is empty");
         }
         if q.kind == Kind::Irrelevant && !q.expected.is_empty() {
-            return Err("an irrelevant question expects no tool, but `expected` lists some".into());
+            return Err("an irrelevant question expects no tool, but `expected` lists some");
         }
         if q.id.is_empty() {
             q.id = format!("line {line}");

@@ -91,7 +91,7 @@ pub(crate) fn read_file(path: &Path) -> Result<(String, String), EvalError> {
 pub(crate) fn parse_lines<T: serde::de::DeserializeOwned>(
     text: &str,
     origin: &str,
-    mut check: impl FnMut(T, usize) -> Result<T, String>,
+    mut check: impl FnMut(T, usize) -> Result<T, &'static str>,
 ) -> Result<Vec<T>, EvalError> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -104,7 +104,7 @@ pub(crate) fn parse_lines<T: serde::de::DeserializeOwned>(
             message,
         };
         let value: T = serde_json::from_str(line).map_err(|e| line_err(e.to_string()))?;
-        out.push(check(value, i + 1).map_err(line_err)?);
+        out.push(check(value, i + 1).map_err(|e| line_err(e.to_string()))?);
     }
     if out.is_empty() {
         return Err(EvalError::Empty {

@@ -20,10 +20,10 @@ use crate::sources::mcp::McpConfig;
 impl Gateway {
     /// Follows `paths` for as long as the gateway runs; `read` reads the
     /// servers from them (the same way the start did).
-    pub async fn follow_servers_files(
+    pub async fn follow_servers_files<E: std::fmt::Display>(
         self: Arc<Self>,
         paths: Vec<PathBuf>,
-        read: impl Fn() -> Result<McpConfig, String> + Send + 'static,
+        read: impl Fn() -> Result<McpConfig, E> + Send + 'static,
     ) {
         let mut stamps = FileStamps::new(paths);
         if stamps.is_empty() {
@@ -51,7 +51,11 @@ impl Gateway {
     /// Makes the servers those of `config` (or warns why not) and takes
     /// the change into the catalog and the description; the config's
     /// warnings are logged unless they are those of `warned`, the last.
-    pub fn apply_servers(&self, config: Result<McpConfig, String>, warned: &mut Vec<String>) {
+    pub fn apply_servers<E: std::fmt::Display>(
+        &self,
+        config: Result<McpConfig, E>,
+        warned: &mut Vec<String>,
+    ) {
         if let Ok(c) = &config
             && c.warnings != *warned
         {

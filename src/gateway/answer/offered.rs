@@ -71,7 +71,7 @@ impl Gateway {
                     self.recorder.warn(&format!(
                         "{}: listing its {what} failed, so the host's list lacks them: {}",
                         l.server,
-                        escape(&e)
+                        escape(&e.to_string())
                     ));
                     None
                 }

@@ -72,7 +72,7 @@ with_the_sdk! {
     pub use listed::{MAX_CATALOG_TOOLS, unmatched_always_load};
     pub use progress::{KEPT as PROGRESS_KEPT, ProgressReports, ProgressSink, progress_channel};
     pub use logins::{LOGIN_WAIT, LoggedIn, MAX_LOGINS_PER_CALL, NotLoggedIn};
-    pub use offered::{Offer, ServerList};
+    pub use offered::{ListFailed, Offer, ServerList};
     pub use reaper::{before_exit, install_exit_guards, kill_all_servers};
     pub use reconfigure::Reconfigured;
     pub use relay::{Asked, HostLink, Question, Subscribers};

@@ -26,7 +26,17 @@ use crate::lock::lock;
 #[derive(Debug, Clone)]
 pub struct ServerList<T> {
     pub server: String,
-    pub items: Result<Vec<T>, String>,
+    pub items: Result<Vec<T>, ListFailed>,
+}
+
+/// Why a server's list could not be had: its answer was an error, or it
+/// did not answer in time.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ListFailed {
+    #[error("{0}")]
+    Answered(String),
+    #[error("did not answer within {0} s")]
+    TimedOut(u64),
 }
 
 /// Which of its offers a server declares in its capabilities.
@@ -102,8 +112,8 @@ impl McpHost {
                 async move {
                     let items = match tokio::time::timeout(limit, fut).await {
                         Ok(Ok(items)) => Ok(items),
-                        Ok(Err(e)) => Err(e.to_string()),
-                        Err(_) => Err(format!("did not answer within {} s", limit.as_secs())),
+                        Ok(Err(e)) => Err(ListFailed::Answered(e.to_string())),
+                        Err(_) => Err(ListFailed::TimedOut(limit.as_secs())),
                     };
                     ServerList { server, items }
                 }
