@@ -521,7 +521,25 @@ fn last_line(app: &Seen, report: &TuneReport, width: usize, theme: &Theme) -> Li
 
 #[cfg(test)]
 mod tests {
-    use super::fit_segments;
+    use super::{CapWindow, fit_segments};
+
+    #[test]
+    fn the_caps_window_centres_on_the_current_cap_when_they_do_not_all_fit() {
+        // Caps 1 to 4.
+        let report = crate::tune::tests_support::small_report();
+        let all = CapWindow::around(&report, Some(2), 10);
+        assert!(!all.windowed);
+        assert_eq!((all.start, all.end, all.height), (0, 4, 10));
+        // Three rows: one cap between the lines above and below it.
+        let one = CapWindow::around(&report, Some(3), 3);
+        assert!(one.windowed);
+        assert_eq!((one.start, one.end, one.height), (2, 3, 1));
+        // A cap beyond the measured ones shows the last; none, the first.
+        let beyond = CapWindow::around(&report, Some(9), 3);
+        assert_eq!((beyond.start, beyond.end), (3, 4));
+        let none = CapWindow::around(&report, None, 3);
+        assert_eq!((none.start, none.end), (0, 1));
+    }
 
     #[test]
     fn lines_shorten_by_whole_segments() {
