@@ -43,6 +43,7 @@ use futures_util::{Stream, StreamExt};
 use ratatui::Terminal;
 use ratatui::backend::Backend;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio::task::AbortHandle;
 
 use app::App;
 use effect::{Effect, Lane, Msg};
@@ -121,42 +122,7 @@ where
     // is seen, however late the watcher's task first runs.
     let stamps = watch::stamps(app.watched_files());
     terminal.draw(|f| ui::draw(f, app))?;
-    let reader = tokio::spawn(forward(source, tx.clone()));
-    let watcher = tokio::spawn(watch::watch(stamps, tx.clone()));
-    // The search model, fetched off the UI thread (the first run).
-    fetch::start_if_asked(app, &tx);
-    // A login's page, said in the status line (the explorer starts a
-    // login only when asked: `log_in`).
-    if let Some(host) = app.mcp_host() {
-        let tx = tx.clone();
-        host.log_in_when_needed(
-            false,
-            Arc::new(move |server, url, shown| {
-                let _ = tx.send(Msg::LoginPage {
-                    server: server.to_string(),
-                    url: url.to_string(),
-                    opened: shown == crate::sources::mcp::login::Shown::Browser,
-                });
-            }),
-        );
-    }
-    // The MCP servers still starting: their tools join as they come.
-    let start = app.take_mcp_start();
-    let servers = match (app.mcp_host(), start) {
-        (Some(host), Some(start)) => Some(tokio::spawn(servers::follow(
-            host.clone(),
-            start,
-            tx.clone(),
-        ))),
-        _ => None,
-    };
-    let follow = |source: crate::follow::Source| {
-        let tx = tx.clone();
-        tokio::spawn(crate::follow::follow(source, move |note| {
-            tx.send(Msg::Followed(note)).is_ok()
-        }))
-    };
-    let mut follower = app.followed_source().map(follow);
+    let mut beside = Beside::start(app, source, stamps, &tx);
     let result = async {
         while let Some(msg) = rx.recv().await {
             let mut effects = app.update(msg);
@@ -170,9 +136,7 @@ where
             for effect in effects {
                 if let Effect::Follow(source) = effect {
                     // What was followed stops; the new source's notes come.
-                    if let Some(f) = follower.replace(follow(source)) {
-                        f.abort();
-                    }
+                    beside.follow(source);
                 } else if between_frames::needs_terminal(&effect) {
                     // Between frames, on this thread: nothing draws meanwhile.
                     for msg in between_frames::carry_out(terminal, host, effect).await? {
@@ -189,12 +153,95 @@ where
         Ok(())
     }
     .await;
-    reader.abort();
-    watcher.abort();
-    for task in [follower, servers].into_iter().flatten() {
-        task.abort();
-    }
+    beside.stop();
     result
+}
+
+/// The tasks running beside the loop, each sending its messages into the
+/// loop's channel: the message source read, the watched files, the MCP
+/// servers still starting, and the traffic followed. All stop with the
+/// loop.
+struct Beside {
+    tx: UnboundedSender<Msg>,
+    /// The source's reader, the watcher and the servers' follower.
+    tasks: Vec<AbortHandle>,
+    /// The traffic followed (`explore --follow`, `:follow`), if any.
+    follower: Option<AbortHandle>,
+}
+
+impl Beside {
+    /// Starts the source's reader and the files' watcher, the search
+    /// model's fetch when asked for, a login's page said in the status
+    /// line, the servers still starting and the traffic followed.
+    fn start<S>(
+        app: &mut App,
+        source: S,
+        stamps: crate::file_stamps::FileStamps,
+        tx: &UnboundedSender<Msg>,
+    ) -> Self
+    where
+        S: Stream<Item = Msg> + Unpin + Send + 'static,
+    {
+        let mut tasks = vec![
+            tokio::spawn(forward(source, tx.clone())).abort_handle(),
+            tokio::spawn(watch::watch(stamps, tx.clone())).abort_handle(),
+        ];
+        // The search model, fetched off the UI thread (the first run).
+        fetch::start_if_asked(app, tx);
+        say_login_pages(app, tx);
+        // The MCP servers still starting: their tools join as they come.
+        let start = app.take_mcp_start();
+        if let (Some(host), Some(start)) = (app.mcp_host(), start) {
+            let servers = servers::follow(host.clone(), start, tx.clone());
+            tasks.push(tokio::spawn(servers).abort_handle());
+        }
+        let mut beside = Beside {
+            tx: tx.clone(),
+            tasks,
+            follower: None,
+        };
+        if let Some(source) = app.followed_source() {
+            beside.follow(source);
+        }
+        beside
+    }
+
+    /// Follows `source`, each note a [`Msg::Followed`], in place of what
+    /// was followed.
+    fn follow(&mut self, source: crate::follow::Source) {
+        let tx = self.tx.clone();
+        let task = tokio::spawn(crate::follow::follow(source, move |note| {
+            tx.send(Msg::Followed(note)).is_ok()
+        }));
+        if let Some(old) = self.follower.replace(task.abort_handle()) {
+            old.abort();
+        }
+    }
+
+    /// Stops every task.
+    fn stop(self) {
+        for task in self.tasks.into_iter().chain(self.follower) {
+            task.abort();
+        }
+    }
+}
+
+/// A login's page, said in the status line (the explorer starts a login
+/// only when asked: `log_in`).
+fn say_login_pages(app: &App, tx: &UnboundedSender<Msg>) {
+    if let Some(host) = app.mcp_host() {
+        let tx = tx.clone();
+        host.log_in_when_needed(
+            false,
+            Arc::new(move |server, url, shown| {
+                let _ = tx.send(Msg::LoginPage {
+                    server: server.to_string(),
+                    url: url.to_string(),
+                    opened: shown == crate::sources::mcp::login::Shown::Browser,
+                });
+            }),
+        );
+    }
 }
 
 /// Gives the terminal back as it was: mouse reports off, raw mode off, the

@@ -6,14 +6,14 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Gauge, Paragraph};
 
+use super::BreakerPane;
 use super::layout::BreakerLayout;
-use super::{BreakerPane, LiveState};
 use crate::catalog::Catalog;
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
 use crate::tui::keymap::Keymap;
 use crate::tui::paint::{Theme, pane, popup};
-use crate::tui::text::{count, cut, width as text_width, wrap};
+use crate::tui::text::{cut, width as text_width, wrap};
 
 /// The label before the arguments (and the indent of the lines under it).
 const LABEL_WIDTH: usize = 7;
@@ -28,11 +28,11 @@ pub struct Seen<'a> {
 }
 
 impl Seen<'_> {
-    fn keymap(&self) -> &Keymap {
+    pub(super) fn keymap(&self) -> &Keymap {
         self.keymap
     }
 
-    fn catalog(&self) -> &Catalog {
+    pub(super) fn catalog(&self) -> &Catalog {
         self.catalog
     }
 
@@ -46,7 +46,7 @@ impl Seen<'_> {
 }
 
 /// The keys of two actions as a hint: `"+ -"`.
-fn hint(app: &Seen, actions: &[Action]) -> String {
+pub(super) fn hint(app: &Seen, actions: &[Action]) -> String {
     actions
         .iter()
         .filter_map(|&a| app.keymap().first(a))
@@ -62,7 +62,7 @@ pub fn draw(f: &mut Frame, l: &BreakerLayout, app: &Seen, theme: &Theme) {
     if let Some(trace) = l.trace {
         draw_trace(f, trace, p, theme);
     }
-    draw_log(f, l.log, app, p, theme);
+    super::call_log::draw(f, l.log, app, p, theme);
     if let Some(c) = &p.confirm {
         super::confirm::draw(f, l.confirm, app.keymap(), c, theme);
         return;
@@ -88,8 +88,9 @@ pub fn draw(f: &mut Frame, l: &BreakerLayout, app: &Seen, theme: &Theme) {
     }
 }
 
+/// The call being made: the frame, the tool and the knobs above, the
+/// streak against the threshold, then the arguments and what they make.
 fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &Seen, p: &BreakerPane, theme: &Theme) {
-    let tool = &app.catalog().tools()[p.tool];
     let block = pane(
         Line::from(Span::styled(
             format!(" Breaker simulator · threshold {} ", p.breaker.threshold()),
@@ -99,8 +100,21 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &Seen, p: &BreakerPane, them
         theme,
     );
     f.render_widget(block, l.call);
-    // The tool's name first; the hint only where it fits whole.
-    let name_room = usize::from(l.call_head.width).saturating_sub(7);
+    f.render_widget(
+        Paragraph::new(call_head(l.call_head, app, p, theme)),
+        l.call_head,
+    );
+    draw_streak(f, l.gauge, p, theme);
+    let lines = wrap_labelled(call_lines(app, p, theme), usize::from(l.args.width));
+    f.render_widget(Paragraph::new(lines), l.args);
+}
+
+/// The two lines at the top: the tool (its name first, the hint to change
+/// it only where it fits whole), then the threshold and the loop's count
+/// with the keys that change them.
+fn call_head(area: Rect, app: &Seen, p: &BreakerPane, theme: &Theme) -> Vec<Line<'static>> {
+    let tool = &app.catalog().tools()[p.tool];
+    let name_room = usize::from(area.width).saturating_sub(7);
     let name = cut(&escape(&tool.name), name_room);
     let tool_hint = format!(
         "  ({} another tool)",
@@ -111,7 +125,7 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &Seen, p: &BreakerPane, them
     } else {
         String::new()
     };
-    let head = vec![
+    vec![
         Line::from(vec![
             Span::styled("tool   ", theme.key),
             Span::raw(name),
@@ -134,8 +148,11 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &Seen, p: &BreakerPane, them
                 hint(app, &[Action::BreakerLoopLess, Action::BreakerLoopMore])
             )),
         ]),
-    ];
-    f.render_widget(Paragraph::new(head), l.call_head);
+    ]
+}
+
+/// The streak against the threshold as a gauge, red and `BLOCKED` past it.
+fn draw_streak(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
     let repeats = p.breaker.repeats();
     let threshold = u64::from(p.breaker.threshold());
     let tripped = repeats > threshold;
@@ -149,8 +166,13 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &Seen, p: &BreakerPane, them
             .gauge_style(if tripped { theme.error } else { theme.gauge })
             .ratio((repeats as f64 / threshold.max(1) as f64).clamp(0.0, 1.0))
             .label(label),
-        l.gauge,
+        area,
     );
+}
+
+/// The arguments and whether they fit the schema, then the call they make
+/// (and whether it goes on the streak), unwrapped.
+fn call_lines(app: &Seen, p: &BreakerPane, theme: &Theme) -> Vec<Line<'static>> {
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("{:<LABEL_WIDTH$}", "args"), theme.key),
         Span::styled(
@@ -199,6 +221,15 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &Seen, p: &BreakerPane, them
         }
         None => lines.push(Line::from(Span::styled("call   -", theme.dim))),
     }
+    lines.extend(call_status(app, p, theme));
+    lines
+}
+
+/// Below the call: where a real call goes (and whether it asks first),
+/// the calls under way, and the simulator's message.
+fn call_status(app: &Seen, p: &BreakerPane, theme: &Theme) -> Vec<Line<'static>> {
+    let tool = &app.catalog().tools()[p.tool];
+    let mut lines = Vec::new();
     if let Some(o) = p.live_origin(app.catalog(), app.mcp_live()) {
         lines.push(Line::from(Span::styled(
             format!(
@@ -228,10 +259,13 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &Seen, p: &BreakerPane, them
         lines.push(Line::from(""));
         lines.push(Line::from(Span::raw(escape(m).into_owned())));
     }
-    // Wrapped at words, each line's rest under its text; a labelled value
-    // (args, call) continues under the value, not under its label.
-    let width = usize::from(l.args.width);
-    let lines: Vec<Line> = lines
+    lines
+}
+
+/// Lines wrapped at words, each line's rest under its text; a labelled
+/// value (args, call) continues under the value, not under its label.
+fn wrap_labelled(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    lines
         .into_iter()
         .flat_map(|line| {
             let labelled = line.spans.first().is_some_and(|s| {
@@ -243,8 +277,7 @@ fn draw_call(f: &mut Frame, l: &BreakerLayout, app: &Seen, p: &BreakerPane, them
                 wrap(vec![line], width)
             }
         })
-        .collect();
-    f.render_widget(Paragraph::new(lines), l.args);
+        .collect()
 }
 
 /// The trace-path prompt, over the simulator: the path being typed, what it
@@ -354,6 +387,8 @@ fn draw_view(f: &mut Frame, area: Rect, p: &BreakerPane, row: usize, theme: &The
     crate::tui::paint::draw_position(f, area, at);
 }
 
+/// The trace being replayed: each call, what became of it, and the next
+/// one, scrolled to keep the next in view.
 fn draw_trace(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
     let Some(trace) = &p.trace else { return };
     let t = &trace.replay;
@@ -399,169 +434,5 @@ fn draw_trace(f: &mut Frame, area: Rect, p: &BreakerPane, theme: &Theme) {
             ])
         })
         .collect();
-    f.render_widget(Paragraph::new(lines), inner);
-}
-
-fn draw_log(f: &mut Frame, area: Rect, app: &Seen, p: &BreakerPane, theme: &Theme) {
-    let ran = p.log.iter().filter(|e| e.ran).count();
-    let block = pane(
-        Line::from(Span::styled(
-            format!(
-                " Call log · {}, {} ran, {} blocked ",
-                count(p.log.len() as u64, "call", "calls"),
-                ran,
-                p.log.len() - ran
-            ),
-            theme.title,
-        )),
-        false,
-        theme,
-    );
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    let len = p.log.len();
-    if len == 0 {
-        // Wrapped at words: the whole hint, in the pane.
-        let text = format!(
-            "no calls yet: {} calls the tool, {} calls it in a loop",
-            hint(app, &[Action::BreakerCall]),
-            hint(app, &[Action::BreakerLoop])
-        );
-        let lines: Vec<Line> = crate::tui::text::wrap_words(
-            &text,
-            usize::from(inner.width).max(1),
-            usize::from(inner.height).max(1),
-        )
-        .into_iter()
-        .map(|l| Line::from(Span::styled(l, theme.dim)))
-        .collect();
-        f.render_widget(Paragraph::new(lines), inner);
-        return;
-    }
-    // Newest at the bottom; two lines per call, except the newest answer of
-    // a real call, shown whole (wrapped to the pane).
-    let width = usize::from(inner.width).max(8);
-    let height = usize::from(inner.height);
-    let whole = p.log.iter().rposition(|e| {
-        e.live
-            .as_ref()
-            .is_some_and(|l| !matches!(l.state, LiveState::Calling(_)))
-    });
-    // The calls that fit, newest at the bottom, from call `bottom` up.
-    let window = |bottom: usize| -> Vec<(usize, Vec<Line>)> {
-        let mut groups: Vec<(usize, Vec<Line>)> = Vec::new();
-        let mut used = 0;
-        for (i, e) in p.log.iter().enumerate().take(bottom + 1).rev() {
-            let sig = escape(&e.signature);
-            let (mark, style, outcome_style) = match e.live.as_ref().map(|l| l.state) {
-                _ if !e.ran => ("BLOCKED ", theme.error, theme.error),
-                Some(LiveState::Calling(_)) => ("calling ", theme.key, theme.key),
-                Some(LiveState::ToolError) => ("ERROR   ", theme.error, theme.error),
-                Some(LiveState::Failed) => ("FAILED  ", theme.error, theme.error),
-                Some(LiveState::Answered) => ("ran     ", theme.selected, Default::default()),
-                None => ("ran     ", theme.selected, theme.dim),
-            };
-            // The server of a call made, or of the tool a blocked call named
-            // (never sent, it has no answer to say where it went).
-            let server = match e.live.as_ref() {
-                Some(l) => format!("[{}] ", escape(&l.server)),
-                None => app
-                    .catalog()
-                    .index_of(&e.tool)
-                    .and_then(|i| app.catalog().tools()[i].mcp.as_ref())
-                    .filter(|_| p.log.iter().any(|o| o.live.is_some()))
-                    .map_or(String::new(), |o| format!("[{}] ", escape(&o.server))),
-            };
-            // The picked row is marked; a cut line ends in an ellipsis (the
-            // open-call key shows it whole).
-            let picked = p.picked_row() == Some(i);
-            let head = format!("{}{:>3} ", if picked { "›" } else { " " }, i + 1);
-            let counts = format!("{}/{} ", e.repeats, e.threshold);
-            let fixed = width
-                .saturating_sub(text_width(&head) + 8 + text_width(&counts) + text_width(&server));
-            // The call gets the room first: where the trace line would cut
-            // it, it is said shorter, or not at all.
-            let from = e.trace_line.map_or(String::new(), |l| {
-                [format!(" (trace line {l})"), format!(" (line {l})")]
-                    .into_iter()
-                    .find(|f| text_width(&sig) + text_width(f) <= fixed)
-                    .unwrap_or_default()
-            });
-            let room = fixed.saturating_sub(text_width(&from));
-            let mut group = vec![Line::from(vec![
-                Span::styled(
-                    head,
-                    if picked {
-                        theme.key
-                    } else {
-                        Default::default()
-                    },
-                ),
-                Span::styled(mark, style),
-                Span::raw(counts),
-                Span::styled(server, theme.always),
-                Span::raw(cut(&sig, room.max(8))),
-                Span::styled(from, theme.dim),
-            ])];
-            if whole == Some(i) {
-                let room = width.saturating_sub(4).max(4);
-                for line in e.outcome.lines() {
-                    let chars: Vec<char> = line.chars().collect();
-                    for (k, chunk) in chars.chunks(room).enumerate() {
-                        let lead = if k == 0 && group.len() == 1 {
-                            "  → "
-                        } else {
-                            "    "
-                        };
-                        group.push(Line::from(vec![
-                            Span::raw(lead),
-                            Span::styled(chunk.iter().collect::<String>(), outcome_style),
-                        ]));
-                    }
-                }
-                if group.len() == 1 {
-                    group.push(Line::from("  → "));
-                }
-                // Room for at least the entry before it.
-                let max = height.saturating_sub(2).max(2);
-                if group.len() > max {
-                    group.truncate(max - 1);
-                    group.push(Line::from(Span::styled("    …", theme.dim)));
-                }
-            } else {
-                // One line of the outcome.
-                let mut outcome_lines = e.outcome.lines();
-                let first = escape(outcome_lines.next().unwrap_or("")).into_owned();
-                let outcome = if outcome_lines.next().is_some() {
-                    format!("{} …", cut(&first, width.saturating_sub(8)))
-                } else {
-                    cut(&first, width.saturating_sub(6))
-                };
-                group.push(Line::from(vec![
-                    Span::raw("    → "),
-                    Span::styled(outcome, outcome_style),
-                ]));
-            }
-            if used + group.len() > height && !groups.is_empty() {
-                break;
-            }
-            used += group.len();
-            groups.push((i, group));
-        }
-        groups
-    };
-    // The newest calls, unless the picked one is older than they reach:
-    // then the window ends at it.
-    let mut groups = window(len - 1);
-    let oldest = groups.last().map_or(0, |(i, _)| *i);
-    if let Some(picked) = p.picked_row().filter(|&r| r < oldest) {
-        groups = window(picked);
-    }
-    // The picked call of all, in the bottom border.
-    if let Some(r) = p.picked_row() {
-        let at = Line::from(format!(" {}/{len} ", r + 1)).right_aligned();
-        crate::tui::paint::draw_position(f, area, Some(at));
-    }
-    let lines: Vec<Line> = groups.into_iter().rev().flat_map(|(_, g)| g).collect();
     f.render_widget(Paragraph::new(lines), inner);
 }

@@ -9,8 +9,11 @@
 //! Trace replays stay simulated ([`crate::replay`], a call at a time).
 //! Real calls are in `live.rs`.
 
+mod call_log;
 mod confirm;
 pub mod draw;
+mod keys;
+pub use keys::Breaking;
 mod screen;
 pub use screen::open;
 
@@ -22,8 +25,6 @@ pub mod jobs;
 pub mod layout;
 mod live;
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 
 pub use live::{LiveCall, LiveEntry, LiveState, PendingCall, answer_text};
@@ -32,7 +33,6 @@ use crate::breaker::{RetryLoopBreaker, signature};
 use crate::catalog::schema::example_arguments;
 use crate::catalog::{Catalog, Tool};
 use crate::replay::{Replay, TraceCall, TraceError};
-use crate::sources::mcp::McpHost;
 use crate::tui::action::Action;
 use crate::tui::line_input::LineInput;
 use crate::tui::list::Scroll;
@@ -45,7 +45,6 @@ pub const MAX_LOOP: u32 = 50;
 /// How much of a server's answer is kept (characters).
 pub const MAX_ANSWER_CHARS: usize = 8000;
 
-/// One call in the log.
 /// The key line's own keys (help and quit follow).
 pub const KEYS: &[KeyGroup] = &[
     (&[Action::BreakerCall], "call", "call", 1),
@@ -113,6 +112,7 @@ pub const CALL_KEYS: &[KeyGroup] = &[
     ),
 ];
 
+/// One call in the log.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallEntry {
     pub tool: String,
@@ -370,35 +370,6 @@ impl BreakerPane {
         self.view.as_ref().map(|(row, _)| *row)
     }
 
-    /// Picks an older (`-1`) or newer (`+1`) log row.
-    fn pick_row(&mut self, delta: isize) {
-        let Some(row) = self.picked_row() else {
-            self.message = Some("no calls yet: nothing to pick".into());
-            return;
-        };
-        let last = self.log.len() - 1;
-        let row = (row as isize + delta).clamp(0, last as isize) as usize;
-        // The newest row follows new calls.
-        self.picked = (row != last).then_some(row);
-    }
-
-    /// The opened call's keys: scroll, or close.
-    fn handle_view(&mut self, action: Action) {
-        let Some((_, scroll)) = &mut self.view else {
-            return;
-        };
-        match action {
-            Action::BreakerLogDown => {
-                scroll.handle(Action::Down, 1);
-            }
-            Action::BreakerLogUp => {
-                scroll.handle(Action::Up, 1);
-            }
-            Action::BreakerViewCall | Action::BreakerClose => self.view = None,
-            _ => {}
-        }
-    }
-
     /// Runs the next call of the trace through the breaker (the one
     /// manual calls go through too); false at the end.
     pub fn step(&mut self, catalog: &Catalog) -> bool {
@@ -469,112 +440,6 @@ impl BreakerPane {
             self.args.insert(text);
         }
     }
-
-    /// The simulator's keys: `breaker_*` actions, `input_*` ones while a
-    /// text box has the keyboard, `confirm_*` ones while a real call waits
-    /// for a yes. A trace to read and real calls to send come back as
-    /// effects.
-    pub fn handle(&mut self, action: Action, on: &Breaking) -> Outcome {
-        let (catalog, tools, live) = (on.catalog, on.tools, on.host.is_some());
-        let send = |calls: Vec<LiveCall>| match on.host {
-            Some(host) if !calls.is_empty() => {
-                Outcome::Effects(calls.into_iter().map(|c| c.effect(host)).collect())
-            }
-            _ => Outcome::Stay,
-        };
-        if self.confirm.is_some() {
-            return match action {
-                Action::ConfirmYes => send(self.answer(true)),
-                Action::ConfirmNo => send(self.answer(false)),
-                _ => Outcome::Stay,
-            };
-        }
-        if let Some(path) = &mut self.path {
-            match action {
-                Action::InputCancel => self.path = None,
-                Action::InputSubmit => {
-                    let p = path.text.trim().to_string();
-                    self.path = None;
-                    return Outcome::Effects(vec![jobs::read_trace(p)]);
-                }
-                other => {
-                    path.edit(other);
-                }
-            }
-            return Outcome::Stay;
-        }
-        if self.view.is_some() {
-            self.handle_view(action);
-            return Outcome::Stay;
-        }
-        if self.editing {
-            match action {
-                Action::InputCancel => self.editing = false,
-                Action::InputSubmit => {
-                    // Sent: the keyboard goes back to the simulator's keys.
-                    self.editing = false;
-                    return send(self.request(catalog, live));
-                }
-                other => {
-                    self.args.edit(other);
-                }
-            }
-            return Outcome::Stay;
-        }
-        match action {
-            Action::BreakerClose => return Outcome::Close,
-            Action::BreakerCall => return send(self.request(catalog, live)),
-            Action::BreakerEdit => self.editing = true,
-            Action::BreakerLoop => return send(self.request_loop(catalog, live)),
-            Action::BreakerThresholdUp => self.change_threshold(1),
-            Action::BreakerThresholdDown => self.change_threshold(-1),
-            Action::BreakerLoopMore => self.loop_count = (self.loop_count + 1).min(MAX_LOOP),
-            Action::BreakerLoopLess => self.loop_count = self.loop_count.saturating_sub(1).max(1),
-            Action::BreakerReset => self.reset(),
-            Action::BreakerNextTool | Action::BreakerPrevTool => {
-                if let Some(pos) = tools.iter().position(|&i| i == self.tool) {
-                    let n = tools.len();
-                    let next = if action == Action::BreakerNextTool {
-                        (pos + 1) % n
-                    } else {
-                        (pos + n - 1) % n
-                    };
-                    self.pick(catalog, tools[next]);
-                } else if let Some(&first) = tools.first() {
-                    self.pick(catalog, first);
-                }
-            }
-            Action::BreakerOpenTrace => {
-                self.trace_error = None;
-                self.path = Some(LineInput::offered(
-                    self.trace
-                        .as_ref()
-                        .map_or("@example", |t| t.origin.as_str()),
-                ));
-            }
-            Action::BreakerStep => {
-                self.step(catalog);
-            }
-            Action::BreakerRunTrace => self.run_trace(catalog),
-            Action::BreakerLogUp => self.pick_row(-1),
-            Action::BreakerLogDown => self.pick_row(1),
-            Action::BreakerViewCall => match self.picked_row() {
-                Some(row) => self.view = Some((row, Scroll::default())),
-                None => self.message = Some("no calls yet: nothing to open".into()),
-            },
-            _ => {}
-        }
-        Outcome::Stay
-    }
-}
-
-/// What the simulator works on: the catalog, the catalog pane's rows (what
-/// next and previous tool step through), and the MCP servers' host when
-/// the explorer has their connections (MCP tools are then called for real).
-pub struct Breaking<'a> {
-    pub catalog: &'a Catalog,
-    pub tools: &'a [usize],
-    pub host: Option<&'a Arc<McpHost>>,
 }
 
 #[cfg(test)]

@@ -248,3 +248,23 @@ fn the_trace_prompt_says_not_loaded_only_of_a_trace_that_was_not() {
     p.handle(BreakerOpenTrace, &on);
     assert_eq!(p.trace_error, None);
 }
+
+#[test]
+fn next_and_previous_tool_go_round_the_rows_from_the_first_when_not_among_them() {
+    let c = demo();
+    let (a, b) = (
+        c.index_of("get_payment").unwrap(),
+        c.index_of("send_email").unwrap(),
+    );
+    let rows = [a, b];
+    let on = offline(&c, &rows);
+    let mut p = pane_for(&c, "get_payment");
+    p.handle(Action::BreakerPrevTool, &on);
+    assert_eq!(p.tool, b);
+    p.handle(Action::BreakerNextTool, &on);
+    assert_eq!(p.tool, a);
+    // A tool the rows lack: either key picks their first.
+    let mut p = pane_for(&c, "get_ticket");
+    p.handle(Action::BreakerPrevTool, &on);
+    assert_eq!(p.tool, a);
+}

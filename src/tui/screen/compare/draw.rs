@@ -15,6 +15,7 @@ use ratatui::widgets::{Clear, Paragraph};
 use super::{Answer, ComparePane, Side};
 use crate::catalog::Catalog;
 use crate::numbers::thousands;
+use crate::search::SearchHit;
 use crate::terminal_text::escape;
 use crate::tui::paint::{Theme, draw_position, pane, position};
 use crate::tui::screen::tune::draw::fit_segments;
@@ -256,7 +257,8 @@ fn sends_line(sent: super::Sent, all: bool, width: usize) -> String {
 }
 
 /// The column heading and the list rows of a side, from the scroll
-/// position.
+/// position; once the list reaches its end with room below, what the gate
+/// held back and what strategy all sends beside the tools found.
 fn rows<'a>(
     side: &Side,
     other: &Side,
@@ -279,22 +281,74 @@ fn rows<'a>(
         ),
         theme.dim,
     ))];
-    let places = side.places();
-    let other_places = other.places();
-    let tokens = match &side.answer {
-        Answer::Found { result, .. } => result.tool_tokens.clone(),
-        _ => None,
+    let found = side.found().len();
+    let columns = Columns::of(side, other, name_width);
+    for (i, hit) in side
+        .found()
+        .iter()
+        .enumerate()
+        .skip(state.scroll())
+        .take(list)
+    {
+        out.push(columns.row(i, hit, catalog, theme));
+    }
+    // The list's end is in view and a row is free under it.
+    let room_below = |out: &[Line]| {
+        let shown = out.len() - 1;
+        state.scroll() + shown >= found && shown < list
     };
-    let found = side.found();
-    for (i, hit) in found.iter().enumerate().skip(state.scroll()).take(list) {
+    let held = match &side.answer {
+        Answer::Found { result, .. } => result.held_back.len(),
+        _ => 0,
+    };
+    if held > 0 && room_below(&out) {
+        out.push(held_back_line(held, width, theme));
+    }
+    if side.sends_all() && room_below(&out) {
+        let rest = catalog.len().saturating_sub(found) as u64;
+        out.push(all_sent_line(rest, width, theme));
+    }
+    out
+}
+
+/// What a side's rows read: each found tool's place on both sides, the
+/// side's token counts, and the room for names.
+struct Columns<'s> {
+    other: &'s Side,
+    places: Vec<Option<usize>>,
+    other_places: Vec<Option<usize>>,
+    tokens: Option<&'s [u64]>,
+    name_width: usize,
+}
+
+impl<'s> Columns<'s> {
+    fn of(side: &'s Side, other: &'s Side, name_width: usize) -> Self {
+        let tokens = match &side.answer {
+            Answer::Found { result, .. } => result.tool_tokens.as_deref().map(Vec::as_slice),
+            _ => None,
+        };
+        Columns {
+            other,
+            places: side.places(),
+            other_places: other.places(),
+            tokens,
+            name_width,
+        }
+    }
+
+    /// The row of the side's `i`th tool found: its place (★ for
+    /// always-load), its name, its tokens, and where the other side has
+    /// it.
+    fn row<'a>(&self, i: usize, hit: &SearchHit, catalog: &Catalog, theme: &Theme) -> Line<'a> {
+        let (places, other_places) = (&self.places, &self.other_places);
         let tool = catalog.tools().get(hit.index);
         let place = places[i].map_or(" ★".to_string(), |p| format!("{p:>2}"));
         let name = tool.map_or_else(|| "?".to_string(), |t| escape(&t.name).into_owned());
-        let tk = tokens
-            .as_ref()
+        let tk = self
+            .tokens
             .and_then(|t| t.get(hit.index))
             .map_or(String::new(), |&n| short_number(n));
-        let there = other.found().iter().position(|h| h.index == hit.index);
+        let there = self.other.found().iter().position(|h| h.index == hit.index);
         let (cell, style) = match there {
             Some(j) if other_places[j] == places[i] => ("=".to_string(), theme.dim),
             Some(j) => (
@@ -303,7 +357,7 @@ fn rows<'a>(
             ),
             // Under `all` the other side sends it though its search did
             // not find it.
-            None if other.sends_all() => ("sent".to_string(), theme.dim),
+            None if self.other.sends_all() => ("sent".to_string(), theme.dim),
             None => ("+".to_string(), theme.matched),
         };
         let star = if places[i].is_none() {
@@ -311,52 +365,49 @@ fn rows<'a>(
         } else {
             ratatui::style::Style::default()
         };
-        out.push(Line::from(vec![
+        Line::from(vec![
             Span::styled(place, star),
             Span::raw(" "),
-            Span::raw(pad(&name, name_width)),
+            Span::raw(pad(&name, self.name_width)),
             Span::raw(format!(" {tk:>5} ")),
             Span::styled(format!("{cell:>5}"), style),
-        ]));
+        ])
     }
-    let shown = out.len() - 1;
-    let held = match &side.answer {
-        Answer::Found { result, .. } => result.held_back.len(),
-        _ => 0,
-    };
-    if held > 0 && state.scroll() + shown >= found.len() && shown < list {
-        out.push(Line::from(Span::styled(
-            [
-                format!(
-                    "no tool fits the request: the gate held back {}",
-                    text::count(held as u64, "tool", "tools")
-                ),
-                format!("no tool fits: the gate held back {held}"),
-            ]
-            .into_iter()
-            .find(|l| text::width(l) <= width)
-            .unwrap_or_else(|| format!("none fits: {held} held back")),
-            theme.dim,
-        )));
-    }
-    let shown = out.len() - 1;
-    if side.sends_all() && state.scroll() + shown >= found.len() && shown < list {
-        let rest = catalog.len().saturating_sub(found.len()) as u64;
-        out.push(Line::from(Span::styled(
-            [
-                format!(
-                    "… and {} other tools: strategy all sends every one",
-                    thousands(rest)
-                ),
-                format!("… and {} more tools, all sent", thousands(rest)),
-            ]
-            .into_iter()
-            .find(|l| text::width(l) <= width)
-            .unwrap_or_else(|| format!("+{} more", short_number(rest))),
-            theme.dim,
-        )));
-    }
-    out
+}
+
+/// Below a side's tools: no tool fits, the gate held `held` back (as
+/// long as the width allows).
+fn held_back_line<'a>(held: usize, width: usize, theme: &Theme) -> Line<'a> {
+    Line::from(Span::styled(
+        [
+            format!(
+                "no tool fits the request: the gate held back {}",
+                text::count(held as u64, "tool", "tools")
+            ),
+            format!("no tool fits: the gate held back {held}"),
+        ]
+        .into_iter()
+        .find(|l| text::width(l) <= width)
+        .unwrap_or_else(|| format!("none fits: {held} held back")),
+        theme.dim,
+    ))
+}
+
+/// Below a side under strategy all: the `rest` of the catalog, sent too.
+fn all_sent_line<'a>(rest: u64, width: usize, theme: &Theme) -> Line<'a> {
+    Line::from(Span::styled(
+        [
+            format!(
+                "… and {} other tools: strategy all sends every one",
+                thousands(rest)
+            ),
+            format!("… and {} more tools, all sent", thousands(rest)),
+        ]
+        .into_iter()
+        .find(|l| text::width(l) <= width)
+        .unwrap_or_else(|| format!("+{} more", short_number(rest))),
+        theme.dim,
+    ))
 }
 
 /// What the sides share and the tokens between them, then what the marks

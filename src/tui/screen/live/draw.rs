@@ -151,8 +151,30 @@ fn link_text(link: &Link) -> (String, bool) {
     }
 }
 
+/// The live screen: its frame, the counts and the columns' heading, the
+/// list, and the highlighted row whole below.
 pub fn draw(f: &mut Frame, area: Rect, live: &LivePane, theme: &Theme) {
     f.render_widget(Clear, area);
+    draw_frame(f, area, live, theme);
+    let (head_area, list_area, whole_area) = areas(area, live);
+    let width = usize::from(list_area.width);
+    f.render_widget(Paragraph::new(head_lines(live, width, theme)), head_area);
+    let height = usize::from(list_area.height);
+    f.render_widget(
+        Paragraph::new(list_lines(live, width, height, theme)),
+        list_area,
+    );
+    let room = usize::from(whole_area.height.saturating_sub(1));
+    f.render_widget(
+        Paragraph::new(whole_lines(live, width, room, theme)),
+        whole_area,
+    );
+}
+
+/// The screen's border: its title (what is followed, cut in the middle,
+/// and whether it is reached) and, under the list, the highlighted row's
+/// place among the rows.
+fn draw_frame(f: &mut Frame, area: Rect, live: &LivePane, theme: &Theme) {
     let room = usize::from(area.width.saturating_sub(4));
     let (link, lost) = link_text(live.link());
     let head = " Live · ";
@@ -183,17 +205,18 @@ pub fn draw(f: &mut Frame, area: Rect, live: &LivePane, theme: &Theme) {
         );
     }
     f.render_widget(block, area);
-    let (head_area, list_area, whole_area) = areas(area, live);
-    let width = usize::from(list_area.width);
+}
 
-    // The counts, then the columns.
+/// The counts, what narrows or holds the view first (it must not give
+/// way): paused, the filter, then the searches, calls and misses, and
+/// what was dropped, unread or restarted.
+fn counts(live: &LivePane) -> Vec<String> {
     let searches = live
         .events()
         .iter()
         .filter(|e| matches!(e, Event::Search(_)))
         .count();
     let calls = live.events().len() - searches;
-    // What narrows or holds the view goes first: it must not give way.
     let mut counts = Vec::new();
     if let Some(unseen) = live.paused() {
         counts.push(format!("paused, {} new", thousands(unseen)));
@@ -202,7 +225,7 @@ pub fn draw(f: &mut Frame, area: Rect, live: &LivePane, theme: &Theme) {
         counts.push(format!(
             "filter \"{}\": {} of {}",
             escape(words.trim()),
-            rows.len(),
+            live.rows().len(),
             if live.misses_only() {
                 live.misses().len()
             } else {
@@ -225,6 +248,13 @@ pub fn draw(f: &mut Frame, area: Rect, live: &LivePane, theme: &Theme) {
     if live.restarts() > 0 {
         counts.push(count(u64::from(live.restarts()), "restart", "restarts"));
     }
+    counts
+}
+
+/// The two rows above the list: the counts with what is shown and what
+/// the misses are judged by (as much of that as fits), then the columns'
+/// heading.
+fn head_lines<'a>(live: &LivePane, width: usize, theme: &Theme) -> Vec<Line<'a>> {
     let view = if live.misses_only() {
         "misses"
     } else {
@@ -232,7 +262,7 @@ pub fn draw(f: &mut Frame, area: Rect, live: &LivePane, theme: &Theme) {
     };
     // Longest first: what the misses are judged by goes before what is
     // shown (the columns' heading says that too).
-    let counts = counts.join(" · ");
+    let counts = counts(live).join(" · ");
     let judged = escape(live.judged_by());
     let counts_line = [
         format!("{counts} · showing {view} · judged by {judged}"),
@@ -247,17 +277,18 @@ pub fn draw(f: &mut Frame, area: Rect, live: &LivePane, theme: &Theme) {
     } else {
         "time (UTC) session    event"
     };
-    f.render_widget(
-        Paragraph::new(vec![
-            Line::from(counts_line),
-            Line::from(Span::styled(cut(columns, width), theme.dim)),
-        ]),
-        head_area,
-    );
+    vec![
+        Line::from(counts_line),
+        Line::from(Span::styled(cut(columns, width), theme.dim)),
+    ]
+}
 
-    // The list.
-    let height = usize::from(list_area.height);
-    let lines: Vec<Line> = if rows.is_empty() {
+/// The list's lines: the rows in view with the highlighted one among
+/// them, or, with no row, why there is none yet.
+fn list_lines<'a>(live: &LivePane, width: usize, height: usize, theme: &Theme) -> Vec<Line<'a>> {
+    let rows = live.rows();
+    let list = live.list();
+    if rows.is_empty() {
         let why = if live.misses_only() {
             "no misses yet: a miss is a search that failed the agent (a tool called that no search returned, the same need searched again, nothing fits then a call, tools found and none called)".to_string()
         } else {
@@ -266,32 +297,33 @@ pub fn draw(f: &mut Frame, area: Rect, live: &LivePane, theme: &Theme) {
                 _ => "nothing heard yet: searches and calls show here as the gateway or service makes them".into(),
             }
         };
-        wrap_words(&why, width, height)
+        return wrap_words(&why, width, height)
             .into_iter()
             .map(|l| Line::from(Span::styled(l, theme.dim)))
-            .collect()
-    } else {
-        // Drawn at this height: the rows fill the list (no blank below its
-        // last row while earlier ones are out of view) and the highlighted
-        // one shows.
-        let mut offset = list.offset.min(rows.len().saturating_sub(height));
-        if list.selected >= offset + height {
-            offset = list.selected + 1 - height;
-        }
-        rows.iter()
-            .enumerate()
-            .skip(offset)
-            .take(height)
-            .map(|(place, r)| row_line(live, *r, place == list.selected, width, theme))
-            .collect()
-    };
-    f.render_widget(Paragraph::new(lines), list_area);
+            .collect();
+    }
+    // Drawn at this height: the rows fill the list (no blank below its
+    // last row while earlier ones are out of view) and the highlighted
+    // one shows.
+    let mut offset = list.offset.min(rows.len().saturating_sub(height));
+    if list.selected >= offset + height {
+        offset = list.selected + 1 - height;
+    }
+    rows.iter()
+        .enumerate()
+        .skip(offset)
+        .take(height)
+        .map(|(place, r)| row_line(live, *r, place == list.selected, width, theme))
+        .collect()
+}
 
-    // The highlighted row whole, and what its keys do.
+/// The box below the list, in `room` rows under its rule: the filter
+/// being typed, the screen's message, why the far side is not reached,
+/// then the highlighted row whole with what its keys do.
+fn whole_lines<'a>(live: &LivePane, width: usize, room: usize, theme: &Theme) -> Vec<Line<'a>> {
     let whole = whole_text(live);
     let mut whole_lines: Vec<Line> =
         vec![Line::from(Span::styled("─".repeat(width), theme.border))];
-    let room = usize::from(whole_area.height.saturating_sub(1));
     if let Some((words, true)) = live.filter() {
         let text = format!("/{}▏ Enter keeps the filter, Esc drops it", escape(words));
         whole_lines.push(Line::from(Span::styled(
@@ -317,7 +349,7 @@ pub fn draw(f: &mut Frame, area: Rect, live: &LivePane, theme: &Theme) {
     for l in wrap_words(&whole, width, room) {
         whole_lines.push(Line::from(l));
     }
-    f.render_widget(Paragraph::new(whole_lines), whole_area);
+    whole_lines
 }
 
 /// The session column: its id cut in the middle to eight columns.

@@ -80,6 +80,8 @@ impl Seen<'_> {
     }
 }
 
+/// The Tune screen: its frame (naming the requests measured), then, once
+/// measured, the chart, the table where there is room, and the legend.
 pub fn draw(f: &mut Frame, l: &TuneLayout, app: &Seen, theme: &Theme) {
     f.render_widget(Clear, l.body);
     let file = app.tune().queries.as_deref().map(escape);
@@ -159,10 +161,13 @@ pub fn draw(f: &mut Frame, l: &TuneLayout, app: &Seen, theme: &Theme) {
     }
 }
 
+/// The measured point of a cap, if it was measured.
 fn point_at(report: &TuneReport, cap: usize) -> Option<&Point> {
     report.points.iter().find(|p| p.max_tools == cap)
 }
 
+/// The chart: all loaded (and the lenient share) against the tokens
+/// sent, a point per cap, the current and recommended caps marked.
 fn draw_chart(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme: &Theme) {
     let strict: Vec<(f64, f64)> = report
         .points
@@ -231,32 +236,62 @@ fn draw_chart(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme:
     f.render_widget(chart, area);
 }
 
+/// Which caps the table shows: all of them, or a window around the
+/// current one with a line above and below saying which are out of view.
+struct CapWindow {
+    /// The first cap's row in view.
+    start: usize,
+    /// One past the last cap's row in view.
+    end: usize,
+    /// The rows the caps take.
+    height: usize,
+    /// Not all caps fit: the lines above and below show.
+    windowed: bool,
+}
+
+impl CapWindow {
+    /// The window over `len` caps in `rows` rows, centred on the current
+    /// cap (or the nearest cap measured above it).
+    fn around(report: &TuneReport, current: Option<usize>, rows: usize) -> Self {
+        let len = report.points.len();
+        let windowed = len > rows;
+        let height = if windowed {
+            rows.saturating_sub(2).max(1)
+        } else {
+            rows
+        };
+        // The row of the current cap, or of the nearest cap measured.
+        let at = current
+            .map(|c| {
+                report
+                    .points
+                    .iter()
+                    .position(|p| p.max_tools >= c)
+                    .unwrap_or(len.saturating_sub(1))
+            })
+            .unwrap_or(0);
+        let start = at
+            .saturating_sub(height / 2)
+            .min(len.saturating_sub(height));
+        let end = (start + height).min(len);
+        CapWindow {
+            start,
+            end,
+            height,
+            windowed,
+        }
+    }
+}
+
+/// The caps as a table beside the chart: a heading, then a row a cap
+/// (the current and recommended marked), a window of them when they do
+/// not all fit; a line says which caps are above or below it (the cap
+/// keys move the window).
 fn draw_table(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme: &Theme) {
     let current = app.tune_current().map(|c| c.0);
     let len = report.points.len();
     let rows = usize::from(area.height).saturating_sub(1).max(1);
-    // A window of the caps around the current one when they do not all
-    // fit; a line says which caps are above or below it (the cap keys
-    // move the window).
-    let height = if len > rows {
-        rows.saturating_sub(2).max(1)
-    } else {
-        rows
-    };
-    // The row of the current cap, or of the nearest cap measured.
-    let at = current
-        .map(|c| {
-            report
-                .points
-                .iter()
-                .position(|p| p.max_tools >= c)
-                .unwrap_or(len.saturating_sub(1))
-        })
-        .unwrap_or(0);
-    let start = at
-        .saturating_sub(height / 2)
-        .min(len.saturating_sub(height));
-    let end = (start + height).min(len);
+    let w = CapWindow::around(report, current, rows);
     let key = |a: Action| {
         app.keymap()
             .first(a)
@@ -268,13 +303,13 @@ fn draw_table(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme:
         "   cap  loaded  lenient  mean tk  p95 tk  saved",
         theme.key,
     ))];
-    if len > rows {
+    if w.windowed {
         lines.push(Line::from(Span::styled(
-            if start > 0 {
+            if w.start > 0 {
                 format!(
                     "   ↑ caps {}-{} above ({keys} move the cap)",
                     report.points[0].max_tools,
-                    report.points[start - 1].max_tools
+                    report.points[w.start - 1].max_tools
                 )
             } else {
                 String::new()
@@ -282,37 +317,14 @@ fn draw_table(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme:
             theme.dim,
         )));
     }
-    for p in report.points.iter().skip(start).take(height) {
-        let is_current = current == Some(p.max_tools);
-        let is_rec = report.recommended.max_tools == p.max_tools;
-        let mark = match (is_current, is_rec) {
-            (true, _) => CURRENT,
-            (false, true) => RECOMMENDED,
-            _ => " ",
-        };
-        let text = format!(
-            "{mark} {:>4}  {:>5.1}%  {:>6.1}%  {:>7}  {:>6}  {:>4.1}%",
-            p.max_tools,
-            p.all_loaded_pct,
-            p.lenient_all_loaded_pct,
-            thousands(p.mean_sent_tokens.round() as u64),
-            thousands(p.p95_sent_tokens),
-            p.saved_pct
-        );
-        let style = if is_current {
-            theme.highlight
-        } else if is_rec {
-            theme.matched
-        } else {
-            Style::default()
-        };
-        lines.push(Line::from(Span::styled(text, style)));
+    for p in report.points.iter().skip(w.start).take(w.height) {
+        lines.push(cap_row(p, current, report.recommended.max_tools, theme));
     }
-    if len > rows && end < len {
+    if w.windowed && w.end < len {
         lines.push(Line::from(Span::styled(
             format!(
                 "   ↓ caps {}-{} below ({keys} move the cap)",
-                report.points[end].max_tools,
+                report.points[w.end].max_tools,
                 report.points[len - 1].max_tools
             ),
             theme.dim,
@@ -321,6 +333,37 @@ fn draw_table(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme:
     f.render_widget(Paragraph::new(lines), area);
 }
 
+/// One cap's row of the table: its mark (current or recommended), the
+/// shares loaded, the tokens sent and what it saves, highlighted when it
+/// is the current cap.
+fn cap_row(p: &Point, current: Option<usize>, recommended: usize, theme: &Theme) -> Line<'static> {
+    let is_current = current == Some(p.max_tools);
+    let is_rec = recommended == p.max_tools;
+    let mark = match (is_current, is_rec) {
+        (true, _) => CURRENT,
+        (false, true) => RECOMMENDED,
+        _ => " ",
+    };
+    let text = format!(
+        "{mark} {:>4}  {:>5.1}%  {:>6.1}%  {:>7}  {:>6}  {:>4.1}%",
+        p.max_tools,
+        p.all_loaded_pct,
+        p.lenient_all_loaded_pct,
+        thousands(p.mean_sent_tokens.round() as u64),
+        thousands(p.p95_sent_tokens),
+        p.saved_pct
+    );
+    let style = if is_current {
+        theme.highlight
+    } else if is_rec {
+        theme.matched
+    } else {
+        Style::default()
+    };
+    Line::from(Span::styled(text, style))
+}
+
+/// A cap's point as the legend's segments, most telling first.
 fn describe(p: &Point) -> Vec<String> {
     vec![
         format!("cap {}", p.max_tools),
@@ -334,11 +377,23 @@ fn describe(p: &Point) -> Vec<String> {
     ]
 }
 
+/// The legend under the chart, a line each: the cap in force, the one
+/// recommended, the initial set, and the screen's message or what was
+/// measured.
 fn draw_legend(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme: &Theme) {
     let width = usize::from(area.width);
-    let mut lines = Vec::new();
-    let current = app.tune_current();
-    let first = match current {
+    let lines = vec![
+        now_line(app, report, width, theme),
+        recommended_line(report, width, theme),
+        initial_line(app, report, width, theme),
+        last_line(app, report, width, theme),
+    ];
+    f.render_widget(Paragraph::new(lines), area);
+}
+
+/// `█ now`: the cap in force described, or why there is none to mark.
+fn now_line(app: &Seen, report: &TuneReport, width: usize, theme: &Theme) -> Line<'static> {
+    let first = match app.tune_current() {
         None => vec!["strategy all: every tool is sent, no cap to mark".to_string()],
         Some((cap, _)) => match point_at(report, cap) {
             Some(p) => describe(p),
@@ -349,10 +404,14 @@ fn draw_legend(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme
             )],
         },
     };
-    lines.push(Line::from(vec![
+    Line::from(vec![
         Span::styled(format!("{CURRENT} now  "), theme.always),
         Span::raw(fit_segments(&first, width.saturating_sub(7))),
-    ]));
+    ])
+}
+
+/// `• recommended`: the cap recommended described, with its initial count.
+fn recommended_line(report: &TuneReport, width: usize, theme: &Theme) -> Line<'static> {
     let rec = report.recommended;
     let mut second = point_at(report, rec.max_tools)
         .map(describe)
@@ -360,18 +419,45 @@ fn draw_legend(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme
     second.insert(1, format!("initial {}", rec.initial_tool_count));
     let label = format!("{RECOMMENDED} recommended ");
     let room = width.saturating_sub(label.chars().count());
-    lines.push(Line::from(vec![
+    Line::from(vec![
         Span::styled(label, theme.matched),
         Span::raw(fit_segments(&second, room)),
-    ]));
-    // The count asked for and the count in force: a cap on loaded tools
-    // can leave fewer beside the always-load ones, and says so.
+    ])
+}
+
+/// The initial set: the count in force (and why it is not the one asked
+/// for), the share of requests it answers with no search, its tokens, and
+/// the count recommended.
+fn initial_line(app: &Seen, report: &TuneReport, width: usize, theme: &Theme) -> Line<'static> {
+    let rec = report.recommended;
+    let initial_now = app.tune_current().map(|c| c.1);
+    let in_force = initial_in_force(app, initial_now, width);
+    let initial: Vec<String> = match initial_now.and_then(|n| {
+        report
+            .initial
+            .iter()
+            .find(|p| p.initial_tool_count == n)
+            .map(|p| (n, p))
+    }) {
+        Some((_, p)) => vec![
+            in_force,
+            format!("{:.1}% of requests need no search", p.covered_pct),
+            format!("{} tokens", thousands(p.tokens)),
+            format!("recommended {}", rec.initial_tool_count),
+        ],
+        None => vec![in_force, format!("recommended {}", rec.initial_tool_count)],
+    };
+    Line::from(Span::styled(fit_segments(&initial, width), theme.dim))
+}
+
+/// The count asked for and the count in force: a cap on loaded tools can
+/// leave fewer beside the always-load ones, and says so, the arithmetic
+/// in the room there is (the cap on loaded tools holds the always-load
+/// ones first).
+fn initial_in_force(app: &Seen, initial_now: Option<usize>, width: usize) -> String {
     let asked = app.settings().initial_tool_count.to_usize();
-    let initial_now = current.map(|c| c.1);
-    let in_force = match initial_now {
+    match initial_now {
         Some(n) if n != asked => {
-            // The arithmetic, in the room there is: the cap on loaded
-            // tools holds the always-load ones first.
             let always = app.always_load_count();
             let whys = match app.handle().max_loaded_tools() {
                 Some(m) => vec![
@@ -398,27 +484,14 @@ fn draw_legend(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme
         }
         Some(n) => format!("initial set {n}"),
         None => "initial set: strategy all sends every tool".to_string(),
-    };
-    let initial: Vec<String> = match initial_now.and_then(|n| {
-        report
-            .initial
-            .iter()
-            .find(|p| p.initial_tool_count == n)
-            .map(|p| (n, p))
-    }) {
-        Some((_, p)) => vec![
-            in_force,
-            format!("{:.1}% of requests need no search", p.covered_pct),
-            format!("{} tokens", thousands(p.tokens)),
-            format!("recommended {}", rec.initial_tool_count),
-        ],
-        None => vec![in_force, format!("recommended {}", rec.initial_tool_count)],
-    };
-    lines.push(Line::from(Span::styled(
-        fit_segments(&initial, width),
-        theme.dim,
-    )));
-    let last = match &app.tune().message {
+    }
+}
+
+/// The last line: the screen's message, or what was measured (the
+/// requests, the target and whether it was reached, strategy all's
+/// tokens, how tokens were counted).
+fn last_line(app: &Seen, report: &TuneReport, width: usize, theme: &Theme) -> Line<'static> {
+    match &app.tune().message {
         Some(m) => Line::from(Span::styled(
             crate::tui::text::fit_words(&escape(m), width),
             theme.key,
@@ -443,14 +516,30 @@ fn draw_legend(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme
             ),
             theme.dim,
         )),
-    };
-    lines.push(last);
-    f.render_widget(Paragraph::new(lines), area);
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::fit_segments;
+    use super::{CapWindow, fit_segments};
+
+    #[test]
+    fn the_caps_window_centres_on_the_current_cap_when_they_do_not_all_fit() {
+        // Caps 1 to 4.
+        let report = crate::tune::tests_support::small_report();
+        let all = CapWindow::around(&report, Some(2), 10);
+        assert!(!all.windowed);
+        assert_eq!((all.start, all.end, all.height), (0, 4, 10));
+        // Three rows: one cap between the lines above and below it.
+        let one = CapWindow::around(&report, Some(3), 3);
+        assert!(one.windowed);
+        assert_eq!((one.start, one.end, one.height), (2, 3, 1));
+        // A cap beyond the measured ones shows the last; none, the first.
+        let beyond = CapWindow::around(&report, Some(9), 3);
+        assert_eq!((beyond.start, beyond.end), (3, 4));
+        let none = CapWindow::around(&report, None, 3);
+        assert_eq!((none.start, none.end), (0, 1));
+    }
 
     #[test]
     fn lines_shorten_by_whole_segments() {
