@@ -37,10 +37,10 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
     let file_config = toolsift::config::Config::load(args.config.as_deref())?;
     let file = &file_config.gateway;
     // A bad max_tools is named as the user wrote it: the flag, or the file's key.
-    if let Some(n) = args.settings.max_tools {
+    if let Some(n) = args.settings.cap.max_tools {
         gateway::check_max_tools(n, "--max-tools")?;
     }
-    if let Some(n) = file.max_tools {
+    if let Some(n) = file.cap.max_tools {
         let what = match &file_config.source {
             Some(path) => format!("{}: [gateway] max_tools", path.display()),
             None => "[gateway] max_tools".to_string(),

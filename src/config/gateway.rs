@@ -36,6 +36,7 @@ use crate::file_value;
 /// is its `--help`), laid over the built-in config's defaults.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, clap::Args)]
 #[serde(deny_unknown_fields)]
+#[command(mut_arg("max_tools", |a| a.help("Most tools search_tools returns (the SDK's max_tools)")))]
 pub struct GatewaySection {
     /// Serve streamable HTTP on HOST:PORT (at /mcp) instead of stdio.
     #[serde(default, deserialize_with = "super::serve::address")]
@@ -51,10 +52,15 @@ pub struct GatewaySection {
     #[serde(default, deserialize_with = "file_value::flag")]
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_parser = super::switch)]
     pub insecure_no_auth: Option<bool>,
-    /// Most tools search_tools returns (the SDK's max_tools).
-    #[serde(default, deserialize_with = "file_value::positive")]
-    #[arg(long, value_name = "N", value_parser = crate::settings::flags::max_tools)]
-    pub max_tools: Option<crate::tools_handle::MaxTools>,
+    /// The file's `max_tools` key and the `--max-tools` flag (declared once,
+    /// in [`crate::settings::flags`]; its help is the gateway's, above).
+    #[serde(
+        default,
+        rename = "max_tools",
+        deserialize_with = "crate::settings::flags::max_tools_key"
+    )]
+    #[command(flatten)]
+    pub cap: crate::settings::flags::MaxToolsFlag,
     /// Over HTTP: most MCP sessions alive at once; a new one past it closes the idlest.
     #[serde(default, deserialize_with = "file_value::positive")]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -128,7 +134,7 @@ crate::layer::layer_of_options!(GatewaySection {
     api_key_env,
     operator_key_env,
     insecure_no_auth,
-    max_tools,
+    cap,
     max_sessions,
     max_sessions_per_key,
     ranker,

@@ -20,10 +20,10 @@ impl GatewayConfig {
     /// Puts the values `s` gives over these (a value out of range is an
     /// error that names its key).
     pub fn apply(&mut self, s: &GatewaySection) -> Result<(), GatewayError> {
-        if let Some(n) = s.max_tools {
+        if let Some(n) = s.cap.max_tools {
             check_max_tools(n, "max_tools")?;
         }
-        set(&mut self.max_tools, s.max_tools);
+        set(&mut self.max_tools, s.cap.max_tools);
         set(&mut self.ranker, s.ranker);
         set(&mut self.service.gate, s.gate);
         set(&mut self.breaker_threshold, s.breaker_threshold);
@@ -115,16 +115,21 @@ pub fn check_max_tools(n: MaxTools, what: &str) -> Result<(), GatewayError> {
 mod tests {
     use super::*;
     use crate::layer::Layer;
+    use crate::settings::flags::MaxToolsFlag;
 
     #[test]
     fn flags_over_the_file_over_the_defaults() {
         let file = GatewaySection {
-            max_tools: MaxTools::new(5),
+            cap: MaxToolsFlag {
+                max_tools: MaxTools::new(5),
+            },
             breaker_threshold: Some(7),
             ..Default::default()
         };
         let flags = GatewaySection {
-            max_tools: MaxTools::new(4),
+            cap: MaxToolsFlag {
+                max_tools: MaxTools::new(4),
+            },
             gate: Some(false),
             ..Default::default()
         };
@@ -140,7 +145,9 @@ mod tests {
     #[test]
     fn out_of_range_and_drop_are_refused() {
         let big = GatewaySection {
-            max_tools: MaxTools::new(GATEWAY_MAX_TOOLS.get() + 1),
+            cap: MaxToolsFlag {
+                max_tools: MaxTools::new(GATEWAY_MAX_TOOLS.get() + 1),
+            },
             ..Default::default()
         };
         let e = GatewayConfig::default().apply(&big).unwrap_err();

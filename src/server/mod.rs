@@ -122,7 +122,7 @@ pub enum ServeError {
     Zero { key: &'static str },
     /// A sessions store that cannot be read (`memory` or `redis://…`).
     #[error("sessions {0}")]
-    Sessions(String),
+    Sessions(#[from] crate::service::store::BadStoreSpec),
 }
 
 /// State shared by the handlers.

@@ -1,30 +1,27 @@
 //! A small least-recently-used map for the service's caches, bounded in
-//! entries and in bytes.
+//! entries and in bytes: the `lru` crate keeps the order of use, this adds
+//! the weight bound.
 
-/// A least-recently-used map (linear scans: it holds a handful). Each entry
-/// has a weight (its approximate size in bytes); inserting evicts the least
-/// recently used entries until both the count and the total weight fit. An
-/// entry heavier than the whole budget is still kept, alone.
+use std::hash::Hash;
+
+use lru::LruCache;
+
+/// A least-recently-used map. Each entry has a weight (its approximate
+/// size in bytes); inserting evicts the least recently used entries until
+/// both the count and the total weight fit. An entry heavier than the whole
+/// budget is still kept, alone.
 pub(crate) struct Lru<K, V> {
-    entries: Vec<Entry<K, V>>,
-    clock: u64,
+    /// Each value with its weight, in order of use.
+    entries: LruCache<K, (V, usize)>,
     capacity: usize,
     max_weight: usize,
     weight: usize,
 }
 
-struct Entry<K, V> {
-    key: K,
-    value: V,
-    used: u64,
-    weight: usize,
-}
-
-impl<K: PartialEq, V: Clone> Lru<K, V> {
+impl<K: Hash + Eq + Clone, V: Clone> Lru<K, V> {
     pub(crate) fn new(capacity: usize, max_weight: usize) -> Self {
         Lru {
-            entries: Vec::new(),
-            clock: 0,
+            entries: LruCache::unbounded(),
             capacity: capacity.max(1),
             max_weight,
             weight: 0,
@@ -32,25 +29,17 @@ impl<K: PartialEq, V: Clone> Lru<K, V> {
     }
 
     pub(crate) fn get(&mut self, key: &K) -> Option<V> {
-        self.clock += 1;
-        let clock = self.clock;
-        self.entries.iter_mut().find(|e| e.key == *key).map(|e| {
-            e.used = clock;
-            e.value.clone()
-        })
+        self.entries.get(key).map(|(v, _)| v.clone())
     }
 
     /// The first value `matches` accepts, marked used.
     pub(crate) fn find(&mut self, matches: impl Fn(&V) -> bool) -> Option<V> {
-        self.clock += 1;
-        let clock = self.clock;
-        self.entries
-            .iter_mut()
-            .find(|e| matches(&e.value))
-            .map(|e| {
-                e.used = clock;
-                e.value.clone()
-            })
+        let key = self
+            .entries
+            .iter()
+            .find(|(_, (v, _))| matches(v))
+            .map(|(k, _)| k.clone())?;
+        self.get(&key)
     }
 
     /// The value under `key`, made (and weighed `weight`) if absent.
@@ -66,12 +55,7 @@ impl<K: PartialEq, V: Clone> Lru<K, V> {
         }
         let value = make();
         self.weight = self.weight.saturating_add(weight);
-        self.entries.push(Entry {
-            key,
-            value: value.clone(),
-            used: self.clock,
-            weight,
-        });
+        self.entries.put(key, (value.clone(), weight));
         value
     }
 
@@ -79,32 +63,25 @@ impl<K: PartialEq, V: Clone> Lru<K, V> {
     /// made), evicting the least recently used entries until the total
     /// fits again.
     pub(crate) fn reweigh(&mut self, key: &K, weight: usize) {
-        let Some(e) = self.entries.iter_mut().find(|e| e.key == *key) else {
+        let Some((_, held)) = self.entries.peek_mut(key) else {
             return;
         };
-        self.weight = self.weight.saturating_sub(e.weight).saturating_add(weight);
-        e.weight = weight;
+        let was = std::mem::replace(held, weight);
+        self.weight = self.weight.saturating_sub(was).saturating_add(weight);
         while self.entries.len() > 1 && self.weight > self.max_weight {
             self.evict_oldest();
         }
     }
 
     fn evict_oldest(&mut self) {
-        if let Some(oldest) = self
-            .entries
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, e)| e.used)
-            .map(|(i, _)| i)
-        {
-            let e = self.entries.swap_remove(oldest);
-            self.weight = self.weight.saturating_sub(e.weight);
+        if let Some((_, (_, weight))) = self.entries.pop_lru() {
+            self.weight = self.weight.saturating_sub(weight);
         }
     }
 
     /// Every value held, with its weight.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&V, usize)> {
-        self.entries.iter().map(|e| (&e.value, e.weight))
+        self.entries.iter().map(|(_, (v, w))| (v, *w))
     }
 
     #[cfg(test)]

@@ -13,6 +13,7 @@ use super::{
 };
 use crate::catalog::Catalog;
 use crate::engine::{CatalogRanker, Gate, Hit, RankError, Ranker, intents, syntax};
+use crate::wire::WireMatching;
 
 /// The ranked part of a search (step two).
 struct Ranked {
@@ -34,6 +35,24 @@ struct Selection {
     unknown: Vec<String>,
     /// Named tools beyond the cap.
     over_cap: Vec<String>,
+}
+
+/// The ranker a preview asked for and its catalog's vectors built so far
+/// (done, total), while BM25F answers in its place.
+type Waiting = (Ranker, (u64, u64));
+
+/// What a search's answer says beside its tools (its note, what the cap
+/// left out), from what the steps before found.
+struct Said<'a> {
+    catalog: &'a Catalog,
+    params: &'a SearchRequest,
+    plan: &'a Plan,
+    /// The loaded set, after the gate.
+    tools: &'a [Selected],
+    /// What a `select:` could not load; `None` for a ranked search.
+    selection: Option<&'a Selection>,
+    verdict: &'a Verdict,
+    waiting: Option<Waiting>,
 }
 
 impl Service {
@@ -83,16 +102,7 @@ impl Service {
         record: bool,
     ) -> Result<SearchOutcome, ServiceError> {
         let mut plan = self.plan(catalog, params)?;
-        let mut waiting = None;
-        if params.preview
-            && plan.ranker.needs_embeddings()
-            && let Some(progress) = self.build_in_background(catalog, plan.ranker)
-        {
-            // A preview (the explorer as you type) does not wait for a
-            // catalog's vectors: BM25F answers, and the note says so.
-            waiting = Some((plan.ranker, progress));
-            plan.ranker = Ranker::Bm25;
-        }
+        let waiting = self.preview_without_vectors(catalog, params, &mut plan);
         if plan.ranker.needs_embeddings() {
             self.learn_dimension(&params.whole_request());
         }
@@ -109,71 +119,25 @@ impl Service {
         let mut tools = assemble(ranker.as_ref(), params, &plan, ranked, selection.is_some());
         // The gate judges the loaded set's own explanations.
         let gate = Gate::for_ranker(plan.ranker, self.gate_cosine());
-        let verdict = if selection.is_some() || plan.ranker.is_regex() {
-            // Named tools and a pattern's matches are what was asked for.
-            Verdict::default()
-        } else {
-            refine::gate(
-                &gate,
-                &mut tools,
-                plan.always.len(),
-                plan.gate,
-                plan.gate_mode,
-            )
+        let verdict = judge(&gate, &plan, &mut tools, selection.is_some());
+        let said = Said {
+            catalog,
+            params,
+            plan: &plan,
+            tools: &tools,
+            selection: selection.as_ref(),
+            verdict: &verdict,
+            waiting,
         };
-        let note = match waiting {
-            Some((wanted, (done, total))) => Some(format!(
-                "{wanted}: embedding the catalog ({done} of {total} tools); BM25F results until the vectors are ready"
-            )),
-            None if selection.is_some() => selection.as_ref().and_then(|s| select_note(s, &plan)),
-            None if !verdict.held_back.is_empty() => Some(refine::no_fit_note(
-                catalog,
-                &gate,
-                &verdict,
-                plan.always.len(),
-            )),
-            None => note_for(params, &plan, &tools),
-        };
-        // What the cap left out: counted for a ranked search that sent
-        // tools (a selection names its tools; "nothing fits" says so).
-        let whole = params.whole_request();
-        let matching = if selection.is_none()
-            && verdict.held_back.is_empty()
-            && !whole.trim().is_empty()
-            && waiting.is_none()
-        {
-            ranker.matching(&whole, context_of(params)).map(|m| {
-                let sent: Vec<usize> = tools.iter().map(|t| t.index).collect();
-                super::matching::count(catalog, &m, &sent)
-            })
-        } else {
-            None
-        };
+        let note = said.note(&gate);
+        let matching = said.matching(ranker.as_ref());
         let basis = params.token_basis.unwrap_or(self.config.token_basis);
         let costs = self.costs_for(catalog, basis);
         // A request's figures: its tools' and, under a provider's basis,
         // what any request with tools adds.
         let sent = basis.set_cost(tools.iter().map(|t| costs[t.index]));
-        let mut session_note = None;
-        let (session_id, session_tools) = if record {
-            let (id, recorded) = self.record_session(catalog, params, scope, &tools, now)?;
-            if recorded.new && params.session_id.is_some() {
-                session_note = Some(sessions::SESSION_NOT_FOUND.to_string());
-            }
-            (id, recorded.loaded)
-        } else if params.preview {
-            (params.session_id.clone().unwrap_or_default(), Vec::new())
-        } else {
-            let id = match &params.session_id {
-                Some(id) => id.clone(),
-                None => sessions::mint_session_id()?,
-            };
-            let names = tools
-                .iter()
-                .map(|t| catalog.tools()[t.index].name.clone())
-                .collect();
-            (id, names)
-        };
+        let (session_id, session_tools, session_note) =
+            self.session_of(catalog, params, scope, &tools, now, record)?;
         Ok(SearchOutcome {
             deferred_count: (catalog.len() - tools.len()) as u64,
             tools,
@@ -192,6 +156,61 @@ impl Service {
             matching,
             ranking,
         })
+    }
+
+    /// A preview (the explorer as you type) does not wait for a catalog's
+    /// vectors: while they are built in the background BM25F answers
+    /// (`plan.ranker` is switched to it), and the ranker asked for with the
+    /// build's progress (done, total) is returned for the note.
+    fn preview_without_vectors(
+        &self,
+        catalog: &Catalog,
+        params: &SearchRequest,
+        plan: &mut Plan,
+    ) -> Option<Waiting> {
+        if !params.preview || !plan.ranker.needs_embeddings() {
+            return None;
+        }
+        let progress = self.build_in_background(catalog, plan.ranker)?;
+        let wanted = std::mem::replace(&mut plan.ranker, Ranker::Bm25);
+        Some((wanted, progress))
+    }
+
+    /// Step six, the session: recorded (continued or created) when
+    /// `record`, with the note when the id asked for was not found; else
+    /// left to the caller, the id given or minted (a preview's as given)
+    /// with only this search's tools (none for a preview).
+    fn session_of(
+        &self,
+        catalog: &Catalog,
+        params: &SearchRequest,
+        scope: &str,
+        tools: &[Selected],
+        now: Instant,
+        record: bool,
+    ) -> Result<(String, Vec<String>, Option<String>), ServiceError> {
+        if record {
+            let (id, recorded) = self.record_session(catalog, params, scope, tools, now)?;
+            let note = (recorded.new && params.session_id.is_some())
+                .then(|| sessions::SESSION_NOT_FOUND.to_string());
+            return Ok((id, recorded.loaded, note));
+        }
+        if params.preview {
+            return Ok((
+                params.session_id.clone().unwrap_or_default(),
+                Vec::new(),
+                None,
+            ));
+        }
+        let id = match &params.session_id {
+            Some(id) => id.clone(),
+            None => sessions::mint_session_id()?,
+        };
+        let names = tools
+            .iter()
+            .map(|t| catalog.tools()[t.index].name.clone())
+            .collect();
+        Ok((id, names, None))
     }
 
     /// The cosine the gate asks of a dense ranker's best tool.
@@ -233,6 +252,58 @@ fn context_of(params: &SearchRequest) -> Option<&str> {
     params.context.as_deref().filter(|c| !c.trim().is_empty())
 }
 
+/// Step four, the relevance gate on the loaded set; named tools and a
+/// pattern's matches are what was asked for, so they pass unjudged.
+fn judge(gate: &Gate, plan: &Plan, tools: &mut Vec<Selected>, named: bool) -> Verdict {
+    if named || plan.ranker.is_regex() {
+        return Verdict::default();
+    }
+    refine::gate(gate, tools, plan.always.len(), plan.gate, plan.gate_mode)
+}
+
+impl Said<'_> {
+    /// The answer's note, the first that applies: vectors still being
+    /// built, what a selection could not load, why the gate held tools
+    /// back, why nothing (or only the always-load tools) came back.
+    fn note(&self, gate: &Gate) -> Option<String> {
+        if let Some((wanted, (done, total))) = self.waiting {
+            return Some(format!(
+                "{wanted}: embedding the catalog ({done} of {total} tools); BM25F results until the vectors are ready"
+            ));
+        }
+        if let Some(selection) = self.selection {
+            return select_note(selection, self.plan);
+        }
+        if !self.verdict.held_back.is_empty() {
+            return Some(refine::no_fit_note(
+                self.catalog,
+                gate,
+                self.verdict,
+                self.plan.always.len(),
+            ));
+        }
+        note_for(self.params, self.plan, self.tools)
+    }
+
+    /// What the cap left out: counted for a ranked search that sent tools
+    /// (a selection names its tools; "nothing fits" says so; a preview
+    /// waiting for vectors ranked with another ranker).
+    fn matching(&self, ranker: &dyn CatalogRanker) -> Option<WireMatching> {
+        let whole = self.params.whole_request();
+        if self.selection.is_some()
+            || !self.verdict.held_back.is_empty()
+            || whole.trim().is_empty()
+            || self.waiting.is_some()
+        {
+            return None;
+        }
+        ranker.matching(&whole, context_of(self.params)).map(|m| {
+            let sent: Vec<usize> = self.tools.iter().map(|t| t.index).collect();
+            super::matching::count(self.catalog, &m, &sent)
+        })
+    }
+}
+
 /// Step two: the best tools beyond the always-load ones (those a
 /// `select:` names, or the ranking's, with the words `+term` requires), and
 /// the always-load tools' scores from the same ranking.
@@ -245,7 +316,15 @@ fn rank(
     let room = plan.cap - plan.always.len();
     // The query and the intents given apart, ranked as one request.
     let whole = params.whole_request();
-    let (query, context) = (whole.as_ref(), context_of(params));
+    let asked = Asked {
+        ranker,
+        catalog,
+        params,
+        plan,
+        query: whole.as_ref(),
+        context: context_of(params),
+        room,
+    };
     let request = if plan.ranker.is_regex() {
         // A pattern is a pattern: no `select:` nor `+term` in it.
         syntax::Request::Search {
@@ -255,71 +334,11 @@ fn rank(
         syntax::parse(&params.query)
     };
     let required = match request {
-        syntax::Request::Select(names) => {
-            let (hits, unknown) = refine::select(catalog, &names);
-            let mut hits: Vec<Hit> = hits
-                .into_iter()
-                .filter(|h| !catalog.tools()[h.doc].always_load)
-                .collect();
-            let over_cap = hits
-                .split_off(room.min(hits.len()))
-                .iter()
-                .map(|h| catalog.tools()[h.doc].name.clone())
-                .collect();
-            return Ok(Ranked {
-                hits,
-                always_scores: vec![0.0; plan.always.len()],
-                selection: Some(Selection { unknown, over_cap }),
-                whole: None,
-            });
-        }
+        syntax::Request::Select(names) => return Ok(asked.select(&names)),
         syntax::Request::Search { required } => required,
     };
-    let mut whole = None;
-    let hits = if params.keep_ranking && required.is_empty() && !query.trim().is_empty() {
-        // One ranking answers: rank every tool once (a request of several
-        // intents, their rankings merged), and cut the answer from it (the
-        // first k of a deeper ranking are the k it gives), so where a tool
-        // stood is told from the ranking that chose the answer.
-        let all = intents::rank(ranker, query, &params.queries, context, catalog.len())?;
-        let k = room.saturating_add(plan.always.len()).min(all.len());
-        let hits = if room == 0 {
-            Vec::new()
-        } else {
-            all[..k].to_vec()
-        };
-        whole = Some(all);
-        hits
-    } else if room == 0 {
-        Vec::new()
-    } else if required.is_empty() {
-        let k = room.saturating_add(plan.always.len());
-        intents::rank(ranker, query, &params.queries, context, k)?
-    } else {
-        // Every tool that matches, then those with the required words.
-        let all = ranker.rank(query, context, catalog.len())?;
-        refine::require(ranker, query, context, all, &required)
-    };
-    let mut always_scores: Vec<Option<f32>> = plan
-        .always
-        .iter()
-        .map(|d| hits.iter().find(|h| h.doc == *d).map(|h| h.score))
-        .collect();
-    if always_scores.iter().any(Option::is_none) && !query.trim().is_empty() {
-        // Some always-load tools ranked below the cut: score them with the
-        // same ranking so their scores compare with the others'.
-        let missing: Vec<usize> = plan
-            .always
-            .iter()
-            .zip(&always_scores)
-            .filter(|(_, s)| s.is_none())
-            .map(|(d, _)| *d)
-            .collect();
-        let mut scores = ranker.score(query, context, &missing)?.into_iter();
-        for slot in always_scores.iter_mut().filter(|s| s.is_none()) {
-            *slot = scores.next();
-        }
-    }
+    let (hits, whole) = asked.ranked(&required)?;
+    let always_scores = asked.always_scores(&hits)?;
     let hits = hits
         .into_iter()
         .filter(|h| !catalog.tools()[h.doc].always_load)
@@ -327,13 +346,112 @@ fn rank(
         .collect();
     Ok(Ranked {
         hits,
-        always_scores: always_scores
-            .into_iter()
-            .map(|s| s.unwrap_or(0.0))
-            .collect(),
+        always_scores,
         selection: None,
         whole,
     })
+}
+
+/// What step two ranks with and for: the ranker, the request's words and
+/// the room the cap leaves beyond the always-load tools.
+struct Asked<'a> {
+    ranker: &'a dyn CatalogRanker,
+    catalog: &'a Catalog,
+    params: &'a SearchRequest,
+    plan: &'a Plan,
+    /// The query and the intents given apart, as one request.
+    query: &'a str,
+    context: Option<&'a str>,
+    /// Places left beyond the always-load tools.
+    room: usize,
+}
+
+impl Asked<'_> {
+    /// A `select:` request: the named tools that are not always-load, as
+    /// many as there is room for; the rest named as over the cap, and the
+    /// names no tool has as unknown.
+    fn select(&self, names: &[String]) -> Ranked {
+        let tools = self.catalog.tools();
+        let (hits, unknown) = refine::select(self.catalog, names);
+        let mut hits: Vec<Hit> = hits
+            .into_iter()
+            .filter(|h| !tools[h.doc].always_load)
+            .collect();
+        let over_cap = hits
+            .split_off(self.room.min(hits.len()))
+            .iter()
+            .map(|h| tools[h.doc].name.clone())
+            .collect();
+        Ranked {
+            hits,
+            always_scores: vec![0.0; self.plan.always.len()],
+            selection: Some(Selection { unknown, over_cap }),
+            whole: None,
+        }
+    }
+
+    /// The ranking's best tools (always-load ones among them, cut later),
+    /// with the words `+term` requires; and the whole catalog's ranking
+    /// when the request keeps it.
+    fn ranked(&self, required: &[String]) -> Result<(Vec<Hit>, Option<Vec<Hit>>), RankError> {
+        let (ranker, params, query, context) = (self.ranker, self.params, self.query, self.context);
+        let (room, always) = (self.room, self.plan.always.len());
+        if params.keep_ranking && required.is_empty() && !query.trim().is_empty() {
+            // One ranking answers: rank every tool once (a request of
+            // several intents, their rankings merged), and cut the answer
+            // from it (the first k of a deeper ranking are the k it gives),
+            // so where a tool stood is told from the ranking that chose the
+            // answer.
+            let all = intents::rank(ranker, query, &params.queries, context, self.catalog.len())?;
+            let k = room.saturating_add(always).min(all.len());
+            let hits = if room == 0 {
+                Vec::new()
+            } else {
+                all[..k].to_vec()
+            };
+            return Ok((hits, Some(all)));
+        }
+        let hits = if room == 0 {
+            Vec::new()
+        } else if required.is_empty() {
+            let k = room.saturating_add(always);
+            intents::rank(ranker, query, &params.queries, context, k)?
+        } else {
+            // Every tool that matches, then those with the required words.
+            let all = ranker.rank(query, context, self.catalog.len())?;
+            refine::require(ranker, query, context, all, required)
+        };
+        Ok((hits, None))
+    }
+
+    /// The always-load tools' scores on the same scale as `hits`: from
+    /// the hits where they ranked, else scored apart by the same ranking
+    /// (0 for an empty query, or a tool it cannot score).
+    fn always_scores(&self, hits: &[Hit]) -> Result<Vec<f32>, RankError> {
+        let always = &self.plan.always;
+        let mut scores: Vec<Option<f32>> = always
+            .iter()
+            .map(|d| hits.iter().find(|h| h.doc == *d).map(|h| h.score))
+            .collect();
+        if scores.iter().any(Option::is_none) && !self.query.trim().is_empty() {
+            // Some always-load tools ranked below the cut: score them with
+            // the same ranking so their scores compare with the others'.
+            let missing: Vec<usize> = always
+                .iter()
+                .zip(&scores)
+                .filter(|(_, s)| s.is_none())
+                .map(|(d, _)| *d)
+                .collect();
+            let mut found = self
+                .ranker
+                .score(self.query, self.context, &missing)?
+                .into_iter();
+            for slot in scores.iter_mut().filter(|s| s.is_none()) {
+                *slot = found.next();
+            }
+        }
+        Ok(scores.into_iter().map(|s| s.unwrap_or(0.0)).collect())
+    }
 }
 
 /// Step three: the loaded set, always-load tools first, with explanations

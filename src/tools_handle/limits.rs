@@ -127,7 +127,7 @@ impl MaxTools {
     pub fn room_for(self, always: u64) -> Result<MaxTools, SelectError> {
         if self.get() < always {
             Err(SelectError::MaxToolsBelowAlwaysLoad {
-                max_tools: self.get(),
+                max_tools: self,
                 always,
             })
         } else {
@@ -289,7 +289,7 @@ mod tests {
         assert_eq!(
             two.room_for(3),
             Err(SelectError::MaxToolsBelowAlwaysLoad {
-                max_tools: 2,
+                max_tools: two,
                 always: 3
             })
         );

@@ -94,13 +94,13 @@ pub enum SelectError {
     #[error(
         "max_tools is {max_tools} but the catalog has {always} always-load tools, which are always loaded; max_tools must be at least {always}"
     )]
-    MaxToolsBelowAlwaysLoad { max_tools: u64, always: u64 },
+    MaxToolsBelowAlwaysLoad { max_tools: MaxTools, always: u64 },
     /// The same rule, reached through `max_loaded_tools`, which a search
     /// sends as its cap when `max_tools` is not set.
     #[error(
         "max_loaded_tools is {max_loaded} and every search sends it as max_tools, but the catalog has {always} always-load tools, which are always loaded; it must be at least {always}"
     )]
-    CapBelowAlwaysLoad { max_loaded: u64, always: u64 },
+    CapBelowAlwaysLoad { max_loaded: MaxTools, always: u64 },
 }
 
 /// The options of a handle, each count already its own type (checked
@@ -111,26 +111,6 @@ pub struct HandleOptions {
     pub strategy: Strategy,
     pub initial_tool_count: InitialToolCount,
     pub max_loaded_tools: Option<MaxTools>,
-}
-
-impl HandleOptions {
-    /// The SDK's `tools(...)` checks of the counts as numbers, in its
-    /// order: `initial_tool_count`, then `max_loaded_tools` (when given).
-    pub fn checked(
-        strategy: Strategy,
-        initial_tool_count: i64,
-        max_loaded_tools: Option<i64>,
-    ) -> Result<HandleOptions, SelectError> {
-        let initial_tool_count = InitialToolCount::checked(Some(initial_tool_count))?;
-        let max_loaded_tools = max_loaded_tools
-            .map(|m| MaxTools::checked(Some(m), SelectError::MaxLoadedTools))
-            .transpose()?;
-        Ok(HandleOptions {
-            strategy,
-            initial_tool_count,
-            max_loaded_tools,
-        })
-    }
 }
 
 impl Default for HandleOptions {
@@ -258,7 +238,7 @@ impl ToolsHandle {
         match (max_tools, self.max_loaded_tools) {
             (Some(m), _) => m.room_for(always).map(Some),
             (None, Some(c)) if c.get() < always => Err(SelectError::CapBelowAlwaysLoad {
-                max_loaded: c.get(),
+                max_loaded: c,
                 always,
             }),
             (None, cap) => Ok(cap),
@@ -299,12 +279,21 @@ mod tests {
     }
 
     /// The SDK's `tools(catalog, strategy, initial, max)`: the counts
-    /// checked as numbers, then the handle.
+    /// checked as numbers by the one check of each, in the SDK's order
+    /// (`initial_tool_count`, then `max_loaded_tools` when given), then
+    /// the handle.
     fn handle(
         catalog: Arc<Catalog>,
         (strategy, initial, max): (Strategy, i64, Option<i64>),
     ) -> Result<ToolsHandle, SelectError> {
-        ToolsHandle::new(catalog, &HandleOptions::checked(strategy, initial, max)?)
+        let options = HandleOptions {
+            strategy,
+            initial_tool_count: InitialToolCount::checked(Some(initial))?,
+            max_loaded_tools: max
+                .map(|m| MaxTools::checked(Some(m), SelectError::MaxLoadedTools))
+                .transpose()?,
+        };
+        ToolsHandle::new(catalog, &options)
     }
 
     fn opts(strategy: Strategy, initial: i64, max: Option<i64>) -> (Strategy, i64, Option<i64>) {

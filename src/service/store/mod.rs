@@ -44,21 +44,37 @@ pub enum StoreSpec {
     Cluster(Vec<String>),
 }
 
-#[cfg(feature = "redis")]
 const FORMS: &str = "give \"memory\", a Redis/Valkey URL such as redis://127.0.0.1:6379/0, or a cluster's nodes as redis+cluster://HOST:PORT,HOST:PORT";
 
-impl std::str::FromStr for StoreSpec {
-    type Err = String;
+/// Why a `--sessions` value names no store; every spec in it is redacted
+/// (no password).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadStoreSpec {
+    /// A Redis store asked of a build without the redis feature.
+    #[error(
+        "{0}: this toolsift was built without the redis feature, so sessions live in memory: give \"memory\", or install toolsift with its default features"
+    )]
+    NoRedis(String),
+    /// Neither `memory` nor a Redis/Valkey URL.
+    #[error("{0:?}: {FORMS}")]
+    Unknown(String),
+    /// A Redis URL the client refuses, with its words.
+    #[error("{spec}: {reason}")]
+    Url { spec: String, reason: String },
+    /// A cluster's node that is not `HOST:PORT`.
+    #[error("{spec}: {host:?} is not HOST:PORT; {FORMS}")]
+    NotHostPort { spec: String, host: String },
+}
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl std::str::FromStr for StoreSpec {
+    type Err = BadStoreSpec;
+
+    fn from_str(s: &str) -> Result<Self, BadStoreSpec> {
         if s == "memory" {
             return Ok(StoreSpec::Memory);
         }
         #[cfg(not(feature = "redis"))]
-        return Err(format!(
-            "{}: this toolsift was built without the redis feature, so sessions live in memory: give \"memory\", or install toolsift with its default features",
-            redacted(s)
-        ));
+        return Err(BadStoreSpec::NoRedis(redacted(s)));
         #[cfg(feature = "redis")]
         Self::parse_redis(s)
     }
@@ -66,7 +82,7 @@ impl std::str::FromStr for StoreSpec {
 
 impl StoreSpec {
     #[cfg(feature = "redis")]
-    fn parse_redis(s: &str) -> Result<Self, String> {
+    fn parse_redis(s: &str) -> Result<Self, BadStoreSpec> {
         let cluster = ["redis+cluster://", "valkey+cluster://", "rediss+cluster://"]
             .iter()
             .find_map(|p| {
@@ -81,9 +97,12 @@ impl StoreSpec {
             None => s.to_string(),
         };
         if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
-            return Err(format!("{s:?}: {FORMS}"));
+            return Err(BadStoreSpec::Unknown(s.to_string()));
         }
-        redis::Client::open(url.as_str()).map_err(|e| format!("{}: {e}", redacted(s)))?;
+        redis::Client::open(url.as_str()).map_err(|e| BadStoreSpec::Url {
+            spec: redacted(s),
+            reason: e.to_string(),
+        })?;
         Ok(StoreSpec::Redis(url))
     }
 }
@@ -91,7 +110,7 @@ impl StoreSpec {
 #[cfg(feature = "redis")]
 /// The node URLs of `redis+cluster://[USER:PASSWORD@]HOST:PORT,HOST:PORT`:
 /// the credentials, when given, apply to every node.
-fn cluster_nodes(spec: &str, rest: &str, tls: bool) -> Result<Vec<String>, String> {
+fn cluster_nodes(spec: &str, rest: &str, tls: bool) -> Result<Vec<String>, BadStoreSpec> {
     let (auth, hosts) = match rest.rfind('@') {
         Some(at) => (&rest[..=at], &rest[at + 1..]),
         None => ("", rest),
@@ -105,13 +124,16 @@ fn cluster_nodes(spec: &str, rest: &str, tls: bool) -> Result<Vec<String>, Strin
             .rsplit_once(':')
             .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok());
         if !port_ok || host.contains('/') {
-            return Err(format!(
-                "{}: {host:?} is not HOST:PORT; {FORMS}",
-                redacted(spec)
-            ));
+            return Err(BadStoreSpec::NotHostPort {
+                spec: redacted(spec),
+                host: host.to_string(),
+            });
         }
         let url = format!("{scheme}://{auth}{host}");
-        redis::Client::open(url.as_str()).map_err(|e| format!("{}: {e}", redacted(spec)))?;
+        redis::Client::open(url.as_str()).map_err(|e| BadStoreSpec::Url {
+            spec: redacted(spec),
+            reason: e.to_string(),
+        })?;
         nodes.push(url);
     }
     Ok(nodes)
@@ -344,7 +366,10 @@ mod tests_without_redis {
 
     #[test]
     fn a_redis_url_says_the_build_has_no_redis() {
-        let e = "redis://:secret@h:1/0".parse::<StoreSpec>().unwrap_err();
+        let e = "redis://:secret@h:1/0"
+            .parse::<StoreSpec>()
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("built without the redis feature"), "{e}");
         assert!(!e.contains("secret"), "{e}");
         assert_eq!("memory".parse::<StoreSpec>(), Ok(StoreSpec::Memory));
@@ -366,11 +391,26 @@ mod tests {
             "valkey://h:1/2".parse::<StoreSpec>(),
             Ok(StoreSpec::Redis("redis://h:1/2".into()))
         );
-        let e = "mem".parse::<StoreSpec>().unwrap_err();
+        let e = "mem".parse::<StoreSpec>().unwrap_err().to_string();
         assert!(e.contains("redis://"), "{e}");
         assert!("redis://h:1/notanumber".parse::<StoreSpec>().is_err());
         assert_eq!(redacted("redis://:secret@h:1/0"), "redis://***@h:1/0");
         assert_eq!(redacted("redis://h:1/0"), "redis://h:1/0");
+    }
+
+    #[test]
+    fn a_bad_spec_says_what_it_is_and_the_forms() {
+        assert_eq!(
+            "mem".parse::<StoreSpec>().unwrap_err().to_string(),
+            format!("\"mem\": {FORMS}")
+        );
+        assert_eq!(
+            "redis+cluster://:pw@a,b:2"
+                .parse::<StoreSpec>()
+                .unwrap_err()
+                .to_string(),
+            format!("redis+cluster://***@a,b:2: \"a\" is not HOST:PORT; {FORMS}")
+        );
     }
 
     #[test]
@@ -396,7 +436,7 @@ mod tests {
             "redis+cluster://a:99999",
             "redis+cluster://:secret@a:1/0",
         ] {
-            let e = bad.parse::<StoreSpec>().unwrap_err();
+            let e = bad.parse::<StoreSpec>().unwrap_err().to_string();
             assert!(e.contains("HOST:PORT"), "{bad}: {e}");
             assert!(!e.contains("secret"), "{bad}: {e}");
         }
