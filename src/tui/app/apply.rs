@@ -55,27 +55,38 @@ impl App {
             self.search.follow = Some(index);
         }
         let value = !self.catalog.tools()[index].always_load;
-        let toggled = Arc::new(self.catalog.with_always_load(index, value));
+        let toggled = self.catalog.with_always_load(index, value);
         let name = toggled.tools()[index].name.clone();
-        // The initial set, caps and their validation follow at once; a change
-        // the SDK would refuse is refused, with its message.
+        let said = format!("{name}: always-load {}", if value { "on" } else { "off" });
+        self.put_always_load(toggled, said, format!("{name} stays as it was"))
+    }
+
+    /// Puts `toggled` (the catalog with always-load flags changed) in
+    /// force when the settings still validate on it (the initial set,
+    /// caps and their validation follow at once), saying `said`, and
+    /// searches again; a change the SDK would refuse is refused, the
+    /// bottom line saying `refused: ` and the SDK's message.
+    pub(super) fn put_always_load(
+        &mut self,
+        toggled: crate::catalog::Catalog,
+        said: String,
+        refused: String,
+    ) -> Vec<Effect> {
+        let toggled = Arc::new(toggled);
         match self.settings.validate(&toggled) {
             Ok(handle) => {
                 self.catalog = toggled;
                 self.rejudge();
                 self.handle = handle;
-                self.status = Some(format!(
-                    "{name}: always-load {}",
-                    if value { "on" } else { "off" }
-                ));
+                self.status = Some(said);
+                self.rebuild_view();
+                vec![self.search_effect(true)]
             }
             Err(e) => {
-                self.status = Some(format!("{name} stays as it was: {e}"));
-                return Vec::new();
+                self.status = Some(format!("{refused}: {e}"));
+                Vec::new()
             }
         }
-        self.rebuild_view();
-        vec![self.search_effect(true)]
     }
 
     /// Validates edited settings: valid ones take effect at once; invalid ones
@@ -112,5 +123,38 @@ impl App {
                 .map_or_else(Vec::new, |screen| screen.settings_changed(on))
         }));
         effects
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::started;
+
+    #[test]
+    fn always_load_put_in_force_says_so_and_searches_again() {
+        let mut app = started();
+        let toggled = app.catalog.with_always_load(0, true);
+        let effects = app.put_always_load(toggled, "said".into(), "refused".into());
+        assert!(app.tool(0).always_load);
+        assert_eq!(app.status(), Some("said"));
+        assert_eq!(effects.len(), 1, "the search again");
+    }
+
+    #[test]
+    fn always_load_the_settings_refuse_stays_as_it_was() {
+        let mut app = started();
+        let mut settings = app.settings().clone();
+        settings.max_loaded_tools = crate::tools_handle::MaxTools::new(4);
+        app.apply_settings(settings);
+        let toggled = app.catalog.with_always_load(0, true);
+        let effects = app.put_always_load(toggled, "said".into(), "refused".into());
+        assert!(!app.tool(0).always_load);
+        assert!(effects.is_empty());
+        let status = app.status().unwrap();
+        assert!(status.starts_with("refused: "), "{status}");
+        assert!(
+            status.contains("max_loaded_tools must be at least"),
+            "{status}"
+        );
     }
 }
