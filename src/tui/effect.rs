@@ -49,7 +49,7 @@ pub enum Msg {
     /// why not.
     ModelReady {
         run: u64,
-        ready: Result<crate::search::Searcher, String>,
+        ready: Result<crate::search::Searcher, ModelNotReady>,
     },
     /// The input ended (terminal closed or broken, script over).
     InputClosed,
@@ -70,7 +70,7 @@ pub enum Msg {
     /// each server's state, with it), or why not.
     LoggedIn {
         server: String,
-        result: Result<Box<crate::sources::mcp::LoggedIn>, String>,
+        result: Result<Box<crate::sources::mcp::LoggedIn>, crate::sources::mcp::NotLoggedIn>,
     },
     /// A file was written (export, saved settings): the message to show.
     Written(Result<String, NotWritten>),
@@ -94,7 +94,7 @@ pub enum Msg {
     /// The provider's count of `set` (`Effect::Count`), or why it failed.
     Counted {
         set: Vec<usize>,
-        result: Result<u64, String>,
+        result: Result<u64, crate::provider_count::CountError>,
     },
     /// A catalog file changed on disk (the watcher).
     CatalogChanged,
@@ -115,6 +115,17 @@ pub enum Msg {
     FollowedCatalog(Result<Arc<Catalog>, crate::follow::FollowError>),
     /// A screen's job done (`Effect::Screen`): its answer, for that screen.
     Screen(Answer),
+}
+
+/// Why the search model's fetch did not end with a searcher that uses it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelNotReady {
+    /// The fetch or the load failed: the hub's or the loader's words.
+    #[error("{0}")]
+    Fetch(String),
+    /// The searcher asks a remote service, which ranks with its own model.
+    #[error("a remote service ranks; no model is used here")]
+    RemoteRanks,
 }
 
 /// Why a file was not written.
@@ -362,10 +373,7 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
             Msg::CostsReady { basis, costs }
         }
         Effect::McpLogIn { host, server } => Msg::LoggedIn {
-            result: host
-                .log_in_blocking(&server)
-                .map(Box::new)
-                .map_err(|e| e.to_string()),
+            result: host.log_in_blocking(&server).map(Box::new),
             server,
         },
         Effect::Refresh { after, generation } => {
@@ -438,9 +446,7 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
         } => {
             let tools: Vec<&crate::catalog::Tool> =
                 set.iter().filter_map(|&i| catalog.tools().get(i)).collect();
-            let result = counter
-                .tools_cost(&tools)
-                .map_err(|e| crate::terminal_text::escape(&e.to_string()).into_owned());
+            let result = counter.tools_cost(&tools);
             Msg::Counted { set, result }
         }
         // Only the loop has a terminal (see `super::lend`).
