@@ -7,23 +7,19 @@ use super::App;
 use crate::settings::Settings;
 use crate::tui::effect::Effect;
 use crate::tui::pane::catalog::ViewSource;
+use crate::tui::screen::NothingToExport;
 
 impl App {
     /// Why there is nothing to export, as the search stands.
-    pub(super) fn nothing_to_export(&self) -> String {
+    pub(super) fn nothing_to_export(&self) -> NothingToExport {
         use crate::tui::pane::results::Results;
         match &self.search.results {
-            Results::Waiting => "nothing to export yet: the first search has not come back".into(),
-            Results::Failed(_) => format!(
-                "nothing to export: the search failed, so no tools are loaded ({} retries)",
-                self.keymap.label(crate::tui::action::Action::RetrySearch)
-            ),
-            Results::Found(_) if self.query.text().trim().is_empty() => {
-                "nothing to export: an empty query loads only the always-load tools, and this catalog has none; type a query first".into()
-            }
-            Results::Found(_) => {
-                "nothing to export: the search loaded no tools (none matched the query)".into()
-            }
+            Results::Waiting => NothingToExport::Waiting,
+            Results::Failed(_) => NothingToExport::Failed {
+                retry: self.keymap.label(crate::tui::action::Action::RetrySearch),
+            },
+            Results::Found(_) if self.query.text().trim().is_empty() => NothingToExport::EmptyQuery,
+            Results::Found(_) => NothingToExport::NoneMatched,
         }
     }
 

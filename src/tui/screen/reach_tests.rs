@@ -16,14 +16,9 @@ const REACH: &[(&str, &str, &str, &[&str])] = &[
     ("history", "HistoryList", "History", &["src/tui/action.rs"]),
     ("breaker", "BreakerPane", "Breaker", &["src/tui/action.rs"]),
     ("compare", "ComparePane", "Compare", &["src/tui/action.rs"]),
-    // The export set and the provider format last chosen (a copied
-    // tool's) are the app's.
-    (
-        "export",
-        "ExportBox",
-        "Export",
-        &["src/tui/app/screens.rs", "src/tui/app/tool_out.rs"],
-    ),
+    // What it writes comes through `On` (the tools taken out, and where
+    // from); its outcome carries the write and the format chosen.
+    ("export", "ExportBox", "Export", &[]),
     // Help opens over any screen, and `/` finds words in it as in the
     // detail.
     (
