@@ -48,7 +48,6 @@ use super::pane::query::QueryBox;
 use super::pane::results::SearchState;
 pub use super::screen::Popup;
 use super::screen::Screens;
-use super::screen::help::HelpState;
 use super::screen::settings::SettingsEditor;
 use super::screen::tune::TunePane;
 use super::setup::Setup;
@@ -163,7 +162,6 @@ impl App {
         let handle = setup.settings.validate(&setup.catalog)?;
         let ranker_at_start = (setup.settings.ranker, setup.ranker_chosen);
         let mut screens = Screens::default();
-        screens.hold(Box::new(HelpState::default()));
         screens.hold(Box::new(SettingsEditor::new(&setup.settings)));
         screens.hold(Box::new(TunePane::new(setup.queries, setup.config_path)));
         // Following a gateway or service: its traffic kept from the
@@ -415,8 +413,13 @@ impl App {
             return vec![Effect::Suspend];
         }
         // Help opens over any screen and goes back to it.
-        if action == Action::Help && self.screens.front().is_some_and(|p| p != Popup::Help) {
-            return self.open_screen(super::screen::help::open);
+        let over = self.screens.front_screen().is_some_and(|s| s.over());
+        if action == Action::Help
+            && self.screens.front().is_some()
+            && !over
+            && let Some(open) = super::screen::opener(action)
+        {
+            return self.open_screen(open);
         }
         // `/`, `n`, `N` and the find box, in the detail and help.
         if self.find_key(action) {

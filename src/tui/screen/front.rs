@@ -19,8 +19,10 @@ use crate::sources::mcp::{McpHost, ServerStatus};
 use crate::tools_handle::ToolsHandle;
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
+use crate::tui::find::Find;
 use crate::tui::keymap::Keymap;
 use crate::tui::layout::ScreenLayout;
+use crate::tui::list::Scroll;
 use crate::tui::paint::Theme;
 
 /// The app as a screen sees it.
@@ -197,6 +199,23 @@ pub trait Screen: Any {
     /// itself (`key` as the key line names it).
     fn unbound(&mut self, _key: &str, _on: &On) -> bool {
         false
+    }
+
+    /// Shown over the screen in front, closing back to it (help): its key
+    /// line names no key that opens it again.
+    fn over(&self) -> bool {
+        false
+    }
+
+    /// The words `/` looks for in the text it shows, if it has such a
+    /// text (`n` and `N` step through them).
+    fn find(&self) -> Option<&Find> {
+        None
+    }
+
+    /// The words looked for and the scroll they move, to change.
+    fn find_mut(&mut self) -> Option<(&mut Find, &mut Scroll)> {
+        None
     }
 
     /// Whether the mouse wheel scrolls it (as its up and down keys do).
