@@ -373,6 +373,29 @@ mod tests {
     }
 
     #[test]
+    fn a_line_not_read_says_so_in_the_same_words() {
+        let said = |line: &str| parse(line).unwrap_err().to_string();
+        assert_eq!(said(""), "no command: type one, Tab lists them");
+        assert_eq!(said("cap"), ":cap needs N (:cap N)");
+        assert_eq!(
+            said("initial x"),
+            ":initial takes a whole number, not \"x\""
+        );
+        assert_eq!(said("q now"), ":q takes no argument, not \"now\"");
+        assert_eq!(
+            said("sort name up"),
+            ":sort name takes reverse or nothing after it, not \"up\""
+        );
+        assert!(said("cap 0").starts_with(":cap 0 refused: "));
+        assert!(said("gate maybe").starts_with(":gate: "));
+        let sort = said("sort colour");
+        assert!(
+            sort.starts_with(":sort by ") && sort.ends_with(", not \"colour\""),
+            "{sort}"
+        );
+    }
+
+    #[test]
     fn tab_offers_names_then_values() {
         let (head, found) = candidates("co");
         assert_eq!(head, "");
