@@ -26,6 +26,19 @@ pub enum PayloadFormat {
     Caveman,
 }
 
+impl PayloadFormat {
+    /// Its name, as `--export` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PayloadFormat::OpenaiResponses => "openai-responses",
+            PayloadFormat::OpenaiChat => "openai-chat",
+            PayloadFormat::Anthropic => "anthropic",
+            PayloadFormat::Mcp => "mcp",
+            PayloadFormat::Caveman => "caveman",
+        }
+    }
+}
+
 /// One tool in a provider's shape.
 pub fn payload_tool(t: &Tool, format: PayloadFormat) -> Value {
     match format {

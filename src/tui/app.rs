@@ -48,7 +48,6 @@ use super::pane::query::QueryBox;
 use super::pane::results::SearchState;
 pub use super::screen::Popup;
 use super::screen::Screens;
-use super::screen::help::HelpState;
 use super::screen::settings::SettingsEditor;
 use super::screen::tune::TunePane;
 use super::setup::Setup;
@@ -163,7 +162,6 @@ impl App {
         let handle = setup.settings.validate(&setup.catalog)?;
         let ranker_at_start = (setup.settings.ranker, setup.ranker_chosen);
         let mut screens = Screens::default();
-        screens.hold(Box::new(HelpState::default()));
         screens.hold(Box::new(SettingsEditor::new(&setup.settings)));
         screens.hold(Box::new(TunePane::new(setup.queries, setup.config_path)));
         // Following a gateway or service: its traffic kept from the
@@ -256,21 +254,89 @@ impl App {
     /// The one update function.
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
         let effects = match msg {
+            Msg::Key(key) if key.kind == KeyEventKind::Release => return Vec::new(),
+            Msg::Key(key) => self.key(&key),
+            Msg::Action(a) => self.action_asked(a),
+            Msg::Type(text) if self.cmdline.is_open() => {
+                self.cmdline.type_text(&text);
+                Vec::new()
+            }
+            Msg::Type(text) => self.type_text(&text),
+            Msg::Mouse(m) => {
+                self.mouse(m);
+                Vec::new()
+            }
             Msg::InputClosed => {
                 self.should_quit = true;
                 Vec::new()
             }
             Msg::Resize(w, h) => {
-                self.layout = self.layout_for(Rect::new(0, 0, w, h));
-                // A pane that left the screen gives the keyboard back.
-                if self.focus == Focus::Detail && self.layout.detail_is_popup() {
-                    self.focus = self.last_list;
-                }
-                let height = self.list_height();
-                self.catalog_view.keep_visible(height);
-                self.search.keep_visible(height);
+                self.resized(w, h);
                 Vec::new()
             }
+            Msg::Caption(text) => {
+                self.caption = text.filter(|t| !t.trim().is_empty());
+                Vec::new()
+            }
+            Msg::DemoPaused(paused) => {
+                self.demo = Some(paused);
+                Vec::new()
+            }
+            answer => self.answered(answer),
+        };
+        self.after_update(effects)
+    }
+
+    /// A key: to the command line when it is open, else to its action on
+    /// the screen that has the keyboard (or the text it types).
+    fn key(&mut self, key: &crossterm::event::KeyEvent) -> Vec<Effect> {
+        // A message shows until the next key.
+        self.status = None;
+        if self.cmdline.is_open() {
+            return self.cmdline_key(key);
+        }
+        match self.resolve(key) {
+            Some(Command::Act(a)) => self.act(a),
+            Some(Command::Type(c)) => self.type_text(&c.to_string()),
+            None => self.unbound(key),
+        }
+    }
+
+    /// An action as if its key had been pressed: done when it is one of
+    /// the screen that has the keyboard (or everywhere's).
+    fn action_asked(&mut self, a: Action) -> Vec<Effect> {
+        self.status = None;
+        if self.cmdline.is_open() {
+            return if matches!(a.context(), Context::Input | Context::Global) {
+                self.cmdline_action(a)
+            } else {
+                Vec::new()
+            };
+        }
+        let context = self.context();
+        let reaches = a.context() == context
+            || a.context() == Context::Global
+            || (context == Context::Input
+                && self.screens.front().is_none()
+                && App::reaches_from_query(a));
+        if reaches { self.act(a) } else { Vec::new() }
+    }
+
+    /// The terminal is `w` by `h` now.
+    fn resized(&mut self, w: u16, h: u16) {
+        self.layout = self.layout_for(Rect::new(0, 0, w, h));
+        // A pane that left the screen gives the keyboard back.
+        if self.focus == Focus::Detail && self.layout.detail_is_popup() {
+            self.focus = self.last_list;
+        }
+        let height = self.list_height();
+        self.catalog_view.keep_visible(height);
+        self.search.keep_visible(height);
+    }
+
+    /// The answer of an effect (or of a follower, a watcher, a fetch).
+    fn answered(&mut self, msg: Msg) -> Vec<Effect> {
+        match msg {
             Msg::CostsReady { basis, costs } => {
                 self.costs_ready(basis, costs);
                 self.warmed(warm::Warmed::Costs)
@@ -289,12 +355,8 @@ impl App {
                 Vec::new()
             }
             Msg::SearchDone(answer) => self.search_done(answer),
-            Msg::Refresh { generation } => {
-                if self.search.refresh_wanted(generation) {
-                    vec![self.search_effect(true)]
-                } else {
-                    Vec::new()
-                }
+            Msg::Refresh { generation } if self.search.refresh_wanted(generation) => {
+                vec![self.search_effect(true)]
             }
             Msg::Followed(note) => self.followed(note),
             Msg::LoginPage {
@@ -312,57 +374,6 @@ impl App {
             Msg::Servers { catalog, servers } => self.servers_changed(catalog, servers),
             Msg::Screen(answer) => self.screen_answered(&answer),
             Msg::Written(result) => self.written(result),
-            Msg::Key(key) => {
-                if key.kind == KeyEventKind::Release {
-                    return Vec::new();
-                }
-                // A message shows until the next key.
-                self.status = None;
-                if self.cmdline.is_open() {
-                    self.cmdline_key(&key)
-                } else {
-                    match self.resolve(&key) {
-                        Some(Command::Act(a)) => self.act(a),
-                        Some(Command::Type(c)) => self.type_text(&c.to_string()),
-                        None => self.unbound(&key),
-                    }
-                }
-            }
-            Msg::Action(a) if self.cmdline.is_open() => {
-                self.status = None;
-                if matches!(a.context(), Context::Input | Context::Global) {
-                    self.cmdline_action(a)
-                } else {
-                    Vec::new()
-                }
-            }
-            Msg::Type(text) if self.cmdline.is_open() => {
-                self.cmdline.type_text(&text);
-                Vec::new()
-            }
-            Msg::Action(a) => {
-                self.status = None;
-                let context = self.context();
-                let reaches = a.context() == context
-                    || a.context() == Context::Global
-                    || (context == Context::Input
-                        && self.screens.front().is_none()
-                        && App::reaches_from_query(a));
-                if reaches { self.act(a) } else { Vec::new() }
-            }
-            Msg::Type(text) => self.type_text(&text),
-            Msg::Mouse(m) => {
-                self.mouse(m);
-                Vec::new()
-            }
-            Msg::Caption(text) => {
-                self.caption = text.filter(|t| !t.trim().is_empty());
-                Vec::new()
-            }
-            Msg::DemoPaused(paused) => {
-                self.demo = Some(paused);
-                Vec::new()
-            }
             Msg::ModelFetching { run, done, total } => {
                 self.model_progress(run, done, total);
                 Vec::new()
@@ -372,8 +383,10 @@ impl App {
                 Vec::new()
             }
             Msg::ModelReady { run, ready } => self.model_ready(run, ready),
-        };
-        self.after_update(effects)
+            // A refresh no longer wanted; the input's messages are the
+            // update's own.
+            _ => Vec::new(),
+        }
     }
 
     /// What follows every message: the detail and the layout kept up, and
@@ -400,8 +413,13 @@ impl App {
             return vec![Effect::Suspend];
         }
         // Help opens over any screen and goes back to it.
-        if action == Action::Help && self.screens.front().is_some_and(|p| p != Popup::Help) {
-            return self.open_screen(super::screen::help::open);
+        let over = self.screens.front_screen().is_some_and(|s| s.over());
+        if action == Action::Help
+            && self.screens.front().is_some()
+            && !over
+            && let Some(open) = super::screen::opener(action)
+        {
+            return self.open_screen(open);
         }
         // `/`, `n`, `N` and the find box, in the detail and help.
         if self.find_key(action) {

@@ -49,7 +49,7 @@ pub enum Msg {
     /// why not.
     ModelReady {
         run: u64,
-        ready: Result<crate::search::Searcher, String>,
+        ready: Result<crate::search::Searcher, ModelNotReady>,
     },
     /// The input ended (terminal closed or broken, script over).
     InputClosed,
@@ -70,7 +70,7 @@ pub enum Msg {
     /// each server's state, with it), or why not.
     LoggedIn {
         server: String,
-        result: Result<Box<crate::sources::mcp::LoggedIn>, String>,
+        result: Result<Box<crate::sources::mcp::LoggedIn>, crate::sources::mcp::NotLoggedIn>,
     },
     /// A file was written (export, saved settings): the message to show.
     Written(Result<String, NotWritten>),
@@ -94,7 +94,7 @@ pub enum Msg {
     /// The provider's count of `set` (`Effect::Count`), or why it failed.
     Counted {
         set: Vec<usize>,
-        result: Result<u64, String>,
+        result: Result<u64, crate::provider_count::CountError>,
     },
     /// A catalog file changed on disk (the watcher).
     CatalogChanged,
@@ -115,6 +115,17 @@ pub enum Msg {
     FollowedCatalog(Result<Arc<Catalog>, crate::follow::FollowError>),
     /// A screen's job done (`Effect::Screen`): its answer, for that screen.
     Screen(Answer),
+}
+
+/// Why the search model's fetch did not end with a searcher that uses it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelNotReady {
+    /// The fetch or the load failed: the hub's or the loader's words.
+    #[error("{0}")]
+    Fetch(String),
+    /// The searcher asks a remote service, which ranks with its own model.
+    #[error("a remote service ranks; no model is used here")]
+    RemoteRanks,
 }
 
 /// Why a file was not written.
@@ -330,25 +341,7 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
             catalog,
             request,
             interim,
-        } => {
-            let SearchRun {
-                result,
-                elapsed,
-                query_cached,
-                standing,
-            } = run_search(searcher, &catalog, &request);
-            Msg::SearchDone(SearchAnswer {
-                generation,
-                interim,
-                catalog,
-                preview: request.preview,
-                query: request.query,
-                result,
-                elapsed,
-                query_cached,
-                standing,
-            })
-        }
+        } => search_done(searcher, generation, catalog, request, interim),
         Effect::FetchFollowedCatalog { events_url, key } => Msg::FollowedCatalog(
             crate::follow::catalog::fetch(&events_url, key.as_deref()).map(Arc::new),
         ),
@@ -362,10 +355,7 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
             Msg::CostsReady { basis, costs }
         }
         Effect::McpLogIn { host, server } => Msg::LoggedIn {
-            result: host
-                .log_in_blocking(&server)
-                .map(Box::new)
-                .map_err(|e| e.to_string()),
+            result: host.log_in_blocking(&server).map(Box::new),
             server,
         },
         Effect::Refresh { after, generation } => {
@@ -386,51 +376,11 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
             path,
             settings,
             also,
-        } => Msg::Written(
-            crate::config::save_explorer(&path, &settings, &also)
-                .map(|()| {
-                    format!(
-                        "saved the settings to {}",
-                        crate::terminal_text::escape(&path.display().to_string())
-                    )
-                })
-                .map_err(|e| NotWritten::Settings(Arc::new(e))),
-        ),
-        Effect::Warm { catalog } => {
-            searcher.warm(&catalog);
-            let lints = catalog
-                .tools()
-                .iter()
-                .map(|t| {
-                    crate::catalog::lint_tool(t)
-                        .len()
-                        .min(usize::from(u16::MAX)) as u16
-                })
-                .collect();
-            Msg::Warmed { lints }
-        }
-        Effect::Audit { catalog } => {
-            // Words only, on a service of its own: the searches are
-            // neither the user's (no session, no figures) nor sent to a
-            // remote service (three requests a tool).
-            let searcher = Searcher::embedded();
-            let request = SearchRequest {
-                ranker: Some(crate::engine::Ranker::Bm25),
-                // The audit reads places, not tokens: the cheap basis, so
-                // the catalog is not counted again with a tokenizer.
-                token_basis: Some(crate::tokens::TokenBasis::EstimatedBytesDiv4),
-                ..Default::default()
-            };
-            let audit = crate::findability::audit(
-                &searcher,
-                &catalog,
-                &request,
-                crate::findability::DEFAULT_K,
-            );
-            Msg::Audited {
-                audit: audit.ok().map(Arc::new),
-            }
-        }
+        } => Msg::Written(saved(&path, &settings, &also)),
+        Effect::Warm { catalog } => warmed(searcher, &catalog),
+        Effect::Audit { catalog } => Msg::Audited {
+            audit: audited(&catalog),
+        },
         Effect::Count {
             counter,
             catalog,
@@ -438,19 +388,105 @@ pub fn run_effect(searcher: &Searcher, effect: Effect) -> Msg {
         } => {
             let tools: Vec<&crate::catalog::Tool> =
                 set.iter().filter_map(|&i| catalog.tools().get(i)).collect();
-            let result = counter
-                .tools_cost(&tools)
-                .map_err(|e| crate::terminal_text::escape(&e.to_string()).into_owned());
+            let result = counter.tools_cost(&tools);
             Msg::Counted { set, result }
         }
-        // Only the loop has a terminal (see `super::lend`).
-        Effect::Copy { what, .. } => Msg::Status(format!("{what} not copied: no terminal")),
-        Effect::Follow(source) => Msg::Status(format!(
+        Effect::Copy { .. } | Effect::Follow(_) | Effect::Page { .. } | Effect::Suspend => {
+            Msg::Status(no_terminal(&effect))
+        }
+    }
+}
+
+/// Search `generation` run here, its answer as the loop brings it back.
+fn search_done(
+    searcher: &Searcher,
+    generation: u64,
+    catalog: Arc<Catalog>,
+    request: SearchRequest,
+    interim: bool,
+) -> Msg {
+    let SearchRun {
+        result,
+        elapsed,
+        query_cached,
+        standing,
+    } = run_search(searcher, &catalog, &request);
+    Msg::SearchDone(SearchAnswer {
+        generation,
+        interim,
+        catalog,
+        preview: request.preview,
+        query: request.query,
+        result,
+        elapsed,
+        query_cached,
+        standing,
+    })
+}
+
+/// The explorer's settings saved to the config file at `path`: the
+/// message to show, or why not.
+fn saved(
+    path: &std::path::Path,
+    settings: &Settings,
+    also: &crate::config::Also,
+) -> Result<String, NotWritten> {
+    crate::config::save_explorer(path, settings, also)
+        .map(|()| {
+            format!(
+                "saved the settings to {}",
+                crate::terminal_text::escape(&path.display().to_string())
+            )
+        })
+        .map_err(|e| NotWritten::Settings(Arc::new(e)))
+}
+
+/// What the first search of `catalog` needs built, and each tool's count
+/// of what `toolsift check` warns about.
+fn warmed(searcher: &Searcher, catalog: &Catalog) -> Msg {
+    searcher.warm(catalog);
+    let lints = catalog
+        .tools()
+        .iter()
+        .map(|t| {
+            crate::catalog::lint_tool(t)
+                .len()
+                .min(usize::from(u16::MAX)) as u16
+        })
+        .collect();
+    Msg::Warmed { lints }
+}
+
+/// Whether each tool is found from its own words (BM25F); none when the
+/// searches failed.
+fn audited(catalog: &Arc<Catalog>) -> Option<Arc<crate::findability::Audit>> {
+    // Words only, on a service of its own: the searches are neither the
+    // user's (no session, no figures) nor sent to a remote service (three
+    // requests a tool).
+    let searcher = Searcher::embedded();
+    let request = SearchRequest {
+        ranker: Some(crate::engine::Ranker::Bm25),
+        // The audit reads places, not tokens: the cheap basis, so the
+        // catalog is not counted again with a tokenizer.
+        token_basis: Some(crate::tokens::TokenBasis::EstimatedBytesDiv4),
+        ..Default::default()
+    };
+    crate::findability::audit(&searcher, catalog, &request, crate::findability::DEFAULT_K)
+        .ok()
+        .map(Arc::new)
+}
+
+/// What an effect only the loop can carry out says when run without it:
+/// only the loop has a terminal (see `super::lend`) and follows.
+fn no_terminal(effect: &Effect) -> String {
+    match effect {
+        Effect::Copy { what, .. } => format!("{what} not copied: no terminal"),
+        Effect::Follow(source) => format!(
             "{} not followed: only the explorer's loop follows",
             crate::terminal_text::escape(&source.shown())
-        )),
-        Effect::Page { what, .. } => Msg::Status(format!("{what} not opened: no terminal")),
-        Effect::Suspend => Msg::Status("not suspended: no terminal".into()),
+        ),
+        Effect::Page { what, .. } => format!("{what} not opened: no terminal"),
+        _ => "not suspended: no terminal".into(),
     }
 }
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::app::App;
-use super::effect::Msg;
+use super::effect::{ModelNotReady, Msg};
 use crate::embed::{FetchProgress, ModelJob};
 use crate::search::Searcher;
 
@@ -80,10 +80,9 @@ pub fn start(
                 }
             })
         };
-        let ready = job(progress).and_then(|e| {
-            base.with_embeddings(e)
-                .ok_or_else(|| "a remote service ranks; no model is used here".to_string())
-        });
+        let ready = job(progress)
+            .map_err(ModelNotReady::Fetch)
+            .and_then(|e| base.with_embeddings(e).ok_or(ModelNotReady::RemoteRanks));
         over.store(true, Ordering::SeqCst);
         send(Msg::ModelReady { run, ready });
     });
@@ -152,7 +151,7 @@ mod tests {
             "the bytes after the stall are told, in the same percent: {words:?}"
         );
         assert!(
-            matches!(words.last(), Some(Msg::ModelReady { run: 7, ready: Err(why) }) if why == "the hub went away"),
+            matches!(words.last(), Some(Msg::ModelReady { run: 7, ready: Err(why) }) if why.to_string() == "the hub went away"),
             "{words:?}"
         );
     }

@@ -17,7 +17,6 @@ use crate::tui::pane::catalog::CatalogView;
 use crate::tui::pane::detail::DetailState;
 use crate::tui::pane::query::QueryBox;
 use crate::tui::pane::results::SearchState;
-use crate::tui::screen::help::HelpState;
 use crate::tui::screen::settings::SettingsEditor;
 use crate::tui::screen::tune;
 use crate::tui::screen::{Screen, Screens};
@@ -95,11 +94,6 @@ impl App {
     pub(super) fn editor_mut(&mut self) -> &mut SettingsEditor {
         let settings = &self.settings;
         self.screens.kept_mut(|| SettingsEditor::new(settings))
-    }
-
-    /// Help's state, to change (kept from the start).
-    pub(super) fn help_mut(&mut self) -> &mut HelpState {
-        self.screens.kept_mut(HelpState::default)
     }
 
     /// The live MCP servers' host, when the explorer has their connections.

@@ -7,23 +7,19 @@ use super::App;
 use crate::settings::Settings;
 use crate::tui::effect::Effect;
 use crate::tui::pane::catalog::ViewSource;
+use crate::tui::screen::NothingToExport;
 
 impl App {
     /// Why there is nothing to export, as the search stands.
-    pub(super) fn nothing_to_export(&self) -> String {
+    pub(super) fn nothing_to_export(&self) -> NothingToExport {
         use crate::tui::pane::results::Results;
         match &self.search.results {
-            Results::Waiting => "nothing to export yet: the first search has not come back".into(),
-            Results::Failed(_) => format!(
-                "nothing to export: the search failed, so no tools are loaded ({} retries)",
-                self.keymap.label(crate::tui::action::Action::RetrySearch)
-            ),
-            Results::Found(_) if self.query.text().trim().is_empty() => {
-                "nothing to export: an empty query loads only the always-load tools, and this catalog has none; type a query first".into()
-            }
-            Results::Found(_) => {
-                "nothing to export: the search loaded no tools (none matched the query)".into()
-            }
+            Results::Waiting => NothingToExport::Waiting,
+            Results::Failed(_) => NothingToExport::Failed {
+                retry: self.keymap.label(crate::tui::action::Action::RetrySearch),
+            },
+            Results::Found(_) if self.query.text().trim().is_empty() => NothingToExport::EmptyQuery,
+            Results::Found(_) => NothingToExport::NoneMatched,
         }
     }
 
@@ -55,27 +51,38 @@ impl App {
             self.search.follow = Some(index);
         }
         let value = !self.catalog.tools()[index].always_load;
-        let toggled = Arc::new(self.catalog.with_always_load(index, value));
+        let toggled = self.catalog.with_always_load(index, value);
         let name = toggled.tools()[index].name.clone();
-        // The initial set, caps and their validation follow at once; a change
-        // the SDK would refuse is refused, with its message.
+        let said = format!("{name}: always-load {}", if value { "on" } else { "off" });
+        self.put_always_load(toggled, said, format!("{name} stays as it was"))
+    }
+
+    /// Puts `toggled` (the catalog with always-load flags changed) in
+    /// force when the settings still validate on it (the initial set,
+    /// caps and their validation follow at once), saying `said`, and
+    /// searches again; a change the SDK would refuse is refused, the
+    /// bottom line saying `refused: ` and the SDK's message.
+    pub(super) fn put_always_load(
+        &mut self,
+        toggled: crate::catalog::Catalog,
+        said: String,
+        refused: String,
+    ) -> Vec<Effect> {
+        let toggled = Arc::new(toggled);
         match self.settings.validate(&toggled) {
             Ok(handle) => {
                 self.catalog = toggled;
                 self.rejudge();
                 self.handle = handle;
-                self.status = Some(format!(
-                    "{name}: always-load {}",
-                    if value { "on" } else { "off" }
-                ));
+                self.status = Some(said);
+                self.rebuild_view();
+                vec![self.search_effect(true)]
             }
             Err(e) => {
-                self.status = Some(format!("{name} stays as it was: {e}"));
-                return Vec::new();
+                self.status = Some(format!("{refused}: {e}"));
+                Vec::new()
             }
         }
-        self.rebuild_view();
-        vec![self.search_effect(true)]
     }
 
     /// Validates edited settings: valid ones take effect at once; invalid ones
@@ -112,5 +119,38 @@ impl App {
                 .map_or_else(Vec::new, |screen| screen.settings_changed(on))
         }));
         effects
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::started;
+
+    #[test]
+    fn always_load_put_in_force_says_so_and_searches_again() {
+        let mut app = started();
+        let toggled = app.catalog.with_always_load(0, true);
+        let effects = app.put_always_load(toggled, "said".into(), "refused".into());
+        assert!(app.tool(0).always_load);
+        assert_eq!(app.status(), Some("said"));
+        assert_eq!(effects.len(), 1, "the search again");
+    }
+
+    #[test]
+    fn always_load_the_settings_refuse_stays_as_it_was() {
+        let mut app = started();
+        let mut settings = app.settings().clone();
+        settings.max_loaded_tools = crate::tools_handle::MaxTools::new(4);
+        app.apply_settings(settings);
+        let toggled = app.catalog.with_always_load(0, true);
+        let effects = app.put_always_load(toggled, "said".into(), "refused".into());
+        assert!(!app.tool(0).always_load);
+        assert!(effects.is_empty());
+        let status = app.status().unwrap();
+        assert!(status.starts_with("refused: "), "{status}");
+        assert!(
+            status.contains("max_loaded_tools must be at least"),
+            "{status}"
+        );
     }
 }

@@ -62,7 +62,7 @@ impl App {
         let command = match parse(line) {
             Ok(c) => c,
             Err(why) => {
-                self.status = Some(why);
+                self.status = Some(why.to_string());
                 return Vec::new();
             }
         };

@@ -31,7 +31,12 @@ impl App {
     }
 
     /// A count came back: a failure is told once on the status line.
-    pub(super) fn counted(&mut self, set: ToolSet, result: Result<u64, String>) {
+    pub(super) fn counted(
+        &mut self,
+        set: ToolSet,
+        result: Result<u64, crate::provider_count::CountError>,
+    ) {
+        let result = result.map_err(|e| crate::terminal_text::escape(&e.to_string()).into_owned());
         if let Some(exact) = &mut self.exact
             && let Some(e) = exact.receive(set, result)
         {

@@ -5,12 +5,12 @@ use super::{App, Focus, Popup};
 use crate::tui::action::{Action, Context};
 use crate::tui::find::{Find, Found};
 use crate::tui::list::Scroll;
-use crate::tui::screen::help::HelpState;
 
 /// Which text is being searched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Text {
-    Help,
+    /// The text of the screen in front (help's).
+    Screen,
     Detail,
 }
 
@@ -19,30 +19,29 @@ impl App {
     /// detail pane while it has the keys.
     fn found_text(&self) -> Option<Text> {
         match self.screens.front() {
-            Some(Popup::Help) => Some(Text::Help),
             Some(Popup::Detail) => Some(Text::Detail),
+            Some(_) if self.screens.front_screen()?.find().is_some() => Some(Text::Screen),
             None if self.focus == Focus::Detail => Some(Text::Detail),
             _ => None,
         }
     }
 
-    fn text_parts(&mut self, text: Text) -> (&mut Find, &mut Scroll) {
+    /// The words looked for in `text` and the scroll they move.
+    fn text_parts(&mut self, text: Text) -> Option<(&mut Find, &mut Scroll)> {
         match text {
-            Text::Help => {
-                let help = self.help_mut();
-                (&mut help.find, &mut help.scroll)
-            }
-            Text::Detail => (&mut self.detail.find, &mut self.detail.scroll),
+            Text::Screen => self.screens.front_screen_mut()?.find_mut(),
+            Text::Detail => Some((&mut self.detail.find, &mut self.detail.scroll)),
         }
     }
 
     /// The find box has the keyboard.
     pub fn finding(&self) -> bool {
         match self.found_text() {
-            Some(Text::Help) => self
+            Some(Text::Screen) => self
                 .screens
-                .get::<HelpState>()
-                .is_some_and(|h| h.find.typing()),
+                .front_screen()
+                .and_then(|s| s.find())
+                .is_some_and(Find::typing),
             Some(Text::Detail) => self.detail.find.typing(),
             None => false,
         }
@@ -55,7 +54,9 @@ impl App {
             return false;
         };
         let typing = self.finding();
-        let (find, scroll) = self.text_parts(text);
+        let Some((find, scroll)) = self.text_parts(text) else {
+            return false;
+        };
         let top = scroll.pos();
         let found = match action {
             Action::FocusQuery if !typing => {
@@ -77,7 +78,9 @@ impl App {
         let Some(text) = self.found_text().filter(|_| self.finding()) else {
             return false;
         };
-        let (find, scroll) = self.text_parts(text);
+        let Some((find, scroll)) = self.text_parts(text) else {
+            return false;
+        };
         let found = find.type_text(typed, scroll.pos());
         self.went(text, found);
         true
@@ -85,8 +88,10 @@ impl App {
 
     /// The view moved to a match (the box says when there is none).
     fn went(&mut self, text: Text, found: Found) {
-        if let Found::Line(line) = found {
-            self.text_parts(text).1.to(line);
+        if let Found::Line(line) = found
+            && let Some((_, scroll)) = self.text_parts(text)
+        {
+            scroll.to(line);
         }
     }
 }

@@ -88,6 +88,12 @@ pub(crate) fn judge_for_tests(catalog: &Catalog, ended: bool) -> Judge {
 }
 
 impl App {
+    /// Whether a gateway's or service's traffic is followed (the live
+    /// screen is kept from then on).
+    pub fn following(&self) -> bool {
+        self.screens.get::<LivePane>().is_some()
+    }
+
     /// What the loop follows, if anything (the source of `--follow`).
     pub fn followed_source(&self) -> Option<crate::follow::Source> {
         let source = self.screens.get::<LivePane>()?.source();

@@ -65,7 +65,7 @@ impl App {
     pub(super) fn logged_in(
         &mut self,
         server: &str,
-        result: Result<Box<LoggedIn>, String>,
+        result: Result<Box<LoggedIn>, crate::sources::mcp::NotLoggedIn>,
     ) -> Vec<Effect> {
         self.logging_in = None;
         let logged = match result {
@@ -74,7 +74,7 @@ impl App {
                 self.status = Some(format!(
                     "the login to {} did not complete: {} (i tries again)",
                     escape(server),
-                    escape(&why)
+                    escape(&why.to_string())
                 ));
                 return Vec::new();
             }

@@ -136,7 +136,7 @@ impl App {
     pub(super) fn model_ready(
         &mut self,
         run: u64,
-        ready: Result<crate::search::Searcher, String>,
+        ready: Result<crate::search::Searcher, crate::tui::effect::ModelNotReady>,
     ) -> Vec<Effect> {
         if self.model.under(run).is_none() {
             return Vec::new();
@@ -162,7 +162,7 @@ impl App {
                 ]
             }
             Err(why) => {
-                let why = crate::terminal_text::escape(&why).into_owned();
+                let why = crate::terminal_text::escape(&why.to_string()).into_owned();
                 self.status = Some(format!(
                     "the search model could not be fetched ({why}); BM25F ranks alone: {} fetches again, {WHAT_ELSE}",
                     self.keymap

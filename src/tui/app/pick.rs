@@ -1,8 +1,6 @@
 //! A hand-picked set of tools (Space): marked in the panes, and while it
 //! holds any, what `a` toggles always-load on and what `x` exports.
 
-use std::sync::Arc;
-
 use super::{App, Focus};
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
@@ -65,24 +63,11 @@ impl App {
         for &i in picked {
             catalog = catalog.with_always_load(i, value);
         }
-        let toggled = Arc::new(catalog);
         let n = crate::tui::text::count(self.picked.len() as u64, "picked tool", "picked tools");
-        match self.settings.validate(&toggled) {
-            Ok(handle) => {
-                self.catalog = toggled;
-                self.rejudge();
-                self.handle = handle;
-                self.status = Some(format!(
-                    "always-load {} on {n}",
-                    if value { "set" } else { "cleared" }
-                ));
-                self.rebuild_view();
-                vec![self.search_effect(true)]
-            }
-            Err(e) => {
-                self.status = Some(format!("always-load not changed on {n}: {e}"));
-                Vec::new()
-            }
-        }
+        let said = format!(
+            "always-load {} on {n}",
+            if value { "set" } else { "cleared" }
+        );
+        self.put_always_load(catalog, said, format!("always-load not changed on {n}"))
     }
 }

@@ -9,10 +9,8 @@ use crate::settings::Settings;
 use crate::tui::action::Action;
 use crate::tui::effect::Effect;
 use crate::tui::layout::ScreenLayout;
-use crate::tui::screen::export::draw::Source;
-use crate::tui::screen::export::write_effect;
 use crate::tui::screen::job::Answer;
-use crate::tui::screen::{On, Open, Outcome, Screens, Told};
+use crate::tui::screen::{NothingToExport, On, Open, Outcome, Screens, Told, ToolsFrom, ToolsOut};
 
 impl App {
     /// What the screens see of the app, laid out as `layout` says.
@@ -40,15 +38,22 @@ impl App {
         }
     }
 
-    /// How many tools an export writes and where they come from, or why
+    /// The tools an export writes and where they come from, or why
     /// there are none.
-    fn export_source(&self) -> Result<(usize, Source), String> {
-        match self.export_set().map_or(0, |t| t.len()) {
-            0 => Err(self.nothing_to_export()),
-            tools if !self.picked.is_empty() => Ok((tools, Source::Picked)),
-            tools if self.search.full_catalog => Ok((tools, Source::FullCatalog)),
-            tools => Ok((tools, Source::Loaded)),
-        }
+    fn export_source(&self) -> Result<ToolsOut<'_>, NothingToExport> {
+        let tools: Vec<_> = (self.export_set().unwrap_or_default().iter())
+            .map(|&i| &self.catalog.tools()[i])
+            .collect();
+        let from = if tools.is_empty() {
+            return Err(self.nothing_to_export());
+        } else if !self.picked.is_empty() {
+            ToolsFrom::Picked
+        } else if self.search.full_catalog {
+            ToolsFrom::FullCatalog
+        } else {
+            ToolsFrom::Loaded
+        };
+        Ok(ToolsOut { tools, from })
     }
 
     /// What the screen (or popup) in front covers, if one is.
@@ -136,7 +141,7 @@ impl App {
                 }
                 Vec::new()
             }
-            Outcome::Export { format, path } => self.write_export(format, path),
+            Outcome::Export { format, write } => self.write_export(format, write),
             Outcome::Explain(explain) => self.explain(explain),
         }
     }
@@ -166,29 +171,18 @@ impl App {
         }
     }
 
-    /// The export written: the picked tools, else the loaded ones.
+    /// The export's write (the popup stays until it is done: a failed
+    /// one keeps the path typed, to fix), on the format it chose.
     fn write_export(
         &mut self,
         format: crate::provider::PayloadFormat,
-        path: String,
+        write: Result<Effect, Told>,
     ) -> Vec<Effect> {
         self.tool_format = format;
-        // The popup stays until the write is done: a failed one keeps the
-        // path typed, to fix.
-        let Some(indices) = self.export_set() else {
-            self.screens.close();
-            self.status = Some("nothing to export: no tools are loaded".into());
-            return Vec::new();
-        };
-        let tools: Vec<_> = indices.iter().map(|&i| &self.catalog.tools()[i]).collect();
-        match write_effect(format, path, &tools) {
+        match write {
             Ok(effect) => vec![effect],
-            Err(why) => {
-                let told = self
-                    .screens
-                    .front_screen_mut()
-                    .map(|screen| screen.tell(why.to_string(), true));
-                self.told(told);
+            Err(told) => {
+                self.told(Some(told));
                 Vec::new()
             }
         }

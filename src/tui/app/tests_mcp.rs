@@ -505,7 +505,7 @@ fn i_logs_in_to_the_server_waiting_for_a_login_and_its_tools_join() {
     // A login that did not complete says why, and how to try again.
     app.update(Msg::LoggedIn {
         server: "hosted".into(),
-        result: Err("no answer came back from the browser within 300 s".into()),
+        result: Err(crate::sources::mcp::login::LoginError::TimedOut(300).into()),
     });
     assert_eq!(
         app.status(),

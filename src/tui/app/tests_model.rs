@@ -95,7 +95,9 @@ fn a_fetch_its_stall_and_its_failure_are_in_the_header_at_every_width() {
     );
     app.update(Msg::ModelReady {
         run,
-        ready: Err("the hub sent nothing for 60 s".into()),
+        ready: Err(crate::tui::effect::ModelNotReady::Fetch(
+            "the hub sent nothing for 60 s".into(),
+        )),
     });
     header_everywhere(&mut app, &["bm25 keyword-only"]);
 }
@@ -107,7 +109,9 @@ fn a_failed_fetch_says_what_else_to_do_and_r_fetches_again() {
     assert!(app.take_model_job().is_none(), "taken once");
     app.update(Msg::ModelReady {
         run,
-        ready: Err("cannot reach the hub".into()),
+        ready: Err(crate::tui::effect::ModelNotReady::Fetch(
+            "cannot reach the hub".into(),
+        )),
     });
     let status = app.status().unwrap().to_string();
     for words in [
@@ -131,7 +135,7 @@ fn a_failed_fetch_says_what_else_to_do_and_r_fetches_again() {
     // The old run's word is not heard; the new one's is.
     app.update(Msg::ModelReady {
         run,
-        ready: Err("late".into()),
+        ready: Err(crate::tui::effect::ModelNotReady::Fetch("late".into())),
     });
     assert_eq!(app.fetching(), Some((0, 0)));
     app.update(Msg::ModelFetching {

@@ -220,7 +220,9 @@ fn a_model_that_cannot_be_fetched_leaves_bm25_and_says_why() {
     super::tests::settle(&mut app, effects);
     app.update(super::Msg::ModelReady {
         run: 1,
-        ready: Err("cannot reach the hub".into()),
+        ready: Err(crate::tui::effect::ModelNotReady::Fetch(
+            "cannot reach the hub".into(),
+        )),
     });
     assert_eq!(app.settings().ranker, crate::engine::Ranker::Bm25);
     assert!(

@@ -8,20 +8,36 @@ use crate::provider::payload_tool;
 use crate::terminal_text::{escape, json_for_terminal};
 use crate::tui::action::Action;
 use crate::tui::effect::Effect;
-use crate::tui::screen::export::format_name;
+
+/// Why there is no tool definition to take out.
+#[derive(Debug, thiserror::Error)]
+enum NoDefinition {
+    #[error("no tool is highlighted")]
+    NoTool,
+    /// The tool's JSON could not be written (its name, escaped).
+    #[error("{name}: {source}")]
+    Json {
+        name: String,
+        source: serde_json::Error,
+    },
+}
 
 impl App {
     /// The highlighted tool's JSON and its name for a message, or why
     /// there is none.
-    fn tool_definition(&self) -> Result<(String, String), String> {
-        let (index, _) = self.current_tool().ok_or("no tool is highlighted")?;
+    fn tool_definition(&self) -> Result<(String, String), NoDefinition> {
+        let (index, _) = self.current_tool().ok_or(NoDefinition::NoTool)?;
         let tool = &self.catalog.tools()[index];
         let format = self.tool_format;
         // The same text an export writes: exact JSON, safe on a terminal.
-        let mut text = json_for_terminal(&payload_tool(tool, format))
-            .map_err(|e| format!("{}: {e}", escape(&tool.name)))?;
+        let mut text = json_for_terminal(&payload_tool(tool, format)).map_err(|source| {
+            NoDefinition::Json {
+                name: escape(&tool.name).into_owned(),
+                source,
+            }
+        })?;
         text.push('\n');
-        let what = format!("{} ({} JSON)", escape(&tool.name), format_name(format));
+        let what = format!("{} ({} JSON)", escape(&tool.name), format.name());
         Ok((text, what))
     }
 

@@ -167,98 +167,162 @@ pub fn common_prefix(candidates: &[String]) -> String {
     first[..end].to_string()
 }
 
+/// Why a command line was not read: the bottom line's words (a word the
+/// user typed is quoted and escaped for the terminal).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotRead {
+    #[error("no command: type one, Tab lists them")]
+    Empty,
+    /// `:name` without the value it needs (`what`, as its usage names it).
+    #[error(":{name} needs {what} (:{name} {what})")]
+    Needs { name: String, what: &'static str },
+    /// `:what` takes `takes`, not the word typed (quoted).
+    #[error(":{what} takes {takes}, not {typed}")]
+    Takes {
+        what: String,
+        takes: String,
+        typed: String,
+    },
+    /// The count read, refused by its own check.
+    #[error(":{what} refused: {why}")]
+    Refused { what: String, why: String },
+    /// The value read, not one of the setting's (`what`: the command and
+    /// the word typed).
+    #[error(":{what}: {why}")]
+    Invalid { what: String, why: String },
+    /// An action of another screen (its section's title in help).
+    #[error(
+        ":{name} is a key of another screen ({screen}), not of the panes: open that screen first"
+    )]
+    OtherScreen { name: String, screen: &'static str },
+    /// No column of that name (quoted) to sort by.
+    #[error(":sort by {choices}, not {typed}")]
+    SortBy { choices: String, typed: String },
+    /// No command of that name (quoted).
+    #[error("no command {0} (Tab lists them; ? shows them all)")]
+    Unknown(String),
+}
+
 /// Reads a line (without its `:`).
-pub fn parse(line: &str) -> Result<Command, String> {
+pub fn parse(line: &str) -> Result<Command, NotRead> {
     let line = line.trim();
     let (name, arg) = match line.split_once(char::is_whitespace) {
         Some((n, a)) => (n, a.trim()),
         None => (line, ""),
     };
     let shown = crate::terminal_text::escape(name);
-    let need = |what: &str| {
+    let need = |what: &'static str| {
         if arg.is_empty() {
-            Err(format!(":{name} needs {what} (:{name} {what})"))
+            Err(NotRead::Needs {
+                name: name.to_string(),
+                what,
+            })
         } else {
             Ok(arg)
         }
     };
     match name {
-        "" => Err("no command: type one, Tab lists them".into()),
+        "" => Err(NotRead::Empty),
         "q" | "quit" | "q!" | "qa" => no_argument(name, arg, Command::Act(Action::QuitNow)),
         "cap" => {
             let value = need("N")?;
             if matches!(value, "none" | "off") {
                 return Ok(Command::Cap(None));
             }
-            let n = flags::whole_number(value).ok_or_else(|| {
-                format!(":cap takes a whole number or none, not {}", quote(value))
-            })?;
+            let n = flags::whole_number(value)
+                .ok_or_else(|| takes("cap", "a whole number or none", value))?;
             MaxTools::checked(Some(n), SelectError::MaxTools)
                 .map(|n| Command::Cap(Some(n)))
-                .map_err(|e| format!(":cap {n} refused: {e}"))
+                .map_err(|e| refused(format!("cap {n}"), e))
         }
         "initial" => {
             let n = flags::whole_number(need("N")?)
-                .ok_or_else(|| format!(":initial takes a whole number, not {}", quote(arg)))?;
+                .ok_or_else(|| takes("initial", "a whole number", arg))?;
             InitialToolCount::checked(Some(n))
                 .map(Command::Initial)
-                .map_err(|e| format!(":initial {n} refused: {e}"))
+                .map_err(|e| refused(format!("initial {n}"), e))
         }
         "ranker" => flags::word_ranker(need("NAME")?)
             .map(Command::Ranker)
-            .map_err(|e| format!(":ranker {}: {e}", quote(arg))),
+            .map_err(|e| invalid(format!("ranker {}", quote(arg)), e)),
         "strategy" => flags::strategy(need("NAME")?)
             .map(Command::Strategy)
-            .map_err(|e| format!(":strategy {}: {e}", quote(arg))),
+            .map_err(|e| invalid(format!("strategy {}", quote(arg)), e)),
         "gate" => flags::on_off(need("on|off")?)
             .map(Command::Gate)
-            .map_err(|e| format!(":gate: {e}")),
+            .map_err(|e| invalid("gate".into(), e)),
         "basis" => flags::token_basis(need("BASIS")?)
             .map(Command::Basis)
-            .map_err(|e| format!(":basis {}: {e}", quote(arg))),
+            .map_err(|e| invalid(format!("basis {}", quote(arg)), e)),
         "sort" => sort(need("COLUMN")?),
         "search" => Ok(Command::Search(need("WORDS")?.to_string())),
         "open" => Ok(Command::Open(need("FILE")?.to_string())),
         "follow" => Ok(Command::Follow(need("URL")?.to_string())),
         _ => match Action::from_name(name) {
             Some(a) if runnable(a) => no_argument(name, arg, Command::Act(a)),
-            Some(a) => Err(format!(
-                ":{name} is a key of another screen ({}), not of the panes: open that screen first",
-                a.context().title()
-            )),
-            None => Err(format!(
-                "no command {} (Tab lists them; ? shows them all)",
-                quote(&shown)
-            )),
+            Some(a) => Err(NotRead::OtherScreen {
+                name: name.to_string(),
+                screen: a.context().title(),
+            }),
+            None => Err(NotRead::Unknown(quote(&shown))),
         },
     }
 }
 
-fn no_argument(name: &str, arg: &str, command: Command) -> Result<Command, String> {
+fn no_argument(name: &str, arg: &str, command: Command) -> Result<Command, NotRead> {
     if arg.is_empty() {
         Ok(command)
     } else {
-        Err(format!(":{name} takes no argument, not {}", quote(arg)))
+        Err(takes(name, "no argument", arg))
     }
 }
 
-fn sort(arg: &str) -> Result<Command, String> {
+/// `:what` takes `takes`, not `typed`.
+fn takes(what: &str, takes: &str, typed: &str) -> NotRead {
+    NotRead::Takes {
+        what: what.to_string(),
+        takes: takes.to_string(),
+        typed: quote(typed),
+    }
+}
+
+/// `:what` refused by the count's own check.
+fn refused(what: String, why: impl std::fmt::Display) -> NotRead {
+    NotRead::Refused {
+        what,
+        why: why.to_string(),
+    }
+}
+
+/// `:what` is not one of the setting's values.
+fn invalid(what: String, why: impl std::fmt::Display) -> NotRead {
+    NotRead::Invalid {
+        what,
+        why: why.to_string(),
+    }
+}
+
+fn sort(arg: &str) -> Result<Command, NotRead> {
     let mut words = arg.split_whitespace();
     let column = words.next().unwrap_or("");
     let reverse = match words.next() {
         None => false,
         Some("reverse" | "rev" | "desc" | "-r") => true,
         Some(other) => {
-            return Err(format!(
-                ":sort {column} takes reverse or nothing after it, not {}",
-                quote(other)
+            return Err(takes(
+                &format!("sort {column}"),
+                "reverse or nothing after it",
+                other,
             ));
         }
     };
     let choices = Sort::ALL.map(Sort::word).join(", ");
     Sort::named(column)
         .map(|s| Command::Sort(s, reverse))
-        .ok_or_else(|| format!(":sort by {choices}, not {}", quote(column)))
+        .ok_or_else(|| NotRead::SortBy {
+            choices,
+            typed: quote(column),
+        })
 }
 
 /// A word the user typed, quoted and escaped for the status line.
@@ -283,29 +347,52 @@ mod tests {
             Ok(Command::Sort(Sort::Tokens, true))
         );
         assert_eq!(parse("gate off"), Ok(Command::Gate(false)));
-        let err = parse("cap eight").unwrap_err();
+        let err = parse("cap eight").unwrap_err().to_string();
         assert!(err.contains("\"eight\""), "{err}");
-        let err = parse("ranker fast").unwrap_err();
+        let err = parse("ranker fast").unwrap_err().to_string();
         assert!(err.contains("\"fast\"") && err.contains("bm25"), "{err}");
-        let err = parse("strategy most").unwrap_err();
+        let err = parse("strategy most").unwrap_err().to_string();
         assert!(err.contains("\"most\""), "{err}");
-        let err = parse("sort colour").unwrap_err();
+        let err = parse("sort colour").unwrap_err().to_string();
         assert!(
             err.contains("\"colour\"") && err.contains("tokens"),
             "{err}"
         );
-        let err = parse("frobnicate").unwrap_err();
+        let err = parse("frobnicate").unwrap_err().to_string();
         assert!(err.contains("\"frobnicate\""), "{err}");
-        let err = parse("cap").unwrap_err();
+        let err = parse("cap").unwrap_err().to_string();
         assert!(err.contains(":cap N"), "{err}");
-        let err = parse("tune now").unwrap_err();
+        let err = parse("tune now").unwrap_err().to_string();
         assert!(err.contains("no argument"), "{err}");
         // Another screen's action says where it belongs.
-        let err = parse("tune_apply").unwrap_err();
+        let err = parse("tune_apply").unwrap_err().to_string();
         assert!(err.contains("Tune"), "{err}");
         // Untrusted bytes never reach the terminal raw.
-        let err = parse("\u{1b}[2J").unwrap_err();
+        let err = parse("\u{1b}[2J").unwrap_err().to_string();
         assert!(!err.contains('\u{1b}'), "{err}");
+    }
+
+    #[test]
+    fn a_line_not_read_says_so_in_the_same_words() {
+        let said = |line: &str| parse(line).unwrap_err().to_string();
+        assert_eq!(said(""), "no command: type one, Tab lists them");
+        assert_eq!(said("cap"), ":cap needs N (:cap N)");
+        assert_eq!(
+            said("initial x"),
+            ":initial takes a whole number, not \"x\""
+        );
+        assert_eq!(said("q now"), ":q takes no argument, not \"now\"");
+        assert_eq!(
+            said("sort name up"),
+            ":sort name takes reverse or nothing after it, not \"up\""
+        );
+        assert!(said("cap 0").starts_with(":cap 0 refused: "));
+        assert!(said("gate maybe").starts_with(":gate: "));
+        let sort = said("sort colour");
+        assert!(
+            sort.starts_with(":sort by ") && sort.ends_with(", not \"colour\""),
+            "{sort}"
+        );
     }
 
     #[test]

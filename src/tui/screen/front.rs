@@ -8,7 +8,6 @@ use std::sync::Arc;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::export::draw::Source;
 use super::job::Answer;
 use super::{Outcome, Popup, Screens};
 use crate::caching::Pricing;
@@ -20,8 +19,10 @@ use crate::sources::mcp::{McpHost, ServerStatus};
 use crate::tools_handle::ToolsHandle;
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
+use crate::tui::find::Find;
 use crate::tui::keymap::Keymap;
 use crate::tui::layout::ScreenLayout;
+use crate::tui::list::Scroll;
 use crate::tui::paint::Theme;
 
 /// The app as a screen sees it.
@@ -51,15 +52,48 @@ pub struct On<'a> {
     pub query: &'a str,
     pub regex: bool,
     pub history: &'a [String],
-    /// How many tools an export writes and where they come from, or why
-    /// there are none.
-    pub export: Result<(usize, Source), String>,
+    /// The tools an export writes and where they come from, or why there
+    /// are none.
+    pub export: Result<ToolsOut<'a>, NothingToExport>,
     /// The provider format last exported.
     pub tool_format: PayloadFormat,
     /// Per-tool tokens, once counted.
     pub costs: Option<&'a [u64]>,
     /// The provider whose caching the Tokens box prices, if any.
     pub caching: Option<Pricing>,
+}
+
+/// The tools taken out of the explorer (an export writes them), by
+/// catalog place, and where they come from.
+#[derive(Debug, Clone)]
+pub struct ToolsOut<'a> {
+    pub tools: Vec<&'a crate::catalog::Tool>,
+    pub from: ToolsFrom,
+}
+
+/// Where the tools taken out come from: picked by hand, the full catalog
+/// (after a failed search), or the search's loaded set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolsFrom {
+    Picked,
+    FullCatalog,
+    Loaded,
+}
+
+/// Why there are no tools to take out, as the search stands.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NothingToExport {
+    #[error("nothing to export yet: the first search has not come back")]
+    Waiting,
+    /// The search failed (`retry`: the key that retries it).
+    #[error("nothing to export: the search failed, so no tools are loaded ({retry} retries)")]
+    Failed { retry: String },
+    #[error(
+        "nothing to export: an empty query loads only the always-load tools, and this catalog has none; type a query first"
+    )]
+    EmptyQuery,
+    #[error("nothing to export: the search loaded no tools (none matched the query)")]
+    NoneMatched,
 }
 
 /// Where a message for the screen in front goes.
@@ -103,8 +137,8 @@ pub enum Unopened {
     NotFollowing,
     /// An export writes tools, and none are loaded or picked: why, as the
     /// search's state says it.
-    #[error("{0}")]
-    NothingToExport(String),
+    #[error(transparent)]
+    NothingToExport(#[from] NothingToExport),
 }
 
 /// A screen: everything of its own, in its folder. The app hands it the
@@ -165,6 +199,23 @@ pub trait Screen: Any {
     /// itself (`key` as the key line names it).
     fn unbound(&mut self, _key: &str, _on: &On) -> bool {
         false
+    }
+
+    /// Shown over the screen in front, closing back to it (help): its key
+    /// line names no key that opens it again.
+    fn over(&self) -> bool {
+        false
+    }
+
+    /// The words `/` looks for in the text it shows, if it has such a
+    /// text (`n` and `N` step through them).
+    fn find(&self) -> Option<&Find> {
+        None
+    }
+
+    /// The words looked for and the scroll they move, to change.
+    fn find_mut(&mut self) -> Option<(&mut Find, &mut Scroll)> {
+        None
     }
 
     /// Whether the mouse wheel scrolls it (as its up and down keys do).

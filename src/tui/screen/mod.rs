@@ -20,7 +20,7 @@ mod front;
 #[cfg(test)]
 mod reach_tests;
 mod registry;
-pub use front::{On, Open, Screen, Told, Unopened};
+pub use front::{NothingToExport, On, Open, Screen, Told, ToolsFrom, ToolsOut, Unopened};
 pub use registry::Screens;
 
 use crate::tui::action::Action;
@@ -47,10 +47,11 @@ pub enum Outcome {
     Explain(live::Explain),
     /// The query box's history is now this (oldest first).
     Forget(Vec<String>),
-    /// Write the tools to export in `format` to `path`.
+    /// `format` is the provider format last exported (a copied tool's
+    /// too); then the export's write, or where to say why there is none.
     Export {
         format: crate::provider::PayloadFormat,
-        path: String,
+        write: Result<Effect, Told>,
     },
 }
 

@@ -16,40 +16,19 @@ const REACH: &[(&str, &str, &str, &[&str])] = &[
     ("history", "HistoryList", "History", &["src/tui/action.rs"]),
     ("breaker", "BreakerPane", "Breaker", &["src/tui/action.rs"]),
     ("compare", "ComparePane", "Compare", &["src/tui/action.rs"]),
-    // The export set and the provider format last chosen (a copied
-    // tool's) are the app's.
-    (
-        "export",
-        "ExportBox",
-        "Export",
-        &["src/tui/app/screens.rs", "src/tui/app/tool_out.rs"],
-    ),
-    // Help opens over any screen, and `/` finds words in it as in the
-    // detail.
-    (
-        "help",
-        "HelpState",
-        "Help",
-        &[
-            "src/tui/app.rs",
-            "src/tui/app/accessors.rs",
-            "src/tui/app/find.rs",
-            "src/tui/screen/registry.rs",
-            "src/tui/ui/status.rs",
-        ],
-    ),
+    // What it writes comes through `On` (the tools taken out, and where
+    // from); its outcome carries the write and the format chosen.
+    ("export", "ExportBox", "Export", &[]),
+    // Help opens over any screen (`Screen::over`), and `/` finds words in
+    // it as in the detail (`Screen::find`).
+    ("help", "HelpState", "Help", &[]),
     // The followed traffic is kept from the start, and a miss explained
     // on the main screen (`app/live.rs`).
     (
         "live",
         "LivePane",
         "Live",
-        &[
-            "src/tui/action.rs",
-            "src/tui/app.rs",
-            "src/tui/app/live.rs",
-            "src/tui/ui/status.rs",
-        ],
+        &["src/tui/action.rs", "src/tui/app.rs", "src/tui/app/live.rs"],
     ),
     // The settings editor is the record every setting goes through.
     (

@@ -75,12 +75,14 @@ impl Screens {
         self.held.push(screen);
     }
 
-    /// Shows `id` in front: help over what is shown, any other alone.
+    /// Shows `id` in front: a screen shown over others (help) over what
+    /// is shown, any other alone.
     pub fn show(&mut self, id: Popup) {
         if self.front() == Some(id) {
             return;
         }
-        if id != Popup::Help {
+        let over = self.held.iter().any(|s| s.id() == id && s.over());
+        if !over {
             self.close_all();
         }
         self.shown.push(id);

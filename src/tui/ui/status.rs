@@ -24,14 +24,13 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, theme: &Theme, caption: Option
             app.keymap(),
             screen.keys(),
             screen.context() == crate::tui::action::Context::Input,
-            screen.id() != Popup::Help,
+            !screen.over(),
         ),
         (None, None) => {
             let line = which_line(app);
             let mut hints = keys_of(app.keymap(), line);
             // The live screen's key, only when something is followed.
-            if line == KeyLine::Main && app.screen::<crate::tui::screen::live::LivePane>().is_none()
-            {
+            if line == KeyLine::Main && !app.following() {
                 let live = app.keymap().first(crate::tui::action::Action::Live);
                 hints.retain(|h| live.as_ref().is_none_or(|k| h.keys != k.to_string()));
             }

@@ -17,12 +17,7 @@ const LABEL: usize = 8;
 
 /// What the export writes: the tools picked by hand, the full catalog
 /// (after a failed search), or the search's loaded set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    Picked,
-    FullCatalog,
-    Loaded,
-}
+pub use crate::tui::screen::ToolsFrom as Source;
 
 pub fn draw(
     f: &mut Frame,

@@ -22,13 +22,7 @@ use crate::tui::line_input::LineInput;
 
 /// The name of a format, as `--export` takes it.
 pub fn format_name(format: PayloadFormat) -> &'static str {
-    match format {
-        PayloadFormat::OpenaiResponses => "openai-responses",
-        PayloadFormat::OpenaiChat => "openai-chat",
-        PayloadFormat::Anthropic => "anthropic",
-        PayloadFormat::Mcp => "mcp",
-        PayloadFormat::Caveman => "caveman",
-    }
+    format.name()
 }
 
 /// The file a format is written to unless the user types another.
@@ -90,9 +84,10 @@ impl ExportBox {
         self.path.insert(text);
     }
 
-    pub fn handle(&mut self, action: Action) -> Outcome {
+    /// What `action` does to the popup.
+    pub fn handle(&mut self, action: Action) -> Key {
         self.message = None;
-        match action {
+        Key::Done(match action {
             Action::InputCancel => Outcome::Close,
             Action::InputHistoryPrev => {
                 self.step_format(-1);
@@ -106,7 +101,7 @@ impl ExportBox {
                 let path = self.path.text.trim().to_string();
                 if path.is_empty() {
                     self.message = Some("type a file to write to".into());
-                    return Outcome::Stay;
+                    return Key::Done(Outcome::Stay);
                 }
                 // An existing file is overwritten only when asked twice.
                 if std::path::Path::new(&path).exists()
@@ -117,13 +112,10 @@ impl ExportBox {
                         escape(&path)
                     ));
                     self.confirming = Some(path);
-                    return Outcome::Stay;
+                    return Key::Done(Outcome::Stay);
                 }
                 self.confirming = None;
-                Outcome::Export {
-                    format: self.format,
-                    path,
-                }
+                return Key::Write(path);
             }
             other => {
                 if self.path.edit(other) {
@@ -131,8 +123,32 @@ impl ExportBox {
                 }
                 Outcome::Stay
             }
+        })
+    }
+
+    /// The write of what the app exports now (`on.export`) to `path`, or
+    /// where to say why not: a payload that cannot be made is said in the
+    /// popup, the path kept to fix.
+    fn write(&mut self, path: String, on: &On) -> Outcome {
+        let write = match &on.export {
+            Err(_) => Err(Told::Close("nothing to export: no tools are loaded".into())),
+            Ok(out) => write_effect(self.format, path, &out.tools).map_err(|why| {
+                self.message = Some(why.to_string());
+                Told::Shown
+            }),
+        };
+        Outcome::Export {
+            format: self.format,
+            write,
         }
     }
+}
+
+/// What a key does to the popup: an outcome, or the path to write to.
+#[derive(Debug)]
+pub enum Key {
+    Done(Outcome),
+    Write(String),
 }
 
 /// Tools that cannot be written out as a payload.
@@ -165,7 +181,7 @@ pub fn write_effect(
 /// The popup opens on the tools an export writes (on the format chosen
 /// last), or says why there are none.
 pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, Unopened> {
-    let (tools, _) = on.export.clone().map_err(Unopened::NothingToExport)?;
+    let tools = on.export.as_ref().map_err(|e| e.clone())?.tools.len();
     screens.hold(Box::new(ExportBox::new(tools, on.tool_format)));
     screens.show(Popup::Export);
     Ok(Vec::new())
@@ -185,8 +201,11 @@ impl Screen for ExportBox {
         KEYS
     }
 
-    fn handle(&mut self, action: Action, _on: &On) -> Outcome {
-        ExportBox::handle(self, action)
+    fn handle(&mut self, action: Action, on: &On) -> Outcome {
+        match ExportBox::handle(self, action) {
+            Key::Done(outcome) => outcome,
+            Key::Write(path) => self.write(path, on),
+        }
     }
 
     fn area(&self, on: &On) -> ratatui::layout::Rect {
@@ -197,7 +216,7 @@ impl Screen for ExportBox {
         let source = on
             .export
             .as_ref()
-            .map_or(draw::Source::Loaded, |(_, source)| *source);
+            .map_or(draw::Source::Loaded, |out| out.from);
         draw::draw(f, on.layout.export_popup, self, source, on.keymap, theme);
     }
 
@@ -238,14 +257,15 @@ mod tests {
         b.type_text("out.json");
         b.handle(Action::InputHistoryNext);
         assert_eq!(b.path.text, "out.json");
+        assert_eq!(b.format, PayloadFormat::OpenaiResponses);
         assert!(matches!(
             b.handle(Action::InputSubmit),
-            Outcome::Export {
-                format: PayloadFormat::OpenaiResponses,
-                path,
-            } if path == "out.json"
+            Key::Write(path) if path == "out.json"
         ));
-        assert!(matches!(b.handle(Action::InputCancel), Outcome::Close));
+        assert!(matches!(
+            b.handle(Action::InputCancel),
+            Key::Done(Outcome::Close)
+        ));
     }
 
     #[test]
@@ -256,7 +276,10 @@ mod tests {
         let mut b = ExportBox::new(3, PayloadFormat::Anthropic);
         b.handle(Action::InputClear);
         b.type_text(path.to_str().unwrap());
-        assert!(matches!(b.handle(Action::InputSubmit), Outcome::Stay));
+        assert!(matches!(
+            b.handle(Action::InputSubmit),
+            Key::Done(Outcome::Stay)
+        ));
         assert!(
             b.message
                 .as_deref()
@@ -266,10 +289,10 @@ mod tests {
         // An edit asks again.
         b.type_text("x");
         b.handle(Action::InputBackspace);
-        assert!(matches!(b.handle(Action::InputSubmit), Outcome::Stay));
         assert!(matches!(
             b.handle(Action::InputSubmit),
-            Outcome::Export { .. }
+            Key::Done(Outcome::Stay)
         ));
+        assert!(matches!(b.handle(Action::InputSubmit), Key::Write(_)));
     }
 }

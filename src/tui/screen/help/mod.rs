@@ -108,6 +108,18 @@ impl Screen for HelpState {
         );
     }
 
+    fn over(&self) -> bool {
+        true
+    }
+
+    fn find(&self) -> Option<&crate::tui::find::Find> {
+        Some(&self.find)
+    }
+
+    fn find_mut(&mut self) -> Option<(&mut crate::tui::find::Find, &mut crate::tui::list::Scroll)> {
+        Some((&mut self.find, &mut self.scroll))
+    }
+
     fn wheel(&self) -> bool {
         true
     }

@@ -41,6 +41,9 @@ impl Screen for Probe {
         Outcome::Stay
     }
     fn draw(&self, _f: &mut Frame, _on: &On, _theme: &Theme) {}
+    fn over(&self) -> bool {
+        self.id == Popup::Help
+    }
     fn kept(&self) -> bool {
         self.kept
     }
