@@ -36,9 +36,8 @@ impl App {
         set: ToolSet,
         result: Result<u64, crate::provider_count::CountError>,
     ) {
-        let result = result.map_err(|e| crate::terminal_text::escape(&e.to_string()).into_owned());
         if let Some(exact) = &mut self.exact
-            && let Some(e) = exact.receive(set, result)
+            && let Some(e) = exact.receive(set, result.as_ref().copied())
         {
             self.status = Some(format!("{e}; the estimates stand"));
         }

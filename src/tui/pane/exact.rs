@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::catalog::Catalog;
-use crate::provider_count::SharedCounter;
+use crate::provider_count::{CountError, SharedCounter};
 use crate::tui::effect::Effect;
 
 /// A set of tools: catalog indices, ascending (the order the provider is
@@ -89,7 +89,7 @@ impl ExactCounts {
     }
 
     /// A count came back; a failure is returned once, to be told.
-    pub fn receive(&mut self, set: ToolSet, result: Result<u64, String>) -> Option<String> {
+    pub fn receive(&mut self, set: ToolSet, result: Result<u64, &CountError>) -> Option<String> {
         if self.in_flight.as_ref() == Some(&set) {
             self.in_flight = None;
         }
@@ -99,8 +99,9 @@ impl ExactCounts {
                 None
             }
             Err(e) if self.failed.is_none() => {
-                self.failed = Some(e.clone());
-                Some(e)
+                let said = crate::terminal_text::escape(&e.to_string()).into_owned();
+                self.failed = Some(said.clone());
+                Some(said)
             }
             Err(_) => None,
         }

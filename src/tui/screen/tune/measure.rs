@@ -44,11 +44,7 @@ impl TunePane {
     /// Takes a measurement's answer, if it is the newest.
     pub(super) fn measured(&mut self, answer: &Answer) {
         if let Some(m) = answer.get::<MeasureDone>() {
-            let result = match &m.result {
-                Ok(report) => Ok(report.clone()),
-                Err(e) => Err(e.to_string()),
-            };
-            self.receive(m.generation, result);
+            self.receive(m.generation, m.result.as_ref().map(TuneReport::clone));
         }
     }
 }

@@ -33,7 +33,7 @@ use crate::tui::keymap::Keymap;
 use crate::tui::line_input::LineInput;
 use crate::tui::screen::Popup;
 use crate::tui::screen::job::ScreenJob;
-use crate::tune::{TuneOptions, TuneReport};
+use crate::tune::{TuneError, TuneOptions, TuneReport};
 
 /// What a measurement was made for: a new catalog (always-load toggled),
 /// ranker, token basis or request file makes it stale.
@@ -174,13 +174,13 @@ impl TunePane {
     }
 
     /// Takes the answer of measurement `generation` if it is the newest.
-    pub fn receive(&mut self, generation: u64, result: Result<TuneReport, String>) -> bool {
+    pub fn receive(&mut self, generation: u64, result: Result<TuneReport, &TuneError>) -> bool {
         if generation != self.generation {
             return false;
         }
         self.state = match result {
             Ok(r) => TuneState::Ready(Arc::new(r)),
-            Err(e) => TuneState::Failed(e),
+            Err(e) => TuneState::Failed(e.to_string()),
         };
         true
     }
@@ -419,7 +419,10 @@ mod tests {
         assert!(!p.needs(&wanted));
         assert!(!p.receive(first, Ok(report())));
         assert!(matches!(p.state, TuneState::Measuring));
-        assert!(p.receive(second, Err("boom".into())));
+        let failed = crate::tune::TuneError::Input(crate::eval::EvalError::Empty {
+            path: "q.jsonl".into(),
+        });
+        assert!(p.receive(second, Err(&failed)));
         assert!(matches!(p.state, TuneState::Failed(_)));
     }
 
