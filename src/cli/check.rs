@@ -118,7 +118,7 @@ fn gateway_saving(
 ) -> Result<(serde_json::Value, String), CliError> {
     Err(CliError::Usage(format!(
         "--gateway: {}",
-        super::mcp::WITHOUT_MCP
+        super::mcp_error::WITHOUT_MCP
     )))
 }
 

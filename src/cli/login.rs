@@ -30,12 +30,12 @@ pub struct LogoutArgs {
 
 #[cfg(not(feature = "mcp"))]
 pub fn login(_args: &LoginArgs) -> Result<(), CliError> {
-    Err(CliError::Usage(super::mcp::WITHOUT_MCP.into()))
+    Err(CliError::Usage(super::mcp_error::WITHOUT_MCP.into()))
 }
 
 #[cfg(not(feature = "mcp"))]
 pub fn logout(_args: &LogoutArgs) -> Result<(), CliError> {
-    Err(CliError::Usage(super::mcp::WITHOUT_MCP.into()))
+    Err(CliError::Usage(super::mcp_error::WITHOUT_MCP.into()))
 }
 
 /// Logs in to the server named, of the servers the flags give: its page

@@ -182,7 +182,3 @@ pub struct Loaded {
     pub host: Option<Arc<McpHost>>,
     pub servers: Vec<ServerStatus>,
 }
-
-/// What a build without the `mcp` feature says of MCP servers.
-#[cfg(not(feature = "mcp"))]
-pub const WITHOUT_MCP: &str = "this toolsift was built without the mcp feature, so it starts no MCP server and has no gateway: give catalog files, or install toolsift with its default features";

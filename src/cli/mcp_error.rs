@@ -66,7 +66,7 @@ pub enum McpError {
     },
     /// A build without the `mcp` feature starts no server.
     #[cfg(not(feature = "mcp"))]
-    #[error("{}", super::mcp::WITHOUT_MCP)]
+    #[error("{}", WITHOUT_MCP)]
     WithoutMcp,
 }
 
@@ -114,3 +114,7 @@ mod tests {
         assert!(e.to_string().starts_with("login to evil"), "{e}");
     }
 }
+
+/// What a build without the `mcp` feature says of MCP servers.
+#[cfg(not(feature = "mcp"))]
+pub const WITHOUT_MCP: &str = "this toolsift was built without the mcp feature, so it starts no MCP server and has no gateway: give catalog files, or install toolsift with its default features";

@@ -59,7 +59,7 @@ pub fn run(command: Option<&Command>) -> Result<(), CliError> {
         #[cfg(feature = "mcp")]
         Some(Command::Gateway(args)) => gateway::run(args),
         #[cfg(not(feature = "mcp"))]
-        Some(Command::Gateway(_)) => Err(CliError::Usage(mcp::WITHOUT_MCP.into())),
+        Some(Command::Gateway(_)) => Err(CliError::Usage(mcp_error::WITHOUT_MCP.into())),
         Some(Command::ExportCatalog(args)) => export::run(args),
         Some(Command::Tune(args)) => tune::run(args),
         Some(Command::Model(args)) => model::run(args),

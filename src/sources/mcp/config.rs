@@ -35,41 +35,12 @@ use super::child_env::InheritEnv;
 use super::config_error::McpConfigError;
 use super::oauth_entry::OAuthSettings;
 use super::server_entry::{EDITORS_KEYS, ServerEntry};
+pub use super::server_entry::{McpServer, Transport};
 pub use super::vars::home_path;
 use super::vars::{Vars, workspace_of};
 
 /// The time a server gets to start and list its tools, unless configured.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
-
-/// How to reach one server.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Transport {
-    Stdio {
-        command: String,
-        args: Vec<String>,
-        env: BTreeMap<String, String>,
-        cwd: Option<PathBuf>,
-        /// What of toolsift's own environment it gets besides `env`.
-        inherit_env: InheritEnv,
-    },
-    Http {
-        url: String,
-        headers: BTreeMap<String, String>,
-        /// How to log in when the server asks for it.
-        oauth: OAuthSettings,
-    },
-}
-
-/// One server to gather.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct McpServer {
-    pub name: String,
-    pub transport: Transport,
-    /// Every tool of this server is always-load.
-    pub always_load: bool,
-    /// Whether an HTTP gateway's keys share its connection.
-    pub isolation: super::Isolation,
-}
 
 /// Servers and what to do with their tools.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,9 +8,38 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::child_env::{InheritEnv, InheritEnvEntry, InheritEnvError};
-use super::config::{McpServer, Transport};
 use super::oauth_entry::{OAuthEntry, OAuthError, OAuthSettings};
 use super::vars::{VarError, Vars};
+
+/// How to reach one server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+        cwd: Option<PathBuf>,
+        /// What of toolsift's own environment it gets besides `env`.
+        inherit_env: InheritEnv,
+    },
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+        /// How to log in when the server asks for it.
+        oauth: OAuthSettings,
+    },
+}
+
+/// One server to gather.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpServer {
+    pub name: String,
+    pub transport: Transport,
+    /// Every tool of this server is always-load.
+    pub always_load: bool,
+    /// Whether an HTTP gateway's keys share its connection.
+    pub isolation: super::Isolation,
+}
 
 /// One server as written, in any of the file formats.
 #[derive(Debug, Clone, Default, Deserialize)]

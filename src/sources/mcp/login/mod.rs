@@ -14,6 +14,7 @@
 //! error: errors from the protocol are cut where a token could start.
 
 mod callback;
+mod choice;
 mod private;
 mod flow;
 mod keyring;

@@ -27,7 +27,7 @@ pub enum StoreError {
     Encode(String),
     /// `TOOLSIFT_TOKEN_STORE` names no store.
     #[error(transparent)]
-    Choice(#[from] super::store::UnknownStore),
+    Choice(#[from] super::choice::UnknownStore),
     #[error(transparent)]
     Keyring(#[from] super::keyring::KeyringError),
 }

@@ -14,6 +14,8 @@
 //! put a file there); each refusal names the path and why, and no token of
 //! it is sent.
 
+pub use super::choice::{STORE_VAR, UnknownStore};
+use super::choice::{Choice, choice};
 use std::path::{Path, PathBuf};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -25,8 +27,6 @@ use super::keyring::{keyring_delete, keyring_get, keyring_set};
 use super::private::{StoreError, check_folder, read_kept, write_private};
 use serde::{Deserialize, Serialize};
 
-/// The variable that picks where logins are kept: `file` or `keyring`.
-pub const STORE_VAR: &str = "TOOLSIFT_TOKEN_STORE";
 
 /// What is kept for one server.
 #[derive(Clone, Default, Serialize, Deserialize)]
@@ -61,30 +61,6 @@ impl std::fmt::Debug for Record {
             .field("client_secret", &self.client_secret.as_ref().map(|_| "[kept]"))
             .field("credentials", &self.credentials.as_ref().map(|_| "[kept]"))
             .finish()
-    }
-}
-
-/// Where logins go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Choice {
-    /// The keyring, else the file when there is no keyring.
-    Either,
-    Keyring,
-    File,
-}
-
-/// A value of [`STORE_VAR`] that names no store.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{STORE_VAR}={0:?}: expected \"keyring\" or \"file\"")]
-pub struct UnknownStore(pub String);
-
-/// Where [`STORE_VAR`] says logins go.
-fn choice() -> Result<Choice, UnknownStore> {
-    match std::env::var(STORE_VAR).as_deref() {
-        Err(_) | Ok("") => Ok(Choice::Either),
-        Ok("keyring") => Ok(Choice::Keyring),
-        Ok("file") => Ok(Choice::File),
-        Ok(other) => Err(UnknownStore(other.to_string())),
     }
 }
 

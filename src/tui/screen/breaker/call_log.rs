@@ -9,7 +9,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::draw::{Seen, hint};
+use super::seen::{Seen, hint};
 use super::{BreakerPane, CallEntry, LiveState};
 use crate::terminal_text::escape;
 use crate::tui::action::Action;

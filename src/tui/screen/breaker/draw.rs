@@ -8,52 +8,15 @@ use ratatui::widgets::{Clear, Gauge, Paragraph};
 
 use super::BreakerPane;
 use super::layout::BreakerLayout;
-use crate::catalog::Catalog;
+pub use super::seen::Seen;
+use super::seen::hint;
 use crate::terminal_text::escape;
 use crate::tui::action::Action;
-use crate::tui::keymap::Keymap;
 use crate::tui::paint::{Theme, pane, popup};
 use crate::tui::text::{cut, width as text_width, wrap};
 
 /// The label before the arguments (and the indent of the lines under it).
 const LABEL_WIDTH: usize = 7;
-
-/// What the simulator's drawing reads beyond its pane.
-pub struct Seen<'a> {
-    pub pane: &'a BreakerPane,
-    pub catalog: &'a Catalog,
-    pub keymap: &'a Keymap,
-    /// Calls go to live MCP servers.
-    pub mcp_live: bool,
-}
-
-impl Seen<'_> {
-    pub(super) fn keymap(&self) -> &Keymap {
-        self.keymap
-    }
-
-    pub(super) fn catalog(&self) -> &Catalog {
-        self.catalog
-    }
-
-    fn mcp_live(&self) -> bool {
-        self.mcp_live
-    }
-
-    fn breaker(&self) -> Option<&BreakerPane> {
-        Some(self.pane)
-    }
-}
-
-/// The keys of two actions as a hint: `"+ -"`.
-pub(super) fn hint(app: &Seen, actions: &[Action]) -> String {
-    actions
-        .iter()
-        .filter_map(|&a| app.keymap().first(a))
-        .map(|k| k.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 pub fn draw(f: &mut Frame, l: &BreakerLayout, app: &Seen, theme: &Theme) {
     let Some(p) = app.breaker() else { return };

@@ -15,6 +15,7 @@ pub mod draw;
 mod keys;
 pub use keys::Breaking;
 mod screen;
+mod seen;
 pub use screen::open;
 
 use crate::tui::action::KeyGroup;
