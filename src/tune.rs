@@ -34,10 +34,10 @@ use crate::tokens::TokenBasis;
 use crate::tools_handle::{HandleOptions, InitialToolCount, MaxTools, Strategy, ToolsHandle};
 
 /// The largest search cap measured.
-pub const MAX_CAP: usize = 32;
+pub const MAX_CAP: MaxTools = MaxTools::of(32);
 
 /// The largest `initial_tool_count` measured.
-pub const MAX_INITIAL: usize = 32;
+pub const MAX_INITIAL: InitialToolCount = InitialToolCount::new(32);
 
 /// The default target: this share of the best strict share any cap reaches.
 pub const DEFAULT_TARGET_SHARE: f64 = 0.95;
@@ -103,7 +103,7 @@ fn one_decimal<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
 /// The requests at one search cap.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Point {
-    pub max_tools: usize,
+    pub max_tools: MaxTools,
     /// Requests with every expected tool loaded, percent.
     #[serde(serialize_with = "pct2")]
     pub all_loaded_pct: f64,
@@ -122,7 +122,7 @@ pub struct Point {
 /// The deferred initial set at one `initial_tool_count`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InitialPoint {
-    pub initial_tool_count: usize,
+    pub initial_tool_count: InitialToolCount,
     /// Requests whose expected tools are all in the initial set, percent.
     #[serde(serialize_with = "pct2")]
     pub covered_pct: f64,
@@ -132,8 +132,8 @@ pub struct InitialPoint {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Recommended {
-    pub max_tools: usize,
-    pub initial_tool_count: usize,
+    pub max_tools: MaxTools,
+    pub initial_tool_count: InitialToolCount,
 }
 
 /// The whole report (`--json`).
@@ -165,8 +165,8 @@ pub struct TuneReport {
 /// The loaded set at `cap`: every always-load tool, then the first
 /// `cap - always` of `ranked` (the ranked tools that are not always-load,
 /// best first).
-pub fn loaded_at(always: &[usize], ranked: &[usize], cap: usize) -> Vec<usize> {
-    let room = cap.saturating_sub(always.len());
+pub fn loaded_at(always: &[usize], ranked: &[usize], cap: MaxTools) -> Vec<usize> {
+    let room = cap.to_usize().saturating_sub(always.len());
     always
         .iter()
         .chain(ranked.iter().take(room))
@@ -177,9 +177,14 @@ pub fn loaded_at(always: &[usize], ranked: &[usize], cap: usize) -> Vec<usize> {
 /// The caps measured: from the always-load count (at least 1) to
 /// [`MAX_CAP`] or the catalog size, whichever is smaller (never below the
 /// first).
-pub fn caps(catalog_tools: usize, always: usize) -> RangeInclusive<usize> {
-    let lo = always.max(1);
-    lo..=MAX_CAP.min(catalog_tools).max(lo)
+pub fn caps(catalog_tools: usize, always: usize) -> RangeInclusive<MaxTools> {
+    let lo = MaxTools::covering(always);
+    lo..=MAX_CAP.min(MaxTools::covering(catalog_tools)).max(lo)
+}
+
+/// Every cap of `caps`, smallest first.
+fn each_cap(caps: RangeInclusive<MaxTools>) -> impl Iterator<Item = MaxTools> {
+    (caps.start().get()..=caps.end().get()).filter_map(MaxTools::new)
 }
 
 /// Nearest-rank 95th percentile (0 for none).
@@ -224,27 +229,29 @@ pub fn sweep(
     always: &[usize],
     rankings: &[Vec<usize>],
     expected: &[Expected],
-    caps: RangeInclusive<usize>,
+    caps: RangeInclusive<MaxTools>,
 ) -> Vec<Point> {
     let full: u64 = costs.iter().sum();
-    caps.map(|cap| {
-        let sets: Vec<Vec<usize>> = rankings.iter().map(|r| loaded_at(always, r, cap)).collect();
-        let (strict, lenient, tokens) = measure(costs, &sets, expected);
-        let mean = tokens.iter().sum::<u64>() as f64 / tokens.len().max(1) as f64;
-        Point {
-            max_tools: cap,
-            all_loaded_pct: strict,
-            lenient_all_loaded_pct: lenient,
-            mean_sent_tokens: mean,
-            p95_sent_tokens: p95(&tokens),
-            saved_pct: if full == 0 {
-                0.0
-            } else {
-                100.0 * (1.0 - mean / full as f64)
-            },
-        }
-    })
-    .collect()
+    each_cap(caps)
+        .map(|cap| {
+            let sets: Vec<Vec<usize>> =
+                rankings.iter().map(|r| loaded_at(always, r, cap)).collect();
+            let (strict, lenient, tokens) = measure(costs, &sets, expected);
+            let mean = tokens.iter().sum::<u64>() as f64 / tokens.len().max(1) as f64;
+            Point {
+                max_tools: cap,
+                all_loaded_pct: strict,
+                lenient_all_loaded_pct: lenient,
+                mean_sent_tokens: mean,
+                p95_sent_tokens: p95(&tokens),
+                saved_pct: if full == 0 {
+                    0.0
+                } else {
+                    100.0 * (1.0 - mean / full as f64)
+                },
+            }
+        })
+        .collect()
 }
 
 /// One point per initial set: `sets[m]` is the initial set at
@@ -260,7 +267,7 @@ pub fn initial_points(
             let per_request = vec![set.clone(); expected.len()];
             let (covered, _, _) = measure(costs, &per_request, expected);
             InitialPoint {
-                initial_tool_count: m,
+                initial_tool_count: InitialToolCount::new(m as u64),
                 covered_pct: covered,
                 tokens: set.iter().map(|&i| costs[i]).sum(),
             }
@@ -295,7 +302,7 @@ pub fn recommend(
     let reached = points.iter().find(|p| p.all_loaded_pct + EPS >= target);
     let max_tools = reached
         .or_else(|| points.iter().find(|p| p.all_loaded_pct + EPS >= best))
-        .map_or(always.max(1), |p| p.max_tools);
+        .map_or(MaxTools::covering(always), |p| p.max_tools);
     let (initial_tool_count, _) = initial_choice(initial, max_tools, always);
     (
         Recommended {
@@ -319,8 +326,8 @@ pub enum InitialReason {
     /// That count (`wanted`) is more than the cap leaves beside the
     /// always-load tools (`room`): `room`.
     Capped {
-        wanted: usize,
-        room: usize,
+        wanted: InitialToolCount,
+        room: InitialToolCount,
         best_pct: f64,
     },
 }
@@ -331,18 +338,21 @@ pub enum InitialReason {
 /// [`DEFAULT_TARGET_SHARE`] of it, at most `max_tools - always`.
 pub fn initial_choice(
     initial: &[InitialPoint],
-    max_tools: usize,
+    max_tools: MaxTools,
     always: usize,
-) -> (usize, InitialReason) {
+) -> (InitialToolCount, InitialReason) {
     let best_pct = initial.iter().map(|p| p.covered_pct).fold(0.0, f64::max);
     if best_pct < MIN_USEFUL_COVERAGE_PCT {
-        return (0, InitialReason::Useless { best_pct });
+        return (
+            InitialToolCount::default(),
+            InitialReason::Useless { best_pct },
+        );
     }
     let wanted = initial
         .iter()
         .find(|p| p.covered_pct + EPS >= DEFAULT_TARGET_SHARE * best_pct)
-        .map_or(0, |p| p.initial_tool_count);
-    let room = max_tools.saturating_sub(always);
+        .map_or(InitialToolCount::default(), |p| p.initial_tool_count);
+    let room = InitialToolCount::new(max_tools.get().saturating_sub(always as u64));
     if wanted > room {
         (
             room,
@@ -393,7 +403,7 @@ pub fn tune(
     for q in queries {
         let request = SearchRequest {
             query: q.query.clone(),
-            max_tools: MaxTools::new(deepest as u64),
+            max_tools: Some(deepest),
             ranker: options.ranker,
             // The figures are counted here: the service's are not read.
             token_basis: None,
@@ -416,11 +426,11 @@ pub fn tune(
         );
     }
     let points = sweep(&costs, &always, &rankings, &expected, caps);
-    let sets: Vec<Vec<usize>> = (0..=MAX_INITIAL)
+    let sets: Vec<Vec<usize>> = (0..=MAX_INITIAL.get())
         .map(|m| {
             let options = HandleOptions {
                 strategy: Strategy::Deferred,
-                initial_tool_count: InitialToolCount::new(m as u64),
+                initial_tool_count: InitialToolCount::new(m),
                 max_loaded_tools: None,
             };
             ToolsHandle::new(catalog.clone(), &options)
@@ -456,20 +466,20 @@ pub fn current_setting(
     handle: &ToolsHandle,
     max_tools: Option<MaxTools>,
     always: usize,
-) -> Option<(usize, usize)> {
+) -> Option<(MaxTools, InitialToolCount)> {
     if handle.strategy() != Strategy::Deferred {
         return None;
     }
-    let cap = crate::service::cap_for(
+    // The service's count of the cap (at least 1 already).
+    let cap = MaxTools::covering(crate::service::cap_for(
         max_tools.or(handle.max_loaded_tools()),
         crate::service::DEFAULT_MAX_TOOLS,
         always,
-    );
-    let count = handle.initial_tool_count().get();
-    let initial = handle
-        .max_loaded_tools()
-        .map_or(count, |m| count.min(m.get().saturating_sub(always as u64)))
-        as usize;
+    ));
+    let count = handle.initial_tool_count();
+    let initial = handle.max_loaded_tools().map_or(count, |m| {
+        count.min(InitialToolCount::new(m.get().saturating_sub(always as u64)))
+    });
     Some((cap, initial))
 }
 
@@ -488,11 +498,11 @@ pub(crate) mod tests_support {
     pub fn small_report() -> TuneReport {
         let points = (1..=4)
             .map(|cap| Point {
-                max_tools: cap,
+                max_tools: MaxTools::of(cap),
                 all_loaded_pct: 25.0 * cap as f64,
                 lenient_all_loaded_pct: 25.0 * cap as f64,
                 mean_sent_tokens: 100.0 * cap as f64,
-                p95_sent_tokens: 100 * cap as u64,
+                p95_sent_tokens: 100 * cap,
                 saved_pct: 100.0 - 20.0 * cap as f64,
             })
             .collect();
@@ -507,13 +517,13 @@ pub(crate) mod tests_support {
             target_reached: true,
             points,
             initial: vec![InitialPoint {
-                initial_tool_count: 0,
+                initial_tool_count: InitialToolCount::new(0),
                 covered_pct: 0.0,
                 tokens: 0,
             }],
             recommended: Recommended {
-                max_tools: 4,
-                initial_tool_count: 0,
+                max_tools: MaxTools::of(4),
+                initial_tool_count: InitialToolCount::new(0),
             },
             from_traffic: false,
             always_load_suggested: Vec::new(),

@@ -104,6 +104,12 @@ impl MaxTools {
         usize::try_from(self.get()).unwrap_or(usize::MAX)
     }
 
+    /// The least cap with room for `n` tools: `n`, or 1 when `n` is 0 (a
+    /// cap is at least 1).
+    pub fn covering(n: usize) -> MaxTools {
+        MaxTools::new(u64::try_from(n).unwrap_or(u64::MAX)).unwrap_or(MaxTools::MIN)
+    }
+
     /// The one check of a cap as a number: whole and at least 1, else
     /// `refused` (the SDK's message for the setting that carries it:
     /// [`SelectError::MaxTools`] or [`SelectError::MaxLoadedTools`]).
@@ -303,6 +309,9 @@ mod tests {
         );
         assert_eq!(two.stepped(-5).get(), 1);
         assert_eq!(two.stepped(1).get(), 3);
+        assert_eq!(MaxTools::covering(0), MaxTools::MIN);
+        assert_eq!(MaxTools::covering(2), two);
+        assert_eq!(two.to_usize(), 2);
         assert_eq!(InitialToolCount::new(1).stepped(-3).get(), 0);
     }
 

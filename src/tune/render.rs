@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use super::{DEFAULT_TARGET_SHARE, InitialReason, Recommended, TuneReport, initial_choice};
 use crate::numbers::{thousands, thousands_tenths};
 use crate::terminal_text::escape;
+use crate::tools_handle::{InitialToolCount, MaxTools};
 
 /// The mark of the row the flags set.
 fn mark(on: bool) -> &'static str {
@@ -26,7 +27,7 @@ impl TuneReport {
 
     /// The text report: two tables, the recommendation and the snippet.
     /// `current` marks a cap and an initial count (the flags' settings).
-    pub fn render_text(&self, current: Option<(usize, usize)>) -> String {
+    pub fn render_text(&self, current: Option<(MaxTools, InitialToolCount)>) -> String {
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -57,7 +58,7 @@ impl TuneReport {
     /// The search cap's table: per cap, the requests with every expected
     /// tool loaded (strict, lenient), the tokens sent and saved; `current`
     /// marks a cap.
-    fn render_caps(&self, out: &mut String, current: Option<usize>) {
+    fn render_caps(&self, out: &mut String, current: Option<MaxTools>) {
         let _ = writeln!(
             out,
             "search cap (max_loaded_tools): the always-load tools, then the best-ranked others"
@@ -83,7 +84,7 @@ impl TuneReport {
 
     /// The deferred initial set's table: per count, the requests it covers
     /// and its tokens; `current` marks a count.
-    fn render_initial(&self, out: &mut String, current: Option<usize>) {
+    fn render_initial(&self, out: &mut String, current: Option<InitialToolCount>) {
         let _ = writeln!(
             out,
             "\ndeferred initial set, no search: the always-load tools, then the first N others in catalog order"
@@ -131,7 +132,7 @@ impl TuneReport {
                 r.initial_tool_count,
                 DEFAULT_TARGET_SHARE * 100.0
             ),
-            InitialReason::Capped { room: 0, .. } => format!(
+            InitialReason::Capped { room, .. } if room.get() == 0 => format!(
                 "0: max_loaded_tools {} leaves no room beside the {} always-load tools",
                 r.max_tools, self.always_load
             ),

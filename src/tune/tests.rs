@@ -2,6 +2,15 @@ use super::*;
 use crate::catalog::{CatalogSource, Tool};
 use crate::eval::parse_queries;
 
+/// A cap and an initial count, as the reports hold them.
+fn cap(n: u64) -> MaxTools {
+    MaxTools::of(n)
+}
+
+fn count(n: u64) -> InitialToolCount {
+    InitialToolCount::new(n)
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9
 }
@@ -38,10 +47,10 @@ fn sweep_matches_hand_computed_figures() {
     assert_eq!(expected[2].lenient, vec![vec![1, 2]]);
     // Ranked others per request, best first.
     let rankings = vec![vec![1, 2, 3], vec![3, 1, 2], vec![2, 1, 3]];
-    assert_eq!(caps(4, 1), 1..=4);
+    assert_eq!(caps(4, 1), cap(1)..=cap(4));
     let points = sweep(&costs, &[0], &rankings, &expected, caps(4, 1));
     assert_eq!(
-        points.iter().map(|p| p.max_tools).collect::<Vec<_>>(),
+        points.iter().map(|p| p.max_tools.get()).collect::<Vec<_>>(),
         [1, 2, 3, 4]
     );
     // Cap 1: only the always-load tool (5 tokens) for everyone.
@@ -83,15 +92,15 @@ fn sweep_matches_hand_computed_figures() {
 
     // Default target: 95 % of the best (100 %) -> cap 4; initial 3.
     let (r, target, reached) = recommend(&points, &initial, 1, None);
-    assert_eq!((r.max_tools, r.initial_tool_count), (4, 3));
+    assert_eq!((r.max_tools, r.initial_tool_count), (cap(4), count(3)));
     assert!(close(target, 95.0) && reached);
     // 60 %: cap 3, and the initial count is held to 3 - 1 always-load.
     let (r, _, reached) = recommend(&points, &initial, 1, Some(60.0));
-    assert_eq!((r.max_tools, r.initial_tool_count), (3, 2));
+    assert_eq!((r.max_tools, r.initial_tool_count), (cap(3), count(2)));
     assert!(reached);
     // Out of reach: the smallest cap with the best share.
     let (r, _, reached) = recommend(&points, &initial, 1, Some(101.0));
-    assert_eq!(r.max_tools, 4);
+    assert_eq!(r.max_tools, cap(4));
     assert!(!reached);
     // Coverage that stays ~0 recommends no initial tools.
     let none: Vec<InitialPoint> = initial
@@ -101,28 +110,31 @@ fn sweep_matches_hand_computed_figures() {
             ..p.clone()
         })
         .collect();
-    assert_eq!(recommend(&points, &none, 1, None).0.initial_tool_count, 0);
+    assert_eq!(
+        recommend(&points, &none, 1, None).0.initial_tool_count,
+        count(0)
+    );
 
     // Why: chosen by coverage at cap 4, held by the cap at cap 3, and not
     // worth it when coverage stays ~0.
     assert_eq!(
-        initial_choice(&initial, 4, 1),
-        (3, InitialReason::NearBest { best_pct: 100.0 })
+        initial_choice(&initial, cap(4), 1),
+        (count(3), InitialReason::NearBest { best_pct: 100.0 })
     );
     assert_eq!(
-        initial_choice(&initial, 3, 1),
+        initial_choice(&initial, cap(3), 1),
         (
-            2,
+            count(2),
             InitialReason::Capped {
-                wanted: 3,
-                room: 2,
+                wanted: count(3),
+                room: count(2),
                 best_pct: 100.0
             }
         )
     );
     assert_eq!(
-        initial_choice(&none, 4, 1),
-        (0, InitialReason::Useless { best_pct: 1.0 })
+        initial_choice(&none, cap(4), 1),
+        (count(0), InitialReason::Useless { best_pct: 1.0 })
     );
 }
 
@@ -138,10 +150,11 @@ fn p95_is_nearest_rank() {
 
 #[test]
 fn caps_start_at_the_always_load_count() {
-    assert_eq!(caps(100, 0), 1..=32);
-    assert_eq!(caps(100, 4), 4..=32);
-    assert_eq!(caps(10, 2), 2..=10);
-    assert_eq!(caps(40, 40), 40..=40);
+    assert_eq!(caps(100, 0), cap(1)..=cap(32));
+    assert_eq!(caps(100, 4), cap(4)..=cap(32));
+    assert_eq!(caps(10, 2), cap(2)..=cap(10));
+    assert_eq!(caps(40, 40), cap(40)..=cap(40));
+    assert_eq!(caps(0, 0), cap(1)..=cap(1));
 }
 
 #[test]
@@ -192,10 +205,10 @@ fn one_deep_search_equals_real_searches_at_each_cap() {
     assert!(!always.is_empty(), "@demo has always-load tools");
     let searcher = Searcher::embedded();
     let deepest = *caps(catalog.len(), always.len()).end();
-    let search = |query: &str, cap: usize| {
+    let search = |query: &str, at: MaxTools| {
         let request = SearchRequest {
             query: query.to_string(),
-            max_tools: crate::tools_handle::MaxTools::new(cap as u64),
+            max_tools: Some(at),
             preview: true,
             ..SearchRequest::default()
         };
@@ -207,11 +220,12 @@ fn one_deep_search_equals_real_searches_at_each_cap() {
             .into_iter()
             .filter(|&i| !catalog.tools()[i].always_load)
             .collect();
-        for cap in [always.len(), always.len() + 1, 8, 13, deepest] {
+        let fewest = MaxTools::covering(always.len());
+        for at in [fewest, fewest.stepped(1), cap(8), cap(13), deepest] {
             assert_eq!(
-                loaded_at(&always, &ranked, cap),
-                search(&q.query, cap),
-                "{:?} at cap {cap}",
+                loaded_at(&always, &ranked, at),
+                search(&q.query, at),
+                "{:?} at cap {at}",
                 q.query
             );
         }
@@ -235,12 +249,12 @@ fn all_loaded_at_k_is_evals_strict_all_at_k() {
     };
     let report = tune(&searcher, &catalog, &queries, &options).unwrap();
     assert_eq!(report.always_load, 0);
-    assert_eq!(report.points[0].max_tools, 1);
+    assert_eq!(report.points[0].max_tools, MaxTools::MIN);
     let ranker = searcher.ranker_for(&catalog, Ranker::Bm25).unwrap();
     let eval = crate::eval::evaluate(&catalog, &queries, 10, ranker.as_ref(), None).unwrap();
     for (i, k) in crate::eval::KS.iter().enumerate() {
         let p = &report.points[k - 1];
-        assert_eq!(p.max_tools, *k);
+        assert_eq!(p.max_tools.to_usize(), *k);
         assert!(
             close(p.all_loaded_pct, eval.strict.all[i]),
             "all@{k}: tune {} eval {}",
@@ -253,7 +267,7 @@ fn all_loaded_at_k_is_evals_strict_all_at_k() {
     // is empty (no always-load tools).
     let costs = searcher.tool_costs(&catalog, TokenBasis::EstimatedBytesDiv4);
     assert_eq!(report.full_tokens, costs.iter().sum::<u64>());
-    assert_eq!(report.initial.len(), MAX_INITIAL + 1);
+    assert_eq!(report.initial.len(), MAX_INITIAL.to_usize() + 1);
     assert_eq!(report.initial[0].tokens, 0);
     assert_eq!(report.initial[1].tokens, costs[0]);
     // Strictly more tools never lose a request.

@@ -216,7 +216,12 @@ impl App {
     }
 
     /// The search cap and initial count the Tune screen marks.
-    pub fn tune_current(&self) -> Option<(usize, usize)> {
+    pub fn tune_current(
+        &self,
+    ) -> Option<(
+        crate::tools_handle::MaxTools,
+        crate::tools_handle::InitialToolCount,
+    )> {
         tune::current(&self.catalog, &self.settings, &self.handle)
     }
 

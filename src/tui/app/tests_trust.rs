@@ -414,7 +414,8 @@ fn moving_the_cap_or_the_initial_count_says_what_it_measures() {
     key(&mut app, KeyCode::Char('+'));
     let said = tune(&app).message.clone().unwrap_or_default();
     assert!(
-        said.starts_with(&format!("cap {cap} → {}: ", cap + 1)) && said.contains("fully served"),
+        said.starts_with(&format!("cap {cap} → {}: ", cap.stepped(1)))
+            && said.contains("fully served"),
         "{said}"
     );
     key(&mut app, KeyCode::Char(']'));

@@ -7,7 +7,7 @@ use super::tests::{demo_setup, press, started, tune};
 use super::*;
 use crate::engine::Ranker;
 use crate::search::SearchRequest;
-use crate::tools_handle::Strategy;
+use crate::tools_handle::{InitialToolCount, MaxTools, Strategy};
 use crate::tui::effect::SearchAnswer;
 use crate::tui::pane::catalog::Filter;
 use crate::tui::pane::results::Results;
@@ -43,7 +43,10 @@ fn the_tune_screen_measures_the_demo_requests_and_marks_the_setting() {
     assert_eq!(report.catalog_tools, app.catalog().len());
     // Deferred with no caps: the service's default cap of 8, and the
     // SDK's default initial count.
-    assert_eq!(app.tune_current(), Some((8, 8)));
+    assert_eq!(
+        app.tune_current(),
+        Some((MaxTools::of(8), InitialToolCount::new(8)))
+    );
     // The same figures as `toolsift tune` (the library call) gives.
     let again = crate::tune::tune(
         app.searcher(),
@@ -67,10 +70,10 @@ fn cap_keys_move_the_current_mark_and_apply_takes_the_recommendation() {
         app.settings().max_loaded_tools,
         crate::tools_handle::MaxTools::new(9)
     );
-    assert_eq!(app.tune_current().map(|c| c.0), Some(9));
+    assert_eq!(app.tune_current().map(|c| c.0), MaxTools::new(9));
     press(&mut app, KeyCode::Char('-'));
     press(&mut app, KeyCode::Char('-'));
-    assert_eq!(app.tune_current().map(|c| c.0), Some(7));
+    assert_eq!(app.tune_current().map(|c| c.0), MaxTools::new(7));
     press(&mut app, KeyCode::Char('['));
     assert_eq!(app.settings().initial_tool_count.get(), 7);
     // A cap below the always-load count is refused with the SDK's message;
@@ -83,14 +86,8 @@ fn cap_keys_move_the_current_mark_and_apply_takes_the_recommendation() {
     let rec = tune(&app).report().unwrap().recommended;
     press(&mut app, KeyCode::Char('a'));
     assert_eq!(app.settings().strategy, Strategy::Deferred);
-    assert_eq!(
-        app.settings().max_loaded_tools,
-        crate::tools_handle::MaxTools::new(rec.max_tools as u64)
-    );
-    assert_eq!(
-        app.settings().initial_tool_count,
-        crate::tools_handle::InitialToolCount::new(rec.initial_tool_count as u64)
-    );
+    assert_eq!(app.settings().max_loaded_tools, Some(rec.max_tools));
+    assert_eq!(app.settings().initial_tool_count, rec.initial_tool_count);
     assert_eq!(app.tune_current().map(|c| c.0), Some(rec.max_tools));
     assert!(
         tune(&app)
@@ -336,10 +333,7 @@ fn the_default_tour_plays_through_the_app() {
     // screen was closed again.
     assert_eq!(app.query().text(), "what time is it in Tokyo");
     let rec = tune(&app).report().expect("measured").recommended;
-    assert_eq!(
-        app.settings().max_loaded_tools,
-        crate::tools_handle::MaxTools::new(rec.max_tools as u64)
-    );
+    assert_eq!(app.settings().max_loaded_tools, Some(rec.max_tools));
     let breaker = app.screen::<BreakerPane>().expect("the breaker ran");
     assert!(
         breaker.log.iter().any(|c| !c.ran),

@@ -7,6 +7,7 @@ use super::tests::press;
 use super::tests_finish::draw;
 use super::tests_tune::tuned;
 use super::*;
+use crate::tools_handle::{InitialToolCount, MaxTools};
 
 #[test]
 fn raising_the_cap_says_why_the_initial_set_shrank_at_every_width() {
@@ -15,7 +16,10 @@ fn raising_the_cap_says_why_the_initial_set_shrank_at_every_width() {
     // max_loaded_tools 9 in force, which leaves 5 beside them.
     assert_eq!(app.always_load_count(), 4);
     press(&mut app, KeyCode::Char('+'));
-    assert_eq!(app.tune_current(), Some((9, 5)));
+    assert_eq!(
+        app.tune_current(),
+        Some((MaxTools::of(9), InitialToolCount::new(5)))
+    );
     for (w, h, said) in [
         (
             200,

@@ -15,7 +15,7 @@ use super::layout::TuneLayout;
 use crate::numbers::thousands;
 use crate::settings::Settings;
 use crate::terminal_text::escape;
-use crate::tools_handle::ToolsHandle;
+use crate::tools_handle::{InitialToolCount, MaxTools, ToolsHandle};
 use crate::tui::action::Action;
 use crate::tui::keymap::Keymap;
 use crate::tui::paint::{Theme, pane};
@@ -50,7 +50,7 @@ pub struct Seen<'a> {
     pub settings: &'a Settings,
     pub handle: &'a ToolsHandle,
     /// The search cap and initial count the screen marks.
-    pub current: Option<(usize, usize)>,
+    pub current: Option<(MaxTools, InitialToolCount)>,
     pub always_load: usize,
 }
 
@@ -71,7 +71,7 @@ impl Seen<'_> {
         self.handle
     }
 
-    fn tune_current(&self) -> Option<(usize, usize)> {
+    fn tune_current(&self) -> Option<(MaxTools, InitialToolCount)> {
         self.current
     }
 
@@ -162,7 +162,7 @@ pub fn draw(f: &mut Frame, l: &TuneLayout, app: &Seen, theme: &Theme) {
 }
 
 /// The measured point of a cap, if it was measured.
-fn point_at(report: &TuneReport, cap: usize) -> Option<&Point> {
+fn point_at(report: &TuneReport, cap: MaxTools) -> Option<&Point> {
     report.points.iter().find(|p| p.max_tools == cap)
 }
 
@@ -252,7 +252,7 @@ struct CapWindow {
 impl CapWindow {
     /// The window over `len` caps in `rows` rows, centred on the current
     /// cap (or the nearest cap measured above it).
-    fn around(report: &TuneReport, current: Option<usize>, rows: usize) -> Self {
+    fn around(report: &TuneReport, current: Option<MaxTools>, rows: usize) -> Self {
         let len = report.points.len();
         let windowed = len > rows;
         let height = if windowed {
@@ -336,7 +336,12 @@ fn draw_table(f: &mut Frame, area: Rect, app: &Seen, report: &TuneReport, theme:
 /// One cap's row of the table: its mark (current or recommended), the
 /// shares loaded, the tokens sent and what it saves, highlighted when it
 /// is the current cap.
-fn cap_row(p: &Point, current: Option<usize>, recommended: usize, theme: &Theme) -> Line<'static> {
+fn cap_row(
+    p: &Point,
+    current: Option<MaxTools>,
+    recommended: MaxTools,
+    theme: &Theme,
+) -> Line<'static> {
     let is_current = current == Some(p.max_tools);
     let is_rec = recommended == p.max_tools;
     let mark = match (is_current, is_rec) {
@@ -399,8 +404,8 @@ fn now_line(app: &Seen, report: &TuneReport, width: usize, theme: &Theme) -> Lin
             Some(p) => describe(p),
             None => vec![format!(
                 "cap {cap} is outside the measured caps ({}–{})",
-                report.points.first().map_or(0, |p| p.max_tools),
-                report.points.last().map_or(0, |p| p.max_tools)
+                report.points.first().map_or(0, |p| p.max_tools.get()),
+                report.points.last().map_or(0, |p| p.max_tools.get())
             )],
         },
     };
@@ -454,8 +459,8 @@ fn initial_line(app: &Seen, report: &TuneReport, width: usize, theme: &Theme) ->
 /// leave fewer beside the always-load ones, and says so, the arithmetic
 /// in the room there is (the cap on loaded tools holds the always-load
 /// ones first).
-fn initial_in_force(app: &Seen, initial_now: Option<usize>, width: usize) -> String {
-    let asked = app.settings().initial_tool_count.to_usize();
+fn initial_in_force(app: &Seen, initial_now: Option<InitialToolCount>, width: usize) -> String {
+    let asked = app.settings().initial_tool_count;
     match initial_now {
         Some(n) if n != asked => {
             let always = app.always_load_count();
@@ -527,15 +532,15 @@ mod tests {
     fn the_caps_window_centres_on_the_current_cap_when_they_do_not_all_fit() {
         // Caps 1 to 4.
         let report = crate::tune::tests_support::small_report();
-        let all = CapWindow::around(&report, Some(2), 10);
+        let all = CapWindow::around(&report, crate::tools_handle::MaxTools::new(2), 10);
         assert!(!all.windowed);
         assert_eq!((all.start, all.end, all.height), (0, 4, 10));
         // Three rows: one cap between the lines above and below it.
-        let one = CapWindow::around(&report, Some(3), 3);
+        let one = CapWindow::around(&report, crate::tools_handle::MaxTools::new(3), 3);
         assert!(one.windowed);
         assert_eq!((one.start, one.end, one.height), (2, 3, 1));
         // A cap beyond the measured ones shows the last; none, the first.
-        let beyond = CapWindow::around(&report, Some(9), 3);
+        let beyond = CapWindow::around(&report, crate::tools_handle::MaxTools::new(9), 3);
         assert_eq!((beyond.start, beyond.end), (3, 4));
         let none = CapWindow::around(&report, None, 3);
         assert_eq!((none.start, none.end), (0, 1));

@@ -291,8 +291,8 @@ impl TunePane {
                     self.message = Some("strategy all loads every tool: no cap to change".into());
                     return Outcome::Stay;
                 };
-                let next = MaxTools::new(cap as u64).map_or(MaxTools::MIN, |c| c.stepped(d));
-                if next.get() == cap as u64 {
+                let next = cap.stepped(d);
+                if next == cap {
                     self.message = Some(format!("cap {cap}: the cap goes no lower"));
                     return Outcome::Stay;
                 }
@@ -300,7 +300,7 @@ impl TunePane {
                 self.message = Some(
                     match self
                         .report()
-                        .and_then(|r| r.points.iter().find(|p| p.max_tools as u64 == next.get()))
+                        .and_then(|r| r.points.iter().find(|p| p.max_tools == next))
                     {
                         Some(p) => format!(
                             "cap {cap} → {next}: {:.1}% of requests fully served, {} tokens sent on average",
@@ -337,9 +337,9 @@ impl TunePane {
                 };
                 let r = report.recommended;
                 edited.strategy = Strategy::Deferred;
-                edited.max_loaded_tools = MaxTools::new(r.max_tools as u64);
+                edited.max_loaded_tools = Some(r.max_tools);
                 edited.max_tools = None;
-                edited.initial_tool_count = InitialToolCount::new(r.initial_tool_count as u64);
+                edited.initial_tool_count = r.initial_tool_count;
                 self.message = Some(format!(
                     "applied: max_loaded_tools {} · initial_tool_count {} ({} saves them)",
                     r.max_tools,
@@ -389,7 +389,7 @@ pub fn current(
     catalog: &Catalog,
     settings: &Settings,
     handle: &ToolsHandle,
-) -> Option<(usize, usize)> {
+) -> Option<(MaxTools, InitialToolCount)> {
     let always = catalog.tools().iter().filter(|t| t.always_load).count();
     crate::tune::current_setting(handle, handle.sent_cap(settings.max_tools), always)
 }
