@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use toolsift::layer::Layer;
 
 use clap::Args;
-use toolsift::embed::{EmbeddingSettings, Embeddings, Progress};
+use toolsift::embed::{EmbeddingSettings, Embeddings, NoDefaultModel, Progress};
 
 use toolsift::engine::Ranker;
 
@@ -153,20 +153,6 @@ pub fn default_model(
     }
 }
 
-/// Why BM25F ranks alone when no ranker and no provider were named.
-#[derive(Debug, thiserror::Error)]
-pub enum NoDefaultModel {
-    #[error("the search model is off (TOOLSIFT_MODEL=off)")]
-    Off,
-    #[error(transparent)]
-    NotAtHand(#[from] toolsift::embed::NoModel),
-    #[error("the model {model} did not load ({source})")]
-    DidNotLoad {
-        model: &'static str,
-        source: toolsift::embed::SettingsError,
-    },
-}
-
 /// The default model fetched later, off the UI thread, when nothing was
 /// named, fetching is on and the hub cache lacks it (the explorer starts
 /// at once with BM25F and takes the model when it is here): the fetch and
@@ -190,18 +176,18 @@ pub fn default_model_later(
     let file = file.clone();
     Some(std::sync::Arc::new(move |report| {
         let env = |n: &str| std::env::var(n).ok();
-        let dir = toolsift::embed::fetch_default_model(&env, report).map_err(|e| e.to_string())?;
+        let dir = toolsift::embed::fetch_default_model(&env, report)?;
         let settings = EmbeddingSettings {
             local: Some(dir.to_string_lossy().into_owned()),
             ..file.clone()
         };
         match settings.build(&env) {
             Ok(Some(e)) => Ok(e),
-            Ok(None) => Err("no model to load".into()),
-            Err(e) => Err(format!(
-                "the model {} did not load ({e})",
-                toolsift::embed::DEFAULT_MODEL
-            )),
+            Ok(None) => Err(NoDefaultModel::NothingToLoad),
+            Err(source) => Err(NoDefaultModel::DidNotLoad {
+                model: toolsift::embed::DEFAULT_MODEL,
+                source,
+            }),
         }
     }))
 }

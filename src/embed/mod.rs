@@ -24,6 +24,7 @@ mod kernels;
 pub mod local;
 #[cfg(feature = "embed-local")]
 pub mod model_files;
+mod no_default;
 pub mod ranker;
 pub mod settings;
 
@@ -151,7 +152,7 @@ pub type FetchProgress = std::sync::Arc<dyn Fn(u64, u64) + Send + Sync>;
 /// to the watcher it is given (the explorer's first run); run again when a
 /// fetch failed or stalled.
 pub type ModelJob =
-    std::sync::Arc<dyn Fn(FetchProgress) -> Result<Embeddings, String> + Send + Sync>;
+    std::sync::Arc<dyn Fn(FetchProgress) -> Result<Embeddings, NoDefaultModel> + Send + Sync>;
 
 /// [`DEFAULT_MODEL`] fetched into the hub cache, its progress told to
 /// `report` (a screen that shows it) and nothing written to stderr.
@@ -179,6 +180,7 @@ pub fn fetch_default_model(
     }
 }
 
+pub use no_default::NoDefaultModel;
 pub use ranker::DenseRanker;
 pub use settings::{EmbeddingSettings, SettingsError};
 

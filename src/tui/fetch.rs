@@ -81,7 +81,7 @@ pub fn start(
             })
         };
         let ready = job(progress)
-            .map_err(ModelNotReady::Fetch)
+            .map_err(|e| ModelNotReady::Fetch(e.to_string()))
             .and_then(|e| base.with_embeddings(e).ok_or(ModelNotReady::RemoteRanks));
         over.store(true, Ordering::SeqCst);
         send(Msg::ModelReady { run, ready });
@@ -91,6 +91,7 @@ pub fn start(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::embed::NoDefaultModel;
 
     fn searcher() -> Searcher {
         Searcher::Embedded(Arc::new(crate::service::Service::new(
@@ -104,7 +105,7 @@ mod tests {
             progress(1_000_000, 90_000_000);
             std::thread::sleep(silent);
             progress(2_000_000, 90_000_000);
-            Err("the hub went away".into())
+            Err(NoDefaultModel::NothingToLoad)
         })
     }
 
@@ -151,7 +152,7 @@ mod tests {
             "the bytes after the stall are told, in the same percent: {words:?}"
         );
         assert!(
-            matches!(words.last(), Some(Msg::ModelReady { run: 7, ready: Err(why) }) if why.to_string() == "the hub went away"),
+            matches!(words.last(), Some(Msg::ModelReady { run: 7, ready: Err(why) }) if why.to_string() == "no model to load"),
             "{words:?}"
         );
     }

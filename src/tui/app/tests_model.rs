@@ -22,7 +22,9 @@ fn first_run(plain: Option<&str>, fetch: bool, sources: &str) -> App {
         })));
         s.sources = sources.into();
         if fetch {
-            s.model_later = Some(Arc::new(|_| Err("not run here".into())));
+            s.model_later = Some(Arc::new(|_| {
+                Err(crate::embed::NoDefaultModel::NothingToLoad)
+            }));
         }
     });
     super::tests::settle(&mut app, effects);

@@ -166,7 +166,9 @@ fn a_failed_export_keeps_the_popup_and_the_path_typed() {
 #[test]
 fn the_first_run_ranks_with_bm25_while_the_model_comes_and_with_hybrid_once_it_is_here() {
     let (mut app, effects) = super::tests::demo_setup(|s| {
-        s.model_later = Some(std::sync::Arc::new(|_| Err("not run here".into())));
+        s.model_later = Some(std::sync::Arc::new(|_| {
+            Err(crate::embed::NoDefaultModel::NothingToLoad)
+        }));
     });
     super::tests::settle(&mut app, effects);
     app.update(super::Msg::Resize(120, 35));
@@ -215,7 +217,9 @@ fn the_first_run_ranks_with_bm25_while_the_model_comes_and_with_hybrid_once_it_i
 #[test]
 fn a_model_that_cannot_be_fetched_leaves_bm25_and_says_why() {
     let (mut app, effects) = super::tests::demo_setup(|s| {
-        s.model_later = Some(std::sync::Arc::new(|_| Err("not run here".into())));
+        s.model_later = Some(std::sync::Arc::new(|_| {
+            Err(crate::embed::NoDefaultModel::NothingToLoad)
+        }));
     });
     super::tests::settle(&mut app, effects);
     app.update(super::Msg::ModelReady {
