@@ -48,8 +48,6 @@ use super::pane::query::QueryBox;
 use super::pane::results::SearchState;
 pub use super::screen::Popup;
 use super::screen::Screens;
-use super::screen::settings::SettingsEditor;
-use super::screen::tune::TunePane;
 use super::setup::Setup;
 use crate::catalog::Catalog;
 use crate::provider::PayloadFormat;
@@ -161,9 +159,7 @@ impl App {
     pub fn new(setup: Setup) -> Result<(App, Vec<Effect>), SelectError> {
         let handle = setup.settings.validate(&setup.catalog)?;
         let ranker_at_start = (setup.settings.ranker, setup.ranker_chosen);
-        let mut screens = Screens::default();
-        screens.hold(Box::new(SettingsEditor::new(&setup.settings)));
-        screens.hold(Box::new(TunePane::new(setup.queries, setup.config_path)));
+        let mut screens = super::screen::started(&setup);
         // Following a gateway or service: its traffic kept from the
         // start, and shown first.
         if let Some(live) = live::pane_for(&setup.follow, &setup.catalog) {

@@ -85,23 +85,16 @@ impl App {
         }
     }
 
-    /// Validates edited settings: valid ones take effect at once; invalid ones
-    /// are shown with the SDK's message and the last valid ones stay in force.
-    pub(super) fn apply_settings(&mut self, edited: Settings) -> Vec<Effect> {
-        let handle = match edited.validate(&self.catalog) {
-            Err(e) => {
-                self.editor_mut().show(edited, Some(e.to_string()));
-                return Vec::new();
-            }
-            Ok(handle) => handle,
-        };
+    /// Validates edited settings: valid ones take effect at once (what
+    /// they run is returned); invalid ones are refused with the SDK's
+    /// message and the last valid ones stay in force.
+    pub(super) fn apply_settings(&mut self, edited: Settings) -> Result<Vec<Effect>, String> {
+        let handle = edited.validate(&self.catalog).map_err(|e| e.to_string())?;
         // A ranker this explorer cannot run is refused here, not by every
         // search after.
         if let Some(why) = self.searcher.ranker_unavailable(edited.ranker) {
-            self.editor_mut().show(edited, Some(why));
-            return Vec::new();
+            return Err(why);
         }
-        self.editor_mut().show(edited.clone(), None);
         let basis_changed = edited.basis() != self.settings.basis();
         self.settings = edited;
         self.handle = handle;
@@ -118,7 +111,7 @@ impl App {
                 .front_screen_mut()
                 .map_or_else(Vec::new, |screen| screen.settings_changed(on))
         }));
-        effects
+        Ok(effects)
     }
 }
 
@@ -141,7 +134,7 @@ mod tests {
         let mut app = started();
         let mut settings = app.settings().clone();
         settings.max_loaded_tools = crate::tools_handle::MaxTools::new(4);
-        app.apply_settings(settings);
+        app.apply_settings(settings).expect("valid settings");
         let toggled = app.catalog.with_always_load(0, true);
         let effects = app.put_always_load(toggled, "said".into(), "refused".into());
         assert!(!app.tool(0).always_load);

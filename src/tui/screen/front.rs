@@ -195,6 +195,10 @@ pub trait Screen: Any {
         Vec::new()
     }
 
+    /// The settings in force changed without a screen asking (the search
+    /// model came and ranks now) while it is not in front.
+    fn settings_replaced(&mut self, _settings: &Settings) {}
+
     /// A key that is no action of its context: true when it says so
     /// itself (`key` as the key line names it).
     fn unbound(&mut self, _key: &str, _on: &On) -> bool {

@@ -27,6 +27,7 @@ use crate::tui::action::Action;
 
 use crate::settings::Settings;
 use crate::tui::effect::Effect;
+use crate::tui::setup::Setup;
 
 /// What a screen's key asks of the app.
 #[derive(Debug, Clone)]
@@ -87,6 +88,22 @@ pub const OPENED_BY: &[(Action, Open)] = &[
     (Action::QueryHistory, history::open),
     (Action::Live, live::open),
 ];
+
+/// How a screen held from the start is made and held (and, if it says
+/// so, shown first), on what the explorer was started with.
+pub type Start = fn(&Setup, &mut Screens);
+
+/// The screens held from the start, in the order they are made.
+pub const STARTED: &[Start] = &[settings::start, tune::start];
+
+/// The registry as the explorer starts: every screen of [`STARTED`] made.
+pub fn started(setup: &Setup) -> Screens {
+    let mut screens = Screens::default();
+    for start in STARTED {
+        start(setup, &mut screens);
+    }
+    screens
+}
 
 /// How the screen `action` opens, if it opens one.
 pub fn opener(action: Action) -> Option<Open> {

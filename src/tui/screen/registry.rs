@@ -75,6 +75,15 @@ impl Screens {
         self.held.push(screen);
     }
 
+    /// Tells every held screen but the one in front that the settings in
+    /// force were replaced ([`Screen::settings_replaced`]).
+    pub fn settings_replaced(&mut self, settings: &crate::settings::Settings) {
+        let front = self.front();
+        for screen in self.held.iter_mut().filter(|s| Some(s.id()) != front) {
+            screen.settings_replaced(settings);
+        }
+    }
+
     /// Shows `id` in front: a screen shown over others (help) over what
     /// is shown, any other alone.
     pub fn show(&mut self, id: Popup) {
