@@ -8,6 +8,7 @@
 
 pub mod breaker;
 pub mod compare;
+mod explain;
 pub mod export;
 pub mod help;
 pub mod history;
@@ -20,6 +21,7 @@ mod front;
 #[cfg(test)]
 mod reach_tests;
 mod registry;
+pub use explain::{Answered, Explain};
 pub use front::{NothingToExport, On, Open, Screen, Told, ToolsFrom, ToolsOut, Unopened};
 pub use registry::Screens;
 
@@ -45,7 +47,7 @@ pub enum Outcome {
     Search(String),
     /// Search this request (when some) and show this tool in the catalog
     /// (when some): why it was or was not found (the live screen's miss).
-    Explain(live::Explain),
+    Explain(Explain),
     /// The query box's history is now this (oldest first).
     Forget(Vec<String>),
     /// `format` is the provider format last exported (a copied tool's
@@ -94,7 +96,7 @@ pub const OPENED_BY: &[(Action, Open)] = &[
 pub type Start = fn(&Setup, &mut Screens);
 
 /// The screens held from the start, in the order they are made.
-pub const STARTED: &[Start] = &[settings::start, tune::start];
+pub const STARTED: &[Start] = &[settings::start, tune::start, live::start];
 
 /// The registry as the explorer starts: every screen of [`STARTED`] made.
 pub fn started(setup: &Setup) -> Screens {
@@ -103,6 +105,17 @@ pub fn started(setup: &Setup) -> Screens {
         start(setup, &mut screens);
     }
     screens
+}
+
+/// Follows a source from now on (`:follow`), in place of what was
+/// followed: its screen held and in front, its misses judged by the
+/// catalog given (the one in view).
+pub fn follow(
+    source: crate::follow::Source,
+    catalog: &crate::catalog::Catalog,
+    screens: &mut Screens,
+) {
+    live::follow(source, catalog, screens);
 }
 
 /// How the screen `action` opens, if it opens one.

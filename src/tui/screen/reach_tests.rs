@@ -22,14 +22,12 @@ const REACH: &[(&str, &str, &str, &[&str])] = &[
     // Help opens over any screen (`Screen::over`), and `/` finds words in
     // it as in the detail (`Screen::find`).
     ("help", "HelpState", "Help", &[]),
-    // The followed traffic is kept from the start, and a miss explained
-    // on the main screen (`app/live.rs`).
-    (
-        "live",
-        "LivePane",
-        "Live",
-        &["src/tui/action.rs", "src/tui/app.rs", "src/tui/app/live.rs"],
-    ),
+    // Held from the start when something is followed (`STARTED`); the
+    // app finds it as the screen that follows (`Screen::follows`), hands
+    // it the traffic (`Screen::followed`) and the catalog in view
+    // (`Screen::catalog_in_view`), and carries out its miss explained
+    // (`Outcome::Explain`).
+    ("live", "LivePane", "Live", &["src/tui/action.rs"]),
     // Held from the start (`STARTED`); told of settings it did not ask
     // for (`Screen::settings_replaced`), and shows its own refusals
     // (`Screen::applied`).

@@ -166,3 +166,13 @@ fn settings_replaced_are_told_to_every_held_screen_but_the_front() {
     s.settings_replaced(&crate::settings::Settings::default());
     assert_eq!(replaced(&mut s, Popup::Tune), 1, "kept while closed");
 }
+
+#[test]
+fn no_screen_follows_until_one_says_it_does() {
+    let mut s = Screens::default();
+    s.hold(probe(Popup::Breaker, true, false));
+    s.hold(Box::new(Other));
+    assert!(s.follower().is_none());
+    assert!(s.follower_mut().is_none());
+    assert_eq!(s.each_mut().count(), 2, "every held screen");
+}
