@@ -2,9 +2,10 @@
 //! private fields, the keys (what a key does to the screen and what it
 //! asks of the app, one [`Outcome`]), the key line, and the drawing, all
 //! through one trait, [`Screen`]. A new screen goes here as
-//! `screen/<name>/` (see `history/`), with its line in [`OPENED_BY`] and
-//! its [`Popup`]; the app holds it in the registry ([`Screens`]), hands it
-//! the actions of its context, and carries out its outcome.
+//! `screen/<name>/` (see `history/`), with its line in [`OPENED_BY`] (and
+//! in [`STARTED`] when it is held from the start) and its [`Popup`]; the
+//! app holds it in the registry ([`Screens`]), hands it the actions of its
+//! context, and carries out its outcome, naming no screen.
 
 pub mod breaker;
 pub mod compare;
