@@ -9,6 +9,17 @@ use crate::tui::effect::Effect;
 use crate::tui::pane::catalog::ViewSource;
 use crate::tui::screen::NothingToExport;
 
+/// Why edited settings were not put in force.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Refused {
+    /// The SDK's check of the settings on the catalog.
+    #[error(transparent)]
+    Invalid(#[from] crate::tools_handle::SelectError),
+    /// A ranker this explorer cannot run, and why.
+    #[error("{0}")]
+    Ranker(String),
+}
+
 impl App {
     /// Why there is nothing to export, as the search stands.
     pub(super) fn nothing_to_export(&self) -> NothingToExport {
@@ -88,12 +99,12 @@ impl App {
     /// Validates edited settings: valid ones take effect at once (what
     /// they run is returned); invalid ones are refused with the SDK's
     /// message and the last valid ones stay in force.
-    pub(super) fn apply_settings(&mut self, edited: Settings) -> Result<Vec<Effect>, String> {
-        let handle = edited.validate(&self.catalog).map_err(|e| e.to_string())?;
+    pub(super) fn apply_settings(&mut self, edited: Settings) -> Result<Vec<Effect>, Refused> {
+        let handle = edited.validate(&self.catalog)?;
         // A ranker this explorer cannot run is refused here, not by every
         // search after.
         if let Some(why) = self.searcher.ranker_unavailable(edited.ranker) {
-            return Err(why);
+            return Err(Refused::Ranker(why));
         }
         let basis_changed = edited.basis() != self.settings.basis();
         self.settings = edited;

@@ -151,7 +151,7 @@ impl App {
     fn apply_from_screen(&mut self, settings: Settings) -> Vec<Effect> {
         let (effects, refused) = match self.apply_settings(settings) {
             Ok(effects) => (effects, None),
-            Err(why) => (Vec::new(), Some(why)),
+            Err(why) => (Vec::new(), Some(why.to_string())),
         };
         let told = self
             .screens
