@@ -18,12 +18,10 @@ mod find;
 mod input;
 mod jump;
 mod live;
+mod login;
 mod main_keys;
 mod model_fetch;
 mod pane_view;
-#[cfg(test)]
-pub(crate) use live::judge_for_tests;
-mod login;
 mod pick;
 mod reload;
 mod screens;
@@ -48,8 +46,6 @@ use super::pane::query::QueryBox;
 use super::pane::results::SearchState;
 pub use super::screen::Popup;
 use super::screen::Screens;
-use super::screen::settings::SettingsEditor;
-use super::screen::tune::TunePane;
 use super::setup::Setup;
 use crate::catalog::Catalog;
 use crate::provider::PayloadFormat;
@@ -141,7 +137,7 @@ pub struct App {
     /// What the followed gateway answered the request last explained from
     /// the live screen: the detail's standing comes from it while that
     /// request is the one searched.
-    gateway_answer: Option<crate::tui::screen::live::Answered>,
+    gateway_answer: Option<crate::tui::screen::Answered>,
     /// Where everything goes at the current size.
     layout: ScreenLayout,
     /// The command line (`:`).
@@ -161,17 +157,7 @@ impl App {
     pub fn new(setup: Setup) -> Result<(App, Vec<Effect>), SelectError> {
         let handle = setup.settings.validate(&setup.catalog)?;
         let ranker_at_start = (setup.settings.ranker, setup.ranker_chosen);
-        let mut screens = Screens::default();
-        screens.hold(Box::new(SettingsEditor::new(&setup.settings)));
-        screens.hold(Box::new(TunePane::new(setup.queries, setup.config_path)));
-        // Following a gateway or service: its traffic kept from the
-        // start, and shown first.
-        if let Some(live) = live::pane_for(&setup.follow, &setup.catalog) {
-            screens.hold(Box::new(live));
-            if setup.follow.as_ref().is_some_and(|f| f.open_first) {
-                screens.show(Popup::Live);
-            }
-        }
+        let screens = super::screen::started(&setup);
         let mut app = App {
             catalog_view: CatalogView::new(&setup.catalog),
             catalog: setup.catalog,
@@ -214,7 +200,7 @@ impl App {
             should_quit: false,
             follow_catalog: live::catalog_to_take(&setup.follow),
             gateway_answer: None,
-            status: live::blind_said(&setup.follow),
+            status: setup.follow.as_ref().and_then(|f| f.blind_said()),
             model: model_fetch::ModelFetcher::new(setup.model_later),
         };
         // A key the user's config took from another action is said at once.

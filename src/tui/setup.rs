@@ -70,6 +70,18 @@ pub struct Follow {
     pub blind: Option<String>,
 }
 
+impl Follow {
+    /// Why the misses are judged by no catalog, said on screen as the
+    /// explorer opens (the live screen's box keeps it whole after: "judged
+    /// by").
+    pub fn blind_said(&self) -> Option<String> {
+        let why = self.blind.as_ref()?;
+        Some(format!(
+            "{why}; misses are judged by no catalog until it can be read (asked again each time the follower connects)"
+        ))
+    }
+}
+
 impl Setup {
     /// The explorer on `catalog` through `searcher`, with the built-in
     /// settings and keys, and nothing else: no MCP servers, request file,

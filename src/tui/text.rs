@@ -84,6 +84,23 @@ pub fn fit_words(text: &str, max: usize) -> String {
     format!("{trimmed}…")
 }
 
+/// Segments joined with " · ", leaving out whole segments from the end
+/// until the line fits `width` (a line shortens, never cut mid-word).
+pub fn fit_segments(segments: &[String], width: usize) -> String {
+    let mut n = segments.len();
+    loop {
+        let line = segments[..n].join(" · ");
+        if line.chars().count() <= width {
+            return line;
+        }
+        if n <= 1 {
+            // One segment wider than the line: cut at a word, with "…".
+            return fit_words(&line, width);
+        }
+        n -= 1;
+    }
+}
+
 /// `text` cut to at most `max` columns with an ellipsis (names: the cut is
 /// marked, and the whole name is in the detail).
 pub fn cut(text: &str, max: usize) -> String {
@@ -291,6 +308,23 @@ mod tests {
         let t = std::time::Duration::from_micros(18_140);
         assert_eq!(super::search_time(t, false), "18.14 ms");
         assert_eq!(super::search_time(t, true), "18.14 ms (query cached)");
+    }
+
+    #[test]
+    fn lines_shorten_by_whole_segments() {
+        let s: Vec<String> = ["cap 8", "83.3% all loaded", "saves 71.2%"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            fit_segments(&s, 80),
+            "cap 8 · 83.3% all loaded · saves 71.2%"
+        );
+        assert_eq!(fit_segments(&s, 30), "cap 8 · 83.3% all loaded");
+        assert_eq!(fit_segments(&s, 30), "cap 8 · 83.3% all loaded");
+        // One segment too wide is cut at a word, never mid-word unmarked.
+        let one = vec!["initial set: asked 8, in force 2".to_string()];
+        assert_eq!(fit_segments(&one, 24), "initial set: asked 8…");
     }
 }
 

@@ -17,8 +17,6 @@ use crate::tui::pane::catalog::CatalogView;
 use crate::tui::pane::detail::DetailState;
 use crate::tui::pane::query::QueryBox;
 use crate::tui::pane::results::SearchState;
-use crate::tui::screen::settings::SettingsEditor;
-use crate::tui::screen::tune;
 use crate::tui::screen::{Screen, Screens};
 
 impl App {
@@ -88,12 +86,6 @@ impl App {
     /// The held screen of type `T` (open, or kept while closed).
     pub fn screen<T: Screen>(&self) -> Option<&T> {
         self.screens.get()
-    }
-
-    /// The settings popup's state, to change (kept from the start).
-    pub(super) fn editor_mut(&mut self) -> &mut SettingsEditor {
-        let settings = &self.settings;
-        self.screens.kept_mut(|| SettingsEditor::new(settings))
     }
 
     /// The live MCP servers' host, when the explorer has their connections.
@@ -213,16 +205,6 @@ impl App {
         self.costs
             .as_deref()
             .map(|c| basis.set_cost(c.iter().copied()))
-    }
-
-    /// The search cap and initial count the Tune screen marks.
-    pub fn tune_current(
-        &self,
-    ) -> Option<(
-        crate::tools_handle::MaxTools,
-        crate::tools_handle::InitialToolCount,
-    )> {
-        tune::current(&self.catalog, &self.settings, &self.handle)
     }
 
     /// The tool whose detail is shown: the highlighted row of the results

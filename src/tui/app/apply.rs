@@ -9,6 +9,17 @@ use crate::tui::effect::Effect;
 use crate::tui::pane::catalog::ViewSource;
 use crate::tui::screen::NothingToExport;
 
+/// Why edited settings were not put in force.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Refused {
+    /// The SDK's check of the settings on the catalog.
+    #[error(transparent)]
+    Invalid(#[from] crate::tools_handle::SelectError),
+    /// A ranker this explorer cannot run, and why.
+    #[error("{0}")]
+    Ranker(String),
+}
+
 impl App {
     /// Why there is nothing to export, as the search stands.
     pub(super) fn nothing_to_export(&self) -> NothingToExport {
@@ -85,23 +96,16 @@ impl App {
         }
     }
 
-    /// Validates edited settings: valid ones take effect at once; invalid ones
-    /// are shown with the SDK's message and the last valid ones stay in force.
-    pub(super) fn apply_settings(&mut self, edited: Settings) -> Vec<Effect> {
-        let handle = match edited.validate(&self.catalog) {
-            Err(e) => {
-                self.editor_mut().show(edited, Some(e.to_string()));
-                return Vec::new();
-            }
-            Ok(handle) => handle,
-        };
+    /// Validates edited settings: valid ones take effect at once (what
+    /// they run is returned); invalid ones are refused with the SDK's
+    /// message and the last valid ones stay in force.
+    pub(super) fn apply_settings(&mut self, edited: Settings) -> Result<Vec<Effect>, Refused> {
+        let handle = edited.validate(&self.catalog)?;
         // A ranker this explorer cannot run is refused here, not by every
         // search after.
         if let Some(why) = self.searcher.ranker_unavailable(edited.ranker) {
-            self.editor_mut().show(edited, Some(why));
-            return Vec::new();
+            return Err(Refused::Ranker(why));
         }
-        self.editor_mut().show(edited.clone(), None);
         let basis_changed = edited.basis() != self.settings.basis();
         self.settings = edited;
         self.handle = handle;
@@ -118,7 +122,7 @@ impl App {
                 .front_screen_mut()
                 .map_or_else(Vec::new, |screen| screen.settings_changed(on))
         }));
-        effects
+        Ok(effects)
     }
 }
 
@@ -141,7 +145,7 @@ mod tests {
         let mut app = started();
         let mut settings = app.settings().clone();
         settings.max_loaded_tools = crate::tools_handle::MaxTools::new(4);
-        app.apply_settings(settings);
+        app.apply_settings(settings).expect("valid settings");
         let toggled = app.catalog.with_always_load(0, true);
         let effects = app.put_always_load(toggled, "said".into(), "refused".into());
         assert!(!app.tool(0).always_load);

@@ -127,11 +127,14 @@ impl App {
     fn set_from_line(&mut self, change: impl FnOnce(&mut Settings), what: &str) -> Vec<Effect> {
         let mut edited = self.settings.clone();
         change(&mut edited);
-        let effects = self.apply_settings(edited);
-        self.status = Some(match self.editor_mut().take_error() {
-            Some(why) => format!("{what} refused, the settings stay: {why}"),
-            None => format!("{what}: in force"),
-        });
+        let (effects, said) = match self.apply_settings(edited) {
+            Ok(effects) => (effects, format!("{what}: in force")),
+            Err(why) => (
+                Vec::new(),
+                format!("{what} refused, the settings stay: {why}"),
+            ),
+        };
+        self.status = Some(said);
         effects
     }
 

@@ -1,5 +1,6 @@
-//! The live screen's part of the app: the followed traffic kept from the
-//! start (whether the screen is open or not), the screen opened with `L`,
+//! Following a gateway's or service's traffic, the app's part: what is
+//! followed (the screen that follows it is held from the start, or from
+//! `:follow`), the followed gateway's catalog taken as the catalog in view,
 //! and a miss explained: its request searched, the tool the agent wanted
 //! shown in the catalog with why it was or was not found.
 
@@ -9,36 +10,9 @@ use std::sync::Arc;
 use crate::catalog::Catalog;
 use crate::follow::Note;
 use crate::terminal_text::escape;
-use crate::traffic::misses::Judge;
 use crate::tui::effect::Effect;
-use crate::tui::screen::live::{Answered, Explain, LivePane, draw};
+use crate::tui::screen::{Answered, Explain};
 use crate::tui::setup::Follow;
-
-/// The screen's state when following something.
-/// A recorded session is told at once.
-pub(super) fn pane_for(follow: &Option<Follow>, catalog: &Catalog) -> Option<LivePane> {
-    let f = follow.as_ref()?;
-    let mut pane = LivePane::new(f.source.clone(), f.requests_file.clone());
-    let ended = f.source.recorded().is_some();
-    match &f.blind {
-        Some(why) => pane.judge_by(Judge::blind(ended), format!("no catalog ({why})")),
-        None => pane.judge_by(judge(catalog, ended), said(catalog)),
-    }
-    pane.message = blind_said(follow);
-    for note in f.source.recorded().unwrap_or_default() {
-        pane.receive(note, 1_000);
-    }
-    Some(pane)
-}
-
-/// Why the misses are judged by no catalog, said on screen as the explorer
-/// opens (the live screen's box keeps it whole after: "judged by").
-pub(super) fn blind_said(follow: &Option<Follow>) -> Option<String> {
-    let why = follow.as_ref()?.blind.as_ref()?;
-    Some(format!(
-        "{why}; misses are judged by no catalog until it can be read (asked again each time the follower connects)"
-    ))
-}
 
 /// The followed gateway's catalog still to take: its events' address and
 /// key, when it could not be read as the explorer started.
@@ -51,52 +25,16 @@ pub(super) fn catalog_to_take(follow: &Option<Follow>) -> Option<(String, Option
     }
 }
 
-/// The misses judged by `catalog`: each tool by its name and, when a
-/// catalog of several servers prefixed it, by its name on its server (when
-/// no other tool has that name).
-pub(super) fn judge(catalog: &Catalog, ended: bool) -> Judge {
-    let tools = catalog.tools();
-    let mut on_servers: std::collections::HashMap<&str, Vec<bool>> = Default::default();
-    for t in tools {
-        if let Some(m) = &t.mcp {
-            on_servers.entry(&m.name).or_default().push(t.always_load);
-        }
-    }
-    let names = tools.iter().map(|t| (t.name.clone(), t.always_load)).chain(
-        on_servers
-            .into_iter()
-            .filter(|(_, a)| a.len() == 1)
-            .map(|(n, a)| (n.to_string(), a[0])),
-    );
-    // A tool's own name wins over another's name on its server.
-    let mut map: std::collections::HashMap<String, bool> = Default::default();
-    for (n, a) in names {
-        map.entry(n).or_insert(a);
-    }
-    Judge::by(map, ended)
-}
-
-/// The catalog judged by, as the live screen says it.
-fn said(catalog: &Catalog) -> String {
-    format!("{} ({} tools)", catalog.name(), catalog.len())
-}
-
-/// [`judge`], for the live screen's tests.
-#[cfg(test)]
-pub(crate) fn judge_for_tests(catalog: &Catalog, ended: bool) -> Judge {
-    judge(catalog, ended)
-}
-
 impl App {
     /// Whether a gateway's or service's traffic is followed (the live
     /// screen is kept from then on).
     pub fn following(&self) -> bool {
-        self.screens.get::<LivePane>().is_some()
+        self.screens.follower().is_some()
     }
 
     /// What the loop follows, if anything (the source of `--follow`).
     pub fn followed_source(&self) -> Option<crate::follow::Source> {
-        let source = self.screens.get::<LivePane>()?.source();
+        let source = self.screens.follower()?.follows()?;
         source.recorded().is_none().then(|| source.clone())
     }
 
@@ -105,53 +43,29 @@ impl App {
     /// catalog in view until the followed gateway's own is read (once it
     /// is reached), and the loop told to follow it.
     pub(super) fn start_following(&mut self, source: crate::follow::Source) -> Vec<Effect> {
-        let requests_file = self.screens.get::<LivePane>().map_or_else(
-            || crate::tui::setup::MISSES_FILE.to_string(),
-            |l| l.requests_file().to_string(),
-        );
-        let follow = Some(Follow {
-            source: source.clone(),
-            requests_file,
-            open_first: true,
-            blind: None,
-        });
-        let Some(pane) = pane_for(&follow, &self.catalog) else {
-            return Vec::new();
-        };
         self.follow_catalog = match &source {
             crate::follow::Source::Url { url, key } => Some((url.clone(), key.clone())),
             _ => None,
         };
         self.status = None;
-        self.screens.hold(Box::new(pane));
-        self.screens.show(Popup::Live);
+        let catalog = self.catalog.clone();
+        crate::tui::screen::follow(source.clone(), &catalog, &mut self.screens);
         if source.recorded().is_some() {
             return Vec::new();
         }
         vec![Effect::Follow(source)]
     }
 
-    /// The misses judged again by the catalog in view (read again, or an
-    /// always-load flag toggled).
+    /// The held screens told of the catalog in view (read again, or an
+    /// always-load flag toggled): the misses judged again by it.
     pub(super) fn rejudge(&mut self) {
         let catalog = self.catalog.clone();
-        if let Some(live) = self.screens.get_mut::<LivePane>()
-            && live.judged()
-        {
-            let ended = live.source().recorded().is_some();
-            live.judge_by(judge(&catalog, ended), said(&catalog));
+        for screen in self.screens.each_mut() {
+            screen.catalog_in_view(&catalog, false);
         }
     }
 
-    /// How many rows the live screen's list shows now.
-    pub(super) fn live_rows(&self) -> usize {
-        self.screens
-            .get::<LivePane>()
-            .map_or(1, |l| draw::list_rows(self.layout.body, l))
-    }
-
     pub(super) fn followed(&mut self, note: Note) -> Vec<Effect> {
-        let rows = self.live_rows();
         // Reached: the gateway's catalog, if it is still to take.
         let fetch = match (&note, self.follow_catalog.take()) {
             (Note::Connected, Some((events_url, key))) => {
@@ -162,9 +76,11 @@ impl App {
                 Vec::new()
             }
         };
-        if let Some(live) = self.screens.get_mut::<LivePane>() {
-            live.receive(note, rows);
-        }
+        self.with_screens(|screens, on| {
+            if let Some(follower) = screens.follower_mut() {
+                follower.followed(note, on);
+            }
+        });
         fetch
     }
 
@@ -175,13 +91,14 @@ impl App {
         &mut self,
         result: Result<Arc<Catalog>, crate::follow::FollowError>,
     ) -> Vec<Effect> {
-        let source = self.screens.get::<LivePane>().map(|l| l.source().clone());
+        let source = self.followed_any();
         let catalog = match (result, source) {
             (Ok(c), Some(_)) => c,
             (Err(why), Some(crate::follow::Source::Url { url, key })) => {
                 self.follow_catalog = Some((url, key));
-                if let Some(live) = self.screens.get_mut::<LivePane>() {
-                    live.message = Some(format!("the gateway's catalog could not be read: {why}"));
+                if let Some(follower) = self.screens.follower_mut() {
+                    let message = format!("the gateway's catalog could not be read: {why}");
+                    follower.tell(message, true);
                 }
                 return Vec::new();
             }
@@ -191,28 +108,30 @@ impl App {
         self.sources = format!(
             "{} (from {})",
             self.catalog.name(),
-            self.screens
-                .get::<LivePane>()
-                .map_or(String::new(), |l| l.source().shown())
+            self.followed_any().map_or(String::new(), |s| s.shown())
         );
         let catalog = self.catalog.clone();
-        if let Some(live) = self.screens.get_mut::<LivePane>() {
-            live.judge_by(judge(&catalog, false), said(&catalog));
+        if let Some(follower) = self.screens.follower_mut() {
+            follower.catalog_in_view(&catalog, true);
         }
         let said = format!(
             "took the followed gateway's catalog: {} tools; misses are judged by it",
             self.catalog.len()
         );
         // Where the screen in front shows it.
-        let in_front = self.screens.front() == Some(Popup::Live);
-        match self.screens.get_mut::<LivePane>() {
-            Some(live) if in_front => {
+        match self.screens.front_screen_mut() {
+            Some(front) if front.follows().is_some() => {
                 self.status = None;
-                live.message = Some(said);
+                front.tell(said, false);
             }
             _ => self.status = Some(said),
         }
         effects
+    }
+
+    /// What is followed, recorded or not.
+    fn followed_any(&self) -> Option<crate::follow::Source> {
+        self.screens.follower()?.follows().cloned()
     }
 
     /// A miss (or an event) explained on the main screen: its request in
@@ -227,9 +146,12 @@ impl App {
                         escape(name),
                         escape(&self.sources)
                     );
-                    if let Some(live) = self.screens.get_mut::<LivePane>() {
-                        live.message = Some(message);
-                    }
+                    // Said by the screen that asked, in front.
+                    let told = self
+                        .screens
+                        .front_screen_mut()
+                        .map(|s| s.tell(message, true));
+                    self.told(told);
                     return Vec::new();
                 }
             },

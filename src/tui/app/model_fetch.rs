@@ -148,10 +148,7 @@ impl App {
                 let ranker = crate::engine::Ranker::Hybrid;
                 self.settings.ranker = ranker;
                 self.ranker_at_start.0 = ranker;
-                if self.screens.front() != Some(super::Popup::Settings) {
-                    let editor = crate::tui::screen::settings::SettingsEditor::new(&self.settings);
-                    self.screens.hold(Box::new(editor));
-                }
+                self.screens.settings_replaced(&self.settings);
                 self.status =
                     Some("the search model is here: ranking with hybrid from now on".into());
                 vec![

@@ -149,8 +149,10 @@ impl App {
     /// Settings a screen puts in force; the screen says where a refusal
     /// (or the success) shows.
     fn apply_from_screen(&mut self, settings: Settings) -> Vec<Effect> {
-        let effects = self.apply_settings(settings);
-        let refused = self.editor_mut().take_error();
+        let (effects, refused) = match self.apply_settings(settings) {
+            Ok(effects) => (effects, None),
+            Err(why) => (Vec::new(), Some(why.to_string())),
+        };
         let told = self
             .screens
             .front_screen_mut()

@@ -15,6 +15,7 @@ use crate::tui::pane::catalog::{Filter, Sort};
 use crate::tui::pane::results::Results;
 use crate::tui::screen::breaker::BreakerPane;
 use crate::tui::screen::settings::SettingsEditor;
+use crate::tui::screen::tune::TunePane;
 
 /// The explorer on the demo catalog, as `setup` changes it.
 pub(super) fn demo_setup(setup: impl FnOnce(&mut Setup)) -> (App, Vec<Effect>) {

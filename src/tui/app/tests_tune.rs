@@ -13,6 +13,18 @@ use crate::tui::pane::catalog::Filter;
 use crate::tui::pane::results::Results;
 use crate::tui::screen::breaker::BreakerPane;
 
+impl App {
+    /// The search cap and initial count the Tune screen marks.
+    pub(super) fn tune_current(
+        &self,
+    ) -> Option<(
+        crate::tools_handle::MaxTools,
+        crate::tools_handle::InitialToolCount,
+    )> {
+        crate::tui::screen::tune::current(&self.catalog, &self.settings, &self.handle)
+    }
+}
+
 /// The demo explorer, as `setup` changes it, its first effects run.
 fn started_with(setup: impl FnOnce(&mut Setup)) -> App {
     let (mut app, effects) = demo_setup(setup);

@@ -175,7 +175,8 @@ pub trait Screen: Any {
     /// Text typed while one of its boxes has the keyboard.
     fn type_text(&mut self, _text: &str) {}
 
-    /// A file written (`failed`: not written), to say.
+    /// A message to say: a file written (`failed`: not written), or what
+    /// became of what it asked.
     fn tell(&mut self, message: String, _failed: bool) -> Told {
         Told::Elsewhere(message)
     }
@@ -194,6 +195,22 @@ pub trait Screen: Any {
     fn settings_changed(&mut self, _on: &On) -> Vec<Effect> {
         Vec::new()
     }
+
+    /// What it follows, when it shows followed traffic.
+    fn follows(&self) -> Option<&crate::follow::Source> {
+        None
+    }
+
+    /// A note of the traffic it follows.
+    fn followed(&mut self, _note: crate::follow::Note, _on: &On) {}
+
+    /// The catalog in view is `catalog` now (read again, an always-load
+    /// flag toggled, or, `followed`, the followed gateway's own taken).
+    fn catalog_in_view(&mut self, _catalog: &Catalog, _followed: bool) {}
+
+    /// The settings in force changed without a screen asking (the search
+    /// model came and ranks now) while it is not in front.
+    fn settings_replaced(&mut self, _settings: &Settings) {}
 
     /// A key that is no action of its context: true when it says so
     /// itself (`key` as the key line names it).

@@ -2,12 +2,14 @@
 //! private fields, the keys (what a key does to the screen and what it
 //! asks of the app, one [`Outcome`]), the key line, and the drawing, all
 //! through one trait, [`Screen`]. A new screen goes here as
-//! `screen/<name>/` (see `history/`), with its line in [`OPENED_BY`] and
-//! its [`Popup`]; the app holds it in the registry ([`Screens`]), hands it
-//! the actions of its context, and carries out its outcome.
+//! `screen/<name>/` (see `history/`), with its line in [`OPENED_BY`] (and
+//! in [`STARTED`] when it is held from the start) and its [`Popup`]; the
+//! app holds it in the registry ([`Screens`]), hands it the actions of its
+//! context, and carries out its outcome, naming no screen.
 
 pub mod breaker;
 pub mod compare;
+mod explain;
 pub mod export;
 pub mod help;
 pub mod history;
@@ -20,6 +22,7 @@ mod front;
 #[cfg(test)]
 mod reach_tests;
 mod registry;
+pub use explain::{Answered, Explain};
 pub use front::{NothingToExport, On, Open, Screen, Told, ToolsFrom, ToolsOut, Unopened};
 pub use registry::Screens;
 
@@ -27,6 +30,7 @@ use crate::tui::action::Action;
 
 use crate::settings::Settings;
 use crate::tui::effect::Effect;
+use crate::tui::setup::Setup;
 
 /// What a screen's key asks of the app.
 #[derive(Debug, Clone)]
@@ -44,7 +48,7 @@ pub enum Outcome {
     Search(String),
     /// Search this request (when some) and show this tool in the catalog
     /// (when some): why it was or was not found (the live screen's miss).
-    Explain(live::Explain),
+    Explain(Explain),
     /// The query box's history is now this (oldest first).
     Forget(Vec<String>),
     /// `format` is the provider format last exported (a copied tool's
@@ -87,6 +91,33 @@ pub const OPENED_BY: &[(Action, Open)] = &[
     (Action::QueryHistory, history::open),
     (Action::Live, live::open),
 ];
+
+/// How a screen held from the start is made and held (and, if it says
+/// so, shown first), on what the explorer was started with.
+pub type Start = fn(&Setup, &mut Screens);
+
+/// The screens held from the start, in the order they are made.
+pub const STARTED: &[Start] = &[settings::start, tune::start, live::start];
+
+/// The registry as the explorer starts: every screen of [`STARTED`] made.
+pub fn started(setup: &Setup) -> Screens {
+    let mut screens = Screens::default();
+    for start in STARTED {
+        start(setup, &mut screens);
+    }
+    screens
+}
+
+/// Follows a source from now on (`:follow`), in place of what was
+/// followed: its screen held and in front, its misses judged by the
+/// catalog given (the one in view).
+pub fn follow(
+    source: crate::follow::Source,
+    catalog: &crate::catalog::Catalog,
+    screens: &mut Screens,
+) {
+    live::follow(source, catalog, screens);
+}
 
 /// How the screen `action` opens, if it opens one.
 pub fn opener(action: Action) -> Option<Open> {

@@ -22,39 +22,23 @@ const REACH: &[(&str, &str, &str, &[&str])] = &[
     // Help opens over any screen (`Screen::over`), and `/` finds words in
     // it as in the detail (`Screen::find`).
     ("help", "HelpState", "Help", &[]),
-    // The followed traffic is kept from the start, and a miss explained
-    // on the main screen (`app/live.rs`).
-    (
-        "live",
-        "LivePane",
-        "Live",
-        &["src/tui/action.rs", "src/tui/app.rs", "src/tui/app/live.rs"],
-    ),
-    // The settings editor is the record every setting goes through.
+    // Held from the start when something is followed (`STARTED`); the
+    // app finds it as the screen that follows (`Screen::follows`), hands
+    // it the traffic (`Screen::followed`) and the catalog in view
+    // (`Screen::catalog_in_view`), and carries out its miss explained
+    // (`Outcome::Explain`).
+    ("live", "LivePane", "Live", &["src/tui/action.rs"]),
+    // Held from the start (`STARTED`); told of settings it did not ask
+    // for (`Screen::settings_replaced`), and shows its own refusals
+    // (`Screen::applied`).
     (
         "settings",
         "SettingsEditor",
         "Settings",
-        &[
-            "src/tui/action.rs",
-            "src/tui/app.rs",
-            "src/tui/app/accessors.rs",
-            "src/tui/app/model_fetch.rs",
-        ],
+        &["src/tui/action.rs"],
     ),
-    // Tune is kept from the start, on the request file the explorer was
-    // given; the comparison fits its lines as Tune's legend does.
-    (
-        "tune",
-        "TunePane",
-        "Tune",
-        &[
-            "src/tui/action.rs",
-            "src/tui/app.rs",
-            "src/tui/app/accessors.rs",
-            "src/tui/screen/compare/draw.rs",
-        ],
-    ),
+    // Held from the start, on the request file the explorer was given.
+    ("tune", "TunePane", "Tune", &["src/tui/action.rs"]),
 ];
 
 /// Every `.rs` file under `dir`.

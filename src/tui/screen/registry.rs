@@ -75,6 +75,36 @@ impl Screens {
         self.held.push(screen);
     }
 
+    /// The held screen that follows traffic, if one does.
+    pub fn follower(&self) -> Option<&dyn Screen> {
+        self.held
+            .iter()
+            .find(|s| s.follows().is_some())
+            .map(|s| s.as_ref())
+    }
+
+    /// The held screen that follows traffic, to change.
+    pub fn follower_mut(&mut self) -> Option<&mut (dyn Screen + 'static)> {
+        self.held
+            .iter_mut()
+            .find(|s| s.follows().is_some())
+            .map(|s| s.as_mut())
+    }
+
+    /// Every held screen, to change.
+    pub fn each_mut(&mut self) -> impl Iterator<Item = &mut (dyn Screen + 'static)> {
+        self.held.iter_mut().map(|s| s.as_mut())
+    }
+
+    /// Tells every held screen but the one in front that the settings in
+    /// force were replaced ([`Screen::settings_replaced`]).
+    pub fn settings_replaced(&mut self, settings: &crate::settings::Settings) {
+        let front = self.front();
+        for screen in self.held.iter_mut().filter(|s| Some(s.id()) != front) {
+            screen.settings_replaced(settings);
+        }
+    }
+
     /// Shows `id` in front: a screen shown over others (help) over what
     /// is shown, any other alone.
     pub fn show(&mut self, id: Popup) {

@@ -18,9 +18,8 @@ use crate::numbers::thousands;
 use crate::search::SearchHit;
 use crate::terminal_text::escape;
 use crate::tui::paint::{Theme, draw_position, pane, position};
-use crate::tui::screen::tune::draw::fit_segments;
 use crate::tui::text::wrap_words;
-use crate::tui::text::{self, fit_words, pad, short_number};
+use crate::tui::text::{self, fit_segments, fit_words, pad, short_number};
 
 /// Rows of a side above its list: what it sends, how it searched, the
 /// columns' heading.

@@ -8,6 +8,7 @@
 
 pub mod draw;
 mod filter;
+mod follow;
 #[cfg(test)]
 mod tests;
 
@@ -15,8 +16,9 @@ use std::collections::VecDeque;
 
 use ratatui::Frame;
 
-use super::{On, Outcome, Popup, Screen, Screens, Told, Unopened};
-use crate::follow::Note;
+use super::{Answered, Explain, On, Outcome, Popup, Screen, Screens, Told, Unopened};
+use crate::catalog::Catalog;
+use crate::follow::{Note, Source};
 use crate::traffic::misses::{self, Judge, Miss, Standing};
 use crate::traffic::{Event, KEPT_EVENTS};
 use crate::tui::action::{Action, Context, KeyGroup};
@@ -58,61 +60,6 @@ pub enum Row {
     Event(usize),
     /// A miss, by place in the misses.
     Miss(usize),
-}
-
-/// What a key on a row asks: its request searched, and the tool shown.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Explain {
-    pub query: Option<String>,
-    pub tool: Option<String>,
-    /// What the followed gateway answered that request, when the row is
-    /// a search or a miss (the search it blames).
-    pub answered: Option<Answered>,
-}
-
-/// What the followed gateway answered one search: the source of truth for
-/// where a tool stood in it (the explorer's own search of the same request
-/// is a comparison, and says so).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Answered {
-    pub query: String,
-    /// The ranker it named (empty when it named none).
-    pub ranker: String,
-    /// The tools it returned, in its order.
-    pub tools: Vec<String>,
-    /// Its answer said nothing fits (its gate held the tools back).
-    pub nothing_fits: bool,
-}
-
-impl Answered {
-    fn of(s: &crate::traffic::Search) -> Answered {
-        Answered {
-            query: s.query.clone(),
-            ranker: s.ranker.clone(),
-            tools: s.tools.clone(),
-            nothing_fits: s.nothing_fits,
-        }
-    }
-
-    /// Where the tool stood in the gateway's answer, as a sentence (not
-    /// escaped: it names the gateway's tools). `place` is the tool's place
-    /// in [`Self::tools`], from 0, when the gateway returned it.
-    pub fn standing(&self, place: Option<usize>) -> String {
-        match place {
-            Some(at) => format!(
-                "returned: the gateway gave it {} of {}",
-                crate::search::why::ordinal(at + 1),
-                self.tools.len()
-            ),
-            None if self.nothing_fits || self.tools.is_empty() => {
-                "not returned: the gateway answered that no tool fits this request".into()
-            }
-            None => format!(
-                "not returned: the gateway answered {}",
-                self.tools.join(", ")
-            ),
-        }
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -507,6 +454,8 @@ impl LivePane {
     }
 }
 
+pub use follow::{follow, start};
+
 /// The screen opens on the traffic followed from the start, or says how
 /// to follow something.
 pub fn open(_on: &On, screens: &mut Screens) -> Result<Vec<Effect>, Unopened> {
@@ -569,6 +518,24 @@ impl Screen for LivePane {
             "{key}: not a key of the live screen ({help} lists them)"
         ));
         true
+    }
+
+    fn follows(&self) -> Option<&Source> {
+        Some(&self.source)
+    }
+
+    fn followed(&mut self, note: Note, on: &On) {
+        let rows = draw::list_rows(on.layout.body, self);
+        self.receive(note, rows);
+    }
+
+    /// Judged by a catalog, the misses are judged again by the one in
+    /// view; judged by none, only by the followed gateway's own.
+    fn catalog_in_view(&mut self, catalog: &Catalog, followed: bool) {
+        if followed || self.judged() {
+            let ended = self.source.recorded().is_some();
+            self.judge_by(follow::judge(catalog, ended), follow::said(catalog));
+        }
     }
 
     /// The traffic is kept from the start, whether the screen is open or

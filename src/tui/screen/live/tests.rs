@@ -57,17 +57,11 @@ fn judged_by_the_catalog_an_always_load_call_is_no_miss_and_the_last_search_wait
         10,
     );
     // As traffic comes: the session's last search may still get its call.
-    live.judge_by(
-        crate::tui::app::judge_for_tests(&catalog, false),
-        "demo".into(),
-    );
+    live.judge_by(follow::judge(&catalog, false), "demo".into());
     let kinds: Vec<MissKind> = live.misses().iter().map(|m| m.kind).collect();
     assert_eq!(kinds, [MissKind::SearchedAgain, MissKind::CalledUnreturned]);
     // The whole session: get_current_user is always-load, not a miss.
-    live.judge_by(
-        crate::tui::app::judge_for_tests(&catalog, true),
-        "demo".into(),
-    );
+    live.judge_by(follow::judge(&catalog, true), "demo".into());
     let kinds: Vec<MissKind> = live.misses().iter().map(|m| m.kind).collect();
     assert_eq!(
         kinds,
@@ -83,10 +77,7 @@ fn judged_by_the_catalog_an_always_load_call_is_no_miss_and_the_last_search_wait
 fn a_guessed_tool_name_is_its_own_kind_and_e_refuses_it_saying_why() {
     let catalog = crate::catalog::load(&crate::catalog::CatalogSource::demo()).unwrap();
     let mut live = pane();
-    live.judge_by(
-        crate::tui::app::judge_for_tests(&catalog, false),
-        "demo".into(),
-    );
+    live.judge_by(follow::judge(&catalog, false), "demo".into());
     let events = crate::traffic::parse(
         concat!(
             r#"{"kind":"search","session":"s","query":"page the on-call","tools":["get_oncall_schedule"]}"#,
@@ -468,4 +459,29 @@ fn pausing_keeps_the_view_as_events_come_and_counts_them() {
     live.handle(Action::LiveTop, 10);
     live.handle(Action::LiveBottom, 10);
     assert_eq!(live.paused(), None);
+}
+
+#[test]
+fn judged_by_none_only_the_followed_gateway_s_catalog_judges_the_misses() {
+    let catalog = crate::catalog::load(&crate::catalog::CatalogSource::demo()).unwrap();
+    let mut live = fed(recorded());
+    assert!(!live.judged());
+    // The catalog in view read again: still judged by none.
+    Screen::catalog_in_view(&mut live, &catalog, false);
+    assert!(!live.judged());
+    assert_eq!(live.judged_by(), "no catalog");
+    // The followed gateway's own: judged by it, and by the one in view after.
+    Screen::catalog_in_view(&mut live, &catalog, true);
+    assert!(live.judged());
+    assert_eq!(live.judged_by(), follow::said(&catalog));
+    let fewer = catalog.with_always_load(0, true);
+    Screen::catalog_in_view(&mut live, &fewer, false);
+    assert!(
+        live.judged_by()
+            .ends_with(&format!("({} tools)", fewer.len()))
+    );
+    assert_eq!(
+        Screen::follows(&live),
+        Some(&Source::File("trace.jsonl".into()))
+    );
 }

@@ -1,6 +1,8 @@
 //! The registry's order: help over a screen closes back to it, a screen
 //! not kept goes when closed, a kept one stays, the catalog's screens go
-//! when it is read again.
+//! when it is read again; settings replaced are told to all but the front.
+
+use std::any::Any;
 
 use ratatui::Frame;
 
@@ -15,6 +17,8 @@ struct Probe {
     kept: bool,
     of_catalog: bool,
     keys: usize,
+    /// Times told the settings were replaced.
+    replaced: usize,
 }
 
 fn probe(id: Popup, kept: bool, of_catalog: bool) -> Box<Probe> {
@@ -23,6 +27,7 @@ fn probe(id: Popup, kept: bool, of_catalog: bool) -> Box<Probe> {
         kept,
         of_catalog,
         keys: 0,
+        replaced: 0,
     })
 }
 
@@ -49,6 +54,9 @@ impl Screen for Probe {
     }
     fn of_catalog(&self) -> bool {
         self.of_catalog
+    }
+    fn settings_replaced(&mut self, _settings: &crate::settings::Settings) {
+        self.replaced += 1;
     }
 }
 
@@ -113,6 +121,7 @@ fn the_front_screen_is_found_by_its_id_and_changed_in_place() {
         kept: true,
         of_catalog: true,
         keys: 7,
+        replaced: 0,
     });
     assert_eq!(made.keys, 0, "the held one, not a new one");
     made.keys = 3;
@@ -136,4 +145,34 @@ fn the_catalog_read_again_drops_its_screens_and_the_detail_popup() {
     assert!(s.front_screen().is_none(), "the detail popup is no screen");
     s.drop_of_catalog();
     assert_eq!(s.front(), None);
+}
+
+/// How often the held screen `id` (a probe) was told of settings replaced.
+fn replaced(s: &mut Screens, id: Popup) -> usize {
+    let screen = s.held_mut(id).expect("held") as &mut dyn Any;
+    screen.downcast_mut::<Probe>().expect("a probe").replaced
+}
+
+#[test]
+fn settings_replaced_are_told_to_every_held_screen_but_the_front() {
+    let mut s = Screens::default();
+    s.hold(probe(Popup::Settings, true, false));
+    s.hold(probe(Popup::Tune, true, false));
+    s.show(Popup::Tune);
+    s.settings_replaced(&crate::settings::Settings::default());
+    assert_eq!(replaced(&mut s, Popup::Settings), 1, "held, not in front");
+    assert_eq!(replaced(&mut s, Popup::Tune), 0, "in front: as it was");
+    s.close_all();
+    s.settings_replaced(&crate::settings::Settings::default());
+    assert_eq!(replaced(&mut s, Popup::Tune), 1, "kept while closed");
+}
+
+#[test]
+fn no_screen_follows_until_one_says_it_does() {
+    let mut s = Screens::default();
+    s.hold(probe(Popup::Breaker, true, false));
+    s.hold(Box::new(Other));
+    assert!(s.follower().is_none());
+    assert!(s.follower_mut().is_none());
+    assert_eq!(s.each_mut().count(), 2, "every held screen");
 }

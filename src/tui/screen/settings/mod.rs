@@ -10,6 +10,7 @@ use crate::tools_handle::MaxTools;
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
 use crate::tui::paint::Theme;
+use crate::tui::setup::Setup;
 
 /// The rows of the settings popup: every setting, by name.
 pub const SETTINGS_ROWS: [Setting; 7] = Setting::ALL;
@@ -57,18 +58,6 @@ impl SettingsEditor {
     pub fn open(&mut self, settings: &Settings) {
         self.edited = settings.clone();
         self.error = None;
-    }
-
-    /// Shows `edited`, with the SDK's message when they were refused.
-    pub fn show(&mut self, edited: Settings, error: Option<String>) {
-        self.edited = edited;
-        self.error = error;
-    }
-
-    /// The message of settings just refused, taken (another screen shows
-    /// it).
-    pub fn take_error(&mut self) -> Option<String> {
-        self.error.take()
     }
 
     /// The setting on the highlighted row.
@@ -123,6 +112,8 @@ impl SettingsEditor {
                 e.token_basis = Some(if step > 0 { basis.next() } else { basis.prev() });
             }
         }
+        // Shown as edited, put in force or refused (`Screen::applied`).
+        self.edited = e.clone();
         Outcome::Apply(e)
     }
 }
@@ -145,6 +136,11 @@ fn step_optional(value: Option<MaxTools>, step: i64) -> Option<MaxTools> {
         (Some(v), false) if v.get() <= 1 => None,
         (Some(v), false) => Some(v.stepped(-1)),
     }
+}
+
+/// Held from the start, on the settings in force.
+pub fn start(setup: &Setup, screens: &mut Screens) {
+    screens.hold(Box::new(SettingsEditor::new(&setup.settings)));
 }
 
 /// The popup opens on the settings in force (its row kept).
@@ -194,7 +190,34 @@ impl Screen for SettingsEditor {
         Told::Shown
     }
 
+    /// Closed, it opens afresh on the settings now in force.
+    fn settings_replaced(&mut self, settings: &Settings) {
+        *self = SettingsEditor::new(settings);
+    }
+
     fn kept(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_is_shown_as_edited_and_a_replacement_opens_afresh() {
+        let settings = Settings::default();
+        let mut editor = SettingsEditor::new(&settings);
+        editor.handle(Action::SettingsDown);
+        let Outcome::Apply(asked) = editor.handle(Action::SettingsIncrease) else {
+            panic!("a change asks for its settings in force");
+        };
+        assert_eq!(editor.edited, asked, "shown as edited, in force or not");
+        assert_ne!(asked, settings);
+        // Refused: the popup shows why; replaced while closed: afresh.
+        assert_eq!(Screen::applied(&mut editor, Some("no".into())), Told::Shown);
+        assert_eq!(editor.error.as_deref(), Some("no"));
+        Screen::settings_replaced(&mut editor, &settings);
+        assert_eq!(editor, SettingsEditor::new(&settings));
     }
 }

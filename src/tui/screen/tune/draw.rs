@@ -19,29 +19,12 @@ use crate::tools_handle::{InitialToolCount, MaxTools, ToolsHandle};
 use crate::tui::action::Action;
 use crate::tui::keymap::Keymap;
 use crate::tui::paint::{Theme, pane};
-use crate::tui::text::wrap;
+use crate::tui::text::{fit_segments, wrap};
 use crate::tune::{Point, TuneReport};
 
 /// The marks, as the chart, the table and the legend draw them.
 const CURRENT: &str = "█";
 const RECOMMENDED: &str = "•";
-
-/// Segments joined with " · ", leaving out whole segments from the end
-/// until the line fits `width` (a line shortens, never cut mid-word).
-pub fn fit_segments(segments: &[String], width: usize) -> String {
-    let mut n = segments.len();
-    loop {
-        let line = segments[..n].join(" · ");
-        if line.chars().count() <= width {
-            return line;
-        }
-        if n <= 1 {
-            // One segment wider than the line: cut at a word, with "…".
-            return crate::tui::text::fit_words(&line, width);
-        }
-        n -= 1;
-    }
-}
 
 /// What the Tune screen's drawing reads beyond its pane.
 pub struct Seen<'a> {
@@ -526,7 +509,7 @@ fn last_line(app: &Seen, report: &TuneReport, width: usize, theme: &Theme) -> Li
 
 #[cfg(test)]
 mod tests {
-    use super::{CapWindow, fit_segments};
+    use super::CapWindow;
 
     #[test]
     fn the_caps_window_centres_on_the_current_cap_when_they_do_not_all_fit() {
@@ -544,22 +527,5 @@ mod tests {
         assert_eq!((beyond.start, beyond.end), (3, 4));
         let none = CapWindow::around(&report, None, 3);
         assert_eq!((none.start, none.end), (0, 1));
-    }
-
-    #[test]
-    fn lines_shorten_by_whole_segments() {
-        let s: Vec<String> = ["cap 8", "83.3% all loaded", "saves 71.2%"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        assert_eq!(
-            fit_segments(&s, 80),
-            "cap 8 · 83.3% all loaded · saves 71.2%"
-        );
-        assert_eq!(fit_segments(&s, 30), "cap 8 · 83.3% all loaded");
-        assert_eq!(fit_segments(&s, 30), "cap 8 · 83.3% all loaded");
-        // One segment too wide is cut at a word, never mid-word unmarked.
-        let one = vec!["initial set: asked 8, in force 2".to_string()];
-        assert_eq!(fit_segments(&one, 24), "initial set: asked 8…");
     }
 }

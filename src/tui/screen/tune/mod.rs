@@ -13,7 +13,7 @@ pub mod layout;
 mod measure;
 mod screen;
 pub use measure::{Measure, MeasureDone};
-pub use screen::open;
+pub use screen::{open, start};
 
 use crate::tui::action::KeyGroup;
 

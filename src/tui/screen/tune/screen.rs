@@ -9,6 +9,7 @@ use crate::tui::effect::Effect;
 use crate::tui::paint::Theme;
 use crate::tui::screen::job::Answer;
 use crate::tui::screen::{On, Outcome, Popup, Screen, Screens, Told, Unopened};
+use crate::tui::setup::Setup;
 
 /// What the screen measures and applies against.
 fn tuned<'a>(on: &'a On) -> Tuned<'a> {
@@ -19,6 +20,13 @@ fn tuned<'a>(on: &'a On) -> Tuned<'a> {
         handle: on.handle,
         keymap: on.keymap,
     }
+}
+
+/// Held from the start, on the request file and config the explorer was
+/// given.
+pub fn start(setup: &Setup, screens: &mut Screens) {
+    let tune = TunePane::new(setup.queries.clone(), setup.config_path.clone());
+    screens.hold(Box::new(tune));
 }
 
 /// The screen opens on the settings in force: the prompt for a request
