@@ -58,7 +58,7 @@ pub fn help_rows(keymap: &Keymap, servers: &[ServerStatus], catalog_servers: boo
         }
         rows.push(HelpRow::Blank);
     }
-    for context in Context::ALL {
+    for &context in Context::ALL {
         if context == Context::Confirm && servers.is_empty() {
             continue;
         }
