@@ -278,4 +278,45 @@ mod tests {
             assert!(a.name().starts_with(prefix), "{a:?}");
         }
     }
+
+    #[test]
+    fn the_screens_contexts_come_from_the_registry_in_help_order() {
+        let names: Vec<String> = Context::ALL.iter().map(|c| format!("{c:?}")).collect();
+        assert_eq!(
+            names,
+            [
+                "Main", "Input", "Settings", "Breaker", "Confirm", "Tune", "Compare", "History",
+                "Live", "Global"
+            ]
+        );
+        assert_eq!(
+            Context::Tune.title(),
+            "Tune (caps measured on requests with known answers)"
+        );
+        assert_eq!(Context::Confirm.prefix(), "confirm_");
+        // Every action once, its context's section in help order.
+        let mut seen = std::collections::HashSet::new();
+        let mut section = 0;
+        for &a in Action::ALL {
+            assert!(seen.insert(a.name()), "{} twice", a.name());
+            let at = Context::ALL.iter().position(|&c| c == a.context()).unwrap();
+            assert!(at >= section, "{a:?} out of help order");
+            section = at;
+        }
+        assert_eq!(Action::ALL.first(), Some(&Action::FocusQuery));
+        assert_eq!(Action::ALL.last(), Some(&Action::Suspend));
+        // A screen's action is spelled as it always was.
+        assert_eq!(format!("{:?}", Action::TuneCapDown), "TuneCapDown");
+        assert_eq!(
+            Action::from_name("tune_cap_down"),
+            Some(Action::TuneCapDown)
+        );
+        assert_eq!(Action::TuneCapDown.context(), Context::Tune);
+        assert_eq!(Action::TuneCapDown.declared_keys(), ["-", "left", "h"]);
+        assert!(Action::Quit.declared_keys().is_empty());
+        assert!(
+            serde_json::from_str::<Action>("\"tune_cap_dwn\"").is_err(),
+            "an unknown name is refused"
+        );
+    }
 }

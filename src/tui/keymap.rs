@@ -413,6 +413,9 @@ impl Keymap {
 }
 
 #[cfg(test)]
+mod docs_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crossterm::event::KeyEventKind;
