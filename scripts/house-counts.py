@@ -15,9 +15,10 @@ and src/main.rs (the binary's own).
   flags declare `--max-tools`; a JSON `Value` is listed apart, not counted:
   it is a request's raw input to the one parser (`MaxTools::from_json`);
 - per screen, the files outside `src/tui/screen/<name>/` that name it (its
-  module path or a type only its folder defines; inside another screen's
-  folder, `<name>::` is that folder's own submodule when it has one): the
-  registry alone is 1;
+  module path, a type only its folder defines, its actions' `Context` or
+  `Action::<Context>…` or their keys in assets/config.toml; inside another
+  screen's folder, `<name>::` is that folder's own submodule when it has
+  one): the registry alone is 1;
 - test helpers under tests/ defined in more than one file, by name and by
   body (the same code, whatever its name, in more than one place).
 
@@ -243,8 +244,18 @@ for screen in names:
     # Its path from anywhere, a path relative to src/tui/screen/, a type of its own.
     anywhere = re.compile(rf"\bscreen::{screen}\b" + "".join(rf"|\b{t}\b" for t in own))
     near = re.compile(rf"(?<![:\w]){screen}::|\bmod {screen}\b")
-    touching = sorted(f for f, src in SOURCES if not f.startswith(f"{SCREENS}{screen}/") and (
-        anywhere.search(src) or (f.startswith(SCREENS) and not own_module(f, screen) and near.search(src))))
+    # Its actions: their contexts (`Context::Tune`), their names in code
+    # (`Action::TuneApply`) and their default keys in the embedded config
+    # (`tune_apply = [...]`); declared in its actions.rs, else the table's
+    # spelling of old (its name capitalized, its name as the prefix).
+    declared = "".join(text(f) for f in files(f"{SCREENS}{screen}/") if f.endswith("actions.rs"))
+    contexts = re.findall(r"screen_actions!\s*\{\s*(\w+),\s*\"(\w+)\"", declared) or [(screen.capitalize(), f"{screen}_")]
+    acting = re.compile("|".join(rf"\b(?:Context::{c}\b|Action::{c}[A-Z]\w*)" for c, _ in contexts))
+    keyed = re.compile("|".join(rf"^{p}\w+\s*=" for _, p in contexts), re.M)
+    touching = sorted(f for f, src in SOURCES if not f.startswith(f"{SCREENS}{screen}/") and f != f"{SCREENS}mod.rs" and (
+        anywhere.search(src) or acting.search(src) or (f.startswith(SCREENS) and not own_module(f, screen) and near.search(src))))
+    touching += ["assets/config.toml"] * bool(keyed.search(text("assets/config.toml")))
+    touching += [f"{SCREENS}mod.rs"]
     report(f"files outside src/tui/screen/{screen}/ that name it", touching, 1)
 
 HELPER = re.compile(r"^\s*(?:pub(?:\(crate\))?\s+)?fn\s+(\w+)\s*[(<]", re.M)

@@ -32,7 +32,8 @@ pub fn run_explore(args: &ExploreArgs) -> Result<(), CliError> {
     let catalog = opened.catalog;
     // The SDK's checks against this catalog, before the terminal is touched.
     settings.validate(&catalog)?;
-    let keymap = Keymap::build(&config.default_keys, &config.user_keys, &config.origin())?;
+    let defaults = Keymap::with_declared(&config.default_keys);
+    let keymap = Keymap::build(&defaults, &config.user_keys, &config.origin())?;
     let (searcher, later) = explore_searcher(args, &config, &mut settings)?;
     let queries = tune_queries(args, &config, &catalog, opened.taken, follow.as_ref())?;
     let context_budget = args.context_budget.or(config.explorer.context_budget);

@@ -4,62 +4,57 @@
 //! things on different screens. Main-screen actions have plain names
 //! (`focus_query`); the others carry their context as a prefix
 //! (`input_clear`, `settings_up`, `breaker_call`, `confirm_yes`).
+//!
+//! This file holds the panes', the text boxes' and the global actions. A
+//! screen declares its own in its folder (`screen/<name>/actions.rs`, with
+//! [`screen_actions!`]: each action's name, words and default keys, and
+//! its context's heading and prefix); the registry (`screen/mod.rs`) lists
+//! the screens' contexts in help order ([`screen_contexts!`]), and they
+//! reach here as [`Action::Screen`] and [`Context::Screen`].
 
-use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::tui::screen::{ScreenAction, ScreenContext};
+
+mod declare;
+pub(crate) use declare::{screen_actions, screen_contexts};
 
 /// Where an action's keys are looked up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Context {
     /// The panes (catalog, results, detail) and the help and detail popups.
     Main,
     /// Every text box: the query box, the breaker's arguments and trace path.
     Input,
-    /// The settings popup.
-    Settings,
-    /// The breaker simulator.
-    Breaker,
-    /// The question before a real call to an MCP server that may write.
-    Confirm,
-    /// The Tune screen.
-    Tune,
-    /// The comparison screen.
-    Compare,
-    /// The query history.
-    History,
-    /// The live screen (a followed gateway's or service's traffic).
-    Live,
+    /// A screen's own (declared in its folder).
+    Screen(ScreenContext),
     /// Every screen, after the screen's own keys.
     Global,
 }
 
 impl Context {
-    /// Every context, in the order help lists them.
-    pub const ALL: [Context; 10] = [
-        Context::Main,
-        Context::Input,
-        Context::Settings,
-        Context::Breaker,
-        Context::Confirm,
-        Context::Tune,
-        Context::Compare,
-        Context::History,
-        Context::Live,
-        Context::Global,
-    ];
+    /// Every context, in the order help lists them: the panes, the text
+    /// boxes, the screens in the registry's order, then the global keys.
+    pub const ALL: &'static [Context] = &{
+        let mut all = [Context::Main; 3 + ScreenContext::ALL.len()];
+        all[1] = Context::Input;
+        let mut i = 0;
+        while i < ScreenContext::ALL.len() {
+            all[2 + i] = Context::Screen(ScreenContext::ALL[i]);
+            i += 1;
+        }
+        all[2 + i] = Context::Global;
+        all
+    };
 
     /// The heading of its section in help.
     pub fn title(self) -> &'static str {
         match self {
             Context::Main => "Panes and popups",
             Context::Input => "Text boxes (query, breaker arguments, paths)",
-            Context::Settings => "Settings",
-            Context::Breaker => "Breaker simulator",
-            Context::Confirm => "Before a real call to an MCP server",
-            Context::Tune => "Tune (caps measured on requests with known answers)",
-            Context::Compare => "Compare (the request searched two ways, side by side)",
-            Context::History => "Query history",
-            Context::Live => "Live (a followed gateway's or service's traffic)",
+            Context::Screen(screen) => screen.title(),
             Context::Global => "Everywhere",
         }
     }
@@ -69,13 +64,26 @@ impl Context {
         match self {
             Context::Main | Context::Global => "",
             Context::Input => "input_",
-            Context::Settings => "settings_",
-            Context::Breaker => "breaker_",
-            Context::Confirm => "confirm_",
-            Context::Tune => "tune_",
-            Context::Compare => "compare_",
-            Context::History => "history_",
-            Context::Live => "live_",
+            Context::Screen(screen) => screen.prefix(),
+        }
+    }
+
+    /// Whether help shows its section only when the catalog has MCP
+    /// servers (what a real call to one asks first).
+    pub fn only_with_mcp_servers(self) -> bool {
+        matches!(self, Context::Screen(screen) if screen.only_with_mcp_servers())
+    }
+}
+
+/// A context as it was always written (`Main`, `Tune`): a screen's by its
+/// name in the registry.
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Context::Main => f.write_str("Main"),
+            Context::Input => f.write_str("Input"),
+            Context::Screen(screen) => screen.fmt(f),
+            Context::Global => f.write_str("Global"),
         }
     }
 }
@@ -87,34 +95,45 @@ pub type KeyGroup = (&'static [Action], &'static str, &'static str, u8);
 
 macro_rules! actions {
     ($( $variant:ident = $name:literal, $context:ident, $short:literal, $describe:literal; )*) => {
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        #[serde(rename_all = "snake_case")]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Action {
-            $( $variant, )*
+            $( #[doc = $describe] $variant, )*
+            /// A screen's own action (declared in its folder).
+            Screen(ScreenAction),
         }
 
-        impl Action {
-            /// Every action, in the order help lists them (within a context).
-            pub const ALL: &'static [Action] = &[ $( Action::$variant, )* ];
+        /// The actions declared here, in help order (within a context).
+        const OWN: &[Action] = &[ $( Action::$variant, )* ];
 
+        impl Action {
             /// The name in the keymap (`focus_query`).
             pub fn name(self) -> &'static str {
-                match self { $( Action::$variant => $name, )* }
+                match self { $( Action::$variant => $name, )* Action::Screen(a) => a.name() }
             }
 
             /// The screen where its keys are looked up.
-            pub fn context(self) -> Context {
-                match self { $( Action::$variant => Context::$context, )* }
+            pub const fn context(self) -> Context {
+                match self {
+                    $( Action::$variant => Context::$context, )*
+                    Action::Screen(a) => Context::Screen(a.context()),
+                }
             }
 
             /// A word or two for a key line (`query`, `pane`).
             pub fn short(self) -> &'static str {
-                match self { $( Action::$variant => $short, )* }
+                match self { $( Action::$variant => $short, )* Action::Screen(a) => a.short() }
             }
 
             /// What it does, for the help screen.
             pub fn describe(self) -> &'static str {
-                match self { $( Action::$variant => $describe, )* }
+                match self { $( Action::$variant => $describe, )* Action::Screen(a) => a.describe() }
+            }
+        }
+
+        /// An action as it was always written (`FocusQuery`, `TuneCapDown`).
+        impl fmt::Debug for Action {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self { $( Action::$variant => f.write_str(stringify!($variant)), )* Action::Screen(a) => a.fmt(f) }
             }
         }
     };
@@ -178,69 +197,42 @@ actions! {
     InputSubmit = "input_submit", Input, "commit", "commit the query (to the session) / send the call / load the trace";
     InputCancel = "input_cancel", Input, "leave", "leave the text box";
     InputRegex = "input_regex", Input, "regex", "query box: read the query as words or as a regular expression (the regex ranker; (?i) for any case)";
-    SettingsUp = "settings_up", Settings, "choose", "previous setting";
-    SettingsDown = "settings_down", Settings, "next", "next setting";
-    SettingsDecrease = "settings_decrease", Settings, "change", "previous value (valid values apply at once)";
-    SettingsIncrease = "settings_increase", Settings, "more", "next value (valid values apply at once)";
-    SettingsClose = "settings_close", Settings, "close", "close the settings";
-    BreakerCall = "breaker_call", Breaker, "call", "call the tool once (an MCP tool for real)";
-    BreakerEdit = "breaker_edit", Breaker, "edit args", "edit the arguments (JSON)";
-    BreakerLoop = "breaker_loop", Breaker, "loop", "call the tool in a loop";
-    BreakerThresholdUp = "breaker_threshold_up", Breaker, "threshold", "raise the threshold";
-    BreakerThresholdDown = "breaker_threshold_down", Breaker, "threshold down", "lower the threshold";
-    BreakerLoopMore = "breaker_loop_more", Breaker, "loop count", "more calls per loop";
-    BreakerLoopLess = "breaker_loop_less", Breaker, "fewer", "fewer calls per loop";
-    BreakerReset = "breaker_reset", Breaker, "reset", "reset the breaker (a new streak)";
-    BreakerNextTool = "breaker_next_tool", Breaker, "tool", "call the next tool of the catalog pane";
-    BreakerPrevTool = "breaker_prev_tool", Breaker, "prev tool", "call the previous tool";
-    BreakerOpenTrace = "breaker_open_trace", Breaker, "open trace", "open a trace (JSONL path or @example)";
-    BreakerStep = "breaker_step", Breaker, "step", "run the trace's next call";
-    BreakerRunTrace = "breaker_run_trace", Breaker, "run", "run the rest of the trace";
-    BreakerLogUp = "breaker_log_up", Breaker, "older call", "pick an older call in the log (scrolls an opened call)";
-    BreakerLogDown = "breaker_log_down", Breaker, "newer call", "pick a newer call in the log (scrolls an opened call)";
-    BreakerViewCall = "breaker_view_call", Breaker, "open call", "open the picked call whole: signature, result or error";
-    BreakerClose = "breaker_close", Breaker, "back", "back to the explorer (the log is kept)";
-    ConfirmYes = "confirm_yes", Confirm, "call", "make the real call";
-    ConfirmNo = "confirm_no", Confirm, "cancel", "cancel: nothing is sent";
-    TuneCapDown = "tune_cap_down", Tune, "cap", "a smaller search cap (the current mark moves)";
-    TuneCapUp = "tune_cap_up", Tune, "cap up", "a larger search cap";
-    TuneInitialDown = "tune_initial_down", Tune, "initial", "fewer tools in the initial set";
-    TuneInitialUp = "tune_initial_up", Tune, "initial up", "more tools in the initial set";
-    TuneApply = "tune_apply", Tune, "apply", "put the recommendation in force";
-    TuneSave = "tune_save", Tune, "save", "save the settings in force to the config file";
-    TuneOpen = "tune_open", Tune, "requests", "pick the request file (JSONL: query, expected)";
-    TuneRerun = "tune_rerun", Tune, "measure", "measure again (the file may have changed)";
-    TuneClose = "tune_close", Tune, "back", "back to the explorer";
-    CompareNext = "compare_next", Compare, "other way", "the right side: the next other way (ranker, strategy, gate)";
-    ComparePrev = "compare_prev", Compare, "previous way", "the right side: the previous other way";
-    CompareDown = "compare_down", Compare, "down", "scroll both lists down";
-    CompareUp = "compare_up", Compare, "up", "scroll both lists up";
-    ComparePageDown = "compare_page_down", Compare, "page down", "half a page down";
-    ComparePageUp = "compare_page_up", Compare, "page up", "half a page up";
-    CompareApply = "compare_apply", Compare, "apply", "put the right side's way in force";
-    CompareClose = "compare_close", Compare, "back", "back to the explorer";
-    HistoryDown = "history_down", History, "down", "the next (older) query";
-    HistoryUp = "history_up", History, "up", "the previous (newer) query";
-    HistoryPick = "history_pick", History, "search", "put the query in the query box and search it";
-    HistoryForget = "history_forget", History, "forget", "forget the query";
-    HistoryClose = "history_close", History, "back", "back to the explorer";
-    LiveDown = "live_down", Live, "down", "the next (newer) event";
-    LiveUp = "live_up", Live, "up", "the previous (older) event";
-    LivePageDown = "live_page_down", Live, "page down", "half a page down";
-    LivePageUp = "live_page_up", Live, "page up", "half a page up";
-    LiveTop = "live_top", Live, "oldest", "the oldest event kept";
-    LiveBottom = "live_bottom", Live, "newest", "the newest event, and keep it in view as events come";
-    LiveMisses = "live_misses", Live, "misses", "show the misses alone, or every event";
-    LiveOpen = "live_open", Live, "why", "a miss: search its request and show why the tool the agent wanted was not found; a search: search it again; a call: its tool in the catalog";
-    LiveSave = "live_save", Live, "eval", "add the miss to the request file, the tool the agent wanted as its answer (toolsift eval reads it)";
-    LiveFilter = "live_filter", Live, "filter", "show the events (or misses) holding the words typed: request, session, tools, outcome; Enter keeps the filter, Esc drops it";
-    LivePause = "live_pause", Live, "pause", "the view stays where it is as events come (they are kept and counted); again to follow the newest";
-    LiveClose = "live_close", Live, "back", "back to the explorer (following goes on)";
     QuitNow = "quit_now", Global, "quit", "quit at once, from any screen";
     Suspend = "suspend", Global, "suspend", "suspend to the shell, as any full-screen program does (fg brings it back)";
 }
 
 impl Action {
+    /// Every action, in the order help lists them (within a context): the
+    /// panes' and the text boxes', every screen's in the registry's order,
+    /// then the global ones.
+    pub const ALL: &'static [Action] = &{
+        let mut all = [Action::Quit; OWN.len() + ScreenAction::COUNT];
+        let mut at = 0;
+        let mut i = 0;
+        while i < OWN.len() {
+            if !matches!(OWN[i].context(), Context::Global) {
+                all[at] = OWN[i];
+                at += 1;
+            }
+            i += 1;
+        }
+        let mut i = 0;
+        while i < ScreenAction::COUNT {
+            all[at] = Action::Screen(ScreenAction::nth(i));
+            at += 1;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < OWN.len() {
+            if matches!(OWN[i].context(), Context::Global) {
+                all[at] = OWN[i];
+                at += 1;
+            }
+            i += 1;
+        }
+        all
+    };
+
     pub fn from_name(name: &str) -> Option<Action> {
         Action::ALL.iter().copied().find(|a| a.name() == name)
     }
@@ -251,6 +243,30 @@ impl Action {
             .iter()
             .copied()
             .filter(move |a| a.context() == context)
+    }
+
+    /// The keys it has when the config file sets none: a screen's own
+    /// declare theirs; the others' are in `assets/config.toml`.
+    pub fn declared_keys(self) -> &'static [&'static str] {
+        match self {
+            Action::Screen(a) => a.default_keys(),
+            _ => &[],
+        }
+    }
+}
+
+/// An action is written by its name (`"tune_cap_down"`).
+impl Serialize for Action {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Action {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Action, D::Error> {
+        let name = String::deserialize(d)?;
+        Action::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown action {name:?}")))
     }
 }
 
@@ -267,5 +283,46 @@ mod tests {
             let prefix = a.context().prefix();
             assert!(a.name().starts_with(prefix), "{a:?}");
         }
+    }
+
+    #[test]
+    fn the_screens_contexts_come_from_the_registry_in_help_order() {
+        let names: Vec<String> = Context::ALL.iter().map(|c| format!("{c:?}")).collect();
+        assert_eq!(
+            names,
+            [
+                "Main", "Input", "Settings", "Breaker", "Confirm", "Tune", "Compare", "History",
+                "Live", "Global"
+            ]
+        );
+        assert_eq!(
+            Context::Tune.title(),
+            "Tune (caps measured on requests with known answers)"
+        );
+        assert_eq!(Context::Confirm.prefix(), "confirm_");
+        // Every action once, its context's section in help order.
+        let mut seen = std::collections::HashSet::new();
+        let mut section = 0;
+        for &a in Action::ALL {
+            assert!(seen.insert(a.name()), "{} twice", a.name());
+            let at = Context::ALL.iter().position(|&c| c == a.context()).unwrap();
+            assert!(at >= section, "{a:?} out of help order");
+            section = at;
+        }
+        assert_eq!(Action::ALL.first(), Some(&Action::FocusQuery));
+        assert_eq!(Action::ALL.last(), Some(&Action::Suspend));
+        // A screen's action is spelled as it always was.
+        assert_eq!(format!("{:?}", Action::TuneCapDown), "TuneCapDown");
+        assert_eq!(
+            Action::from_name("tune_cap_down"),
+            Some(Action::TuneCapDown)
+        );
+        assert_eq!(Action::TuneCapDown.context(), Context::Tune);
+        assert_eq!(Action::TuneCapDown.declared_keys(), ["-", "left", "h"]);
+        assert!(Action::Quit.declared_keys().is_empty());
+        assert!(
+            serde_json::from_str::<Action>("\"tune_cap_dwn\"").is_err(),
+            "an unknown name is refused"
+        );
     }
 }

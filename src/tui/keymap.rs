@@ -1,5 +1,7 @@
-//! Keys to actions: the defaults of `assets/config.toml`, with the user's
-//! `[keys]` table over them (an action the user sets loses its default keys).
+//! Keys to actions: the defaults (the panes' and text boxes' in
+//! `assets/config.toml`, each screen's declared in its folder), with the
+//! user's `[keys]` table over them (an action the user sets loses its
+//! default keys).
 //! Each key is looked up in the context of the screen that has the keyboard
 //! (see [`Context`]), then in the global context.
 
@@ -313,11 +315,27 @@ impl Keymap {
         })
     }
 
-    /// The embedded defaults as a key table.
+    /// The built-in defaults as a key table: the embedded config's, and
+    /// each screen's own.
     pub fn default_table() -> KeyTable {
-        crate::config::parse(crate::config::DEFAULT_CONFIG, BUILT_IN)
+        let config = crate::config::parse(crate::config::DEFAULT_CONFIG, BUILT_IN)
             .map(|c| Keymap::table_of(&c))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        Keymap::with_declared(&config)
+    }
+
+    /// `table` (the embedded config's `[keys]`) with the keys each screen
+    /// declares for its actions, for those `table` leaves out.
+    pub fn with_declared(table: &KeyTable) -> KeyTable {
+        let mut all = table.clone();
+        for &action in Action::ALL {
+            let declared = action.declared_keys();
+            if !declared.is_empty() {
+                all.entry(action.name().to_string())
+                    .or_insert_with(|| declared.iter().map(|k| k.to_string()).collect());
+            }
+        }
+        all
     }
 
     /// The built-in keymap.
@@ -393,6 +411,9 @@ impl Keymap {
             .find(|k| k.text().is_none())
     }
 }
+
+#[cfg(test)]
+mod docs_tests;
 
 #[cfg(test)]
 mod tests {

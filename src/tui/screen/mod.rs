@@ -80,6 +80,16 @@ pub enum Popup {
     Live,
 }
 
+crate::tui::action::screen_contexts! {
+    Settings: settings::actions;
+    Breaker: breaker::actions;
+    Confirm: breaker::actions::confirm;
+    Tune: tune::actions;
+    Compare: compare::actions;
+    History: history::actions;
+    Live: live::actions;
+}
+
 /// The main screen's keys that open a screen, and how each opens.
 pub const OPENED_BY: &[(Action, Open)] = &[
     (Action::Help, help::open),

@@ -9,6 +9,7 @@
 //! Trace replays stay simulated ([`crate::replay`], a call at a time).
 //! Real calls are in `live.rs`.
 
+pub mod actions;
 mod call_log;
 mod confirm;
 pub mod draw;

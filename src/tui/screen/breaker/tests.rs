@@ -187,6 +187,7 @@ fn replay_steps_and_trips() {
 
 #[test]
 fn actions_drive_the_simulator() {
+    use super::actions::each::*;
     use Action::*;
     let c = demo();
     let tools: Vec<usize> = (0..c.len()).collect();
@@ -226,6 +227,7 @@ fn actions_drive_the_simulator() {
 
 #[test]
 fn the_trace_prompt_says_not_loaded_only_of_a_trace_that_was_not() {
+    use super::actions::each::*;
     use Action::*;
     let c = demo();
     let tools: Vec<usize> = (0..c.len()).collect();

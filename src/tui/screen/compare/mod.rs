@@ -10,6 +10,7 @@
 //! session is neither sent nor changed. An answer for a side shown before
 //! is dropped.
 
+pub mod actions;
 pub mod draw;
 mod screen;
 mod side;

@@ -58,8 +58,8 @@ pub fn help_rows(keymap: &Keymap, servers: &[ServerStatus], catalog_servers: boo
         }
         rows.push(HelpRow::Blank);
     }
-    for context in Context::ALL {
-        if context == Context::Confirm && servers.is_empty() {
+    for &context in Context::ALL {
+        if context.only_with_mcp_servers() && servers.is_empty() {
             continue;
         }
         rows.push(HelpRow::Heading(context.title()));

@@ -2,6 +2,7 @@
 //! pick one from (`H`). Picking puts it in the query box and searches it
 //! (committed, as Enter does); `d` forgets one.
 
+pub mod actions;
 pub mod draw;
 
 use ratatui::Frame;

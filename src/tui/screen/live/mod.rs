@@ -6,6 +6,7 @@
 //! and shows why the tool the agent wanted was not found; `e` adds it, with
 //! that tool as its answer, to a request file `toolsift eval` reads.
 
+pub mod actions;
 pub mod draw;
 mod filter;
 mod follow;

@@ -1,5 +1,6 @@
 //! The popup that edits the settings.
 
+pub mod actions;
 pub mod draw;
 
 use ratatui::Frame;

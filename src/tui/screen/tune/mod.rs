@@ -8,6 +8,7 @@
 //! [`Measure`] job and takes the answer of the newest one only; saving is
 //! an [`Effect::SaveSettings`].
 
+pub mod actions;
 pub mod draw;
 pub mod layout;
 mod measure;
