@@ -11,6 +11,7 @@
 
 mod accessors;
 mod apply;
+mod ask;
 mod cmdline;
 mod detail_view;
 mod exact;
@@ -487,6 +488,8 @@ pub(crate) fn pane_of(focus: Focus) -> super::layout::Pane {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_ask;
 #[cfg(test)]
 mod tests_basis;
 #[cfg(test)]

@@ -10,50 +10,20 @@ use crate::tui::action::Action;
 use crate::tui::effect::Effect;
 use crate::tui::layout::ScreenLayout;
 use crate::tui::screen::job::Answer;
-use crate::tui::screen::{NothingToExport, On, Open, Outcome, Screens, Told, ToolsFrom, ToolsOut};
+use crate::tui::screen::{On, Open, Outcome, Screens, Told};
 
 impl App {
-    /// What the screens see of the app, laid out as `layout` says.
+    /// What the screens see of the app, laid out as `layout` says (the
+    /// rest they ask of it, `app/ask.rs`).
     pub fn on<'a>(&'a self, layout: &'a ScreenLayout) -> On<'a> {
         On {
             catalog: &self.catalog,
             settings: &self.settings,
             handle: &self.handle,
             keymap: &self.keymap,
-            searcher: &self.searcher,
             layout,
-            rows: &self.catalog_view.rows,
-            current_tool: self.current_tool().map(|(index, _)| index),
-            host: self.mcp.as_ref(),
-            servers: &self.mcp_servers,
-            catalog_servers: !self.catalog_view.servers.is_empty(),
-            ranker_chosen: self.ranker_chosen(),
-            query: self.query.text(),
-            regex: self.query.is_regex(),
-            history: &self.query.history,
-            export: self.export_source(),
-            tool_format: self.tool_format,
-            costs: self.costs.as_deref().map(Vec::as_slice),
-            caching: self.caching,
+            ask: self,
         }
-    }
-
-    /// The tools an export writes and where they come from, or why
-    /// there are none.
-    fn export_source(&self) -> Result<ToolsOut<'_>, NothingToExport> {
-        let tools: Vec<_> = (self.export_set().unwrap_or_default().iter())
-            .map(|&i| &self.catalog.tools()[i])
-            .collect();
-        let from = if tools.is_empty() {
-            return Err(self.nothing_to_export());
-        } else if !self.picked.is_empty() {
-            ToolsFrom::Picked
-        } else if self.search.full_catalog {
-            ToolsFrom::FullCatalog
-        } else {
-            ToolsFrom::Loaded
-        };
-        Ok(ToolsOut { tools, from })
     }
 
     /// What the screen (or popup) in front covers, if one is.

@@ -9,13 +9,10 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::job::Answer;
+use super::{Ask, NothingToExport};
 use super::{Outcome, Popup, Screens};
-use crate::caching::Pricing;
 use crate::catalog::Catalog;
-use crate::provider::PayloadFormat;
-use crate::search::Searcher;
 use crate::settings::Settings;
-use crate::sources::mcp::{McpHost, ServerStatus};
 use crate::tools_handle::ToolsHandle;
 use crate::tui::action::{Action, Context, KeyGroup};
 use crate::tui::effect::Effect;
@@ -25,75 +22,23 @@ use crate::tui::layout::ScreenLayout;
 use crate::tui::list::Scroll;
 use crate::tui::paint::Theme;
 
-/// The app as a screen sees it.
+/// The app as a screen sees it: what several screens need, laid out
+/// and ready every time the app hands it (opening a screen, a key, a
+/// frame). The catalog (the breaker, the comparison, Tune), the settings in
+/// force and their handle (the comparison, the settings editor, Tune), the
+/// keymap (the key lines and messages naming keys: the breaker, export,
+/// help, Tune) and the layout (every screen's place). What only one screen
+/// needs it asks of the app through [`Ask`], when it needs it.
 pub struct On<'a> {
     pub catalog: &'a Arc<Catalog>,
     /// The settings in force and their handle.
     pub settings: &'a Settings,
     pub handle: &'a ToolsHandle,
     pub keymap: &'a Keymap,
-    pub searcher: &'a Searcher,
     /// Where everything goes at the current size.
     pub layout: &'a ScreenLayout,
-    /// The catalog pane's rows, in their order (catalog places).
-    pub rows: &'a [usize],
-    /// The highlighted tool (results or catalog), by catalog place.
-    pub current_tool: Option<usize>,
-    /// The live MCP servers' host, when tool calls are real.
-    pub host: Option<&'a Arc<McpHost>>,
-    /// What became of each MCP server, and whether the catalog's tools
-    /// came from some.
-    pub servers: &'a [ServerStatus],
-    pub catalog_servers: bool,
-    /// Whether the user named the ranker in force.
-    pub ranker_chosen: bool,
-    /// The query box's request, whether it is a regex, and its history
-    /// (oldest first).
-    pub query: &'a str,
-    pub regex: bool,
-    pub history: &'a [String],
-    /// The tools an export writes and where they come from, or why there
-    /// are none.
-    pub export: Result<ToolsOut<'a>, NothingToExport>,
-    /// The provider format last exported.
-    pub tool_format: PayloadFormat,
-    /// Per-tool tokens, once counted.
-    pub costs: Option<&'a [u64]>,
-    /// The provider whose caching the Tokens box prices, if any.
-    pub caching: Option<Pricing>,
-}
-
-/// The tools taken out of the explorer (an export writes them), by
-/// catalog place, and where they come from.
-#[derive(Debug, Clone)]
-pub struct ToolsOut<'a> {
-    pub tools: Vec<&'a crate::catalog::Tool>,
-    pub from: ToolsFrom,
-}
-
-/// Where the tools taken out come from: picked by hand, the full catalog
-/// (after a failed search), or the search's loaded set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolsFrom {
-    Picked,
-    FullCatalog,
-    Loaded,
-}
-
-/// Why there are no tools to take out, as the search stands.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum NothingToExport {
-    #[error("nothing to export yet: the first search has not come back")]
-    Waiting,
-    /// The search failed (`retry`: the key that retries it).
-    #[error("nothing to export: the search failed, so no tools are loaded ({retry} retries)")]
-    Failed { retry: String },
-    #[error(
-        "nothing to export: an empty query loads only the always-load tools, and this catalog has none; type a query first"
-    )]
-    EmptyQuery,
-    #[error("nothing to export: the search loaded no tools (none matched the query)")]
-    NoneMatched,
+    /// The rest of the app, asked.
+    pub ask: &'a dyn Ask,
 }
 
 /// Where a message for the screen in front goes.

@@ -7,6 +7,7 @@
 //! app holds it in the registry ([`Screens`]), hands it the actions of its
 //! context, and carries out its outcome, naming no screen.
 
+mod ask;
 pub mod breaker;
 pub mod compare;
 mod explain;
@@ -22,8 +23,9 @@ mod front;
 #[cfg(test)]
 mod reach_tests;
 mod registry;
+pub use ask::{Ask, NothingToExport, ToolsFrom, ToolsOut};
 pub use explain::{Answered, Explain};
-pub use front::{NothingToExport, On, Open, Screen, Told, ToolsFrom, ToolsOut, Unopened};
+pub use front::{On, Open, Screen, Told, Unopened};
 pub use registry::Screens;
 
 use crate::tui::action::Action;

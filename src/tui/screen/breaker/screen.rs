@@ -14,7 +14,7 @@ use crate::tui::screen::{On, Outcome, Popup, Screen, Screens, Unopened};
 /// The screen opens on the highlighted tool (results or catalog), or says
 /// there is none.
 pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, Unopened> {
-    let Some(index) = on.current_tool else {
+    let Some(index) = on.ask.current_tool() else {
         return Err(Unopened::NoTool);
     };
     match screens.get_mut::<BreakerPane>() {
@@ -56,8 +56,8 @@ impl Screen for BreakerPane {
     fn handle(&mut self, action: Action, on: &On) -> Outcome {
         let on = Breaking {
             catalog: on.catalog,
-            tools: on.rows,
-            host: on.host,
+            tools: on.ask.rows(),
+            host: on.ask.host(),
         };
         BreakerPane::handle(self, action, &on)
     }
@@ -67,7 +67,7 @@ impl Screen for BreakerPane {
             pane: self,
             catalog: on.catalog,
             keymap: on.keymap,
-            mcp_live: on.host.is_some(),
+            mcp_live: on.ask.host().is_some(),
         };
         draw::draw(f, &self.layout(on.layout.body), &seen, theme);
     }

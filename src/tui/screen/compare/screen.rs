@@ -19,11 +19,11 @@ use crate::tui::text::short_number;
 pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, Unopened> {
     let compared = Compared {
         catalog: on.catalog,
-        searcher: on.searcher,
+        searcher: on.ask.searcher(),
         settings: on.settings,
         handle: on.handle,
-        query: on.query,
-        regex: on.regex,
+        query: on.ask.query(),
+        regex: on.ask.regex(),
     };
     let (pane, effects) = ComparePane::open(&compared)?;
     screens.hold(Box::new(pane));
@@ -45,13 +45,13 @@ impl Screen for ComparePane {
     }
 
     fn handle(&mut self, action: Action, on: &On) -> Outcome {
-        let rows = draw::list_rows(on.layout.body, on.caching.is_some());
+        let rows = draw::list_rows(on.layout.body, on.ask.caching().is_some());
         ComparePane::handle(self, action, rows)
     }
 
     fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
         let area = on.layout.body;
-        let caching = on.caching.and_then(|pricing| {
+        let caching = on.ask.caching().and_then(|pricing| {
             caching_line(
                 on,
                 self,
@@ -85,7 +85,7 @@ impl Screen for ComparePane {
 /// every tool up front; deferred: the tools it found put in the
 /// conversation); `None` until the tokens are counted.
 fn caching_line(on: &On, pane: &ComparePane, pricing: &Pricing, width: usize) -> Option<String> {
-    let costs = on.costs?;
+    let costs = on.ask.costs()?;
     let cost = |side: &Side| -> f64 {
         let found: Vec<usize> = side.found().iter().map(|h| h.index).collect();
         let [all, conv, _] = session::costs(

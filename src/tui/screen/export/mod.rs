@@ -126,11 +126,11 @@ impl ExportBox {
         })
     }
 
-    /// The write of what the app exports now (`on.export`) to `path`, or
+    /// The write of what the app exports now (asked of it) to `path`, or
     /// where to say why not: a payload that cannot be made is said in the
     /// popup, the path kept to fix.
     fn write(&mut self, path: String, on: &On) -> Outcome {
-        let write = match &on.export {
+        let write = match on.ask.export() {
             Err(_) => Err(Told::Close("nothing to export: no tools are loaded".into())),
             Ok(out) => write_effect(self.format, path, &out.tools).map_err(|why| {
                 self.message = Some(why.to_string());
@@ -181,8 +181,8 @@ pub fn write_effect(
 /// The popup opens on the tools an export writes (on the format chosen
 /// last), or says why there are none.
 pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, Unopened> {
-    let tools = on.export.as_ref().map_err(|e| e.clone())?.tools.len();
-    screens.hold(Box::new(ExportBox::new(tools, on.tool_format)));
+    let tools = on.ask.export()?.tools.len();
+    screens.hold(Box::new(ExportBox::new(tools, on.ask.tool_format())));
     screens.show(Popup::Export);
     Ok(Vec::new())
 }
@@ -213,10 +213,7 @@ impl Screen for ExportBox {
     }
 
     fn draw(&self, f: &mut Frame, on: &On, theme: &Theme) {
-        let source = on
-            .export
-            .as_ref()
-            .map_or(draw::Source::Loaded, |out| out.from);
+        let source = (on.ask.export()).map_or(draw::Source::Loaded, |out| out.from);
         draw::draw(f, on.layout.export_popup, self, source, on.keymap, theme);
     }
 

@@ -102,8 +102,8 @@ impl Screen for HelpState {
             on.layout.help_popup,
             self,
             on.keymap,
-            on.servers,
-            on.catalog_servers,
+            on.ask.servers(),
+            on.ask.catalog_servers(),
             theme,
         );
     }

@@ -87,7 +87,7 @@ impl HistoryList {
 /// The list opens on the query box's committed queries, or says there
 /// are none yet.
 pub fn open(on: &On, screens: &mut Screens) -> Result<Vec<Effect>, Unopened> {
-    screens.hold(Box::new(HistoryList::open(on.history)?));
+    screens.hold(Box::new(HistoryList::open(on.ask.history())?));
     screens.show(Popup::History);
     Ok(Vec::new())
 }

@@ -16,7 +16,7 @@ fn tuned<'a>(on: &'a On) -> Tuned<'a> {
     Tuned {
         catalog: on.catalog,
         settings: on.settings,
-        ranker_chosen: on.ranker_chosen,
+        ranker_chosen: on.ask.ranker_chosen(),
         handle: on.handle,
         keymap: on.keymap,
     }
