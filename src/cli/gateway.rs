@@ -234,6 +234,7 @@ fn build(
     let mut mcp = mcp.clone();
     mcp.call_timeout = Some(call_timeout);
     mcp.refuse_gateways = true;
+    mcp.say_sandbox = true;
     // A dry run counts every server's tools: it waits for them. Serving, the
     // gateway answers the host at once, whatever server is slow.
     let (host, catalog, changes) = if dry_run {
