@@ -23,7 +23,6 @@ const SYSTEM_READ: &[&str] = &[
     "/etc",
     "/opt",
     "/nix/store",
-    "/proc",
     "/sys",
     "/dev",
     "/run/systemd/resolve",

@@ -127,14 +127,18 @@ mod tests {
         let out = run_confined(
             &g,
             &format!(
-                "cat {}; cat {}; echo x > {}",
+                "cat {}; cat {}; echo x > {}; cat /proc/{}/environ",
                 mine.join("a").display(),
                 secret.join("b").display(),
-                mine.join("c").display()
+                mine.join("c").display(),
+                std::process::id()
             ),
         );
         assert!(out.contains("granted"), "{out}");
         assert!(!out.contains("hidden"), "{out}");
-        assert_eq!(out.matches("Permission denied").count(), 2, "{out}");
+        // Its parent's environment too: /proc is readable, the process
+        // outside the sandbox is not.
+        assert!(!out.contains("PATH="), "{out}");
+        assert_eq!(out.matches("Permission denied").count(), 3, "{out}");
     }
 }
