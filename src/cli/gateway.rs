@@ -293,7 +293,10 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         start_wait(args.start_wait)?,
     )?;
     if args.dry_run {
-        return dry_run(&built.gateway, plan.basis, args.json);
+        let outcome = dry_run(&built.gateway, plan.basis, args.json);
+        // The servers go, and their temp folders with them.
+        toolsift::sources::mcp::kill_all_servers();
+        return outcome;
     }
     say_started(&built.gateway, plan.basis, plan.http.is_none());
     stop_calls_on_exit(&built.gateway, plan.shutdown_grace);
