@@ -259,6 +259,7 @@ fn build(
     let mut mcp = mcp.clone();
     mcp.call_timeout = Some(call_timeout);
     mcp.refuse_gateways = true;
+    mcp.say_sandbox = true;
     // A dry run counts every server's tools: it waits for them. Serving, the
     // gateway answers the host at once, whatever server is slow.
     let (host, catalog, changes) = if dry_run {
@@ -317,7 +318,10 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         start_wait(args.start_wait)?,
     )?;
     if args.dry_run {
-        return dry_run(&built.gateway, plan.basis, args.json);
+        let outcome = dry_run(&built.gateway, plan.basis, args.json);
+        // The servers go, and their temp folders with them.
+        toolsift::sources::mcp::kill_all_servers();
+        return outcome;
     }
     say_started(&built.gateway, plan.basis, plan.http.is_none());
     stop_calls_on_exit(&built.gateway, plan.shutdown_grace);

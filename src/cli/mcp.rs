@@ -49,6 +49,10 @@ pub struct McpArgs {
     #[cfg(feature = "mcp")]
     #[arg(skip)]
     pub refuse_gateways: bool,
+    /// Say at start what each stdio server may touch (the gateway's).
+    #[cfg(feature = "mcp")]
+    #[arg(skip)]
+    pub say_sandbox: bool,
 }
 
 impl McpArgs {

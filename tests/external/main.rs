@@ -24,6 +24,7 @@ mod gateway_passthrough;
 mod gateway_reads;
 mod gateway_relay;
 mod gateway_reload;
+mod gateway_sandbox;
 mod gateway_sealed;
 mod gateway_sessions;
 mod gateway_stop;

@@ -193,6 +193,7 @@ fn breaker_lets_three_real_calls_through_and_blocks_the_fourth() {
                 env: BTreeMap::new(),
                 cwd: None,
                 inherit_env: Default::default(),
+                sandbox: Default::default(),
             },
             always_load: false,
             isolation: Default::default(),

@@ -150,6 +150,7 @@ mod tests {
                 env: Default::default(),
                 cwd: None,
                 inherit_env: Default::default(),
+                sandbox: Default::default(),
             },
             always_load: false,
             isolation: Default::default(),

@@ -296,6 +296,7 @@ pub fn stdio_server(command_line: &str) -> Result<McpServer, McpConfigError> {
             env: BTreeMap::new(),
             cwd: None,
             inherit_env: InheritEnv::Safe,
+            sandbox: Default::default(),
         },
         always_load: false,
         isolation: Default::default(),

@@ -72,6 +72,7 @@ pub(super) async fn connect_and_list(
             env,
             cwd,
             inherit_env,
+            sandbox,
         } => {
             // Sealed: the safe set (and what the entry asks to inherit),
             // then the entry's own env; never the rest of ours.
@@ -84,6 +85,13 @@ pub(super) async fn connect_and_list(
                 .process_group(0);
             if let Some(dir) = cwd {
                 cmd.current_dir(dir);
+            }
+            if let super::Sandbox::On(grant) = sandbox {
+                let at = (command.as_str(), args.as_slice());
+                super::sandbox::confine(&server.name, &mut cmd, at, (env, cwd.as_deref()), grant)
+                    .map_err(|e| {
+                        Failure::plain(format!("cannot sandbox it: {e}"), String::new(), None)
+                    })?;
             }
             connect_stdio(command, cmd, limit, listener).await
         }

@@ -26,6 +26,8 @@ mod editors;
 mod isolation;
 mod jsonc;
 mod oauth_entry;
+mod sandbox_entry;
+mod sandbox_grant;
 pub mod sdk_text;
 mod server_entry;
 mod status;
@@ -37,6 +39,8 @@ pub use config::{McpConfig, McpServer, Transport};
 pub use config_error::McpConfigError;
 pub use isolation::Isolation;
 pub use oauth_entry::OAuthSettings;
+pub use sandbox_entry::{Net, Sandbox, SandboxError, SandboxGrant};
+pub use sandbox_grant::{Granted, granted};
 #[cfg(test)]
 pub(crate) use status::fixtures;
 pub use status::{CallOutcome, Gathered, McpCallError, RelistError, ServerState, ServerStatus};
@@ -60,6 +64,7 @@ with_the_sdk! {
     mod reaper;
     mod reconfigure;
     mod relay;
+    mod sandbox;
     mod screened;
     mod tenants;
     mod warden;
@@ -76,8 +81,12 @@ with_the_sdk! {
     pub use reaper::{before_exit, install_exit_guards, kill_all_servers};
     pub use reconfigure::Reconfigured;
     pub use relay::{Asked, HostLink, Question, Subscribers};
+    pub use sandbox::{SandboxReport, landlock_abi, sandbox_report};
     pub use warden::{LOOK_EVERY, WARDEN_VAR, run_if_warden, start_warden};
 }
+
+#[cfg(all(feature = "mcp", target_os = "linux"))]
+mod sandbox_landlock;
 
 #[cfg(test)]
 mod config_tests;

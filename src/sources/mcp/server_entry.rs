@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::child_env::{InheritEnv, InheritEnvEntry, InheritEnvError};
 use super::oauth_entry::{OAuthEntry, OAuthError, OAuthSettings};
+use super::sandbox_entry::{Sandbox, SandboxError};
 use super::vars::{VarError, Vars};
 
 /// How to reach one server.
@@ -21,6 +22,8 @@ pub enum Transport {
         cwd: Option<PathBuf>,
         /// What of toolsift's own environment it gets besides `env`.
         inherit_env: InheritEnv,
+        /// What it may touch, when it runs confined.
+        sandbox: Sandbox,
     },
     Http {
         url: String,
@@ -73,6 +76,9 @@ pub(super) struct ServerEntry {
     pub(super) isolation: super::Isolation,
     #[serde(default)]
     pub(super) disabled: bool,
+    /// What a stdio server may touch (`sandbox_entry.rs`), read with its
+    /// own messages.
+    pub(super) sandbox: Option<Value>,
     /// Every other key: editors' own (ignored quietly) or a typo (named in
     /// a warning).
     #[serde(flatten)]
@@ -127,6 +133,8 @@ pub(super) enum EntryError {
     InheritEnv(#[from] InheritEnvError),
     #[error(transparent)]
     OAuth(#[from] OAuthError),
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
 }
 
 impl ServerEntry {
@@ -191,6 +199,19 @@ impl ServerEntry {
         for (k, v) in &self.env {
             env.insert(k.clone(), expand(v)?);
         }
+        let cwd = match &self.cwd {
+            None => None,
+            Some(p) => Some(PathBuf::from(expand(&p.to_string_lossy())?)),
+        };
+        // The project folder: the server's own, else the file's workspace.
+        let project = cwd
+            .clone()
+            .filter(|c| c.is_absolute())
+            .or_else(|| vars.workspace.as_ref().map(PathBuf::from));
+        let sandbox = match &self.sandbox {
+            None => Sandbox::Off,
+            Some(value) => super::sandbox_entry::read(value, project.as_deref(), vars)?,
+        };
         Ok(Transport::Stdio {
             command: expand(self.command.as_deref().unwrap_or_default())?,
             args: self
@@ -199,14 +220,12 @@ impl ServerEntry {
                 .map(|a| expand(a))
                 .collect::<Result<_, _>>()?,
             env,
-            cwd: match self.cwd {
-                None => None,
-                Some(p) => Some(PathBuf::from(expand(&p.to_string_lossy())?)),
-            },
+            cwd,
             inherit_env: match self.inherit_env {
                 None => InheritEnv::Safe,
                 Some(e) => e.read()?,
             },
+            sandbox,
         })
     }
 
@@ -217,6 +236,9 @@ impl ServerEntry {
         let url = expand(self.url.as_deref().unwrap_or_default())?;
         if self.inherit_env.is_some() {
             return Err(EntryError::InheritEnvOnUrl);
+        }
+        if self.sandbox.is_some() {
+            return Err(SandboxError::OnUrl.into());
         }
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(EntryError::NotHttp(url));
