@@ -31,6 +31,7 @@ const NAME_MAX: usize = 256;
 const TRACEPARENT: &str = "traceparent";
 const TRACESTATE: &str = "tracestate";
 
+#[cfg(feature = "otel")]
 pub(super) fn turn_on() {
     ON.store(true, Ordering::Release);
 }

@@ -133,7 +133,7 @@ impl Receiver {
 
     /// Waits up to `limit` until `ready` holds of what it has; whether it
     /// did.
-    pub(crate) fn wait_for(&self, limit: Duration, ready: impl Fn(&Receiver) -> bool) -> bool {
+    pub(crate) fn wait_until(&self, limit: Duration, ready: impl Fn(&Receiver) -> bool) -> bool {
         let until = Instant::now() + limit;
         while Instant::now() < until {
             if ready(self) {
