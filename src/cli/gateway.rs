@@ -295,6 +295,13 @@ struct Built {
 pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
     stand_first()?;
     let plan = plan(args)?;
+    // Before any server starts: the metrics recorder is the process's. A
+    // dry run sends nothing.
+    let telemetry = if args.dry_run {
+        toolsift::telemetry::Wanted::default()
+    } else {
+        toolsift::telemetry::start()?
+    };
     // A dry run logs too (a tool rule that matches nothing is worth a
     // warning there most), but writes no trace.
     let recorder = if args.dry_run {
@@ -324,10 +331,14 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         return outcome;
     }
     say_started(&built.gateway, plan.basis, plan.http.is_none());
+    if let Some(said) = toolsift::telemetry::said(telemetry) {
+        built.gateway.recorder().info(&said);
+    }
     stop_calls_on_exit(&built.gateway, plan.shutdown_grace);
     let outcome = serve(built, plan.http, listener);
-    // The servers go with the host.
+    // The servers go with the host; the last spans and metrics go out.
     toolsift::sources::mcp::kill_all_servers();
+    toolsift::telemetry::shutdown();
     outcome
 }
 
@@ -383,7 +394,8 @@ fn say_started(gateway: &Gateway, basis: TokenBasis, stdio: bool) {
 }
 
 /// On a signal, the calls in flight get `grace` to finish; the stop says
-/// how many finished and how many were cut.
+/// how many finished and how many were cut, and the last spans and
+/// metrics go out.
 fn stop_calls_on_exit(gateway: &Arc<Gateway>, grace: Duration) {
     gateway.drain().set_grace(grace);
     let stopping = gateway.clone();
@@ -398,6 +410,7 @@ fn stop_calls_on_exit(gateway: &Arc<Gateway>, grace: Duration) {
                 grace.as_secs()
             ));
         }
+        toolsift::telemetry::shutdown();
     });
 }
 

@@ -2,8 +2,9 @@
 //! or results unless asked), a trace of its searches and calls
 //! ([`crate::traffic`] events, which `toolsift replay`, the explorer and
 //! `toolsift tune` read), the same events to followers (`GET /events`), and
-//! the counters `/metrics` shows. Every name written to the log is escaped:
-//! the servers are untrusted.
+//! the counters `/metrics` shows, and what a search or call came to on its
+//! OpenTelemetry span. Every name written to the log is escaped: the
+//! servers are untrusted.
 
 use std::io::Write;
 use std::path::Path;
@@ -195,6 +196,8 @@ impl Recorder {
         } = *r;
         let found = r.tools.len();
         metrics::counter!(SEARCHES).increment(1);
+        let query_chars = query.chars().count();
+        crate::telemetry::spans::note_search(r.ranker, query_chars, found, held_back);
         let mut text = format!(
             "{} search: {}{}, {:.2} ms",
             whose(session, r.key),
@@ -235,6 +238,7 @@ impl Recorder {
         let server = r.server.unwrap_or("-");
         let label = r.ended.label();
         let tool = if r.unknown { UNKNOWN_TOOL } else { r.name };
+        crate::telemetry::spans::note_call(r.server, tool, label);
         metrics::counter!(CALLS, "server" => server.to_string(), "tool" => tool.to_string(), "outcome" => label)
             .increment(1);
         match r.ended {

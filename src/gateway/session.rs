@@ -29,6 +29,7 @@ use super::answer::meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS, listing};
 use super::answer::results::error_result;
 use super::policy::access::Reach;
 use super::policy::approve::Asking;
+use crate::telemetry::spans::{self, Traced};
 
 /// Found tools a session's `tools/list` holds at most with
 /// `--expose-found` (the oldest found go first).
@@ -137,6 +138,36 @@ impl GatewaySession {
             info.instructions = Some(self.gateway.instructions_for(&reach));
         }
         info
+    }
+}
+
+impl GatewaySession {
+    /// The span of a host's `tools/call` of `target` (nothing while
+    /// telemetry is off): under the host's span when its `_meta` or the
+    /// HTTP request's headers name one.
+    fn traced(&self, context: &RequestContext<RoleServer>, target: &str, label: &str) -> Traced {
+        let headers = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .map(|p| &p.headers);
+        let header = |name: &str| {
+            headers
+                .and_then(|h| h.get(name))
+                .and_then(|v| v.to_str().ok())
+        };
+        let key = self.key_of(context);
+        let asked = spans::Request {
+            method: "tools/call",
+            target: Some(target),
+            session: label,
+            key: key.as_deref(),
+        };
+        let parent = spans::Parent {
+            meta: Some(&context.meta.0.0),
+            traceparent: header("traceparent"),
+            tracestate: header("tracestate"),
+        };
+        spans::request(&asked, parent)
     }
 }
 
@@ -271,8 +302,11 @@ impl ServerHandler for GatewaySession {
         // A host that cancels the call (notifications/cancelled) stops the
         // wait, which cancels the call on its server; so does a stop whose
         // grace period ran out, answered so the host is not left waiting.
+        let traced = self.traced(&context, request.name.as_ref(), &label);
+        // Boxed: the answer's future is deep, its span's wrapper deeper.
+        let answering = Box::pin(traced.run(self.answer(&label, &breaker, request, &context)));
         let mut response = tokio::select! {
-            response = self.answer(&label, &breaker, request, &context) => response,
+            response = answering => response,
             () = cancelled.cancelled() => {
                 self.gateway.recorder.info(&format!("{label}: the host cancelled a call"));
                 return Err(ErrorData::internal_error("cancelled by the host", None));
@@ -438,10 +472,10 @@ impl GatewaySession {
                     return error_result(refusal.to_string()).into();
                 }
                 let key = self.key_of(context);
-                let found = self
-                    .gateway
-                    .search_tools(label, key.as_deref(), &via.reach, &arguments)
-                    .await;
+                let searching =
+                    self.gateway
+                        .search_tools(label, key.as_deref(), &via.reach, &arguments);
+                let found = spans::search().run(searching).await;
                 if self.gateway.config.expose_found && !found.names.is_empty() {
                     let added = expose(
                         &mut self.exposed.lock().unwrap_or_else(|p| p.into_inner()),
@@ -459,14 +493,12 @@ impl GatewaySession {
                     read_only: meta == CALL_READ_TOOL,
                     ..via
                 };
-                self.gateway
-                    .call_tool_meta(label, breaker, &arguments, via)
-                    .await
+                let calling = self.gateway.call_tool_meta(label, breaker, &arguments, via);
+                spans::call().run(calling).await
             }
             name => {
-                self.gateway
-                    .call(label, breaker, name, arguments, via)
-                    .await
+                let calling = self.gateway.call(label, breaker, name, arguments, via);
+                spans::call().run(calling).await
             }
         }
     }

@@ -20,6 +20,7 @@ mod gateway_follow;
 mod gateway_hidden;
 mod gateway_inspector;
 mod gateway_limits;
+mod gateway_otel;
 mod gateway_passthrough;
 mod gateway_reads;
 mod gateway_relay;
@@ -40,6 +41,7 @@ mod mcp_servers;
 mod mcp_support;
 mod oauth_fixture;
 mod openai_rendering;
+mod otlp_receiver;
 #[cfg(feature = "embed-local")]
 mod people_words;
 mod python_sdk;

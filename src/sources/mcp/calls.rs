@@ -69,6 +69,8 @@ impl McpHost {
         progress: Option<ProgressSink>,
         link: Option<HostLink>,
     ) -> Result<CallToolResult, McpCallError> {
+        // The call's span goes with it to the connection's task.
+        let traced = crate::telemetry::spans::carry();
         let fut = call_on(
             self.shared.clone(),
             Call {
@@ -80,6 +82,7 @@ impl McpHost {
             progress,
             link,
         );
+        let fut = traced.within(fut);
         self.run_abortable(fut).await.ok_or_else(|| ended(server))?
     }
 }
@@ -156,7 +159,14 @@ async fn call_on(
     // which call it asks.
     let alone = link.is_some() && runs_alone(&client);
     let place = on.admit(key.as_deref().unwrap_or(""), alone).await?;
-    let params = CallToolRequestParams::new(tool).with_arguments(arguments);
+    let mut params = CallToolRequestParams::new(tool).with_arguments(arguments);
+    // The W3C trace context of the call's span, for a server that traces
+    // (`traceparent` is a key `_meta` reserves for it; others ignore it).
+    let mut traced = serde_json::Map::new();
+    crate::telemetry::spans::inject(&mut traced);
+    if !traced.is_empty() {
+        params.meta = Some(rmcp::model::RequestMetaObject(rmcp::model::MetaObject(traced)));
+    }
     let answered = on.send(params, progress, link).await;
     drop(place);
     on.settle(answered?).await
