@@ -91,9 +91,7 @@ fn place(doc: &toml_edit::Document<&str>, text: &str, path: &[&str]) -> (usize, 
     for step in path {
         let next = match (item.as_table_like(), step.parse::<usize>(), item.as_array()) {
             (_, Ok(i), Some(array)) => array.get(i).map(|v| (v.span(), None)),
-            (Some(table), _, _) => table
-                .get_key_value(step)
-                .map(|(k, v)| (k.span(), Some(v))),
+            (Some(table), _, _) => table.get_key_value(step).map(|(k, v)| (k.span(), Some(v))),
             _ => None,
         };
         let Some((span, inner)) = next else { break };
@@ -157,7 +155,10 @@ pub fn plan(
             full.extend(path.iter().map(String::as_str));
             refuse(&full, m)
         })?;
-        let group = key.group.as_deref().and_then(|g| groups.get(g).map(|e| (g, e)));
+        let group = key
+            .group
+            .as_deref()
+            .and_then(|g| groups.get(g).map(|e| (g, e)));
         let servers_of = |owner: &[&str], list: &[String]| {
             list.iter()
                 .enumerate()
@@ -175,7 +176,10 @@ pub fn plan(
         };
         let servers = match (&key.servers, group) {
             (Some(list), _) => Some(servers_of(&["keys", name], list)),
-            (None, Some((g, entry))) => entry.servers.as_ref().map(|l| servers_of(&["groups", g], l)),
+            (None, Some((g, entry))) => entry
+                .servers
+                .as_ref()
+                .map(|l| servers_of(&["groups", g], l)),
             (None, None) => None,
         };
         let mut tools: Vec<Written<(String, ToolRule)>> = Vec::new();
@@ -251,13 +255,18 @@ fn check_key<'a>(
     if env.is_empty() || env.contains(['=', '\0']) {
         return Err((
             vec!["env".into()],
-            format!("{head} env must name an environment variable, not {:?}", key.env),
+            format!(
+                "{head} env must name an environment variable, not {:?}",
+                key.env
+            ),
         ));
     }
     if let Some(other) = envs.insert(env, name) {
         return Err((
             vec!["env".into()],
-            format!("{head} env {env:?} is [gateway.keys.{other}]'s too: each key has its own variable"),
+            format!(
+                "{head} env {env:?} is [gateway.keys.{other}]'s too: each key has its own variable"
+            ),
         ));
     }
     if let Some(group) = &key.group
@@ -269,7 +278,11 @@ fn check_key<'a>(
             format!(
                 "{head} group {:?} does not exist (the groups: {})",
                 crate::terminal_text::escape(group),
-                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
             ),
         ));
     }
@@ -286,7 +299,9 @@ fn check_patterns(
         if s.trim().is_empty() || s.contains('/') {
             return Err((
                 vec!["servers".into(), i.to_string()],
-                format!("{head} servers: {s:?} is not a server pattern (a server's name, `*` for any run of characters)"),
+                format!(
+                    "{head} servers: {s:?} is not a server pattern (a server's name, `*` for any run of characters)"
+                ),
             ));
         }
     }
@@ -295,7 +310,9 @@ fn check_patterns(
         if p.is_empty() || p == "/" || p.matches('/').count() > 1 {
             return Err((
                 vec!["tools".into(), pattern.clone()],
-                format!("{head} tools: {pattern:?} is not a tool pattern (`server/tool`, `server/*` or a tool's name)"),
+                format!(
+                    "{head} tools: {pattern:?} is not a tool pattern (`server/tool`, `server/*` or a tool's name)"
+                ),
             ));
         }
     }

@@ -33,23 +33,61 @@ fn a_key_takes_its_groups_servers_and_rules_and_its_own_win() {
         ["alice", "carol", "ops"]
     );
     let alice = &keys[0];
-    let servers: Vec<&str> = alice.servers.as_ref().unwrap().iter().map(|w| w.value.as_str()).collect();
+    let servers: Vec<&str> = alice
+        .servers
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|w| w.value.as_str())
+        .collect();
     assert_eq!(servers, ["time", "everything"]);
     // The group's servers are said where the group wrote them.
-    assert!(alice.servers.as_ref().unwrap()[0].at.ends_with("config.toml:5: [gateway.groups.dev] servers"), "{:?}", alice.servers);
-    let rules: Vec<(&str, ToolRule)> = alice.tools.iter().map(|w| (w.value.0.as_str(), w.value.1)).collect();
+    assert!(
+        alice.servers.as_ref().unwrap()[0]
+            .at
+            .ends_with("config.toml:5: [gateway.groups.dev] servers"),
+        "{:?}",
+        alice.servers
+    );
+    let rules: Vec<(&str, ToolRule)> = alice
+        .tools
+        .iter()
+        .map(|w| (w.value.0.as_str(), w.value.1))
+        .collect();
     assert_eq!(
         rules,
-        [("everything/*", ToolRule::Ask), ("everything/echo", ToolRule::Allow)]
+        [
+            ("everything/*", ToolRule::Ask),
+            ("everything/echo", ToolRule::Allow)
+        ]
     );
-    assert!(alice.tools[1].at.ends_with(":11: [gateway.keys.alice] tools \"everything/echo\""), "{:?}", alice.tools);
-    assert!(alice.at.ends_with("config.toml:8: [gateway.keys.alice]"), "{}", alice.at);
+    assert!(
+        alice.tools[1]
+            .at
+            .ends_with(":11: [gateway.keys.alice] tools \"everything/echo\""),
+        "{:?}",
+        alice.tools
+    );
+    assert!(
+        alice.at.ends_with("config.toml:8: [gateway.keys.alice]"),
+        "{}",
+        alice.at
+    );
     // A key's own servers replace its group's.
-    let carol: Vec<&str> = keys[1].servers.as_ref().unwrap().iter().map(|w| w.value.as_str()).collect();
+    let carol: Vec<&str> = keys[1]
+        .servers
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|w| w.value.as_str())
+        .collect();
     assert_eq!(carol, ["time"]);
     // A key of no group reaches everything, with the global rules alone.
     assert_eq!((keys[2].servers.clone(), keys[2].tools.len()), (None, 0));
-    assert_eq!(c.access.envs().collect::<Vec<_>>(), ["ALICE_KEY", "CAROL_KEY", "OPS_KEY"]);
+    assert_eq!(
+        c.access.envs().collect::<Vec<_>>(),
+        ["ALICE_KEY", "CAROL_KEY", "OPS_KEY"]
+    );
 }
 
 #[test]
@@ -73,20 +111,47 @@ fn a_group_that_does_not_exist_is_named_with_its_key_and_line() {
 #[test]
 fn bad_names_variables_and_patterns_are_refused_with_their_line() {
     let e = error("[gateway.keys.\"a b\"]\nenv = \"X\"\n");
-    assert!(e.contains("config.toml:1:") && e.contains("a name is 1 to 64"), "{e}");
+    assert!(
+        e.contains("config.toml:1:") && e.contains("a name is 1 to 64"),
+        "{e}"
+    );
     let e = error("[gateway.keys.key-1]\nenv = \"X\"\n");
-    assert!(e.contains("does not start with \\\"key-\\\"") || e.contains("\"key-\""), "{e}");
+    assert!(
+        e.contains("does not start with \\\"key-\\\"") || e.contains("\"key-\""),
+        "{e}"
+    );
     let e = error("[gateway.keys.a]\nenv = \"SAME\"\n\n[gateway.keys.b]\nenv = \"SAME\"\n");
-    assert!(e.contains("config.toml:5:") && e.contains("[gateway.keys.b] env \"SAME\" is [gateway.keys.a]'s too"), "{e}");
+    assert!(
+        e.contains("config.toml:5:")
+            && e.contains("[gateway.keys.b] env \"SAME\" is [gateway.keys.a]'s too"),
+        "{e}"
+    );
     let e = error("[gateway.keys.a]\nenv = \"\"\n");
-    assert!(e.contains("config.toml:2:") && e.contains("must name an environment variable"), "{e}");
+    assert!(
+        e.contains("config.toml:2:") && e.contains("must name an environment variable"),
+        "{e}"
+    );
     let e = error("[gateway.groups.dev]\nservers = [\"time\",\n  \"a/b\"]\n");
-    assert!(e.contains("config.toml:3:") && e.contains("[gateway.groups.dev] servers: \"a/b\" is not a server pattern"), "{e}");
-    let e = error("[gateway.keys.a]\nenv = \"A\"\n\n[gateway.keys.a.tools]\n\"x/y/z\" = \"deny\"\n");
-    assert!(e.contains("config.toml:5:") && e.contains("[gateway.keys.a] tools: \"x/y/z\""), "{e}");
+    assert!(
+        e.contains("config.toml:3:")
+            && e.contains("[gateway.groups.dev] servers: \"a/b\" is not a server pattern"),
+        "{e}"
+    );
+    let e =
+        error("[gateway.keys.a]\nenv = \"A\"\n\n[gateway.keys.a.tools]\n\"x/y/z\" = \"deny\"\n");
+    assert!(
+        e.contains("config.toml:5:") && e.contains("[gateway.keys.a] tools: \"x/y/z\""),
+        "{e}"
+    );
     // An unknown field and a bad rule word: the parser's own line.
     let e = error("[gateway.keys.a]\nenv = \"A\"\nserver = [\"time\"]\n");
-    assert!(e.contains("config.toml:3:") && e.contains("unknown field `server`"), "{e}");
+    assert!(
+        e.contains("config.toml:3:") && e.contains("unknown field `server`"),
+        "{e}"
+    );
     let e = error("[gateway.groups.g]\ntools = { \"*\" = \"maybe\" }\n");
-    assert!(e.contains("config.toml:2:") && e.contains("read, allow, ask or deny"), "{e}");
+    assert!(
+        e.contains("config.toml:2:") && e.contains("read, allow, ask or deny"),
+        "{e}"
+    );
 }

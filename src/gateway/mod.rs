@@ -13,6 +13,7 @@
 
 mod answer;
 mod error;
+mod logins;
 mod policy;
 mod record;
 mod reload;
@@ -34,6 +35,7 @@ use crate::sources::mcp::McpHost;
 
 pub use answer::meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS};
 pub use error::GatewayError;
+pub use logins::key_logins;
 pub use policy::approve::TOOL_META;
 pub use policy::hidden::{HiddenCounts, HiddenText};
 pub use policy::recursion::{PARENT_VAR, starts_a_gateway};

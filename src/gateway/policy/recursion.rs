@@ -153,6 +153,8 @@ mod tests {
             },
             always_load: false,
             isolation: Default::default(),
+            login: None,
+            login_as: None,
         }
     }
 

@@ -25,6 +25,7 @@ mod config_error;
 mod editors;
 mod isolation;
 mod jsonc;
+mod login_mode;
 mod oauth_entry;
 pub mod sdk_text;
 mod server_entry;
@@ -36,6 +37,7 @@ pub use child_env::{InheritEnv, PARENT_VAR, SAFE_VARS, inherited, withhold};
 pub use config::{McpConfig, McpServer, Transport};
 pub use config_error::McpConfigError;
 pub use isolation::Isolation;
+pub use login_mode::LoginMode;
 pub use oauth_entry::OAuthSettings;
 #[cfg(test)]
 pub(crate) use status::fixtures;
@@ -48,6 +50,8 @@ with_the_sdk! {
     mod connect;
     mod frame_scan;
     mod host;
+    mod key_logins;
+    mod key_names;
     mod lenient;
     mod listed;
     mod listener;
@@ -68,6 +72,7 @@ with_the_sdk! {
     pub use background::MAX_RETRY_PAUSE;
     pub use calls::{MAX_RESTARTS_IN_A_ROW, RESTART_PAUSE};
     pub use host::McpHost;
+    pub use key_names::{KeyLogins, NameOf};
     pub use lenient::MAX_SERVER_TOOLS;
     pub use listed::{MAX_CATALOG_TOOLS, unmatched_always_load};
     pub use progress::{KEPT as PROGRESS_KEPT, ProgressReports, ProgressSink, progress_channel};
