@@ -67,9 +67,12 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
             .into_iter()
             .flatten()
             .flatten()
-            .map(String::as_str),
+            .map(String::as_str)
+            .chain(file_config.access.envs()),
     );
-    let http = http_config(&layer, shutdown_grace)?;
+    let named = named_keys(&layer, &file_config.access)?;
+    let http = http_config(&layer, shutdown_grace, named.1)?;
+    c.access = named.0;
     let key_logins = gateway::key_logins(
         &file_config.access,
         layer.api_key_env.as_deref().unwrap_or_default(),
@@ -191,18 +194,40 @@ fn choose_ranker(
     Ok(())
 }
 
-/// Over HTTP (`--http ADDR`): the address, the API and operator keys,
-/// the connections' grace (the calls', `--shutdown-grace`, so the log
-/// says the one the docs do) and the sessions' bounds; a bind the keys do
-/// not allow is refused.
+/// The named keys of the config file (`[gateway.keys]`) and their
+/// values, over HTTP; over stdio (one user, no keys) none, and a note
+/// says so.
+fn named_keys(
+    layer: &toolsift::config::GatewaySection,
+    plan: &toolsift::config::AccessPlan,
+) -> Result<(gateway::Access, Vec<String>), CliError> {
+    if plan.keys.is_empty() {
+        return Ok(Default::default());
+    }
+    if layer.http.is_none() {
+        eprintln!(
+            "toolsift: note: [gateway.keys] name API keys of the HTTP gateway; over stdio (one user, no keys) every tool is reached"
+        );
+        return Ok(Default::default());
+    }
+    gateway::Access::from_plan(plan, &|n| std::env::var(n).ok())
+        .map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// Over HTTP (`--http ADDR`): the address, the API keys (`named`: the
+/// config file's named keys), the operator keys, the connections' grace
+/// (the calls', `--shutdown-grace`, so the log says the one the docs do)
+/// and the sessions' bounds; a bind the keys do not allow is refused.
 fn http_config(
     layer: &toolsift::config::GatewaySection,
     shutdown_grace: Duration,
+    named: Vec<String>,
 ) -> Result<Option<HttpConfig>, CliError> {
     let Some(addr) = layer.http else {
         return Ok(None);
     };
     let keys = super::serve::api_keys(layer.api_key_env.as_deref().unwrap_or_default())?
+        .with_keys(named)
         .with_operators(super::serve::operator_keys(
             layer.operator_key_env.as_deref(),
         )?);

@@ -106,6 +106,93 @@ fn place(doc: &toml_edit::Document<&str>, text: &str, path: &[&str]) -> (usize, 
     crate::catalog::line_col(text, at)
 }
 
+/// A file's text and its parsed document: where each part was written.
+struct Places<'a> {
+    doc: toml_edit::Document<&'a str>,
+    text: &'a str,
+    origin: &'a str,
+}
+
+impl Places<'_> {
+    /// A refusal of the part at `path` (below `[gateway]`), with its line.
+    fn refuse(&self, path: &[&str], message: String) -> ConfigError {
+        let (line, column) = place(&self.doc, self.text, &path_in(path));
+        ConfigError::Syntax {
+            origin: self.origin.to_string(),
+            line,
+            column,
+            message,
+        }
+    }
+
+    /// `file:line: what`, of the part at `path`.
+    fn written(&self, path: &[&str], what: &str) -> String {
+        let (line, _) = place(&self.doc, self.text, &path_in(path));
+        format!("{}:{line}: {what}", self.origin)
+    }
+
+    /// The server patterns of `owner` (`["keys", "alice"]`), each with
+    /// where it was written.
+    fn servers(&self, owner: [&str; 2], list: &[String]) -> Vec<Written<String>> {
+        let head = format!("[gateway.{}.{}] servers", owner[0], owner[1]);
+        list.iter()
+            .enumerate()
+            .map(|(i, s)| Written {
+                value: s.trim().to_string(),
+                at: self.written(&[owner[0], owner[1], "servers", &i.to_string()], &head),
+            })
+            .collect()
+    }
+
+    /// The rules of `owner` added to `tools` (a pattern written again
+    /// replaces the one before).
+    fn rules(
+        &self,
+        owner: [&str; 2],
+        rules: &BTreeMap<String, ToolRule>,
+        tools: &mut Vec<Written<(String, ToolRule)>>,
+    ) {
+        for (pattern, rule) in rules {
+            let head = format!("[gateway.{}.{}] tools {pattern:?}", owner[0], owner[1]);
+            let at = self.written(&[owner[0], owner[1], "tools", pattern], &head);
+            let pattern = pattern.trim().to_string();
+            tools.retain(|w| w.value.0 != pattern);
+            tools.push(Written {
+                value: (pattern, *rule),
+                at,
+            });
+        }
+    }
+
+    /// Key `name` with its group's parts laid under its own.
+    fn key(&self, name: &str, key: &KeyEntry, groups: &BTreeMap<String, GroupEntry>) -> KeyPlan {
+        let group = key
+            .group
+            .as_deref()
+            .and_then(|g| groups.get(g).map(|e| (g, e)));
+        let servers = match (&key.servers, group) {
+            (Some(list), _) => Some(self.servers(["keys", name], list)),
+            (None, Some((g, entry))) => entry
+                .servers
+                .as_ref()
+                .map(|l| self.servers(["groups", g], l)),
+            (None, None) => None,
+        };
+        let mut tools = Vec::new();
+        if let Some((g, entry)) = group {
+            self.rules(["groups", g], &entry.tools, &mut tools);
+        }
+        self.rules(["keys", name], &key.tools, &mut tools);
+        KeyPlan {
+            name: name.to_string(),
+            env: key.env.clone(),
+            at: self.written(&["keys", name], &format!("[gateway.keys.{name}]")),
+            servers,
+            tools,
+        }
+    }
+}
+
 /// Reads the named keys of `[gateway]` (`keys`, `groups`) of a file's
 /// `text` (named `origin`): a group that does not exist, a name that is
 /// not one, a variable two keys share, or a pattern of the wrong shape
@@ -123,89 +210,22 @@ pub fn plan(
         origin: origin.to_string(),
         message: e.to_string(),
     })?;
-    let at = |path: &[&str]| place(&doc, text, &path_in(path));
-    let refuse = |path: &[&str], message: String| {
-        let (line, column) = at(path);
-        ConfigError::Syntax {
-            origin: origin.to_string(),
-            line,
-            column,
-            message,
-        }
-    };
-    let written = |path: &[&str], what: &str| {
-        let (line, _) = at(path);
-        format!("{origin}:{line}: {what}")
+    let places = Places { doc, text, origin };
+    let below = |table: &'static str, name: &str, (path, m): Wrong| {
+        let mut full = vec![table, name];
+        full.extend(path.iter().map(String::as_str));
+        places.refuse(&full, m)
     };
     for (name, group) in groups {
-        check_name(name, "groups").map_err(|m| refuse(&["groups", name], m))?;
-        check_group(name, group).map_err(|(path, m)| {
-            let mut full = vec!["groups", name.as_str()];
-            full.extend(path.iter().map(String::as_str));
-            refuse(&full, m)
-        })?;
+        check_name(name, "groups").map_err(|w| below("groups", name, w))?;
+        check_group(name, group).map_err(|w| below("groups", name, w))?;
     }
     let mut out = AccessPlan::default();
     let mut envs: BTreeMap<&str, &str> = BTreeMap::new();
     for (name, key) in keys {
-        let table = format!("[gateway.keys.{name}]");
-        check_name(name, "keys").map_err(|m| refuse(&["keys", name], m))?;
-        check_key(name, key, groups, &mut envs).map_err(|(path, m)| {
-            let mut full = vec!["keys", name.as_str()];
-            full.extend(path.iter().map(String::as_str));
-            refuse(&full, m)
-        })?;
-        let group = key
-            .group
-            .as_deref()
-            .and_then(|g| groups.get(g).map(|e| (g, e)));
-        let servers_of = |owner: &[&str], list: &[String]| {
-            list.iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    let index = i.to_string();
-                    let mut path = owner.to_vec();
-                    path.extend(["servers", index.as_str()]);
-                    let head = format!("[gateway.{}.{}] servers", owner[0], owner[1]);
-                    Written {
-                        value: s.trim().to_string(),
-                        at: written(&path, &head),
-                    }
-                })
-                .collect::<Vec<_>>()
-        };
-        let servers = match (&key.servers, group) {
-            (Some(list), _) => Some(servers_of(&["keys", name], list)),
-            (None, Some((g, entry))) => entry
-                .servers
-                .as_ref()
-                .map(|l| servers_of(&["groups", g], l)),
-            (None, None) => None,
-        };
-        let mut tools: Vec<Written<(String, ToolRule)>> = Vec::new();
-        let owners = group
-            .map(|(g, e)| (["groups", g], &e.tools))
-            .into_iter()
-            .chain([(["keys", name.as_str()], &key.tools)]);
-        for (owner, rules) in owners {
-            for (pattern, rule) in rules {
-                let head = format!("[gateway.{}.{}] tools {pattern:?}", owner[0], owner[1]);
-                let at = written(&[owner[0], owner[1], "tools", pattern], &head);
-                let pattern = pattern.trim().to_string();
-                tools.retain(|w| w.value.0 != pattern);
-                tools.push(Written {
-                    value: (pattern, *rule),
-                    at,
-                });
-            }
-        }
-        out.keys.push(KeyPlan {
-            name: name.clone(),
-            env: key.env.clone(),
-            at: written(&["keys", name], &table),
-            servers,
-            tools,
-        });
+        check_name(name, "keys").map_err(|w| below("keys", name, w))?;
+        check_key(name, key, groups, &mut envs).map_err(|w| below("keys", name, w))?;
+        out.keys.push(places.key(name, key, groups));
     }
     Ok(out)
 }
@@ -219,7 +239,7 @@ fn path_in<'a>(path: &[&'a str]) -> Vec<&'a str> {
 
 /// A name as the log and `/events` show it: letters, digits, `-`, `_`,
 /// `.`; at most 64; never `key-…` (the way an unnamed key is shown).
-fn check_name(name: &str, table: &str) -> Result<(), String> {
+fn check_name(name: &str, table: &str) -> Result<(), Wrong> {
     let fine = !name.is_empty()
         && name.len() <= 64
         && name
@@ -229,9 +249,12 @@ fn check_name(name: &str, table: &str) -> Result<(), String> {
     if fine {
         return Ok(());
     }
-    Err(format!(
-        "[gateway.{table}.{}]: a name is 1 to 64 letters, digits, '-', '_' or '.', and does not start with \"key-\" (how a key with no name is shown)",
-        crate::terminal_text::escape(&format!("{name:?}"))
+    Err((
+        Vec::new(),
+        format!(
+            "[gateway.{table}.{}]: a name is 1 to 64 letters, digits, '-', '_' or '.', and does not start with \"key-\" (how a key with no name is shown)",
+            crate::terminal_text::escape(&format!("{name:?}"))
+        ),
     ))
 }
 

@@ -155,3 +155,29 @@ fn bad_names_variables_and_patterns_are_refused_with_their_line() {
         "{e}"
     );
 }
+
+#[test]
+fn the_manuals_config_reads_as_written() {
+    let page = include_str!("../../docs/gateway.md");
+    let section = page
+        .split("## Keys, groups and what each may reach")
+        .nth(1)
+        .unwrap();
+    let block = section.split("```toml\n").nth(1).unwrap();
+    let block = block.split("```").next().unwrap();
+    let c = load(block).unwrap();
+    let names: Vec<&str> = c.access.keys.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(names, ["alice", "bob", "carol"]);
+    let servers = |k: &KeyPlan| -> Vec<String> {
+        k.servers
+            .iter()
+            .flatten()
+            .map(|w| w.value.clone())
+            .collect()
+    };
+    assert_eq!(servers(&c.access.keys[0]), ["time", "everything"]);
+    assert_eq!(servers(&c.access.keys[1]), ["time"]);
+    assert_eq!(servers(&c.access.keys[2]), ["everything"]);
+    assert_eq!(c.access.keys[0].tools.len(), 3);
+    assert_eq!(c.gateway.tools.len(), 1);
+}

@@ -196,8 +196,8 @@ impl Recorder {
         let found = r.tools.len();
         metrics::counter!(SEARCHES).increment(1);
         let mut text = format!(
-            "session {} search: {}{}, {:.2} ms",
-            escape(session),
+            "{} search: {}{}, {:.2} ms",
+            whose(session, r.key),
             crate::numbers::counted(found, "tool"),
             if held_back > 0 {
                 format!(" (none fits; {held_back} held back)")
@@ -248,8 +248,8 @@ impl Recorder {
             _ => {}
         }
         let mut text = format!(
-            "session {} call {} on {}: {label}, {:.2} ms",
-            escape(r.session),
+            "{} call {} on {}: {label}, {:.2} ms",
+            whose(r.session, r.key),
             escape(r.name),
             escape(server),
             r.elapsed.as_secs_f64() * 1000.0
@@ -280,6 +280,18 @@ impl Recorder {
             }
             self.to_followers(&traffic::Event::Call(event), r.key);
         }
+    }
+}
+
+/// `session S` for the log, and `(key NAME)` after it when the key
+/// has a name of its own (`[gateway.keys]`; a key with none is its
+/// digest, `key-…`, and said where it labels the session).
+fn whose(session: &str, key: Option<&str>) -> String {
+    match key {
+        Some(name) if !name.starts_with("key-") && name != session => {
+            format!("session {} (key {})", escape(session), escape(name))
+        }
+        _ => format!("session {}", escape(session)),
     }
 }
 

@@ -10,6 +10,7 @@ mod embeddings;
 #[cfg(feature = "bundled-model")]
 mod first_use;
 mod gateway;
+mod gateway_access;
 mod gateway_approvals;
 mod gateway_configs;
 mod gateway_conformance;
