@@ -319,7 +319,7 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
     // The servers' logins know the named keys; a key told to log in is
     // told the config file that names it.
     let mut servers = args.mcp.clone();
-    servers.key_logins = Some(plan.key_logins.clone());
+    servers.key_logins = plan.http.is_some().then(|| plan.key_logins.clone());
     servers.gateway_config = args.config.clone();
     let built = build(
         &args.catalogs,

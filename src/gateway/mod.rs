@@ -14,6 +14,7 @@
 mod answer;
 mod error;
 mod logins;
+mod own_logins;
 mod policy;
 mod record;
 mod reload;

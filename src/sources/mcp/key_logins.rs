@@ -30,23 +30,41 @@ impl McpHost {
         self.handle().spawn(watch(shared));
     }
 
-    /// Each server's state as the key `key` (the identity the gateway
-    /// gives its calls) sees it: a per-user server it has no login of its
-    /// own to waits for that login, and says how to make it.
+    /// The per-user servers the key `key` (the identity the gateway
+    /// gives its calls) has no login of its own to, each with how that
+    /// key logs in (its command, `--as` its name).
+    pub fn own_logins_missing(&self, key: Option<&str>) -> Vec<(String, String)> {
+        let shared = &self.shared;
+        let servers: Vec<String> = lock(&shared.entries)
+            .iter()
+            .filter(|e| mode(shared, &e.server) == LoginMode::PerUser)
+            .map(|e| e.server.name.clone())
+            .collect();
+        let name = name_of(shared, key);
+        let kept = lock(&shared.key_names.kept).clone();
+        servers
+            .into_iter()
+            .filter(|s| {
+                !name
+                    .as_ref()
+                    .is_some_and(|n| kept.contains(&(s.clone(), n.clone())))
+            })
+            .map(|s| {
+                let how = waiting_how(shared, &s, name.as_deref());
+                (s, how)
+            })
+            .collect()
+    }
+
+    /// Each server's state as the key `key` sees it: a per-user server it
+    /// has no login of its own to waits for that login, and says how to
+    /// make it.
     pub fn states_for(&self, key: Option<&str>) -> Vec<ServerStatus> {
+        let missing = self.own_logins_missing(key);
         let mut states = self.states();
-        let name = name_of(&self.shared, key);
-        let kept = lock(&self.shared.key_names.kept).clone();
         for status in &mut states {
-            if !per_user(&self.shared, &status.name) {
-                continue;
-            }
-            let has = name
-                .as_ref()
-                .is_some_and(|n| kept.contains(&(status.name.clone(), n.clone())));
-            if !has {
-                let how = waiting_how(&self.shared, &status.name, name.as_deref());
-                status.state = ServerState::WaitingForLogin { how };
+            if let Some((_, how)) = missing.iter().find(|(s, _)| *s == status.name) {
+                status.state = ServerState::WaitingForLogin { how: how.clone() };
             }
         }
         states
@@ -66,14 +84,18 @@ fn name_of(shared: &Shared, key: Option<&str>) -> Option<String> {
     (keys.name_of)(key)
 }
 
-/// How `server`'s login mode is, as written or the gateway's default.
+/// How `server`'s login mode is, as written or the gateway's default;
+/// with no gateway keys (stdio, the explorer: one user), shared.
 fn mode(shared: &Shared, server: &McpServer) -> LoginMode {
     if !matches!(server.transport, Transport::Http { .. }) {
         return LoginMode::Shared;
     }
-    let default = lock(&shared.key_names.keys)
+    let Some(default) = lock(&shared.key_names.keys)
         .as_ref()
-        .is_some_and(|k| k.per_user_default);
+        .map(|k| k.per_user_default)
+    else {
+        return LoginMode::Shared;
+    };
     server.login.unwrap_or(if default {
         LoginMode::PerUser
     } else {
