@@ -96,13 +96,13 @@ impl Place {
 
 /// One host session with `key`: its whole answer (instructions and each
 /// step's result).
-fn as_key(gw: &HttpGateway, mode: &str, key: &str, steps: &Value) -> Value {
+fn session_as(gw: &HttpGateway, mode: &str, key: &str, steps: &Value) -> Value {
     let header = format!("Authorization: Bearer {key}");
     host(&["--url", &gw.url, "--header", &header], mode, steps, 1)
 }
 
 /// The first view (tools/list), a search, a call.
-fn steps() -> Value {
+fn view_search_call() -> Value {
     json!([
         {"op": "list"},
         {"op": "call", "name": "search_tools", "arguments": {"query": "who am I"}},
@@ -136,7 +136,7 @@ fn person_of(server: &OAuthServer, token: &str) -> Option<String> {
 fn until_called(gw: &HttpGateway, key: &str, person: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let doc = as_key(
+        let doc = session_as(
             gw,
             "legacy",
             key,
@@ -194,7 +194,7 @@ fn each_key_calls_with_its_own_login_and_a_key_without_one_is_told_how_to_make_i
     let command = format!("toolsift login hosted --mcp {servers} --config {config}");
     for mode in MODES {
         // Alice: her tool, her call as person A.
-        let alice = as_key(&gw, mode, "alice-secret", &steps());
+        let alice = session_as(&gw, mode, "alice-secret", &view_search_call());
         let said = alice.to_string();
         assert!(
             said.contains("called with a login of person-a"),
@@ -211,7 +211,7 @@ fn each_key_calls_with_its_own_login_and_a_key_without_one_is_told_how_to_make_i
 
         // Carol: no login of her own, told so everywhere with `--as carol`;
         // her call is refused, not sent with Alice's token.
-        let carol = as_key(&gw, mode, "carol-secret", &steps());
+        let carol = session_as(&gw, mode, "carol-secret", &view_search_call());
         let hint = format!("log in with `{command} --as carol`");
         // The first view: the handshake's instructions (where the
         // revision has a handshake) and search_tools' description.
@@ -251,17 +251,17 @@ fn each_key_calls_with_its_own_login_and_a_key_without_one_is_told_how_to_make_i
 
     // Bob logs in while the gateway runs, as person B: noticed, his calls
     // carry his own token.
-    let bob_before = as_key(&gw, "legacy", "bob-secret", &steps());
+    let bob_before = session_as(&gw, "legacy", "bob-secret", &view_search_call());
     assert!(bob_before.to_string().contains("--as bob"), "{bob_before}");
     place.log_in(&servers, &config, Some("bob"), "person-b");
     until_called(&gw, "bob-secret", "person-b");
     for mode in MODES {
-        let bob = as_key(&gw, mode, "bob-secret", &steps()).to_string();
+        let bob = session_as(&gw, mode, "bob-secret", &view_search_call()).to_string();
         assert!(
             bob.contains("called with a login of person-b"),
             "{mode}: {bob}"
         );
-        let alice = as_key(&gw, mode, "alice-secret", &steps()).to_string();
+        let alice = session_as(&gw, mode, "alice-secret", &view_search_call()).to_string();
         assert!(
             alice.contains("called with a login of person-a"),
             "{mode}: {alice}"
@@ -314,7 +314,7 @@ fn a_shared_server_keeps_one_login_for_every_key() {
     let gw = place.gateway(&servers, &config);
     for mode in MODES {
         for key in ["alice-secret", "bob-secret", "carol-secret"] {
-            let said = as_key(&gw, mode, key, &steps()).to_string();
+            let said = session_as(&gw, mode, key, &view_search_call()).to_string();
             assert!(
                 said.contains("called with a login of service-account"),
                 "{mode} {key}: {said}\n{}",
