@@ -43,6 +43,7 @@ pub struct LogoutArgs {
     pub key: AsKey,
 }
 
+#[cfg(feature = "mcp")]
 impl AsKey {
     /// The key named by `--as`, checked against the config's named keys:
     /// a name it does not have is refused, naming the file and the names

@@ -56,6 +56,7 @@ pub struct McpArgs {
     pub key_logins: Option<mcp::KeyLogins>,
     /// The config file the gateway was given (`--config`), named in the
     /// login command a key is told to run.
+    #[cfg(feature = "mcp")]
     #[arg(skip)]
     pub gateway_config: Option<PathBuf>,
 }
