@@ -135,7 +135,7 @@ pub struct Gateway {
     routes: Mutex<HashMap<String, answer::offered::Routes>>,
     /// Each limited reach's view of the catalog in use, and the snapshot
     /// it was cut from.
-    views: Mutex<HashMap<String, (Arc<Snapshot>, Arc<Snapshot>)>>,
+    views: Mutex<HashMap<String, view::Cut>>,
     /// `search_tools`' description as of now, followed by the sessions
     /// that announce its changes.
     description: tokio::sync::watch::Sender<String>,

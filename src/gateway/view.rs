@@ -12,6 +12,9 @@ use super::policy::access::Reach;
 use super::{Gateway, Snapshot, ToolRule, ToolRules};
 use crate::catalog::Catalog;
 
+/// A reach's view and the snapshot it was cut from.
+pub(super) type Cut = (Arc<Snapshot>, Arc<Snapshot>);
+
 impl Snapshot {
     /// This snapshot cut to what `reach` reaches, its rules the key's
     /// (`global` with its own), `not_up` its servers not up.

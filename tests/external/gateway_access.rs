@@ -84,7 +84,7 @@ fn search(query: &str) -> Value {
 fn steps() -> Value {
     json!([
         {"op": "list"},
-        search("echo a message back"),
+        search("add two numbers"),
         search("what time is it in Tokyo"),
         call("get_current_time", json!({"timezone": "Asia/Tokyo"})),
         call("echo", json!({"message": "hi"})),
@@ -94,6 +94,7 @@ fn steps() -> Value {
         {"op": "templates"},
         {"op": "prompt", "name": "simple-prompt"},
         {"op": "read", "uri": "demo://resource/static/document/features.md"},
+        search("print the environment variables"),
     ])
 }
 
@@ -131,17 +132,17 @@ fn three_keys_in_two_groups_each_see_search_and_call_only_what_they_reach() {
         let r = as_key(&gw, mode, "alice-secret", &steps());
         assert_eq!(
             names(&r[0]),
-            first_view(&["get_current_time", "echo"]),
+            first_view(&["echo", "get_current_time"]),
             "{mode}: {}",
             r[0]
         );
         assert!(
-            found(&r[1]).contains(&"echo".to_string()),
+            found(&r[1]).contains(&"get-sum".to_string()),
             "{mode}: {}",
             r[1]
         );
         assert!(
-            found(&r[2]).contains(&"get_current_time".to_string()),
+            found(&r[2]).contains(&"convert_time".to_string()),
             "{mode}: {}",
             r[2]
         );
@@ -149,7 +150,7 @@ fn three_keys_in_two_groups_each_see_search_and_call_only_what_they_reach() {
         assert_eq!(r[4]["isError"], false, "{mode}: {}", r[4]);
         assert!(text(&r[4]).contains("hi"), "{mode}: {}", r[4]);
         not_found(&r[5], "get-env");
-        assert!(!found(&r[1]).iter().any(|n| n == "get-env"), "{}", r[1]);
+        assert!(!r[11].to_string().contains("get-env"), "{mode}: {}", r[11]);
         assert!(
             names(&r[6]).contains(&"simple-prompt".to_string()),
             "{mode}: {}",
@@ -173,12 +174,12 @@ fn three_keys_in_two_groups_each_see_search_and_call_only_what_they_reach() {
             .unwrap()["description"]
             .to_string();
         assert!(!description.contains("everything"), "{mode}: {description}");
-        for s in [&r[1], &r[2]] {
+        for s in [&r[1], &r[2], &r[11]] {
             assert!(servers_of(s).iter().all(|s| s == "time"), "{mode}: {s}");
             assert!(!s.to_string().contains("everything"), "{mode}: {s}");
         }
         assert!(
-            found(&r[2]).contains(&"get_current_time".to_string()),
+            found(&r[2]).contains(&"convert_time".to_string()),
             "{mode}: {}",
             r[2]
         );
@@ -196,11 +197,12 @@ fn three_keys_in_two_groups_each_see_search_and_call_only_what_they_reach() {
             "{mode}: {}",
             r[9]
         );
+        // Read where a gateway of time alone reads it (time offers
+        // resources, and says it has no such one).
         assert!(
             r[10]["exception"]
                 .as_str()
-                .unwrap_or_default()
-                .contains("lists resource demo://"),
+                .is_some_and(|e| !e.contains("everything")),
             "{mode}: {}",
             r[10]
         );
@@ -209,7 +211,7 @@ fn three_keys_in_two_groups_each_see_search_and_call_only_what_they_reach() {
         let r = as_key(&gw, mode, "carol-secret", &steps());
         assert_eq!(names(&r[0]), first_view(&["echo"]), "{mode}: {}", r[0]);
         assert!(
-            found(&r[1]).contains(&"echo".to_string()),
+            found(&r[1]).contains(&"get-sum".to_string()),
             "{mode}: {}",
             r[1]
         );
@@ -219,6 +221,7 @@ fn three_keys_in_two_groups_each_see_search_and_call_only_what_they_reach() {
             r[2]
         );
         not_found(&r[3], "get_current_time");
+        assert!(!r[11].to_string().contains("get-env"), "{mode}: {}", r[11]);
         assert!(
             !r[4].to_string().contains("no tool is named"),
             "{mode}: {}",
@@ -236,11 +239,20 @@ fn three_keys_in_two_groups_each_see_search_and_call_only_what_they_reach() {
             &gw,
             mode,
             "plain-secret",
-            &json!([{"op": "list"}, call("get-env", json!({}))]),
+            &json!([
+                {"op": "list"},
+                call("get-env", json!({})),
+                search("print the environment variables")
+            ]),
+        );
+        assert!(
+            found(&r[2]).contains(&"get-env".to_string()),
+            "{mode}: {}",
+            r[2]
         );
         assert_eq!(
             names(&r[0]),
-            first_view(&["get_current_time", "echo"]),
+            first_view(&["echo", "get_current_time"]),
             "{mode}: {}",
             r[0]
         );
