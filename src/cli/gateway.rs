@@ -23,6 +23,8 @@ struct Plan {
     log_calls: bool,
     call_timeout: Duration,
     shutdown_grace: Duration,
+    /// The named keys, for the servers each key logs in to as itself.
+    key_logins: toolsift::sources::mcp::KeyLogins,
 }
 
 /// A count from the flags or the file (0 is refused there) as a size.
@@ -71,7 +73,14 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
     let named = named_keys(&layer, &file_config.access)?;
     let http = http_config(&layer, shutdown_grace, named.1)?;
     c.access = named.0;
+    let key_logins = gateway::key_logins(
+        &file_config.access,
+        layer.api_key_env.as_deref().unwrap_or_default(),
+        http.is_some(),
+        &|n| std::env::var(n).ok(),
+    );
     Ok(Plan {
+        key_logins,
         config: c,
         http,
         basis: layer.token_basis.unwrap_or_default(),
@@ -315,9 +324,14 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         (Some(http), false) => Some(gateway::bind(http)?),
         _ => None,
     };
+    // The servers' logins know the named keys; a key told to log in is
+    // told the config file that names it.
+    let mut servers = args.mcp.clone();
+    servers.key_logins = plan.http.is_some().then(|| plan.key_logins.clone());
+    servers.gateway_config = args.config.clone();
     let built = build(
         &args.catalogs,
-        &args.mcp,
+        &servers,
         plan.config,
         recorder,
         plan.call_timeout,

@@ -89,6 +89,9 @@ pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, McpErro
     host.log_in_when_needed(true, Arc::new(say_login_page));
     host.warn_of_logins(Arc::new(warn_of_login));
     host.log_in_with(args.login_command());
+    if let Some(keys) = &args.key_logins {
+        host.log_in_per_key(keys.clone());
+    }
     let gathered = host.gather_within(&config, wait);
     for s in &gathered.servers {
         match s.state {

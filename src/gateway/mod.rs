@@ -13,6 +13,8 @@
 
 mod answer;
 mod error;
+mod logins;
+mod own_logins;
 mod policy;
 mod record;
 mod reload;
@@ -35,6 +37,7 @@ use crate::sources::mcp::McpHost;
 
 pub use answer::meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS};
 pub use error::GatewayError;
+pub use logins::key_logins;
 pub use policy::access::{Access, AccessError, Reach};
 pub use policy::approve::TOOL_META;
 pub use policy::hidden::{HiddenCounts, HiddenText};

@@ -130,13 +130,13 @@ impl GatewaySession {
     }
 
     /// The server's description for this request's key: the instructions
-    /// name only what it reaches.
+    /// name only what it reaches, and the servers waiting for its own
+    /// login.
     fn info_for(&self, context: &RequestContext<RoleServer>) -> ServerConfig {
         let mut info = self.get_info();
         let reach = self.reach(context);
-        if !reach.is_everything() {
-            info.instructions = Some(self.gateway.instructions_for(&reach));
-        }
+        let key = self.key_of(context);
+        info.instructions = Some(self.gateway.instructions_for(&reach, key.as_deref()));
         info
     }
 }
@@ -279,7 +279,10 @@ impl ServerHandler for GatewaySession {
             .clone();
         let reach = self.reach(&context);
         let snapshot = self.gateway.view(&reach);
-        let description = self.gateway.description_for(&reach, &snapshot);
+        let key = self.key_of(&context);
+        let description = self
+            .gateway
+            .description_for_key(&reach, key.as_deref(), &snapshot);
         Ok(ListToolsResult::with_all_items(listing(
             &snapshot,
             self.gateway.config.max_tools,

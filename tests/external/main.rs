@@ -21,6 +21,8 @@ mod gateway_hidden;
 mod gateway_inspector;
 mod gateway_limits;
 mod gateway_otel;
+
+mod gateway_logins;
 mod gateway_passthrough;
 mod gateway_reads;
 mod gateway_relay;

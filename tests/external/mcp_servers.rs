@@ -197,6 +197,8 @@ fn breaker_lets_three_real_calls_through_and_blocks_the_fourth() {
             },
             always_load: false,
             isolation: Default::default(),
+            login: None,
+            login_as: None,
         }],
         timeout: Duration::from_secs(60),
         ..McpConfig::default()

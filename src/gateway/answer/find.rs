@@ -61,7 +61,7 @@ impl Gateway {
         self.wait_for_first_starts().await;
         // Only what the key reaches is ranked: the cap fills with its tools.
         let snapshot = self.view(reach);
-        let not_up = self.not_up_for(reach);
+        let not_up = self.not_up_for_key(reach, key);
         if snapshot.catalog.is_empty() {
             return Found::nothing(search_result(self.nothing_listed(&asked.query, &not_up)));
         }

@@ -79,13 +79,18 @@ impl Gateway {
     /// The instructions a host gets when it connects: what the gateway
     /// fronts, every server named.
     pub(crate) fn instructions(&self) -> String {
-        self.instructions_for(&crate::gateway::Reach::default())
+        self.instructions_for(&crate::gateway::Reach::default(), None)
     }
 
-    /// The instructions for a key of `reach`: the servers it reaches
-    /// alone named, and its tools counted.
-    pub(crate) fn instructions_for(&self, reach: &crate::gateway::Reach) -> String {
-        let states = self.host.states();
+    /// The instructions for the key `key` of `reach`: the servers it
+    /// reaches alone named, its tools counted, and the servers waiting for
+    /// its own login saying so.
+    pub(crate) fn instructions_for(
+        &self,
+        reach: &crate::gateway::Reach,
+        key: Option<&str>,
+    ) -> String {
+        let states = self.host.states_for(key);
         let view = self.view(reach);
         // A key that reaches a part counts its own tools of each server.
         let own = |server: &str| {

@@ -154,6 +154,8 @@ mod tests {
             },
             always_load: false,
             isolation: Default::default(),
+            login: None,
+            login_as: None,
         }
     }
 

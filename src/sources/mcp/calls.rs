@@ -141,17 +141,23 @@ async fn call_on(
     link: Option<HostLink>,
 ) -> Result<CallToolResult, McpCallError> {
     let Call { server, tool, key } = call;
-    let own = key
+    // A per-user server's call carries its key's own login, on its key's
+    // own connection; a key with none is refused, told how to log in.
+    let login_as = super::key_logins::login_as(&shared, &server, key.as_deref()).await?;
+    let own = login_as.as_deref().or(key
         .as_deref()
-        .filter(|_| super::own_connection::per_key(&shared, &server));
+        .filter(|_| super::own_connection::per_key(&shared, &server)));
     let client = match own {
-        Some(key) => super::own_connection::connection(&shared, &server, key).await?,
+        Some(own) => {
+            super::own_connection::connection(&shared, &server, own, login_as.as_deref()).await?
+        }
         None => shared_connection(&shared, &server).await?,
     };
     let on = OnConnection {
         shared: &shared,
         server: &server,
         own,
+        login_as: login_as.as_deref(),
         client: &client,
         limit: shared.call_timeout,
     };
@@ -178,6 +184,9 @@ struct OnConnection<'a> {
     server: &'a str,
     /// The API key whose own connection this is (none: the shared one).
     own: Option<&'a str>,
+    /// The key whose own login the connection carries (a per-user
+    /// server's).
+    login_as: Option<&'a str>,
     client: &'a Arc<Client>,
     /// The call's time limit.
     limit: Duration,
@@ -249,6 +258,11 @@ impl OnConnection<'_> {
             let Some(need) = need else {
                 return Ok(got);
             };
+            if let Some(name) = self.login_as {
+                // A key's own login refused: that key logs in again; no
+                // page is opened here and no other login is tried.
+                return Err(super::key_logins::refused(shared, server, name));
+            }
             let challenge = need.challenge;
             if !need.more_scopes {
                 // Every state shown says it waits for a login, until one
@@ -332,7 +346,9 @@ impl OnConnection<'_> {
                 {
                     e.restarts_in_a_row = 0;
                 }
-                super::logins::mark_logged_in(shared, server);
+                if self.login_as.is_none() {
+                    super::logins::mark_logged_in(shared, server);
+                }
                 Ok(result)
             }
         }
@@ -429,6 +445,7 @@ async fn restart(shared: &Shared, server: &str) -> Result<Arc<Client>, McpCallEr
     };
     let limit = *lock(&shared.start_timeout);
     let listener = shared.listener(server);
+    let config = super::key_logins::listing_config(shared, &config).await;
     match connect_and_list(&config, limit, listener).await {
         Ok(connected) => {
             let client = Arc::new(connected.client);

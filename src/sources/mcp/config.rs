@@ -300,6 +300,8 @@ pub fn stdio_server(command_line: &str) -> Result<McpServer, McpConfigError> {
         },
         always_load: false,
         isolation: Default::default(),
+        login: None,
+        login_as: None,
     })
 }
 
@@ -332,6 +334,8 @@ pub fn http_server(url: &str) -> Result<McpServer, McpConfigError> {
         },
         always_load: false,
         isolation: Default::default(),
+        login: None,
+        login_as: None,
     })
 }
 

@@ -42,6 +42,12 @@ pub struct McpServer {
     pub always_load: bool,
     /// Whether an HTTP gateway's keys share its connection.
     pub isolation: super::Isolation,
+    /// Whose login its calls carry (`"login"`; none written: the
+    /// gateway's default, [`super::LoginMode::resolve`]).
+    pub login: Option<super::LoginMode>,
+    /// The gateway key whose own login this connection uses (set on a
+    /// key's own connection to a `per-user` server; none: the shared one).
+    pub login_as: Option<String>,
 }
 
 /// One server as written, in any of the file formats.
@@ -74,6 +80,8 @@ pub(super) struct ServerEntry {
     pub(super) always_load: bool,
     #[serde(default)]
     pub(super) isolation: super::Isolation,
+    /// Each key its own login (`per-user`) or one for all (`shared`).
+    pub(super) login: Option<super::LoginMode>,
     #[serde(default)]
     pub(super) disabled: bool,
     /// What a stdio server may touch (`sandbox_entry.rs`), read with its
@@ -115,6 +123,8 @@ pub(super) enum EntryError {
     CommandAndUrl,
     #[error("oauth is for servers reached by `url`, not started with `command`")]
     OAuthOnCommand,
+    #[error("login is for servers reached by `url`, not started with `command`")]
+    LoginOnCommand,
     #[error("inherit_env is for servers started with `command`, not a url")]
     InheritEnvOnUrl,
     #[error("url must be http:// or https://, not {0:?}")]
@@ -151,7 +161,7 @@ impl ServerEntry {
         if name.trim().is_empty() || name.contains('/') {
             return Err(EntryError::Name);
         }
-        let (always_load, isolation) = (self.always_load, self.isolation);
+        let (always_load, isolation, login) = (self.always_load, self.isolation, self.login);
         let transport = match (self.kind.as_deref(), &self.command, &self.url) {
             (Some("sse"), _, _) => return Err(EntryError::Sse),
             (_, Some(_), Some(_)) => return Err(EntryError::CommandAndUrl),
@@ -174,6 +184,8 @@ impl ServerEntry {
             transport,
             always_load,
             isolation,
+            login,
+            login_as: None,
         }))
     }
 
@@ -182,6 +194,9 @@ impl ServerEntry {
     fn stdio(self, vars: &Vars<'_>) -> Result<Transport, EntryError> {
         if self.oauth.is_some() {
             return Err(EntryError::OAuthOnCommand);
+        }
+        if self.login.is_some() {
+            return Err(EntryError::LoginOnCommand);
         }
         let expand = |s: &str| vars.expand(s);
         let mut env: BTreeMap<String, String> = BTreeMap::new();
