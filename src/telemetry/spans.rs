@@ -125,7 +125,7 @@ impl Drop for Traced {
 }
 
 /// What the gateway's host asked: its MCP method, the meta-tool or tool
-/// named, the session's label and the digest of the key it proved.
+/// named, the session's label and the key it proved, by name (`[gateway.keys]`), else by digest.
 pub struct Request<'a> {
     pub method: &'a str,
     pub target: Option<&'a str>,
