@@ -31,6 +31,7 @@ mod gateway_sandbox;
 mod gateway_sealed;
 mod gateway_sessions;
 mod gateway_stop;
+mod gateway_team;
 mod gateway_tenants;
 mod gateway_wire;
 #[cfg(feature = "embed-local")]
