@@ -39,6 +39,7 @@ pub mod server;
 pub mod service;
 pub mod settings;
 pub mod sources;
+pub mod telemetry;
 pub mod terminal_text;
 pub mod tokens;
 pub mod tools_handle;

@@ -40,6 +40,10 @@ pub enum CliError {
     #[cfg(feature = "mcp")]
     #[error("error: {0}")]
     Gateway(#[from] toolsift::gateway::GatewayError),
+    /// An OpenTelemetry variable this build cannot honour, or an exporter
+    /// that could not be made.
+    #[error("error: {0}")]
+    Telemetry(#[from] toolsift::telemetry::TelemetryError),
     /// `--follow`'s source, or the followed gateway's catalog.
     #[error("error: {0}")]
     Follow(#[from] toolsift::follow::FollowError),

@@ -23,6 +23,8 @@ struct Plan {
     log_calls: bool,
     call_timeout: Duration,
     shutdown_grace: Duration,
+    /// The named keys, for the servers each key logs in to as itself.
+    key_logins: toolsift::sources::mcp::KeyLogins,
 }
 
 /// A count from the flags or the file (0 is refused there) as a size.
@@ -65,10 +67,20 @@ fn plan(args: &GatewayArgs) -> Result<Plan, CliError> {
             .into_iter()
             .flatten()
             .flatten()
-            .map(String::as_str),
+            .map(String::as_str)
+            .chain(file_config.access.envs()),
     );
-    let http = http_config(&layer, shutdown_grace)?;
+    let named = named_keys(&layer, &file_config.access)?;
+    let http = http_config(&layer, shutdown_grace, named.1)?;
+    c.access = named.0;
+    let key_logins = gateway::key_logins(
+        &file_config.access,
+        layer.api_key_env.as_deref().unwrap_or_default(),
+        http.is_some(),
+        &|n| std::env::var(n).ok(),
+    );
     Ok(Plan {
+        key_logins,
         config: c,
         http,
         basis: layer.token_basis.unwrap_or_default(),
@@ -182,18 +194,40 @@ fn choose_ranker(
     Ok(())
 }
 
-/// Over HTTP (`--http ADDR`): the address, the API and operator keys,
-/// the connections' grace (the calls', `--shutdown-grace`, so the log
-/// says the one the docs do) and the sessions' bounds; a bind the keys do
-/// not allow is refused.
+/// The named keys of the config file (`[gateway.keys]`) and their
+/// values, over HTTP; over stdio (one user, no keys) none, and a note
+/// says so.
+fn named_keys(
+    layer: &toolsift::config::GatewaySection,
+    plan: &toolsift::config::AccessPlan,
+) -> Result<(gateway::Access, Vec<String>), CliError> {
+    if plan.keys.is_empty() {
+        return Ok(Default::default());
+    }
+    if layer.http.is_none() {
+        eprintln!(
+            "toolsift: note: [gateway.keys] name API keys of the HTTP gateway; over stdio (one user, no keys) every tool is reached"
+        );
+        return Ok(Default::default());
+    }
+    gateway::Access::from_plan(plan, &|n| std::env::var(n).ok())
+        .map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// Over HTTP (`--http ADDR`): the address, the API keys (`named`: the
+/// config file's named keys), the operator keys, the connections' grace
+/// (the calls', `--shutdown-grace`, so the log says the one the docs do)
+/// and the sessions' bounds; a bind the keys do not allow is refused.
 fn http_config(
     layer: &toolsift::config::GatewaySection,
     shutdown_grace: Duration,
+    named: Vec<String>,
 ) -> Result<Option<HttpConfig>, CliError> {
     let Some(addr) = layer.http else {
         return Ok(None);
     };
     let keys = super::serve::api_keys(layer.api_key_env.as_deref().unwrap_or_default())?
+        .with_keys(named)
         .with_operators(super::serve::operator_keys(
             layer.operator_key_env.as_deref(),
         )?);
@@ -234,6 +268,7 @@ fn build(
     let mut mcp = mcp.clone();
     mcp.call_timeout = Some(call_timeout);
     mcp.refuse_gateways = true;
+    mcp.say_sandbox = true;
     // A dry run counts every server's tools: it waits for them. Serving, the
     // gateway answers the host at once, whatever server is slow.
     let (host, catalog, changes) = if dry_run {
@@ -269,6 +304,13 @@ struct Built {
 pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
     stand_first()?;
     let plan = plan(args)?;
+    // Before any server starts: the metrics recorder is the process's. A
+    // dry run sends nothing.
+    let telemetry = if args.dry_run {
+        toolsift::telemetry::Wanted::default()
+    } else {
+        toolsift::telemetry::start()?
+    };
     // A dry run logs too (a tool rule that matches nothing is worth a
     // warning there most), but writes no trace.
     let recorder = if args.dry_run {
@@ -282,9 +324,14 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         (Some(http), false) => Some(gateway::bind(http)?),
         _ => None,
     };
+    // The servers' logins know the named keys; a key told to log in is
+    // told the config file that names it.
+    let mut servers = args.mcp.clone();
+    servers.key_logins = plan.http.is_some().then(|| plan.key_logins.clone());
+    servers.gateway_config = args.config.clone();
     let built = build(
         &args.catalogs,
-        &args.mcp,
+        &servers,
         plan.config,
         recorder,
         plan.call_timeout,
@@ -292,13 +339,20 @@ pub fn run(args: &GatewayArgs) -> Result<(), CliError> {
         start_wait(args.start_wait)?,
     )?;
     if args.dry_run {
-        return dry_run(&built.gateway, plan.basis, args.json);
+        let outcome = dry_run(&built.gateway, plan.basis, args.json);
+        // The servers go, and their temp folders with them.
+        toolsift::sources::mcp::kill_all_servers();
+        return outcome;
     }
     say_started(&built.gateway, plan.basis, plan.http.is_none());
+    if let Some(said) = toolsift::telemetry::said(telemetry) {
+        built.gateway.recorder().info(&said);
+    }
     stop_calls_on_exit(&built.gateway, plan.shutdown_grace);
     let outcome = serve(built, plan.http, listener);
-    // The servers go with the host.
+    // The servers go with the host; the last spans and metrics go out.
     toolsift::sources::mcp::kill_all_servers();
+    toolsift::telemetry::shutdown();
     outcome
 }
 
@@ -354,7 +408,8 @@ fn say_started(gateway: &Gateway, basis: TokenBasis, stdio: bool) {
 }
 
 /// On a signal, the calls in flight get `grace` to finish; the stop says
-/// how many finished and how many were cut.
+/// how many finished and how many were cut, and the last spans and
+/// metrics go out.
 fn stop_calls_on_exit(gateway: &Arc<Gateway>, grace: Duration) {
     gateway.drain().set_grace(grace);
     let stopping = gateway.clone();
@@ -369,6 +424,7 @@ fn stop_calls_on_exit(gateway: &Arc<Gateway>, grace: Duration) {
                 grace.as_secs()
             ));
         }
+        toolsift::telemetry::shutdown();
     });
 }
 

@@ -19,6 +19,19 @@ pub struct LoginArgs {
     /// Seconds to wait for the browser's answer.
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub wait: u64,
+    #[command(flatten)]
+    pub key: AsKey,
+}
+
+/// Whose login: a gateway key's own (`--as KEY`), else the server's one.
+#[derive(Args, Default, Debug, Clone)]
+pub struct AsKey {
+    /// Log in as the gateway key KEY (its name under [gateway.keys] of the config): its own login, used by its calls alone, to a server whose keys each log in ("login": "per-user").
+    #[arg(long = "as", value_name = "KEY")]
+    pub as_key: Option<String>,
+    /// The config file that names the keys (else $TOOLSIFT_CONFIG, $XDG_CONFIG_HOME/toolsift/config.toml, ~/.config/toolsift/config.toml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
 }
 
 #[derive(Args)]
@@ -26,6 +39,47 @@ pub struct LogoutArgs {
     /// The server's name, as it was logged in.
     #[arg(value_name = "SERVER")]
     pub server: String,
+    #[command(flatten)]
+    pub key: AsKey,
+}
+
+#[cfg(feature = "mcp")]
+impl AsKey {
+    /// The key named by `--as`, checked against the config's named keys:
+    /// a name it does not have is refused, naming the file and the names
+    /// it has.
+    pub fn checked(&self) -> Result<Option<&str>, CliError> {
+        use toolsift::terminal_text::escape;
+        let Some(name) = self.as_key.as_deref() else {
+            return Ok(None);
+        };
+        let config = toolsift::config::Config::load(self.config.as_deref())?;
+        let names: Vec<&str> = config.access.keys.iter().map(|k| k.name.as_str()).collect();
+        if names.contains(&name) {
+            return Ok(Some(name));
+        }
+        let file = match &config.source {
+            Some(path) => path.display().to_string(),
+            None => {
+                "no config file (--config FILE, $TOOLSIFT_CONFIG or ~/.config/toolsift/config.toml)"
+                    .into()
+            }
+        };
+        let known = if names.is_empty() {
+            "none".to_string()
+        } else {
+            names
+                .iter()
+                .map(|n| escape(n).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        Err(CliError::Usage(format!(
+            "--as {}: no key of that name in [gateway.keys] of {} (the keys there: {known})",
+            escape(name),
+            escape(&file)
+        )))
+    }
 }
 
 #[cfg(not(feature = "mcp"))]
@@ -57,6 +111,7 @@ pub fn login(args: &LoginArgs) -> Result<(), CliError> {
             args.wait
         )));
     }
+    let as_key = args.key.checked()?;
     let server = named_server(args)?;
     let Transport::Http {
         url,
@@ -84,6 +139,7 @@ pub fn login(args: &LoginArgs) -> Result<(), CliError> {
         .block_on(log_in(Asked {
             server: &server.name,
             url,
+            as_key,
             headers,
             oauth,
             challenge: None,
@@ -96,8 +152,12 @@ pub fn login(args: &LoginArgs) -> Result<(), CliError> {
             server: server.name.clone(),
             why,
         })?;
+    let (who, flag) = match as_key {
+        Some(key) => (format!(" as key {key}"), format!(" --as {key}")),
+        None => (String::new(), String::new()),
+    };
     println!(
-        "logged in to {}; the tokens are kept in {} (toolsift logout {} forgets them)",
+        "logged in to {}{who}; the tokens are kept in {} (toolsift logout {}{flag} forgets them)",
         escape(&server.name),
         escape(&logged.kept_in),
         escape(&server.name)
@@ -133,7 +193,8 @@ fn named_server(args: &LoginArgs) -> Result<toolsift::sources::mcp::McpServer, C
 #[cfg(feature = "mcp")]
 pub fn logout(args: &LogoutArgs) -> Result<(), CliError> {
     use toolsift::terminal_text::escape;
-    let store = toolsift::sources::mcp::login::TokenStore::new(&args.server, "");
+    let as_key = args.key.checked()?;
+    let store = toolsift::sources::mcp::login::TokenStore::for_key(&args.server, "", as_key);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -49,6 +49,21 @@ pub struct McpArgs {
     #[cfg(feature = "mcp")]
     #[arg(skip)]
     pub refuse_gateways: bool,
+    /// Say at start what each stdio server may touch (the gateway's).
+    #[cfg(feature = "mcp")]
+    #[arg(skip)]
+    pub say_sandbox: bool,
+
+    /// The gateway's named keys, for the servers each key logs in to as
+    /// itself (set by the gateway, not a flag here).
+    #[cfg(feature = "mcp")]
+    #[arg(skip)]
+    pub key_logins: Option<mcp::KeyLogins>,
+    /// The config file the gateway was given (`--config`), named in the
+    /// login command a key is told to run.
+    #[cfg(feature = "mcp")]
+    #[arg(skip)]
+    pub gateway_config: Option<PathBuf>,
 }
 
 impl McpArgs {
@@ -84,6 +99,9 @@ impl McpArgs {
         }
         for url in &self.mcp_url {
             add("--mcp-url", url);
+        }
+        if let Some(file) = &self.gateway_config {
+            add("--config", &absolute(file));
         }
         Arc::new(move |server: &str| format!("toolsift login {}{flags}", shell_word(server)))
     }

@@ -79,6 +79,9 @@ pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, McpErro
     if config.servers.is_empty() {
         return Err(McpError::NoServer);
     }
+    if args.say_sandbox {
+        say_sandboxes(&config.servers);
+    }
     let host = new_host(args)?;
     let changes = host.watch_changes();
     // A server that needs a login gets one the first time: its page is
@@ -86,6 +89,9 @@ pub fn start_watching(args: &McpArgs, wait: Duration) -> Result<Started, McpErro
     host.log_in_when_needed(true, Arc::new(say_login_page));
     host.warn_of_logins(Arc::new(warn_of_login));
     host.log_in_with(args.login_command());
+    if let Some(keys) = &args.key_logins {
+        host.log_in_per_key(keys.clone());
+    }
     let gathered = host.gather_within(&config, wait);
     for s in &gathered.servers {
         match s.state {
@@ -166,6 +172,9 @@ pub fn load_servers(
     watch: bool,
 ) -> Result<(Loaded, Changes), McpError> {
     let config = args.config()?;
+    if args.say_sandbox {
+        say_sandboxes(&config.servers);
+    }
     let host = new_host(args)?;
     let changes = watch.then(|| host.watch_changes());
     if std::io::IsTerminal::is_terminal(&std::io::stderr()) && !config.servers.is_empty() {
@@ -207,6 +216,30 @@ pub fn load_servers(
         },
         changes,
     ))
+}
+
+/// What each stdio server may touch (read, write, net), or that it is not
+/// sandboxed, on stderr; what its entry asks that this system cannot
+/// enforce, a warning. Names and paths escaped.
+fn say_sandboxes(servers: &[mcp::McpServer]) {
+    for server in servers {
+        let Some(report) = mcp::sandbox_report(server) else {
+            continue;
+        };
+        let name = serde_json::Value::from(server.name.as_str()).to_string();
+        eprintln!(
+            "toolsift: MCP server {}: {}",
+            escape(&name),
+            escape(&report.line)
+        );
+        for w in &report.warnings {
+            eprintln!(
+                "toolsift: warning: MCP server {}: {}",
+                escape(&name),
+                escape(w)
+            );
+        }
+    }
 }
 
 /// The servers' host, its processes guarded: killed on a signal that ends

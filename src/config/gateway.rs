@@ -24,6 +24,9 @@
 //! "fetch/fetch" = "read"           # call_read_tool may run it (open-world)
 //! "filesystem/read_*" = "allow"
 //! "*delete*" = "deny"
+//!
+//! [gateway.keys.alice]             # a named key and what it may reach
+//! env = "ALICE_KEY"                # (`access.rs`)
 //! ```
 
 use std::fmt;
@@ -127,6 +130,15 @@ pub struct GatewaySection {
     #[serde(default)]
     #[arg(skip)]
     pub tools: std::collections::BTreeMap<String, ToolRule>,
+    /// `[gateway.keys.NAME]`: API keys with a name and what each may
+    /// reach (`super::access`).
+    #[serde(default)]
+    #[arg(skip)]
+    pub keys: std::collections::BTreeMap<String, super::access::KeyEntry>,
+    /// `[gateway.groups.NAME]`: what the keys of a group may reach.
+    #[serde(default)]
+    #[arg(skip)]
+    pub groups: std::collections::BTreeMap<String, super::access::GroupEntry>,
 }
 
 crate::layer::layer_of_options!(GatewaySection {
@@ -150,7 +162,7 @@ crate::layer::layer_of_options!(GatewaySection {
     token_basis,
     hidden_text,
     hidden_text_results;
-    maps: tools
+    maps: tools, keys, groups
 });
 
 /// What a rule of the gateway does with the tools it matches (see

@@ -14,11 +14,13 @@ use serde::Deserialize;
 use crate::file_value;
 use crate::layer::Layer;
 
+mod access;
 mod explorer;
 mod gateway;
 mod save;
 mod serve;
 
+pub use access::{AccessPlan, GroupEntry, KeyEntry, KeyPlan, Written};
 pub use explorer::ExplorerConfig;
 pub use gateway::{GatewaySection, HiddenText, ToolRule, path_in};
 pub use save::{Also, save_explorer, save_explorer_settings};
@@ -100,6 +102,9 @@ pub struct Config {
     pub user_keys: BTreeMap<String, Vec<String>>,
     /// The user file that was read, if any.
     pub source: Option<PathBuf>,
+    /// The user file's named keys (`[gateway.keys]`, `[gateway.groups]`),
+    /// each part with the line it was written on.
+    pub access: AccessPlan,
     /// Where the explorer saves settings: the file read, else the usual
     /// place (created then).
     pub save_path: Option<PathBuf>,
@@ -183,6 +188,7 @@ impl Config {
             user_chose_ranker: false,
             source: None,
             save_path: None,
+            access: AccessPlan::default(),
         };
         let Some((path, required)) = locate(flag, env) else {
             return Ok(config);
@@ -193,7 +199,9 @@ impl Config {
             Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => return Ok(config),
             Err(source) => return Err(ConfigError::Io { path, source }),
         };
-        let user = parse(&text, &path.display().to_string())?;
+        let origin = path.display().to_string();
+        let user = parse(&text, &origin)?;
+        config.access = access::plan(&user.gateway.keys, &user.gateway.groups, &text, &origin)?;
         config.merge(user);
         config.source = Some(path);
         Ok(config)

@@ -13,6 +13,8 @@
 
 mod answer;
 mod error;
+mod logins;
+mod own_logins;
 mod policy;
 mod record;
 mod reload;
@@ -21,6 +23,7 @@ mod session;
 mod settings;
 mod snapshot;
 mod transport;
+mod view;
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
@@ -34,6 +37,8 @@ use crate::sources::mcp::McpHost;
 
 pub use answer::meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS};
 pub use error::GatewayError;
+pub use logins::key_logins;
+pub use policy::access::{Access, AccessError, Reach};
 pub use policy::approve::TOOL_META;
 pub use policy::hidden::{HiddenCounts, HiddenText};
 pub use policy::recursion::{PARENT_VAR, starts_a_gateway};
@@ -87,6 +92,8 @@ pub struct GatewayConfig {
     pub hidden_text: HiddenText,
     /// Strip hidden text from call results (`--hidden-text-results`).
     pub hidden_text_results: bool,
+    /// The named API keys and what each may reach (over HTTP).
+    pub access: Access,
 }
 
 impl Default for GatewayConfig {
@@ -105,6 +112,7 @@ impl Default for GatewayConfig {
             rules: ToolRules::default(),
             hidden_text: HiddenText::default(),
             hidden_text_results: true,
+            access: Access::default(),
         }
     }
 }
@@ -122,8 +130,12 @@ pub struct Gateway {
     files: Vec<Catalog>,
     /// The tools of the catalog in use that hid text (for /metrics).
     hidden: Mutex<policy::hidden::HiddenCounts>,
-    /// Which server a resource read or prompt get goes to.
-    routes: Mutex<answer::offered::Routes>,
+    /// Which server a resource read or prompt get goes to, per reach
+    /// (keys that reach alike share one; "" for everything).
+    routes: Mutex<HashMap<String, answer::offered::Routes>>,
+    /// Each limited reach's view of the catalog in use, and the snapshot
+    /// it was cut from.
+    views: Mutex<HashMap<String, view::Cut>>,
     /// `search_tools`' description as of now, followed by the sessions
     /// that announce its changes.
     description: tokio::sync::watch::Sender<String>,
@@ -193,6 +205,7 @@ impl Gateway {
             files,
             hidden: Mutex::new(hidden),
             routes: Mutex::default(),
+            views: Mutex::default(),
             drain: Arc::default(),
             last_search: Mutex::default(),
             rules_warned: AtomicBool::new(false),

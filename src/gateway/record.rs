@@ -2,8 +2,9 @@
 //! or results unless asked), a trace of its searches and calls
 //! ([`crate::traffic`] events, which `toolsift replay`, the explorer and
 //! `toolsift tune` read), the same events to followers (`GET /events`), and
-//! the counters `/metrics` shows. Every name written to the log is escaped:
-//! the servers are untrusted.
+//! the counters `/metrics` shows, and what a search or call came to on its
+//! OpenTelemetry span. Every name written to the log is escaped: the
+//! servers are untrusted.
 
 use std::io::Write;
 use std::path::Path;
@@ -195,9 +196,11 @@ impl Recorder {
         } = *r;
         let found = r.tools.len();
         metrics::counter!(SEARCHES).increment(1);
+        let query_chars = query.chars().count();
+        crate::telemetry::spans::note_search(r.ranker, query_chars, found, held_back);
         let mut text = format!(
-            "session {} search: {}{}, {:.2} ms",
-            escape(session),
+            "{} search: {}{}, {:.2} ms",
+            whose(session, r.key),
             crate::numbers::counted(found, "tool"),
             if held_back > 0 {
                 format!(" (none fits; {held_back} held back)")
@@ -235,6 +238,7 @@ impl Recorder {
         let server = r.server.unwrap_or("-");
         let label = r.ended.label();
         let tool = if r.unknown { UNKNOWN_TOOL } else { r.name };
+        crate::telemetry::spans::note_call(r.server, tool, label);
         metrics::counter!(CALLS, "server" => server.to_string(), "tool" => tool.to_string(), "outcome" => label)
             .increment(1);
         match r.ended {
@@ -248,8 +252,8 @@ impl Recorder {
             _ => {}
         }
         let mut text = format!(
-            "session {} call {} on {}: {label}, {:.2} ms",
-            escape(r.session),
+            "{} call {} on {}: {label}, {:.2} ms",
+            whose(r.session, r.key),
             escape(r.name),
             escape(server),
             r.elapsed.as_secs_f64() * 1000.0
@@ -280,6 +284,18 @@ impl Recorder {
             }
             self.to_followers(&traffic::Event::Call(event), r.key);
         }
+    }
+}
+
+/// `session S` for the log, and `(key NAME)` after it when the key
+/// has a name of its own (`[gateway.keys]`; a key with none is its
+/// digest, `key-…`, and said where it labels the session).
+fn whose(session: &str, key: Option<&str>) -> String {
+    match key {
+        Some(name) if !name.starts_with("key-") && name != session => {
+            format!("session {} (key {})", escape(session), escape(name))
+        }
+        _ => format!("session {}", escape(session)),
     }
 }
 

@@ -11,11 +11,12 @@ use rmcp::model::SubscriptionFilter;
 // they are the handshake revisions' own, and passed on for them.
 #[allow(deprecated)]
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, DiscoverResult,
+    GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
@@ -26,7 +27,9 @@ use super::answer::call::Via;
 use super::answer::first_view::announce_changes;
 use super::answer::meta::{CALL_READ_TOOL, CALL_TOOL, SEARCH_TOOLS, listing};
 use super::answer::results::error_result;
+use super::policy::access::Reach;
 use super::policy::approve::Asking;
+use crate::telemetry::spans::{self, Traced};
 
 /// Found tools a session's `tools/list` holds at most with
 /// `--expose-found` (the oldest found go first).
@@ -88,23 +91,83 @@ impl GatewaySession {
             .get::<super::transport::http::Scope>()
             .map(|s| s.0.clone())
             .unwrap_or_default();
-        // Labelled by the key it proved, never with the key itself (the
-        // label goes to the log, the trace and followers).
-        // The same digest the learn file and the followers' events carry.
-        let label = crate::http::keys::digest(&scope).unwrap_or_else(|| "-".to_string());
+        // Labelled by the key's name, else by its digest, never with the
+        // key itself (the label goes to the log, the trace and followers);
+        // the learn file and the followers' events carry the same.
+        let label = self
+            .gateway
+            .config
+            .access
+            .label(&scope)
+            .unwrap_or_else(|| "-".to_string());
         (label, self.gateway.stateless_breaker(&scope))
     }
 }
 
 impl GatewaySession {
-    /// The digest of the API key this request proved (see
-    /// [`crate::http::keys::digest`]): whose traffic it is for followers,
-    /// and whose learned use its searches rank with. `None` over stdio and
-    /// over HTTP without keys.
+    /// The API key this request proved ("" over stdio and over HTTP
+    /// without keys).
+    fn scope<'a>(&self, context: &'a RequestContext<RoleServer>) -> &'a str {
+        context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<super::transport::http::Scope>())
+            .map_or("", |s| s.0.as_str())
+    }
+
+    /// How the API key this request proved is named (its name in
+    /// `[gateway.keys]`, else its digest, [`crate::http::keys::digest`]):
+    /// whose traffic it is for followers, and whose learned use its
+    /// searches rank with. `None` over stdio and over HTTP without keys.
     fn key_of(&self, context: &RequestContext<RoleServer>) -> Option<String> {
-        let parts = context.extensions.get::<axum::http::request::Parts>()?;
-        let scope = parts.extensions.get::<super::transport::http::Scope>()?;
-        crate::http::keys::digest(&scope.0)
+        self.gateway.config.access.label(self.scope(context))
+    }
+
+    /// What the API key of this request may reach (everything over stdio
+    /// and for a key with no name).
+    fn reach(&self, context: &RequestContext<RoleServer>) -> Arc<Reach> {
+        self.gateway.config.access.of(self.scope(context))
+    }
+
+    /// The server's description for this request's key: the instructions
+    /// name only what it reaches, and the servers waiting for its own
+    /// login.
+    fn info_for(&self, context: &RequestContext<RoleServer>) -> ServerConfig {
+        let mut info = self.get_info();
+        let reach = self.reach(context);
+        let key = self.key_of(context);
+        info.instructions = Some(self.gateway.instructions_for(&reach, key.as_deref()));
+        info
+    }
+}
+
+impl GatewaySession {
+    /// The span of a host's `tools/call` of `target` (nothing while
+    /// telemetry is off): under the host's span when its `_meta` or the
+    /// HTTP request's headers name one.
+    fn traced(&self, context: &RequestContext<RoleServer>, target: &str, label: &str) -> Traced {
+        let headers = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .map(|p| &p.headers);
+        let header = |name: &str| {
+            headers
+                .and_then(|h| h.get(name))
+                .and_then(|v| v.to_str().ok())
+        };
+        let key = self.key_of(context);
+        let asked = spans::Request {
+            method: "tools/call",
+            target: Some(target),
+            session: label,
+            key: key.as_deref(),
+        };
+        let parent = spans::Parent {
+            meta: Some(&context.meta.0.0),
+            traceparent: header("traceparent"),
+            tracestate: header("tracestate"),
+        };
+        spans::request(&asked, parent)
     }
 }
 
@@ -139,6 +202,27 @@ impl ServerHandler for GatewaySession {
         info.server_info = Implementation::new("toolsift-gateway", env!("CARGO_PKG_VERSION"));
         info.instructions = Some(self.gateway.instructions());
         info
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut info = self.negotiate_initialize(&request)?;
+        info.instructions = self.info_for(&context).instructions;
+        Ok(info)
+    }
+
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.info_for(&context),
+        ))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -186,15 +270,19 @@ impl ServerHandler for GatewaySession {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let exposed = self
             .exposed
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        let snapshot = self.gateway.snapshot();
-        let description = self.gateway.description();
+        let reach = self.reach(&context);
+        let snapshot = self.gateway.view(&reach);
+        let key = self.key_of(&context);
+        let description = self
+            .gateway
+            .description_for_key(&reach, key.as_deref(), &snapshot);
         Ok(ListToolsResult::with_all_items(listing(
             &snapshot,
             self.gateway.config.max_tools,
@@ -217,8 +305,11 @@ impl ServerHandler for GatewaySession {
         // A host that cancels the call (notifications/cancelled) stops the
         // wait, which cancels the call on its server; so does a stop whose
         // grace period ran out, answered so the host is not left waiting.
+        let traced = self.traced(&context, request.name.as_ref(), &label);
+        // Boxed: the answer's future is deep, its span's wrapper deeper.
+        let answering = Box::pin(traced.run(self.answer(&label, &breaker, request, &context)));
         let mut response = tokio::select! {
-            response = self.answer(&label, &breaker, request, &context) => response,
+            response = answering => response,
             () = cancelled.cancelled() => {
                 self.gateway.recorder.info(&format!("{label}: the host cancelled a call"));
                 return Err(ErrorData::internal_error("cancelled by the host", None));
@@ -241,25 +332,29 @@ impl ServerHandler for GatewaySession {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(self.gateway.list_resources().await)
+        Ok(self.gateway.list_resources(&self.reach(&context)).await)
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(self.gateway.list_resource_templates().await)
+        Ok(self
+            .gateway
+            .list_resource_templates(&self.reach(&context))
+            .await)
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let mut read = self.gateway.read_resource(&request.uri).await?;
+        let reach = self.reach(&context);
+        let mut read = self.gateway.read_resource(&request.uri, &reach).await?;
         // An older server's answer has no resultType; 2026-07-28 hosts
         // need it (rmcp drops it again for the handshake revisions).
         read.result_type
@@ -270,9 +365,10 @@ impl ServerHandler for GatewaySession {
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        let mut completed = self.gateway.complete(request).await?;
+        let reach = self.reach(&context);
+        let mut completed = self.gateway.complete(request, &reach).await?;
         // As for reads and prompts: 2026-07-28 hosts need resultType.
         completed
             .result_type
@@ -294,35 +390,40 @@ impl ServerHandler for GatewaySession {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        let reach = self.reach(&context);
         self.gateway
-            .subscribe(&request.uri, self.id, context.peer.clone())
+            .subscribe(&request.uri, &reach, self.id, context.peer.clone())
             .await
     }
 
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.gateway.unsubscribe(&request.uri, self.id).await
+        let reach = self.reach(&context);
+        self.gateway
+            .unsubscribe(&request.uri, &reach, self.id)
+            .await
     }
 
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(self.gateway.list_prompts().await)
+        Ok(self.gateway.list_prompts(&self.reach(&context)).await)
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        let reach = self.reach(&context);
         let mut prompt = self
             .gateway
-            .get_prompt(&request.name, request.arguments)
+            .get_prompt(&request.name, &reach, request.arguments)
             .await?;
         prompt
             .result_type
@@ -348,6 +449,7 @@ impl GatewaySession {
             .is_some_and(|v| !v.has_initialize());
         let via = Via {
             read_only: false,
+            reach: self.reach(context),
             key: self.key_of(context),
             log_level: *self.log_level.lock().unwrap_or_else(|p| p.into_inner()),
             host: Some(&context.peer),
@@ -373,10 +475,10 @@ impl GatewaySession {
                     return error_result(refusal.to_string()).into();
                 }
                 let key = self.key_of(context);
-                let found = self
-                    .gateway
-                    .search_tools(label, key.as_deref(), &arguments)
-                    .await;
+                let searching =
+                    self.gateway
+                        .search_tools(label, key.as_deref(), &via.reach, &arguments);
+                let found = spans::search().run(searching).await;
                 if self.gateway.config.expose_found && !found.names.is_empty() {
                     let added = expose(
                         &mut self.exposed.lock().unwrap_or_else(|p| p.into_inner()),
@@ -394,14 +496,12 @@ impl GatewaySession {
                     read_only: meta == CALL_READ_TOOL,
                     ..via
                 };
-                self.gateway
-                    .call_tool_meta(label, breaker, &arguments, via)
-                    .await
+                let calling = self.gateway.call_tool_meta(label, breaker, &arguments, via);
+                spans::call().run(calling).await
             }
             name => {
-                self.gateway
-                    .call(label, breaker, name, arguments, via)
-                    .await
+                let calling = self.gateway.call(label, breaker, name, arguments, via);
+                spans::call().run(calling).await
             }
         }
     }

@@ -126,8 +126,12 @@ fn tools_list_is_the_always_load_tools_and_the_meta_tools() {
 #[test]
 fn search_finds_with_schema_and_why_and_leaves_out_always_load_tools() {
     let g = gateway(GatewayConfig::default());
-    let found =
-        runtime().block_on(g.search_tools("s", None, &args(json!({"query": "weather in Paris"}))));
+    let found = runtime().block_on(g.search_tools(
+        "s",
+        None,
+        &Reach::default(),
+        &args(json!({"query": "weather in Paris"})),
+    ));
     assert_eq!(found.names, ["get_weather"]);
     let answer = found.result.structured_content.clone().unwrap();
     let first = &answer["tools"][0];
@@ -155,6 +159,7 @@ fn nothing_fits_is_said_plainly_with_the_nearest_held_back() {
     let found = runtime().block_on(g.search_tools(
         "s",
         None,
+        &Reach::default(),
         &args(json!({"query": "get the stock price"})),
     ));
     assert!(found.names.is_empty(), "{:?}", found.names);
@@ -171,6 +176,7 @@ fn nothing_fits_is_said_plainly_with_the_nearest_held_back() {
     let found = runtime().block_on(gateway(off).search_tools(
         "s",
         None,
+        &Reach::default(),
         &args(json!({"query": "get the stock price"})),
     ));
     assert!(!found.names.is_empty());
@@ -182,18 +188,34 @@ fn with_the_gate_on_an_answer_whose_best_tool_fits_stands_whole() {
     // it come too (get_time matches only the generic "get"), as with the
     // gate off.
     let query = args(json!({"query": "get the weather in Oslo"}));
-    let on = runtime().block_on(gateway(GatewayConfig::default()).search_tools("s", None, &query));
+    let on = runtime().block_on(gateway(GatewayConfig::default()).search_tools(
+        "s",
+        None,
+        &Reach::default(),
+        &query,
+    ));
     assert_eq!(on.names, ["get_weather", "get_time"]);
     let mut config = GatewayConfig::default();
     config.service.gate = false;
-    let off = runtime().block_on(gateway(config.clone()).search_tools("s", None, &query));
+    let off = runtime().block_on(gateway(config.clone()).search_tools(
+        "s",
+        None,
+        &Reach::default(),
+        &query,
+    ));
     assert_eq!(off.names, on.names);
     // A request whose best tool does not fit loads nothing with the gate
     // on, and the nearest with it off.
     let query = args(json!({"query": "get a quote"}));
-    let on = runtime().block_on(gateway(GatewayConfig::default()).search_tools("s", None, &query));
+    let on = runtime().block_on(gateway(GatewayConfig::default()).search_tools(
+        "s",
+        None,
+        &Reach::default(),
+        &query,
+    ));
     assert!(on.names.is_empty(), "{:?}", on.names);
-    let off = runtime().block_on(gateway(config).search_tools("s", None, &query));
+    let off =
+        runtime().block_on(gateway(config).search_tools("s", None, &Reach::default(), &query));
     assert!(!off.names.is_empty());
 }
 
@@ -212,7 +234,7 @@ fn search_arguments_are_checked() {
         (json!({"query": "x", "top": 3}), "not \"top\""),
     ] {
         let r = rt
-            .block_on(g.search_tools("s", None, &args(bad.clone())))
+            .block_on(g.search_tools("s", None, &Reach::default(), &args(bad.clone())))
             .result;
         assert_eq!(r.is_error, Some(true), "{bad}");
         assert!(text(&r).contains(says), "{bad}: {}", text(&r));
@@ -220,6 +242,7 @@ fn search_arguments_are_checked() {
     let r = rt.block_on(g.search_tools(
         "s",
         None,
+        &Reach::default(),
         &args(json!({"query": "send email or book flight", "limit": 9})),
     ));
     assert!(r.names.len() <= 2);
@@ -404,7 +427,12 @@ fn search_tools_answers_what_the_service_answers_under_the_gateways_policy() {
         "book a flight and send an email about it",
         "get the stock price",
     ] {
-        let found = rt.block_on(g.search_tools("s", None, &args(json!({"query": query}))));
+        let found = rt.block_on(g.search_tools(
+            "s",
+            None,
+            &Reach::default(),
+            &args(json!({"query": query})),
+        ));
         // The same request to the service, with the gateway's policy in its
         // parameters.
         let snapshot = g.snapshot();
@@ -450,8 +478,12 @@ fn search_tools_searches_a_catalog_larger_than_a_requests_limit() {
     assert!(
         g.service.config().max_catalog_tools >= 10_500 + crate::sources::mcp::MAX_CATALOG_TOOLS
     );
-    let found =
-        runtime().block_on(g.search_tools("s", None, &args(json!({"query": "tool_10499"}))));
+    let found = runtime().block_on(g.search_tools(
+        "s",
+        None,
+        &Reach::default(),
+        &args(json!({"query": "tool_10499"})),
+    ));
     assert_eq!(
         found.result.is_error,
         Some(false),
@@ -468,6 +500,7 @@ fn search_tools_takes_the_steps_of_a_task_as_queries() {
     let found = rt.block_on(g.search_tools(
         "s",
         None,
+        &Reach::default(),
         &args(json!({"query": "", "queries": ["book a flight to Oslo", "send an email to Ann"]})),
     ));
     assert_eq!(
@@ -483,6 +516,7 @@ fn search_tools_takes_the_steps_of_a_task_as_queries() {
     let one = rt.block_on(g.search_tools(
         "s",
         None,
+        &Reach::default(),
         &args(json!({"query": "book a flight to Oslo, then send an email to Ann"})),
     ));
     let (mut a, mut b) = (found.names.clone(), one.names.clone());
@@ -508,7 +542,7 @@ fn search_tools_takes_the_steps_of_a_task_as_queries() {
         ),
     ] {
         let r = rt
-            .block_on(g.search_tools("s", None, &args(bad.clone())))
+            .block_on(g.search_tools("s", None, &Reach::default(), &args(bad.clone())))
             .result;
         assert_eq!(r.is_error, Some(true), "{bad}");
         assert!(text(&r).contains(says), "{bad}: {}", text(&r));

@@ -7,6 +7,7 @@ use super::answer::call::Via;
 use super::answer::meta::listing;
 use super::tests::{args, gateway, runtime, text};
 use super::*;
+use crate::gateway::Reach;
 
 fn annotations(g: &Gateway, name: &str) -> serde_json::Value {
     let listed = listing(
@@ -75,7 +76,12 @@ fn a_denied_tool_is_never_listed_found_or_called_and_an_asked_one_needs_the_user
     });
     assert!(g.catalog().index_of("book_flight").is_none());
     let rt = runtime();
-    let found = rt.block_on(g.search_tools("s", None, &args(json!({"query": "book a flight"}))));
+    let found = rt.block_on(g.search_tools(
+        "s",
+        None,
+        &Reach::default(),
+        &args(json!({"query": "book a flight"})),
+    ));
     assert!(
         !found.names.iter().any(|n| n == "book_flight"),
         "{:?}",
@@ -121,6 +127,7 @@ fn a_found_tool_an_ask_rule_holds_says_so_before_it_is_called() {
     let found = rt.block_on(g.search_tools(
         "s",
         None,
+        &Reach::default(),
         &args(json!({"query": "send an email to the customer"})),
     ));
     let tools = found.result.structured_content.unwrap()["tools"].clone();

@@ -38,7 +38,7 @@ pub const STREAM_LIMIT: Duration = Duration::from_secs(60 * 60);
 pub enum Viewer {
     /// Every event (an operator's key, or a server without keys).
     All,
-    /// The events of this key (its digest), and those of no key.
+    /// The events of this key (its digest, or its name), and those of no key.
     Key(String),
 }
 
@@ -52,10 +52,16 @@ impl Viewer {
 
     /// The viewer of a request that proved `key` to a server with `keys`.
     pub fn of(keys: &crate::http::ApiKeys, key: &str) -> Viewer {
+        Viewer::named(keys, key, crate::http::keys::digest(key))
+    }
+
+    /// [`Viewer::of`] for a key its events carry as `label` (its name,
+    /// where the gateway names its keys, else its digest).
+    pub fn named(keys: &crate::http::ApiKeys, key: &str, label: Option<String>) -> Viewer {
         if keys.is_empty() || keys.is_operator(key) {
             return Viewer::All;
         }
-        crate::http::keys::digest(key).map_or(Viewer::All, Viewer::Key)
+        label.map_or(Viewer::All, Viewer::Key)
     }
 }
 

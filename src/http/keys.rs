@@ -84,6 +84,12 @@ impl ApiKeys {
         }
     }
 
+    /// These keys and `more` (the gateway's named keys).
+    pub fn with_keys(mut self, more: Vec<String>) -> ApiKeys {
+        self.keys.extend(more);
+        self
+    }
+
     /// These keys and `operators`, which also follow every key's traffic.
     pub fn with_operators(mut self, operators: ApiKeys) -> ApiKeys {
         self.operators.extend(operators.keys);

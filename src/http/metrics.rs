@@ -1,5 +1,6 @@
 //! The Prometheus recorder behind `/metrics` (the `metrics` facade is
-//! global: one recorder per process, which later servers share), and the
+//! global: one recorder per process, which later servers share), another
+//! recorder beside it when one is wanted (the OTLP exporter's), and the
 //! request counters every route adds to.
 
 use std::sync::OnceLock;
@@ -23,16 +24,43 @@ pub(crate) struct Metrics {
     handle: Option<PrometheusHandle>,
 }
 
+/// The Prometheus recorder, its latency buckets set.
+fn prometheus() -> Option<metrics_exporter_prometheus::PrometheusRecorder> {
+    Some(
+        PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Full(LATENCY.to_string()), &BUCKETS)
+            .ok()?
+            .build_recorder(),
+    )
+}
+
+/// Installs the process's recorder with `other` beside the Prometheus one
+/// (every update reaches both). Before any server starts: `false` when a
+/// recorder was installed already (`other` then sees nothing).
+pub fn install_beside(other: impl metrics::Recorder + Send + Sync + 'static) -> bool {
+    let mut installed = false;
+    HANDLE.get_or_init(|| {
+        let first = prometheus()?;
+        let handle = first.handle();
+        let both = super::metrics_beside::Beside {
+            first,
+            second: other,
+        };
+        installed = metrics::set_global_recorder(both).is_ok();
+        installed.then_some(handle)
+    });
+    installed
+}
+
 impl Metrics {
     /// Installs the recorder once; later servers in the same process share it.
     pub(crate) fn install() -> Metrics {
         let handle = HANDLE
             .get_or_init(|| {
-                PrometheusBuilder::new()
-                    .set_buckets_for_metric(Matcher::Full(LATENCY.to_string()), &BUCKETS)
-                    .ok()?
-                    .install_recorder()
-                    .ok()
+                let recorder = prometheus()?;
+                let handle = recorder.handle();
+                metrics::set_global_recorder(recorder).ok()?;
+                Some(handle)
             })
             .clone();
         Metrics { handle }

@@ -24,6 +24,7 @@ pub mod events;
 pub mod guard;
 pub mod keys;
 pub mod metrics;
+mod metrics_beside;
 mod unproven;
 
 pub use conn::ConnLimits;

@@ -10,6 +10,7 @@ mod embeddings;
 #[cfg(feature = "bundled-model")]
 mod first_use;
 mod gateway;
+mod gateway_access;
 mod gateway_approvals;
 mod gateway_configs;
 mod gateway_conformance;
@@ -19,13 +20,18 @@ mod gateway_follow;
 mod gateway_hidden;
 mod gateway_inspector;
 mod gateway_limits;
+mod gateway_otel;
+
+mod gateway_logins;
 mod gateway_passthrough;
 mod gateway_reads;
 mod gateway_relay;
 mod gateway_reload;
+mod gateway_sandbox;
 mod gateway_sealed;
 mod gateway_sessions;
 mod gateway_stop;
+mod gateway_team;
 mod gateway_tenants;
 mod gateway_wire;
 #[cfg(feature = "embed-local")]
@@ -38,6 +44,7 @@ mod mcp_servers;
 mod mcp_support;
 mod oauth_fixture;
 mod openai_rendering;
+mod otlp_receiver;
 #[cfg(feature = "embed-local")]
 mod people_words;
 mod python_sdk;

@@ -193,9 +193,12 @@ fn breaker_lets_three_real_calls_through_and_blocks_the_fourth() {
                 env: BTreeMap::new(),
                 cwd: None,
                 inherit_env: Default::default(),
+                sandbox: Default::default(),
             },
             always_load: false,
             isolation: Default::default(),
+            login: None,
+            login_as: None,
         }],
         timeout: Duration::from_secs(60),
         ..McpConfig::default()

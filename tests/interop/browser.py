@@ -2,7 +2,9 @@
 way a person's browser would, following its redirects to toolsift's
 loopback callback, in the background (the command returns at once, as a
 desktop browser's does). Its last page, or why it failed, goes to
-$TOOLSIFT_TEST_BROWSER_LOG when that is set."""
+$TOOLSIFT_TEST_BROWSER_LOG when that is set. With
+$TOOLSIFT_TEST_BROWSER_USER, it is that person's browser: signed in to the
+authorization server (its `user` cookie)."""
 
 import os
 import sys
@@ -16,7 +18,11 @@ def main():
     os.setsid()
     log = os.environ.get("TOOLSIFT_TEST_BROWSER_LOG")
     try:
-        with urllib.request.urlopen(url, timeout=30) as page:
+        request = urllib.request.Request(url)
+        user = os.environ.get("TOOLSIFT_TEST_BROWSER_USER")
+        if user:
+            request.add_header("Cookie", f"user={user}")
+        with urllib.request.urlopen(request, timeout=30) as page:
             said = f"{page.status} {page.geturl()}\n"
     except Exception as e:  # noqa: BLE001 - said in the log
         said = f"failed: {e}\n"

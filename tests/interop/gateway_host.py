@@ -45,6 +45,8 @@ STEPS_JSON, on stdin, is a JSON array of steps:
   {"op": "call", "name": N, "arguments": {...}}
                                  tools/call; the result is the CallToolResult
                                  (content, structuredContent, isError).
+                                 "meta": {...} is sent as the request's
+                                 _meta (a W3C traceparent, say).
                                  "timeout": seconds for this call alone. The
                                  SDK itself sends a tools/list after a
                                  successful call of a tool it has not seen
@@ -265,6 +267,7 @@ async def run_step(client, notifications, step, session):
             arguments,
             read_timeout_seconds=step.get("timeout"),
             progress_callback=progress if step.get("progress") else None,
+            meta=step.get("meta"),
         )
         out = dump(result)
         if step.get("progress"):

@@ -39,6 +39,9 @@ const CLOSEST: usize = 5;
 pub(crate) struct Via<'a> {
     /// Through `call_read_tool`: only read-only tools run.
     pub(crate) read_only: bool,
+    /// What the API key of the call may reach: a tool outside it is a
+    /// name no tool has.
+    pub(crate) reach: Arc<crate::gateway::Reach>,
     /// The digest of the API key that made the call: its followers see it.
     pub(crate) key: Option<String>,
     /// The log level the session asked for: the server's log messages
@@ -151,9 +154,10 @@ impl Gateway {
         written: &str,
         via: &Via<'_>,
     ) -> Result<Admitted, CallToolResponse> {
-        let snapshot = self.snapshot_naming(written).await;
+        let snapshot = self.snapshot_naming(written, &via.reach).await;
         let Some(index) = resolve(&snapshot.catalog, written) else {
-            return Err(self.unknown_name(ledger, &snapshot.catalog, written).into());
+            let unknown = self.unknown_name(ledger, &snapshot.catalog, written, &via.reach);
+            return Err(unknown.into());
         };
         let tool = &snapshot.catalog.tools()[index];
         let admitted = Admitted {
@@ -165,7 +169,7 @@ impl Gateway {
                     .state
                     .is_some_and(|state| self.rounds.holds(state)),
             owner: format!("{}|{}", via.key.as_deref().unwrap_or("-"), ledger.session),
-            rule: self.config.rules.rule_for(tool),
+            rule: via.reach.rule(tool, &self.config.rules),
             snapshot: snapshot.clone(),
             index,
         };
@@ -177,22 +181,23 @@ impl Gateway {
         Ok(admitted)
     }
 
-    /// The snapshot to resolve `written` in. A name not listed while
+    /// The snapshot to resolve `written` in, as `reach` sees it (a name
+    /// outside it goes the way of a name no tool has). A name not listed while
     /// servers start (the gateway's start, a server the servers file added
     /// or changed) waits for them, as a search does: it may be theirs. A
     /// server that came up since the last re-index (its change not yet
     /// followed) may have it: the tools are gathered afresh once before
     /// the name is refused.
-    async fn snapshot_naming(&self, written: &str) -> Arc<Snapshot> {
-        if resolve(&self.snapshot().catalog, written).is_none() {
+    async fn snapshot_naming(&self, written: &str, reach: &crate::gateway::Reach) -> Arc<Snapshot> {
+        if resolve(&self.view(reach).catalog, written).is_none() {
             if !self.host.first_starts().0.is_empty() {
                 self.wait_for_first_starts().await;
             }
-            if resolve(&self.snapshot().catalog, written).is_none() {
+            if resolve(&self.view(reach).catalog, written).is_none() {
                 self.reindex();
             }
         }
-        self.snapshot()
+        self.view(reach)
     }
 
     /// The answer to a name no tool has: a denied tool's says only that it
@@ -204,9 +209,10 @@ impl Gateway {
         ledger: &Ledger<'_>,
         catalog: &crate::catalog::Catalog,
         written: &str,
+        reach: &crate::gateway::Reach,
     ) -> CallToolResult {
         ledger.write(written, None, Ended::Refused, None, true);
-        if self.denied_name(written) {
+        if self.denied_name(written, reach) {
             return error_result(format!(
                 "no tool named {} is available on this gateway. Do not try another tool in its place; tell the user it is not available here.",
                 json!(written)
@@ -238,8 +244,12 @@ impl Gateway {
     ) -> Result<(), CallToolResult> {
         let tool = admitted.tool();
         if let Some(own) = admitted.server.as_deref() {
+            // Only the servers the key reaches: no other is named to it.
             let states = self.host.states();
-            let servers = states.iter().map(|s| s.name.as_str());
+            let servers = states
+                .iter()
+                .map(|s| s.name.as_str())
+                .filter(|s| via.reach.names_server(s));
             if let Some(other) =
                 crate::gateway::policy::prefix::foreign_server(written, &tool.name, own, servers)
             {
@@ -480,9 +490,9 @@ impl Admitted {
 }
 
 impl Gateway {
-    /// Whether a rule denies a tool named `written` (of any server), the
-    /// way the name resolves: any case.
-    fn denied_name(&self, written: &str) -> bool {
+    /// Whether a rule denies a tool named `written` (of any server `reach`
+    /// reaches), the way the name resolves: any case.
+    fn denied_name(&self, written: &str, reach: &crate::gateway::Reach) -> bool {
         let rules = &self.config.rules;
         if rules.is_empty() {
             return false;
@@ -491,11 +501,16 @@ impl Gateway {
         spellings.iter().any(|name| {
             let bare = crate::catalog::Tool::new(name.clone(), "");
             rules.rule_for(&bare) == ToolRule::Deny
-                || self.host.states().iter().any(|s| {
-                    let mut t = crate::catalog::Tool::new(name.clone(), "");
-                    t.mcp = Some(crate::catalog::McpOrigin::new(&s.name, name));
-                    rules.rule_for(&t) == ToolRule::Deny
-                })
+                || self
+                    .host
+                    .states()
+                    .iter()
+                    .filter(|s| reach.names_server(&s.name))
+                    .any(|s| {
+                        let mut t = crate::catalog::Tool::new(name.clone(), "");
+                        t.mcp = Some(crate::catalog::McpOrigin::new(&s.name, name));
+                        rules.rule_for(&t) == ToolRule::Deny
+                    })
         })
     }
 }

@@ -103,7 +103,8 @@ impl Gateway {
                 let (host, origin) = (self.host.clone(), sent.origin.clone());
                 let key = via.key.clone();
                 let (call_arguments, progress) = (sent.arguments, sent.progress);
-                let call = tokio::spawn(async move {
+                let traced = crate::telemetry::spans::carry();
+                let call = tokio::spawn(traced.within(async move {
                     host.call_result(
                         &origin.server,
                         &origin.name,
@@ -113,7 +114,7 @@ impl Gateway {
                         Some(link),
                     )
                     .await
-                });
+                }));
                 self.rounds
                     .start(owner, &tool.name, arguments, call, questions)
                     .await
@@ -122,6 +123,8 @@ impl Gateway {
         match round {
             super::rounds::Round::Done(answer) => Ok(answer),
             super::rounds::Round::Asks(question) => {
+                let server = admitted.server.as_deref();
+                crate::telemetry::spans::note_call(server, &tool.name, "input_required");
                 self.recorder.info(&format!(
                     "{}: {}'s server asks the host (input_required)",
                     ledger.session,

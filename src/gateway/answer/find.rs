@@ -40,12 +40,14 @@ const LEARN_SESSIONS: usize = 10_000;
 
 impl Gateway {
     /// Answers `search_tools` with `arguments`, for `session`, made with
-    /// the API key of digest `key`: its followers see it, and it ranks
-    /// with that key's learned use (every key's with `learn_shared`).
+    /// the API key named `key`: its followers see it, and it ranks with
+    /// that key's learned use (every key's with `learn_shared`), over
+    /// what the key reaches (`reach`) alone.
     pub(crate) async fn search_tools(
         &self,
         session: &str,
         key: Option<&str>,
+        reach: &crate::gateway::Reach,
         arguments: &JsonObject,
     ) -> Found {
         let usage_key = key.filter(|_| !self.config.learn_shared);
@@ -57,8 +59,9 @@ impl Gateway {
         // A search made while servers are in their first start waits for
         // them, so the first answer is not made without them.
         self.wait_for_first_starts().await;
-        let snapshot = self.snapshot();
-        let not_up = self.servers_not_up();
+        // Only what the key reaches is ranked: the cap fills with its tools.
+        let snapshot = self.view(reach);
+        let not_up = self.not_up_for_key(reach, key);
         if snapshot.catalog.is_empty() {
             return Found::nothing(search_result(self.nothing_listed(&asked.query, &not_up)));
         }

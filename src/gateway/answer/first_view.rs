@@ -79,14 +79,38 @@ impl Gateway {
     /// The instructions a host gets when it connects: what the gateway
     /// fronts, every server named.
     pub(crate) fn instructions(&self) -> String {
-        let states = self.host.states();
+        self.instructions_for(&crate::gateway::Reach::default(), None)
+    }
+
+    /// The instructions for the key `key` of `reach`: the servers it
+    /// reaches alone named, its tools counted, and the servers waiting for
+    /// its own login saying so.
+    pub(crate) fn instructions_for(
+        &self,
+        reach: &crate::gateway::Reach,
+        key: Option<&str>,
+    ) -> String {
+        let states = self.host.states_for(key);
+        let view = self.view(reach);
+        // A key that reaches a part counts its own tools of each server.
+        let own = |server: &str| {
+            let of =
+                |t: &&crate::catalog::Tool| t.mcp.as_ref().is_some_and(|m| *m.server == *server);
+            view.catalog.tools().iter().filter(of).count()
+        };
         let servers: Vec<String> = states
             .iter()
+            .filter(|s| reach.is_everything() || reach.server(&s.name, &self.config.rules))
             .map(|s| {
                 let name = escape(&s.name);
                 match &s.state {
                     ServerState::Loaded { tools, .. } => {
-                        format!("{name} ({})", crate::numbers::counted(*tools, "tool"))
+                        let tools = if reach.is_everything() {
+                            *tools
+                        } else {
+                            own(&s.name)
+                        };
+                        format!("{name} ({})", crate::numbers::counted(tools, "tool"))
                     }
                     ServerState::Starting { .. } => format!("{name} (starting)"),
                     ServerState::WaitingForLogin { how } => {
@@ -96,7 +120,7 @@ impl Gateway {
                 }
             })
             .collect();
-        let tools = crate::numbers::counted(self.snapshot().catalog.len(), "tool");
+        let tools = crate::numbers::counted(view.catalog.len(), "tool");
         let fronts = if servers.is_empty() {
             format!("This server fronts {tools}")
         } else {

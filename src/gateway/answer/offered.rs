@@ -18,7 +18,7 @@ use serde::de::DeserializeOwned;
 
 use crate::catalog::strip_json;
 use crate::gateway::policy::hidden;
-use crate::gateway::{Gateway, HiddenText};
+use crate::gateway::{Gateway, HiddenText, Reach};
 use crate::sources::mcp::{McpCallError, Offer, ServerList};
 use crate::terminal_text::escape;
 
@@ -54,17 +54,25 @@ impl Routes {
 }
 
 impl Gateway {
-    fn routes(&self) -> std::sync::MutexGuard<'_, Routes> {
-        self.routes.lock().unwrap_or_else(|p| p.into_inner())
+    /// `f` over the routes of `reach` (keys that reach alike share them).
+    fn routes<R>(&self, reach: &Reach, f: impl FnOnce(&mut Routes) -> R) -> R {
+        let mut all = self.routes.lock().unwrap_or_else(|p| p.into_inner());
+        f(all.entry(reach.profile().to_string()).or_default())
     }
 
-    /// The lists that came, the failures logged; a server the tool rules
-    /// deny whole (`--deny 'server/*'`) is left out: its prompts and
-    /// resources are denied with its tools.
-    fn answered<T>(&self, what: &str, lists: Vec<ServerList<T>>) -> Vec<(String, Vec<T>)> {
+    /// The lists that came, the failures logged; a server `reach` does
+    /// not reach is left out, and so is one the tool rules deny whole
+    /// (`--deny 'server/*'`): its prompts and resources are denied with
+    /// its tools.
+    fn answered<T>(
+        &self,
+        what: &str,
+        lists: Vec<ServerList<T>>,
+        reach: &Reach,
+    ) -> Vec<(String, Vec<T>)> {
         lists
             .into_iter()
-            .filter(|l| !self.config.rules.denies_server(&l.server))
+            .filter(|l| reach.server(&l.server, &self.config.rules))
             .filter_map(|l| match l.items {
                 Ok(items) => Some((l.server, items)),
                 Err(e) => {
@@ -81,12 +89,12 @@ impl Gateway {
 
     /// `resources/list`: every server's resources, URIs as they are; a URI
     /// two servers list is served by the first.
-    pub(crate) async fn list_resources(&self) -> ListResourcesResult {
+    pub(crate) async fn list_resources(&self, reach: &Reach) -> ListResourcesResult {
         let lists = self.host.list_resources().await;
         let mut out: Vec<Resource> = Vec::new();
         let mut routes: HashMap<String, String> = HashMap::new();
         let mut left_out = HashSet::new();
-        for (server, items) in self.answered("resources", lists) {
+        for (server, items) in self.answered("resources", lists, reach) {
             for item in items {
                 // The URI is what names it (a hidden name is cleaned).
                 let uri = item.uri.clone();
@@ -105,19 +113,22 @@ impl Gateway {
                 out.push(item);
             }
         }
-        let mut all = self.routes();
-        all.resources = routes;
-        all.left_out = left_out;
-        drop(all);
+        self.routes(reach, |all| {
+            all.resources = routes;
+            all.left_out = left_out;
+        });
         ListResourcesResult::with_all_items(out)
     }
 
     /// `resources/templates/list`: every server's templates.
-    pub(crate) async fn list_resource_templates(&self) -> ListResourceTemplatesResult {
+    pub(crate) async fn list_resource_templates(
+        &self,
+        reach: &Reach,
+    ) -> ListResourceTemplatesResult {
         let lists = self.host.list_resource_templates().await;
         let mut out: Vec<ResourceTemplate> = Vec::new();
         let mut starts = Vec::new();
-        for (server, items) in self.answered("resource templates", lists) {
+        for (server, items) in self.answered("resource templates", lists, reach) {
             for item in items {
                 let keep = ["uriTemplate"];
                 let Some(item) = self.clean(item, "resource template", &server, &keep) else {
@@ -133,23 +144,27 @@ impl Gateway {
                 out.push(item);
             }
         }
-        self.routes().templates = starts;
+        self.routes(reach, |all| all.templates = starts);
         ListResourceTemplatesResult::with_all_items(out)
     }
 
     /// The server that serves resource `uri`: the one that listed it (or
     /// a template it fits), listed again once if none has; else the one
     /// server with resources, if there is one.
-    pub(crate) async fn resource_server(&self, uri: &str) -> Result<String, ErrorData> {
-        if self.routes().left_out.contains(uri) {
+    pub(crate) async fn resource_server(
+        &self,
+        uri: &str,
+        reach: &Reach,
+    ) -> Result<String, ErrorData> {
+        if self.routes(reach, |r| r.left_out.contains(uri)) {
             return Err(left_out("resource", uri, self.config.hidden_text));
         }
-        let mut server = self.routes().resource(uri);
+        let mut server = self.routes(reach, |r| r.resource(uri));
         if server.is_none() {
             // Not listed yet in this gateway's life: list, then look again.
-            self.list_resources().await;
-            self.list_resource_templates().await;
-            server = self.routes().resource(uri);
+            self.list_resources(reach).await;
+            self.list_resource_templates(reach).await;
+            server = self.routes(reach, |r| r.resource(uri));
         }
         let not_found = || {
             ErrorData::resource_not_found(
@@ -160,7 +175,7 @@ impl Gateway {
                 None,
             )
         };
-        let denied = |s: &String| self.config.rules.denies_server(s);
+        let denied = |s: &String| !reach.server(s, &self.config.rules);
         match server {
             Some(s) if denied(&s) => Err(not_found()),
             Some(s) => Ok(s),
@@ -177,7 +192,11 @@ impl Gateway {
 
     /// `resources/read` of `uri`, on the server that listed it (or whose
     /// template it fits; or the only server with resources).
-    pub(crate) async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    pub(crate) async fn read_resource(
+        &self,
+        uri: &str,
+        reach: &Reach,
+    ) -> Result<ReadResourceResult, ErrorData> {
         // A read that fails names the URI in its error's data, as the
         // specification asks of a resource not found.
         let with_uri = |mut e: ErrorData| {
@@ -185,7 +204,7 @@ impl Gateway {
                 .get_or_insert_with(|| serde_json::json!({ "uri": uri }));
             e
         };
-        let server = self.resource_server(uri).await.map_err(with_uri)?;
+        let server = self.resource_server(uri, reach).await.map_err(with_uri)?;
         let read = self
             .host
             .read_resource(&server, uri)
@@ -196,9 +215,9 @@ impl Gateway {
 
     /// `prompts/list`: every server's prompts, a name two servers share
     /// prefixed `server__` in both.
-    pub(crate) async fn list_prompts(&self) -> ListPromptsResult {
+    pub(crate) async fn list_prompts(&self, reach: &Reach) -> ListPromptsResult {
         let lists = self.host.list_prompts().await;
-        let lists = self.answered("prompts", lists);
+        let lists = self.answered("prompts", lists, reach);
         let mut count: BTreeMap<&str, usize> = BTreeMap::new();
         for (_, items) in &lists {
             for p in items {
@@ -228,20 +247,24 @@ impl Gateway {
                 out.push(item);
             }
         }
-        let mut all = self.routes();
-        all.prompts = routes;
-        all.prompts_left_out = left_out;
-        drop(all);
+        self.routes(reach, |all| {
+            all.prompts = routes;
+            all.prompts_left_out = left_out;
+        });
         ListPromptsResult::with_all_items(out)
     }
 
     /// The server of prompt `name` (as the host saw it listed) and its
     /// name there, listed again once if unknown.
-    pub(crate) async fn prompt_route(&self, name: &str) -> Result<(String, String), ErrorData> {
-        let mut route = self.routes().prompts.get(name).cloned();
+    pub(crate) async fn prompt_route(
+        &self,
+        name: &str,
+        reach: &Reach,
+    ) -> Result<(String, String), ErrorData> {
+        let mut route = self.routes(reach, |r| r.prompts.get(name).cloned());
         if route.is_none() {
-            self.list_prompts().await;
-            route = self.routes().prompts.get(name).cloned();
+            self.list_prompts(reach).await;
+            route = self.routes(reach, |r| r.prompts.get(name).cloned());
         }
         let unknown = || {
             ErrorData::invalid_params(
@@ -253,12 +276,12 @@ impl Gateway {
             )
         };
         let Some(route) = route else {
-            if self.routes().prompts_left_out.contains(name) {
+            if self.routes(reach, |r| r.prompts_left_out.contains(name)) {
                 return Err(left_out("prompt", name, self.config.hidden_text));
             }
             return Err(unknown());
         };
-        if self.config.rules.denies_server(&route.0) {
+        if !reach.server(&route.0, &self.config.rules) {
             return Err(unknown());
         }
         Ok(route)
@@ -268,9 +291,10 @@ impl Gateway {
     pub(crate) async fn get_prompt(
         &self,
         name: &str,
+        reach: &Reach,
         arguments: Option<JsonObject>,
     ) -> Result<GetPromptResult, ErrorData> {
-        let (server, original) = self.prompt_route(name).await?;
+        let (server, original) = self.prompt_route(name, reach).await?;
         let got = self
             .host
             .get_prompt(&server, &original, arguments)

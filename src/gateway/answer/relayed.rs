@@ -15,7 +15,7 @@ use rmcp::model::{CompleteRequestParams, CompleteResult, LoggingLevel, Reference
 use rmcp::service::{Peer, RoleServer};
 
 use super::offered::upstream_error;
-use crate::gateway::Gateway;
+use crate::gateway::{Gateway, Reach};
 use crate::sources::mcp::Offer;
 use crate::terminal_text::escape;
 
@@ -28,14 +28,15 @@ impl Gateway {
     pub(crate) async fn complete(
         &self,
         mut params: CompleteRequestParams,
+        reach: &Reach,
     ) -> Result<CompleteResult, ErrorData> {
         let server = match &mut params.r#ref {
             Reference::Prompt(prompt) => {
-                let (server, original) = self.prompt_route(&prompt.name).await?;
+                let (server, original) = self.prompt_route(&prompt.name, reach).await?;
                 prompt.name = original;
                 server
             }
-            Reference::Resource(template) => self.resource_server(&template.uri).await?,
+            Reference::Resource(template) => self.resource_server(&template.uri, reach).await?,
             _ => {
                 return Err(ErrorData::invalid_params(
                     "completion/complete: a reference of a kind this gateway does not know",
@@ -79,7 +80,7 @@ impl Gateway {
     /// [`RELEASE_EVERY`] over HTTP.
     pub(crate) async fn release_abandoned(&self) {
         for uri in self.host.subscribers().abandoned() {
-            if let Ok(server) = self.resource_server(&uri).await
+            if let Ok(server) = self.resource_server(&uri, &Reach::default()).await
                 && let Err(e) = self.host.subscribe(&server, &uri, false).await
             {
                 self.recorder.warn(&format!(
@@ -98,11 +99,12 @@ impl Gateway {
     pub(crate) async fn subscribe(
         &self,
         uri: &str,
+        reach: &Reach,
         session: u64,
         peer: Peer<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.release_abandoned().await;
-        let server = self.resource_server(uri).await?;
+        let server = self.resource_server(uri, reach).await?;
         if !self
             .host
             .servers_offering(Offer::Subscriptions)
@@ -127,10 +129,15 @@ impl Gateway {
 
     /// `resources/unsubscribe` of `uri` for `session`; the server is told
     /// when no host is left subscribed.
-    pub(crate) async fn unsubscribe(&self, uri: &str, session: u64) -> Result<(), ErrorData> {
+    pub(crate) async fn unsubscribe(
+        &self,
+        uri: &str,
+        reach: &Reach,
+        session: u64,
+    ) -> Result<(), ErrorData> {
         self.release_abandoned().await;
         if self.host.subscribers().remove(uri, session)
-            && let Ok(server) = self.resource_server(uri).await
+            && let Ok(server) = self.resource_server(uri, reach).await
             && let Err(e) = self.host.subscribe(&server, uri, false).await
         {
             return Err(upstream_error(&e));

@@ -150,9 +150,12 @@ mod tests {
                 env: Default::default(),
                 cwd: None,
                 inherit_env: Default::default(),
+                sandbox: Default::default(),
             },
             always_load: false,
             isolation: Default::default(),
+            login: None,
+            login_as: None,
         }
     }
 

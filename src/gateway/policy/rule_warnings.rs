@@ -1,5 +1,6 @@
 //! What the tool rules are warned of at start: a pattern that matches no
-//! tool (a typo), a tool a pattern matches only in another spelling, a
+//! tool (a typo; a named key's too, and its server pattern that names no
+//! server), a tool a pattern matches only in another spelling, a
 //! tool spelled with look-alike letters. Said once every server has
 //! answered its first start (listed its tools, failed, or asked for a
 //! login): before, a rule of a server still starting would be said to
@@ -36,7 +37,7 @@ impl Gateway {
     /// The rules' warnings over `all` (every tool before the rules), said
     /// once, when [`due`]; whether they were said now.
     pub(crate) fn warn_rules_when_answered(&self, all: &[Tool]) -> bool {
-        if self.config.rules.is_empty() || self.rules_warned.load(Ordering::Acquire) {
+        if self.nothing_to_warn() || self.rules_warned.load(Ordering::Acquire) {
             return false;
         }
         let (starting, deadline) = self.host.first_starts();
@@ -68,6 +69,12 @@ impl Gateway {
                 escape(&format!("{like:?}"))
             ));
         }
+        // The named keys' patterns: a server none is called, a tool
+        // pattern that matches nothing.
+        let servers: Vec<String> = self.host.states().into_iter().map(|s| s.name).collect();
+        for warning in self.config.access.unmatched(&servers, all) {
+            self.recorder.warn(&format!("{warning}{still}"));
+        }
         for (pattern, tool) in self.config.rules.respelled(all) {
             self.recorder.warn(&format!(
                 "tool rule {} matches {} only in another spelling (case, separators or look-alike letters); it applies to it, as a call's name resolves that way",
@@ -78,11 +85,16 @@ impl Gateway {
         true
     }
 
+    /// No rule and no named key's pattern: nothing to warn of.
+    fn nothing_to_warn(&self) -> bool {
+        self.config.rules.is_empty() && !self.config.access.has_checks()
+    }
+
     /// Whether the rules' warnings wait for servers that have answered
     /// since (a failed first start lists nothing): then the catalog is
     /// looked at again, and they are said.
     pub(crate) fn rules_warnings_pending(&self) -> bool {
-        if self.config.rules.is_empty() || self.rules_warned.load(Ordering::Acquire) {
+        if self.nothing_to_warn() || self.rules_warned.load(Ordering::Acquire) {
             return false;
         }
         let (starting, deadline) = self.host.first_starts();

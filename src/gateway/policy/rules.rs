@@ -61,11 +61,16 @@ impl ToolRules {
 
     /// The rule of `tool` (allow when no pattern matches).
     pub fn rule_for(&self, tool: &Tool) -> ToolRule {
+        self.matching(tool).unwrap_or(ToolRule::Allow)
+    }
+
+    /// The rule of the most specific pattern that matches `tool`, if one does.
+    pub fn matching(&self, tool: &Tool) -> Option<ToolRule> {
         self.rules
             .iter()
             .filter(|(p, _)| matches(p, tool))
             .max_by_key(|(p, r)| (specificity(p), *r))
-            .map_or(ToolRule::Allow, |(_, r)| *r)
+            .map(|(_, r)| *r)
     }
 
     /// Whether `server` is denied whole: a `server/*` deny matches it and
@@ -143,6 +148,12 @@ fn matches_by(pattern: &str, tool: &Tool, like: fn(&str, &str) -> bool) -> bool 
         Some((s, t)) => server.is_some_and(|server| like(s, server)) && names(t),
         None => names(pattern),
     }
+}
+
+/// Whether server pattern `pattern` (`time`, `git*`) matches `server`, in
+/// any case and any joining of its words, as a rule's server part does.
+pub(crate) fn server_matches(pattern: &str, server: &str) -> bool {
+    spelled(pattern, server)
 }
 
 /// [`glob`] over every spelling a name resolves by: any case (`Delete_Repo`

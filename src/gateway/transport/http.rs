@@ -330,14 +330,20 @@ async fn events(
     State(state): State<Arc<HttpState>>,
     axum::Extension(Scope(key)): axum::Extension<Scope>,
 ) -> Response {
-    let viewer = crate::http::events::Viewer::of(&state.keys, &key);
+    let label = state.gateway.config.access.label(&key);
+    let viewer = crate::http::events::Viewer::named(&state.keys, &key, label);
     state.gateway.recorder.followers.response(viewer)
 }
 
 /// The catalog searched (`explore --follow` judges the traffic by it):
-/// behind the same keys as the events.
-async fn catalog(State(state): State<Arc<HttpState>>) -> Response {
-    axum::Json(crate::follow::catalog::wire(&state.gateway.catalog())).into_response()
+/// behind the same keys as the events, and as the key reaches it.
+async fn catalog(
+    State(state): State<Arc<HttpState>>,
+    axum::Extension(Scope(key)): axum::Extension<Scope>,
+) -> Response {
+    let reach = state.gateway.config.access.of(&key);
+    let view = state.gateway.view(&reach);
+    axum::Json(crate::follow::catalog::wire(&view.catalog)).into_response()
 }
 
 async fn healthz(State(state): State<Arc<HttpState>>) -> Response {

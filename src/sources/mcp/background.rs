@@ -106,7 +106,10 @@ pub(super) async fn keep_starting(
         if !is_current(&shared, &server, generation) {
             return;
         }
-        let outcome = connect_and_list(&server, limit, shared.listener(&server.name)).await;
+        // A per-user server is listed with a key's own login when no
+        // shared one is kept.
+        let listing = super::key_logins::listing_config(&shared, &server).await;
+        let outcome = connect_and_list(&listing, limit, shared.listener(&server.name)).await;
         let tried = take_try(&shared, &server, generation, outcome);
         if matches!(tried, Tried::Gone) {
             return;

@@ -69,6 +69,8 @@ impl McpHost {
         progress: Option<ProgressSink>,
         link: Option<HostLink>,
     ) -> Result<CallToolResult, McpCallError> {
+        // The call's span goes with it to the connection's task.
+        let traced = crate::telemetry::spans::carry();
         let fut = call_on(
             self.shared.clone(),
             Call {
@@ -80,6 +82,7 @@ impl McpHost {
             progress,
             link,
         );
+        let fut = traced.within(fut);
         self.run_abortable(fut).await.ok_or_else(|| ended(server))?
     }
 }
@@ -138,17 +141,23 @@ async fn call_on(
     link: Option<HostLink>,
 ) -> Result<CallToolResult, McpCallError> {
     let Call { server, tool, key } = call;
-    let own = key
+    // A per-user server's call carries its key's own login, on its key's
+    // own connection; a key with none is refused, told how to log in.
+    let login_as = super::key_logins::login_as(&shared, &server, key.as_deref()).await?;
+    let own = login_as.as_deref().or(key
         .as_deref()
-        .filter(|_| super::own_connection::per_key(&shared, &server));
+        .filter(|_| super::own_connection::per_key(&shared, &server)));
     let client = match own {
-        Some(key) => super::own_connection::connection(&shared, &server, key).await?,
+        Some(own) => {
+            super::own_connection::connection(&shared, &server, own, login_as.as_deref()).await?
+        }
         None => shared_connection(&shared, &server).await?,
     };
     let on = OnConnection {
         shared: &shared,
         server: &server,
         own,
+        login_as: login_as.as_deref(),
         client: &client,
         limit: shared.call_timeout,
     };
@@ -156,7 +165,14 @@ async fn call_on(
     // which call it asks.
     let alone = link.is_some() && runs_alone(&client);
     let place = on.admit(key.as_deref().unwrap_or(""), alone).await?;
-    let params = CallToolRequestParams::new(tool).with_arguments(arguments);
+    let mut params = CallToolRequestParams::new(tool).with_arguments(arguments);
+    // The W3C trace context of the call's span, for a server that traces
+    // (`traceparent` is a key `_meta` reserves for it; others ignore it).
+    let mut traced = serde_json::Map::new();
+    crate::telemetry::spans::inject(&mut traced);
+    if !traced.is_empty() {
+        params.meta = Some(rmcp::model::RequestMetaObject(rmcp::model::MetaObject(traced)));
+    }
     let answered = on.send(params, progress, link).await;
     drop(place);
     on.settle(answered?).await
@@ -168,6 +184,9 @@ struct OnConnection<'a> {
     server: &'a str,
     /// The API key whose own connection this is (none: the shared one).
     own: Option<&'a str>,
+    /// The key whose own login the connection carries (a per-user
+    /// server's).
+    login_as: Option<&'a str>,
     client: &'a Arc<Client>,
     /// The call's time limit.
     limit: Duration,
@@ -239,6 +258,11 @@ impl OnConnection<'_> {
             let Some(need) = need else {
                 return Ok(got);
             };
+            if let Some(name) = self.login_as {
+                // A key's own login refused: that key logs in again; no
+                // page is opened here and no other login is tried.
+                return Err(super::key_logins::refused(shared, server, name));
+            }
             let challenge = need.challenge;
             if !need.more_scopes {
                 // Every state shown says it waits for a login, until one
@@ -322,7 +346,9 @@ impl OnConnection<'_> {
                 {
                     e.restarts_in_a_row = 0;
                 }
-                super::logins::mark_logged_in(shared, server);
+                if self.login_as.is_none() {
+                    super::logins::mark_logged_in(shared, server);
+                }
                 Ok(result)
             }
         }
@@ -419,6 +445,7 @@ async fn restart(shared: &Shared, server: &str) -> Result<Arc<Client>, McpCallEr
     };
     let limit = *lock(&shared.start_timeout);
     let listener = shared.listener(server);
+    let config = super::key_logins::listing_config(shared, &config).await;
     match connect_and_list(&config, limit, listener).await {
         Ok(connected) => {
             let client = Arc::new(connected.client);

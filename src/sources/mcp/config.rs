@@ -296,9 +296,12 @@ pub fn stdio_server(command_line: &str) -> Result<McpServer, McpConfigError> {
             env: BTreeMap::new(),
             cwd: None,
             inherit_env: InheritEnv::Safe,
+            sandbox: Default::default(),
         },
         always_load: false,
         isolation: Default::default(),
+        login: None,
+        login_as: None,
     })
 }
 
@@ -331,6 +334,8 @@ pub fn http_server(url: &str) -> Result<McpServer, McpConfigError> {
         },
         always_load: false,
         isolation: Default::default(),
+        login: None,
+        login_as: None,
     })
 }
 

@@ -379,3 +379,68 @@ fn an_oauth_entry_is_read_in_toolsifts_words_and_claude_codes_and_checked() {
         );
     }
 }
+
+#[test]
+fn a_sandbox_is_read_from_json_and_toml_and_a_bad_one_names_server_line_field_and_value() {
+    use super::sandbox_entry::{Net, Sandbox};
+    let text = r#"{"mcpServers": {
+        "plain": {"command": "x"},
+        "boxed": {"command": "x", "cwd": "/p", "sandbox": {"read": ["~/data"], "net": ["api.example.com:443"]}},
+        "typo": {"command": "x", "sandbox": {"net": ["example.com"]}},
+        "u": {"url": "https://x.example/mcp", "sandbox": true}
+    }}"#;
+    let c = parse(text, "m.json", &env).unwrap();
+    let sandboxes: Vec<(&str, &Sandbox)> = c
+        .servers
+        .iter()
+        .map(|s| match &s.transport {
+            Transport::Stdio { sandbox, .. } => (s.name.as_str(), sandbox),
+            Transport::Http { .. } => panic!("the url entry is skipped"),
+        })
+        .collect();
+    assert_eq!(sandboxes.len(), 2, "{sandboxes:?}");
+    assert_eq!(sandboxes[0], ("boxed", sandboxes[0].1));
+    let Sandbox::On(grant) = sandboxes[0].1 else {
+        panic!("{sandboxes:?}")
+    };
+    assert_eq!(grant.read, [Path::new("/home/u/data")]);
+    assert_eq!(grant.project.as_deref(), Some(Path::new("/p")));
+    assert_eq!(
+        grant.net,
+        Net::Ports(vec![(443, "api.example.com:443".into())])
+    );
+    assert_eq!(sandboxes[1], ("plain", &Sandbox::Off));
+    assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+    assert!(
+        c.warnings[0].starts_with("m.json:4:")
+            && c.warnings[0]
+                .contains("server \"typo\": sandbox.net[0]: \"example.com\" is not a TCP port"),
+        "{:?}",
+        c.warnings
+    );
+    assert!(
+        c.warnings[1].contains("server \"u\": sandbox is for servers started with `command`"),
+        "{:?}",
+        c.warnings
+    );
+
+    let toml = "[mcp.servers.t]\ncommand = \"x\"\nsandbox = { write = [\"/out\"], net = false }\n\n[mcp.servers.bad]\ncommand = \"x\"\nsandbox = { read = [1] }\n";
+    let c = parse(toml, "c.toml", &env).unwrap();
+    let Transport::Stdio {
+        sandbox: Sandbox::On(grant),
+        ..
+    } = &c.servers[0].transport
+    else {
+        panic!("{:?}", c.servers)
+    };
+    assert_eq!(
+        (grant.write.as_slice(), &grant.net),
+        ([Path::new("/out").to_path_buf()].as_slice(), &Net::Denied)
+    );
+    assert!(
+        c.warnings[0].starts_with("c.toml:5:")
+            && c.warnings[0].contains("server \"bad\": sandbox.read[0]: expected a path, not 1"),
+        "{:?}",
+        c.warnings
+    );
+}

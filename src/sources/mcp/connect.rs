@@ -72,6 +72,7 @@ pub(super) async fn connect_and_list(
             env,
             cwd,
             inherit_env,
+            sandbox,
         } => {
             // Sealed: the safe set (and what the entry asks to inherit),
             // then the entry's own env; never the rest of ours.
@@ -85,10 +86,22 @@ pub(super) async fn connect_and_list(
             if let Some(dir) = cwd {
                 cmd.current_dir(dir);
             }
+            if let super::Sandbox::On(grant) = sandbox {
+                let at = (command.as_str(), args.as_slice());
+                super::sandbox::confine(&server.name, &mut cmd, at, (env, cwd.as_deref()), grant)
+                    .map_err(|e| {
+                        Failure::plain(format!("cannot sandbox it: {e}"), String::new(), None)
+                    })?;
+            }
             connect_stdio(command, cmd, limit, listener).await
         }
         Transport::Http { url, headers, .. } => {
-            connect_http(&server.name, url, headers, limit, listener).await
+            let who = Who {
+                server: &server.name,
+                url,
+                as_key: server.login_as.as_deref(),
+            };
+            connect_http(who, headers, limit, listener).await
         }
     }
 }
@@ -211,13 +224,22 @@ fn custom_headers(
 /// `limit`; a client its authorization server no longer knows is
 /// forgotten and the server reached once more. A failure says whether it
 /// needs a login, and what became of the login kept for it.
+/// A server reached by url, and whose login goes with its requests.
+#[derive(Clone, Copy)]
+struct Who<'a> {
+    server: &'a str,
+    url: &'a str,
+    /// A key's own login (none: the server's shared one).
+    as_key: Option<&'a str>,
+}
+
 async fn connect_http(
-    server: &str,
-    url: &str,
+    who: Who<'_>,
     headers: &BTreeMap<String, String>,
     limit: Duration,
     listener: Listener,
 ) -> Result<Connected, Failure> {
+    let Who { server, url, .. } = who;
     let custom = custom_headers(headers).map_err(|k| {
         Failure::plain(
             format!("header {k:?} is not a valid HTTP header"),
@@ -226,7 +248,7 @@ async fn connect_http(
         )
     })?;
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-    let store = super::login::TokenStore::new(server, url);
+    let store = super::login::TokenStore::for_key(server, url, who.as_key);
     // A kept login that is not the user's own is not used: said, and the
     // server's challenge asks for a login.
     let refused = store.refused().await.map(|e| e.to_string());
@@ -235,7 +257,7 @@ async fn connect_http(
         None if store.has_token().await => Before::Expired,
         None => Before::Nothing,
     };
-    let mut outcome = reach(server, url, config.clone(), listener.clone(), limit).await;
+    let mut outcome = reach(who, config.clone(), listener.clone(), limit).await;
     if let Ok(Err((why, None))) = &outcome
         && super::login::unknown_client(why)
     {
@@ -244,7 +266,7 @@ async fn connect_http(
         // registers anew.
         let _ = store.forget_client().await;
         before = Before::UnknownClient;
-        outcome = reach(server, url, config, listener, limit).await;
+        outcome = reach(who, config, listener, limit).await;
     }
     match outcome {
         Ok(Ok((client, listing))) => Ok(Connected {
@@ -279,8 +301,7 @@ async fn connect_http(
 type Reached = Result<Result<(Client, super::lenient::Listing), (String, Option<String>)>, tokio::time::error::Elapsed>;
 
 async fn reach(
-    server: &str,
-    url: &str,
+    who: Who<'_>,
     config: StreamableHttpClientTransportConfig,
     listener: Listener,
     limit: Duration,
@@ -288,7 +309,7 @@ async fn reach(
     tokio::time::timeout(limit, async {
         // The kept login's token, when there is one; none, and a server
         // that wants one says so in its challenge.
-        let client = super::login::authorized_client(server, url)
+        let client = super::login::authorized_client(who.server, who.url, who.as_key)
             .await
             .map_err(|e| (e.to_string(), None))?;
         let transport = StreamableHttpClientTransport::with_client(client, config);

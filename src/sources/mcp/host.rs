@@ -117,6 +117,9 @@ pub(super) struct Shared {
     pub(super) logins: super::login::Logins,
     /// Each key's own connection to a server of `"isolation": "per-key"`.
     pub(super) tenants: super::tenants::Tenants,
+    /// The gateway's named keys and their own logins (`"login":
+    /// "per-user"`).
+    pub(super) key_names: super::key_names::KeyNames,
     /// The servers the last catalog left out for room, and why: their
     /// state says so (they stay connected, and join when there is room).
     pub(super) crowded: Mutex<HashMap<String, String>>,
@@ -211,6 +214,7 @@ impl McpHost {
                 admission: Default::default(),
                 logins: Default::default(),
                 tenants: Default::default(),
+                key_names: Default::default(),
                 started: Mutex::new(false),
                 begun: Mutex::new(None),
                 given: Mutex::new(HashMap::new()),

@@ -91,6 +91,7 @@ pub enum NotLoggedIn {
 async fn log_in_and_connect(shared: &Arc<Shared>, name: &str) -> Result<String, NotLoggedIn> {
     let kept = log_in_to(shared, name, None, LOGIN_WAIT, true).await?;
     let config = entry_server(shared, name).ok_or(NotLoggedIn::NotConfigured)?;
+    let config = super::key_logins::listing_config(shared, &config).await;
     let limit = *lock(&shared.start_timeout);
     match super::connect::connect_and_list(&config, limit, shared.listener(name)).await {
         Ok(connected) => {
@@ -135,7 +136,7 @@ pub(super) async fn log_in_to(
         return Err(LoginError::NotHttp);
     };
     let page = shared.logins.page(server);
-    let before = stamp(&config).await;
+    let before = stamp(shared, &config).await;
     let held = match page.turn.clone().try_lock_owned() {
         Ok(held) => held,
         Err(_) => {
@@ -147,7 +148,7 @@ pub(super) async fn log_in_to(
             else {
                 return Err(LoginError::TimedOut(limit.as_secs()));
             };
-            if stamp(&config).await != before {
+            if stamp(shared, &config).await != before {
                 // The login waited for is kept: this one is made.
                 return Ok(TokenStore::new(server, url).kept_where());
             }
@@ -173,6 +174,7 @@ pub(super) async fn log_in_to(
     let logged = super::login::log_in(Asked {
         server,
         url,
+        as_key: None,
         headers,
         oauth,
         challenge,
@@ -234,7 +236,7 @@ pub(super) fn mark_call_waiting(shared: &Arc<Shared>, server: &str, challenge: O
     }
     let shared = shared.clone();
     tokio::spawn(async move {
-        let first = stamp(&config).await;
+        let first = stamp(&shared, &config).await;
         loop {
             tokio::time::sleep(LOOK_EVERY).await;
             let waiting = lock(&shared.entries)
@@ -244,7 +246,7 @@ pub(super) fn mark_call_waiting(shared: &Arc<Shared>, server: &str, challenge: O
             if waiting != Some(true) {
                 break;
             }
-            if stamp(&config).await != first {
+            if stamp(&shared, &config).await != first {
                 if let Some(e) = lock(&shared.entries)
                     .iter_mut()
                     .find(|e| e.server == config && e.loaded)
@@ -269,12 +271,10 @@ pub(super) fn mark_logged_in(shared: &Shared, server: &str) {
     }
 }
 
-/// When the kept login of `server` was last written (none: no token).
-async fn stamp(server: &McpServer) -> Option<u64> {
-    let Transport::Http { url, .. } = &server.transport else {
-        return None;
-    };
-    TokenStore::new(&server.name, url).stamp().await
+/// When the logins `server` is listed with were last written (none: no
+/// token): its shared one, and for a per-user server each key's own.
+async fn stamp(shared: &Shared, server: &McpServer) -> Vec<Option<u64>> {
+    super::key_logins::stamps(shared, server).await
 }
 
 /// `server` answered with `challenge`: it waits for a login, started now
@@ -288,8 +288,11 @@ pub(super) async fn wait_for_login(
     challenge: String,
     lost: Before,
 ) {
-    let before = stamp(server).await;
+    let before = stamp(&shared, server).await;
+    // A per-user server's page is no one key's to open: each logs in as
+    // itself.
     let start_one = shared.logins.on_need.load(Ordering::SeqCst)
+        && !super::key_logins::per_user(&shared, &server.name)
         && lock(&shared.logins.opened).insert(server.name.clone());
     let command = shared.logins.command_for(&server.name);
     // The state first: a login that fails at once says so over it. Under
@@ -343,7 +346,7 @@ pub(super) async fn wait_for_login(
         if !current {
             return;
         }
-        if stamp(server).await != before {
+        if stamp(&shared, server).await != before {
             return;
         }
         tokio::time::sleep(LOOK_EVERY).await;

@@ -25,7 +25,10 @@ mod config_error;
 mod editors;
 mod isolation;
 mod jsonc;
+mod login_mode;
 mod oauth_entry;
+mod sandbox_entry;
+mod sandbox_grant;
 pub mod sdk_text;
 mod server_entry;
 mod status;
@@ -36,7 +39,10 @@ pub use child_env::{InheritEnv, PARENT_VAR, SAFE_VARS, inherited, withhold};
 pub use config::{McpConfig, McpServer, Transport};
 pub use config_error::McpConfigError;
 pub use isolation::Isolation;
+pub use login_mode::LoginMode;
 pub use oauth_entry::OAuthSettings;
+pub use sandbox_entry::{Net, Sandbox, SandboxError, SandboxGrant};
+pub use sandbox_grant::{Granted, granted};
 #[cfg(test)]
 pub(crate) use status::fixtures;
 pub use status::{CallOutcome, Gathered, McpCallError, RelistError, ServerState, ServerStatus};
@@ -48,6 +54,8 @@ with_the_sdk! {
     mod connect;
     mod frame_scan;
     mod host;
+    mod key_logins;
+    mod key_names;
     mod lenient;
     mod listed;
     mod listener;
@@ -60,6 +68,7 @@ with_the_sdk! {
     mod reaper;
     mod reconfigure;
     mod relay;
+    mod sandbox;
     mod screened;
     mod tenants;
     mod warden;
@@ -68,6 +77,7 @@ with_the_sdk! {
     pub use background::MAX_RETRY_PAUSE;
     pub use calls::{MAX_RESTARTS_IN_A_ROW, RESTART_PAUSE};
     pub use host::McpHost;
+    pub use key_names::{KeyLogins, NameOf};
     pub use lenient::MAX_SERVER_TOOLS;
     pub use listed::{MAX_CATALOG_TOOLS, unmatched_always_load};
     pub use progress::{KEPT as PROGRESS_KEPT, ProgressReports, ProgressSink, progress_channel};
@@ -76,8 +86,12 @@ with_the_sdk! {
     pub use reaper::{before_exit, install_exit_guards, kill_all_servers};
     pub use reconfigure::Reconfigured;
     pub use relay::{Asked, HostLink, Question, Subscribers};
+    pub use sandbox::{SandboxReport, landlock_abi, sandbox_report};
     pub use warden::{LOOK_EVERY, WARDEN_VAR, run_if_warden, start_warden};
 }
+
+#[cfg(all(feature = "mcp", target_os = "linux"))]
+mod sandbox_landlock;
 
 #[cfg(test)]
 mod config_tests;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::connect::{Client, connect_and_list};
 use super::host::Shared;
 use super::reaper::kill_group;
-use super::{Isolation, McpCallError};
+use super::{Isolation, McpCallError, McpServer};
 use crate::lock::lock;
 
 /// Whether `server`'s keys each have a connection of their own.
@@ -18,11 +18,13 @@ pub(super) fn per_key(shared: &Shared, server: &str) -> bool {
         .any(|e| e.server.name == server && e.server.isolation == Isolation::PerKey)
 }
 
-/// `key`'s own connection to `server`, started when it has none alive.
+/// `key`'s own connection to `server`, started when it has none alive;
+/// with `login_as`, it carries that key's own login.
 pub(super) async fn connection(
     shared: &Shared,
     server: &str,
     key: &str,
+    login_as: Option<&str>,
 ) -> Result<Arc<Client>, McpCallError> {
     // One start at a time for a key: its concurrent first calls share it.
     let starting = shared.tenants.starting(server, key);
@@ -34,7 +36,10 @@ pub(super) async fn connection(
     let config = lock(&shared.entries)
         .iter()
         .find(|e| e.server.name == server)
-        .map(|e| e.server.clone())
+        .map(|e| McpServer {
+            login_as: login_as.map(str::to_string),
+            ..e.server.clone()
+        })
         .ok_or_else(|| McpCallError::NoServer(server.to_string()))?;
     let limit = *lock(&shared.start_timeout);
     match connect_and_list(&config, limit, shared.listener(server)).await {
@@ -51,6 +56,9 @@ pub(super) async fn connection(
         Err(failure) => {
             if let Some(p) = failure.pgid {
                 kill_group(p);
+            }
+            if let (Some(name), Some(_)) = (login_as, &failure.login) {
+                return Err(super::key_logins::refused(shared, server, name));
             }
             Err(McpCallError::Failed {
                 server: server.to_string(),

@@ -133,6 +133,7 @@ pub fn kill_all_servers() {
     for pgid in &taken {
         kill_group(*pgid);
     }
+    super::sandbox::remove_temp_folders();
     // Orphans the servers left, handed to toolsift ([`adopt_orphans`]):
     // processes descended from toolsift but in none of its own groups.
     if !taken.is_empty() {

@@ -56,6 +56,9 @@ pub struct HostLink {
     /// (`logging/setLevel`); all when it asked nothing.
     log_level: Option<LoggingLevel>,
     notes: Arc<Mutex<Vec<String>>>,
+    /// The span of the call this link serves: what the server asks the
+    /// host during it is traced under it.
+    traced: crate::telemetry::spans::Carried,
 }
 
 impl HostLink {
@@ -75,6 +78,7 @@ impl HostLink {
             no_requests,
             log_level: None,
             notes: Arc::default(),
+            traced: crate::telemetry::spans::carry(),
         }
     }
 
@@ -135,7 +139,20 @@ impl HostLink {
         )
     }
 
+    /// The server's elicitation, put to the host (traced under the call).
     pub(super) async fn elicit(
+        &self,
+        server: &str,
+        request: ElicitRequestParams,
+        cancelled: impl Future<Output = ()>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let asking = self.elicit_host(server, request, cancelled);
+        self.traced
+            .relayed("elicitation/create", server, asking)
+            .await
+    }
+
+    async fn elicit_host(
         &self,
         server: &str,
         request: ElicitRequestParams,
@@ -192,8 +209,23 @@ impl HostLink {
         }
     }
 
+    /// The server's sampling request, put to the host (traced under the
+    /// call).
     #[allow(deprecated)]
     pub(super) async fn sample(
+        &self,
+        server: &str,
+        request: CreateMessageRequestParams,
+        cancelled: impl Future<Output = ()>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let asking = self.sample_host(server, request, cancelled);
+        self.traced
+            .relayed("sampling/createMessage", server, asking)
+            .await
+    }
+
+    #[allow(deprecated)]
+    async fn sample_host(
         &self,
         server: &str,
         request: CreateMessageRequestParams,

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::child_env::{InheritEnv, InheritEnvEntry, InheritEnvError};
 use super::oauth_entry::{OAuthEntry, OAuthError, OAuthSettings};
+use super::sandbox_entry::{Sandbox, SandboxError};
 use super::vars::{VarError, Vars};
 
 /// How to reach one server.
@@ -21,6 +22,8 @@ pub enum Transport {
         cwd: Option<PathBuf>,
         /// What of toolsift's own environment it gets besides `env`.
         inherit_env: InheritEnv,
+        /// What it may touch, when it runs confined.
+        sandbox: Sandbox,
     },
     Http {
         url: String,
@@ -39,6 +42,12 @@ pub struct McpServer {
     pub always_load: bool,
     /// Whether an HTTP gateway's keys share its connection.
     pub isolation: super::Isolation,
+    /// Whose login its calls carry (`"login"`; none written: the
+    /// gateway's default, [`super::LoginMode::resolve`]).
+    pub login: Option<super::LoginMode>,
+    /// The gateway key whose own login this connection uses (set on a
+    /// key's own connection to a `per-user` server; none: the shared one).
+    pub login_as: Option<String>,
 }
 
 /// One server as written, in any of the file formats.
@@ -71,8 +80,13 @@ pub(super) struct ServerEntry {
     pub(super) always_load: bool,
     #[serde(default)]
     pub(super) isolation: super::Isolation,
+    /// Each key its own login (`per-user`) or one for all (`shared`).
+    pub(super) login: Option<super::LoginMode>,
     #[serde(default)]
     pub(super) disabled: bool,
+    /// What a stdio server may touch (`sandbox_entry.rs`), read with its
+    /// own messages.
+    pub(super) sandbox: Option<Value>,
     /// Every other key: editors' own (ignored quietly) or a typo (named in
     /// a warning).
     #[serde(flatten)]
@@ -109,6 +123,8 @@ pub(super) enum EntryError {
     CommandAndUrl,
     #[error("oauth is for servers reached by `url`, not started with `command`")]
     OAuthOnCommand,
+    #[error("login is for servers reached by `url`, not started with `command`")]
+    LoginOnCommand,
     #[error("inherit_env is for servers started with `command`, not a url")]
     InheritEnvOnUrl,
     #[error("url must be http:// or https://, not {0:?}")]
@@ -127,6 +143,8 @@ pub(super) enum EntryError {
     InheritEnv(#[from] InheritEnvError),
     #[error(transparent)]
     OAuth(#[from] OAuthError),
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
 }
 
 impl ServerEntry {
@@ -143,7 +161,7 @@ impl ServerEntry {
         if name.trim().is_empty() || name.contains('/') {
             return Err(EntryError::Name);
         }
-        let (always_load, isolation) = (self.always_load, self.isolation);
+        let (always_load, isolation, login) = (self.always_load, self.isolation, self.login);
         let transport = match (self.kind.as_deref(), &self.command, &self.url) {
             (Some("sse"), _, _) => return Err(EntryError::Sse),
             (_, Some(_), Some(_)) => return Err(EntryError::CommandAndUrl),
@@ -166,6 +184,8 @@ impl ServerEntry {
             transport,
             always_load,
             isolation,
+            login,
+            login_as: None,
         }))
     }
 
@@ -174,6 +194,9 @@ impl ServerEntry {
     fn stdio(self, vars: &Vars<'_>) -> Result<Transport, EntryError> {
         if self.oauth.is_some() {
             return Err(EntryError::OAuthOnCommand);
+        }
+        if self.login.is_some() {
+            return Err(EntryError::LoginOnCommand);
         }
         let expand = |s: &str| vars.expand(s);
         let mut env: BTreeMap<String, String> = BTreeMap::new();
@@ -191,6 +214,19 @@ impl ServerEntry {
         for (k, v) in &self.env {
             env.insert(k.clone(), expand(v)?);
         }
+        let cwd = match &self.cwd {
+            None => None,
+            Some(p) => Some(PathBuf::from(expand(&p.to_string_lossy())?)),
+        };
+        // The project folder: the server's own, else the file's workspace.
+        let project = cwd
+            .clone()
+            .filter(|c| c.is_absolute())
+            .or_else(|| vars.workspace.as_ref().map(PathBuf::from));
+        let sandbox = match &self.sandbox {
+            None => Sandbox::Off,
+            Some(value) => super::sandbox_entry::read(value, project.as_deref(), vars)?,
+        };
         Ok(Transport::Stdio {
             command: expand(self.command.as_deref().unwrap_or_default())?,
             args: self
@@ -199,14 +235,12 @@ impl ServerEntry {
                 .map(|a| expand(a))
                 .collect::<Result<_, _>>()?,
             env,
-            cwd: match self.cwd {
-                None => None,
-                Some(p) => Some(PathBuf::from(expand(&p.to_string_lossy())?)),
-            },
+            cwd,
             inherit_env: match self.inherit_env {
                 None => InheritEnv::Safe,
                 Some(e) => e.read()?,
             },
+            sandbox,
         })
     }
 
@@ -217,6 +251,9 @@ impl ServerEntry {
         let url = expand(self.url.as_deref().unwrap_or_default())?;
         if self.inherit_env.is_some() {
             return Err(EntryError::InheritEnvOnUrl);
+        }
+        if self.sandbox.is_some() {
+            return Err(SandboxError::OnUrl.into());
         }
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(EntryError::NotHttp(url));

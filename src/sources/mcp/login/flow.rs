@@ -26,6 +26,9 @@ const CLIENT_NAME: &str = "toolsift";
 pub struct Asked<'a> {
     pub server: &'a str,
     pub url: &'a str,
+    /// The gateway key whose own login this is (`toolsift login --as
+    /// KEY`); none: the server's one login.
+    pub as_key: Option<&'a str>,
     pub headers: &'a BTreeMap<String, String>,
     pub oauth: &'a OAuthSettings,
     /// The server's `WWW-Authenticate` challenge (its 401, or its 403 for
@@ -133,6 +136,7 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
     let Asked {
         server,
         url,
+        as_key,
         headers,
         oauth,
         challenge,
@@ -147,7 +151,7 @@ pub async fn log_in(asked: Asked<'_>) -> Result<LoggedIn, LoginError> {
         headers,
         oauth,
     };
-    let store = TokenStore::new(asked.server, asked.url);
+    let store = TokenStore::for_key(asked.server, asked.url, as_key);
     let (mut manager, found) = discover(&asked, challenge, &store).await?;
     // The client registered for this server before, when it is the one
     // to use and its loopback port is free: its redirect URI is the same.
@@ -446,12 +450,14 @@ fn refused_as_none<T>(e: StoreError) -> Result<Option<T>, LoginError> {
 
 /// The HTTP client of a server reached by url: it sends the kept token
 /// (refreshed before it expires, and once more when the server refuses
-/// it), or none, so the server's challenge says a login is needed.
+/// it), or none, so the server's challenge says a login is needed. With
+/// `as_key`, that key's own login and no other.
 pub async fn authorized_client(
     server: &str,
     url: &str,
+    as_key: Option<&str>,
 ) -> Result<AuthClient<reqwest::Client>, LoginError> {
-    let store = TokenStore::new(server, url);
+    let store = TokenStore::for_key(server, url, as_key);
     let http = crate::http::client::builder()
         .build()
         .map_err(|e| LoginError::Client(e.to_string()))?;

@@ -5,7 +5,9 @@
 //! `TOOLSIFT_TOKEN_STORE=file` or `keyring` picks one.
 //!
 //! A login is kept per server name and URL: a name that now names another
-//! URL has no login. Nothing here prints or logs a token; the record's
+//! URL has no login. A server whose keys each log in (`"login":
+//! "per-user"`) keeps one login per key and server, the record naming its
+//! key: one key's record is never another's, nor the server's shared one. Nothing here prints or logs a token; the record's
 //! `Debug` says only what it holds.
 //!
 //! A login file is read only when it is the user's own: a symbolic link, a
@@ -32,6 +34,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Default, Serialize, Deserialize)]
 pub(super) struct Record {
     pub(super) url: String,
+    /// The gateway key whose own login this is (none: the server's one
+    /// login, for every key).
+    #[serde(default)]
+    pub(super) key: Option<String>,
     /// The client's secret (a pre-registered or registered confidential
     /// client), for refreshing the token.
     #[serde(default)]
@@ -58,6 +64,7 @@ impl std::fmt::Debug for Record {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Record")
             .field("url", &self.url)
+            .field("key", &self.key)
             .field("client_secret", &self.client_secret.as_ref().map(|_| "[kept]"))
             .field("credentials", &self.credentials.as_ref().map(|_| "[kept]"))
             .finish()
@@ -72,29 +79,48 @@ const FRESH: Duration = Duration::from_secs(1);
 /// A record read (none: no login kept), and when.
 type LastRead = (Instant, Option<Record>);
 
-/// The record each server's store last read or wrote, by server name and
-/// URL, for every store of the process: a login kept by one (a step-up in
-/// a call) is what the others read next.
-static LAST: std::sync::LazyLock<Mutex<HashMap<(String, String), LastRead>>> =
+/// A store's place in [`LAST`]: server name, URL, and key (none: the
+/// shared login).
+type Place = (String, String, Option<String>);
+
+/// The record each server's store last read or wrote, by server name,
+/// URL and key, for every store of the process: a login kept by one (a
+/// step-up in a call) is what the others read next.
+static LAST: std::sync::LazyLock<Mutex<HashMap<Place, LastRead>>> =
     std::sync::LazyLock::new(Mutex::default);
 
-/// One server's login store.
+/// One server's login store: its one login, or one key's own.
 #[derive(Debug, Clone)]
 pub struct TokenStore {
     server: String,
     url: String,
+    /// The gateway key whose own login this is (none: the shared login).
+    as_key: Option<String>,
 }
 
 impl TokenStore {
+    /// The server's one login, for every key.
     pub fn new(server: &str, url: &str) -> TokenStore {
+        TokenStore::for_key(server, url, None)
+    }
+
+    /// The login of `as_key` (a key's name in the gateway's config) to
+    /// `server`; none: the server's shared one.
+    pub fn for_key(server: &str, url: &str, as_key: Option<&str>) -> TokenStore {
         TokenStore {
             server: server.to_string(),
             url: url.to_string(),
+            as_key: as_key.map(str::to_string),
         }
     }
 
-    fn key(&self) -> (String, String) {
-        (self.server.clone(), self.url.clone())
+    /// The key whose own login this is (none: the shared one).
+    pub fn as_key(&self) -> Option<&str> {
+        self.as_key.as_deref()
+    }
+
+    fn key(&self) -> Place {
+        (self.server.clone(), self.url.clone(), self.as_key.clone())
     }
 
     fn remember(&self, record: Option<Record>) {
@@ -123,13 +149,22 @@ impl TokenStore {
             .map(|d| d.join("toolsift").join("logins"))
     }
 
-    /// This server's login file.
+    /// This server's login file (of its key, for a key's own).
     pub fn file(&self) -> Option<PathBuf> {
-        Self::folder().map(|d| d.join(file_name(&self.server)))
+        let name = match &self.as_key {
+            None => file_name(&self.server),
+            Some(key) => file_name_as(&self.server, key),
+        };
+        Self::folder().map(|d| d.join(name))
     }
 
+    /// The keyring's account: `mcp-login:SERVER`, or for a key's own
+    /// login `mcp-login-as:KEY:SERVER` (a key's name has no `:`).
     fn account(&self) -> String {
-        format!("mcp-login:{}", self.server)
+        match &self.as_key {
+            None => format!("mcp-login:{}", self.server),
+            Some(key) => format!("mcp-login-as:{key}:{}", self.server),
+        }
     }
 
     /// The record kept for this server's name and URL.
@@ -185,7 +220,7 @@ impl TokenStore {
     fn matching(&self, text: &str) -> Option<Record> {
         serde_json::from_str::<Record>(text)
             .ok()
-            .filter(|r| r.url == self.url)
+            .filter(|r| r.url == self.url && r.key == self.as_key)
     }
 
     /// Keeps `record`; says where.
@@ -228,7 +263,8 @@ impl TokenStore {
     /// kept.
     pub async fn forget(&self) -> Result<bool, super::LoginError> {
         use super::LoginError::Forget;
-        crate::lock::lock(&LAST).retain(|(server, _), _| *server != self.server);
+        crate::lock::lock(&LAST)
+            .retain(|(server, _, key), _| *server != self.server || *key != self.as_key);
         let choice = choice().map_err(|e| Forget(e.into()))?;
         // A refused folder: nothing in it is touched.
         if let Some(dir) = self.file().as_deref().and_then(Path::parent) {
@@ -292,6 +328,7 @@ impl CredentialStore for TokenStore {
             .flatten()
             .unwrap_or_default();
         record.url = self.url.clone();
+        record.key = self.as_key.clone();
         record.credentials = Some(credentials);
         TokenStore::save(self, &record)
             .await
@@ -311,6 +348,24 @@ impl CredentialStore for TokenStore {
             .await
             .map(|_| ())
             .map_err(|e| AuthError::CredentialStoreError(e.to_string()))
+    }
+}
+
+/// A file name for one key's own login to a server: the server's file
+/// name with `@KEY` before `.json` (`@` is in no server's file name, and
+/// a key's name not plain gets a hash), so it is never the shared login's
+/// file nor another key's.
+fn file_name_as(server: &str, key: &str) -> String {
+    let stem = file_name(server);
+    let stem = stem.trim_end_matches(".json");
+    let plain = key
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if plain && !key.is_empty() && !key.starts_with('.') {
+        format!("{stem}@{key}.json")
+    } else {
+        let hash = xxhash_rust::xxh3::xxh3_64(key.as_bytes());
+        format!("{stem}@_-{hash:016x}.json")
     }
 }
 
@@ -361,6 +416,7 @@ mod tests {
     fn a_record_s_debug_never_shows_what_it_keeps() {
         let record = Record {
             url: "https://x.example/mcp".into(),
+            key: None,
             client_secret: Some("s3cret-value".into()),
             credentials: None,
             registered: None,
@@ -386,5 +442,43 @@ mod tests {
         let same = TokenStore::new("srv", "https://a.example/mcp");
         assert!(same.matching(&text).is_some());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_key_s_own_login_has_its_own_file_and_account_never_another_s() {
+        let shared = TokenStore::new("hosted", "https://h.example/mcp");
+        let alice = TokenStore::for_key("hosted", "https://h.example/mcp", Some("alice"));
+        let bob = TokenStore::for_key("hosted", "https://h.example/mcp", Some("bob"));
+        assert_eq!(file_name_as("hosted", "alice"), "hosted@alice.json");
+        assert_ne!(file_name_as("hosted", "a/b"), file_name_as("hosted", "a_b"));
+        assert!(!file_name_as("hosted", "../x").contains('/'));
+        let names = [shared.file(), alice.file(), bob.file()];
+        assert!(names[0] != names[1] && names[1] != names[2] && names[0] != names[2]);
+        assert_eq!(alice.account(), "mcp-login-as:alice:hosted");
+        assert_eq!(shared.account(), "mcp-login:hosted");
+        // A server named like a key's file is not that key's.
+        assert_ne!(file_name("hosted@alice"), file_name_as("hosted", "alice"));
+    }
+
+    #[test]
+    fn a_record_names_its_key_and_is_read_by_that_key_alone() {
+        let url = "https://h.example/mcp";
+        let alice = TokenStore::for_key("hosted", url, Some("alice"));
+        let text = serde_json::to_string(&Record {
+            url: url.into(),
+            key: Some("alice".into()),
+            ..Record::default()
+        })
+        .unwrap();
+        assert!(text.contains(r#""key":"alice""#), "{text}");
+        assert!(alice.matching(&text).is_some());
+        let bob = TokenStore::for_key("hosted", url, Some("bob"));
+        assert!(bob.matching(&text).is_none(), "bob never reads alice's login");
+        let shared = TokenStore::new("hosted", url);
+        assert!(shared.matching(&text).is_none(), "nor the shared login is hers");
+        // A shared record (written before keys had logins) is no key's.
+        let old = format!(r#"{{"url":"{url}"}}"#);
+        assert!(shared.matching(&old).is_some());
+        assert!(alice.matching(&old).is_none());
     }
 }
