@@ -9,7 +9,7 @@
 
 use serde_json::{Value, json};
 
-use crate::gateway::{HttpGateway, found, get, host, names, text};
+use crate::gateway::{HttpGateway, call, found, get, host, names, search, text};
 use crate::gateway_sessions::{open, post};
 use crate::mcp_support::*;
 
@@ -70,14 +70,6 @@ fn as_key(gw: &HttpGateway, mode: &str, key: &str, steps: &Value) -> Vec<Value> 
     let header = format!("Authorization: Bearer {key}");
     let doc = host(&["--url", &gw.url, "--header", &header], mode, steps, 1);
     doc["sessions"][0].as_array().unwrap().clone()
-}
-
-fn call(name: &str, arguments: Value) -> Value {
-    json!({"op": "call", "name": "call_tool", "arguments": {"name": name, "arguments": arguments}})
-}
-
-fn search(query: &str) -> Value {
-    json!({"op": "call", "name": "search_tools", "arguments": {"query": query}})
 }
 
 /// What each key does, in order.

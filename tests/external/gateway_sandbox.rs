@@ -7,7 +7,7 @@
 //! test can fail). server-everything (node) runs under the default grant.
 //! The gateway's start-up lines say what each server may touch.
 
-use crate::gateway::{gateway_cmd, host_with_stderr};
+use crate::gateway::{gateway_cmd, host_with_stderr, text};
 use crate::mcp_support::*;
 
 use std::io::{Read, Write};
@@ -44,13 +44,6 @@ fn reach(home: &str, extra: Value) -> Value {
         e.extend(x.clone());
     }
     entry
-}
-
-fn text_of(result: &Value) -> String {
-    result["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("a text result: {result}"))
-        .to_string()
 }
 
 #[test]
@@ -95,11 +88,11 @@ fn a_sandboxed_server_is_refused_outside_its_grant_while_its_own_work_succeeds()
                 "{mode} step {i}: {}\n{stderr}",
                 r[i]
             );
-            text_of(&r[i])
+            text(&r[i])
         };
         let denied = |i: usize| {
             assert_eq!(r[i]["isError"], true, "{mode} step {i}: {}\n{stderr}", r[i]);
-            let text = text_of(&r[i]);
+            let text = text(&r[i]);
             assert!(
                 text.contains("Permission denied"),
                 "{mode} step {i}: {text}"
