@@ -339,3 +339,35 @@ fn what_a_key_cannot_reach_is_answered_byte_for_byte_as_a_name_no_server_has() {
         );
     }
 }
+
+#[test]
+fn two_keys_at_the_same_moment_each_get_only_their_own_reach() {
+    let dir = TempDir::new("gw-access-both");
+    let gw = start(&dir, &docs_config(), true);
+    let steps = json!([
+        {"op": "list"},
+        search("add two numbers"),
+        call("echo", json!({"message": "at once"})),
+        search("what time is it in Tokyo"),
+    ]);
+    // Several rounds of both hosts at once, on the host's default revision.
+    for _ in 0..3 {
+        let (alice, bob) = std::thread::scope(|s| {
+            let a = s.spawn(|| as_key(&gw, "2026-07-28", "alice-secret", &steps));
+            let b = s.spawn(|| as_key(&gw, "2026-07-28", "bob-secret", &steps));
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        assert_eq!(names(&alice[0]), first_view(&["echo", "get_current_time"]));
+        assert!(
+            found(&alice[1]).contains(&"get-sum".to_string()),
+            "{}",
+            alice[1]
+        );
+        assert!(text(&alice[2]).contains("at once"), "{}", alice[2]);
+        assert_eq!(names(&bob[0]), first_view(&["get_current_time"]));
+        for s in [&bob[1], &bob[3]] {
+            assert!(servers_of(s).iter().all(|s| s == "time"), "{s}");
+        }
+        not_found(&bob[2], "echo");
+    }
+}
