@@ -104,7 +104,7 @@ fn not_found(result: &Value, name: &str) {
     );
 }
 
-fn servers_of(found_tools: &Value) -> Vec<String> {
+pub(crate) fn servers_of(found_tools: &Value) -> Vec<String> {
     found_tools["structuredContent"]["tools"]
         .as_array()
         .map(|a| {

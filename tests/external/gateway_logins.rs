@@ -111,7 +111,7 @@ fn view_search_call() -> Value {
 }
 
 /// The server's log of calls: each call's token and person.
-fn calls(server: &OAuthServer) -> Vec<(String, String)> {
+pub(crate) fn calls(server: &OAuthServer) -> Vec<(String, String)> {
     server
         .said()
         .lines()
@@ -124,7 +124,7 @@ fn calls(server: &OAuthServer) -> Vec<(String, String)> {
 }
 
 /// The person each access token was issued to, by the server's log.
-fn person_of(server: &OAuthServer, token: &str) -> Option<String> {
+pub(crate) fn person_of(server: &OAuthServer, token: &str) -> Option<String> {
     server.said().lines().find_map(|l| {
         let rest = l.strip_prefix("login ")?;
         let (user, issued) = rest.split_once(' ')?;

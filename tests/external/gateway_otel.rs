@@ -31,14 +31,14 @@ fn otel_servers(dir: &TempDir, m: &str) -> Vec<String> {
 }
 
 /// The host's span: a trace id and span id of its own for each run.
-fn host_span(n: u8) -> (String, String) {
+pub(crate) fn host_span(n: u8) -> (String, String) {
     (
         format!("{n:02x}{}", "ab".repeat(15)),
         format!("{n:02x}cdef0123456789"),
     )
 }
 
-fn traceparent(trace: &str, span: &str) -> String {
+pub(crate) fn traceparent(trace: &str, span: &str) -> String {
     format!("00-{trace}-{span}-01")
 }
 
@@ -56,7 +56,7 @@ fn traced_steps(tp: &str) -> Value {
     ])
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -69,7 +69,7 @@ fn named<'a>(spans: &'a [Span], trace: &str, name: &str) -> Vec<&'a Span> {
 }
 
 /// The one span under `parent` named `name`.
-fn under<'a>(spans: &'a [Span], parent: &Span, name: &str) -> &'a Span {
+pub(crate) fn under<'a>(spans: &'a [Span], parent: &Span, name: &str) -> &'a Span {
     let found: Vec<&Span> = spans
         .iter()
         .filter(|s| s.parent_span_id == parent.span_id && s.name == name)
@@ -120,7 +120,12 @@ fn run_stdio(dir: &TempDir, m: &str, mode: &str, tp: &str, env: &[(&str, String)
 
 /// The request span of the call whose target is `target`, under the host's
 /// span.
-fn request_span<'a>(spans: &'a [Span], trace: &str, target: &str, host: &str) -> &'a Span {
+pub(crate) fn request_span<'a>(
+    spans: &'a [Span],
+    trace: &str,
+    target: &str,
+    host: &str,
+) -> &'a Span {
     let found = named(spans, trace, &format!("tools/call {target}"));
     assert_eq!(found.len(), 1, "one request span for {target}: {spans:#?}");
     let span = found[0];
